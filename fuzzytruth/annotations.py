@@ -1,0 +1,227 @@
+"""Multi-annotator labels: a long table (item, annotator, label) bound to a taxonomy."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
+
+__all__ = ["Annotations"]
+
+DuplicatePolicy = Literal["error", "first", "last", "split"]
+_DUPLICATE_POLICIES = ("error", "first", "last", "split")
+
+
+class Annotations:
+    """Labels given by annotators to items, each label a node of a :class:`Taxonomy`.
+
+    The canonical table has the columns ``item_id``, ``annotator_id``, ``label`` and
+    ``weight``. ``weight`` is the share of the annotator's vote that the row carries (1 for a
+    single label; 1/k for each of k labels under ``duplicates="split"``). Items may have
+    different numbers of annotators.
+
+    Build one with :meth:`from_frame`. Annotator weights (for example reliability weights from
+    :mod:`fuzzytruth.collection`) are kept separately in :attr:`annotator_weights` and applied
+    by :class:`~fuzzytruth.membership.Membership`.
+
+    Examples
+    --------
+    >>> tax = Taxonomy.from_nested({"all": {"people": ["crowd"], "scenery": ["city"]}})
+    >>> df = pd.DataFrame({"item_id": ["img01"] * 3, "annotator_id": ["s1", "s2", "s3"],
+    ...                    "label": ["people", "crowd", "city"]})
+    >>> ann = Annotations.from_frame(df, taxonomy=tax)
+    >>> ann.n_items, ann.n_annotators
+    (1, 3)
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        taxonomy: Taxonomy,
+        annotator_weights: Mapping[Hashable, float] | None = None,
+    ) -> None:
+        self._frame = frame.reset_index(drop=True)
+        self._taxonomy = taxonomy
+        self._annotator_weights = dict(annotator_weights) if annotator_weights else None
+        self._items = pd.Index(pd.unique(self._frame["item_id"]), name="item_id")
+        self._annotators = pd.Index(pd.unique(self._frame["annotator_id"]), name="annotator_id")
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        taxonomy: Taxonomy,
+        item: str = "item_id",
+        annotator: str = "annotator_id",
+        label: str = "label",
+        duplicates: DuplicatePolicy = "error",
+        annotator_weights: Mapping[Hashable, float] | None = None,
+    ) -> Annotations:
+        """Validate a long table and bind it to ``taxonomy``.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One row per (item, annotator, label).
+        taxonomy : Taxonomy
+            Every label must be one of its nodes.
+        item, annotator, label : str
+            Column names in ``frame``.
+        duplicates : {"error", "first", "last", "split"}
+            What to do when one annotator labels one item more than once. ``"error"`` (default)
+            raises; ``"first"``/``"last"`` keep the row that comes first/last in the table;
+            ``"split"`` keeps every label and splits that annotator's vote equally among them
+            (an ancestor shared by the labels still receives the whole vote once).
+        annotator_weights : mapping, optional
+            Non-negative weight per annotator id; an annotator's vote counts in proportion to
+            it. Annotators not in the mapping get weight 1.
+
+        Raises
+        ------
+        ValueError
+            Empty table, a missing column, a missing value, a label not in the taxonomy (the
+            first offenders and the closest known names are listed), a duplicate label under
+            ``duplicates="error"``, or a negative or non-finite annotator weight.
+        """
+        columns = {"item": item, "annotator": annotator, "label": label}
+        for arg, col in columns.items():
+            if col not in frame.columns:
+                raise ValueError(
+                    f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
+                )
+        if duplicates not in _DUPLICATE_POLICIES:
+            raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}; got {duplicates!r}")
+        if len(frame) == 0:
+            raise ValueError("annotations are empty: the frame has no rows")
+        df = pd.DataFrame(
+            {
+                "item_id": frame[item].to_numpy(),
+                "annotator_id": frame[annotator].to_numpy(),
+                "label": frame[label].to_numpy(),
+            }
+        )
+        for col, arg in (("item_id", item), ("annotator_id", annotator), ("label", label)):
+            missing = df[col].isna().to_numpy()
+            if missing.any():
+                rows = np.flatnonzero(missing)
+                raise ValueError(
+                    f"missing value in column {arg!r} at row(s) {_show(rows.tolist())}"
+                )
+        unknown = pd.unique(df.loc[~df["label"].isin(list(taxonomy.nodes)), "label"])
+        if len(unknown):
+            hints = "; ".join(
+                f"{u!r} -> {_show(closest_names(u, taxonomy.nodes)) or 'no close name'}"
+                for u in unknown[:3]
+            )
+            raise ValueError(
+                f"{len(unknown)} label(s) not in the taxonomy: {_show(unknown.tolist())}. "
+                f"Closest known names: {hints}"
+            )
+        key = ["item_id", "annotator_id"]
+        dup = df.duplicated(key, keep=False)
+        if dup.any():
+            if duplicates == "error":
+                first = df.loc[dup].iloc[0]
+                n_pairs = df.loc[dup, key].drop_duplicates().shape[0]
+                raise ValueError(
+                    f"annotator {first['annotator_id']!r} labelled item {first['item_id']!r} "
+                    f"more than once ({n_pairs} such (item, annotator) pair(s)); pass "
+                    "duplicates='first', 'last' or 'split' to choose a policy"
+                )
+            if duplicates in ("first", "last"):
+                df = df.loc[~df.duplicated(key, keep=duplicates)]
+            else:
+                df = df.drop_duplicates()
+        df = df.assign(weight=1.0 / df.groupby(key)["label"].transform("size").to_numpy())
+        if annotator_weights is not None:
+            _check_weights(annotator_weights)
+        return cls(df, taxonomy, annotator_weights)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def taxonomy(self) -> Taxonomy:
+        """The taxonomy the labels belong to."""
+        return self._taxonomy
+
+    @property
+    def items(self) -> pd.Index:
+        """Item ids in order of first appearance."""
+        return self._items
+
+    @property
+    def annotators(self) -> pd.Index:
+        """Annotator ids in order of first appearance."""
+        return self._annotators
+
+    @property
+    def n_items(self) -> int:
+        """Number of distinct items."""
+        return len(self._items)
+
+    @property
+    def n_annotators(self) -> int:
+        """Number of distinct annotators."""
+        return len(self._annotators)
+
+    @property
+    def annotator_weights(self) -> dict[Hashable, float] | None:
+        """Per-annotator weights, or None when every annotator counts equally."""
+        return None if self._annotator_weights is None else dict(self._annotator_weights)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The canonical long table: ``item_id, annotator_id, label, weight``."""
+        return self._frame.copy()
+
+    def with_annotator_weights(self, weights: Mapping[Hashable, float] | None) -> Annotations:
+        """The same labels with other annotator weights (None: all equal)."""
+        if weights is not None:
+            _check_weights(weights)
+        return Annotations(self._frame, self._taxonomy, weights)
+
+    def codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Integer codes ``(item, annotator, label_column, row_weight)`` for vectorised work.
+
+        ``item`` indexes :attr:`items`, ``annotator`` indexes :attr:`annotators`,
+        ``label_column`` indexes ``taxonomy.nodes``; ``row_weight`` is the row's share of the
+        annotator's vote times the annotator's weight.
+        """
+        item = self._items.get_indexer(self._frame["item_id"])
+        annot = self._annotators.get_indexer(self._frame["annotator_id"])
+        label = pd.Index(self._taxonomy.nodes).get_indexer(self._frame["label"])
+        weight = self._frame["weight"].to_numpy(dtype=float)
+        if self._annotator_weights is not None:
+            per = np.array([self._annotator_weights.get(a, 1.0) for a in self._annotators])
+            weight = weight * per[annot]
+        return item, annot, label, weight
+
+    def label_matrix(self) -> np.ndarray:
+        """``(n_items, n_annotators)`` label column per cell, -1 where the annotator did not
+        label the item. Needs one label per (item, annotator) (not ``duplicates="split"``)."""
+        item, annot, label, _ = self.codes()
+        if len(np.unique(item * self.n_annotators + annot)) != len(item):
+            raise ValueError(
+                "label_matrix needs one label per (item, annotator); these annotations "
+                "split some votes between several labels"
+            )
+        out = np.full((self.n_items, self.n_annotators), -1, dtype=np.int64)
+        out[item, annot] = label
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"Annotations({len(self._frame)} labels, {self.n_items} items, "
+            f"{self.n_annotators} annotators)"
+        )
+
+
+def _check_weights(weights: Mapping[Hashable, float]) -> None:
+    for a, w in weights.items():
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(
+                f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
+            )

@@ -1,0 +1,148 @@
+"""The array layout every crisp kernel reads: ranked gains padded into 2-D arrays.
+
+A kernel never sees document ids, files or DataFrames. It receives, for all queries at once,
+
+``gains``
+    ``(n_queries, depth)`` float64: the relevance grade of the document at each rank (rank 1 in
+    column 0). Unjudged documents have grade 0. Columns past a query's list end hold 0.
+``lengths``
+    ``(n_queries,)`` int64: how many documents the run retrieved for each query.
+``ideal``
+    ``(n_queries, n_ideal)`` float64: the grades of *all* judged documents with a positive grade
+    for that query, retrieved or not, sorted in decreasing order and padded with 0.
+
+``tie_start``, ``tie_stop`` (optional, only under the tie-averaged policy)
+    ``(n_queries, depth)`` int64: the tied group of documents containing rank column ``j`` spans
+    columns ``tie_start[i, j]`` (inclusive) to ``tie_stop[i, j]`` (exclusive). ``None`` when
+    the ranking is a strict order; a kernel that supports tie averaging returns the expectation
+    over all orders of each tied group (see :meth:`RankedGains.tie_mean`).
+
+The number of relevant documents at a threshold ``t`` is ``(ideal >= t).sum(axis=1)``; the
+query-level undefined cases (no relevant document) are decided by the caller, never silently
+inside a kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class RankedGains:
+    """Ranked relevance grades of many queries, padded to rectangles.
+
+    Parameters
+    ----------
+    query_ids : numpy.ndarray
+        ``(n_queries,)`` identifiers, in row order.
+    gains : numpy.ndarray
+        ``(n_queries, depth)`` grade of the document at each rank; 0 past the list end.
+    lengths : numpy.ndarray
+        ``(n_queries,)`` number of retrieved documents per query.
+    ideal : numpy.ndarray
+        ``(n_queries, n_ideal)`` positive grades of all judged documents, descending, 0-padded.
+    tie_start, tie_stop : numpy.ndarray or None
+        ``(n_queries, depth)`` bounds of the tied group containing each rank column (start
+        inclusive, stop exclusive); ``None`` (the default) for a strict ranking.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q1"], [[1, 0, 2]], [[2, 1, 1]])
+    >>> rg.gains
+    array([[1., 0., 2.]])
+    >>> rg.n_relevant(1).tolist()
+    [3]
+    """
+
+    query_ids: np.ndarray
+    gains: np.ndarray
+    lengths: np.ndarray
+    ideal: np.ndarray
+    tie_start: np.ndarray | None = None
+    tie_stop: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.query_ids)
+        if self.gains.ndim != 2 or self.gains.shape[0] != n:
+            raise ValueError(
+                f"gains must have shape (n_queries, depth) with n_queries={n}; "
+                f"got {self.gains.shape}"
+            )
+        if self.ideal.ndim != 2 or self.ideal.shape[0] != n:
+            raise ValueError(
+                f"ideal must have shape (n_queries, n_ideal) with n_queries={n}; "
+                f"got {self.ideal.shape}"
+            )
+        if self.lengths.shape != (n,):
+            raise ValueError(f"lengths must have shape ({n},); got {self.lengths.shape}")
+        if (self.tie_start is None) != (self.tie_stop is None):
+            raise ValueError("tie_start and tie_stop must be given together or not at all")
+        for name in ("tie_start", "tie_stop"):
+            arr = getattr(self, name)
+            if arr is not None and arr.shape != self.gains.shape:
+                raise ValueError(
+                    f"{name} must have the shape of gains {self.gains.shape}; got {arr.shape}"
+                )
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def depth(self) -> int:
+        """Number of rank columns."""
+        return self.gains.shape[1]
+
+    def n_relevant(self, threshold: float = 1.0) -> np.ndarray:
+        """Number of judged documents with grade >= ``threshold``, per query."""
+        return (self.ideal >= threshold).sum(axis=1)
+
+    def tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Replace each entry of ``values`` by the mean over its tied group.
+
+        ``values`` has the shape of ``gains`` (e.g. per-rank gains or a relevance mask). For any
+        quantity linear in the per-rank values (P@k, R@k, DCG@k...), computing it on the result
+        gives its expectation over all orders of the tied documents. Without ties (``tie_start``
+        is ``None``) ``values`` is returned as float64 unchanged.
+
+        Examples
+        --------
+        >>> rg = RankedGains(np.array(["q"]), np.array([[1.0, 0.0, 0.0]]), np.array([3]),
+        ...                  np.array([[1.0]]), np.array([[0, 0, 2]]), np.array([[2, 2, 3]]))
+        >>> rg.tie_mean(rg.gains)
+        array([[0.5, 0.5, 0. ]])
+        """
+        values = np.asarray(values, dtype=np.float64)
+        if self.tie_start is None:
+            return values
+        csum = np.zeros((values.shape[0], values.shape[1] + 1))
+        np.cumsum(values, axis=1, out=csum[:, 1:])
+        total = np.take_along_axis(csum, self.tie_stop, axis=1) - np.take_along_axis(
+            csum, self.tie_start, axis=1
+        )
+        return total / (self.tie_stop - self.tie_start)
+
+    @classmethod
+    def from_lists(
+        cls,
+        query_ids: list,
+        ranked_gains: list[list[float]],
+        judged_gains: list[list[float]],
+    ) -> RankedGains:
+        """Build from per-query Python lists (convenience for tests and small examples).
+
+        ``ranked_gains[i]`` are the grades in rank order of query ``i``'s retrieved documents;
+        ``judged_gains[i]`` the grades of all its judged documents (any order, zeros ignored).
+        """
+        lengths = np.array([len(g) for g in ranked_gains], dtype=np.int64)
+        depth = int(lengths.max(initial=0))
+        gains = np.zeros((len(ranked_gains), depth))
+        for i, g in enumerate(ranked_gains):
+            gains[i, : len(g)] = g
+        positive = [sorted((x for x in j if x > 0), reverse=True) for j in judged_gains]
+        n_ideal = max((len(p) for p in positive), default=0)
+        ideal = np.zeros((len(positive), n_ideal))
+        for i, p in enumerate(positive):
+            ideal[i, : len(p)] = p
+        return cls(np.asarray(query_ids, dtype=object), gains, lengths, ideal)

@@ -1,0 +1,459 @@
+"""Category taxonomies: trees and DAGs of category names, validated on construction.
+
+A :class:`Taxonomy` is immutable. Its nodes are kept in a topological order (every parent
+before its children, the root first), which is also the column order of every matrix the
+library builds over categories (membership, ancestor closure).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import deque
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Taxonomy"]
+
+
+def _show(names: Iterable[Any], limit: int = 5) -> str:
+    names = list(names)
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
+def closest_names(name: Any, known: Iterable[Any], n: int = 3) -> list[str]:
+    """Names in ``known`` that look like ``name`` (difflib ratio >= 0.6), best first."""
+    return difflib.get_close_matches(str(name), [str(k) for k in known], n=n)
+
+
+class Taxonomy:
+    """A rooted category tree or DAG (a node may have several parents).
+
+    Build one with :meth:`from_edges`, :meth:`from_nested` or :meth:`from_frame`; the
+    constructor validates the graph and raises a ``ValueError`` that names the offending nodes
+    for a cycle, an unknown parent, a duplicate node, no root or several roots, or an empty
+    taxonomy.
+
+    Examples
+    --------
+    >>> tax = Taxonomy.from_edges([("all", "people"), ("all", "scenery"),
+    ...                            ("people", "crowd"), ("scenery", "city")])
+    >>> tax.root
+    'all'
+    >>> tax.ancestors("crowd")
+    ('people', 'all')
+    >>> tax.leaves
+    ('crowd', 'city')
+    >>> tax.depth("crowd")
+    2
+    """
+
+    def __init__(
+        self,
+        parents: Mapping[Hashable, Sequence[Hashable]],
+        *,
+        implicit_root: Hashable | None = None,
+    ) -> None:
+        parents = {node: tuple(ps) for node, ps in parents.items()}
+        if not parents:
+            raise ValueError("taxonomy is empty: give at least one node")
+        for node, ps in parents.items():
+            unknown = [p for p in ps if p not in parents]
+            if unknown:
+                hint = closest_names(unknown[0], parents)
+                raise ValueError(
+                    f"unknown parent {unknown[0]!r} of node {node!r}: it is not a node of the "
+                    f"taxonomy" + (f" (closest known names: {_show(hint)})" if hint else "")
+                )
+            if len(set(ps)) != len(ps):
+                raise ValueError(f"duplicate edge: node {node!r} lists a parent twice: {ps!r}")
+            if node in ps:
+                raise ValueError(f"cycle in taxonomy: {node!r} -> {node!r}")
+        roots = [n for n, ps in parents.items() if not ps]
+        if implicit_root is not None:
+            if implicit_root in parents:
+                raise ValueError(
+                    f"implicit_root {implicit_root!r} is already a node of the taxonomy"
+                )
+            parents = {
+                implicit_root: (),
+                **{n: ps or (implicit_root,) for n, ps in parents.items()},
+            }
+            roots = [implicit_root]
+        # with no root every node has a parent, so Kahn's algorithm stops at once: a cycle
+        order = _topological_order(parents)
+        if len(roots) > 1:
+            raise ValueError(
+                f"taxonomy has {len(roots)} roots ({_show(roots)}); a taxonomy needs exactly "
+                "one root: add a common parent, or pass implicit_root='<name>' to add one"
+            )
+        self._parents: dict[Hashable, tuple[Hashable, ...]] = {n: parents[n] for n in order}
+        self._nodes: tuple[Hashable, ...] = tuple(order)
+        self._index = {n: i for i, n in enumerate(order)}
+        children: dict[Hashable, list[Hashable]] = {n: [] for n in order}
+        for n in order:
+            for p in parents[n]:
+                children[p].append(n)
+        self._children = {n: tuple(c) for n, c in children.items()}
+        self._root = roots[0]
+        self._ancestor_matrix = self._closure()
+        self._depth = self._depths()
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_edges(
+        cls,
+        edges: Iterable[tuple[Hashable, Hashable]],
+        *,
+        nodes: Iterable[Hashable] | None = None,
+        implicit_root: Hashable | None = None,
+    ) -> Taxonomy:
+        """Build from ``(parent, child)`` pairs.
+
+        Parameters
+        ----------
+        edges : iterable of (parent, child)
+            A child listed under several parents makes a DAG.
+        nodes : iterable, optional
+            Every node, declared explicitly. When given, a parent or child that is not declared
+            is an error (``unknown parent``), and so is a node declared twice. Use it for a
+            taxonomy with a single node, or to catch typos in the edges.
+        implicit_root : hashable, optional
+            Name of a root to add above all parentless nodes. Without it, several roots are an
+            error.
+
+        Examples
+        --------
+        >>> Taxonomy.from_edges([("all", "a"), ("all", "b"), ("a", "ab"), ("b", "ab")]).is_tree
+        False
+        """
+        edges = [tuple(e) for e in edges]
+        for i, e in enumerate(edges):
+            if len(e) != 2:
+                raise ValueError(f"edges[{i}] must be a (parent, child) pair; got {e!r}")
+        declared: list[Hashable] = []
+        if nodes is not None:
+            declared = list(nodes)
+            dup = pd.Index(declared)[pd.Index(declared).duplicated()].unique().tolist()
+            if dup:
+                raise ValueError(f"duplicate node(s) in nodes: {_show(dup)}")
+            known = set(declared)
+            for parent, child in edges:
+                for role, name in (("parent", parent), ("child", child)):
+                    if name not in known:
+                        hint = closest_names(name, known)
+                        raise ValueError(
+                            f"unknown {role} {name!r} in edge ({parent!r}, {child!r}): not in "
+                            "nodes" + (f" (closest known names: {_show(hint)})" if hint else "")
+                        )
+        seen: set[tuple[Hashable, Hashable]] = set()
+        parents: dict[Hashable, list[Hashable]] = {n: [] for n in declared}
+        for parent, child in edges:
+            if (parent, child) in seen:
+                raise ValueError(f"duplicate edge ({parent!r}, {child!r})")
+            seen.add((parent, child))
+            parents.setdefault(parent, [])
+            parents.setdefault(child, []).append(parent)
+        return cls(parents, implicit_root=implicit_root)
+
+    @classmethod
+    def from_nested(
+        cls, tree: Mapping[Hashable, Any], *, implicit_root: Hashable | None = None
+    ) -> Taxonomy:
+        """Build a tree from a nested mapping ``{node: {child: {...}, ...}}``.
+
+        Leaves may be given as ``{}``, ``None`` or as the items of a list. A name that appears
+        twice is a ``duplicate node`` error (a nested mapping can only describe a tree; build
+        a DAG with :meth:`from_edges`).
+
+        Examples
+        --------
+        >>> tax = Taxonomy.from_nested({"all": {"people": ["single", "crowd"], "scenery": None}})
+        >>> tax.children("people")
+        ('single', 'crowd')
+        """
+        if not isinstance(tree, Mapping) or not tree:
+            raise ValueError(f"tree must be a non-empty mapping; got {tree!r}")
+        parents: dict[Hashable, list[Hashable]] = {}
+
+        def visit(node: Hashable, parent: Hashable | None, sub: Any) -> None:
+            if node in parents:
+                raise ValueError(
+                    f"duplicate node {node!r} in nested taxonomy (a nested mapping is a tree; "
+                    "use Taxonomy.from_edges for a node with several parents)"
+                )
+            parents[node] = [] if parent is None else [parent]
+            if sub is None:
+                return
+            if isinstance(sub, Mapping):
+                for child, grand in sub.items():
+                    visit(child, node, grand)
+            elif isinstance(sub, (list, tuple)):
+                for child in sub:
+                    visit(child, node, None)
+            else:
+                raise ValueError(
+                    f"children of {node!r} must be a mapping, a list or None; got {sub!r}"
+                )
+
+        for top, sub in tree.items():
+            visit(top, None, sub)
+        return cls(parents, implicit_root=implicit_root)
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        child: str = "child",
+        parent: str = "parent",
+        implicit_root: Hashable | None = None,
+    ) -> Taxonomy:
+        """Build from a DataFrame with one row per (child, parent) edge.
+
+        A row whose parent is missing (NaN/None/empty) declares a root. A child with several
+        rows and different parents makes a DAG. A parent that never appears as a child is an
+        ``unknown parent`` error (declare it with its own row, parent missing, if it is the
+        root). A child declared twice as a root is a ``duplicate node``.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"child": ["all", "people", "crowd"],
+        ...                    "parent": [None, "all", "people"]})
+        >>> Taxonomy.from_frame(df).ancestors("crowd")
+        ('people', 'all')
+        """
+        for col, arg in ((child, "child"), (parent, "parent")):
+            if col not in frame.columns:
+                raise ValueError(
+                    f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
+                )
+        if len(frame) == 0:
+            raise ValueError("taxonomy is empty: the frame has no rows")
+        parents: dict[Hashable, list[Hashable]] = {}
+        roots_declared: set[Hashable] = set()
+        for row, (c, p) in enumerate(zip(frame[child], frame[parent], strict=True)):
+            if pd.isna(c) or c == "":
+                raise ValueError(f"missing value in column {child!r} at row {row}")
+            entry = parents.setdefault(c, [])
+            if pd.isna(p) or p == "":
+                if c in roots_declared:
+                    raise ValueError(f"duplicate node {c!r}: declared without a parent twice")
+                roots_declared.add(c)
+                continue
+            if p in entry:
+                raise ValueError(f"duplicate edge ({p!r}, {c!r}) at row {row}")
+            entry.append(p)
+        return cls(parents, implicit_root=implicit_root)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def root(self) -> Hashable:
+        """The single root node."""
+        return self._root
+
+    @property
+    def nodes(self) -> tuple[Hashable, ...]:
+        """All nodes in topological order (root first); the column order of matrices."""
+        return self._nodes
+
+    @property
+    def leaves(self) -> tuple[Hashable, ...]:
+        """Nodes without children, in topological order."""
+        return tuple(n for n in self._nodes if not self._children[n])
+
+    @property
+    def is_tree(self) -> bool:
+        """True when every node but the root has exactly one parent."""
+        return all(len(ps) <= 1 for ps in self._parents.values())
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._nodes)
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._index
+
+    def __repr__(self) -> str:
+        kind = "tree" if self.is_tree else "DAG"
+        return f"Taxonomy({kind}, {len(self)} nodes, root={self._root!r})"
+
+    def index(self, node: Hashable) -> int:
+        """Column index of ``node`` in matrices over categories."""
+        try:
+            return self._index[node]
+        except KeyError:
+            raise self._unknown("node", node) from None
+
+    def indices(self, nodes: Iterable[Hashable]) -> np.ndarray:
+        """Column indices of several nodes (error naming the first unknown one)."""
+        return np.array([self.index(n) for n in nodes], dtype=np.intp)
+
+    def parents(self, node: Hashable) -> tuple[Hashable, ...]:
+        """Direct parents of ``node`` (empty for the root)."""
+        self.index(node)
+        return self._parents[node]
+
+    def children(self, node: Hashable) -> tuple[Hashable, ...]:
+        """Direct children of ``node``."""
+        self.index(node)
+        return self._children[node]
+
+    def ancestors(self, node: Hashable, *, include_self: bool = False) -> tuple[Hashable, ...]:
+        """All ancestors of ``node``, nearest first (breadth-first), each once."""
+        self.index(node)
+        out = [node] if include_self else []
+        queue = deque(self._parents[node])
+        seen = set()
+        while queue:
+            n = queue.popleft()
+            if n in seen:
+                continue
+            seen.add(n)
+            out.append(n)
+            queue.extend(self._parents[n])
+        return tuple(out)
+
+    def descendants(self, node: Hashable, *, include_self: bool = False) -> tuple[Hashable, ...]:
+        """All descendants of ``node`` in topological order, each once."""
+        i = self.index(node)
+        rows = np.flatnonzero(self._ancestor_matrix[:, i])
+        return tuple(self._nodes[r] for r in rows if include_self or r != i)
+
+    def depth(self, node: Hashable) -> int:
+        """Number of edges on the shortest path from the root (the root has depth 0)."""
+        return int(self._depth[self.index(node)])
+
+    @property
+    def depths(self) -> np.ndarray:
+        """Depth of every node, in :attr:`nodes` order."""
+        out = self._depth.copy()
+        out.flags.writeable = False
+        return out
+
+    @property
+    def ancestor_matrix(self) -> np.ndarray:
+        """Boolean ``(n_nodes, n_nodes)``: ``[i, j]`` is True when node j is node i or one of
+        its ancestors. Read-only."""
+        return self._ancestor_matrix
+
+    def distance(self, a: Hashable, b: Hashable) -> int:
+        """Number of edges on the shortest path between two nodes, edges taken either way.
+
+        In a tree this is ``depth(a) + depth(b) - 2 * depth(lowest common ancestor)``.
+        """
+        return int(self.distance_matrix()[self.index(a), self.index(b)])
+
+    def distance_matrix(self) -> np.ndarray:
+        """Shortest undirected path lengths between all pairs of nodes, ``(n, n)`` int."""
+        if not hasattr(self, "_distances"):
+            from scipy.sparse import csr_matrix
+            from scipy.sparse.csgraph import shortest_path
+
+            rows = [self._index[c] for c in self._nodes for _ in self._parents[c]]
+            cols = [self._index[p] for c in self._nodes for p in self._parents[c]]
+            graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self),) * 2)
+            dist = shortest_path(graph, directed=False, unweighted=True).astype(np.int64)
+            dist.flags.writeable = False
+            self._distances = dist
+        return self._distances
+
+    def ancestor_at_depth(self, node: Hashable, depth: int) -> Hashable:
+        """The ancestor (or the node itself) at ``depth``; the node itself if it is shallower.
+
+        In a DAG the first ancestor found breadth-first at that depth is returned.
+        """
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0; got {depth}")
+        if self.depth(node) <= depth:
+            return node
+        for a in self.ancestors(node):
+            if self.depth(a) == depth:
+                return a
+        raise AssertionError("unreachable: every node has an ancestor at each smaller depth")
+
+    # ------------------------------------------------------------------ export
+    def to_edges(self) -> list[tuple[Hashable, Hashable]]:
+        """``(parent, child)`` pairs in topological order of the child."""
+        return [(p, c) for c in self._nodes for p in self._parents[c]]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Edge table with columns ``child`` and ``parent`` (root row has parent ``None``);
+        round-trips through :meth:`from_frame`."""
+        rows = [(c, p) for c in self._nodes for p in (self._parents[c] or (None,))]
+        return pd.DataFrame(rows, columns=["child", "parent"])
+
+    def to_nested(self) -> dict[Hashable, Any]:
+        """Nested mapping (trees only); round-trips through :meth:`from_nested`."""
+        if not self.is_tree:
+            raise ValueError("to_nested needs a tree; this taxonomy is a DAG (use to_edges)")
+
+        def build(n: Hashable) -> dict[Hashable, Any]:
+            return {c: build(c) for c in self._children[n]}
+
+        return {self._root: build(self._root)}
+
+    # ------------------------------------------------------------------ internals
+    def _unknown(self, what: str, name: Any) -> ValueError:
+        hint = closest_names(name, self._nodes)
+        return ValueError(
+            f"unknown {what} {name!r}: not in the taxonomy"
+            + (f" (closest known names: {_show(hint)})" if hint else "")
+        )
+
+    def _closure(self) -> np.ndarray:
+        n = len(self._nodes)
+        anc = np.eye(n, dtype=bool)
+        for node in self._nodes:  # topological: parents' rows are complete before children's
+            i = self._index[node]
+            for p in self._parents[node]:
+                anc[i] |= anc[self._index[p]]
+        anc.flags.writeable = False
+        return anc
+
+    def _depths(self) -> np.ndarray:
+        depth = np.zeros(len(self._nodes), dtype=np.int64)
+        for node in self._nodes[1:]:
+            depth[self._index[node]] = 1 + min(depth[self._index[p]] for p in self._parents[node])
+        return depth
+
+
+def _topological_order(parents: Mapping[Hashable, Sequence[Hashable]]) -> list[Hashable]:
+    """Kahn's algorithm; nodes left over lie on or below a cycle, which is reported in order."""
+    indegree = {n: len(ps) for n, ps in parents.items()}
+    children: dict[Hashable, list[Hashable]] = {n: [] for n in parents}
+    for n, ps in parents.items():
+        for p in ps:
+            children[p].append(n)
+    queue = deque(n for n in parents if indegree[n] == 0)
+    order: list[Hashable] = []
+    while queue:
+        n = queue.popleft()
+        order.append(n)
+        for c in children[n]:
+            indegree[c] -= 1
+            if indegree[c] == 0:
+                queue.append(c)
+    if len(order) != len(parents):
+        raise ValueError(_cycle_message(parents, set(order)))
+    return order
+
+
+def _cycle_message(parents: Mapping[Hashable, Sequence[Hashable]], ordered: set[Hashable]) -> str:
+    """Walk parent links among the unordered nodes until one repeats: that loop is a cycle."""
+    start = next(n for n in parents if n not in ordered)
+    path: list[Hashable] = []
+    position: dict[Hashable, int] = {}
+    node = start
+    while node not in position:
+        position[node] = len(path)
+        path.append(node)
+        node = next(p for p in parents[node] if p not in ordered)
+    cycle = [*path[position[node] :], node]
+    # parent links walk upward; print the cycle in parent -> child order
+    return "cycle in taxonomy: " + " -> ".join(repr(n) for n in reversed(cycle))

@@ -1,0 +1,338 @@
+"""Distribution: the one result type for an uncertain number."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Distribution"]
+
+Method = Literal["exact", "monte_carlo", "point"]
+_METHODS = ("exact", "monte_carlo", "point")
+_CDF_TOLERANCE = 1e-12  # a cumulative probability within this of q counts as reaching q
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    values.flags.writeable = False
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class Distribution:
+    """A discrete distribution over finitely many real values.
+
+    Precision, recall and every other measure under uncertain ground truth come back as a
+    ``Distribution``: exact when computed in closed form (``method="exact"``), empirical when
+    sampled (``method="monte_carlo"``, with :attr:`n_samples`), or a point mass in the crisp case
+    (``method="point"``).
+
+    Some measures are undefined in some worlds (recall when nothing is relevant).
+    :attr:`p_undefined` is the probability of that event; :attr:`probabilities` are the
+    probabilities of the values *given* that the measure is defined, and every moment, quantile
+    and interval is conditional on it being defined. When the measure is undefined with
+    probability 1, :attr:`support` is empty and those summaries are NaN.
+
+    Parameters
+    ----------
+    support : array_like
+        Distinct values, sorted increasingly (use :meth:`from_pmf` to merge and sort).
+    probabilities : array_like
+        Non-negative, summing to 1 within 1e-9 (or empty when undefined with probability 1).
+    p_undefined : float
+        Probability that the quantity is undefined.
+    method : {"exact", "monte_carlo", "point"}
+        How it was obtained.
+    n_samples : int, optional
+        Number of draws behind a Monte Carlo distribution.
+
+    Examples
+    --------
+    >>> d = Distribution.from_pmf([0, 1/3, 2/3, 1], [0.1, 0.2, 0.3, 0.4])
+    >>> round(d.mean(), 6)
+    0.666667
+    >>> d.interval(confidence_level=0.9)
+    (0.0, 1.0)
+    >>> d.cdf(0.5), d.sf(0.5)
+    (0.3, 0.7)
+    >>> d.quantile(0.5)
+    0.6666666666666666
+    """
+
+    support: np.ndarray
+    probabilities: np.ndarray
+    p_undefined: float = 0.0
+    method: Method = "exact"
+    n_samples: int | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        support = np.array(self.support, dtype=float).ravel()
+        probs = np.array(self.probabilities, dtype=float).ravel()
+        if support.shape != probs.shape:
+            raise ValueError(
+                f"support and probabilities must have the same length; got {support.size} "
+                f"and {probs.size}"
+            )
+        if not np.all(np.isfinite(support)):
+            raise ValueError("support must hold finite values")
+        if np.any(np.diff(support) <= 0):
+            raise ValueError("support must be strictly increasing (use Distribution.from_pmf)")
+        if np.any(probs < 0) or not np.all(np.isfinite(probs)):
+            raise ValueError("probabilities must be finite and >= 0")
+        if not 0.0 <= self.p_undefined <= 1.0:
+            raise ValueError(f"p_undefined must be within [0, 1]; got {self.p_undefined!r}")
+        total = probs.sum()
+        if support.size == 0:
+            if self.p_undefined < 1 - 1e-9:
+                raise ValueError("an empty support needs p_undefined = 1")
+        elif abs(total - 1.0) > 1e-9:
+            raise ValueError(
+                f"probabilities must sum to 1 within 1e-9; they sum to {float(total)!r}"
+            )
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}; got {self.method!r}")
+        if self.method == "monte_carlo" and (self.n_samples is None or self.n_samples < 1):
+            raise ValueError("a monte_carlo distribution needs n_samples >= 1")
+        object.__setattr__(self, "support", _read_only(support))
+        object.__setattr__(self, "probabilities", _read_only(probs))
+        object.__setattr__(self, "p_undefined", float(self.p_undefined))
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def point_mass(cls, value: float) -> Distribution:
+        """All the mass on one value: the crisp case.
+
+        >>> Distribution.point_mass(0.5).std()
+        0.0
+        """
+        return cls(np.array([value]), np.array([1.0]), method="point")
+
+    @classmethod
+    def undefined(cls) -> Distribution:
+        """A quantity that is undefined with probability 1 (e.g. recall with nothing relevant)."""
+        return cls(np.empty(0), np.empty(0), p_undefined=1.0, method="point")
+
+    @classmethod
+    def from_pmf(
+        cls,
+        values: Sequence[float] | np.ndarray,
+        probabilities: Sequence[float] | np.ndarray,
+        *,
+        p_undefined: float = 0.0,
+        method: Method = "exact",
+        n_samples: int | None = None,
+    ) -> Distribution:
+        """Build from values in any order, merging equal values and dropping zero masses.
+
+        ``probabilities`` may sum to 1 − ``p_undefined`` (masses of the defined values); they
+        are renormalised to the conditional distribution.
+
+        >>> Distribution.from_pmf([0.5, 0.0, 0.5], [0.25, 0.5, 0.25]).support.tolist()
+        [0.0, 0.5]
+        """
+        values = np.asarray(values, dtype=float).ravel()
+        probs = np.asarray(probabilities, dtype=float).ravel()
+        if values.shape != probs.shape:
+            raise ValueError(
+                f"values and probabilities must have the same length; got {values.size} and "
+                f"{probs.size}"
+            )
+        if np.any(probs < 0):
+            raise ValueError("probabilities must be >= 0")
+        keep = probs > 0
+        support, inverse = np.unique(values[keep], return_inverse=True)
+        merged = np.bincount(inverse, weights=probs[keep], minlength=support.size)
+        total = merged.sum()
+        if total <= 0:
+            return cls.undefined()
+        expected = 1.0 - p_undefined
+        if abs(total - expected) > 1e-9 and abs(total - 1.0) > 1e-9:
+            raise ValueError(
+                f"probabilities sum to {float(total)!r}; expected 1 or 1 - p_undefined "
+                f"= {expected!r}"
+            )
+        if method == "exact" and support.size == 1 and p_undefined == 0:
+            method = "point"
+        return cls(support, merged / total, p_undefined, method, n_samples)
+
+    @classmethod
+    def from_samples(cls, samples: Sequence[float] | np.ndarray) -> Distribution:
+        """The empirical distribution of Monte Carlo draws; NaN draws count as undefined.
+
+        >>> d = Distribution.from_samples([0.0, 1.0, 1.0, np.nan])
+        >>> d.p_undefined, round(d.mean(), 4)
+        (0.25, 0.6667)
+        """
+        samples = np.asarray(samples, dtype=float).ravel()
+        if samples.size == 0:
+            raise ValueError("samples must not be empty")
+        defined = ~np.isnan(samples)
+        values, counts = np.unique(samples[defined], return_counts=True)
+        n = samples.size
+        p_undefined = (n - int(defined.sum())) / n
+        if values.size == 0:
+            return cls(values, counts.astype(float), 1.0, "monte_carlo", n)
+        return cls(values, counts / counts.sum(), p_undefined, "monte_carlo", n)
+
+    @classmethod
+    def mixture(
+        cls, components: Sequence[Distribution], weights: Sequence[float] | np.ndarray
+    ) -> Distribution:
+        """Mixture Σ_c w_c D_c (weights normalised to sum to 1).
+
+        Undefinedness mixes too: p_undefined = Σ_c w_c u_c.
+
+        >>> a, b = Distribution.point_mass(0.0), Distribution.point_mass(1.0)
+        >>> Distribution.mixture([a, b], [3, 1]).mean()
+        0.25
+        """
+        weights = np.asarray(weights, dtype=float)
+        if len(components) == 0 or len(components) != weights.size:
+            raise ValueError(
+                f"need one weight per component; got {len(components)} components and "
+                f"{weights.size} weights"
+            )
+        if np.any(weights < 0) or weights.sum() <= 0:
+            raise ValueError("mixture weights must be >= 0 with a positive sum")
+        weights = weights / weights.sum()
+        values = np.concatenate([c.support for c in components])
+        masses = np.concatenate(
+            [
+                w * (1 - c.p_undefined) * c.probabilities
+                for c, w in zip(components, weights, strict=True)
+            ]
+        )
+        p_undefined = float(
+            sum(w * c.p_undefined for c, w in zip(components, weights, strict=True))
+        )
+        methods = {c.method for c in components}
+        method: Method = "monte_carlo" if "monte_carlo" in methods else "exact"
+        n_samples = min((c.n_samples for c in components if c.n_samples), default=None)
+        if masses.sum() <= 0:
+            return cls.undefined()
+        return cls.from_pmf(
+            values, masses, p_undefined=p_undefined, method=method, n_samples=n_samples
+        )
+
+    # ------------------------------------------------------------------ summaries
+    def _defined(self) -> bool:
+        return self.support.size > 0
+
+    def mean(self) -> float:
+        """Expected value (given defined)."""
+        return float(self.support @ self.probabilities) if self._defined() else float("nan")
+
+    def var(self) -> float:
+        """Variance (given defined)."""
+        if not self._defined():
+            return float("nan")
+        centred = self.support - self.mean()
+        return float(np.maximum(centred**2 @ self.probabilities, 0.0))
+
+    def std(self) -> float:
+        """Standard deviation (given defined)."""
+        return float(np.sqrt(self.var()))
+
+    def mc_standard_error(self) -> float:
+        """Monte Carlo standard error of :meth:`mean` (std / sqrt(n_samples)); 0 when exact."""
+        if self.method != "monte_carlo":
+            return 0.0
+        assert self.n_samples is not None
+        defined = max(1.0, round(self.n_samples * (1 - self.p_undefined)))
+        return self.std() / np.sqrt(defined)
+
+    def cdf(self, x: float) -> float:
+        """P(X <= x), given defined."""
+        if not self._defined():
+            return float("nan")
+        return float(self.probabilities[self.support <= x].sum())
+
+    def sf(self, x: float) -> float:
+        """P(X > x), given defined."""
+        if not self._defined():
+            return float("nan")
+        return float(self.probabilities[self.support > x].sum())
+
+    def probability_greater(self, threshold: float, *, inclusive: bool = False) -> float:
+        """P(X > threshold), or P(X >= threshold) with ``inclusive=True``, given defined."""
+        if not self._defined():
+            return float("nan")
+        mask = self.support >= threshold if inclusive else self.support > threshold
+        return float(self.probabilities[mask].sum())
+
+    def quantile(self, q: float) -> float:
+        """Smallest value x with P(X <= x) >= q (the generalised inverse of the cdf).
+
+        Cumulative sums within 1e-12 of ``q`` count as reaching it, so that rounding in the
+        probabilities never moves a quantile to the next support point.
+        """
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"q must be within [0, 1]; got {q!r}")
+        if not self._defined():
+            return float("nan")
+        cumulative = np.cumsum(self.probabilities)
+        position = int(np.searchsorted(cumulative, q - _CDF_TOLERANCE, side="left"))
+        return float(self.support[min(position, self.support.size - 1)])
+
+    def interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
+        """Equal-tailed interval: the (1 − c)/2 and (1 + c)/2 quantiles.
+
+        For a discrete distribution the interval covers at least ``confidence_level`` of the
+        (defined) mass.
+        """
+        if not 0.0 < confidence_level < 1.0:
+            raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+        tail = (1.0 - confidence_level) / 2.0
+        return self.quantile(tail), self.quantile(1.0 - tail)
+
+    def sample(
+        self, size: int | tuple[int, ...] = 1, *, rng: np.random.Generator | int | None = None
+    ) -> np.ndarray:
+        """Draws from the distribution (NaN for an undefined draw).
+
+        >>> Distribution.point_mass(2.0).sample(3, rng=0).tolist()
+        [2.0, 2.0, 2.0]
+        """
+        rng = np.random.default_rng(rng)
+        n = int(np.prod(size))
+        out = np.full(n, np.nan)
+        if self._defined():
+            defined = rng.random(n) >= self.p_undefined
+            out[defined] = rng.choice(self.support, size=int(defined.sum()), p=self.probabilities)
+        return out.reshape(size)
+
+    def summary(self, confidence_level: float = 0.95) -> dict[str, float | str | int | None]:
+        """Mean, std, equal-tailed interval, p_undefined and method, as a dict."""
+        low, high = self.interval(confidence_level) if self._defined() else (np.nan, np.nan)
+        return {
+            "mean": self.mean(),
+            "std": self.std(),
+            "ci_low": low,
+            "ci_high": high,
+            "confidence_level": confidence_level,
+            "p_undefined": self.p_undefined,
+            "method": self.method,
+            "n_samples": self.n_samples,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """The PMF as a tidy table ``value, probability`` (given defined).
+
+        >>> Distribution.from_pmf([0, 1], [0.5, 0.5]).to_frame()
+           value  probability
+        0    0.0          0.5
+        1    1.0          0.5
+        """
+        return pd.DataFrame({"value": self.support, "probability": self.probabilities})
+
+    def __repr__(self) -> str:
+        if not self._defined():
+            return "Distribution(undefined with probability 1)"
+        extra = f", p_undefined={self.p_undefined:.4g}" if self.p_undefined else ""
+        return (
+            f"Distribution(mean={self.mean():.4g}, std={self.std():.4g}, "
+            f"{self.support.size} values, method={self.method!r}{extra})"
+        )

@@ -1,0 +1,236 @@
+"""Annotations validation and Membership (Santini eq. 6–9), with their laws."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Annotations, Membership, Taxonomy
+from fuzzytruth.datasets import SANTINI_FIGURE1_PUBLISHED, santini_figure1, santini_taxonomy
+
+
+def frame(rows):
+    return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+TAX = santini_taxonomy()
+
+
+# ---------------------------------------------------------------------- the paper's example
+def test_figure1_reproduces_the_published_probabilities():
+    # Santini §4: "classified as people by 2 subject, as crowd by one, and as city by two"
+    mem = santini_figure1().membership
+    for category, published in SANTINI_FIGURE1_PUBLISHED.items():
+        assert mem.probability("fig1", category) == pytest.approx(published, abs=1e-15)
+
+
+# ---------------------------------------------------------------------- annotations errors
+def test_unknown_label_lists_offenders_and_close_names():
+    df = frame([("a", "s1", "peple"), ("a", "s2", "cty"), ("b", "s1", "people")])
+    with pytest.raises(
+        ValueError,
+        match=r"2 label\(s\) not in the taxonomy: 'peple', 'cty'"
+        r".*'peple' -> 'people'.*'cty' -> 'city'",
+    ):
+        Annotations.from_frame(df, taxonomy=TAX)
+
+
+def test_duplicate_label_is_an_error_by_default():
+    df = frame([("a", "s1", "people"), ("a", "s1", "city")])
+    with pytest.raises(ValueError, match=r"annotator 's1' labelled item 'a' more than once"):
+        Annotations.from_frame(df, taxonomy=TAX)
+
+
+def test_duplicate_policies():
+    df = frame([("a", "s1", "crowd"), ("a", "s1", "group"), ("a", "s2", "city")])
+    first = Membership.from_annotations(
+        Annotations.from_frame(df, taxonomy=TAX, duplicates="first")
+    )
+    last = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX, duplicates="last"))
+    split = Membership.from_annotations(
+        Annotations.from_frame(df, taxonomy=TAX, duplicates="split")
+    )
+    assert first.probability("a", "crowd") == 0.5 and first.probability("a", "group") == 0
+    assert last.probability("a", "group") == 0.5 and last.probability("a", "crowd") == 0
+    # split: s1's vote is halved between crowd and group; their shared parent gets it whole
+    assert split.probability("a", "crowd") == 0.25
+    assert split.probability("a", "group") == 0.25
+    assert split.probability("a", "people") == 0.5
+    assert split.probability("a", "all") == 1.0
+    with pytest.raises(ValueError, match=r"duplicates must be one of"):
+        Annotations.from_frame(df, taxonomy=TAX, duplicates="mean")
+
+
+def test_missing_values_and_empty_and_columns():
+    df = frame([("a", "s1", "people"), ("a", None, "city")])
+    with pytest.raises(ValueError, match=r"missing value in column 'annotator_id' at row\(s\) 1"):
+        Annotations.from_frame(df, taxonomy=TAX)
+    with pytest.raises(ValueError, match="annotations are empty"):
+        Annotations.from_frame(frame([]), taxonomy=TAX)
+    with pytest.raises(ValueError, match=r"label='category' is not a column"):
+        Annotations.from_frame(frame([("a", "s1", "people")]), taxonomy=TAX, label="category")
+
+
+def test_configurable_column_names():
+    df = pd.DataFrame({"image": ["x", "x"], "rater": ["r1", "r2"], "cat": ["city", "crowd"]})
+    ann = Annotations.from_frame(df, taxonomy=TAX, item="image", annotator="rater", label="cat")
+    assert list(ann.to_frame().columns) == ["item_id", "annotator_id", "label", "weight"]
+    assert Membership.from_annotations(ann).probability("x", "scenery") == 0.5
+
+
+def test_bad_annotator_weights():
+    df = frame([("a", "s1", "people")])
+    with pytest.raises(ValueError, match=r"annotator_weights must be finite and >= 0; got -1"):
+        Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": -1})
+    zero = Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": 0.0})
+    with pytest.raises(ValueError, match=r"item\(s\) 'a' have total annotator weight 0"):
+        Membership.from_annotations(zero)
+
+
+# ---------------------------------------------------------------------- membership
+def test_unequal_numbers_of_annotators():
+    df = frame(
+        [
+            ("a", "s1", "crowd"),
+            ("a", "s2", "city"),
+            ("b", "s1", "single"),
+            ("b", "s2", "single"),
+            ("b", "s3", "group"),
+            ("b", "s4", "city"),
+        ]
+    )
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    assert mem.probability("a", "people") == 0.5
+    assert mem.probability("b", "people") == 0.75
+    assert mem.probability("b", "single") == 0.5
+
+
+def test_annotator_weight_equals_repeating_the_annotator():
+    base = frame([("a", "s1", "crowd"), ("a", "s2", "city"), ("a", "s3", "city")])
+    weighted = Annotations.from_frame(base, taxonomy=TAX, annotator_weights={"s1": 2.0})
+    repeated = frame(
+        [("a", "s1", "crowd"), ("a", "s1b", "crowd"), ("a", "s2", "city"), ("a", "s3", "city")]
+    )
+    np.testing.assert_allclose(
+        Membership.from_annotations(weighted).matrix,
+        Membership.from_annotations(Annotations.from_frame(repeated, taxonomy=TAX)).matrix,
+        atol=1e-15,
+    )
+
+
+def test_dag_annotator_counts_once_per_ancestor():
+    tax = Taxonomy.from_edges([("r", "a"), ("r", "b"), ("a", "ab"), ("b", "ab")])
+    df = frame([("x", "s1", "ab"), ("x", "s2", "a")])
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=tax))
+    # s1's "ab" reaches r by two paths but counts once: p(r) = 1, p(a) = 1, p(b) = 0.5
+    assert [mem.probability("x", c) for c in ("r", "a", "b", "ab")] == [1.0, 1.0, 0.5, 0.5]
+
+
+def test_crisp_from_labels_is_exactly_zero_one():
+    mem = Membership.from_labels({"x": "crowd", "y": "city", "z": "people"}, taxonomy=TAX)
+    assert mem.is_crisp
+    assert set(np.unique(mem.matrix)) == {0.0, 1.0}
+    assert mem.probability("x", "people") == 1.0 and mem.probability("z", "crowd") == 0.0
+    with pytest.raises(ValueError, match="unknown node 'dog'"):
+        Membership.from_labels({"x": "dog"}, taxonomy=TAX)
+
+
+def test_category_size_and_exclusion():
+    df = frame(
+        [
+            ("a", "s1", "crowd"),
+            ("a", "s2", "city"),
+            ("b", "s1", "crowd"),
+            ("b", "s2", "crowd"),
+            ("c", "s1", "city"),
+            ("c", "s2", "city"),
+        ]
+    )
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    # |crowd| = 0.5 + 1 + 0 (eq. 9); |all| = number of items
+    assert mem.category_size("crowd") == 1.5
+    assert mem.category_size("all") == 3.0
+    assert mem.category_size("crowd", exclude=["b"]) == 0.5
+    sizes = mem.category_size()
+    assert sizes["people"] == 1.5 and sizes.index.name == "category"
+
+
+def test_to_frame_is_tidy_and_complete():
+    mem = santini_figure1().membership
+    table = mem.to_frame()
+    assert list(table.columns) == ["item_id", "category", "probability", "direct_share"]
+    assert len(table) == len(TAX)
+    assert table.set_index("category")["direct_share"].to_dict()["people"] == 0.4
+    assert table["direct_share"].sum() == pytest.approx(1.0)
+
+
+def test_from_probabilities_closed_and_open():
+    table = pd.DataFrame({"crowd": [0.7, 0.0], "city": [0.3, 1.0]}, index=["x", "y"])
+    mem = Membership.from_probabilities(table, taxonomy=TAX)
+    assert mem.probability("x", "people") == 0.7 and mem.probability("x", "all") == 1.0
+    with pytest.raises(ValueError, match=r"row 'x' sums to 0.5"):
+        Membership.from_probabilities(table * 0.5, taxonomy=TAX)
+    opened = Membership.from_probabilities(table * 0.5, taxonomy=TAX, close=False)
+    assert opened.probability("x", "crowd") == 0.35 and opened.probability("x", "people") == 0
+    assert opened.direct is None
+    flat = Membership.from_probabilities(table)
+    assert flat.taxonomy.root == "all" and flat.probability("y", "city") == 1.0
+    with pytest.raises(ValueError, match="within \\[0, 1\\]"):
+        Membership.from_probabilities(table * 2, taxonomy=TAX, close=False)
+
+
+def test_unknown_items_are_named():
+    mem = santini_figure1().membership
+    with pytest.raises(ValueError, match=r"unknown item id\(s\) 'fig2'"):
+        mem.probability("fig2", "people")
+
+
+# ---------------------------------------------------------------------- laws
+@st.composite
+def labelled_items(draw):
+    n_items = draw(st.integers(1, 6))
+    rows = []
+    for i in range(n_items):
+        n_annotators = draw(st.integers(1, 7))
+        labels = draw(
+            st.lists(st.sampled_from(TAX.nodes), min_size=n_annotators, max_size=n_annotators)
+        )
+        rows += [(f"i{i}", f"s{a}", lab) for a, lab in enumerate(labels)]
+    return frame(rows)
+
+
+@given(labelled_items())
+@settings(max_examples=80, deadline=None)
+def test_membership_laws(df):
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    m = mem.matrix
+    assert np.all(m[:, TAX.index("all")] == 1.0)  # the root is always 1
+    assert np.all((m >= 0) & (m <= 1))
+    for parent, child in TAX.to_edges():  # p(parent) >= p(child)
+        assert np.all(m[:, TAX.index(parent)] >= m[:, TAX.index(child)] - 1e-15)
+    # direct shares sum to 1 per item, and the closure of the direct shares is the matrix
+    np.testing.assert_allclose(mem.direct.sum(axis=1), 1.0)
+    np.testing.assert_allclose(mem.direct @ TAX.ancestor_matrix, m, atol=1e-12)
+    # brute-force count per item and category
+    for (item, cat), expected in _brute_force(df).items():
+        assert mem.probability(item, cat) == pytest.approx(expected, abs=1e-12)
+
+
+def _brute_force(df):
+    out = {}
+    for item, group in df.groupby("item_id"):
+        for cat in TAX.nodes:
+            below = set(TAX.descendants(cat, include_self=True))
+            out[item, cat] = group["label"].isin(below).mean()
+    return out
+
+
+@given(st.sampled_from(TAX.nodes), st.integers(1, 9))
+@settings(max_examples=30, deadline=None)
+def test_unanimous_annotators_give_crisp_membership(label, n_annotators):
+    df = frame([("x", f"s{a}", label) for a in range(n_annotators)])
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    crisp = Membership.from_labels({"x": label}, taxonomy=TAX)
+    assert mem.is_crisp
+    np.testing.assert_array_equal(mem.matrix, crisp.matrix)

@@ -1,0 +1,132 @@
+"""Distribution: moments, quantiles, intervals, mixtures, sampling and errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Distribution
+
+
+def test_moments_by_hand():
+    d = Distribution.from_pmf([0.0, 0.5, 1.0], [0.25, 0.5, 0.25])
+    assert d.mean() == 0.5
+    # var = 0.25*0.25 + 0 + 0.25*0.25 = 0.125
+    assert d.var() == pytest.approx(0.125)
+    assert d.std() == pytest.approx(np.sqrt(0.125))
+    assert d.cdf(0.5) == 0.75 and d.sf(0.5) == 0.25
+    assert d.probability_greater(0.5) == 0.25
+    assert d.probability_greater(0.5, inclusive=True) == 0.75
+
+
+def test_quantile_is_generalised_inverse_and_robust_to_rounding():
+    d = Distribution.from_pmf([1, 2, 3], [0.1 + 0.2, 0.2, 0.5])  # 0.1 + 0.2 != 0.3 in floats
+    assert d.quantile(0.3) == 1.0  # cdf(1) = 0.30000000000000004 reaches 0.3
+    assert d.quantile(0.0) == 1.0 and d.quantile(1.0) == 3.0
+    assert d.quantile(0.31) == 2.0
+    # equal-tailed 90%: 5% and 95% quantiles
+    assert d.interval(confidence_level=0.9) == (1.0, 3.0)
+    with pytest.raises(ValueError, match=r"q must be within \[0, 1\]; got 1.5"):
+        d.quantile(1.5)
+    with pytest.raises(ValueError, match=r"confidence_level must be within \(0, 1\); got 95"):
+        d.interval(confidence_level=95)
+
+
+def test_point_mass_and_undefined():
+    p = Distribution.point_mass(0.25)
+    assert (
+        p.method == "point" and p.mean() == 0.25 and p.std() == 0 and p.interval() == (0.25, 0.25)
+    )
+    u = Distribution.undefined()
+    assert u.p_undefined == 1 and np.isnan(u.mean()) and np.isnan(u.quantile(0.5))
+    assert "undefined" in repr(u)
+
+
+def test_from_pmf_merges_sorts_and_renormalises_defined_mass():
+    d = Distribution.from_pmf([1.0, 0.0, 1.0, 0.5], [0.2, 0.3, 0.2, 0.0], p_undefined=0.3)
+    assert d.support.tolist() == [0.0, 1.0]
+    np.testing.assert_allclose(d.probabilities, [3 / 7, 4 / 7])
+    assert d.p_undefined == 0.3
+
+
+def test_mixture_combines_values_and_undefinedness():
+    a = Distribution.from_pmf([0, 1], [0.5, 0.5])
+    b = Distribution.from_pmf([1, 2], [0.6, 0.4], p_undefined=0.5)
+    m = Distribution.mixture([a, b], [1, 1])
+    # defined mass: a 0.5*{0: .5, 1: .5}; b 0.5*0.5*{1: .6, 2: .4}; undefined 0.25
+    assert m.p_undefined == 0.25
+    np.testing.assert_allclose(m.probabilities * 0.75, [0.25, 0.25 + 0.15, 0.1])
+    with pytest.raises(ValueError, match="need one weight per component"):
+        Distribution.mixture([a], [1, 2])
+    with pytest.raises(ValueError, match="weights must be >= 0 with a positive sum"):
+        Distribution.mixture([a, b], [0, 0])
+
+
+def test_from_samples_is_monte_carlo_with_standard_error():
+    d = Distribution.from_samples([0.0, 1.0, 1.0, 1.0, np.nan])
+    assert d.method == "monte_carlo" and d.n_samples == 5 and d.p_undefined == 0.2
+    assert d.mean() == 0.75
+    assert d.mc_standard_error() == pytest.approx(d.std() / 2)  # 4 defined draws
+    assert Distribution.point_mass(1).mc_standard_error() == 0.0
+    with pytest.raises(ValueError, match="samples must not be empty"):
+        Distribution.from_samples([])
+
+
+def test_sampling_is_seeded():
+    d = Distribution.from_pmf([0, 1, 2], [0.2, 0.3, 0.5], p_undefined=0.1)
+    a, b = d.sample(1000, rng=42), d.sample(1000, rng=42)
+    np.testing.assert_array_equal(a, b)
+    assert np.isnan(a).mean() == pytest.approx(0.1, abs=0.04)
+    assert d.sample((2, 3), rng=1).shape == (2, 3)
+
+
+def test_frozen_and_read_only():
+    d = Distribution.point_mass(1.0)
+    with pytest.raises(AttributeError):
+        d.method = "exact"
+    with pytest.raises(ValueError):
+        d.support[0] = 2.0
+
+
+def test_summary_and_frame():
+    d = Distribution.from_pmf([0, 1], [0.5, 0.5])
+    s = d.summary(0.9)
+    assert s["ci_low"] == 0 and s["ci_high"] == 1 and s["confidence_level"] == 0.9
+    assert d.to_frame().columns.tolist() == ["value", "probability"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"support": [0, 1], "probabilities": [1.0]}, "same length"),
+        ({"support": [1, 0], "probabilities": [0.5, 0.5]}, "strictly increasing"),
+        ({"support": [0, 1], "probabilities": [0.5, 0.6]}, "must sum to 1"),
+        ({"support": [0, 1], "probabilities": [-0.5, 1.5]}, "finite and >= 0"),
+        ({"support": [0], "probabilities": [1.0], "method": "guess"}, "method must be one of"),
+        ({"support": [0], "probabilities": [1.0], "method": "monte_carlo"}, "n_samples >= 1"),
+        ({"support": [0], "probabilities": [1.0], "p_undefined": 2.0}, r"within \[0, 1\]"),
+        ({"support": [], "probabilities": []}, "empty support needs p_undefined = 1"),
+    ],
+)
+def test_validation(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Distribution(**kwargs)
+
+
+@given(
+    st.lists(st.tuples(st.floats(-5, 5), st.floats(0.001, 1)), min_size=1, max_size=20),
+    st.floats(0.01, 0.99),
+)
+@settings(max_examples=100, deadline=None)
+def test_laws(pairs, level):
+    values, weights = zip(*pairs, strict=True)
+    w = np.array(weights) / np.sum(weights)
+    d = Distribution.from_pmf(values, w)
+    assert d.probabilities.sum() == pytest.approx(1.0)
+    low, high = d.interval(level)
+    assert d.support[0] <= low <= high <= d.support[-1]
+    # the equal-tailed interval of a discrete law covers at least the confidence level
+    covered = d.probabilities[(d.support >= low) & (d.support <= high)].sum()
+    assert covered >= level - 1e-9
+    assert d.support[0] - 1e-9 <= d.mean() <= d.support[-1] + 1e-9
+    assert d.cdf(d.quantile(0.5)) >= 0.5 - 1e-9

@@ -1,0 +1,189 @@
+"""Taxonomy: construction, structure queries, round trips and every validation error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Taxonomy
+
+SANTINI_EDGES = [
+    ("all", "people"),
+    ("all", "scenery"),
+    ("people", "single"),
+    ("people", "group"),
+    ("people", "crowd"),
+    ("scenery", "city"),
+    ("scenery", "countryside"),
+]
+SANTINI_NESTED = {
+    "all": {"people": ["single", "group", "crowd"], "scenery": ["city", "countryside"]}
+}
+
+
+def test_three_constructors_agree():
+    a = Taxonomy.from_edges(SANTINI_EDGES)
+    b = Taxonomy.from_nested(SANTINI_NESTED)
+    c = Taxonomy.from_frame(a.to_frame())
+    assert a.nodes == b.nodes == c.nodes
+    assert a.to_edges() == b.to_edges() == c.to_edges()
+
+
+def test_structure_queries():
+    tax = Taxonomy.from_edges(SANTINI_EDGES)
+    assert tax.root == "all"
+    assert tax.is_tree
+    assert tax.leaves == ("single", "group", "crowd", "city", "countryside")
+    assert tax.ancestors("crowd") == ("people", "all")
+    assert tax.ancestors("crowd", include_self=True) == ("crowd", "people", "all")
+    assert tax.descendants("people") == ("single", "group", "crowd")
+    assert tax.descendants("all", include_self=True) == tax.nodes
+    assert [tax.depth(n) for n in ("all", "people", "crowd")] == [0, 1, 2]
+    assert tax.children("scenery") == ("city", "countryside")
+    assert tax.parents("all") == ()
+    # path crowd -> people -> all -> scenery -> city: 4 edges
+    assert tax.distance("crowd", "city") == 4
+    assert tax.distance("crowd", "group") == 2
+    assert tax.distance("crowd", "crowd") == 0
+    assert tax.ancestor_at_depth("crowd", 1) == "people"
+    assert tax.ancestor_at_depth("people", 2) == "people"
+    assert "crowd" in tax and "dog" not in tax and len(tax) == 8
+
+
+def test_dag_ancestors_each_once():
+    # "ab" has two parents that share the root: the root is one ancestor, not two
+    tax = Taxonomy.from_edges([("r", "a"), ("r", "b"), ("a", "ab"), ("b", "ab")])
+    assert not tax.is_tree
+    assert sorted(tax.ancestors("ab")) == ["a", "b", "r"]
+    assert tax.ancestor_matrix[tax.index("ab")].sum() == 4  # itself, a, b, r
+    assert tax.depth("ab") == 2
+    assert tax.to_frame().query("child == 'ab'")["parent"].tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="to_nested needs a tree"):
+        tax.to_nested()
+
+
+def test_round_trips():
+    tax = Taxonomy.from_edges(SANTINI_EDGES)
+    assert Taxonomy.from_nested(tax.to_nested()).to_edges() == tax.to_edges()
+    assert Taxonomy.from_edges(tax.to_edges()).nodes == tax.nodes
+    assert Taxonomy.from_frame(tax.to_frame()).to_edges() == tax.to_edges()
+
+
+def test_single_node_taxonomy_needs_nodes():
+    tax = Taxonomy.from_edges([], nodes=["all"])
+    assert tax.root == "all" and tax.leaves == ("all",)
+
+
+# ---------------------------------------------------------------------- errors
+def test_cycle_names_its_nodes():
+    with pytest.raises(ValueError, match=r"cycle in taxonomy: 'a' -> 'b' -> 'c' -> 'a'"):
+        Taxonomy.from_edges([("r", "a"), ("a", "b"), ("b", "c"), ("c", "a")])
+
+
+def test_self_loop_is_a_cycle():
+    with pytest.raises(ValueError, match=r"cycle in taxonomy: 'a' -> 'a'"):
+        Taxonomy.from_edges([("r", "a"), ("a", "a")])
+
+
+def test_no_root_is_reported_as_cycle():
+    with pytest.raises(ValueError, match="cycle in taxonomy"):
+        Taxonomy.from_edges([("a", "b"), ("b", "a")])
+
+
+def test_unknown_parent_in_frame_suggests_close_names():
+    df = pd.DataFrame({"child": ["all", "people", "crowd"], "parent": [None, "all", "peple"]})
+    with pytest.raises(ValueError, match=r"unknown parent 'peple' of node 'crowd'.*'people'"):
+        Taxonomy.from_frame(df)
+
+
+def test_unknown_parent_against_declared_nodes():
+    with pytest.raises(ValueError, match=r"unknown parent 'scenry' in edge"):
+        Taxonomy.from_edges([("all", "a"), ("scenry", "b")], nodes=["all", "a", "b"])
+
+
+def test_duplicate_node_nested():
+    with pytest.raises(ValueError, match=r"duplicate node 'x' in nested taxonomy"):
+        Taxonomy.from_nested({"all": {"a": ["x"], "b": ["x"]}})
+
+
+def test_duplicate_node_declared():
+    with pytest.raises(ValueError, match=r"duplicate node\(s\) in nodes: 'a'"):
+        Taxonomy.from_edges([("all", "a")], nodes=["all", "a", "a"])
+
+
+def test_duplicate_root_row_in_frame():
+    df = pd.DataFrame({"child": ["all", "all"], "parent": [None, None]})
+    with pytest.raises(ValueError, match=r"duplicate node 'all': declared without a parent twice"):
+        Taxonomy.from_frame(df)
+
+
+def test_duplicate_edge():
+    with pytest.raises(ValueError, match=r"duplicate edge \('all', 'a'\)"):
+        Taxonomy.from_edges([("all", "a"), ("all", "a")])
+
+
+def test_several_roots_and_implicit_root():
+    with pytest.raises(ValueError, match=r"taxonomy has 2 roots \('people', 'scenery'\)"):
+        Taxonomy.from_edges([("people", "crowd"), ("scenery", "city")])
+    tax = Taxonomy.from_edges([("people", "crowd"), ("scenery", "city")], implicit_root="all")
+    assert tax.root == "all" and tax.children("all") == ("people", "scenery")
+    with pytest.raises(ValueError, match="implicit_root 'people' is already a node"):
+        Taxonomy.from_edges([("people", "crowd")], implicit_root="people")
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Taxonomy.from_edges([]),
+        lambda: Taxonomy.from_nested({}),
+        lambda: Taxonomy.from_frame(pd.DataFrame({"child": [], "parent": []})),
+    ],
+)
+def test_empty_taxonomy(build):
+    with pytest.raises(ValueError, match="empty"):
+        build()
+
+
+def test_bad_shapes_and_columns():
+    with pytest.raises(ValueError, match=r"edges\[0\] must be a \(parent, child\) pair"):
+        Taxonomy.from_edges([("a", "b", "c")])
+    with pytest.raises(ValueError, match=r"parent='up' is not a column"):
+        Taxonomy.from_frame(pd.DataFrame({"child": ["a"], "parent": [None]}), parent="up")
+    with pytest.raises(ValueError, match="children of 'a' must be a mapping, a list or None"):
+        Taxonomy.from_nested({"a": 3})
+
+
+def test_unknown_node_lookup_suggests():
+    tax = Taxonomy.from_edges(SANTINI_EDGES)
+    with pytest.raises(ValueError, match=r"unknown node 'peopel'.*'people'"):
+        tax.ancestors("peopel")
+
+
+# ---------------------------------------------------------------------- properties
+@st.composite
+def random_trees(draw):
+    n = draw(st.integers(min_value=1, max_value=25))
+    parents = [draw(st.integers(min_value=0, max_value=i - 1)) for i in range(1, n)]
+    return [(f"n{p}", f"n{i}") for i, p in enumerate(parents, start=1)], n
+
+
+@given(random_trees())
+@settings(max_examples=60, deadline=None)
+def test_tree_laws(tree):
+    edges, n = tree
+    tax = Taxonomy.from_edges(edges, nodes=[f"n{i}" for i in range(n)])
+    assert tax.root == "n0" and tax.is_tree and len(tax) == n
+    anc = tax.ancestor_matrix
+    for node in tax.nodes:
+        i = tax.index(node)
+        expected = {tax.nodes[j] for j in np.flatnonzero(anc[i])}
+        assert set(tax.ancestors(node, include_self=True)) == expected
+        assert tax.depth(node) == len(tax.ancestors(node))
+        for child in tax.children(node):
+            assert tax.depth(child) == tax.depth(node) + 1
+        # distance to the root is the depth
+        assert tax.distance(node, tax.root) == tax.depth(node)
+    # topological order: every parent column comes before its children
+    for parent, child in tax.to_edges():
+        assert tax.index(parent) < tax.index(child)
