@@ -65,7 +65,7 @@ def test_grouped_method_on_annotator_shares():
     p = rng.integers(0, 6, size=200) / 5
     reference = exact_mpmath(p)
     assert np.abs(poibin.pmf(p, method="grouped") - reference).max() <= 1e-16
-    np.testing.assert_allclose(poibin.pmf(p), reference, atol=1e-16)  # auto picks grouped
+    np.testing.assert_allclose(poibin.pmf(p), reference, atol=1e-16)  # auto: grouped (n > 128)
 
 
 def test_batch_equals_rows_and_padding_with_zero_is_neutral():

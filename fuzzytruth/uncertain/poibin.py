@@ -13,24 +13,28 @@ Methods
     time. Its intermediate states are the PMFs of every prefix of the list, so
     :func:`prefix_pmfs` uses it.
 ``"tree"``
-    The same polynomial product taken pairwise in a balanced tree, vectorised across lists and
-    across pairs (small blocks by a batched outer product and an anti-diagonal sum, large ones
-    by ``numpy.convolve``). Fewer Python-level steps; the default for general probabilities.
+    The same polynomial product taken in a tree: leaves of 128 items by the recursion, then
+    pairwise products of the leaf polynomials (``numpy.convolve``, or shifted multiply-adds
+    vectorised across many pairs). O(n²) multiply-adds like the recursion, with far less of it
+    on long lists' many small factors; the default above 128 items.
 ``"grouped"``
     Equal probabilities are grouped: a group of c items with probability p contributes
     Binomial(c, p), evaluated directly by ``scipy.stats.binom``, and the few group PMFs are
     convolved. Faster, and more accurate than a per-item recursion, when the probabilities are
     shares j/N of N annotators (at most N + 1 distinct values).
 ``"auto"``
-    ``"grouped"`` when there are at most ``max(8, n // 8)`` distinct probabilities, otherwise
-    ``"tree"``.
+    ``"recursion"`` up to 128 items; beyond, ``"grouped"`` when there are at most
+    ``max(8, n // 8)`` distinct probabilities, otherwise ``"tree"``.
+
+The recursion runs as a small numba-compiled loop: a per-item Python loop costs microseconds per
+step, which at n ≤ 1,000 would be slower than compiled peers such as fast-poibin.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Literal
 
+import numba
 import numpy as np
 from scipy import stats
 
@@ -80,7 +84,10 @@ def pmf(p: np.ndarray | list, *, method: Method = "auto") -> np.ndarray:
     single = arr.ndim == 1
     batch = arr[None, :] if single else arr
     if method == "auto":
-        method = "grouped" if _few_distinct(batch) else "tree"
+        if _few_distinct(batch):
+            method = "grouped"
+        else:
+            method = "recursion" if batch.shape[1] <= _LEAF else "tree"
     if method == "recursion":
         out = _recursion(batch)
     elif method == "tree":
@@ -112,76 +119,82 @@ def prefix_pmfs(p: np.ndarray | list) -> np.ndarray:
     arr = _check(p)
     single = arr.ndim == 1
     batch = arr[None, :] if single else arr
-    m, n = batch.shape
-    out = np.zeros((m, n + 1, n + 1))
-    out[:, 0, 0] = 1.0  # cutoff 0, dropped on return
-    tmp = np.empty((m, n + 1))
-    for i in range(n):
-        _step(out[:, i], out[:, i + 1], tmp, batch[:, i : i + 1], i)
-    out = out[:, 1:]
+    out = np.zeros((batch.shape[0], batch.shape[1], batch.shape[1] + 1))
+    _prefix_rows(np.ascontiguousarray(batch), out)
     return out[0] if single else out
 
 
-def _step(prev: np.ndarray, new: np.ndarray, tmp: np.ndarray, p: np.ndarray, i: int) -> None:
-    """One recursion step: ``new`` (zeros) <- ``prev`` times (1 − p + p z), where ``prev``
-    holds i + 1 coefficients (items 0..i−1 included)."""
-    np.multiply(prev[:, : i + 1], 1.0 - p, out=new[:, : i + 1])
-    np.multiply(prev[:, : i + 1], p, out=tmp[:, : i + 1])
-    new[:, 1 : i + 2] += tmp[:, : i + 1]
+@numba.njit(cache=True, nogil=True)
+def _recursion_rows(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """In place: ``out[r]`` (zeros, length n + 1) <- PMF of row r of ``batch`` (m, n)."""
+    m, n = batch.shape
+    for r in range(m):
+        state = out[r]
+        state[0] = 1.0
+        for i in range(n):
+            p = batch[r, i]
+            q = 1.0 - p
+            for k in range(i + 1, 0, -1):
+                state[k] = state[k] * q + state[k - 1] * p
+            state[0] *= q
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_rows(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """In place: ``out[r, i]`` (zeros) <- PMF of the first i + 1 items of row r."""
+    m, n = batch.shape
+    for r in range(m):
+        previous = np.zeros(n + 1)
+        previous[0] = 1.0
+        for i in range(n):
+            p = batch[r, i]
+            q = 1.0 - p
+            row = out[r, i]
+            row[0] = previous[0] * q
+            for k in range(1, i + 2):
+                row[k] = previous[k] * q + previous[k - 1] * p
+            previous = row
 
 
 def _recursion(batch: np.ndarray) -> np.ndarray:
-    m, n = batch.shape
-    state, new, tmp = np.zeros((m, n + 1)), np.zeros((m, n + 1)), np.empty((m, n + 1))
-    state[:, 0] = 1.0
-    for i in range(n):
-        _step(state, new, tmp, batch[:, i : i + 1], i)
-        state, new = new, state
-    return state
-
-
-@lru_cache(maxsize=16)
-def _antidiagonal(length: int) -> np.ndarray:
-    """0/1 matrix mapping a flattened (L × L) outer product to its 2L − 1 anti-diagonal sums."""
-    a, b = np.divmod(np.arange(length * length), length)
-    out = np.zeros((length * length, 2 * length - 1))
-    out[np.arange(length * length), a + b] = 1.0
-    out.flags.writeable = False
+    out = np.zeros((batch.shape[0], batch.shape[1] + 1))
+    _recursion_rows(np.ascontiguousarray(batch), out)
     return out
 
 
+_LEAF = 128  # items per leaf of the product tree, each leaf computed by the recursion
+
+
 def _tree(batch: np.ndarray) -> np.ndarray:
+    """Leaves of ``_LEAF`` items by the compiled recursion, then pairwise polynomial products."""
     m, n = batch.shape
-    size = 1 << max(0, (n - 1).bit_length())
-    # rows are blocks (list-major), columns polynomial coefficients
-    blocks = np.zeros((m, size, 2))
-    blocks[:, :, 0] = 1.0
-    blocks[:, :n, 0] = 1.0 - batch
-    blocks[:, :n, 1] = batch
-    blocks = blocks.reshape(m * size, 2)
-    while blocks.shape[0] > m:
-        pairs = blocks.reshape(-1, 2, blocks.shape[1])
-        blocks = _merge_pairs(pairs[:, 0], pairs[:, 1])
-    return blocks[:, : n + 1]
+    n_leaves = max(1, -(-n // _LEAF))
+    padded = np.zeros((m, n_leaves * _LEAF))  # padding items have p = 0: they change nothing
+    padded[:, :n] = batch
+    blocks = _recursion(padded.reshape(m * n_leaves, _LEAF)).reshape(m, n_leaves, _LEAF + 1)
+    while blocks.shape[1] > 1:
+        if blocks.shape[1] % 2:  # an odd block out is multiplied by the polynomial 1
+            one = np.zeros((m, 1, blocks.shape[2]))
+            one[:, :, 0] = 1.0
+            blocks = np.concatenate([blocks, one], axis=1)
+        length = blocks.shape[2]
+        merged = _merge_pairs(
+            blocks[:, 0::2].reshape(-1, length), blocks[:, 1::2].reshape(-1, length)
+        )
+        blocks = merged.reshape(m, -1, 2 * length - 1)
+    return blocks[:, 0, : n + 1]
 
 
-# Rough per-call overhead and per-multiply-add costs (seconds) used only to pick, level by
-# level, the cheapest of three exact ways to multiply pairs of polynomials.
-_CALL, _BLAS_MAC, _LOOP_MAC = 2e-6, 3e-10, 1e-9
+# Rough per-call overhead and per-multiply-add cost (seconds), used only to choose, level by
+# level, the cheaper of two exact ways of multiplying many pairs of polynomials.
+_CALL, _MAC = 2e-6, 1e-9
 
 
 def _merge_pairs(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Multiply polynomials row by row: ``(k, L)`` × ``(k, L)`` → ``(k, 2L − 1)``."""
     count, length = left.shape
-    cost_outer = 3 * _CALL + count * length * length * (2 * length - 1) * _BLAS_MAC
-    cost_convolve = count * (_CALL + length * length * _LOOP_MAC)
-    cost_shift = length * (2 * _CALL + count * length * _LOOP_MAC)
-    best = min(cost_outer, cost_convolve, cost_shift)
-    if best == cost_outer:
-        outer = left[:, :, None] * right[:, None, :]
-        return outer.reshape(count, length * length) @ _antidiagonal(length)
     merged = np.zeros((count, 2 * length - 1))
-    if best == cost_convolve:
+    if count * (_CALL + length * length * _MAC) <= length * (2 * _CALL + count * length * _MAC):
         for row in range(count):
             merged[row] = np.convolve(left[row], right[row])
     else:
@@ -192,7 +205,7 @@ def _merge_pairs(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 
 def _few_distinct(batch: np.ndarray) -> bool:
     n = batch.shape[1]
-    if n < 16 or batch.shape[0] != 1:
+    if n <= _LEAF or batch.shape[0] != 1:  # short lists: the recursion is already cheapest
         return False
     return len(np.unique(batch[0])) <= max(8, n // 8)
 
