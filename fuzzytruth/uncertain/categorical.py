@@ -202,7 +202,7 @@ def recall_distribution(
         p_returned = membership.matrix[rows, c]
         tp = poibin.pmf(p_returned)
         if recall_form == "expected_size":
-            size = membership.matrix[:, c].sum() - membership.matrix[excluded, c].sum()
+            size = _size_without(membership, c, excluded)
             components.append(_ratio_to_size(tp, size))
         else:
             fn = poibin.pmf(_unreturned(membership, rows, excluded)[:, c])
@@ -292,7 +292,7 @@ def precision_recall_curve(
             [Distribution.from_pmf(values / i, prefixes[i - 1]) for i in cutoffs]
         )
         if recall_form == "expected_size":
-            size = membership.matrix[:, c].sum() - membership.matrix[excluded, c].sum()
+            size = _size_without(membership, c, excluded)
             per_category_recall.append([_ratio_to_size(prefixes[i - 1], size) for i in cutoffs])
         else:
             outside = poibin.pmf(_unreturned(membership, rows, excluded)[:, c])
@@ -345,6 +345,11 @@ def _excluded_rows(
     if exclude_query and query is not None:
         return membership.item_index([query])
     return np.empty(0, dtype=np.intp)
+
+
+def _size_without(membership: Membership, column: int, excluded: np.ndarray) -> float:
+    """Expected size |ω| (eq. 9) of the category in ``column``, leaving out ``excluded`` rows."""
+    return float(membership.matrix[:, column].sum() - membership.matrix[excluded, column].sum())
 
 
 def _unreturned(membership: Membership, rows: np.ndarray, excluded: np.ndarray) -> np.ndarray:
