@@ -1,6 +1,20 @@
 """fuzzytruth: evaluate and compare retrieval systems when the ground truth is uncertain."""
 
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.displacement import (
+    DisplacementBootstrap,
+    DisplacementResult,
+    ExponentialG,
+    RationalG,
+    check_g,
+    weighted_displacement,
+)
+from fuzzytruth.io_collection import (
+    read_annotations,
+    read_taxonomy,
+    write_annotations,
+    write_taxonomy,
+)
 from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.uncertain import (
@@ -15,13 +29,23 @@ from fuzzytruth.uncertain import (
 __all__ = [
     "Annotations",
     "CutoffDistributions",
+    "DisplacementBootstrap",
+    "DisplacementResult",
     "Distribution",
+    "ExponentialG",
     "Membership",
+    "RationalG",
     "Taxonomy",
+    "check_g",
     "precision_distribution",
     "precision_recall_curve",
     "query_category_weights",
+    "read_annotations",
+    "read_taxonomy",
     "recall_distribution",
+    "weighted_displacement",
+    "write_annotations",
+    "write_taxonomy",
 ]
 
 __version__ = "0.1.0"
