@@ -1,6 +1,18 @@
 """fuzzytruth: evaluate and compare retrieval systems when the ground truth is uncertain."""
 
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.collection import (
+    AgreementResult,
+    AnnotatorAgreement,
+    CategoryReliability,
+    LevelAgreement,
+    agreement,
+    agreement_by_level,
+    annotator_agreement,
+    annotator_weights,
+    category_reliability,
+    sibling_confusions,
+)
 from fuzzytruth.displacement import (
     DisplacementBootstrap,
     DisplacementResult,
@@ -27,15 +39,24 @@ from fuzzytruth.uncertain import (
 )
 
 __all__ = [
+    "AgreementResult",
     "Annotations",
+    "AnnotatorAgreement",
+    "CategoryReliability",
     "CutoffDistributions",
     "DisplacementBootstrap",
     "DisplacementResult",
     "Distribution",
     "ExponentialG",
+    "LevelAgreement",
     "Membership",
     "RationalG",
     "Taxonomy",
+    "agreement",
+    "agreement_by_level",
+    "annotator_agreement",
+    "annotator_weights",
+    "category_reliability",
     "check_g",
     "precision_distribution",
     "precision_recall_curve",
@@ -43,6 +64,7 @@ __all__ = [
     "read_annotations",
     "read_taxonomy",
     "recall_distribution",
+    "sibling_confusions",
     "weighted_displacement",
     "write_annotations",
     "write_taxonomy",

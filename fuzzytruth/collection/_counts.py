@@ -1,0 +1,156 @@
+"""Shared building blocks: label counts per item, disagreement metrics, bootstrap counts.
+
+Everything in :mod:`fuzzytruth.collection` starts from one ``(n_items, n_nodes)`` matrix of
+label counts (how many annotators of each item chose each node directly), built once from the
+codes of an :class:`~fuzzytruth.annotations.Annotations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from typing import Literal, TypeAlias
+
+import numpy as np
+
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.membership import Membership
+from fuzzytruth.taxonomy import Taxonomy
+
+MetricName = Literal["nominal", "path", "squared_path"]
+Metric: TypeAlias = MetricName | np.ndarray | Callable[[Hashable, Hashable], float]
+_METRIC_NAMES = ("nominal", "path", "squared_path")
+
+#: Bootstrap replicates processed at a time; bounds every temporary to a few tens of MB.
+CHUNK_ROWS = 256
+
+
+def require_annotations(data: object, *, analysis: str, name: str = "annotations") -> Annotations:
+    """``data`` as Annotations, or a ValueError naming parameter ``name`` that says why raw
+    labels are needed."""
+    if isinstance(data, Annotations):
+        return data
+    if isinstance(data, Membership):
+        raise ValueError(
+            f"{analysis} needs raw labels (who labelled what): pass an Annotations as {name}, "
+            "not a Membership. A Membership keeps only shares per item, not the number of "
+            "annotators or their individual labels; category_reliability accepts a Membership."
+        )
+    allowed = "an Annotations or a Membership" if name == "data" else "an Annotations"
+    raise ValueError(f"{name} must be {allowed}; got {type(data).__name__}")
+
+
+def label_counts(annotations: Annotations) -> np.ndarray:
+    """``(n_items, n_nodes)`` float counts of annotators choosing each node directly.
+
+    Annotator weights are ignored (agreement is about the raw labels). Votes split between
+    several labels (``duplicates="split"``) are an error: agreement coefficients are defined
+    for one label per annotator and item.
+    """
+    item, annot, label, _ = annotations.codes()
+    if len(np.unique(item * annotations.n_annotators + annot)) != len(item):
+        raise ValueError(
+            "agreement needs one label per (item, annotator); these annotations split some "
+            "votes between several labels (duplicates='split'): rebuild them with "
+            "duplicates='first' or 'last'"
+        )
+    counts = np.zeros((annotations.n_items, len(annotations.taxonomy)))
+    np.add.at(counts, (item, label), 1.0)
+    return counts
+
+
+def metric_matrix(metric: Metric, taxonomy: Taxonomy) -> np.ndarray:
+    """The ``(n_nodes, n_nodes)`` disagreement matrix δ of a metric name, matrix or callable.
+
+    ``"nominal"``: 0 on the diagonal, 1 elsewhere. ``"path"``: number of edges on the shortest
+    path between the two labels (:meth:`Taxonomy.distance_matrix`). ``"squared_path"``: its
+    square. A matrix must be square over the taxonomy's nodes, finite, non-negative, symmetric
+    and zero on the diagonal; a callable ``f(a, b)`` is evaluated on every pair of node names.
+    """
+    n = len(taxonomy)
+    if isinstance(metric, str):
+        if metric not in _METRIC_NAMES:
+            raise ValueError(
+                f"metric must be one of {_METRIC_NAMES}, a (n_nodes, n_nodes) matrix or a "
+                f"callable; got {metric!r}"
+            )
+        if metric == "nominal":
+            return 1.0 - np.eye(n)
+        dist = taxonomy.distance_matrix().astype(float)
+        return dist if metric == "path" else dist**2
+    if callable(metric):
+        nodes = taxonomy.nodes
+        delta = np.array([[float(metric(a, b)) for b in nodes] for a in nodes])
+    else:
+        delta = np.array(metric, dtype=float)
+    if delta.shape != (n, n):
+        raise ValueError(
+            f"metric matrix must have shape (n_nodes, n_nodes) = {(n, n)}; got {delta.shape}"
+        )
+    if not np.all(np.isfinite(delta)) or delta.min() < 0:
+        raise ValueError("metric values must be finite and >= 0")
+    if np.any(np.diag(delta) != 0):
+        raise ValueError("metric must be 0 between a label and itself (zero diagonal)")
+    if not np.allclose(delta, delta.T):
+        raise ValueError("metric must be symmetric: metric(a, b) == metric(b, a)")
+    return delta
+
+
+def collapse_matrix(taxonomy: Taxonomy, depth: int) -> np.ndarray:
+    """``(n_nodes, n_nodes)`` 0/1 matrix sending each node to its ancestor at ``depth``.
+
+    A node shallower than ``depth`` is sent to itself (:meth:`Taxonomy.ancestor_at_depth`), so
+    ``counts @ collapse_matrix(tax, d)`` are the label counts after collapsing to depth ``d``.
+    """
+    n = len(taxonomy)
+    target = taxonomy.indices(taxonomy.ancestor_at_depth(node, depth) for node in taxonomy)
+    out = np.zeros((n, n))
+    out[np.arange(n), target] = 1.0
+    return out
+
+
+def check_bootstrap(n_resamples: int, confidence_level: float) -> None:
+    """ValueErrors naming ``n_resamples`` or ``confidence_level``."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
+        raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
+    if n_resamples < 0:
+        raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+
+
+def resample_chunks(
+    n_items: int, n_resamples: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    """Bootstrap resample-count matrices, ``CHUNK_ROWS`` replicates at a time.
+
+    Each row counts how often each item is drawn in one resample of ``n_items`` items drawn
+    with replacement, i.e. one multinomial(n_items, uniform) vector (drawn as indices and
+    counted, which is several times faster than ``rng.multinomial`` for many items). A
+    statistic that is a function of item sums is then ``counts @ per_item`` for all replicates
+    of the chunk at once.
+    """
+    for start in range(0, n_resamples, CHUNK_ROWS):
+        b = min(CHUNK_ROWS, n_resamples - start)
+        idx = rng.integers(0, n_items, size=(b, n_items))
+        idx += np.arange(b)[:, None] * n_items
+        yield np.bincount(idx.ravel(), minlength=b * n_items).reshape(b, n_items).astype(float)
+
+
+def percentile_interval(
+    distribution: np.ndarray, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval per row, ignoring undefined (NaN) replicates.
+
+    A row whose replicates are all NaN (or that has none) gets a NaN interval.
+    """
+    alpha = (1 - confidence_level) / 2
+    rows = distribution.shape[0]
+    low = np.full(rows, np.nan)
+    high = np.full(rows, np.nan)
+    finite = np.isfinite(distribution)
+    ok = finite.any(axis=1) if distribution.shape[1] else np.zeros(rows, dtype=bool)
+    if ok.any():
+        # rows with some undefined replicates: nanquantile drops them
+        q = np.nanquantile(distribution[ok], [alpha, 1 - alpha], axis=1)
+        low[ok], high[ok] = q[0], q[1]
+    return low, high

@@ -1,0 +1,319 @@
+"""Category reliability: which categories are too ambiguous to be used as queries."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.collection._counts import label_counts, require_annotations
+from fuzzytruth.membership import Membership
+from fuzzytruth.taxonomy import Taxonomy
+
+__all__ = ["CategoryReliability", "category_reliability", "sibling_confusions"]
+
+#: Sibling pairs processed at a time when counting confusions.
+_CHUNK_PAIRS = 1024
+
+
+def _sibling_pairs(taxonomy: Taxonomy) -> np.ndarray:
+    """``(n_pairs, 2)`` column indices of every unordered pair of distinct siblings, once."""
+    pairs = set()
+    for node in taxonomy.nodes:
+        kids = taxonomy.indices(taxonomy.children(node))
+        for a in range(len(kids)):
+            for b in range(a + 1, len(kids)):
+                pairs.add((min(kids[a], kids[b]), max(kids[a], kids[b])))
+    return np.array(sorted(pairs), dtype=np.intp).reshape(-1, 2)
+
+
+def _confusion_matrix(counts: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
+    """Symmetric ``(n_nodes, n_nodes)`` sibling confusion counts (0 for non-siblings)."""
+    # cross[x, y] (x != y): annotator pairs on one item, one labelling x and the other y
+    cross = counts.T @ counts
+    np.fill_diagonal(cross, 0.0)
+    under = taxonomy.ancestor_matrix  # under[x, c]: label x is c or below c
+    pairs = _sibling_pairs(taxonomy)
+    out = np.zeros((len(taxonomy), len(taxonomy)))
+    for start in range(0, len(pairs), _CHUNK_PAIRS):
+        c, d = pairs[start : start + _CHUNK_PAIRS].T
+        # labels under c but not d, and under d but not c (a DAG label can be under both)
+        only_c = (under[:, c] & ~under[:, d]).astype(float)
+        only_d = (under[:, d] & ~under[:, c]).astype(float)
+        n = np.einsum("xs,xs->s", cross @ only_d, only_c)
+        out[c, d] = n
+        out[d, c] = n
+    return out
+
+
+def sibling_confusions(annotations: Annotations) -> pd.DataFrame:
+    """How often two annotators of one item chose labels under different sibling categories.
+
+    For every item and every unordered pair of its annotators whose labels fall under
+    different children c ≠ c' of the same parent (c and c' are siblings; each label is c or
+    one of its descendants), the pair counts once for (c, c'). In a tree each disagreeing pair
+    counts for exactly one sibling pair: the children of the two labels' lowest common
+    ancestor; a pair where one label is an ancestor of the other counts for none. In a DAG a
+    label lying under both c and c' counts for neither.
+
+    Parameters
+    ----------
+    annotations : Annotations
+        Raw labels, one per (item, annotator).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``category, other, n_pairs``: one row per ordered sibling pair with ``n_pairs > 0``
+        (so each confusion appears under both categories), sorted by category in taxonomy
+        order, then by ``n_pairs`` descending.
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_figure1
+    >>> sibling_confusions(santini_figure1().annotations)
+      category    other  n_pairs
+    0   people  scenery        6
+    1  scenery   people        6
+    """
+    annotations = require_annotations(annotations, analysis="sibling_confusions")
+    taxonomy = annotations.taxonomy
+    matrix = _confusion_matrix(label_counts(annotations), taxonomy)
+    rows, cols = np.nonzero(matrix)
+    frame = pd.DataFrame(
+        {
+            "category": pd.Series([taxonomy.nodes[r] for r in rows], dtype=object),
+            "other": pd.Series([taxonomy.nodes[c] for c in cols], dtype=object),
+            "n_pairs": matrix[rows, cols].astype(np.int64),
+            "_order": rows,
+        }
+    )
+    frame = frame.sort_values(["_order", "n_pairs"], ascending=[True, False], kind="stable")
+    return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def _binary_entropy(p: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    return np.where((p > 0) & (p < 1), h, 0.0)
+
+
+def _closed_kappa(counts: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
+    """Fleiss' κ_ω of the dichotomy "in ω or not" per node, from closed label counts, with
+    unequal numbers of annotators handled as in :func:`~fuzzytruth.collection.agreement`."""
+    n = counts.sum(axis=1)
+    closed = counts @ taxonomy.ancestor_matrix.astype(float)
+    pairable = n >= 2
+    if not pairable.any():
+        return np.full(len(taxonomy), np.nan)
+    m, k = closed[pairable], n[pairable]
+    disagreement = (m * (k[:, None] - m) / (k * (k - 1))[:, None]).mean(axis=0)
+    p = (closed / n[:, None]).mean(axis=0)
+    pq = p * (1 - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pq > 0, 1 - disagreement / pq, np.nan)
+
+
+@dataclass(frozen=True)
+class CategoryReliability:
+    """Per-category reliability of a collection (every node but the root).
+
+    Attributes
+    ----------
+    categories : tuple
+        Category names, in taxonomy order.
+    depth, size, n_voted, mean_membership, entropy, ambiguous_share, kappa, n_confusions
+        Arrays over ``categories``; see :func:`category_reliability` for definitions.
+    confused_with : tuple of tuple
+        Per category, the siblings it is most often confused with, most confused first.
+    ambiguous : numpy.ndarray of bool
+        The flag; its rule is given by the three settings below.
+    ambiguous_band : tuple of float
+        ``(low, high)``: a membership strictly between them is ambiguous.
+    max_ambiguous_share : float
+    min_kappa : float
+    """
+
+    categories: tuple[Hashable, ...]
+    depth: np.ndarray
+    size: np.ndarray
+    n_voted: np.ndarray
+    mean_membership: np.ndarray
+    entropy: np.ndarray
+    ambiguous_share: np.ndarray
+    kappa: np.ndarray
+    n_confusions: np.ndarray
+    confused_with: tuple[tuple[Hashable, ...], ...]
+    ambiguous: np.ndarray
+    ambiguous_band: tuple[float, float]
+    max_ambiguous_share: float
+    min_kappa: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table, one row per category: ``category, depth, size, n_voted,
+        mean_membership, entropy, ambiguous_share, kappa, n_confusions, confused_with,
+        ambiguous``."""
+        return pd.DataFrame(
+            {
+                "category": pd.Series(self.categories, dtype=object),
+                "depth": self.depth,
+                "size": self.size,
+                "n_voted": self.n_voted,
+                "mean_membership": self.mean_membership,
+                "entropy": self.entropy,
+                "ambiguous_share": self.ambiguous_share,
+                "kappa": self.kappa,
+                "n_confusions": self.n_confusions,
+                "confused_with": pd.Series(self.confused_with, dtype=object),
+                "ambiguous": self.ambiguous,
+            }
+        )
+
+
+def category_reliability(
+    data: Annotations | Membership,
+    *,
+    ambiguous_band: tuple[float, float] = (0.2, 0.8),
+    max_ambiguous_share: float = 0.5,
+    min_kappa: float = 0.4,
+    n_confused: int = 3,
+) -> CategoryReliability:
+    """Per-category reliability table: how much can a category be trusted as a query?
+
+    Parameters
+    ----------
+    data : Annotations or Membership
+        Annotations give every column (membership via
+        :meth:`Membership.from_annotations`, annotator weights applied). A Membership (for
+        example from :meth:`Membership.from_probabilities`, an outside label model) gives the
+        membership columns only: ``kappa`` is NaN, ``n_confusions`` 0, ``confused_with``
+        empty, and the flag uses ``ambiguous_share`` alone.
+    ambiguous_band : (float, float)
+        ``(low, high)``, default ``(0.2, 0.8)``: an item whose membership p(ω|q) lies strictly
+        between them is an ambiguous member of ω.
+    max_ambiguous_share : float
+        Flag a category when more than this share of its voted items are ambiguous
+        (default 0.5).
+    min_kappa : float
+        Flag a category when its closed κ is below this (default 0.4, the lower end of
+        "moderate" agreement in Landis & Koch 1977).
+    n_confused : int
+        How many siblings to list in ``confused_with`` (default 3).
+
+    Returns
+    -------
+    CategoryReliability
+        One row per node except the root (p(root|q) = 1 always).
+
+    Notes
+    -----
+    With p(ω|q) the closed membership (share of q's annotators whose label is ω or below ω):
+
+    * ``size`` = |ω| = Σ_q p(ω|q) (Santini eq. 9);
+    * ``n_voted`` = number of items with p(ω|q) > 0;
+    * ``mean_membership`` = mean p(ω|q) over the voted items;
+    * ``entropy`` = mean over the voted items of the binary entropy
+      H(p) = −p log2 p − (1 − p) log2 (1 − p), in bits: 0 when every voter agrees that the item
+      is in ω, 1 when the annotators split evenly; averaging over voted items only keeps a
+      small category from looking reliable because most items are plainly outside it;
+    * ``ambiguous_share`` = share of the voted items with low < p(ω|q) < high;
+    * ``kappa`` = Fleiss' κ_ω of the dichotomy "ω (or below) vs not", every label counting
+      once whatever the annotator weights: the per-category κ_j of :func:`agreement` (with
+      its rule for unequal numbers of annotators) applied to closed labels; for the leaves of
+      a flat taxonomy the two coincide. NaN when undefined (no item with two annotators, or
+      nobody, or everybody, placed items in ω). Needs one label per (item, annotator):
+      annotations built with ``duplicates="split"`` are refused;
+    * ``n_confusions`` = annotator pairs whose labels fall under ω and under a sibling of ω
+      (:func:`sibling_confusions`); ``confused_with`` the ``n_confused`` siblings with the
+      most such pairs (ties in taxonomy order), only those with at least one;
+    * ``ambiguous`` = ``ambiguous_share > max_ambiguous_share`` or ``kappa < min_kappa``
+      (a NaN never triggers the flag, so a category nobody used is not flagged: it has
+      ``n_voted == 0`` and NaN averages instead).
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_illustrative
+    >>> table = category_reliability(santini_illustrative().annotations).to_frame()
+    >>> table[["category", "n_voted", "ambiguous_share", "kappa", "ambiguous"]].round(2)
+          category  n_voted  ambiguous_share  kappa  ambiguous
+    0       people       13             0.15   0.68      False
+    1      scenery       14             0.14   0.68      False
+    2       single        5             0.40   0.61      False
+    3        group        7             0.29   0.34       True
+    4        crowd        7             0.29   0.34       True
+    5         city       11             0.27   0.33       True
+    6  countryside        6             0.33   0.57      False
+    """
+    low, high = _check_options(ambiguous_band, max_ambiguous_share, min_kappa, n_confused)
+    if isinstance(data, Membership):
+        membership, annotations = data, None
+    else:
+        annotations = require_annotations(data, analysis="category_reliability", name="data")
+        membership = Membership.from_annotations(annotations)
+    taxonomy = membership.taxonomy
+    p = membership.matrix
+    voted = p > 0
+    n_voted = voted.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_membership = np.where(n_voted > 0, p.sum(axis=0) / n_voted, np.nan)
+        entropy = np.where(n_voted > 0, _binary_entropy(p).sum(axis=0) / n_voted, np.nan)
+        share = np.where(n_voted > 0, ((p > low) & (p < high)).sum(axis=0) / n_voted, np.nan)
+    n_nodes = len(taxonomy)
+    if annotations is None:
+        kappa = np.full(n_nodes, np.nan)
+        confusion = np.zeros((n_nodes, n_nodes))
+    else:
+        counts = label_counts(annotations)
+        kappa = _closed_kappa(counts, taxonomy)
+        confusion = _confusion_matrix(counts, taxonomy)
+    # most confused first; stable sort keeps taxonomy order among ties
+    order = np.argsort(-confusion, axis=1, kind="stable")[:, :n_confused]
+    confused_with = tuple(
+        tuple(taxonomy.nodes[j] for j in row if confusion[i, j] > 0) for i, row in enumerate(order)
+    )
+    with np.errstate(invalid="ignore"):
+        ambiguous = (share > max_ambiguous_share) | (kappa < min_kappa)
+    keep = np.flatnonzero(np.arange(n_nodes) != taxonomy.index(taxonomy.root))
+    return CategoryReliability(
+        categories=tuple(taxonomy.nodes[j] for j in keep),
+        depth=taxonomy.depths[keep].copy(),
+        size=p.sum(axis=0)[keep],
+        n_voted=n_voted[keep],
+        mean_membership=mean_membership[keep],
+        entropy=entropy[keep],
+        ambiguous_share=share[keep],
+        kappa=kappa[keep],
+        n_confusions=confusion.sum(axis=1)[keep].astype(np.int64),
+        confused_with=tuple(confused_with[j] for j in keep),
+        ambiguous=ambiguous[keep],
+        ambiguous_band=(low, high),
+        max_ambiguous_share=float(max_ambiguous_share),
+        min_kappa=float(min_kappa),
+    )
+
+
+def _check_options(
+    band: tuple[float, float], max_share: float, min_kappa: float, n_confused: int
+) -> tuple[float, float]:
+    try:
+        low, high = (float(b) for b in band)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"ambiguous_band must be a pair (low, high) with 0 <= low < high <= 1; got {band!r}"
+        ) from None
+    if not 0 <= low < high <= 1:
+        raise ValueError(
+            f"ambiguous_band must be a pair (low, high) with 0 <= low < high <= 1; got {band!r}"
+        )
+    if not 0 <= max_share <= 1:
+        raise ValueError(f"max_ambiguous_share must be within [0, 1]; got {max_share!r}")
+    if not -1 <= min_kappa <= 1:
+        raise ValueError(f"min_kappa must be within [-1, 1]; got {min_kappa!r}")
+    if isinstance(n_confused, bool) or not isinstance(n_confused, (int, np.integer)):
+        raise ValueError(f"n_confused must be an integer >= 0; got {n_confused!r}")
+    if n_confused < 0:
+        raise ValueError(f"n_confused must be an integer >= 0; got {n_confused!r}")
+    return low, high
