@@ -1,0 +1,176 @@
+"""Benchmark of fuzzytruth.stats against scipy.stats and ranx, side by side in one run.
+
+Workload: 50 systems x 250 queries (all 1,225 pairs), B = 10,000 resamples.
+
+    bar                                                   fuzzytruth target
+    randomisation test, all 1,225 pairs                   <= 0.2 s
+    BCa intervals, 50 means + 1,225 differences           <= 0.5 s
+    paired t test, all pairs                              <= 5 ms
+    randomised Tukey HSD, 50 x 250                        <= 3 s
+    peak memory of any of the above (tracemalloc)         <= 100 MB
+
+Peers: scipy.stats (``permutation_test``, ``bootstrap``, ``ttest_rel``) and ranx (``compare``
+with its Fisher randomisation, Student and Tukey tests). Peers that would take minutes on the
+full workload are timed on a subset of pairs and extrapolated linearly per pair; the output
+says which. Times are the best of ``REPEAT`` runs. Run with ``python benchmarks/stats.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+from scipy import stats as sps
+
+from fuzzytruth.stats import paired_bootstrap, paired_test, randomized_tukey_hsd
+from fuzzytruth.stats._validation import all_pairs
+
+N_SYSTEMS, N_QUERIES, B = 50, 250, 10_000
+REPEAT = 3
+
+
+def best_time(fn: Callable[[], object], repeat: int = REPEAT) -> float:
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def peak_mb(fn: Callable[[], object]) -> float:
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 1e6
+
+
+def row(name: str, ours: float, bar: float, peers: dict[str, tuple[float, str]], mem: float):
+    verdict = "ok" if ours <= bar else "OVER BAR"
+    print(f"\n{name}")
+    print(f"  fuzzytruth  {ours * 1e3:10.1f} ms   (bar {bar * 1e3:.0f} ms: {verdict}); "
+          f"peak {mem:.1f} MB")
+    for peer, (seconds, note) in peers.items():
+        print(f"  {peer:<34s} {seconds * 1e3:12.1f} ms   ratio {seconds / ours:8.1f}x  {note}")
+
+
+def ranx_inputs(scores: np.ndarray, n_docs: int = 20):
+    """Qrels and Runs whose per-query P@n_docs equals ``round(scores * n_docs) / n_docs``."""
+    from ranx import Qrels, Run
+
+    rel = {f"q{i}": {f"d{j}": 1 for j in range(n_docs)} for i in range(scores.shape[1])}
+    runs = []
+    for s, row_scores in enumerate(scores):
+        run = {}
+        for i, value in enumerate(row_scores):
+            hits = round(float(value) * n_docs)
+            docs = [f"d{j}" for j in range(hits)] + [f"x{j}" for j in range(n_docs - hits)]
+            run[f"q{i}"] = {doc: float(n_docs - r) for r, doc in enumerate(docs)}
+        runs.append(Run(run, name=f"s{s}"))
+    return Qrels(rel), runs
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    scores = np.round(rng.beta(2, 5, size=(N_SYSTEMS, N_QUERIES)) * 20) / 20  # P@20-like
+    pairs = all_pairs(N_SYSTEMS)
+    m = len(pairs)
+    print(f"fuzzytruth.stats benchmark: {N_SYSTEMS} systems x {N_QUERIES} queries, {m} pairs, "
+          f"B = {B}; cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} "
+          "(timings on a shared machine are noisy)")
+
+    # --- randomisation test ----------------------------------------------------------------
+    def ours_rand():
+        return paired_test(scores, method="randomization", n_resamples=B, rng=1)
+
+    t_ours = best_time(ours_rand)
+    sub = 10
+    d_sub = scores[pairs[:sub, 0]] - scores[pairs[:sub, 1]]
+
+    def scipy_rand():
+        for d in d_sub:
+            sps.permutation_test(
+                (d,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
+                n_resamples=B, vectorized=True, rng=2,
+            )
+
+    t_scipy = best_time(scipy_rand, 1) / sub * m
+    peers = {"scipy permutation_test": (t_scipy, f"(extrapolated from {sub} pairs)")}
+    try:
+        from ranx import compare as ranx_compare
+
+        qrels, runs = ranx_inputs(scores[:2])
+        ranx_compare(qrels, runs, "precision@20", stat_test="fisher", n_permutations=10)  # JIT
+        n_sys = 5
+        qrels, runs = ranx_inputs(scores[:n_sys])
+        t_ranx = best_time(
+            lambda: ranx_compare(qrels, runs, "precision@20", stat_test="fisher",
+                                 n_permutations=B), 1,
+        )
+        n_pairs_sub = n_sys * (n_sys - 1) // 2
+        peers["ranx compare (fisher)"] = (
+            t_ranx / n_pairs_sub * m, f"(extrapolated from {n_pairs_sub} pairs, {n_sys} systems)"
+        )
+    except ImportError:
+        print("  (ranx not installed: skipping ranx)")
+    row("Randomisation test, all pairs", t_ours, 0.2, peers, peak_mb(ours_rand))
+
+    # --- BCa intervals -----------------------------------------------------------------------
+    def ours_bca():
+        res = paired_bootstrap(scores, n_resamples=B, rng=1)
+        res.confidence_interval(0.95, method="bca", target="means")
+        res.confidence_interval(0.95, method="bca", target="differences")
+
+    t_ours = best_time(ours_bca)
+    sub = 10
+    d_sub = scores[pairs[:sub, 0]] - scores[pairs[:sub, 1]]
+    t_scipy = best_time(
+        lambda: sps.bootstrap((d_sub,), np.mean, axis=-1, n_resamples=B, method="BCa",
+                              vectorized=True, rng=2, batch=1000), 1,
+    ) / sub * (m + N_SYSTEMS)
+    row("BCa intervals, 50 means + 1,225 differences", t_ours, 0.5,
+        {"scipy bootstrap (BCa)": (t_scipy, f"(extrapolated from {sub} differences)")},
+        peak_mb(ours_bca))
+
+    # --- paired t test ------------------------------------------------------------------------
+    def ours_t():
+        return paired_test(scores, method="t")
+
+    t_ours = best_time(ours_t, 20)
+    a_scores, b_scores = scores[pairs[:, 0]], scores[pairs[:, 1]]
+    t_scipy_vec = best_time(lambda: sps.ttest_rel(a_scores, b_scores, axis=1), 20)
+    t_scipy_loop = best_time(lambda: [sps.ttest_rel(a, b) for a, b in zip(a_scores, b_scores,
+                                                                           strict=True)], 1)
+    peers = {
+        "scipy ttest_rel (vectorised)": (t_scipy_vec, ""),
+        "scipy ttest_rel (loop over pairs)": (t_scipy_loop, ""),
+    }
+    try:
+        from ranx import compare as ranx_compare
+
+        qrels, runs = ranx_inputs(scores)
+        t_ranx = best_time(
+            lambda: ranx_compare(qrels, runs, "precision@20", stat_test="student"), 1
+        )
+        peers["ranx compare (student)"] = (t_ranx, "(includes evaluating P@20, both orders)")
+    except ImportError:
+        pass
+    row("Paired t test, all pairs", t_ours, 0.005, peers, peak_mb(ours_t))
+
+    # --- randomised Tukey HSD ---------------------------------------------------------------
+    def ours_tukey():
+        return randomized_tukey_hsd(scores, n_resamples=B, rng=1)
+
+    t_ours = best_time(ours_tukey, 1)
+    t_scipy = best_time(lambda: sps.tukey_hsd(*scores), 1)
+    peers = {"scipy tukey_hsd": (t_scipy, "(unpaired one-way Tukey: a different, invalid test "
+                                          "for paired data; ranx 'tukey' calls it)")}
+    row("Randomised Tukey HSD", t_ours, 3.0, peers, peak_mb(ours_tukey))
+
+
+if __name__ == "__main__":
+    main()

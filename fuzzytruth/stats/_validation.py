@@ -1,0 +1,157 @@
+"""Input validation shared by every function of :mod:`fuzzytruth.stats` (one place)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from numbers import Integral, Real
+
+import numpy as np
+
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming all three."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
+    return value
+
+
+def check_alternative(alternative: object) -> str:
+    """Validate scipy's ``alternative`` argument."""
+    return check_choice("alternative", alternative, ALTERNATIVES)
+
+
+def check_confidence_level(confidence_level: object) -> float:
+    """Validate a confidence level strictly between 0 and 1."""
+    if (
+        isinstance(confidence_level, bool)
+        or not isinstance(confidence_level, Real)
+        or not 0 < float(confidence_level) < 1
+    ):
+        raise ValueError(
+            f"confidence_level must be a number strictly between 0 and 1; got {confidence_level!r}"
+        )
+    return float(confidence_level)
+
+
+def check_alpha(alpha: object) -> float:
+    """Validate a significance level strictly between 0 and 1."""
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < float(alpha) < 1:
+        raise ValueError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
+    return float(alpha)
+
+
+def check_n_resamples(n_resamples: object, *, minimum: int = 1) -> int:
+    """Validate a positive integer number of resamples."""
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, Integral)
+        or int(n_resamples) < minimum
+    ):
+        raise ValueError(f"n_resamples must be an integer >= {minimum}; got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def check_tolerance(tolerance: object) -> float:
+    """Validate a non-negative finite tie tolerance."""
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, Real)
+        or not np.isfinite(float(tolerance))
+        or float(tolerance) < 0
+    ):
+        raise ValueError(f"tie_tolerance must be a finite number >= 0; got {tolerance!r}")
+    return float(tolerance)
+
+
+def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores") -> np.ndarray:
+    """Return ``scores`` as a float64 array, checking its rank, size and finiteness.
+
+    The last axis is always queries and the one before it systems; a leading axis, when
+    allowed, holds ground-truth worlds.
+    """
+    arr = np.asarray(scores, dtype=np.float64)
+    if arr.ndim not in ndim:
+        shapes = " or ".join(
+            {2: "(n_systems, n_queries)", 3: "(n_worlds, n_systems, n_queries)"}[d] for d in ndim
+        )
+        raise ValueError(f"{name} must have shape {shapes}; got an array of shape {arr.shape}")
+    if arr.shape[-1] < 2:
+        raise ValueError(
+            f"{name} must hold at least 2 queries (last axis); got {arr.shape[-1]}"
+        )
+    if arr.shape[-2] < 1:
+        raise ValueError(f"{name} must hold at least 1 system; got shape {arr.shape}")
+    if arr.ndim == 3 and arr.shape[0] < 1:
+        raise ValueError(f"{name} must hold at least 1 world; got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must be finite; found {int(bad.sum())} non-finite value(s), the first at "
+            f"index {first}"
+        )
+    return arr
+
+
+def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str) -> tuple:
+    """Return ``n`` unique labels, generating ``prefix0, prefix1, ...`` when none are given."""
+    if labels is None:
+        return tuple(f"{prefix}{i}" for i in range(n))
+    out = tuple(labels)
+    if len(out) != n:
+        raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
+    if len(set(out)) != n:
+        raise ValueError(f"{name} must be unique; got duplicates in {list(out)}")
+    return out
+
+
+def as_pairs(pairs: object, n_systems: int) -> np.ndarray:
+    """Validate ``(n_pairs, 2)`` integer system indices; ``None`` means all pairs ``i < j``."""
+    if pairs is None:
+        return all_pairs(n_systems)
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        raise ValueError("pairs must hold at least one pair of system indices; got none")
+    if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"pairs must be an integer array of shape (n_pairs, 2); got dtype {arr.dtype} "
+            f"and shape {arr.shape}"
+        )
+    if arr.min() < 0 or arr.max() >= n_systems:
+        raise ValueError(
+            f"pairs must index systems 0..{n_systems - 1}; got values from {arr.min()} "
+            f"to {arr.max()}"
+        )
+    if np.any(arr[:, 0] == arr[:, 1]):
+        raise ValueError("pairs must compare two different systems; got a pair (i, i)")
+    return arr.astype(np.intp)
+
+
+def all_pairs(n_systems: int) -> np.ndarray:
+    """All ``n (n - 1) / 2`` pairs ``(i, j)`` with ``i < j``, in row-major order.
+
+    Examples
+    --------
+    >>> all_pairs(3).tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    """
+    if n_systems < 2:
+        raise ValueError(f"comparing systems needs at least 2 systems; got {n_systems}")
+    i, j = np.triu_indices(n_systems, k=1)
+    return np.column_stack([i, j]).astype(np.intp)
+
+
+def baseline_pairs(n_systems: int, baseline: int) -> np.ndarray:
+    """Pairs ``(i, baseline)`` for every other system ``i`` (difference = system - baseline).
+
+    Examples
+    --------
+    >>> baseline_pairs(3, 1).tolist()
+    [[0, 1], [2, 1]]
+    """
+    if n_systems < 2:
+        raise ValueError(f"comparing systems needs at least 2 systems; got {n_systems}")
+    others = np.array([i for i in range(n_systems) if i != baseline], dtype=np.intp)
+    return np.column_stack([others, np.full_like(others, baseline)])

@@ -1,0 +1,187 @@
+"""The input of :mod:`fuzzytruth.stats`: per-query score arrays and the long-table adapter.
+
+The statistics core reads arrays: ``(n_systems, n_queries)``, or
+``(n_worlds, n_systems, n_queries)`` when each ground-truth world (one complete crisp ground
+truth drawn from the annotators, shared by all systems) has its own scores.
+:func:`scores_from_frame` turns a tidy long table with columns ``system, query_id, measure,
+value`` and optionally ``world`` (what ``evaluate()`` produces) into one such array per
+measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.stats._validation import as_labels, as_scores
+
+REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreMatrix:
+    """Per-query scores of several systems for one measure, with their labels.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        ``(n_systems, n_queries)`` or ``(n_worlds, n_systems, n_queries)`` float64, finite.
+    systems, queries : tuple
+        Labels of the system and query axes; default ``system0, ...`` and ``q0, ...``.
+    measure : str
+        The measure's name (``"score"`` when none was given).
+    worlds : tuple or None
+        Labels of the worlds axis (default ``world0, ...``), ``None`` without worlds.
+
+    Examples
+    --------
+    >>> sm = ScoreMatrix([[0.1, 0.2], [0.3, 0.4]], systems=["bm25", "dense"])
+    >>> sm.systems, sm.queries, sm.has_worlds
+    (('bm25', 'dense'), ('q0', 'q1'), False)
+    """
+
+    values: np.ndarray
+    systems: tuple | None = None
+    queries: tuple | None = None
+    measure: str = "score"
+    worlds: tuple | None = None
+
+    def __post_init__(self) -> None:
+        values = as_scores(self.values, ndim=(2, 3))
+        object.__setattr__(self, "values", values)
+        systems = as_labels(self.systems, values.shape[-2], name="systems", prefix="system")
+        queries = as_labels(self.queries, values.shape[-1], name="queries", prefix="q")
+        object.__setattr__(self, "systems", systems)
+        object.__setattr__(self, "queries", queries)
+        if values.ndim == 3:
+            object.__setattr__(
+                self,
+                "worlds",
+                as_labels(self.worlds, values.shape[0], name="worlds", prefix="world"),
+            )
+        elif self.worlds is not None:
+            raise ValueError(
+                "worlds labels need scores with a worlds axis (n_worlds, n_systems, n_queries); "
+                f"got scores of shape {values.shape}"
+            )
+
+    @property
+    def has_worlds(self) -> bool:
+        """Whether the scores have a leading ground-truth worlds axis."""
+        return self.values.ndim == 3
+
+    @property
+    def averaged(self) -> np.ndarray:
+        """``(n_systems, n_queries)`` scores, averaged over worlds when there are worlds."""
+        return self.values.mean(axis=0) if self.has_worlds else self.values
+
+
+def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
+    """Turn a tidy long table of per-query scores into one :class:`ScoreMatrix` per measure.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``system``, ``query_id``, ``measure``, ``value`` and optionally ``world``.
+        Every system must have exactly one value for every query (and every world) of a
+        measure. Systems, queries, measures and worlds keep their order of first appearance.
+
+    Returns
+    -------
+    dict of str to ScoreMatrix
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({
+    ...     "system": ["a", "a", "b", "b"], "query_id": ["q1", "q2", "q1", "q2"],
+    ...     "measure": "P@10", "value": [0.5, 0.7, 0.4, 0.6]})
+    >>> sm = scores_from_frame(frame)["P@10"]
+    >>> sm.systems, sm.queries
+    (('a', 'b'), ('q1', 'q2'))
+    >>> sm.values.tolist()
+    [[0.5, 0.7], [0.4, 0.6]]
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame; got {type(frame).__name__}")
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"frame must have columns {list(REQUIRED_COLUMNS)} (and optionally 'world'); "
+            f"missing {missing}, got {list(frame.columns)}"
+        )
+    if len(frame) == 0:
+        raise ValueError("frame must have at least one row; got an empty frame")
+    with_worlds = "world" in frame.columns
+    keys = ["system", "query_id", *(["world"] if with_worlds else [])]
+    out: dict[str, ScoreMatrix] = {}
+    for measure, group in frame.groupby("measure", sort=False):
+        codes = [pd.factorize(group[k], sort=False) for k in keys]
+        shape = tuple(len(labels) for _, labels in codes)
+        flat = np.ravel_multi_index(tuple(c for c, _ in codes), shape)
+        dup = pd.Series(flat).duplicated().to_numpy()
+        if dup.any():
+            row = group.iloc[int(np.argmax(dup))]
+            raise ValueError(
+                f"frame has more than one value for measure {measure!r} and "
+                + ", ".join(f"{k}={row[k]!r}" for k in keys)
+            )
+        size = int(np.prod(shape))
+        if len(group) != size:
+            raise ValueError(
+                f"frame must have one value for every {' x '.join(keys)} of measure "
+                f"{measure!r}: expected {size} rows, got {len(group)} ({size - len(group)} "
+                "missing)"
+            )
+        values = np.empty(size)
+        values[flat] = pd.to_numeric(group["value"], errors="coerce").to_numpy(dtype=float)
+        values = values.reshape(shape)  # (system, query[, world])
+        if with_worlds:
+            values = np.moveaxis(values, 2, 0)
+        out[str(measure)] = ScoreMatrix(
+            values=as_scores(values, ndim=(3,) if with_worlds else (2,),
+                             name=f"value (measure {measure!r})"),
+            systems=tuple(codes[0][1]),
+            queries=tuple(codes[1][1]),
+            measure=str(measure),
+            worlds=tuple(codes[2][1]) if with_worlds else None,
+        )
+    return out
+
+
+def as_score_matrices(
+    scores: object,
+    *,
+    systems: Iterable[object] | None = None,
+    queries: Iterable[object] | None = None,
+    measure: str | None = None,
+) -> dict[str, ScoreMatrix]:
+    """Normalise every accepted input of :func:`~fuzzytruth.stats.compare` to score matrices.
+
+    Accepts a :class:`pandas.DataFrame` (long table), a :class:`ScoreMatrix`, a mapping of
+    measure name to array or :class:`ScoreMatrix`, or one array (named by ``measure``).
+    """
+    if isinstance(scores, pd.DataFrame):
+        if systems is not None or queries is not None:
+            raise ValueError("systems and queries must be None when scores is a DataFrame; "
+                             "the labels come from its columns")
+        out = scores_from_frame(scores)
+        if measure is not None:
+            if measure not in out:
+                raise ValueError(f"measure must be one of {list(out)}; got {measure!r}")
+            out = {measure: out[measure]}
+        return out
+    if isinstance(scores, ScoreMatrix):
+        return {scores.measure: scores}
+    if isinstance(scores, Mapping):
+        if not scores:
+            raise ValueError("scores must hold at least one measure; got an empty mapping")
+        return {
+            str(name): value if isinstance(value, ScoreMatrix)
+            else ScoreMatrix(value, systems=systems, queries=queries, measure=str(name))
+            for name, value in scores.items()
+        }
+    name = "score" if measure is None else measure
+    return {name: ScoreMatrix(scores, systems=systems, queries=queries, measure=name)}

@@ -1,0 +1,256 @@
+"""Bootstrap intervals: scipy oracle, closed forms, two-level resampling and its decomposition."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import stats as sps
+
+from fuzzytruth.stats import paired_bootstrap, world_preference
+from fuzzytruth.stats.bootstrap import INTERVAL_METHODS
+
+B = 20_000
+
+
+@pytest.fixture
+def skewed():
+    rng = np.random.default_rng(0)
+    return rng.exponential(size=(3, 30))
+
+
+@pytest.mark.parametrize("method", ["bca", "percentile", "basic"])
+def test_intervals_match_scipy_bootstrap_within_monte_carlo_error(skewed, method):
+    res = paired_bootstrap(skewed, n_resamples=B, rng=1)
+    diffs = res.confidence_interval(0.95, method=method)
+    means = res.confidence_interval(0.95, method=method, target="means")
+    scipy_name = "BCa" if method == "bca" else method
+    for (a, b), lo, hi in zip(res.pairs, diffs.low, diffs.high, strict=True):
+        ref = sps.bootstrap(
+            (skewed[a] - skewed[b],), np.mean, method=scipy_name, n_resamples=B, rng=2
+        ).confidence_interval
+        # Monte Carlo error of a 2.5% quantile with B = 20000 is ~1% of the interval width.
+        tol = 0.03 * (ref.high - ref.low)
+        assert lo == pytest.approx(ref.low, abs=tol)
+        assert hi == pytest.approx(ref.high, abs=tol)
+    for s in range(3):
+        ref = sps.bootstrap(
+            (skewed[s],), np.mean, method=scipy_name, n_resamples=B, rng=2
+        ).confidence_interval
+        tol = 0.03 * (ref.high - ref.low)
+        assert means.low[s] == pytest.approx(ref.low, abs=tol)
+        assert means.high[s] == pytest.approx(ref.high, abs=tol)
+
+
+def test_bca_acceleration_is_the_jackknife_of_the_mean(skewed):
+    res = paired_bootstrap(skewed, n_resamples=10, rng=0)
+    x = skewed[0] - skewed[1]
+    jack = np.array([np.delete(x, i).mean() for i in range(len(x))])  # leave-one-out means
+    u = jack.mean() - jack
+    expected = (u**3).sum() / (6 * ((u**2).sum()) ** 1.5)
+    assert res._acceleration("differences")[0] == pytest.approx(expected, rel=1e-10)
+
+
+def test_bootstrap_distribution_is_counts_times_scores(skewed):
+    res = paired_bootstrap(skewed, n_resamples=50, rng=4)
+    counts = res._counts
+    assert counts.shape == (50, 30)
+    assert (counts.sum(axis=1) == 30).all()
+    np.testing.assert_allclose(res.bootstrap_distribution, counts @ skewed.T / 30)
+    np.testing.assert_allclose(
+        res.difference_distribution[:, 0],
+        res.bootstrap_distribution[:, 0] - res.bootstrap_distribution[:, 1],
+    )
+
+
+def test_percentile_and_basic_intervals_by_hand(skewed):
+    res = paired_bootstrap(skewed, n_resamples=999, rng=3)
+    boot = res.difference_distribution
+    lo, hi = np.quantile(boot, [0.05, 0.95], axis=0)
+    ci = res.confidence_interval(0.90, method="percentile")
+    np.testing.assert_allclose(ci.low, lo)
+    np.testing.assert_allclose(ci.high, hi)
+    basic = res.confidence_interval(0.90, method="basic")
+    np.testing.assert_allclose(basic.low, 2 * res.difference - hi)
+    np.testing.assert_allclose(basic.high, 2 * res.difference - lo)
+
+
+def test_studentized_interval_by_explicit_loop(skewed):
+    # Reference: an explicit loop over resamples (slow, fine for 200).
+    res = paired_bootstrap(skewed, n_resamples=200, rng=6)
+    ci = res.confidence_interval(0.9, method="studentized")
+    x = skewed[0] - skewed[2]
+    n = len(x)
+    se = x.std(ddof=1) / np.sqrt(n)
+    t = []
+    for row in res._counts:
+        xs = np.repeat(x, row)
+        t.append((xs.mean() - x.mean()) / (xs.std(ddof=1) / np.sqrt(n)))
+    q_lo, q_hi = np.quantile(t, [0.05, 0.95])
+    assert ci.low[1] == pytest.approx(x.mean() - q_hi * se)
+    assert ci.high[1] == pytest.approx(x.mean() - q_lo * se)
+
+
+def test_standard_error_and_seed_reproducibility(skewed):
+    a = paired_bootstrap(skewed, n_resamples=500, rng=8)
+    b = paired_bootstrap(skewed, n_resamples=500, rng=8)
+    np.testing.assert_array_equal(a.bootstrap_distribution, b.bootstrap_distribution)
+    np.testing.assert_allclose(
+        a.standard_error(target="means"), a.bootstrap_distribution.std(axis=0, ddof=1)
+    )
+    # The bootstrap SE of a mean is close to the plug-in SE s_n / sqrt(n).
+    plug_in = skewed.std(axis=1) / np.sqrt(30)
+    np.testing.assert_allclose(a.standard_error(target="means"), plug_in, rtol=0.1)
+
+
+interval_inputs = arrays(
+    np.float64, st.tuples(st.integers(2, 4), st.integers(3, 12)),
+    elements=st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 3)),
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(interval_inputs, st.sampled_from(INTERVAL_METHODS), st.floats(0.5, 0.99))
+def test_low_never_exceeds_high_and_swap_mirrors(x, method, level):
+    fwd = paired_bootstrap(x, n_resamples=199, rng=0)
+    ci = fwd.confidence_interval(level, method=method)
+    assert np.all(ci.low <= ci.high + 1e-12)
+    rev = paired_bootstrap(x, pairs=fwd.pairs[:, ::-1], n_resamples=199, rng=0)
+    np.testing.assert_allclose(rev.difference, -fwd.difference, atol=1e-12)
+    if method in ("percentile", "basic"):
+        back = rev.confidence_interval(level, method=method)
+        np.testing.assert_allclose(back.low, -ci.high, atol=1e-9)
+        np.testing.assert_allclose(back.high, -ci.low, atol=1e-9)
+
+
+# ---- two-level resampling ------------------------------------------------------------------
+
+
+def test_two_level_uses_one_world_per_replicate_shared_by_all_systems():
+    rng = np.random.default_rng(1)
+    worlds = rng.random((5, 3, 20))
+    res = paired_bootstrap(worlds, n_resamples=300, rng=2)
+    assert res.world_index.shape == (300,)
+    expected = np.einsum("bq,bsq->bs", res._counts, worlds[res.world_index]) / 20
+    np.testing.assert_allclose(res.bootstrap_distribution, expected)
+    np.testing.assert_allclose(res.mean, worlds.mean(axis=(0, 2)))
+
+
+def test_two_level_with_identical_worlds_equals_query_bootstrap():
+    rng = np.random.default_rng(3)
+    scores = rng.random((3, 25))
+    worlds = np.broadcast_to(scores, (4, 3, 25))
+    two = paired_bootstrap(worlds, n_resamples=400, rng=5)
+    dec = two.decomposition(0.95)
+    np.testing.assert_allclose(dec.width_worlds, 0.0, atol=1e-12)
+    np.testing.assert_allclose(dec.width_combined, dec.width_queries)
+    np.testing.assert_allclose(dec.share_queries, 1.0)
+    np.testing.assert_allclose(dec.share_worlds, 0.0, atol=1e-12)
+
+
+def test_decomposition_with_a_pure_world_effect():
+    # Scores constant over queries within a world: resampling queries changes nothing, all the
+    # spread comes from the worlds.
+    world_level = np.array([0.1, 0.3, 0.2, 0.6])
+    worlds = np.zeros((4, 2, 10))
+    worlds[:, 0, :] = world_level[:, None]
+    res = paired_bootstrap(worlds, n_resamples=2000, rng=0)
+    dec = res.decomposition(0.9)
+    assert dec.width_queries[0] == pytest.approx(0.0, abs=1e-12)
+    lo, hi = np.quantile(world_level, [0.05, 0.95])
+    assert dec.width_worlds[0] == pytest.approx(hi - lo)
+    assert dec.share_worlds[0] == pytest.approx(1.0, rel=0.1)  # Monte Carlo over 4 worlds
+    ci = res.confidence_interval(0.9, method="percentile")
+    assert ci.low[0] == pytest.approx(0.1) and ci.high[0] == pytest.approx(0.6)
+
+
+def test_two_level_interval_is_wider_than_query_only_when_worlds_disagree():
+    rng = np.random.default_rng(4)
+    base = rng.random((2, 40))
+    shift = rng.normal(0, 0.05, size=(30, 1, 1)) * np.array([1.0, -1.0])[None, :, None]
+    worlds = base[None] + shift
+    dec = paired_bootstrap(worlds, n_resamples=2000, rng=1).decomposition()
+    assert dec.width_combined[0] > dec.width_queries[0]
+    assert dec.width_combined[0] > dec.width_worlds[0]
+    assert 0 < dec.share_worlds[0] < 1 and 0 < dec.share_queries[0] < 1
+
+
+def test_world_preference_counts_ties_and_sums_to_one():
+    rng = np.random.default_rng(0)
+    worlds = rng.random((50, 3, 8))
+    worlds[:10, 1] = worlds[:10, 0]  # ten worlds where systems 0 and 1 tie exactly
+    pref = world_preference(worlds)
+    manual = worlds.mean(axis=2)
+    better = (manual[:, 0] > manual[:, 1])[10:].mean() * 40 / 50
+    assert pref.prob_tie[0] == pytest.approx(0.2)
+    assert pref.prob_better[0] == pytest.approx(better)
+    np.testing.assert_allclose(pref.prob_better + pref.prob_tie + pref.prob_worse, 1.0)
+    wide = world_preference(worlds, tie_tolerance=1.0)
+    np.testing.assert_allclose(wide.prob_tie, 1.0)
+
+
+def test_interval_errors_are_named(skewed):
+    res = paired_bootstrap(skewed, n_resamples=50, rng=0)
+    with pytest.raises(ValueError, match=r"method must be one of \['percentile', 'basic', "
+                                         r"'bca', 'studentized'\]; got 'bc'"):
+        res.confidence_interval(method="bc")
+    with pytest.raises(ValueError, match=r"confidence_level must be a number strictly between "
+                                         r"0 and 1; got 95"):
+        res.confidence_interval(95)
+    with pytest.raises(ValueError, match=r"target must be one of \['differences', 'means'\]"):
+        res.confidence_interval(target="pairs")
+    with pytest.raises(ValueError, match="decomposition needs scores with a worlds axis"):
+        res.decomposition()
+    worlds = paired_bootstrap(np.stack([skewed, skewed]), n_resamples=50, rng=0)
+    with pytest.raises(ValueError, match=r"method must be one of \['percentile', 'basic'\]; "
+                                         r"got 'bca'"):
+        worlds.confidence_interval(method="bca")
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 2; got 1"):
+        paired_bootstrap(skewed, n_resamples=1)
+    with pytest.raises(ValueError, match=r"must have shape \(n_systems, n_queries\) or "
+                                         r"\(n_worlds, n_systems, n_queries\)"):
+        paired_bootstrap(np.zeros((2, 2, 2, 2)))
+
+
+def test_bca_is_nan_when_every_resample_is_on_one_side():
+    # Both resampled differences (0.027, -0.038) lie below the estimate 0.058: the bias
+    # correction z0 = ndtri(0) is infinite, so BCa is undefined (scipy also returns NaN).
+    x = np.random.default_rng(0).random((2, 30))
+    res = paired_bootstrap(x, n_resamples=2, rng=0)
+    assert (res.difference_distribution < res.difference).all()
+    ci = res.confidence_interval(method="bca")
+    assert np.isnan(ci.low[0]) and np.isnan(ci.high[0])
+    assert np.isfinite(res.confidence_interval(method="percentile").low[0])
+
+
+def test_decomposition_of_means_matches_direct_computation():
+    rng = np.random.default_rng(8)
+    worlds = rng.random((6, 3, 15))
+    res = paired_bootstrap(worlds, n_resamples=500, rng=1)
+    dec = res.decomposition(0.8, target="means")
+    per_world = worlds.mean(axis=2)
+    lo, hi = np.quantile(per_world, [0.1, 0.9], axis=0)
+    np.testing.assert_allclose(dec.width_worlds, hi - lo)
+    np.testing.assert_allclose(dec.var_worlds, per_world.var(axis=0))
+    lo, hi = np.quantile(res.bootstrap_distribution, [0.1, 0.9], axis=0)
+    np.testing.assert_allclose(dec.width_combined, hi - lo)
+    query_only = res._counts @ worlds.mean(axis=0).T / 15
+    np.testing.assert_allclose(dec.var_queries, query_only.var(axis=0, ddof=1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 6), st.integers(2, 300),
+    st.lists(st.floats(0, 1), min_size=2, max_size=2), st.integers(0, 2**32 - 1),
+)
+def test_tail_quantiles_equal_numpy_quantile(n_rows, width, levels, seed):
+    from fuzzytruth.stats.bootstrap import _row_quantiles
+
+    rng = np.random.default_rng(seed)
+    rows = np.round(rng.random((n_rows, width)), 2)  # with ties
+    per_row = np.sort(rng.random((n_rows, 2)), axis=1) if seed % 2 else np.sort(levels)
+    expected = np.array([
+        np.quantile(r, lv) for r, lv in zip(rows, np.broadcast_to(per_row, (n_rows, 2)),
+                                            strict=True)
+    ])
+    np.testing.assert_allclose(_row_quantiles(rows.copy(), per_row), expected, atol=1e-12)

@@ -1,0 +1,195 @@
+"""compare(): the tidy table, inputs (arrays, mappings, long frames), renderings and errors."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth.stats import (
+    ResamplingResolutionWarning,
+    adjust_pvalues,
+    compare,
+    paired_bootstrap,
+    paired_test,
+    scores_from_frame,
+)
+from fuzzytruth.stats.compare import PAIR_COLUMNS, SYSTEM_COLUMNS
+
+
+@pytest.fixture
+def scores():
+    rng = np.random.default_rng(0)
+    base = rng.random(40)
+    return np.vstack([
+        base,
+        base + 0.08 + 0.1 * rng.standard_normal(40),
+        base + 0.01 * rng.standard_normal(40),
+        base - 0.05 + 0.1 * rng.standard_normal(40),
+    ])
+
+
+def long_frame(values, measure, systems, worlds=False):
+    """Tidy long table with columns system, query_id, measure, value[, world]."""
+    values = np.asarray(values)
+    if worlds:
+        w, k, n = values.shape
+        idx = np.indices((w, k, n)).reshape(3, -1)
+        return pd.DataFrame({
+            "world": idx[0], "system": np.asarray(systems)[idx[1]],
+            "query_id": [f"q{j}" for j in idx[2]], "measure": measure,
+            "value": values.ravel(),
+        })
+    k, n = values.shape
+    return pd.DataFrame({
+        "system": np.repeat(systems, n), "query_id": np.tile([f"q{j}" for j in range(n)], k),
+        "measure": measure, "value": values.ravel(),
+    })
+
+
+def test_table_columns_and_values_against_the_building_blocks(scores):
+    res = compare(scores, systems=list("ABCD"), measure="AP", n_resamples=2000, rng=3)
+    t = res.table
+    assert list(t.columns) == list(PAIR_COLUMNS)
+    assert list(res.systems.columns) == list(SYSTEM_COLUMNS)
+    assert len(t) == 6 and (t["measure"] == "AP").all()
+    assert list(zip(t.system_a, t.system_b, strict=True))[:3] == [("A", "B"), ("A", "C"),
+                                                                 ("A", "D")]
+    test = paired_test(scores, method="t")
+    np.testing.assert_allclose(t["statistic"], test.statistic)
+    np.testing.assert_allclose(t["pvalue"], test.pvalue)
+    np.testing.assert_allclose(t["pvalue_adjusted"], adjust_pvalues(test.pvalue))
+    np.testing.assert_allclose(t["difference"], t["mean_a"] - t["mean_b"])
+    assert (t["ci_low"] <= t["difference"]).all() and (t["difference"] <= t["ci_high"]).all()
+    assert (t["wins"] + t["ties"] + t["losses"] == 40).all()
+    assert t.loc[0, "interval"] == "bca" and t.loc[0, "confidence_level"] == 0.95
+
+
+def test_same_seed_same_table_and_bootstrap_drawn_from_rng(scores):
+    a = compare(scores, method="randomization", n_resamples=500, rng=1).table
+    b = compare(scores, method="randomization", n_resamples=500, rng=1).table
+    pd.testing.assert_frame_equal(a, b)
+    # With the t test the only random step is the bootstrap, drawn from the same generator.
+    c = compare(scores, n_resamples=500, interval="percentile", rng=np.random.default_rng(4))
+    boot = paired_bootstrap(scores, n_resamples=500, rng=np.random.default_rng(4))
+    ci = boot.confidence_interval(method="percentile")
+    np.testing.assert_allclose(c.table["ci_low"], ci.low)
+    np.testing.assert_allclose(c.table["ci_high"], ci.high)
+
+
+def test_baseline_pairs_put_baseline_second(scores):
+    res = compare(scores, systems=list("ABCD"), baseline="C", n_resamples=200, rng=0)
+    t = res.table
+    assert t["system_a"].tolist() == ["A", "B", "D"]
+    assert (t["system_b"] == "C").all()
+    means = scores.mean(axis=1)
+    np.testing.assert_allclose(t["difference"], means[[0, 1, 3]] - means[2])
+
+
+def test_several_measures_from_a_long_frame_correct_within_each_measure(scores):
+    frame = pd.concat([
+        long_frame(scores, "AP", list("ABCD")),
+        long_frame(scores**2, "P@10", list("ABCD")),
+    ])
+    res = compare(frame, n_resamples=200, rng=0)
+    assert res.table["measure"].unique().tolist() == ["AP", "P@10"]
+    for _, block in res.table.groupby("measure"):
+        np.testing.assert_allclose(block["pvalue_adjusted"], adjust_pvalues(block["pvalue"]))
+    one = compare(frame, measure="P@10", n_resamples=200, rng=0)
+    assert one.table["measure"].unique().tolist() == ["P@10"]
+    mapping = compare({"AP": scores, "P@10": scores**2}, systems=list("ABCD"),
+                      n_resamples=200, rng=0)
+    pd.testing.assert_frame_equal(mapping.table, res.table)
+
+
+def test_worlds_add_ground_truth_columns_and_two_level_intervals(scores):
+    rng = np.random.default_rng(5)
+    worlds = scores[None] + rng.normal(0, 0.05, size=(30, 4, 1)) + rng.normal(
+        0, 0.02, size=(30, 4, 40))
+    res = compare(worlds, n_resamples=1000, rng=2)
+    t = res.table
+    assert t.loc[0, "interval"] == "percentile" and (t["n_worlds"] == 30).all()
+    np.testing.assert_allclose(t["prob_a_better"] + t["prob_tie"] <= 1.0, True)
+    assert (t["width_combined"] >= t["width_queries"]).all()
+    # Tests run on the world-averaged scores.
+    np.testing.assert_allclose(t["pvalue"], paired_test(worlds.mean(axis=0)).pvalue)
+    frame = long_frame(worlds, "nDCG", ["system0", "system1", "system2", "system3"], worlds=True)
+    sm = scores_from_frame(frame)["nDCG"]
+    np.testing.assert_allclose(sm.values, worlds)
+    via_frame = compare(frame, n_resamples=1000, rng=2).table
+    np.testing.assert_allclose(via_frame["ci_low"], t["ci_low"])
+    assert "P(A>B|truth)" in res.summary()
+
+
+def test_tukey_corrections(scores):
+    rand = compare(scores, correction="tukey-randomized", n_resamples=2000, rng=0).table
+    anova = compare(scores, correction="tukey-anova", n_resamples=200, rng=0).table
+    assert (rand["correction"] == "tukey-randomized").all()
+    np.testing.assert_allclose(rand["pvalue_adjusted"], anova["pvalue_adjusted"], atol=0.05)
+    with pytest.raises(ValueError, match=r"correction='tukey-anova' is two-sided only; "
+                                         r"alternative must be 'two-sided', got 'greater'"):
+        compare(scores, correction="tukey-anova", alternative="greater")
+
+
+def test_resolution_warning_from_compare(scores):
+    with pytest.warns(
+        ResamplingResolutionWarning, match="n_resamples=50 is too small for 6"
+    ) as record:
+        compare(scores, method="randomization", correction="bonferroni", n_resamples=50, rng=0)
+    assert record[0].filename == __file__  # points at the caller of compare()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare(scores, method="randomization", correction="none", n_resamples=50, rng=0)
+
+
+def test_summary_and_latex(scores):
+    res = compare(scores, systems=["bm25", "dense_v2", "c", "d"], n_resamples=300, rng=0)
+    text = str(res)
+    assert text == res.summary()
+    assert "test=t, correction=holm" in text and "dense_v2" in text
+    latex = res.to_latex(caption="50% of runs", label="tab:cmp")
+    assert latex.startswith("\\begin{table}") and latex.rstrip().endswith("\\end{table}")
+    assert "dense\\_v2" in latex and "50\\% of runs" in latex and "\\label{tab:cmp}" in latex
+    assert latex.count("\\\\") == len(res.table) + 1  # header + one row per pair
+    significant = res.significant()
+    assert latex.count("\\mathbf") == len(significant)
+
+
+def test_long_frame_errors(scores):
+    frame = long_frame(scores, "AP", list("ABCD"))
+    with pytest.raises(ValueError, match=r"frame must have columns \['system', 'query_id', "
+                                         r"'measure', 'value'\].*missing \['value'\]"):
+        scores_from_frame(frame.drop(columns="value"))
+    with pytest.raises(ValueError, match=r"expected 160 rows, got 159 \(1 missing\)"):
+        scores_from_frame(frame.iloc[1:])
+    with pytest.raises(ValueError, match=r"more than one value for measure 'AP' and "
+                                         r"system='A', query_id='q0'"):
+        scores_from_frame(pd.concat([frame, frame.iloc[:1]]))
+    bad = frame.copy()
+    bad.loc[3, "value"] = np.inf
+    with pytest.raises(ValueError, match=r"value \(measure 'AP'\) must be finite"):
+        scores_from_frame(bad)
+    with pytest.raises(ValueError, match=r"measure must be one of \['AP'\]; got 'P@5'"):
+        compare(frame, measure="P@5")
+    with pytest.raises(ValueError, match="systems and queries must be None"):
+        compare(frame, systems=list("ABCD"))
+
+
+def test_compare_argument_errors(scores):
+    with pytest.raises(ValueError, match=r"baseline must be one of the systems \['system0'"):
+        compare(scores, baseline="bm25")
+    with pytest.raises(ValueError, match=r"correction must be one of \['holm', 'bonferroni', "
+                                         r"'bh', 'by', 'tukey-randomized', 'tukey-anova', "
+                                         r"'none'\]; got 'fdr_bh'"):
+        compare(scores, correction="fdr_bh")
+    with pytest.raises(ValueError, match=r"interval must be one of \['percentile', 'basic'\] "
+                                         r"for scores with ground-truth worlds"):
+        compare(np.stack([scores, scores]), interval="bca")
+    with pytest.raises(ValueError, match=r"systems must have 4 entries to match scores; got 2"):
+        compare(scores, systems=["a", "b"])
+    with pytest.raises(ValueError, match=r"systems must be unique"):
+        compare(scores, systems=["a", "a", "b", "c"])
+    with pytest.raises(ValueError, match=r"alpha must be a number strictly between 0 and 1"):
+        compare(scores, alpha=5)
+    with pytest.raises(ValueError, match=r"at least 2 queries"):
+        compare(scores[:, :1])

@@ -1,0 +1,147 @@
+"""Multiple comparisons: statsmodels oracle, Tukey HSD on paired data, resolution warning."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+from statsmodels.stats.anova import anova_lm
+from statsmodels.stats.multicomp import pairwise_tukeyhsd
+from statsmodels.stats.multitest import multipletests
+
+from fuzzytruth.stats import (
+    ResamplingResolutionWarning,
+    adjust_pvalues,
+    paired_tukey_hsd,
+    randomized_tukey_hsd,
+    warn_if_unresolvable,
+)
+
+PVALUES = np.array([0.001, 0.012, 0.03, 0.04, 0.2, 0.5, 0.049])
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"), ("by", "fdr_by")],
+)
+def test_adjust_matches_statsmodels(ours, theirs):
+    np.testing.assert_allclose(
+        adjust_pvalues(PVALUES, method=ours), multipletests(PVALUES, method=theirs)[1]
+    )
+
+
+def test_adjust_hand_example():
+    # Holm on (0.01, 0.04, 0.03): sorted 0.01*3, 0.03*2, 0.04*1 -> 0.03, 0.06, max(0.06, 0.04).
+    assert adjust_pvalues([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    # Bonferroni caps at 1.
+    assert adjust_pvalues([0.5, 0.01], method="bonferroni").tolist() == [1.0, 0.02]
+
+
+def test_adjust_ignores_nan_in_family_size():
+    out = adjust_pvalues([0.01, np.nan, 0.02], method="bonferroni")
+    assert np.isnan(out[1])
+    assert out[[0, 2]].tolist() == pytest.approx([0.02, 0.04])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30),
+       st.sampled_from(["holm", "bonferroni", "bh", "by"]))
+def test_adjusted_pvalues_are_probabilities_not_below_raw(p, method):
+    adj = adjust_pvalues(p, method=method)
+    assert np.all((adj >= 0) & (adj <= 1))
+    assert np.all(adj >= np.asarray(p) - 1e-12)
+
+
+def test_adjust_errors():
+    with pytest.raises(ValueError, match=r"method must be one of \['holm', 'bonferroni', 'bh', "
+                                         r"'by'\]; got 'fdr'"):
+        adjust_pvalues([0.1], method="fdr")
+    with pytest.raises(ValueError, match=r"pvalues must lie in \[0, 1\]"):
+        adjust_pvalues([1.5])
+
+
+def test_resolution_warning_follows_b_plus_one_below_m_over_alpha():
+    # 1225 pairs at alpha = 0.05 need B + 1 >= 1225 / 0.05 = 24500 for Holm/Bonferroni.
+    with pytest.warns(ResamplingResolutionWarning, match=r"n_resamples=9999 is too small for "
+                      r"1225 tests at alpha=0.05.*m/alpha = 24500"):
+        assert warn_if_unresolvable(9999, 1225, method="bonferroni")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not warn_if_unresolvable(24499, 1225, method="bonferroni")
+        # BH can reject when every p-value is minimal: 1/(B+1) <= alpha suffices.
+        assert not warn_if_unresolvable(9999, 1225, method="bh")
+    with pytest.warns(ResamplingResolutionWarning):
+        warn_if_unresolvable(10, 1225, method="bh")
+
+
+def _long(x):
+    k, n = x.shape
+    return pd.DataFrame({
+        "score": x.ravel(),
+        "system": np.repeat([f"s{i}" for i in range(k)], n),
+        "query": np.tile([f"q{j}" for j in range(n)], k),
+    })
+
+
+def test_paired_tukey_uses_two_way_anova_residuals():
+    rng = np.random.default_rng(0)
+    # Strong query effect: the paired design removes it from the error term.
+    x = rng.normal(size=(4, 15)) * 0.1 + rng.normal(size=15) + np.array([0, 0.05, 0.1, 0.2])[
+        :, None]
+    res = paired_tukey_hsd(x)
+    fit = smf.ols("score ~ C(system) + C(query)", data=_long(x)).fit()
+    table = anova_lm(fit)
+    assert res.mse == pytest.approx(table.loc["Residual", "mean_sq"])
+    assert res.df == table.loc["Residual", "df"] == 3 * 14
+    means = x.mean(axis=1)
+    q = abs(means[0] - means[3]) / np.sqrt(res.mse / 15)
+    assert res.statistic[2] == pytest.approx(q)
+    assert res.pvalue[2] == pytest.approx(sps.studentized_range.sf(q, 4, 42))
+    # The unpaired one-way Tukey leaves the query effect in the error and loses power.
+    unpaired = pairwise_tukeyhsd(x.ravel(), np.repeat(np.arange(4), 15))
+    assert res.pvalue[2] < unpaired.pvalues[2]
+
+
+def test_randomized_tukey_by_explicit_loop():
+    # Reference: permute labels within each query with an explicit loop, same definition.
+    rng = np.random.default_rng(1)
+    x = rng.random((4, 12)) + np.array([0.0, 0.1, 0.0, 0.3])[:, None]
+    res = randomized_tukey_hsd(x, n_resamples=3000, rng=7)
+    loop_rng = np.random.default_rng(99)
+    ranges = []
+    for _ in range(3000):
+        perm = np.array([loop_rng.permutation(col) for col in x.T]).T
+        means = perm.mean(axis=1)
+        ranges.append(means.max() - means.min())
+    ranges = np.array(ranges)
+    expected = [((ranges >= d).sum() + 1) / 3001 for d in np.abs(res.difference)]
+    np.testing.assert_allclose(res.pvalue, expected, atol=0.03)  # two Monte Carlo runs
+    assert res.null_distribution.shape == (3000,)
+
+
+def test_randomized_tukey_pvalues_grow_as_differences_shrink_and_exceed_unadjusted():
+    rng = np.random.default_rng(2)
+    x = rng.random((5, 30)) + np.linspace(0, 0.3, 5)[:, None]
+    res = randomized_tukey_hsd(x, n_resamples=2000, rng=0)
+    order = np.argsort(np.abs(res.difference))
+    assert np.all(np.diff(res.pvalue[order]) <= 1e-12)
+    assert np.all((res.pvalue > 0) & (res.pvalue <= 1))
+
+
+def test_tukey_close_to_anova_tukey_on_normal_data():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 60)) + np.array([0.0, 0.2, 0.4, 0.45])[:, None]
+    rand = randomized_tukey_hsd(x, n_resamples=4000, rng=0).pvalue
+    anova = paired_tukey_hsd(x).pvalue
+    np.testing.assert_allclose(rand, anova, atol=0.05)
+
+
+def test_tukey_errors():
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 1; got 0"):
+        randomized_tukey_hsd([[0.1, 0.2], [0.3, 0.1]], n_resamples=0)
+    with pytest.raises(ValueError, match="at least 2 queries"):
+        paired_tukey_hsd([[0.1], [0.3]])
