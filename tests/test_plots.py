@@ -1,0 +1,532 @@
+"""Tests for fuzzytruth.plots: each figure renders headless, draws the artists it promises into
+the Axes it is given, and rejects bad input with a message that names the problem.
+
+Expected artist data are derived from the inputs (the frames the library objects produce), not
+from the plotting code: bar heights are the PMF, line data the means of ``to_frame()``, whiskers
+the ``ci_low``/``ci_high`` of the comparison table.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PathCollection, PolyCollection, QuadMesh
+from matplotlib.container import BarContainer, ErrorbarContainer
+
+from fuzzytruth.collection import agreement, agreement_by_level
+from fuzzytruth.collection.reliability import category_reliability
+from fuzzytruth.datasets import santini_illustrative
+from fuzzytruth.displacement import weighted_displacement
+from fuzzytruth.plots import (
+    plot_agreement_heatmap,
+    plot_displacement,
+    plot_distribution,
+    plot_forest,
+    plot_pr_curves,
+)
+from fuzzytruth.stats import compare
+from fuzzytruth.uncertain import Distribution, precision_recall_curve
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+# ---------------------------------------------------------------------- inputs
+@pytest.fixture(scope="module")
+def example():
+    return santini_illustrative()
+
+
+@pytest.fixture(scope="module")
+def curves(example):
+    return {
+        c: precision_recall_curve(example.membership, example.results, category=c)
+        for c in ("people", "city", "crowd")
+    }
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    rng = np.random.default_rng(0)
+    base = rng.random(25)
+    scores = {
+        "nDCG@10": np.vstack([base, base + 0.15 + 0.1 * rng.standard_normal(25), base]),
+        "P@10": np.vstack([base, base + 0.01 * rng.standard_normal(25), base - 0.2]),
+    }
+    return compare(scores, systems=["bm25", "dense", "near"], n_resamples=200, rng=1)
+
+
+@pytest.fixture(scope="module")
+def displacement():
+    rng = np.random.default_rng(3)
+    answers = pd.DataFrame(
+        [
+            (q, a, f"i{k}", r + 1, 1.0 / (r + 1))
+            for q in ("q1", "q2")
+            for a in ("ann2", "ann1", "ann3")
+            for r, k in enumerate(rng.permutation(20)[:5])
+        ],
+        columns=["query_id", "annotator_id", "item_id", "rank", "relevance"],
+    )
+    runs = pd.DataFrame(
+        [
+            (s, q, f"i{k}", r + 1)
+            for s in ("dense", "bm25")
+            for q in ("q1", "q2")
+            for r, k in enumerate(rng.permutation(20)[:8])
+        ],
+        columns=["system", "query_id", "item_id", "rank"],
+    )
+    return weighted_displacement(answers, runs, n_items=20, g="scale_free")
+
+
+def agreement_table() -> pd.DataFrame:
+    return pd.DataFrame({
+        "category": ["people", "people", "city", "city", "crowd", "crowd"],
+        "measure": ["fleiss_kappa", "krippendorff_alpha"] * 3,
+        "value": [0.61, 0.6, 0.32, 0.3, 0.12, np.nan],
+        "ci_low": [0.5, 0.49, 0.2, 0.18, -0.05, np.nan],
+        "ci_high": [0.7, 0.71, 0.44, 0.41, 0.3, np.nan],
+    })
+
+
+def forest_table() -> pd.DataFrame:
+    return pd.DataFrame({
+        "system_a": ["dense", "near", "dense"],
+        "system_b": ["bm25", "bm25", "near"],
+        "difference": [0.15, 0.003, 0.147],
+        "ci_low": [0.08, -0.004, 0.07],
+        "ci_high": [0.22, 0.011, 0.23],
+        "pvalue_adjusted": [0.0002, 0.39, 0.04],
+    })
+
+
+def legend_texts(ax: Axes) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def tick_texts(ticks) -> list[str]:
+    return [t.get_text() for t in ticks]
+
+
+# ---------------------------------------------------------------------- all figures
+def _calls(example, curves, comparison, displacement):
+    d = Distribution.from_pmf([0, 0.5, 1], [0.2, 0.3, 0.5])
+    return {
+        "distribution": lambda ax: plot_distribution(d, ax=ax),
+        "pr_curves": lambda ax: plot_pr_curves(curves, ax=ax),
+        "forest": lambda ax: plot_forest(comparison, ax=ax),
+        "displacement": lambda ax: plot_displacement(displacement, ax=ax),
+        "heatmap": lambda ax: plot_agreement_heatmap(agreement_table(), ax=ax),
+    }
+
+
+NAMES = ["distribution", "pr_curves", "forest", "displacement", "heatmap"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_creates_a_figure_when_ax_is_none(name, example, curves, comparison, displacement):
+    before = set(plt.get_fignums())
+    ax = _calls(example, curves, comparison, displacement)[name](None)
+    assert isinstance(ax, Axes)
+    assert set(plt.get_fignums()) - before == {ax.figure.number}
+    ax.figure.canvas.draw()  # renders without error
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_draws_into_the_given_ax_and_never_shows(
+    name, example, curves, comparison, displacement, monkeypatch
+):
+    def no_show(*args, **kwargs):
+        raise AssertionError("plt.show() must not be called")
+
+    monkeypatch.setattr(plt, "show", no_show)
+    fig, (left, right) = plt.subplots(1, 2)
+    n_figures = len(plt.get_fignums())
+    ax = _calls(example, curves, comparison, displacement)[name](right)
+    assert ax is right
+    assert len(plt.get_fignums()) == n_figures
+    assert right.has_data() and not left.has_data()
+    fig.canvas.draw()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: plot_distribution(Distribution.point_mass(0.5), ax="left"),
+        lambda: plot_forest(forest_table(), ax=plt.figure()),
+    ],
+)
+def test_ax_must_be_an_axes(call):
+    with pytest.raises(ValueError, match=r"ax must be a matplotlib Axes or None; got (str|Figure)"):
+        call()
+
+
+# ---------------------------------------------------------------------- plot_distribution
+def test_distribution_one_bar_per_support_value():
+    d = Distribution.from_pmf([0, 1 / 3, 2 / 3, 1], [0.1, 0.2, 0.3, 0.4])
+    ax = plot_distribution(d, label="precision")
+    (bars,) = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert len(bars) == 4
+    np.testing.assert_allclose([b.get_height() for b in bars], [0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_allclose([b.get_x() + b.get_width() / 2 for b in bars], d.support)
+    assert ax.get_xlabel() == "precision"
+    assert ax.get_title() == "Distribution of precision"
+    assert ax.get_ylabel() == "probability"
+
+
+def test_distribution_marks_mean_and_interval():
+    d = Distribution.from_pmf([0, 1 / 3, 2 / 3, 1], [0.1, 0.2, 0.3, 0.4])
+    ax = plot_distribution(d, confidence_level=0.5)
+    low, high = d.interval(0.5)  # (1/3, 1): the 0.25 and 0.75 quantiles
+    assert (low, high) == (1 / 3, 1.0)
+    mean_lines = [ln for ln in ax.lines if np.allclose(ln.get_xdata(), d.mean())]
+    assert len(mean_lines) == 1 and mean_lines[0].get_linestyle() == "--"
+    (span,) = [p for p in ax.patches if p not in ax.containers[0].patches]
+    x0, x1 = sorted(np.asarray(span.get_path().transformed(span.get_patch_transform())
+                               .vertices)[:, 0][[0, 2]])
+    assert (x0, x1) == pytest.approx((low, high))
+    assert legend_texts(ax) == ["50% equal-tailed interval [0.333, 1]", "mean 0.667"]
+
+
+def test_distribution_notes_p_undefined():
+    d = Distribution.from_pmf([1.0], [0.6], p_undefined=0.4)  # exact recall, figure 1
+    ax = plot_distribution(d, label="recall", title="Recall of fig1")
+    assert ax.get_title() == "Recall of fig1\nP(undefined) = 0.4"
+    assert ax.get_ylabel() == "probability (given defined)"
+    assert len(ax.containers[0]) == 1
+    assert ax.get_xlim() == (0.5, 1.5)  # a lone bar is not stretched across the Axes
+
+
+def test_distribution_from_its_frame():
+    d = Distribution.from_pmf([0.25, 0.75, 0.5], [0.5, 0.25, 0.25])
+    ax = plot_distribution(d.to_frame())
+    np.testing.assert_allclose([b.get_height() for b in ax.containers[0]], d.probabilities)
+
+
+@pytest.mark.parametrize(
+    ("dist", "kwargs", "message"),
+    [
+        (Distribution.undefined(), {}, "dist is undefined with probability 1"),
+        ([0.1, 0.9], {}, "dist must be a Distribution or a DataFrame .* got list"),
+        (pd.DataFrame({"value": [0.0]}), {}, r"missing \['probability'\]"),
+        (pd.DataFrame({"value": [], "probability": []}), {}, "dist must not be empty"),
+        (Distribution.point_mass(0.5), {"confidence_level": 1.5},
+         "confidence_level must be a number strictly between 0 and 1; got 1.5"),
+    ],
+)
+def test_distribution_rejects(dist, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_distribution(dist, **kwargs)
+
+
+# ---------------------------------------------------------------------- plot_pr_curves
+def test_pr_curves_one_band_and_line_per_system(curves):
+    ax = plot_pr_curves(curves)
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 3
+    assert legend_texts(ax) == ["people", "city", "crowd"]
+    assert "95% interval of precision" in ax.get_legend().get_title().get_text()
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("recall (mean)", "precision (mean)")
+    for line, band, system in zip(ax.lines, bands, curves, strict=True):
+        frame = curves[system].to_frame()
+        precision = frame[frame["measure"] == "precision"]
+        recall = frame[frame["measure"] == "recall"]
+        np.testing.assert_allclose(line.get_xdata(), recall["mean"])
+        np.testing.assert_allclose(line.get_ydata(), precision["mean"])
+        ys = band.get_paths()[0].vertices[:, 1]
+        assert ys.min() == pytest.approx(precision["ci_low"].min())
+        assert ys.max() == pytest.approx(precision["ci_high"].max())
+        assert line.get_color() == pytest.approx(band.get_facecolor()[0][:3])
+
+
+def test_pr_curves_confidence_level_sets_the_bands(curves):
+    narrow = plot_pr_curves(curves, confidence_level=0.5)
+    wide = plot_pr_curves(curves)
+    height = [
+        np.ptp(c.get_paths()[0].vertices[:, 1])
+        for ax in (narrow, wide)
+        for c in ax.collections
+        if isinstance(c, PolyCollection)
+    ]
+    assert sum(height[:3]) < sum(height[3:])
+    assert "50% interval" in narrow.get_legend().get_title().get_text()
+
+
+def test_pr_curves_from_a_tidy_frame(curves):
+    frame = pd.concat([c.to_frame().assign(system=s) for s, c in curves.items()])
+    from_frame = plot_pr_curves(frame)
+    from_objects = plot_pr_curves(curves)
+    assert legend_texts(from_frame) == legend_texts(from_objects)
+    for a, b in zip(from_frame.lines, from_objects.lines, strict=True):
+        np.testing.assert_allclose(a.get_xydata(), b.get_xydata())
+
+
+@pytest.mark.parametrize(
+    ("make", "kwargs", "message"),
+    [
+        (lambda c: {}, {}, "curves must not be empty"),
+        (lambda c: {"a": c["people"].to_frame()}, {}, r"curves\['a'\] must be a CutoffDist"),
+        (lambda c: [c["people"]], {}, "curves must be a mapping system -> CutoffDistributions"),
+        (lambda c: c["people"].to_frame(), {}, r"curves must have columns .* missing \['system'\]"),
+        (lambda c: c["people"].to_frame().assign(system="a").iloc[:0], {},
+         "curves must not be empty"),
+        (lambda c: c["people"].to_frame().assign(system="a"), {"confidence_level": 0.9},
+         "confidence_level applies to a mapping"),
+        (lambda c: c["people"].to_frame().assign(system="a").query("measure == 'precision'"),
+         {}, "system 'a' has no 'recall' rows"),
+        (lambda c: pd.concat([c["people"].to_frame().assign(system="a")] * 2), {},
+         "system 'a' repeats a cutoff"),
+        (lambda c: pd.concat([c["people"].to_frame(0.9), c["city"].to_frame()])
+         .assign(system="a"), {}, r"curves mixes confidence levels.* got \[0.9, 0.95\]"),
+        (lambda c: c, {"confidence_level": 0.0}, "confidence_level must be a number"),
+    ],
+)
+def test_pr_curves_rejects(curves, make, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_pr_curves(make(curves), **kwargs)
+
+
+# ---------------------------------------------------------------------- plot_forest
+def _whiskers(ax: Axes) -> list[tuple[float, float, float]]:
+    """(low, high, y) of every errorbar container, top to bottom as drawn."""
+    out = []
+    for c in ax.containers:
+        ((x0, y0), (x1, _)), = c.lines[2][0].get_segments()
+        out.append((min(x0, x1), max(x0, x1), y0))
+    return out
+
+
+def test_forest_one_errorbar_per_pair_and_zero_line(comparison):
+    table = comparison.table
+    ax = plot_forest(comparison)
+    assert all(isinstance(c, ErrorbarContainer) for c in ax.containers)
+    assert len(ax.containers) == len(table) == 6
+    zero = [ln for ln in ax.lines if np.array_equal(ln.get_xdata(), [0, 0])]
+    assert len(zero) == 1
+    whiskers = _whiskers(ax)
+    np.testing.assert_allclose([w[0] for w in whiskers], table["ci_low"])
+    np.testing.assert_allclose([w[1] for w in whiskers], table["ci_high"])
+    assert [w[2] for w in whiskers] == list(range(5, -1, -1))  # first row on top
+    labels = tick_texts(ax.get_yticklabels())
+    assert labels[0] == "nDCG@10: bm25 − dense"  # several measures: prefixed
+    assert labels[-1] == "P@10: dense − near"
+    assert "95% interval" in ax.get_xlabel()
+
+
+def test_forest_highlights_significant_pairs():
+    table = forest_table()
+    ax = plot_forest(table)
+    points = [ln for ln in ax.lines if ln.get_marker() in ("D", "o")]
+    assert [ln.get_marker() for ln in points] == ["D", "o", "D"]
+    np.testing.assert_allclose([ln.get_xdata()[0] for ln in points], table["difference"])
+    colours = [c.lines[2][0].get_color()[0][:3] for c in ax.containers]
+    assert np.allclose(colours[0], colours[2]) and not np.allclose(colours[0], colours[1])
+    assert legend_texts(ax) == ["adjusted p < 0.05", "adjusted p ≥ 0.05"]
+    assert ax.get_xlabel() == "difference, A − B (whiskers: interval)"
+    strict = plot_forest(table, alpha=0.01)
+    assert [ln.get_marker() for ln in strict.lines if ln.get_marker() in ("D", "o")] == [
+        "D", "o", "o"
+    ]
+
+
+def test_forest_alpha_defaults_to_the_comparisons(comparison):
+    significant = (comparison.table["pvalue_adjusted"] < comparison.alpha).to_numpy()
+    assert 0 < significant.sum() < len(significant)
+    ax = plot_forest(comparison)
+    markers = [ln.get_marker() for ln in ax.lines if ln.get_marker() in ("D", "o")]
+    assert markers == ["D" if s else "o" for s in significant]
+
+
+def test_forest_single_measure_names_it_on_the_axis(comparison):
+    table = comparison.table[comparison.table["measure"] == "P@10"]
+    ax = plot_forest(table)
+    assert ax.get_xlabel() == "difference in P@10, A − B (whiskers: 95% interval)"
+    assert tick_texts(ax.get_yticklabels())[0] == "bm25 − dense"
+
+
+def test_forest_draws_an_interval_that_excludes_the_estimate():
+    table = forest_table().assign(ci_low=[0.16, -0.004, 0.07])  # 0.15 outside [0.16, 0.22]
+    ((low, high, _), *_) = _whiskers(plot_forest(table))
+    assert (low, high) == pytest.approx((0.16, 0.22))
+
+
+@pytest.mark.parametrize(
+    ("table", "kwargs", "message"),
+    [
+        (forest_table().drop(columns="pvalue_adjusted"), {}, r"missing \['pvalue_adjusted'\]"),
+        (forest_table().iloc[:0], {}, "comparison must not be empty"),
+        (forest_table(), {"alpha": 1.5}, "alpha must be a number strictly between 0 and 1"),
+        (forest_table().to_dict(), {}, "comparison must be a Comparison .* got dict"),
+    ],
+)
+def test_forest_rejects(table, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_forest(table, **kwargs)
+
+
+# ---------------------------------------------------------------------- plot_displacement
+def test_displacement_one_segment_per_system_and_annotator(displacement):
+    frame = displacement.to_frame()
+    expected = frame.groupby(["system", "annotator_id"], sort=False)[
+        ["q_pessimist", "q_optimist"]
+    ].mean()
+    ax = plot_displacement(displacement)
+    (segments,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    ends = np.array([[s[0][0], s[1][0]] for s in segments.get_segments()])
+    assert len(ends) == 6  # 2 systems x 3 annotators, averaged over 2 queries
+    np.testing.assert_allclose(ends, expected.to_numpy())
+    pessimist, optimist = [c for c in ax.collections if isinstance(c, PathCollection)]
+    np.testing.assert_allclose(pessimist.get_offsets()[:, 0], expected["q_pessimist"])
+    np.testing.assert_allclose(optimist.get_offsets()[:, 0], expected["q_optimist"])
+    assert legend_texts(ax) == ["pessimist", "optimist"]
+    assert tick_texts(ax.get_yticklabels()) == list(pd.unique(frame["system"]))
+    rows = {t.get_text(): y for t, y in zip(ax.get_yticklabels(), ax.get_yticks(), strict=True)}
+    assert rows[frame["system"].iloc[0]] > rows[frame["system"].iloc[-1]]  # first on top
+    assert ax.get_xlabel() == "quality q, mean over queries"
+
+
+def test_displacement_annotators_keep_their_offset(displacement):
+    ax = plot_displacement(displacement, label_annotators=True)
+    labels = [t.get_text() for t in ax.texts]
+    ys = np.array([t.xy[1] for t in ax.texts])
+    rows = np.round(ys)  # system rows are integers, offsets within +-0.3
+    offsets = {a: set(np.round(ys - rows, 9)[np.array(labels) == a]) for a in set(labels)}
+    assert all(len(v) == 1 for v in offsets.values())
+    assert sorted(offsets, key=lambda a: -offsets[a].pop()) == ["ann1", "ann2", "ann3"]
+
+
+def test_displacement_exact_pessimist(displacement):
+    frame = displacement.to_frame()
+    ax = plot_displacement(frame, pessimist="exact_pessimist")
+    low = next(c for c in ax.collections if isinstance(c, PathCollection))
+    expected = frame.groupby(["system", "annotator_id"], sort=False)["q_exact_pessimist"].mean()
+    np.testing.assert_allclose(low.get_offsets()[:, 0], expected)
+    assert legend_texts(ax) == ["exact pessimist", "optimist"]
+
+
+def test_displacement_one_query_is_not_averaged(displacement):
+    frame = displacement.to_frame().query("query_id == 'q1'")
+    ax = plot_displacement(frame)
+    assert ax.get_xlabel() == "quality q"
+
+
+@pytest.mark.parametrize(
+    ("transform", "kwargs", "message"),
+    [
+        (lambda f: f, {"pessimist": "worst"},
+         r"pessimist must be one of \['pessimist', 'exact_pessimist'\]; got 'worst'"),
+        (lambda f: f.drop(columns="q_optimist"), {}, r"missing \['q_optimist'\]"),
+        (lambda f: f.iloc[:0], {}, "table must not be empty"),
+        (lambda f: f.to_numpy(), {}, "table must be a DisplacementResult .* got ndarray"),
+    ],
+)
+def test_displacement_rejects(displacement, transform, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_displacement(transform(displacement.to_frame()), **kwargs)
+
+
+# ---------------------------------------------------------------------- plot_agreement_heatmap
+def test_heatmap_one_annotation_per_cell_with_intervals():
+    ax = plot_agreement_heatmap(agreement_table())
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == [
+        "0.61\n[0.50, 0.70]", "0.60\n[0.49, 0.71]",
+        "0.32\n[0.20, 0.44]", "0.30\n[0.18, 0.41]",
+        "0.12\n[-0.05, 0.30]",  # the crowd / alpha cell is empty: no text
+    ]
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    values = np.ma.filled(mesh.get_array(), np.nan).reshape(3, 2)
+    np.testing.assert_allclose(values, [[0.61, 0.6], [0.32, 0.3], [0.12, np.nan]])
+    assert tick_texts(ax.get_yticklabels()) == ["people", "city", "crowd"]
+    assert tick_texts(ax.get_xticklabels()) == ["fleiss_kappa", "krippendorff_alpha"]
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("category", "measure")
+    assert ax.get_title() == "Agreement per category"
+
+
+def test_heatmap_options():
+    ax = plot_agreement_heatmap(agreement_table(), intervals=False, fmt=".1f", title="κ")
+    assert [t.get_text() for t in ax.texts] == ["0.6", "0.6", "0.3", "0.3", "0.1"]
+    assert ax.get_title() == "κ"
+
+
+def test_heatmap_from_agreement_result(example):
+    result = agreement(example.annotations, n_resamples=20, rng=0)
+    frame = result.to_frame()
+    ax = plot_agreement_heatmap(result)
+    rows = tick_texts(ax.get_yticklabels())
+    assert rows[0] == "(overall)"  # category None: the collection-wide coefficients
+    assert rows[1:] == frame["category"].dropna().tolist()
+    assert len(ax.texts) == frame["value"].notna().sum()
+
+
+def test_heatmap_by_depth(example):
+    frame = agreement_by_level(example.annotations, n_resamples=0).to_frame()
+    ax = plot_agreement_heatmap(frame, index="depth")
+    assert tick_texts(ax.get_yticklabels()) == ["0", "1", "2"]
+    assert len(ax.texts) == frame["value"].notna().sum() == 6  # depth 0 is undefined
+    assert ax.get_title() == "Agreement per depth"
+
+
+def test_heatmap_wide_reliability_table(example):
+    frame = category_reliability(example.annotations).to_frame()
+    shown = ["mean_membership", "entropy", "kappa"]
+    ax = plot_agreement_heatmap(frame, columns=shown)
+    assert tick_texts(ax.get_xticklabels()) == shown
+    assert len(ax.texts) == frame[shown].notna().to_numpy().sum()
+    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
+    np.testing.assert_allclose(
+        np.ma.filled(mesh.get_array(), np.nan).reshape(len(frame), 3), frame[shown], equal_nan=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "kwargs", "message"),
+    [
+        (agreement_table().drop(columns="value"), {},
+         r"table must have columns \['category', 'measure', 'value'\]; missing \['value'\]"),
+        (agreement_table().iloc[:0], {}, "table must not be empty"),
+        (pd.concat([agreement_table()] * 2), {},
+         r"one row per \(category, measure\); repeated: \[\('people', 'fleiss_kappa'\)"),
+        (agreement_table().drop(columns="ci_high"), {"intervals": True},
+         r"intervals=True needs columns \['ci_low', 'ci_high'\]"),
+        (agreement_table(), {"columns": ["value"], "intervals": True},
+         "intervals=True needs a long table"),
+        (agreement_table(), {"columns": []}, "columns must be one column name"),
+        (agreement_table().assign(value="high"), {}, "table column 'value' must be numeric"),
+        (agreement_table().to_numpy(), {}, "table must be a DataFrame or an object with a "),
+    ],
+)
+def test_heatmap_rejects(table, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_agreement_heatmap(table, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: plot_distribution(Distribution.undefined()),
+        lambda c: plot_pr_curves({**c, "bad": c["people"].to_frame()}),
+        lambda c: plot_pr_curves(
+            pd.concat([c["people"].to_frame().assign(system="a"),
+                       c["city"].to_frame().query("measure == 'recall'").assign(system="b")])
+        ),
+        lambda c: plot_forest(forest_table().iloc[:0]),
+        lambda c: plot_displacement(pd.DataFrame({"system": ["a"]})),
+        lambda c: plot_agreement_heatmap(pd.concat([agreement_table()] * 2)),
+    ],
+)
+def test_rejected_input_opens_no_figure(curves, call):
+    with pytest.raises(ValueError):
+        call(curves)
+    assert plt.get_fignums() == []
