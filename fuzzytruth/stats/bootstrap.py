@@ -163,8 +163,8 @@ class BootstrapResult:
             jackknife over queries, in closed form for a mean; its bounds are NaN when every
             resample lies on one side of the estimate. ``"studentized"``: bootstrap-t
             with each resample's own standard error (resamples with zero spread give
-            ``t = ±inf``, or 0 when they equal the estimate). With ground-truth worlds only
-            ``"percentile"`` and ``"basic"`` are available.
+            ``t = ±inf``, or 0 when they equal the estimate, so a bound may be infinite).
+            With ground-truth worlds only ``"percentile"`` and ``"basic"`` are available.
         target : {"differences", "means"}
             Interval for every pair's difference or for every system's mean.
 
@@ -348,7 +348,14 @@ def _row_quantiles(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
         rows.sort(axis=1)
     v_lo = np.take_along_axis(rows, lo, axis=1)
     v_hi = np.take_along_axis(rows, hi, axis=1)
-    return np.where(undefined, np.nan, v_lo + (h - lo) * (v_hi - v_lo))
+    # bootstrap-t values can be infinite (a resample with zero spread but a non-zero
+    # deviation): take an order statistic as it is when it is hit exactly or equals its
+    # neighbour, so that inf - inf never turns an unbounded interval into NaN
+    frac = h - lo
+    with np.errstate(invalid="ignore"):
+        between = v_lo + frac * (v_hi - v_lo)
+    value = np.where((frac == 0) | (v_lo == v_hi), v_lo, between)
+    return np.where(undefined, np.nan, value)
 
 
 def paired_bootstrap(
