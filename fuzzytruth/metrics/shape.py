@@ -1,0 +1,754 @@
+"""Shape-retrieval benchmark measures: Princeton Shape Benchmark (PSB) and SHREC.
+
+The measures of ``psbTable``/``psbPlot`` (Shilane et al., PSB utilities, 2003) and of the
+SHREC 2008-2019 Matlab toolkits, computed for all queries at once from a
+:class:`~fuzzytruth.metrics.base.RankedGains`:
+
+* :func:`nearest_neighbor` -- relevance of rank 1;
+* :func:`first_tier`, :func:`second_tier` -- recall-style (PSB, denominator ``K``) or
+  precision-style (SHREC 2006, denominators ``d1 = min(Va, K)``, ``d2 = min(Va, 2K)``);
+* :func:`psb_e_measure` -- F1 over the first 32 results (PSB; *higher* is better);
+* :func:`psb_dcg` -- Järvelin-Kekäläinen DCG (b = 2) over the whole list, normalised by the
+  ideal DCG of ``K`` relevant items;
+* :func:`psb_precision_recall` -- the PSB 20-point, linearly interpolated precision-recall
+  curve, with small classes skipped at low recall levels;
+* :func:`average_over_queries` -- micro or macro averaging with a minimum class size and
+  excluded classes;
+* :func:`rank_by_dissimilarity` -- the ranked data from a dense dissimilarity matrix and class
+  labels, in one vectorised sort;
+* :func:`shape_summary` -- the ``psbTable`` row (NN, FT, ST, E, DCG).
+
+Relevance
+    A ranked item is relevant when its grade is ``>= rel`` (default 1); ``K``, the number of
+    relevant items of a query, is counted on ``ranked.ideal`` (``RankedGains.n_relevant``).
+    When ``ranked`` carries tie groups (``tie_start``/``tie_stop``, the tie-averaged policy),
+    NN, the tiers, E and DCG are the exact expectations over all orders of the tied items
+    (they are linear in the per-rank relevance); the precision-recall curve is not and
+    rejects such input.
+
+Undefined cases
+    A query without relevant items (``K = 0``) is NaN for every measure; ``psbTable`` reports
+    0 there, but the PSB excludes those classes anyway (``min_class_size=3``). A ratio whose
+    denominator is 0 for a query *with* relevant items (an empty list) is 0. The
+    precision-recall curve is also NaN at the recall levels where a query is skipped.
+    :func:`average_over_queries` leaves NaN out.
+
+See ``shared/reference/metric-conventions.md`` section A for the sources and worked numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from fuzzytruth.measures import (
+    Param,
+    Preset,
+    positive_float,
+    positive_int,
+    register,
+    register_preset,
+    unit_interval,
+)
+from fuzzytruth.metrics.base import RankedGains
+
+__all__ = [
+    "PSB_CONVENTIONS",
+    "ShapeRanking",
+    "average_over_queries",
+    "first_tier",
+    "jk_discount",
+    "nearest_neighbor",
+    "psb_dcg",
+    "psb_e_measure",
+    "psb_precision_recall",
+    "rank_by_dissimilarity",
+    "second_tier",
+    "shape_summary",
+]
+
+TIE_POLICIES = ("index_ascending", "optimistic", "pessimistic", "expected")
+TIER_STYLES = ("recall", "precision")
+AVERAGING = ("micro", "macro")
+
+
+def _check_choice(name: str, value: object, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+
+
+def _check_rel(rel: float) -> None:
+    if isinstance(rel, bool) or not isinstance(rel, int | float | np.integer | np.floating):
+        raise ValueError(f"rel must be a number > 0; got {rel!r}")
+    if not rel > 0:
+        raise ValueError(f"rel must be > 0 (grade 0 is not relevant); got {rel!r}")
+
+
+def _relevance(ranked: RankedGains, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """Relevance per rank (tie-averaged when ``ranked`` has ties) and ``K`` per query."""
+    _check_rel(rel)
+    gains = np.asarray(ranked.gains, dtype=np.float64)
+    return ranked.tie_mean(gains >= rel), ranked.n_relevant(rel)
+
+
+def _hits_at(rel: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Relevant items within the first ``k[q]`` ranks of each query (``k`` may exceed depth)."""
+    cum = np.zeros((rel.shape[0], rel.shape[1] + 1))
+    np.cumsum(rel, axis=1, out=cum[:, 1:])
+    k = np.clip(np.asarray(k, dtype=np.int64), 0, rel.shape[1])
+    return np.take_along_axis(cum, k[:, None], axis=1)[:, 0]
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` with 0 where ``den == 0``."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
+    return np.divide(num, den, out=out, where=den != 0)
+
+
+def _undefined_without_relevant(values: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+    """NaN for the queries without a relevant item (the module's rule)."""
+    return np.where(n_rel > 0, values, np.nan)
+
+
+def jk_discount(n: int, *, base: float = 2.0) -> np.ndarray:
+    """Järvelin-Kekäläinen rank weights for ranks ``1..n``.
+
+    Weight 1 for ranks ``i < base`` and ``1 / log_base(i)`` for ``i >= base`` (Järvelin and
+    Kekäläinen, ACM TOIS 20(4), 2002). With ``base=2`` ranks 1 and 2 both weigh 1; this is the
+    form of the PSB, SHREC and SHREC 2006, not trec_eval's ``1/log2(i+1)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks.
+    base : float, default 2.0
+        Logarithm base ``b``; must be > 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n,)`` weights.
+
+    Examples
+    --------
+    >>> jk_discount(4).round(6).tolist()
+    [1.0, 1.0, 0.63093, 0.5]
+    """
+    if not base > 1:
+        raise ValueError(f"base must be > 1; got {base!r}")
+    ranks = np.arange(1, n + 1, dtype=np.float64)
+    return np.where(ranks < base, 1.0, np.log(base) / np.log(np.maximum(ranks, base)))
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeRanking:
+    """Ranked relevance of every query, with the class information needed for averaging.
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        0/1 relevance of the ranked targets of each query (with tie groups under
+        ``ties="expected"``); ``ranked.ideal`` holds ``K`` ones per query.
+    query_labels : numpy.ndarray
+        ``(n_queries,)`` class label of each query.
+    class_sizes : numpy.ndarray
+        ``(n_queries,)`` size ``|C|`` of the query's class: in the whole collection (the query
+        included) when the queries are in the collection, else the number of targets of the
+        class. This is the size that ``min_class_size`` is compared with.
+    """
+
+    ranked: RankedGains
+    query_labels: np.ndarray
+    class_sizes: np.ndarray
+
+
+def rank_by_dissimilarity(
+    dissimilarity: np.ndarray,
+    labels: Sequence | np.ndarray,
+    *,
+    target_labels: Sequence | np.ndarray | None = None,
+    ties: str = "index_ascending",
+) -> ShapeRanking:
+    """Rank all targets of every query by ascending dissimilarity, in one sort.
+
+    Parameters
+    ----------
+    dissimilarity : array_like
+        ``(n_queries, n_targets)`` dissimilarities (smaller is more similar); no NaN.
+    labels : array_like
+        ``(n_queries,)`` class of each query.
+    target_labels : array_like, optional
+        ``(n_targets,)`` class of each target. ``None`` (default) means the queries *are* the
+        collection (PSB): the matrix must be square, query ``i`` is target ``i``, it is left
+        out of its own list (``n - 1`` ranked items) and ``K = |C| - 1``. Otherwise the queries
+        are outside the target set (SHREC sketch/image-based tracks): every target is ranked
+        and ``K`` is the number of targets of the query's class.
+    ties : {"index_ascending", "optimistic", "pessimistic", "expected"}
+        Order of targets with equal dissimilarity. ``"index_ascending"`` (PSB ``psbTable``):
+        lower target index first. ``"optimistic"``/``"pessimistic"``: relevant targets
+        first/last within a tie, then by index. ``"expected"`` (the tie-averaged policy):
+        index order, plus the tie groups in ``ranked.tie_start``/``tie_stop``, so that the
+        kernels return expectations over uniformly random orders of each tie.
+
+    Returns
+    -------
+    ShapeRanking
+        Ranked relevance, query labels and class sizes.
+
+    Examples
+    --------
+    Four shapes in two classes; shape 0 is nearest to 2, then 1, then 3:
+
+    >>> d = np.array([[0, 2, 1, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 1, 2, 0]])
+    >>> r = rank_by_dissimilarity(d, ["a", "b", "a", "b"])
+    >>> r.ranked.gains
+    array([[1., 0., 0.],
+           [1., 0., 0.],
+           [1., 0., 0.],
+           [1., 0., 0.]])
+    >>> r.class_sizes.tolist()
+    [2, 2, 2, 2]
+    """
+    _check_choice("ties", ties, TIE_POLICIES)
+    d = np.asarray(dissimilarity, dtype=np.float64)
+    if d.ndim != 2:
+        raise ValueError(f"dissimilarity must be a 2-D array; got shape {d.shape}")
+    if np.isnan(d).any():
+        raise ValueError("dissimilarity must not contain NaN")
+    query_labels = np.asarray(labels)
+    if query_labels.shape != (d.shape[0],):
+        raise ValueError(
+            f"labels must have shape ({d.shape[0]},), one per row of dissimilarity; "
+            f"got {query_labels.shape}"
+        )
+    in_collection = target_labels is None
+    if in_collection:
+        if d.shape[0] != d.shape[1]:
+            raise ValueError(
+                "dissimilarity must be square when target_labels is None (queries are the "
+                f"collection); got shape {d.shape}"
+            )
+        targets = query_labels
+    else:
+        targets = np.asarray(target_labels)
+        if targets.shape != (d.shape[1],):
+            raise ValueError(
+                f"target_labels must have shape ({d.shape[1]},), one per column of "
+                f"dissimilarity; got {targets.shape}"
+            )
+    n_q, n_t = d.shape
+    relevant = query_labels[:, None] == targets[None, :]
+    excluded = np.eye(n_q, dtype=bool) if in_collection else np.zeros_like(relevant)
+    n_ranked = n_t - 1 if in_collection else n_t
+    n_rel = relevant.sum(axis=1) - excluded.sum(axis=1)
+
+    if ties == "optimistic":
+        tie_key = ~relevant
+    elif ties == "pessimistic":
+        tie_key = relevant
+    else:
+        tie_key = np.zeros_like(relevant)
+    # np.lexsort is stable: the last key is primary, the column index breaks remaining ties.
+    order = np.lexsort((tie_key, d, excluded), axis=-1)[:, :n_ranked]
+    gains = np.take_along_axis(relevant, order, axis=1).astype(np.float64)
+    tie_start = tie_stop = None
+    if ties == "expected":
+        tie_start, tie_stop = _tie_groups(np.take_along_axis(d, order, axis=1))
+
+    ideal = (np.arange(int(n_rel.max(initial=0)))[None, :] < n_rel[:, None]).astype(np.float64)
+    ranked = RankedGains(
+        query_ids=np.arange(n_q),
+        gains=gains,
+        lengths=np.full(n_q, n_ranked, dtype=np.int64),
+        ideal=ideal,
+        tie_start=tie_start,
+        tie_stop=tie_stop,
+    )
+    class_sizes = n_rel + 1 if in_collection else n_rel
+    return ShapeRanking(ranked, query_labels, class_sizes.astype(np.int64))
+
+
+def _tie_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start (inclusive) and stop (exclusive) column of the run of equal sorted ``keys``."""
+    n_q, n = keys.shape
+    cols = np.broadcast_to(np.arange(n), (n_q, n))
+    new = np.ones((n_q, n), dtype=bool)
+    new[:, 1:] = keys[:, 1:] != keys[:, :-1]
+    start = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
+    last = np.ones((n_q, n), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    stop = np.minimum.accumulate(np.where(last, cols + 1, n)[:, ::-1], axis=1)[:, ::-1]
+    return start.astype(np.int64), np.ascontiguousarray(stop, dtype=np.int64)
+
+
+_EXAMPLE = ([[1, 0, 1, 0, 0, 1, 0, 0]], [[1, 1, 1]])  # metric-conventions A.3, K = 3
+
+
+def nearest_neighbor(ranked: RankedGains, *, rel: float = 1.0) -> np.ndarray:
+    """Nearest-neighbour score: 1 if the first result is relevant, else 0.
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        Ranked gains of all queries.
+    rel : float, default 1
+        Grade from which an item is relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_queries,)``; 0 for an empty list, NaN without relevant items.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
+    >>> nearest_neighbor(rg).tolist()
+    [1.0]
+    """
+    relevance, k = _relevance(ranked, rel)
+    return _undefined_without_relevant(_hits_at(relevance, np.ones_like(k)), k)
+
+
+def first_tier(
+    ranked: RankedGains, *, tier_style: str = "recall", rel: float = 1.0
+) -> np.ndarray:
+    """First tier: relevant items among the first ``K`` (or ``d1``) results.
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        Ranked gains of all queries.
+    tier_style : {"recall", "precision"}, default "recall"
+        ``"recall"`` (PSB ``psbTable``, SHREC Matlab, NIST): hits in the top ``K`` divided by
+        ``K``. ``"precision"`` (SHREC 2006): hits in the top ``d1`` divided by ``d1``, with
+        ``d1 = min(Va, K)`` and ``Va`` the list length. They agree when ``Va >= K``.
+    rel : float, default 1
+        Grade from which an item is relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_queries,)`` fractions in [0, 1]; NaN without relevant items.
+
+    Examples
+    --------
+    The PSB worked example (metric-conventions A.3), ``K = 3``:
+
+    >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
+    >>> first_tier(rg).round(6).tolist()
+    [0.666667]
+    """
+    _check_choice("tier_style", tier_style, TIER_STYLES)
+    relevance, k = _relevance(ranked, rel)
+    depth = k if tier_style == "recall" else np.minimum(np.asarray(ranked.lengths), k)
+    return _undefined_without_relevant(_ratio(_hits_at(relevance, depth), depth), k)
+
+
+def second_tier(
+    ranked: RankedGains, *, tier_style: str = "recall", rel: float = 1.0
+) -> np.ndarray:
+    """Second tier: relevant items among the first ``2K`` (or ``d2``) results.
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        Ranked gains of all queries.
+    tier_style : {"recall", "precision"}, default "recall"
+        ``"recall"`` (PSB, SHREC Matlab, NIST): hits in the top ``2K`` divided by ``K`` -- a
+        recall, not a precision. ``psbTable`` clamps ``2K`` to the number of ranked items,
+        which cannot change the count. ``"precision"`` (SHREC 2006): hits in the top ``d2``
+        divided by ``d2``, ``d2 = min(Va, 2K)``.
+    rel : float, default 1
+        Grade from which an item is relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_queries,)`` fractions in [0, 1]; NaN without relevant items.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
+    >>> second_tier(rg).tolist(), second_tier(rg, tier_style="precision").tolist()
+    ([1.0], [0.5])
+    """
+    _check_choice("tier_style", tier_style, TIER_STYLES)
+    relevance, k = _relevance(ranked, rel)
+    if tier_style == "recall":
+        return _undefined_without_relevant(_ratio(_hits_at(relevance, 2 * k), k), k)
+    d2 = np.minimum(np.asarray(ranked.lengths), 2 * k)
+    return _undefined_without_relevant(_ratio(_hits_at(relevance, d2), d2), k)
+
+
+def _check_positive_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
+def psb_e_measure(ranked: RankedGains, *, k: int = 32, rel: float = 1.0) -> np.ndarray:
+    """PSB E-measure: F1 of precision and recall over the first ``k`` results.
+
+    ``E = 2 / (1/P + 1/R) = 2 h / (k' + K)`` with ``k' = min(k, list length)`` (``psbTable``),
+    ``h`` the hits in the top ``k'``, ``P = h / k'`` and ``R = h / K``; 0 when ``h = 0``.
+    Higher is better. This is neither van Rijsbergen's ``E = 1 - F`` (lower is better, the
+    registry's ``E``), whatever the NIST SHREC pages say, nor ``F1@32`` for lists shorter than
+    32 (metric-conventions 0.3 and A.2).
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        Ranked gains of all queries.
+    k : int, default 32
+        Cut-off; capped at each query's list length.
+    rel : float, default 1
+        Grade from which an item is relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_queries,)`` values in [0, 1]; NaN without relevant items.
+
+    Examples
+    --------
+    PSB worked example (metric-conventions A.3): ``k' = 8``, ``P = 3/8``, ``R = 1``:
+
+    >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
+    >>> psb_e_measure(rg).round(6).tolist()
+    [0.545455]
+    """
+    _check_positive_int("k", k)
+    relevance, n_rel = _relevance(ranked, rel)
+    k_eff = np.minimum(np.asarray(ranked.lengths, dtype=np.int64), k)
+    return _undefined_without_relevant(
+        _ratio(2.0 * _hits_at(relevance, k_eff), k_eff + n_rel), n_rel
+    )
+
+
+def psb_dcg(ranked: RankedGains, *, rel: float = 1.0) -> np.ndarray:
+    """PSB normalised DCG over the whole ranked list (Järvelin-Kekäläinen, b = 2).
+
+    ``DCG = [rel_1 + sum_{i>=2} rel_i / log2(i)] / [1 + sum_{i=2..K} 1 / log2(i)]`` with 0/1
+    relevance, summed over the entire list (``psbTable``, SHREC Matlab); the denominator is
+    the DCG of a list with the ``K`` relevant items first. For 0/1 grades this equals the
+    registry's ``nDCG(discount=jk,gain=linear)`` without cut-off.
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        Ranked gains of all queries.
+    rel : float, default 1
+        Grade from which an item is relevant (gain 1; others gain 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_queries,)`` values in [0, 1]; NaN without relevant items.
+
+    Examples
+    --------
+    PSB worked example (metric-conventions A.3): 2.017783 / 2.630930:
+
+    >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
+    >>> psb_dcg(rg).round(6).tolist()
+    [0.766947]
+    """
+    relevance, k = _relevance(ranked, rel)
+    n = max(relevance.shape[1], int(k.max(initial=0)))
+    disc = jk_discount(n)
+    ideal = np.concatenate([[0.0], np.cumsum(disc)])[k]
+    return _undefined_without_relevant(_ratio(relevance @ disc[: relevance.shape[1]], ideal), k)
+
+
+def psb_precision_recall(
+    ranked: RankedGains, *, recall_levels: int | Sequence[float] = 20, rel: float = 1.0
+) -> np.ndarray:
+    """PSB precision at recall levels, linearly interpolated (``psbPlot``, SHREC Matlab).
+
+    With ``P[r] = r / rank of the r-th relevant item`` (``r = 1..K``; 0 for a relevant item
+    that was not retrieved), the precision at recall level ``p`` is the linear interpolation
+    at ``x = p K - 1`` between ``P[floor(x)]`` and ``P[floor(x) + 1]`` (0-based, clamped to
+    ``K - 1``). A query is *skipped* (NaN) at level ``p`` when ``K < 2`` or ``p K < 1``
+    (``bins < 20 / j`` in ``psbPlot``): fewer than one relevant item at that recall. This is
+    not TREC's max-to-the-right interpolation. The query is not part of its own class here,
+    as in ``psbTable``; the stored ``psbPlot.cpp`` compiles with ``USE_QUERY 1`` and counts it
+    (``|C|`` relevant items, the self-match usually at rank 1), so its curves differ slightly.
+
+    Parameters
+    ----------
+    ranked : RankedGains
+        Ranked gains of all queries, without tie groups (the curve is not linear in the
+        relevance, so it has no tie-averaged form).
+    recall_levels : int or sequence of float, default 20
+        An int ``n`` means the levels ``1/n, 2/n, ..., 1`` (``psbPlot``: 20); or the levels
+        themselves, each in (0, 1].
+    rel : float, default 1
+        Grade from which an item is relevant.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_queries, n_levels)``; NaN where the query is skipped. Average it with
+        :func:`average_over_queries`, which ignores the NaN and yields 0 at a level where
+        every query is skipped (``psbPlot``).
+
+    Examples
+    --------
+    PSB worked example (metric-conventions A.3), ``K = 3``: levels 0.05-0.30 are skipped.
+
+    >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
+    >>> pr = psb_precision_recall(rg)[0]
+    >>> int(np.isnan(pr).sum()), pr[[6, 7, 9, 13, 19]].round(6).tolist()
+    (6, [0.983333, 0.933333, 0.833333, 0.65, 0.5])
+    """
+    if isinstance(recall_levels, int | np.integer) and not isinstance(recall_levels, bool):
+        _check_positive_int("recall_levels", recall_levels)
+        levels = np.arange(1, recall_levels + 1) / recall_levels
+    else:
+        levels = np.asarray(recall_levels, dtype=np.float64).ravel()
+        if levels.size == 0 or not ((levels > 0) & (levels <= 1)).all():
+            raise ValueError(
+                "recall_levels must be a positive integer or non-empty levels in (0, 1]; "
+                f"got {recall_levels!r}"
+            )
+    if ranked.tie_start is not None:
+        raise ValueError(
+            "psb_precision_recall has no tie-averaged form; rank with ties='index_ascending', "
+            "'optimistic' or 'pessimistic'"
+        )
+    relevance, k = _relevance(ranked, rel)
+    n_q = relevance.shape[0]
+    # points[q, r-1] = r / rank of the r-th relevant item; 0 where it was not retrieved.
+    points = np.zeros((n_q, max(int(k.max(initial=0)), 1)))
+    rows, cols = np.nonzero(relevance)
+    nth = np.cumsum(relevance, axis=1)[rows, cols].astype(np.int64)
+    keep = nth <= k[rows]
+    points[rows[keep], nth[keep] - 1] = nth[keep] / (cols[keep] + 1.0)
+
+    reach = levels[None, :] * k[:, None]
+    # A tolerance so that j/20 * K == 1 in exact arithmetic is not skipped by rounding.
+    skip = (k[:, None] < 2) | (reach < 1.0 - 1e-9)
+    last = np.maximum(k - 1, 0)[:, None]
+    x = np.maximum(reach - 1.0, 0.0)
+    x1 = np.minimum(np.floor(x + 1e-9).astype(np.int64), last)
+    dx = np.clip(x - x1, 0.0, 1.0)
+    x2 = np.minimum(x1 + 1, last)
+    p1 = np.take_along_axis(points, x1, axis=1)
+    p2 = np.take_along_axis(points, x2, axis=1)
+    return np.where(skip, np.nan, p1 * (1.0 - dx) + p2 * dx)
+def average_over_queries(
+    values: np.ndarray,
+    query_labels: Sequence | np.ndarray,
+    *,
+    class_sizes: Sequence[int] | np.ndarray | None = None,
+    averaging: str = "micro",
+    min_class_size: int = 1,
+    exclude_classes: Sequence = (),
+) -> np.ndarray | float:
+    """Average per-query values over queries (micro) or over classes (macro), as ``psbTable``.
+
+    Parameters
+    ----------
+    values : array_like
+        ``(n_queries,)`` or ``(n_queries, m)`` per-query values. NaN entries (a query without
+        relevant items, or skipped at a precision-recall level) are left out of the means.
+    query_labels : array_like
+        ``(n_queries,)`` class of each query.
+    class_sizes : array_like, optional
+        ``(n_queries,)`` size of each query's class (:attr:`ShapeRanking.class_sizes`);
+        required when ``min_class_size > 1``.
+    averaging : {"micro", "macro"}, default "micro"
+        ``"micro"``: mean over queries. ``"macro"``: mean over classes of the per-class means.
+    min_class_size : int, default 1
+        Queries of classes smaller than this are left out (the PSB uses 3: ``psbTable``
+        drops classes with ``|C| <= 2``).
+    exclude_classes : sequence, default ()
+        Classes left out entirely (the PSB's miscellaneous class).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for 1-D ``values``, else an ``(m,)`` array. A mean over nothing is 0
+        (``psbPlot``'s rule for a recall level at which every query is skipped).
+
+    Examples
+    --------
+    >>> v = np.array([1.0, 0.0, 0.5, 1.0])
+    >>> average_over_queries(v, ["a", "a", "a", "b"])
+    0.625
+    >>> average_over_queries(v, ["a", "a", "a", "b"], averaging="macro")
+    0.75
+    >>> average_over_queries(v, ["a", "a", "a", "b"], class_sizes=[3, 3, 3, 1], min_class_size=3)
+    0.5
+    """
+    _check_choice("averaging", averaging, AVERAGING)
+    vals = np.asarray(values, dtype=np.float64)
+    if vals.ndim not in (1, 2):
+        raise ValueError(f"values must be 1-D or 2-D; got shape {vals.shape}")
+    labels = np.asarray(query_labels)
+    n_q = vals.shape[0]
+    if labels.shape != (n_q,):
+        raise ValueError(f"query_labels must have shape ({n_q},); got {labels.shape}")
+    keep = ~np.isin(labels, np.array(list(exclude_classes), dtype=object))
+    _check_positive_int("min_class_size", min_class_size)
+    if min_class_size > 1:
+        if class_sizes is None:
+            raise ValueError("class_sizes is required when min_class_size > 1")
+        sizes = np.asarray(class_sizes)
+        if sizes.shape != (n_q,):
+            raise ValueError(f"class_sizes must have shape ({n_q},); got {sizes.shape}")
+        keep &= sizes >= min_class_size
+    v2 = vals.reshape(n_q, -1)[keep]
+    present = ~np.isnan(v2)
+    filled = np.where(present, v2, 0.0)
+    if averaging == "micro":
+        out = _ratio(filled.sum(axis=0), present.sum(axis=0))
+    else:
+        _, cls = np.unique(labels[keep], return_inverse=True)
+        onehot = np.zeros((int(cls.max(initial=-1)) + 1, v2.shape[0]))
+        onehot[cls, np.arange(v2.shape[0])] = 1.0
+        counts = onehot @ present
+        class_means = _ratio(onehot @ filled, counts)
+        has = counts > 0
+        out = _ratio(np.where(has, class_means, 0.0).sum(axis=0), has.sum(axis=0))
+    return float(out[0]) if vals.ndim == 1 else out
+
+
+def shape_summary(
+    ranking: ShapeRanking,
+    *,
+    averaging: str = "micro",
+    min_class_size: int = 1,
+    exclude_classes: Sequence = (),
+    tier_style: str = "recall",
+    e_k: int = 32,
+) -> dict[str, float]:
+    """The ``psbTable`` row: mean NN, first tier, second tier, E-measure and DCG.
+
+    Parameters
+    ----------
+    ranking : ShapeRanking
+        Output of :func:`rank_by_dissimilarity`.
+    averaging : {"micro", "macro"}, default "micro"
+        See :func:`average_over_queries`.
+    min_class_size : int, default 1
+        The PSB preset uses 3.
+    exclude_classes : sequence, default ()
+        Classes left out.
+    tier_style : {"recall", "precision"}, default "recall"
+        See :func:`first_tier`.
+    e_k : int, default 32
+        E-measure cut-off.
+
+    Returns
+    -------
+    dict
+        Keys ``"NN"``, ``"FT"``, ``"ST"``, ``"E"``, ``"DCG"`` (fractions, not percentages);
+        queries without relevant items are left out (module docs).
+
+    Examples
+    --------
+    >>> d = np.array([[0, 2, 1, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 1, 2, 0]])
+    >>> shape_summary(rank_by_dissimilarity(d, ["a", "b", "a", "b"]))
+    {'NN': 1.0, 'FT': 1.0, 'ST': 1.0, 'E': 0.5, 'DCG': 1.0}
+    """
+    rg = ranking.ranked
+    per_query = {
+        "NN": nearest_neighbor(rg),
+        "FT": first_tier(rg, tier_style=tier_style),
+        "ST": second_tier(rg, tier_style=tier_style),
+        "E": psb_e_measure(rg, k=e_k),
+        "DCG": psb_dcg(rg),
+    }
+    return {
+        name: average_over_queries(
+            v,
+            ranking.query_labels,
+            class_sizes=ranking.class_sizes,
+            averaging=averaging,
+            min_class_size=min_class_size,
+            exclude_classes=exclude_classes,
+        )
+        for name, v in per_query.items()
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry: families and the "psb" preset (see fuzzytruth.measures).
+
+_REL = Param("rel", convert=positive_float, doc="relevance threshold: grade >= rel is relevant")
+_TIER_STYLE = Param(
+    "tier_style",
+    default="recall",
+    convert=str,
+    choices=TIER_STYLES,
+    doc="'recall' (PSB: hits/K) or 'precision' (SHREC 2006: d1 = min(Va, K), d2 = min(Va, 2K))",
+)
+
+
+def _psb_ip_kernel(rg: RankedGains, *, rel: float, recall: float) -> np.ndarray:
+    return psb_precision_recall(rg, recall_levels=[recall], rel=rel)[:, 0]
+
+
+register(
+    "NN", nearest_neighbor, params=(_REL,), tie_averaged=True,
+    description="nearest neighbour: 1 if the first result is relevant (PSB)",
+)
+register(
+    "FT", first_tier, params=(_REL, _TIER_STYLE), tie_averaged=True,
+    description="first tier: hits in the top K / K (PSB) or in the top d1 / d1 (SHREC 2006)",
+)
+register(
+    "ST", second_tier, params=(_REL, _TIER_STYLE), tie_averaged=True,
+    description="second tier: hits in the top 2K / K (PSB) or in the top d2 / d2 (SHREC 2006)",
+)
+register(
+    "E_psb", psb_e_measure,
+    params=(_REL, Param("k", default=32, convert=positive_int, doc="cut-off, capped at Va")),
+    at="k", tie_averaged=True,
+    description="PSB E-measure: F1 over the first min(k, Va) results (higher is better)",
+)
+register(
+    "iP_psb", _psb_ip_kernel,
+    params=(_REL, Param("recall", convert=unit_interval, doc="recall level in (0, 1]")),
+    at="recall", at_required=True,
+    description="PSB linearly interpolated precision at a recall level; NaN if skipped",
+)
+
+PSB_CONVENTIONS: dict[str, object] = {
+    "rel": 1,
+    "tier_style": "recall",
+    "discount": "jk",
+    "gain": "linear",
+    "denominator": "all_relevant",
+    "interpolation": "textbook",
+    "query_in_collection": True,
+    "e_k": 32,
+    "averaging": "micro",
+    "min_class_size": 3,
+    "tie_break": "index_ascending",
+}
+"""Conventions of the ``"psb"`` preset (Princeton Shape Benchmark ``psbTable``/``psbPlot``).
+
+Registry parameters (``rel``, ``tier_style``, ``discount``, ``gain``, ``denominator``,
+``interpolation``) fill the families' parameters; ``nDCG`` without cut-off under this preset is
+the PSB "DCG". The others record the settings of :func:`rank_by_dissimilarity`,
+:func:`average_over_queries` and :func:`shape_summary` that reproduce ``psbTable``.
+"""
+
+register_preset(
+    Preset(
+        "psb",
+        params=PSB_CONVENTIONS,
+        ties="input_order",
+        description=(
+            "Princeton Shape Benchmark (psbTable/psbPlot): relevance >= 1, recall-style tiers "
+            "(K = |C|-1), E = F1 over the first min(32, Va), Järvelin-Kekäläinen DCG (b=2) over "
+            "the whole list, 20-level linear P-R interpolation, micro average over classes of "
+            "at least 3, ties by target index ascending"
+        ),
+    )
+)

@@ -1,0 +1,90 @@
+"""Per-annotator crisp evaluation (trec_eval -R qrels_jg, map_avgjg) against pytrec_eval."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+
+from fuzzytruth.crisp import evaluate_per_annotator
+from fuzzytruth.io import read_trec_qrels_jg
+from fuzzytruth.runs import Qrels, Run
+
+
+def make_jg_file(tmp_path, rng):
+    """Three judgment groups (annotators) over four queries; group 'c' judges q3 with no
+    relevant document, and does not judge q4 at all."""
+    lines = []
+    for q in ["q1", "q2", "q3", "q4"]:
+        for g in ["a", "b", "c"]:
+            if q == "q4" and g == "c":
+                continue
+            docs = rng.choice(30, size=12, replace=False)
+            rels = rng.integers(0, 3, size=12)
+            if q == "q3" and g == "c":
+                rels[:] = 0
+            else:
+                rels[0] = max(rels[0], 1)
+            lines += [f"{q} {g} d{d:02d} {r}" for d, r in zip(docs, rels, strict=True)]
+    path = tmp_path / "qrels.jg"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def make_run(rng):
+    rows = [(q, f"d{d:02d}", float(s)) for q in ["q1", "q2", "q3", "q4", "q5"]
+            for d, s in zip(rng.choice(30, 20, replace=False), rng.integers(0, 8, 20), strict=True)]
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+
+def test_map_avgjg_matches_pytrec_eval_run_once_per_group(tmp_path):
+    rng = np.random.default_rng(5)
+    groups = read_trec_qrels_jg(make_jg_file(tmp_path, rng))
+    run_df = make_run(rng)
+    run = Run.from_dataframe(run_df)
+    res = evaluate_per_annotator(run, groups, ["AP", "P@5", "nDCG@10"])
+
+    trec_run = {}
+    for q, d, s in run_df.itertuples(index=False):
+        trec_run.setdefault(q, {})[d] = s
+    per_group = {}
+    for g, qrels in groups.items():
+        trec_qrels = {}
+        for q, d, r in qrels.to_dataframe().itertuples(index=False):
+            trec_qrels.setdefault(q, {})[d] = int(r)
+        ev = pytrec_eval.RelevanceEvaluator(trec_qrels, {"map", "P.5", "ndcg_cut.10"})
+        per_group[g] = ev.evaluate(trec_run)
+
+    means = res.per_query[res.per_query["group"] == "mean"]
+    assert sorted(set(means["query_id"])) == ["q1", "q2", "q3", "q4"]  # q5 has no judgments
+    for measure, key in [("AP", "map"), ("P@5", "P_5"), ("nDCG@10", "ndcg_cut_10")]:
+        for q in ["q1", "q2", "q3", "q4"]:
+            # mean over the groups that judged q (group c did not judge q4); a group with no
+            # relevant document for q contributes 0, as m_map_avgjg.c does
+            vals = [per_group[g][q][key] for g in groups if q in per_group[g]]
+            got = means.loc[(means["query_id"] == q) & (means["measure"] == measure), "value"]
+            assert got.item() == pytest.approx(np.mean(vals), abs=1e-12)
+    assert res["AP"] == pytest.approx(
+        np.mean([np.mean([per_group[g][q]["map"] for g in groups if q in per_group[g]])
+                 for q in ["q1", "q2", "q3", "q4"]]), abs=1e-12)
+    assert set(res.per_query["group"]) == {"a", "b", "c", "mean"}
+    assert res.conventions["groups"] == ["a", "b", "c"]
+
+
+def test_from_judgment_groups_dataframe_equals_file_reader(tmp_path):
+    rng = np.random.default_rng(9)
+    path = make_jg_file(tmp_path, rng)
+    df = pd.read_csv(path, sep=" ", header=None, names=["query_id", "group", "doc_id", "rel"])
+    from_df = Qrels.from_judgment_groups(df, relevance_col="rel")
+    from_file = read_trec_qrels_jg(path)
+    assert list(from_df) == list(from_file)
+    for g in from_df:
+        pd.testing.assert_frame_equal(from_df[g].to_dataframe(), from_file[g].to_dataframe())
+
+
+def test_per_annotator_errors():
+    run = Run(["q"], ["a"], [1.0])
+    with pytest.raises(ValueError, match=r"qrels_by_group must be a non-empty mapping of group "
+                       r"id to Qrels; got dict"):
+        evaluate_per_annotator(run, {}, "AP")
+    with pytest.raises(ValueError, match=r"group_col='annotator' is not a column"):
+        Qrels.from_judgment_groups(pd.DataFrame({"query_id": []}), group_col="annotator")

@@ -1,0 +1,137 @@
+"""Measure spelling, parsing, the family registry and presets."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fuzzytruth.measures
+from fuzzytruth.measures import (
+    Measure,
+    Param,
+    Preset,
+    families,
+    family,
+    get_preset,
+    parse_measure,
+    parse_measures,
+    positive_int,
+    register,
+    register_preset,
+)
+from fuzzytruth.metrics.base import RankedGains
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["P@10", "R@100", "nDCG@10", "AP", "RR", "Rprec", "Success@5", "F@10", "F(beta=0.5)@10",
+     "E(beta=2)@10", "iP@0.5", "11pt", "nDCG(gain=exp,discount=jk)@10", "AP(rel=2)@100",
+     "nDCG(gain={1:3,2:9})", "11pt(interpolation=trec_eval10)", "DCG(discount=jk,b=3)@5"],
+)
+def test_canonical_spelling_round_trips(text):
+    m = parse_measure(text)
+    assert str(m) == text
+    assert parse_measure(str(m)) == m
+    assert hash(parse_measure(str(m))) == hash(m)
+
+
+def test_spelling_normalisation_and_aliases():
+    assert str(parse_measure(" P @ 10.0 ")) == "P@10"
+    assert str(parse_measure("nDCG(discount=jk, gain=exp)@10")) == "nDCG(gain=exp,discount=jk)@10"
+    assert parse_measure("F1@10") == Measure("F", beta=1.0, k=10)
+    assert str(parse_measure("F1@10")) == "F@10"  # beta=1 is F's fixed default
+    assert str(parse_measure("F(beta=1.0)@10")) == "F@10"
+    assert parse_measures(["P@10", Measure("P", k=10), "AP"]) == [Measure("P", k=10),
+                                                                 Measure("AP")]
+
+
+def test_resolve_fills_from_preset():
+    assert str(parse_measure("AP").resolve("trec")) == "AP(rel=1,denominator=all_relevant)"
+    assert str(parse_measure("iP@0.5").resolve("trec10")) == (
+        "iP(rel=1,interpolation=trec_eval10)@0.5")
+    assert str(parse_measure("11pt").resolve("textbook")) == "11pt(rel=1,interpolation=textbook)"
+    # explicit parameters win over the preset
+    assert str(parse_measure("AP(rel=2)").resolve("trec")) == "AP(rel=2,denominator=all_relevant)"
+    custom = Preset("mine", params={"rel": 1}, family_params={"nDCG": {"discount": "jk",
+                                                                      "gain": "exp"}})
+    assert str(parse_measure("nDCG@5").resolve(custom)) == "nDCG(gain=exp,discount=jk)@5"
+
+
+def test_parse_errors():
+    with pytest.raises(ValueError, match=r"unknown measure family 'MAP'; registered families"):
+        parse_measure("MAP")
+    with pytest.raises(ValueError, match=r"parameter 'k' of measure 'P': must be a positive "
+                       r"integer; got '0'"):
+        parse_measure("P@0")
+    with pytest.raises(ValueError, match=r"parameter 'recall' of measure 'iP': must be a number "
+                       r"in \[0, 1\]; got '1.5'"):
+        parse_measure("iP@1.5")
+    with pytest.raises(ValueError, match=r"measure 'iP' needs '@recall'"):
+        parse_measure("iP")
+    with pytest.raises(ValueError, match=r"measure 'Rprec' takes no '@' value"):
+        parse_measure("Rprec@5")
+    with pytest.raises(ValueError, match=r"measure 'AP' has no parameter 'beta'"):
+        parse_measure("AP(beta=2)")
+    with pytest.raises(ValueError, match=r"parameter 'discount' of measure 'nDCG': must be one of "
+                       r"\['log2', 'jk'\]; got 'ln'"):
+        parse_measure("nDCG(discount=ln)")
+    with pytest.raises(ValueError, match=r"cannot parse measure 'P@@10'"):
+        parse_measure("P@@10")
+    with pytest.raises(ValueError, match=r"parameter 'k' given twice in measure"):
+        parse_measure("P(k=5)@10")
+    with pytest.raises(ValueError, match=r"alias fixes parameter\(s\) \['beta'\]"):
+        Measure("F1", beta=2)
+    with pytest.raises(ValueError, match=r"measure must be a str or Measure; got int"):
+        parse_measure(10)
+
+
+def test_compute_requires_resolved_parameters():
+    rg = RankedGains.from_lists(["q"], [[1, 0]], [[1]])
+    with pytest.raises(ValueError, match=r"measure 'P@1' has unset parameter\(s\) \['rel'\]; call "
+                       r"\.resolve\(preset\)"):
+        parse_measure("P@1").compute(rg)
+    assert parse_measure("P(rel=1)@1").compute(rg).tolist() == [1.0]
+
+
+def test_register_a_family_and_preset(monkeypatch):
+    # work on copies of the registries so the test family and preset do not leak
+    monkeypatch.setattr(fuzzytruth.measures, "_FAMILIES", dict(fuzzytruth.measures._FAMILIES))
+    monkeypatch.setattr(fuzzytruth.measures, "_PRESETS", dict(fuzzytruth.measures._PRESETS))
+
+    def top_gain(rg, *, k):
+        return rg.gains[:, :k].max(axis=1, initial=0.0)
+
+    register("TestTopGain", top_gain, params=(Param("k", convert=positive_int),), at="k",
+             at_required=True, description="largest grade in the top k")
+    assert "TestTopGain" in families()
+    rg = RankedGains.from_lists(["a", "b"], [[0, 2, 1], [1]], [[2, 1], [1]])
+    np.testing.assert_array_equal(parse_measure("TestTopGain@2").compute(rg), [2.0, 1.0])
+    with pytest.raises(ValueError, match=r"measure family 'TestTopGain' is already registered"):
+        register("TestTopGain", top_gain)
+    with pytest.raises(ValueError, match=r"measure family name must match"):
+        register("bad name", top_gain)
+    with pytest.raises(ValueError, match=r"at='n' of measure 'TestX' must be one of its "
+                       r"parameters \[\]"):
+        register("TestX", top_gain, at="n")
+    preset = register_preset(Preset("test-preset", params={"rel": 2}, ties="average"))
+    assert get_preset("test-preset") is preset
+    with pytest.raises(ValueError, match=r"preset 'test-preset' is already registered"):
+        register_preset(preset)
+    with pytest.raises(ValueError, match=r"ties must be one of"):
+        Preset("x", ties="random")
+    assert family("TestTopGain").tie_averaged is False
+
+
+def test_measure_needs_value_the_preset_lacks():
+    bare = Preset("bare")
+    with pytest.raises(ValueError, match=r"measure 'AP' needs parameter 'rel', which preset 'bare' "
+                       r"does not set"):
+        parse_measure("AP").resolve(bare)
+
+
+@settings(max_examples=50, deadline=None)
+@given(k=st.integers(1, 10_000), beta=st.floats(0.01, 100, allow_nan=False),
+       p=st.floats(0, 1, allow_nan=False))
+def test_round_trip_property(k, beta, p):
+    for m in (Measure("F", beta=beta, k=k), Measure("iP", recall=p), Measure("nDCG", k=k)):
+        assert parse_measure(str(m)) == m

@@ -1,0 +1,187 @@
+"""Run, Qrels, TREC file reading/writing and the conversion to ranked gains."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fuzzytruth.io
+from fuzzytruth.io import (
+    read_trec_qrels,
+    read_trec_qrels_jg,
+    read_trec_run,
+    write_trec_qrels,
+    write_trec_run,
+)
+from fuzzytruth.runs import Qrels, Run, ranked_gains
+
+
+@pytest.fixture(params=["pyarrow", "c"])
+def engine(request, monkeypatch):
+    """Run the file-reading tests with both fast-path readers."""
+    monkeypatch.setattr(fuzzytruth.io, "_ENGINE", request.param)
+    return request.param
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_run_from_dataframe_custom_columns_and_str_ids():
+    df = pd.DataFrame({"q": [1, 1, 2], "d": [10, 9, 10], "s": [0.5, 0.7, 0.1]})
+    run = Run.from_dataframe(df, query_col="q", doc_col="d", score_col="s", name="bm25")
+    assert run.queries == ["1", "2"]
+    assert run.doc_ids.tolist() == ["10", "9", "10"]
+    assert run.scores.dtype == np.float64
+    assert run.name == "bm25"
+    assert run.to_dataframe().columns.tolist() == ["query_id", "doc_id", "score"]
+
+
+def test_dataframe_errors():
+    df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
+    with pytest.raises(ValueError, match=r"score_col='points' is not a column of the DataFrame"):
+        Run.from_dataframe(df, score_col="points")
+    with pytest.raises(ValueError, match=r"scores must not contain NaN \(found at row 0\)"):
+        Run.from_dataframe(df)
+    with pytest.raises(ValueError, match=r"df must be a pandas DataFrame; got dict"):
+        Qrels.from_dataframe({"query_id": []})
+    with pytest.raises(ValueError, match=r"must have the same length; got 2, 1 and 1"):
+        Run(["q", "q"], ["d"], [1.0])
+    with pytest.raises(ValueError, match=r"duplicates must be one of \['error', 'max', 'first', "
+                       r"'last'\]; got 'sum'"):
+        Run(["q"], ["d"], [1.0], duplicates="sum")
+
+
+def test_duplicate_policies():
+    q, d, s = ["q", "q", "q", "p"], ["a", "b", "a", "a"], [1.0, 5.0, 3.0, 2.0]
+    with pytest.raises(ValueError, match=r"document 'a' is listed 2 times for query 'q' "
+                       r"\(rows 0, 2\)"):
+        Run(q, d, s)
+    frame = Run(q, d, s, duplicates="max").to_dataframe()
+    assert sorted(map(tuple, frame.to_numpy().tolist())) == [
+        ("p", "a", 2.0), ("q", "a", 3.0), ("q", "b", 5.0)]
+    assert Run(q, d, s, duplicates="first").scores.tolist() == [1.0, 5.0, 2.0]
+    assert Run(q, d, s, duplicates="last").scores.tolist() == [5.0, 3.0, 2.0]
+    assert Qrels(q, d, [1, 0, 2, 1], duplicates="max").relevance.tolist() == [0, 2, 1]
+
+
+def test_read_trec_run_and_qrels(tmp_path, engine):
+    run_path = write(tmp_path, "run", "301 Q0 d1 1 2.5 sysA\n301 Q0 d2 2 1.25 sysA\n302 Q0 d1 1 "
+                     "-3 sysA\n")
+    run = read_trec_run(run_path)
+    assert run.name == "sysA"
+    assert run.scores.tolist() == [2.5, 1.25, -3.0]
+    qrels = read_trec_qrels(write(tmp_path, "qrels", "301 0 d1 1\n301 0 d9 2\n302 0 d1 0\n"))
+    assert qrels.relevance.tolist() == [1, 2, 0]
+    assert Run.from_trec(run_path).queries == ["301", "302"]
+
+
+def test_tabs_and_repeated_spaces_use_the_line_reader(tmp_path, engine):
+    path = write(tmp_path, "run", "301\tQ0\td1\t1\t2.5\tsys\n\n301  Q0 d2   2 1.5 sys\n")
+    run = read_trec_run(path)
+    assert run.doc_ids.tolist() == ["d1", "d2"]
+    assert run.scores.tolist() == [2.5, 1.5]
+
+
+def test_malformed_lines_name_file_and_line(tmp_path, engine):
+    path = write(tmp_path, "bad.run", "301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 sys\n")
+    with pytest.raises(ValueError, match=r"bad\.run, line 2: expected 6 whitespace-separated "
+                       r"fields 'qid Q0 docno rank score tag'; got 5: '301 Q0 d2 2 sys'"):
+        read_trec_run(path)
+    path = write(tmp_path, "bad2.run", "301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 high sys\n")
+    with pytest.raises(ValueError, match=r"bad2\.run, line 2: expected a number in field "
+                       r"'score'; got 'high'"):
+        read_trec_run(path)
+    path = write(tmp_path, "bad.qrels", "301 0 d1 1\n301 0 d2 1 extra\n")
+    with pytest.raises(ValueError, match=r"bad\.qrels, line 2: expected 4 whitespace-separated "
+                       r"fields 'qid iter docno rel'; got 5"):
+        read_trec_qrels(path)
+    path = write(tmp_path, "dup.run", "301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 1 sys\n301 Q0 d1 3 0 s\n")
+    with pytest.raises(ValueError, match=r"dup\.run: document 'd1' is listed 2 times for query "
+                       r"'301' \(lines 1, 3\)"):
+        read_trec_run(path)
+    assert read_trec_run(path, duplicates="max").scores.tolist() == [2.5, 1.0]
+
+
+def test_write_read_round_trip(tmp_path, engine):
+    rng = np.random.default_rng(0)
+    run = Run(np.repeat(["q1", "q2"], 5), [f"d{i}" for i in range(10)], rng.random(10), name="x")
+    write_trec_run(run, tmp_path / "r")
+    back = read_trec_run(tmp_path / "r")
+    a = run.to_dataframe().sort_values(["query_id", "doc_id"]).reset_index(drop=True)
+    b = back.to_dataframe().sort_values(["query_id", "doc_id"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+    qrels = Qrels(["q1", "q1"], ["d1", "d2"], [2, 0.5])
+    write_trec_qrels(qrels, tmp_path / "q")
+    assert (tmp_path / "q").read_text() == "q1 0 d1 2\nq1 0 d2 0.5\n"
+    assert read_trec_qrels(tmp_path / "q").relevance.tolist() == [2, 0.5]
+
+
+def test_judgment_group_reader(tmp_path, engine):
+    path = write(tmp_path, "jg", "301 a d1 1\n301 b d1 0\n301 b d2 1\n302 a d3 1\n")
+    groups = read_trec_qrels_jg(path)
+    assert list(groups) == ["a", "b"]
+    assert groups["a"].queries == ["301", "302"]
+    assert groups["b"].relevance.tolist() == [0, 1]
+
+
+def test_tie_policies():
+    run = Run(["q"] * 4, ["b", "a", "c", "d"], [1.0, 1.0, 1.0, 2.0])
+    qrels = Qrels(["q"] * 4, ["a", "b", "c", "d"], [1, 2, 3, 4])
+    assert ranked_gains(run, qrels).gains.tolist() == [[4, 3, 2, 1]]  # doc id descending
+    assert ranked_gains(run, qrels, ties="input_order").gains.tolist() == [[4, 2, 1, 3]]
+    rg = ranked_gains(run, qrels, ties="average")
+    assert rg.tie_start.tolist() == [[0, 1, 1, 1]]
+    assert rg.tie_stop.tolist() == [[1, 4, 4, 4]]
+    np.testing.assert_allclose(rg.tie_mean(rg.gains), [[4, 2, 2, 2]])
+
+
+def test_float32_scores_tie():
+    run = Run(["q"] * 2, ["a", "b"], [1.0 + 1e-9, 1.0])
+    qrels = Qrels(["q"], ["a"], [1])
+    assert ranked_gains(run, qrels).gains.tolist() == [[1, 0]]
+    assert ranked_gains(run, qrels, score_dtype="float32").gains.tolist() == [[0, 1]]
+    # -0.0 and 0.0 are equal, as in C
+    run0 = Run(["q"] * 2, ["a", "b"], [-0.0, 0.0])
+    assert ranked_gains(run0, qrels, score_dtype="float32").gains.tolist() == [[0, 1]]
+
+
+def test_query_sets_and_ideal():
+    run = Run(["q2", "q1", "q3"], ["a", "a", "a"], [1.0, 1.0, 1.0])
+    qrels = Qrels(["q1", "q1", "q2", "q4"], ["a", "z", "b", "x"], [1, 3, 0, 2])
+    rg = ranked_gains(run, qrels)
+    assert rg.query_ids.tolist() == ["q1", "q2"]
+    assert rg.ideal.tolist() == [[3, 1], [0, 0]]
+    assert rg.lengths.tolist() == [1, 1]
+    rg_c = ranked_gains(run, qrels, queries="qrels")
+    assert rg_c.query_ids.tolist() == ["q1", "q2", "q4"]
+    assert rg_c.lengths.tolist() == [1, 1, 0]
+    assert ranked_gains(run, qrels, queries="run").query_ids.tolist() == ["q1", "q2", "q3"]
+
+
+def test_ranked_gains_errors():
+    run = Run(["q"], ["a"], [1.0])
+    qrels = Qrels(["q"], ["a"], [1])
+    with pytest.raises(ValueError, match=r"ties must be one of \['docid_desc', 'input_order', "
+                       r"'average'\]; got 'random'"):
+        ranked_gains(run, qrels, ties="random")
+    with pytest.raises(ValueError, match=r"score_dtype must be one of"):
+        ranked_gains(run, qrels, score_dtype="float16")
+    with pytest.raises(ValueError, match=r"queries must be one of"):
+        ranked_gains(run, qrels, queries="all")
+    with pytest.raises(ValueError, match=r"qrels must be a Qrels; got Run"):
+        ranked_gains(run, run)
+
+
+def test_duplicates_found_across_blocks_and_ungrouped_rows(monkeypatch):
+    import fuzzytruth.runs
+
+    monkeypatch.setattr(fuzzytruth.runs, "_BLOCK_ROWS", 4)
+    q = [f"q{i % 5}" for i in range(40)]  # queries interleaved, 8 rows each
+    d = [f"d{i}" for i in range(40)]
+    Run(q, d, np.arange(40.0))  # no duplicate
+    d[37] = "d2"  # q2 already has d2 (row 2)
+    with pytest.raises(ValueError, match=r"document 'd2' is listed 2 times for query 'q2' "
+                       r"\(rows 2, 37\)"):
+        Run(q, d, np.arange(40.0))
