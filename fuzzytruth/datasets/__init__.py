@@ -9,6 +9,7 @@
 """
 
 from fuzzytruth.datasets.fleiss import FLEISS_1971_CATEGORIES, Fleiss1971, fleiss_1971
+from fuzzytruth.datasets.image_collection import ImageCollection, image_collection
 from fuzzytruth.datasets.santini import (
     SANTINI_FIGURE1_PUBLISHED,
     SantiniExample,
@@ -21,8 +22,10 @@ __all__ = [
     "FLEISS_1971_CATEGORIES",
     "SANTINI_FIGURE1_PUBLISHED",
     "Fleiss1971",
+    "ImageCollection",
     "SantiniExample",
     "fleiss_1971",
+    "image_collection",
     "santini_figure1",
     "santini_illustrative",
     "santini_taxonomy",
