@@ -13,6 +13,11 @@ from fuzzytruth.collection import (
     category_reliability,
     sibling_confusions,
 )
+from fuzzytruth.crisp import (
+    CrispResult,
+    evaluate_crisp,
+    evaluate_per_annotator,
+)
 from fuzzytruth.displacement import (
     DisplacementBootstrap,
     DisplacementResult,
@@ -21,13 +26,40 @@ from fuzzytruth.displacement import (
     check_g,
     weighted_displacement,
 )
+from fuzzytruth.evaluate import (
+    Evaluation,
+    evaluate,
+    precision_recall_bands,
+)
+from fuzzytruth.io import (
+    read_trec_qrels,
+    read_trec_qrels_jg,
+    read_trec_run,
+    write_trec_qrels,
+    write_trec_run,
+)
 from fuzzytruth.io_collection import (
     read_annotations,
     read_taxonomy,
     write_annotations,
     write_taxonomy,
 )
+from fuzzytruth.measures import (
+    Measure,
+    Param,
+    Preset,
+    families,
+    get_preset,
+    parse_measure,
+    parse_measures,
+    register,
+    register_preset,
+)
 from fuzzytruth.membership import Membership
+from fuzzytruth.runs import (
+    Qrels,
+    Run,
+)
 from fuzzytruth.stats import (
     BootstrapResult,
     Comparison,
@@ -56,6 +88,8 @@ from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.uncertain import (
     CutoffDistributions,
     Distribution,
+    DistributionBatch,
+    ProbabilisticQrels,
     precision_distribution,
     precision_recall_curve,
     query_category_weights,
@@ -70,16 +104,25 @@ __all__ = [
     "CategoryReliability",
     "Comparison",
     "ConfidenceInterval",
+    "CrispResult",
     "CutoffDistributions",
     "DisplacementBootstrap",
     "DisplacementResult",
     "Distribution",
+    "DistributionBatch",
+    "Evaluation",
     "ExponentialG",
     "LevelAgreement",
+    "Measure",
     "Membership",
     "PairedTestResult",
+    "Param",
+    "Preset",
+    "ProbabilisticQrels",
+    "Qrels",
     "RationalG",
     "ResamplingResolutionWarning",
+    "Run",
     "ScoreMatrix",
     "Taxonomy",
     "TukeyResult",
@@ -95,18 +138,31 @@ __all__ = [
     "check_g",
     "cohens_dz",
     "compare",
+    "evaluate",
+    "evaluate_crisp",
+    "evaluate_per_annotator",
+    "families",
+    "get_preset",
     "paired_bootstrap",
     "paired_power",
     "paired_test",
     "paired_tukey_hsd",
+    "parse_measure",
+    "parse_measures",
     "precision_distribution",
+    "precision_recall_bands",
     "precision_recall_curve",
     "queries_for_power",
     "query_category_weights",
     "randomized_tukey_hsd",
     "read_annotations",
     "read_taxonomy",
+    "read_trec_qrels",
+    "read_trec_qrels_jg",
+    "read_trec_run",
     "recall_distribution",
+    "register",
+    "register_preset",
     "scores_from_frame",
     "sibling_confusions",
     "weighted_displacement",
@@ -114,6 +170,8 @@ __all__ = [
     "world_preference",
     "write_annotations",
     "write_taxonomy",
+    "write_trec_qrels",
+    "write_trec_run",
 ]
 
 __version__ = "0.1.0"

@@ -1,0 +1,258 @@
+"""DistributionBatch: many discrete distributions at once, one per row, with vectorised summaries.
+
+An evaluation under uncertain truth has one distribution per (system, query, measure): thousands
+of them. Building a :class:`~fuzzytruth.uncertain.distribution.Distribution` for each would cost
+a Python object and a ``numpy.unique`` per row. A batch keeps them as two ``(n_rows, n_atoms)``
+arrays instead: the values of each row's atoms and their masses. Atoms need not be sorted nor
+distinct (a mixture or a sample simply lists them), and rows with fewer atoms are padded with
+zero-mass atoms. Masses are *unconditional*: a row's masses sum to ``1 - p_undefined``; every
+summary (mean, std, quantiles) is conditional on the value being defined, as for
+``Distribution``. :meth:`DistributionBatch.distribution` builds the ``Distribution`` of one row
+on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fuzzytruth.uncertain.distribution import Distribution
+
+__all__ = ["DistributionBatch"]
+
+_METHODS = ("exact", "monte_carlo", "point")
+_CDF_TOLERANCE = 1e-12  # as in Distribution.quantile
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    values.flags.writeable = False
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class DistributionBatch:
+    """One discrete distribution per row, stored as atoms (value, mass).
+
+    Parameters
+    ----------
+    values : array_like
+        ``(n_rows, n_atoms)`` finite values (any order, repeats allowed; the value of a
+        zero-mass atom is ignored).
+    masses : array_like
+        ``(n_rows, n_atoms)`` non-negative masses; each row sums to ``1 - p_undefined``.
+    p_undefined : array_like
+        ``(n_rows,)`` probability that the quantity is undefined.
+    method : {"exact", "monte_carlo", "point"}
+        How the distributions were obtained.
+    n_samples : int, optional
+        Number of Monte Carlo draws behind each row (``method="monte_carlo"``).
+
+    Examples
+    --------
+    Two Bernoulli distributions and an undefined one:
+
+    >>> b = DistributionBatch([[0.0, 1.0], [0.0, 1.0], [0.0, 0.0]],
+    ...                       [[0.5, 0.5], [0.9, 0.1], [0.0, 0.0]], [0.0, 0.0, 1.0])
+    >>> b.mean().tolist()
+    [0.5, 0.1, nan]
+    >>> b.quantile(0.95).tolist()
+    [1.0, 1.0, nan]
+    >>> b.distribution(1)
+    Distribution(mean=0.1, std=0.3, 2 values, method='exact')
+    """
+
+    values: np.ndarray
+    masses: np.ndarray
+    p_undefined: np.ndarray
+    method: str = "exact"
+    n_samples: int | None = None
+
+    def __post_init__(self) -> None:
+        values = np.array(self.values, dtype=float, ndmin=2)
+        masses = np.array(self.masses, dtype=float, ndmin=2)
+        p_undefined = np.array(self.p_undefined, dtype=float, ndmin=1)
+        if values.shape != masses.shape or values.ndim != 2:
+            raise ValueError(
+                f"values and masses must be 2-D arrays of one shape; got {values.shape} and "
+                f"{masses.shape}"
+            )
+        if p_undefined.shape != (values.shape[0],):
+            raise ValueError(
+                f"p_undefined must have shape ({values.shape[0]},); got {p_undefined.shape}"
+            )
+        if np.any(masses < 0) or not np.all(np.isfinite(masses)):
+            raise ValueError("masses must be finite and >= 0")
+        if np.any((p_undefined < 0) | (p_undefined > 1)):
+            raise ValueError("p_undefined must be within [0, 1]")
+        total = masses.sum(axis=1) + p_undefined
+        if np.any(np.abs(total - 1.0) > 1e-9):
+            row = int(np.argmax(np.abs(total - 1.0)))
+            raise ValueError(
+                f"each row's masses must sum to 1 - p_undefined within 1e-9; row {row} sums to "
+                f"{float(total[row])!r} with p_undefined"
+            )
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}; got {self.method!r}")
+        if self.method == "monte_carlo" and (self.n_samples is None or self.n_samples < 1):
+            raise ValueError("a monte_carlo batch needs n_samples >= 1")
+        values = np.where(masses > 0, values, 0.0)
+        if not np.all(np.isfinite(values)):
+            raise ValueError("values of atoms with positive mass must be finite")
+        object.__setattr__(self, "values", _read_only(values))
+        object.__setattr__(self, "masses", _read_only(masses))
+        object.__setattr__(self, "p_undefined", _read_only(p_undefined))
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_samples(cls, samples: np.ndarray) -> DistributionBatch:
+        """Empirical distributions of Monte Carlo draws: ``samples`` is ``(n_samples, n_rows)``;
+        NaN draws count as undefined.
+
+        >>> b = DistributionBatch.from_samples(np.array([[0.0, 1.0], [1.0, np.nan]]))
+        >>> b.mean().tolist(), b.p_undefined.tolist()
+        ([0.5, 1.0], [0.0, 0.5])
+        """
+        samples = np.asarray(samples, dtype=float)
+        if samples.ndim != 2 or samples.shape[0] == 0:
+            raise ValueError(
+                f"samples must be 2-D (n_samples, n_rows) with n_samples >= 1; got shape "
+                f"{samples.shape}"
+            )
+        n = samples.shape[0]
+        defined = ~np.isnan(samples.T)
+        values = np.where(defined, samples.T, 0.0)
+        masses = defined / n
+        p_undefined = 1.0 - defined.sum(axis=1) / n
+        return cls(values, masses, p_undefined, "monte_carlo", n)
+
+    @classmethod
+    def from_points(cls, values: np.ndarray) -> DistributionBatch:
+        """Point masses (the crisp case); NaN values are undefined with probability 1.
+
+        >>> DistributionBatch.from_points(np.array([0.25, np.nan])).p_undefined.tolist()
+        [0.0, 1.0]
+        """
+        values = np.asarray(values, dtype=float).reshape(-1, 1)
+        defined = ~np.isnan(values)
+        return cls(
+            np.where(defined, values, 0.0), defined.astype(float), 1.0 - defined[:, 0], "point"
+        )
+
+    @classmethod
+    def mixture(
+        cls, components: DistributionBatch, index: np.ndarray, weights: np.ndarray
+    ) -> DistributionBatch:
+        """Row i mixes the component rows ``index[i, :]`` with ``weights[i, :]`` (sum 1).
+
+        ``index`` and ``weights`` are ``(n_rows, n_components)``; pad with index -1 and weight 0.
+        Undefinedness mixes too: p_undefined = Σ_c w_c u_c.
+
+        >>> comp = DistributionBatch([[0.0], [1.0]], [[1.0], [1.0]], [0.0, 0.0])
+        >>> mix = DistributionBatch.mixture(comp, np.array([[0, 1]]), np.array([[0.75, 0.25]]))
+        >>> mix.mean().tolist()
+        [0.25]
+        """
+        index = np.asarray(index, dtype=np.intp)
+        weights = np.asarray(weights, dtype=float)
+        if index.shape != weights.shape or index.ndim != 2:
+            raise ValueError(
+                f"index and weights must be 2-D arrays of one shape; got {index.shape} and "
+                f"{weights.shape}"
+            )
+        weights = np.where(index >= 0, weights, 0.0)
+        safe = np.maximum(index, 0)
+        n_rows = index.shape[0]
+        values = components.values[safe].reshape(n_rows, -1)
+        masses = (components.masses[safe] * weights[:, :, None]).reshape(n_rows, -1)
+        p_undefined = (components.p_undefined[safe] * weights).sum(axis=1)
+        return cls(values, masses, p_undefined, components.method, components.n_samples)
+
+    # ------------------------------------------------------------------ summaries
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def _defined_mass(self) -> np.ndarray:
+        return self.masses.sum(axis=1)
+
+    def _reference(self) -> np.ndarray:
+        """The value of each row's first atom of positive mass (0 when there is none)."""
+        first = np.argmax(self.masses > 0, axis=1)
+        return np.take_along_axis(self.values, first[:, None], axis=1)[:, 0]
+
+    def _central(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Moments about the reference value: a constant row gives exactly 0 spread."""
+        total = self._defined_mass()
+        ref = self._reference()
+        shifted = self.values - ref[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            first = (shifted * self.masses).sum(axis=1) / total
+            second = (shifted**2 * self.masses).sum(axis=1) / total
+        return ref, first, second
+
+    def mean(self) -> np.ndarray:
+        """Expected value of each row, given defined (NaN when undefined with probability 1)."""
+        ref, first, _ = self._central()
+        return np.where(self._defined_mass() > 0, ref + first, np.nan)
+
+    def var(self) -> np.ndarray:
+        """Variance of each row, given defined."""
+        _, first, second = self._central()
+        return np.where(self._defined_mass() > 0, np.maximum(second - first**2, 0.0), np.nan)
+
+    def std(self) -> np.ndarray:
+        """Standard deviation of each row, given defined."""
+        return np.sqrt(self.var())
+
+    def mc_standard_error(self) -> np.ndarray:
+        """Monte Carlo standard error of :meth:`mean` (std / sqrt(defined draws)); 0 when exact."""
+        if self.method != "monte_carlo":
+            return np.where(np.isnan(self.mean()), np.nan, 0.0)
+        assert self.n_samples is not None
+        defined = np.maximum(1.0, np.round(self.n_samples * (1.0 - self.p_undefined)))
+        return self.std() / np.sqrt(defined)
+
+    def quantile(self, q: float) -> np.ndarray:
+        """Smallest value x of each row with P(X <= x | defined) >= q.
+
+        Cumulative sums within 1e-12 of ``q`` count as reaching it, as in
+        :meth:`Distribution.quantile`.
+        """
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"q must be within [0, 1]; got {q!r}")
+        total = self._defined_mass()
+        keyed = np.where(self.masses > 0, self.values, np.inf)
+        order = np.argsort(keyed, axis=1, kind="stable")
+        sorted_values = np.take_along_axis(keyed, order, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cumulative = np.cumsum(np.take_along_axis(self.masses, order, axis=1), axis=1)
+            cumulative /= total[:, None]
+        position = (cumulative < q - _CDF_TOLERANCE).sum(axis=1)
+        last = (self.masses > 0).sum(axis=1) - 1
+        position = np.minimum(position, np.maximum(last, 0))
+        out = np.take_along_axis(sorted_values, position[:, None], axis=1)[:, 0]
+        return np.where(total > 0, out, np.nan)
+
+    def interval(self, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Equal-tailed intervals: the (1 − c)/2 and (1 + c)/2 quantiles of each row."""
+        if not 0.0 < confidence_level < 1.0:
+            raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+        tail = (1.0 - confidence_level) / 2.0
+        return self.quantile(tail), self.quantile(1.0 - tail)
+
+    def distribution(self, row: int) -> Distribution:
+        """The :class:`Distribution` of one row (built on demand)."""
+        if not -len(self) <= row < len(self):
+            raise ValueError(f"row must be within [0, {len(self)}); got {row!r}")
+        p_undefined = float(self.p_undefined[row])
+        if self.masses[row].sum() <= 0:
+            return Distribution.undefined()
+        method = "exact" if self.method == "point" else self.method
+        out = Distribution.from_pmf(
+            self.values[row],
+            self.masses[row],
+            p_undefined=p_undefined,
+            method=method,  # type: ignore[arg-type]
+            n_samples=self.n_samples,
+        )
+        return out

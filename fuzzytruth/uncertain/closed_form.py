@@ -1,0 +1,458 @@
+"""Exact distributions of rank-based measures when each result is relevant independently.
+
+Every function here reads ``p``, an ``(n_rows, depth)`` array: ``p[i, r]`` is the probability
+that the document at rank ``r + 1`` of row ``i`` is relevant, the documents of a row being
+relevant independently of one another (Santini's model for one target category; one query of a
+probabilistic qrels). Pad short lists with ``p = 0`` (a padded rank is never relevant) and give
+their true lengths in ``lengths``. Rows are vectorised through the batched Poisson-binomial
+engine (:mod:`fuzzytruth.uncertain.poibin`); each function returns a
+:class:`~fuzzytruth.uncertain.batch.DistributionBatch` with one exact distribution per row.
+
+Closed forms (``k`` a rank cutoff; ``k=None`` means the whole list, ``n`` = its length):
+
+* precision ``TP/k`` (``TP/n`` without ``k``, 0 for an empty list): TP is Poisson-binomial
+  over the top k;
+* success: 1 with probability 1 − Π_{i≤k}(1 − p_i);
+* reciprocal rank: 1/i with probability p_i Π_{j<i}(1 − p_j), and 0 (trec_eval's value when
+  no relevant document is in the list) with probability Π_{i≤k}(1 − p_i);
+* recall, exact form ``TP/(TP+FN)``: FN is the number of relevant documents outside the top
+  k — those ranked below k and those not retrieved (``rest`` below) — independent of TP; the
+  value is undefined when TP + FN = 0, and that probability is reported;
+* recall, expected-size form ``TP/E|ω|`` (Santini eq. 12 as printed);
+* F_β = (1+β²)·TP / (β²·(TP+FN) + k) (E_β = 1 − F_β), from the joint law of TP and FN;
+  undefined when TP + FN = 0, 0 when TP = 0 < FN (trec_eval's convention);
+* precision and recall at every cutoff, the P–R curve as bands (:func:`cutoff_curves`; one
+  pass of the Poisson-binomial recursion gives TP at every cutoff);
+* the expected DCG, by linearity of expectation (:func:`expected_dcg`; an exact mean only —
+  the full DCG distribution is not a closed form and comes from possible worlds).
+
+Not-retrieved relevant documents (``rest``) are described by ``rest_p``, the probabilities of
+the uncertain ones (pad with 0), and ``rest_certain``, the number of documents relevant with
+probability 1. When the probabilities take few distinct values (annotator shares), FN is a sum
+of binomials, each evaluated on its central window; atoms of the FN law below 1e-15 are
+dropped (each row's dropped mass is below 1e-12), so that large collections stay fast and the
+joint (TP, FN) grids small.
+
+Examples
+--------
+>>> p = np.array([[0.5, 1.0, 0.0]])
+>>> precision(p, k=2).distribution(0).to_frame()
+   value  probability
+0    0.5          0.5
+1    1.0          0.5
+>>> reciprocal_rank(p).mean().tolist()          # 0.5 * 1 + 0.5 * 1/2
+[0.75]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.uncertain import poibin
+from fuzzytruth.uncertain.batch import DistributionBatch
+
+__all__ = [
+    "cutoff_curves",
+    "expected_dcg",
+    "f_measure",
+    "precision",
+    "recall",
+    "reciprocal_rank",
+    "success",
+    "tp_pmf",
+]
+
+_FN_TOLERANCE = 1e-15
+_MAX_GROUPS = 32  # at most this many distinct probabilities: binomial groups (annotator shares)
+
+
+def _check_p(p: np.ndarray) -> np.ndarray:
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 2:
+        raise ValueError(f"p must be 2-D (n_rows, depth); got {p.ndim}-D")
+    if p.size and not (p.min() >= 0 and p.max() <= 1):
+        raise ValueError("p must hold probabilities within [0, 1]")
+    return p
+
+
+def _check_k(k: int | None) -> None:
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1):
+        raise ValueError(f"k must be a positive integer or None; got {k!r}")
+
+
+def _top(p: np.ndarray, k: int | None) -> np.ndarray:
+    """The top-k columns of ``p`` (padded with zeros when the lists are shorter than k)."""
+    if k is None:
+        return p
+    if p.shape[1] >= k:
+        return p[:, :k]
+    out = np.zeros((p.shape[0], k))
+    out[:, : p.shape[1]] = p
+    return out
+
+
+def _lengths(p: np.ndarray, lengths: np.ndarray | None) -> np.ndarray:
+    if lengths is None:
+        return np.full(p.shape[0], p.shape[1], dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.shape != (p.shape[0],):
+        raise ValueError(f"lengths must have shape ({p.shape[0]},); got {lengths.shape}")
+    return lengths
+
+
+def tp_pmf(p: np.ndarray, *, k: int | None = None) -> np.ndarray:
+    """PMF of the number of relevant documents in the top ``k`` of each row.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_rows, k + 1)`` (``depth + 1`` without ``k``).
+
+    Examples
+    --------
+    >>> tp_pmf(np.array([[0.5, 0.5, 1.0]]), k=2).tolist()
+    [[0.25, 0.5, 0.25]]
+    """
+    p = _check_p(p)
+    _check_k(k)
+    top = _top(p, k)
+    if top.shape[0] == 0:
+        return np.zeros((0, top.shape[1] + 1))
+    return poibin.pmf(top)
+
+
+def precision(
+    p: np.ndarray, *, k: int | None = None, lengths: np.ndarray | None = None
+) -> DistributionBatch:
+    """Precision at ``k``: TP/k (without ``k``: TP/n over the whole list, 0 when n = 0).
+
+    Examples
+    --------
+    >>> precision(np.array([[0.2, 0.2]]), k=2).mean().round(6).tolist()
+    [0.2]
+    """
+    p = _check_p(p)
+    pmf = tp_pmf(p, k=k)
+    counts = np.arange(pmf.shape[1], dtype=float)
+    if k is not None:
+        values = np.broadcast_to(counts / k, pmf.shape)
+    else:
+        n = _lengths(p, lengths).astype(float)
+        values = np.divide(
+            counts[None, :], n[:, None], out=np.zeros(pmf.shape), where=n[:, None] > 0
+        )
+    return DistributionBatch(values, pmf, np.zeros(len(pmf)))
+
+
+def success(p: np.ndarray, *, k: int | None = None) -> DistributionBatch:
+    """Success at ``k``: 1 if a relevant document is in the top k, else 0.
+
+    Examples
+    --------
+    >>> success(np.array([[0.5, 0.5]])).mean().tolist()
+    [0.75]
+    """
+    p = _check_p(p)
+    _check_k(k)
+    none = np.prod(1.0 - _top(p, k), axis=1)
+    values = np.broadcast_to(np.array([0.0, 1.0]), (len(p), 2))
+    return DistributionBatch(values, np.stack([none, 1.0 - none], axis=1), np.zeros(len(p)))
+
+
+def reciprocal_rank(p: np.ndarray, *, k: int | None = None) -> DistributionBatch:
+    """Reciprocal rank of the first relevant document in the top ``k``; 0 when there is none.
+
+    P(first relevant at rank i) = p_i Π_{j<i}(1 − p_j).
+
+    Examples
+    --------
+    >>> reciprocal_rank(np.array([[0.0, 1.0]])).distribution(0).to_frame()
+       value  probability
+    0    0.5          1.0
+    """
+    p = _check_p(p)
+    _check_k(k)
+    top = _top(p, k)
+    depth = top.shape[1]
+    survive = np.ones((len(top), depth + 1))
+    np.cumprod(1.0 - top, axis=1, out=survive[:, 1:])
+    first = top * survive[:, :-1]
+    masses = np.concatenate([first, survive[:, -1:]], axis=1)
+    values = np.broadcast_to(
+        np.append(1.0 / np.arange(1, depth + 1), 0.0), masses.shape
+    )
+    return DistributionBatch(values, masses, np.zeros(len(top)))
+
+
+def _trim(pmf: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep the columns where some row has mass above 1e-15, aligned per row by ``offset``."""
+    alive = pmf > _FN_TOLERANCE
+    first = np.argmax(alive, axis=1)
+    last = pmf.shape[1] - 1 - np.argmax(alive[:, ::-1], axis=1)
+    width = int((last - first).max(initial=0)) + 1
+    start = np.minimum(first, pmf.shape[1] - width)
+    window = np.take_along_axis(pmf, start[:, None] + np.arange(width)[None, :], axis=1)
+    return window, offset + start
+
+
+def _convolve_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise polynomial products, shift-and-add over the shorter factor's columns."""
+    if a.shape[1] < b.shape[1]:
+        a, b = b, a
+    out = np.zeros((a.shape[0], a.shape[1] + b.shape[1] - 1))
+    for j in range(b.shape[1]):  # a loop over the columns of the short factor
+        out[:, j : j + a.shape[1]] += a * b[:, j : j + 1]
+    return out
+
+
+def _count_pmf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PMF of the number of successes of each row, trimmed: (window, offset of column 0).
+
+    Annotator shares take few distinct values: then each value v with c items contributes a
+    Binomial(c, v), evaluated on its central window (mean ± 12 sd + 10, beyond which the mass is
+    below 1e-15) and convolved row by row; otherwise the batched Poisson-binomial engine runs on
+    the whole matrix.
+    """
+    n = probs.shape[0]
+    values = np.unique(probs[probs > 0])
+    offset = np.zeros(n, dtype=np.int64)
+    if len(values) > _MAX_GROUPS or probs.shape[1] <= 4 * len(values):
+        pmf = poibin.pmf(probs) if probs.shape[1] else np.ones((n, 1))
+        return _trim(pmf, offset)
+    pmf = np.ones((n, 1))
+    for v in values:  # a loop over distinct probabilities, vectorised over rows
+        count = (probs == v).sum(axis=1)
+        if v == 1:
+            offset += count
+            continue
+        sd = np.sqrt(count * v * (1 - v))
+        lo = np.clip(np.floor(count * v - 12 * sd - 10), 0, count).astype(np.int64)
+        hi = np.clip(np.ceil(count * v + 12 * sd + 10), 0, count).astype(np.int64)
+        grid = lo[:, None] + np.arange(int((hi - lo).max(initial=0)) + 1)[None, :]
+        binomial = stats.binom.pmf(grid, count[:, None], v)
+        pmf, offset = _trim(_convolve_rows(pmf, binomial), offset + lo)
+    return pmf / pmf.sum(axis=1, keepdims=True), offset
+
+
+def _fn_pmf(
+    p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """PMF of FN (relevant documents outside the top k), trimmed: (pmf window, FN offset)."""
+    below = p[:, k:] if k is not None else p[:, :0]
+    uncertain = np.concatenate([below, rest_p], axis=1)
+    uncertain = uncertain[:, uncertain.any(axis=0)]  # drop columns that are 0 in every row
+    window, offset = _count_pmf(uncertain)
+    window = window / window.sum(axis=1, keepdims=True)
+    return window, offset + np.asarray(rest_certain, dtype=np.int64)
+
+
+def _joint(
+    p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flattened joint law of (TP, FN) per row: tp, fn values and masses (n_rows, a·b)."""
+    rest_p = _check_p(rest_p)
+    if rest_p.shape[0] != p.shape[0]:
+        raise ValueError(
+            f"rest_p must have one row per row of p ({p.shape[0]}); got {rest_p.shape[0]}"
+        )
+    rest_certain = np.broadcast_to(np.asarray(rest_certain, dtype=np.int64), (p.shape[0],))
+    tp = tp_pmf(p, k=k)
+    fn, offset = _fn_pmf(p, k, rest_p, rest_certain)
+    masses = (tp[:, :, None] * fn[:, None, :]).reshape(len(p), -1)
+    tp_values = np.repeat(np.arange(tp.shape[1], dtype=float), fn.shape[1])[None, :]
+    fn_values = (offset[:, None] + np.arange(fn.shape[1])[None, :]).astype(float)
+    fn_values = np.tile(fn_values, (1, tp.shape[1]))
+    return np.broadcast_to(tp_values, masses.shape), fn_values, masses
+
+
+def recall(
+    p: np.ndarray,
+    *,
+    k: int | None = None,
+    rest_p: np.ndarray | None = None,
+    rest_certain: np.ndarray | int = 0,
+    expected_size: np.ndarray | None = None,
+) -> DistributionBatch:
+    """Recall at ``k``, exact (TP/(TP+FN)) or as printed by Santini (TP/E|ω|).
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        ``(n_rows, depth)`` relevance probabilities in rank order.
+    k : int, optional
+        Rank cutoff (whole list when omitted).
+    rest_p, rest_certain
+        The relevant documents not retrieved: probabilities of the uncertain ones
+        ``(n_rows, m)`` (0-padded) and the count of the certain ones. Exact form.
+    expected_size : numpy.ndarray, optional
+        ``(n_rows,)`` E|ω|: gives the expected-size form TP/E|ω| instead (undefined when 0).
+
+    Examples
+    --------
+    One certain relevant document retrieved at rank 1, one uncertain (p = 0.5) not retrieved:
+
+    >>> d = recall(np.array([[1.0, 0.0]]), rest_p=np.array([[0.5]])).distribution(0)
+    >>> d.to_frame()
+       value  probability
+    0    0.5          0.5
+    1    1.0          0.5
+    >>> recall(np.array([[1.0, 0.0]]), expected_size=np.array([1.5])).mean().round(4).tolist()
+    [0.6667]
+    """
+    p = _check_p(p)
+    _check_k(k)
+    if expected_size is not None:
+        size = np.asarray(expected_size, dtype=float)
+        pmf = tp_pmf(p, k=k)
+        counts = np.arange(pmf.shape[1], dtype=float)[None, :]
+        defined = size > 0
+        values = np.divide(counts, size[:, None], out=np.zeros(pmf.shape), where=defined[:, None])
+        masses = np.where(defined[:, None], pmf, 0.0)
+        return DistributionBatch(values, masses, 1.0 - defined)
+    if rest_p is None:
+        rest_p = np.zeros((len(p), 0))
+    tp, fn, masses = _joint(p, k, rest_p, rest_certain)
+    total = tp + fn
+    defined = total > 0
+    values = np.divide(tp, total, out=np.zeros(masses.shape), where=defined)
+    return _from_joint(values, masses, defined)
+
+
+def f_measure(
+    p: np.ndarray,
+    *,
+    k: int | None = None,
+    beta: float = 1.0,
+    lengths: np.ndarray | None = None,
+    rest_p: np.ndarray | None = None,
+    rest_certain: np.ndarray | int = 0,
+) -> DistributionBatch:
+    """F_β at ``k`` = (1+β²)·TP / (β²·(TP+FN) + n), n = k (or the list length without k).
+
+    Undefined when TP + FN = 0; 0 when TP = 0 < FN (as trec_eval's ``set_F``).
+
+    Examples
+    --------
+    >>> f_measure(np.array([[1.0, 0.0]]), k=2, rest_p=np.array([[0.5]])).mean().round(6).tolist()
+    [0.583333]
+    """
+    p = _check_p(p)
+    _check_k(k)
+    if rest_p is None:
+        rest_p = np.zeros((len(p), 0))
+    n = np.full(len(p), k, dtype=float) if k is not None else _lengths(p, lengths).astype(float)
+    tp, fn, masses = _joint(p, k, rest_p, rest_certain)
+    b2 = float(beta) ** 2
+    defined = (tp + fn) > 0
+    values = np.divide(
+        (1 + b2) * tp, b2 * (tp + fn) + n[:, None], out=np.zeros(masses.shape), where=defined
+    )
+    return _from_joint(values, masses, defined)
+
+
+def _from_joint(values: np.ndarray, masses: np.ndarray, defined: np.ndarray) -> DistributionBatch:
+    p_undefined = np.where(defined, 0.0, masses).sum(axis=1)
+    kept = np.where(defined, masses, 0.0)
+    # renormalise the trimmed joint so that masses + p_undefined is exactly 1
+    scale = 1.0 / (kept.sum(axis=1) + p_undefined)
+    return DistributionBatch(values, kept * scale[:, None], np.minimum(p_undefined * scale, 1.0))
+
+
+def expected_dcg(
+    expected_gains: np.ndarray,
+    *,
+    k: int | None = None,
+    discount: str = "log2",
+    b: float | None = None,
+) -> np.ndarray:
+    """E[DCG@k] = Σ_{i≤k} E[gain_i]·disc(i), exact by linearity of expectation.
+
+    ``expected_gains[i, r]`` is the expected gain of the document at rank r + 1 (for 0/1
+    relevance, its probability of being relevant; for graded relevance, Σ_g P(grade g)·gain(g)).
+    The discount is the registered DCG kernel's (:func:`fuzzytruth.metrics.ranking.dcg`),
+    applied to these expected gains; ``discount`` and ``b`` as there.
+
+    Examples
+    --------
+    >>> expected_dcg(np.array([[0.5, 1.0, 0.0]])).round(6).tolist()   # 0.5/1 + 1/log2(3)
+    [1.130930]
+    """
+    from fuzzytruth.measures import Measure
+
+    gains = np.asarray(expected_gains, dtype=float)
+    if gains.ndim != 2 or (gains.size and gains.min() < 0):
+        raise ValueError("expected_gains must be a 2-D array of non-negative expected gains")
+    params = {"gain": "linear", "discount": discount}
+    if k is not None:
+        params["k"] = k
+    if b is not None:
+        params["b"] = b
+    rg = RankedGains(
+        np.arange(len(gains)).astype(object),
+        gains,
+        np.full(len(gains), gains.shape[1], dtype=np.int64),
+        np.zeros((len(gains), 0)),
+    )
+    return Measure("DCG", **params).compute(rg)
+
+
+def cutoff_curves(
+    p: np.ndarray,
+    *,
+    rest_p: np.ndarray | None = None,
+    rest_certain: np.ndarray | int = 0,
+    expected_size: np.ndarray | None = None,
+) -> tuple[DistributionBatch, DistributionBatch]:
+    """Precision and recall at every cutoff 1..depth of each row: the P–R curve as bands.
+
+    Parameters are those of :func:`recall` (exact recall by default, the expected-size form
+    with ``expected_size``).
+
+    Returns
+    -------
+    (DistributionBatch, DistributionBatch)
+        Precision and recall, ``n_rows × depth`` rows each, row-major: row ``i * depth + j``
+        is row ``i`` at cutoff ``j + 1``.
+
+    Examples
+    --------
+    >>> precision_curve, recall_curve = cutoff_curves(np.array([[1.0, 0.5]]))
+    >>> precision_curve.mean().tolist(), recall_curve.mean().tolist()
+    ([1.0, 0.75], [0.75, 1.0])
+    """
+    p = _check_p(p)
+    n, depth = p.shape
+    prefix = poibin.prefix_pmfs(p) if n else np.zeros((0, depth, depth + 1))
+    counts = np.arange(depth + 1, dtype=float)
+    cutoffs = np.arange(1, depth + 1, dtype=float)
+    precision_values = np.broadcast_to(counts[None, :] / cutoffs[:, None], prefix.shape)
+    precision_curve = DistributionBatch(
+        precision_values.reshape(n * depth, depth + 1),
+        prefix.reshape(n * depth, depth + 1),
+        np.zeros(n * depth),
+    )
+    if expected_size is not None:
+        size = np.repeat(np.asarray(expected_size, dtype=float), depth)
+        defined = size > 0
+        values = np.divide(counts[None, :], size[:, None], out=np.zeros((n * depth, depth + 1)),
+                           where=defined[:, None])
+        masses = np.where(defined[:, None], prefix.reshape(n * depth, depth + 1), 0.0)
+        return precision_curve, DistributionBatch(values, masses, 1.0 - defined)
+    if rest_p is None:
+        rest_p = np.zeros((n, 0))
+    per_cutoff = [
+        recall(p, k=k, rest_p=rest_p, rest_certain=rest_certain) for k in range(1, depth + 1)
+    ]  # a loop over cutoffs, each vectorised over rows
+    width = max(b.values.shape[1] for b in per_cutoff)
+    values = np.zeros((n, depth, width))
+    masses = np.zeros((n, depth, width))
+    for j, b in enumerate(per_cutoff):
+        values[:, j, : b.values.shape[1]] = b.values
+        masses[:, j, : b.values.shape[1]] = b.masses
+    p_undefined = np.stack([b.p_undefined for b in per_cutoff], axis=1)
+    recall_curve = DistributionBatch(
+        values.reshape(n * depth, width), masses.reshape(n * depth, width), p_undefined.ravel()
+    )
+    return precision_curve, recall_curve

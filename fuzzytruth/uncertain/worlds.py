@@ -1,0 +1,616 @@
+"""Possible worlds: complete crisp ground truths drawn from uncertain annotations.
+
+Any crisp measure of the registry (AP, nDCG, tiers, E@32, ADR, …) becomes a distribution by
+drawing worlds — each one a complete crisp ground truth consistent with the annotations —
+evaluating the measure in every world, and reading the values as Monte Carlo draws. The same
+worlds serve every system (paired comparisons) and every measure.
+
+World models
+------------
+``"annotator"`` (categorical truth, the default)
+    Each item gets the label of one of its annotators, drawn by annotator share
+    (:attr:`Membership.direct <fuzzytruth.membership.Membership.direct>`); the item belongs to
+    that node and all its ancestors, so every world is a consistent crisp labelling of the
+    taxonomy. When a query's category is uncertain (the query item's own category, with the
+    default ``"direct"`` weights), its target in a world is the query item's own label in that
+    world (with ``"literal"`` weights, which are not annotator shares, the target is drawn from
+    the weights). For one fixed target ω, items are independent with P(item ∈ ω) = p(ω|item): the
+    model of the exact closed forms.
+``"bernoulli"``
+    Each (item, category) pair is a member independently with probability p(ω|item) (Santini's
+    independence, per category; a world need not be consistent with the taxonomy). A query with
+    an uncertain category draws its target from its mixture weights, independently of the
+    members. For probabilistic qrels this is the only model: each (query, document) is relevant
+    independently with its probability (an assessor drawn by share for each pair), so
+    ``"annotator"`` and ``"bernoulli"`` give the same worlds there.
+
+Vectorisation and memory
+------------------------
+Worlds × queries are flattened into the rows of one
+:class:`~fuzzytruth.metrics.base.RankedGains` and the registered kernels run on it, in chunks of
+worlds sized from a memory budget. Binary relevance uses ``int8`` gains and ideal arrays (the
+kernels accept them, and give the same values as with float64), and the ideal has only as many
+columns as the largest relevant count in the chunk. Under the annotator model only one label
+per item per world is drawn (``n_worlds × n_items`` small integers); the relevance of the
+document at a rank is then ``ancestor_matrix[label[world, doc], target[world, query]]``.
+
+Binary relevance without tie groups takes a faster route for the families ``P``, ``R``,
+``Success``, ``RR``, ``AP``, ``DCG`` and ``nDCG@k``: their value in a world depends only on the
+ranked relevance and on the number R of relevant documents, so no ideal array is built and the
+loop runs over ranks, vectorised over all worlds × queries (:func:`binary_kernel`). They give the
+registered kernels' values (``tests/test_worlds.py`` checks every one against them). Any other
+family, graded relevance or the tie-averaged policy goes through the registered kernels.
+
+Randomness comes from one :class:`numpy.random.Generator`. Labels and targets are drawn for all
+worlds first, then any per-chunk draws in world order, so results do not depend on the chunk
+size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fuzzytruth.measures import PRESET, Measure
+from fuzzytruth.membership import Membership
+from fuzzytruth.metrics.base import RankedGains
+
+__all__ = [
+    "WORLD_MODELS",
+    "CategoricalWorlds",
+    "QrelsWorlds",
+    "RankedDocs",
+    "binary_kernel",
+    "check_world_model",
+    "kernel_params",
+    "sample_labels",
+    "world_values",
+]
+
+WORLD_MODELS = ("annotator", "bernoulli")
+_CELL_BYTES = 64  # working memory of the kernels per (row, rank) cell, float64 temporaries
+_FAST_CELL_BYTES = 12  # the binary route: relevance, its transpose, a few per-row vectors
+_IDEAL_BYTES = 32  # per (row, ideal column) cell (nDCG sorts a float64 copy of the ideal)
+
+
+def check_world_model(world_model: str) -> str:
+    """Validate ``world_model``; return it."""
+    if world_model not in WORLD_MODELS:
+        raise ValueError(f"world_model must be one of {list(WORLD_MODELS)}; got {world_model!r}")
+    return world_model
+
+
+def sample_labels(
+    membership: Membership,
+    n_worlds: int,
+    *,
+    rng: np.random.Generator | int | None = None,
+) -> np.ndarray:
+    """One label per item per world, drawn by annotator share (the ``"annotator"`` model).
+
+    Parameters
+    ----------
+    membership : Membership
+        Must keep the annotators' direct shares (built from annotations or from direct shares).
+    n_worlds : int
+        Number of worlds.
+    rng : numpy.random.Generator or int, optional
+        Source of randomness (``numpy.random.default_rng(rng)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_worlds, n_items)`` node indices into ``membership.categories``.
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_figure1
+    >>> mem = santini_figure1().membership
+    >>> labels = sample_labels(mem, 10_000, rng=0)
+    >>> shares = np.bincount(labels[:, 0], minlength=len(mem.categories)) / 10_000
+    >>> dict(zip(mem.categories, shares.round(1)))["people"]   # direct share 0.4
+    np.float64(0.4)
+    """
+    n_worlds = _check_n_worlds(n_worlds)
+    rng = np.random.default_rng(rng)
+    if membership.direct is None:
+        raise ValueError(
+            "world_model='annotator' needs the annotators' direct shares, and this membership "
+            "was built from already-closed probabilities; use world_model='bernoulli'"
+        )
+    return _LabelTable(membership.direct).draw(n_worlds, rng)
+
+
+def _check_n_worlds(n_worlds: int) -> int:
+    if isinstance(n_worlds, bool) or not isinstance(n_worlds, int | np.integer) or n_worlds < 1:
+        raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
+    return int(n_worlds)
+
+
+class _LabelTable:
+    """Per item, its possible labels and their cumulative shares, padded to a rectangle."""
+
+    def __init__(self, direct: np.ndarray) -> None:
+        n_items, n_nodes = direct.shape
+        width = max(int((direct > 0).sum(axis=1).max(initial=1)), 1)
+        order = np.argsort(direct <= 0, axis=1, kind="stable")[:, :width]
+        shares = np.take_along_axis(direct, order, axis=1)
+        cum = np.cumsum(shares, axis=1)
+        cum = np.where(shares > 0, cum, np.inf)
+        last = (shares > 0).sum(axis=1) - 1
+        cum[np.arange(n_items), last] = np.inf  # rounding never sends a draw past the last
+        self.labels = order.astype(np.int16 if n_nodes < 2**15 else np.int32)
+        self.cum = cum
+
+    def draw(self, n_worlds: int, rng: np.random.Generator) -> np.ndarray:
+        n_items, width = self.labels.shape
+        out = np.empty((n_worlds, n_items), dtype=self.labels.dtype)
+        step = max(1, 2**24 // max(n_items * width, 1))
+        for start in range(0, n_worlds, step):  # chunks bound memory; the stream is sequential
+            u = rng.random((min(step, n_worlds - start), n_items))
+            pick = (u[:, :, None] >= self.cum[None, :, :]).sum(axis=2)
+            out[start : start + len(u)] = self.labels[np.arange(n_items)[None, :], pick]
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class RankedDocs:
+    """One system's ranked lists on the evaluated queries, as truth indices.
+
+    ``docs`` is ``(n_queries, depth)``: the index of the document at each rank in the truth's
+    document space (membership rows, or probabilistic-qrels pairs), -1 for padding and for
+    documents the truth does not know (never relevant). ``tie_start``/``tie_stop`` as in
+    :class:`~fuzzytruth.metrics.base.RankedGains` (tie-averaged policy only).
+    """
+
+    docs: np.ndarray
+    lengths: np.ndarray
+    tie_start: np.ndarray | None = None
+    tie_stop: np.ndarray | None = None
+
+
+class CategoricalWorlds:
+    """Worlds of a categorical truth: which items belong to each query's target category.
+
+    Parameters
+    ----------
+    membership : Membership
+        The uncertain categories of the items.
+    fixed : numpy.ndarray
+        ``(n_queries,)`` node index of an explicitly given target category, or -1.
+    query_item : numpy.ndarray
+        ``(n_queries,)`` membership row of the query item, or -1 when the query is not an item.
+    components : tuple of numpy.ndarray
+        ``(query, node, weight)`` of the mixture components of queries without a fixed target.
+    own_label : bool
+        Annotator model with direct weights: a query's target is its own label in the world.
+    exclude_query : bool
+        Leave the query item out of its category's relevant count.
+    world_model : {"annotator", "bernoulli"}
+    """
+
+    binary = True
+
+    def __init__(
+        self,
+        membership: Membership,
+        fixed: np.ndarray,
+        query_item: np.ndarray,
+        components: tuple[np.ndarray, np.ndarray, np.ndarray],
+        *,
+        own_label: bool,
+        exclude_query: bool,
+        world_model: str,
+    ) -> None:
+        self.membership = membership
+        self.fixed = fixed
+        self.query_item = query_item
+        self.components = components
+        self.own_label = own_label and world_model == "annotator"
+        self.exclude = exclude_query & (query_item >= 0)
+        self.world_model = check_world_model(world_model)
+        n_nodes = len(membership.categories)
+        anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.int8)
+        anc[:n_nodes] = membership.taxonomy.ancestor_matrix
+        self._anc = anc  # the last row is the padding "node": never relevant
+        # with at most 63 nodes, a label's ancestors fit in one integer's bits: relevance is
+        # then one gather and one bitwise and, instead of a two-index gather
+        self._bits = None
+        if n_nodes <= 63:
+            dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                         if np.iinfo(t).bits >= n_nodes)
+            weights = (np.ones(1, dtype=dtype) << np.arange(n_nodes, dtype=dtype))
+            self._bits = (anc.astype(dtype) * weights[None, :]).sum(axis=1, dtype=dtype)
+
+    def draw(self, n_worlds: int, rng: np.random.Generator) -> None:
+        """Draw what every world needs up front: labels (annotator) and targets."""
+        n_items = len(self.membership.items)
+        n_nodes = len(self.membership.categories)
+        n_q = len(self.fixed)
+        if self.world_model == "annotator":
+            labels = sample_labels(self.membership, n_worlds, rng=rng)
+            self._labels = np.concatenate(
+                [labels, np.full((n_worlds, 1), n_nodes, dtype=labels.dtype)], axis=1
+            )
+        targets = np.broadcast_to(self.fixed, (n_worlds, n_q)).copy()
+        comp_query, comp_node, comp_weight = self.components
+        if len(comp_query):
+            if self.own_label:
+                mixed = np.unique(comp_query)
+                targets[:, mixed] = self._labels[:, self.query_item[mixed]]
+            else:
+                targets = _draw_components(targets, comp_query, comp_node, comp_weight, rng)
+        self.targets = targets
+        if self.world_model == "annotator":
+            label_counts = np.zeros((n_worlds, n_nodes + 1), dtype=np.int64)
+            rows = np.repeat(np.arange(n_worlds), n_items + 1)
+            np.add.at(label_counts, (rows, self._labels.ravel()), 1)
+            sizes = label_counts @ self._anc.astype(np.int64)  # (n_worlds, n_nodes)
+            counts = np.take_along_axis(sizes, targets, axis=1)
+            counts -= self._query_relevance(self._labels, targets)
+            self.max_relevant = int(counts.max(initial=0))
+            self._counts = counts
+            self.draw_bytes = (n_items + 1) * (self._labels.itemsize + 8)  # labels, bits
+        else:
+            self._needed = np.unique(targets)
+            self._position = np.searchsorted(self._needed, targets)
+            probs = self.membership.matrix[:, self._needed]
+            self.max_relevant = int((probs > 0).sum(axis=0).max(initial=0))
+            self.draw_bytes = (n_items + 1) * len(self._needed) * 9  # uniforms + members
+
+    def _query_relevance(self, member_of: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """(n_worlds, n_q) 1 where the excluded query item belongs to its target."""
+        items = np.where(self.exclude, self.query_item, -1)  # -1: the padding column
+        labels = member_of[:, items]
+        return np.where(self.exclude, self._anc[labels, targets], 0).astype(np.int64)
+
+    def chunk(self, start: int, stop: int, rng: np.random.Generator) -> dict:
+        """State of worlds ``start:stop`` (draws the Bernoulli members, in world order)."""
+        targets = self.targets[start:stop]
+        if self.world_model == "annotator":
+            return {"labels": self._labels[start:stop], "targets": targets,
+                    "counts": self._counts[start:stop]}
+        n_items = len(self.membership.items)
+        probs = self.membership.matrix[:, self._needed]
+        members = rng.random((stop - start, n_items, len(self._needed))) < probs[None]
+        members = np.concatenate(
+            [members, np.zeros((stop - start, 1, len(self._needed)), dtype=bool)], axis=1
+        )
+        position = self._position[start:stop]
+        counts = np.take_along_axis(members.sum(axis=1), position, axis=1).astype(np.int64)
+        items = np.where(self.exclude, self.query_item, n_items)
+        worlds = np.arange(stop - start)[:, None]
+        counts -= np.where(self.exclude, members[worlds, items[None, :], position], 0)
+        return {"members": members, "position": position, "counts": counts}
+
+    def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(n_chunk, n_q, depth) boolean relevance of the ranked documents."""
+        if "labels" in state:
+            targets = state["targets"][:, :, None]
+            if self._bits is not None:
+                bits = self._bits[state["labels"]]  # ancestors of each item's label, as bits
+                target_bits = self._bits.dtype.type(1) << targets.astype(self._bits.dtype)
+                return (bits[:, docs] & target_bits) != 0  # -1 (padding): the last column
+            return self._anc[state["labels"][:, docs], targets].view(bool)
+        worlds = np.arange(len(state["counts"]))[:, None, None]
+        doc = np.where(docs >= 0, docs, len(self.membership.items))
+        return state["members"][worlds, doc[None], state["position"][:, :, None]]
+
+    def relevant_by_rank(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(depth, n_q, n_chunk) boolean relevance, rank-major (rows query-major)."""
+        if "labels" in state and self._bits is not None:
+            # each (rank, query) gathers one contiguous run of n_chunk worlds
+            bits = np.ascontiguousarray(self._bits[state["labels"]].T)  # (n_items + 1, chunk)
+            target_bits = self._bits.dtype.type(1) << state["targets"].T.astype(self._bits.dtype)
+            gathered = np.take(bits, docs.T, axis=0)  # take: much faster than fancy indexing
+            np.bitwise_and(gathered, target_bits[None], out=gathered)
+            return gathered != 0
+        return np.ascontiguousarray(self.gains(state, docs).transpose(2, 1, 0))
+
+    def counts(self, state: dict) -> np.ndarray:
+        """(n_chunk, n_q) number of relevant items of each query in each world."""
+        return state["counts"]
+
+    def ideal(self, state: dict) -> np.ndarray:
+        """(n_chunk, n_q, width) int8 ideal: one 1 per relevant item."""
+        counts = state["counts"]
+        width = int(counts.max(initial=0))
+        return (np.arange(width)[None, None, :] < counts[:, :, None]).view(np.int8)
+
+
+class QrelsWorlds:
+    """Worlds of a probabilistic qrels: each judged (query, document) relevant independently.
+
+    Parameters
+    ----------
+    pair_query : numpy.ndarray
+        ``(n_pairs,)`` query position of each judged pair, pairs sorted by query then by grade
+        descending.
+    probability, grade : numpy.ndarray
+        ``(n_pairs,)`` probability of being relevant, and the grade when relevant.
+    n_queries : int
+    """
+
+    def __init__(
+        self, pair_query: np.ndarray, probability: np.ndarray, grade: np.ndarray, n_queries: int
+    ) -> None:
+        self.probability = probability
+        self.binary = bool(np.all(grade == 1))
+        self._grade = np.append(grade, 0.0)  # the last entry pads
+        counts = np.bincount(pair_query, minlength=n_queries)
+        width = int(counts.max(initial=0))
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        column = np.arange(len(pair_query)) - start[pair_query]
+        judged = np.full((n_queries, width), len(pair_query), dtype=np.int64)
+        judged[pair_query, column] = np.arange(len(pair_query))
+        self._judged = judged  # (n_q, width) pair indices, grade descending, padded
+        positive = np.bincount(pair_query[probability > 0], minlength=n_queries)
+        self.max_relevant = int(positive.max(initial=0))
+        self.draw_bytes = (len(pair_query) + 1) * 10  # uniforms, bits and their transpose
+
+    def draw(self, n_worlds: int, rng: np.random.Generator) -> None:
+        """Nothing is shared by all worlds: every draw is per chunk."""
+
+    def chunk(self, start: int, stop: int, rng: np.random.Generator) -> dict:
+        """Relevance of every judged pair in worlds ``start:stop``."""
+        bits = rng.random((stop - start, len(self.probability))) < self.probability[None]
+        return {"bits": np.concatenate([bits, np.zeros((stop - start, 1), bool)], axis=1)}
+
+    def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(n_chunk, n_q, depth) grades of the ranked documents (boolean when binary)."""
+        pairs = np.where(docs >= 0, docs, len(self._grade) - 1)
+        hit = state["bits"][:, pairs]
+        if self.binary:
+            return hit
+        return np.where(hit, self._grade[pairs][None], 0.0)
+
+    def relevant_by_rank(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(depth, n_q, n_chunk) boolean relevance, rank-major (rows query-major)."""
+        pairs = np.where(docs >= 0, docs, len(self._grade) - 1)
+        return np.take(np.ascontiguousarray(state["bits"].T), pairs.T, axis=0)
+
+    def counts(self, state: dict) -> np.ndarray:
+        """(n_chunk, n_q) number of relevant judged documents of each query in each world."""
+        return state["bits"][:, self._judged].sum(axis=2)
+
+    def ideal(self, state: dict) -> np.ndarray:
+        """(n_chunk, n_q, width) grades of the relevant judged documents, descending."""
+        hit = state["bits"][:, self._judged]
+        counts = hit.sum(axis=2)
+        width = int(counts.max(initial=0))
+        if self.binary:
+            return (np.arange(width)[None, None, :] < counts[:, :, None]).view(np.int8)
+        out = np.zeros((*hit.shape[:2], width))
+        w, q, j = np.nonzero(hit)
+        column = np.cumsum(hit, axis=2)[w, q, j] - 1
+        out[w, q, column] = self._grade[self._judged[q, j]]
+        return out
+
+
+def _draw_components(
+    targets: np.ndarray,
+    comp_query: np.ndarray,
+    comp_node: np.ndarray,
+    comp_weight: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Draw each mixed query's target from its component weights, for every world."""
+    n_worlds = targets.shape[0]
+    order = np.argsort(comp_query, kind="stable")
+    node, weight = comp_node[order], comp_weight[order]
+    queries, start, count = np.unique(comp_query[order], return_index=True, return_counts=True)
+    width = int(count.max())
+    column = np.arange(len(order)) - np.repeat(start, count)
+    row = np.repeat(np.arange(len(queries)), count)
+    cum = np.full((len(queries), width), np.inf)
+    nodes = np.zeros((len(queries), width), dtype=np.int64)
+    cum[row, column] = np.cumsum(weight) - np.repeat(np.cumsum(weight)[start] - weight[start],
+                                                     count)
+    nodes[row, column] = node
+    cum[np.arange(len(queries)), count - 1] = np.inf
+    u = rng.random((n_worlds, len(queries)))
+    pick = (u[:, :, None] >= cum[None]).sum(axis=2)
+    targets[:, queries] = nodes[np.arange(len(queries))[None, :], pick]
+    return targets
+
+
+def kernel_params(measure: Measure) -> dict[str, Any]:
+    """Every parameter a measure's kernel receives: the measure's own, then fixed defaults.
+
+    >>> kernel_params(Measure("F", k=5).resolve("trec"))["beta"]
+    1.0
+    """
+    params = measure.params
+    for p in measure.family.params:
+        params.setdefault(p.name, None if p.default is PRESET else p.default)
+    return params
+
+
+def _discounts(measure_params: dict[str, Any], depth: int) -> tuple[np.ndarray, float]:
+    """Discount of ranks 1..depth and the gain of grade 1, both read off the DCG kernel."""
+    params = {"gain": "linear", "discount": measure_params["discount"]}
+    if measure_params.get("b") is not None:
+        params["b"] = measure_params["b"]
+    eye = np.eye(depth)
+    ids = np.zeros(depth, dtype=object)
+    disc = Measure("DCG", **params).compute(
+        RankedGains(ids, eye, np.full(depth, depth), np.zeros((depth, 0)))
+    )
+    one = RankedGains(np.zeros(1, dtype=object), np.ones((1, 1)), np.ones(1, dtype=np.int64),
+                      np.ones((1, 1)))
+    gain_one = Measure("DCG", **{**params, "gain": measure_params["gain"], "k": 1}).compute(one)
+    return disc, float(gain_one[0] / disc[0]) if depth else 1.0
+
+
+def binary_kernel(measure: Measure, depth: int) -> Callable[..., np.ndarray] | None:
+    """A kernel on binary relevance that needs only the relevant count R, or None.
+
+    The returned callable takes ``relevant`` (``(depth, n_rows)`` boolean, rank-major),
+    ``lengths`` and ``n_relevant`` (``(n_rows,)``) and returns the measure's value per row,
+    equal to the registered kernel's on the same ranking with an ideal of R ones (no tie
+    groups). Families: P, R, Success, RR, AP, DCG, nDCG with a cutoff.
+
+    Examples
+    --------
+    >>> kernel = binary_kernel(Measure("AP").resolve("trec"), 3)
+    >>> kernel(np.array([[True], [False], [True]]), np.array([3]), np.array([4])).round(4)
+    array([0.4167])
+    """
+    params = kernel_params(measure)
+    family = measure.name
+    k = params.get("k")
+    cut = depth if k is None else min(k, depth)
+    threshold = params.get("rel")
+    if family in ("P", "R", "Success", "RR", "AP"):
+        if threshold is None or threshold > 1:  # grades are 1: nothing would be relevant
+            return None
+        if family == "AP":
+            return _ap_kernel(cut, params["denominator"])
+        return _count_kernel(family, k, cut)
+    if family == "DCG" or (family == "nDCG" and k is not None):
+        disc, gain_one = _discounts(params, max(cut, 1))
+        disc = disc[:cut] * gain_one
+        if family == "DCG":
+            return lambda relevant, lengths, n_relevant: disc @ relevant[:cut]
+        ideal = np.concatenate([[0.0], np.cumsum(disc)])
+
+        def ndcg(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+            best = ideal[np.minimum(n_relevant, cut)]
+            return np.divide(disc @ relevant[:cut], best, out=np.full(len(best), np.nan),
+                             where=best != 0)
+
+        return ndcg
+    return None
+
+
+def _count_kernel(family: str, k: int | None, cut: int) -> Callable[..., np.ndarray]:
+    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+        top = relevant[:cut]
+        if family == "RR":
+            first = np.argmax(top, axis=0) if cut else np.zeros(top.shape[1], dtype=np.int64)
+            has = top.any(axis=0)
+            return np.where(has, 1.0 / (first + 1.0), 0.0)
+        hits = top.sum(axis=0, dtype=np.int64)
+        if family == "P":
+            if k is not None:
+                return hits / k
+            return np.divide(hits, lengths, out=np.zeros(len(hits)), where=lengths > 0)
+        if family == "R":
+            return np.divide(hits, n_relevant, out=np.full(len(hits), np.nan),
+                             where=n_relevant > 0)
+        return (hits > 0).astype(float)  # Success
+
+    return kernel
+
+
+def _ap_kernel(cut: int, denominator: str) -> Callable[..., np.ndarray]:
+    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+        n = relevant.shape[1]
+        hits = np.zeros(n, dtype=np.int16 if cut < 2**15 else np.int64)
+        total, term = np.zeros(n), np.empty(n)
+        for rank in range(cut):  # a loop over ranks, vectorised over all rows, in place
+            row = relevant[rank]
+            np.add(hits, row, out=hits, casting="unsafe")
+            np.multiply(hits, row, out=term)
+            np.divide(term, rank + 1, out=term)
+            total += term
+        if denominator == "all_relevant":
+            return np.divide(total, n_relevant, out=np.full(n, np.nan), where=n_relevant > 0)
+        value = np.divide(total, hits, out=np.zeros(n), where=hits > 0)
+        return np.where(n_relevant > 0, value, np.nan)
+
+    return kernel
+
+
+def world_values(
+    truth: CategoricalWorlds | QrelsWorlds,
+    systems: Sequence[RankedDocs],
+    measures: Sequence[Measure],
+    *,
+    n_worlds: int,
+    rng: np.random.Generator,
+    memory_budget: float = 200e6,
+) -> np.ndarray:
+    """Every measure of every system in every world, vectorised over worlds × queries.
+
+    Parameters
+    ----------
+    truth : CategoricalWorlds or QrelsWorlds
+        The world sampler.
+    systems : sequence of RankedDocs
+        The systems' ranked lists on the same queries.
+    measures : sequence of Measure
+        Resolved measures (every parameter set).
+    n_worlds : int
+        Number of worlds, shared by all systems and measures.
+    rng : numpy.random.Generator
+        Source of randomness.
+    memory_budget : float
+        Bytes of working memory per chunk of worlds (default 200 MB).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_measures, n_systems, n_worlds, n_queries)``; NaN where a measure is undefined in a
+        world.
+    """
+    n_worlds = _check_n_worlds(n_worlds)
+    truth.draw(n_worlds, rng)
+    n_q = len(systems[0].lengths)
+    depth = max(s.docs.shape[1] for s in systems)
+    fast = [
+        [binary_kernel(m, s.docs.shape[1]) if truth.binary and s.tie_start is None else None
+         for m in measures]
+        for s in systems
+    ]
+    generic = any(f is None for row in fast for f in row)
+    per_world = truth.draw_bytes + n_q * (
+        depth * (_CELL_BYTES if generic else _FAST_CELL_BYTES)
+        + (truth.max_relevant * _IDEAL_BYTES if generic else 0)
+    )
+    step = int(max(1, min(n_worlds, memory_budget // max(per_world, 1))))
+    out = np.empty((len(measures), len(systems), n_worlds, n_q))
+    for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
+        stop = min(n_worlds, start + step)
+        n_chunk = stop - start
+        n_rows = n_chunk * n_q
+        state = truth.chunk(start, stop, rng)
+        # the binary route's rows are query-major (query, world): see relevant_by_rank
+        counts = truth.counts(state).T.reshape(n_rows) if truth.binary else None
+        ideal = None
+        for s, system in enumerate(systems):  # a handful of systems, each vectorised
+            by_rank = gains = None
+            for m, measure in enumerate(measures):
+                kernel = fast[s][m]
+                if kernel is not None:
+                    if by_rank is None:
+                        by_rank = truth.relevant_by_rank(state, system.docs)
+                        by_rank = by_rank.reshape(by_rank.shape[0], n_rows)
+                    values = kernel(by_rank, np.repeat(system.lengths, n_chunk), counts)
+                    out[m, s, start:stop] = values.reshape(n_q, n_chunk).T
+                    continue
+                if gains is None:
+                    gains = truth.gains(state, system.docs)
+                if ideal is None:
+                    ideal = truth.ideal(state)
+                    ideal = ideal.reshape(n_rows, ideal.shape[2])
+                values = measure.compute(_ranked_gains(system, gains, ideal, n_chunk, n_rows))
+                out[m, s, start:stop] = values.reshape(n_chunk, n_q)
+    return out
+
+
+def _ranked_gains(
+    system: RankedDocs, gains: np.ndarray, ideal: np.ndarray, n_chunk: int, n_rows: int
+) -> RankedGains:
+    flat = gains.reshape(n_rows, gains.shape[2])
+    if flat.dtype == bool:
+        flat = flat.view(np.int8)
+    tie_start = tie_stop = None
+    if system.tie_start is not None:
+        tie_start = np.tile(system.tie_start, (n_chunk, 1))
+        tie_stop = np.tile(system.tie_stop, (n_chunk, 1))
+    return RankedGains(np.zeros(n_rows, dtype=object), flat, np.tile(system.lengths, n_chunk),
+                       ideal, tie_start, tie_stop)

@@ -1,0 +1,164 @@
+"""Closed forms (fuzzytruth.uncertain.closed_form) against brute-force enumeration of worlds.
+
+Reference: every 0/1 relevance outcome of the ranked and unretrieved documents is enumerated,
+weighted by its probability, and scored by the *registered crisp kernel*, so the closed forms
+are checked against the registry's own definitions (trec_eval conventions), not re-derivations.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth.measures import Measure
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.uncertain import closed_form
+from fuzzytruth.uncertain.batch import DistributionBatch
+
+probability = st.sampled_from([0.0, 0.2, 0.5, 0.75, 1.0]) | st.floats(0, 1)
+ranked = st.lists(probability, min_size=1, max_size=5)
+unretrieved = st.lists(probability, min_size=0, max_size=3)
+
+
+def brute_force(p, rest, measure):
+    """{value: unconditional mass}, undefined mass of a crisp measure over all worlds."""
+    p, rest = np.asarray(p, float), np.asarray(rest, float)
+    both = np.concatenate([p, rest])
+    masses, undefined = {}, 0.0
+    resolved = measure.resolve("trec")
+    for outcome in itertools.product((0, 1), repeat=len(both)):
+        o = np.array(outcome)
+        weight = float(np.prod(np.where(o == 1, both, 1 - both)))
+        if weight == 0:
+            continue
+        rg = RankedGains.from_lists(["q"], [list(o[: len(p)])], [list(o)])
+        value = float(resolved.compute(rg)[0])
+        if np.isnan(value):
+            undefined += weight
+        else:
+            key = round(value, 12)
+            masses[key] = masses.get(key, 0.0) + weight
+    return masses, undefined
+
+
+def batch_masses(batch: DistributionBatch, row: int = 0):
+    out = {}
+    for v, m in zip(batch.values[row], batch.masses[row], strict=True):
+        if m > 0:
+            out[round(float(v), 12)] = out.get(round(float(v), 12), 0.0) + float(m)
+    return out, float(batch.p_undefined[row])
+
+
+def assert_same(got, expected):
+    (gm, gu), (em, eu) = got, expected
+    assert gu == pytest.approx(eu, abs=1e-9)
+    keys = {k for k, v in {**gm, **em}.items() if v > 1e-12}
+    for k in keys:
+        assert gm.get(k, 0.0) == pytest.approx(em.get(k, 0.0), abs=1e-9), k
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranked, unretrieved, st.integers(1, 6))
+def test_precision_success_rr_match_the_kernels(p, rest, k):
+    arr = np.array([p])
+    assert_same(batch_masses(closed_form.precision(arr, k=k)),
+                brute_force(p, rest, Measure("P", k=k)))
+    assert_same(batch_masses(closed_form.precision(arr)), brute_force(p, rest, Measure("P")))
+    assert_same(batch_masses(closed_form.success(arr, k=k)),
+                brute_force(p, rest, Measure("Success", k=k)))
+    assert_same(batch_masses(closed_form.reciprocal_rank(arr, k=k)),
+                brute_force(p, rest, Measure("RR", k=k)))
+    assert_same(batch_masses(closed_form.reciprocal_rank(arr)),
+                brute_force(p, rest, Measure("RR")))
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranked, unretrieved, st.integers(1, 6), st.sampled_from([0.5, 1.0, 2.0]))
+def test_exact_recall_and_f_match_the_kernels(p, rest, k, beta):
+    arr, rest_arr = np.array([p]), np.array([rest])
+    for kk in (k, None):
+        assert_same(
+            batch_masses(closed_form.recall(arr, k=kk, rest_p=rest_arr)),
+            brute_force(p, rest, Measure("R", k=kk) if kk else Measure("R")),
+        )
+        f = closed_form.f_measure(arr, k=kk, beta=beta, rest_p=rest_arr)
+        measure = Measure("F", k=kk, beta=beta) if kk else Measure("F", beta=beta)
+        assert_same(batch_masses(f), brute_force(p, rest, measure))
+
+
+def test_certain_unretrieved_documents_shift_fn():
+    # 2 certain unretrieved relevant documents + one ranked at p = 0.5: recall is 1/3 or 0
+    b = closed_form.recall(np.array([[0.5]]), rest_p=np.zeros((1, 0)), rest_certain=2)
+    assert batch_masses(b)[0] == pytest.approx({0.0: 0.5, round(1 / 3, 12): 0.5})
+    assert b.p_undefined[0] == 0.0
+
+
+def test_expected_size_recall_is_santini_eq12():
+    # hand derivation: TP ~ Bernoulli(0.6) over one item, E|ω| = 0.6 -> values 0 and 1/0.6
+    b = closed_form.recall(np.array([[0.6]]), expected_size=np.array([0.6]))
+    d = b.distribution(0)
+    assert d.support.tolist() == pytest.approx([0.0, 1 / 0.6])
+    assert d.probabilities.tolist() == pytest.approx([0.4, 0.6])
+
+
+def test_precision_of_short_lists_pads_with_irrelevant_ranks():
+    b = closed_form.precision(np.array([[1.0, 1.0]]), k=4)
+    assert b.mean().tolist() == [0.5]
+
+
+def test_rows_are_vectorised_independently():
+    p = np.array([[1.0, 0.0, 0.5], [0.0, 0.0, 0.0], [0.3, 0.3, 0.3]])
+    b = closed_form.reciprocal_rank(p)
+    for i, row in enumerate(p):
+        assert_same(batch_masses(b, i), brute_force(row, [], Measure("RR")))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(probability, min_size=1, max_size=6), st.integers(1, 6))
+def test_expected_dcg_is_the_mean_over_worlds(p, k):
+    masses, _ = brute_force(p, [], Measure("DCG", k=k))
+    expected = sum(v * m for v, m in masses.items())
+    assert closed_form.expected_dcg(np.array([p]), k=k)[0] == pytest.approx(expected, abs=1e-9)
+
+
+def test_expected_dcg_jk_discount():
+    # Järvelin–Kekäläinen, b = 2: discounts 1, 1, 1/log2(3); hand computation
+    got = closed_form.expected_dcg(np.array([[1.0, 0.5, 0.5]]), discount="jk")[0]
+    assert got == pytest.approx(1 + 0.5 + 0.5 / np.log2(3))
+
+
+def test_errors_name_the_parameter():
+    with pytest.raises(ValueError, match=r"k must be a positive integer or None; got 0"):
+        closed_form.precision(np.array([[0.5]]), k=0)
+    with pytest.raises(ValueError, match=r"p must hold probabilities within \[0, 1\]"):
+        closed_form.success(np.array([[1.5]]))
+    with pytest.raises(ValueError, match=r"p must be 2-D"):
+        closed_form.reciprocal_rank(np.array([0.5]))
+    with pytest.raises(ValueError, match=r"rest_p must have one row per row of p \(1\); got 2"):
+        closed_form.recall(np.array([[0.5]]), rest_p=np.zeros((2, 1)))
+
+
+def test_annotator_shares_take_the_binomial_route_with_the_same_law():
+    # 400 unretrieved items with shares j/5 (few distinct values: summed binomials) against the
+    # Poisson-binomial engine on the full rows (reference)
+    from fuzzytruth.uncertain import poibin
+
+    rng = np.random.default_rng(0)
+    p = rng.choice([0.0, 0.4, 1.0], size=(3, 10))
+    rest = rng.choice([0.0, 0.2, 0.4, 0.6, 0.8], size=(3, 400))
+    got = closed_form.recall(p, k=6, rest_p=rest, rest_certain=7)
+    tp = poibin.pmf(p[:, :6])
+    fn = poibin.pmf(np.concatenate([p[:, 6:], rest], axis=1))
+    for row in range(3):
+        tp_v, fn_v = np.meshgrid(np.arange(tp.shape[1]), np.arange(fn.shape[1]) + 7,
+                                 indexing="ij")
+        joint = tp[row][:, None] * fn[row][None, :]
+        values = tp_v / (tp_v + fn_v)
+        mean = (values * joint).sum()
+        sd = np.sqrt(((values - mean) ** 2 * joint).sum())
+        d = got.distribution(row)
+        assert d.mean() == pytest.approx(mean, abs=1e-10)
+        assert d.std() == pytest.approx(sd, abs=1e-10)
+        assert d.p_undefined == 0.0

@@ -1,0 +1,398 @@
+"""evaluate(): consistency with the crisp evaluation, the foundation, Monte Carlo; errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Annotations, Membership, Taxonomy, precision_distribution
+from fuzzytruth.crisp import compute_measures
+from fuzzytruth.evaluate import Evaluation, evaluate
+from fuzzytruth.measures import Measure, families
+from fuzzytruth.runs import Qrels, Run, ranked_gains
+from fuzzytruth.stats.scores import scores_from_frame
+from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
+NODES = ["a1", "a2", "b1", "b2", "a", "b"]
+
+
+def resolve_default(name, fam):
+    """A family with default parameters; a required at-parameter gets 10 or 0.5 (a rank
+    cutoff or a recall level)."""
+    for at in ((10, 0.5) if fam.at_required else (None,)):
+        try:
+            measure = Measure(name, **({fam.at: at} if at is not None else {}))
+        except ValueError:
+            continue
+        for preset in ("trec", "psb"):
+            try:
+                return measure.resolve(preset)
+            except ValueError:
+                continue
+    raise AssertionError(f"no preset resolves {name}")
+
+
+def package_families():
+    """Every family the package registers (not those other tests register on the fly)."""
+    return {n: f for n, f in families().items() if f.kernel.__module__.startswith("fuzzytruth.")}
+
+
+def registry():
+    """Every family the package registers, with default parameters (see resolve_default)."""
+    return [resolve_default(name, fam) for name, fam in package_families().items()]
+
+
+REGISTRY = registry()
+
+
+def annotated(labels_by_item):
+    rows = [(i, f"s{j}", lab) for i, labs in labels_by_item.items() for j, lab in enumerate(labs)]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    return Membership.from_annotations(Annotations.from_frame(frame, taxonomy=TAX))
+
+
+@st.composite
+def crisp_collections(draw):
+    n_items = draw(st.integers(3, 14))
+    items = [f"i{i}" for i in range(n_items)]
+    labels = draw(st.lists(st.sampled_from(NODES), min_size=n_items, max_size=n_items))
+    n_q = draw(st.integers(1, 4))
+    queries = [f"q{i}" for i in range(n_q)]
+    cats = {q: draw(st.sampled_from([*NODES, "all"])) for q in queries}
+    rows = []
+    for q in queries:
+        chosen = draw(st.lists(st.sampled_from(items), min_size=1, max_size=n_items,
+                               unique=True))
+        scores = draw(st.lists(st.integers(0, 3), min_size=len(chosen), max_size=len(chosen)))
+        rows += [(q, d, float(s)) for d, s in zip(chosen, scores, strict=True)]
+    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]),
+                             name="sys")
+    return items, labels, cats, run
+
+
+def crisp_qrels(items, labels, cats):
+    rows = [
+        (q, item, 1)
+        for q, cat in cats.items()
+        for item, label in zip(items, labels, strict=True)
+        if TAX.index(cat) in np.flatnonzero(TAX.ancestor_matrix[TAX.index(label)])
+    ]
+    rows += [(q, "__judged__", 0) for q in cats]  # every query is judged, maybe none relevant
+    return Qrels.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]))
+
+
+def reference(run, qrels):
+    rg = ranked_gains(run, qrels, ties="docid_desc", score_dtype="float32")
+    return compute_measures(rg, REGISTRY)
+
+
+def assert_point_masses(ev: Evaluation, ref: pd.DataFrame):
+    frame = ev.to_frame()
+    for measure in REGISTRY:
+        got = frame[frame["measure"] == str(measure)].set_index("query_id")
+        expected = ref[str(measure)].reindex(got.index)
+        undefined = expected.isna()
+        assert (got["p_undefined"][undefined] == 1).all(), measure
+        assert (got["p_undefined"][~undefined] == 0).all(), measure
+        np.testing.assert_allclose(got["mean"][~undefined], expected[~undefined], atol=1e-12,
+                                   err_msg=str(measure))
+        assert (got["std"][~undefined] < 1e-12).all(), measure
+
+
+@settings(max_examples=25, deadline=None)
+@given(crisp_collections())
+def test_unanimous_annotators_give_the_crisp_values_for_the_whole_registry(collection):
+    items, labels, cats, run = collection
+    mem = annotated({i: [lab] * 3 for i, lab in zip(items, labels, strict=True)})
+    qrels = crisp_qrels(items, labels, cats)
+    ref = reference(run, qrels)
+    ev = evaluate(run, mem, REGISTRY, query_categories=cats, n_worlds=3, rng=0)
+    assert_point_masses(ev, ref)
+    crisp = evaluate(run, qrels, REGISTRY)
+    assert_point_masses(crisp, ref)
+    assert (crisp.to_frame()["method"] == "point").all()
+    frame = crisp_qrels(items, labels, cats).to_dataframe().rename(
+        columns={"relevance": "probability"})
+    pq = ProbabilisticQrels.from_dataframe(frame.astype({"probability": float}))
+    assert_point_masses(evaluate(run, pq, REGISTRY, n_worlds=3, rng=0, missing="skip"), ref)
+
+
+def test_crisp_qrels_equal_pytrec_eval():
+    # reference values: pytrec_eval-terrier (trec_eval 9.0.8) on the same run and qrels
+    rng = np.random.default_rng(2)
+    rows = [(f"q{q}", f"d{d}", float(rng.integers(0, 5))) for q in range(5)
+            for d in rng.choice(30, 12, replace=False)]
+    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
+    judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(5)
+              for d in rng.choice(30, 15, replace=False)]
+    qrels = Qrels.from_dataframe(pd.DataFrame(judged, columns=["query_id", "doc_id",
+                                                              "relevance"]))
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {q: {d: r for qq, d, r in judged if qq == q} for q in {j[0] for j in judged}},
+        {"P_5", "map", "ndcg_cut_10", "recip_rank"},
+    )
+    expected = evaluator.evaluate(
+        {q: {d: s for qq, d, s in rows if qq == q} for q in {r[0] for r in rows}}
+    )
+    ev = evaluate(run, qrels, ["P@5", "AP", "nDCG@10", "RR"]).to_frame()
+    for ours, theirs in [("P@5", "P_5"), ("AP", "map"), ("nDCG@10", "ndcg_cut_10"),
+                         ("RR", "recip_rank")]:
+        got = ev[ev["measure"] == ours].set_index("query_id")["mean"].fillna(0.0)
+        for q, value in got.items():
+            assert value == pytest.approx(expected[q][theirs], abs=1e-4), (ours, q)
+
+
+def test_degenerate_case_matches_the_foundation_precision_distribution():
+    # one code path (issue 3): crisp P through the foundation equals evaluate's point mass
+    mem = annotated({"x": ["a1"] * 2, "y": ["b1"] * 2, "z": ["a2"] * 2})
+    run = Run(["q"] * 3, ["x", "y", "z"], [3.0, 2.0, 1.0])
+    ev = evaluate(run, mem, ["P@3"], query_categories={"q": "a"}, n_worlds=0)
+    foundation = precision_distribution(mem, ["x", "y", "z"], category="a")
+    assert foundation.support.tolist() == [2 / 3]
+    assert ev.distribution("run", "q", "P@3").support.tolist() == pytest.approx([2 / 3])
+
+
+def test_query_mixture_equals_the_foundation():
+    # the query item's own uncertain category (direct weights), query not among its results
+    mem = annotated({"x": ["a1", "a1", "b1", "a"], "y": ["a1", "b1", "b1", "a1"],
+                     "z": ["a2", "a2", "a2", "b"], "w": ["b1", "b2", "b1", "b1"]})
+    run = Run(["x"] * 3, ["y", "z", "w"], [3.0, 2.0, 1.0])
+    ev = evaluate(run, mem, ["P@3", "R@3"], n_worlds=0, recall_form="expected_size")
+    p = precision_distribution(mem, ["y", "z", "w"], query="x")
+    got = ev.distribution("run", "x", "P@3")
+    np.testing.assert_allclose(got.support, p.support)
+    np.testing.assert_allclose(got.probabilities, p.probabilities)
+    from fuzzytruth import recall_distribution
+
+    r = recall_distribution(mem, ["y", "z", "w"], query="x")
+    got = ev.distribution("run", "x", "R@3")
+    np.testing.assert_allclose(got.support, r.support)
+    np.testing.assert_allclose(got.probabilities, r.probabilities)
+
+
+def probabilistic_collection(rng, n_q=8, depth=6, n_docs=15):
+    judged = [(f"q{q}", f"d{d}", float(rng.choice([0.0, 0.2, 0.5, 0.8, 1.0])),
+               float(rng.integers(1, 3)))
+              for q in range(n_q) for d in rng.choice(n_docs, 9, replace=False)]
+    pq = ProbabilisticQrels.from_dataframe(
+        pd.DataFrame(judged, columns=["query_id", "doc_id", "p", "g"]),
+        probability_col="p", grade_col="g")
+    runs = {}
+    for name in ("A", "B"):
+        rows = [(f"q{q}", f"d{d}", float(depth - r)) for q in range(n_q)
+                for r, d in enumerate(rng.choice(n_docs, depth, replace=False))]
+        runs[name] = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
+                                                                    "score"]))
+    return runs, pq
+
+
+def test_probabilistic_qrels_exact_agrees_with_worlds():
+    runs, pq = probabilistic_collection(np.random.default_rng(4))
+    measures = ["P@3", "R@4", "RR", "F(beta=2)@4", "E@2", "Success@2", "P(rel=2)@5"]
+    exact = evaluate(runs, pq, measures, method="exact", n_worlds=0).to_frame()
+    mc = evaluate(runs, pq, measures, method="worlds", n_worlds=3000, rng=3).to_frame()
+    z = np.abs(mc["mean"] - exact["mean"]) / np.maximum(mc["mc_se"], 1e-12)
+    assert np.nanmax(z) < 4.5
+    assert np.allclose(mc["p_undefined"], exact["p_undefined"], atol=0.05)
+
+
+def test_aggregate_exact_by_convolution_matches_worlds():
+    runs, pq = probabilistic_collection(np.random.default_rng(6))
+    ev = evaluate(runs, pq, ["P@3", "Success@2", "AP"], n_worlds=3000, rng=1)
+    auto = ev.aggregate()
+    worlds = ev.aggregate(method="worlds")
+    assert auto.set_index(["system", "measure"])["method"].to_dict() == {
+        ("A", "P@3"): "exact", ("A", "Success@2"): "exact", ("A", "AP"): "monte_carlo",
+        ("B", "P@3"): "exact", ("B", "Success@2"): "exact", ("B", "AP"): "monte_carlo"}
+    z = np.abs(auto["mean"] - worlds["mean"]) / np.maximum(worlds["mc_se"], 1e-12)
+    assert z.max() < 4.5
+    assert np.allclose(auto["std"], worlds["std"], rtol=0.1)
+    # mean over queries of the exact per-query means = the exact aggregate mean
+    per_query = ev.to_frame().groupby(["system", "measure"], sort=False)["mean"].mean()
+    exact_rows = auto[auto["method"] == "exact"].set_index(["system", "measure"])["mean"]
+    np.testing.assert_allclose(exact_rows, per_query[exact_rows.index], atol=1e-12)
+    with pytest.raises(ValueError, match="no exact distribution of the mean of 'AP'"):
+        ev.aggregate(method="exact")
+
+
+def test_categorical_aggregate_uses_shared_worlds():
+    rng = np.random.default_rng(9)
+    mem = annotated({f"i{i}": list(rng.choice(NODES, 3)) for i in range(20)})
+    rows = [(f"q{q}", f"i{d}", float(-r)) for q in range(4)
+            for r, d in enumerate(rng.choice(20, 6, replace=False))]
+    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
+    ev = evaluate({"s": run}, mem, ["P@3", "nDCG@5"],
+                  query_categories={f"q{q}": c for q, c in enumerate(["a", "b", "a1", "all"])},
+                  n_worlds=200, rng=0)
+    agg = ev.aggregate()
+    assert (agg["method"] == "monte_carlo").all()
+    scores = ev.world_scores("P@3")
+    assert scores.shape == (200, 1, 4)
+    assert agg.loc[0, "mean"] == pytest.approx(scores.mean())
+
+
+def test_tables_for_the_statistics_module():
+    runs, pq = probabilistic_collection(np.random.default_rng(1), n_q=3)
+    ev = evaluate(runs, pq, ["AP", "P@2"], n_worlds=20, rng=0)
+    frame = ev.to_frame()
+    assert list(frame.columns) == ["system", "query_id", "measure", "mean", "std", "ci_low",
+                                   "ci_high", "confidence_level", "p_undefined", "method",
+                                   "mc_se"]
+    assert len(frame) == 2 * 3 * 2
+    long = ev.scores_frame()
+    assert list(long.columns) == ["system", "query_id", "measure", "value", "world"]
+    matrices = scores_from_frame(long)
+    np.testing.assert_array_equal(matrices["AP"].values, ev.world_scores("AP"))
+    assert matrices["AP"].values.shape == (20, 2, 3)
+    assert matrices["AP"].systems == ("A", "B")
+    crisp = evaluate(runs["A"], Qrels(["q0"], ["d1"], [1]), ["P@2"], missing="skip")
+    assert "world" not in crisp.scores_frame().columns
+    assert crisp.world_scores("P@2").shape == (1, 1, 1)
+
+
+def test_confidence_interval_of_a_point_and_of_an_exact_distribution():
+    pq = ProbabilisticQrels(["q", "q"], ["a", "b"], [0.5, 0.5])
+    ev = evaluate(Run(["q", "q"], ["a", "b"], [2.0, 1.0]), pq, ["P@2"], n_worlds=0)
+    row = ev.to_frame(confidence_level=0.4).iloc[0]
+    # TP ~ Binomial(2, 1/2): P@2 in {0, .5, 1} w.p. 1/4, 1/2, 1/4 (hand derivation); the
+    # 0.3 and 0.7 quantiles are both 0.5
+    assert (row["mean"], row["ci_low"], row["ci_high"]) == (0.5, 0.5, 0.5)
+    assert ev.distribution("run", "q", "P@2").interval(0.4) == (0.5, 0.5)
+    row = ev.to_frame(confidence_level=0.9).iloc[0]
+    assert (row["ci_low"], row["ci_high"]) == (0.0, 1.0)
+    assert row["std"] == pytest.approx(np.sqrt(0.125))
+
+
+def test_systems_without_results_for_a_query_score_an_empty_list():
+    pq = ProbabilisticQrels(["q1", "q2"], ["a", "b"], [1.0, 1.0])
+    runs = {"A": Run(["q1", "q2"], ["a", "b"], [1.0, 1.0]), "B": Run(["q1"], ["a"], [1.0])}
+    ev = evaluate(runs, pq, ["P@1", "AP"], n_worlds=2, rng=0)
+    assert ev.distribution("B", "q2", "P@1").mean() == 0.0
+    assert ev.distribution("B", "q2", "AP").mean() == 0.0
+
+
+# ------------------------------------------------------------------------------- errors
+
+
+MEM = annotated({"x": ["a1", "b1"], "y": ["a2", "a2"]})
+RUN = Run(["q"], ["y"], [1.0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"measures": ["Bogus@3"]}, r"unknown measure family 'Bogus'"),
+        ({"method": "closed"}, r"method must be one of \['auto', 'exact', 'worlds'\]; got "
+                               r"'closed'"),
+        ({"world_model": "urn"}, r"world_model must be one of \['annotator', 'bernoulli'\]; "
+                                 r"got 'urn'"),
+        ({"missing": "drop"}, r"missing must be one of \['error', 'skip'\]; got 'drop'"),
+        ({"recall_form": "printed"}, r"recall_form must be one of \['exact', "
+                                     r"'expected_size'\]; got 'printed'"),
+        ({"weights": "flat"}, r"weights must be one of \['direct', 'literal'\]; got 'flat'"),
+        ({"n_worlds": -1}, r"n_worlds must be an integer >= 0; got -1"),
+        ({"confidence_level": 1.5}, r"confidence_level must be within \(0, 1\); got 1.5"),
+        ({"query_categories": None}, r"query\(ies\) 'q' have no category: give them in "
+                                     r"query_categories"),
+        ({"measures": ["AP"], "method": "exact"}, r"method='exact': no closed form for "
+                                                  r"\['AP'\]"),
+        ({"measures": ["AP"], "n_worlds": 0}, r"n_worlds=0 leaves no way to compute"),
+        ({"runs": {"s": "not a run"}}, r"runs\['s'\] must be a Run; got str"),
+        ({"truth": {"q": "a"}}, r"truth must be a Membership, a ProbabilisticQrels or a "
+                                r"Qrels; got dict"),
+    ],
+)
+def test_errors_are_pinned(kwargs, message):
+    args = {"runs": RUN, "truth": MEM, "measures": ["P@1"], "query_categories": {"q": "a"},
+            **kwargs}
+    runs, truth, measures = args.pop("runs"), args.pop("truth"), args.pop("measures")
+    with pytest.raises(ValueError, match=message):
+        evaluate(runs, truth, measures, **args)
+
+
+def test_documents_must_be_items_of_the_membership():
+    with pytest.raises(ValueError, match=r"document\(s\) 'nope' of system 'run' are not "
+                                         r"items of the membership"):
+        evaluate(Run(["q", "q"], ["y", "nope"], [2.0, 1.0]), MEM, ["P@1"],
+                 query_categories={"q": "a"})
+
+
+def test_queries_missing_from_the_truth():
+    pq = ProbabilisticQrels(["q1"], ["a"], [0.5])
+    run = Run(["q1", "q2"], ["a", "a"], [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"query\(ies\) 'q2' are missing from the "
+                                         r"probabilistic qrels"):
+        evaluate(run, pq, ["P@1"])
+    ev = evaluate(run, pq, ["P@1"], missing="skip", n_worlds=0)
+    assert ev.queries == ("q1",)
+    with pytest.raises(ValueError, match=r"query\(ies\) 'q2' are missing from the qrels"):
+        evaluate(run, Qrels(["q1"], ["a"], [1]), ["P@1"])
+
+
+def test_accessors_validate_their_arguments():
+    ev = evaluate(RUN, MEM, ["P@1"], query_categories={"q": "a"}, n_worlds=0)
+    with pytest.raises(ValueError, match=r"system must be one of \['run'\]; got 'other'"):
+        ev.distribution("other", "q", "P@1")
+    with pytest.raises(ValueError, match=r"measure must be one of \['P@1'\]; got 'AP'"):
+        ev.distribution("run", "q", "AP")
+    with pytest.raises(ValueError, match=r"query_id must be one of the evaluated queries"):
+        ev.distribution("run", "zz", "P@1")
+    with pytest.raises(ValueError, match=r"undefined must be one of \['skip', 'zero'\]"):
+        ev.aggregate(undefined="nan")
+    with pytest.raises(ValueError, match=r"the mean over queries needs possible worlds"):
+        ev.aggregate()
+
+
+def test_probabilistic_qrels_validation():
+    with pytest.raises(ValueError, match=r"probability must be within \[0, 1\]; got 1.5"):
+        ProbabilisticQrels(["q"], ["d"], [1.5])
+    with pytest.raises(ValueError, match=r"document 'd' is listed more than once for query 'q'"):
+        ProbabilisticQrels(["q", "q"], ["d", "d"], [0.5, 0.5])
+    with pytest.raises(ValueError, match=r"probability_col='p' is not a column"):
+        ProbabilisticQrels.from_dataframe(pd.DataFrame({"query_id": [], "doc_id": []}),
+                                          probability_col="p")
+
+
+def test_bands_equal_the_foundation_curve_and_the_per_cutoff_measures():
+    from fuzzytruth import precision_recall_curve
+    from fuzzytruth.evaluate import precision_recall_bands
+
+    mem = annotated({"x": ["a1", "a1", "b1", "a"], "y": ["a1", "b1", "b1", "a1"],
+                     "z": ["a2", "a2", "a2", "b"], "w": ["b1", "b2", "b1", "b1"],
+                     "v": ["a1", "a1", "a1", "a2"]})
+    run = Run(["x"] * 3, ["y", "z", "w"], [3.0, 2.0, 1.0])
+    bands = precision_recall_bands(run, mem, recall_form="expected_size")
+    foundation = precision_recall_curve(mem, ["y", "z", "w"], query="x").to_frame()
+    for measure in ("precision", "recall"):
+        ours = bands[bands["measure"] == measure]
+        theirs = foundation[foundation["measure"] == measure]
+        np.testing.assert_allclose(ours["mean"], theirs["mean"], atol=1e-12)
+        np.testing.assert_allclose(ours["ci_high"], theirs["ci_high"], atol=1e-12)
+    exact = precision_recall_bands(run, mem)
+    per_cutoff = evaluate(run, mem, ["P@1", "P@2", "P@3", "R@1", "R@2", "R@3"], n_worlds=0)
+    frame = per_cutoff.to_frame()
+    np.testing.assert_allclose(exact["mean"], frame["mean"], atol=1e-12)
+    np.testing.assert_allclose(exact["p_undefined"], frame["p_undefined"], atol=1e-12)
+
+
+def test_tie_averaged_policy_goes_through_worlds_and_matches_the_crisp_kernels():
+    # preset "textbook": expectation over the orders of tied documents; no closed form here
+    items = [f"i{i}" for i in range(8)]
+    labels = ["a1", "a2", "b1", "a1", "b2", "a", "a1", "b"]
+    mem = annotated({i: [lab] * 2 for i, lab in zip(items, labels, strict=True)})
+    run = Run(["q"] * 6, items[:6], [2.0, 2.0, 1.0, 1.0, 1.0, 0.0])
+    measures = ["AP", "P@3", "nDCG@4", "RR", "R@2"]
+    ev = evaluate(run, mem, measures, preset="textbook", query_categories={"q": "a"},
+                  n_worlds=2, rng=0)
+    assert (ev.to_frame()["method"] == "monte_carlo").all()
+    qrels = crisp_qrels(items, labels, {"q": "a"})
+    rg = ranked_gains(run, qrels, ties="average", score_dtype="float64")
+    expected = compute_measures(rg, measures, preset="textbook").loc["q"]
+    got = ev.to_frame().set_index("measure")["mean"]
+    np.testing.assert_allclose(got[measures], expected[measures], atol=1e-12)
+    with pytest.raises(ValueError, match=r"method='exact': no closed form for \['AP', 'P@3'"):
+        evaluate(run, mem, measures, preset="textbook", query_categories={"q": "a"},
+                 method="exact")

@@ -1,0 +1,220 @@
+"""Possible worlds: the sampler's laws, reproducibility, and agreement with exact forms."""
+
+import zlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import Annotations, Membership, Taxonomy
+from fuzzytruth.evaluate import evaluate
+from fuzzytruth.measures import Measure, families, parse_measure
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.runs import Run
+from fuzzytruth.uncertain.worlds import (
+    CategoricalWorlds,
+    RankedDocs,
+    binary_kernel,
+    sample_labels,
+    world_values,
+)
+
+TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
+
+
+def membership(labels_by_item):
+    """Membership from {item: [label of each annotator]}."""
+    rows = [
+        (item, f"s{j}", label)
+        for item, labels in labels_by_item.items()
+        for j, label in enumerate(labels)
+    ]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    return Membership.from_annotations(Annotations.from_frame(frame, taxonomy=TAX))
+
+
+def random_membership(n_items, rng, n_annotators=4):
+    leaves = ["a1", "a2", "b1", "b2", "a", "b"]
+    return membership(
+        {f"i{i}": list(rng.choice(leaves, size=n_annotators, p=[.3, .2, .2, .2, .05, .05]))
+         for i in range(n_items)}
+    )
+
+
+def random_run(items, queries, rng, depth=8, name="run"):
+    rows = []
+    for q in queries:
+        for rank, d in enumerate(rng.choice(items, size=depth, replace=False)):
+            rows.append((q, d, float(depth - rank)))
+    return Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]),
+                              name=name)
+
+
+def test_labels_follow_the_annotator_shares():
+    mem = membership({"x": ["a1", "a1", "b", "a2"], "y": ["b2"] * 4})
+    labels = sample_labels(mem, 20_000, rng=1)
+    share = np.mean(labels[:, 0] == TAX.index("a1"))
+    assert share == pytest.approx(0.5, abs=4 * np.sqrt(0.25 / 20_000))
+    assert np.all(labels[:, 1] == TAX.index("b2"))  # unanimous: always the same label
+    assert set(np.unique(labels[:, 0])) == set(TAX.indices(["a1", "b", "a2"]))
+
+
+def test_labels_need_direct_shares():
+    closed = Membership.from_probabilities(
+        pd.DataFrame({"a": [0.5]}, index=["x"]), taxonomy=TAX, close=False
+    )
+    with pytest.raises(ValueError, match="needs the annotators' direct shares"):
+        sample_labels(closed, 5, rng=0)
+    with pytest.raises(ValueError, match="n_worlds must be a positive integer; got 0"):
+        sample_labels(closed, 0, rng=0)
+
+
+@pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
+def test_results_do_not_depend_on_the_chunk_size(world_model):
+    rng = np.random.default_rng(3)
+    mem = random_membership(40, rng)
+    items = list(mem.items)
+    truth_args = dict(
+        fixed=np.array([TAX.index("a"), TAX.index("b1"), -1, -1, TAX.index("all")]),
+        query_item=np.array([-1, -1, 0, 1, -1]),
+    )
+    q, n = np.nonzero(mem.direct[[0, 1]])
+    comps = (np.array([2, 3])[q], n, mem.direct[[0, 1]][q, n])
+    docs = RankedDocs(rng.integers(-1, len(items), size=(5, 7)), np.full(5, 7))
+    measures = [Measure("AP").resolve("trec"), Measure("nDCG", k=5).resolve("trec"),
+                Measure("Rprec").resolve("trec")]  # two on the binary route, one generic
+    out = []
+    for budget in (1.0, 1e9):  # one world per chunk, then all worlds in one chunk
+        truth = CategoricalWorlds(mem, **truth_args, components=comps, own_label=True,
+                                  exclude_query=True, world_model=world_model)
+        out.append(world_values(truth, [docs], measures, n_worlds=30,
+                                rng=np.random.default_rng(7), memory_budget=budget))
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_kernels_accept_int8_binary_relevance():
+    # the worlds engine passes int8 gains and ideal; every registered kernel must give the
+    # values it gives on float64 input
+    rng = np.random.default_rng(0)
+    gains = (rng.random((300, 20)) < 0.3).astype(np.int8)
+    gains[rng.random((300, 20)) < 0.1] = 0
+    count = gains.sum(axis=1) + rng.integers(0, 5, 300)
+    ideal = (np.arange(25)[None] < count[:, None]).astype(np.int8)
+    lengths = rng.integers(0, 21, 300)
+    gains[np.arange(20)[None] >= lengths[:, None]] = 0
+    ids = np.arange(300).astype(object)
+    small = RankedGains(ids, gains, lengths, ideal)
+    wide = RankedGains(ids, gains.astype(float), lengths, ideal.astype(float))
+    for name, fam in package_families().items():
+        measure = resolve_default(name, fam)
+        np.testing.assert_array_equal(measure.compute(small), measure.compute(wide), err_msg=name)
+
+
+def package_families():
+    """Every family the package registers (not those other tests register on the fly)."""
+    return {n: f for n, f in families().items() if f.kernel.__module__.startswith("fuzzytruth.")}
+
+
+def resolve_default(name, fam):
+    """A family with default parameters; a required at-parameter gets 10 or 0.5 (a rank
+    cutoff or a recall level)."""
+    for at in ((10, 0.5) if fam.at_required else (None,)):
+        try:
+            measure = Measure(name, **({fam.at: at} if at is not None else {}))
+        except ValueError:
+            continue
+        for preset in ("trec", "psb"):
+            try:
+                return measure.resolve(preset)
+            except ValueError:
+                continue
+    raise AssertionError(f"no preset resolves {name}")
+
+
+@pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
+def test_monte_carlo_agrees_with_exact(world_model):
+    rng = np.random.default_rng(5)
+    mem = random_membership(30, rng)
+    items = list(mem.items)
+    queries = [f"q{i}" for i in range(6)]
+    run = random_run(items, queries, rng)
+    cats = dict(zip(queries, ["a", "a1", "b", "b2", "a2", "all"], strict=True))
+    measures = ["P@5", "R@5", "RR", "F@3", "Success@2"]
+    exact = evaluate(run, mem, measures, query_categories=cats, method="exact", n_worlds=0)
+    mc = evaluate(run, mem, measures, query_categories=cats, method="worlds", n_worlds=4000,
+                  world_model=world_model, rng=11)
+    e, m = exact.to_frame(), mc.to_frame()
+    assert (m["method"] == "monte_carlo").all() and (e["method"] == "exact").all()
+    se = np.maximum(m["mc_se"], 1e-12)
+    z = np.abs(m["mean"] - e["mean"]) / se
+    assert np.nanmax(z) < 4.5
+    assert np.allclose(m["p_undefined"], e["p_undefined"], atol=0.05)
+
+
+def test_annotator_worlds_are_consistent_with_the_taxonomy():
+    # the same list judged for a parent and for its child: in every annotator world the child's
+    # hits are a subset of the parent's, so P@k(child) <= P@k(parent)
+    rng = np.random.default_rng(8)
+    mem = random_membership(25, rng)
+    run = random_run(list(mem.items), ["parent"], rng)
+    child = Run(["child"] * len(run), run.doc_ids, run.scores)
+    ev = evaluate({"s": Run(np.concatenate([run.query_ids, child.query_ids]),
+                            np.concatenate([run.doc_ids, child.doc_ids]),
+                            np.concatenate([run.scores, child.scores]))},
+                  mem, ["P@8"], query_categories={"parent": "a", "child": "a1"}, rng=2,
+                  n_worlds=300)
+    scores = ev.world_scores("P@8")[:, 0, :]  # (worlds, queries) in sorted query order
+    child_pos, parent_pos = ev.queries.index("child"), ev.queries.index("parent")
+    assert np.all(scores[:, child_pos] <= scores[:, parent_pos])
+    assert np.any(scores[:, child_pos] < scores[:, parent_pos])
+
+
+def test_query_target_is_its_own_label_in_each_world():
+    # query item x: half its annotators say a1, half b1; the results are certainly a1. In each
+    # annotator world P@2 is 1 (x labelled a1) or 0 (x labelled b1).
+    mem = membership({"x": ["a1", "a1", "b1", "b1"], "y": ["a1"] * 4, "z": ["a1"] * 4,
+                      "w": ["b2"] * 4})
+    run = Run(["x", "x"], ["y", "z"], [2.0, 1.0])
+    ev = evaluate(run, mem, ["P@2"], method="worlds", rng=4, n_worlds=2000)
+    values = ev.world_scores("P@2")[:, 0, 0]
+    assert set(np.unique(values)) == {0.0, 1.0}
+    assert values.mean() == pytest.approx(0.5, abs=4 * np.sqrt(0.25 / 2000))
+    exact = evaluate(run, mem, ["P@2"], method="exact", n_worlds=0)
+    assert exact.distribution("run", "x", "P@2").mean() == pytest.approx(0.5)
+
+
+def test_world_model_is_validated():
+    mem = membership({"x": ["a1"] * 2})
+    with pytest.raises(ValueError, match=r"world_model must be one of \['annotator', "
+                                         r"'bernoulli'\]; got 'dirichlet'"):
+        evaluate(Run(["q"], ["x"], [1.0]), mem, ["AP"], query_categories={"q": "a"},
+                 world_model="dirichlet")
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["P@3", "P", "P@40", "R@5", "R", "Success@2", "Success", "RR", "RR@4", "AP", "AP@6",
+     "AP(denominator=retrieved_relevant)", "AP(denominator=retrieved_relevant)@6", "DCG@5",
+     "DCG", "nDCG@10", "nDCG(discount=jk)@7", "nDCG(gain=exp)@3", "nDCG(gain={1:3})@4",
+     "P(rel=2)@3"],
+)
+def test_binary_route_equals_the_registered_kernels(spelling):
+    rng = np.random.default_rng(zlib.crc32(spelling.encode()))
+    n, depth = 400, 20
+    lengths = rng.integers(0, depth + 1, n)
+    relevant = (rng.random((n, depth)) < 0.3) & (np.arange(depth)[None] < lengths[:, None])
+    n_relevant = relevant.sum(axis=1) + rng.integers(0, 4, n)
+    ideal = (np.arange(n_relevant.max())[None] < n_relevant[:, None]).astype(float)
+    rg = RankedGains(np.zeros(n, dtype=object), relevant.astype(float), lengths, ideal)
+    measure = parse_measure(spelling).resolve("trec")
+    kernel = binary_kernel(measure, depth)
+    if measure.name == "P" and measure.params.get("rel") == 2:
+        assert kernel is None  # grade-1 relevance never reaches rel = 2: the generic route
+        return
+    got = kernel(np.ascontiguousarray(relevant.T), lengths, n_relevant)
+    np.testing.assert_allclose(got, measure.compute(rg), rtol=1e-12, atol=1e-12)
+
+
+def test_binary_route_is_not_taken_without_a_closed_count_form():
+    assert binary_kernel(Measure("nDCG").resolve("trec"), 10) is None  # no cutoff: ideal needed
+    assert binary_kernel(Measure("Rprec").resolve("trec"), 10) is None
