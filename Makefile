@@ -1,5 +1,6 @@
 # Two entry points for a fresh machine: `make demo` and `make test`.
 # Both create .venv when it is missing and install the package with its test extras.
+# make demo: the paper reproductions, then the bundled collection end to end (demo_output/).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -16,7 +17,8 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) paper_repro/santini_section4.py
+	$(VENV)/bin/fuzzytruth repro
+	$(VENV)/bin/fuzzytruth demo --out demo_output
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -38,10 +38,12 @@ from fuzzytruth.io import (
     write_trec_qrels,
     write_trec_run,
 )
-from fuzzytruth.io_collection import (
+from fuzzytruth.io_tables import (
     read_annotations,
+    read_probabilistic_qrels,
     read_taxonomy,
     write_annotations,
+    write_probabilistic_qrels,
     write_taxonomy,
 )
 from fuzzytruth.measures import (
@@ -156,6 +158,7 @@ __all__ = [
     "query_category_weights",
     "randomized_tukey_hsd",
     "read_annotations",
+    "read_probabilistic_qrels",
     "read_taxonomy",
     "read_trec_qrels",
     "read_trec_qrels_jg",
@@ -169,6 +172,7 @@ __all__ = [
     "wins_ties_losses",
     "world_preference",
     "write_annotations",
+    "write_probabilistic_qrels",
     "write_taxonomy",
     "write_trec_qrels",
     "write_trec_run",

@@ -193,3 +193,29 @@ def test_compare_argument_errors(scores):
         compare(scores, alpha=5)
     with pytest.raises(ValueError, match=r"at least 2 queries"):
         compare(scores[:, :1])
+
+
+def test_compare_reads_an_evaluation_with_its_worlds():
+    from fuzzytruth import Run, evaluate
+    from fuzzytruth.datasets import santini_illustrative
+
+    ex = santini_illustrative()
+    items = list(ex.membership.items)
+    rng = np.random.default_rng(3)
+    rows = [
+        (system, q, d, float(s))
+        for system in ("a", "b")
+        for q in items[:8]
+        for d, s in zip(items, rng.random(len(items)), strict=True)
+        if d != q
+    ]
+    frame = pd.DataFrame(rows, columns=["system", "query_id", "doc_id", "score"])
+    runs = {
+        name: Run.from_dataframe(group.drop(columns="system"), name=name)
+        for name, group in frame.groupby("system")
+    }
+    evaluation = evaluate(runs, ex.membership, ["P@5"], n_worlds=50, rng=1)
+    direct = compare(evaluation, rng=0).table
+    via_frame = compare(evaluation.scores_frame(), rng=0).table
+    pd.testing.assert_frame_equal(direct, via_frame)
+    assert direct["n_worlds"].iloc[0] == 50  # the two-level (queries x worlds) intervals

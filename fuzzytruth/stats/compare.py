@@ -206,7 +206,9 @@ def compare(
 
     Parameters
     ----------
-    scores : array_like, mapping, ScoreMatrix or pandas.DataFrame
+    scores : Evaluation, array_like, mapping, ScoreMatrix or pandas.DataFrame
+        An :class:`~fuzzytruth.evaluate.Evaluation` is read through its ``scores_frame()``
+        (with the ground-truth worlds when it drew any).
         Per-query scores: an array ``(n_systems, n_queries)`` or, with ground-truth worlds,
         ``(n_worlds, n_systems, n_queries)``; a mapping of measure name to such arrays; or a
         tidy long table with columns ``system, query_id, measure, value[, world]``.
@@ -289,6 +291,8 @@ def compare(
             f"correction={correction!r} is two-sided only; alternative must be 'two-sided', "
             f"got {alternative!r}"
         )
+    if hasattr(scores, "scores_frame"):  # an Evaluation: its per-world scores, undefined as 0
+        scores = scores.scores_frame()
     matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
     rng = np.random.default_rng(rng)
     pair_frames, system_frames = [], []

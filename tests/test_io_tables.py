@@ -5,12 +5,15 @@ import pytest
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth.datasets import santini_illustrative, santini_taxonomy
-from fuzzytruth.io_collection import (
+from fuzzytruth.io_tables import (
     read_annotations,
+    read_probabilistic_qrels,
     read_taxonomy,
     write_annotations,
+    write_probabilistic_qrels,
     write_taxonomy,
 )
+from fuzzytruth.uncertain import ProbabilisticQrels
 
 TAX = santini_taxonomy()
 
@@ -107,3 +110,24 @@ def test_unknown_format(tmp_path):
 
 def test_annotations_object_is_returned():
     assert isinstance(santini_illustrative().annotations, Annotations)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv"])
+def test_probabilistic_qrels_round_trip(tmp_path, suffix):
+    pq = ProbabilisticQrels(["q1", "q1", "q2"], ["a", "b", "a"], [0.6, 1.0, 0.2], [1, 2, 1])
+    write_probabilistic_qrels(pq, tmp_path / f"pq.{suffix}")
+    back = read_probabilistic_qrels(tmp_path / f"pq.{suffix}")
+    pd.testing.assert_frame_equal(back.to_dataframe(), pq.to_dataframe())
+
+
+def test_probabilistic_qrels_malformed(tmp_path):
+    path = tmp_path / "pq.csv"
+    path.write_text("query_id,doc_id,probability\nq1,a,high\n")
+    with pytest.raises(ValueError, match=r"pq\.csv: column 'probability' must hold numbers"):
+        read_probabilistic_qrels(path)
+    path.write_text("query_id,doc_id,probability\nq1,a,1.5\n")
+    with pytest.raises(ValueError, match=r"pq\.csv: .*1\.5"):
+        read_probabilistic_qrels(path)
+    path.write_text("query_id,doc_id\nq1,a\n")
+    with pytest.raises(ValueError, match=r"line 1: header must name the columns"):
+        read_probabilistic_qrels(path)

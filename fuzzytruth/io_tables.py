@@ -1,4 +1,6 @@
-"""Reading and writing taxonomies and annotation tables (no metric is computed here).
+"""Reading and writing header-line tables: taxonomies, annotations, probabilistic qrels.
+
+No metric is computed here.
 
 Formats
 -------
@@ -9,6 +11,10 @@ Taxonomy
 Annotations
     ``.csv`` / ``.tsv`` / ``.parquet``: a long table with one row per (item, annotator, label);
     column names are configurable. Lines starting with ``#`` in CSV/TSV files are comments.
+Probabilistic qrels
+    ``.csv`` / ``.tsv``: ``query_id, doc_id, probability[, grade]`` — for each judged pair the
+    probability that the document is relevant (e.g. the share of assessors who judged it so)
+    and, optionally, its grade when relevant (default 1).
 
 A malformed file raises a ``ValueError`` that names the file, the 1-based line and what was
 expected.
@@ -35,8 +41,16 @@ import pandas as pd
 
 from fuzzytruth.annotations import Annotations, DuplicatePolicy
 from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
-__all__ = ["read_annotations", "read_taxonomy", "write_annotations", "write_taxonomy"]
+__all__ = [
+    "read_annotations",
+    "read_probabilistic_qrels",
+    "read_taxonomy",
+    "write_annotations",
+    "write_probabilistic_qrels",
+    "write_taxonomy",
+]
 
 _TAXONOMY_FORMATS = ("json", "csv", "tsv")
 _TABLE_FORMATS = ("csv", "tsv", "parquet")
@@ -215,3 +229,51 @@ def write_annotations(
         frame.to_parquet(path, index=False)
     else:
         frame.to_csv(path, sep="," if fmt == "csv" else "\t", index=False)
+
+
+# ---------------------------------------------------------------------- probabilistic qrels
+def read_probabilistic_qrels(
+    path: str | os.PathLike, *, format: str | None = None
+) -> ProbabilisticQrels:
+    r"""Read ``query_id, doc_id, probability[, grade]`` (CSV or TSV, with a header line).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "pq.csv")
+    >>> _ = open(path, "w").write("query_id,doc_id,probability\nq1,d1,0.6\nq1,d2,1\n")
+    >>> read_probabilistic_qrels(path).probability.tolist()
+    [0.6, 1.0]
+    """
+    fmt = _format_of(path, format, ("csv", "tsv"))
+    name = os.fspath(path)
+    frame = read_delimited(
+        path,
+        delimiter="," if fmt == "csv" else "\t",
+        required=["query_id", "doc_id", "probability"],
+    )
+    numeric = ["probability"] + (["grade"] if "grade" in frame.columns else [])
+    for column in numeric:
+        values = pd.to_numeric(frame[column], errors="coerce")
+        bad = values.isna().to_numpy().nonzero()[0]
+        if bad.size:
+            raise ValueError(
+                f"{name}: column {column!r} must hold numbers; row {int(bad[0]) + 1} has "
+                f"{frame[column].iloc[bad[0]]!r}"
+            )
+        frame[column] = values
+    try:
+        return ProbabilisticQrels.from_dataframe(
+            frame, grade_col="grade" if "grade" in frame.columns else None
+        )
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from None
+
+
+def write_probabilistic_qrels(
+    qrels: ProbabilisticQrels, path: str | os.PathLike, *, format: str | None = None
+) -> None:
+    """Write ``query_id, doc_id, probability, grade``; round-trips with
+    :func:`read_probabilistic_qrels`."""
+    fmt = _format_of(path, format, ("csv", "tsv"))
+    qrels.to_dataframe().to_csv(path, sep="," if fmt == "csv" else "\t", index=False)
