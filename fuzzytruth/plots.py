@@ -117,14 +117,18 @@ def plot_distribution(
     label: str = "value",
     title: str | None = None,
     color: Any = None,
+    max_bars: int = 40,
 ) -> Axes:
     """Plot the PMF of an uncertain number, with its mean and equal-tailed interval.
 
-    One bar per support value (bar height = probability). The mean is a dashed vertical line,
-    the equal-tailed interval (:meth:`Distribution.interval`) a shaded span; both are named,
-    with their values, in the legend. When the number is undefined with positive probability
-    (exact recall with nothing relevant in some worlds), the probabilities are conditional on
-    it being defined: the y label says so and the title gives ``P(undefined)``.
+    One bar per support value (bar height = probability); beyond ``max_bars`` distinct values
+    (typical of Monte Carlo distributions, e.g. AP over sampled worlds) the masses are summed
+    into ``max_bars`` equal-width bins and the y label says "per bin". The mean is a dashed
+    vertical line, the equal-tailed interval (:meth:`Distribution.interval`) a shaded span;
+    both are named, with their values, in the legend. When the number is undefined with
+    positive probability (exact recall with nothing relevant in some worlds), the
+    probabilities are conditional on it being defined: the y label says so and the title
+    gives ``P(undefined)``.
 
     Parameters
     ----------
@@ -142,6 +146,8 @@ def plot_distribution(
         on a second line in either case.
     color : matplotlib colour, optional
         Bar colour; default the first colour of the colour-blind palette.
+    max_bars : int
+        Most bars drawn; more distinct values are binned (default 40).
 
     Returns
     -------
@@ -183,11 +189,18 @@ def plot_distribution(
         raise ValueError("dist is undefined with probability 1: there is no PMF to plot")
     ax = _axes(ax)
     palette = sns.color_palette(_PALETTE)
+    if max_bars < 1:
+        raise ValueError(f"max_bars must be a positive integer; got {max_bars!r}")
     support, probs = dist.support, dist.probabilities
     span = float(support[-1] - support[0]) or max(1.0, abs(float(support[0])))
-    width = span / 25
-    if support.size > 1:
-        width = min(width, 0.8 * float(np.diff(support).min()))
+    binned = support.size > max_bars
+    if binned:
+        probs, edges = np.histogram(support, bins=max_bars, weights=probs)
+        support, width = (edges[:-1] + edges[1:]) / 2, 0.9 * float(edges[1] - edges[0])
+    else:
+        width = span / 25
+        if support.size > 1:
+            width = min(width, 0.8 * float(np.diff(support).min()))
     ax.bar(support, probs, width=width, color=palette[0] if color is None else color)
     if support.size == 1:  # autoscaling would stretch the lone bar across the Axes
         ax.set_xlim(support[0] - span / 2, support[0] + span / 2)
@@ -197,7 +210,8 @@ def plot_distribution(
     mean = dist.mean()
     ax.axvline(mean, color=palette[3], linestyle="--", label=f"mean {mean:.3g}")
     ax.set_xlabel(label)
-    ax.set_ylabel("probability (given defined)" if dist.p_undefined > 0 else "probability")
+    ylabel = "probability per bin" if binned else "probability"
+    ax.set_ylabel(ylabel + (" (given defined)" if dist.p_undefined > 0 else ""))
     ax.set_ylim(0, min(1.05, 1.15 * float(probs.max())))
     text = f"Distribution of {label}" if title is None else title
     if dist.p_undefined > 0:

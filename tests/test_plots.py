@@ -530,3 +530,20 @@ def test_rejected_input_opens_no_figure(curves, call):
     with pytest.raises(ValueError):
         call(curves)
     assert plt.get_fignums() == []
+
+
+def test_distribution_with_many_values_is_binned_into_visible_bars():
+    # a Monte Carlo distribution with ~300 distinct values (as AP over sampled worlds): one bar
+    # per value would be 1e-5 wide and invisible; the masses are binned instead
+    samples = np.random.default_rng(0).beta(2, 5, size=300)
+    dist = Distribution.from_samples(samples)
+    ax = plot_distribution(dist, max_bars=25)
+    bars = ax.containers[0]
+    assert len(bars) == 25
+    span = samples.max() - samples.min()
+    assert min(b.get_width() for b in bars) >= 0.8 * span / 25
+    assert sum(b.get_height() for b in bars) == pytest.approx(1.0)
+    assert ax.get_ylabel() == "probability per bin"
+    with pytest.raises(ValueError, match="max_bars must be a positive integer; got 0"):
+        plot_distribution(dist, max_bars=0)
+    plt.close("all")
