@@ -171,25 +171,29 @@ def _evaluate(args: argparse.Namespace) -> Any:
 
 # ---------------------------------------------------------------------------------------------
 # Output
-def _emit(frame: pd.DataFrame, fmt: str, out: Any = None) -> None:
-    out = out or sys.stdout
+def text_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
+    """A frame as aligned text: every row and column, floats to ``digits`` decimals."""
+    with pd.option_context(
+        "display.max_rows",
+        None,
+        "display.max_columns",
+        None,
+        "display.width",
+        200,
+        "display.float_format",
+        f"{{:.{digits}f}}".format,
+    ):
+        return frame.to_string(index=False)
+
+
+def _emit(frame: pd.DataFrame, fmt: str) -> None:
     if fmt == "csv":
-        frame.to_csv(out, index=False)
+        frame.to_csv(sys.stdout, index=False)
     elif fmt == "json":
-        json.dump(json.loads(frame.to_json(orient="records")), out, indent=2)
-        out.write("\n")
+        json.dump(json.loads(frame.to_json(orient="records")), sys.stdout, indent=2)
+        sys.stdout.write("\n")
     else:
-        with pd.option_context(
-            "display.max_rows",
-            None,
-            "display.max_columns",
-            None,
-            "display.width",
-            200,
-            "display.float_format",
-            "{:.4f}".format,
-        ):
-            out.write(frame.to_string(index=False) + "\n")
+        sys.stdout.write(text_table(frame) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,23 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-import pandas as pd
-
 MEASURES = ("P@10", "AP", "nDCG@10", "R@100")
-
-
-def _table(frame: pd.DataFrame) -> str:
-    with pd.option_context(
-        "display.max_rows",
-        None,
-        "display.max_columns",
-        None,
-        "display.width",
-        160,
-        "display.float_format",
-        "{:.3f}".format,
-    ):
-        return frame.to_string(index=False)
 
 
 def run_demo(
@@ -66,6 +50,7 @@ def run_demo(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from fuzzytruth.cli import text_table
     from fuzzytruth.collection import category_reliability
     from fuzzytruth.datasets import image_collection
     from fuzzytruth.evaluate import evaluate
@@ -144,13 +129,15 @@ def run_demo(
         "## Mean over queries, with the uncertainty of the ground truth",
         "",
         "```",
-        _table(aggregate[["system", "measure", "mean", "ci_low", "ci_high", "method"]]),
+        text_table(
+            aggregate[["system", "measure", "mean", "ci_low", "ci_high", "method"]], digits=3
+        ),
         "```",
         "",
         f"## Per-query distributions (first rows of {len(per_query)})",
         "",
         "```",
-        _table(
+        text_table(
             per_query.head(12)[
                 ["system", "query_id", "measure", "mean", "std", "ci_low", "ci_high", "method"]
             ]
