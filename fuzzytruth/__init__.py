@@ -175,6 +175,7 @@ __all__ = [
     "write_probabilistic_qrels",
     "write_taxonomy",
     "write_trec_qrels",
+    "write_trec_qrels_jg",
     "write_trec_run",
 ]
 

@@ -118,8 +118,9 @@ def _check(name: str, value: Any, allowed: tuple) -> None:
 # ranking the runs
 
 
-def _rank(run: Run, ties: str, score_dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                          Any, Any]:
+def _rank(
+    run: Run, ties: str, score_dtype: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
     """Rank a run with the crisp tie rules: (query ids, doc-id matrix, lengths, tie bounds).
 
     The run's own row numbers are passed as "grades" to :func:`fuzzytruth.runs.ranked_gains`,
@@ -142,8 +143,7 @@ class _System:
     tie_stop: Any
     run: Run
 
-    def on(self, queries: np.ndarray, fill: Any = None) -> tuple[np.ndarray, np.ndarray, Any,
-                                                                 Any]:
+    def on(self, queries: np.ndarray, fill: Any = None) -> tuple[np.ndarray, np.ndarray, Any, Any]:
         """Its lists on the evaluated queries (empty lists where it has none)."""
         pos = pd.Index(self.queries).get_indexer(queries)
         found = pos >= 0
@@ -211,11 +211,7 @@ class _CategoricalTruth:
         self.fixed = fixed
         mixed = np.flatnonzero(~explicit)
         source = self.membership.direct if self.weights == "direct" else self.membership.matrix
-        shares = (
-            source[self.query_item[mixed]]
-            if len(mixed)
-            else np.zeros((0, len(tax)))
-        )
+        shares = source[self.query_item[mixed]] if len(mixed) else np.zeros((0, len(tax)))
         shares = shares / shares.sum(axis=1, keepdims=True)
         row, node = np.nonzero(shares)
         comp_query = np.concatenate([np.flatnonzero(explicit), mixed[row]])
@@ -309,8 +305,9 @@ class _ProbabilisticQrelsTruth:
     def prepare(self, queries: np.ndarray) -> None:
         frame = self.pqrels.to_dataframe()
         frame["q"] = pd.Index(queries).get_indexer(frame["query_id"])
-        frame = frame[frame["q"] >= 0].sort_values(["q", "grade"], ascending=[True, False],
-                                                   kind="stable")
+        frame = frame[frame["q"] >= 0].sort_values(
+            ["q", "grade"], ascending=[True, False], kind="stable"
+        )
         self.pair_query = frame["q"].to_numpy(dtype=np.int64)
         self.probability = frame["probability"].to_numpy()
         self.grade = frame["grade"].to_numpy()
@@ -545,9 +542,7 @@ class Evaluation:
         rows = []
         for system in self.systems:
             for measure in self.measures:
-                d = self.aggregate_distribution(
-                    system, measure, undefined=undefined, method=method
-                )
+                d = self.aggregate_distribution(system, measure, undefined=undefined, method=method)
                 summary = d.summary(level)
                 rows.append(
                     {
@@ -626,6 +621,7 @@ def evaluate(
     ties: str | None = None,
     score_dtype: str | None = None,
     memory_budget: float = 200e6,
+    progress: bool | None = None,
 ) -> Evaluation:
     """Evaluate one or several systems under crisp or uncertain ground truth.
 
@@ -668,6 +664,9 @@ def evaluate(
         Override the preset's tie policy and score precision.
     memory_budget : float
         Bytes of working memory per chunk of worlds (default 200 MB).
+    progress : bool, optional
+        Progress bar on stderr: None (default) draws it only when stderr is a terminal,
+        True always, False never (:mod:`fuzzytruth.progress`).
 
     Returns
     -------
@@ -705,13 +704,23 @@ def evaluate(
     if adapter.kind == "crisp":
         batches = _crisp(systems, adapter.qrels, queries, names, resolved, p, ties, score_dtype)
         return Evaluation(
-            tuple(s.name for s in systems), tuple(queries), tuple(names), "crisp", conventions,
-            confidence_level, batches, None, {},
+            tuple(s.name for s in systems),
+            tuple(queries),
+            tuple(names),
+            "crisp",
+            conventions,
+            confidence_level,
+            batches,
+            None,
+            {},
         )
 
     conventions.update(
-        n_worlds=n_worlds, world_model=world_model, recall_form=recall_form,
-        exclude_query=exclude_query, weights=weights,
+        n_worlds=n_worlds,
+        world_model=world_model,
+        recall_form=recall_form,
+        exclude_query=exclude_query,
+        weights=weights,
     )
     adapter.prepare(queries)
     ranked = [adapter.doc_index(s, queries) for s in systems]
@@ -728,13 +737,17 @@ def evaluate(
     worlds = None
     if n_worlds > 0:
         worlds = world_values(
-            adapter.worlds(world_model), ranked, resolved, n_worlds=n_worlds, rng=rng,
+            adapter.worlds(world_model),
+            ranked,
+            resolved,
+            n_worlds=n_worlds,
+            rng=rng,
             memory_budget=memory_budget,
+            progress=progress,
         )
     elif method == "worlds" or not all(exact_ok):
         raise ValueError(
-            "n_worlds=0 leaves no way to compute measures without a closed form; give "
-            "n_worlds > 0"
+            "n_worlds=0 leaves no way to compute measures without a closed form; give n_worlds > 0"
         )
     batches: dict[tuple[str, str], DistributionBatch] = {}
     exact_means: dict[tuple[str, str], Distribution] = {}
@@ -749,8 +762,15 @@ def evaluate(
             else:
                 batches[system.name, name] = DistributionBatch.from_samples(worlds[m, s])
     return Evaluation(
-        tuple(s.name for s in systems), tuple(queries), tuple(names), adapter.kind, conventions,
-        confidence_level, batches, worlds, exact_means,
+        tuple(s.name for s in systems),
+        tuple(queries),
+        tuple(names),
+        adapter.kind,
+        conventions,
+        confidence_level,
+        batches,
+        worlds,
+        exact_means,
     )
 
 
@@ -849,10 +869,18 @@ def precision_recall_bands(
     if ties == "average":
         raise ValueError("precision_recall_bands needs a strict ranking; got ties='average'")
     if isinstance(truth, Qrels):
-        raise ValueError("truth must be uncertain (a Membership or a ProbabilisticQrels); use "
-                         "evaluate() for crisp qrels")
+        raise ValueError(
+            "truth must be uncertain (a Membership or a ProbabilisticQrels); use "
+            "evaluate() for crisp qrels"
+        )
     systems, adapter, queries = _setup(
-        runs, truth, query_categories, weights, exclude_query, missing, ties,
+        runs,
+        truth,
+        query_categories,
+        weights,
+        exclude_query,
+        missing,
+        ties,
         score_dtype or p.score_dtype,
     )
     adapter.prepare(queries)
@@ -869,23 +897,30 @@ def precision_recall_bands(
             curves = closed_form.cutoff_curves(probs, rest_p=rest_p, rest_certain=certain)
         comp_query = adapter.comp[0]
         for measure, batch in zip(("precision", "recall"), curves, strict=True):
-            mixed = _mix(batch, np.repeat(comp_query * depth, depth)
-                         + np.tile(np.arange(depth), len(comp_query)),
-                         np.repeat(adapter.comp[2], depth), len(queries) * depth)
+            mixed = _mix(
+                batch,
+                np.repeat(comp_query * depth, depth) + np.tile(np.arange(depth), len(comp_query)),
+                np.repeat(adapter.comp[2], depth),
+                len(queries) * depth,
+            )
             low, high = mixed.interval(confidence_level)
-            parts.append(pd.DataFrame({
-                "system": system.name,
-                "query_id": np.repeat(queries, depth),
-                "cutoff": np.tile(np.arange(1, depth + 1), len(queries)),
-                "measure": measure,
-                "mean": mixed.mean(),
-                "std": mixed.std(),
-                "ci_low": low,
-                "ci_high": high,
-                "confidence_level": confidence_level,
-                "p_undefined": mixed.p_undefined,
-                "method": "exact",
-            }))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "system": system.name,
+                        "query_id": np.repeat(queries, depth),
+                        "cutoff": np.tile(np.arange(1, depth + 1), len(queries)),
+                        "measure": measure,
+                        "mean": mixed.mean(),
+                        "std": mixed.std(),
+                        "ci_low": low,
+                        "ci_high": high,
+                        "confidence_level": confidence_level,
+                        "p_undefined": mixed.p_undefined,
+                        "method": "exact",
+                    }
+                )
+            )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -945,8 +980,9 @@ def _exact_batch(
     return _mix(comp, q, weight, len(docs.lengths))
 
 
-def _mix(comp: DistributionBatch, row: np.ndarray, weight: np.ndarray, n_rows: int
-         ) -> DistributionBatch:
+def _mix(
+    comp: DistributionBatch, row: np.ndarray, weight: np.ndarray, n_rows: int
+) -> DistributionBatch:
     """Mix component rows into ``n_rows`` rows: component i goes to row ``row[i]``."""
     order = np.argsort(row, kind="stable")
     row, weight = row[order], weight[order]

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -253,10 +254,38 @@ def write_trec_run(run: Run, path: str | os.PathLike, *, tag: str | None = None)
             handle.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")
 
 
-def write_trec_qrels(qrels: Qrels, path: str | os.PathLike, *, iteration: str = "0") -> None:
-    """Write ``qrels`` as a 4-column TREC qrels file (integral grades without a decimal point)."""
+def _write_qrels_lines(handle: TextIO, qrels: Qrels, second: str) -> None:
+    """``qid <second> docno rel`` lines (integral grades without a decimal point)."""
     df = qrels.to_dataframe()
     grades = _format_number(df["relevance"].to_numpy())
+    for q, d, g in zip(df["query_id"], df["doc_id"], grades, strict=True):
+        handle.write(f"{q} {second} {d} {g}\n")
+
+
+def write_trec_qrels(qrels: Qrels, path: str | os.PathLike, *, iteration: str = "0") -> None:
+    """Write ``qrels`` as a 4-column TREC qrels file (integral grades without a decimal point)."""
     with open(os.fspath(path), "w", encoding="utf-8") as handle:
-        for q, d, g in zip(df["query_id"], df["doc_id"], grades, strict=True):
-            handle.write(f"{q} {iteration} {d} {g}\n")
+        _write_qrels_lines(handle, qrels, iteration)
+
+
+def write_trec_qrels_jg(groups: Mapping[str, Qrels], path: str | os.PathLike) -> None:
+    r"""Write one Qrels per judgment group (annotator) as ``qid jg docno rel``; round-trips
+    with :func:`read_trec_qrels_jg`.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from fuzzytruth.runs import Qrels
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.jg")
+    >>> a = Qrels(["q1"], ["d1"], [1.0]); b = Qrels(["q1"], ["d2"], [2.0])
+    >>> write_trec_qrels_jg({"ann1": a, "ann2": b}, path)
+    >>> open(path).read()
+    'q1 ann1 d1 1\nq1 ann2 d2 2\n'
+    """
+    with open(os.fspath(path), "w", encoding="utf-8") as handle:
+        for group, qrels in groups.items():
+            if not str(group) or any(c.isspace() for c in str(group)):
+                raise ValueError(
+                    f"judgment group names must be non-empty without spaces; got {group!r}"
+                )
+            _write_qrels_lines(handle, qrels, str(group))

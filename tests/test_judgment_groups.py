@@ -6,7 +6,7 @@ import pytest
 import pytrec_eval
 
 from fuzzytruth.crisp import evaluate_per_annotator
-from fuzzytruth.io import read_trec_qrels_jg
+from fuzzytruth.io import read_trec_qrels_jg, write_trec_qrels_jg
 from fuzzytruth.runs import Qrels, Run
 
 
@@ -88,3 +88,17 @@ def test_per_annotator_errors():
         evaluate_per_annotator(run, {}, "AP")
     with pytest.raises(ValueError, match=r"group_col='annotator' is not a column"):
         Qrels.from_judgment_groups(pd.DataFrame({"query_id": []}), group_col="annotator")
+
+
+def test_judgment_group_qrels_round_trip(tmp_path):
+    groups = {
+        "ann1": Qrels(["q1", "q1", "q2"], ["d1", "d2", "d1"], [1.0, 0.0, 2.0]),
+        "ann2": Qrels(["q1", "q2"], ["d3", "d1"], [1.0, 1.0]),
+    }
+    write_trec_qrels_jg(groups, tmp_path / "qrels.jg")
+    back = read_trec_qrels_jg(tmp_path / "qrels.jg")
+    assert list(back) == ["ann1", "ann2"]
+    for name, qrels in groups.items():
+        pd.testing.assert_frame_equal(back[name].to_dataframe(), qrels.to_dataframe())
+    with pytest.raises(ValueError, match="judgment group names must be non-empty without spaces"):
+        write_trec_qrels_jg({"ann 1": groups["ann1"]}, tmp_path / "bad.jg")

@@ -273,3 +273,21 @@ def test_track_is_silent_off_a_terminal():
     out = io.StringIO()
     assert list(track(range(5), stream=out)) == [0, 1, 2, 3, 4]
     assert out.getvalue() == ""
+
+
+def test_long_library_work_reports_progress_only_when_asked(capsys):
+    # evaluate() over sampled worlds and compare() draw a bar when forced; under pytest
+    # stderr is not a terminal, so the default (None) stays silent
+    from fuzzytruth import compare, evaluate
+    from fuzzytruth.datasets import image_collection
+
+    collection = image_collection()
+    runs = {"strong": collection.run_objects()["strong"], "weak": collection.run_objects()["weak"]}
+    evaluation = evaluate(runs, collection.membership, ["AP"], n_worlds=20, rng=0, progress=True)
+    err = capsys.readouterr().err
+    assert "worlds" in err and "20/20" in err
+    evaluate(runs, collection.membership, ["AP"], n_worlds=20, rng=0)
+    compare(evaluation, rng=0, n_resamples=200)
+    assert capsys.readouterr().err == ""
+    compare(evaluation, rng=0, n_resamples=200, progress=True)
+    assert "compare" in capsys.readouterr().err

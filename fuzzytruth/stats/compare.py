@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fuzzytruth.progress import track
 from fuzzytruth.stats._validation import (
     all_pairs,
     baseline_pairs,
@@ -34,12 +35,37 @@ from fuzzytruth.stats.worlds import world_preference
 ALL_CORRECTIONS = (*CORRECTIONS, "tukey-randomized", "tukey-anova", "none")
 
 PAIR_COLUMNS = (
-    "measure", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
-    "confidence_level", "statistic", "pvalue", "pvalue_adjusted", "correction", "method",
-    "alternative", "n_queries", "effect_size", "wins", "ties", "losses", "interval",
+    "measure",
+    "system_a",
+    "system_b",
+    "mean_a",
+    "mean_b",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "confidence_level",
+    "statistic",
+    "pvalue",
+    "pvalue_adjusted",
+    "correction",
+    "method",
+    "alternative",
+    "n_queries",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "interval",
 )
 SYSTEM_COLUMNS = (
-    "measure", "system", "mean", "ci_low", "ci_high", "confidence_level", "interval", "n_queries",
+    "measure",
+    "system",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "confidence_level",
+    "interval",
+    "n_queries",
 )
 
 
@@ -90,25 +116,29 @@ class Comparison:
         for measure, block in t.groupby("measure", sort=False):
             lines.append("")
             lines.append(f"[{measure}] {int(block['n_queries'].iloc[0])} queries")
-            shown = pd.DataFrame({
-                "A": block["system_a"].astype(str),
-                "B": block["system_b"].astype(str),
-                "mean A": block["mean_a"].map(lambda v: f"{v:.{digits}f}"),
-                "mean B": block["mean_b"].map(lambda v: f"{v:.{digits}f}"),
-                "A - B": block["difference"].map(lambda v: f"{v:+.{digits}f}"),
-                f"{level} CI": [
-                    f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
-                    for lo, hi in zip(block["ci_low"], block["ci_high"], strict=True)
-                ],
-                "p": block["pvalue"].map(_format_p),
-                "p adj": block["pvalue_adjusted"].map(_format_p),
-                "d_z": block["effect_size"].map(lambda v: f"{v:.2f}"),
-                "W/T/L": [
-                    f"{w}/{ti}/{lo}"
-                    for w, ti, lo in zip(block["wins"], block["ties"], block["losses"], strict=True)
-                ],
-                "": np.where(block["pvalue_adjusted"] < self.alpha, "*", ""),
-            })
+            shown = pd.DataFrame(
+                {
+                    "A": block["system_a"].astype(str),
+                    "B": block["system_b"].astype(str),
+                    "mean A": block["mean_a"].map(lambda v: f"{v:.{digits}f}"),
+                    "mean B": block["mean_b"].map(lambda v: f"{v:.{digits}f}"),
+                    "A - B": block["difference"].map(lambda v: f"{v:+.{digits}f}"),
+                    f"{level} CI": [
+                        f"[{lo:+.{digits}f}, {hi:+.{digits}f}]"
+                        for lo, hi in zip(block["ci_low"], block["ci_high"], strict=True)
+                    ],
+                    "p": block["pvalue"].map(_format_p),
+                    "p adj": block["pvalue_adjusted"].map(_format_p),
+                    "d_z": block["effect_size"].map(lambda v: f"{v:.2f}"),
+                    "W/T/L": [
+                        f"{w}/{ti}/{lo}"
+                        for w, ti, lo in zip(
+                            block["wins"], block["ties"], block["losses"], strict=True
+                        )
+                    ],
+                    "": np.where(block["pvalue_adjusted"] < self.alpha, "*", ""),
+                }
+            )
             if "prob_a_better" in block and block["prob_a_better"].notna().any():
                 shown.insert(
                     len(shown.columns) - 1,
@@ -142,14 +172,18 @@ class Comparison:
         for r in self.table.itertuples(index=False):
             diff = f"{r.difference:+.{digits}f}"
             diff = f"$\\mathbf{{{diff}}}$" if r.pvalue_adjusted < self.alpha else f"${diff}$"
-            rows.append((
-                _latex_escape(r.measure), _latex_escape(r.system_a), _latex_escape(r.system_b),
-                diff,
-                f"$[{r.ci_low:+.{digits}f}, {r.ci_high:+.{digits}f}]$",
-                _format_p(r.pvalue_adjusted),
-                f"{r.effect_size:.2f}",
-                f"{r.wins}/{r.ties}/{r.losses}",
-            ))
+            rows.append(
+                (
+                    _latex_escape(r.measure),
+                    _latex_escape(r.system_a),
+                    _latex_escape(r.system_b),
+                    diff,
+                    f"$[{r.ci_low:+.{digits}f}, {r.ci_high:+.{digits}f}]$",
+                    _format_p(r.pvalue_adjusted),
+                    f"{r.effect_size:.2f}",
+                    f"{r.wins}/{r.ties}/{r.losses}",
+                )
+            )
         out = ["\\begin{table}", "\\centering"]
         if caption is not None:
             out.append(f"\\caption{{{_latex_escape(caption)}}}")
@@ -175,8 +209,16 @@ def _format_p(p: float) -> str:
 
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 
 
@@ -201,6 +243,7 @@ def compare(
     zero_method: str = "wilcox",
     alpha: float = 0.05,
     rng: np.random.Generator | int | None = None,
+    progress: bool | None = None,
 ) -> Comparison:
     """Compare systems pairwise on one or several measures, with intervals and corrections.
 
@@ -244,6 +287,9 @@ def compare(
         Significance level for flags and for the resampling-resolution warning.
     rng : numpy.random.Generator or int, optional
         Seed or generator; every random step draws from it in a fixed order.
+    progress : bool, optional
+        Progress bar on stderr: None (default) draws it only when stderr is a terminal,
+        True always, False never (one step per measure).
 
     Returns
     -------
@@ -296,11 +342,23 @@ def compare(
     matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
     rng = np.random.default_rng(rng)
     pair_frames, system_frames = [], []
-    for sm in matrices.values():
+    measures = track(
+        matrices.values(), total=len(matrices), desc="compare", unit="measure", progress=progress
+    )
+    for sm in measures:
         pairs_df, systems_df = _compare_one(
-            sm, baseline=baseline, method=method, correction=correction, interval=interval,
-            level=level, alternative=alternative, n_resamples=n_resamples, tol=tol,
-            zero_method=zero_method, alpha=alpha, rng=rng,
+            sm,
+            baseline=baseline,
+            method=method,
+            correction=correction,
+            interval=interval,
+            level=level,
+            alternative=alternative,
+            n_resamples=n_resamples,
+            tol=tol,
+            zero_method=zero_method,
+            alpha=alpha,
+            rng=rng,
         )
         pair_frames.append(pairs_df)
         system_frames.append(systems_df)
@@ -346,8 +404,13 @@ def _compare_one(
         )
     x = sm.averaged
     test = paired_test(
-        x, pairs=pairs, method=method, alternative=alternative, n_resamples=n_resamples,
-        zero_method=zero_method, rng=rng,
+        x,
+        pairs=pairs,
+        method=method,
+        alternative=alternative,
+        n_resamples=n_resamples,
+        zero_method=zero_method,
+        rng=rng,
     )
     if correction in CORRECTIONS:
         if method in ("randomization", "bootstrap") and not test.exact.all():
@@ -367,29 +430,32 @@ def _compare_one(
     wtl = wins_ties_losses(x, pairs=pairs, tie_tolerance=tol)
     names = np.array(sm.systems, dtype=object)
     n_queries = x.shape[1]
-    table = pd.DataFrame({
-        "measure": sm.measure,
-        "system_a": names[pairs[:, 0]],
-        "system_b": names[pairs[:, 1]],
-        "mean_a": boot.mean[pairs[:, 0]],
-        "mean_b": boot.mean[pairs[:, 1]],
-        "difference": boot.difference,
-        "ci_low": ci_diff.low,
-        "ci_high": ci_diff.high,
-        "confidence_level": level,
-        "statistic": test.statistic,
-        "pvalue": test.pvalue,
-        "pvalue_adjusted": adjusted,
-        "correction": correction,
-        "method": method,
-        "alternative": alternative,
-        "n_queries": n_queries,
-        "effect_size": cohens_dz(x, pairs=pairs),
-        "wins": wtl.wins,
-        "ties": wtl.ties,
-        "losses": wtl.losses,
-        "interval": interval,
-    }, columns=list(PAIR_COLUMNS))
+    table = pd.DataFrame(
+        {
+            "measure": sm.measure,
+            "system_a": names[pairs[:, 0]],
+            "system_b": names[pairs[:, 1]],
+            "mean_a": boot.mean[pairs[:, 0]],
+            "mean_b": boot.mean[pairs[:, 1]],
+            "difference": boot.difference,
+            "ci_low": ci_diff.low,
+            "ci_high": ci_diff.high,
+            "confidence_level": level,
+            "statistic": test.statistic,
+            "pvalue": test.pvalue,
+            "pvalue_adjusted": adjusted,
+            "correction": correction,
+            "method": method,
+            "alternative": alternative,
+            "n_queries": n_queries,
+            "effect_size": cohens_dz(x, pairs=pairs),
+            "wins": wtl.wins,
+            "ties": wtl.ties,
+            "losses": wtl.losses,
+            "interval": interval,
+        },
+        columns=list(PAIR_COLUMNS),
+    )
     if sm.has_worlds:
         pref = world_preference(sm.values, pairs=pairs, tie_tolerance=tol)
         dec = boot.decomposition(level, target="differences")
@@ -400,14 +466,17 @@ def _compare_one(
         table["width_worlds"] = dec.width_worlds
         table["width_combined"] = dec.width_combined
         table["share_worlds"] = dec.share_worlds
-    systems_df = pd.DataFrame({
-        "measure": sm.measure,
-        "system": names,
-        "mean": boot.mean,
-        "ci_low": ci_mean.low,
-        "ci_high": ci_mean.high,
-        "confidence_level": level,
-        "interval": interval,
-        "n_queries": n_queries,
-    }, columns=list(SYSTEM_COLUMNS))
+    systems_df = pd.DataFrame(
+        {
+            "measure": sm.measure,
+            "system": names,
+            "mean": boot.mean,
+            "ci_low": ci_mean.low,
+            "ci_high": ci_mean.high,
+            "confidence_level": level,
+            "interval": interval,
+            "n_queries": n_queries,
+        },
+        columns=list(SYSTEM_COLUMNS),
+    )
     return table, systems_df

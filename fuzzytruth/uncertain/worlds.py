@@ -57,6 +57,7 @@ import numpy as np
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.membership import Membership
 from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.progress import Progress
 
 __all__ = [
     "WORLD_MODELS",
@@ -220,9 +221,12 @@ class CategoricalWorlds:
         # then one gather and one bitwise and, instead of a two-index gather
         self._bits = None
         if n_nodes <= 63:
-            dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
-                         if np.iinfo(t).bits >= n_nodes)
-            weights = (np.ones(1, dtype=dtype) << np.arange(n_nodes, dtype=dtype))
+            dtype = next(
+                t
+                for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                if np.iinfo(t).bits >= n_nodes
+            )
+            weights = np.ones(1, dtype=dtype) << np.arange(n_nodes, dtype=dtype)
             self._bits = (anc.astype(dtype) * weights[None, :]).sum(axis=1, dtype=dtype)
 
     def draw(self, n_worlds: int, rng: np.random.Generator) -> None:
@@ -271,8 +275,11 @@ class CategoricalWorlds:
         """State of worlds ``start:stop`` (draws the Bernoulli members, in world order)."""
         targets = self.targets[start:stop]
         if self.world_model == "annotator":
-            return {"labels": self._labels[start:stop], "targets": targets,
-                    "counts": self._counts[start:stop]}
+            return {
+                "labels": self._labels[start:stop],
+                "targets": targets,
+                "counts": self._counts[start:stop],
+            }
         n_items = len(self.membership.items)
         probs = self.membership.matrix[:, self._needed]
         members = rng.random((stop - start, n_items, len(self._needed))) < probs[None]
@@ -407,8 +414,9 @@ def _draw_components(
     row = np.repeat(np.arange(len(queries)), count)
     cum = np.full((len(queries), width), np.inf)
     nodes = np.zeros((len(queries), width), dtype=np.int64)
-    cum[row, column] = np.cumsum(weight) - np.repeat(np.cumsum(weight)[start] - weight[start],
-                                                     count)
+    cum[row, column] = np.cumsum(weight) - np.repeat(
+        np.cumsum(weight)[start] - weight[start], count
+    )
     nodes[row, column] = node
     cum[np.arange(len(queries)), count - 1] = np.inf
     u = rng.random((n_worlds, len(queries)))
@@ -439,8 +447,9 @@ def _discounts(measure_params: dict[str, Any], depth: int) -> tuple[np.ndarray, 
     disc = Measure("DCG", **params).compute(
         RankedGains(ids, eye, np.full(depth, depth), np.zeros((depth, 0)))
     )
-    one = RankedGains(np.zeros(1, dtype=object), np.ones((1, 1)), np.ones(1, dtype=np.int64),
-                      np.ones((1, 1)))
+    one = RankedGains(
+        np.zeros(1, dtype=object), np.ones((1, 1)), np.ones(1, dtype=np.int64), np.ones((1, 1))
+    )
     gain_one = Measure("DCG", **{**params, "gain": measure_params["gain"], "k": 1}).compute(one)
     return disc, float(gain_one[0] / disc[0]) if depth else 1.0
 
@@ -479,8 +488,9 @@ def binary_kernel(measure: Measure, depth: int) -> Callable[..., np.ndarray] | N
 
         def ndcg(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
             best = ideal[np.minimum(n_relevant, cut)]
-            return np.divide(disc @ relevant[:cut], best, out=np.full(len(best), np.nan),
-                             where=best != 0)
+            return np.divide(
+                disc @ relevant[:cut], best, out=np.full(len(best), np.nan), where=best != 0
+            )
 
         return ndcg
     return None
@@ -499,8 +509,7 @@ def _count_kernel(family: str, k: int | None, cut: int) -> Callable[..., np.ndar
                 return hits / k
             return np.divide(hits, lengths, out=np.zeros(len(hits)), where=lengths > 0)
         if family == "R":
-            return np.divide(hits, n_relevant, out=np.full(len(hits), np.nan),
-                             where=n_relevant > 0)
+            return np.divide(hits, n_relevant, out=np.full(len(hits), np.nan), where=n_relevant > 0)
         return (hits > 0).astype(float)  # Success
 
     return kernel
@@ -533,6 +542,7 @@ def world_values(
     n_worlds: int,
     rng: np.random.Generator,
     memory_budget: float = 200e6,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """Every measure of every system in every world, vectorised over worlds × queries.
 
@@ -550,6 +560,9 @@ def world_values(
         Source of randomness.
     memory_budget : float
         Bytes of working memory per chunk of worlds (default 200 MB).
+    progress : bool, optional
+        Progress bar on stderr: None (default) draws it only when stderr is a terminal,
+        True always, False never (:mod:`fuzzytruth.progress`).
 
     Returns
     -------
@@ -562,8 +575,10 @@ def world_values(
     n_q = len(systems[0].lengths)
     depth = max(s.docs.shape[1] for s in systems)
     fast = [
-        [binary_kernel(m, s.docs.shape[1]) if truth.binary and s.tie_start is None else None
-         for m in measures]
+        [
+            binary_kernel(m, s.docs.shape[1]) if truth.binary and s.tie_start is None else None
+            for m in measures
+        ]
         for s in systems
     ]
     generic = any(f is None for row in fast for f in row)
@@ -573,33 +588,51 @@ def world_values(
     )
     step = int(max(1, min(n_worlds, memory_budget // max(per_world, 1))))
     out = np.empty((len(measures), len(systems), n_worlds, n_q))
-    for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
-        stop = min(n_worlds, start + step)
-        n_chunk = stop - start
-        n_rows = n_chunk * n_q
-        state = truth.chunk(start, stop, rng)
-        # the binary route's rows are query-major (query, world): see relevant_by_rank
-        counts = truth.counts(state).T.reshape(n_rows) if truth.binary else None
-        ideal = None
-        for s, system in enumerate(systems):  # a handful of systems, each vectorised
-            by_rank = gains = None
-            for m, measure in enumerate(measures):
-                kernel = fast[s][m]
-                if kernel is not None:
-                    if by_rank is None:
-                        by_rank = truth.relevant_by_rank(state, system.docs)
-                        by_rank = by_rank.reshape(by_rank.shape[0], n_rows)
-                    values = kernel(by_rank, np.repeat(system.lengths, n_chunk), counts)
-                    out[m, s, start:stop] = values.reshape(n_q, n_chunk).T
-                    continue
-                if gains is None:
-                    gains = truth.gains(state, system.docs)
-                if ideal is None:
-                    ideal = truth.ideal(state)
-                    ideal = ideal.reshape(n_rows, ideal.shape[2])
-                values = measure.compute(_ranked_gains(system, gains, ideal, n_chunk, n_rows))
-                out[m, s, start:stop] = values.reshape(n_chunk, n_q)
+    with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
+        for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
+            _world_chunk(
+                truth, systems, measures, fast, out, start, min(n_worlds, start + step), n_q, rng
+            )
+            bar.update(min(n_worlds, start + step) - start)
     return out
+
+
+def _world_chunk(
+    truth: CategoricalWorlds | QrelsWorlds,
+    systems: Sequence[RankedDocs],
+    measures: Sequence[Measure],
+    fast: list[list],
+    out: np.ndarray,
+    start: int,
+    stop: int,
+    n_q: int,
+    rng: np.random.Generator,
+) -> None:
+    """Fill ``out[:, :, start:stop]``: every measure and system in one chunk of worlds."""
+    n_chunk = stop - start
+    n_rows = n_chunk * n_q
+    state = truth.chunk(start, stop, rng)
+    # the binary route's rows are query-major (query, world): see relevant_by_rank
+    counts = truth.counts(state).T.reshape(n_rows) if truth.binary else None
+    ideal = None
+    for s, system in enumerate(systems):  # a handful of systems, each vectorised
+        by_rank = gains = None
+        for m, measure in enumerate(measures):
+            kernel = fast[s][m]
+            if kernel is not None:
+                if by_rank is None:
+                    by_rank = truth.relevant_by_rank(state, system.docs)
+                    by_rank = by_rank.reshape(by_rank.shape[0], n_rows)
+                values = kernel(by_rank, np.repeat(system.lengths, n_chunk), counts)
+                out[m, s, start:stop] = values.reshape(n_q, n_chunk).T
+                continue
+            if gains is None:
+                gains = truth.gains(state, system.docs)
+            if ideal is None:
+                ideal = truth.ideal(state)
+                ideal = ideal.reshape(n_rows, ideal.shape[2])
+            values = measure.compute(_ranked_gains(system, gains, ideal, n_chunk, n_rows))
+            out[m, s, start:stop] = values.reshape(n_chunk, n_q)
 
 
 def _ranked_gains(
@@ -612,5 +645,11 @@ def _ranked_gains(
     if system.tie_start is not None:
         tie_start = np.tile(system.tie_start, (n_chunk, 1))
         tie_stop = np.tile(system.tie_stop, (n_chunk, 1))
-    return RankedGains(np.zeros(n_rows, dtype=object), flat, np.tile(system.lengths, n_chunk),
-                       ideal, tie_start, tie_stop)
+    return RankedGains(
+        np.zeros(n_rows, dtype=object),
+        flat,
+        np.tile(system.lengths, n_chunk),
+        ideal,
+        tie_start,
+        tie_stop,
+    )
