@@ -65,7 +65,15 @@ def test_grouped_method_on_annotator_shares():
     p = rng.integers(0, 6, size=200) / 5
     reference = exact_mpmath(p)
     assert np.abs(poibin.pmf(p, method="grouped") - reference).max() <= 1e-16
-    np.testing.assert_allclose(poibin.pmf(p), reference, atol=1e-16)  # auto: grouped (n > 128)
+
+
+def test_auto_groups_long_lists_of_shares_only():
+    rng = np.random.default_rng(4)
+    shares = rng.integers(0, 6, size=5000) / 5  # above 4,096 items, few distinct values
+    np.testing.assert_array_equal(poibin.pmf(shares), poibin.pmf(shares, method="grouped"))
+    np.testing.assert_allclose(poibin.pmf(shares), poibin.pmf(shares, method="tree"), atol=1e-15)
+    short = shares[:1000]  # below the break-even the tree is used
+    np.testing.assert_array_equal(poibin.pmf(short), poibin.pmf(short, method="tree"))
 
 
 def test_batch_equals_rows_and_padding_with_zero_is_neutral():
