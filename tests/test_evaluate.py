@@ -6,38 +6,17 @@ import pytest
 import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from registry_families import package_families, resolve_default
 
 from fuzzytruth import Annotations, Membership, Taxonomy, precision_distribution
 from fuzzytruth.crisp import compute_measures
 from fuzzytruth.evaluate import Evaluation, evaluate
-from fuzzytruth.measures import Measure, families
 from fuzzytruth.runs import Qrels, Run, ranked_gains
 from fuzzytruth.stats.scores import scores_from_frame
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
 TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
 NODES = ["a1", "a2", "b1", "b2", "a", "b"]
-
-
-def resolve_default(name, fam):
-    """A family with default parameters; a required at-parameter gets 10 or 0.5 (a rank
-    cutoff or a recall level)."""
-    for at in ((10, 0.5) if fam.at_required else (None,)):
-        try:
-            measure = Measure(name, **({fam.at: at} if at is not None else {}))
-        except ValueError:
-            continue
-        for preset in ("trec", "psb"):
-            try:
-                return measure.resolve(preset)
-            except ValueError:
-                continue
-    raise AssertionError(f"no preset resolves {name}")
-
-
-def package_families():
-    """Every family the package registers (not those other tests register on the fly)."""
-    return {n: f for n, f in families().items() if f.kernel.__module__.startswith("fuzzytruth.")}
 
 
 def registry():
@@ -64,12 +43,12 @@ def crisp_collections(draw):
     cats = {q: draw(st.sampled_from([*NODES, "all"])) for q in queries}
     rows = []
     for q in queries:
-        chosen = draw(st.lists(st.sampled_from(items), min_size=1, max_size=n_items,
-                               unique=True))
+        chosen = draw(st.lists(st.sampled_from(items), min_size=1, max_size=n_items, unique=True))
         scores = draw(st.lists(st.integers(0, 3), min_size=len(chosen), max_size=len(chosen)))
         rows += [(q, d, float(s)) for d, s in zip(chosen, scores, strict=True)]
-    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]),
-                             name="sys")
+    run = Run.from_dataframe(
+        pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]), name="sys"
+    )
     return items, labels, cats, run
 
 
@@ -97,8 +76,9 @@ def assert_point_masses(ev: Evaluation, ref: pd.DataFrame):
         undefined = expected.isna()
         assert (got["p_undefined"][undefined] == 1).all(), measure
         assert (got["p_undefined"][~undefined] == 0).all(), measure
-        np.testing.assert_allclose(got["mean"][~undefined], expected[~undefined], atol=1e-12,
-                                   err_msg=str(measure))
+        np.testing.assert_allclose(
+            got["mean"][~undefined], expected[~undefined], atol=1e-12, err_msg=str(measure)
+        )
         assert (got["std"][~undefined] < 1e-12).all(), measure
 
 
@@ -114,8 +94,9 @@ def test_unanimous_annotators_give_the_crisp_values_for_the_whole_registry(colle
     crisp = evaluate(run, qrels, REGISTRY)
     assert_point_masses(crisp, ref)
     assert (crisp.to_frame()["method"] == "point").all()
-    frame = crisp_qrels(items, labels, cats).to_dataframe().rename(
-        columns={"relevance": "probability"})
+    frame = (
+        crisp_qrels(items, labels, cats).to_dataframe().rename(columns={"relevance": "probability"})
+    )
     pq = ProbabilisticQrels.from_dataframe(frame.astype({"probability": float}))
     assert_point_masses(evaluate(run, pq, REGISTRY, n_worlds=3, rng=0, missing="skip"), ref)
 
@@ -123,13 +104,18 @@ def test_unanimous_annotators_give_the_crisp_values_for_the_whole_registry(colle
 def test_crisp_qrels_equal_pytrec_eval():
     # reference values: pytrec_eval-terrier (trec_eval 9.0.8) on the same run and qrels
     rng = np.random.default_rng(2)
-    rows = [(f"q{q}", f"d{d}", float(rng.integers(0, 5))) for q in range(5)
-            for d in rng.choice(30, 12, replace=False)]
+    rows = [
+        (f"q{q}", f"d{d}", float(rng.integers(0, 5)))
+        for q in range(5)
+        for d in rng.choice(30, 12, replace=False)
+    ]
     run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
-    judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(5)
-              for d in rng.choice(30, 15, replace=False)]
-    qrels = Qrels.from_dataframe(pd.DataFrame(judged, columns=["query_id", "doc_id",
-                                                              "relevance"]))
+    judged = [
+        (f"q{q}", f"d{d}", int(rng.integers(0, 3)))
+        for q in range(5)
+        for d in rng.choice(30, 15, replace=False)
+    ]
+    qrels = Qrels.from_dataframe(pd.DataFrame(judged, columns=["query_id", "doc_id", "relevance"]))
     evaluator = pytrec_eval.RelevanceEvaluator(
         {q: {d: r for qq, d, r in judged if qq == q} for q in {j[0] for j in judged}},
         {"P_5", "map", "ndcg_cut_10", "recip_rank"},
@@ -138,8 +124,12 @@ def test_crisp_qrels_equal_pytrec_eval():
         {q: {d: s for qq, d, s in rows if qq == q} for q in {r[0] for r in rows}}
     )
     ev = evaluate(run, qrels, ["P@5", "AP", "nDCG@10", "RR"]).to_frame()
-    for ours, theirs in [("P@5", "P_5"), ("AP", "map"), ("nDCG@10", "ndcg_cut_10"),
-                         ("RR", "recip_rank")]:
+    for ours, theirs in [
+        ("P@5", "P_5"),
+        ("AP", "map"),
+        ("nDCG@10", "ndcg_cut_10"),
+        ("RR", "recip_rank"),
+    ]:
         got = ev[ev["measure"] == ours].set_index("query_id")["mean"].fillna(0.0)
         for q, value in got.items():
             assert value == pytest.approx(expected[q][theirs], abs=1e-4), (ours, q)
@@ -157,8 +147,14 @@ def test_degenerate_case_matches_the_foundation_precision_distribution():
 
 def test_query_mixture_equals_the_foundation():
     # the query item's own uncertain category (direct weights), query not among its results
-    mem = annotated({"x": ["a1", "a1", "b1", "a"], "y": ["a1", "b1", "b1", "a1"],
-                     "z": ["a2", "a2", "a2", "b"], "w": ["b1", "b2", "b1", "b1"]})
+    mem = annotated(
+        {
+            "x": ["a1", "a1", "b1", "a"],
+            "y": ["a1", "b1", "b1", "a1"],
+            "z": ["a2", "a2", "a2", "b"],
+            "w": ["b1", "b2", "b1", "b1"],
+        }
+    )
     run = Run(["x"] * 3, ["y", "z", "w"], [3.0, 2.0, 1.0])
     ev = evaluate(run, mem, ["P@3", "R@3"], n_worlds=0, recall_form="expected_size")
     p = precision_distribution(mem, ["y", "z", "w"], query="x")
@@ -174,18 +170,24 @@ def test_query_mixture_equals_the_foundation():
 
 
 def probabilistic_collection(rng, n_q=8, depth=6, n_docs=15):
-    judged = [(f"q{q}", f"d{d}", float(rng.choice([0.0, 0.2, 0.5, 0.8, 1.0])),
-               float(rng.integers(1, 3)))
-              for q in range(n_q) for d in rng.choice(n_docs, 9, replace=False)]
+    judged = [
+        (f"q{q}", f"d{d}", float(rng.choice([0.0, 0.2, 0.5, 0.8, 1.0])), float(rng.integers(1, 3)))
+        for q in range(n_q)
+        for d in rng.choice(n_docs, 9, replace=False)
+    ]
     pq = ProbabilisticQrels.from_dataframe(
         pd.DataFrame(judged, columns=["query_id", "doc_id", "p", "g"]),
-        probability_col="p", grade_col="g")
+        probability_col="p",
+        grade_col="g",
+    )
     runs = {}
     for name in ("A", "B"):
-        rows = [(f"q{q}", f"d{d}", float(depth - r)) for q in range(n_q)
-                for r, d in enumerate(rng.choice(n_docs, depth, replace=False))]
-        runs[name] = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
-                                                                    "score"]))
+        rows = [
+            (f"q{q}", f"d{d}", float(depth - r))
+            for q in range(n_q)
+            for r, d in enumerate(rng.choice(n_docs, depth, replace=False))
+        ]
+        runs[name] = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
     return runs, pq
 
 
@@ -205,8 +207,13 @@ def test_aggregate_exact_by_convolution_matches_worlds():
     auto = ev.aggregate()
     worlds = ev.aggregate(method="worlds")
     assert auto.set_index(["system", "measure"])["method"].to_dict() == {
-        ("A", "P@3"): "exact", ("A", "Success@2"): "exact", ("A", "AP"): "monte_carlo",
-        ("B", "P@3"): "exact", ("B", "Success@2"): "exact", ("B", "AP"): "monte_carlo"}
+        ("A", "P@3"): "exact",
+        ("A", "Success@2"): "exact",
+        ("A", "AP"): "monte_carlo",
+        ("B", "P@3"): "exact",
+        ("B", "Success@2"): "exact",
+        ("B", "AP"): "monte_carlo",
+    }
     z = np.abs(auto["mean"] - worlds["mean"]) / np.maximum(worlds["mc_se"], 1e-12)
     assert z.max() < 4.5
     assert np.allclose(auto["std"], worlds["std"], rtol=0.1)
@@ -221,12 +228,20 @@ def test_aggregate_exact_by_convolution_matches_worlds():
 def test_categorical_aggregate_uses_shared_worlds():
     rng = np.random.default_rng(9)
     mem = annotated({f"i{i}": list(rng.choice(NODES, 3)) for i in range(20)})
-    rows = [(f"q{q}", f"i{d}", float(-r)) for q in range(4)
-            for r, d in enumerate(rng.choice(20, 6, replace=False))]
+    rows = [
+        (f"q{q}", f"i{d}", float(-r))
+        for q in range(4)
+        for r, d in enumerate(rng.choice(20, 6, replace=False))
+    ]
     run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
-    ev = evaluate({"s": run}, mem, ["P@3", "nDCG@5"],
-                  query_categories={f"q{q}": c for q, c in enumerate(["a", "b", "a1", "all"])},
-                  n_worlds=200, rng=0)
+    ev = evaluate(
+        {"s": run},
+        mem,
+        ["P@3", "nDCG@5"],
+        query_categories={f"q{q}": c for q, c in enumerate(["a", "b", "a1", "all"])},
+        n_worlds=200,
+        rng=0,
+    )
     agg = ev.aggregate()
     assert (agg["method"] == "monte_carlo").all()
     scores = ev.world_scores("P@3")
@@ -238,9 +253,19 @@ def test_tables_for_the_statistics_module():
     runs, pq = probabilistic_collection(np.random.default_rng(1), n_q=3)
     ev = evaluate(runs, pq, ["AP", "P@2"], n_worlds=20, rng=0)
     frame = ev.to_frame()
-    assert list(frame.columns) == ["system", "query_id", "measure", "mean", "std", "ci_low",
-                                   "ci_high", "confidence_level", "p_undefined", "method",
-                                   "mc_se"]
+    assert list(frame.columns) == [
+        "system",
+        "query_id",
+        "measure",
+        "mean",
+        "std",
+        "ci_low",
+        "ci_high",
+        "confidence_level",
+        "p_undefined",
+        "method",
+        "mc_se",
+    ]
     assert len(frame) == 2 * 3 * 2
     long = ev.scores_frame()
     assert list(long.columns) == ["system", "query_id", "measure", "value", "world"]
@@ -285,46 +310,76 @@ RUN = Run(["q"], ["y"], [1.0])
     ("kwargs", "message"),
     [
         ({"measures": ["Bogus@3"]}, r"unknown measure family 'Bogus'"),
-        ({"method": "closed"}, r"method must be one of \['auto', 'exact', 'worlds'\]; got "
-                               r"'closed'"),
-        ({"world_model": "urn"}, r"world_model must be one of \['annotator', 'bernoulli'\]; "
-                                 r"got 'urn'"),
+        (
+            {"method": "closed"},
+            r"method must be one of \['auto', 'exact', 'worlds'\]; got "
+            r"'closed'",
+        ),
+        (
+            {"world_model": "urn"},
+            r"world_model must be one of \['annotator', 'bernoulli'\]; "
+            r"got 'urn'",
+        ),
         ({"missing": "drop"}, r"missing must be one of \['error', 'skip'\]; got 'drop'"),
-        ({"recall_form": "printed"}, r"recall_form must be one of \['exact', "
-                                     r"'expected_size'\]; got 'printed'"),
+        (
+            {"recall_form": "printed"},
+            r"recall_form must be one of \['exact', "
+            r"'expected_size'\]; got 'printed'",
+        ),
         ({"weights": "flat"}, r"weights must be one of \['direct', 'literal'\]; got 'flat'"),
         ({"n_worlds": -1}, r"n_worlds must be an integer >= 0; got -1"),
         ({"confidence_level": 1.5}, r"confidence_level must be within \(0, 1\); got 1.5"),
-        ({"query_categories": None}, r"query\(ies\) 'q' have no category: give them in "
-                                     r"query_categories"),
-        ({"measures": ["AP"], "method": "exact"}, r"method='exact': no closed form for "
-                                                  r"\['AP'\]"),
+        (
+            {"query_categories": None},
+            r"query\(ies\) 'q' have no category: give them in "
+            r"query_categories",
+        ),
+        (
+            {"measures": ["AP"], "method": "exact"},
+            r"method='exact': no closed form for "
+            r"\['AP'\]",
+        ),
         ({"measures": ["AP"], "n_worlds": 0}, r"n_worlds=0 leaves no way to compute"),
         ({"runs": {"s": "not a run"}}, r"runs\['s'\] must be a Run; got str"),
-        ({"truth": {"q": "a"}}, r"truth must be a Membership, a ProbabilisticQrels or a "
-                                r"Qrels; got dict"),
+        (
+            {"truth": {"q": "a"}},
+            r"truth must be a Membership, a ProbabilisticQrels or a "
+            r"Qrels; got dict",
+        ),
     ],
 )
 def test_errors_are_pinned(kwargs, message):
-    args = {"runs": RUN, "truth": MEM, "measures": ["P@1"], "query_categories": {"q": "a"},
-            **kwargs}
+    args = {
+        "runs": RUN,
+        "truth": MEM,
+        "measures": ["P@1"],
+        "query_categories": {"q": "a"},
+        **kwargs,
+    }
     runs, truth, measures = args.pop("runs"), args.pop("truth"), args.pop("measures")
     with pytest.raises(ValueError, match=message):
         evaluate(runs, truth, measures, **args)
 
 
 def test_documents_must_be_items_of_the_membership():
-    with pytest.raises(ValueError, match=r"document\(s\) 'nope' of system 'run' are not "
-                                         r"items of the membership"):
-        evaluate(Run(["q", "q"], ["y", "nope"], [2.0, 1.0]), MEM, ["P@1"],
-                 query_categories={"q": "a"})
+    with pytest.raises(
+        ValueError,
+        match=r"document\(s\) 'nope' of system 'run' are not "
+        r"items of the membership",
+    ):
+        evaluate(
+            Run(["q", "q"], ["y", "nope"], [2.0, 1.0]), MEM, ["P@1"], query_categories={"q": "a"}
+        )
 
 
 def test_queries_missing_from_the_truth():
     pq = ProbabilisticQrels(["q1"], ["a"], [0.5])
     run = Run(["q1", "q2"], ["a", "a"], [1.0, 1.0])
-    with pytest.raises(ValueError, match=r"query\(ies\) 'q2' are missing from the "
-                                         r"probabilistic qrels"):
+    with pytest.raises(
+        ValueError,
+        match=r"query\(ies\) 'q2' are missing from the "
+        r"probabilistic qrels",
+    ):
         evaluate(run, pq, ["P@1"])
     ev = evaluate(run, pq, ["P@1"], missing="skip", n_worlds=0)
     assert ev.queries == ("q1",)
@@ -352,17 +407,24 @@ def test_probabilistic_qrels_validation():
     with pytest.raises(ValueError, match=r"document 'd' is listed more than once for query 'q'"):
         ProbabilisticQrels(["q", "q"], ["d", "d"], [0.5, 0.5])
     with pytest.raises(ValueError, match=r"probability_col='p' is not a column"):
-        ProbabilisticQrels.from_dataframe(pd.DataFrame({"query_id": [], "doc_id": []}),
-                                          probability_col="p")
+        ProbabilisticQrels.from_dataframe(
+            pd.DataFrame({"query_id": [], "doc_id": []}), probability_col="p"
+        )
 
 
 def test_bands_equal_the_foundation_curve_and_the_per_cutoff_measures():
     from fuzzytruth import precision_recall_curve
     from fuzzytruth.evaluate import precision_recall_bands
 
-    mem = annotated({"x": ["a1", "a1", "b1", "a"], "y": ["a1", "b1", "b1", "a1"],
-                     "z": ["a2", "a2", "a2", "b"], "w": ["b1", "b2", "b1", "b1"],
-                     "v": ["a1", "a1", "a1", "a2"]})
+    mem = annotated(
+        {
+            "x": ["a1", "a1", "b1", "a"],
+            "y": ["a1", "b1", "b1", "a1"],
+            "z": ["a2", "a2", "a2", "b"],
+            "w": ["b1", "b2", "b1", "b1"],
+            "v": ["a1", "a1", "a1", "a2"],
+        }
+    )
     run = Run(["x"] * 3, ["y", "z", "w"], [3.0, 2.0, 1.0])
     bands = precision_recall_bands(run, mem, recall_form="expected_size")
     foundation = precision_recall_curve(mem, ["y", "z", "w"], query="x").to_frame()
@@ -385,8 +447,9 @@ def test_tie_averaged_policy_goes_through_worlds_and_matches_the_crisp_kernels()
     mem = annotated({i: [lab] * 2 for i, lab in zip(items, labels, strict=True)})
     run = Run(["q"] * 6, items[:6], [2.0, 2.0, 1.0, 1.0, 1.0, 0.0])
     measures = ["AP", "P@3", "nDCG@4", "RR", "R@2"]
-    ev = evaluate(run, mem, measures, preset="textbook", query_categories={"q": "a"},
-                  n_worlds=2, rng=0)
+    ev = evaluate(
+        run, mem, measures, preset="textbook", query_categories={"q": "a"}, n_worlds=2, rng=0
+    )
     assert (ev.to_frame()["method"] == "monte_carlo").all()
     qrels = crisp_qrels(items, labels, {"q": "a"})
     rg = ranked_gains(run, qrels, ties="average", score_dtype="float64")
@@ -394,5 +457,4 @@ def test_tie_averaged_policy_goes_through_worlds_and_matches_the_crisp_kernels()
     got = ev.to_frame().set_index("measure")["mean"]
     np.testing.assert_allclose(got[measures], expected[measures], atol=1e-12)
     with pytest.raises(ValueError, match=r"method='exact': no closed form for \['AP', 'P@3'"):
-        evaluate(run, mem, measures, preset="textbook", query_categories={"q": "a"},
-                 method="exact")
+        evaluate(run, mem, measures, preset="textbook", query_categories={"q": "a"}, method="exact")

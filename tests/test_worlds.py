@@ -5,10 +5,11 @@ import zlib
 import numpy as np
 import pandas as pd
 import pytest
+from registry_families import package_families, resolve_default
 
 from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth.evaluate import evaluate
-from fuzzytruth.measures import Measure, families, parse_measure
+from fuzzytruth.measures import Measure, parse_measure
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run
 from fuzzytruth.uncertain.worlds import (
@@ -36,8 +37,10 @@ def membership(labels_by_item):
 def random_membership(n_items, rng, n_annotators=4):
     leaves = ["a1", "a2", "b1", "b2", "a", "b"]
     return membership(
-        {f"i{i}": list(rng.choice(leaves, size=n_annotators, p=[.3, .2, .2, .2, .05, .05]))
-         for i in range(n_items)}
+        {
+            f"i{i}": list(rng.choice(leaves, size=n_annotators, p=[0.3, 0.2, 0.2, 0.2, 0.05, 0.05]))
+            for i in range(n_items)
+        }
     )
 
 
@@ -46,8 +49,9 @@ def random_run(items, queries, rng, depth=8, name="run"):
     for q in queries:
         for rank, d in enumerate(rng.choice(items, size=depth, replace=False)):
             rows.append((q, d, float(depth - rank)))
-    return Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]),
-                              name=name)
+    return Run.from_dataframe(
+        pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]), name=name
+    )
 
 
 def test_labels_follow_the_annotator_shares():
@@ -81,14 +85,31 @@ def test_results_do_not_depend_on_the_chunk_size(world_model):
     q, n = np.nonzero(mem.direct[[0, 1]])
     comps = (np.array([2, 3])[q], n, mem.direct[[0, 1]][q, n])
     docs = RankedDocs(rng.integers(-1, len(items), size=(5, 7)), np.full(5, 7))
-    measures = [Measure("AP").resolve("trec"), Measure("nDCG", k=5).resolve("trec"),
-                Measure("Rprec").resolve("trec")]  # two on the binary route, one generic
+    measures = [
+        Measure("AP").resolve("trec"),
+        Measure("nDCG", k=5).resolve("trec"),
+        Measure("Rprec").resolve("trec"),
+    ]  # two on the binary route, one generic
     out = []
     for budget in (1.0, 1e9):  # one world per chunk, then all worlds in one chunk
-        truth = CategoricalWorlds(mem, **truth_args, components=comps, own_label=True,
-                                  exclude_query=True, world_model=world_model)
-        out.append(world_values(truth, [docs], measures, n_worlds=30,
-                                rng=np.random.default_rng(7), memory_budget=budget))
+        truth = CategoricalWorlds(
+            mem,
+            **truth_args,
+            components=comps,
+            own_label=True,
+            exclude_query=True,
+            world_model=world_model,
+        )
+        out.append(
+            world_values(
+                truth,
+                [docs],
+                measures,
+                n_worlds=30,
+                rng=np.random.default_rng(7),
+                memory_budget=budget,
+            )
+        )
     np.testing.assert_array_equal(out[0], out[1])
 
 
@@ -110,27 +131,6 @@ def test_kernels_accept_int8_binary_relevance():
         np.testing.assert_array_equal(measure.compute(small), measure.compute(wide), err_msg=name)
 
 
-def package_families():
-    """Every family the package registers (not those other tests register on the fly)."""
-    return {n: f for n, f in families().items() if f.kernel.__module__.startswith("fuzzytruth.")}
-
-
-def resolve_default(name, fam):
-    """A family with default parameters; a required at-parameter gets 10 or 0.5 (a rank
-    cutoff or a recall level)."""
-    for at in ((10, 0.5) if fam.at_required else (None,)):
-        try:
-            measure = Measure(name, **({fam.at: at} if at is not None else {}))
-        except ValueError:
-            continue
-        for preset in ("trec", "psb"):
-            try:
-                return measure.resolve(preset)
-            except ValueError:
-                continue
-    raise AssertionError(f"no preset resolves {name}")
-
-
 @pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
 def test_monte_carlo_agrees_with_exact(world_model):
     rng = np.random.default_rng(5)
@@ -141,8 +141,16 @@ def test_monte_carlo_agrees_with_exact(world_model):
     cats = dict(zip(queries, ["a", "a1", "b", "b2", "a2", "all"], strict=True))
     measures = ["P@5", "R@5", "RR", "F@3", "Success@2"]
     exact = evaluate(run, mem, measures, query_categories=cats, method="exact", n_worlds=0)
-    mc = evaluate(run, mem, measures, query_categories=cats, method="worlds", n_worlds=4000,
-                  world_model=world_model, rng=11)
+    mc = evaluate(
+        run,
+        mem,
+        measures,
+        query_categories=cats,
+        method="worlds",
+        n_worlds=4000,
+        world_model=world_model,
+        rng=11,
+    )
     e, m = exact.to_frame(), mc.to_frame()
     assert (m["method"] == "monte_carlo").all() and (e["method"] == "exact").all()
     se = np.maximum(m["mc_se"], 1e-12)
@@ -158,11 +166,20 @@ def test_annotator_worlds_are_consistent_with_the_taxonomy():
     mem = random_membership(25, rng)
     run = random_run(list(mem.items), ["parent"], rng)
     child = Run(["child"] * len(run), run.doc_ids, run.scores)
-    ev = evaluate({"s": Run(np.concatenate([run.query_ids, child.query_ids]),
-                            np.concatenate([run.doc_ids, child.doc_ids]),
-                            np.concatenate([run.scores, child.scores]))},
-                  mem, ["P@8"], query_categories={"parent": "a", "child": "a1"}, rng=2,
-                  n_worlds=300)
+    ev = evaluate(
+        {
+            "s": Run(
+                np.concatenate([run.query_ids, child.query_ids]),
+                np.concatenate([run.doc_ids, child.doc_ids]),
+                np.concatenate([run.scores, child.scores]),
+            )
+        },
+        mem,
+        ["P@8"],
+        query_categories={"parent": "a", "child": "a1"},
+        rng=2,
+        n_worlds=300,
+    )
     scores = ev.world_scores("P@8")[:, 0, :]  # (worlds, queries) in sorted query order
     child_pos, parent_pos = ev.queries.index("child"), ev.queries.index("parent")
     assert np.all(scores[:, child_pos] <= scores[:, parent_pos])
@@ -172,8 +189,9 @@ def test_annotator_worlds_are_consistent_with_the_taxonomy():
 def test_query_target_is_its_own_label_in_each_world():
     # query item x: half its annotators say a1, half b1; the results are certainly a1. In each
     # annotator world P@2 is 1 (x labelled a1) or 0 (x labelled b1).
-    mem = membership({"x": ["a1", "a1", "b1", "b1"], "y": ["a1"] * 4, "z": ["a1"] * 4,
-                      "w": ["b2"] * 4})
+    mem = membership(
+        {"x": ["a1", "a1", "b1", "b1"], "y": ["a1"] * 4, "z": ["a1"] * 4, "w": ["b2"] * 4}
+    )
     run = Run(["x", "x"], ["y", "z"], [2.0, 1.0])
     ev = evaluate(run, mem, ["P@2"], method="worlds", rng=4, n_worlds=2000)
     values = ev.world_scores("P@2")[:, 0, 0]
@@ -185,18 +203,44 @@ def test_query_target_is_its_own_label_in_each_world():
 
 def test_world_model_is_validated():
     mem = membership({"x": ["a1"] * 2})
-    with pytest.raises(ValueError, match=r"world_model must be one of \['annotator', "
-                                         r"'bernoulli'\]; got 'dirichlet'"):
-        evaluate(Run(["q"], ["x"], [1.0]), mem, ["AP"], query_categories={"q": "a"},
-                 world_model="dirichlet")
+    with pytest.raises(
+        ValueError,
+        match=r"world_model must be one of \['annotator', "
+        r"'bernoulli'\]; got 'dirichlet'",
+    ):
+        evaluate(
+            Run(["q"], ["x"], [1.0]),
+            mem,
+            ["AP"],
+            query_categories={"q": "a"},
+            world_model="dirichlet",
+        )
 
 
 @pytest.mark.parametrize(
     "spelling",
-    ["P@3", "P", "P@40", "R@5", "R", "Success@2", "Success", "RR", "RR@4", "AP", "AP@6",
-     "AP(denominator=retrieved_relevant)", "AP(denominator=retrieved_relevant)@6", "DCG@5",
-     "DCG", "nDCG@10", "nDCG(discount=jk)@7", "nDCG(gain=exp)@3", "nDCG(gain={1:3})@4",
-     "P(rel=2)@3"],
+    [
+        "P@3",
+        "P",
+        "P@40",
+        "R@5",
+        "R",
+        "Success@2",
+        "Success",
+        "RR",
+        "RR@4",
+        "AP",
+        "AP@6",
+        "AP(denominator=retrieved_relevant)",
+        "AP(denominator=retrieved_relevant)@6",
+        "DCG@5",
+        "DCG",
+        "nDCG@10",
+        "nDCG(discount=jk)@7",
+        "nDCG(gain=exp)@3",
+        "nDCG(gain={1:3})@4",
+        "P(rel=2)@3",
+    ],
 )
 def test_binary_route_equals_the_registered_kernels(spelling):
     rng = np.random.default_rng(zlib.crc32(spelling.encode()))
