@@ -337,8 +337,6 @@ def compare(
             f"correction={correction!r} is two-sided only; alternative must be 'two-sided', "
             f"got {alternative!r}"
         )
-    if hasattr(scores, "scores_frame"):  # an Evaluation: its per-world scores, undefined as 0
-        scores = scores.scores_frame()
     matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
     rng = np.random.default_rng(rng)
     pair_frames, system_frames = [], []

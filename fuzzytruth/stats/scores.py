@@ -160,9 +160,15 @@ def as_score_matrices(
 ) -> dict[str, ScoreMatrix]:
     """Normalise every accepted input of :func:`~fuzzytruth.stats.compare` to score matrices.
 
-    Accepts a :class:`pandas.DataFrame` (long table), a :class:`ScoreMatrix`, a mapping of
-    measure name to array or :class:`ScoreMatrix`, or one array (named by ``measure``).
+    Accepts an :class:`~fuzzytruth.evaluate.Evaluation` (read through its ``scores_frame()``,
+    worlds included, undefined values as 0), a :class:`pandas.DataFrame` (long table), a
+    :class:`ScoreMatrix`, a mapping of measure name to array or :class:`ScoreMatrix`, or one
+    array (named by ``measure``).
     """
+    from fuzzytruth.evaluate import Evaluation  # deferred: evaluate pulls in the metrics
+
+    if isinstance(scores, Evaluation):
+        scores = scores.scores_frame()
     if isinstance(scores, pd.DataFrame):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "
