@@ -286,21 +286,31 @@ class _CategoricalTruth:
         )
 
 
-class _ProbabilisticQrelsTruth:
-    kind = "probabilistic_qrels"
+class _JudgedQueries:
+    """Answerable queries of a qrels-like truth: the queries it judges."""
 
-    def __init__(self, pqrels: ProbabilisticQrels) -> None:
-        self.pqrels = pqrels
-        self.known = set(pqrels.queries)
+    source = "qrels"
+
+    def __init__(self, queries: list[str]) -> None:
+        self.known = pd.Index(queries)
 
     def answerable(self, queries: np.ndarray) -> np.ndarray:
-        return np.array([q in self.known for q in queries], dtype=bool)
+        return self.known.get_indexer(queries) >= 0
 
     def missing_message(self, missing: list[str]) -> str:
         return (
-            f"query(ies) {_show(missing)} are missing from the probabilistic qrels (pass "
+            f"query(ies) {_show(missing)} are missing from the {self.source} (pass "
             "missing='skip' to drop them, as trec_eval does)"
         )
+
+
+class _ProbabilisticQrelsTruth(_JudgedQueries):
+    kind = "probabilistic_qrels"
+    source = "probabilistic qrels"
+
+    def __init__(self, pqrels: ProbabilisticQrels) -> None:
+        super().__init__(pqrels.queries)
+        self.pqrels = pqrels
 
     def prepare(self, queries: np.ndarray) -> None:
         frame = self.pqrels.to_dataframe()
@@ -351,21 +361,12 @@ class _ProbabilisticQrelsTruth:
         return QrelsWorlds(self.pair_query, self.probability, self.grade, self.n_queries)
 
 
-class _CrispTruth:
+class _CrispTruth(_JudgedQueries):
     kind = "crisp"
 
     def __init__(self, qrels: Qrels) -> None:
+        super().__init__(qrels.queries)
         self.qrels = qrels
-        self.known = set(qrels.queries)
-
-    def answerable(self, queries: np.ndarray) -> np.ndarray:
-        return np.array([q in self.known for q in queries], dtype=bool)
-
-    def missing_message(self, missing: list[str]) -> str:
-        return (
-            f"query(ies) {_show(missing)} are missing from the qrels (pass missing='skip' to "
-            "drop them, as trec_eval does)"
-        )
 
 
 # ---------------------------------------------------------------------------------------------
