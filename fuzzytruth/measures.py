@@ -167,6 +167,11 @@ class MeasureFamily:
     higher_is_better: bool = True
     description: str = ""
     aliases: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    undefined_value: float = 0.0
+    aggregate: str = "mean"
+    exact: Callable[..., Any] | None = None
+    binary: Callable[..., Any] | None = None
+    uses: frozenset[str] = frozenset()
 
     def param(self, name: str) -> Param:
         """Return the :class:`Param` called ``name``."""
@@ -178,6 +183,11 @@ class MeasureFamily:
             f"its parameters are {[p.name for p in self.params]}"
         )
 
+
+AGGREGATES = ("mean", "sum", "geometric")
+USES = ("judged",)
+GEOMETRIC_FLOOR = 1e-5
+"""trec_eval's floor for geometric means (``MIN_GEO_MEAN``): gm_map = exp(mean(log(max(AP, ε))))."""
 
 _FAMILIES: dict[str, MeasureFamily] = {}
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}
@@ -196,6 +206,11 @@ def register(
     higher_is_better: bool = True,
     description: str = "",
     aliases: Mapping[str, Mapping[str, Any]] | None = None,
+    undefined_value: float = 0.0,
+    aggregate: str = "mean",
+    exact: Callable[..., Any] | None = None,
+    binary: Callable[..., Any] | None = None,
+    uses: Iterable[str] = (),
     replace: bool = False,
 ) -> MeasureFamily:
     """Register a measure family under ``name``.
@@ -224,6 +239,25 @@ def register(
     aliases : mapping, optional
         Extra names that parse to this family with some parameters fixed,
         e.g. ``{"F1": {"beta": 1.0}}``.
+    undefined_value : float, default 0.0
+        What a query scores where the kernel returns NaN (no relevant document, ...) under the
+        default rule ``undefined="zero"`` (trec_eval's: the query counts and scores this).
+    aggregate : {"mean", "sum", "geometric"}, default "mean"
+        How per-query values combine into the system's value: the arithmetic mean, the sum
+        (trec_eval's ``num_*`` counts) or the geometric mean of ``max(value, 1e-5)``
+        (trec_eval's ``gm_map``).
+    exact : callable, optional
+        ``exact(ctx, **params) -> DistributionBatch | None``: the exact per-query distribution
+        when each ranked document is relevant independently (see
+        :class:`fuzzytruth.uncertain.closed_form.ExactInput`); ``None`` where it does not apply
+        to these parameters.
+    binary : callable, optional
+        ``binary(depth, **params) -> kernel | None``: a fast kernel for sampled 0/1 worlds,
+        ``kernel(relevant, lengths, n_relevant)`` with ``relevant`` ``(depth, n_rows)``
+        boolean (rank-major); it must equal ``kernel`` on those worlds.
+    uses : iterable of str
+        Optional :class:`~fuzzytruth.metrics.base.RankedGains` fields the kernel reads
+        (``"judged"``); the evaluation builds them only when asked.
     replace : bool, default False
         Allow replacing an existing family of the same name.
 
@@ -242,6 +276,11 @@ def register(
         raise ValueError(f"parameters of measure {name!r} must be unique; got {names}")
     if at is not None and at not in names:
         raise ValueError(f"at={at!r} of measure {name!r} must be one of its parameters {names}")
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"aggregate must be one of {list(AGGREGATES)}; got {aggregate!r}")
+    uses = frozenset(uses)
+    if not uses <= set(USES):
+        raise ValueError(f"uses must be a subset of {list(USES)}; got {sorted(uses)}")
     fam = MeasureFamily(
         name=name,
         kernel=kernel,
@@ -252,6 +291,11 @@ def register(
         higher_is_better=higher_is_better,
         description=description,
         aliases=MappingProxyType(dict(aliases or {})),
+        undefined_value=float(undefined_value),
+        aggregate=aggregate,
+        exact=exact,
+        binary=binary,
+        uses=uses,
     )
     for alias, fixed in fam.aliases.items():
         for pname in fixed:

@@ -498,6 +498,7 @@ def ranked_gains(
     ties: str = "docid_desc",
     score_dtype: str = "float64",
     queries: str = "intersection",
+    judged: bool = False,
 ) -> RankedGains:
     """Rank every query of ``run`` and look up the grades in ``qrels``, all queries at once.
 
@@ -515,6 +516,9 @@ def ranked_gains(
         Which queries get a row: those in both (trec_eval's default), every query of the qrels
         (those missing from the run get an empty list, trec_eval ``-c``), or every query of the
         run (those without judgments get an empty ideal).
+    judged : bool, default False
+        Also fill ``judged`` (is each ranked document in the qrels, at any grade) and
+        ``n_judged`` (judged documents per query), for families that read them.
 
     Returns
     -------
@@ -591,6 +595,12 @@ def ranked_gains(
     grades = _grades_by_row(run, qrels)[order]
     gains = np.zeros((n_rows, depth))
     gains[row, pos] = grades
+    judged_matrix = n_judged = None
+    if judged:
+        judged_matrix = np.zeros((n_rows, depth), dtype=bool)
+        judged_matrix[row, pos] = _grades_by_row(run, qrels, np.ones(len(qrels)))[order] > 0
+        qrow_all = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+        n_judged = np.bincount(qrow_all[qrow_all >= 0], minlength=n_rows).astype(np.int64)
 
     # -- ideal: all positive grades per query, descending -------------------------------------
     qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
@@ -611,12 +621,23 @@ def ranked_gains(
         new_group[1:] = ~tied
         tie_start, tie_stop = _tie_bounds(new_group, row, pos, n_rows, depth)
     return RankedGains(
-        np.asarray(selected, dtype=object), gains, lengths, ideal, tie_start, tie_stop
+        np.asarray(selected, dtype=object),
+        gains,
+        lengths,
+        ideal,
+        tie_start,
+        tie_stop,
+        judged_matrix,
+        n_judged,
     )
 
 
-def _grades_by_row(run: Run, qrels: Qrels) -> np.ndarray:
-    """Grade of each row of ``run`` (0 if unjudged), in the run's row order."""
+def _grades_by_row(run: Run, qrels: Qrels, values: np.ndarray | None = None) -> np.ndarray:
+    """Grade of each row of ``run`` (0 if unjudged), in the run's row order.
+
+    ``values`` replaces the qrels' grades (one per qrels row), e.g. ones to find judged rows.
+    """
+    values = qrels._values if values is None else values
     order = run._group_order
     run_qc = run._q_codes if order is None else run._q_codes[order]
     run_docs = run._docs if order is None else run._docs.take(order)
@@ -632,7 +653,7 @@ def _grades_by_row(run: Run, qrels: Qrels) -> np.ndarray:
     qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
     grades = _join_grades(
         run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
-        qrels._values[qorder], qrels_start, run_count + qrels_count,
+        values[qorder], qrels_start, run_count + qrels_count,
     )
     if order is None:
         return grades

@@ -11,6 +11,11 @@ A kernel never sees document ids, files or DataFrames. It receives, for all quer
     ``(n_queries, n_ideal)`` float64: the grades of *all* judged documents with a positive grade
     for that query, retrieved or not, sorted in decreasing order and padded with 0.
 
+``judged``, ``n_judged`` (optional, built only for families that declare ``uses={"judged"}``)
+    ``(n_queries, depth)`` bool: whether the document at each rank is in the judgments (any
+    grade, including 0 and negative); ``(n_queries,)`` int64: how many documents are judged for
+    each query, retrieved or not.
+
 ``tie_start``, ``tie_stop`` (optional, only under the tie-averaged policy)
     ``(n_queries, depth)`` int64: the tied group of documents containing rank column ``j`` spans
     columns ``tie_start[i, j]`` (inclusive) to ``tie_stop[i, j]`` (exclusive). ``None`` when
@@ -46,6 +51,10 @@ class RankedGains:
     tie_start, tie_stop : numpy.ndarray or None
         ``(n_queries, depth)`` bounds of the tied group containing each rank column (start
         inclusive, stop exclusive); ``None`` (the default) for a strict ranking.
+    judged : numpy.ndarray or None
+        ``(n_queries, depth)`` bool: the ranked document is judged (any grade).
+    n_judged : numpy.ndarray or None
+        ``(n_queries,)`` number of judged documents per query.
 
     Examples
     --------
@@ -62,6 +71,8 @@ class RankedGains:
     ideal: np.ndarray
     tie_start: np.ndarray | None = None
     tie_stop: np.ndarray | None = None
+    judged: np.ndarray | None = None
+    n_judged: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.query_ids)
@@ -79,7 +90,11 @@ class RankedGains:
             raise ValueError(f"lengths must have shape ({n},); got {self.lengths.shape}")
         if (self.tie_start is None) != (self.tie_stop is None):
             raise ValueError("tie_start and tie_stop must be given together or not at all")
-        for name in ("tie_start", "tie_stop"):
+        if (self.judged is None) != (self.n_judged is None):
+            raise ValueError("judged and n_judged must be given together or not at all")
+        if self.n_judged is not None and self.n_judged.shape != (n,):
+            raise ValueError(f"n_judged must have shape ({n},); got {self.n_judged.shape}")
+        for name in ("tie_start", "tie_stop", "judged"):
             arr = getattr(self, name)
             if arr is not None and arr.shape != self.gains.shape:
                 raise ValueError(
