@@ -1,182 +1,111 @@
-"""fuzzytruth: evaluate and compare retrieval systems when the ground truth is uncertain."""
+"""fuzzytruth: evaluate and compare retrieval systems when the ground truth is uncertain.
 
-from fuzzytruth.annotations import Annotations
-from fuzzytruth.collection import (
-    AgreementResult,
-    AnnotatorAgreement,
-    CategoryReliability,
-    LevelAgreement,
-    agreement,
-    agreement_by_level,
-    annotator_agreement,
-    annotator_weights,
-    category_reliability,
-    sibling_confusions,
-)
-from fuzzytruth.crisp import (
-    CrispResult,
-    evaluate_crisp,
-    evaluate_per_annotator,
-)
-from fuzzytruth.displacement import (
-    DisplacementBootstrap,
-    DisplacementResult,
-    ExponentialG,
-    RationalG,
-    check_g,
-    weighted_displacement,
-)
-from fuzzytruth.evaluate import (
-    Evaluation,
-    evaluate,
-    precision_recall_bands,
-)
-from fuzzytruth.io import (
-    read_trec_qrels,
-    read_trec_qrels_jg,
-    read_trec_run,
-    write_trec_qrels,
-    write_trec_run,
-)
-from fuzzytruth.io_tables import (
-    read_annotations,
-    read_probabilistic_qrels,
-    read_taxonomy,
-    write_annotations,
-    write_probabilistic_qrels,
-    write_taxonomy,
-)
-from fuzzytruth.measures import (
-    Measure,
-    Param,
-    Preset,
-    families,
-    get_preset,
-    parse_measure,
-    parse_measures,
-    register,
-    register_preset,
-)
-from fuzzytruth.membership import Membership
-from fuzzytruth.runs import (
-    Qrels,
-    Run,
-)
-from fuzzytruth.stats import (
-    BootstrapResult,
-    Comparison,
-    ConfidenceInterval,
-    PairedTestResult,
-    ResamplingResolutionWarning,
-    ScoreMatrix,
-    TukeyResult,
-    UncertaintyDecomposition,
-    WinsTiesLosses,
-    WorldPreference,
-    adjust_pvalues,
-    cohens_dz,
-    compare,
-    paired_bootstrap,
-    paired_power,
-    paired_test,
-    paired_tukey_hsd,
-    queries_for_power,
-    randomized_tukey_hsd,
-    scores_from_frame,
-    wins_ties_losses,
-    world_preference,
-)
-from fuzzytruth.taxonomy import Taxonomy
-from fuzzytruth.uncertain import (
-    CutoffDistributions,
-    Distribution,
-    DistributionBatch,
-    ProbabilisticQrels,
-    precision_distribution,
-    precision_recall_curve,
-    query_category_weights,
-    recall_distribution,
-)
+The public API is listed in ``__all__``. Names load their module on first use, so that
+``import fuzzytruth`` stays cheap (numba, statsmodels, matplotlib and seaborn load only when a
+function that needs them runs).
+"""
 
-__all__ = [
-    "AgreementResult",
-    "Annotations",
-    "AnnotatorAgreement",
-    "BootstrapResult",
-    "CategoryReliability",
-    "Comparison",
-    "ConfidenceInterval",
-    "CrispResult",
-    "CutoffDistributions",
-    "DisplacementBootstrap",
-    "DisplacementResult",
-    "Distribution",
-    "DistributionBatch",
-    "Evaluation",
-    "ExponentialG",
-    "LevelAgreement",
-    "Measure",
-    "Membership",
-    "PairedTestResult",
-    "Param",
-    "Preset",
-    "ProbabilisticQrels",
-    "Qrels",
-    "RationalG",
-    "ResamplingResolutionWarning",
-    "Run",
-    "ScoreMatrix",
-    "Taxonomy",
-    "TukeyResult",
-    "UncertaintyDecomposition",
-    "WinsTiesLosses",
-    "WorldPreference",
-    "adjust_pvalues",
-    "agreement",
-    "agreement_by_level",
-    "annotator_agreement",
-    "annotator_weights",
-    "category_reliability",
-    "check_g",
-    "cohens_dz",
-    "compare",
-    "evaluate",
-    "evaluate_crisp",
-    "evaluate_per_annotator",
-    "families",
-    "get_preset",
-    "paired_bootstrap",
-    "paired_power",
-    "paired_test",
-    "paired_tukey_hsd",
-    "parse_measure",
-    "parse_measures",
-    "precision_distribution",
-    "precision_recall_bands",
-    "precision_recall_curve",
-    "queries_for_power",
-    "query_category_weights",
-    "randomized_tukey_hsd",
-    "read_annotations",
-    "read_probabilistic_qrels",
-    "read_taxonomy",
-    "read_trec_qrels",
-    "read_trec_qrels_jg",
-    "read_trec_run",
-    "recall_distribution",
-    "register",
-    "register_preset",
-    "scores_from_frame",
-    "sibling_confusions",
-    "weighted_displacement",
-    "wins_ties_losses",
-    "world_preference",
-    "write_annotations",
-    "write_probabilistic_qrels",
-    "write_taxonomy",
-    "write_trec_qrels",
-    "write_trec_qrels_jg",
-    "write_trec_run",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+_LAZY: dict[str, str] = {
+    "Annotations": "fuzzytruth.annotations",
+    "AgreementResult": "fuzzytruth.collection",
+    "AnnotatorAgreement": "fuzzytruth.collection",
+    "CategoryReliability": "fuzzytruth.collection",
+    "LevelAgreement": "fuzzytruth.collection",
+    "agreement": "fuzzytruth.collection",
+    "agreement_by_level": "fuzzytruth.collection",
+    "annotator_agreement": "fuzzytruth.collection",
+    "annotator_weights": "fuzzytruth.collection",
+    "category_reliability": "fuzzytruth.collection",
+    "sibling_confusions": "fuzzytruth.collection",
+    "evaluate_per_annotator": "fuzzytruth.crisp",
+    "DisplacementBootstrap": "fuzzytruth.displacement",
+    "DisplacementResult": "fuzzytruth.displacement",
+    "ExponentialG": "fuzzytruth.displacement",
+    "RationalG": "fuzzytruth.displacement",
+    "check_g": "fuzzytruth.displacement",
+    "weighted_displacement": "fuzzytruth.displacement",
+    "Evaluation": "fuzzytruth.evaluate",
+    "UNDEFINED": "fuzzytruth.evaluate",
+    "evaluate": "fuzzytruth.evaluate",
+    "precision_recall_bands": "fuzzytruth.evaluate",
+    "read_trec_qrels": "fuzzytruth.io",
+    "read_trec_qrels_jg": "fuzzytruth.io",
+    "read_trec_run": "fuzzytruth.io",
+    "write_trec_qrels": "fuzzytruth.io",
+    "write_trec_qrels_jg": "fuzzytruth.io",
+    "write_trec_run": "fuzzytruth.io",
+    "read_annotations": "fuzzytruth.io_tables",
+    "read_probabilistic_qrels": "fuzzytruth.io_tables",
+    "read_taxonomy": "fuzzytruth.io_tables",
+    "write_annotations": "fuzzytruth.io_tables",
+    "write_probabilistic_qrels": "fuzzytruth.io_tables",
+    "write_taxonomy": "fuzzytruth.io_tables",
+    "Measure": "fuzzytruth.measures",
+    "Param": "fuzzytruth.measures",
+    "Preset": "fuzzytruth.measures",
+    "families": "fuzzytruth.measures",
+    "get_preset": "fuzzytruth.measures",
+    "parse_measure": "fuzzytruth.measures",
+    "parse_measures": "fuzzytruth.measures",
+    "register": "fuzzytruth.measures",
+    "register_preset": "fuzzytruth.measures",
+    "Membership": "fuzzytruth.membership",
+    "Qrels": "fuzzytruth.runs",
+    "Ranking": "fuzzytruth.runs",
+    "Run": "fuzzytruth.runs",
+    "rank": "fuzzytruth.runs",
+    "BootstrapResult": "fuzzytruth.stats",
+    "Comparison": "fuzzytruth.stats",
+    "ConfidenceInterval": "fuzzytruth.stats",
+    "PairedTestResult": "fuzzytruth.stats",
+    "ResamplingResolutionWarning": "fuzzytruth.stats",
+    "ScoreMatrix": "fuzzytruth.stats",
+    "TukeyResult": "fuzzytruth.stats",
+    "UncertaintyDecomposition": "fuzzytruth.stats",
+    "WinsTiesLosses": "fuzzytruth.stats",
+    "WorldPreference": "fuzzytruth.stats",
+    "adjust_pvalues": "fuzzytruth.stats",
+    "cohens_dz": "fuzzytruth.stats",
+    "compare": "fuzzytruth.stats",
+    "paired_bootstrap": "fuzzytruth.stats",
+    "paired_power": "fuzzytruth.stats",
+    "paired_test": "fuzzytruth.stats",
+    "paired_tukey_hsd": "fuzzytruth.stats",
+    "queries_for_power": "fuzzytruth.stats",
+    "randomized_tukey_hsd": "fuzzytruth.stats",
+    "scores_from_frame": "fuzzytruth.stats",
+    "wins_ties_losses": "fuzzytruth.stats",
+    "world_preference": "fuzzytruth.stats",
+    "Taxonomy": "fuzzytruth.taxonomy",
+    "CutoffDistributions": "fuzzytruth.uncertain",
+    "Distribution": "fuzzytruth.uncertain",
+    "DistributionBatch": "fuzzytruth.uncertain",
+    "ProbabilisticQrels": "fuzzytruth.uncertain",
+    "precision_distribution": "fuzzytruth.uncertain",
+    "precision_recall_curve": "fuzzytruth.uncertain",
+    "query_category_weights": "fuzzytruth.uncertain",
+    "recall_distribution": "fuzzytruth.uncertain",
+}
+
+__all__ = sorted(_LAZY)
+
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fuzzytruth' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -73,6 +73,8 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._validation import check_choice, check_int
+
 __all__ = [
     "PRESET",
     "Measure",
@@ -172,6 +174,29 @@ class MeasureFamily:
     exact: Callable[..., Any] | None = None
     binary: Callable[..., Any] | None = None
     uses: frozenset[str] = frozenset()
+
+    def combine(self, values: np.ndarray, axis: int = -1) -> np.ndarray:
+        """The system's value from per-query ``values`` along ``axis`` (NaN entries left out).
+
+        ``aggregate="mean"`` averages, ``"sum"`` adds, ``"geometric"`` takes the geometric
+        mean of ``max(value, GEOMETRIC_FLOOR)`` (trec_eval's ``gm_map``). A combination over
+        no value is NaN.
+
+        Examples
+        --------
+        >>> family("AP").combine(np.array([0.5, np.nan, 1.0]))
+        np.float64(0.75)
+        """
+        values = np.asarray(values, dtype=np.float64)
+        defined = ~np.isnan(values)
+        count = defined.sum(axis=axis)
+        if self.aggregate == "geometric":
+            values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+        total = np.where(defined, values, 0.0).sum(axis=axis)
+        if self.aggregate == "sum":
+            return np.where(count > 0, total, np.nan)
+        mean = np.divide(total, count, out=np.full(np.shape(total), np.nan), where=count > 0)
+        return np.exp(mean) if self.aggregate == "geometric" else mean
 
     def param(self, name: str) -> Param:
         """Return the :class:`Param` called ``name``."""
@@ -312,6 +337,7 @@ def _load_kernels() -> None:
     if not _KERNELS_LOADED:
         _KERNELS_LOADED = True
         importlib.import_module("fuzzytruth.metrics")
+        importlib.import_module("fuzzytruth.presets")
 
 
 def family(name: str) -> MeasureFamily:
@@ -492,6 +518,8 @@ class Measure:
         'AP(rel=1,denominator=all_relevant)'
         """
         preset = get_preset(preset)
+        if self._family in preset.renames:
+            return Measure(preset.renames[self._family], **dict(self._params)).resolve(preset)
         fam = self.family
         explicit = dict(self._params)
         full: dict[str, Any] = {}
@@ -705,8 +733,6 @@ def finite_float(value: Any) -> float:
 # Presets
 
 
-TIE_POLICIES = ("docid_desc", "input_order", "average")
-SCORE_DTYPES = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -722,12 +748,17 @@ class Preset:
         (e.g. ``{"rel": 1, "discount": "log2"}``).
     family_params : mapping
         Per-family overrides, ``{"nDCG": {"discount": "jk"}}``; they win over ``params``.
-    ties : {"docid_desc", "input_order", "average"}
-        How tied scores are ordered when a run is ranked: trec_eval's document id descending,
-        the run's input order, or the expectation over all orders of the tied documents.
+    ties : {"docid_desc", "docid_asc", "input_order", "average"}
+        How tied scores are ordered when a run is ranked (:func:`fuzzytruth.runs.rank`).
     score_dtype : {"float64", "float32"}
-        Precision in which scores are compared; trec_eval reads scores as float32, so scores
+        Precision in which scores are compared; trec_eval 9 reads scores as float32, so scores
         equal in float32 are ties there.
+    renames : mapping
+        Families that mean another family under this preset, ``{"R": "Success"}``: the
+        cross-modal community's R@K is Success@K.
+    min_relevant : int
+        Queries with fewer relevant documents are left out of every aggregate (the PSB leaves
+        out classes of fewer than 3 models: 2 relevant besides the query). Default 0.
     description : str
         One line, recorded with results.
 
@@ -742,15 +773,17 @@ class Preset:
     family_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     ties: str = "docid_desc"
     score_dtype: str = "float64"
+    renames: Mapping[str, str] = field(default_factory=dict)
+    min_relevant: int = 0
     description: str = ""
 
     def __post_init__(self) -> None:
-        if self.ties not in TIE_POLICIES:
-            raise ValueError(f"ties must be one of {list(TIE_POLICIES)}; got {self.ties!r}")
-        if self.score_dtype not in SCORE_DTYPES:
-            raise ValueError(
-                f"score_dtype must be one of {list(SCORE_DTYPES)}; got {self.score_dtype!r}"
-            )
+        from fuzzytruth.runs import SCORE_DTYPES, TIES
+
+        check_choice("ties", self.ties, TIES)
+        check_choice("score_dtype", self.score_dtype, SCORE_DTYPES)
+        check_int("min_relevant", self.min_relevant)
+        object.__setattr__(self, "renames", MappingProxyType(dict(self.renames)))
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(
             self,
@@ -766,8 +799,16 @@ class Preset:
             "family_params": {k: dict(v) for k, v in self.family_params.items()},
             "ties": self.ties,
             "score_dtype": self.score_dtype,
+            "renames": dict(self.renames),
+            "min_relevant": self.min_relevant,
             "description": self.description,
         }
+
+    def counts_query(self, rg: Any) -> np.ndarray:
+        """``(n_queries,)`` bool: which queries of ``rg`` enter aggregates (``min_relevant``)."""
+        if self.min_relevant <= 0:
+            return np.ones(len(rg), dtype=bool)
+        return rg.n_relevant(self.params.get("rel", 1)) >= self.min_relevant
 
 
 def register_preset(preset: Preset, *, replace: bool = False) -> Preset:
@@ -805,57 +846,3 @@ def presets() -> dict[str, Preset]:
     """All registered presets by name (a copy)."""
     _load_kernels()
     return dict(_PRESETS)
-
-
-register_preset(
-    Preset(
-        "trec",
-        params={
-            "rel": 1,
-            "discount": "log2",
-            "gain": "linear",
-            "denominator": "all_relevant",
-            "interpolation": "trec_eval9",
-        },
-        ties="docid_desc",
-        score_dtype="float32",
-        description=(
-            "trec_eval 9.0.8 / pytrec_eval-terrier: scores compared in float32, ties by doc id "
-            "descending, relevance >= 1, log2(i+1) discount with linear gain, AP over all "
-            "relevant, interpolation cutoff (long)(p*R+0.9)"
-        ),
-    )
-)
-register_preset(
-    Preset(
-        "trec10",
-        params={
-            "rel": 1,
-            "discount": "log2",
-            "gain": "linear",
-            "denominator": "all_relevant",
-            "interpolation": "trec_eval10",
-        },
-        ties="docid_desc",
-        score_dtype="float32",
-        description="as 'trec' but with trec_eval 10.0's interpolation cutoff lround(p*R)",
-    )
-)
-register_preset(
-    Preset(
-        "textbook",
-        params={
-            "rel": 1,
-            "discount": "log2",
-            "gain": "linear",
-            "denominator": "all_relevant",
-            "interpolation": "textbook",
-        },
-        ties="average",
-        score_dtype="float64",
-        description=(
-            "textbook conventions: float64 scores, expectation over tie orders, relevance >= 1, "
-            "log2(i+1) discount with linear gain, AP over all relevant, iP at recall >= p"
-        ),
-    )
-)

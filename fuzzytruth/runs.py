@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,10 +45,10 @@ import pandas as pd
 
 from fuzzytruth.metrics.base import RankedGains
 
-__all__ = ["Qrels", "Run", "ranked_gains"]
+__all__ = ["Qrels", "Ranking", "Run", "qrels_gains", "rank", "ranked_gains"]
 
 DUPLICATES = ("error", "max", "first", "last")
-TIES = ("docid_desc", "input_order", "average")
+TIES = ("docid_desc", "docid_asc", "input_order", "average")
 SCORE_DTYPES = ("float64", "float32")
 QUERY_SETS = ("intersection", "qrels", "run")
 
@@ -491,6 +492,164 @@ def _sortable_float32(scores: np.ndarray) -> np.ndarray:
     return np.where(bits >= 0, bits, bits ^ np.int32(0x7FFFFFFF)).astype(np.int64)
 
 
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A run ranked once: each query's documents in rank order, as indices of the run's rows.
+
+    Built by :func:`rank`; every evaluation (crisp or uncertain truth, displacement) reads the
+    order from here, so ties and score precision are decided in one place.
+
+    Attributes
+    ----------
+    query_ids : numpy.ndarray
+        ``(n_queries,)`` query ids (object array of str), sorted.
+    rows : numpy.ndarray
+        ``(n_entries,)`` the run row of each ranked entry, query by query, rank by rank.
+    query : numpy.ndarray
+        ``(n_entries,)`` position in ``query_ids`` of each entry.
+    position : numpy.ndarray
+        ``(n_entries,)`` 0-based rank of each entry.
+    lengths : numpy.ndarray
+        ``(n_queries,)`` number of ranked documents per query.
+    tie_start, tie_stop : numpy.ndarray or None
+        ``(n_queries, depth)`` bounds of each rank's tied group (``ties="average"`` only).
+    """
+
+    query_ids: np.ndarray
+    rows: np.ndarray
+    query: np.ndarray
+    position: np.ndarray
+    lengths: np.ndarray
+    tie_start: np.ndarray | None = None
+    tie_stop: np.ndarray | None = None
+
+    @property
+    def depth(self) -> int:
+        """The longest list's length."""
+        return int(self.lengths.max(initial=0))
+
+    def matrix(self, values: np.ndarray, fill: Any = 0) -> np.ndarray:
+        """``(n_queries, depth)``: ``values`` (one per run row) in rank order, ``fill`` past a list.
+
+        Examples
+        --------
+        >>> run = Run(["q", "q"], ["a", "b"], [1.0, 2.0])
+        >>> rank(run).matrix(np.asarray(run.doc_ids), fill="")
+        array([['b', 'a']], dtype=object)
+        """
+        values = np.asarray(values)
+        out = np.full((len(self.query_ids), self.depth), fill, dtype=values.dtype)
+        out[self.query, self.position] = values[self.rows]
+        return out
+
+    def on(self, queries: np.ndarray) -> Ranking:
+        """The same ranking on other queries: rows of ``queries`` in that order, empty where the
+        run has no list.
+
+        Examples
+        --------
+        >>> r = rank(Run(["q1", "q2"], ["a", "b"], [1.0, 1.0])).on(np.array(["q2", "q3"]))
+        >>> r.lengths.tolist()
+        [1, 0]
+        """
+        queries = np.asarray(queries, dtype=object)
+        where = pd.Index(queries).get_indexer(self.query_ids)  # our query -> new row, or -1
+        keep = where[self.query] >= 0
+        lengths = np.zeros(len(queries), dtype=np.int64)
+        lengths[where[where >= 0]] = self.lengths[where >= 0]
+        tie_start = tie_stop = None
+        if self.tie_start is not None:
+            depth = int(lengths.max(initial=0))
+            cols = np.broadcast_to(np.arange(depth, dtype=np.int64), (len(queries), depth))
+            tie_start, tie_stop = cols.copy(), cols + 1
+            ours = np.flatnonzero(where >= 0)
+            tie_start[where[ours]] = self.tie_start[ours, :depth]
+            tie_stop[where[ours]] = self.tie_stop[ours, :depth]
+        if keep.all():
+            rows, query, position = self.rows, where[self.query], self.position
+        else:
+            rows, query = self.rows[keep], where[self.query[keep]]
+            position = self.position[keep]
+        return Ranking(queries, rows, query, position, lengths, tie_start, tie_stop)
+
+
+def _docid_order_keys(docs: Any, ascending: bool) -> Any:
+    """Document ids as sort keys: natural order (numbers as numbers when all are integers)."""
+    ids = np.asarray(docs, dtype=object)
+    if ascending:
+        numeric = pd.to_numeric(pd.Series(ids), errors="coerce")
+        if numeric.notna().all() and (numeric % 1 == 0).all():
+            return numeric.to_numpy()
+    return ids
+
+
+def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") -> Ranking:
+    """Rank every query of ``run`` at once: score descending, ties by ``ties``.
+
+    Parameters
+    ----------
+    run : Run
+        The ranked lists.
+    ties : {"docid_desc", "docid_asc", "input_order", "average"}, default "docid_desc"
+        How tied scores are ordered: trec_eval's document id descending (``strcmp``), document
+        id ascending (natural order: numerically when every id is an integer; the shape
+        benchmarks' target index), the run's row order, or all orders at once (the tied groups
+        are kept for tie-averaged measures).
+    score_dtype : {"float64", "float32"}, default "float64"
+        Precision in which scores are compared (trec_eval 9: float32).
+
+    Returns
+    -------
+    Ranking
+
+    Examples
+    --------
+    >>> run = Run(["q"] * 3, ["a", "b", "c"], [1.0, 1.0, 2.0])
+    >>> r = rank(run)
+    >>> run.doc_ids[r.rows].tolist()
+    ['c', 'b', 'a']
+    >>> run.doc_ids[rank(run, ties="docid_asc").rows].tolist()
+    ['c', 'a', 'b']
+    """
+    _check_choice("ties", ties, TIES)
+    _check_choice("score_dtype", score_dtype, SCORE_DTYPES)
+    if not isinstance(run, Run):
+        raise ValueError(f"run must be a Run; got {type(run).__name__}")
+    query_ids = pd.Index(run._q_uniques)
+    sorted_ids = np.sort(np.asarray(query_ids, dtype=object))
+    n_rows = len(sorted_ids)
+    row_of_code = pd.Index(sorted_ids).get_indexer(query_ids).astype(np.int64)
+    row = row_of_code[run._q_codes] if len(run) else np.zeros(0, dtype=np.int64)
+    scores = run._values
+    if score_dtype == "float32":
+        # one int64 key: row in the high 32 bits, descending float32 order in the low 32 bits
+        key = (row << 32) + ((1 << 31) - 1 - _sortable_float32(scores))
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        tied = key[1:] == key[:-1]
+        row = key >> 32
+    else:
+        by_score = np.argsort(-scores, kind="stable")
+        order = by_score[np.argsort(row[by_score], kind="stable")]
+        s_sorted = scores[order]
+        row = row[order]
+        tied = (s_sorted[1:] == s_sorted[:-1]) & (row[1:] == row[:-1])
+    if ties in ("docid_desc", "docid_asc") and tied.any():
+        order = _break_ties_by_docid(order, tied, run._docs, ascending=ties == "docid_asc")
+    lengths = np.bincount(row, minlength=n_rows).astype(np.int64)
+    row_start = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(lengths, out=row_start[1:])
+    pos = np.arange(len(order), dtype=np.int64) - row_start[row]
+    tie_start = tie_stop = None
+    if ties == "average":
+        new_group = np.ones(len(order), dtype=bool)  # tie groups: start flag per sorted position
+        new_group[1:] = ~tied
+        tie_start, tie_stop = _tie_bounds(
+            new_group, row, pos, n_rows, int(lengths.max(initial=0))
+        )
+    return Ranking(sorted_ids, order, row, pos, lengths, tie_start, tie_stop)
+
+
 def ranked_gains(
     run: Run,
     qrels: Qrels,
@@ -508,10 +667,10 @@ def ranked_gains(
         The ranked lists.
     qrels : Qrels
         The judgments; unjudged documents get grade 0.
-    ties : {"docid_desc", "input_order", "average"}, default "docid_desc"
-        How tied scores are ordered (see the module docstring).
+    ties : {"docid_desc", "docid_asc", "input_order", "average"}, default "docid_desc"
+        How tied scores are ordered (see :func:`rank`).
     score_dtype : {"float64", "float32"}, default "float64"
-        Precision in which scores are compared (trec_eval: float32).
+        Precision in which scores are compared (trec_eval 9: float32).
     queries : {"intersection", "qrels", "run"}, default "intersection"
         Which queries get a row: those in both (trec_eval's default), every query of the qrels
         (those missing from the run get an empty list, trec_eval ``-c``), or every query of the
@@ -537,16 +696,11 @@ def ranked_gains(
     >>> rg.tie_mean(rg.gains)
     array([[0.5, 0.5, 1. ]])
     """
-    _check_choice("ties", ties, TIES)
-    _check_choice("score_dtype", score_dtype, SCORE_DTYPES)
     _check_choice("queries", queries, QUERY_SETS)
-    if not isinstance(run, Run):
-        raise ValueError(f"run must be a Run; got {type(run).__name__}")
     if not isinstance(qrels, Qrels):
         raise ValueError(f"qrels must be a Qrels; got {type(qrels).__name__}")
-
-    # -- the query rows -----------------------------------------------------------------------
-    run_q = pd.Index(run._q_uniques)
+    ranking = rank(run, ties=ties, score_dtype=score_dtype)
+    run_q = pd.Index(ranking.query_ids)
     qrels_q = pd.Index(qrels._q_uniques)
     if queries == "intersection":
         selected = run_q.intersection(qrels_q)
@@ -554,56 +708,28 @@ def ranked_gains(
         selected = qrels_q
     else:
         selected = run_q
-    selected = pd.Index(np.sort(np.asarray(selected, dtype=object)))
-    n_rows = len(selected)
-    run_row_of_q = selected.get_indexer(run_q).astype(np.int64)  # -1: query not selected
-    qrels_row_of_q = selected.get_indexer(qrels_q).astype(np.int64)
+    selected = np.sort(np.asarray(selected, dtype=object))
+    if len(selected) != len(run_q) or (selected != ranking.query_ids).any():
+        ranking = ranking.on(selected)
+    return qrels_gains(ranking, run, qrels, judged=judged)
 
-    # -- sort the run by (row, -score, tie-break) ---------------------------------------------
-    row = run_row_of_q[run._q_codes] if len(run) else np.zeros(0, dtype=np.int64)
-    keep = None if (row >= 0).all() else np.flatnonzero(row >= 0)
-    if keep is not None:
-        row = row[keep]
-    scores = run._values if keep is None else run._values[keep]
-    if score_dtype == "float32":
-        # one int64 key: row in the high 32 bits, descending float32 order in the low 32 bits
-        key = (row << 32) + ((1 << 31) - 1 - _sortable_float32(scores))
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        tied = key[1:] == key[:-1]
-        row = key >> 32
-    else:
-        by_score = np.argsort(-scores, kind="stable")
-        order = by_score[np.argsort(row[by_score], kind="stable")]
-        s_sorted = scores[order]
-        row = row[order]
-        tied = (s_sorted[1:] == s_sorted[:-1]) & (row[1:] == row[:-1])
-    if keep is not None:
-        order = keep[order]
-    n_ret = len(order)
-    if ties == "docid_desc" and tied.any():
-        order = _break_ties_by_docid(order, tied, run._docs)
 
-    # -- positions and lengths ----------------------------------------------------------------
-    lengths = np.bincount(row, minlength=n_rows).astype(np.int64)
-    row_start = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(lengths, out=row_start[1:])
-    pos = np.arange(n_ret, dtype=np.int64) - row_start[row]
-    depth = int(lengths.max(initial=0))
+def qrels_gains(ranking: Ranking, run: Run, qrels: Qrels, *, judged: bool = False) -> RankedGains:
+    """The :class:`RankedGains` of ``ranking`` (of ``run``) under crisp ``qrels``.
 
-    # -- grades: join with the qrels in the run's query-grouped order, a block at a time -----
-    grades = _grades_by_row(run, qrels)[order]
-    gains = np.zeros((n_rows, depth))
-    gains[row, pos] = grades
+    Grades are looked up for every ranked row in one block-wise join; the ideal holds every
+    positive grade of the qrels for each of ``ranking.query_ids``. ``judged`` as in
+    :func:`ranked_gains`.
+    """
+    n_rows = len(ranking.query_ids)
+    grades = _grades_by_row(run, qrels)
+    gains = ranking.matrix(grades, fill=0.0)
     judged_matrix = n_judged = None
-    if judged:
-        judged_matrix = np.zeros((n_rows, depth), dtype=bool)
-        judged_matrix[row, pos] = _grades_by_row(run, qrels, np.ones(len(qrels)))[order] > 0
-        qrow_all = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-        n_judged = np.bincount(qrow_all[qrow_all >= 0], minlength=n_rows).astype(np.int64)
-
-    # -- ideal: all positive grades per query, descending -------------------------------------
+    qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
     qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    if judged:
+        judged_matrix = ranking.matrix(_grades_by_row(run, qrels, np.ones(len(qrels))) > 0)
+        n_judged = np.bincount(qrow[qrow >= 0], minlength=n_rows).astype(np.int64)
     positive = (qrow >= 0) & (qrels._values > 0)
     irow = qrow[positive]
     ivals = qrels._values[positive]
@@ -614,19 +740,13 @@ def ranked_gains(
     np.cumsum(icount, out=istart[1:])
     ideal = np.zeros((n_rows, int(icount.max(initial=0))))
     ideal[irow, np.arange(len(irow)) - istart[irow]] = ivals
-
-    tie_start = tie_stop = None
-    if ties == "average":
-        new_group = np.ones(n_ret, dtype=bool)  # tie groups: start flag per sorted position
-        new_group[1:] = ~tied
-        tie_start, tie_stop = _tie_bounds(new_group, row, pos, n_rows, depth)
     return RankedGains(
-        np.asarray(selected, dtype=object),
+        np.asarray(ranking.query_ids, dtype=object),
         gains,
-        lengths,
+        ranking.lengths,
         ideal,
-        tie_start,
-        tie_stop,
+        ranking.tie_start,
+        ranking.tie_stop,
         judged_matrix,
         n_judged,
     )
@@ -692,8 +812,10 @@ def _join_grades(
     return grades
 
 
-def _break_ties_by_docid(order: np.ndarray, tied: np.ndarray, docs: Any) -> np.ndarray:
-    """Reorder every tied group by document id descending (trec_eval's strcmp order).
+def _break_ties_by_docid(
+    order: np.ndarray, tied: np.ndarray, docs: Any, *, ascending: bool = False
+) -> np.ndarray:
+    """Reorder every tied group by document id: descending is trec_eval's strcmp order.
 
     ``tied[i]`` says sorted positions i and i + 1 are tied; only those positions are touched.
     """
@@ -701,8 +823,9 @@ def _break_ties_by_docid(order: np.ndarray, tied: np.ndarray, docs: Any) -> np.n
     idx = np.union1d(first, first + 1)
     starts = np.ones(len(idx), dtype=bool)
     starts[1:] = ~tied[idx[1:] - 1]
-    sub = pd.DataFrame({"g": np.cumsum(starts), "d": np.asarray(docs[order[idx]], dtype=object)})
-    sub = sub.sort_values(["g", "d"], ascending=[True, False], kind="stable")
+    keys = _docid_order_keys(docs[order[idx]], ascending)
+    sub = pd.DataFrame({"g": np.cumsum(starts), "d": keys})
+    sub = sub.sort_values(["g", "d"], ascending=[True, ascending], kind="stable")
     out = order.copy()
     out[idx] = order[idx[sub.index.to_numpy()]]
     return out

@@ -1,8 +1,11 @@
-"""Agreement with pytrec-eval-terrier 0.5.11 (trec_eval 9.0.8) on random runs.
+"""Agreement with pytrec-eval-terrier 0.5.11 (trec_eval 9.0.8) on random runs, with the
+defaults a user gets (``evaluate(run, qrels, measures)``, no option).
 
 The runs have ties on purpose: repeated scores, and distinct float64 scores that are equal in
 float32 (trec_eval reads scores as float32). The qrels are graded (0..3, some -1) and include
-unretrieved relevant documents and unjudged retrieved ones.
+unretrieved relevant documents, unjudged retrieved ones, queries without any relevant document
+(trec_eval counts them, scoring 0) and run queries absent from the qrels (trec_eval ignores
+them).
 """
 
 import numpy as np
@@ -12,7 +15,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzzytruth.crisp import evaluate_crisp
+from fuzzytruth.evaluate import evaluate
 from fuzzytruth.measures import parse_measure
 from fuzzytruth.runs import Qrels, Run
 
@@ -57,9 +60,14 @@ def random_collection(rng, n_queries=6, n_docs=40):
         scores[nudge] += 1e-9  # distinct in float64, equal in float32
         for d, s in zip(docs, scores, strict=True):
             run_rows.append((f"q{q}", f"d{d:03d}", s))
+        if q == n_queries - 1:
+            continue  # the last query of the run has no judgments at all
         judged = rng.choice(n_docs, size=int(rng.integers(1, n_docs)), replace=False)
         grades = rng.integers(-1, 4, size=len(judged))
-        grades[0] = max(grades[0], 1)  # at least one relevant document
+        if q % 3 == 0:
+            grades = np.minimum(grades, 0)  # no relevant document
+        else:
+            grades[0] = max(grades[0], 1)
         for d, g in zip(judged, grades, strict=True):
             qrel_rows.append((f"q{q}", f"d{d:03d}", int(g)))
     run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
@@ -78,21 +86,26 @@ def pytrec_values(run_df, qrels_df, measures, **kwargs):
 
 
 def check_agreement(run_df, qrels_df):
-    ours = evaluate_crisp(
-        Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df), [m for m, _ in PAIRS],
-        no_relevant="zero",
-    ).per_query
+    with pytest.warns(UserWarning, match="not evaluated, as trec_eval does"):
+        ev = evaluate(
+            Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df), [m for m, _ in PAIRS]
+        )
+    ours = ev.to_frame()
     theirs = pytrec_values(run_df, qrels_df, TREC_MEASURES)
     for x in SET_F_PARAMS:
         for q, vals in pytrec_values(run_df, qrels_df, {f"set_F.{x}"}).items():
             theirs[q][f"set_F_{x}"] = vals["set_F"]
-    table = ours.pivot(index="query_id", columns="measure", values="value")
+    table = ours.pivot(index="query_id", columns="measure", values="mean")
     assert sorted(table.index) == sorted(theirs)
+    aggregate = ev.aggregate().set_index("measure")
     for mine, key in PAIRS:
         expected = np.array([theirs[q][key] for q in table.index])
         got = table[str(parse_measure(mine))].to_numpy()
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12,
                                    err_msg=f"{mine} vs pytrec_eval {key}")
+        # trec_eval's summary line: the mean over every evaluated query
+        assert aggregate.loc[str(parse_measure(mine)), "value"] == pytest.approx(expected.mean(), abs=1e-12)
+        assert aggregate.loc[str(parse_measure(mine)), "n_queries"] == len(theirs)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -109,21 +122,26 @@ def test_float32_equal_scores_tie_like_trec_eval():
                         "score": [1.0000000001, 1.0, 0.5]})
     qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     assert pytrec_values(run, qrels, {"map"})["q"]["map"] == 0.5
-    res = evaluate_crisp(Run.from_dataframe(run), Qrels.from_dataframe(qrels), "AP")
-    assert res["AP"] == 0.5
-    res64 = evaluate_crisp(Run.from_dataframe(run), Qrels.from_dataframe(qrels), "AP",
-                           score_dtype="float64")
-    assert res64["AP"] == 1.0
+    res = evaluate(Run.from_dataframe(run), Qrels.from_dataframe(qrels), "AP")
+    assert res.value("run", "AP") == 0.5
+    res64 = evaluate(Run.from_dataframe(run), Qrels.from_dataframe(qrels), "AP",
+                     score_dtype="float64")
+    assert res64.value("run", "AP") == 1.0
+    # trec_eval 10.0 reads scores as doubles: map 1.0 here (hand derivation: 'a' ranks first)
+    res10 = evaluate(Run.from_dataframe(run), Qrels.from_dataframe(qrels), "AP", preset="trec10")
+    assert res10.value("run", "AP") == 1.0
 
 
 def test_relevance_level_two_matches_pytrec_eval():
     rng = np.random.default_rng(7)
     run_df, qrels_df = random_collection(rng, n_queries=8)
     theirs = pytrec_values(run_df, qrels_df, {"map", "P.5", "Rprec"}, relevance_level=2)
-    ours = evaluate_crisp(
-        Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df),
-        ["AP(rel=2)", "P(rel=2)@5", "Rprec(rel=2)"], relevance_threshold=2,
-    ).per_query.pivot(index="query_id", columns="measure", values="value")
+    with pytest.warns(UserWarning, match="not evaluated"):
+        ev = evaluate(
+            Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df),
+            ["AP(rel=2)", "P(rel=2)@5", "Rprec(rel=2)"],
+        )
+    ours = ev.to_frame().pivot(index="query_id", columns="measure", values="mean")
     for q in ours.index:
         assert ours.loc[q, "AP(rel=2)"] == pytest.approx(theirs[q]["map"], abs=1e-12)
         assert ours.loc[q, "P(rel=2)@5"] == pytest.approx(theirs[q]["P_5"], abs=1e-12)
@@ -139,32 +157,36 @@ def test_custom_gain_map_matches_pytrec_eval():
     qrels_mapped = qrels_df.assign(relevance=qrels_df["relevance"].map({1: 3, 2: 9}).fillna(
         qrels_df["relevance"]).astype(int))
     expected = pytrec_values(run_df, qrels_mapped, {"ndcg"})
-    ours = evaluate_crisp(
-        Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df), "nDCG(gain={1:3,2:9})",
-        no_relevant="zero",
-    ).per_query
-    for q, v in zip(ours["query_id"], ours["value"], strict=True):
+    with pytest.warns(UserWarning, match="not evaluated"):
+        ours = evaluate(
+            Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df), "nDCG(gain={1:3,2:9})"
+        ).to_frame()
+    for q, v in zip(ours["query_id"], ours["mean"], strict=True):
         assert v == pytest.approx(expected[q]["ndcg"], abs=1e-12)
 
 
-def test_missing_queries_score_zero_with_c_flag():
+def test_complete_scores_queries_missing_from_the_run_as_zero():
+    """trec_eval -c: every qrels query counts; q2 (not in the run) and q3 (no relevant
+    document) score 0 (trec_eval 9.0.8 -c -m map -m P.2 on these files: map 0.3333, P_2 0.1667)."""
     run = Run(["q1", "q1"], ["a", "b"], [2.0, 1.0])
     qrels = Qrels(["q1", "q2", "q3"], ["a", "x", "y"], [1, 1, 0])
-    default = evaluate_crisp(run, qrels, ["AP", "P@2"])
-    assert default.aggregate["n_queries"].tolist() == [1, 1]
-    assert default["AP"] == 1.0
-    c_flag = evaluate_crisp(run, qrels, ["AP", "P@2"], missing="zero")
-    # q2 is missing from the run and scores 0; q3 has no relevant document and is dropped
-    assert c_flag.aggregate["n_queries"].tolist() == [2, 2]
-    assert c_flag["AP"] == 0.5
-    assert c_flag["P@2"] == 0.25
-    assert c_flag.conventions["missing"] == "zero"
+    default = evaluate(run, qrels, ["AP", "P@2"]).aggregate()
+    assert default["n_queries"].tolist() == [1, 1]
+    assert default["value"].tolist() == [1.0, 0.5]
+    c_flag = evaluate(run, qrels, ["AP", "P@2"], complete=True)
+    agg = c_flag.aggregate()
+    assert agg["n_queries"].tolist() == [3, 3]
+    assert agg["value"].tolist() == pytest.approx([1 / 3, 1 / 6])
+    assert c_flag.conventions["complete"] is True
+    skip = evaluate(run, qrels, ["AP", "P@2"], complete=True, undefined="skip").aggregate()
+    assert skip["n_queries"].tolist() == [2, 3]  # q3's AP is undefined and left out
+    assert skip["value"].tolist() == pytest.approx([0.5, 1 / 6])
 
 
 def test_conventions_recorded():
     run = Run(["q"], ["a"], [1.0])
     qrels = Qrels(["q"], ["a"], [1])
-    res = evaluate_crisp(run, qrels, ["nDCG@10", "iP@0.5"])
+    res = evaluate(run, qrels, ["nDCG@10", "iP@0.5"])
     assert res.conventions["measures"] == {
         "nDCG@10": "nDCG(gain=linear,discount=log2)@10",
         "iP@0.5": "iP(rel=1,interpolation=trec_eval9)@0.5",
@@ -173,19 +195,19 @@ def test_conventions_recorded():
     assert res.conventions["score_dtype"] == "float32"
 
 
-def test_evaluate_crisp_errors():
+def test_evaluate_errors_name_the_parameter():
     run = Run(["q"], ["a"], [1.0])
     qrels = Qrels(["q"], ["a"], [1])
-    with pytest.raises(ValueError, match=r"missing must be one of \['skip', 'zero'\]; got 'drop'"):
-        evaluate_crisp(run, qrels, "AP", missing="drop")
-    with pytest.raises(ValueError, match=r"no_relevant must be one of"):
-        evaluate_crisp(run, qrels, "AP", no_relevant="nan")
+    with pytest.raises(ValueError, match=r"missing must be one of \['skip', 'error'\]; got 'drop'"):
+        evaluate(run, qrels, "AP", missing="drop")
+    with pytest.raises(ValueError, match=r"undefined must be one of \['zero', 'skip'\]"):
+        evaluate(run, qrels, "AP", undefined="nan")
     with pytest.raises(ValueError, match=r"preset must be one of .*; got 'nist'"):
-        evaluate_crisp(run, qrels, "AP", preset="nist")
+        evaluate(run, qrels, "AP", preset="nist")
     with pytest.raises(ValueError, match=r"measure 'iP' has no tie-averaged form"):
-        evaluate_crisp(run, qrels, "iP@0.5", ties="average")
+        evaluate(run, qrels, "iP@0.5", ties="average")
     with pytest.raises(ValueError, match=r"measure must be one of \['AP'\]; got 'P@5'"):
-        evaluate_crisp(run, qrels, "AP")["P@5"]
+        evaluate(run, qrels, "AP").value("run", "P@5")
 
 
 def test_block_wise_join_with_many_blocks_and_shuffled_rows(monkeypatch):

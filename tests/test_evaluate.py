@@ -12,7 +12,6 @@ from fuzzytruth import Annotations, Membership, Taxonomy, precision_distribution
 from fuzzytruth.crisp import compute_measures
 from fuzzytruth.evaluate import Evaluation, evaluate
 from fuzzytruth.runs import Qrels, Run, ranked_gains
-from fuzzytruth.stats.scores import scores_from_frame
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
 TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
@@ -93,7 +92,7 @@ def test_unanimous_annotators_give_the_crisp_values_for_the_whole_registry(colle
     assert_point_masses(ev, ref)
     crisp = evaluate(run, qrels, REGISTRY)
     assert_point_masses(crisp, ref)
-    assert (crisp.to_frame()["method"] == "point").all()
+    assert (crisp.to_frame()["method"] == "crisp").all()
     frame = (
         crisp_qrels(items, labels, cats).to_dataframe().rename(columns={"relevance": "probability"})
     )
@@ -201,28 +200,28 @@ def test_probabilistic_qrels_exact_agrees_with_worlds():
     assert np.allclose(mc["p_undefined"], exact["p_undefined"], atol=0.05)
 
 
-def test_aggregate_exact_by_convolution_matches_worlds():
+def test_aggregate_mean_is_the_mean_of_the_query_expectations():
+    """Under undefined='zero' the system's value is the mean of the per-query expectations
+    (exact where the family has a closed form): the same number as the per-query table's; the
+    spread comes from the shared worlds, whose mean agrees within Monte Carlo error."""
     runs, pq = probabilistic_collection(np.random.default_rng(6))
     ev = evaluate(runs, pq, ["P@3", "Success@2", "AP"], n_worlds=3000, rng=1)
-    auto = ev.aggregate()
-    worlds = ev.aggregate(method="worlds")
-    assert auto.set_index(["system", "measure"])["method"].to_dict() == {
+    agg = ev.aggregate().set_index(["system", "measure"])
+    assert agg["method"].to_dict() == {
         ("A", "P@3"): "exact",
         ("A", "Success@2"): "exact",
-        ("A", "AP"): "monte_carlo",
+        ("A", "AP"): "worlds_binary",
         ("B", "P@3"): "exact",
         ("B", "Success@2"): "exact",
-        ("B", "AP"): "monte_carlo",
+        ("B", "AP"): "worlds_binary",
     }
-    z = np.abs(auto["mean"] - worlds["mean"]) / np.maximum(worlds["mc_se"], 1e-12)
-    assert z.max() < 4.5
-    assert np.allclose(auto["std"], worlds["std"], rtol=0.1)
-    # mean over queries of the exact per-query means = the exact aggregate mean
     per_query = ev.to_frame().groupby(["system", "measure"], sort=False)["mean"].mean()
-    exact_rows = auto[auto["method"] == "exact"].set_index(["system", "measure"])["mean"]
-    np.testing.assert_allclose(exact_rows, per_query[exact_rows.index], atol=1e-12)
-    with pytest.raises(ValueError, match="no exact distribution of the mean of 'AP'"):
-        ev.aggregate(method="exact")
+    np.testing.assert_allclose(agg["value"], per_query[agg.index], atol=1e-12)
+    for measure in ev.measures:
+        world_means = ev.world_scores(measure).mean(axis=2).mean(axis=0)
+        se = ev.world_scores(measure).mean(axis=2).std(axis=0) / np.sqrt(ev.n_worlds)
+        exact = agg.xs(measure, level="measure")["value"].to_numpy()
+        assert (np.abs(world_means - exact) < 4.5 * np.maximum(se, 1e-12)).all(), measure
 
 
 def test_categorical_aggregate_uses_shared_worlds():
@@ -243,10 +242,11 @@ def test_categorical_aggregate_uses_shared_worlds():
         rng=0,
     )
     agg = ev.aggregate()
-    assert (agg["method"] == "monte_carlo").all()
-    scores = ev.world_scores("P@3")
+    assert agg["method"].tolist() == ["exact", "worlds_binary"]
+    scores = ev.world_scores("nDCG@5")
     assert scores.shape == (200, 1, 4)
-    assert agg.loc[0, "mean"] == pytest.approx(scores.mean())
+    assert agg.loc[1, "value"] == pytest.approx(scores.mean())
+    assert agg.loc[0, "value"] == pytest.approx(ev.query_means("P@3").mean())
 
 
 def test_tables_for_the_statistics_module():
@@ -267,14 +267,16 @@ def test_tables_for_the_statistics_module():
         "mc_se",
     ]
     assert len(frame) == 2 * 3 * 2
-    long = ev.scores_frame()
-    assert list(long.columns) == ["system", "query_id", "measure", "value", "world"]
-    matrices = scores_from_frame(long)
-    np.testing.assert_array_equal(matrices["AP"].values, ev.world_scores("AP"))
-    assert matrices["AP"].values.shape == (20, 2, 3)
-    assert matrices["AP"].systems == ("A", "B")
-    crisp = evaluate(runs["A"], Qrels(["q0"], ["d1"], [1]), ["P@2"], missing="skip")
-    assert "world" not in crisp.scores_frame().columns
+    assert ev.world_scores("AP").shape == (20, 2, 3)
+    assert ev.query_means("AP").shape == (2, 3)
+    # the per-query table's means are the query means, whatever the path (exact or worlds)
+    for measure in ("AP", "P@2"):
+        table = frame[frame["measure"] == measure].pivot(
+            index="system", columns="query_id", values="mean"
+        )
+        np.testing.assert_allclose(table.to_numpy(), ev.query_means(measure), atol=1e-15)
+    with pytest.warns(UserWarning, match="not evaluated"):
+        crisp = evaluate(runs["A"], Qrels(["q0"], ["d1"], [1]), ["P@2"])
     assert crisp.world_scores("P@2").shape == (1, 1, 1)
 
 
@@ -320,7 +322,7 @@ RUN = Run(["q"], ["y"], [1.0])
             r"world_model must be one of \['annotator', 'bernoulli'\]; "
             r"got 'urn'",
         ),
-        ({"missing": "drop"}, r"missing must be one of \['error', 'skip'\]; got 'drop'"),
+        ({"missing": "drop"}, r"missing must be one of \['skip', 'error'\]; got 'drop'"),
         (
             {"recall_form": "printed"},
             r"recall_form must be one of \['exact', "
@@ -328,9 +330,9 @@ RUN = Run(["q"], ["y"], [1.0])
         ),
         ({"weights": "flat"}, r"weights must be one of \['direct', 'literal'\]; got 'flat'"),
         ({"n_worlds": -1}, r"n_worlds must be an integer >= 0; got -1"),
-        ({"confidence_level": 1.5}, r"confidence_level must be within \(0, 1\); got 1.5"),
+        ({"confidence_level": 1.5}, r"confidence_level must be a number strictly between 0 and 1; got 1.5"),
         (
-            {"query_categories": None},
+            {"query_categories": None, "missing": "error"},
             r"query\(ies\) 'q' have no category: give them in "
             r"query_categories",
         ),
@@ -364,7 +366,7 @@ def test_errors_are_pinned(kwargs, message):
 def test_documents_must_be_items_of_the_membership():
     with pytest.raises(
         ValueError,
-        match=r"document\(s\) 'nope' of system 'run' are not "
+        match=r"document\(s\) 'nope' of run 'run' are not "
         r"items of the membership",
     ):
         evaluate(
@@ -373,18 +375,16 @@ def test_documents_must_be_items_of_the_membership():
 
 
 def test_queries_missing_from_the_truth():
+    """trec_eval's rule by default: a query the truth does not judge is not evaluated (with a
+    warning naming it); missing='error' raises."""
     pq = ProbabilisticQrels(["q1"], ["a"], [0.5])
     run = Run(["q1", "q2"], ["a", "a"], [1.0, 1.0])
-    with pytest.raises(
-        ValueError,
-        match=r"query\(ies\) 'q2' are missing from the "
-        r"probabilistic qrels",
-    ):
-        evaluate(run, pq, ["P@1"])
-    ev = evaluate(run, pq, ["P@1"], missing="skip", n_worlds=0)
+    with pytest.warns(UserWarning, match=r"query\(ies\) 'q2' of the runs are not in the "
+                      r"probabilistic qrels: 1 query\(ies\) not evaluated"):
+        ev = evaluate(run, pq, ["P@1"], n_worlds=0)
     assert ev.queries == ("q1",)
-    with pytest.raises(ValueError, match=r"query\(ies\) 'q2' are missing from the qrels"):
-        evaluate(run, Qrels(["q1"], ["a"], [1]), ["P@1"])
+    with pytest.raises(ValueError, match=r"query\(ies\) 'q2' of the runs are not in the qrels"):
+        evaluate(run, Qrels(["q1"], ["a"], [1]), ["P@1"], missing="error")
 
 
 def test_accessors_validate_their_arguments():
@@ -393,12 +393,10 @@ def test_accessors_validate_their_arguments():
         ev.distribution("other", "q", "P@1")
     with pytest.raises(ValueError, match=r"measure must be one of \['P@1'\]; got 'AP'"):
         ev.distribution("run", "q", "AP")
-    with pytest.raises(ValueError, match=r"query_id must be one of the evaluated queries"):
+    with pytest.raises(ValueError, match=r"query_id must be one of \['q'\]; got 'zz'"):
         ev.distribution("run", "zz", "P@1")
-    with pytest.raises(ValueError, match=r"undefined must be one of \['skip', 'zero'\]"):
-        ev.aggregate(undefined="nan")
-    with pytest.raises(ValueError, match=r"the mean over queries needs possible worlds"):
-        ev.aggregate()
+    with pytest.raises(ValueError, match=r"confidence_level must be a number strictly between"):
+        ev.aggregate(confidence_level=2)
 
 
 def test_probabilistic_qrels_validation():
@@ -450,7 +448,7 @@ def test_tie_averaged_policy_goes_through_worlds_and_matches_the_crisp_kernels()
     ev = evaluate(
         run, mem, measures, preset="textbook", query_categories={"q": "a"}, n_worlds=2, rng=0
     )
-    assert (ev.to_frame()["method"] == "monte_carlo").all()
+    assert (ev.to_frame()["method"] == "worlds").all()
     qrels = crisp_qrels(items, labels, {"q": "a"})
     rg = ranked_gains(run, qrels, ties="average", score_dtype="float64")
     expected = compute_measures(rg, measures, preset="textbook").loc["q"]

@@ -163,8 +163,8 @@ def test_query_sets_and_ideal():
 def test_ranked_gains_errors():
     run = Run(["q"], ["a"], [1.0])
     qrels = Qrels(["q"], ["a"], [1])
-    with pytest.raises(ValueError, match=r"ties must be one of \['docid_desc', 'input_order', "
-                       r"'average'\]; got 'random'"):
+    with pytest.raises(ValueError, match=r"ties must be one of \['docid_desc', 'docid_asc', "
+                       r"'input_order', 'average'\]; got 'random'"):
         ranked_gains(run, qrels, ties="random")
     with pytest.raises(ValueError, match=r"score_dtype must be one of"):
         ranked_gains(run, qrels, score_dtype="float16")

@@ -9,13 +9,13 @@ from registry_families import package_families, resolve_default
 
 from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth.evaluate import evaluate
-from fuzzytruth.measures import Measure, parse_measure
+from fuzzytruth.measures import Measure, families, parse_measure
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run
 from fuzzytruth.uncertain.worlds import (
     CategoricalWorlds,
     RankedDocs,
-    binary_kernel,
+    kernel_params,
     sample_labels,
     world_values,
 )
@@ -152,7 +152,7 @@ def test_monte_carlo_agrees_with_exact(world_model):
         rng=11,
     )
     e, m = exact.to_frame(), mc.to_frame()
-    assert (m["method"] == "monte_carlo").all() and (e["method"] == "exact").all()
+    assert m["method"].isin(["worlds", "worlds_binary"]).all() and (e["method"] == "exact").all()
     se = np.maximum(m["mc_se"], 1e-12)
     z = np.abs(m["mean"] - e["mean"]) / se
     assert np.nanmax(z) < 4.5
@@ -217,9 +217,7 @@ def test_world_model_is_validated():
         )
 
 
-@pytest.mark.parametrize(
-    "spelling",
-    [
+BINARY_SPELLINGS = [
         "P@3",
         "P",
         "P@40",
@@ -240,8 +238,17 @@ def test_world_model_is_validated():
         "nDCG(gain=exp)@3",
         "nDCG(gain={1:3})@4",
         "P(rel=2)@3",
-    ],
-)
+    ]
+
+
+def binary_kernel(measure, depth):
+    """The family's 0/1-world kernel for a resolved measure (None when it has none)."""
+    factory = measure.family.binary
+    return None if factory is None else factory(depth, **kernel_params(measure))
+
+
+@pytest.mark.parametrize("spelling", BINARY_SPELLINGS)
+
 def test_binary_route_equals_the_registered_kernels(spelling):
     rng = np.random.default_rng(zlib.crc32(spelling.encode()))
     n, depth = 400, 20
@@ -257,6 +264,12 @@ def test_binary_route_equals_the_registered_kernels(spelling):
         return
     got = kernel(np.ascontiguousarray(relevant.T), lengths, n_relevant)
     np.testing.assert_allclose(got, measure.compute(rg), rtol=1e-12, atol=1e-12)
+
+
+def test_every_family_with_a_binary_kernel_is_checked_above():
+    checked = {parse_measure(s).name for s in BINARY_SPELLINGS}
+    supplied = {name for name, fam in families().items() if fam.binary is not None}
+    assert supplied <= checked, f"add spellings for {sorted(supplied - checked)}"
 
 
 def test_binary_route_is_not_taken_without_a_closed_count_form():

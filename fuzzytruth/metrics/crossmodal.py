@@ -37,7 +37,6 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import gammaln
 
-from fuzzytruth.measures import Preset, register_preset
 from fuzzytruth.metrics.shape import _check_choice
 
 __all__ = [
@@ -390,16 +389,3 @@ The keys other than ``rel`` are the defaults of :func:`image_text_retrieval`. In
 ``Success@K`` on the ranked captions of each image is i2t R@K (as a fraction) and ``RR`` the
 reciprocal of the 1-based rank.
 """
-
-register_preset(
-    Preset(
-        "crossmodal",
-        params=CROSSMODAL_CONVENTIONS,
-        ties="average",
-        description=(
-            "image-text retrieval (VSE++/SCAN): R@1/5/10 in percent over the best-ranked "
-            "ground-truth item, medr = floor(median(0-based)) + 1, rsum and mR = rsum/6, ties "
-            "averaged; COCO 1K = mean over 5 folds of 1000 images"
-        ),
-    )
-)

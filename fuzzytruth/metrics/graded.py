@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.measures import Preset, register, register_preset
+from fuzzytruth.measures import register
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import average_precision, precision, recall
 from fuzzytruth.metrics.shape import _check_rel, _ratio, first_tier, jk_discount, second_tier
@@ -362,16 +362,3 @@ The "(relevant)" level is the default (``rel=1``); write ``rel=2`` for the "(hig
 measures, e.g. ``FT(rel=2)``, ``AP(rel=2)``. ``nDCG`` without cut-off is the page's final
 NDCG; ``grade_map`` records the page's gains.
 """
-
-register_preset(
-    Preset(
-        "shrec2006",
-        params=SHREC2006_CONVENTIONS,
-        ties="input_order",
-        description=(
-            "SHREC 2006: grades 2 (highly relevant) / 1 (marginally relevant), precision-style "
-            "tiers d1 = min(Va, C), d2 = min(Va, 2C), AP over the retrieved relevant items, "
-            "Järvelin-Kekäläinen DCG (b=2) with the ideal zero-padded to the list length"
-        ),
-    )
-)

@@ -71,7 +71,9 @@ from fuzzytruth.measures import (
     register,
     unit_interval,
 )
+from fuzzytruth.metrics import binary
 from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.uncertain import closed_form
 
 __all__ = [
     "average_precision",
@@ -550,9 +552,12 @@ _INTERP = Param(
 )
 
 register("P", precision, params=(_REL, _K), at="k", tie_averaged=True,
+         exact=closed_form.precision_exact, binary=binary.counts("P"),
          description="precision at k")
-register("R", recall, params=(_REL, _K), at="k", tie_averaged=True, description="recall at k")
+register("R", recall, params=(_REL, _K), at="k", tie_averaged=True,
+         exact=closed_form.recall_exact, binary=binary.counts("R"), description="recall at k")
 register("Success", success, params=(_REL, _K), at="k", tie_averaged=True,
+         exact=closed_form.success_exact, binary=binary.counts("Success"),
          description="1 if a relevant document is in the top k")
 register(
     "AP",
@@ -568,20 +573,24 @@ register(
     ),
     at="k",
     tie_averaged=True,
+    binary=binary.ap,
     description="average precision",
 )
 register("RR", reciprocal_rank, params=(_REL, _K), at="k", tie_averaged=True,
+         exact=closed_form.reciprocal_rank_exact, binary=binary.counts("RR"),
          description="reciprocal rank of the first relevant document")
 register("Rprec", r_precision, params=(_REL,), tie_averaged=True,
          description="precision at rank R")
 register("DCG", dcg, params=(_K, _GAIN, _DISCOUNT, _B), at="k", tie_averaged=True,
-         description="discounted cumulated gain")
+         binary=binary.dcg, description="discounted cumulated gain")
 register("nDCG", ndcg, params=(_K, _GAIN, _DISCOUNT, _B), at="k", tie_averaged=True,
-         description="normalised discounted cumulated gain")
+         binary=binary.ndcg, description="normalised discounted cumulated gain")
 register("F", f_measure, params=(_REL, _K, _BETA), at="k", tie_averaged=True,
-         aliases={"F1": {"beta": 1.0}}, description="F_β of precision and recall at k")
+         exact=closed_form.f_measure_exact, aliases={"F1": {"beta": 1.0}},
+         description="F_β of precision and recall at k")
 register("E", e_measure, params=(_REL, _K, _BETA), at="k", tie_averaged=True,
-         higher_is_better=False, description="van Rijsbergen's E_β = 1 − F_β at k")
+         exact=closed_form.e_measure_exact, higher_is_better=False, undefined_value=1.0,
+         description="van Rijsbergen's E_β = 1 − F_β at k")
 register(
     "iP",
     _ip_kernel,

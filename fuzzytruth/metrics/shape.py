@@ -45,11 +45,9 @@ import numpy as np
 
 from fuzzytruth.measures import (
     Param,
-    Preset,
     positive_float,
     positive_int,
     register,
-    register_preset,
     unit_interval,
 )
 from fuzzytruth.metrics.base import RankedGains
@@ -738,17 +736,3 @@ Registry parameters (``rel``, ``tier_style``, ``discount``, ``gain``, ``denomina
 the PSB "DCG". The others record the settings of :func:`rank_by_dissimilarity`,
 :func:`average_over_queries` and :func:`shape_summary` that reproduce ``psbTable``.
 """
-
-register_preset(
-    Preset(
-        "psb",
-        params=PSB_CONVENTIONS,
-        ties="input_order",
-        description=(
-            "Princeton Shape Benchmark (psbTable/psbPlot): relevance >= 1, recall-style tiers "
-            "(K = |C|-1), E = F1 over the first min(32, Va), Järvelin-Kekäläinen DCG (b=2) over "
-            "the whole list, 20-level linear P-R interpolation, micro average over classes of "
-            "at least 3, ties by target index ascending"
-        ),
-    )
-)

@@ -168,6 +168,24 @@ class DistributionBatch:
         p_undefined = (components.p_undefined[safe] * weights).sum(axis=1)
         return cls(values, masses, p_undefined, components.method, components.n_samples)
 
+    def fill_undefined(self, value: float) -> DistributionBatch:
+        """The same distributions with the undefined outcome scored as ``value``.
+
+        This is how the rule ``undefined="zero"`` (trec_eval's: an undefined query counts and
+        scores its family's ``undefined_value``) turns into distributions.
+
+        >>> b = DistributionBatch([[1.0]], [[0.25]], [0.75])
+        >>> b.fill_undefined(0.0).mean().tolist()
+        [0.25]
+        """
+        if not np.any(self.p_undefined):
+            return self
+        values = np.concatenate([self.values, np.full((len(self), 1), float(value))], axis=1)
+        masses = np.concatenate([self.masses, self.p_undefined[:, None]], axis=1)
+        return DistributionBatch(
+            values, masses, np.zeros(len(self)), self.method, self.n_samples
+        )
+
     # ------------------------------------------------------------------ summaries
     def __len__(self) -> int:
         return self.values.shape[0]

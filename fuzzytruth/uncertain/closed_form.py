@@ -46,6 +46,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy import stats
 
@@ -54,13 +56,20 @@ from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = [
+    "ExactInput",
     "cutoff_curves",
+    "e_measure_exact",
     "expected_dcg",
     "f_measure",
+    "f_measure_exact",
     "precision",
+    "precision_exact",
     "recall",
+    "recall_exact",
     "reciprocal_rank",
+    "reciprocal_rank_exact",
     "success",
+    "success_exact",
     "tp_pmf",
 ]
 
@@ -456,3 +465,147 @@ def cutoff_curves(
         values.reshape(n * depth, width), masses.reshape(n * depth, width), p_undefined.ravel()
     )
     return precision_curve, recall_curve
+
+
+# ---------------------------------------------------------------------------------------------
+# The families' exact forms (``MeasureFamily.exact``): ``exact(ctx, **params)``
+
+
+RECALL_FORMS = ("exact", "expected_size")
+
+
+class ExactInput:
+    """What an exact form reads about one system's ranked lists under an uncertain truth.
+
+    One row per *component* (a query and one of its possible target categories; one row per
+    query for probabilistic qrels). Built by :func:`fuzzytruth.evaluate` from a truth of
+    :mod:`fuzzytruth.truth`; a test can build one from plain arrays.
+
+    Parameters
+    ----------
+    probabilities : callable
+        ``probabilities(rel) -> (n_rows, depth)``: P(the document at each rank is relevant at
+        threshold ``rel``), 0 in the padding.
+    lengths : numpy.ndarray
+        ``(n_rows,)`` list lengths.
+    rest : callable
+        ``rest(rel) -> (rest_p, certain)``: probabilities of the uncertain relevant documents
+        not retrieved ``(n_rows, m)``, and the count of certainly relevant ones ``(n_rows,)``.
+    expected_size : callable
+        ``expected_size() -> (n_rows,)``: E|relevant| (Santini's |ω|, eq. 9).
+    recall_form : {"exact", "expected_size"}
+        Which recall ``R`` means (see :func:`recall`).
+
+    Examples
+    --------
+    >>> ctx = ExactInput.from_arrays(np.array([[1.0, 0.5]]), rest_p=np.array([[0.5]]))
+    >>> precision_exact(ctx, rel=1, k=2).mean().tolist()
+    [0.75]
+    """
+
+    def __init__(
+        self,
+        probabilities: Any,
+        lengths: np.ndarray,
+        rest: Any,
+        expected_size: Any,
+        *,
+        recall_form: str = "exact",
+    ) -> None:
+        if recall_form not in RECALL_FORMS:
+            raise ValueError(
+                f"recall_form must be one of {list(RECALL_FORMS)}; got {recall_form!r}"
+            )
+        self._probabilities = probabilities
+        self._rest = rest
+        self._expected_size = expected_size
+        self._cache: dict[Any, Any] = {}
+        self.lengths = lengths
+        self.recall_form = recall_form
+
+    @classmethod
+    def from_arrays(
+        cls,
+        p: np.ndarray,
+        *,
+        lengths: np.ndarray | None = None,
+        rest_p: np.ndarray | None = None,
+        rest_certain: np.ndarray | None = None,
+        recall_form: str = "exact",
+    ) -> ExactInput:
+        """An input of 0/1-graded documents with the probabilities ``p`` at every threshold."""
+        p = _check_p(p)
+        rest_p = np.zeros((len(p), 0)) if rest_p is None else np.asarray(rest_p, dtype=float)
+        certain = np.zeros(len(p), np.int64) if rest_certain is None else np.asarray(rest_certain)
+        return cls(
+            lambda rel: p if rel <= 1 else np.zeros_like(p),
+            _lengths(p, lengths),
+            lambda rel: (rest_p, certain),
+            lambda: p.sum(axis=1) + rest_p.sum(axis=1) + certain,
+            recall_form=recall_form,
+        )
+
+    def probabilities(self, rel: float) -> np.ndarray:
+        """``(n_rows, depth)`` relevance probabilities at threshold ``rel`` (cached)."""
+        key = ("p", rel)
+        if key not in self._cache:
+            self._cache[key] = self._probabilities(rel)
+        return self._cache[key]
+
+    def rest(self, rel: float) -> tuple[np.ndarray, np.ndarray]:
+        """The relevant documents not retrieved at threshold ``rel`` (cached)."""
+        key = ("rest", rel)
+        if key not in self._cache:
+            self._cache[key] = self._rest(rel)
+        return self._cache[key]
+
+    def expected_size(self) -> np.ndarray:
+        """``(n_rows,)`` expected number of relevant documents."""
+        if "size" not in self._cache:
+            self._cache["size"] = self._expected_size()
+        return self._cache["size"]
+
+
+def precision_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
+    """Family ``P``: :func:`precision` on the context."""
+    return precision(ctx.probabilities(rel), k=k, lengths=ctx.lengths)
+
+
+def success_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
+    """Family ``Success``: :func:`success` on the context."""
+    return success(ctx.probabilities(rel), k=k)
+
+
+def reciprocal_rank_exact(
+    ctx: ExactInput, *, rel: float, k: int | None = None
+) -> DistributionBatch:
+    """Family ``RR``: :func:`reciprocal_rank` on the context."""
+    return reciprocal_rank(ctx.probabilities(rel), k=k)
+
+
+def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
+    """Family ``R``: exact recall, or Santini's printed TP/E|ω| when ``ctx.recall_form`` says."""
+    p = ctx.probabilities(rel)
+    if ctx.recall_form == "expected_size":
+        return recall(p, k=k, expected_size=ctx.expected_size())
+    rest_p, certain = ctx.rest(rel)
+    return recall(p, k=k, rest_p=rest_p, rest_certain=certain)
+
+
+def f_measure_exact(
+    ctx: ExactInput, *, rel: float, beta: float, k: int | None = None
+) -> DistributionBatch:
+    """Family ``F``: :func:`f_measure` on the context (always the exact recall)."""
+    rest_p, certain = ctx.rest(rel)
+    return f_measure(
+        ctx.probabilities(rel), k=k, beta=beta, lengths=ctx.lengths, rest_p=rest_p,
+        rest_certain=certain,
+    )
+
+
+def e_measure_exact(
+    ctx: ExactInput, *, rel: float, beta: float, k: int | None = None
+) -> DistributionBatch:
+    """Family ``E``: 1 − F_β."""
+    f = f_measure_exact(ctx, rel=rel, beta=beta, k=k)
+    return DistributionBatch(1.0 - f.values, f.masses, f.p_undefined)

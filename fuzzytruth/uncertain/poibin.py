@@ -33,9 +33,9 @@ step, which at n ≤ 1,000 would be slower than compiled peers such as fast-poib
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
-import numba
 import numpy as np
 from scipy import stats
 
@@ -125,8 +125,7 @@ def prefix_pmfs(p: np.ndarray | list) -> np.ndarray:
     return out[0] if single else out
 
 
-@numba.njit(cache=True, nogil=True)
-def _recursion_rows(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+def _recursion_rows_py(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """In place: ``out[r]`` (zeros, length n + 1) <- PMF of row r of ``batch`` (m, n)."""
     m, n = batch.shape
     for r in range(m):
@@ -140,8 +139,7 @@ def _recursion_rows(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no c
             state[0] *= q
 
 
-@numba.njit(cache=True, nogil=True)
-def _prefix_rows(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+def _prefix_rows_py(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """In place: ``out[r, i]`` (zeros) <- PMF of the first i + 1 items of row r."""
     m, n = batch.shape
     for r in range(m):
@@ -155,6 +153,23 @@ def _prefix_rows(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cove
             for k in range(1, i + 2):
                 row[k] = previous[k] * q + previous[k - 1] * p
             previous = row
+
+
+@functools.cache
+def _compiled() -> tuple:
+    """The two recursions compiled by numba, at their first use (numba is slow to import)."""
+    import numba
+
+    jit = numba.njit(cache=True, nogil=True)
+    return jit(_recursion_rows_py), jit(_prefix_rows_py)
+
+
+def _recursion_rows(batch: np.ndarray, out: np.ndarray) -> None:
+    _compiled()[0](batch, out)
+
+
+def _prefix_rows(batch: np.ndarray, out: np.ndarray) -> None:
+    _compiled()[1](batch, out)
 
 
 def _recursion(batch: np.ndarray) -> np.ndarray:

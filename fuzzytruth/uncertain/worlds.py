@@ -34,12 +34,12 @@ columns as the largest relevant count in the chunk. Under the annotator model on
 per item per world is drawn (``n_worlds × n_items`` small integers); the relevance of the
 document at a rank is then ``ancestor_matrix[label[world, doc], target[world, query]]``.
 
-Binary relevance without tie groups takes a faster route for the families ``P``, ``R``,
-``Success``, ``RR``, ``AP``, ``DCG`` and ``nDCG@k``: their value in a world depends only on the
-ranked relevance and on the number R of relevant documents, so no ideal array is built and the
-loop runs over ranks, vectorised over all worlds × queries (:func:`binary_kernel`). They give the
-registered kernels' values (``tests/test_worlds.py`` checks every one against them). Any other
-family, graded relevance or the tie-averaged policy goes through the registered kernels.
+Binary relevance without tie groups takes a faster route for the families that supply a 0/1
+kernel (``MeasureFamily.binary``; :mod:`fuzzytruth.metrics.binary` for P, R, Success, RR, AP,
+DCG and nDCG@k): their value in a world depends only on the ranked relevance and on the number
+R of relevant documents, so no ideal array is built. They give the registered kernels' values
+(``tests/test_worlds.py`` checks every one against them). Any other family, graded relevance or
+the tie-averaged policy goes through the registered kernels.
 
 Randomness comes from one :class:`numpy.random.Generator`. Labels and targets are drawn for all
 worlds first, then any per-chunk draws in world order, so results do not depend on the chunk
@@ -57,14 +57,12 @@ import numpy as np
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.membership import Membership
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.progress import Progress
 
 __all__ = [
     "WORLD_MODELS",
     "CategoricalWorlds",
     "QrelsWorlds",
     "RankedDocs",
-    "binary_kernel",
     "check_world_model",
     "kernel_params",
     "sample_labels",
@@ -437,103 +435,6 @@ def kernel_params(measure: Measure) -> dict[str, Any]:
     return params
 
 
-def _discounts(measure_params: dict[str, Any], depth: int) -> tuple[np.ndarray, float]:
-    """Discount of ranks 1..depth and the gain of grade 1, both read off the DCG kernel."""
-    params = {"gain": "linear", "discount": measure_params["discount"]}
-    if measure_params.get("b") is not None:
-        params["b"] = measure_params["b"]
-    eye = np.eye(depth)
-    ids = np.zeros(depth, dtype=object)
-    disc = Measure("DCG", **params).compute(
-        RankedGains(ids, eye, np.full(depth, depth), np.zeros((depth, 0)))
-    )
-    one = RankedGains(
-        np.zeros(1, dtype=object), np.ones((1, 1)), np.ones(1, dtype=np.int64), np.ones((1, 1))
-    )
-    gain_one = Measure("DCG", **{**params, "gain": measure_params["gain"], "k": 1}).compute(one)
-    return disc, float(gain_one[0] / disc[0]) if depth else 1.0
-
-
-def binary_kernel(measure: Measure, depth: int) -> Callable[..., np.ndarray] | None:
-    """A kernel on binary relevance that needs only the relevant count R, or None.
-
-    The returned callable takes ``relevant`` (``(depth, n_rows)`` boolean, rank-major),
-    ``lengths`` and ``n_relevant`` (``(n_rows,)``) and returns the measure's value per row,
-    equal to the registered kernel's on the same ranking with an ideal of R ones (no tie
-    groups). Families: P, R, Success, RR, AP, DCG, nDCG with a cutoff.
-
-    Examples
-    --------
-    >>> kernel = binary_kernel(Measure("AP").resolve("trec"), 3)
-    >>> kernel(np.array([[True], [False], [True]]), np.array([3]), np.array([4])).round(4)
-    array([0.4167])
-    """
-    params = kernel_params(measure)
-    family = measure.name
-    k = params.get("k")
-    cut = depth if k is None else min(k, depth)
-    threshold = params.get("rel")
-    if family in ("P", "R", "Success", "RR", "AP"):
-        if threshold is None or threshold > 1:  # grades are 1: nothing would be relevant
-            return None
-        if family == "AP":
-            return _ap_kernel(cut, params["denominator"])
-        return _count_kernel(family, k, cut)
-    if family == "DCG" or (family == "nDCG" and k is not None):
-        disc, gain_one = _discounts(params, max(cut, 1))
-        disc = disc[:cut] * gain_one
-        if family == "DCG":
-            return lambda relevant, lengths, n_relevant: disc @ relevant[:cut]
-        ideal = np.concatenate([[0.0], np.cumsum(disc)])
-
-        def ndcg(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-            best = ideal[np.minimum(n_relevant, cut)]
-            return np.divide(
-                disc @ relevant[:cut], best, out=np.full(len(best), np.nan), where=best != 0
-            )
-
-        return ndcg
-    return None
-
-
-def _count_kernel(family: str, k: int | None, cut: int) -> Callable[..., np.ndarray]:
-    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-        top = relevant[:cut]
-        if family == "RR":
-            first = np.argmax(top, axis=0) if cut else np.zeros(top.shape[1], dtype=np.int64)
-            has = top.any(axis=0)
-            return np.where(has, 1.0 / (first + 1.0), 0.0)
-        hits = top.sum(axis=0, dtype=np.int64)
-        if family == "P":
-            if k is not None:
-                return hits / k
-            return np.divide(hits, lengths, out=np.zeros(len(hits)), where=lengths > 0)
-        if family == "R":
-            return np.divide(hits, n_relevant, out=np.full(len(hits), np.nan), where=n_relevant > 0)
-        return (hits > 0).astype(float)  # Success
-
-    return kernel
-
-
-def _ap_kernel(cut: int, denominator: str) -> Callable[..., np.ndarray]:
-    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-        n = relevant.shape[1]
-        hits = np.zeros(n, dtype=np.int16 if cut < 2**15 else np.int64)
-        total, term = np.zeros(n), np.empty(n)
-        for rank in range(cut):  # a loop over ranks, vectorised over all rows, in place
-            row = relevant[rank]
-            np.add(hits, row, out=hits, casting="unsafe")
-            np.multiply(hits, row, out=term)
-            np.divide(term, rank + 1, out=term)
-            total += term
-        if denominator == "all_relevant":
-            return np.divide(total, n_relevant, out=np.full(n, np.nan), where=n_relevant > 0)
-        value = np.divide(total, hits, out=np.zeros(n), where=hits > 0)
-        return np.where(n_relevant > 0, value, np.nan)
-
-    return kernel
-
-
 def world_values(
     truth: CategoricalWorlds | QrelsWorlds,
     systems: Sequence[RankedDocs],
@@ -542,7 +443,7 @@ def world_values(
     n_worlds: int,
     rng: np.random.Generator,
     memory_budget: float = 200e6,
-    progress: bool | None = None,
+    on_chunk: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """Every measure of every system in every world, vectorised over worlds × queries.
 
@@ -560,9 +461,8 @@ def world_values(
         Source of randomness.
     memory_budget : float
         Bytes of working memory per chunk of worlds (default 200 MB).
-    progress : bool, optional
-        Progress bar on stderr: None (default) draws it only when stderr is a terminal,
-        True always, False never (:mod:`fuzzytruth.progress`).
+    on_chunk : callable, optional
+        Called with the number of worlds done after each chunk (the caller's progress bar).
 
     Returns
     -------
@@ -574,13 +474,7 @@ def world_values(
     truth.draw(n_worlds, rng)
     n_q = len(systems[0].lengths)
     depth = max(s.docs.shape[1] for s in systems)
-    fast = [
-        [
-            binary_kernel(m, s.docs.shape[1]) if truth.binary and s.tie_start is None else None
-            for m in measures
-        ]
-        for s in systems
-    ]
+    fast = [[_binary(m, s, truth) for m in measures] for s in systems]
     generic = any(f is None for row in fast for f in row)
     per_world = truth.draw_bytes + n_q * (
         depth * (_CELL_BYTES if generic else _FAST_CELL_BYTES)
@@ -588,13 +482,23 @@ def world_values(
     )
     step = int(max(1, min(n_worlds, memory_budget // max(per_world, 1))))
     out = np.empty((len(measures), len(systems), n_worlds, n_q))
-    with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
-        for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
-            _world_chunk(
-                truth, systems, measures, fast, out, start, min(n_worlds, start + step), n_q, rng
-            )
-            bar.update(min(n_worlds, start + step) - start)
+    for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
+        stop = min(n_worlds, start + step)
+        _world_chunk(truth, systems, measures, fast, out, start, stop, n_q, rng)
+        if on_chunk is not None:
+            on_chunk(stop - start)
     return out
+
+
+def _binary(
+    measure: Measure, system: RankedDocs, truth: CategoricalWorlds | QrelsWorlds
+) -> Callable[..., np.ndarray] | None:
+    """The family's 0/1-world kernel for this measure and system, when it has one and it
+    applies (binary relevance, a strict ranking)."""
+    factory = measure.family.binary
+    if factory is None or not truth.binary or system.tie_start is not None:
+        return None
+    return factory(system.docs.shape[1], **kernel_params(measure))
 
 
 def _world_chunk(
