@@ -30,7 +30,7 @@ import pandas as pd
 import pytrec_eval
 
 from fuzzytruth import Annotations, Membership, Taxonomy
-from fuzzytruth.evaluate import evaluate
+from fuzzytruth.evaluation import evaluate
 from fuzzytruth.runs import Run
 from fuzzytruth.uncertain.worlds import sample_labels
 

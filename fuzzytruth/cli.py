@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -98,6 +100,26 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         help="measure in canonical spelling (P@10, AP, nDCG@10, ...); repeatable",
     )
     parser.add_argument("--preset", default="trec", help="convention preset (default: trec)")
+    rules = parser.add_argument_group("which queries and documents count (trec_eval's flags)")
+    rules.add_argument(
+        "-c", "--complete", action="store_true",
+        help="also score the truth's queries that a run does not answer, as empty lists",
+    )
+    rules.add_argument(
+        "--undefined", choices=["zero", "skip"], default="zero",
+        help="a query without relevant document scores 0 (default, trec_eval) or is left out",
+    )
+    rules.add_argument(
+        "--missing", choices=["skip", "error"], default="skip",
+        help="run queries the truth does not judge: ignored with a note (default) or an error",
+    )
+    rules.add_argument(
+        "-M", "--depth", type=int, default=None, help="evaluate only the top N of each list"
+    )
+    rules.add_argument(
+        "-l", "--relevance-level", type=float, default=None,
+        help="grade from which a document is relevant (default: the preset's, 1)",
+    )
     parser.add_argument("--n-worlds", type=int, default=1000, help="sampled ground truths")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--confidence-level", type=float, default=0.95)
@@ -152,21 +174,54 @@ def _read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
 
 
 def _evaluate(args: argparse.Namespace) -> Any:
-    from fuzzytruth.evaluate import evaluate
+    from fuzzytruth.evaluation import evaluate
 
     truth, categories = _read_truth(args)
     runs = _read_runs(args.run)
     measures = args.measure or ["P@10", "AP", "nDCG@10"]
-    return evaluate(
-        runs,
-        truth,
-        measures,
-        preset=args.preset,
-        query_categories=categories,
-        n_worlds=args.n_worlds,
-        rng=args.seed,
-        confidence_level=args.confidence_level,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        evaluation = evaluate(
+            runs,
+            truth,
+            measures,
+            preset=args.preset,
+            undefined=args.undefined,
+            missing=args.missing,
+            complete=args.complete,
+            depth=args.depth,
+            relevance_level=args.relevance_level,
+            query_categories=categories,
+            n_worlds=args.n_worlds,
+            rng=args.seed,
+            confidence_level=args.confidence_level,
+        )
+    for warning in caught:  # one line each, naming the flag rather than the Python argument
+        print(f"fuzzytruth: note: {_flag_names(str(warning.message))}", file=sys.stderr)
+    return evaluation
+
+
+_FLAGS = {
+    "confidence_level": "--confidence-level",
+    "n_worlds": "--n-worlds",
+    "n_resamples": "--n-resamples",
+    "missing": "--missing",
+    "undefined": "--undefined",
+    "complete": "--complete",
+    "depth": "--depth",
+    "relevance_level": "--relevance-level",
+    "preset": "--preset",
+    "query_categories": "--query-categories",
+    "method": "--method",
+    "correction": "--correction",
+    "baseline": "--baseline",
+}
+
+
+def _flag_names(message: str) -> str:
+    """A library message with each Python argument name replaced by its command-line flag."""
+    pattern = re.compile(r"\b(" + "|".join(_FLAGS) + r")\b(?==| must|\))")
+    return pattern.sub(lambda m: _FLAGS[m.group(1)], message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +267,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     evaluation = _evaluate(args)
     comparison = compare(
-        evaluation.scores_frame(),
+        evaluation,
         baseline=args.baseline,
         method=args.method,
         correction=args.correction,
@@ -291,7 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_truth_options(p)
     _add_run_options(p)
-    p.add_argument("--per-query", action="store_true", help="one row per (system, query)")
+    p.add_argument(
+        "-q", "--per-query", action="store_true", help="one row per (system, query)"
+    )
     _add_format(p, ["text", "csv", "json"])
     p.set_defaults(handler=cmd_evaluate)
 
@@ -379,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except (UserError, ValueError, OSError) as err:
-        message = " ".join(str(err).split())  # one line, whatever the library wrote
+        message = _flag_names(" ".join(str(err).split()))  # one line, flags not arguments
         print(f"fuzzytruth {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -1,7 +1,7 @@
-"""Crisp helpers on top of :func:`fuzzytruth.evaluate`: kernels on ranked gains, and the
+"""Crisp helpers on top of :func:`fuzzytruth.evaluation`: kernels on ranked gains, and the
 per-annotator (judgment-group) evaluation of trec_eval's ``-R qrels_jg``.
 
-Crisp evaluation itself is :func:`fuzzytruth.evaluate` with a :class:`~fuzzytruth.runs.Qrels`
+Crisp evaluation itself is :func:`fuzzytruth.evaluation` with a :class:`~fuzzytruth.runs.Qrels`
 truth: there is one path, and these functions are views of it.
 
 Examples
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.evaluate import Evaluation, evaluate
+from fuzzytruth.evaluation import Evaluation, evaluate
 from fuzzytruth.measures import Measure, Preset, parse_measures
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Qrels, Run
@@ -42,7 +42,7 @@ def compute_measures(
 ) -> pd.DataFrame:
     """Run resolved measures' kernels on ranked gains: a wide (n_queries, n_measures) table.
 
-    The kernel level, below the rules of :func:`fuzzytruth.evaluate`: NaN where a value is
+    The kernel level, below the rules of :func:`fuzzytruth.evaluation`: NaN where a value is
     undefined.
 
     Examples
@@ -65,11 +65,11 @@ def evaluate_per_annotator(
 ) -> Evaluation:
     """Score ``run`` against each judgment group's own qrels, then average over groups.
 
-    Each group is evaluated by :func:`fuzzytruth.evaluate` with the same ``options`` (preset,
+    Each group is evaluated by :func:`fuzzytruth.evaluation` with the same ``options`` (preset,
     ``undefined``...). A query's value is the mean over the groups that judged it of the
     group's value — with the default ``undefined="zero"`` a group without a relevant document
     contributes 0, as trec_eval's ``map_avgjg`` (``m_map_avgjg.c``); with ``"skip"`` it is left
-    out. The result is an :class:`~fuzzytruth.evaluate.Evaluation` of those means (truth
+    out. The result is an :class:`~fuzzytruth.evaluation.Evaluation` of those means (truth
     ``"judgment_groups"``), with the per-group values in its ``groups`` table.
 
     Parameters
@@ -82,7 +82,7 @@ def evaluate_per_annotator(
     measures : str, Measure or iterable of them
         Any registered measures.
     **options
-        Passed to :func:`fuzzytruth.evaluate`.
+        Passed to :func:`fuzzytruth.evaluation`.
 
     Returns
     -------

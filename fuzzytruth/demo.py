@@ -45,15 +45,12 @@ def run_demo(
     dict
         The evaluation, comparison and reliability objects, and the paths written.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the user's backend is left alone
 
     from fuzzytruth.cli import text_table
     from fuzzytruth.collection import category_reliability
     from fuzzytruth.datasets import image_collection
-    from fuzzytruth.evaluate import evaluate
+    from fuzzytruth.evaluation import evaluate
     from fuzzytruth.plots import (
         plot_agreement_heatmap,
         plot_distribution,
@@ -74,7 +71,7 @@ def run_demo(
     evaluation = evaluate(runs, collection.membership, list(MEASURES), n_worlds=n_worlds, rng=seed)
     per_query = evaluation.to_frame()
     aggregate = evaluation.aggregate()
-    comparison = compare(evaluation.scores_frame(), rng=seed)
+    comparison = compare(evaluation, rng=seed)
     reliability = category_reliability(collection.annotations).to_frame()
 
     paths: dict[str, Path] = {}
@@ -111,12 +108,11 @@ def run_demo(
         ),
     }
     for name, draw in figures.items():
-        fig, ax = plt.subplots(figsize=(7, 4.5) if name != "category_reliability" else (7, 8))
-        draw(ax)
+        fig = Figure(figsize=(7, 4.5) if name != "category_reliability" else (7, 8))
+        draw(fig.subplots())
         fig.tight_layout()
         paths[name] = folder / f"{name}.{figure_format}"
         fig.savefig(paths[name])
-        plt.close(fig)
 
     ambiguous = reliability.loc[reliability["ambiguous"], "category"].tolist()
     lines = [
@@ -130,7 +126,7 @@ def run_demo(
         "",
         "```",
         text_table(
-            aggregate[["system", "measure", "mean", "ci_low", "ci_high", "method"]], digits=3
+            aggregate[["system", "measure", "value", "ci_low", "ci_high", "method"]], digits=3
         ),
         "```",
         "",
@@ -166,7 +162,9 @@ def run_demo(
 
 
 def _top(run: Any, query: str, depth: int) -> list[str]:
-    """The first ``depth`` document ids of ``run`` for ``query``, in rank order."""
-    frame = run.to_dataframe()
-    frame = frame[frame["query_id"] == query].sort_values("score", ascending=False)
-    return frame["doc_id"].head(depth).tolist()
+    """The first ``depth`` document ids of ``run`` for ``query``, in rank order (the one
+    ranking step, :func:`fuzzytruth.runs.rank`, with trec_eval's tie rule)."""
+    from fuzzytruth.runs import rank
+
+    ranking = rank(run).on([query]).truncate(depth)
+    return run.doc_ids[ranking.rows].tolist()

@@ -184,8 +184,8 @@ class MeasureFamily:
 
         Examples
         --------
-        >>> family("AP").combine(np.array([0.5, np.nan, 1.0]))
-        np.float64(0.75)
+        >>> float(family("AP").combine(np.array([0.5, np.nan, 1.0])))
+        0.75
         """
         values = np.asarray(values, dtype=np.float64)
         defined = ~np.isnan(values)

@@ -3,7 +3,7 @@
 A preset fills the parameters a measure leaves unset, and fixes how runs are ranked (ties, score
 precision), which families mean another under its community's vocabulary, and which queries
 enter aggregates. The same preset gives the same numbers through every entry point
-(:func:`fuzzytruth.evaluate`, ``compare()``, the command line). Each family's own parameters
+(:func:`fuzzytruth.evaluation`, ``compare()``, the command line). Each family's own parameters
 are documented with the family (:func:`fuzzytruth.measures.families`).
 
 =============  ===========  =========  ============================================================

@@ -11,9 +11,7 @@ Examples
 Off a terminal (as under pytest) nothing is drawn:
 
 >>> with Progress(total=3, desc="worlds") as bar:
-...     bar.update(3)
->>> bar.n
-3
+...     _ = bar.update(3)
 >>> list(track(range(3), desc="measures"))
 [0, 1, 2]
 """

@@ -542,6 +542,26 @@ class Ranking:
         out[self.query, self.position] = values[self.rows]
         return out
 
+    def truncate(self, depth: int) -> Ranking:
+        """Only the top ``depth`` documents of each list (trec_eval ``-M``).
+
+        Examples
+        --------
+        >>> rank(Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])).truncate(2).lengths.tolist()
+        [2]
+        """
+        if depth >= self.depth:
+            return self
+        keep = self.position < depth
+        tie_start = tie_stop = None
+        if self.tie_start is not None:
+            tie_start = self.tie_start[:, :depth]
+            tie_stop = np.minimum(self.tie_stop[:, :depth], depth)
+        return Ranking(
+            self.query_ids, self.rows[keep], self.query[keep], self.position[keep],
+            np.minimum(self.lengths, depth), tie_start, tie_stop,
+        )
+
     def on(self, queries: np.ndarray) -> Ranking:
         """The same ranking on other queries: rows of ``queries`` in that order, empty where the
         run has no list.

@@ -1,6 +1,6 @@
 """The three ground truths behind one protocol: crisp Qrels, ProbabilisticQrels, Membership.
 
-:func:`fuzzytruth.evaluate` asks a truth the same few questions whatever its kind, so a crisp
+:func:`fuzzytruth.evaluation` asks a truth the same few questions whatever its kind, so a crisp
 qrels is the degenerate case of the same path, not a second engine:
 
 ``answerable(queries)`` / ``missing_message(missing)``

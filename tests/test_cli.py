@@ -113,7 +113,7 @@ def test_evaluate_categorical_text_csv_json(files):
     )
     records = json.loads(js.stdout)
     assert [r["system"] for r in records] == ["strong", "medium", "weak"]
-    assert records[0]["mean"] > records[2]["mean"]  # the strong system beats the weak one
+    assert records[0]["value"] > records[2]["value"]  # the strong system beats the weak one
 
 
 def test_evaluate_crisp_qrels_gives_point_masses(files):

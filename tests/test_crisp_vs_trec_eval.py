@@ -15,7 +15,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzzytruth.evaluate import evaluate
+from fuzzytruth.evaluation import evaluate
 from fuzzytruth.measures import parse_measure
 from fuzzytruth.runs import Qrels, Run
 
@@ -104,8 +104,9 @@ def check_agreement(run_df, qrels_df):
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12,
                                    err_msg=f"{mine} vs pytrec_eval {key}")
         # trec_eval's summary line: the mean over every evaluated query
-        assert aggregate.loc[str(parse_measure(mine)), "value"] == pytest.approx(expected.mean(), abs=1e-12)
-        assert aggregate.loc[str(parse_measure(mine)), "n_queries"] == len(theirs)
+        row = aggregate.loc[str(parse_measure(mine))]
+        assert row["value"] == pytest.approx(expected.mean(), abs=1e-12)
+        assert row["n_queries"] == len(theirs)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from registry_families import package_families, resolve_default
 
 from fuzzytruth import Annotations, Membership, Taxonomy, precision_distribution
 from fuzzytruth.crisp import compute_measures
-from fuzzytruth.evaluate import Evaluation, evaluate
+from fuzzytruth.evaluation import Evaluation, evaluate
 from fuzzytruth.runs import Qrels, Run, ranked_gains
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
@@ -330,7 +330,10 @@ RUN = Run(["q"], ["y"], [1.0])
         ),
         ({"weights": "flat"}, r"weights must be one of \['direct', 'literal'\]; got 'flat'"),
         ({"n_worlds": -1}, r"n_worlds must be an integer >= 0; got -1"),
-        ({"confidence_level": 1.5}, r"confidence_level must be a number strictly between 0 and 1; got 1.5"),
+        (
+            {"confidence_level": 1.5},
+            r"confidence_level must be a number strictly between 0 and 1; got 1.5",
+        ),
         (
             {"query_categories": None, "missing": "error"},
             r"query\(ies\) 'q' have no category: give them in "
@@ -412,7 +415,7 @@ def test_probabilistic_qrels_validation():
 
 def test_bands_equal_the_foundation_curve_and_the_per_cutoff_measures():
     from fuzzytruth import precision_recall_curve
-    from fuzzytruth.evaluate import precision_recall_bands
+    from fuzzytruth.evaluation import precision_recall_bands
 
     mem = annotated(
         {

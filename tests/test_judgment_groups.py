@@ -54,7 +54,7 @@ def test_map_avgjg_matches_pytrec_eval_run_once_per_group(tmp_path):
         ev = pytrec_eval.RelevanceEvaluator(trec_qrels, {"map", "P.5", "ndcg_cut.10"})
         per_group[g] = ev.evaluate(trec_run)
 
-    means = res.per_query[res.per_query["group"] == "mean"]
+    means = res.to_frame().rename(columns={"mean": "value"})
     assert sorted(set(means["query_id"])) == ["q1", "q2", "q3", "q4"]  # q5 has no judgments
     for measure, key in [("AP", "map"), ("P@5", "P_5"), ("nDCG@10", "ndcg_cut_10")]:
         for q in ["q1", "q2", "q3", "q4"]:
@@ -63,10 +63,10 @@ def test_map_avgjg_matches_pytrec_eval_run_once_per_group(tmp_path):
             vals = [per_group[g][q][key] for g in groups if q in per_group[g]]
             got = means.loc[(means["query_id"] == q) & (means["measure"] == measure), "value"]
             assert got.item() == pytest.approx(np.mean(vals), abs=1e-12)
-    assert res["AP"] == pytest.approx(
+    assert res.value("run", "AP") == pytest.approx(
         np.mean([np.mean([per_group[g][q]["map"] for g in groups if q in per_group[g]])
                  for q in ["q1", "q2", "q3", "q4"]]), abs=1e-12)
-    assert set(res.per_query["group"]) == {"a", "b", "c", "mean"}
+    assert set(res.groups["group"]) == {"a", "b", "c"}
     assert res.conventions["groups"] == ["a", "b", "c"]
 
 

@@ -8,7 +8,7 @@ import pytest
 from registry_families import package_families, resolve_default
 
 from fuzzytruth import Annotations, Membership, Taxonomy
-from fuzzytruth.evaluate import evaluate
+from fuzzytruth.evaluation import evaluate
 from fuzzytruth.measures import Measure, families, parse_measure
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run

@@ -250,7 +250,7 @@ def compare(
     Parameters
     ----------
     scores : Evaluation, array_like, mapping, ScoreMatrix or pandas.DataFrame
-        An :class:`~fuzzytruth.evaluate.Evaluation` is read through its ``scores_frame()``
+        An :class:`~fuzzytruth.evaluation.Evaluation` is read through its ``scores_frame()``
         (with the ground-truth worlds when it drew any).
         Per-query scores: an array ``(n_systems, n_queries)`` or, with ground-truth worlds,
         ``(n_worlds, n_systems, n_queries)``; a mapping of measure name to such arrays; or a

@@ -160,15 +160,15 @@ def as_score_matrices(
 ) -> dict[str, ScoreMatrix]:
     """Normalise every accepted input of :func:`~fuzzytruth.stats.compare` to score matrices.
 
-    Accepts an :class:`~fuzzytruth.evaluate.Evaluation` (read through its ``scores_frame()``,
+    Accepts an :class:`~fuzzytruth.evaluation.Evaluation` (read through its ``scores_frame()``,
     worlds included, undefined values as 0), a :class:`pandas.DataFrame` (long table), a
     :class:`ScoreMatrix`, a mapping of measure name to array or :class:`ScoreMatrix`, or one
     array (named by ``measure``).
     """
-    from fuzzytruth.evaluate import Evaluation  # deferred: evaluate pulls in the metrics
+    from fuzzytruth.evaluation import Evaluation  # deferred: evaluate pulls in the metrics
 
     if isinstance(scores, Evaluation):
-        scores = scores.scores_frame()
+        return _from_evaluation(scores, measure)
     if isinstance(scores, pd.DataFrame):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "
@@ -191,3 +191,20 @@ def as_score_matrices(
         }
     name = "score" if measure is None else measure
     return {name: ScoreMatrix(scores, systems=systems, queries=queries, measure=name)}
+
+
+def _from_evaluation(ev: object, measure: str | None) -> dict[str, ScoreMatrix]:
+    """Score matrices of an Evaluation: its world scores under its ``undefined`` rule, with
+    the queries left out of aggregates (undefined under ``"skip"``, or by the preset) dropped."""
+    names = list(ev.measures) if measure is None else [measure]
+    out = {}
+    for name in names:
+        values = ev.world_scores(name)
+        keep = ~np.isnan(values).any(axis=(0, 1))
+        out[name] = ScoreMatrix(
+            values[..., keep] if values.shape[0] > 1 else values[0][..., keep],
+            systems=ev.systems,
+            queries=tuple(np.asarray(ev.queries, dtype=object)[keep]),
+            measure=name,
+        )
+    return out

@@ -478,7 +478,7 @@ class ExactInput:
     """What an exact form reads about one system's ranked lists under an uncertain truth.
 
     One row per *component* (a query and one of its possible target categories; one row per
-    query for probabilistic qrels). Built by :func:`fuzzytruth.evaluate` from a truth of
+    query for probabilistic qrels). Built by :func:`fuzzytruth.evaluation` from a truth of
     :mod:`fuzzytruth.truth`; a test can build one from plain arrays.
 
     Parameters

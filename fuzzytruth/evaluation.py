@@ -73,14 +73,21 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import as_generator, check_choice, check_confidence_level, check_int
-from fuzzytruth.measures import Measure, MeasureFamily, Preset, get_preset, parse_measures
+from fuzzytruth.measures import (
+    Measure,
+    MeasureFamily,
+    Preset,
+    get_preset,
+    parse_measures,
+    positive_float,
+)
 from fuzzytruth.membership import Membership
 from fuzzytruth.progress import Progress
 from fuzzytruth.runs import Qrels, Ranking, Run, rank
@@ -260,11 +267,14 @@ class Evaluation:
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
         rows = []
-        for m, measure in enumerate(self.measures):
-            fam = self._families[measure]
-            counted = self._counted[measure]
-            worlds = None if self._worlds is None else self.world_scores(measure)
-            for s, system in enumerate(self.systems):
+        worlds_of = {
+            m: None if self._worlds is None else self.world_scores(m) for m in self.measures
+        }
+        for s, system in enumerate(self.systems):
+            for measure in self.measures:
+                fam = self._families[measure]
+                counted = self._counted[measure]
+                worlds = worlds_of[measure]
                 means = self.query_means(measure)[s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 if worlds is None or worlds.shape[0] == 1:
@@ -331,6 +341,8 @@ def evaluate(
     undefined: str = "zero",
     missing: str = "skip",
     complete: bool = False,
+    depth: int | None = None,
+    relevance_level: float | None = None,
     query_categories: Mapping[Hashable, Hashable] | None = None,
     weights: str = "direct",
     method: str = "auto",
@@ -368,6 +380,11 @@ def evaluate(
     complete : bool
         Also evaluate every query the truth judges that no run answers, as empty lists
         (``trec_eval -c``). Default False.
+    depth : int, optional
+        Only the top ``depth`` documents of each list are evaluated (``trec_eval -M``).
+    relevance_level : float, optional
+        The grade from which a document is relevant, replacing the preset's ``rel``
+        (``trec_eval -l``); a measure's own ``rel=`` still wins.
     query_categories : mapping, optional
         Categorical truth: query id → target category. Queries not listed ask for their own
         (uncertain) category and must be items of the membership.
@@ -426,6 +443,11 @@ def evaluate(
     n_worlds = check_int("n_worlds", n_worlds)
     rng = as_generator(rng)
     p = get_preset(preset)
+    if relevance_level is not None:
+        rel = positive_float(relevance_level)
+        p = replace(p, params={**p.params, "rel": rel}, name=f"{p.name}(rel={rel:g})")
+    if depth is not None:
+        depth = check_int("depth", depth, minimum=1)
     ties = ties or p.ties
     score_dtype = score_dtype or p.score_dtype
     asked = parse_measures(measures)
@@ -435,7 +457,7 @@ def evaluate(
     adapter = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
-    rankings = _rank_runs(runs, ties, score_dtype)
+    rankings = _rank_runs(runs, ties, score_dtype, depth)
     queries = _queries(rankings, adapter, missing, complete)
     adapter.prepare(queries)
     rankings = {name: (r.on(queries), run) for name, (r, run) in rankings.items()}
@@ -448,6 +470,7 @@ def evaluate(
         "undefined": undefined,
         "missing": missing,
         "complete": complete,
+        "depth": depth,
     }
     families = {n: r.family for n, r in zip(names, resolved, strict=True)}
     if adapter.kind == "crisp":
@@ -505,7 +528,7 @@ def evaluate(
 
 
 def _rank_runs(
-    runs: Run | Mapping[str, Run], ties: str, score_dtype: str
+    runs: Run | Mapping[str, Run], ties: str, score_dtype: str, depth: int | None = None
 ) -> dict[str, tuple[Ranking, Run]]:
     if isinstance(runs, Run):
         runs = {runs.name: runs}
@@ -518,7 +541,8 @@ def _rank_runs(
     for name, run in runs.items():
         if not isinstance(run, Run):
             raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
-        out[str(name)] = (rank(run, ties=ties, score_dtype=score_dtype), run)
+        ranking = rank(run, ties=ties, score_dtype=score_dtype)
+        out[str(name)] = (ranking if depth is None else ranking.truncate(depth), run)
     return out
 
 
