@@ -4,7 +4,7 @@ Measures nDCG@10, MAP, P@10 and R@100 together on synthetic collections (graded 
 relevant documents per query), each tool from its natural input:
 
 * ``df``: a pandas DataFrame (run: query_id, doc_id, score; qrels: query_id, doc_id, relevance)
-  -> fuzzytruth ``Run/Qrels.from_dataframe`` + ``evaluate_crisp``; pytrec_eval dict-of-dicts
+  -> fuzzytruth ``Run/Qrels.from_dataframe`` + ``evaluate``; pytrec_eval dict-of-dicts
   built from the DataFrame + ``RelevanceEvaluator.evaluate``; ranx ``Qrels/Run.from_df`` +
   ``evaluate``; ir_measures ``iter_calc`` on the DataFrames;
 * ``trec``: TREC files (6-column run, 4-column qrels) -> each tool's own file reader.
@@ -124,7 +124,7 @@ def _pytrec_dicts(run: pd.DataFrame, qrels: pd.DataFrame):
 def _phase(tool: str, kind: str, folder: Path, data):
     """The timed phase: input -> per-query values of the four measures."""
     if tool == "fuzzytruth":
-        from fuzzytruth.crisp import evaluate_crisp
+        from fuzzytruth.evaluation import evaluate
         from fuzzytruth.io import read_trec_qrels, read_trec_run
         from fuzzytruth.runs import Qrels, Run
 
@@ -132,8 +132,8 @@ def _phase(tool: str, kind: str, folder: Path, data):
             run, qrels = Run.from_dataframe(data[0]), Qrels.from_dataframe(data[1])
         else:
             run, qrels = read_trec_run(folder / "run.trec"), read_trec_qrels(folder / "qrels.trec")
-        res = evaluate_crisp(run, qrels, MEASURES)
-        return dict(zip(res.aggregate["measure"], res.aggregate["value"], strict=True))
+        res = evaluate(run, qrels, MEASURES).aggregate()
+        return dict(zip(res["measure"], res["value"], strict=True))
     if tool == "pytrec_eval":
         import pytrec_eval
 

@@ -13,9 +13,11 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads when a command runs, not for --help
+    import pandas as pd
+
 
 EXIT_USAGE = 2
 
@@ -157,6 +159,8 @@ def _read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         )
     categories = None
     if args.query_categories is not None:
+        import pandas as pd
+
         frame = pd.read_csv(args.query_categories, dtype=str)
         if list(frame.columns[:2]) != ["query_id", "category"]:
             raise UserError(f"{args.query_categories}: expected the header query_id,category")
@@ -228,6 +232,8 @@ def _flag_names(message: str) -> str:
 # Output
 def text_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
     """A frame as aligned text: every row and column, floats to ``digits`` decimals."""
+    import pandas as pd
+
     with pd.option_context(
         "display.max_rows",
         None,
@@ -301,6 +307,8 @@ def cmd_displacement(args: argparse.Namespace) -> int:
 
 
 def _read_table(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
         return pd.read_csv(path, sep=sep, comment="#")

@@ -97,6 +97,7 @@ from fuzzytruth.uncertain import closed_form
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
 from fuzzytruth.uncertain.distribution import Distribution
+from fuzzytruth.uncertain.keyed import draw_seed
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model, kernel_params, world_values
 
@@ -141,7 +142,7 @@ class Evaluation:
     conventions: dict[str, Any]
     confidence_level: float
     _families: dict[str, MeasureFamily] = field(repr=False)
-    _batches: dict[tuple[str, str], DistributionBatch] = field(repr=False)
+    _batches: dict[tuple[str, str], DistributionBatch | None] = field(repr=False)  # None: worlds
     _methods: dict[tuple[str, str], str] = field(repr=False)
     _worlds: np.ndarray | None = field(repr=False)  # (n_measures, n_systems, n_worlds, n_q)
     _counted: dict[str, np.ndarray] = field(repr=False)  # measure -> (n_q,) bool: in aggregates
@@ -162,11 +163,21 @@ class Evaluation:
         check_choice("measure", name, self.measures)
         return system, name
 
+    def _samples(self, system: str, measure: str) -> np.ndarray:
+        """``(n_worlds, n_queries)`` world values of a (system, measure) computed by worlds."""
+        return self._worlds[self.measures.index(measure), self.systems.index(system)]
+
+    def _raw_batch(self, system: str, measure: str) -> DistributionBatch:
+        batch = self._batches[system, measure]
+        if batch is None:  # built on demand: n_queries x n_worlds atoms
+            return DistributionBatch.from_samples(self._samples(system, measure))
+        return batch
+
     def batch(self, system: str, measure: str | Measure) -> DistributionBatch:
         """Per-query distributions of one system and measure, rows in :attr:`queries`, under
         the evaluation's ``undefined`` rule."""
         key = self._key(system, measure)
-        batch = self._batches[key]
+        batch = self._raw_batch(*key)
         if self.undefined == "zero":
             return batch.fill_undefined(self._families[key[1]].undefined_value)
         return batch
@@ -202,6 +213,7 @@ class Evaluation:
         queries = np.array(self.queries, dtype=object)
         for system in self.systems:
             for measure in self.measures:
+                raw = self._raw_batch(system, measure)
                 b = self.batch(system, measure)
                 low, high = b.interval(level)
                 parts.append(
@@ -215,7 +227,7 @@ class Evaluation:
                             "ci_low": low,
                             "ci_high": high,
                             "confidence_level": level,
-                            "p_undefined": self._batches[system, measure].p_undefined,
+                            "p_undefined": raw.p_undefined,
                             "method": self._methods[system, measure],
                             "mc_se": b.mc_standard_error(),
                         }
@@ -229,8 +241,22 @@ class Evaluation:
         query is undefined for sure under ``"skip"``, and for queries left out of aggregates
         by the preset (e.g. ``psb``'s small classes)."""
         name = self._key(self.systems[0], measure)[1]
-        out = np.stack([self.batch(s, name).mean() for s in self.systems])
-        return np.where(self._counted[name][None, :], out, np.nan)
+        fill = self._families[name].undefined_value
+        rows = []
+        for system in self.systems:
+            if self._batches[system, name] is not None:
+                rows.append(self.batch(system, name).mean())
+                continue
+            samples = self._samples(system, name)
+            if self.undefined == "zero":
+                rows.append(np.where(np.isnan(samples), fill, samples).mean(axis=0))
+            else:
+                defined = ~np.isnan(samples)
+                total = np.where(defined, samples, 0.0).sum(axis=0)
+                count = defined.sum(axis=0)
+                rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
+                                      where=count > 0))
+        return np.where(self._counted[name][None, :], np.stack(rows), np.nan)
 
     def world_scores(self, measure: str | Measure) -> np.ndarray:
         """``(n_worlds, n_systems, n_queries)`` values of one measure in each shared world.
@@ -246,7 +272,7 @@ class Evaluation:
         elif self._worlds is None:
             raise ValueError("no worlds were drawn; evaluate with n_worlds > 0")
         else:
-            values = self._worlds[m].transpose(1, 0, 2).copy()
+            values = self._worlds[m].transpose(1, 0, 2)
         if self.undefined == "zero":
             values = np.where(np.isnan(values), self._families[name].undefined_value, values)
         return np.where(self._counted[name][None, None, :], values, np.nan)
@@ -270,12 +296,13 @@ class Evaluation:
         worlds_of = {
             m: None if self._worlds is None else self.world_scores(m) for m in self.measures
         }
+        means_of = {m: self.query_means(m) for m in self.measures}
         for s, system in enumerate(self.systems):
             for measure in self.measures:
                 fam = self._families[measure]
                 counted = self._counted[measure]
                 worlds = worlds_of[measure]
-                means = self.query_means(measure)[s]
+                means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 if worlds is None or worlds.shape[0] == 1:
                     values = means if worlds is None else worlds[0, s]
@@ -501,15 +528,16 @@ def evaluate(
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
             worlds = world_values(
                 adapter.worlds(world_model), list(ranked.values()), resolved,
-                n_worlds=n_worlds, rng=rng, memory_budget=memory_budget, on_chunk=bar.update,
+                n_worlds=n_worlds, seed=draw_seed(rng), memory_budget=memory_budget,
+                on_chunk=bar.update,
             )
     elif not all(use_exact):
         raise ValueError(
             "n_worlds=0 leaves no way to compute measures without a closed form; give n_worlds > 0"
         )
-    batches: dict[tuple[str, str], DistributionBatch] = {}
+    batches: dict[tuple[str, str], DistributionBatch | None] = {}
     methods: dict[tuple[str, str], str] = {}
-    for s, (system, docs) in enumerate(ranked.items()):
+    for system, docs in ranked.items():
         ctx = _exact_input(adapter, docs, recall_form)
         for m, (name, measure) in enumerate(zip(names, resolved, strict=True)):
             if use_exact[m]:
@@ -517,7 +545,7 @@ def evaluate(
                 batches[system, name] = _mix(comp, *adapter.comp, len(queries))
                 methods[system, name] = "exact"
             else:
-                batches[system, name] = DistributionBatch.from_samples(worlds[m, s])
+                batches[system, name] = None  # summarised from the world values on demand
                 binary = measure.family.binary is not None and docs.tie_start is None
                 methods[system, name] = "worlds_binary" if binary else "worlds"
     counted = {name: np.ones(len(queries), dtype=bool) for name in names}

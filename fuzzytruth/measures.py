@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import pkgutil
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -336,7 +337,9 @@ def _load_kernels() -> None:
     global _KERNELS_LOADED
     if not _KERNELS_LOADED:
         _KERNELS_LOADED = True
-        importlib.import_module("fuzzytruth.metrics")
+        package = importlib.import_module("fuzzytruth.metrics")
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{module.name}")
         importlib.import_module("fuzzytruth.presets")
 
 

@@ -129,6 +129,7 @@ class _Table:
     """Shared storage of Run and Qrels: (query, doc, value) rows, factorized."""
 
     _value_name = "value"
+    _duplicate_hint = "pass duplicates='max', 'first' or 'last' to keep one"
 
     def __init__(
         self,
@@ -191,8 +192,7 @@ class _Table:
             origin = f"{source}: " if source else ""
             raise ValueError(
                 f"{origin}document {docs[rows[0]]!r} is listed {len(same)} times for query "
-                f"{queries[rows[0]]!r} ({where}); pass duplicates='max', 'first' or 'last' "
-                f"to keep one"
+                f"{queries[rows[0]]!r} ({where}); {self._duplicate_hint}"
             )
         keep = np.ones(len(keys), dtype=bool)
         keep[rows] = False

@@ -39,6 +39,7 @@ from fuzzytruth.membership import Membership
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Qrels, Ranking, Run, _grades_by_row, qrels_gains
 from fuzzytruth.taxonomy import _show
+from fuzzytruth.uncertain.keyed import pair_keys, unit_keys
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.uncertain.worlds import CategoricalWorlds, QrelsWorlds, RankedDocs
 
@@ -81,8 +82,8 @@ class _QrelsLike:
 
     source = "qrels"
 
-    def __init__(self, query_ids: np.ndarray, doc_ids: np.ndarray, values: np.ndarray) -> None:
-        self._pairs = Qrels(query_ids, doc_ids, values)
+    def __init__(self, pairs: Qrels) -> None:
+        self._pairs = pairs
         self.known = pd.Index(self._pairs.queries)
 
     @property
@@ -98,7 +99,7 @@ class _QrelsLike:
 
     def _prepare_pairs(self, queries: np.ndarray, grade: np.ndarray) -> None:
         """Pairs of the evaluated queries, grouped by query then grade descending."""
-        q = pd.Index(queries).get_indexer(self._pairs.query_ids)
+        q = pd.Index(queries).get_indexer(self._pairs._q_uniques)[self._pairs._q_codes]
         keep = np.flatnonzero(q >= 0)
         order = keep[np.lexsort((-grade[keep], q[keep]))]
         self.order = order  # evaluated pair -> row of self._pairs
@@ -128,7 +129,7 @@ class CrispTruth(_QrelsLike):
 
     def __init__(self, qrels: Qrels) -> None:
         self.qrels = qrels
-        super().__init__(qrels.query_ids, qrels.doc_ids, qrels.relevance)
+        super().__init__(qrels)
 
     def prepare(self, queries: np.ndarray) -> None:
         self.queries = queries
@@ -151,7 +152,7 @@ class ProbabilisticQrelsTruth(_QrelsLike):
 
     def __init__(self, pqrels: ProbabilisticQrels) -> None:
         self.pqrels = pqrels
-        super().__init__(pqrels.query_ids, pqrels.doc_ids, pqrels.probability)
+        super().__init__(pqrels.pairs)
 
     def prepare(self, queries: np.ndarray) -> None:
         self.queries = queries
@@ -182,7 +183,15 @@ class ProbabilisticQrelsTruth(_QrelsLike):
         return np.bincount(self.pair_query, weights=self.probability, minlength=self.n_queries)
 
     def worlds(self, world_model: str) -> QrelsWorlds:
-        return QrelsWorlds(self.pair_query, self.probability, self.grade, self.n_queries)
+        pairs = self._pairs
+        return QrelsWorlds(
+            self.pair_query,
+            self.probability,
+            self.grade,
+            self.n_queries,
+            keys=pair_keys(pairs, self.order),
+            query_keys=unit_keys(self.queries),
+        )
 
 
 class CategoricalTruth:
@@ -312,4 +321,5 @@ class CategoricalTruth:
             own_label=self.weights == "direct",
             exclude_query=self.exclude_query,
             world_model=world_model,
+            query_ids=self.queries,
         )

@@ -405,7 +405,8 @@ def test_accessors_validate_their_arguments():
 def test_probabilistic_qrels_validation():
     with pytest.raises(ValueError, match=r"probability must be within \[0, 1\]; got 1.5"):
         ProbabilisticQrels(["q"], ["d"], [1.5])
-    with pytest.raises(ValueError, match=r"document 'd' is listed more than once for query 'q'"):
+    with pytest.raises(ValueError, match=r"document 'd' is listed 2 times for query 'q' "
+                       r"\(rows 0, 1\); give one probability per \(query, document\)"):
         ProbabilisticQrels(["q", "q"], ["d", "d"], [0.5, 0.5])
     with pytest.raises(ValueError, match=r"probability_col='p' is not a column"):
         ProbabilisticQrels.from_dataframe(

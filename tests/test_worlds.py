@@ -15,6 +15,7 @@ from fuzzytruth.runs import Run
 from fuzzytruth.uncertain.worlds import (
     CategoricalWorlds,
     RankedDocs,
+    _compress,
     kernel_params,
     sample_labels,
     world_values,
@@ -106,7 +107,7 @@ def test_results_do_not_depend_on_the_chunk_size(world_model):
                 [docs],
                 measures,
                 n_worlds=30,
-                rng=np.random.default_rng(7),
+                seed=7,
                 memory_budget=budget,
             )
         )
@@ -262,8 +263,19 @@ def test_binary_route_equals_the_registered_kernels(spelling):
     if measure.name == "P" and measure.params.get("rel") == 2:
         assert kernel is None  # grade-1 relevance never reaches rel = 2: the generic route
         return
-    got = kernel(np.ascontiguousarray(relevant.T), lengths, n_relevant)
-    np.testing.assert_allclose(got, measure.compute(rg), rtol=1e-12, atol=1e-12)
+    expected = measure.compute(rg)
+    dense = np.arange(depth)[:, None]
+    got = kernel(np.ascontiguousarray(relevant.T), dense, lengths, n_relevant)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    # compressed: only some ranks are candidates (every relevant one among them), in rank
+    # order with their ranks, as the engine passes them under probabilistic qrels
+    candidate = relevant | (rng.random((n, depth)) < 0.3)
+    _, ranks = _compress(np.where(relevant, 1, 0), candidate)
+    compressed = np.take_along_axis(relevant, np.minimum(ranks, depth - 1), axis=1) & (
+        ranks < depth
+    )
+    got = kernel(np.ascontiguousarray(compressed.T), ranks.T.copy(), lengths, n_relevant)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_every_family_with_a_binary_kernel_is_checked_above():

@@ -1,41 +1,65 @@
 """Fast kernels of the ranking families on sampled 0/1 worlds (``MeasureFamily.binary``).
 
 In a world drawn from an uncertain truth every document is relevant or not (grade 1), and P, R,
-Success, RR, AP, DCG and nDCG@k depend only on the ranked relevance and on the number R of
-relevant documents. These kernels read exactly that — ``relevant`` ``(depth, n_rows)`` boolean,
-rank-major, ``lengths`` and ``n_relevant`` ``(n_rows,)`` — and loop over ranks vectorised over
-all worlds × queries, with no ideal array. Each equals its family's crisp kernel on the same
-ranking with an ideal of R ones (``tests/test_worlds.py`` checks every family that has one).
+Success, RR, AP, DCG and nDCG@k depend only on which ranks are relevant and on the number R of
+relevant documents. A factory ``binary(depth, **params)`` returns a kernel
 
-A factory returns ``None`` where its shortcut does not apply (a threshold above grade 1, where
-nothing is relevant; nDCG without a cutoff); the evaluation then runs the crisp kernel.
+``kernel(relevant, ranks, lengths, n_relevant) -> (n_rows,) values``
+
+``relevant``
+    ``(C, n_rows)`` boolean: the relevance of the ranked documents that *can* be relevant, in
+    rank order (the world engine leaves out the ranks that cannot, e.g. unjudged documents of
+    a deep run), rows query-major over worlds;
+``ranks``
+    their 0-based ranks, ``(C, n_rows)`` or ``(C, 1)`` (broadcast); padding columns have a
+    rank >= the list depth and are never relevant;
+``lengths``, ``n_relevant``
+    ``(n_rows,)`` list lengths and relevant counts R.
+
+Each kernel loops over the C candidate columns at most, vectorised over all worlds × queries,
+and equals its family's crisp kernel on the same ranking with an ideal of R ones
+(``tests/test_worlds.py`` checks every family that has one). A factory returns ``None`` where
+its shortcut does not apply (a threshold above grade 1, where nothing is relevant; nDCG without
+a cutoff); the evaluation then runs the crisp kernel.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["ap", "counts", "dcg", "ndcg"]
+__all__ = ["ap", "counts", "dcg", "hits_within", "ndcg"]
 
-BinaryKernel = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+BinaryKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def hits_within(relevant: np.ndarray, ranks: np.ndarray, cut: int | None) -> np.ndarray:
+    """``(C, n_rows)`` boolean: relevant and ranked within the first ``cut`` (all if None)."""
+    return relevant if cut is None else relevant & (ranks < cut)
 
 
 def counts(family: str) -> Callable[..., BinaryKernel | None]:
-    """Factory for P, R, Success and RR: functions of the hits in the top k."""
+    """Factory for P, R, Success and RR: functions of the relevant ranks in the top k."""
 
     def factory(depth: int, *, rel: float, k: int | None = None) -> BinaryKernel | None:
         if rel > 1:  # grades are 1: nothing would be relevant; the crisp kernel says what then
             return None
-        cut = depth if k is None else min(k, depth)
 
-        def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-            top = relevant[:cut]
+        def kernel(
+            relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+        ) -> np.ndarray:
+            top = hits_within(relevant, ranks, k)
             if family == "RR":
-                first = np.argmax(top, axis=0) if cut else np.zeros(top.shape[1], dtype=np.int64)
-                return np.where(top.any(axis=0), 1.0 / (first + 1.0), 0.0)
+                if not len(top):
+                    return np.zeros(top.shape[1])
+                first = np.argmax(top, axis=0)
+                rank = np.take_along_axis(
+                    np.broadcast_to(ranks, top.shape), first[None, :], axis=0
+                )[0]
+                return np.where(top.any(axis=0), 1.0 / (rank + 1.0), 0.0)
             hits = top.sum(axis=0, dtype=np.int64)
             if family == "P":
                 if k is not None:
@@ -55,21 +79,18 @@ def counts(family: str) -> Callable[..., BinaryKernel | None]:
 def ap(
     depth: int, *, rel: float, denominator: str, k: int | None = None
 ) -> BinaryKernel | None:
-    """Factory for AP: precision at each relevant rank, summed in one pass over the ranks."""
+    """Factory for AP: precision at each relevant rank, summed in one pass over the columns."""
     if rel > 1:
         return None
-    cut = depth if k is None else min(k, depth)
 
-    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    def kernel(
+        relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
         n = relevant.shape[1]
-        hits = np.zeros(n, dtype=np.int16 if cut < 2**15 else np.int64)
-        total, term = np.zeros(n), np.empty(n)
-        for rank in range(cut):  # a loop over ranks, vectorised over all rows, in place
-            row = relevant[rank]
-            np.add(hits, row, out=hits, casting="unsafe")
-            np.multiply(hits, row, out=term)
-            np.divide(term, rank + 1, out=term)
-            total += term
+        hits = np.zeros(n, dtype=np.int64)
+        total = np.zeros(n)
+        cut = np.iinfo(np.int32).max if k is None else k
+        _ap_compiled()(relevant, np.asarray(ranks, dtype=np.int32), cut, hits, total)
         if denominator == "all_relevant":
             return np.divide(total, n_relevant, out=np.full(n, np.nan), where=n_relevant > 0)
         value = np.divide(total, hits, out=np.zeros(n), where=hits > 0)
@@ -88,11 +109,40 @@ def _discounts(params: dict[str, Any], depth: int) -> np.ndarray:
     return dcg_kernel(rg, **params)
 
 
+def _ap_py(relevant, ranks, cut, hits, total):  # pragma: no cover - compiled
+    """In place: per row, the number of relevant ranks within ``cut`` and Σ hits / rank."""
+    broadcast = ranks.shape[1] == 1
+    for j in range(relevant.shape[0]):
+        for i in range(relevant.shape[1]):
+            rank = ranks[j, 0] if broadcast else ranks[j, i]
+            if relevant[j, i] and rank < cut:
+                hits[i] += 1
+                total[i] += hits[i] / (rank + 1.0)
+
+
+@functools.cache
+def _ap_compiled():
+    """The AP pass compiled by numba at its first use (one pass over the candidate columns)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_ap_py)
+
+
+def _gained(relevant: np.ndarray, ranks: np.ndarray, disc: np.ndarray) -> np.ndarray:
+    """Σ over relevant columns of the discounted gain at their rank (0 past the cutoff)."""
+    extended = np.append(disc, 0.0)
+    weight = extended[np.minimum(ranks, len(disc))]  # (C, n_rows) or (C, 1)
+    total = np.zeros(relevant.shape[1])
+    for j in range(len(relevant)):  # a loop over candidate columns, vectorised over rows
+        total += relevant[j] * weight[j]
+    return total
+
+
 def dcg(depth: int, **params: Any) -> BinaryKernel | None:
-    """Factory for DCG: a dot product of the relevance with the discounted gains."""
+    """Factory for DCG: the discounted gains of the relevant ranks."""
     cut = depth if params.get("k") is None else min(params["k"], depth)
     disc = _discounts({**params, "k": None}, max(cut, 1))[:cut]
-    return lambda relevant, lengths, n_relevant: disc @ relevant[:cut]
+    return lambda relevant, ranks, lengths, n_relevant: _gained(relevant, ranks, disc)
 
 
 def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
@@ -105,10 +155,11 @@ def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
     ideal = np.concatenate([[0.0], np.cumsum(disc)])
     disc = disc[:cut]
 
-    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    def kernel(
+        relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
         best = ideal[np.minimum(n_relevant, k)]
-        return np.divide(
-            disc @ relevant[:cut], best, out=np.full(len(best), np.nan), where=best != 0
-        )
+        gained = _gained(relevant, ranks, disc)
+        return np.divide(gained, best, out=np.full(len(best), np.nan), where=best != 0)
 
     return kernel

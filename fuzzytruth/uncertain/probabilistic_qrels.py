@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth.runs import Qrels
+
 __all__ = ["ProbabilisticQrels"]
 
 
@@ -45,36 +47,24 @@ class ProbabilisticQrels:
         probability: Any,
         grade: Any = None,
     ) -> None:
-        queries = np.asarray(query_ids, dtype=object).astype(str)
-        docs = np.asarray(doc_ids, dtype=object).astype(str)
-        prob = np.asarray(probability, dtype=float)
+        pairs = _Pairs(query_ids, doc_ids, probability)
+        prob = pairs.relevance
         grades = np.ones(len(prob)) if grade is None else np.asarray(grade, dtype=float)
-        if not (queries.ndim == docs.ndim == prob.ndim == grades.ndim == 1):
-            raise ValueError("query_ids, doc_ids, probability and grade must be 1-D")
-        if not len(queries) == len(docs) == len(prob) == len(grades):
+        if grades.shape != prob.shape:
             raise ValueError(
-                f"query_ids, doc_ids, probability and grade must have the same length; got "
-                f"{len(queries)}, {len(docs)}, {len(prob)} and {len(grades)}"
+                f"grade must have one value per pair ({len(prob)}); got shape {grades.shape}"
             )
         bad = ~(np.isfinite(prob) & (prob >= 0) & (prob <= 1))
         if bad.any():
+            row = int(np.argmax(bad))
             raise ValueError(
-                f"probability must be within [0, 1]; got {float(prob[bad][0])!r} for query "
-                f"{queries[bad][0]!r}, document {docs[bad][0]!r}"
+                f"probability must be within [0, 1]; got {float(prob[row])!r} for query "
+                f"{pairs.query_ids[row]!r}, document {pairs.doc_ids[row]!r}"
             )
         if not np.all(np.isfinite(grades) & (grades > 0)):
             raise ValueError("grade must be finite and > 0 (the grade of a relevant document)")
-        frame = pd.DataFrame(
-            {"query_id": queries, "doc_id": docs, "probability": prob, "grade": grades}
-        )
-        dup = frame.duplicated(["query_id", "doc_id"])
-        if dup.any():
-            row = frame.loc[dup].iloc[0]
-            raise ValueError(
-                f"document {row['doc_id']!r} is listed more than once for query "
-                f"{row['query_id']!r}; give one probability per (query, document)"
-            )
-        self._frame = frame
+        self._pairs = pairs
+        self._grade = grades
 
     @classmethod
     def from_dataframe(
@@ -113,29 +103,35 @@ class ProbabilisticQrels:
         )
 
     @property
+    def pairs(self) -> Qrels:
+        """The judged pairs as a :class:`~fuzzytruth.runs.Qrels` whose values are the
+        probabilities (ids factorized once, for the joins of the evaluation)."""
+        return self._pairs
+
+    @property
     def query_ids(self) -> np.ndarray:
         """Query id of each pair."""
-        return self._frame["query_id"].to_numpy(dtype=object)
+        return self._pairs.query_ids
 
     @property
     def doc_ids(self) -> np.ndarray:
         """Document id of each pair."""
-        return self._frame["doc_id"].to_numpy(dtype=object)
+        return self._pairs.doc_ids
 
     @property
     def probability(self) -> np.ndarray:
         """P(relevant) of each pair."""
-        return self._frame["probability"].to_numpy()
+        return self._pairs.relevance
 
     @property
     def grade(self) -> np.ndarray:
         """Grade of each pair when relevant."""
-        return self._frame["grade"].to_numpy()
+        return self._grade
 
     @property
     def queries(self) -> list[str]:
         """Distinct query ids, sorted."""
-        return sorted(self._frame["query_id"].unique())
+        return self._pairs.queries
 
     @property
     def is_crisp(self) -> bool:
@@ -145,11 +141,19 @@ class ProbabilisticQrels:
 
     def to_dataframe(self) -> pd.DataFrame:
         """The pairs as a DataFrame ``query_id, doc_id, probability, grade``."""
-        return self._frame.copy()
+        frame = self._pairs.to_dataframe().rename(columns={"relevance": "probability"})
+        frame["grade"] = self._grade
+        return frame
 
     def __len__(self) -> int:
-        return len(self._frame)
+        return len(self._pairs)
 
     def __repr__(self) -> str:
-        n_q = self._frame["query_id"].nunique()
-        return f"ProbabilisticQrels({n_q} queries, {len(self)} pairs)"
+        return f"ProbabilisticQrels({len(self._pairs.queries)} queries, {len(self)} pairs)"
+
+
+class _Pairs(Qrels):
+    """The judged pairs, one probability each (a Qrels whose values are probabilities)."""
+
+    _value_name = "probability"
+    _duplicate_hint = "give one probability per (query, document)"

@@ -21,29 +21,31 @@ World models
     independence, per category; a world need not be consistent with the taxonomy). A query with
     an uncertain category draws its target from its mixture weights, independently of the
     members. For probabilistic qrels this is the only model: each (query, document) is relevant
-    independently with its probability (an assessor drawn by share for each pair), so
-    ``"annotator"`` and ``"bernoulli"`` give the same worlds there.
+    independently with its probability, so ``"annotator"`` and ``"bernoulli"`` give the same
+    worlds there.
+
+Randomness
+----------
+Every draw is keyed (:mod:`fuzzytruth.uncertain.keyed`): an item's label in world w depends on
+the seed, the item's id and w only, a pair's relevance on the seed, the (query, document) ids
+and w. Results therefore do not depend on the chunk size, on the order or partitioning of
+queries and items, nor on which other systems and measures are evaluated.
 
 Vectorisation and memory
 ------------------------
-Worlds × queries are flattened into the rows of one
-:class:`~fuzzytruth.metrics.base.RankedGains` and the registered kernels run on it, in chunks of
-worlds sized from a memory budget. Binary relevance uses ``int8`` gains and ideal arrays (the
-kernels accept them, and give the same values as with float64), and the ideal has only as many
-columns as the largest relevant count in the chunk. Under the annotator model only one label
-per item per world is drawn (``n_worlds × n_items`` small integers); the relevance of the
-document at a rank is then ``ancestor_matrix[label[world, doc], target[world, query]]``.
+Worlds × queries are flattened into rows (query-major: row = query × n_chunk + world) and the
+kernels run on all of them at once, in chunks of worlds sized from a memory budget.
 
-Binary relevance without tie groups takes a faster route for the families that supply a 0/1
-kernel (``MeasureFamily.binary``; :mod:`fuzzytruth.metrics.binary` for P, R, Success, RR, AP,
-DCG and nDCG@k): their value in a world depends only on the ranked relevance and on the number
-R of relevant documents, so no ideal array is built. They give the registered kernels' values
-(``tests/test_worlds.py`` checks every one against them). Any other family, graded relevance or
-the tie-averaged policy goes through the registered kernels.
-
-Randomness comes from one :class:`numpy.random.Generator`. Labels and targets are drawn for all
-worlds first, then any per-chunk draws in world order, so results do not depend on the chunk
-size.
+Families with a 0/1-world kernel (``MeasureFamily.binary``; :mod:`fuzzytruth.metrics.binary`)
+read only the ranks that can be relevant: under probabilistic qrels, the ranked documents with
+a positive probability (usually a small share of a deep run), in rank order, with their ranks
+(``relevant`` and ``ranks``, ``(n_candidates, n_rows)``), and the number R of relevant documents
+per row. Under probabilistic qrels with one grade, the relevant documents that no system
+retrieved enter only through R, so their count is drawn directly from its Poisson-binomial law
+(inverse CDF, keyed by query and world) instead of one draw per document. Any other family,
+graded relevance or the tie-averaged policy goes through the crisp kernels on dense
+:class:`~fuzzytruth.metrics.base.RankedGains` (binary relevance as ``int8``; the kernels give the
+same values as with float64).
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ import numpy as np
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.membership import Membership
 from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.uncertain import poibin
+from fuzzytruth.uncertain.keyed import (
+    bernoulli_counts,
+    categorical_draws,
+    uniforms,
+    unit_keys,
+)
 
 __all__ = [
     "WORLD_MODELS",
@@ -70,9 +79,11 @@ __all__ = [
 ]
 
 WORLD_MODELS = ("annotator", "bernoulli")
-_CELL_BYTES = 64  # working memory of the kernels per (row, rank) cell, float64 temporaries
-_FAST_CELL_BYTES = 12  # the binary route: relevance, its transpose, a few per-row vectors
+_CELL_BYTES = 64  # working memory of the crisp kernels per (row, rank) cell
+_FAST_CELL_BYTES = 16  # the 0/1 route: relevance, ranks, a few per-row vectors
 _IDEAL_BYTES = 32  # per (row, ideal column) cell (nDCG sorts a float64 copy of the ideal)
+# streams of the keyed draws
+_LABELS, _TARGETS, _MEMBERS, _PAIRS, _REST = 1, 2, 3, 4, 5
 
 
 def check_world_model(world_model: str) -> str:
@@ -82,11 +93,18 @@ def check_world_model(world_model: str) -> str:
     return world_model
 
 
+def _check_n_worlds(n_worlds: int) -> int:
+    if isinstance(n_worlds, bool) or not isinstance(n_worlds, int | np.integer) or n_worlds < 1:
+        raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
+    return int(n_worlds)
+
+
 def sample_labels(
     membership: Membership,
     n_worlds: int,
     *,
     rng: np.random.Generator | int | None = None,
+    worlds: np.ndarray | None = None,
 ) -> np.ndarray:
     """One label per item per world, drawn by annotator share (the ``"annotator"`` model).
 
@@ -97,7 +115,10 @@ def sample_labels(
     n_worlds : int
         Number of worlds.
     rng : numpy.random.Generator or int, optional
-        Source of randomness (``numpy.random.default_rng(rng)``).
+        Source of randomness: the seed of the keyed draws is taken from it.
+    worlds : numpy.ndarray, optional
+        World numbers to draw (default ``0..n_worlds-1``); a world's labels depend only on
+        the seed, the item ids and its number.
 
     Returns
     -------
@@ -113,26 +134,23 @@ def sample_labels(
     >>> dict(zip(mem.categories, shares.round(1)))["people"]   # direct share 0.4
     np.float64(0.4)
     """
+    from fuzzytruth.uncertain.keyed import draw_seed
+
     n_worlds = _check_n_worlds(n_worlds)
-    rng = np.random.default_rng(rng)
     if membership.direct is None:
         raise ValueError(
             "world_model='annotator' needs the annotators' direct shares, and this membership "
             "was built from already-closed probabilities; use world_model='bernoulli'"
         )
-    return _LabelTable(membership.direct).draw(n_worlds, rng)
-
-
-def _check_n_worlds(n_worlds: int) -> int:
-    if isinstance(n_worlds, bool) or not isinstance(n_worlds, int | np.integer) or n_worlds < 1:
-        raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
-    return int(n_worlds)
+    seed = draw_seed(np.random.default_rng(rng))
+    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
+    return table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
 
 
 class _LabelTable:
     """Per item, its possible labels and their cumulative shares, padded to a rectangle."""
 
-    def __init__(self, direct: np.ndarray) -> None:
+    def __init__(self, direct: np.ndarray, keys: np.ndarray) -> None:
         n_items, n_nodes = direct.shape
         width = max(int((direct > 0).sum(axis=1).max(initial=1)), 1)
         order = np.argsort(direct <= 0, axis=1, kind="stable")[:, :width]
@@ -143,13 +161,14 @@ class _LabelTable:
         cum[np.arange(n_items), last] = np.inf  # rounding never sends a draw past the last
         self.labels = order.astype(np.int16 if n_nodes < 2**15 else np.int32)
         self.cum = cum
+        self.keys = keys
 
-    def draw(self, n_worlds: int, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         n_items, width = self.labels.shape
-        out = np.empty((n_worlds, n_items), dtype=self.labels.dtype)
+        out = np.empty((len(worlds), n_items), dtype=self.labels.dtype)
         step = max(1, 2**24 // max(n_items * width, 1))
-        for start in range(0, n_worlds, step):  # chunks bound memory; the stream is sequential
-            u = rng.random((min(step, n_worlds - start), n_items))
+        for start in range(0, len(worlds), step):  # chunks bound the memory
+            u = uniforms(seed, _LABELS, self.keys, worlds[start : start + step])
             pick = (u[:, :, None] >= self.cum[None, :, :]).sum(axis=2)
             out[start : start + len(u)] = self.labels[np.arange(n_items)[None, :], pick]
         return out
@@ -171,6 +190,18 @@ class RankedDocs:
     tie_stop: np.ndarray | None = None
 
 
+def _compress(docs: np.ndarray, candidate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate columns of each row, in rank order: ``(n_q, C)`` docs (-1 padded) and
+    ranks (``depth`` where padded)."""
+    depth = docs.shape[1]
+    count = candidate.sum(axis=1)
+    width = int(count.max(initial=0))
+    order = np.argsort(~candidate, axis=1, kind="stable")[:, :width]
+    keep = np.arange(width)[None, :] < count[:, None]
+    ranks = np.where(keep, order, depth)
+    return np.where(keep, np.take_along_axis(docs, order, axis=1), -1), ranks
+
+
 class CategoricalWorlds:
     """Worlds of a categorical truth: which items belong to each query's target category.
 
@@ -189,6 +220,9 @@ class CategoricalWorlds:
     exclude_query : bool
         Leave the query item out of its category's relevant count.
     world_model : {"annotator", "bernoulli"}
+    query_ids : numpy.ndarray, optional
+        ``(n_queries,)`` ids of the queries (the keys of their target draws); default their
+        positions.
     """
 
     binary = True
@@ -203,6 +237,7 @@ class CategoricalWorlds:
         own_label: bool,
         exclude_query: bool,
         world_model: str,
+        query_ids: np.ndarray | None = None,
     ) -> None:
         self.membership = membership
         self.fixed = fixed
@@ -211,6 +246,9 @@ class CategoricalWorlds:
         self.own_label = own_label and world_model == "annotator"
         self.exclude = exclude_query & (query_item >= 0)
         self.world_model = check_world_model(world_model)
+        ids = np.arange(len(fixed)) if query_ids is None else np.asarray(query_ids)
+        self._query_keys = unit_keys(ids)
+        self._item_keys = unit_keys(np.asarray(membership.items))
         n_nodes = len(membership.categories)
         anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.int8)
         anc[:n_nodes] = membership.taxonomy.ancestor_matrix
@@ -227,24 +265,35 @@ class CategoricalWorlds:
             weights = np.ones(1, dtype=dtype) << np.arange(n_nodes, dtype=dtype)
             self._bits = (anc.astype(dtype) * weights[None, :]).sum(axis=1, dtype=dtype)
 
-    def draw(self, n_worlds: int, rng: np.random.Generator) -> None:
+    def plan(self, systems: Sequence[RankedDocs]) -> None:
+        """Every known item can be relevant to some target: the candidates are all of them."""
+
+    def draw(self, n_worlds: int, seed: int) -> None:
         """Draw what every world needs up front: labels (annotator) and targets."""
+        self.seed = seed
         n_items = len(self.membership.items)
         n_nodes = len(self.membership.categories)
         n_q = len(self.fixed)
+        worlds = np.arange(n_worlds)
         if self.world_model == "annotator":
-            labels = sample_labels(self.membership, n_worlds, rng=rng)
+            if self.membership.direct is None:
+                raise ValueError(
+                    "world_model='annotator' needs the annotators' direct shares, and this "
+                    "membership was built from already-closed probabilities; use "
+                    "world_model='bernoulli'"
+                )
+            labels = _LabelTable(self.membership.direct, self._item_keys).draw(seed, worlds)
             self._labels = np.concatenate(
                 [labels, np.full((n_worlds, 1), n_nodes, dtype=labels.dtype)], axis=1
             )
         targets = np.broadcast_to(self.fixed, (n_worlds, n_q)).copy()
-        comp_query, comp_node, comp_weight = self.components
+        comp_query = self.components[0]
         if len(comp_query):
             if self.own_label:
                 mixed = np.unique(comp_query)
                 targets[:, mixed] = self._labels[:, self.query_item[mixed]]
             else:
-                targets = _draw_components(targets, comp_query, comp_node, comp_weight, rng)
+                targets = self._draw_components(targets, seed)
         self.targets = targets
         if self.world_model == "annotator":
             label_counts = np.zeros((n_worlds, n_nodes + 1), dtype=np.int64)
@@ -261,7 +310,29 @@ class CategoricalWorlds:
             self._position = np.searchsorted(self._needed, targets)
             probs = self.membership.matrix[:, self._needed]
             self.max_relevant = int((probs > 0).sum(axis=0).max(initial=0))
-            self.draw_bytes = (n_items + 1) * len(self._needed) * 9  # uniforms + members
+            self.draw_bytes = (n_items + 1) * len(self._needed) * 17  # uniforms + members
+
+    def _draw_components(self, targets: np.ndarray, seed: int) -> np.ndarray:
+        """Each mixed query's target drawn from its component weights, keyed by query."""
+        comp_query, comp_node, comp_weight = self.components
+        order = np.argsort(comp_query, kind="stable")
+        node, weight = comp_node[order], comp_weight[order]
+        queries, start, count = np.unique(
+            comp_query[order], return_index=True, return_counts=True
+        )
+        column = np.arange(len(order)) - np.repeat(start, count)
+        row = np.repeat(np.arange(len(queries)), count)
+        cum = np.full((len(queries), int(count.max())), np.inf)
+        nodes = np.zeros(cum.shape, dtype=np.int64)
+        cum[row, column] = np.cumsum(weight) - np.repeat(
+            np.cumsum(weight)[start] - weight[start], count
+        )
+        nodes[row, column] = node
+        cum[np.arange(len(queries)), count - 1] = np.inf
+        u = uniforms(seed, _TARGETS, self._query_keys[queries], np.arange(len(targets)))
+        pick = (u[:, :, None] >= cum[None]).sum(axis=2)
+        targets[:, queries] = nodes[np.arange(len(queries))[None, :], pick]
+        return targets
 
     def _query_relevance(self, member_of: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """(n_worlds, n_q) 1 where the excluded query item belongs to its target."""
@@ -269,8 +340,8 @@ class CategoricalWorlds:
         labels = member_of[:, items]
         return np.where(self.exclude, self._anc[labels, targets], 0).astype(np.int64)
 
-    def chunk(self, start: int, stop: int, rng: np.random.Generator) -> dict:
-        """State of worlds ``start:stop`` (draws the Bernoulli members, in world order)."""
+    def chunk(self, start: int, stop: int) -> dict:
+        """State of worlds ``start:stop`` (draws the Bernoulli members)."""
         targets = self.targets[start:stop]
         if self.world_model == "annotator":
             return {
@@ -279,10 +350,13 @@ class CategoricalWorlds:
                 "counts": self._counts[start:stop],
             }
         n_items = len(self.membership.items)
+        n_needed = len(self._needed)
+        keys = (self._item_keys[:, None] + self._needed[None, :].astype(np.uint64)).ravel()
+        u = uniforms(self.seed, _MEMBERS, keys, np.arange(start, stop))
         probs = self.membership.matrix[:, self._needed]
-        members = rng.random((stop - start, n_items, len(self._needed))) < probs[None]
+        members = (u.reshape(stop - start, n_items, n_needed) < probs[None]).astype(bool)
         members = np.concatenate(
-            [members, np.zeros((stop - start, 1, len(self._needed)), dtype=bool)], axis=1
+            [members, np.zeros((stop - start, 1, n_needed), dtype=bool)], axis=1
         )
         position = self._position[start:stop]
         counts = np.take_along_axis(members.sum(axis=1), position, axis=1).astype(np.int64)
@@ -304,16 +378,24 @@ class CategoricalWorlds:
         doc = np.where(docs >= 0, docs, len(self.membership.items))
         return state["members"][worlds, doc[None], state["position"][:, :, None]]
 
-    def relevant_by_rank(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(depth, n_q, n_chunk) boolean relevance, rank-major (rows query-major)."""
+    def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ranks that can be relevant: every rank (``(n_q, depth)`` docs; ranks None:
+        column j is rank j)."""
+        return system.docs, None
+
+    def relevant(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(C, n_q * n_chunk) boolean relevance of the ``docs`` columns, rows query-major."""
+        n_chunk = len(state["counts"])
         if "labels" in state and self._bits is not None:
             # each (rank, query) gathers one contiguous run of n_chunk worlds
             bits = np.ascontiguousarray(self._bits[state["labels"]].T)  # (n_items + 1, chunk)
             target_bits = self._bits.dtype.type(1) << state["targets"].T.astype(self._bits.dtype)
             gathered = np.take(bits, docs.T, axis=0)  # take: much faster than fancy indexing
             np.bitwise_and(gathered, target_bits[None], out=gathered)
-            return gathered != 0
-        return np.ascontiguousarray(self.gains(state, docs).transpose(2, 1, 0))
+            out = gathered != 0
+        else:
+            out = np.ascontiguousarray(self.gains(state, docs).transpose(2, 1, 0))
+        return out.reshape(docs.shape[1], docs.shape[0] * n_chunk)
 
     def counts(self, state: dict) -> np.ndarray:
         """(n_chunk, n_q) number of relevant items of each query in each world."""
@@ -337,14 +419,30 @@ class QrelsWorlds:
     probability, grade : numpy.ndarray
         ``(n_pairs,)`` probability of being relevant, and the grade when relevant.
     n_queries : int
+    keys : numpy.ndarray, optional
+        ``(n_pairs,)`` uint64 keys of the pairs (:func:`~fuzzytruth.uncertain.keyed.pair_keys`
+        of their ids); default their positions.
+    query_keys : numpy.ndarray, optional
+        ``(n_queries,)`` uint64 keys of the queries; default their positions.
     """
 
     def __init__(
-        self, pair_query: np.ndarray, probability: np.ndarray, grade: np.ndarray, n_queries: int
+        self,
+        pair_query: np.ndarray,
+        probability: np.ndarray,
+        grade: np.ndarray,
+        n_queries: int,
+        *,
+        keys: np.ndarray | None = None,
+        query_keys: np.ndarray | None = None,
     ) -> None:
+        self.pair_query = pair_query
         self.probability = probability
+        self.n_queries = n_queries
         self.binary = bool(np.all(grade == 1))
         self._grade = np.append(grade, 0.0)  # the last entry pads
+        self._keys = unit_keys(np.arange(len(pair_query))) if keys is None else keys
+        self._query_keys = unit_keys(np.arange(n_queries)) if query_keys is None else query_keys
         counts = np.bincount(pair_query, minlength=n_queries)
         width = int(counts.max(initial=0))
         start = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -354,73 +452,103 @@ class QrelsWorlds:
         self._judged = judged  # (n_q, width) pair indices, grade descending, padded
         positive = np.bincount(pair_query[probability > 0], minlength=n_queries)
         self.max_relevant = int(positive.max(initial=0))
-        self.draw_bytes = (len(pair_query) + 1) * 10  # uniforms, bits and their transpose
 
-    def draw(self, n_worlds: int, rng: np.random.Generator) -> None:
-        """Nothing is shared by all worlds: every draw is per chunk."""
+    def plan(self, systems: Sequence[RankedDocs]) -> None:
+        """Which pairs get one draw per world: with one grade, only the uncertain pairs some
+        system ranks (the others enter through the per-query count of the rest); all pairs
+        with several grades (the ideal needs their grades)."""
+        n_pairs = len(self.probability)
+        ranked = np.zeros(n_pairs + 1, dtype=bool)
+        for system in systems:
+            ranked[system.docs[system.docs >= 0]] = True
+        ranked = ranked[:n_pairs]
+        p = self.probability
+        uncertain = (p > 0) & (p < 1)
+        drawn = uncertain & ranked if self.binary else p > 0
+        self._drawn = np.flatnonzero(drawn)
+        # slot of each pair in the per-world bit table: drawn pairs first, then "always"
+        # (probability 1) and "never" (probability 0, or padding)
+        n_drawn = len(self._drawn)
+        slot = np.full(n_pairs + 1, n_drawn + 1, dtype=np.int64)  # never
+        slot[self._drawn] = np.arange(n_drawn)
+        slot[np.flatnonzero((p == 1) & ~drawn)] = n_drawn  # always
+        self._slot = slot
+        self._certain = np.bincount(
+            self.pair_query[(p == 1) & ~drawn], minlength=self.n_queries
+        ).astype(np.int64)
+        self._rest_cum = None
+        if self.binary:
+            rest = uncertain & ~ranked
+            width = np.bincount(self.pair_query[rest], minlength=self.n_queries)
+            table = np.zeros((self.n_queries, int(width.max(initial=0))))
+            start = np.concatenate([[0], np.cumsum(width)[:-1]])
+            idx = np.flatnonzero(rest)
+            table[self.pair_query[idx], np.arange(len(idx)) - start[self.pair_query[idx]]] = p[
+                idx
+            ]
+            if table.shape[1]:
+                self._rest_cum = np.cumsum(poibin.pmf(table), axis=1)
+        self.draw_bytes = (n_drawn + 2) * 17 + self.n_queries * 16
 
-    def chunk(self, start: int, stop: int, rng: np.random.Generator) -> dict:
-        """Relevance of every judged pair in worlds ``start:stop``."""
-        bits = rng.random((stop - start, len(self.probability))) < self.probability[None]
-        return {"bits": np.concatenate([bits, np.zeros((stop - start, 1), bool)], axis=1)}
+    def draw(self, n_worlds: int, seed: int) -> None:
+        """Nothing is shared by all worlds: every draw is per chunk (and keyed)."""
+        self.seed = seed
+
+    def chunk(self, start: int, stop: int) -> dict:
+        """Relevance of the drawn pairs in worlds ``start:stop``, and the relevant counts."""
+        worlds = np.arange(start, stop)
+        drawn, counts = bernoulli_counts(
+            self.seed, _PAIRS, self._keys[self._drawn], self.probability[self._drawn],
+            self.pair_query[self._drawn], self.n_queries, worlds,
+        )
+        bits = np.empty((stop - start, len(self._drawn) + 2), dtype=bool)
+        bits[:, : len(self._drawn)] = drawn
+        bits[:, -2] = True  # always relevant
+        bits[:, -1] = False  # never
+        counts += self._certain[None]
+        if self._rest_cum is not None:
+            counts += categorical_draws(
+                self.seed, _REST, self._query_keys, self._rest_cum, worlds
+            )
+        return {"bits": bits, "counts": counts}
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
         """(n_chunk, n_q, depth) grades of the ranked documents (boolean when binary)."""
         pairs = np.where(docs >= 0, docs, len(self._grade) - 1)
-        hit = state["bits"][:, pairs]
+        hit = state["bits"][:, self._slot[pairs]]
         if self.binary:
             return hit
         return np.where(hit, self._grade[pairs][None], 0.0)
 
-    def relevant_by_rank(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(depth, n_q, n_chunk) boolean relevance, rank-major (rows query-major)."""
-        pairs = np.where(docs >= 0, docs, len(self._grade) - 1)
-        return np.take(np.ascontiguousarray(state["bits"].T), pairs.T, axis=0)
+    def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray]:
+        """The ranks that can be relevant (a positive probability), compressed."""
+        docs = system.docs
+        p = np.append(self.probability, 0.0)[np.where(docs >= 0, docs, len(self.probability))]
+        return _compress(docs, p > 0)
+
+    def relevant(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(C, n_q * n_chunk) boolean relevance of the ``docs`` columns, rows query-major."""
+        slots = self._slot[np.where(docs >= 0, docs, len(self._grade) - 1)]
+        table = np.ascontiguousarray(state["bits"].T)  # (n_slots, n_chunk)
+        out = np.take(table, slots.T, axis=0)  # (C, n_q, n_chunk)
+        return out.reshape(docs.shape[1], docs.shape[0] * table.shape[1])
 
     def counts(self, state: dict) -> np.ndarray:
         """(n_chunk, n_q) number of relevant judged documents of each query in each world."""
-        return state["bits"][:, self._judged].sum(axis=2)
+        return state["counts"]
 
     def ideal(self, state: dict) -> np.ndarray:
         """(n_chunk, n_q, width) grades of the relevant judged documents, descending."""
-        hit = state["bits"][:, self._judged]
-        counts = hit.sum(axis=2)
+        counts = state["counts"]
         width = int(counts.max(initial=0))
         if self.binary:
             return (np.arange(width)[None, None, :] < counts[:, :, None]).view(np.int8)
+        hit = state["bits"][:, self._slot[self._judged]]
         out = np.zeros((*hit.shape[:2], width))
         w, q, j = np.nonzero(hit)
         column = np.cumsum(hit, axis=2)[w, q, j] - 1
         out[w, q, column] = self._grade[self._judged[q, j]]
         return out
-
-
-def _draw_components(
-    targets: np.ndarray,
-    comp_query: np.ndarray,
-    comp_node: np.ndarray,
-    comp_weight: np.ndarray,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Draw each mixed query's target from its component weights, for every world."""
-    n_worlds = targets.shape[0]
-    order = np.argsort(comp_query, kind="stable")
-    node, weight = comp_node[order], comp_weight[order]
-    queries, start, count = np.unique(comp_query[order], return_index=True, return_counts=True)
-    width = int(count.max())
-    column = np.arange(len(order)) - np.repeat(start, count)
-    row = np.repeat(np.arange(len(queries)), count)
-    cum = np.full((len(queries), width), np.inf)
-    nodes = np.zeros((len(queries), width), dtype=np.int64)
-    cum[row, column] = np.cumsum(weight) - np.repeat(
-        np.cumsum(weight)[start] - weight[start], count
-    )
-    nodes[row, column] = node
-    cum[np.arange(len(queries)), count - 1] = np.inf
-    u = rng.random((n_worlds, len(queries)))
-    pick = (u[:, :, None] >= cum[None]).sum(axis=2)
-    targets[:, queries] = nodes[np.arange(len(queries))[None, :], pick]
-    return targets
 
 
 def kernel_params(measure: Measure) -> dict[str, Any]:
@@ -441,7 +569,7 @@ def world_values(
     measures: Sequence[Measure],
     *,
     n_worlds: int,
-    rng: np.random.Generator,
+    seed: int,
     memory_budget: float = 200e6,
     on_chunk: Callable[[int], None] | None = None,
 ) -> np.ndarray:
@@ -457,8 +585,8 @@ def world_values(
         Resolved measures (every parameter set).
     n_worlds : int
         Number of worlds, shared by all systems and measures.
-    rng : numpy.random.Generator
-        Source of randomness.
+    seed : int
+        Seed of the keyed draws (:func:`~fuzzytruth.uncertain.keyed.draw_seed`).
     memory_budget : float
         Bytes of working memory per chunk of worlds (default 200 MB).
     on_chunk : callable, optional
@@ -471,20 +599,26 @@ def world_values(
         world.
     """
     n_worlds = _check_n_worlds(n_worlds)
-    truth.draw(n_worlds, rng)
+    truth.plan(systems)
+    truth.draw(n_worlds, seed)
     n_q = len(systems[0].lengths)
-    depth = max(s.docs.shape[1] for s in systems)
     fast = [[_binary(m, s, truth) for m in measures] for s in systems]
+    candidates = [
+        truth.candidates(s) if any(f is not None for f in row) else None
+        for s, row in zip(systems, fast, strict=True)
+    ]
     generic = any(f is None for row in fast for f in row)
+    depth = max(s.docs.shape[1] for s in systems)
+    width = max((c[0].shape[1] for c in candidates if c is not None), default=0)
     per_world = truth.draw_bytes + n_q * (
-        depth * (_CELL_BYTES if generic else _FAST_CELL_BYTES)
-        + (truth.max_relevant * _IDEAL_BYTES if generic else 0)
+        width * _FAST_CELL_BYTES
+        + (depth * _CELL_BYTES + truth.max_relevant * _IDEAL_BYTES if generic else 0)
     )
     step = int(max(1, min(n_worlds, memory_budget // max(per_world, 1))))
     out = np.empty((len(measures), len(systems), n_worlds, n_q))
     for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
         stop = min(n_worlds, start + step)
-        _world_chunk(truth, systems, measures, fast, out, start, stop, n_q, rng)
+        _world_chunk(truth, systems, measures, fast, candidates, out, start, stop, n_q)
         if on_chunk is not None:
             on_chunk(stop - start)
     return out
@@ -506,28 +640,33 @@ def _world_chunk(
     systems: Sequence[RankedDocs],
     measures: Sequence[Measure],
     fast: list[list],
+    candidates: list,
     out: np.ndarray,
     start: int,
     stop: int,
     n_q: int,
-    rng: np.random.Generator,
 ) -> None:
     """Fill ``out[:, :, start:stop]``: every measure and system in one chunk of worlds."""
     n_chunk = stop - start
     n_rows = n_chunk * n_q
-    state = truth.chunk(start, stop, rng)
-    # the binary route's rows are query-major (query, world): see relevant_by_rank
+    state = truth.chunk(start, stop)
+    # the 0/1 route's rows are query-major (query, world)
     counts = truth.counts(state).T.reshape(n_rows) if truth.binary else None
     ideal = None
     for s, system in enumerate(systems):  # a handful of systems, each vectorised
-        by_rank = gains = None
+        relevant = gains = ranks = None
         for m, measure in enumerate(measures):
             kernel = fast[s][m]
             if kernel is not None:
-                if by_rank is None:
-                    by_rank = truth.relevant_by_rank(state, system.docs)
-                    by_rank = by_rank.reshape(by_rank.shape[0], n_rows)
-                values = kernel(by_rank, np.repeat(system.lengths, n_chunk), counts)
+                if relevant is None:
+                    docs, ranks = candidates[s]
+                    relevant = truth.relevant(state, docs)
+                    if ranks is None:  # every rank is a column
+                        ranks = np.arange(docs.shape[1], dtype=np.int32)[:, None]
+                    else:  # (n_q, C) -> (C, n_rows), rows query-major
+                        ranks = np.repeat(ranks.T.astype(np.int32), n_chunk, axis=1)
+                lengths = np.repeat(system.lengths, n_chunk)
+                values = kernel(relevant, ranks, lengths, counts)
                 out[m, s, start:stop] = values.reshape(n_q, n_chunk).T
                 continue
             if gains is None:
