@@ -63,6 +63,22 @@ class AnnotatorAgreement:
         """Number of other annotators with a defined pairwise κ."""
         return np.isfinite(self.pairwise_kappa).sum(axis=1)
 
+    def __repr__(self) -> str:
+        def lowest(values: np.ndarray, name: str) -> str:
+            if not np.isfinite(values).any():
+                return f"{name} undefined"
+            i = int(np.nanargmin(values))
+            return (
+                f"{name} {np.nanmin(values):.3f}–{np.nanmax(values):.3f} "
+                f"(lowest {self.annotators[i]!r})"
+            )
+
+        return (
+            f"AnnotatorAgreement({len(self.annotators)} annotators; "
+            f"{lowest(self.majority_agreement, 'majority_agreement')}; "
+            f"{lowest(self.mean_kappa, 'mean_pairwise_kappa')})"
+        )
+
     def to_frame(self) -> pd.DataFrame:
         """One row per annotator: ``annotator_id, n_items, majority_agreement,
         n_majority_items, mean_pairwise_kappa, n_partners``."""
@@ -79,7 +95,7 @@ class AnnotatorAgreement:
 
     def pairs_to_frame(self) -> pd.DataFrame:
         """One row per unordered pair sharing at least one item: ``annotator_id, other,
-        n_shared, kappa``."""
+        n_shared, cohen_kappa``."""
         a, b = np.triu_indices(len(self.annotators), k=1)
         keep = self.n_shared[a, b] > 0
         a, b = a[keep], b[keep]
@@ -89,7 +105,7 @@ class AnnotatorAgreement:
                 "annotator_id": pd.Series(ids[a], dtype=object),
                 "other": pd.Series(ids[b], dtype=object),
                 "n_shared": self.n_shared[a, b],
-                "kappa": self.pairwise_kappa[a, b],
+                "cohen_kappa": self.pairwise_kappa[a, b],
             }
         )
 
