@@ -207,11 +207,16 @@ class Annotations:
             weight = weight * per[annot]
         return item, annot, label, weight
 
+    def one_label_per_pair(self) -> bool:
+        """True when every (item, annotator) pair has one label (no vote split between
+        several labels by ``duplicates="split"``)."""
+        return bool((self._frame["weight"].to_numpy() == 1.0).all())
+
     def label_matrix(self) -> np.ndarray:
         """``(n_items, n_annotators)`` label column per cell, -1 where the annotator did not
         label the item. Needs one label per (item, annotator) (not ``duplicates="split"``)."""
         item, annot, label, _ = self.codes()
-        if len(np.unique(item * self.n_annotators + annot)) != len(item):
+        if not self.one_label_per_pair():
             raise ValueError(
                 "label_matrix needs one label per (item, annotator); these annotations "
                 "split some votes between several labels"

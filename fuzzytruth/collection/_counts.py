@@ -48,16 +48,17 @@ def label_counts(annotations: Annotations) -> np.ndarray:
     several labels (``duplicates="split"``) are an error: agreement coefficients are defined
     for one label per annotator and item.
     """
-    item, annot, label, _ = annotations.codes()
-    if len(np.unique(item * annotations.n_annotators + annot)) != len(item):
+    item, _, label, _ = annotations.codes()
+    if not annotations.one_label_per_pair():
         raise ValueError(
             "agreement needs one label per (item, annotator); these annotations split some "
             "votes between several labels (duplicates='split'): rebuild them with "
             "duplicates='first' or 'last'"
         )
-    counts = np.zeros((annotations.n_items, len(annotations.taxonomy)))
-    np.add.at(counts, (item, label), 1.0)
-    return counts
+    n_nodes = len(annotations.taxonomy)
+    cells = item.astype(np.int64) * n_nodes + label
+    counts = np.bincount(cells, minlength=annotations.n_items * n_nodes)
+    return counts.reshape(annotations.n_items, n_nodes).astype(float)
 
 
 def metric_matrix(metric: Metric, taxonomy: Taxonomy) -> np.ndarray:
