@@ -18,6 +18,15 @@ Loaders of public collections read from a path the user gives (nothing is downlo
 from fuzzytruth.datasets.fleiss import FLEISS_1971_CATEGORIES, Fleiss1971, fleiss_1971
 from fuzzytruth.datasets.image_collection import ImageCollection, image_collection
 from fuzzytruth.datasets.imagenet_real import ImageNetReal, imagenet_real, read_imagenet_real
+from fuzzytruth.datasets.public import (
+    CIFAR10_CLASSES,
+    CIFAR10H,
+    CrowdRelevance,
+    cifar10h_taxonomy,
+    read_cifar10h_counts,
+    read_cifar10h_raw,
+    read_crowd_relevance,
+)
 from fuzzytruth.datasets.santini import (
     SANTINI_FIGURE1_PUBLISHED,
     SantiniExample,
@@ -27,15 +36,22 @@ from fuzzytruth.datasets.santini import (
 )
 
 __all__ = [
+    "CIFAR10H",
+    "CIFAR10_CLASSES",
     "FLEISS_1971_CATEGORIES",
     "SANTINI_FIGURE1_PUBLISHED",
+    "CrowdRelevance",
     "Fleiss1971",
     "ImageCollection",
     "ImageNetReal",
     "SantiniExample",
+    "cifar10h_taxonomy",
     "fleiss_1971",
     "image_collection",
     "imagenet_real",
+    "read_cifar10h_counts",
+    "read_cifar10h_raw",
+    "read_crowd_relevance",
     "read_imagenet_real",
     "santini_figure1",
     "santini_illustrative",

@@ -111,6 +111,8 @@ def read_delimited(
     required: Sequence[str],
     may_be_empty: Sequence[str] = (),
     encoding: str = "utf-8",
+    only_required: bool = False,
+    multiline: bool = False,
 ) -> pd.DataFrame:
     """A CSV/TSV table with a header line, every value a stripped string.
 
@@ -118,14 +120,19 @@ def read_delimited(
     encoding, ``#`` comment and blank lines) and is parsed by pyarrow's CSV reader. Raises
     ``ValueError`` naming the file and line for a missing header column, a line with the wrong
     number of fields, or an empty value in a ``required`` column not in ``may_be_empty``.
+    ``only_required`` keeps the required columns only (faster on wide exports);
+    ``multiline`` accepts line breaks inside quoted values (crowdsourcing exports hold whole
+    documents), at the price of line numbers that count records, not physical lines, after
+    the first such value.
     """
     text = load_text(path, encoding=encoding)
     header = _header(text, delimiter, required)
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(text.data),
-            parse_options=pa_csv.ParseOptions(delimiter=delimiter),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter, newlines_in_values=multiline),
             convert_options=pa_csv.ConvertOptions(
+                include_columns=list(required) if only_required else None,
                 column_types=dict.fromkeys(header, pa.string()),
                 strings_can_be_null=False,
                 null_values=[],
@@ -136,7 +143,7 @@ def read_delimited(
             _locate_bad_line(text, delimiter, header) or f"{text.path}: {err}"
         ) from None
     columns = {}
-    for name, column in zip(header, table.columns, strict=True):
+    for name, column in zip(table.column_names, table.columns, strict=True):
         stripped = pc.utf8_trim_whitespace(column)
         if name in required and name not in may_be_empty:
             empty = np.flatnonzero(pc.equal(stripped, "").to_numpy(zero_copy_only=False))
