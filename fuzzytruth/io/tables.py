@@ -243,7 +243,7 @@ def write_taxonomy(
 def read_annotations(
     path: str | os.PathLike,
     *,
-    taxonomy: Taxonomy,
+    taxonomy: Taxonomy | None,
     format: str | None = None,
     item: str = "item_id",
     annotator: str = "annotator_id",
@@ -252,6 +252,9 @@ def read_annotations(
     encoding: str = "utf-8",
 ) -> Annotations:
     r"""Read a long annotation table (CSV, TSV or Parquet) and bind it to ``taxonomy``.
+
+    With ``taxonomy=None`` the labels are a flat label set: :meth:`Taxonomy.flat` of the
+    labels found, in sorted order (for agreement on labels without a hierarchy).
 
     Column names and the duplicate policy are those of
     :meth:`~fuzzytruth.annotations.Annotations.from_frame`. Ids and labels are read as strings.
@@ -286,6 +289,8 @@ def read_annotations(
             path, delimiter="," if fmt == "csv" else "\t", required=columns, encoding=encoding
         )
         where, lines = "line", frame.attrs["lines"]
+    if taxonomy is None:
+        taxonomy = Taxonomy.flat(sorted(pd.unique(frame[label])))
     known = pd.Index(taxonomy.nodes)
     unknown = np.flatnonzero(known.get_indexer(frame[label]) < 0)
     if unknown.size:
