@@ -331,8 +331,9 @@ def agreement(
     memory_budget : float
         Bytes the temporaries of one block of replicates may take (default 64e6). Replicates
         are drawn in blocks of ``memory_budget / (24 × n_items)``, from one random stream, so
-        the result does not depend on the budget; memory stays bounded whatever the number of
-        items (ImageNet ReaL, 185k items: about 100 MB in all).
+        the replicates do not depend on the budget (the values only up to the rounding of the
+        matrix products); memory stays bounded whatever the number of items (ImageNet ReaL,
+        185k items: about 110 MB in all).
 
     Returns
     -------
