@@ -119,3 +119,11 @@ def test_flat_labels_give_the_nominal_coefficients():
     totals = counts.sum(axis=0)
     expected = totals.sum() ** 2 - (totals**2).sum()
     assert res.value("krippendorff_alpha") == pytest.approx(1 - 5 * observed / expected)
+
+
+def test_dataset_objects_print_short():
+    from fuzzytruth.datasets import fleiss_1971, image_collection, imagenet_real
+
+    for data in (fleiss_1971(), image_collection(), imagenet_real()):
+        text = repr(data)
+        assert len(text) < 200 and "\n" not in text, text
