@@ -52,8 +52,9 @@ def scores_of(run):
         RUN.replace(" sys\n", " sys extra fields\n"),  # fields after the run tag
         RUN.replace(" ", "\t").replace("q1\tQ0", "q1  Q0"),  # tabs and repeated spaces
         RUN.replace("q2", "\nq2") + "\n\n",  # blank lines
+        RUN.replace("q2", "   \t\nq2"),  # a line of whitespace only
     ],
-    ids=["comments", "crlf", "bom", "extra-fields", "whitespace", "blank-lines"],
+    ids=["comments", "crlf", "bom", "extra-fields", "whitespace", "blank-lines", "spaces-line"],
 )
 def test_run_reader_accepts_what_trec_eval_accepts(tmp_path, text):
     path = tmp_path / "run.txt"
@@ -62,6 +63,16 @@ def test_run_reader_accepts_what_trec_eval_accepts(tmp_path, text):
     plain.write_text(RUN)
     assert scores_of(read_trec_run(path)) == scores_of(read_trec_run(plain))
     assert read_trec_run(path).name == "sys"
+
+
+def test_fields_split_on_ascii_whitespace_only_on_both_paths(tmp_path):
+    # trec_eval splits on C isspace; a no-break space or U+2028 stays inside an id, whether the
+    # file takes pyarrow's fast path (single spaces) or the line reader (tabs)
+    odd = "d\u00a01\u2028x"
+    fast, slow = tmp_path / "fast.txt", tmp_path / "slow.txt"
+    fast.write_text(f"q1 Q0 {odd} 1 2.5 sys\n")
+    slow.write_text(f"q1\tQ0\t{odd}\t1\t2.5\tsys\n")
+    assert read_trec_run(fast).doc_ids.tolist() == read_trec_run(slow).doc_ids.tolist() == [odd]
 
 
 @pytest.mark.parametrize(

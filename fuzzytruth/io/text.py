@@ -77,8 +77,12 @@ class Text:
         return f"{self.path}, line {int(self.lines[index])}"
 
     def decoded_lines(self) -> list[str]:
-        """The lines of :attr:`data` as ``str`` without their line ends."""
-        return self.data.decode("utf-8").splitlines()
+        """The lines of :attr:`data` as ``str`` without their line ends (LF or CRLF only; other
+        Unicode line separators stay inside the line, as in :attr:`lines`)."""
+        lines = self.data.decode("utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return [line.removesuffix("\r") for line in lines]
 
 
 def compression_of(head: bytes) -> str | None:

@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
@@ -54,18 +55,27 @@ __all__ = [
     "write_trec_run",
 ]
 
+#: The field separators of trec_eval (C ``isspace``): ASCII whitespace only, so an id holding
+#: a no-break space reads the same on the fast and the slow path.
+_WHITESPACE = " \t\n\r\f\v"
+_FIELD_SEPARATOR = re.compile(r"[ \t\n\r\f\v]+")
 _RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 _QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 
 
 def _read_slow(
     text: Text, fields: tuple[str, ...], numeric: str, extra: bool
-) -> dict[str, list]:
-    """Line-by-line reader: any whitespace between fields, extra fields if ``extra``."""
+) -> tuple[dict[str, list], np.ndarray]:
+    """Line-by-line reader: any ASCII whitespace between fields, extra fields if ``extra``,
+    lines of whitespace only skipped. Returns the columns and the rows' file lines."""
     columns: dict[str, list] = {f: [] for f in fields}
+    kept: list[int] = []
     at = fields.index(numeric)
     for i, line in enumerate(text.decoded_lines()):
-        parts = line.split()
+        stripped = line.strip(_WHITESPACE)
+        if not stripped:
+            continue
+        parts = _FIELD_SEPARATOR.split(stripped)
         if len(parts) < len(fields) or (len(parts) > len(fields) and not extra):
             want = f"at least {len(fields)}" if extra else str(len(fields))
             raise ValueError(
@@ -80,7 +90,8 @@ def _read_slow(
             ) from None
         for f, p in zip(fields, parts[: len(fields)], strict=True):
             columns[f].append(value if f == numeric else p)
-    return columns
+        kept.append(i)
+    return columns, text.lines[np.asarray(kept, dtype=np.int64)]
 
 
 def _read_fast(text: Text, fields: tuple[str, ...], numeric: str) -> dict[str, Any]:
@@ -108,23 +119,24 @@ def _read_table(
     *,
     encoding: str,
     extra: bool = False,
-) -> tuple[dict[str, Any], Text]:
-    """Every column of a whitespace-separated file, and the file's text (for line numbers)."""
+) -> tuple[dict[str, Any], str, np.ndarray]:
+    """Every column of a whitespace-separated file, its name and each row's file line."""
     text = load_text(path, encoding=encoding)
     try:
-        cols = _read_fast(text, fields, numeric)
+        cols, lines = _read_fast(text, fields, numeric), text.lines
     except ValueError:  # pyarrow.ArrowInvalid is a ValueError
-        cols = _read_slow(text, fields, numeric, extra)
+        cols, lines = _read_slow(text, fields, numeric, extra)
     values = np.asarray(cols[numeric], dtype=np.float64)
     bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
     if bad.any():
         i = int(bad.argmax())
         rule = "not NaN" if numeric == "score" else "a finite number"
         raise ValueError(
-            f"{text.where(i)}: field '{numeric}' must be {rule}; got {values[i]!r}"
+            f"{text.path}, line {int(lines[i])}: field '{numeric}' must be {rule}; got "
+            f"{values[i]!r}"
         )
     cols[numeric] = values
-    return cols, text
+    return cols, text.path, lines
 
 
 def read_trec_run(
@@ -146,7 +158,7 @@ def read_trec_run(
     Run
         Named after the tag of the first line.
     """
-    cols, text = _read_table(path, _RUN_FIELDS, "score", encoding=encoding, extra=True)
+    cols, source, lines = _read_table(path, _RUN_FIELDS, "score", encoding=encoding, extra=True)
     tags = cols["tag"]
     return Run(
         cols["qid"],
@@ -154,8 +166,8 @@ def read_trec_run(
         cols["score"],
         name=str(tags[0]) if len(tags) else "run",
         duplicates=duplicates,
-        source=text.path,
-        line_numbers=text.lines,
+        source=source,
+        line_numbers=lines,
     )
 
 
@@ -175,10 +187,10 @@ def read_trec_qrels(
     ...
     ValueError: ...qrels.txt, line 2: expected 4 whitespace-separated fields 'qid iter docno rel'...
     """
-    cols, text = _read_table(path, _QRELS_FIELDS, "rel", encoding=encoding)
+    cols, source, lines = _read_table(path, _QRELS_FIELDS, "rel", encoding=encoding)
     return Qrels(
-        cols["qid"], cols["docno"], cols["rel"], duplicates=duplicates, source=text.path,
-        line_numbers=text.lines,
+        cols["qid"], cols["docno"], cols["rel"], duplicates=duplicates, source=source,
+        line_numbers=lines,
     )
 
 
@@ -192,7 +204,7 @@ def read_trec_qrels_jg(
     dict of str to Qrels
         Keyed by judgment group (annotator), in sorted order.
     """
-    cols, text = _read_table(path, _QRELS_FIELDS, "rel", encoding=encoding)
+    cols, source, lines = _read_table(path, _QRELS_FIELDS, "rel", encoding=encoding)
     groups = np.asarray(cols["iter"], dtype=object)
     out: dict[str, Qrels] = {}
     for g in sorted(set(groups.tolist())):
@@ -202,21 +214,21 @@ def read_trec_qrels_jg(
             np.asarray(cols["docno"], dtype=object)[sel],
             cols["rel"][sel],
             duplicates=duplicates,
-            source=f"{text.path} (judgment group {g})",
-            line_numbers=text.lines[sel],
+            source=f"{source} (judgment group {g})",
+            line_numbers=lines[sel],
         )
     return out
 
 
 def check_ids(ids: Iterable[Any], what: str, *, first_field: bool = False) -> None:
     """A ValueError naming the first id of ``what`` that would not read back from a
-    whitespace-separated file: empty, containing whitespace, or (``first_field``) starting with
-    ``#``, which readers take for a comment line."""
+    whitespace-separated file: empty, containing ASCII whitespace, or (``first_field``)
+    starting with ``#`` (a comment line) or a byte-order mark."""
     values = pd.Series(pd.unique(pd.Series(list(ids) if not hasattr(ids, "__len__") else ids)))
     text = values.astype(str)
-    bad = text.str.contains(r"\s", regex=True) | (text == "")
+    bad = text.str.contains(_FIELD_SEPARATOR.pattern, regex=True) | (text == "")
     if first_field:
-        bad |= text.str.startswith("#")
+        bad |= text.str.startswith("#") | text.str.startswith("\ufeff")
     if bad.any():
         value = values[bad.to_numpy()].iloc[0]
         raise ValueError(
