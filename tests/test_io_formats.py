@@ -209,7 +209,7 @@ ids = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")),
     min_size=1,
     max_size=8,
-).filter(lambda s: not s.startswith("#") and not any(c.isspace() for c in s))
+).filter(lambda s: not s.startswith(("#", "\ufeff")) and not any(c.isspace() for c in s))
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
