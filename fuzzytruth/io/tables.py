@@ -10,11 +10,16 @@ Taxonomy
     parent empty (trees and DAGs).
 Annotations
     ``.csv`` / ``.tsv`` / ``.parquet``: a long table with one row per (item, annotator, label);
-    column names are configurable. Lines starting with ``#`` in CSV/TSV files are comments.
+    column names are configurable; without a taxonomy the labels form a flat label set.
 Probabilistic qrels
     ``.csv`` / ``.tsv``: ``query_id, doc_id, probability[, grade]`` — for each judged pair the
     probability that the document is relevant (e.g. the share of assessors who judged it so)
     and, optionally, its grade when relevant (default 1).
+
+Text files (everything but Parquet) go through :func:`fuzzytruth.io.text.load_text`, like the
+TREC files: compression recognised from the content (``labels.csv.gz`` is a CSV file), a
+byte-order mark removed, an ``encoding`` option for files that are not UTF-8, lines starting
+with ``#`` (comments) and blank lines skipped. They are parsed by pyarrow's CSV reader.
 
 A malformed file raises a ``ValueError`` that names the file, the 1-based line and what was
 expected.
@@ -120,6 +125,7 @@ def read_delimited(
     encoding, ``#`` comment and blank lines) and is parsed by pyarrow's CSV reader. Raises
     ``ValueError`` naming the file and line for a missing header column, a line with the wrong
     number of fields, or an empty value in a ``required`` column not in ``may_be_empty``.
+    The frame's ``attrs["lines"]`` holds the file line of each row, for later messages.
     ``only_required`` keeps the required columns only (faster on wide exports);
     ``multiline`` accepts line breaks inside quoted values (crowdsourcing exports hold whole
     documents), at the price of line numbers that count records, not physical lines, after
