@@ -45,7 +45,6 @@ _FLAGS = {
     "duplicates='first', 'last' or 'split'": "--duplicates first or last",
     "n_resamples": "--n-resamples",
     "confidence_level": "--confidence-level",
-    "memory_budget": "--memory-budget",
     "metric": "--metric",
     "duplicates=": "--duplicates ",
     "item=": "--item-column ",

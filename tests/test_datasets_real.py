@@ -109,3 +109,11 @@ def test_the_careless_rater_is_found(real):
     assert worst["annotator_id"] == 145 and worst["golden_accuracy"] == pytest.approx(243 / 1135)
     assert scores["majority_agreement"].idxmin() == scores["golden_accuracy"].idxmin()
     assert scores["majority_agreement"].corr(scores["golden_accuracy"]) > 0.5
+
+
+def test_bundled_tables_stay_small():
+    from importlib import resources
+
+    folder = resources.files("fuzzytruth.datasets").joinpath("data")
+    names = [f"real_{n}.parquet" for n in ("questions", "votes", "golden_votes", "expert_votes")]
+    assert sum(folder.joinpath(n).stat().st_size for n in names) < 3_500_000
