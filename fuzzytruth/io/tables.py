@@ -90,9 +90,10 @@ def _header(text: Text, delimiter: str, required: Sequence[str]) -> list[str]:
     header = [f.strip() for f in next(csv.reader([first], delimiter=delimiter))]
     missing = [c for c in required if c not in header]
     if missing:
+        shown = header if len(header) <= 12 else [*header[:12], f"… {len(header)} in all"]
         raise ValueError(
             f"{text.where(0)}: header must name the columns {list(required)}; "
-            f"missing {missing} (found {header})"
+            f"missing {missing} (found {shown})"
         )
     return header
 
