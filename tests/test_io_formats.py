@@ -151,6 +151,20 @@ def test_non_utf8_bytes_name_file_and_line_in_every_format(tmp_path):
     assert "café" in labels.taxonomy
 
 
+def test_quoted_values_spanning_lines_keep_line_numbers(tmp_path):
+    path = tmp_path / "judgments.csv"
+    path.write_text(
+        'item_id,annotator_id,label,body\n'
+        'd1,w1,yes,"<p>one</p>\n<p>two</p>"\n'
+        'd1,w2,no,"<p>three</p>\n\n<p>four</p>"\n'
+        "d2,w1,maybee,short\n"
+    )
+    with pytest.raises(ValueError, match=r"judgments\.csv, line 7: label 'maybee' is not"):
+        read_annotations(path, taxonomy=Taxonomy.flat(["no", "maybe", "yes"]))
+    frame = read_annotations(path, taxonomy=None).to_frame()
+    assert frame["label"].tolist() == ["yes", "no", "maybee"]
+
+
 def test_comment_and_blank_lines_keep_line_numbers(tmp_path):
     path = tmp_path / "labels.csv"
     path.write_text("# made by hand\nitem_id,annotator_id,label\n\ni,a,x\n# note\ni,b,\n")

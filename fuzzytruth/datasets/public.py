@@ -302,7 +302,6 @@ def read_crowd_relevance(
         required=[query, doc, worker, judgment],
         encoding=encoding,
         only_required=True,
-        multiline=True,
     )
     values = pd.unique(frame[judgment])
     if not set(relevant) & set(values):

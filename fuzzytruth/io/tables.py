@@ -37,9 +37,10 @@ Examples
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -98,16 +99,28 @@ def _header(text: Text, delimiter: str, required: Sequence[str]) -> list[str]:
     return header
 
 
-def _locate_bad_line(text: Text, delimiter: str, header: list[str]) -> str | None:
-    """The first line whose field count differs from the header's, described; else None."""
-    reader = csv.reader(text.decoded_lines(), delimiter=delimiter)
-    for i, fields in enumerate(reader):
-        if i and len(fields) != len(header):
-            return (
-                f"{text.where(i)}: expected {len(header)} fields ({', '.join(header)}), "
-                f"found {len(fields)}"
-            )
-    return None
+def _records(text: Text, delimiter: str) -> Iterator[tuple[list[str], int]]:
+    """Every CSV record of ``text`` (quoted values may span lines) with the index in
+    ``text.lines`` of its first line."""
+    reader = csv.reader(io.StringIO(text.data.decode("utf-8"), newline=""), delimiter=delimiter)
+    start = 0
+    for fields in reader:
+        yield fields, start
+        start = reader.line_num
+
+
+def _parse(text: Text, delimiter: str, header: list[str], keep: list[str] | None,
+           multiline: bool) -> pa.Table:
+    return pa_csv.read_csv(
+        pa.BufferReader(text.data),
+        parse_options=pa_csv.ParseOptions(delimiter=delimiter, newlines_in_values=multiline),
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=keep,
+            column_types=dict.fromkeys(header, pa.string()),
+            strings_can_be_null=False,
+            null_values=[],
+        ),
+    )
 
 
 def read_delimited(
@@ -118,47 +131,51 @@ def read_delimited(
     may_be_empty: Sequence[str] = (),
     encoding: str = "utf-8",
     only_required: bool = False,
-    multiline: bool = False,
 ) -> pd.DataFrame:
     """A CSV/TSV table with a header line, every value a stripped string.
 
     The file goes through :func:`~fuzzytruth.io.text.load_text` (compression, byte-order mark,
-    encoding, ``#`` comment and blank lines) and is parsed by pyarrow's CSV reader. Raises
-    ``ValueError`` naming the file and line for a missing header column, a line with the wrong
-    number of fields, or an empty value in a ``required`` column not in ``may_be_empty``.
-    The frame's ``attrs["lines"]`` holds the file line of each row, for later messages.
-    ``only_required`` keeps the required columns only (faster on wide exports);
-    ``multiline`` accepts line breaks inside quoted values (crowdsourcing exports hold whole
-    documents), at the price of line numbers that count records, not physical lines, after
-    the first such value.
+    encoding, ``#`` comment and blank lines) and is parsed by pyarrow's CSV reader. Quoted
+    values may span lines (crowdsourcing exports hold whole documents): such files are parsed
+    a second time, and Python's CSV reader finds each record's first line. Raises
+    ``ValueError`` naming the file and line for a missing header column, a record with the
+    wrong number of fields, or an empty value in a ``required`` column not in
+    ``may_be_empty``. The frame's ``attrs["lines"]`` holds the file line of each row, for
+    later messages. ``only_required`` keeps the required columns only (faster on wide
+    exports).
     """
     text = load_text(path, encoding=encoding)
     header = _header(text, delimiter, required)
+    keep = list(required) if only_required else None
     try:
-        table = pa_csv.read_csv(
-            pa.BufferReader(text.data),
-            parse_options=pa_csv.ParseOptions(delimiter=delimiter, newlines_in_values=multiline),
-            convert_options=pa_csv.ConvertOptions(
-                include_columns=list(required) if only_required else None,
-                column_types=dict.fromkeys(header, pa.string()),
-                strings_can_be_null=False,
-                null_values=[],
-            ),
-        )
-    except ValueError as err:  # pyarrow.ArrowInvalid
-        raise ValueError(
-            _locate_bad_line(text, delimiter, header) or f"{text.path}: {err}"
-        ) from None
+        table, rows = _parse(text, delimiter, header, keep, multiline=False), text.lines[1:]
+        if table.num_rows != len(rows):  # line breaks inside quoted values
+            raise ValueError("records span lines")
+    except ValueError:  # pyarrow.ArrowInvalid: a bad line, or line breaks inside values
+        records = list(_records(text, delimiter))
+        for fields, start in records[1:]:
+            if len(fields) != len(header):
+                raise ValueError(
+                    f"{text.where(start)}: expected {len(header)} fields "
+                    f"({', '.join(header)}), found {len(fields)}"
+                ) from None
+        try:
+            table = _parse(text, delimiter, header, keep, multiline=True)
+        except ValueError as err:
+            raise ValueError(f"{text.path}: {err}") from None
+        rows = text.lines[[start for _, start in records[1:]]]
     columns = {}
     for name, column in zip(table.column_names, table.columns, strict=True):
         stripped = pc.utf8_trim_whitespace(column)
         if name in required and name not in may_be_empty:
             empty = np.flatnonzero(pc.equal(stripped, "").to_numpy(zero_copy_only=False))
             if empty.size:
-                raise ValueError(f"{text.where(int(empty[0]) + 1)}: empty value in column {name!r}")
+                raise ValueError(
+                    f"{text.path}, line {int(rows[empty[0]])}: empty value in column {name!r}"
+                )
         columns[name] = pd.array(stripped, dtype="str")
     frame = pd.DataFrame(columns)
-    frame.attrs["lines"] = text.lines[1:]
+    frame.attrs["lines"] = rows
     return frame
 
 
