@@ -15,8 +15,9 @@ from fuzzytruth.collection._counts import label_counts, require_annotations
 
 __all__ = ["AnnotatorAgreement", "annotator_agreement", "annotator_weights"]
 
-#: Cells (label rows × categories) processed at a time in the leave-one-out majority.
-_CHUNK_CELLS = 1 << 22
+#: Bytes the temporaries of one block of the leave-one-out majority may take: a float copy
+#: of the other annotators' counts and a boolean tie mask, 9 bytes per (label row, category).
+_MEMORY_BUDGET = 64e6
 _WEIGHT_RULES = ("kappa", "majority")
 
 
@@ -117,7 +118,7 @@ def _majority_credit(
     whether the item has other annotators at all."""
     n_rows, n_labels = len(item), counts.shape[1]
     credit = np.zeros(n_rows)
-    step = max(1, _CHUNK_CELLS // max(n_labels, 1))
+    step = max(1, int(_MEMORY_BUDGET // (9 * max(n_labels, 1))))
     for start in range(0, n_rows, step):
         rows = slice(start, min(start + step, n_rows))
         others = counts[item[rows]]
