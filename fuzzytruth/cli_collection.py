@@ -67,7 +67,7 @@ def add_parsers(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "agreement",
         help="inter-annotator agreement, per-level agreement, category and annotator reliability",
-        description=__doc__.split("\n\n")[1],
+        description="\n\n".join(__doc__.split("\n\n")[1:3]).replace("``", ""),
         epilog=AGREEMENT_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
