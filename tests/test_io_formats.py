@@ -211,6 +211,17 @@ def test_run_writer_refuses_ids_that_would_not_read_back(tmp_path, run, message)
     assert not (tmp_path / "run.txt").exists()
 
 
+def test_table_writers_refuse_or_quote(tmp_path):
+    tax = Taxonomy.flat(["x"])
+    frame = pd.DataFrame({"item_id": [" i"], "annotator_id": ["a"], "label": ["x"]})
+    with pytest.raises(ValueError, match=r"item_id ' i' would not read back"):
+        write_annotations(Annotations.from_frame(frame, taxonomy=tax), tmp_path / "a.csv")
+    frame = pd.DataFrame({"item_id": ["#1", "#1"], "annotator_id": ["a", "b"], "label": "x"})
+    write_annotations(Annotations.from_frame(frame, taxonomy=tax), tmp_path / "a.csv")
+    assert (tmp_path / "a.csv").read_text().splitlines()[1] == '"#1","a","x"'
+    assert read_annotations(tmp_path / "a.csv", taxonomy=tax).n_annotators == 2
+
+
 def test_qrels_writers_refuse_spaces(tmp_path):
     with pytest.raises(ValueError, match=r"document id 'a b'"):
         write_trec_qrels(Qrels(["q"], ["a b"], [1.0]), tmp_path / "q.txt")
@@ -265,8 +276,8 @@ def test_judgment_group_round_trip(tmp_path, groups):
         pd.testing.assert_frame_equal(back[g].to_dataframe(), q.to_dataframe())
 
 
-csv_ids = st.text(alphabet="abcxyzé_-.0123456789 ,\"'", min_size=1, max_size=6).filter(
-    lambda s: s.strip() == s and not s.startswith("#")
+csv_ids = st.text(alphabet="#abcxyzé_-.0123456789 ,\"'", min_size=1, max_size=6).filter(
+    lambda s: s.strip() == s
 )
 
 

@@ -179,6 +179,33 @@ def read_delimited(
     return frame
 
 
+def write_delimited(
+    frame: pd.DataFrame, path: str | os.PathLike, fmt: str, ids: Sequence[str]
+) -> None:
+    """Write ``frame`` as CSV/TSV so that :func:`read_delimited` reads it back.
+
+    Values of the ``ids`` columns that would not read back (empty, or with leading or
+    trailing whitespace, which the reader strips) raise a ValueError naming the value. When a
+    first-column value starts with ``#``, every field is quoted, so that the line is not
+    taken for a comment.
+    """
+    for column in ids:
+        text = frame[column].astype(str)
+        bad = (text == "") | (text.str.strip() != text)
+        if bad.any():
+            raise ValueError(
+                f"{column} {text[bad.to_numpy()].iloc[0]!r} would not read back: values are "
+                "stripped of surrounding whitespace and may not be empty"
+            )
+    first = frame.iloc[:, 0].astype(str).str.startswith("#").any()
+    frame.to_csv(
+        path,
+        sep="," if fmt == "csv" else "\t",
+        index=False,
+        quoting=csv.QUOTE_ALL if first else csv.QUOTE_MINIMAL,
+    )
+
+
 # ---------------------------------------------------------------------- taxonomy
 def read_taxonomy(
     path: str | os.PathLike,
@@ -260,7 +287,7 @@ def write_taxonomy(
             json.dump(taxonomy.to_nested(), handle, indent=2)
             handle.write("\n")
         return
-    taxonomy.to_frame().to_csv(path, sep="," if fmt == "csv" else "\t", index=False)
+    write_delimited(taxonomy.to_frame(), path, fmt, ["child"])
 
 
 # ---------------------------------------------------------------------- annotations
@@ -350,7 +377,7 @@ def write_annotations(
     if fmt == "parquet":
         frame.to_parquet(path, index=False)
     else:
-        frame.to_csv(path, sep="," if fmt == "csv" else "\t", index=False)
+        write_delimited(frame, path, fmt, ["item_id", "annotator_id", "label"])
 
 
 # ---------------------------------------------------------------------- probabilistic qrels
@@ -407,4 +434,4 @@ def write_probabilistic_qrels(
     """Write ``query_id, doc_id, probability, grade``; round-trips with
     :func:`read_probabilistic_qrels`."""
     fmt = _format_of(path, format, ("csv", "tsv"))
-    qrels.to_dataframe().to_csv(path, sep="," if fmt == "csv" else "\t", index=False)
+    write_delimited(qrels.to_dataframe(), path, fmt, ["query_id", "doc_id"])
