@@ -137,7 +137,8 @@ def read_delimited(
     The file goes through :func:`~fuzzytruth.io.text.load_text` (compression, byte-order mark,
     encoding, ``#`` comment and blank lines) and is parsed by pyarrow's CSV reader. Quoted
     values may span lines (crowdsourcing exports hold whole documents): such files are parsed
-    a second time, and Python's CSV reader finds each record's first line. Raises
+    a second time, and Python's CSV reader finds each record's first line (a blank line or a
+    line starting with ``#`` inside a quoted value is dropped like any other). Raises
     ``ValueError`` naming the file and line for a missing header column, a record with the
     wrong number of fields, or an empty value in a ``required`` column not in
     ``may_be_empty``. The frame's ``attrs["lines"]`` holds the file line of each row, for
