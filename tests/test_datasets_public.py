@@ -19,10 +19,11 @@ RAW_HEADER = (
     "chosen_label,correct_guess,cifar10_test_test_idx,image_filename,subcategory,"
     "reaction_time,time_elapsed"
 )
-# (annotator, image, chosen class); image -99999 marks an attention check
+# (annotator, image, chosen class); image -99999 marks an attention check, whose true class
+# is "truck" (for the other trials the fixture's true class is the chosen one)
 TRIALS = [
     (0, 0, "cat"), (0, 1, "ship"), (0, -99999, "truck"), (0, 2, "deer"),
-    (1, 0, "dog"), (1, 1, "ship"), (1, -99999, "truck"), (1, 2, "deer"),
+    (1, 0, "dog"), (1, 1, "ship"), (1, -99999, "frog"), (1, 2, "deer"), (1, -99999, "truck"),
     (2, 0, "cat"), (2, 1, "automobile"), (2, 2, "horse"),
 ]
 
@@ -32,8 +33,10 @@ def raw_csv(trials=TRIALS, header=RAW_HEADER):
     for trial, (annotator, image, chosen) in enumerate(trials):
         label = CIFAR10_CLASSES.index(chosen) if chosen in CIFAR10_CLASSES else 99
         check = int(image < 0)
+        true, true_label = ("truck", 9) if check else (chosen, label)
         lines.append(
-            f"{annotator},{trial},{check},{chosen},{chosen},{label},{label},1,{image},"
+            f"{annotator},{trial},{check},{true},{chosen},{true_label},{label},"
+            f"{int(true == chosen)},{image},"
             f"{chosen}_{image}.png,{chosen},1234.5,{1000 * (trial + 1)}"
         )
     return "\n".join(lines) + "\n"
@@ -61,8 +64,9 @@ def test_cifar10h_raw_reads_labels_without_attention_checks(cifar_files):
     frame = data.annotations.to_frame()
     assert len(frame) == 9 and data.annotations.n_annotators == 3
     assert data.counts.loc[0, "cat"] == 2 and data.counts.loc[1, "ship"] == 2
-    with_checks = read_cifar10h_raw(cifar_files / "cifar10h-raw.csv", attention_checks=True)
-    assert len(with_checks.annotations.to_frame()) == 11
+    checks = data.attention_checks.set_index("annotator_id")
+    assert checks["n_checks"].to_dict() == {0: 1, 1: 2}
+    assert checks["check_accuracy"].to_dict() == {0: 1.0, 1: 0.5}
 
 
 def test_cifar10h_zip_and_readme_column_name(cifar_files, tmp_path):

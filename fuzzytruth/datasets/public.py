@@ -8,9 +8,9 @@ their published format (compressed or not; see :mod:`fuzzytruth.io.text`).
   classification more robust", ICCV; github.com/jcpeterson/cifar-10h):
   :func:`read_cifar10h_counts` reads ``cifar10h-counts.npy`` (10,000 × 10 label counts),
   :func:`read_cifar10h_raw` reads ``cifar10h-raw.csv`` (or the ``cifar10h-raw.zip`` holding
-  it), one row per trial: 511,400 labels by 2,571 annotators once the attention checks are
-  left out. Both come with :func:`cifar10h_taxonomy`, the ten classes under ``animal`` and
-  ``vehicle``.
+  it), one row per trial of 2,571 annotators (200 images and 10 attention checks each, by
+  its README); the counts file holds 511,000 labels. Both come with
+  :func:`cifar10h_taxonomy`, the ten classes under ``animal`` and ``vehicle``.
 * Crowdsourced relevance judgments, one row per worker judgment, such as the Figure Eight
   reports of the NYT topical-relevance crowd data (Inel et al. 2018, "Studying topical
   relevance with evidence-based crowdsourcing", CIKM; github.com/CrowdTruth/
@@ -93,12 +93,17 @@ class CIFAR10H:
         Images × classes label counts (index ``item_id``, columns :data:`CIFAR10_CLASSES`).
     source : str
         The file read.
+    attention_checks : pandas.DataFrame or None
+        From the raw file only: per annotator, ``annotator_id, n_checks, check_accuracy``, the
+        share of attention-check trials answered with the true class (a quality signal known
+        independently of the other annotators, like ImageNet ReaL's golden accuracy).
     """
 
     taxonomy: Taxonomy
     annotations: Annotations
     counts: pd.DataFrame
     source: str
+    attention_checks: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         return (
@@ -154,22 +159,19 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
     )
 
 
-def read_cifar10h_raw(
-    path: str | os.PathLike, *, attention_checks: bool = False, encoding: str = "utf-8"
-) -> CIFAR10H:
+def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CIFAR10H:
     """Read ``cifar10h-raw.csv`` (or ``cifar10h-raw.zip``): one row per annotator trial.
 
-    Uses the columns ``annotator_id``, ``is_attn_check``, ``chosen_category`` and the image
-    index ``cifar10_test_test_idx`` (named ``cifar10_test_set_idx`` in the README; either is
-    accepted); the others are ignored.
+    Uses the columns ``annotator_id``, ``is_attn_check``, ``true_category``,
+    ``chosen_category`` and the image index ``cifar10_test_test_idx`` (named
+    ``cifar10_test_set_idx`` in the README; either is accepted); the others are ignored. The
+    attention-check trials (image index -99999) are not CIFAR-10 test images: they are left
+    out of the annotations and summarised per annotator in ``attention_checks``.
 
     Parameters
     ----------
     path : str or path-like
         The CSV, compressed or in its zip archive.
-    attention_checks : bool, default False
-        Keep the attention-check trials (image index -99999); they are not CIFAR-10 test
-        images, so by default they are left out.
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark.
 
@@ -180,7 +182,7 @@ def read_cifar10h_raw(
     """
     name = os.fspath(path)
     for index in _INDEX_COLUMNS:
-        needed = ["annotator_id", "is_attn_check", "chosen_category", index]
+        needed = ["annotator_id", "is_attn_check", "true_category", "chosen_category", index]
         try:
             frame = read_delimited(
                 path, delimiter=",", required=needed, encoding=encoding, only_required=True
@@ -198,7 +200,7 @@ def read_cifar10h_raw(
             f"{name}, line {int(lines[bad[0]])}: column {index!r} must hold an image index "
             f"(-99999 for attention checks); got {frame[index].iloc[bad[0]]!r}"
         )
-    keep = np.ones(len(frame), dtype=bool) if attention_checks else ~check
+    keep = ~check
     unknown = np.flatnonzero(~frame["chosen_category"].isin(CIFAR10_CLASSES).to_numpy())
     if unknown.size:
         raise ValueError(
@@ -219,7 +221,25 @@ def read_cifar10h_raw(
         .reindex(columns=list(CIFAR10_CLASSES), fill_value=0)
         .rename_axis(index="item_id", columns=None)
     )
-    return CIFAR10H(taxonomy=taxonomy, annotations=annotations, counts=counts, source=name)
+    checks = (
+        pd.DataFrame(
+            {
+                "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[check]),
+                "correct": frame["chosen_category"].to_numpy()[check]
+                == frame["true_category"].to_numpy()[check],
+            }
+        )
+        .groupby("annotator_id")["correct"]
+        .agg(n_checks="size", check_accuracy="mean")
+        .reset_index()
+    )
+    return CIFAR10H(
+        taxonomy=taxonomy,
+        annotations=annotations,
+        counts=counts,
+        source=name,
+        attention_checks=checks,
+    )
 
 
 @dataclass(frozen=True, eq=False)
