@@ -81,12 +81,13 @@ class AnnotatorAgreement:
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per annotator: ``annotator_id, n_items, majority_agreement,
-        n_majority_items, mean_pairwise_kappa, n_partners``."""
+        """One row per annotator: ``annotator_id, n_items_labelled, majority_agreement,
+        n_majority_items, mean_pairwise_kappa, n_partners`` (``n_items`` in the agreement
+        tables is the size of the collection, hence the longer name here)."""
         return pd.DataFrame(
             {
                 "annotator_id": pd.Series(self.annotators, dtype=object),
-                "n_items": self.n_items,
+                "n_items_labelled": self.n_items,
                 "majority_agreement": self.majority_agreement,
                 "n_majority_items": self.n_majority_items,
                 "mean_pairwise_kappa": self.mean_kappa,
