@@ -53,8 +53,13 @@ def scores_of(run):
         RUN.replace(" ", "\t").replace("q1\tQ0", "q1  Q0"),  # tabs and repeated spaces
         RUN.replace("q2", "\nq2") + "\n\n",  # blank lines
         RUN.replace("q2", "   \t\nq2"),  # a line of whitespace only
+        "\ufeff# all at once\r\n"
+        + RUN.replace(" sys\n", "\tsys  x y \r\n").replace(" ", "\t").replace("q2", "  q2"),
     ],
-    ids=["comments", "crlf", "bom", "extra-fields", "whitespace", "blank-lines", "spaces-line"],
+    ids=[
+        "comments", "crlf", "bom", "extra-fields", "whitespace", "blank-lines", "spaces-line",
+        "all-at-once",
+    ],
 )
 def test_run_reader_accepts_what_trec_eval_accepts(tmp_path, text):
     path = tmp_path / "run.txt"

@@ -13,9 +13,10 @@ Every file goes through :func:`fuzzytruth.io.text.load_text`: compressed files (
 others), a byte-order mark, CRLF line ends, lines starting with ``#`` (trec_eval 10's comments)
 and blank lines are accepted. A malformed line raises a ValueError naming the file, the 1-based
 line number and what was expected; so does a score that is NaN or a relevance that is not a
-finite number. Files with single spaces between fields are parsed by pyarrow's CSV reader; any
-other layout (tabs, repeated spaces, extra fields) falls back to a line-by-line reader with the
-same result.
+finite number. Fields are separated by ASCII whitespace (trec_eval's ``isspace``). Files are
+parsed by pyarrow's CSV reader, after making whitespace single spaces and dropping fields
+after the run tag when the file needs it; a line-by-line reader gives the same result for the
+rest (lines of whitespace only) and finds the line of any error.
 
 The writers refuse ids that would not read back (empty, containing whitespace, or a query id
 starting with ``#``) with a ValueError naming the id, rather than writing a broken file.
@@ -94,10 +95,33 @@ def _read_slow(
     return columns, text.lines[np.asarray(kept, dtype=np.int64)]
 
 
-def _read_fast(text: Text, fields: tuple[str, ...], numeric: str) -> dict[str, Any]:
-    """pyarrow's multi-threaded CSV reader; strict: one space between fields."""
+_TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
+
+
+def _single_spaced(data: bytes, n_fields: int, extra: bool) -> bytes:
+    """``data`` with ASCII whitespace runs made single spaces, lines stripped and (``extra``)
+    the fields after the ``n_fields``-th dropped; line breaks are kept, so are line numbers.
+    Each step runs only when the data need it (a tab-separated file only needs the first)."""
+    data = data.translate(_TO_SPACE)
+    if b"\r" in data:  # CRLF: the \r is whitespace before the line break
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b" ")
+    if b"  " in data:
+        data = re.sub(rb" {2,}", b" ", data)
+    if data.startswith(b" ") or b"\n " in data or b" \n" in data or data.endswith(b" "):
+        data = re.sub(rb"(?m)^ | $", b"", data)
+    if extra:
+        field = rb"[^ \n]+"
+        data = re.sub(rb"(?m)^((?:%s ){%d}%s) [^\n]*" % (field, n_fields - 1, field), rb"\1", data)
+    return data
+
+
+def _read_fast(
+    data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str
+) -> dict[str, Any]:
+    """pyarrow's multi-threaded CSV reader; strict: one space between fields, ``n_lines``
+    rows (else a ValueError, e.g. when a line was empty)."""
     table = csv.read_csv(
-        pa.BufferReader(text.data),
+        pa.BufferReader(data),
         read_options=csv.ReadOptions(column_names=list(fields)),
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
         convert_options=csv.ConvertOptions(
@@ -106,6 +130,8 @@ def _read_fast(text: Text, fields: tuple[str, ...], numeric: str) -> dict[str, A
             null_values=[],
         ),
     )
+    if table.num_rows != n_lines:
+        raise ValueError(f"{table.num_rows} rows from {n_lines} lines")
     return {
         f: table.column(f).to_numpy() if f == numeric else pd.array(table.column(f), dtype="str")
         for f in fields
@@ -122,10 +148,15 @@ def _read_table(
 ) -> tuple[dict[str, Any], str, np.ndarray]:
     """Every column of a whitespace-separated file, its name and each row's file line."""
     text = load_text(path, encoding=encoding)
-    try:
-        cols, lines = _read_fast(text, fields, numeric), text.lines
-    except ValueError:  # pyarrow.ArrowInvalid is a ValueError
-        cols, lines = _read_slow(text, fields, numeric, extra)
+    n_lines = len(text.lines)
+    try:  # pyarrow.ArrowInvalid is a ValueError
+        cols, lines = _read_fast(text.data, n_lines, fields, numeric), text.lines
+    except ValueError:
+        try:  # tabs, repeated spaces, extra fields: made single-spaced, still vectorised
+            spaced = _single_spaced(text.data, len(fields), extra)
+            cols, lines = _read_fast(spaced, n_lines, fields, numeric), text.lines
+        except ValueError:  # a malformed line, or one of whitespace only: read line by line
+            cols, lines = _read_slow(text, fields, numeric, extra)
     values = np.asarray(cols[numeric], dtype=np.float64)
     bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
     if bad.any():
