@@ -338,3 +338,27 @@ def test_taxonomy_round_trip(tmp_path, children, suffix):
     back = read_taxonomy(tmp_path / f"tax.{suffix}")
     assert back.nodes == tax.nodes and back.to_edges() == tax.to_edges()
 
+
+
+separators = st.sampled_from([" ", "\t", "  ", " \t ", "\t\t"])
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.tuples(ids, ids, finite), min_size=1, max_size=12,
+                  unique_by=lambda r: (r[0], r[1])),
+    layout=st.lists(st.tuples(separators, separators, st.sampled_from(["", " x", "\tx y"]),
+                              st.sampled_from(["", " ", "\t"]), st.sampled_from(["\n", "\r\n"])),
+                    min_size=12, max_size=12),
+)
+def test_any_whitespace_layout_reads_as_the_canonical_file(tmp_path, rows, layout):
+    # the bulk normaliser (tabs, repeated spaces, CRLF, extra fields) against the plain layout
+    canonical = "".join(f"{q} Q0 {d} 1 {s!r} tag\n" for q, d, s in rows)
+    messy = "".join(
+        f"{lead}{q}{a}Q0{b}{d}{a}1{b}{s!r}{a}tag{extra}{lead}{end}"
+        for (q, d, s), (a, b, extra, lead, end) in zip(rows, layout, strict=False)
+    )
+    (tmp_path / "canonical.txt").write_text(canonical)
+    (tmp_path / "messy.txt").write_bytes(messy.encode())
+    expected = scores_of(read_trec_run(tmp_path / "canonical.txt"))
+    assert scores_of(read_trec_run(tmp_path / "messy.txt")) == expected
