@@ -47,8 +47,12 @@ class Annotations:
         self._frame = frame.reset_index(drop=True)
         self._taxonomy = taxonomy
         self._annotator_weights = dict(annotator_weights) if annotator_weights else None
-        self._items = pd.Index(pd.unique(self._frame["item_id"]), name="item_id")
-        self._annotators = pd.Index(pd.unique(self._frame["annotator_id"]), name="annotator_id")
+        # codes in order of first appearance, computed once (codes() is called by every analysis)
+        self._item_codes, items = pd.factorize(self._frame["item_id"])
+        self._annotator_codes, annotators = pd.factorize(self._frame["annotator_id"])
+        self._label_codes = pd.Index(taxonomy.nodes).get_indexer(self._frame["label"])
+        self._items = pd.Index(items, name="item_id")
+        self._annotators = pd.Index(annotators, name="annotator_id")
 
     @classmethod
     def from_frame(
@@ -100,9 +104,9 @@ class Annotations:
             raise ValueError("annotations are empty: the frame has no rows")
         df = pd.DataFrame(
             {
-                "item_id": frame[item].to_numpy(),
-                "annotator_id": frame[annotator].to_numpy(),
-                "label": frame[label].to_numpy(),
+                "item_id": frame[item].array,
+                "annotator_id": frame[annotator].array,
+                "label": frame[label].array,
             }
         )
         for col, arg in (("item_id", item), ("annotator_id", annotator), ("label", label)):
@@ -122,22 +126,28 @@ class Annotations:
                 f"{len(unknown)} label(s) not in the taxonomy: {_show(unknown.tolist())}. "
                 f"Closest known names: {hints}"
             )
-        key = ["item_id", "annotator_id"]
-        dup = df.duplicated(key, keep=False)
+        # integer codes: duplicate checks and vote shares on int64 keys, not string pairs
+        item_codes, _ = pd.factorize(df["item_id"])
+        annot_codes, annotators = pd.factorize(df["annotator_id"])
+        pair = pd.Series(item_codes.astype(np.int64) * len(annotators) + annot_codes)
+        dup = pair.duplicated(keep=False).to_numpy()
         if dup.any():
             if duplicates == "error":
                 first = df.loc[dup].iloc[0]
-                n_pairs = df.loc[dup, key].drop_duplicates().shape[0]
+                n_pairs = pair[dup].nunique()
                 raise ValueError(
                     f"annotator {first['annotator_id']!r} labelled item {first['item_id']!r} "
                     f"more than once ({n_pairs} such (item, annotator) pair(s)); pass "
                     "duplicates='first', 'last' or 'split' to choose a policy"
                 )
             if duplicates in ("first", "last"):
-                df = df.loc[~df.duplicated(key, keep=duplicates)]
+                keep = ~pair.duplicated(keep=duplicates).to_numpy()
             else:
-                df = df.drop_duplicates()
-        df = df.assign(weight=1.0 / df.groupby(key)["label"].transform("size").to_numpy())
+                label_codes = pd.Index(taxonomy.nodes).get_indexer(df["label"])
+                keep = ~(pair * len(taxonomy) + label_codes).duplicated().to_numpy()
+            df, pair = df.loc[keep], pair[keep]
+        pair_codes = pd.factorize(pair)[0]
+        df = df.assign(weight=1.0 / np.bincount(pair_codes)[pair_codes])
         if annotator_weights is not None:
             _check_weights(annotator_weights)
         return cls(df, taxonomy, annotator_weights)
@@ -190,20 +200,23 @@ class Annotations:
         ``label_column`` indexes ``taxonomy.nodes``; ``row_weight`` is the row's share of the
         annotator's vote times the annotator's weight.
         """
-        item = self._items.get_indexer(self._frame["item_id"])
-        annot = self._annotators.get_indexer(self._frame["annotator_id"])
-        label = pd.Index(self._taxonomy.nodes).get_indexer(self._frame["label"])
+        item, annot, label = self._item_codes, self._annotator_codes, self._label_codes
         weight = self._frame["weight"].to_numpy(dtype=float)
         if self._annotator_weights is not None:
             per = np.array([self._annotator_weights.get(a, 1.0) for a in self._annotators])
             weight = weight * per[annot]
         return item, annot, label, weight
 
+    def one_label_per_pair(self) -> bool:
+        """True when every (item, annotator) pair has one label (no vote split between
+        several labels by ``duplicates="split"``)."""
+        return bool((self._frame["weight"].to_numpy() == 1.0).all())
+
     def label_matrix(self) -> np.ndarray:
         """``(n_items, n_annotators)`` label column per cell, -1 where the annotator did not
         label the item. Needs one label per (item, annotator) (not ``duplicates="split"``)."""
         item, annot, label, _ = self.codes()
-        if len(np.unique(item * self.n_annotators + annot)) != len(item):
+        if not self.one_label_per_pair():
             raise ValueError(
                 "label_matrix needs one label per (item, annotator); these annotations "
                 "split some votes between several labels"

@@ -420,6 +420,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-worlds", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=cmd_demo)
+
+    from fuzzytruth.cli_collection import add_parsers as add_collection_parsers
+
+    add_collection_parsers(sub)
     return parser
 
 

@@ -103,7 +103,7 @@ def run_demo(
         "forest": lambda ax: plot_forest(comparison, ax=ax),
         "category_reliability": lambda ax: plot_agreement_heatmap(
             reliability,
-            columns=["mean_membership", "ambiguous_share", "kappa"],
+            columns=["mean_membership", "ambiguous_share", "closed_kappa"],
             ax=ax,
         ),
     }

@@ -60,7 +60,7 @@ Examples
 >>> ev.to_frame()[["system", "query_id", "measure", "mean", "method"]]
   system query_id measure      mean         method
 0    sys       q1     P@2  0.250000          exact
-1    sys       q1      AP  0.460583  worlds_binary
+1    sys       q1      AP  0.457333  worlds_binary
 >>> ev.distribution("sys", "q1", "P@2").to_frame()
    value  probability
 0    0.0          0.5

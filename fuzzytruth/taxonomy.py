@@ -212,12 +212,14 @@ class Taxonomy:
         parent: str = "parent",
         implicit_root: Hashable | None = None,
     ) -> Taxonomy:
-        """Build from a DataFrame with one row per (child, parent) edge.
+        """Build from a DataFrame with one row per (child, parent) edge (an edge list).
 
         A row whose parent is missing (NaN/None/empty) declares a root. A child with several
         rows and different parents makes a DAG. A parent that never appears as a child is an
-        ``unknown parent`` error (declare it with its own row, parent missing, if it is the
-        root). A child declared twice as a root is a ``duplicate node``.
+        error that says how to declare it: with its own row and an empty parent if it is the
+        root (the CSV line ``all,``), or with ``implicit_root``, which adds a root above every
+        parentless node. A child declared twice as a root is a ``duplicate node``. When the
+        frame comes from a file (:func:`~fuzzytruth.io.read_taxonomy`), errors name file lines.
 
         Examples
         --------
@@ -225,6 +227,10 @@ class Taxonomy:
         ...                    "parent": [None, "all", "people"]})
         >>> Taxonomy.from_frame(df).ancestors("crowd")
         ('people', 'all')
+        >>> Taxonomy.from_frame(df.iloc[1:])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: row 0: parent 'all' of 'people' has no row of its own; if it is the root...
         """
         for col, arg in ((child, "child"), (parent, "parent")):
             if col not in frame.columns:
@@ -233,21 +239,102 @@ class Taxonomy:
                 )
         if len(frame) == 0:
             raise ValueError("taxonomy is empty: the frame has no rows")
+        lines = frame.attrs.get("lines")
+
+        def where(row: int) -> str:
+            return f"row {row}" if lines is None else f"line {int(lines[row])}"
+
         parents: dict[Hashable, list[Hashable]] = {}
+        first_use: dict[Hashable, tuple[int, Hashable]] = {}
         roots_declared: set[Hashable] = set()
         for row, (c, p) in enumerate(zip(frame[child], frame[parent], strict=True)):
             if pd.isna(c) or c == "":
-                raise ValueError(f"missing value in column {child!r} at row {row}")
+                raise ValueError(f"{where(row)}: missing value in column {child!r}")
             entry = parents.setdefault(c, [])
             if pd.isna(p) or p == "":
                 if c in roots_declared:
-                    raise ValueError(f"duplicate node {c!r}: declared without a parent twice")
+                    raise ValueError(
+                        f"{where(row)}: duplicate node {c!r}: declared without a parent twice"
+                    )
                 roots_declared.add(c)
                 continue
             if p in entry:
-                raise ValueError(f"duplicate edge ({p!r}, {c!r}) at row {row}")
+                raise ValueError(f"{where(row)}: duplicate edge ({p!r}, {c!r})")
             entry.append(p)
+            first_use.setdefault(p, (row, c))
+        undeclared = [p for p in first_use if p not in parents]
+        if undeclared and implicit_root is None:
+            row, c = first_use[undeclared[0]]
+            hint = closest_names(undeclared[0], parents)
+            raise ValueError(
+                f"{where(row)}: parent {undeclared[0]!r} of {c!r} has no row of its own"
+                + (f" (a typo? closest known names: {_show(hint)})" if hint else "")
+                + f"; if it is the root, declare it with a row whose parent is empty (the CSV "
+                f"line '{undeclared[0]},'), or pass implicit_root to add a root above every "
+                "parentless node"
+                + (f" (undeclared parents: {_show(undeclared)})" if len(undeclared) > 1 else "")
+            )
+        for p in undeclared:
+            parents[p] = []
         return cls(parents, implicit_root=implicit_root)
+
+    @classmethod
+    def from_parents(
+        cls,
+        parents: Mapping[Hashable, Hashable | Sequence[Hashable] | None],
+        *,
+        implicit_root: Hashable | None = None,
+    ) -> Taxonomy:
+        """Build from a ``{child: parent}`` mapping.
+
+        A parent may be one name, a list of names (a DAG) or None (a root). A parent that is
+        not a key is a root too, so ``{"cat": "animal", "dog": "animal"}`` is a complete
+        taxonomy. Several roots are an error unless ``implicit_root`` names a root to add.
+
+        Examples
+        --------
+        >>> tax = Taxonomy.from_parents({"cat": "animal", "dog": "animal", "animal": None})
+        >>> tax.root, tax.children("animal")
+        ('animal', ('cat', 'dog'))
+        >>> Taxonomy.from_parents({"cat": "animal", "car": "vehicle"},
+        ...                       implicit_root="thing").children("thing")
+        ('animal', 'vehicle')
+        """
+        if not isinstance(parents, Mapping) or not parents:
+            raise ValueError(
+                f"parents must be a non-empty mapping {{child: parent}}; got {parents!r}"
+            )
+        table: dict[Hashable, list[Hashable]] = {}
+        for node, ps in parents.items():
+            if ps is None:
+                listed: list[Hashable] = []
+            elif isinstance(ps, (list, tuple)):
+                listed = list(ps)
+            else:
+                listed = [ps]
+            table.setdefault(node, []).extend(listed)
+            for p in listed:
+                table.setdefault(p, [])
+        return cls(table, implicit_root=implicit_root)
+
+    @classmethod
+    def flat(cls, labels: Iterable[Hashable], *, root: Hashable = "(any)") -> Taxonomy:
+        """A flat label set: every label a child of one root, ``root``, that stands for
+        "any label" (nobody needs to use it; the agreement coefficients of a flat label set
+        are then the usual nominal ones).
+
+        Examples
+        --------
+        >>> tax = Taxonomy.flat(["no", "maybe", "yes"])
+        >>> tax.leaves, tax.root
+        (('no', 'maybe', 'yes'), '(any)')
+        """
+        labels = list(pd.unique(pd.Series(list(labels), dtype=object)))
+        if not labels:
+            raise ValueError("labels must name at least one label; got none")
+        if root in labels:
+            raise ValueError(f"root {root!r} is also one of the labels; pass another root name")
+        return cls({root: [], **{label: [root] for label in labels}})
 
     # ------------------------------------------------------------------ queries
     @property

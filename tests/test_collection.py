@@ -111,7 +111,7 @@ def test_fleiss_1971_reference_values():
         "other": 0.566,
     }
     for category, value in printed.items():
-        assert res.value("fleiss_kappa", category) == pytest.approx(value, abs=5e-4)
+        assert res.value("label_kappa", category) == pytest.approx(value, abs=5e-4)
 
 
 def test_fleiss_1971_first_three_raters():

@@ -71,7 +71,7 @@ def test_size_matches_membership_and_columns():
         "mean_membership",
         "entropy",
         "ambiguous_share",
-        "kappa",
+        "closed_kappa",
         "n_confusions",
         "confused_with",
         "ambiguous",
@@ -82,8 +82,8 @@ def test_closed_kappa_on_flat_taxonomy_equals_fleiss_per_category():
     data = fleiss_1971()
     rel = category_reliability(data.annotations)
     agr = agreement(data.annotations, n_resamples=0)
-    for category, kappa in zip(rel.categories, rel.kappa, strict=True):
-        assert kappa == pytest.approx(agr.value("fleiss_kappa", category), abs=1e-12)
+    for category, kappa in zip(rel.categories, rel.closed_kappa, strict=True):
+        assert kappa == pytest.approx(agr.value("label_kappa", category), abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -92,7 +92,7 @@ def test_closed_kappa_is_statsmodels_binary_kappa(seed):
     ann = random_annotations(seed, missing=0.0)
     rel = category_reliability(ann)
     frame = ann.to_frame()
-    for category, kappa in zip(rel.categories, rel.kappa, strict=True):
+    for category, kappa in zip(rel.categories, rel.closed_kappa, strict=True):
         inside = frame["label"].isin(TREE.descendants(category, include_self=True))
         m = inside.groupby(frame["item_id"]).sum().to_numpy()
         n = frame.groupby("item_id").size().to_numpy()
@@ -106,7 +106,7 @@ def test_closed_kappa_is_statsmodels_binary_kappa(seed):
 def test_flag_rule_and_thresholds():
     ann = santini_illustrative().annotations
     default = category_reliability(ann)
-    expected = (default.ambiguous_share > 0.5) | (default.kappa < 0.4)
+    expected = (default.ambiguous_share > 0.5) | (default.closed_kappa < 0.4)
     np.testing.assert_array_equal(default.ambiguous, expected)
     never = category_reliability(ann, max_ambiguous_share=1.0, min_kappa=-1.0)
     assert not never.ambiguous.any()
@@ -120,7 +120,7 @@ def test_membership_input_from_an_outside_label_model():
     table = pd.DataFrame({"cat": [0.5, 0.9, 0.1], "dog": [0.5, 0.1, 0.9]}, index=["x", "y", "z"])
     res = category_reliability(Membership.from_probabilities(table))
     frame = res.to_frame().set_index("category")
-    assert frame["kappa"].isna().all()
+    assert frame["closed_kappa"].isna().all()
     assert (frame["n_confusions"] == 0).all()
     assert frame.loc["cat", "confused_with"] == ()
     assert frame.loc["cat", "ambiguous_share"] == pytest.approx(1 / 3)
@@ -211,7 +211,7 @@ def test_fleiss_raters_1_and_2_kappa():
     # irr::kappa2(diagnoses[, c("rater1", "rater2")]) printed "Kappa = 0.651"
     res = annotator_agreement(fleiss_1971().annotations)
     pairs = res.pairs_to_frame().set_index(["annotator_id", "other"])
-    assert pairs.loc[("rater1", "rater2"), "kappa"] == pytest.approx(0.651, abs=5e-4)
+    assert pairs.loc[("rater1", "rater2"), "cohen_kappa"] == pytest.approx(0.651, abs=5e-4)
     assert pairs.loc[("rater1", "rater2"), "n_shared"] == 30
 
 

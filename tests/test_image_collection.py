@@ -167,3 +167,10 @@ def test_systems_are_of_clearly_increasing_quality():
     assert mean["medium"] - mean["weak"] > 0.1
     # the strong system wins on most queries against the weak one (paired by query)
     assert (p10["strong"] > p10["weak"]).mean() > 0.6
+
+
+def test_generator_needs_an_output_folder(capsys):
+    # never over the bundled package data by default
+    with pytest.raises(SystemExit):
+        gen.main([])
+    assert "--out" in capsys.readouterr().err

@@ -480,7 +480,7 @@ def test_heatmap_by_depth(example):
 
 def test_heatmap_wide_reliability_table(example):
     frame = category_reliability(example.annotations).to_frame()
-    shown = ["mean_membership", "entropy", "kappa"]
+    shown = ["mean_membership", "entropy", "closed_kappa"]
     ax = plot_agreement_heatmap(frame, columns=shown)
     assert tick_texts(ax.get_xticklabels()) == shown
     assert len(ax.texts) == frame[shown].notna().to_numpy().sum()

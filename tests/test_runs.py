@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import fuzzytruth.io
 from fuzzytruth.io import (
     read_trec_qrels,
     read_trec_qrels_jg,
@@ -13,13 +12,6 @@ from fuzzytruth.io import (
     write_trec_run,
 )
 from fuzzytruth.runs import Qrels, Run, ranked_gains
-
-
-@pytest.fixture(params=["pyarrow", "c"])
-def engine(request, monkeypatch):
-    """Run the file-reading tests with both fast-path readers."""
-    monkeypatch.setattr(fuzzytruth.io, "_ENGINE", request.param)
-    return request.param
 
 
 def write(tmp_path, name, text):
@@ -66,7 +58,7 @@ def test_duplicate_policies():
     assert Qrels(q, d, [1, 0, 2, 1], duplicates="max").relevance.tolist() == [0, 2, 1]
 
 
-def test_read_trec_run_and_qrels(tmp_path, engine):
+def test_read_trec_run_and_qrels(tmp_path):
     run_path = write(tmp_path, "run", "301 Q0 d1 1 2.5 sysA\n301 Q0 d2 2 1.25 sysA\n302 Q0 d1 1 "
                      "-3 sysA\n")
     run = read_trec_run(run_path)
@@ -77,16 +69,17 @@ def test_read_trec_run_and_qrels(tmp_path, engine):
     assert Run.from_trec(run_path).queries == ["301", "302"]
 
 
-def test_tabs_and_repeated_spaces_use_the_line_reader(tmp_path, engine):
+def test_tabs_and_repeated_spaces_use_the_line_reader(tmp_path):
     path = write(tmp_path, "run", "301\tQ0\td1\t1\t2.5\tsys\n\n301  Q0 d2   2 1.5 sys\n")
     run = read_trec_run(path)
     assert run.doc_ids.tolist() == ["d1", "d2"]
     assert run.scores.tolist() == [2.5, 1.5]
 
 
-def test_malformed_lines_name_file_and_line(tmp_path, engine):
+def test_malformed_lines_name_file_and_line(tmp_path):
     path = write(tmp_path, "bad.run", "301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 sys\n")
-    with pytest.raises(ValueError, match=r"bad\.run, line 2: expected 6 whitespace-separated "
+    with pytest.raises(ValueError, match=r"bad\.run, line 2: expected at least 6 whitespace-"
+                       r"separated "
                        r"fields 'qid Q0 docno rank score tag'; got 5: '301 Q0 d2 2 sys'"):
         read_trec_run(path)
     path = write(tmp_path, "bad2.run", "301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 high sys\n")
@@ -104,7 +97,7 @@ def test_malformed_lines_name_file_and_line(tmp_path, engine):
     assert read_trec_run(path, duplicates="max").scores.tolist() == [2.5, 1.0]
 
 
-def test_write_read_round_trip(tmp_path, engine):
+def test_write_read_round_trip(tmp_path):
     rng = np.random.default_rng(0)
     run = Run(np.repeat(["q1", "q2"], 5), [f"d{i}" for i in range(10)], rng.random(10), name="x")
     write_trec_run(run, tmp_path / "r")
@@ -118,7 +111,7 @@ def test_write_read_round_trip(tmp_path, engine):
     assert read_trec_qrels(tmp_path / "q").relevance.tolist() == [2, 0.5]
 
 
-def test_judgment_group_reader(tmp_path, engine):
+def test_judgment_group_reader(tmp_path):
     path = write(tmp_path, "jg", "301 a d1 1\n301 b d1 0\n301 b d2 1\n302 a d3 1\n")
     groups = read_trec_qrels_jg(path)
     assert list(groups) == ["a", "b"]

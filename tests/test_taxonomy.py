@@ -93,7 +93,7 @@ def test_no_root_is_reported_as_cycle():
 
 def test_unknown_parent_in_frame_suggests_close_names():
     df = pd.DataFrame({"child": ["all", "people", "crowd"], "parent": [None, "all", "peple"]})
-    with pytest.raises(ValueError, match=r"unknown parent 'peple' of node 'crowd'.*'people'"):
+    with pytest.raises(ValueError, match=r"row 2: parent 'peple' of 'crowd' has no .*'people'"):
         Taxonomy.from_frame(df)
 
 

@@ -20,8 +20,10 @@ MetricName = Literal["nominal", "path", "squared_path"]
 Metric: TypeAlias = MetricName | np.ndarray | Callable[[Hashable, Hashable], float]
 _METRIC_NAMES = ("nominal", "path", "squared_path")
 
-#: Bootstrap replicates processed at a time; bounds every temporary to a few tens of MB.
-CHUNK_ROWS = 256
+#: Default bytes the temporaries of one block of bootstrap replicates may take.
+MEMORY_BUDGET = 64e6
+#: Bytes per replicate and item of a block: int64 draws, int64 counts and their float copy.
+_BYTES_PER_DRAW = 24
 
 
 def require_annotations(data: object, *, analysis: str, name: str = "annotations") -> Annotations:
@@ -46,16 +48,17 @@ def label_counts(annotations: Annotations) -> np.ndarray:
     several labels (``duplicates="split"``) are an error: agreement coefficients are defined
     for one label per annotator and item.
     """
-    item, annot, label, _ = annotations.codes()
-    if len(np.unique(item * annotations.n_annotators + annot)) != len(item):
+    item, _, label, _ = annotations.codes()
+    if not annotations.one_label_per_pair():
         raise ValueError(
             "agreement needs one label per (item, annotator); these annotations split some "
             "votes between several labels (duplicates='split'): rebuild them with "
             "duplicates='first' or 'last'"
         )
-    counts = np.zeros((annotations.n_items, len(annotations.taxonomy)))
-    np.add.at(counts, (item, label), 1.0)
-    return counts
+    n_nodes = len(annotations.taxonomy)
+    cells = item.astype(np.int64) * n_nodes + label
+    counts = np.bincount(cells, minlength=annotations.n_items * n_nodes)
+    return counts.reshape(annotations.n_items, n_nodes).astype(float)
 
 
 def metric_matrix(metric: Metric, taxonomy: Taxonomy) -> np.ndarray:
@@ -108,32 +111,66 @@ def collapse_matrix(taxonomy: Taxonomy, depth: int) -> np.ndarray:
     return out
 
 
-def check_bootstrap(n_resamples: int, confidence_level: float) -> None:
-    """ValueErrors naming ``n_resamples`` or ``confidence_level``."""
+def check_bootstrap(
+    n_resamples: int, confidence_level: float, memory_budget: float = MEMORY_BUDGET
+) -> None:
+    """ValueErrors naming ``n_resamples``, ``confidence_level`` or ``memory_budget``."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
         raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
     if n_resamples < 0:
         raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
     if not 0 < confidence_level < 1:
         raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+    if not (isinstance(memory_budget, (int, float)) and memory_budget > 0):
+        raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
+
+
+def block_rows(n_items: int, memory_budget: float = MEMORY_BUDGET) -> int:
+    """Bootstrap replicates per block so that a block's temporaries (24 bytes per replicate
+    and item) stay within ``memory_budget`` bytes; at least one.
+
+    Examples
+    --------
+    >>> block_rows(185_000, 64e6), block_rows(30, 64e6) > 10_000
+    (14, True)
+    """
+    return max(1, int(memory_budget // (_BYTES_PER_DRAW * max(n_items, 1))))
 
 
 def resample_chunks(
-    n_items: int, n_resamples: int, rng: np.random.Generator
+    n_items: int,
+    n_resamples: int,
+    rng: np.random.Generator,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> Iterator[np.ndarray]:
-    """Bootstrap resample-count matrices, ``CHUNK_ROWS`` replicates at a time.
+    """Bootstrap resample-count matrices, in blocks of :func:`block_rows` replicates.
 
-    Each row counts how often each item is drawn in one resample of ``n_items`` items drawn
-    with replacement, i.e. one multinomial(n_items, uniform) vector (drawn as indices and
-    counted, which is several times faster than ``rng.multinomial`` for many items). A
-    statistic that is a function of item sums is then ``counts @ per_item`` for all replicates
-    of the chunk at once.
+    The draws are made row after row from one stream, so the replicates do not depend on
+    the block size (nor on the memory budget). Each row counts how often each item is drawn
+    in one resample of ``n_items`` items drawn with replacement, i.e. one
+    multinomial(n_items, uniform) vector (drawn as indices and counted, which is several times
+    faster than ``rng.multinomial`` for many items). A statistic that is a function of item
+    sums is then ``counts @ per_item`` for all replicates of the block at once.
     """
-    for start in range(0, n_resamples, CHUNK_ROWS):
-        b = min(CHUNK_ROWS, n_resamples - start)
+    rows = block_rows(n_items, memory_budget)
+    for start in range(0, n_resamples, rows):
+        b = min(rows, n_resamples - start)
         idx = rng.integers(0, n_items, size=(b, n_items))
         idx += np.arange(b)[:, None] * n_items
         yield np.bincount(idx.ravel(), minlength=b * n_items).reshape(b, n_items).astype(float)
+
+
+def format_estimate(value: float, low: float, high: float) -> str:
+    """``"0.430 [0.304, 0.525]"``, or ``"0.430"`` without an interval, for short reprs.
+
+    Examples
+    --------
+    >>> format_estimate(0.43024, 0.304, 0.5251), format_estimate(0.43, np.nan, np.nan)
+    ('0.430 [0.304, 0.525]', '0.430')
+    """
+    if np.isnan(low) and np.isnan(high):
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def percentile_interval(

@@ -20,9 +20,11 @@ import pandas as pd
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
+    MEMORY_BUDGET,
     Metric,
     check_bootstrap,
     collapse_matrix,
+    format_estimate,
     label_counts,
     metric_matrix,
     percentile_interval,
@@ -94,7 +96,10 @@ class _ItemStatistics:
 
 
 def _bootstrap(
-    problems: list[_ItemStatistics], n_resamples: int, rng: np.random.Generator
+    problems: list[_ItemStatistics],
+    n_resamples: int,
+    rng: np.random.Generator,
+    memory_budget: float,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Point estimates and bootstrap distributions (``(n_values, n_resamples)``) of several
     problems over the same items; every problem sees the same resamples (paired)."""
@@ -102,7 +107,7 @@ def _bootstrap(
     estimates = [p.estimate(np.ones((1, n_items)))[0] for p in problems]
     dists = [np.empty((len(e), n_resamples)) for e in estimates]
     start = 0
-    for w in resample_chunks(n_items, n_resamples, rng):
+    for w in resample_chunks(n_items, n_resamples, rng, memory_budget):
         stop = start + w.shape[0]
         for problem, dist in zip(problems, dists, strict=True):
             dist[:, start:stop] = problem.estimate(w).T
@@ -127,12 +132,17 @@ class AgreementResult:
     """Agreement coefficients of a collection with their bootstrap distributions.
 
     Rows are the three collection-wide coefficients (``category`` None) followed by Fleiss'
-    per-category κ_j of every category that was used as a label at least once.
+    per-category κ_j, measure ``"label_kappa"``, of every category that was used as a label
+    at least once. κ_j is computed on the raw labels: an item counts for j only when an
+    annotator chose j itself, not a descendant of j. (The κ of "in ω or below", on labels
+    closed under the taxonomy, is ``closed_kappa`` of
+    :func:`~fuzzytruth.collection.category_reliability`; the two coincide on leaves.)
 
     Attributes
     ----------
     measure : tuple of str
-        ``"fleiss_kappa"``, ``"krippendorff_alpha"`` or ``"taxonomy_alpha"`` per row.
+        ``"fleiss_kappa"``, ``"krippendorff_alpha"``, ``"taxonomy_alpha"`` or ``"label_kappa"``
+        per row.
     category : tuple
         None for collection-wide rows; the category of a κ_j row.
     estimate : numpy.ndarray
@@ -154,6 +164,20 @@ class AgreementResult:
     confidence_level: float
     n_items: int
     n_single_annotator_items: int
+
+    def __repr__(self) -> str:
+        low, high = self.confidence_interval()
+        shown = [
+            f"{m}={format_estimate(v, lo, hi)}"
+            for m, c, v, lo, hi in zip(self.measure, self.category, self.estimate, low, high,
+                                       strict=True)
+            if c is None
+        ]
+        n_labels = sum(c is not None for c in self.category)
+        return (
+            f"AgreementResult({', '.join(shown)}; label_kappa for {n_labels} categories; "
+            f"n_items={self.n_items}, n_resamples={self.bootstrap_distribution.shape[1]})"
+        )
 
     def value(self, measure: str, category: Hashable | None = None) -> float:
         """The point estimate of one row.
@@ -233,6 +257,19 @@ class LevelAgreement:
     confidence_level: float
     n_items: int
 
+    def __repr__(self) -> str:
+        low, high = self.confidence_interval()
+        shown = [
+            f"{d}: {format_estimate(v, lo, hi)}"
+            for d, m, v, lo, hi in zip(self.depth, self.measure, self.estimate, low, high,
+                                       strict=True)
+            if m == "taxonomy_alpha" and d > 0
+        ]
+        return (
+            f"LevelAgreement(taxonomy_alpha by depth {{{', '.join(shown)}}}; "
+            f"n_items={self.n_items}, n_resamples={self.bootstrap_distribution.shape[1]})"
+        )
+
     def confidence_interval(
         self, confidence_level: float | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -267,6 +304,7 @@ def agreement(
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
     rng: np.random.Generator | int | None = None,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> AgreementResult:
     """Fleiss' κ (overall and per category), nominal α and taxonomy α, with bootstrap CIs.
 
@@ -283,11 +321,19 @@ def agreement(
         or a function ``f(a, b)`` of two node names; either must be symmetric, >= 0 and 0
         between a label and itself.
     n_resamples : int
-        Bootstrap replicates over items (default 1000); 0 gives point estimates only.
+        Bootstrap replicates over items (default 1000). ``0`` gives the point estimates alone
+        (NaN intervals, an empty ``bootstrap_distribution``), in the time of one pass over the
+        label counts; ask for it when only the values are wanted.
     confidence_level : float
         Level of the percentile intervals (default 0.95).
     rng : numpy.random.Generator or int, optional
         Source of the item resamples (a seed is passed to :func:`numpy.random.default_rng`).
+    memory_budget : float
+        Bytes the temporaries of one block of replicates may take (default 64e6). Replicates
+        are drawn in blocks of ``memory_budget / (24 × n_items)``, from one random stream, so
+        the replicates do not depend on the budget (the values only up to the rounding of the
+        matrix products); memory stays bounded whatever the number of items (ImageNet ReaL,
+        185k items: about 110 MB in all).
 
     Returns
     -------
@@ -337,26 +383,28 @@ def agreement(
     0        fleiss_kappa                  None  0.430   0.304    0.525
     1  krippendorff_alpha                  None  0.433   0.308    0.527
     2      taxonomy_alpha                  None  0.433   0.308    0.527
-    3        fleiss_kappa            depression  0.245   0.039    0.431
-    4        fleiss_kappa  personality_disorder  0.245   0.065    0.408
-    5        fleiss_kappa         schizophrenia  0.520   0.387    0.644
-    6        fleiss_kappa              neurosis  0.471   0.308    0.603
-    7        fleiss_kappa                 other  0.566   0.252    0.772
+    3         label_kappa            depression  0.245   0.039    0.431
+    4         label_kappa  personality_disorder  0.245   0.065    0.408
+    5         label_kappa         schizophrenia  0.520   0.387    0.644
+    6         label_kappa              neurosis  0.471   0.308    0.603
+    7         label_kappa                 other  0.566   0.252    0.772
     """
     annotations = require_annotations(annotations, analysis="agreement")
-    check_bootstrap(n_resamples, confidence_level)
+    check_bootstrap(n_resamples, confidence_level, memory_budget)
     taxonomy = annotations.taxonomy
     deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
     counts = label_counts(annotations)
     n_single = _check_pairable(counts)
     stats = _ItemStatistics.build(counts, deltas)
-    (estimate,), (dist,) = _bootstrap([stats], n_resamples, np.random.default_rng(rng))
+    (estimate,), (dist,) = _bootstrap(
+        [stats], n_resamples, np.random.default_rng(rng), memory_budget
+    )
     used = np.flatnonzero(counts.sum(axis=0) > 0)
     n_nodes = len(taxonomy)
     # columns of the kernel: [kappa, kappa_j (all nodes), alpha_nominal, alpha_metric]
     rows = np.r_[0, n_nodes + 1, n_nodes + 2, 1 + used]
     return AgreementResult(
-        measure=(*MEASURES, *(["fleiss_kappa"] * len(used))),
+        measure=(*MEASURES, *(["label_kappa"] * len(used))),
         category=(None, None, None, *(taxonomy.nodes[j] for j in used)),
         estimate=estimate[rows],
         bootstrap_distribution=dist[rows],
@@ -373,6 +421,7 @@ def agreement_by_level(
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
     rng: np.random.Generator | int | None = None,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> LevelAgreement:
     """Agreement after collapsing labels to each depth of the taxonomy: where do annotators
     stop agreeing?
@@ -392,7 +441,7 @@ def agreement_by_level(
     ----------
     annotations : Annotations
         As for :func:`agreement` (raw labels needed).
-    metric, n_resamples, confidence_level, rng
+    metric, n_resamples, confidence_level, rng, memory_budget
         As for :func:`agreement`; the taxonomy metric is taken between the collapsed labels.
 
     Returns
@@ -417,7 +466,7 @@ def agreement_by_level(
     7      2    0.2             4
     """
     annotations = require_annotations(annotations, analysis="agreement_by_level")
-    check_bootstrap(n_resamples, confidence_level)
+    check_bootstrap(n_resamples, confidence_level, memory_budget)
     taxonomy = annotations.taxonomy
     deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
     counts = label_counts(annotations)
@@ -425,7 +474,9 @@ def agreement_by_level(
     depths = np.arange(int(taxonomy.depths.max()) + 1)
     level_counts = [counts @ collapse_matrix(taxonomy, int(d)) for d in depths]
     problems = [_ItemStatistics.build(c, deltas) for c in level_counts]
-    estimates, dists = _bootstrap(problems, n_resamples, np.random.default_rng(rng))
+    estimates, dists = _bootstrap(
+        problems, n_resamples, np.random.default_rng(rng), memory_budget
+    )
     n_nodes = len(taxonomy)
     rows = [0, n_nodes + 1, n_nodes + 2]
     return LevelAgreement(

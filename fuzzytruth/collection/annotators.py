@@ -15,8 +15,9 @@ from fuzzytruth.collection._counts import label_counts, require_annotations
 
 __all__ = ["AnnotatorAgreement", "annotator_agreement", "annotator_weights"]
 
-#: Cells (label rows × categories) processed at a time in the leave-one-out majority.
-_CHUNK_CELLS = 1 << 22
+#: Bytes the temporaries of one block of the leave-one-out majority may take: a float copy
+#: of the other annotators' counts and a boolean tie mask, 9 bytes per (label row, category).
+_MEMORY_BUDGET = 64e6
 _WEIGHT_RULES = ("kappa", "majority")
 
 
@@ -63,13 +64,30 @@ class AnnotatorAgreement:
         """Number of other annotators with a defined pairwise κ."""
         return np.isfinite(self.pairwise_kappa).sum(axis=1)
 
+    def __repr__(self) -> str:
+        def lowest(values: np.ndarray, name: str) -> str:
+            if not np.isfinite(values).any():
+                return f"{name} undefined"
+            i = int(np.nanargmin(values))
+            return (
+                f"{name} {np.nanmin(values):.3f}–{np.nanmax(values):.3f} "
+                f"(lowest {self.annotators[i]!r})"
+            )
+
+        return (
+            f"AnnotatorAgreement({len(self.annotators)} annotators; "
+            f"{lowest(self.majority_agreement, 'majority_agreement')}; "
+            f"{lowest(self.mean_kappa, 'mean_pairwise_kappa')})"
+        )
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per annotator: ``annotator_id, n_items, majority_agreement,
-        n_majority_items, mean_pairwise_kappa, n_partners``."""
+        """One row per annotator: ``annotator_id, n_items_labelled, majority_agreement,
+        n_majority_items, mean_pairwise_kappa, n_partners`` (``n_items`` in the agreement
+        tables is the size of the collection, hence the longer name here)."""
         return pd.DataFrame(
             {
                 "annotator_id": pd.Series(self.annotators, dtype=object),
-                "n_items": self.n_items,
+                "n_items_labelled": self.n_items,
                 "majority_agreement": self.majority_agreement,
                 "n_majority_items": self.n_majority_items,
                 "mean_pairwise_kappa": self.mean_kappa,
@@ -79,7 +97,7 @@ class AnnotatorAgreement:
 
     def pairs_to_frame(self) -> pd.DataFrame:
         """One row per unordered pair sharing at least one item: ``annotator_id, other,
-        n_shared, kappa``."""
+        n_shared, cohen_kappa``."""
         a, b = np.triu_indices(len(self.annotators), k=1)
         keep = self.n_shared[a, b] > 0
         a, b = a[keep], b[keep]
@@ -89,7 +107,7 @@ class AnnotatorAgreement:
                 "annotator_id": pd.Series(ids[a], dtype=object),
                 "other": pd.Series(ids[b], dtype=object),
                 "n_shared": self.n_shared[a, b],
-                "kappa": self.pairwise_kappa[a, b],
+                "cohen_kappa": self.pairwise_kappa[a, b],
             }
         )
 
@@ -101,7 +119,7 @@ def _majority_credit(
     whether the item has other annotators at all."""
     n_rows, n_labels = len(item), counts.shape[1]
     credit = np.zeros(n_rows)
-    step = max(1, _CHUNK_CELLS // max(n_labels, 1))
+    step = max(1, int(_MEMORY_BUDGET // (9 * max(n_labels, 1))))
     for start in range(0, n_rows, step):
         rows = slice(start, min(start + step, n_rows))
         others = counts[item[rows]]

@@ -125,7 +125,7 @@ class CategoryReliability:
     ----------
     categories : tuple
         Category names, in taxonomy order.
-    depth, size, n_voted, mean_membership, entropy, ambiguous_share, kappa, n_confusions
+    depth, size, n_voted, mean_membership, entropy, ambiguous_share, closed_kappa, n_confusions
         Arrays over ``categories``; see :func:`category_reliability` for definitions.
     confused_with : tuple of tuple
         Per category, the siblings it is most often confused with, most confused first.
@@ -144,7 +144,7 @@ class CategoryReliability:
     mean_membership: np.ndarray
     entropy: np.ndarray
     ambiguous_share: np.ndarray
-    kappa: np.ndarray
+    closed_kappa: np.ndarray
     n_confusions: np.ndarray
     confused_with: tuple[tuple[Hashable, ...], ...]
     ambiguous: np.ndarray
@@ -152,9 +152,19 @@ class CategoryReliability:
     max_ambiguous_share: float
     min_kappa: float
 
+    def __repr__(self) -> str:
+        flagged = [c for c, a in zip(self.categories, self.ambiguous, strict=True) if a]
+        shown = ", ".join(repr(c) for c in flagged[:5]) + (", …" if len(flagged) > 5 else "")
+        return (
+            f"CategoryReliability({len(self.categories)} categories, {len(flagged)} ambiguous"
+            + (f": {shown}" if flagged else "")
+            + f"; rule: ambiguous_share > {self.max_ambiguous_share:g} or closed_kappa < "
+            f"{self.min_kappa:g})"
+        )
+
     def to_frame(self) -> pd.DataFrame:
         """Tidy table, one row per category: ``category, depth, size, n_voted,
-        mean_membership, entropy, ambiguous_share, kappa, n_confusions, confused_with,
+        mean_membership, entropy, ambiguous_share, closed_kappa, n_confusions, confused_with,
         ambiguous``."""
         return pd.DataFrame(
             {
@@ -165,7 +175,7 @@ class CategoryReliability:
                 "mean_membership": self.mean_membership,
                 "entropy": self.entropy,
                 "ambiguous_share": self.ambiguous_share,
-                "kappa": self.kappa,
+                "closed_kappa": self.closed_kappa,
                 "n_confusions": self.n_confusions,
                 "confused_with": pd.Series(self.confused_with, dtype=object),
                 "ambiguous": self.ambiguous,
@@ -189,7 +199,7 @@ def category_reliability(
         Annotations give every column (membership via
         :meth:`Membership.from_annotations`, annotator weights applied). A Membership (for
         example from :meth:`Membership.from_probabilities`, an outside label model) gives the
-        membership columns only: ``kappa`` is NaN, ``n_confusions`` 0, ``confused_with``
+        membership columns only: ``closed_kappa`` is NaN, ``n_confusions`` 0, ``confused_with``
         empty, and the flag uses ``ambiguous_share`` alone.
     ambiguous_band : (float, float)
         ``(low, high)``, default ``(0.2, 0.8)``: an item whose membership p(ω|q) lies strictly
@@ -220,7 +230,7 @@ def category_reliability(
       is in ω, 1 when the annotators split evenly; averaging over voted items only keeps a
       small category from looking reliable because most items are plainly outside it;
     * ``ambiguous_share`` = share of the voted items with low < p(ω|q) < high;
-    * ``kappa`` = Fleiss' κ_ω of the dichotomy "ω (or below) vs not", every label counting
+    * ``closed_kappa`` = Fleiss' κ_ω of the dichotomy "ω (or below) vs not", every label counting
       once whatever the annotator weights: the per-category κ_j of :func:`agreement` (with
       its rule for unequal numbers of annotators) applied to closed labels; for the leaves of
       a flat taxonomy the two coincide. NaN when undefined (no item with two annotators, or
@@ -229,7 +239,7 @@ def category_reliability(
     * ``n_confusions`` = annotator pairs whose labels fall under ω and under a sibling of ω
       (:func:`sibling_confusions`); ``confused_with`` the ``n_confused`` siblings with the
       most such pairs (ties in taxonomy order), only those with at least one;
-    * ``ambiguous`` = ``ambiguous_share > max_ambiguous_share`` or ``kappa < min_kappa``
+    * ``ambiguous`` = ``ambiguous_share > max_ambiguous_share`` or ``closed_kappa < min_kappa``
       (a NaN never triggers the flag, so a category nobody used is not flagged: it has
       ``n_voted == 0`` and NaN averages instead).
 
@@ -237,8 +247,8 @@ def category_reliability(
     --------
     >>> from fuzzytruth.datasets import santini_illustrative
     >>> table = category_reliability(santini_illustrative().annotations).to_frame()
-    >>> table[["category", "n_voted", "ambiguous_share", "kappa", "ambiguous"]].round(2)
-          category  n_voted  ambiguous_share  kappa  ambiguous
+    >>> table[["category", "n_voted", "ambiguous_share", "closed_kappa", "ambiguous"]].round(2)
+          category  n_voted  ambiguous_share  closed_kappa  ambiguous
     0       people       13             0.15   0.68      False
     1      scenery       14             0.14   0.68      False
     2       single        5             0.40   0.61      False
@@ -263,11 +273,11 @@ def category_reliability(
         share = np.where(n_voted > 0, ((p > low) & (p < high)).sum(axis=0) / n_voted, np.nan)
     n_nodes = len(taxonomy)
     if annotations is None:
-        kappa = np.full(n_nodes, np.nan)
+        closed_kappa = np.full(n_nodes, np.nan)
         confusion = np.zeros((n_nodes, n_nodes))
     else:
         counts = label_counts(annotations)
-        kappa = _closed_kappa(counts, taxonomy)
+        closed_kappa = _closed_kappa(counts, taxonomy)
         confusion = _confusion_matrix(counts, taxonomy)
     # most confused first; stable sort keeps taxonomy order among ties
     order = np.argsort(-confusion, axis=1, kind="stable")[:, :n_confused]
@@ -275,7 +285,7 @@ def category_reliability(
         tuple(taxonomy.nodes[j] for j in row if confusion[i, j] > 0) for i, row in enumerate(order)
     )
     with np.errstate(invalid="ignore"):
-        ambiguous = (share > max_ambiguous_share) | (kappa < min_kappa)
+        ambiguous = (share > max_ambiguous_share) | (closed_kappa < min_kappa)
     keep = np.flatnonzero(np.arange(n_nodes) != taxonomy.index(taxonomy.root))
     return CategoryReliability(
         categories=tuple(taxonomy.nodes[j] for j in keep),
@@ -285,7 +295,7 @@ def category_reliability(
         mean_membership=mean_membership[keep],
         entropy=entropy[keep],
         ambiguous_share=share[keep],
-        kappa=kappa[keep],
+        closed_kappa=closed_kappa[keep],
         n_confusions=confusion.sum(axis=1)[keep].astype(np.int64),
         confused_with=tuple(confused_with[j] for j in keep),
         ambiguous=ambiguous[keep],

@@ -5,11 +5,28 @@
 * :func:`fleiss_1971`: Fleiss's (1971) psychiatric diagnoses, 30 patients × 6 ratings, a real
   public multi-annotator table;
 * :func:`image_collection`: a simulated, seeded multi-annotator image collection (500 items,
-  a 3-level taxonomy) with three system runs of different quality.
+  a 3-level taxonomy) with three system runs of different quality;
+* :func:`imagenet_real`: ImageNet ReaL's raw votes (Beyer et al. 2020, Apache-2.0): 924,810
+  no/maybe/yes answers by 85 raters, with experts' golden answers.
+
+Loaders of public collections read from a path the user gives (nothing is downloaded):
+:func:`read_imagenet_real` (ReaL's ``.npz`` files), :func:`read_cifar10h_counts` and
+:func:`read_cifar10h_raw` (CIFAR-10H, CC BY-NC-SA, hence not bundled), and
+:func:`read_crowd_relevance` (one row per worker judgment -> probabilistic qrels).
 """
 
 from fuzzytruth.datasets.fleiss import FLEISS_1971_CATEGORIES, Fleiss1971, fleiss_1971
 from fuzzytruth.datasets.image_collection import ImageCollection, image_collection
+from fuzzytruth.datasets.imagenet_real import ImageNetReal, imagenet_real, read_imagenet_real
+from fuzzytruth.datasets.public import (
+    CIFAR10_CLASSES,
+    CIFAR10H,
+    CrowdRelevance,
+    cifar10h_taxonomy,
+    read_cifar10h_counts,
+    read_cifar10h_raw,
+    read_crowd_relevance,
+)
 from fuzzytruth.datasets.santini import (
     SANTINI_FIGURE1_PUBLISHED,
     SantiniExample,
@@ -19,13 +36,23 @@ from fuzzytruth.datasets.santini import (
 )
 
 __all__ = [
+    "CIFAR10H",
+    "CIFAR10_CLASSES",
     "FLEISS_1971_CATEGORIES",
     "SANTINI_FIGURE1_PUBLISHED",
+    "CrowdRelevance",
     "Fleiss1971",
     "ImageCollection",
+    "ImageNetReal",
     "SantiniExample",
+    "cifar10h_taxonomy",
     "fleiss_1971",
     "image_collection",
+    "imagenet_real",
+    "read_cifar10h_counts",
+    "read_cifar10h_raw",
+    "read_crowd_relevance",
+    "read_imagenet_real",
     "santini_figure1",
     "santini_illustrative",
     "santini_taxonomy",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 import pandas as pd
@@ -38,7 +38,7 @@ class Fleiss1971:
 
     taxonomy: Taxonomy
     annotations: Annotations
-    frame: pd.DataFrame
+    frame: pd.DataFrame = field(repr=False)
 
 
 def fleiss_1971() -> Fleiss1971:

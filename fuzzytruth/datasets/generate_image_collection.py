@@ -415,20 +415,28 @@ def write_image_collection(out_dir: str | Path, *, seed: int = SEED) -> list[Pat
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Command line: ``python -m fuzzytruth.datasets.generate_image_collection [--out DIR]``.
+    """Command line: ``python -m fuzzytruth.datasets.generate_image_collection --out DIR``.
+
+    ``--out`` is required: the command never writes over the bundled package data unless
+    that folder is named explicitly.
 
     Parameters
     ----------
     argv : sequence of str, optional
         Arguments (default: ``sys.argv[1:]``).
     """
-    default = Path(__file__).resolve().parent / "data"
+    bundled = Path(__file__).resolve().parent / "data"
     parser = argparse.ArgumentParser(
         prog="python -m fuzzytruth.datasets.generate_image_collection",
         description="Write the simulated image_collection data set (seed and model documented "
         "in the module docstring).",
     )
-    parser.add_argument("--out", type=Path, default=default, help=f"directory (default {default})")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help=f"existing output directory (the bundled copy lives in {bundled})",
+    )
     args = parser.parse_args(argv)
     for path in write_image_collection(args.out):
         print(f"wrote {path} ({path.stat().st_size} bytes)")

@@ -80,6 +80,12 @@ class ImageCollection:
     runs: dict[str, pd.DataFrame]
     description: str
 
+    def __repr__(self) -> str:
+        return (
+            f"ImageCollection(SIMULATED; {self.annotations!r}, {self.taxonomy!r}, runs "
+            f"{', '.join(self.runs)})"
+        )
+
     def run_objects(self) -> dict[str, Run]:
         """The runs as :class:`fuzzytruth.runs.Run` objects, named after their system.
 

@@ -1,0 +1,349 @@
+"""Loaders for public multi-annotator collections, read from files the user downloaded.
+
+Nothing is downloaded at run time and nothing here is bundled: CIFAR-10H is licensed CC
+BY-NC-SA 4.0, which the package's BSD licence cannot carry. Each loader reads the files in
+their published format (compressed or not; see :mod:`fuzzytruth.io.text`).
+
+* CIFAR-10H (Peterson, Battleday, Griffiths, Russakovsky 2019, "Human uncertainty makes
+  classification more robust", ICCV; github.com/jcpeterson/cifar-10h):
+  :func:`read_cifar10h_counts` reads ``cifar10h-counts.npy`` (10,000 × 10 label counts),
+  :func:`read_cifar10h_raw` reads ``cifar10h-raw.csv`` (or the ``cifar10h-raw.zip`` holding
+  it), one row per trial of 2,571 annotators (200 images and 10 attention checks each, by
+  its README); the counts file holds 511,000 labels. Both come with
+  :func:`cifar10h_taxonomy`, the ten classes under ``animal`` and ``vehicle``.
+* Crowdsourced relevance judgments, one row per worker judgment, such as the Figure Eight
+  reports of the NYT topical-relevance crowd data (Inel et al. 2018, "Studying topical
+  relevance with evidence-based crowdsourcing", CIKM; github.com/CrowdTruth/
+  NYT-Crowdsourcing-Topical-Relevance): :func:`read_crowd_relevance` gives the probabilistic
+  qrels (share of workers who judged the document relevant) and the raw judgments as
+  annotations for the agreement analyses.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.tables import read_delimited
+from fuzzytruth.io.text import read_bytes
+from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+__all__ = [
+    "CIFAR10H",
+    "CIFAR10_CLASSES",
+    "CrowdRelevance",
+    "cifar10h_taxonomy",
+    "read_cifar10h_counts",
+    "read_cifar10h_raw",
+    "read_crowd_relevance",
+]
+
+#: CIFAR-10's classes in label order (0 airplane … 9 truck), as in CIFAR-10H's README.
+CIFAR10_CLASSES = (
+    "airplane",
+    "automobile",
+    "bird",
+    "cat",
+    "deer",
+    "dog",
+    "frog",
+    "horse",
+    "ship",
+    "truck",
+)
+_ANIMALS = ("bird", "cat", "deer", "dog", "frog", "horse")
+_VEHICLES = ("airplane", "automobile", "ship", "truck")
+#: The image-index column: the README calls it cifar10_test_set_idx, the file has the other.
+_INDEX_COLUMNS = ("cifar10_test_test_idx", "cifar10_test_set_idx")
+
+
+def cifar10h_taxonomy() -> Taxonomy:
+    """The ten CIFAR-10 classes under ``animal`` and ``vehicle`` (root ``image``).
+
+    Examples
+    --------
+    >>> tax = cifar10h_taxonomy()
+    >>> tax.parents("cat"), tax.children("vehicle")
+    (('animal',), ('airplane', 'automobile', 'ship', 'truck'))
+    """
+    return Taxonomy.from_nested({"image": {"animal": list(_ANIMALS), "vehicle": list(_VEHICLES)}})
+
+
+@dataclass(frozen=True, eq=False)
+class CIFAR10H:
+    """CIFAR-10H labels bound to :func:`cifar10h_taxonomy`.
+
+    Attributes
+    ----------
+    taxonomy : Taxonomy
+    annotations : Annotations
+        ``item_id``: the image's index in the CIFAR-10 test set (int); ``label``: a class.
+        From the counts file, ``annotator_id`` is a position ``1 … n`` within the image (the
+        counts do not say who labelled what): fine for κ, α and category reliability,
+        meaningless for annotator diagnostics, which need :func:`read_cifar10h_raw`.
+    counts : pandas.DataFrame
+        Images × classes label counts (index ``item_id``, columns :data:`CIFAR10_CLASSES`).
+    source : str
+        The file read.
+    attention_checks : pandas.DataFrame or None
+        From the raw file only: per annotator, ``annotator_id, n_checks, check_accuracy``, the
+        share of attention-check trials answered with the true class (a quality signal known
+        independently of the other annotators, like ImageNet ReaL's golden accuracy).
+    """
+
+    taxonomy: Taxonomy
+    annotations: Annotations
+    counts: pd.DataFrame
+    source: str
+    attention_checks: pd.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"CIFAR10H({len(self.annotations.to_frame())} labels, {self.annotations.n_items} "
+            f"images, {self.annotations.n_annotators} annotators; from {self.source})"
+        )
+
+
+def _annotations_from_counts(counts: np.ndarray, taxonomy: Taxonomy) -> Annotations:
+    per_item = counts.sum(axis=1)
+    item = np.repeat(np.arange(counts.shape[0]), per_item)
+    label = np.repeat(np.tile(np.arange(counts.shape[1]), counts.shape[0]), counts.ravel())
+    starts = np.repeat(np.cumsum(per_item) - per_item, per_item)
+    position = np.arange(len(item)) - starts + 1
+    frame = pd.DataFrame(
+        {
+            "item_id": item,
+            "annotator_id": position,
+            "label": np.asarray(CIFAR10_CLASSES, dtype=object)[label],
+        }
+    )
+    return Annotations.from_frame(frame, taxonomy=taxonomy)
+
+
+def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
+    """Read ``cifar10h-counts.npy``: an images × 10 matrix of label counts (about 50 per
+    image), classes in CIFAR-10 order.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, when it is not a ``.npy`` array of shape ``(n, 10)`` holding
+        non-negative whole numbers.
+    """
+    name = os.fspath(path)
+    try:
+        counts = np.load(io.BytesIO(read_bytes(name)), allow_pickle=False)
+    except ValueError as err:
+        raise ValueError(f"{name}: not a NumPy .npy array ({err})") from None
+    if counts.ndim != 2 or counts.shape[1] != len(CIFAR10_CLASSES):
+        raise ValueError(
+            f"{name}: expected an (images, 10) array of label counts; got shape {counts.shape}"
+        )
+    if not np.all(np.isfinite(counts)) or counts.min() < 0 or np.any(counts != np.round(counts)):
+        raise ValueError(f"{name}: label counts must be non-negative whole numbers")
+    counts = counts.astype(np.int64)
+    taxonomy = cifar10h_taxonomy()
+    return CIFAR10H(
+        taxonomy=taxonomy,
+        annotations=_annotations_from_counts(counts, taxonomy),
+        counts=pd.DataFrame(counts, columns=list(CIFAR10_CLASSES)).rename_axis("item_id"),
+        source=name,
+    )
+
+
+def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CIFAR10H:
+    """Read ``cifar10h-raw.csv`` (or ``cifar10h-raw.zip``): one row per annotator trial.
+
+    Uses the columns ``annotator_id``, ``is_attn_check``, ``true_category``,
+    ``chosen_category`` and the image index ``cifar10_test_test_idx`` (named
+    ``cifar10_test_set_idx`` in the README; either is accepted); the others are ignored. The
+    attention-check trials (image index -99999) are not CIFAR-10 test images: they are left
+    out of the annotations and summarised per annotator in ``attention_checks``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV, compressed or in its zip archive.
+    encoding : str, default "utf-8"
+        Encoding of a file without a byte-order mark.
+
+    Returns
+    -------
+    CIFAR10H
+        Annotations with the real annotator ids.
+    """
+    name = os.fspath(path)
+    for index in _INDEX_COLUMNS:
+        needed = ["annotator_id", "is_attn_check", "true_category", "chosen_category", index]
+        try:
+            frame = read_delimited(
+                path, delimiter=",", required=needed, encoding=encoding, only_required=True
+            )
+            break
+        except ValueError as err:
+            if index == _INDEX_COLUMNS[-1] or f"missing ['{index}']" not in str(err):
+                raise
+    lines = frame.attrs["lines"]
+    image = pd.to_numeric(frame[index], errors="coerce").to_numpy()
+    check = frame["is_attn_check"].to_numpy() == "1"
+    bad = np.flatnonzero(np.isnan(image) | ((image < 0) & ~check))
+    if bad.size:
+        raise ValueError(
+            f"{name}, line {int(lines[bad[0]])}: column {index!r} must hold an image index "
+            f"(-99999 for attention checks); got {frame[index].iloc[bad[0]]!r}"
+        )
+    keep = ~check
+    unknown = np.flatnonzero(~frame["chosen_category"].isin(CIFAR10_CLASSES).to_numpy())
+    if unknown.size:
+        raise ValueError(
+            f"{name}, line {int(lines[unknown[0]])}: chosen_category must be one of "
+            f"{CIFAR10_CLASSES}; got {frame['chosen_category'].iloc[unknown[0]]!r}"
+        )
+    taxonomy = cifar10h_taxonomy()
+    table = pd.DataFrame(
+        {
+            "item_id": image[keep].astype(np.int64),
+            "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[keep]),
+            "label": frame["chosen_category"].to_numpy()[keep],
+        }
+    )
+    annotations = Annotations.from_frame(table, taxonomy=taxonomy)
+    counts = (
+        pd.crosstab(table["item_id"], table["label"])
+        .reindex(columns=list(CIFAR10_CLASSES), fill_value=0)
+        .rename_axis(index="item_id", columns=None)
+    )
+    checks = (
+        pd.DataFrame(
+            {
+                "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[check]),
+                "correct": frame["chosen_category"].to_numpy()[check]
+                == frame["true_category"].to_numpy()[check],
+            }
+        )
+        .groupby("annotator_id")["correct"]
+        .agg(n_checks="size", check_accuracy="mean")
+        .reset_index()
+    )
+    return CIFAR10H(
+        taxonomy=taxonomy,
+        annotations=annotations,
+        counts=counts,
+        source=name,
+        attention_checks=checks,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CrowdRelevance:
+    """Crowdsourced relevance judgments.
+
+    Attributes
+    ----------
+    qrels : ProbabilisticQrels
+        Per judged (query, document): the share of its workers who judged it relevant.
+    annotations : Annotations
+        The raw judgments, ``item_id`` = ``"<query>/<document>"``, labels the judgment
+        values over a flat taxonomy; for :func:`~fuzzytruth.collection.agreement` and the
+        worker diagnostics.
+    source : str
+    """
+
+    qrels: ProbabilisticQrels
+    annotations: Annotations
+    source: str
+
+    def __repr__(self) -> str:
+        frame = self.annotations.to_frame()
+        return (
+            f"CrowdRelevance({len(frame)} judgments of {self.annotations.n_items} "
+            f"query-document pairs by {self.annotations.n_annotators} workers; from "
+            f"{self.source})"
+        )
+
+
+def read_crowd_relevance(
+    path: str | os.PathLike,
+    *,
+    query: str = "topic",
+    doc: str = "document_id",
+    worker: str = "_worker_id",
+    judgment: str = "relevance",
+    relevant: Sequence[str] = ("relevant", "highly_relevant"),
+    encoding: str = "utf-8",
+) -> CrowdRelevance:
+    """Read a table with one row per worker judgment into probabilistic qrels.
+
+    The defaults are the column names of a Figure Eight (CrowdFlower) full report, as
+    published with the NYT topical-relevance crowd data; pass other names for other exports.
+    Quoted values may span lines (such reports hold whole documents).
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV (``.tsv``: tab-separated), compressed or not.
+    query, doc, worker, judgment : str
+        Column names.
+    relevant : sequence of str
+        The judgment values that mean relevant; every other value means not relevant.
+    encoding : str, default "utf-8"
+        Encoding of a file without a byte-order mark.
+
+    Returns
+    -------
+    CrowdRelevance
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "judgments.csv")
+    >>> _ = open(path, "w").write(
+    ...     "_worker_id,topic,document_id,relevance\\nw1,325,d1,relevant\\n"
+    ...     "w2,325,d1,not_relevant\\nw3,325,d1,relevant\\nw1,325,d2,not_relevant\\n")
+    >>> crowd = read_crowd_relevance(path)
+    >>> crowd.qrels.to_dataframe()[["query_id", "doc_id", "probability"]].round(3)
+      query_id doc_id  probability
+    0      325     d1        0.667
+    1      325     d2        0.000
+    """
+    name = os.fspath(path)
+    relevant = [relevant] if isinstance(relevant, str) else list(relevant)
+    frame = read_delimited(
+        path,
+        delimiter="\t" if Path(name.removesuffix(".gz")).suffix == ".tsv" else ",",
+        required=[query, doc, worker, judgment],
+        encoding=encoding,
+        only_required=True,
+    )
+    values = pd.unique(frame[judgment])
+    if not set(relevant) & set(values):
+        raise ValueError(
+            f"{name}: none of the judgments is one of relevant={relevant}; column "
+            f"{judgment!r} holds {sorted(values)[:10]}"
+        )
+    is_relevant = frame[judgment].isin(relevant).to_numpy(dtype=float)
+    shares = (
+        pd.DataFrame({"query_id": frame[query], "doc_id": frame[doc], "share": is_relevant})
+        .groupby(["query_id", "doc_id"], sort=True)["share"]
+        .mean()
+        .reset_index()
+    )
+    item = frame[query].astype(str) + "/" + frame[doc].astype(str)
+    table = pd.DataFrame({"item_id": item, "annotator_id": frame[worker], "label": frame[judgment]})
+    try:
+        annotations = Annotations.from_frame(table, taxonomy=Taxonomy.flat(sorted(values)))
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from None
+    return CrowdRelevance(
+        qrels=ProbabilisticQrels(shares["query_id"], shares["doc_id"], shares["share"]),
+        annotations=annotations,
+        source=name,
+    )

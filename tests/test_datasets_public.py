@@ -1,0 +1,143 @@
+"""Loaders of public collections, on tiny fixtures written in exactly the published formats."""
+
+import zipfile
+
+import numpy as np
+import pytest
+
+from fuzzytruth.collection import agreement, agreement_by_level
+from fuzzytruth.datasets import (
+    CIFAR10_CLASSES,
+    read_cifar10h_counts,
+    read_cifar10h_raw,
+    read_crowd_relevance,
+)
+
+# cifar10h-raw.csv's header, in the file's order (README of jcpeterson/cifar-10h)
+RAW_HEADER = (
+    "annotator_id,trial_index,is_attn_check,true_category,chosen_category,true_label,"
+    "chosen_label,correct_guess,cifar10_test_test_idx,image_filename,subcategory,"
+    "reaction_time,time_elapsed"
+)
+# (annotator, image, chosen class); image -99999 marks an attention check, whose true class
+# is "truck" (for the other trials the fixture's true class is the chosen one)
+TRIALS = [
+    (0, 0, "cat"), (0, 1, "ship"), (0, -99999, "truck"), (0, 2, "deer"),
+    (1, 0, "dog"), (1, 1, "ship"), (1, -99999, "frog"), (1, 2, "deer"), (1, -99999, "truck"),
+    (2, 0, "cat"), (2, 1, "automobile"), (2, 2, "horse"),
+]
+
+
+def raw_csv(trials=TRIALS, header=RAW_HEADER):
+    lines = [header]
+    for trial, (annotator, image, chosen) in enumerate(trials):
+        label = CIFAR10_CLASSES.index(chosen) if chosen in CIFAR10_CLASSES else 99
+        check = int(image < 0)
+        true, true_label = ("truck", 9) if check else (chosen, label)
+        lines.append(
+            f"{annotator},{trial},{check},{true},{chosen},{true_label},{label},"
+            f"{int(true == chosen)},{image},"
+            f"{chosen}_{image}.png,{chosen},1234.5,{1000 * (trial + 1)}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def counts_of(trials=TRIALS):
+    counts = np.zeros((3, 10), dtype=np.int64)
+    for _, image, chosen in trials:
+        if image >= 0:
+            counts[image, CIFAR10_CLASSES.index(chosen)] += 1
+    return counts
+
+
+@pytest.fixture
+def cifar_files(tmp_path):
+    (tmp_path / "cifar10h-raw.csv").write_text(raw_csv())
+    with zipfile.ZipFile(tmp_path / "cifar10h-raw.zip", "w") as archive:
+        archive.writestr("cifar10h-raw.csv", raw_csv())
+    np.save(tmp_path / "cifar10h-counts.npy", counts_of().astype(float))  # published as float
+    return tmp_path
+
+
+def test_cifar10h_raw_reads_labels_without_attention_checks(cifar_files):
+    data = read_cifar10h_raw(cifar_files / "cifar10h-raw.csv")
+    frame = data.annotations.to_frame()
+    assert len(frame) == 9 and data.annotations.n_annotators == 3
+    assert data.counts.loc[0, "cat"] == 2 and data.counts.loc[1, "ship"] == 2
+    checks = data.attention_checks.set_index("annotator_id")
+    assert checks["n_checks"].to_dict() == {0: 1, 1: 2}
+    assert checks["check_accuracy"].to_dict() == {0: 1.0, 1: 0.5}
+
+
+def test_cifar10h_zip_and_readme_column_name(cifar_files, tmp_path):
+    from_zip = read_cifar10h_raw(cifar_files / "cifar10h-raw.zip")
+    assert from_zip.counts.equals(read_cifar10h_raw(cifar_files / "cifar10h-raw.csv").counts)
+    readme_named = tmp_path / "readme.csv"
+    readme_named.write_text(raw_csv(header=RAW_HEADER.replace("test_test", "test_set")))
+    assert read_cifar10h_raw(readme_named).counts.equals(from_zip.counts)
+
+
+def test_cifar10h_counts_and_raw_give_the_same_agreement(cifar_files):
+    # kappa and alpha depend on the label counts only, so the counts file (annotators unknown)
+    # and the raw file (annotators known) must give identical coefficients at every level
+    counts = read_cifar10h_counts(cifar_files / "cifar10h-counts.npy")
+    raw = read_cifar10h_raw(cifar_files / "cifar10h-raw.csv")
+    np.testing.assert_array_equal(counts.counts.to_numpy(), raw.counts.to_numpy())
+    a = agreement(counts.annotations, n_resamples=0).to_frame()
+    b = agreement(raw.annotations, n_resamples=0).to_frame()
+    np.testing.assert_allclose(a["value"], b["value"], rtol=1e-12)
+    levels = agreement_by_level(raw.annotations, n_resamples=0).to_frame()
+    # animal vs vehicle only: images 0 (animals) and 2 (animals) agree, image 1 (vehicles) too
+    depth1 = levels.query("depth == 1 and measure == 'fleiss_kappa'")["value"].item()
+    assert depth1 == pytest.approx(1.0)
+
+
+def test_cifar10h_errors_name_file_and_line(tmp_path):
+    bad = tmp_path / "raw.csv"
+    bad.write_text(raw_csv([*TRIALS[:2], (0, 5, "kitten")]))
+    with pytest.raises(ValueError, match=r"raw\.csv, line 4: chosen_category must be one of"):
+        read_cifar10h_raw(bad)
+    np.save(tmp_path / "c.npy", np.zeros((3, 9)))
+    with pytest.raises(ValueError, match=r"c\.npy: expected an \(images, 10\) array"):
+        read_cifar10h_counts(tmp_path / "c.npy")
+
+
+FIGURE_EIGHT_HEADER = (
+    "_unit_id,_created_at,_id,_started_at,_tainted,_channel,_trust,_worker_id,_country,"
+    "_region,_city,_ip,hiddeninput,relevance,bin,doc_len,document_body,document_id,"
+    "document_title,hiddeninput_gold,index,rel,relevance_gold,topic,topic_description,"
+    "topic_query"
+)
+
+
+def figure_eight_row(worker, topic, doc, judgment):
+    body = '"<p>First paragraph.</p>\n<p>Second, on a new line.</p>"'
+    return (
+        f"1444000758,11/8/2017 16:02:40,3009380843,11/8/2017 16:02:03,False,prodege,1.0,"
+        f"{worker},CAN,ON,Scarborough,191.228.31.224,,{judgment},1,196,{body},{doc},"
+        f"A title,,1,1,,{topic},Describe a cult.,Cult Lifestyles"
+    )
+
+
+def test_crowd_relevance_from_a_figure_eight_report(tmp_path):
+    rows = [
+        ("w1", 325, 1173003, "relevant"),
+        ("w2", 325, 1173003, "not_relevant"),
+        ("w3", 325, 1173003, "relevant"),
+        ("w4", 325, 1173003, "relevant"),
+        ("w1", 325, 1173004, "not_relevant"),
+        ("w2", 325, 1173004, "not_relevant"),
+        ("w1", 330, 1173003, "relevant"),
+    ]
+    path = tmp_path / "f1205678_anonymized.csv"
+    path.write_text("\n".join([FIGURE_EIGHT_HEADER] + [figure_eight_row(*r) for r in rows]) + "\n")
+    crowd = read_crowd_relevance(path)
+    table = crowd.qrels.to_dataframe()
+    assert list(zip(table["query_id"], table["doc_id"], table["probability"], strict=True)) == [
+        ("325", "1173003", 0.75), ("325", "1173004", 0.0), ("330", "1173003", 1.0)
+    ]
+    assert crowd.annotations.n_items == 3 and crowd.annotations.n_annotators == 4
+    # one disagreeing pair among the items with two or more workers
+    assert agreement(crowd.annotations, n_resamples=0).value("krippendorff_alpha") < 1
+    with pytest.raises(ValueError, match=r"none of the judgments is one of relevant=\['yes'\]"):
+        read_crowd_relevance(path, relevant=["yes"])

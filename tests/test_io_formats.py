@@ -1,0 +1,364 @@
+"""Every reader: what trec_eval accepts (extra fields, comments, CRLF, BOM), compression,
+encodings, errors with file and line; every writer: round trips (hypothesis) and refusals."""
+
+import bz2
+import codecs
+import gzip
+import lzma
+import zipfile
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth.io import (
+    read_annotations,
+    read_probabilistic_qrels,
+    read_taxonomy,
+    read_trec_qrels,
+    read_trec_qrels_jg,
+    read_trec_run,
+    write_annotations,
+    write_probabilistic_qrels,
+    write_taxonomy,
+    write_trec_qrels,
+    write_trec_qrels_jg,
+    write_trec_run,
+)
+from fuzzytruth.io.text import load_text
+from fuzzytruth.runs import Qrels, Run
+from fuzzytruth.uncertain import ProbabilisticQrels
+
+RUN = "q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 1.5 sys\nq2 Q0 d1 1 0.5 sys\n"
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def scores_of(run):
+    frame = run.to_dataframe()
+    return sorted(zip(frame["query_id"], frame["doc_id"], frame["score"], strict=True))
+
+
+# ---------------------------------------------------------------- what trec_eval accepts
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# run of 2026-11-22\n" + RUN,  # trec_eval 10's comment lines
+        RUN.replace("\n", "\r\n"),  # CRLF
+        "\ufeff" + RUN,  # byte-order mark
+        RUN.replace(" sys\n", " sys extra fields\n"),  # fields after the run tag
+        RUN.replace(" ", "\t").replace("q1\tQ0", "q1  Q0"),  # tabs and repeated spaces
+        RUN.replace("q2", "\nq2") + "\n\n",  # blank lines
+        RUN.replace("q2", "   \t\nq2"),  # a line of whitespace only
+        "\ufeff# all at once\r\n"
+        + RUN.replace(" sys\n", "\tsys  x y \r\n").replace(" ", "\t").replace("q2", "  q2"),
+    ],
+    ids=[
+        "comments", "crlf", "bom", "extra-fields", "whitespace", "blank-lines", "spaces-line",
+        "all-at-once",
+    ],
+)
+def test_run_reader_accepts_what_trec_eval_accepts(tmp_path, text):
+    path = tmp_path / "run.txt"
+    path.write_bytes(text.encode("utf-8"))
+    plain = tmp_path / "plain.txt"
+    plain.write_text(RUN)
+    assert scores_of(read_trec_run(path)) == scores_of(read_trec_run(plain))
+    assert read_trec_run(path).name == "sys"
+
+
+def test_fields_split_on_ascii_whitespace_only_on_both_paths(tmp_path):
+    # trec_eval splits on C isspace; a no-break space or U+2028 stays inside an id, whether the
+    # file takes pyarrow's fast path (single spaces) or the line reader (tabs)
+    odd = "d\u00a01\u2028x"
+    fast, slow = tmp_path / "fast.txt", tmp_path / "slow.txt"
+    fast.write_text(f"q1 Q0 {odd} 1 2.5 sys\n")
+    slow.write_text(f"q1\tQ0\t{odd}\t1\t2.5\tsys\n")
+    assert read_trec_run(fast).doc_ids.tolist() == read_trec_run(slow).doc_ids.tolist() == [odd]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compress"),
+    [
+        (".gz", gzip.compress),
+        (".bz2", bz2.compress),
+        (".xz", lzma.compress),
+        ("", gzip.compress),  # a gzip file without the suffix: recognised by content
+    ],
+)
+def test_compressed_files(tmp_path, suffix, compress):
+    path = tmp_path / f"qrels.txt{suffix}"
+    path.write_bytes(compress(b"q1 0 d1 1\nq1 0 d2 0\n"))
+    assert read_trec_qrels(path).to_dataframe()["relevance"].tolist() == [1.0, 0.0]
+    table = tmp_path / f"labels.csv{suffix}"
+    table.write_bytes(compress(b"item_id,annotator_id,label\ni,a,x\ni,b,y\n"))
+    assert len(read_annotations(table, taxonomy=None).to_frame()) == 2
+
+
+def test_zip_with_one_file_and_with_two(tmp_path):
+    path = tmp_path / "qrels.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("qrels.txt", "q1 0 d1 1\n")
+    assert len(read_trec_qrels(path).to_dataframe()) == 1
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("other.txt", "x")
+    with pytest.raises(ValueError, match=r"qrels\.zip: a zip archive must hold exactly one file"):
+        read_trec_qrels(path)
+
+
+def test_broken_gzip_names_the_file(tmp_path):
+    path = tmp_path / "labels.csv.gz"
+    path.write_bytes(gzip.compress(b"item_id,annotator_id,label\n" * 100)[:30])
+    with pytest.raises(ValueError, match=r"labels\.csv\.gz: cannot decompress this gzip file"):
+        read_annotations(path, taxonomy=None)
+
+
+@pytest.mark.parametrize("bom", [codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE])
+def test_byte_order_marks_alike_in_every_format(tmp_path, bom):
+    encoding = {codecs.BOM_UTF8: "utf-8", codecs.BOM_UTF16_LE: "utf-16-le"}.get(bom, "utf-16-be")
+    files = {
+        "run.txt": RUN,
+        "labels.csv": "item_id,annotator_id,label\nimage,a,café\nimage,b,café\n",
+        "tax.csv": "child,parent\nall,\ncafé,all\n",
+        "tax.json": '{"all": {"café": {}}}',
+        "pq.tsv": "query_id\tdoc_id\tprobability\nq\td\t0.5\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_bytes(bom + text.encode(encoding))
+    assert read_trec_run(tmp_path / "run.txt").name == "sys"
+    tax = read_taxonomy(tmp_path / "tax.csv")
+    assert read_taxonomy(tmp_path / "tax.json").nodes == tax.nodes == ("all", "café")
+    assert read_annotations(tmp_path / "labels.csv", taxonomy=tax).n_annotators == 2
+    assert read_probabilistic_qrels(tmp_path / "pq.tsv").probability.tolist() == [0.5]
+
+
+def test_non_utf8_bytes_name_file_and_line_in_every_format(tmp_path):
+    cases = {
+        "run.txt": (b"q1 Q0 d1 1 2.5 sys\nq1 Q0 d\xe9 2 1.5 sys\n", read_trec_run),
+        "qrels.txt": (b"q1 0 d1 1\nq1 0 d\xe9 1\n", read_trec_qrels),
+        "labels.csv": (
+            b"item_id,annotator_id,label\ni,a,x\ni,b,caf\xe9\n",
+            lambda p: read_annotations(p, taxonomy=None),
+        ),
+        "tax.json": (b'{"all":\n {"caf\xe9": {}}}', read_taxonomy),
+    }
+    for name, (data, reader) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        line = data.count(b"\n", 0, data.index(b"\xe9")) + 1
+        with pytest.raises(
+            ValueError, match=rf"{name}, line {line}: bytes b'\\xe9.*not valid utf-8.*encoding"
+        ):
+            reader(tmp_path / name)
+    labels = read_annotations(tmp_path / "labels.csv", taxonomy=None, encoding="latin-1")
+    assert "café" in labels.taxonomy
+
+
+def test_quoted_values_spanning_lines_keep_line_numbers(tmp_path):
+    path = tmp_path / "judgments.csv"
+    path.write_text(
+        'item_id,annotator_id,label,body\n'
+        'd1,w1,yes,"<p>one</p>\n<p>two</p>"\n'
+        'd1,w2,no,"<p>three</p>\n\n<p>four</p>"\n'
+        "d2,w1,maybee,short\n"
+    )
+    with pytest.raises(ValueError, match=r"judgments\.csv, line 7: label 'maybee' is not"):
+        read_annotations(path, taxonomy=Taxonomy.flat(["no", "maybe", "yes"]))
+    frame = read_annotations(path, taxonomy=None).to_frame()
+    assert frame["label"].tolist() == ["yes", "no", "maybee"]
+
+
+def test_comment_and_blank_lines_keep_line_numbers(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("# made by hand\nitem_id,annotator_id,label\n\ni,a,x\n# note\ni,b,\n")
+    with pytest.raises(ValueError, match=r"labels\.csv, line 6: empty value in column 'label'"):
+        read_annotations(path, taxonomy=None)
+    text = load_text(path)
+    assert text.lines.tolist() == [2, 4, 6]
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "NaN"])
+def test_non_finite_relevance_names_file_and_line(tmp_path, value):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"q1 0 d1 1\nq1 0 d2 {value}\n")
+    with pytest.raises(ValueError, match=r"qrels\.txt, line 2: field 'rel' must be a finite"):
+        read_trec_qrels(qrels)
+    with pytest.raises(ValueError, match=r"line 2: field 'rel' must be a finite"):
+        read_trec_qrels_jg(qrels)
+    pq = tmp_path / "pq.csv"
+    pq.write_text(f"query_id,doc_id,probability,grade\nq,d,0.5,1\nq,e,0.5,{value}\n")
+    with pytest.raises(ValueError, match=r"pq\.csv, line 3: column 'grade' must hold finite"):
+        read_probabilistic_qrels(pq)
+
+
+def test_nan_score_names_file_and_line(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 nan sys\n")
+    with pytest.raises(ValueError, match=r"run\.txt, line 2: field 'score' must be not NaN"):
+        read_trec_run(path)
+
+
+# ---------------------------------------------------------------- writers refuse
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        (Run(["q1"], ["d1"], [1.0], name="BM25 + RM3"), r"run tag 'BM25 \+ RM3'.*'BM25_\+_RM3'"),
+        (Run(["q1"], ["d 1"], [1.0], name="x"), r"document id 'd 1'"),
+        (Run(["#q"], ["d1"], [1.0], name="x"), r"query id '#q'.*leading '#'"),
+        (Run(["q1"], ["d1"], [1.0], name=""), r"run tag ''"),
+    ],
+)
+def test_run_writer_refuses_ids_that_would_not_read_back(tmp_path, run, message):
+    with pytest.raises(ValueError, match=message):
+        write_trec_run(run, tmp_path / "run.txt")
+    assert not (tmp_path / "run.txt").exists()
+
+
+def test_table_writers_refuse_or_quote(tmp_path):
+    tax = Taxonomy.flat(["x"])
+    frame = pd.DataFrame({"item_id": [" i"], "annotator_id": ["a"], "label": ["x"]})
+    with pytest.raises(ValueError, match=r"item_id ' i' would not read back"):
+        write_annotations(Annotations.from_frame(frame, taxonomy=tax), tmp_path / "a.csv")
+    frame = pd.DataFrame({"item_id": ["#1", "#1"], "annotator_id": ["a", "b"], "label": "x"})
+    write_annotations(Annotations.from_frame(frame, taxonomy=tax), tmp_path / "a.csv")
+    assert (tmp_path / "a.csv").read_text().splitlines()[1] == '"#1","a","x"'
+    assert read_annotations(tmp_path / "a.csv", taxonomy=tax).n_annotators == 2
+
+
+def test_qrels_writers_refuse_spaces(tmp_path):
+    with pytest.raises(ValueError, match=r"document id 'a b'"):
+        write_trec_qrels(Qrels(["q"], ["a b"], [1.0]), tmp_path / "q.txt")
+    with pytest.raises(ValueError, match=r"iteration 'x y'"):
+        write_trec_qrels(Qrels(["q"], ["a"], [1.0]), tmp_path / "q.txt", iteration="x y")
+
+
+# ---------------------------------------------------------------- round trips (hypothesis)
+ids = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")),
+    min_size=1,
+    max_size=8,
+).filter(lambda s: not s.startswith(("#", "\ufeff")) and not any(c.isspace() for c in s))
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@SETTINGS
+@given(rows=st.lists(st.tuples(ids, ids, finite), min_size=1, max_size=20,
+                     unique_by=lambda r: (r[0], r[1])), tag=ids)
+def test_run_round_trip(tmp_path, rows, tag):
+    q, d, s = zip(*rows, strict=True)
+    run = Run(list(q), list(d), list(s), name=tag)
+    write_trec_run(run, tmp_path / "run.txt")
+    back = read_trec_run(tmp_path / "run.txt")
+    assert back.name == tag and scores_of(back) == scores_of(run)
+
+
+@SETTINGS
+@given(rows=st.lists(st.tuples(ids, ids, st.integers(-3, 5) | finite), min_size=1, max_size=20,
+                     unique_by=lambda r: (r[0], r[1])))
+def test_qrels_round_trip(tmp_path, rows):
+    q, d, r = zip(*rows, strict=True)
+    qrels = Qrels(list(q), list(d), [float(x) for x in r])
+    write_trec_qrels(qrels, tmp_path / "qrels.txt")
+    back = read_trec_qrels(tmp_path / "qrels.txt")
+    pd.testing.assert_frame_equal(back.to_dataframe(), qrels.to_dataframe())
+
+
+@SETTINGS
+@given(groups=st.dictionaries(ids, st.lists(st.tuples(ids, ids, st.integers(0, 3)), min_size=1,
+                                            max_size=5, unique_by=lambda r: (r[0], r[1])),
+                              min_size=1, max_size=3))
+def test_judgment_group_round_trip(tmp_path, groups):
+    qrels = {
+        g: Qrels([r[0] for r in rows], [r[1] for r in rows], [float(r[2]) for r in rows])
+        for g, rows in groups.items()
+    }
+    write_trec_qrels_jg(qrels, tmp_path / "qrels.jg")
+    back = read_trec_qrels_jg(tmp_path / "qrels.jg")
+    assert sorted(back) == sorted(qrels)
+    for g, q in qrels.items():
+        pd.testing.assert_frame_equal(back[g].to_dataframe(), q.to_dataframe())
+
+
+csv_ids = st.text(alphabet="#abcxyzé_-.0123456789 ,\"'", min_size=1, max_size=6).filter(
+    lambda s: s.strip() == s
+)
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.tuples(csv_ids, csv_ids, st.sampled_from(["cat", "dog", "animal"])),
+                  min_size=1, max_size=15, unique_by=lambda r: (r[0], r[1])),
+    suffix=st.sampled_from(["csv", "tsv", "parquet", "csv.gz"]),
+)
+def test_annotations_round_trip(tmp_path, rows, suffix):
+    tax = Taxonomy.from_parents({"cat": "animal", "dog": "animal"})
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    ann = Annotations.from_frame(frame, taxonomy=tax)
+    path = tmp_path / f"labels.{suffix}"
+    if suffix == "csv.gz":
+        write_annotations(ann, tmp_path / "plain.csv")
+        path.write_bytes(gzip.compress((tmp_path / "plain.csv").read_bytes()))
+    else:
+        write_annotations(ann, path)
+    back = read_annotations(path, taxonomy=tax)
+    columns = ["item_id", "annotator_id", "label"]
+    pd.testing.assert_frame_equal(
+        back.to_frame()[columns].astype(str), ann.to_frame()[columns].astype(str)
+    )
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.tuples(csv_ids, csv_ids, st.floats(0, 1), st.integers(1, 3)),
+                  min_size=1, max_size=15, unique_by=lambda r: (r[0], r[1])),
+    suffix=st.sampled_from(["csv", "tsv"]),
+)
+def test_probabilistic_qrels_round_trip(tmp_path, rows, suffix):
+    q, d, p, g = zip(*rows, strict=True)
+    pq = ProbabilisticQrels(list(q), list(d), list(p), list(g))
+    write_probabilistic_qrels(pq, tmp_path / f"pq.{suffix}")
+    back = read_probabilistic_qrels(tmp_path / f"pq.{suffix}")
+    pd.testing.assert_frame_equal(back.to_dataframe(), pq.to_dataframe())
+
+
+@SETTINGS
+@given(
+    children=st.lists(csv_ids, min_size=1, max_size=6, unique=True),
+    suffix=st.sampled_from(["json", "csv", "tsv"]),
+)
+def test_taxonomy_round_trip(tmp_path, children, suffix):
+    names = [c for c in children if c not in ("root", "mid")]
+    if not names:
+        return
+    parents = {"mid": "root", **{c: ("mid" if i % 2 else "root") for i, c in enumerate(names)}}
+    tax = Taxonomy.from_parents(parents)
+    write_taxonomy(tax, tmp_path / f"tax.{suffix}")
+    back = read_taxonomy(tmp_path / f"tax.{suffix}")
+    assert back.nodes == tax.nodes and back.to_edges() == tax.to_edges()
+
+
+
+separators = st.sampled_from([" ", "\t", "  ", " \t ", "\t\t"])
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.tuples(ids, ids, finite), min_size=1, max_size=12,
+                  unique_by=lambda r: (r[0], r[1])),
+    layout=st.lists(st.tuples(separators, separators, st.sampled_from(["", " x", "\tx y"]),
+                              st.sampled_from(["", " ", "\t"]), st.sampled_from(["\n", "\r\n"])),
+                    min_size=12, max_size=12),
+)
+def test_any_whitespace_layout_reads_as_the_canonical_file(tmp_path, rows, layout):
+    # the bulk normaliser (tabs, repeated spaces, CRLF, extra fields) against the plain layout
+    canonical = "".join(f"{q} Q0 {d} 1 {s!r} tag\n" for q, d, s in rows)
+    messy = "".join(
+        f"{lead}{q}{a}Q0{b}{d}{a}1{b}{s!r}{a}tag{extra}{lead}{end}"
+        for (q, d, s), (a, b, extra, lead, end) in zip(rows, layout, strict=False)
+    )
+    (tmp_path / "canonical.txt").write_text(canonical)
+    (tmp_path / "messy.txt").write_bytes(messy.encode())
+    expected = scores_of(read_trec_run(tmp_path / "canonical.txt"))
+    assert scores_of(read_trec_run(tmp_path / "messy.txt")) == expected
