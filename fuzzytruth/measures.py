@@ -172,6 +172,7 @@ class MeasureFamily:
     exact: Callable[..., Any] | None = None
     binary: Callable[..., Any] | None = None
     uses: frozenset[str] = frozenset()
+    uses_if: Callable[..., Iterable[str]] | None = None
 
     def param(self, name: str) -> Param:
         """Return the :class:`Param` called ``name``."""
@@ -211,6 +212,7 @@ def register(
     exact: Callable[..., Any] | None = None,
     binary: Callable[..., Any] | None = None,
     uses: Iterable[str] = (),
+    uses_if: Callable[..., Iterable[str]] | None = None,
     replace: bool = False,
 ) -> MeasureFamily:
     """Register a measure family under ``name``.
@@ -258,6 +260,10 @@ def register(
     uses : iterable of str
         Optional :class:`~fuzzytruth.metrics.base.RankedGains` fields the kernel reads
         (``"judged"``); the evaluation builds them only when asked.
+    uses_if : callable, optional
+        ``uses_if(**params) -> iterable of str``: fields that only some parameter values read
+        (nDCG reads ``judged`` only for a gain map giving grade 0 a gain); see
+        :attr:`Measure.uses`.
     replace : bool, default False
         Allow replacing an existing family of the same name.
 
@@ -296,6 +302,7 @@ def register(
         exact=exact,
         binary=binary,
         uses=uses,
+        uses_if=uses_if,
     )
     for alias, fixed in fam.aliases.items():
         for pname in fixed:
@@ -452,6 +459,28 @@ class Measure:
 
     def __getitem__(self, name: str) -> Any:
         return dict(self._params)[name]
+
+    @property
+    def uses(self) -> frozenset[str]:
+        """Optional :class:`~fuzzytruth.metrics.base.RankedGains` fields this measure reads.
+
+        The family's ``uses`` plus what its ``uses_if`` asks for these parameters; call it on
+        a resolved measure (:meth:`resolve`).
+
+        Examples
+        --------
+        >>> sorted(parse_measure("Judged@10").uses)
+        ['judged']
+        >>> sorted(parse_measure("nDCG(gain={0:1,1:2})").uses), sorted(parse_measure("nDCG").uses)
+        (['judged'], [])
+        """
+        fam = self.family
+        if fam.uses_if is None:
+            return fam.uses
+        kwargs = {k: (dict(v) if isinstance(v, _Frozen) else v) for k, v in self._params}
+        for p in fam.params:
+            kwargs.setdefault(p.name, None if p.default is PRESET else p.default)
+        return fam.uses | frozenset(fam.uses_if(**kwargs))
 
     def __str__(self) -> str:
         fam = self.family

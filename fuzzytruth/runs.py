@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
 
 __all__ = ["Qrels", "Run", "ranked_gains"]
 
@@ -595,12 +595,11 @@ def ranked_gains(
     grades = _grades_by_row(run, qrels)[order]
     gains = np.zeros((n_rows, depth))
     gains[row, pos] = grades
-    judged_matrix = n_judged = None
+    judged_matrix = n_judged = judged_grades = None
     if judged:
         judged_matrix = np.zeros((n_rows, depth), dtype=bool)
         judged_matrix[row, pos] = _grades_by_row(run, qrels, np.ones(len(qrels)))[order] > 0
-        qrow_all = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-        n_judged = np.bincount(qrow_all[qrow_all >= 0], minlength=n_rows).astype(np.int64)
+        n_judged, judged_grades = _judged_counts(qrels, qrels_row_of_q, n_rows)
 
     # -- ideal: all positive grades per query, descending -------------------------------------
     qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
@@ -629,7 +628,18 @@ def ranked_gains(
         tie_stop,
         judged_matrix,
         n_judged,
+        judged_grades,
     )
+
+
+def _judged_counts(
+    qrels: Qrels, qrels_row_of_q: np.ndarray, n_rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Judged documents per row and their grades (descending, NaN-padded), for ``judged``."""
+    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    inside = qrow >= 0
+    n_judged = np.bincount(qrow[inside], minlength=n_rows).astype(np.int64)
+    return n_judged, judged_grade_matrix(qrow[inside], qrels._values[inside], n_rows)
 
 
 def _grades_by_row(run: Run, qrels: Qrels, values: np.ndarray | None = None) -> np.ndarray:
