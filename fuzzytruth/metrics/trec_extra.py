@@ -194,7 +194,7 @@ def set_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
     hits = _num_rel_ret(rg, rel=rel)
     n_rel = rg.n_relevant(rel)
     value = np.divide(hits * hits, rg.lengths * n_rel, out=np.zeros(len(rg)),
-                      where=rg.lengths > 0)
+                      where=(rg.lengths > 0) & (n_rel > 0))
     return np.where(n_rel > 0, value, np.nan)
 
 
@@ -332,7 +332,7 @@ def _binary_set_ap(depth: int, *, rel: float) -> Any:
     def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
         hits = relevant.sum(axis=0, dtype=np.float64)
         den = lengths.astype(np.float64) * n_relevant
-        value = np.divide(hits * hits, den, out=np.zeros(len(hits)), where=lengths > 0)
+        value = np.divide(hits * hits, den, out=np.zeros(len(hits)), where=den > 0)
         return np.where(n_relevant > 0, value, np.nan)
 
     return kernel
