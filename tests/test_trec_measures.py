@@ -31,9 +31,10 @@ PAIRS = [
     ("SetAP", "set_map"),
     *[(f"RprecMult@{m}", f"Rprec_mult_{m:.2f}") for m in RPREC_MULTS],
     *[(f"RelativeP@{k}", f"relative_P_{k}") for k in RELATIVE_P],
+    ("RelativeP", "set_relative_P"),
 ]
 TREC_MEASURES = {"bpref", "infAP", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_map",
-                 "Rprec_mult", "relative_P", "gm_map", "map"}
+                 "Rprec_mult", "relative_P", "set_relative_P", "gm_map", "map"}
 
 
 def random_collection(rng, n_queries=8, n_docs=40, max_grade=3):

@@ -24,7 +24,7 @@ NEW = {n: f for n, f in families().items() if f.kernel.__module__ in NEW_MODULES
 VARIANTS = {
     "GMAP": [{}], "NumQ": [{}], "NumRet": [{}], "NumRel": [{}], "NumRelRet": [{}],
     "SetAP": [{}], "RprecMult": [{"mult": 0.2}, {"mult": 1.0}, {"mult": 1.8}],
-    "RelativeP": [{"k": 1}, {"k": 5}, {"k": 30}],
+    "RelativeP": [{"k": 1}, {"k": 5}, {"k": 30}, {}],
     "RBP": [{}, {"p": 0.5, "k": 3}], "ERR": [{}, {"gmax": 1, "k": 4}],
     "Judged": [{}, {"k": 3}], "RBPResidual": [{}, {"p": 0.9, "k": 4}],
     "Bpref": [{}], "infAP": [{}],

@@ -20,7 +20,8 @@ neither relevant nor non-relevant for ``Bpref`` and ``infAP``.
                           ``Judged@k``; any grade counts as judged)
 ``SetAP``                 relevant retrieved² / (retrieved · R) (trec_eval ``set_map``)
 ``RprecMult@m``           precision at rank c = (long)(m·R + 0.9) (trec_eval ``Rprec_mult_m``)
-``RelativeP@k``           relevant in the top k / min(k, R) (trec_eval ``relative_P_k``)
+``RelativeP@k``           relevant in the top k / min(k, R) (trec_eval ``relative_P_k``;
+                          without k: / min(retrieved, R), ``set_relative_P``)
 ========================  ===================================================================
 
 Families reading judged status declare ``uses={"judged"}``: their ``RankedGains`` must come
@@ -221,8 +222,11 @@ def rprec_mult(rg: RankedGains, *, rel: float, mult: float) -> np.ndarray:
     return np.where(n_rel > 0, value, np.nan)
 
 
-def relative_precision(rg: RankedGains, *, rel: float, k: int) -> np.ndarray:
+def relative_precision(rg: RankedGains, *, rel: float, k: int | None = None) -> np.ndarray:
     """Relevant in the top ``k`` / min(k, R) (trec_eval ``relative_P``); NaN when R = 0.
+
+    Without ``k``: relevant retrieved / min(retrieved, R) (trec_eval ``set_relative_P``; 0 for
+    an empty list).
 
     Examples
     --------
@@ -231,7 +235,10 @@ def relative_precision(rg: RankedGains, *, rel: float, k: int) -> np.ndarray:
     ([0.5], [1.0])
     """
     n_rel = rg.n_relevant(rel)
-    return _divide(_hits(_expected_relevant(rg, rel, k), k), np.minimum(n_rel, k))
+    shown = np.minimum(rg.lengths if k is None else np.full(len(rg), k), n_rel)
+    hits = _hits(_expected_relevant(rg, rel, k), k)
+    value = np.divide(hits, shown, out=np.zeros(len(rg)), where=shown > 0)
+    return np.where(n_rel > 0, value, np.nan)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,13 +360,15 @@ def _binary_rprec_mult(depth: int, *, rel: float, mult: float) -> Any:
     return kernel
 
 
-def _binary_relative_p(depth: int, *, rel: float, k: int) -> Any:
+def _binary_relative_p(depth: int, *, rel: float, k: int | None = None) -> Any:
     if not _binary_rel(rel):
         return None
 
     def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
         hits = relevant[:k].sum(axis=0, dtype=np.float64)
-        return _divide(hits, np.minimum(n_relevant, k))
+        shown = np.minimum(lengths if k is None else np.full(len(lengths), k), n_relevant)
+        value = np.divide(hits, shown, out=np.zeros(len(hits)), where=shown > 0)
+        return np.where(n_relevant > 0, value, np.nan)
 
     return kernel
 
@@ -367,7 +376,7 @@ def _binary_relative_p(depth: int, *, rel: float, k: int) -> Any:
 # ---------------------------------------------------------------------------------------------
 # registration
 
-_JUDGED_K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
+_K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
 
 register("Bpref", bpref, params=(_REL,), uses={"judged"},
          description="binary preference (Buckley & Voorhees 2004; trec_eval bpref)")
@@ -390,7 +399,7 @@ register("NumRelRet", _num_rel_ret, params=(_REL,), aggregate="sum", tie_average
          exact=_exact_num_rel_ret,
          binary=lambda depth, rel: _binary_counts(depth, family="NumRelRet", rel=rel),
          description="relevant documents retrieved, summed over queries (num_rel_ret)")
-register("Judged", judged_rate, params=(_JUDGED_K,), at="k", tie_averaged=True,
+register("Judged", judged_rate, params=(_K,), at="k", tie_averaged=True,
          uses={"judged"}, exact=_exact_judged,
          description="share of the top k that is judged (ir_measures Judged@k)")
 register("SetAP", set_ap, params=(_REL,), tie_averaged=True, binary=_binary_set_ap,
@@ -408,10 +417,9 @@ register(
 register(
     "RelativeP",
     relative_precision,
-    params=(_REL, Param("k", convert=positive_int, doc="rank cutoff")),
+    params=(_REL, _K),
     at="k",
-    at_required=True,
     tie_averaged=True,
     binary=_binary_relative_p,
-    description="relevant in the top k / min(k, R) (trec_eval relative_P)",
+    description="relevant in the top k / min(k, R) (relative_P; set_relative_P without k)",
 )
