@@ -625,11 +625,25 @@ def parse_measure(text: str | Measure) -> Measure:
     Traceback (most recent call last):
     ...
     ValueError: parameter 'k' of measure 'P': must be a positive integer; got 'ten'
+
+    trec_eval and ir_measures spellings are read too (:mod:`fuzzytruth.measure_names`):
+
+    >>> parse_measure("ndcg_cut_10"), parse_measure("SetF(beta=4)")
+    (Measure('nDCG@10'), Measure('F(beta=2)'))
     """
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
         raise ValueError(f"measure must be a str or Measure; got {type(text).__name__}")
+    try:
+        return _parse_canonical(text)
+    except ValueError as error:  # a trec_eval or ir_measures spelling, or an unknown name
+        from fuzzytruth.measure_names import from_alias
+
+        return from_alias(text, error)
+
+
+def _parse_canonical(text: str) -> Measure:
     m = _MEASURE_RE.match(text)
     if m is None:
         raise ValueError(
@@ -672,13 +686,15 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     >>> parse_measures(["P@10", "AP", "P@10"])
     [Measure('P@10'), Measure('AP')]
     """
+    from fuzzytruth.measure_names import expand
+
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     out: list[Measure] = []
     for item in measures:
-        m = parse_measure(item)
-        if m not in out:
-            out.append(m)
+        for m in expand(item):  # one measure, or a group such as "official" or "P.5,10"
+            if m not in out:
+                out.append(m)
     return out
 
 

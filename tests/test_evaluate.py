@@ -314,7 +314,7 @@ RUN = Run(["q"], ["y"], [1.0])
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"measures": ["Bogus@3"]}, r"unknown measure family 'Bogus'"),
+        ({"measures": ["Bogus@3"]}, r"unknown measure 'Bogus@3'.*canonical families"),
         (
             {"method": "closed"},
             r"method must be one of \['auto', 'exact', 'worlds'\]; got "
