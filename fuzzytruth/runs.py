@@ -592,13 +592,13 @@ def ranked_gains(
     depth = int(lengths.max(initial=0))
 
     # -- grades: join with the qrels in the run's query-grouped order, a block at a time -----
-    grades = _grades_by_row(run, qrels)[order]
+    grades, in_qrels = _grades_by_row(run, qrels)
     gains = np.zeros((n_rows, depth))
-    gains[row, pos] = grades
+    gains[row, pos] = grades[order]
     judged_matrix = n_judged = judged_grades = None
     if judged:
         judged_matrix = np.zeros((n_rows, depth), dtype=bool)
-        judged_matrix[row, pos] = _grades_by_row(run, qrels, np.ones(len(qrels)))[order] > 0
+        judged_matrix[row, pos] = in_qrels[order]
         n_judged, judged_grades = _judged_counts(qrels, qrels_row_of_q, n_rows)
 
     # -- ideal: all positive grades per query, descending -------------------------------------
@@ -642,12 +642,9 @@ def _judged_counts(
     return n_judged, judged_grade_matrix(qrow[inside], qrels._values[inside], n_rows)
 
 
-def _grades_by_row(run: Run, qrels: Qrels, values: np.ndarray | None = None) -> np.ndarray:
-    """Grade of each row of ``run`` (0 if unjudged), in the run's row order.
-
-    ``values`` replaces the qrels' grades (one per qrels row), e.g. ones to find judged rows.
-    """
-    values = qrels._values if values is None else values
+def _grades_by_row(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
+    run's row order."""
     order = run._group_order
     run_qc = run._q_codes if order is None else run._q_codes[order]
     run_docs = run._docs if order is None else run._docs.take(order)
@@ -661,15 +658,15 @@ def _grades_by_row(run: Run, qrels: Qrels, values: np.ndarray | None = None) -> 
     qrels_count = np.bincount(qrc[qorder], minlength=n_q)
     run_start = np.concatenate([[0], np.cumsum(run_count)])
     qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    grades = _join_grades(
+    grades, matched = _join_grades(
         run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
-        values[qorder], qrels_start, run_count + qrels_count,
+        qrels._values[qorder], qrels_start, run_count + qrels_count,
     )
     if order is None:
-        return grades
-    out = np.empty_like(grades)
-    out[order] = grades
-    return out
+        return grades, matched
+    out, out_matched = np.empty_like(grades), np.empty_like(matched)
+    out[order], out_matched[order] = grades, matched
+    return out, out_matched
 
 
 def _join_grades(
@@ -681,9 +678,11 @@ def _join_grades(
     qrels_values: np.ndarray,
     qrels_start: np.ndarray,
     counts: np.ndarray,
-) -> np.ndarray:
-    """Grade of each run row (0 if unjudged); both sides grouped by query, joined block-wise."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row (0 if unjudged) and whether it matched a qrels row; both sides
+    grouped by query, joined block-wise."""
     grades = np.zeros(len(run_row))
+    matched = np.zeros(len(run_row), dtype=bool)
     bounds = _blocks(counts)
     for r0, r1 in itertools.pairwise(bounds):
         a, b = run_start[r0], run_start[r1]
@@ -699,7 +698,8 @@ def _join_grades(
         pos = np.minimum(np.searchsorted(qkeys, rkeys, sorter=sorter), d - c - 1)
         match = qkeys[sorter[pos]] == rkeys
         grades[a:b] = np.where(match, qrels_values[c:d][sorter[pos]], 0.0)
-    return grades
+        matched[a:b] = match
+    return grades, matched
 
 
 def _break_ties_by_docid(order: np.ndarray, tied: np.ndarray, docs: Any) -> np.ndarray:
