@@ -36,6 +36,7 @@ from fuzzytruth.measures import Param, positive_float, positive_int, register
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import _REL, _expected_relevant
 from fuzzytruth.metrics.trec_extra import require_judged
+from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = ["err", "expected_rbp", "rbp", "rbp_residual"]
 
@@ -132,6 +133,20 @@ def err(rg: RankedGains, *, gmax: float, k: int | None = None) -> np.ndarray:
     return _err_from_probabilities(stop)
 
 
+def _exact_residual(ctx: Any, *, p: float, k: int | None = None) -> Any:
+    """The residual does not depend on relevance: a point, when the context knows which
+    ranked documents are judged (``ctx.judged``, ``(n_rows, depth)`` bool)."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    lengths = np.asarray(ctx.lengths)
+    cols = np.arange(judged.shape[1])
+    unjudged = (~np.asarray(judged, dtype=bool) & (cols[None, :] < lengths[:, None]))[:, :k]
+    shown = lengths if k is None else np.minimum(lengths, k)
+    value = p ** shown.astype(np.float64) + unjudged @ _rbp_weights(unjudged.shape[1], p)
+    return DistributionBatch(value[:, None], np.ones((len(value), 1)), np.zeros(len(value)))
+
+
 def _binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any:
     if rel > 1:
         return None
@@ -164,7 +179,7 @@ _K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list
 register("RBP", rbp, params=(_P, _REL, _K), at="k", tie_averaged=True, binary=_binary_rbp,
          description="rank-biased precision (Moffat & Zobel 2008)")
 register("RBPResidual", rbp_residual, params=(_P, _K), at="k", tie_averaged=True,
-         uses={"judged"}, higher_is_better=False,
+         uses={"judged"}, higher_is_better=False, exact=_exact_residual,
          description="RBP's residual: what unjudged documents and the tail could add")
 register(
     "ERR",
