@@ -29,6 +29,9 @@ relevant retrieved: ``NumRelRet``), ``nDCG(dcg='exp-log2', gains={...})``, ``cut
 its aliases ``MAP``, ``MRR``, ``NDCG``, ``Precision``, ``Recall``, ``RPrec``, ``BPref``. Names
 spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.8)``,
 ``ERR@20``, ``P(rel=2)@5``, ``Bpref``, ``infAP``, ``SetAP``, ``NumQ``) are canonical already.
+``RBP`` here has binary r_i (grade >= ``rel``, Moffat & Zobel's definition): ir_measures'
+``RBP`` without ``rel`` and trec_eval 10's ``rbp`` weight graded documents by their grade, so
+on graded qrels their values differ from the translation's.
 
 Groups (:func:`expand`): ``official`` is trec_eval's default output (no ``-m``); ``all_trec``
 every trec_eval measure implemented here, as ``trec_eval -m all_trec`` computes all of its
