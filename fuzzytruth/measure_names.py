@@ -21,6 +21,8 @@ trec_eval                              canonical
 ``num_q``, ``num_ret``, ``num_rel``,   ``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet``
 ``num_rel_ret``
 ``rbp``, ``rbp_resid`` (``.p=x``)      ``RBP(p=0.9)``, ``RBPResidual(p=0.9)`` (binary r_i)
+``gm_bpref``, ``num_nonrel_judged_ret``  ``GMBpref``, ``NumNonrelJudgedRet``
+``utility``, ``utility.a,b,c,d``       ``Utility``, ``Utility(a=..,b=..,c=..,d=..)``
 =====================================  =========================================================
 
 ir_measures: ``SetP``/``SetR``/``SetF`` (its ``beta`` is β² as in trec_eval, so
@@ -98,6 +100,9 @@ _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
     "num_rel_ret": ("NumRelRet", {}),
     "rbp": ("RBP", {"p": 0.9}),
     "rbp_resid": ("RBPResidual", {"p": 0.9}),
+    "gm_bpref": ("GMBpref", {}),
+    "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
+    "utility": ("Utility", {}),
 }
 # trec_eval name with a cutoff parameter -> (family, parameter, default list)
 _TREC_CUT: dict[str, tuple[str, str, tuple]] = {
@@ -126,7 +131,8 @@ _TREC_ALL_EXTRA = (
     + [f"Rprec_mult_{m:.2f}" for m in _RPREC_MULTS] + ["11pt_avg", "ndcg"]
     + [f"ndcg_cut_{k}" for k in _CUTOFFS] + [f"map_cut_{k}" for k in _CUTOFFS]
     + [f"relative_P_{k}" for k in _CUTOFFS] + [f"success_{k}" for k in _SUCCESS]
-    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F"]
+    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "gm_bpref",
+       "num_nonrel_judged_ret", "utility"]
 )
 
 # ir_measures aliases of canonical families, and its families spelled differently
@@ -148,6 +154,9 @@ def _trec(name: str) -> list[Measure] | None:
     m = re.fullmatch(r"set_F[._]([0-9.]+)", name)
     if m:
         return [Measure("F", beta=math.sqrt(float(m.group(1))))]
+    m = re.fullmatch(r"utility\.([-0-9.e]+),([-0-9.e]+),([-0-9.e]+),([-0-9.e]+)", name)
+    if m:
+        return [Measure("Utility", **dict(zip("abcd", map(float, m.groups()), strict=True)))]
     m = re.fullmatch(r"(rbp|rbp_resid)\.p=([0-9.]+)", name)
     if m:
         return [Measure(_TREC_PLAIN[m.group(1)][0], p=float(m.group(2)))]

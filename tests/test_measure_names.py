@@ -16,8 +16,7 @@ from fuzzytruth.measure_names import TREC_OFFICIAL, alias_table, canonical, expa
 from fuzzytruth.measures import GEOMETRIC_FLOOR, parse_measure, parse_measures
 
 # trec_eval measures with no family here (reported as unknown names)
-TREC_NOT_IMPLEMENTED = {"runid", "relstring", "gm_bpref", "utility", "binG", "G", "ndcg_rel",
-                        "Rndcg", "num_nonrel_judged_ret"}
+TREC_NOT_IMPLEMENTED = {"runid", "relstring", "binG", "G", "ndcg_rel", "Rndcg"}
 
 
 def test_official_is_trec_evals_default_output():
@@ -40,7 +39,7 @@ def test_every_all_trec_spelling_computes_trec_evals_value(seed):
         got = per_query(key, rg)
         for q in ref:
             expected = ref[q][key]
-            if key == "gm_map":  # trec_eval's per-query value is log(max(AP, 1e-5))
+            if key in ("gm_map", "gm_bpref"):  # trec_eval's per-query value: log(max(v, 1e-5))
                 expected = np.exp(expected)
                 got[q] = max(got[q], GEOMETRIC_FLOOR)
             assert got[q] == pytest.approx(expected, abs=1e-12), (key, q)
@@ -63,6 +62,9 @@ def test_trec_spellings():
         "success_5": "Success@5", "Rprec_mult_0.20": "RprecMult@0.2",
         "relative_P_10": "RelativeP@10", "set_relative_P": "RelativeP", "rbp": "RBP(p=0.9)",
         "rbp.p=0.5": "RBP(p=0.5)", "rbp_resid": "RBPResidual(p=0.9)", "infAP": "infAP",
+        "gm_bpref": "GMBpref", "utility": "Utility",
+        "utility.2,-0.5,-1,0": "Utility(a=2,b=-0.5,c=-1)",
+        "num_nonrel_judged_ret": "NumNonrelJudgedRet",
     }
     for spelling, expected in table.items():
         assert canonical(spelling) == expected, spelling

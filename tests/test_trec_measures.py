@@ -29,11 +29,14 @@ PAIRS = [
     ("NumRel", "num_rel"),
     ("NumRelRet", "num_rel_ret"),
     ("SetAP", "set_map"),
+    ("NumNonrelJudgedRet", "num_nonrel_judged_ret"),
+    ("Utility", "utility"),
     *[(f"RprecMult@{m}", f"Rprec_mult_{m:.2f}") for m in RPREC_MULTS],
     *[(f"RelativeP@{k}", f"relative_P_{k}") for k in RELATIVE_P],
     ("RelativeP", "set_relative_P"),
 ]
 TREC_MEASURES = {"bpref", "infAP", "num_q", "num_ret", "num_rel", "num_rel_ret", "set_map",
+                 "num_nonrel_judged_ret", "utility", "gm_bpref",
                  "Rprec_mult", "relative_P", "set_relative_P", "gm_map", "map"}
 
 
@@ -97,12 +100,20 @@ def assert_agree(run_df, qrels_df, pairs, *, rel=1, judged_docs_only=False):
         got = per_query(measure, rg)
         for q in ref:
             assert got[q] == pytest.approx(ref[q][key], abs=1e-12), (ours, key, q)
-    # gm_map: trec_eval's per-query value is log(max(AP, 1e-5)); the family's is AP, combined
-    # geometrically with the same floor
-    got = per_query(f"GMAP(rel={rel})", rg)
-    assert family("GMAP").aggregate == "geometric"
+    # gm_map, gm_bpref: trec_eval's per-query value is log(max(v, 1e-5)); the family's is v,
+    # combined geometrically with the same floor
+    for ours, key in (("GMAP", "gm_map"), ("GMBpref", "gm_bpref")):
+        got = per_query(f"{ours}(rel={rel})", rg)
+        assert family(ours).aggregate == "geometric"
+        for q in ref:
+            assert np.log(max(got[q], GEOMETRIC_FLOOR)) == pytest.approx(ref[q][key], abs=1e-12)
+    # utility with other coefficients (pytrec_eval cannot pass them): its contingency table
+    # from trec_eval's own counts
+    got = per_query(f"Utility(rel={rel},a=2,b=-0.5,c=-1,d=0.25,n_docs=100)", rg)
     for q in ref:
-        assert np.log(max(got[q], GEOMETRIC_FLOOR)) == pytest.approx(ref[q]["gm_map"], abs=1e-12)
+        tp, ret, r = (ref[q][k] for k in ("num_rel_ret", "num_ret", "num_rel"))
+        expected = 2 * tp - 0.5 * (ret - tp) - (r - tp) + 0.25 * (100 + tp - ret - r)
+        assert got[q] == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(6))

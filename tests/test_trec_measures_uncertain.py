@@ -27,7 +27,8 @@ VARIANTS = {
     "RelativeP": [{"k": 1}, {"k": 5}, {"k": 30}, {}],
     "RBP": [{}, {"p": 0.5, "k": 3}], "ERR": [{}, {"gmax": 1, "k": 4}],
     "Judged": [{}, {"k": 3}], "RBPResidual": [{}, {"p": 0.9, "k": 4}],
-    "Bpref": [{}], "infAP": [{}],
+    "Bpref": [{}], "infAP": [{}], "GMBpref": [{}], "NumNonrelJudgedRet": [{}],
+    "Utility": [{}, {"a": 2, "b": -0.5, "c": -1, "d": 0.25, "n_docs": 50}],
 }
 
 

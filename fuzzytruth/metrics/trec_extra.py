@@ -12,13 +12,15 @@ neither relevant nor non-relevant for ``Bpref`` and ``infAP``.
                           non-relevant documents ranked above it, N all judged non-relevant;
                           summed and divided by R
 ``infAP``                 Yilmaz & Aslam (CIKM 2006) as trec_eval ``infAP`` computes it
-``GMAP``                  AP per query, combined by the geometric mean of max(AP, 1e-5)
-                          (trec_eval ``gm_map``)
+``GMAP``, ``GMBpref``     AP (bpref) per query, combined by the geometric mean of
+                          max(value, 1e-5) (trec_eval ``gm_map``, ``gm_bpref``)
 ``NumQ``, ``NumRet``,     1, retrieved, R, relevant retrieved per query; summed over queries
 ``NumRel``, ``NumRelRet`` (trec_eval ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``)
 ``Judged@k``              judged documents in the top k / min(k, retrieved) (ir_measures
                           ``Judged@k``; any grade counts as judged)
+``NumNonrelJudgedRet``    judged non-relevant documents retrieved, summed
 ``SetAP``                 relevant retrieved² / (retrieved · R) (trec_eval ``set_map``)
+``Utility``               a·TP + b·FP + c·FN + d·TN (trec_eval ``utility``, default 1, −1, 0, 0)
 ``RprecMult@m``           precision at rank c = (long)(m·R + 0.9) (trec_eval ``Rprec_mult_m``)
 ``RelativeP@k``           relevant in the top k / min(k, R) (trec_eval ``relative_P_k``;
                           without k: / min(retrieved, R), ``set_relative_P``)
@@ -45,7 +47,14 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.measures import GEOMETRIC_FLOOR, Param, positive_float, positive_int, register
+from fuzzytruth.measures import (
+    GEOMETRIC_FLOOR,
+    Param,
+    finite_float,
+    positive_float,
+    positive_int,
+    register,
+)
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import (
     _REL,
@@ -64,6 +73,7 @@ __all__ = [
     "relative_precision",
     "rprec_mult",
     "set_ap",
+    "utility",
 ]
 
 INFAP_EPSILON = 1e-5
@@ -197,6 +207,31 @@ def set_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
     value = np.divide(hits * hits, rg.lengths * n_rel, out=np.zeros(len(rg)),
                       where=(rg.lengths > 0) & (n_rel > 0))
     return np.where(n_rel > 0, value, np.nan)
+
+
+def _num_nonrel_judged_ret(rg: RankedGains, *, rel: float) -> np.ndarray:
+    require_judged(rg, "NumNonrelJudgedRet")
+    return _judged_classes(rg, rel)[1].sum(axis=1).astype(np.float64)
+
+
+def utility(
+    rg: RankedGains, *, rel: float, a: float = 1.0, b: float = -1.0, c: float = 0.0,
+    d: float = 0.0, n_docs: int = 0,
+) -> np.ndarray:
+    """Set utility a·|rel ∩ ret| + b·|ret \\ rel| + c·|rel \\ ret| + d·|neither| (trec_eval
+    ``utility``); the last cell needs the collection size ``n_docs`` (trec_eval's ``-N``).
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, 0]], [[1, 1]])
+    >>> utility(rg, rel=1).tolist(), utility(rg, rel=1, c=-0.5).tolist()   # 1 − 2; − 0.5
+    ([-1.0], [-1.5])
+    """
+    hits = _num_rel_ret(rg, rel=rel)
+    retrieved = rg.lengths.astype(np.float64)
+    n_rel = rg.n_relevant(rel).astype(np.float64)
+    return (a * hits + b * (retrieved - hits) + c * (n_rel - hits)
+            + d * (n_docs + hits - retrieved - n_rel))
 
 
 def rprec_cutoff(mult: float, n_relevant: np.ndarray) -> np.ndarray:
@@ -345,6 +380,19 @@ def _binary_set_ap(depth: int, *, rel: float) -> Any:
     return kernel
 
 
+def _binary_utility(depth: int, **params: Any) -> Any:
+    if not _binary_rel(params["rel"]):
+        return None
+    a, b, c, d, n_docs = (params[k] for k in ("a", "b", "c", "d", "n_docs"))
+
+    def kernel(relevant: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+        hits = relevant.sum(axis=0, dtype=np.float64)
+        return (a * hits + b * (lengths - hits) + c * (n_relevant - hits)
+                + d * (n_docs + hits - lengths - n_relevant))
+
+    return kernel
+
+
 def _binary_rprec_mult(depth: int, *, rel: float, mult: float) -> Any:
     if not _binary_rel(rel):
         return None
@@ -376,12 +424,44 @@ def _binary_relative_p(depth: int, *, rel: float, k: int | None = None) -> Any:
 # ---------------------------------------------------------------------------------------------
 # registration
 
+
+def _non_negative_int(value: Any) -> int:
+    f = float(value)
+    if not f.is_integer() or f < 0:
+        raise ValueError(f"must be a non-negative integer; got {value!r}")
+    return int(f)
+
+
 _K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
 
 register("Bpref", bpref, params=(_REL,), uses={"judged"},
          description="binary preference (Buckley & Voorhees 2004; trec_eval bpref)")
 register("infAP", inferred_ap, params=(_REL,), uses={"judged"},
          description="inferred AP (Yilmaz & Aslam 2006; trec_eval infAP)")
+register("GMBpref", bpref, params=(_REL,), aggregate="geometric", uses={"judged"},
+         description=f"bpref, averaged geometrically over max(bpref, {GEOMETRIC_FLOOR:g}) "
+                     "(gm_bpref)")
+register("NumNonrelJudgedRet", _num_nonrel_judged_ret, params=(_REL,), aggregate="sum",
+         tie_averaged=True, uses={"judged"},
+         description="judged non-relevant documents retrieved (num_nonrel_judged_ret)")
+register(
+    "Utility",
+    utility,
+    params=(
+        _REL,
+        *(Param(name, default=value, convert=finite_float, doc=doc) for name, value, doc in (
+            ("a", 1.0, "worth of a relevant retrieved document"),
+            ("b", -1.0, "worth of a non-relevant retrieved document"),
+            ("c", 0.0, "worth of a relevant document not retrieved"),
+            ("d", 0.0, "worth of a non-relevant document not retrieved"),
+        )),
+        Param("n_docs", default=0, convert=_non_negative_int,
+              doc="documents in the collection (trec_eval -N), for d"),
+    ),
+    tie_averaged=True,
+    binary=_binary_utility,
+    description="set utility a·TP + b·FP + c·FN + d·TN (trec_eval utility)",
+)
 register("GMAP", _gmap, params=(_REL,), aggregate="geometric", tie_averaged=True,
          binary=_binary_gmap,
          description=f"AP, averaged geometrically over max(AP, {GEOMETRIC_FLOOR:g}) (gm_map)")
