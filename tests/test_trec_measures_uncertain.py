@@ -28,7 +28,8 @@ VARIANTS = {
     "RBP": [{}, {"p": 0.5, "k": 3}], "ERR": [{}, {"gmax": 1, "k": 4}],
     "Judged": [{}, {"k": 3}], "RBPResidual": [{}, {"p": 0.9, "k": 4}],
     "Bpref": [{}], "infAP": [{}], "GMBpref": [{}], "NumNonrelJudgedRet": [{}],
-    "Utility": [{}, {"a": 2, "b": -0.5, "c": -1, "d": 0.25, "n_docs": 50}],
+    "Utility": [{}, {"a": 2, "b": -0.5, "c": -1, "d": 0.25, "n_docs": 50},
+                {"a": 2, "c": 0.5, "d": 0.5, "n_docs": 20}],
 }
 
 
@@ -117,6 +118,9 @@ def test_exact_distributions_match_enumerated_worlds(name):
     ctx = Context(p, lengths, rest_p, certain, judged)
     for measure in measures_of(name):
         batch = measure.family.exact(ctx, **kernel_kwargs(measure))
+        if name == "Utility" and measure.params.get("c", 0) != measure.params.get("d", 0):
+            assert batch is None  # depends on the unretrieved relevant documents too
+            continue
         assert batch is not None, measure
         expected = worlds_distribution(measure, p, lengths, rest_p, certain, judged)
         for row in range(n_rows):

@@ -338,6 +338,29 @@ def _exact_judged(ctx: Any, *, k: int | None = None) -> DistributionBatch | None
     return _points(_divide(top.sum(axis=1), shown))
 
 
+def _exact_nonrel_judged_ret(ctx: Any, *, rel: float) -> DistributionBatch | None:
+    """Judged documents retrieved that are not relevant: Poisson-binomial over the judged
+    ranks with probabilities 1 − p (needs ``ctx.judged``)."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    return count_distribution(np.where(judged, 1.0 - ctx.probabilities(rel), 0.0))
+
+
+def _exact_utility(
+    ctx: Any, *, rel: float, a: float, b: float, c: float, d: float, n_docs: int
+) -> DistributionBatch | None:
+    """With c = d (the default 0, 0) utility = (a − b)·TP + b·n + d·(n_docs − n): an affine
+    map of the Poisson-binomial TP. Otherwise it also depends on the relevant documents not
+    retrieved (a joint law): None, and worlds give it."""
+    if c != d:
+        return None
+    counts = count_distribution(ctx.probabilities(rel))
+    n = np.asarray(ctx.lengths, dtype=np.float64)[:, None]
+    values = (a - b) * counts.values + b * n + d * (n_docs - n)
+    return DistributionBatch(values, counts.masses, counts.p_undefined)
+
+
 def _binary_rel(rel: float) -> bool:
     """0/1 worlds give relevant documents grade 1: a threshold above 1 finds none (the
     generic route handles it)."""
@@ -442,7 +465,7 @@ register("GMBpref", bpref, params=(_REL,), aggregate="geometric", uses={"judged"
          description=f"bpref, averaged geometrically over max(bpref, {GEOMETRIC_FLOOR:g}) "
                      "(gm_bpref)")
 register("NumNonrelJudgedRet", _num_nonrel_judged_ret, params=(_REL,), aggregate="sum",
-         tie_averaged=True, uses={"judged"},
+         tie_averaged=True, uses={"judged"}, exact=_exact_nonrel_judged_ret,
          description="judged non-relevant documents retrieved (num_nonrel_judged_ret)")
 register(
     "Utility",
@@ -459,6 +482,7 @@ register(
               doc="documents in the collection (trec_eval -N), for d"),
     ),
     tie_averaged=True,
+    exact=_exact_utility,
     binary=_binary_utility,
     description="set utility a·TP + b·FP + c·FN + d·TN (trec_eval utility)",
 )
