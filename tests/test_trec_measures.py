@@ -347,3 +347,19 @@ def test_laws(grades, p, k):
         v = parse_measure(name).resolve("trec").compute(rg)
         v = v[~np.isnan(v)]
         assert np.all((v >= 0) & (v <= 1 + 1e-12)), name
+
+
+def test_bad_parameters_are_named():
+    rg = RankedGains.from_lists(["q"], [[5, 0]], [[5]])
+    with pytest.raises(ValueError, match=r"grade 5.0 above gmax=4.0; set the grade scale's "
+                                         r"maximum, e.g. ERR\(gmax=...\)"):
+        parse_measure("ERR@10").resolve("trec").compute(rg)
+    assert parse_measure("ERR(gmax=5)@10").resolve("trec").compute(rg)[0] == pytest.approx(31 / 32)
+    with pytest.raises(ValueError, match=r"parameter 'p' of measure 'RBP': must be a number in "
+                                         r"\(0, 1\); got '1.5'"):
+        parse_measure("RBP(p=1.5)")
+    with pytest.raises(ValueError, match=r"measure 'RprecMult' needs '@mult'"):
+        parse_measure("RprecMult")
+    with pytest.raises(ValueError, match=r"parameter 'n_docs' of measure 'Utility': must be a "
+                                         r"non-negative integer"):
+        parse_measure("Utility(n_docs=-1)")
