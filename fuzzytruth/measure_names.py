@@ -23,6 +23,7 @@ trec_eval                              canonical
 ``rbp``, ``rbp_resid`` (``.p=x``)      ``RBP(p=0.9)``, ``RBPResidual(p=0.9)`` (binary r_i)
 ``gm_bpref``, ``num_nonrel_judged_ret``  ``GMBpref``, ``NumNonrelJudgedRet``
 ``utility``, ``utility.a,b,c,d``       ``Utility``, ``Utility(a=..,b=..,c=..,d=..)``
+``binG``, ``ndcg_rel``                 ``BinG``, ``nDCGRel``
 =====================================  =========================================================
 
 ir_measures: ``SetP``/``SetR``/``SetF`` (its ``beta`` is β² as in trec_eval, so
@@ -103,6 +104,8 @@ _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
     "gm_bpref": ("GMBpref", {}),
     "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
     "utility": ("Utility", {}),
+    "binG": ("BinG", {}),
+    "ndcg_rel": ("nDCGRel", {}),
 }
 # trec_eval name with a cutoff parameter -> (family, parameter, default list)
 _TREC_CUT: dict[str, tuple[str, str, tuple]] = {
@@ -132,7 +135,7 @@ _TREC_ALL_EXTRA = (
     + [f"ndcg_cut_{k}" for k in _CUTOFFS] + [f"map_cut_{k}" for k in _CUTOFFS]
     + [f"relative_P_{k}" for k in _CUTOFFS] + [f"success_{k}" for k in _SUCCESS]
     + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "gm_bpref",
-       "num_nonrel_judged_ret", "utility"]
+       "num_nonrel_judged_ret", "utility", "binG", "ndcg_rel"]
 )
 
 # ir_measures aliases of canonical families, and its families spelled differently
@@ -160,9 +163,10 @@ def _trec(name: str) -> list[Measure] | None:
     m = re.fullmatch(r"(rbp|rbp_resid)\.p=([0-9.]+)", name)
     if m:
         return [Measure(_TREC_PLAIN[m.group(1)][0], p=float(m.group(2)))]
-    m = re.fullmatch(r"ndcg\.(.+=.+)", name)
+    m = re.fullmatch(r"(ndcg|ndcg_rel)\.(.+=.+)", name)
     if m:
-        return [Measure("nDCG", gain=_parse_mapping("{" + m.group(1).replace("=", ":") + "}"))]
+        gain = _parse_mapping("{" + m.group(2).replace("=", ":") + "}")
+        return [Measure("nDCG" if m.group(1) == "ndcg" else "nDCGRel", gain=gain)]
     m = _TREC_CUT_RE.match(name)
     if m:
         fam, param, _ = _TREC_CUT[m.group(1)]

@@ -222,16 +222,21 @@ def test_ndcg_gain_maps_follow_trec_eval(gain_map, seed):
 def test_ndcg_gain_maps_match_compiled_trec_eval():
     # trec_eval 10.0 built from usnistgov/trec_eval (f425365): qrels q 0 {a:3, b:2, c:3, e:1,
     # f:2, g:0}; run a..f ranked 1..6 (d unjudged); `trec_eval -m ndcg.1=-1` prints 0.9013,
-    # `-m ndcg.0=1` 0.9152, `-m ndcg` 0.9608
+    # `-m ndcg.0=1` 0.9152, `-m ndcg` 0.9608; ndcg_rel with the same gains 0.9375, 0.9234,
+    # 0.9341; binG 0.8524
     run = pd.DataFrame({"query_id": ["q"] * 6, "doc_id": list("abcdef"),
                         "score": [6.0, 5, 4, 3, 2, 1]})
     qrels = pd.DataFrame({"query_id": ["q"] * 6, "doc_id": list("abcefg"),
                           "relevance": [3, 2, 3, 1, 2, 0]})
     rg = trec_ranked_gains(run, qrels)
-    for gain_map, expected in (({1: -1}, 0.9013), ({0: 1}, 0.9152), (None, 0.9608)):
+    for gain_map, expected, expected_rel in (({1: -1}, 0.9013, 0.9375),
+                                             ({0: 1}, 0.9152, 0.9234), (None, 0.9608, 0.9341)):
         params = {} if gain_map is None else {"gain": gain_map}
         value = Measure("nDCG", **params).resolve("trec").compute(rg)[0]
         assert round(float(value), 4) == expected
+        value = Measure("nDCGRel", **params).resolve("trec").compute(rg)[0]
+        assert round(float(value), 4) == expected_rel
+    assert round(float(parse_measure("binG").resolve("trec").compute(rg)[0]), 4) == 0.8524
 
 
 def test_grade_zero_gain_needs_judged_fields():

@@ -28,6 +28,7 @@ VARIANTS = {
     "RBP": [{}, {"p": 0.5, "k": 3}], "ERR": [{}, {"gmax": 1, "k": 4}],
     "Judged": [{}, {"k": 3}], "RBPResidual": [{}, {"p": 0.9, "k": 4}],
     "Bpref": [{}], "infAP": [{}], "GMBpref": [{}], "NumNonrelJudgedRet": [{}],
+    "BinG": [{}], "nDCGRel": [{}, {"gain": {0: 1, 1: -1, 2: 5}}],
     "Utility": [{}, {"a": 2, "b": -0.5, "c": -1, "d": 0.25, "n_docs": 50},
                 {"a": 2, "c": 0.5, "d": 0.5, "n_docs": 20}],
 }

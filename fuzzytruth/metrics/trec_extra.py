@@ -21,6 +21,8 @@ neither relevant nor non-relevant for ``Bpref`` and ``infAP``.
 ``NumNonrelJudgedRet``    judged non-relevant documents retrieved, summed
 ``SetAP``                 relevant retrieved² / (retrieved · R) (trec_eval ``set_map``)
 ``Utility``               a·TP + b·FP + c·FN + d·TN (trec_eval ``utility``, default 1, −1, 0, 0)
+``BinG``, ``nDCGRel``     trec_eval ``binG`` and ``ndcg_rel`` (nDCG averaged over relevant
+                          documents)
 ``RprecMult@m``           precision at rank c = (long)(m·R + 0.9) (trec_eval ``Rprec_mult_m``)
 ``RelativeP@k``           relevant in the top k / min(k, R) (trec_eval ``relative_P_k``;
                           without k: / min(retrieved, R), ``set_relative_P``)
@@ -57,19 +59,27 @@ from fuzzytruth.measures import (
 )
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import (
+    _GAIN,
     _REL,
+    _discounts,
     _divide,
     _expected_relevant,
+    _gain_values,
     _hits,
+    _needs_judged,
+    _rank_gains,
+    _uses_judged,
     average_precision,
 )
 from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = [
     "INFAP_EPSILON",
+    "bin_g",
     "bpref",
     "inferred_ap",
     "judged_rate",
+    "ndcg_rel",
     "relative_precision",
     "rprec_mult",
     "set_ap",
@@ -232,6 +242,54 @@ def utility(
     n_rel = rg.n_relevant(rel).astype(np.float64)
     return (a * hits + b * (retrieved - hits) + c * (n_rel - hits)
             + d * (n_docs + hits - retrieved - n_rel))
+
+
+def bin_g(rg: RankedGains, *, rel: float) -> np.ndarray:
+    """trec_eval's ``binG``: Σ over retrieved relevant documents of 1/log2(2 + n), n the
+    non-relevant (or unjudged) documents ranked above, divided by R; NaN when R = 0.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, 1]], [[1, 1, 1]])
+    >>> bin_g(rg, rel=1).round(6)     # (1/log2 2 + 1/log2 3) / 3
+    array([0.543643])
+    """
+    relevant = rg.gains >= rel
+    above = _exclusive_cumsum(~relevant)  # documents above that are not relevant
+    term = np.where(relevant, 1.0 / np.log2(2.0 + above), 0.0)
+    return _divide(term.sum(axis=1), rg.n_relevant(rel))
+
+
+def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
+    """trec_eval's ``ndcg_rel``: nDCG averaged over the relevant documents.
+
+    At each retrieved document of positive gain, DCG of the ranks up to it over the ideal
+    DCG of as many ranks; each relevant document not retrieved adds the final nDCG; the sum
+    is divided by the number of documents of positive gain. NaN when there is none.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[0, 1, 2]], [[2, 1, 1]])
+    >>> ndcg_rel(rg).round(5)   # (0.6309/2.6309 + 2 · 1.6309/3.1309) / 3
+    array([0.42721])
+    """
+    gains = _rank_gains(rg, gain)
+    source = rg.judged_grades if _needs_judged(gain) else rg.ideal
+    ideal = _gain_values(source, gain)
+    ideal = -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
+    width = max(rg.depth, ideal.shape[1])
+    disc = _discounts(width, "log2", None)
+    dcg = np.cumsum(gains * disc[: rg.depth], axis=1)
+    padded = np.zeros((len(rg), width))
+    padded[:, : ideal.shape[1]] = ideal
+    ideal_dcg = np.cumsum(padded * disc, axis=1)
+    positive = gains > 0
+    at_rel = np.divide(dcg, ideal_dcg[:, : rg.depth], out=np.zeros(dcg.shape),
+                       where=positive & (ideal_dcg[:, : rg.depth] > 0))
+    n_rel = (ideal > 0).sum(axis=1)
+    final = _divide(dcg[:, -1] if rg.depth else np.zeros(len(rg)), ideal_dcg[:, -1])
+    total = at_rel.sum(axis=1) + (n_rel - positive.sum(axis=1)) * np.nan_to_num(final)
+    return _divide(np.where(total > 0, total, 0.0), n_rel)  # trec_eval: 0 unless sum > 0
 
 
 def rprec_cutoff(mult: float, n_relevant: np.ndarray) -> np.ndarray:
@@ -486,6 +544,10 @@ register(
     binary=_binary_utility,
     description="set utility a·TP + b·FP + c·FN + d·TN (trec_eval utility)",
 )
+register("BinG", bin_g, params=(_REL,),
+         description="trec_eval binG: 1/log2(2 + non-relevant above) per relevant document")
+register("nDCGRel", ndcg_rel, params=(_GAIN,), uses_if=_uses_judged,
+         description="nDCG averaged over the relevant documents (trec_eval ndcg_rel)")
 register("GMAP", _gmap, params=(_REL,), aggregate="geometric", tie_averaged=True,
          binary=_binary_gmap,
          description=f"AP, averaged geometrically over max(AP, {GEOMETRIC_FLOOR:g}) (gm_map)")
