@@ -606,7 +606,7 @@ def _crisp(
     preset: Preset,
 ) -> tuple[dict, dict, dict]:
     """Crisp truth: every family's kernel on the ranked grades; values are points."""
-    judged = any("judged" in m.family.uses for m in resolved)
+    judged = any("judged" in m.uses for m in resolved)
     batches, methods = {}, {}
     counted = None
     for system, (ranking, run) in rankings.items():
@@ -627,6 +627,7 @@ def _exact_input(adapter: Any, docs: RankedDocs, recall_form: str) -> ExactInput
         lambda rel: adapter.rest(docs, rel),
         lambda: adapter.expected_size(docs),
         recall_form=recall_form,
+        judged=docs.docs[q] >= 0,
     )
 
 

@@ -175,6 +175,7 @@ class MeasureFamily:
     exact: Callable[..., Any] | None = None
     binary: Callable[..., Any] | None = None
     uses: frozenset[str] = frozenset()
+    uses_if: Callable[..., Iterable[str]] | None = None
 
     def combine(self, values: np.ndarray, axis: int = -1) -> np.ndarray:
         """The system's value from per-query ``values`` along ``axis`` (NaN entries left out).
@@ -237,6 +238,7 @@ def register(
     exact: Callable[..., Any] | None = None,
     binary: Callable[..., Any] | None = None,
     uses: Iterable[str] = (),
+    uses_if: Callable[..., Iterable[str]] | None = None,
     replace: bool = False,
 ) -> MeasureFamily:
     """Register a measure family under ``name``.
@@ -284,6 +286,10 @@ def register(
     uses : iterable of str
         Optional :class:`~fuzzytruth.metrics.base.RankedGains` fields the kernel reads
         (``"judged"``); the evaluation builds them only when asked.
+    uses_if : callable, optional
+        ``uses_if(**params) -> iterable of str``: fields that only some parameter values read
+        (nDCG reads ``judged`` only for a gain map giving grade 0 a gain); see
+        :attr:`Measure.uses`.
     replace : bool, default False
         Allow replacing an existing family of the same name.
 
@@ -322,6 +328,7 @@ def register(
         exact=exact,
         binary=binary,
         uses=uses,
+        uses_if=uses_if,
     )
     for alias, fixed in fam.aliases.items():
         for pname in fixed:
@@ -482,6 +489,28 @@ class Measure:
     def __getitem__(self, name: str) -> Any:
         return dict(self._params)[name]
 
+    @property
+    def uses(self) -> frozenset[str]:
+        """Optional :class:`~fuzzytruth.metrics.base.RankedGains` fields this measure reads.
+
+        The family's ``uses`` plus what its ``uses_if`` asks for these parameters; call it on
+        a resolved measure (:meth:`resolve`).
+
+        Examples
+        --------
+        >>> sorted(parse_measure("Judged@10").uses)
+        ['judged']
+        >>> sorted(parse_measure("nDCG(gain={0:1,1:2})").uses), sorted(parse_measure("nDCG").uses)
+        (['judged'], [])
+        """
+        fam = self.family
+        if fam.uses_if is None:
+            return fam.uses
+        kwargs = {k: (dict(v) if isinstance(v, _Frozen) else v) for k, v in self._params}
+        for p in fam.params:
+            kwargs.setdefault(p.name, None if p.default is PRESET else p.default)
+        return fam.uses | frozenset(fam.uses_if(**kwargs))
+
     def __str__(self) -> str:
         fam = self.family
         inner = [f"{k}={_format_value(v)}" for k, v in self._params if k != fam.at]
@@ -627,11 +656,25 @@ def parse_measure(text: str | Measure) -> Measure:
     Traceback (most recent call last):
     ...
     ValueError: parameter 'k' of measure 'P': must be a positive integer; got 'ten'
+
+    trec_eval and ir_measures spellings are read too (:mod:`fuzzytruth.measure_names`):
+
+    >>> parse_measure("ndcg_cut_10"), parse_measure("SetF(beta=4)")
+    (Measure('nDCG@10'), Measure('F(beta=2)'))
     """
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
         raise ValueError(f"measure must be a str or Measure; got {type(text).__name__}")
+    try:
+        return _parse_canonical(text)
+    except ValueError as error:  # a trec_eval or ir_measures spelling, or an unknown name
+        from fuzzytruth.measure_names import from_alias
+
+        return from_alias(text, error)
+
+
+def _parse_canonical(text: str) -> Measure:
     m = _MEASURE_RE.match(text)
     if m is None:
         raise ValueError(
@@ -674,13 +717,15 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
     >>> parse_measures(["P@10", "AP", "P@10"])
     [Measure('P@10'), Measure('AP')]
     """
+    from fuzzytruth.measure_names import expand
+
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     out: list[Measure] = []
     for item in measures:
-        m = parse_measure(item)
-        if m not in out:
-            out.append(m)
+        for m in expand(item):  # one measure, or a group such as "official" or "P.5,10"
+            if m not in out:
+                out.append(m)
     return out
 
 

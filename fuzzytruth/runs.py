@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
 
 __all__ = ["Qrels", "Ranking", "Run", "qrels_gains", "rank", "ranked_gains"]
 
@@ -739,17 +739,17 @@ def qrels_gains(ranking: Ranking, run: Run, qrels: Qrels, *, judged: bool = Fals
 
     Grades are looked up for every ranked row in one block-wise join; the ideal holds every
     positive grade of the qrels for each of ``ranking.query_ids``. ``judged`` as in
-    :func:`ranked_gains`.
+    :func:`ranked_gains` (the same join says which rows are judged).
     """
     n_rows = len(ranking.query_ids)
-    grades = _grades_by_row(run, qrels)
+    grades, in_qrels = _grades_by_row(run, qrels)
     gains = ranking.matrix(grades, fill=0.0)
-    judged_matrix = n_judged = None
     qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
-    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    judged_matrix = n_judged = judged_grades = None
     if judged:
-        judged_matrix = ranking.matrix(_grades_by_row(run, qrels, np.ones(len(qrels))) > 0)
-        n_judged = np.bincount(qrow[qrow >= 0], minlength=n_rows).astype(np.int64)
+        judged_matrix = ranking.matrix(in_qrels, fill=False)
+        n_judged, judged_grades = _judged_counts(qrels, qrels_row_of_q, n_rows)
+    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
     positive = (qrow >= 0) & (qrels._values > 0)
     irow = qrow[positive]
     ivals = qrels._values[positive]
@@ -769,14 +769,26 @@ def qrels_gains(ranking: Ranking, run: Run, qrels: Qrels, *, judged: bool = Fals
         ranking.tie_stop,
         judged_matrix,
         n_judged,
+        judged_grades,
     )
 
 
-def _grades_by_row(run: Run, qrels: Qrels, values: np.ndarray | None = None) -> np.ndarray:
-    """Grade of each row of ``run`` (0 if unjudged), in the run's row order.
+def _judged_counts(
+    qrels: Qrels, qrels_row_of_q: np.ndarray, n_rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Judged documents per row and their grades (descending, NaN-padded), for ``judged``."""
+    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    inside = qrow >= 0
+    n_judged = np.bincount(qrow[inside], minlength=n_rows).astype(np.int64)
+    return n_judged, judged_grade_matrix(qrow[inside], qrels._values[inside], n_rows)
 
-    ``values`` replaces the qrels' grades (one per qrels row), e.g. ones to find judged rows.
-    """
+
+def _grades_by_row(
+    run: Run, qrels: Qrels, values: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
+    run's row order. ``values`` replaces the qrels' grades (one per qrels row), e.g. row
+    numbers to find each run row's judgment."""
     values = qrels._values if values is None else values
     order = run._group_order
     run_qc = run._q_codes if order is None else run._q_codes[order]
@@ -791,15 +803,15 @@ def _grades_by_row(run: Run, qrels: Qrels, values: np.ndarray | None = None) -> 
     qrels_count = np.bincount(qrc[qorder], minlength=n_q)
     run_start = np.concatenate([[0], np.cumsum(run_count)])
     qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    grades = _join_grades(
+    grades, matched = _join_grades(
         run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
         values[qorder], qrels_start, run_count + qrels_count,
     )
     if order is None:
-        return grades
-    out = np.empty_like(grades)
-    out[order] = grades
-    return out
+        return grades, matched
+    out, out_matched = np.empty_like(grades), np.empty_like(matched)
+    out[order], out_matched[order] = grades, matched
+    return out, out_matched
 
 
 def _join_grades(
@@ -811,9 +823,11 @@ def _join_grades(
     qrels_values: np.ndarray,
     qrels_start: np.ndarray,
     counts: np.ndarray,
-) -> np.ndarray:
-    """Grade of each run row (0 if unjudged); both sides grouped by query, joined block-wise."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row (0 if unjudged) and whether it matched a qrels row; both sides
+    grouped by query, joined block-wise."""
     grades = np.zeros(len(run_row))
+    matched = np.zeros(len(run_row), dtype=bool)
     bounds = _blocks(counts)
     for r0, r1 in itertools.pairwise(bounds):
         a, b = run_start[r0], run_start[r1]
@@ -829,7 +843,8 @@ def _join_grades(
         pos = np.minimum(np.searchsorted(qkeys, rkeys, sorter=sorter), d - c - 1)
         match = qkeys[sorter[pos]] == rkeys
         grades[a:b] = np.where(match, qrels_values[c:d][sorter[pos]], 0.0)
-    return grades
+        matched[a:b] = match
+    return grades, matched
 
 
 def _break_ties_by_docid(

@@ -72,9 +72,8 @@ def as_truth(
 
 def _pair_codes(run: Run, pairs: Qrels) -> np.ndarray:
     """Row of ``pairs`` holding each run row's (query, document), or -1: one block-wise join."""
-    return _grades_by_row(run, pairs, np.arange(1, len(pairs) + 1, dtype=np.float64)).astype(
-        np.int64
-    ) - 1
+    rows, _ = _grades_by_row(run, pairs, np.arange(1, len(pairs) + 1, dtype=np.float64))
+    return rows.astype(np.int64) - 1
 
 
 class _QrelsLike:

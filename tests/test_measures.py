@@ -58,8 +58,9 @@ def test_resolve_fills_from_preset():
 
 
 def test_parse_errors():
-    with pytest.raises(ValueError, match=r"unknown measure family 'MAP'; registered families"):
-        parse_measure("MAP")
+    with pytest.raises(ValueError, match=r"unknown measure 'MAPP'; closest known spellings: "
+                       r"MAP, .*canonical families: 11pt"):
+        parse_measure("MAPP")
     with pytest.raises(ValueError, match=r"parameter 'k' of measure 'P': must be a positive "
                        r"integer; got '0'"):
         parse_measure("P@0")

@@ -125,7 +125,9 @@ def test_kernel_errors():
         ndcg(rg, discount="ln")
     with pytest.raises(ValueError, match=r"b applies to discount='jk' only; got b=3"):
         ndcg(rg, b=3)
-    with pytest.raises(ValueError, match=r"gain maps must give gain 0 to grades <= 0"):
+    # a gain for grade 0 is expressible (trec_eval's ndcg.0=g), but needs judged status
+    with pytest.raises(ValueError, match=r"a gain map giving grades <= 0 a gain \(\{0: 1.0\}\) "
+                       r"needs to know which documents are judged"):
         ndcg(rg, gain={0: 1.0})
     with pytest.raises(ValueError, match=r"interpolation must be one of"):
         interpolated_precision(rg, [0.5], rel=1, interpolation="linear")

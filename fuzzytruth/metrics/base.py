@@ -11,10 +11,16 @@ A kernel never sees document ids, files or DataFrames. It receives, for all quer
     ``(n_queries, n_ideal)`` float64: the grades of *all* judged documents with a positive grade
     for that query, retrieved or not, sorted in decreasing order and padded with 0.
 
-``judged``, ``n_judged`` (optional, built only for families that declare ``uses={"judged"}``)
+``judged``, ``n_judged``, ``judged_grades`` (optional, built only for families that declare
+``uses={"judged"}``)
     ``(n_queries, depth)`` bool: whether the document at each rank is in the judgments (any
     grade, including 0 and negative); ``(n_queries,)`` int64: how many documents are judged for
-    each query, retrieved or not.
+    each query, retrieved or not; ``(n_queries, n_judged_max)`` float64: the grades of all of a
+    query's judged documents (0 and negative included), descending, padded with NaN.
+
+trec_eval reads a negative grade as "in the pool but not judged" (infAP's sampled pools): it
+is neither relevant nor non-relevant, and ``-J`` drops it. The families here follow that rule:
+a ranked document is *judged* in trec_eval's sense when ``judged & (gains >= 0)``.
 
 ``tie_start``, ``tie_stop`` (optional, only under the tie-averaged policy)
     ``(n_queries, depth)`` int64: the tied group of documents containing rank column ``j`` spans
@@ -55,6 +61,8 @@ class RankedGains:
         ``(n_queries, depth)`` bool: the ranked document is judged (any grade).
     n_judged : numpy.ndarray or None
         ``(n_queries,)`` number of judged documents per query.
+    judged_grades : numpy.ndarray or None
+        ``(n_queries, n_judged_max)`` grades of every judged document, descending, NaN-padded.
 
     Examples
     --------
@@ -73,6 +81,7 @@ class RankedGains:
     tie_stop: np.ndarray | None = None
     judged: np.ndarray | None = None
     n_judged: np.ndarray | None = None
+    judged_grades: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.query_ids)
@@ -94,6 +103,13 @@ class RankedGains:
             raise ValueError("judged and n_judged must be given together or not at all")
         if self.n_judged is not None and self.n_judged.shape != (n,):
             raise ValueError(f"n_judged must have shape ({n},); got {self.n_judged.shape}")
+        if self.judged_grades is not None and (
+            self.judged_grades.ndim != 2 or self.judged_grades.shape[0] != n
+        ):
+            raise ValueError(
+                f"judged_grades must have shape (n_queries, n_judged_max) with n_queries={n}; "
+                f"got {self.judged_grades.shape}"
+            )
         for name in ("tie_start", "tie_stop", "judged"):
             arr = getattr(self, name)
             if arr is not None and arr.shape != self.gains.shape:
@@ -144,11 +160,20 @@ class RankedGains:
         query_ids: list,
         ranked_gains: list[list[float]],
         judged_gains: list[list[float]],
+        ranked_judged: list[list[bool]] | None = None,
     ) -> RankedGains:
         """Build from per-query Python lists (convenience for tests and small examples).
 
         ``ranked_gains[i]`` are the grades in rank order of query ``i``'s retrieved documents;
-        ``judged_gains[i]`` the grades of all its judged documents (any order, zeros ignored).
+        ``judged_gains[i]`` the grades of all its judged documents (any order; only positive
+        grades enter ``ideal``). With ``ranked_judged`` (whether each ranked document is judged)
+        the judged fields are filled too, ``judged_gains[i]`` then listing every judged grade.
+
+        Examples
+        --------
+        >>> rg = RankedGains.from_lists(["q"], [[1, 0, 0]], [[1, 0]], [[True, True, False]])
+        >>> rg.n_judged.tolist(), rg.judged_grades.tolist()
+        ([2], [[1.0, 0.0]])
         """
         lengths = np.array([len(g) for g in ranked_gains], dtype=np.int64)
         depth = int(lengths.max(initial=0))
@@ -160,4 +185,99 @@ class RankedGains:
         ideal = np.zeros((len(positive), n_ideal))
         for i, p in enumerate(positive):
             ideal[i, : len(p)] = p
-        return cls(np.asarray(query_ids, dtype=object), gains, lengths, ideal)
+        judged = n_judged = grades = None
+        if ranked_judged is not None:
+            judged = np.zeros(gains.shape, dtype=bool)
+            for i, flags in enumerate(ranked_judged):
+                judged[i, : len(flags)] = flags
+            n_judged = np.array([len(j) for j in judged_gains], dtype=np.int64)
+            rows = np.repeat(np.arange(len(judged_gains)), n_judged)
+            values = np.array([x for j in judged_gains for x in j], dtype=np.float64)
+            grades = judged_grade_matrix(rows, values, len(judged_gains))
+        return cls(
+            np.asarray(query_ids, dtype=object), gains, lengths, ideal,
+            judged=judged, n_judged=n_judged, judged_grades=grades,
+        )
+
+
+def judged_grade_matrix(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
+    """``(n_rows, width)`` grades of each row's judged documents, descending, NaN-padded.
+
+    ``rows[i]`` is the row of judgment ``i`` (in ``0..n_rows-1``) and ``values[i]`` its grade.
+
+    Examples
+    --------
+    >>> judged_grade_matrix(np.array([1, 0, 1]), np.array([0.0, 2.0, 1.0]), 2)
+    array([[ 2., nan],
+           [ 1.,  0.]])
+    """
+    order = np.lexsort((-values, rows))
+    rows, values = rows[order], values[order]
+    count = np.bincount(rows, minlength=n_rows)
+    start = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(count, out=start[1:])
+    out = np.full((n_rows, int(count.max(initial=0))), np.nan)
+    out[rows, np.arange(len(rows)) - start[rows]] = values
+    return out
+
+
+def judged_only(rg: RankedGains) -> RankedGains:
+    """The rankings with every document trec_eval does not count as judged removed (``-J``).
+
+    A ranked document stays when it is in the judgments with a grade >= 0 (trec_eval reads a
+    negative grade as "in the pool, not judged"); the documents below move up, tie groups
+    keep the documents that remain, and ``lengths`` becomes the number of judged documents
+    retrieved. ``ideal`` and the judged counts are unchanged. Every measure computed on the
+    result is trec_eval's value under ``-J``.
+
+    Parameters
+    ----------
+    rg : RankedGains
+        Ranked gains with the judged fields (``ranked_gains(..., judged=True)``).
+
+    Returns
+    -------
+    RankedGains
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[0, 1, 0, -1, 1]], [[1, 1, 0, -1]],
+    ...                             [[False, True, True, True, True]])
+    >>> out = judged_only(rg)
+    >>> out.gains.tolist(), out.lengths.tolist()
+    ([[1.0, 0.0, 1.0]], [3])
+    """
+    if rg.judged is None:
+        raise ValueError(
+            "judged_only needs the judged fields of RankedGains; build them with "
+            "ranked_gains(..., judged=True)"
+        )
+    cols = np.arange(rg.depth)
+    keep = rg.judged & (rg.gains >= 0) & (cols[None, :] < rg.lengths[:, None])
+    rows, old = np.nonzero(keep)
+    lengths = keep.sum(axis=1).astype(np.int64)
+    depth = int(lengths.max(initial=0))
+    start = np.zeros(len(rg) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=start[1:])
+    new = np.arange(len(rows)) - start[rows]
+    gains = np.zeros((len(rg), depth))
+    gains[rows, new] = rg.gains[rows, old]
+    judged = np.zeros((len(rg), depth), dtype=bool)
+    judged[rows, new] = True
+    tie_start = tie_stop = None
+    if rg.tie_start is not None:
+        group = rg.tie_start[rows, old]  # groups are contiguous runs of equal start column
+        first = np.ones(len(rows), dtype=bool)
+        first[1:] = (rows[1:] != rows[:-1]) | (group[1:] != group[:-1])
+        gid = np.cumsum(first) - 1
+        g_start = new[first]
+        last = np.append(np.flatnonzero(first)[1:], len(rows)) - 1
+        g_stop = new[last] + 1
+        tie_start = np.broadcast_to(np.arange(depth), (len(rg), depth)).copy()
+        tie_stop = tie_start + 1
+        tie_start[rows, new] = g_start[gid]
+        tie_stop[rows, new] = g_stop[gid]
+    return RankedGains(
+        rg.query_ids, gains, lengths, rg.ideal, tie_start, tie_stop, judged, rg.n_judged,
+        rg.judged_grades,
+    )

@@ -344,7 +344,7 @@ def r_precision(rg: RankedGains, *, rel: float) -> np.ndarray:
 
 def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.ndarray:
     if isinstance(gain, Mapping):
-        out = np.where(grades > 0, grades, 0.0)
+        out = np.where(grades > 0, grades, 0.0)  # NaN padding gives 0
         for grade, value in gain.items():
             out = np.where(grades == grade, value, out)
         return out
@@ -367,6 +367,29 @@ def _discounts(depth: int, discount: str, b: float | None) -> np.ndarray:
     raise ValueError(f"discount must be one of {list(DISCOUNTS)}; got {discount!r}")
 
 
+def _needs_judged(gain: Any) -> bool:
+    """Whether a gain map gives a grade <= 0 a gain: then unjudged documents (grade 0 in
+    ``gains``) must be told apart from judged ones."""
+    return isinstance(gain, Mapping) and any(g <= 0 and v != 0 for g, v in gain.items())
+
+
+def _uses_judged(*, gain: Any = None, **_: Any) -> tuple[str, ...]:
+    return ("judged",) if _needs_judged(gain) else ()
+
+
+def _rank_gains(rg: RankedGains, gain: str | Mapping[float, float]) -> np.ndarray:
+    """Gain of the document at each rank; an unjudged document gains 0 (trec_eval)."""
+    values = _gain_values(rg.gains, gain)
+    if not _needs_judged(gain):
+        return values
+    if rg.judged is None:
+        raise ValueError(
+            f"a gain map giving grades <= 0 a gain ({dict(gain)!r}) needs to know which "
+            "documents are judged; build the RankedGains with ranked_gains(..., judged=True)"
+        )
+    return np.where(rg.judged, values, 0.0)
+
+
 def dcg(
     rg: RankedGains,
     *,
@@ -385,9 +408,10 @@ def dcg(
     >>> dcg(rg, k=3, discount="jk").round(6)
     array([6.892789])
     """
+    values = _rank_gains(rg, gain)
     if rg.tie_start is None:
-        return _dcg_rows(_gain_values(rg.gains[:, :k], gain), k, discount, b)
-    return _dcg_rows(rg.tie_mean(_gain_values(rg.gains, gain)), k, discount, b)
+        return _dcg_rows(values[:, :k], k, discount, b)
+    return _dcg_rows(rg.tie_mean(values), k, discount, b)
 
 
 def _dcg_rows(gains: np.ndarray, k: int | None, discount: str, b: float | None) -> np.ndarray:
@@ -405,21 +429,31 @@ def ndcg(
 ) -> np.ndarray:
     """DCG over the top ``k`` divided by the ideal DCG over the top ``k``; NaN when it is 0.
 
-    The ideal ranking holds every judged document of positive grade, retrieved or not, in
-    decreasing order of gain (trec_eval ``ndcg`` / ``ndcg_cut_k``).
+    The ideal ranking holds every judged document of positive *gain*, retrieved or not, in
+    decreasing order of gain (trec_eval ``ndcg`` / ``ndcg_cut_k``): a gain map giving a
+    positive grade a gain <= 0 leaves those documents out of the ideal (while they still count,
+    negatively, where the run ranks them), and a map giving grade 0 a positive gain puts the
+    judged non-relevant documents in it (which needs ``rg.judged``; unjudged documents always
+    gain 0). trec_eval sorts the gain levels by the integer part of their difference, so with
+    two levels whose gains differ by less than 1 its ideal can be out of order; here it is
+    always sorted.
 
     Examples
     --------
     >>> rg = RankedGains.from_lists(["q"], [[3, 2, 3, 0, 1, 2]], [[3, 3, 2, 2, 1]])
     >>> ndcg(rg).round(6)
     array([0.960808])
+    >>> ndcg(rg, gain={1: -1}).round(6)   # trec_eval -m ndcg.1=-1: 0.9013
+    array([0.901287])
     """
-    if isinstance(gain, Mapping) and any(g <= 0 and v != 0 for g, v in gain.items()):
-        raise ValueError(
-            "gain maps must give gain 0 to grades <= 0 (the ideal ranking holds only documents "
-            f"of positive grade); got {dict(gain)!r}"
-        )
-    ideal = -np.sort(-_gain_values(rg.ideal, gain), axis=1)
+    if _needs_judged(gain):
+        if rg.judged_grades is None:
+            _rank_gains(rg, gain)  # raises the error naming ranked_gains(..., judged=True)
+        grades = rg.judged_grades
+    else:
+        grades = rg.ideal
+    ideal = _gain_values(grades, gain)
+    ideal = -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
     ideal_dcg = _dcg_rows(ideal, k, discount, b)
     return _divide(dcg(rg, k=k, gain=gain, discount=discount, b=b), ideal_dcg)
 
@@ -582,9 +616,10 @@ register("RR", reciprocal_rank, params=(_REL, _K), at="k", tie_averaged=True,
 register("Rprec", r_precision, params=(_REL,), tie_averaged=True,
          description="precision at rank R")
 register("DCG", dcg, params=(_K, _GAIN, _DISCOUNT, _B), at="k", tie_averaged=True,
-         binary=binary.dcg, description="discounted cumulated gain")
+         binary=binary.dcg, uses_if=_uses_judged, description="discounted cumulated gain")
 register("nDCG", ndcg, params=(_K, _GAIN, _DISCOUNT, _B), at="k", tie_averaged=True,
-         binary=binary.ndcg, description="normalised discounted cumulated gain")
+         binary=binary.ndcg, uses_if=_uses_judged,
+         description="normalised discounted cumulated gain")
 register("F", f_measure, params=(_REL, _K, _BETA), at="k", tie_averaged=True,
          exact=closed_form.f_measure_exact, aliases={"F1": {"beta": 1.0}},
          description="F_β of precision and recall at k")

@@ -495,6 +495,9 @@ class ExactInput:
         ``expected_size() -> (n_rows,)``: E|relevant| (Santini's |ω|, eq. 9).
     recall_form : {"exact", "expected_size"}
         Which recall ``R`` means (see :func:`recall`).
+    judged : numpy.ndarray, optional
+        ``(n_rows, depth)`` bool: the ranked document is judged (known to the truth), for the
+        families that read judged status.
 
     Examples
     --------
@@ -511,6 +514,7 @@ class ExactInput:
         expected_size: Any,
         *,
         recall_form: str = "exact",
+        judged: np.ndarray | None = None,
     ) -> None:
         if recall_form not in RECALL_FORMS:
             raise ValueError(
@@ -522,6 +526,7 @@ class ExactInput:
         self._cache: dict[Any, Any] = {}
         self.lengths = lengths
         self.recall_form = recall_form
+        self.judged = judged
 
     @classmethod
     def from_arrays(

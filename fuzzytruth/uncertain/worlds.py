@@ -51,7 +51,7 @@ same values as with float64).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -268,6 +268,10 @@ class CategoricalWorlds:
     def plan(self, systems: Sequence[RankedDocs]) -> None:
         """Every known item can be relevant to some target: the candidates are all of them."""
 
+    def n_judged(self) -> np.ndarray:
+        """``(n_q,)`` judged documents per query: every annotated item but the excluded query."""
+        return len(self.membership.items) - self.exclude.astype(np.int64)
+
     def draw(self, n_worlds: int, seed: int) -> None:
         """Draw what every world needs up front: labels (annotator) and targets."""
         self.seed = seed
@@ -453,6 +457,10 @@ class QrelsWorlds:
         positive = np.bincount(pair_query[probability > 0], minlength=n_queries)
         self.max_relevant = int(positive.max(initial=0))
 
+    def n_judged(self) -> np.ndarray:
+        """``(n_q,)`` judged pairs per query."""
+        return np.bincount(self.pair_query, minlength=self.n_queries).astype(np.int64)
+
     def plan(self, systems: Sequence[RankedDocs]) -> None:
         """Which pairs get one draw per world: with one grade, only the uncertain pairs some
         system ranks (the others enter through the per-query count of the rest); all pairs
@@ -608,6 +616,7 @@ def world_values(
         for s, row in zip(systems, fast, strict=True)
     ]
     generic = any(f is None for row in fast for f in row)
+    judged = any("judged" in m.uses for m in measures)
     depth = max(s.docs.shape[1] for s in systems)
     width = max((c[0].shape[1] for c in candidates if c is not None), default=0)
     per_world = truth.draw_bytes + n_q * (
@@ -618,7 +627,9 @@ def world_values(
     out = np.empty((len(measures), len(systems), n_worlds, n_q))
     for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
         stop = min(n_worlds, start + step)
-        _world_chunk(truth, systems, measures, fast, candidates, out, start, stop, n_q)
+        _world_chunk(
+            truth, systems, measures, fast, candidates, out, start, stop, n_q, judged=judged
+        )
         if on_chunk is not None:
             on_chunk(stop - start)
     return out
@@ -645,6 +656,8 @@ def _world_chunk(
     start: int,
     stop: int,
     n_q: int,
+    *,
+    judged: bool = False,
 ) -> None:
     """Fill ``out[:, :, start:stop]``: every measure and system in one chunk of worlds."""
     n_chunk = stop - start
@@ -674,7 +687,10 @@ def _world_chunk(
             if ideal is None:
                 ideal = truth.ideal(state)
                 ideal = ideal.reshape(n_rows, ideal.shape[2])
-            values = measure.compute(_ranked_gains(system, gains, ideal, n_chunk, n_rows))
+            rg = _ranked_gains(system, gains, ideal, n_chunk, n_rows)
+            if judged:
+                rg = _with_judged(rg, truth, state, system)
+            values = measure.compute(rg)
             out[m, s, start:stop] = values.reshape(n_chunk, n_q)
 
 
@@ -696,3 +712,23 @@ def _ranked_gains(
         tie_start,
         tie_stop,
     )
+
+
+def _with_judged(
+    rg: RankedGains, truth: CategoricalWorlds | QrelsWorlds, state: dict, system: RankedDocs
+) -> RankedGains:
+    """``rg`` with judged status: a ranked document is judged when the truth knows it (a
+    judged pair; an annotated item); in each world the judged grades are its relevant count
+    of 1s (binary worlds) and 0 for the other judged documents."""
+    if not truth.binary:
+        raise ValueError(
+            "measures that read judged status are available under graded probabilistic qrels "
+            "only through their exact forms; use a single grade"
+        )
+    n_chunk = len(state["counts"])
+    judged = np.tile(system.docs >= 0, (n_chunk, 1))
+    n_judged = np.tile(truth.n_judged(), n_chunk)
+    cols = np.arange(int(n_judged.max(initial=0)))[None, :]
+    grades = np.where(cols < rg.n_relevant(1)[:, None], 1.0, 0.0)
+    grades = np.where(cols < n_judged[:, None], grades, np.nan)
+    return replace(rg, judged=judged, n_judged=n_judged, judged_grades=grades)

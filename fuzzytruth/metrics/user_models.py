@@ -1,0 +1,202 @@
+"""User-model measures: rank-biased precision with its residual, and expected reciprocal rank.
+
+``RBP(p=0.8)@k``
+    Moffat & Zobel (ACM TOIS 27(1), 2008), eq. 2: RBP = (1 − p) Σ_{i ≤ d} r_i p^{i−1}, with
+    r_i = 1 when the document at rank i has grade >= ``rel`` (binary relevance, as in the
+    paper), d the list length (or k). ``p`` is the persistence (ir_measures' default 0.8;
+    trec_eval's ``rbp`` uses 0.9).
+``RBPResidual(p=0.8)@k``
+    The paper's residual (sec. 4): the most RBP could still grow if every unjudged document
+    in the top d were relevant and the ranking went on with relevant documents,
+    p^d + (1 − p) Σ_{unjudged i ≤ d} p^{i−1}. RBP ≤ true RBP ≤ RBP + residual ≤ 1.
+    (trec_eval 10's ``rbp_resid`` prints 0 instead when no retrieved document is unjudged;
+    here the tail p^d counts always, as in the paper.)
+``ERR(gmax=4)@k``
+    Chapelle, Metzler, Zhang & Grinspan (CIKM 2009), eq. 4 with the grade map of sec. 4:
+    ERR = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i), R_g = (2^g − 1) / 2^gmax; grades <= 0 give
+    R = 0, a grade above ``gmax`` is an error (gdeval, ir_measures' ERR provider, uses 4).
+
+Examples
+--------
+>>> from fuzzytruth.metrics.base import RankedGains
+>>> rg = RankedGains.from_lists(["q"], [[1, 0, 1]], [[1, 1]])
+>>> rbp(rg, p=0.5, rel=1)             # 0.5 · (1 + 0.25)
+array([0.625])
+>>> err(rg, gmax=1)                   # R = 1/2: 1/2 + (1/3)(1/2)(1/2)
+array([0.58333333])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fuzzytruth.measures import Param, positive_float, positive_int, register
+from fuzzytruth.metrics import binary
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.ranking import _REL, _expected_relevant
+from fuzzytruth.metrics.trec_extra import require_judged
+from fuzzytruth.uncertain.batch import DistributionBatch
+
+__all__ = ["err", "expected_rbp", "rbp", "rbp_residual"]
+
+
+def _persistence(value: Any) -> float:
+    p = float(value)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"must be a number in (0, 1); got {value!r}")
+    return p
+
+
+def _rbp_weights(depth: int, p: float) -> np.ndarray:
+    return (1.0 - p) * p ** np.arange(depth, dtype=np.float64)
+
+
+def rbp(rg: RankedGains, *, p: float, rel: float, k: int | None = None) -> np.ndarray:
+    """Rank-biased precision (1 − p) Σ_{i ≤ k} r_i p^{i−1} (Moffat & Zobel 2008, eq. 2).
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[0, 2, 1]], [[2, 1]])
+    >>> rbp(rg, p=0.8, rel=1).round(4)    # 0.2 · (0.8 + 0.64)
+    array([0.288])
+    """
+    relevant = _expected_relevant(rg, rel)[:, :k]
+    return relevant @ _rbp_weights(relevant.shape[1], p)
+
+
+def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -> np.ndarray:
+    """E[RBP] when the document at each rank is relevant with the given probability.
+
+    RBP is linear in the r_i, so its expectation is RBP of the probabilities (any dependence
+    between documents); its full distribution has up to 2^d atoms and comes from worlds.
+
+    Examples
+    --------
+    >>> expected_rbp(np.array([[0.5, 1.0]]), p=0.5)
+    array([0.5])
+    """
+    probabilities = np.asarray(probabilities, dtype=np.float64)[:, :k]
+    return probabilities @ _rbp_weights(probabilities.shape[1], p)
+
+
+def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarray:
+    """RBP's residual p^d + (1 − p) Σ_{unjudged i ≤ d} p^{i−1}, d = min(k, retrieved).
+
+    Unjudged: not in the judgments, or with a negative grade (trec_eval's reading).
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, 0]], [[1, 0]], [[True, False, True]])
+    >>> rbp_residual(rg, p=0.5).round(4)      # 0.5³ + 0.5 · 0.5
+    array([0.375])
+    """
+    require_judged(rg, "RBPResidual")
+    unjudged = ~(rg.judged & (rg.gains >= 0))
+    cols = np.arange(rg.depth)
+    unjudged &= cols[None, :] < rg.lengths[:, None]
+    if rg.tie_start is not None:
+        unjudged = rg.tie_mean(unjudged)
+    unjudged = unjudged[:, :k]
+    shown = rg.lengths if k is None else np.minimum(rg.lengths, k)
+    return p ** shown.astype(np.float64) + unjudged @ _rbp_weights(unjudged.shape[1], p)
+
+
+def _check_grades(grades: np.ndarray, gmax: float) -> None:
+    if grades.size and grades.max() > gmax:
+        raise ValueError(
+            f"ERR: a ranked document has grade {float(grades.max())!r} above gmax={gmax!r}; "
+            "set the grade scale's maximum, e.g. ERR(gmax=...)"
+        )
+
+
+def _err_from_probabilities(stop: np.ndarray) -> np.ndarray:
+    """ERR from the per-rank stopping probabilities, ``(n, depth)``."""
+    reach = np.ones_like(stop)
+    np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
+    ranks = np.arange(1, stop.shape[1] + 1, dtype=np.float64)
+    return (stop * reach) @ (1.0 / ranks)
+
+
+def err(rg: RankedGains, *, gmax: float, k: int | None = None) -> np.ndarray:
+    """Expected reciprocal rank (Chapelle et al. 2009, eq. 4), R_g = (2^g − 1)/2^gmax.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[2, 0, 4]], [[4, 2]])
+    >>> err(rg, gmax=4, k=3).round(6)   # 3/16 + (1/3)(15/16)(13/16)
+    array([0.441406])
+    """
+    grades = rg.gains[:, :k]
+    _check_grades(grades, gmax)
+    stop = np.where(grades > 0, (np.exp2(grades) - 1.0) / np.exp2(gmax), 0.0)
+    return _err_from_probabilities(stop)
+
+
+def _exact_residual(ctx: Any, *, p: float, k: int | None = None) -> Any:
+    """The residual does not depend on relevance: a point, when the context knows which
+    ranked documents are judged (``ctx.judged``, ``(n_rows, depth)`` bool)."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    lengths = np.asarray(ctx.lengths)
+    cols = np.arange(judged.shape[1])
+    unjudged = (~np.asarray(judged, dtype=bool) & (cols[None, :] < lengths[:, None]))[:, :k]
+    shown = lengths if k is None else np.minimum(lengths, k)
+    value = p ** shown.astype(np.float64) + unjudged @ _rbp_weights(unjudged.shape[1], p)
+    return DistributionBatch(value[:, None], np.ones((len(value), 1)), np.zeros(len(value)))
+
+
+def _binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any:
+    if rel > 1:
+        return None
+    cut = depth if k is None else min(k, depth)
+    weights = np.append(_rbp_weights(cut, p), 0.0)  # the last entry: past the cutoff
+
+    def kernel(
+        relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
+        weight = weights[np.minimum(ranks, cut)]  # (C, n_rows) or (C, 1)
+        return (relevant * weight).sum(axis=0)
+
+    return kernel
+
+
+def _binary_err(depth: int, *, gmax: float, k: int | None = None) -> Any:
+    if gmax < 1:
+        return None  # grade 1 above gmax: the crisp kernel's error applies
+    cut = depth if k is None else min(k, depth)
+    stop = 1.0 / 2.0**gmax
+
+    def kernel(
+        relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
+        total = np.zeros(relevant.shape[1])
+        reach = np.ones(relevant.shape[1])
+        inside = binary.hits_within(relevant, ranks, cut)
+        for j in range(len(inside)):  # a loop over candidate columns, vectorised over rows
+            hit = inside[j]
+            total += np.where(hit, reach * stop / (ranks[j] + 1.0), 0.0)
+            reach *= np.where(hit, 1.0 - stop, 1.0)
+        return total
+
+    return kernel
+
+
+_P = Param("p", default=0.8, convert=_persistence, doc="persistence in (0, 1)")
+_K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
+
+register("RBP", rbp, params=(_P, _REL, _K), at="k", tie_averaged=True, binary=_binary_rbp,
+         description="rank-biased precision (Moffat & Zobel 2008)")
+register("RBPResidual", rbp_residual, params=(_P, _K), at="k", tie_averaged=True,
+         uses={"judged"}, higher_is_better=False, exact=_exact_residual,
+         description="RBP's residual: what unjudged documents and the tail could add")
+register(
+    "ERR",
+    err,
+    params=(Param("gmax", default=4.0, convert=positive_float, doc="top grade of the scale"), _K),
+    at="k",
+    binary=_binary_err,
+    description="expected reciprocal rank (Chapelle et al. 2009)",
+)

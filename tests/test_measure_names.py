@@ -1,0 +1,147 @@
+"""trec_eval and ir_measures spellings: each name translates, and computes what the tool computes.
+
+The oracle for a trec_eval name is pytrec-eval-terrier (trec_eval 9.0.8) run with that name
+under its defaults; for an ir_measures name, ir_measures itself (its pytrec_eval, judged and
+gdeval providers). Every spelling of trec_eval's ``official`` and ``all_trec`` output is
+checked, and every measure name of ir_measures' registry either translates or is refused with
+the closest known spellings.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_trec_measures import per_query, pytrec_values, random_collection, trec_ranked_gains
+
+from fuzzytruth.measure_names import TREC_OFFICIAL, alias_table, canonical, expand
+from fuzzytruth.measures import GEOMETRIC_FLOOR, parse_measure, parse_measures
+
+# trec_eval measures with no family here (reported as unknown names)
+TREC_NOT_IMPLEMENTED = {"runid", "relstring", "G", "Rndcg"}
+
+
+def test_official_is_trec_evals_default_output():
+    keys = next(iter(pytrec_values(*random_collection(np.random.default_rng(0)), {"official"})
+                .values()))
+    assert TREC_OFFICIAL == [k for k in keys if k != "runid"]
+    assert [str(m) for m in expand("official")][:9] == [
+        "NumQ", "NumRet", "NumRel", "NumRelRet", "AP", "GMAP", "Rprec", "Bpref", "RR"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_all_trec_spelling_computes_trec_evals_value(seed):
+    run, qrels = random_collection(np.random.default_rng(500 + seed))
+    ref = pytrec_values(run, qrels, {"all_trec"})
+    rg = trec_ranked_gains(run, qrels)
+    keys = set(next(iter(ref.values())))
+    assert {str(m) for m in expand("all_trec")} == {canonical(k) for k in keys
+                                                    if k not in TREC_NOT_IMPLEMENTED}
+    for key in sorted(keys - TREC_NOT_IMPLEMENTED):
+        got = per_query(key, rg)
+        for q in ref:
+            expected = ref[q][key]
+            if key in ("gm_map", "gm_bpref"):  # trec_eval's per-query value: log(max(v, 1e-5))
+                expected = np.exp(expected)
+                got[q] = max(got[q], GEOMETRIC_FLOOR)
+            assert got[q] == pytest.approx(expected, abs=1e-12), (key, q)
+
+
+@pytest.mark.parametrize("name", sorted(TREC_NOT_IMPLEMENTED))
+def test_trec_names_without_a_family_are_refused_with_suggestions(name):
+    with pytest.raises(ValueError, match=rf"unknown measure '{name}'"):
+        parse_measure(name)
+
+
+def test_trec_spellings():
+    table = {
+        "map": "AP", "map_cut_10": "AP@10", "map_cut.5": "AP@5", "P_10": "P@10", "P.5": "P@5",
+        "recall_100": "R@100", "recip_rank": "RR", "Rprec": "Rprec", "ndcg_cut_10": "nDCG@10",
+        "ndcg": "nDCG", "ndcg.1=3,2=9": "nDCG(gain={1:3,2:9})", "ndcg.0=1": "nDCG(gain={0:1})",
+        "bpref": "Bpref", "gm_map": "GMAP", "set_F": "F", "set_F.4": "F(beta=2)",
+        "set_F_0.25": "F(beta=0.5)", "set_P": "P", "set_recall": "R", "set_map": "SetAP",
+        "num_rel_ret": "NumRelRet", "iprec_at_recall_0.10": "iP@0.1", "11pt_avg": "11pt",
+        "success_5": "Success@5", "Rprec_mult_0.20": "RprecMult@0.2",
+        "relative_P_10": "RelativeP@10", "set_relative_P": "RelativeP", "rbp": "RBP(p=0.9)",
+        "rbp.p=0.5": "RBP(p=0.5)", "rbp_resid": "RBPResidual(p=0.9)", "infAP": "infAP",
+        "gm_bpref": "GMBpref", "utility": "Utility",
+        "utility.2,-0.5,-1,0": "Utility(a=2,b=-0.5,c=-1)",
+        "num_nonrel_judged_ret": "NumNonrelJudgedRet",
+    }
+    for spelling, expected in table.items():
+        assert canonical(spelling) == expected, spelling
+    assert [str(m) for m in parse_measures(["P.5,10", "map", "official"])][:3] == [
+        "P@5", "P@10", "AP"]
+    assert next(str(m) for m in expand("ndcg_cut", trec_groups=True)) == "nDCG@5"
+    assert str(parse_measure("P")) == "P"  # canonical set precision, not trec_eval's -m P
+    with pytest.raises(ValueError, match=r"default cutoffs; name one cutoff \(e.g. recall_10\)"):
+        parse_measure("recall")
+    with pytest.raises(ValueError, match=r"'official' is a group of measures; use expand"):
+        parse_measure("official")
+
+
+# ir_measures' registry (0.4.3): names it accepts, and what they mean here
+IR_TRANSLATED = {
+    "AP": "AP", "AP@10": "AP@10", "MAP": "AP", "P@5": "P@5", "P(rel=2)@5": "P(rel=2)@5",
+    "Precision@5": "P@5", "R@100": "R@100", "Recall@100": "R@100", "RR": "RR", "MRR": "RR",
+    "RR(rel=2)": "RR(rel=2)", "nDCG": "nDCG", "nDCG@10": "nDCG@10", "NDCG@10": "nDCG@10",
+    "nDCG(dcg='exp-log2')@10": "nDCG(gain=exp)@10", "nDCG(gains={0:1,1:4})": "nDCG(gain={0:1,1:4})",
+    "nDCG(cutoff=10)": "nDCG@10", "Rprec": "Rprec", "RPrec": "Rprec", "Success@5": "Success@5",
+    "SetP": "P", "SetR": "R", "SetF": "F", "SetF(beta=2.0)": "F(beta=1.4142135623730951)",
+    "SetF(beta=0.25)": "F(beta=0.5)", "SetAP": "SetAP", "SetRelP": "RelativeP",
+    "IPrec@0.5": "iP@0.5", "NumQ": "NumQ", "NumRet": "NumRet", "NumRel": "NumRel",
+    "NumRet(rel=1)": "NumRelRet(rel=1)", "NumRelRet": "NumRelRet", "Bpref": "Bpref",
+    "BPref": "Bpref", "infAP": "infAP", "Judged@10": "Judged@10", "ERR@20": "ERR@20",
+    "RBP(p=0.8)": "RBP", "RBP(p=0.5,rel=2)": "RBP(p=0.5,rel=2)",
+}
+IR_UNSUPPORTED = ["AP_IA", "Accuracy", "BPM", "Compat", "ERR_IA", "INSQ", "INST", "MAP_IA",
+                  "NERR8", "NERR9", "NERR10", "NERR11", "NRBP", "P_IA", "SDCG", "StRecall",
+                  "alpha_DCG", "alpha_nDCG", "nERR_IA", "nNRBP"]
+
+
+def test_ir_measures_spellings():
+    for spelling, expected in IR_TRANSLATED.items():
+        assert canonical(spelling) == expected, spelling
+    for name in IR_UNSUPPORTED:
+        with pytest.raises(ValueError, match=rf"unknown measure '{name}'"):
+            parse_measure(name)
+    with pytest.raises(ValueError, match=r"closest known spellings: nDCG"):
+        parse_measure("nDGC@10")
+    with pytest.raises(ValueError, match="judged_only applies to the whole evaluation"):
+        parse_measure("AP(judged_only=True)")
+
+
+def test_ir_measures_registry_is_covered():
+    ir_measures = pytest.importorskip("ir_measures")
+    names = set(ir_measures.measures.registry) - {"α_DCG", "α_nDCG"}
+    spelled = {s.split("(")[0].split("@")[0] for s in IR_TRANSLATED}
+    assert names == spelled | set(IR_UNSUPPORTED)
+
+
+def test_ir_measures_values():
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = np.random.default_rng(9)
+    run, qrels = random_collection(rng, max_grade=4)
+    run["score"] = rng.permutation(len(run)).astype(float)  # tie orders differ between tools
+    rg = trec_ranked_gains(run, qrels)
+    skip = {"RBP(p=0.8)", "RBP(p=0.5,rel=2)"}  # needs cwl_eval, not installed
+    spellings = [s for s in IR_TRANSLATED if s not in skip]
+    measures = [ir_measures.parse_measure(s) for s in spellings]
+    found = {}
+    for metric in ir_measures.iter_calc(measures, qrels.astype({"relevance": int}), run):
+        found.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    assert len(found) == len({str(m) for m in measures})
+    for spelling, measure in zip(spellings, measures, strict=True):
+        got = per_query(spelling, rg)
+        # ERR and exp-gain nDCG come from gdeval, which prints 4-5 decimals
+        tol = 5e-5 if spelling.startswith("ERR") or "exp-log2" in spelling else 1e-12
+        for q, value in found[str(measure)].items():
+            assert got[q] == pytest.approx(value, abs=tol), (spelling, q)
+
+
+def test_alias_table_rows_parse_back():
+    rows = alias_table()
+    assert len(rows) > 80
+    for spelling, source, target in rows:
+        assert source in ("trec_eval", "ir_measures")
+        assert str(parse_measure(target)) == target == canonical(spelling)
+    frame = pd.DataFrame(rows, columns=["spelling", "source", "canonical"])
+    assert frame["spelling"].is_unique
