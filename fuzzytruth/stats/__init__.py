@@ -7,12 +7,7 @@ value[, world]``. Queries are resampled, never documents, with one index vector 
 systems; under uncertain truth each replicate also draws one world shared by all systems.
 """
 
-from fuzzytruth.stats.bootstrap import (
-    BootstrapResult,
-    ConfidenceInterval,
-    UncertaintyDecomposition,
-    paired_bootstrap,
-)
+from fuzzytruth.stats.bootstrap import BootstrapResult, ConfidenceInterval, paired_bootstrap
 from fuzzytruth.stats.compare import Comparison, compare
 from fuzzytruth.stats.effect import (
     WinsTiesLosses,
@@ -31,7 +26,12 @@ from fuzzytruth.stats.multiple import (
 )
 from fuzzytruth.stats.paired import PairedTestResult, paired_test
 from fuzzytruth.stats.scores import ScoreMatrix, scores_from_frame
-from fuzzytruth.stats.worlds import WorldPreference, world_preference
+from fuzzytruth.stats.worlds import (
+    UncertaintyDecomposition,
+    WorldPreference,
+    truth_decomposition,
+    world_preference,
+)
 
 __all__ = [
     "BootstrapResult",
@@ -54,6 +54,7 @@ __all__ = [
     "queries_for_power",
     "randomized_tukey_hsd",
     "scores_from_frame",
+    "truth_decomposition",
     "warn_if_unresolvable",
     "wins_ties_losses",
     "world_preference",
