@@ -170,10 +170,13 @@ class BootstrapResult:
                 else:
                     low[sl], high[sl] = q[:, 0], q[:, 1]
         unresolved = tail <= self.resolution
+        undefined = np.isnan(low) | np.isnan(high)  # BCa with every resample on one side
         if alternative == "less" or unresolved:
             low[:] = -np.inf
         if alternative == "greater" or unresolved:
             high[:] = np.inf
+        low[undefined] = np.nan
+        high[undefined] = np.nan
         return ConfidenceInterval(low, high, level, method, alternative)
 
     @property

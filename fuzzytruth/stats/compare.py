@@ -439,14 +439,12 @@ def compare(
             matrices = {measure: matrices[measure]}
     else:
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
-    base_seed = int(np.random.default_rng(rng).integers(2**63))
+    base_seed = base_entropy(rng)
     pair_frames = []
     system_frames = []
     for name, sm in track(matrices.items(), total=len(matrices), desc="compare",
                           unit="measures", progress=progress):
-        stream = np.random.default_rng(
-            np.random.SeedSequence(base_seed, spawn_key=(zlib.crc32(name.encode()),))
-        )
+        stream = measure_stream(base_seed, name)
         pairs_df, systems_df = _compare_one(
             sm,
             population=population,
@@ -468,6 +466,25 @@ def compare(
         systems=pd.concat(system_frames, ignore_index=True),
         alpha=alpha,
         n_resamples=n_resamples,
+    )
+
+
+def base_entropy(rng: np.random.Generator | int | None) -> int:
+    """One draw from ``rng`` (a seed or generator): the root of every measure's stream."""
+    return int(np.random.default_rng(rng).integers(2**63))
+
+
+def measure_stream(base: int, measure: str) -> np.random.Generator:
+    """The independent generator of one measure, keyed by its name (stable across runs).
+
+    Examples
+    --------
+    >>> a = measure_stream(7, "AP").random()
+    >>> a == measure_stream(7, "AP").random(), a == measure_stream(7, "P@10").random()
+    (True, False)
+    """
+    return np.random.default_rng(
+        np.random.SeedSequence(base, spawn_key=(zlib.crc32(measure.encode()),))
     )
 
 
@@ -502,7 +519,7 @@ def _compare_one(
     names = np.array(sm.systems, dtype=object)
     d = x[pairs[:, 0]] - x[pairs[:, 1]]
     warn_if_unreliable(
-        d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], stacklevel=5
+        d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], stacklevel=4
     )
     if population is not None:
         estimand = "population"
@@ -521,7 +538,7 @@ def _compare_one(
         if method in ("randomization", *BOOTSTRAP_METHODS):
             warn_if_unresolvable(
                 inference.n_resamples or n_resamples, len(pairs), alpha=alpha,
-                method=correction, stacklevel=5,
+                method=correction, stacklevel=4,
             )
         adjusted = adjust_pvalues(p, method=correction)
     elif correction == "romano-wolf":
