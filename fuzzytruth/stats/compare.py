@@ -408,7 +408,7 @@ def compare(
     tol = check_tolerance(tie_tolerance)
     zero_method = check_choice("zero_method", zero_method, ZERO_METHODS)
     if alpha is None:
-        alpha = 1.0 - level
+        alpha = round(1.0 - level, 12)
     else:
         alpha = check_alpha(alpha)
         if abs(alpha - (1.0 - level)) > 1e-12:
