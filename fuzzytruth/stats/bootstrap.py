@@ -141,7 +141,8 @@ class BootstrapResult:
             raise ValueError(
                 f"confidence_level must exceed 0.5 for a one-sided interval; got {level!r}"
             )
-        tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+        # rounded so that level 0.99 has tails of exactly 0.005 (its dual test's resolution)
+        tail = round((1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level, 12)
         estimate = self.mean if target == "means" else self.difference
         low = np.empty_like(estimate)
         high = np.empty_like(estimate)
