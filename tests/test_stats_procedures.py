@@ -57,7 +57,7 @@ def test_the_duality_holds_at_every_level_for_one_draw(x, method, seed):
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
 def test_t_procedure_is_scipy_ttest_rel_with_its_interval(alternative):
     rng = np.random.default_rng(1)
-    x = rng.random((2, 17)) + [[0.1], [0.0]]
+    x = rng.random((2, 17)) + np.array([[0.1], [0.0]])
     res = paired_inference(x, method="t", alternative=alternative, confidence_level=0.9)
     ref = sps.ttest_rel(x[0], x[1], alternative=alternative)
     ci = ref.confidence_interval(0.9)
@@ -69,7 +69,7 @@ def test_t_procedure_is_scipy_ttest_rel_with_its_interval(alternative):
 
 def test_randomization_interval_inverts_the_sign_flip_test():
     rng = np.random.default_rng(2)
-    x = rng.normal(size=(2, 40)) + [[0.3], [0.0]]
+    x = rng.normal(size=(2, 40)) + np.array([[0.3], [0.0]])
     res = paired_inference(x, method="randomization", n_resamples=1999, rng=4)
     # the p-value at 0 is the randomisation test's, drawn from the same flips
     test = paired_test(x, method="randomization", n_resamples=1999, rng=4)
