@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from fuzzytruth.stats import (
@@ -246,3 +248,57 @@ def test_compare_reads_an_evaluation_with_its_worlds():
     pd.testing.assert_frame_equal(direct, via_frame)
     assert direct["n_worlds"].iloc[0] == 50
     assert (direct["estimand"] == "collection").all()
+
+
+# ---- reproducibility: independent streams per measure ---------------------------------------
+
+repro_methods = st.sampled_from(["t", "bootstrap", "percentile", "bca", "randomization"])
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), repro_methods)
+def test_adding_a_measure_or_a_system_does_not_change_another_measures_numbers(seed, method):
+    rng = np.random.default_rng(seed)
+    ap = rng.random((3, 30))
+    extra = rng.random((3, 30))
+    cols = ["system_a", "system_b", "ci_low", "ci_high", "pvalue"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = compare({"AP": ap}, method=method, n_resamples=300, rng=seed).table
+        both = compare({"P@10": extra, "AP": ap}, method=method, n_resamples=300,
+                       rng=seed).table
+        bigger = compare({"AP": np.vstack([ap, extra[:1]])}, method=method, n_resamples=300,
+                         rng=seed).table
+    pd.testing.assert_frame_equal(alone[cols], both[both["measure"] == "AP"][cols]
+                                  .reset_index(drop=True))
+    # a fourth system: the first three systems' pairs keep their intervals and p-values
+    kept = bigger[bigger["system_b"] != "system3"][cols].reset_index(drop=True)
+    pd.testing.assert_frame_equal(alone[cols], kept, rtol=1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1),
+       st.sampled_from(["t", "bootstrap", "percentile", "randomization"]),
+       st.sampled_from(["holm", "bh", "romano-wolf", "tukey-randomized", "tukey-anova", "none"]))
+def test_a_star_never_sits_beside_an_interval_that_contains_zero(seed, method, correction):
+    rng = np.random.default_rng(seed)
+    x = rng.random((4, 30)) + rng.choice([0.0, 0.15], size=(4, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare(x, method=method, correction=correction, n_resamples=300, rng=seed)
+    t = res.table
+    starred = t["pvalue_adjusted"] < res.alpha
+    assert ((t["ci_low"] > 0) | (t["ci_high"] < 0))[starred].all()
+    assert (t["pvalue_adjusted"] >= t["pvalue"]).all()
+    assert ((t["pvalue"] < res.alpha) == ((t["ci_low"] > 0) | (t["ci_high"] < 0))).all()
+    marked = [ln for ln in res.summary().splitlines()[1:] if ln.rstrip().endswith("*")]
+    assert len(marked) == int(starred.sum())
+
+
+def test_romano_wolf_correction_in_compare(scores):
+    res = compare(scores, method="bootstrap", correction="romano-wolf", n_resamples=2000, rng=0)
+    t = res.table
+    holm = compare(scores, method="bootstrap", correction="holm", n_resamples=2000, rng=0).table
+    assert (t["correction"] == "romano-wolf").all()
+    # step-down with the pairs' dependence: never more conservative than Holm here
+    assert (t["pvalue_adjusted"] <= holm["pvalue_adjusted"] + 0.01).all()
