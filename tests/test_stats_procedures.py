@@ -154,3 +154,11 @@ def test_few_queries_and_ties_warn_that_no_procedure_is_reliable():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compare(rng.random((2, 40)))  # enough queries, no ties: silent
+
+
+def test_strong_skew_with_few_queries_warns():
+    rng = np.random.default_rng(1)
+    base = rng.random(30)
+    x = np.vstack([base + rng.exponential(size=30) ** 2, base])
+    with pytest.warns(UnreliableInferenceWarning, match="strongly skewed differences"):
+        compare(x)

@@ -28,8 +28,9 @@ Degenerate input is refused or flagged, never turned into an absurd number: fewe
 :data:`MIN_QUERIES` queries is an error; a pair whose differences are all equal (no spread,
 up to rounding) gets NaN for the p-value, the interval and the effect size, with a
 :class:`DegenerateComparisonWarning`; fewer than :data:`RELIABLE_QUERIES` queries, or a pair
-whose differences are mostly ties, gives an :class:`UnreliableInferenceWarning` (no
-procedure held its level there in the validity study).
+whose differences are mostly ties, or (below :data:`SKEWED_QUERIES`) strongly skewed, gives
+an :class:`UnreliableInferenceWarning` (no procedure held its level on every model there in
+the validity study).
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ MIN_QUERIES = 3
 RELIABLE_QUERIES = 25
 #: A pair with more than this share of tied (zero) differences gets a warning.
 TIES_DOMINATE = 0.5
+#: Pairs whose differences are this skewed (sample skewness, absolute) get a warning below
+#: :data:`SKEWED_QUERIES` queries: the t interval covered 92 % at 25 queries with skewness 1.9.
+SKEWED = 1.0
+SKEWED_QUERIES = 50
 
 
 class DegenerateComparisonWarning(UserWarning):
@@ -170,6 +175,20 @@ def warn_if_unreliable(
             f"only {n} queries: below {RELIABLE_QUERIES} no procedure held its nominal "
             "coverage and size on every generating model of the validity study "
             "(benchmarks/stats_validity.py); read the intervals and p-values as rough",
+            UnreliableInferenceWarning,
+            stacklevel=stacklevel,
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = d - d.mean(axis=1, keepdims=True)
+        skew = (c**3).mean(axis=1) / (c**2).mean(axis=1) ** 1.5
+    skewed = (np.abs(skew) > SKEWED) & ~flat
+    if n < SKEWED_QUERIES and skewed.any():
+        shown = ", ".join(names[i] for i in np.flatnonzero(skewed)[:5])
+        warnings.warn(
+            f"{int(skewed.sum())} pair(s) have strongly skewed differences (|skewness| > "
+            f"{SKEWED:g}: {shown}): with fewer than {SKEWED_QUERIES} queries the mean "
+            "procedures under-covered such data in the validity study (the t interval 92 % "
+            "at 25 queries); read those intervals and p-values as rough",
             UnreliableInferenceWarning,
             stacklevel=stacklevel,
         )
