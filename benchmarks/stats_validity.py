@@ -99,7 +99,8 @@ def main() -> None:
             )
             worst_cov = min(results[m, n][method][1] for m in MODELS)
             worst_size = max(results[m, n][method][0] for m in MODELS)
-            verdict.append(f"{'ok ' if ok else 'NO '}({100 * worst_cov:.1f}/{100 * worst_size:.1f})")
+            mark = "ok " if ok else "NO "
+            verdict.append(f"{mark}({100 * worst_cov:.1f}/{100 * worst_size:.1f})")
         print(f"  {method:<14s}" + "".join(f"{v:>18s}" for v in verdict))
     print("  (in brackets: lowest coverage / highest size over the models)")
     for test in OTHER_TESTS:

@@ -17,9 +17,14 @@ from fuzzytruth.stats._simulation import (
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", list(MODELS))
-def test_the_default_t_procedure_holds_its_rates_from_25_queries(model):
-    rates = pair_study(model, 25, n_comparisons=1000, methods=("t", "bca"))
+@pytest.mark.parametrize(
+    ("model", "n_queries"),
+    # strongly skewed differences (skewness 1.9): 92.2 % / 6.6 % at 25 queries, in the bar
+    # from 50 (the warning fires below 50 for such pairs)
+    [(m, 50 if m == "skewed-null" else 25) for m in MODELS],
+)
+def test_the_default_t_procedure_holds_its_rates(model, n_queries):
+    rates = pair_study(model, n_queries, n_comparisons=1000, methods=("t", "bca"))
     size, coverage = rates["t"]
     assert 0.035 <= size <= 0.065, (model, size)
     assert 0.93 <= coverage <= 0.97, (model, coverage)

@@ -23,7 +23,8 @@ Models (per-query scores; ``q`` a query effect shared by the two systems):
 ``skewed-null``
     A skewed difference whose *mean* is ``delta`` (0 under the null) but whose median is not:
     ``a = q + delta + 0.2 (Exp(1) - 1)``, ``b = q + 0.05 N(0, 1)``, ``q ~ Beta(2, 5)``,
-    ``delta = 0.05`` (skewness of the difference ≈ 1.9, median ≈ -0.06). Tests of the mean must reject 5 % under the null; Wilcoxon and sign tests
+    ``delta = 0.05`` (skewness of the difference ≈ 1.9, median ≈ -0.06). Tests of the mean
+    must reject 5 % under the null; Wilcoxon and sign tests
     reject far more (they test symmetry and the median).
 ``uncertain-truth``
     Exchangeable systems under uncertain truth, scores in 50 ground-truth worlds: each query has
