@@ -348,7 +348,8 @@ def compare(
         Alternative hypothesis (``"greater"``: A scores higher); the intervals of a one-sided
         alternative are one-sided.
     n_resamples : int
-        B for the bootstrap and randomisation procedures, Romano–Wolf and randomised Tukey.
+        B for the bootstrap and randomisation procedures, Romano–Wolf and randomised Tukey
+        (for ``PopulationScores`` the replicates drawn by :func:`annotator_bootstrap`).
     tie_tolerance : float
         A query is a tie when ``|score_a - score_b| <= tie_tolerance`` (default 0).
     zero_method : {"wilcox", "pratt", "zsplit"}
@@ -467,7 +468,7 @@ def compare(
         table=pd.concat(pair_frames, ignore_index=True),
         systems=pd.concat(system_frames, ignore_index=True),
         alpha=alpha,
-        n_resamples=n_resamples,
+        n_resamples=population.n_resamples if population is not None else n_resamples,
     )
 
 
