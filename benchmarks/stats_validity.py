@@ -97,12 +97,13 @@ def main() -> None:
                 and BAR_COVERAGE[0] <= results[m, n][method][1] <= BAR_COVERAGE[1]
                 for m in MODELS
             )
-            worst_cov = min(results[m, n][method][1] for m in MODELS)
-            worst_size = max(results[m, n][method][0] for m in MODELS)
+            cov = [results[m, n][method][1] for m in MODELS]
+            size = [results[m, n][method][0] for m in MODELS]
             mark = "ok " if ok else "NO "
-            verdict.append(f"{mark}({100 * worst_cov:.1f}/{100 * worst_size:.1f})")
-        print(f"  {method:<14s}" + "".join(f"{v:>18s}" for v in verdict))
-    print("  (in brackets: lowest coverage / highest size over the models)")
+            verdict.append(f"{mark}{100 * min(cov):.1f}-{100 * max(cov):.1f}/"
+                           f"{100 * min(size):.1f}-{100 * max(size):.1f}")
+        print(f"  {method:<14s}" + "".join(f"{v:>24s}" for v in verdict))
+    print("  (range of coverage / range of size over the five models)")
     for test in OTHER_TESTS:
         rates = [results["skewed-null", n][test][0] for n in SIZES]
         print(f"  {test:<14s}rejects a true mean-null (skewed-null) "

@@ -125,7 +125,9 @@ def test_compare_population_table_and_errors():
                        [np.var(pop.replicates[m][:, 0] - pop.replicates[m][:, 1], ddof=1)
                         for m in ("P@1", "P@2")])
     assert (res.systems["estimand"] == "population").all()
-    with pytest.raises(ValueError, match=r"method must be one of \['bootstrap', 'percentile', "
+    default = compare(pop).table  # the percentile interval by default for this estimand
+    assert (default["interval"] == "percentile").all()
+    with pytest.raises(ValueError, match=r"method must be one of \['percentile', 'bootstrap', "
                                          r"'basic'\] for the annotator population"):
         compare(pop, method="bca")
     with pytest.raises(ValueError, match=r"annotators must be one of \['auto', 'shared', "

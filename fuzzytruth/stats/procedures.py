@@ -9,9 +9,10 @@ not reject, or the test is the interval read backwards:
 ``"t"``
     paired t test and the t interval ``mean ± t_{n-1} se`` (closed form; the default: in
     ``benchmarks/stats_validity.py`` it held 93–97 % coverage and 3.5–6.5 % size on every
-    generating model from 50 queries and on four of five from 25 — strongly skewed
-    differences gave 92.2 % / 6.6 % there — where the bootstrap intervals under-covered
-    heavy-tailed AP and RR differences: BCa 82.8 %, bootstrap-t 86.1 % at 25 queries).
+    generating model from 50 queries — at 25 it was conservative on heavy-tailed AP
+    differences (3.2 % / 95.6 %) and slightly liberal on strongly skewed ones (6.6 % /
+    92.2 %) — where the bootstrap intervals under-covered heavy-tailed AP and RR
+    differences: BCa 82.8 %, bootstrap-t 86.1 % at 25 queries).
 ``"bootstrap"``
     studentised bootstrap (bootstrap-t) test and interval, with a finite fallback for
     resamples without spread.
