@@ -53,6 +53,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_confidence_level,
     check_n_resamples,
+    no_spread,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS, paired_test
@@ -148,12 +149,6 @@ def check_queries(n_queries: int) -> None:
             f"comparing systems needs at least {MIN_QUERIES} queries (with {n_queries} no "
             f"test or interval means anything); got {n_queries}"
         )
-
-
-def no_spread(d: np.ndarray) -> np.ndarray:
-    """Per row, whether the differences are all equal up to rounding (relative 1e-10)."""
-    scale = np.abs(d).max(axis=1)
-    return d.std(axis=1) <= 1e-10 * scale
 
 
 def warn_if_unreliable(
