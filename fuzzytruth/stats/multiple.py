@@ -364,8 +364,9 @@ def romano_wolf(
     counts = np.empty(len(ascending), dtype=np.int64)
     for sl, t_star, _ in view._studentized_chunks("differences"):
         s = _directed(t_star, alternative)  # (chunk, B)
-        s = np.maximum.accumulate(np.vstack([running[None], s]), axis=0)[1:]
-        running = s[-1]
+        np.maximum(s[0], running, out=s[0])
+        np.maximum.accumulate(s, axis=0, out=s)
+        running = s[-1].copy()
         threshold = stat[ascending[sl]]
         gamma = 1e-12 * (np.abs(threshold) + 1.0)
         counts[sl] = np.count_nonzero(s >= (threshold - gamma)[:, None], axis=1)

@@ -78,6 +78,8 @@ HYPOTHESES = {
 }
 #: Methods whose interval comes from a bootstrap distribution.
 BOOTSTRAP_METHODS = ("bootstrap", "bca", "percentile", "basic")
+#: Bisection steps locating a randomisation bound (bracket / 2**40: below 1e-11 of it).
+BISECTION_STEPS = 40
 #: Fewest queries for which any test or interval is computed.
 MIN_QUERIES = 3
 #: Below this many queries no procedure held 93–97 % coverage and 3.5–6.5 % size on every
@@ -382,6 +384,8 @@ def _randomization_procedure(
     observed = (x[pairs[:, 0]] - x[pairs[:, 1]]).mean(axis=1)
     scale = float(np.abs(centred).max())
     reach = n * float(np.abs(x[pairs[:, 0]] - x[pairs[:, 1]]).max()) + scale + 1.0
+    d = x[pairs[:, 0]] - x[pairs[:, 1]]
+    half_width = sps.t.isf(alpha / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
     p0 = np.empty(len(pairs))
     low = np.empty(len(pairs))
     high = np.empty(len(pairs))
@@ -389,16 +393,24 @@ def _randomization_procedure(
         m_star = null[:, pairs[sl, 0]] - null[:, pairs[sl, 1]]  # (B, chunk)
         obs = observed[sl]
 
-        def pval(theta: np.ndarray, m_star=m_star, obs=obs) -> np.ndarray:
+        work = np.empty_like(m_star)
+        hits = np.empty(m_star.shape, dtype=bool)
+
+        def pval(
+            theta: np.ndarray, m_star=m_star, obs=obs, work=work, hits=hits
+        ) -> np.ndarray:
             stat = obs - theta
-            flipped = m_star - theta[None, :] * fbar[:, None]
+            np.multiply(fbar[:, None], theta[None, :], out=work)
+            np.subtract(m_star, work, out=work)  # the flipped statistics under theta
             gamma = 1e-12 * (np.abs(stat) + scale + np.abs(theta))
             if alternative == "two-sided":
-                b = np.count_nonzero(np.abs(flipped) >= np.abs(stat) - gamma, axis=0)
+                np.abs(work, out=work)
+                np.greater_equal(work, np.abs(stat) - gamma, out=hits)
             elif alternative == "greater":
-                b = np.count_nonzero(flipped >= stat - gamma, axis=0)
+                np.greater_equal(work, stat - gamma, out=hits)
             else:
-                b = np.count_nonzero(flipped <= stat + gamma, axis=0)
+                np.less_equal(work, stat + gamma, out=hits)
+            b = np.count_nonzero(hits, axis=0)
             return b / b_total if exact else (b + 1) / (b_total + 1)
 
         p0[sl] = pval(np.zeros_like(obs))
@@ -408,9 +420,12 @@ def _randomization_procedure(
                 bounds[side] = np.full_like(obs, side * np.inf)
                 continue
             inside = obs.copy()
-            outside = obs + side * reach
-            unbounded = pval(outside) >= alpha
-            for _ in range(60):
+            # bracket: four t half-widths out when that is already rejected, else the reach
+            near = obs + side * 4.0 * half_width[sl]
+            near_out = pval(near) < alpha
+            outside = np.where(near_out, near, obs + side * reach)
+            unbounded = ~near_out & (pval(outside) >= alpha)
+            for _ in range(BISECTION_STEPS):
                 mid = 0.5 * (inside + outside)
                 keep = pval(mid) >= alpha
                 inside = np.where(keep, mid, inside)
