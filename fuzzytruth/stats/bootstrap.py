@@ -133,52 +133,11 @@ class BootstrapResult:
         -------
         ConfidenceInterval
         """
-        level = check_confidence_level(confidence_level)
-        method = check_choice("method", method, INTERVAL_METHODS)
-        target = check_choice("target", target, TARGETS)
-        alternative = check_alternative(alternative)
-        if alternative != "two-sided" and level <= 0.5:
-            raise ValueError(
-                f"confidence_level must exceed 0.5 for a one-sided interval; got {level!r}"
-            )
-        # rounded so that level 0.99 has tails of exactly 0.005 (its dual test's resolution)
-        tail = round((1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level, 12)
-        estimate = self.mean if target == "means" else self.difference
-        low = np.empty_like(estimate)
-        high = np.empty_like(estimate)
-        levels = np.array([tail, 1.0 - tail])
-        if method == "studentized":
-            for sl, t_star, se in self._studentized_chunks(target):
-                q = _row_quantiles(t_star, levels)
-                low[sl] = estimate[sl] - q[:, 1] * se
-                high[sl] = estimate[sl] - q[:, 0] * se
-        else:
-            if method == "bca":
-                accel = self._bca_acceleration(target)
-            for sl, boot in self._distribution_chunks(target):
-                if method == "bca":
-                    z0 = _bias_correction(boot, estimate[sl])[:, None]
-                    z = special.ndtri(levels)[None, :]
-                    a = accel[sl][:, None]
-                    with np.errstate(invalid="ignore"):
-                        lv = special.ndtr(z0 + (z0 + z) / (1.0 - a * (z0 + z)))
-                else:
-                    lv = levels
-                q = _row_quantiles(boot, lv)
-                if method == "basic":
-                    low[sl] = 2 * estimate[sl] - q[:, 1]
-                    high[sl] = 2 * estimate[sl] - q[:, 0]
-                else:
-                    low[sl], high[sl] = q[:, 0], q[:, 1]
-        unresolved = tail <= self.resolution
-        undefined = np.isnan(low) | np.isnan(high)  # BCa with every resample on one side
-        if alternative == "less" or unresolved:
-            low[:] = -np.inf
-        if alternative == "greater" or unresolved:
-            high[:] = np.inf
-        low[undefined] = np.nan
-        high[undefined] = np.nan
-        return ConfidenceInterval(low, high, level, method, alternative)
+        ci, _ = self.test_and_interval(
+            confidence_level, method=method, target=target, alternative=alternative,
+            want_pvalue=False,
+        )
+        return ci
 
     @property
     def resolution(self) -> float:
@@ -191,17 +150,16 @@ class BootstrapResult:
         method: str = "bca",
         target: str = "differences",
         alternative: str = "two-sided",
-        null_value: float = 0.0,
     ) -> np.ndarray:
         """The test dual to :meth:`confidence_interval`: p < alpha iff the interval excludes 0.
 
         The p-value is the smallest ``alpha`` at which the ``1 - alpha`` interval of the same
-        method and alternative excludes ``null_value``: for the percentile method twice the
-        (interpolated) share of the bootstrap distribution on the far side of the null value,
-        for the studentised method the bootstrap-t test of the mean (Efron & Tibshirani 1993,
-        §16.4, with the same finite fallback), for BCa the level at which the BCa bound
-        reaches the null value. Each tail is at least ``1 / (B + 1)``; two-sided p-values are
-        twice the smaller tail, capped at 1. NaN where the interval is NaN.
+        method and alternative excludes 0: for the percentile method twice the (interpolated)
+        share of the bootstrap distribution on the far side of 0, for the studentised method
+        the bootstrap-t test of the mean (Efron & Tibshirani 1993, §16.4, with the same finite
+        fallback), for BCa the level at which the BCa bound reaches 0. Each tail is at least
+        ``1 / (B + 1)``; two-sided p-values are twice the smaller tail, capped at 1. NaN where
+        the interval is NaN.
 
         Examples
         --------
@@ -213,43 +171,110 @@ class BootstrapResult:
         >>> bool(ci.low[0] <= 0 <= ci.high[0])
         True
         """
+        _, p = self.test_and_interval(
+            None, method=method, target=target, alternative=alternative
+        )
+        return p
+
+    def test_and_interval(
+        self,
+        confidence_level: float | None = 0.95,
+        *,
+        method: str = "bca",
+        target: str = "differences",
+        alternative: str = "two-sided",
+        want_pvalue: bool = True,
+    ) -> tuple[ConfidenceInterval | None, np.ndarray | None]:
+        """The interval and its dual p-value in one pass over the bootstrap distribution.
+
+        ``confidence_level=None`` skips the interval, ``want_pvalue=False`` the p-value; see
+        :meth:`confidence_interval` and :meth:`pvalue` for the definitions.
+        """
         method = check_choice("method", method, INTERVAL_METHODS)
         target = check_choice("target", target, TARGETS)
         alternative = check_alternative(alternative)
+        want_ci = confidence_level is not None
+        if want_ci:
+            level = check_confidence_level(confidence_level)
+            if alternative != "two-sided" and level <= 0.5:
+                raise ValueError(
+                    f"confidence_level must exceed 0.5 for a one-sided interval; got {level!r}"
+                )
+            # rounded so that level 0.99 has tails of exactly 0.005 (its test's resolution)
+            tail = round((1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level,
+                         12)
+            levels = np.array([tail, 1.0 - tail])
         estimate = self.mean if target == "means" else self.difference
-        up = np.empty_like(estimate)  # tail level at which the low bound passes null_value
-        down = np.empty_like(estimate)  # ... at which the high bound falls below it
+        low = np.empty_like(estimate)
+        high = np.empty_like(estimate)
+        up = np.empty_like(estimate)  # tail level at which the low bound passes 0
+        down = np.empty_like(estimate)  # ... at which the high bound falls below 0
+        if method == "bca":
+            accel = self._bca_acceleration(target)
         if method == "studentized":
-            for sl, t_star, se in self._studentized_chunks(target):
-                t_star.sort(axis=1)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    t_obs = (estimate[sl] - null_value) / se
-                t_obs = np.where(estimate[sl] == null_value, 0.0, t_obs)
-                f, g = _crossing_levels(t_star, t_obs)
-                up[sl], down[sl] = 1.0 - g, f
+            chunks = self._studentized_chunks(target)
         else:
+            chunks = ((sl, boot, None) for sl, boot in self._distribution_chunks(target))
+        for sl, rows, se in chunks:
+            est = estimate[sl]
             if method == "bca":
-                accel = self._bca_acceleration(target)
-            for sl, boot in self._distribution_chunks(target):
-                z0 = _bias_correction(boot, estimate[sl]) if method == "bca" else None
-                boot.sort(axis=1)
-                if method == "basic":
-                    f, g = _crossing_levels(boot, 2 * estimate[sl] - null_value)
+                z0 = _bias_correction(rows, est)
+            if want_pvalue:
+                rows.sort(axis=1)  # sorted rows serve both the quantiles and the crossings
+                if method == "studentized":
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        t_obs = np.where(est == 0, 0.0, est / se)
+                    f, g = _crossing_levels(rows, t_obs)
                     up[sl], down[sl] = 1.0 - g, f
-                    continue
-                f, g = _crossing_levels(boot, np.full(sl.stop - sl.start, null_value))
-                if method == "percentile":
-                    up[sl], down[sl] = f, 1.0 - g
+                elif method == "basic":
+                    f, g = _crossing_levels(rows, 2 * est)
+                    up[sl], down[sl] = 1.0 - g, f
                 else:
-                    up[sl], down[sl] = _bca_tails(f, g, z0, accel[sl])
-        r = self.resolution
-        up = np.where(np.isnan(up), np.nan, np.maximum(up, r))
-        down = np.where(np.isnan(down), np.nan, np.maximum(down, r))
-        if alternative == "greater":
-            return up
-        if alternative == "less":
-            return down
-        return np.minimum(1.0, 2.0 * np.minimum(up, down))
+                    f, g = _crossing_levels(rows, np.zeros_like(est))
+                    if method == "percentile":
+                        up[sl], down[sl] = f, 1.0 - g
+                    else:
+                        up[sl], down[sl] = _bca_tails(f, g, z0, accel[sl])
+            if not want_ci:
+                continue
+            lv = levels
+            if method == "bca":
+                z = special.ndtri(levels)[None, :]
+                a = accel[sl][:, None]
+                with np.errstate(invalid="ignore"):
+                    lv = special.ndtr(z0[:, None] + (z0[:, None] + z)
+                                      / (1.0 - a * (z0[:, None] + z)))
+            q = _row_quantiles(rows, lv)
+            if method == "studentized":
+                low[sl] = est - q[:, 1] * se
+                high[sl] = est - q[:, 0] * se
+            elif method == "basic":
+                low[sl] = 2 * est - q[:, 1]
+                high[sl] = 2 * est - q[:, 0]
+            else:
+                low[sl], high[sl] = q[:, 0], q[:, 1]
+        ci = p = None
+        if want_ci:
+            unresolved = tail <= self.resolution
+            undefined = np.isnan(low) | np.isnan(high)  # BCa with every resample on one side
+            if alternative == "less" or unresolved:
+                low[:] = -np.inf
+            if alternative == "greater" or unresolved:
+                high[:] = np.inf
+            low[undefined] = np.nan
+            high[undefined] = np.nan
+            ci = ConfidenceInterval(low, high, level, method, alternative)
+        if want_pvalue:
+            r = self.resolution
+            up = np.where(np.isnan(up), np.nan, np.maximum(up, r))
+            down = np.where(np.isnan(down), np.nan, np.maximum(down, r))
+            if alternative == "greater":
+                p = up
+            elif alternative == "less":
+                p = down
+            else:
+                p = np.minimum(1.0, 2.0 * np.minimum(up, down))
+        return ci, p
 
     def _n_targets(self, target: str) -> int:
         return len(self.mean) if target == "means" else len(self.pairs)

@@ -282,9 +282,8 @@ def paired_inference(
             x, pairs=pairs, n_resamples=n_resamples, rng=rng
         )
         interval = INTERVALS[method]
-        ci = boot.confidence_interval(level, method=interval, alternative=alternative)
+        ci, pvalue = boot.test_and_interval(level, method=interval, alternative=alternative)
         low, high = ci.low, ci.high
-        pvalue = boot.pvalue(method=interval, alternative=alternative)
         if method == "bootstrap":
             with np.errstate(divide="ignore", invalid="ignore"):
                 statistic = difference / (d.std(axis=1, ddof=1) / np.sqrt(n))
