@@ -5,16 +5,21 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
 
 from fuzzytruth.stats import (
     ResamplingResolutionWarning,
+    ScoreMatrix,
     adjust_pvalues,
     compare,
     paired_bootstrap,
     paired_test,
     scores_from_frame,
+    truth_decomposition,
 )
-from fuzzytruth.stats.compare import PAIR_COLUMNS, SYSTEM_COLUMNS
+from fuzzytruth.stats.compare import PAIR_COLUMNS, SYSTEM_COLUMNS, base_entropy, measure_stream
 
 
 @pytest.fixture
@@ -60,21 +65,29 @@ def test_table_columns_and_values_against_the_building_blocks(scores):
     np.testing.assert_allclose(t["pvalue"], test.pvalue)
     np.testing.assert_allclose(t["pvalue_adjusted"], adjust_pvalues(test.pvalue))
     np.testing.assert_allclose(t["difference"], t["mean_a"] - t["mean_b"])
-    assert (t["ci_low"] <= t["difference"]).all() and (t["difference"] <= t["ci_high"]).all()
+    # The default interval is the t interval, the dual of the t test (scipy as the oracle).
+    for row in t.itertuples():
+        a, b = "ABCD".index(row.system_a), "ABCD".index(row.system_b)
+        ci = sps.ttest_rel(scores[a], scores[b]).confidence_interval(0.95)
+        assert (row.ci_low, row.ci_high) == pytest.approx((ci.low, ci.high), rel=1e-12)
     assert (t["wins"] + t["ties"] + t["losses"] == 40).all()
-    assert t.loc[0, "interval"] == "bca" and t.loc[0, "confidence_level"] == 0.95
+    assert t.loc[0, "interval"] == "t" and t.loc[0, "confidence_level"] == 0.95
+    assert (t["estimand"] == "queries").all()
+    assert (t["hypothesis"] == "mean difference = 0").all()
 
 
 def test_same_seed_same_table_and_bootstrap_drawn_from_rng(scores):
     a = compare(scores, method="randomization", n_resamples=500, rng=1).table
     b = compare(scores, method="randomization", n_resamples=500, rng=1).table
     pd.testing.assert_frame_equal(a, b)
-    # With the t test the only random step is the bootstrap, drawn from the same generator.
-    c = compare(scores, n_resamples=500, interval="percentile", rng=np.random.default_rng(4))
-    boot = paired_bootstrap(scores, n_resamples=500, rng=np.random.default_rng(4))
+    # The bootstrap draws from the measure's own stream, derived from the one rng.
+    c = compare(scores, n_resamples=500, method="percentile", rng=np.random.default_rng(4))
+    stream = measure_stream(base_entropy(np.random.default_rng(4)), "score")
+    boot = paired_bootstrap(scores, n_resamples=500, rng=stream)
     ci = boot.confidence_interval(method="percentile")
     np.testing.assert_allclose(c.table["ci_low"], ci.low)
     np.testing.assert_allclose(c.table["ci_high"], ci.high)
+    np.testing.assert_allclose(c.table["pvalue"], boot.pvalue(method="percentile"))
 
 
 def test_baseline_pairs_put_baseline_second(scores):
@@ -102,23 +115,31 @@ def test_several_measures_from_a_long_frame_correct_within_each_measure(scores):
     pd.testing.assert_frame_equal(mapping.table, res.table)
 
 
-def test_worlds_add_ground_truth_columns_and_two_level_intervals(scores):
+def test_worlds_give_the_collection_estimand_on_expected_scores(scores):
     rng = np.random.default_rng(5)
     worlds = scores[None] + rng.normal(0, 0.05, size=(30, 4, 1)) + rng.normal(
         0, 0.02, size=(30, 4, 40))
     res = compare(worlds, n_resamples=1000, rng=2)
     t = res.table
-    assert t.loc[0, "interval"] == "percentile" and (t["n_worlds"] == 30).all()
+    assert t.loc[0, "interval"] == "t" and (t["n_worlds"] == 30).all()
+    assert (t["estimand"] == "collection").all() and (res.systems["estimand"] == "collection").all()
     np.testing.assert_allclose(t["prob_a_better"] + t["prob_tie"] <= 1.0, True)
-    assert (t["width_combined"] >= t["width_queries"]).all()
-    # Tests run on the world-averaged scores.
-    np.testing.assert_allclose(t["pvalue"], paired_test(worlds.mean(axis=0)).pvalue)
+    # Test and interval both run on each query's expected score (the mean over worlds).
+    expected = worlds.mean(axis=0)
+    np.testing.assert_allclose(t["pvalue"], paired_test(expected).pvalue)
+    ci = sps.ttest_rel(expected[0], expected[1]).confidence_interval(0.95)
+    assert (t.loc[0, "ci_low"], t.loc[0, "ci_high"]) == pytest.approx((ci.low, ci.high))
+    dec = truth_decomposition(worlds)
+    np.testing.assert_allclose(t["var_truth"], dec.var_truth)
+    np.testing.assert_allclose(t["var_queries"] + t["var_truth"],
+                               [(expected[a] - expected[b]).var(ddof=1) / 40
+                                for a, b in zip(*np.triu_indices(4, 1), strict=True)])
     frame = long_frame(worlds, "nDCG", ["system0", "system1", "system2", "system3"], worlds=True)
     sm = scores_from_frame(frame)["nDCG"]
     np.testing.assert_allclose(sm.values, worlds)
     via_frame = compare(frame, n_resamples=1000, rng=2).table
     np.testing.assert_allclose(via_frame["ci_low"], t["ci_low"])
-    assert "P(A>B|truth)" in res.summary()
+    assert "P(A>B)" in res.summary() and "estimand=collection" in res.summary()
 
 
 def test_tukey_corrections(scores):
@@ -146,7 +167,8 @@ def test_summary_and_latex(scores):
     res = compare(scores, systems=["bm25", "dense_v2", "c", "d"], n_resamples=300, rng=0)
     text = str(res)
     assert text == res.summary()
-    assert "test=t, correction=holm" in text and "dense_v2" in text
+    assert "test=t (mean difference = 0), correction=holm" in text and "dense_v2" in text
+    assert "estimand=queries" in text
     latex = res.to_latex(caption="50% of runs", label="tab:cmp")
     assert latex.startswith("\\begin{table}") and latex.rstrip().endswith("\\end{table}")
     assert "dense\\_v2" in latex and "50\\% of runs" in latex and "\\label{tab:cmp}" in latex
@@ -179,12 +201,17 @@ def test_compare_argument_errors(scores):
     with pytest.raises(ValueError, match=r"baseline must be one of the systems \['system0'"):
         compare(scores, baseline="bm25")
     with pytest.raises(ValueError, match=r"correction must be one of \['holm', 'bonferroni', "
-                                         r"'bh', 'by', 'tukey-randomized', 'tukey-anova', "
-                                         r"'none'\]; got 'fdr_bh'"):
+                                         r"'bh', 'by', 'romano-wolf', 'tukey-randomized', "
+                                         r"'tukey-anova', 'none'\]; got 'fdr_bh'"):
         compare(scores, correction="fdr_bh")
-    with pytest.raises(ValueError, match=r"interval must be one of \['percentile', 'basic'\] "
-                                         r"for scores with ground-truth worlds"):
-        compare(np.stack([scores, scores]), interval="bca")
+    with pytest.raises(ValueError, match=r"method must be one of \['t', 'bootstrap', 'bca', "
+                                         r"'percentile', 'basic', 'randomization', 'wilcoxon', "
+                                         r"'sign'\]; got 'anova'"):
+        compare(scores, method="anova")
+    with pytest.raises(ValueError, match=r"alpha must equal 1 - confidence_level so that a "
+                                         r"star never sits beside an interval that contains 0; "
+                                         r"got alpha=0.01 with confidence_level=0.95"):
+        compare(scores, alpha=0.01)
     with pytest.raises(ValueError, match=r"systems must have 4 entries to match scores; got 2"):
         compare(scores, systems=["a", "b"])
     with pytest.raises(ValueError, match=r"systems must be unique"):
@@ -193,6 +220,8 @@ def test_compare_argument_errors(scores):
         compare(scores, alpha=5)
     with pytest.raises(ValueError, match=r"at least 2 queries"):
         compare(scores[:, :1])
+    with pytest.raises(ValueError, match=r"comparing systems needs at least 3 queries .*got 2"):
+        compare(scores[:, :2])
 
 
 def test_compare_reads_an_evaluation_with_its_worlds():
@@ -216,9 +245,67 @@ def test_compare_reads_an_evaluation_with_its_worlds():
     }
     evaluation = evaluate(runs, ex.membership, ["P@5"], n_worlds=50, rng=1)
     direct = compare(evaluation, rng=0).table
-    via_array = compare(
-        evaluation.world_scores("P@5"), systems=evaluation.systems, measure="P@5", rng=0
+    # the same numbers from the arrays the Evaluation hands over (its one reading place)
+    via_matrix = compare(
+        ScoreMatrix(evaluation.world_scores("P@5"), systems=evaluation.systems,
+                    queries=evaluation.queries, measure="P@5",
+                    expected=evaluation.query_means("P@5")),
+        rng=0,
     ).table
-    labels = ["system_a", "system_b"]
-    pd.testing.assert_frame_equal(direct.drop(columns=labels), via_array.drop(columns=labels))
-    assert direct["n_worlds"].iloc[0] == 50  # the two-level (queries x worlds) intervals
+    pd.testing.assert_frame_equal(direct, via_matrix)
+    assert direct["n_worlds"].iloc[0] == 50
+    assert (direct["estimand"] == "collection").all()
+
+
+# ---- reproducibility: independent streams per measure ---------------------------------------
+
+repro_methods = st.sampled_from(["t", "bootstrap", "percentile", "bca", "randomization"])
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), repro_methods)
+def test_adding_a_measure_or_a_system_does_not_change_another_measures_numbers(seed, method):
+    rng = np.random.default_rng(seed)
+    ap = rng.random((3, 30))
+    extra = rng.random((3, 30))
+    cols = ["system_a", "system_b", "ci_low", "ci_high", "pvalue"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = compare({"AP": ap}, method=method, n_resamples=300, rng=seed).table
+        both = compare({"P@10": extra, "AP": ap}, method=method, n_resamples=300,
+                       rng=seed).table
+        bigger = compare({"AP": np.vstack([ap, extra[:1]])}, method=method, n_resamples=300,
+                         rng=seed).table
+    pd.testing.assert_frame_equal(alone[cols], both[both["measure"] == "AP"][cols]
+                                  .reset_index(drop=True))
+    # a fourth system: the first three systems' pairs keep their intervals and p-values
+    kept = bigger[bigger["system_b"] != "system3"][cols].reset_index(drop=True)
+    pd.testing.assert_frame_equal(alone[cols], kept, rtol=1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1),
+       st.sampled_from(["t", "bootstrap", "percentile", "randomization"]),
+       st.sampled_from(["holm", "bh", "romano-wolf", "tukey-randomized", "tukey-anova", "none"]))
+def test_a_star_never_sits_beside_an_interval_that_contains_zero(seed, method, correction):
+    rng = np.random.default_rng(seed)
+    x = rng.random((4, 30)) + rng.choice([0.0, 0.15], size=(4, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare(x, method=method, correction=correction, n_resamples=300, rng=seed)
+    t = res.table
+    starred = t["pvalue_adjusted"] < res.alpha
+    assert ((t["ci_low"] > 0) | (t["ci_high"] < 0))[starred].all()
+    assert (t["pvalue_adjusted"] >= t["pvalue"]).all()
+    assert ((t["pvalue"] < res.alpha) == ((t["ci_low"] > 0) | (t["ci_high"] < 0))).all()
+    marked = [ln for ln in res.summary().splitlines()[1:] if ln.rstrip().endswith("*")]
+    assert len(marked) == int(starred.sum())
+
+
+def test_romano_wolf_correction_in_compare(scores):
+    res = compare(scores, method="bootstrap", correction="romano-wolf", n_resamples=2000, rng=0)
+    t = res.table
+    holm = compare(scores, method="bootstrap", correction="holm", n_resamples=2000, rng=0).table
+    assert (t["correction"] == "romano-wolf").all()
+    # step-down with the pairs' dependence: never more conservative than Holm here
+    assert (t["pvalue_adjusted"] <= holm["pvalue_adjusted"] + 0.01).all()

@@ -65,3 +65,11 @@ def test_power_errors():
         queries_for_power(0.5, power=80)
     with pytest.raises(ValueError, match=r"alternative must be one of"):
         paired_power(0.5, 10, alternative="two_sided")
+
+
+def test_cohens_dz_is_nan_for_a_constant_difference_not_rounding_noise():
+    base = np.random.default_rng(3).random(30)
+    x = np.vstack([base, base - 0.1, base + np.linspace(0, 0.2, 30)])
+    dz = cohens_dz(x)
+    assert np.isnan(dz[0])  # base - (base - 0.1): 0.1 up to rounding; was about 3e15
+    assert np.isfinite(dz[1:]).all()

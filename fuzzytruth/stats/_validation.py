@@ -95,6 +95,23 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
     return arr
 
 
+def no_spread(d: np.ndarray) -> np.ndarray:
+    """Per row, whether the values are all equal up to rounding (spread <= 1e-10 * max |d|).
+
+    A constant paired difference computed in floating point has a standard deviation of
+    about 1e-17, which would turn into a t statistic or an effect size of 1e15; such rows
+    are treated as having no spread.
+
+    Examples
+    --------
+    >>> base = np.linspace(0, 1, 7)
+    >>> no_spread(np.vstack([(base + 0.1) - base, base])).tolist()
+    [True, False]
+    """
+    d = np.asarray(d, dtype=np.float64)
+    return d.std(axis=-1) <= 1e-10 * np.abs(d).max(axis=-1)
+
+
 def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str) -> tuple:
     """Return ``n`` unique labels, generating ``prefix0, prefix1, ...`` when none are given."""
     if labels is None:

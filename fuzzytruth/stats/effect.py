@@ -14,6 +14,7 @@ from fuzzytruth.stats._validation import (
     check_alpha,
     check_alternative,
     check_tolerance,
+    no_spread,
 )
 
 #: scipy's alternative names -> statsmodels' names.
@@ -23,8 +24,9 @@ _POWER_ALTERNATIVES = {"two-sided": "two-sided", "greater": "larger", "less": "s
 def cohens_dz(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> np.ndarray:
     """Paired Cohen's d_z: mean of the per-query differences over their standard deviation.
 
-    ``d_z = mean(a - b) / std(a - b, ddof=1)``; ``t = d_z * sqrt(n)``. Infinite when every
-    difference is the same non-zero value, NaN when all are zero.
+    ``d_z = mean(a - b) / std(a - b, ddof=1)``; ``t = d_z * sqrt(n)``. NaN when the
+    differences have no spread (all equal, up to rounding): a constant difference has no
+    standardised size (dividing by its rounding noise gave values like -3e15).
 
     Parameters
     ----------
@@ -47,7 +49,7 @@ def cohens_dz(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> np.ndar
     pairs = as_pairs(pairs, x.shape[0])
     d = x[pairs[:, 0]] - x[pairs[:, 1]]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return d.mean(axis=1) / d.std(axis=1, ddof=1)
+        return np.where(no_spread(d), np.nan, d.mean(axis=1) / d.std(axis=1, ddof=1))
 
 
 @dataclass(frozen=True, eq=False)

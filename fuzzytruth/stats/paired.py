@@ -15,13 +15,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from fuzzytruth.stats._resampling import (
-    all_sign_flips,
-    count_extreme,
-    resample_counts,
-    row_chunks,
-    sign_flip_means,
-)
+from fuzzytruth.stats._resampling import all_sign_flips, count_extreme, sign_flip_means
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -29,6 +23,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_n_resamples,
 )
+from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 
 TESTS = ("t", "randomization", "wilcoxon", "sign", "bootstrap")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
@@ -47,7 +42,8 @@ class PairedTestResult:
     statistic : numpy.ndarray
         ``(n_pairs,)`` test statistic: the t statistic (``"t"``), the mean difference
         (``"randomization"``, ``"bootstrap"``), the Wilcoxon statistic as scipy reports it
-        (``"wilcoxon"``) or the number of positive differences (``"sign"``).
+        (``"wilcoxon"``) or the number of positive differences (``"sign"``); for
+        ``"bootstrap"`` the t statistic.
     pvalue : numpy.ndarray
         ``(n_pairs,)`` p-values; NaN where the test is undefined (e.g. all differences zero
         for the t, Wilcoxon and sign tests).
@@ -71,22 +67,25 @@ class PairedTestResult:
     n_resamples: int | None
     exact: np.ndarray
     _null_system: np.ndarray | None = field(default=None, repr=False)
-    _null_center: np.ndarray | None = field(default=None, repr=False)
+    _bootstrap: BootstrapResult | None = field(default=None, repr=False)
 
     @property
     def null_distribution(self) -> np.ndarray | None:
         """``(n_resamples, n_pairs)`` resampled statistics, for the resampling tests.
 
-        Built on access from the stored per-system resampled means, so it costs memory only
-        when asked for. ``None`` for the closed-form tests.
+        Built on access (from the stored per-system resampled means, or for the bootstrap
+        test the bootstrap-t values ``(mean* - mean) / se*``), so it costs memory only when
+        asked for. ``None`` for the closed-form tests.
         """
+        if self._bootstrap is not None:
+            out = np.empty((self._bootstrap.n_resamples, len(self.pairs)))
+            for sl, t_star, _ in self._bootstrap._studentized_chunks("differences"):
+                out[:, sl] = t_star.T
+            return out
         if self._null_system is None:
             return None
         a, b = self.pairs[:, 0], self.pairs[:, 1]
-        null = self._null_system[:, a] - self._null_system[:, b]
-        if self._null_center is not None:
-            null = null + self._null_center
-        return null
+        return self._null_system[:, a] - self._null_system[:, b]
 
 
 def paired_test(
@@ -122,10 +121,13 @@ def paired_test(
         would use a permutation test for tied samples of at most 13).
         ``"sign"``: exact binomial test on the numbers of positive and negative differences,
         zero differences dropped (as :func:`scipy.stats.binomtest` with p = 1/2).
-        ``"bootstrap"``: paired bootstrap test of the mean difference by the shift method
-        (Efron & Tibshirani 1993, §16.4): queries are resampled with one index vector shared
-        by all systems and p = (b + 1) / (B + 1) with b the number of resamples whose
-        difference deviates from the observed one by at least the observed difference.
+        ``"bootstrap"``: studentised (bootstrap-t) test of the mean difference (Efron &
+        Tibshirani 1993, §16.4): queries are resampled with one index vector shared by all
+        systems, ``t* = (mean* - mean) / se*`` is the null distribution of the observed
+        ``t = mean / se`` and p is twice the smaller tail, each tail at least 1 / (B + 1);
+        exactly the test dual to the studentised interval of
+        :meth:`~fuzzytruth.stats.BootstrapResult.confidence_interval` (the unstudentised
+        shift test rejected 8–9 % at 5 % with 10 queries).
     alternative : {"two-sided", "less", "greater"}
         The alternative to "no difference"; ``"greater"`` means ``a`` scores higher.
     n_resamples : int
@@ -256,24 +258,15 @@ def _bootstrap_test(
     n_resamples: int,
     rng: np.random.Generator,
 ) -> PairedTestResult:
-    n = x.shape[1]
-    observed = _differences(x, pairs).mean(axis=1)
-    centred = x - x.mean(axis=0)
-    counts = resample_counts(n, n_resamples, rng)
-    null = np.empty((n_resamples, x.shape[0]))
-    for rows in row_chunks(n_resamples):
-        null[rows] = counts[rows] @ centred.T / n
-    # Shift method: the null distribution of the mean difference is the bootstrap
-    # distribution moved to mean zero, i.e. (resampled difference - observed difference).
-    scale = float(np.abs(centred).max())
-    b = count_extreme(
-        null, pairs, observed, alternative=alternative, center=observed, scale=scale
-    )
+    boot = paired_bootstrap(x, pairs=pairs, n_resamples=max(n_resamples, 2), rng=rng)
+    d = _differences(x, pairs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(x.shape[1]))
     return PairedTestResult(
-        statistic=observed, pvalue=(b + 1) / (n_resamples + 1), pairs=pairs,
-        method="bootstrap", alternative=alternative, n_resamples=n_resamples,
-        exact=np.zeros(len(pairs), dtype=bool), _null_system=null,
-        _null_center=-observed,
+        statistic=t,
+        pvalue=boot.pvalue(method="studentized", alternative=alternative),
+        pairs=pairs, method="bootstrap", alternative=alternative, n_resamples=n_resamples,
+        exact=np.zeros(len(pairs), dtype=bool), _bootstrap=boot,
     )
 
 

@@ -35,6 +35,9 @@ class ScoreMatrix:
         The measure's name (``"score"`` when none was given).
     worlds : tuple or None
         Labels of the worlds axis (default ``world0, ...``), ``None`` without worlds.
+    expected : numpy.ndarray or None
+        ``(n_systems, n_queries)`` each query's expected score over the uncertain truth when
+        known more exactly than the mean over the worlds (closed forms); default that mean.
 
     Examples
     --------
@@ -48,10 +51,19 @@ class ScoreMatrix:
     queries: tuple | None = None
     measure: str = "score"
     worlds: tuple | None = None
+    expected: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         values = as_scores(self.values, ndim=(2, 3))
         object.__setattr__(self, "values", values)
+        if self.expected is not None:
+            expected = as_scores(self.expected, name="expected")
+            if expected.shape != values.shape[-2:]:
+                raise ValueError(
+                    f"expected must have shape (n_systems, n_queries) = {values.shape[-2:]}; "
+                    f"got {expected.shape}"
+                )
+            object.__setattr__(self, "expected", expected)
         systems = as_labels(self.systems, values.shape[-2], name="systems", prefix="system")
         queries = as_labels(self.queries, values.shape[-1], name="queries", prefix="q")
         object.__setattr__(self, "systems", systems)
@@ -75,7 +87,9 @@ class ScoreMatrix:
 
     @property
     def averaged(self) -> np.ndarray:
-        """``(n_systems, n_queries)`` scores, averaged over worlds when there are worlds."""
+        """``(n_systems, n_queries)`` each query's expected score (the mean over worlds)."""
+        if self.expected is not None:
+            return self.expected
         return self.values.mean(axis=0) if self.has_worlds else self.values
 
 
@@ -151,6 +165,38 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
     return out
 
 
+def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
+    """The score matrices of an :class:`~fuzzytruth.evaluation.Evaluation`, one per measure.
+
+    The one place where :mod:`fuzzytruth.stats` reads an ``Evaluation``: its
+    ``world_scores(measure)`` ``(n_worlds, n_systems, n_queries)`` and each query's expected
+    score over the uncertain truth, ``query_means(measure)`` (exact where the family has a
+    closed form), both under the evaluation's ``undefined`` rule. Queries that the rule or the
+    preset leaves out of the aggregates (NaN there) are left out here too, so ``compare()``
+    averages the same queries as :meth:`~fuzzytruth.evaluation.Evaluation.aggregate`. A crisp
+    truth gives ``(n_systems, n_queries)`` scores without a worlds axis.
+    """
+    out: dict[str, ScoreMatrix] = {}
+    crisp = evaluation.truth in ("crisp", "judgment_groups")
+    for measure in evaluation.measures:
+        expected = evaluation.query_means(measure)
+        keep = ~np.isnan(expected).any(axis=0)
+        values = evaluation.world_scores(measure)[..., keep]
+        if not crisp and np.isnan(values).any():
+            raise ValueError(
+                f"measure {measure!r} is undefined in some worlds (undefined='skip'): the "
+                "statistics need a value in every world; evaluate with undefined='zero'"
+            )
+        out[str(measure)] = ScoreMatrix(
+            values=values[0] if crisp else values,
+            systems=tuple(evaluation.systems),
+            queries=tuple(np.asarray(evaluation.queries, dtype=object)[keep]),
+            measure=str(measure),
+            expected=None if crisp else expected[:, keep],
+        )
+    return out
+
+
 def as_score_matrices(
     scores: object,
     *,
@@ -160,25 +206,23 @@ def as_score_matrices(
 ) -> dict[str, ScoreMatrix]:
     """Normalise every accepted input of :func:`~fuzzytruth.stats.compare` to score matrices.
 
-    Accepts an :class:`~fuzzytruth.evaluation.Evaluation` (read through its ``scores_frame()``,
-    worlds included, undefined values as 0), a :class:`pandas.DataFrame` (long table), a
-    :class:`ScoreMatrix`, a mapping of measure name to array or :class:`ScoreMatrix`, or one
-    array (named by ``measure``).
+    Accepts an :class:`~fuzzytruth.evaluation.Evaluation` (:func:`evaluation_scores`), a
+    :class:`pandas.DataFrame` (long table), a :class:`ScoreMatrix`, a mapping of measure name
+    to array or :class:`ScoreMatrix`, or one array (named by ``measure``).
     """
     from fuzzytruth.evaluation import Evaluation  # deferred: evaluate pulls in the metrics
 
     if isinstance(scores, Evaluation):
-        return _from_evaluation(scores, measure)
+        if systems is not None or queries is not None:
+            raise ValueError("systems and queries must be None when scores is an Evaluation; "
+                             "the labels come from it")
+        out = evaluation_scores(scores)
+        return _select(out, measure)
     if isinstance(scores, pd.DataFrame):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "
                              "the labels come from its columns")
-        out = scores_from_frame(scores)
-        if measure is not None:
-            if measure not in out:
-                raise ValueError(f"measure must be one of {list(out)}; got {measure!r}")
-            out = {measure: out[measure]}
-        return out
+        return _select(scores_from_frame(scores), measure)
     if isinstance(scores, ScoreMatrix):
         return {scores.measure: scores}
     if isinstance(scores, Mapping):
@@ -193,18 +237,9 @@ def as_score_matrices(
     return {name: ScoreMatrix(scores, systems=systems, queries=queries, measure=name)}
 
 
-def _from_evaluation(ev: object, measure: str | None) -> dict[str, ScoreMatrix]:
-    """Score matrices of an Evaluation: its world scores under its ``undefined`` rule, with
-    the queries left out of aggregates (undefined under ``"skip"``, or by the preset) dropped."""
-    names = list(ev.measures) if measure is None else [measure]
-    out = {}
-    for name in names:
-        values = ev.world_scores(name)
-        keep = ~np.isnan(values).any(axis=(0, 1))
-        out[name] = ScoreMatrix(
-            values[..., keep] if values.shape[0] > 1 else values[0][..., keep],
-            systems=ev.systems,
-            queries=tuple(np.asarray(ev.queries, dtype=object)[keep]),
-            measure=name,
-        )
-    return out
+def _select(out: dict[str, ScoreMatrix], measure: str | None) -> dict[str, ScoreMatrix]:
+    if measure is None:
+        return out
+    if measure not in out:
+        raise ValueError(f"measure must be one of {list(out)}; got {measure!r}")
+    return {measure: out[measure]}

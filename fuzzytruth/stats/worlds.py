@@ -1,4 +1,8 @@
-"""Which system wins under ground-truth uncertainty alone (over sampled worlds, all queries)."""
+"""What the uncertain ground truth does to a comparison: decomposition and P(A better | truth).
+
+Both read scores in ground-truth worlds, ``(n_worlds, n_systems, n_queries)``: one crisp
+ground truth per world, drawn from the annotators' labels and shared by all systems.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,91 @@ from dataclasses import dataclass
 import numpy as np
 
 from fuzzytruth.stats._validation import as_pairs, as_scores, check_tolerance
+
+
+@dataclass(frozen=True, eq=False)
+class UncertaintyDecomposition:
+    """Variance of a mean difference (or mean) split into its sources.
+
+    For the estimand *this collection's truth* (each query's expected score given the labels,
+    :func:`truth_decomposition`) the estimate is the mean over queries of each query's score
+    averaged over W worlds; its variance is ``var_queries + var_truth``:
+
+    ``var_queries``
+        query sampling, ``s^2 / n`` of the per-query expected differences minus the Monte
+        Carlo part below (floored at 0);
+    ``var_truth``
+        what the truth still adds: the Monte Carlo error of the per-query expectations,
+        ``mean_q Var_worlds(d_q) / (W n)``. It is 0 when every world gives the same scores
+        (the truth contributes nothing) or the expectations are exact, and it shrinks as W
+        grows; the spread of the truth itself averages out over queries and is *not* a
+        variance of this estimand.
+    ``spread_truth``
+        descriptive only: the standard deviation over worlds of the difference of means over
+        these queries (how much the number would move between truths consistent with the
+        labels, the queries held fixed).
+
+    For the estimand *the annotator population* (:mod:`fuzzytruth.stats.population`)
+    ``var_queries + var_truth`` is the two-stage bootstrap variance and ``var_truth`` the
+    variance of the replicates in which only the annotators were resampled.
+    ``share_truth = var_truth / (var_queries + var_truth)``.
+    """
+
+    var_queries: np.ndarray
+    var_truth: np.ndarray
+    spread_truth: np.ndarray
+
+    @property
+    def share_truth(self) -> np.ndarray:
+        """Share of the variance that comes from the truth (annotators or worlds)."""
+        total = self.var_queries + self.var_truth
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(total > 0, self.var_truth / total, np.nan)
+
+
+def truth_decomposition(
+    scores: np.ndarray, *, pairs: np.ndarray | None = None
+) -> UncertaintyDecomposition:
+    """Decompose the variance of each pair's mean difference under *this collection's truth*.
+
+    Parameters
+    ----------
+    scores : array_like
+        ``(n_worlds, n_systems, n_queries)`` per-query scores in each world.
+    pairs : array_like of int, optional
+        ``(n_pairs, 2)`` system indices; default all pairs ``i < j``.
+
+    Returns
+    -------
+    UncertaintyDecomposition
+
+    Examples
+    --------
+    Identical worlds: the truth contributes nothing.
+
+    >>> rng = np.random.default_rng(0)
+    >>> same = np.broadcast_to(rng.random((2, 20)), (5, 2, 20))
+    >>> truth_decomposition(same).share_truth.tolist()
+    [0.0]
+    """
+    x = as_scores(scores, ndim=(3,))
+    pairs = as_pairs(pairs, x.shape[1])
+    n_worlds, _, n = x.shape
+    d = x[:, pairs[:, 0]] - x[:, pairs[:, 1]]  # (W, n_pairs, n)
+    expected = d.mean(axis=0)  # (n_pairs, n)
+    var_total = expected.var(axis=1, ddof=1) / n
+    if n_worlds > 1:
+        within = d.var(axis=0, ddof=1).mean(axis=1)  # mean over queries of Var_worlds(d_q)
+        var_truth = within / (n_worlds * n)
+        spread = d.mean(axis=2).std(axis=0, ddof=1)
+    else:
+        var_truth = np.zeros(len(pairs))
+        spread = np.zeros(len(pairs))
+    return UncertaintyDecomposition(
+        var_queries=np.maximum(var_total - var_truth, 0.0),
+        var_truth=np.minimum(var_truth, var_total),
+        spread_truth=spread,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -25,7 +114,14 @@ class WorldPreference:
 def world_preference(
     scores: np.ndarray, *, pairs: np.ndarray | None = None, tie_tolerance: float = 0.0
 ) -> WorldPreference:
-    """P(mean_a > mean_b) over sampled ground-truth worlds, queries held fixed.
+    """P(A better | truth, these queries): the share of worlds where A's mean is higher.
+
+    Defined precisely: the probability, over ground truths drawn from these annotators'
+    labels, that A's mean over *these* queries exceeds B's. It holds the queries fixed and
+    takes the labels as given, so it is not a test and says nothing about new queries or new
+    annotators (under a true null it is near 0 or 1 far more often than 5 % of the time); the
+    version that includes query and annotator sampling is ``prob_a_better`` of the
+    annotator-population comparison (:func:`fuzzytruth.stats.compare_population`).
 
     In each world the mean over all queries is computed for every system; the result is the
     share of worlds where ``mean_a - mean_b > tie_tolerance`` (better), where

@@ -1,0 +1,164 @@
+"""Procedures: every test agrees with its interval, oracles for each, degenerate input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import stats as sps
+
+from fuzzytruth.stats import compare, paired_test
+from fuzzytruth.stats.procedures import (
+    INTERVALS,
+    METHODS,
+    DegenerateComparisonWarning,
+    UnreliableInferenceWarning,
+    paired_inference,
+)
+
+INTERVAL_METHODS = [m for m in METHODS if INTERVALS[m] != "none"]
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+score_matrices = arrays(
+    np.float64, st.tuples(st.integers(2, 3), st.integers(3, 20)),
+    elements=st.floats(0, 1, allow_nan=False).map(lambda v: round(v, 2)),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(score_matrices, st.sampled_from(INTERVAL_METHODS), st.sampled_from(ALTERNATIVES),
+       st.floats(0.002, 0.45), st.integers(0, 2**16))
+def test_p_below_alpha_exactly_when_the_interval_excludes_zero(x, method, alternative, alpha,
+                                                                seed):
+    res = paired_inference(x, method=method, alternative=alternative,
+                           confidence_level=1 - alpha, n_resamples=199, rng=seed)
+    excludes = (res.ci_low > 0) | (res.ci_high < 0)
+    defined = ~np.isnan(res.pvalue)
+    np.testing.assert_array_equal((res.pvalue < alpha)[defined], excludes[defined])
+    assert np.all(np.isnan(res.ci_low[~defined]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(score_matrices, st.sampled_from(INTERVAL_METHODS), st.integers(0, 2**16))
+def test_the_duality_holds_at_every_level_for_one_draw(x, method, seed):
+    # One p-value, many levels: the interval starts excluding 0 exactly below level 1 - p.
+    alphas = np.linspace(0.01, 0.4, 9)
+    res = [paired_inference(x, method=method, confidence_level=1 - a, n_resamples=199,
+                            rng=seed) for a in alphas]
+    p = res[0].pvalue
+    for a, r in zip(alphas, res, strict=True):
+        np.testing.assert_array_equal(r.pvalue, p)  # the test does not depend on the level
+        ok = ~np.isnan(p)
+        np.testing.assert_array_equal(((r.ci_low > 0) | (r.ci_high < 0))[ok], (p < a)[ok])
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_t_procedure_is_scipy_ttest_rel_with_its_interval(alternative):
+    rng = np.random.default_rng(1)
+    x = rng.random((2, 17)) + np.array([[0.1], [0.0]])
+    res = paired_inference(x, method="t", alternative=alternative, confidence_level=0.9)
+    ref = sps.ttest_rel(x[0], x[1], alternative=alternative)
+    ci = ref.confidence_interval(0.9)
+    assert res.pvalue[0] == pytest.approx(ref.pvalue, rel=1e-12)
+    assert res.statistic[0] == pytest.approx(ref.statistic, rel=1e-12)
+    assert (res.ci_low[0], res.ci_high[0]) == pytest.approx((ci.low, ci.high), rel=1e-12)
+    assert res.hypothesis == "mean difference = 0" and res.interval == "t"
+
+
+def test_randomization_interval_inverts_the_sign_flip_test():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 40)) + np.array([[0.3], [0.0]])
+    res = paired_inference(x, method="randomization", n_resamples=1999, rng=4)
+    # the p-value at 0 is the randomisation test's, drawn from the same flips
+    test = paired_test(x, method="randomization", n_resamples=1999, rng=4)
+    assert res.pvalue[0] == pytest.approx(test.pvalue[0], abs=1e-12)
+    # each bound is accepted by the shifted test, and shifting further out is rejected
+    for bound, outward in ((res.ci_low[0], -0.01), (res.ci_high[0], 0.01)):
+        for shift, expect_reject in ((bound, False), (bound + outward, True)):
+            shifted = x.copy()
+            shifted[0] -= shift
+            p = paired_test(shifted, method="randomization", n_resamples=1999, rng=4).pvalue[0]
+            assert (p < 0.05) == expect_reject, (bound, shift, p)
+    # and it is close to the t interval for normal data
+    t = paired_inference(x, method="t")
+    assert res.ci_low[0] == pytest.approx(t.ci_low[0], abs=0.05)
+    assert res.ci_high[0] == pytest.approx(t.ci_high[0], abs=0.05)
+
+
+def test_exact_randomization_interval_for_few_queries():
+    x = np.array([[0.5, 0.7, 0.6, 0.9, 0.8, 0.75], [0.4, 0.6, 0.6, 0.5, 0.7, 0.7]])
+    res = paired_inference(x, method="randomization", confidence_level=0.9)
+    assert res.n_resamples == 2**6
+    assert res.pvalue[0] == pytest.approx(paired_test(x, method="randomization").pvalue[0])
+    assert res.ci_low[0] <= res.difference[0] <= res.ci_high[0]
+
+
+def test_wilcoxon_and_sign_name_their_hypothesis_and_give_no_mean_interval():
+    x = np.random.default_rng(0).random((2, 30))
+    for method, hypothesis in (("wilcoxon", "differences symmetric about 0"),
+                               ("sign", "median difference = 0")):
+        res = paired_inference(x, method=method)
+        assert res.hypothesis == hypothesis and res.interval == "none"
+        assert np.isnan(res.ci_low).all() and np.isnan(res.ci_high).all()
+        assert res.pvalue[0] == pytest.approx(paired_test(x, method=method).pvalue[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreliableInferenceWarning)
+        table = compare(x, method="sign").table
+    assert table.loc[0, "hypothesis"] == "median difference = 0"
+    assert "none" in compare(x, method="sign").summary()
+
+
+# ---- degenerate input: a clear error or a documented NaN with a warning -----------------------
+
+
+def test_two_queries_are_refused_for_every_method():
+    # BCa on 2 queries excluded 0 while p = 0.24: with 2 queries nothing is computed.
+    x = [[0.1, 0.5], [0.2, 0.2]]
+    for method in METHODS:
+        with pytest.raises(ValueError, match=r"at least 3 queries .*got 2"):
+            paired_inference(x, method=method)
+
+
+def test_constant_difference_is_nan_with_a_warning_not_an_absurd_effect_size():
+    base = np.random.default_rng(3).random(30)
+    x = np.vstack([base, base - 0.1])  # the same difference on every query, up to rounding
+    with pytest.warns(DegenerateComparisonWarning, match="same difference on every query"):
+        table = compare(x, rng=0).table
+    row = table.iloc[0]
+    assert np.isnan(row["effect_size"])  # was -3e15 from rounding noise
+    assert np.isnan(row["pvalue"]) and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert row["difference"] == pytest.approx(0.1)
+    for method in INTERVAL_METHODS:
+        res = paired_inference(x, method=method, n_resamples=99, rng=0)
+        assert res.degenerate[0] and np.isnan(res.pvalue[0]), method
+
+
+def test_zero_variance_all_ties_is_nan_with_a_warning():
+    x = np.tile(np.linspace(0, 1, 30), (2, 1))
+    with pytest.warns(DegenerateComparisonWarning):
+        table = compare(x).table
+    assert np.isnan(table.loc[0, "pvalue"]) and np.isnan(table.loc[0, "effect_size"])
+
+
+def test_few_queries_and_ties_warn_that_no_procedure_is_reliable():
+    rng = np.random.default_rng(0)
+    x = rng.random((2, 10))
+    with pytest.warns(UnreliableInferenceWarning, match="only 10 queries: below 25"):
+        compare(x)
+    lattice = np.round(rng.random((2, 40)), 1)
+    lattice[1, :30] = lattice[0, :30]  # 30 of 40 queries tie
+    with pytest.warns(UnreliableInferenceWarning, match="tie on more than 50%"):
+        compare(lattice)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare(rng.random((2, 40)))  # enough queries, no ties: silent
+
+
+def test_strong_skew_with_few_queries_warns():
+    rng = np.random.default_rng(1)
+    base = rng.random(30)
+    x = np.vstack([base + rng.exponential(size=30) ** 2, base])
+    with pytest.warns(UnreliableInferenceWarning, match="strongly skewed differences"):
+        compare(x)
