@@ -78,6 +78,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_confidence_level
+from fuzzytruth.runs import Run, rank
+
 __all__ = [
     "HYPOTHESES",
     "DisplacementBootstrap",
@@ -458,6 +461,8 @@ def _prepare(
     run_order: str,
     on_unsorted: str,
     columns: Mapping[str, str] | None,
+    ties: str = "docid_desc",
+    score_dtype: str = "float64",
 ) -> _Prepared:
     if run_order not in _RUN_ORDERS:
         raise ValueError(f"run_order must be one of {list(_RUN_ORDERS)}; got {run_order!r}")
@@ -490,8 +495,7 @@ def _prepare(
             "values appears in annotations (check that both use the same type, e.g. str vs int)"
         )
     item_codes, item_uniques = pd.factorize(
-        np.concatenate((annotations[c["item_id"]].to_numpy(), runs[c["item_id"]].to_numpy())),
-        sort=run_order == "score",
+        np.concatenate((annotations[c["item_id"]].to_numpy(), runs[c["item_id"]].to_numpy()))
     )
     n_item_codes = len(item_uniques)
     a_item = item_codes[: len(annotations)]
@@ -573,9 +577,6 @@ def _prepare(
                 f"system {systems[sys_codes[o]]!r}, query {query_ids[rq[o]]!r} repeats rank "
                 f"{r_key[o]:g} (use run_order='score' to break ties by item id)"
             )
-    else:  # score descending, ties by item id descending (trec_eval)
-        order = np.lexsort((-r_item, -r_key, run_codes))
-    run_sorted = run_codes[order]
     by_item = np.lexsort((r_item, run_codes))
     dup = _first_duplicate(r_item[by_item], run_codes[by_item])
     if dup is not None:
@@ -585,6 +586,15 @@ def _prepare(
             f"{systems[sys_codes[o]]!r}, query {query_ids[rq[o]]!r} lists item "
             f"{item_uniques[r_item[o]]!r} more than once"
         )
+    if run_order == "score":  # the one ranking step of the library (fuzzytruth.runs.rank)
+        width = len(str(max(int(run_codes.max(initial=0)), 0)))
+        lists = Run(
+            np.char.zfill(run_codes.astype(str), width),  # string order = list order
+            np.asarray(item_uniques, dtype=object)[r_item],
+            r_key,
+        )
+        order = rank(lists, ties=ties, score_dtype=score_dtype).rows
+    run_sorted = run_codes[order]
     r_pos, run_lengths = _sorted_positions(run_sorted, n_systems * n_queries)
     run_lengths = run_lengths.reshape(n_systems, n_queries)
 
@@ -628,6 +638,8 @@ def weighted_displacement(
     g: str | Callable[[np.ndarray], Any] = "rational",
     use_deeper_ranks: bool = True,
     run_order: str = "rank",
+    ties: str = "docid_desc",
+    score_dtype: str = "float64",
     on_unsorted: str = "raise",
     columns: Mapping[str, str] | None = None,
 ) -> DisplacementResult:
@@ -660,8 +672,13 @@ def weighted_displacement(
         annotator's list length ``m`` (the paper's ``C^m_μ``).
     run_order : {'rank', 'score'}, default 'rank'
         How a run's positions are taken: ascending ``rank`` (unique within a (system, query)),
-        or descending ``score`` with ties broken by descending item id (trec_eval's convention).
-        Positions are 1-based ordinals, whatever the values.
+        or descending ``score``, ranked by :func:`fuzzytruth.runs.rank` (the step evaluation
+        uses) with ``ties`` and ``score_dtype``. Positions are 1-based ordinals.
+    ties : {'docid_desc', 'docid_asc', 'input_order'}, default 'docid_desc'
+        With ``run_order='score'``: how tied scores are ordered (trec_eval: item id
+        descending).
+    score_dtype : {'float64', 'float32'}, default 'float64'
+        With ``run_order='score'``: the precision in which scores are compared.
     on_unsorted : {'raise', 'sort'}, default 'raise'
         What to do with an annotator list whose relevance increases down the list: raise, or
         re-order it by decreasing relevance (stable, so ties keep their rank order) with a
@@ -708,6 +725,8 @@ def weighted_displacement(
         run_order=run_order,
         on_unsorted=on_unsorted,
         columns=columns,
+        ties=ties,
+        score_dtype=score_dtype,
     )
     n_lists = len(prep.lengths)
     n_sys = len(prep.systems)
@@ -914,7 +933,7 @@ class DisplacementResult:
         0      S        0.5       0.9
         """
         _check_measure(measure)
-        _check_confidence_level(confidence_level)
+        check_confidence_level(confidence_level)
         if not (isinstance(n_resamples, int | np.integer) and n_resamples >= 1):
             raise ValueError(f"n_resamples must be an integer >= 1; got {n_resamples!r}")
         rng = np.random.default_rng(rng)
@@ -967,9 +986,6 @@ def _ordered(hypotheses: tuple[str, ...]) -> list[str]:
     return [c for h in hypotheses for c in (h, f"{h}_std", f"{h}_min", f"{h}_median", f"{h}_max")]
 
 
-def _check_confidence_level(confidence_level: float) -> None:
-    if not (isinstance(confidence_level, int | float) and 0 < confidence_level < 1):
-        raise ValueError(f"confidence_level must be a number in (0, 1); got {confidence_level!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -1011,7 +1027,7 @@ class DisplacementBootstrap:
             Defaults to the level given to :meth:`DisplacementResult.bootstrap`.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
-        _check_confidence_level(level)
+        check_confidence_level(level)
         alpha = (1 - level) / 2
         low, high = np.quantile(self.bootstrap_distribution, [alpha, 1 - alpha], axis=-1)
         return low, high

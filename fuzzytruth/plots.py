@@ -26,6 +26,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
+from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.displacement import DisplacementResult
 from fuzzytruth.stats.compare import Comparison
 from fuzzytruth.uncertain.categorical import CutoffDistributions
@@ -75,15 +76,7 @@ def _numeric(frame: pd.DataFrame, name: str, column: str) -> np.ndarray:
 
 
 def _check_level(confidence_level: float) -> float:
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, int | float | np.floating)
-        or not 0 < confidence_level < 1
-    ):
-        raise ValueError(
-            f"confidence_level must be a number strictly between 0 and 1; got {confidence_level!r}"
-        )
-    return float(confidence_level)
+    return check_confidence_level(confidence_level)
 
 
 def _one_level(frame: pd.DataFrame, name: str) -> float | None:

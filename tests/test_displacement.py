@@ -601,7 +601,7 @@ def test_missing_columns_and_bad_options() -> None:
     res = weighted_displacement(ANN, RUN, n_items=5)
     with pytest.raises(ValueError, match="measure must be one of"):
         res.by_query(measure="p")
-    with pytest.raises(ValueError, match=r"confidence_level must be a number in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"confidence_level must be a number strictly between"):
         res.bootstrap(confidence_level=95)
     with pytest.raises(ValueError, match="n_resamples must be an integer >= 1"):
         res.bootstrap(n_resamples=0)
@@ -643,3 +643,25 @@ def test_kernel_rejects_inconsistent_arrays() -> None:
         displacement_kernel(
             s, np.array([[1]]), lengths=np.array([2]), run_depth=np.array([2]), n_items=2
         )
+
+
+def test_score_order_is_the_evaluation_ranking_step():
+    """run_order='score' ranks through fuzzytruth.runs.rank: the same ties (item id
+    descending) and score precision as evaluate()."""
+    answers = pd.DataFrame({
+        "query_id": "q", "annotator_id": "x", "item_id": ["a", "b", "c"], "rank": [1, 2, 3],
+        "relevance": [1.0, 0.5, 0.25]})
+    runs = pd.DataFrame({"system": "S", "query_id": "q", "item_id": ["a", "b", "c"],
+                         "score": [1.0000000001, 1.0, 0.5]})
+    from fuzzytruth.runs import Run, rank
+
+    for dtype in ("float64", "float32"):
+        run = Run(runs["query_id"], runs["item_id"], runs["score"])
+        order = run.doc_ids[rank(run, score_dtype=dtype).rows].tolist()
+        res = weighted_displacement(answers, runs, n_items=10, run_order="score",
+                                    score_dtype=dtype)
+        # w_a = Σ s_k |k - π_k| over the annotator's items, with π from the shared ranking
+        expected = sum(s * abs(k - (order.index(i) + 1))
+                       for k, (i, s) in enumerate(zip("abc", [1.0, 0.5, 0.25], strict=True), 1))
+        assert res.to_frame()["w_a"].item() == pytest.approx(expected)
+    assert order == ["b", "a", "c"]  # float32: a and b tie, item id descending

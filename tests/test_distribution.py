@@ -28,7 +28,8 @@ def test_quantile_is_generalised_inverse_and_robust_to_rounding():
     assert d.interval(confidence_level=0.9) == (1.0, 3.0)
     with pytest.raises(ValueError, match=r"q must be within \[0, 1\]; got 1.5"):
         d.quantile(1.5)
-    with pytest.raises(ValueError, match=r"confidence_level must be within \(0, 1\); got 95"):
+    with pytest.raises(ValueError, match=r"confidence_level must be a number strictly between 0 "
+                       r"and 1; got 95"):
         d.interval(confidence_level=95)
 
 

@@ -12,6 +12,7 @@ from typing import Literal, TypeAlias
 
 import numpy as np
 
+from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
@@ -119,8 +120,7 @@ def check_bootstrap(
         raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
     if n_resamples < 0:
         raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+    check_confidence_level(confidence_level)
     if not (isinstance(memory_budget, (int, float)) and memory_budget > 0):
         raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
 

@@ -1,20 +1,32 @@
-"""Input validation shared by every function of :mod:`fuzzytruth.stats` (one place)."""
+"""Input validation of :mod:`fuzzytruth.stats`: the statistics' own arguments; the checks shared
+with the rest of the library (choices, confidence levels, integers) come from
+:mod:`fuzzytruth._validation`, one message each."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
+from fuzzytruth._validation import check_choice, check_confidence_level, check_int
+
+__all__ = [
+    "all_pairs",
+    "as_labels",
+    "as_pairs",
+    "as_scores",
+    "baseline_pairs",
+    "check_alpha",
+    "check_alternative",
+    "check_choice",
+    "check_confidence_level",
+    "check_n_resamples",
+    "check_tolerance",
+    "no_spread",
+]
+
 ALTERNATIVES = ("two-sided", "less", "greater")
-
-
-def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``allowed``, else raise a ValueError naming all three."""
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
-    return value
 
 
 def check_alternative(alternative: object) -> str:
@@ -22,35 +34,14 @@ def check_alternative(alternative: object) -> str:
     return check_choice("alternative", alternative, ALTERNATIVES)
 
 
-def check_confidence_level(confidence_level: object) -> float:
-    """Validate a confidence level strictly between 0 and 1."""
-    if (
-        isinstance(confidence_level, bool)
-        or not isinstance(confidence_level, Real)
-        or not 0 < float(confidence_level) < 1
-    ):
-        raise ValueError(
-            f"confidence_level must be a number strictly between 0 and 1; got {confidence_level!r}"
-        )
-    return float(confidence_level)
-
-
 def check_alpha(alpha: object) -> float:
     """Validate a significance level strictly between 0 and 1."""
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < float(alpha) < 1:
-        raise ValueError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
-    return float(alpha)
+    return check_confidence_level(alpha, name="alpha")
 
 
 def check_n_resamples(n_resamples: object, *, minimum: int = 1) -> int:
     """Validate a positive integer number of resamples."""
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, Integral)
-        or int(n_resamples) < minimum
-    ):
-        raise ValueError(f"n_resamples must be an integer >= {minimum}; got {n_resamples!r}")
-    return int(n_resamples)
+    return check_int("n_resamples", n_resamples, minimum=minimum)
 
 
 def check_tolerance(tolerance: object) -> float:

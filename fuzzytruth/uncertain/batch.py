@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["DistributionBatch"]
@@ -253,8 +254,7 @@ class DistributionBatch:
 
     def interval(self, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed intervals: the (1 − c)/2 and (1 + c)/2 quantiles of each row."""
-        if not 0.0 < confidence_level < 1.0:
-            raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+        confidence_level = check_confidence_level(confidence_level)
         tail = (1.0 - confidence_level) / 2.0
         return self.quantile(tail), self.quantile(1.0 - tail)
 

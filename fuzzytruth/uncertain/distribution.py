@@ -9,6 +9,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_confidence_level
+
 __all__ = ["Distribution"]
 
 Method = Literal["exact", "monte_carlo", "point"]
@@ -283,8 +285,7 @@ class Distribution:
         For a discrete distribution the interval covers at least ``confidence_level`` of the
         (defined) mass.
         """
-        if not 0.0 < confidence_level < 1.0:
-            raise ValueError(f"confidence_level must be within (0, 1); got {confidence_level!r}")
+        confidence_level = check_confidence_level(confidence_level)
         tail = (1.0 - confidence_level) / 2.0
         return self.quantile(tail), self.quantile(1.0 - tail)
 

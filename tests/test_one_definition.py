@@ -1,0 +1,204 @@
+"""One definition per measure: the same per-system number wherever a user looks.
+
+For every registered measure, on inputs with the undefined cases (a judged query without any
+relevant document, a query of the truth that no run answers under ``complete=True``, a run
+query the truth does not judge), under both rules for undefined values, the per-system value
+agrees across the per-query table, ``aggregate()``, ``query_means()``, ``compare()``,
+per-annotator evaluation with one group, and the command line. Under uncertain truth the
+mean of the per-query expectations, the aggregate and compare() agree as well.
+"""
+
+import contextlib
+import io
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from registry_families import package_families, resolve_default
+
+from fuzzytruth import Annotations, Membership, ProbabilisticQrels, Qrels, Run, Taxonomy, evaluate
+from fuzzytruth.cli import main as cli_main
+from fuzzytruth.crisp import evaluate_per_annotator
+from fuzzytruth.io import write_trec_qrels, write_trec_run
+from fuzzytruth.stats import compare
+
+
+def registry():
+    return [resolve_default(name, fam) for name, fam in sorted(package_families().items())]
+
+
+def crisp_collection():
+    rng = np.random.default_rng(0)
+    docs = [f"d{i:02d}" for i in range(30)]
+    runs = {}
+    for name in ("a", "b"):
+        rows = [
+            (q, d, float(s))
+            for q in ("q1", "q2", "q3", "q_norel", "q_unjudged")
+            for d, s in zip(rng.choice(docs, 12, replace=False), rng.random(12), strict=True)
+        ]
+        runs[name] = Run.from_dataframe(
+            pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]), name=name
+        )
+    judged = [
+        (q, d, int(g))
+        for q in ("q1", "q2", "q3", "q_missing")
+        for d, g in zip(rng.choice(docs, 15, replace=False), rng.integers(0, 3, 15), strict=True)
+    ]
+    judged += [("q_norel", d, 0) for d in docs[:5]]  # judged, nothing relevant
+    judged += [(q, "d00", 2) for q in ("q1", "q2", "q3", "q_missing") if (q, "d00") not in
+               {(a, b) for a, b, _ in judged}]
+    return runs, Qrels.from_dataframe(
+        pd.DataFrame(judged, columns=["query_id", "doc_id", "relevance"]), duplicates="first"
+    )
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def per_system(frame: pd.DataFrame, column: str = "mean") -> pd.Series:
+    return frame.groupby(["system", "measure"], sort=False)[column].mean()
+
+
+@pytest.mark.parametrize("undefined", ["zero", "skip"])
+def test_crisp_every_output_gives_the_same_per_system_value(undefined, tmp_path):
+    runs, qrels = crisp_collection()
+    measures = registry()
+    names = [str(m) for m in measures]
+    ev = _quiet(evaluate, runs, qrels, measures, complete=True, undefined=undefined)
+    assert "q_norel" in ev.queries and "q_missing" in ev.queries
+    assert "q_unjudged" not in ev.queries
+    table = ev.to_frame()
+    means = per_system(table)  # NaN rows (undefined under "skip") left out by mean()
+    agg = ev.aggregate().set_index(["system", "measure"])
+    for name, measure in zip(names, measures, strict=True):
+        fam = measure.family
+        for s, system in enumerate(ev.systems):
+            values = table[(table["system"] == system) & (table["measure"] == name)]["mean"]
+            assert agg.loc[(system, name), "value"] == pytest.approx(
+                float(fam.combine(values.to_numpy())), nan_ok=True
+            ), name
+            assert agg.loc[(system, name), "n_queries"] == values.notna().sum(), name
+            np.testing.assert_allclose(ev.query_means(name)[s], values, equal_nan=True)
+    # the undefined cases are there: AP is undefined on q_norel (q_missing has a relevant
+    # document and scores 0 as an empty list)
+    n_ap = agg.loc[("a", "AP(rel=1,denominator=all_relevant)"), "n_queries"]
+    assert n_ap == (len(ev.queries) if undefined == "zero" else len(ev.queries) - 1)
+    # compare() averages the same queries as the aggregate
+    comparison = _quiet(compare, ev, n_resamples=99, rng=0).systems.set_index(
+        ["system", "measure"]
+    )
+    assert {name for _, name in comparison.index} == set(names)
+    for name in names:
+        for system in ev.systems:
+            if not np.isnan(means[system, name]):
+                assert comparison.loc[(system, name), "mean"] == pytest.approx(
+                    means[system, name], abs=1e-12
+                ), name
+    # per-annotator evaluation with one group is the same evaluation
+    one_group = _quiet(
+        evaluate_per_annotator, runs["a"], {"g": qrels}, measures, complete=True,
+        undefined=undefined,
+    )
+    pd.testing.assert_series_equal(
+        per_system(one_group.to_frame()).droplevel("system"),
+        means.xs("a", level="system"),
+        check_names=False,
+    )
+    # the command line, in-process, JSON output
+    run_path = tmp_path / "a.txt"
+    write_trec_run(runs["a"], run_path)
+    qrels_path = tmp_path / "qrels.txt"
+    write_trec_qrels(qrels, qrels_path)
+    args = ["evaluate", "--qrels", str(qrels_path), "--run", str(run_path), "--complete",
+            "--undefined", undefined, "--format", "json"]
+    for name in names:
+        args += ["-m", name]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert cli_main(args) == 0
+    records = {r["measure"]: r for r in json.loads(out.getvalue())}
+    for name in names:
+        got = records[name]["value"]
+        expected = agg.loc[(runs["a"].name, name), "value"]
+        assert (got is None and np.isnan(expected)) or got == pytest.approx(expected), name
+
+
+def uncertain_truths():
+    tax = Taxonomy.from_nested({"all": {"x": ["x1", "x2"], "y": ["y1"]}})
+    items = [f"i{i}" for i in range(12)]
+    rng = np.random.default_rng(3)
+    labels = {i: list(rng.choice(["x1", "x2", "x", "y1"], 3)) for i in items}
+    labels["i11"] = ["y", "y", "y"]  # the only member of 'y' itself: no other member
+    frame = pd.DataFrame(
+        [(i, f"a{k}", lab) for i, labs in labels.items() for k, lab in enumerate(labs)],
+        columns=["item_id", "annotator_id", "label"],
+    )
+    membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=tax))
+    runs = {}
+    for name in ("a", "b"):
+        rows = [
+            (q, d, float(s))
+            for q in ("i0", "i3", "i11")
+            for d, s in zip(rng.choice(items, 8, replace=False), rng.random(8), strict=True)
+        ]
+        runs[name] = Run.from_dataframe(
+            pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]), name=name
+        )
+    pq = ProbabilisticQrels(
+        ["i0"] * 4 + ["i3"] * 3 + ["i11"] * 2,
+        ["i1", "i2", "i5", "i7", "i4", "i6", "i8", "i9", "i10"],
+        [0.5, 1.0, 0.2, 0.0, 0.6, 0.3, 0.9, 0.0, 0.0],
+    )
+    return runs, membership, pq
+
+
+@pytest.mark.parametrize("kind", ["categorical", "probabilistic_qrels"])
+def test_uncertain_truth_table_aggregate_and_compare_agree(kind):
+    runs, membership, pq = uncertain_truths()
+    truth = membership if kind == "categorical" else pq
+    measures = [m for m in registry() if m.family.aggregate == "mean"]
+    ev = _quiet(evaluate, runs, truth, measures, n_worlds=200, rng=1)
+    means = per_system(ev.to_frame())
+    agg = ev.aggregate().set_index(["system", "measure"])["value"]
+    comparison = _quiet(compare, ev, n_resamples=99, rng=0).systems.set_index(
+        ["system", "measure"]
+    )["mean"]
+    for key, value in means.items():
+        assert agg[key] == pytest.approx(value, abs=1e-12), key
+        assert comparison[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_a_family_registered_by_a_user_gets_every_path_it_supplies():
+    """A user family with only a crisp kernel runs under every truth through the generic
+    paths; with a 0/1 kernel or an exact form it gets those, and `method` says which ran."""
+    from fuzzytruth.measures import Param, positive_float, register
+    from fuzzytruth.metrics.binary import counts
+    from fuzzytruth.uncertain.closed_form import success_exact
+
+    def top1(rg, *, rel):
+        return (rg.gains[:, 0] >= rel).astype(float) if rg.depth else np.zeros(len(rg))
+
+    rel = Param("rel", convert=positive_float)
+    register("Top1Plain", top1, params=(rel,), replace=True)
+    register("Top1Binary", top1, params=(rel,), replace=True,
+             binary=lambda depth, *, rel: counts("Success")(depth, rel=rel, k=1))
+    register("Top1Exact", top1, params=(rel,), replace=True,
+             exact=lambda ctx, *, rel: success_exact(ctx, rel=rel, k=1))
+    runs, _, pq = uncertain_truths()
+    names = ["Top1Plain", "Top1Binary", "Top1Exact"]
+    ev = _quiet(evaluate, runs, pq, names, n_worlds=4000, rng=2)
+    methods = ev.to_frame().groupby("measure")["method"].first().to_dict()
+    assert methods == {"Top1Plain": "worlds", "Top1Binary": "worlds_binary",
+                       "Top1Exact": "exact"}
+    # the same worlds: the generic and the 0/1 routes agree exactly; the exact form within
+    # Monte Carlo error
+    np.testing.assert_array_equal(ev.world_scores("Top1Plain"), ev.world_scores("Top1Binary"))
+    means = ev.query_means("Top1Exact")
+    mc = ev.query_means("Top1Plain")
+    assert np.all(np.abs(means - mc) < 4 * np.sqrt(0.25 / 4000) + 1e-12)
