@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, percentile_interval
 from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.runs import Run, rank
 
@@ -958,7 +959,8 @@ class DisplacementResult:
         estimate = (values.reshape(n_q, width, n_series).sum(axis=1) / n_ann[:, None]).mean(0)
         dist = np.empty((n_resamples, n_series))
         cells = n_q * width
-        chunk = max(1, 2_000_000 // max(cells, 1))
+        # per replicate and cell: a uniform, an index, a mask and a weight (~40 bytes)
+        chunk = block_rows(cells, MEMORY_BUDGET, bytes_per_unit=40)
         for start in range(0, n_resamples, chunk):  # chunks of replicates, all at once
             b = min(chunk, n_resamples - start)
             qi = rng.integers(0, n_q, size=(b, n_q))
@@ -1028,9 +1030,7 @@ class DisplacementBootstrap:
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         check_confidence_level(level)
-        alpha = (1 - level) / 2
-        low, high = np.quantile(self.bootstrap_distribution, [alpha, 1 - alpha], axis=-1)
-        return low, high
+        return percentile_interval(self.bootstrap_distribution, level)
 
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
         """One row per system, the three hypotheses side by side.

@@ -7,11 +7,12 @@ codes of an :class:`~fuzzytruth.annotations.Annotations`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from typing import Literal, TypeAlias
 
 import numpy as np
 
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.membership import Membership
@@ -21,10 +22,6 @@ MetricName = Literal["nominal", "path", "squared_path"]
 Metric: TypeAlias = MetricName | np.ndarray | Callable[[Hashable, Hashable], float]
 _METRIC_NAMES = ("nominal", "path", "squared_path")
 
-#: Default bytes the temporaries of one block of bootstrap replicates may take.
-MEMORY_BUDGET = 64e6
-#: Bytes per replicate and item of a block: int64 draws, int64 counts and their float copy.
-_BYTES_PER_DRAW = 24
 
 
 def require_annotations(data: object, *, analysis: str, name: str = "annotations") -> Annotations:
@@ -125,41 +122,6 @@ def check_bootstrap(
         raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
 
 
-def block_rows(n_items: int, memory_budget: float = MEMORY_BUDGET) -> int:
-    """Bootstrap replicates per block so that a block's temporaries (24 bytes per replicate
-    and item) stay within ``memory_budget`` bytes; at least one.
-
-    Examples
-    --------
-    >>> block_rows(185_000, 64e6), block_rows(30, 64e6) > 10_000
-    (14, True)
-    """
-    return max(1, int(memory_budget // (_BYTES_PER_DRAW * max(n_items, 1))))
-
-
-def resample_chunks(
-    n_items: int,
-    n_resamples: int,
-    rng: np.random.Generator,
-    memory_budget: float = MEMORY_BUDGET,
-) -> Iterator[np.ndarray]:
-    """Bootstrap resample-count matrices, in blocks of :func:`block_rows` replicates.
-
-    The draws are made row after row from one stream, so the replicates do not depend on
-    the block size (nor on the memory budget). Each row counts how often each item is drawn
-    in one resample of ``n_items`` items drawn with replacement, i.e. one
-    multinomial(n_items, uniform) vector (drawn as indices and counted, which is several times
-    faster than ``rng.multinomial`` for many items). A statistic that is a function of item
-    sums is then ``counts @ per_item`` for all replicates of the block at once.
-    """
-    rows = block_rows(n_items, memory_budget)
-    for start in range(0, n_resamples, rows):
-        b = min(rows, n_resamples - start)
-        idx = rng.integers(0, n_items, size=(b, n_items))
-        idx += np.arange(b)[:, None] * n_items
-        yield np.bincount(idx.ravel(), minlength=b * n_items).reshape(b, n_items).astype(float)
-
-
 def format_estimate(value: float, low: float, high: float) -> str:
     """``"0.430 [0.304, 0.525]"``, or ``"0.430"`` without an interval, for short reprs.
 
@@ -171,23 +133,3 @@ def format_estimate(value: float, low: float, high: float) -> str:
     if np.isnan(low) and np.isnan(high):
         return f"{value:.3f}"
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def percentile_interval(
-    distribution: np.ndarray, confidence_level: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval per row, ignoring undefined (NaN) replicates.
-
-    A row whose replicates are all NaN (or that has none) gets a NaN interval.
-    """
-    alpha = (1 - confidence_level) / 2
-    rows = distribution.shape[0]
-    low = np.full(rows, np.nan)
-    high = np.full(rows, np.nan)
-    finite = np.isfinite(distribution)
-    ok = finite.any(axis=1) if distribution.shape[1] else np.zeros(rows, dtype=bool)
-    if ok.any():
-        # rows with some undefined replicates: nanquantile drops them
-        q = np.nanquantile(distribution[ok], [alpha, 1 - alpha], axis=1)
-        low[ok], high[ok] = q[0], q[1]
-    return low, high

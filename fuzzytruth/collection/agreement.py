@@ -18,18 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._resampling import MEMORY_BUDGET, count_blocks, percentile_interval
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
-    MEMORY_BUDGET,
     Metric,
     check_bootstrap,
     collapse_matrix,
     format_estimate,
     label_counts,
     metric_matrix,
-    percentile_interval,
     require_annotations,
-    resample_chunks,
 )
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
@@ -107,7 +105,8 @@ def _bootstrap(
     estimates = [p.estimate(np.ones((1, n_items)))[0] for p in problems]
     dists = [np.empty((len(e), n_resamples)) for e in estimates]
     start = 0
-    for w in resample_chunks(n_items, n_resamples, rng, memory_budget):
+    for w in count_blocks(n_items, n_resamples, rng, memory_budget):
+        w = w.astype(np.float64)
         stop = start + w.shape[0]
         for problem, dist in zip(problems, dists, strict=True):
             dist[:, start:stop] = problem.estimate(w).T

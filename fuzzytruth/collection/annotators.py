@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
 
@@ -17,7 +18,6 @@ __all__ = ["AnnotatorAgreement", "annotator_agreement", "annotator_weights"]
 
 #: Bytes the temporaries of one block of the leave-one-out majority may take: a float copy
 #: of the other annotators' counts and a boolean tie mask, 9 bytes per (label row, category).
-_MEMORY_BUDGET = 64e6
 _WEIGHT_RULES = ("kappa", "majority")
 
 
@@ -119,7 +119,7 @@ def _majority_credit(
     whether the item has other annotators at all."""
     n_rows, n_labels = len(item), counts.shape[1]
     credit = np.zeros(n_rows)
-    step = max(1, int(_MEMORY_BUDGET // (9 * max(n_labels, 1))))
+    step = block_rows(n_labels, MEMORY_BUDGET, bytes_per_unit=9)
     for start in range(0, n_rows, step):
         rows = slice(start, min(start + step, n_rows))
         others = counts[item[rows]]

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from fuzzytruth._resampling import count_blocks
+
 #: Rows (resamples) processed at a time; bounds every temporary to a few MB.
 CHUNK_ROWS = 1024
 #: Pairs processed at a time when a per-pair array of length ``n_resamples`` is needed.
@@ -35,13 +37,8 @@ def resample_counts(n_queries: int, n_resamples: int, rng: np.random.Generator) 
     numpy.ndarray
         ``(n_resamples, n_queries)`` int32; every row sums to ``n_queries``.
     """
-    out = np.empty((n_resamples, n_queries), dtype=np.int32)
-    for rows in row_chunks(n_resamples):
-        b = rows.stop - rows.start
-        idx = rng.integers(0, n_queries, size=(b, n_queries))
-        idx += np.arange(b)[:, None] * n_queries
-        out[rows] = np.bincount(idx.ravel(), minlength=b * n_queries).reshape(b, n_queries)
-    return out
+    blocks = list(count_blocks(n_queries, n_resamples, rng))  # blocks sized from memory
+    return np.vstack(blocks) if blocks else np.zeros((0, n_queries), dtype=np.int32)
 
 
 def sign_flip_means(
