@@ -99,7 +99,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "-m",
         action="append",
         metavar="MEASURE",
-        help="measure in canonical spelling (P@10, AP, nDCG@10, ...); repeatable",
+        help=(
+            "measure: canonical (P@10, AP, nDCG@10), trec_eval (map, ndcg_cut_10, P.5,10) or "
+            "ir_measures spelling, or a group: official, all_trec; repeatable"
+        ),
     )
     parser.add_argument("--preset", default="trec", help="convention preset (default: trec)")
     rules = parser.add_argument_group("which queries and documents count (trec_eval's flags)")
@@ -121,6 +124,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     rules.add_argument(
         "-l", "--relevance-level", type=float, default=None,
         help="grade from which a document is relevant (default: the preset's, 1)",
+    )
+    rules.add_argument(
+        "-J", "--judged-only", action="store_true",
+        help="crisp qrels: remove unjudged documents from the rankings first",
     )
     parser.add_argument("--n-worlds", type=int, default=1000, help="sampled ground truths")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -182,7 +189,9 @@ def _evaluate(args: argparse.Namespace) -> Any:
 
     truth, categories = _read_truth(args)
     runs = _read_runs(args.run)
-    measures = args.measure or ["P@10", "AP", "nDCG@10"]
+    from fuzzytruth.measure_names import expand
+
+    measures = [m for name in args.measure or ["P@10", "AP", "nDCG@10"] for m in expand(name)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         evaluation = evaluate(
@@ -195,6 +204,7 @@ def _evaluate(args: argparse.Namespace) -> Any:
             complete=args.complete,
             depth=args.depth,
             relevance_level=args.relevance_level,
+            judged_only=args.judged_only,
             query_categories=categories,
             n_worlds=args.n_worlds,
             rng=args.seed,
@@ -214,6 +224,7 @@ _FLAGS = {
     "complete": "--complete",
     "depth": "--depth",
     "relevance_level": "--relevance-level",
+    "judged_only": "--judged-only",
     "preset": "--preset",
     "query_categories": "--query-categories",
     "method": "--method",

@@ -89,6 +89,7 @@ from fuzzytruth.measures import (
     positive_float,
 )
 from fuzzytruth.membership import Membership
+from fuzzytruth.metrics.base import judged_only as judged_only_gains
 from fuzzytruth.progress import Progress
 from fuzzytruth.runs import Qrels, Ranking, Run, rank
 from fuzzytruth.taxonomy import _show
@@ -370,6 +371,7 @@ def evaluate(
     complete: bool = False,
     depth: int | None = None,
     relevance_level: float | None = None,
+    judged_only: bool = False,
     query_categories: Mapping[Hashable, Hashable] | None = None,
     weights: str = "direct",
     method: str = "auto",
@@ -412,6 +414,9 @@ def evaluate(
     relevance_level : float, optional
         The grade from which a document is relevant, replacing the preset's ``rel``
         (``trec_eval -l``); a measure's own ``rel=`` still wins.
+    judged_only : bool
+        Crisp truth: unjudged documents are removed from each ranking before any measure
+        (``trec_eval -J``; :func:`fuzzytruth.metrics.base.judged_only`). Default False.
     query_categories : mapping, optional
         Categorical truth: query id → target category. Queries not listed ask for their own
         (uncertain) category and must be items of the membership.
@@ -465,13 +470,17 @@ def evaluate(
     check_choice("undefined", undefined, UNDEFINED)
     check_choice("recall_form", recall_form, RECALL_FORMS)
     check_choice("complete", complete, (True, False))
+    check_choice("judged_only", judged_only, (True, False))
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)
     n_worlds = check_int("n_worlds", n_worlds)
     rng = as_generator(rng)
     p = get_preset(preset)
     if relevance_level is not None:
-        rel = positive_float(relevance_level)
+        try:
+            rel = positive_float(relevance_level)
+        except ValueError as exc:
+            raise ValueError(f"relevance_level {exc}") from None
         p = replace(p, params={**p.params, "rel": rel}, name=f"{p.name}(rel={rel:g})")
     if depth is not None:
         depth = check_int("depth", depth, minimum=1)
@@ -498,15 +507,21 @@ def evaluate(
         "missing": missing,
         "complete": complete,
         "depth": depth,
+        "judged_only": judged_only,
     }
     families = {n: r.family for n, r in zip(names, resolved, strict=True)}
     if adapter.kind == "crisp":
-        batches, methods, counted = _crisp(adapter, rankings, names, resolved, p)
+        batches, methods, counted = _crisp(adapter, rankings, names, resolved, p, judged_only)
         return Evaluation(
             tuple(rankings), tuple(queries), tuple(names), "crisp", undefined, conventions,
             confidence_level, families, batches, methods, None, counted,
         )
 
+    if judged_only:
+        raise ValueError(
+            "judged_only applies to crisp qrels (trec_eval -J); under uncertain truth every "
+            "document the truth knows is judged"
+        )
     conventions.update(
         method=method, n_worlds=n_worlds, world_model=world_model, recall_form=recall_form,
         exclude_query=exclude_query, weights=weights,
@@ -604,13 +619,16 @@ def _crisp(
     names: list[str],
     resolved: list[Measure],
     preset: Preset,
+    judged_only: bool = False,
 ) -> tuple[dict, dict, dict]:
     """Crisp truth: every family's kernel on the ranked grades; values are points."""
-    judged = any("judged" in m.uses for m in resolved)
+    judged = judged_only or any("judged" in m.uses for m in resolved)
     batches, methods = {}, {}
     counted = None
     for system, (ranking, run) in rankings.items():
         rg = adapter.ranked_gains(ranking, run, judged=judged)
+        if judged_only:
+            rg = judged_only_gains(rg)
         if counted is None:
             counted = preset.counts_query(rg)
         for name, measure in zip(names, resolved, strict=True):

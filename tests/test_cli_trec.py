@@ -1,0 +1,105 @@
+"""The command line for trec_eval users: its flags give what evaluate() gives with the same
+options, trec_eval and ir_measures names and groups are accepted, and every error names a
+command-line flag, never a Python argument."""
+
+import contextlib
+import io
+import json
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import Qrels, Run, evaluate
+from fuzzytruth.cli import _FLAGS
+from fuzzytruth.cli import main as cli_main
+from fuzzytruth.io import write_trec_qrels, write_trec_run
+from fuzzytruth.measure_names import expand
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    rng = np.random.default_rng(4)
+    folder = tmp_path_factory.mktemp("trec")
+    docs = [f"d{i:02d}" for i in range(40)]
+    rows = [(q, d, float(rng.integers(0, 8)) / 4) for q in ("1", "2", "3", "9")
+            for d in rng.choice(docs, 20, replace=False)]
+    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]),
+                             name="sys")
+    judged = [(q, d, int(g)) for q in ("1", "2", "3", "4")
+              for d, g in zip(rng.choice(docs, 25, replace=False), rng.integers(-1, 3, 25),
+                              strict=True)]
+    qrels = Qrels.from_dataframe(pd.DataFrame(judged, columns=["query_id", "doc_id", "relevance"]))
+    write_trec_run(run, folder / "run.txt")
+    write_trec_qrels(qrels, folder / "qrels.txt")
+    return folder, run, qrels
+
+
+def run_cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli_main(list(args))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("flags", "options"),
+    [
+        ([], {}),
+        (["-c"], {"complete": True}),
+        (["-c", "-M", "5", "-l", "2"], {"complete": True, "depth": 5, "relevance_level": 2}),
+        (["-J"], {"judged_only": True}),
+        (["--undefined", "skip"], {"undefined": "skip"}),
+    ],
+)
+def test_flags_give_what_evaluate_gives(files, flags, options):
+    folder, run, qrels = files
+    status, out, err = run_cli(
+        "evaluate", "--qrels", str(folder / "qrels.txt"), "--run", str(folder / "run.txt"),
+        "-m", "official", "--format", "json", "-q", *flags,
+    )
+    assert status == 0, err
+    assert "query(ies) '9'" in err  # the run query the qrels do not judge: a one-line note
+    got = pd.DataFrame(json.loads(out))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = evaluate(run, qrels, expand("official"), **options).to_frame()
+    assert len(got) == len(expected) and len(got) > 0
+    np.testing.assert_allclose(got["mean"].astype(float), expected["mean"], equal_nan=True)
+
+
+def test_trec_eval_and_ir_measures_names(files):
+    folder = files[0]
+    status, out, _ = run_cli(
+        "evaluate", "--qrels", str(folder / "qrels.txt"), "--run", str(folder / "run.txt"),
+        "-m", "map", "-m", "ndcg_cut.10,20", "-m", "nDCG@10", "-m", "RR", "--format", "json",
+    )
+    assert status == 0
+    measures = [r["measure"] for r in json.loads(out)]
+    assert measures == ["AP", "nDCG@10", "nDCG@20", "RR"]  # nDCG@10 asked twice: once
+
+
+@pytest.mark.parametrize(
+    ("flags", "flag"),
+    [
+        (["-M", "0"], "--depth"),
+        (["-l", "-1"], "--relevance-level"),
+        (["--confidence-level", "1.5"], "--confidence-level"),
+        (["--n-worlds", "-3"], "--n-worlds"),
+        (["--preset", "nist"], "--preset"),
+        (["--missing", "error"], "--missing"),
+    ],
+)
+def test_errors_name_the_flag_not_the_python_argument(files, flags, flag):
+    folder, _, _ = files
+    status, _, err = run_cli(
+        "evaluate", "--qrels", str(folder / "qrels.txt"), "--run", str(folder / "run.txt"),
+        "-m", "AP", *flags,
+    )
+    assert status == 2
+    line = err.strip().splitlines()[-1]
+    assert flag in line, line
+    for argument in _FLAGS:  # no bare Python argument name in the message
+        assert not re.search(rf"(?<![-\w]){argument}(?= must|=)", line), line
