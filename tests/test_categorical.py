@@ -85,13 +85,16 @@ def test_exact_recall_matches_enumeration(category):
 def test_expected_size_recall_by_hand():
     # |people| over the 20 items minus the query img01 (p = 0.6): 11.0 - 0.6 = 10.4 (eq. 9)
     results = list(EX.results)
-    dist = ft.recall_distribution(MEM, results, category="people", query="img01")
+    dist = ft.recall_distribution(
+        MEM, results, category="people", query="img01", recall_form="expected_size"
+    )
     precision = ft.precision_distribution(MEM, results, category="people")
     np.testing.assert_allclose(dist.support, precision.support * len(results) / 10.4)
     np.testing.assert_allclose(dist.probabilities, precision.probabilities)
     # keeping the query in |ω|: denominator 11.0
     kept = ft.recall_distribution(
-        MEM, results, category="people", query="img01", exclude_query=False
+        MEM, results, category="people", query="img01", exclude_query=False,
+        recall_form="expected_size",
     )
     assert kept.mean() == pytest.approx(precision.mean() * 10 / 11.0)
 

@@ -167,7 +167,7 @@ def test_query_mixture_equals_the_foundation():
     np.testing.assert_allclose(got.probabilities, p.probabilities)
     from fuzzytruth import recall_distribution
 
-    r = recall_distribution(mem, ["y", "z", "w"], query="x")
+    r = recall_distribution(mem, ["y", "z", "w"], query="x", recall_form="expected_size")
     got = ev.distribution("run", "x", "R@3")
     np.testing.assert_allclose(got.support, r.support)
     np.testing.assert_allclose(got.probabilities, r.probabilities)
@@ -434,7 +434,9 @@ def test_bands_equal_the_foundation_curve_and_the_per_cutoff_measures():
     )
     run = Run(["x"] * 3, ["y", "z", "w"], [3.0, 2.0, 1.0])
     bands = precision_recall_bands(run, mem, recall_form="expected_size")
-    foundation = precision_recall_curve(mem, ["y", "z", "w"], query="x").to_frame()
+    foundation = precision_recall_curve(
+        mem, ["y", "z", "w"], query="x", recall_form="expected_size"
+    ).to_frame()
     for measure in ("precision", "recall"):
         ours = bands[bands["measure"] == measure]
         theirs = foundation[foundation["measure"] == measure]

@@ -62,7 +62,9 @@ def illustrative() -> None:
     )
     describe(
         "recall | people, k/|ω| (eq. 12)",
-        ft.recall_distribution(mem, ex.results, category="people", query=ex.query),
+        ft.recall_distribution(
+            mem, ex.results, category="people", query=ex.query, recall_form="expected_size"
+        ),
     )
     describe(
         "recall | people, exact TP/(TP+FN)",
@@ -75,7 +77,8 @@ def illustrative() -> None:
         ft.precision_distribution(mem, ex.results, query=ex.query),
     )
     describe(
-        "recall, mixed over query (eq. 14)", ft.recall_distribution(mem, ex.results, query=ex.query)
+        "recall, mixed over query (eq. 14)",
+        ft.recall_distribution(mem, ex.results, query=ex.query, recall_form="expected_size"),
     )
     literal = ft.precision_distribution(mem, ex.results, query=ex.query, weights="literal")
     describe("precision, paper's literal weights", literal)

@@ -16,6 +16,12 @@ Poisson-binomial (eq. 10). Then
 When the query is itself an item with an uncertain category, the distributions are mixed over
 the categories it may belong to (eq. 13–14); see :func:`query_category_weights` for the
 weights.
+
+These single-query functions share :func:`fuzzytruth.evaluate`'s defaults (exact recall,
+``weights="direct"``, the query left out of its own category's size); the paper's printed
+recall is ``recall_form="expected_size"``, which :mod:`fuzzytruth.repro` passes explicitly.
+They keep the probability that a value is undefined in ``p_undefined`` (conditional
+summaries); evaluate() applies its ``undefined`` rule on top.
 """
 
 from __future__ import annotations
@@ -156,7 +162,7 @@ def recall_distribution(
     category: Hashable | None = None,
     query: Hashable | None = None,
     weights: Weights = "direct",
-    recall_form: RecallForm = "expected_size",
+    recall_form: RecallForm = "exact",
     exclude_query: bool = True,
 ) -> Distribution:
     """Distribution of the recall of a result list (Santini eq. 12, 14, or exact).
@@ -165,10 +171,11 @@ def recall_distribution(
     ----------
     membership, results, category, query, weights
         As in :func:`precision_distribution`.
-    recall_form : {"expected_size", "exact"}
-        ``"expected_size"`` (default, as printed in the paper): k / |ω|. ``"exact"``:
-        TP / (TP + FN) over the unreturned items, with the probability that it is undefined
-        in ``p_undefined``. See the module docstring.
+    recall_form : {"exact", "expected_size"}
+        ``"exact"`` (default, the same as :func:`fuzzytruth.evaluate`'s recall): TP / (TP + FN)
+        over the unreturned items, with the probability that it is undefined in
+        ``p_undefined``; ``"expected_size"``: k / |ω| as printed in the paper (eq. 12). See
+        the module docstring.
     exclude_query : bool
         When True (default) and ``query`` is given, the query item is left out of |ω| and of the
         unreturned items (shape benchmarks do not count the query in its own class). It is
@@ -182,7 +189,8 @@ def recall_distribution(
     As printed (eq. 12) the denominator is the expected size |people| = 0.6, so a world in
     which the image is a person gives recall 1/0.6 > 1:
 
-    >>> recall_distribution(mem, ["fig1"], category="people").support.round(4).tolist()
+    >>> recall_distribution(mem, ["fig1"], category="people", recall_form="expected_size"
+    ...                     ).support.round(4).tolist()
     [0.0, 1.6667]
 
     The exact recall is 1 whenever it is defined; it is undefined (nothing relevant anywhere)
@@ -258,7 +266,7 @@ def precision_recall_curve(
     category: Hashable | None = None,
     query: Hashable | None = None,
     weights: Weights = "direct",
-    recall_form: RecallForm = "expected_size",
+    recall_form: RecallForm = "exact",
     exclude_query: bool = True,
 ) -> CutoffDistributions:
     """Precision and recall distributions at every cutoff of the list: the P–R curve as bands.
