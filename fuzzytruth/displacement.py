@@ -815,6 +815,14 @@ class DisplacementResult:
         How run positions were taken (``'rank'`` or ``'score'``).
     """
 
+    def __repr__(self) -> str:
+        t = self.table
+        return (
+            f"DisplacementResult({t['system'].nunique()} systems × {t['query_id'].nunique()} "
+            f"queries × {t['annotator_id'].nunique()} annotators, g={self.g})"
+        )
+
+
     table: pd.DataFrame
     g: str
     use_deeper_ranks: bool
@@ -1010,6 +1018,13 @@ class DisplacementBootstrap:
     confidence_level : float
         Level of the interval reported by :meth:`to_frame`.
     """
+
+    def __repr__(self) -> str:
+        return (
+            f"DisplacementBootstrap({len(self.systems)} systems, measure={self.measure!r}, "
+            f"{self.n_queries} queries, {self.bootstrap_distribution.shape[-1]} resamples)"
+        )
+
 
     systems: np.ndarray
     measure: str

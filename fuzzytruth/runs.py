@@ -515,6 +515,11 @@ class Ranking:
         ``(n_queries, depth)`` bounds of each rank's tied group (``ties="average"`` only).
     """
 
+    def __repr__(self) -> str:
+        ties = ", tie groups" if self.tie_start is not None else ""
+        return f"Ranking({len(self.query_ids)} queries, {len(self.rows)} ranked rows{ties})"
+
+
     query_ids: np.ndarray
     rows: np.ndarray
     query: np.ndarray

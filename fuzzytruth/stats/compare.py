@@ -149,6 +149,14 @@ class Comparison:
         B used by the bootstrap intervals and Monte Carlo tests.
     """
 
+    def __repr__(self) -> str:
+        measures = self.table["measure"].nunique()
+        return (
+            f"Comparison({len(self.table)} pairs over {measures} measure(s), "
+            f"alpha={self.alpha}; print() for the summary, .table for the numbers)"
+        )
+
+
     table: pd.DataFrame
     systems: pd.DataFrame
     alpha: float

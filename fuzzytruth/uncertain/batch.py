@@ -63,6 +63,13 @@ class DistributionBatch:
     Distribution(mean=0.1, std=0.3, 2 values, method='exact')
     """
 
+    def __repr__(self) -> str:
+        return (
+            f"DistributionBatch({len(self)} rows, up to {self.values.shape[1]} atoms, "
+            f"method={self.method!r})"
+        )
+
+
     values: np.ndarray
     masses: np.ndarray
     p_undefined: np.ndarray

@@ -232,6 +232,12 @@ class CutoffDistributions:
         Which recall was computed.
     """
 
+    def __repr__(self) -> str:
+        return (
+            f"CutoffDistributions({len(self.cutoffs)} cutoffs, recall_form={self.recall_form!r})"
+        )
+
+
     cutoffs: np.ndarray
     precision: tuple[Distribution, ...]
     recall: tuple[Distribution, ...]
