@@ -55,10 +55,10 @@ def run_demo(
         plot_agreement_heatmap,
         plot_distribution,
         plot_forest,
-        plot_pr_curves,
+        plot_system_pr,
+        system_pr_measures,
     )
     from fuzzytruth.stats import compare
-    from fuzzytruth.uncertain import precision_recall_curve
 
     if figure_format not in ("png", "pdf"):
         raise ValueError(f"figure_format must be 'png' or 'pdf'; got {figure_format!r}")
@@ -69,6 +69,9 @@ def run_demo(
     runs = collection.run_objects()
 
     evaluation = evaluate(runs, collection.membership, list(MEASURES), n_worlds=n_worlds, rng=seed)
+    curves = evaluate(
+        runs, collection.membership, system_pr_measures(), n_worlds=n_worlds, rng=seed
+    )
     per_query = evaluation.to_frame()
     aggregate = evaluation.aggregate()
     comparison = compare(evaluation, rng=seed)
@@ -89,17 +92,12 @@ def run_demo(
         "precision_pmf": lambda ax: plot_distribution(
             evaluation.distribution("strong", query, "P@10"),
             ax=ax,
-            title=f"P@10 of the strong system on query {query}",
+            title=(
+                f"One query ({query}): distribution of P@10 of the strong system\n"
+                "over the annotators' uncertain truth (exact)"
+            ),
         ),
-        "pr_curves": lambda ax: plot_pr_curves(
-            {
-                name: precision_recall_curve(
-                    collection.membership, _top(run, query, 20), query=query
-                )
-                for name, run in runs.items()
-            },
-            ax=ax,
-        ),
+        "pr_curves": lambda ax: plot_system_pr(curves, ax=ax),
         "forest": lambda ax: plot_forest(comparison, ax=ax),
         "category_reliability": lambda ax: plot_agreement_heatmap(
             reliability,
@@ -159,12 +157,3 @@ def run_demo(
         "reliability": reliability,
         "paths": paths,
     }
-
-
-def _top(run: Any, query: str, depth: int) -> list[str]:
-    """The first ``depth`` document ids of ``run`` for ``query``, in rank order (the one
-    ranking step, :func:`fuzzytruth.runs.rank`, with trec_eval's tie rule)."""
-    from fuzzytruth.runs import rank
-
-    ranking = rank(run).on([query]).truncate(depth)
-    return run.doc_ids[ranking.rows].tolist()
