@@ -90,11 +90,10 @@ from fuzzytruth.measures import (
 )
 from fuzzytruth.membership import Membership
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
-from fuzzytruth.progress import Progress
+from fuzzytruth.progress import Progress, track
 from fuzzytruth.runs import Qrels, Ranking, Run, rank
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth import as_truth
-from fuzzytruth.uncertain import closed_form
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
 from fuzzytruth.uncertain.distribution import Distribution
@@ -683,12 +682,16 @@ def precision_recall_bands(
     missing: str = "skip",
     ties: str | None = None,
     score_dtype: str | None = None,
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Precision and recall at every cutoff of every list, exactly: the P–R curve as bands.
 
     Arguments as in :func:`evaluate` (relevance threshold: the preset's ``rel``; ``undefined``
-    applies to recall without any relevant document as everywhere else). The ranking must be
-    a strict order (no tie-averaged policy).
+    applies to recall without any relevant document as everywhere else). The values are the
+    ``P@k`` and ``R@k`` families' exact forms at every cutoff k, so a band equals the
+    per-cutoff measure of :func:`evaluate`. The ranking must be a strict order (no
+    tie-averaged policy). ``progress`` draws a bar over the cutoffs (by default only when
+    stderr is a terminal).
 
     Returns
     -------
@@ -727,46 +730,45 @@ def precision_recall_bands(
     queries = _queries(rankings, adapter, missing, complete=False)
     adapter.prepare(queries)
     rel = float(p.params.get("rel", 1))
+    families = {"precision": Measure("P").family, "recall": Measure("R").family}
     parts = []
     for system, (ranking, run) in rankings.items():
         docs = adapter.doc_index(ranking.on(queries), run)
-        probs = adapter.probabilities(docs, rel)
-        depth = probs.shape[1]
-        if recall_form == "expected_size":
-            curves = closed_form.cutoff_curves(probs, expected_size=adapter.expected_size(docs))
-        else:
-            rest_p, certain = adapter.rest(docs, rel)
-            curves = closed_form.cutoff_curves(probs, rest_p=rest_p, rest_certain=certain)
-        comp_query, comp_node, comp_weight = adapter.comp
-        for measure, batch in zip(("precision", "recall"), curves, strict=True):
-            mixed = _mix(
-                batch,
-                np.repeat(comp_query * depth, depth) + np.tile(np.arange(depth), len(comp_query)),
-                np.repeat(comp_node, depth),
-                np.repeat(comp_weight, depth),
-                len(queries) * depth,
-            )
-            p_undefined = mixed.p_undefined
-            if undefined == "zero":
-                mixed = mixed.fill_undefined(0.0)
-            low, high = mixed.interval(confidence_level)
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "system": system,
-                        "query_id": np.repeat(queries, depth),
-                        "cutoff": np.tile(np.arange(1, depth + 1), len(queries)),
-                        "measure": measure,
-                        "mean": mixed.mean(),
-                        "std": mixed.std(),
-                        "ci_low": low,
-                        "ci_high": high,
-                        "confidence_level": confidence_level,
-                        "p_undefined": p_undefined,
-                        "method": "exact",
-                    }
+        ctx = _exact_input(adapter, docs, recall_form)
+        depth = docs.docs.shape[1]
+        cutoffs = track(
+            range(1, depth + 1), total=depth, desc=f"P-R bands {system}", unit="cutoff",
+            progress=progress,
+        )
+        for k in cutoffs:  # one cutoff at a time: the families' exact forms, then summaries
+            for measure, family in families.items():
+                mixed = _mix(family.exact(ctx, rel=rel, k=k), *adapter.comp, len(queries))
+                p_undefined = mixed.p_undefined
+                if undefined == "zero":
+                    mixed = mixed.fill_undefined(family.undefined_value)
+                low, high = mixed.interval(confidence_level)
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "system": system,
+                            "query_id": queries,
+                            "cutoff": k,
+                            "measure": measure,
+                            "mean": mixed.mean(),
+                            "std": mixed.std(),
+                            "ci_low": low,
+                            "ci_high": high,
+                            "confidence_level": confidence_level,
+                            "p_undefined": p_undefined,
+                            "method": "exact",
+                        }
+                    )
                 )
-            )
     if not parts:
         raise ValueError(f"no system to evaluate; got {_show(list(rankings))}")
-    return pd.concat(parts, ignore_index=True)
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values(
+        ["system", "measure", "query_id", "cutoff"],
+        key=lambda c: c.map({n: i for i, n in enumerate(rankings)}) if c.name == "system" else c,
+        kind="stable",
+    ).reset_index(drop=True)

@@ -246,6 +246,10 @@ class DistributionBatch:
         """
         if not 0.0 <= q <= 1.0:
             raise ValueError(f"q must be within [0, 1]; got {q!r}")
+        return self._quantiles((q,))[0]
+
+    def _quantiles(self, levels: tuple[float, ...]) -> list[np.ndarray]:
+        """:meth:`quantile` at several levels from one sort of each row."""
         total = self._defined_mass()
         keyed = np.where(self.masses > 0, self.values, np.inf)
         order = np.argsort(keyed, axis=1, kind="stable")
@@ -253,17 +257,20 @@ class DistributionBatch:
         with np.errstate(invalid="ignore", divide="ignore"):
             cumulative = np.cumsum(np.take_along_axis(self.masses, order, axis=1), axis=1)
             cumulative /= total[:, None]
-        position = (cumulative < q - _CDF_TOLERANCE).sum(axis=1)
-        last = (self.masses > 0).sum(axis=1) - 1
-        position = np.minimum(position, np.maximum(last, 0))
-        out = np.take_along_axis(sorted_values, position[:, None], axis=1)[:, 0]
-        return np.where(total > 0, out, np.nan)
+        last = np.maximum((self.masses > 0).sum(axis=1) - 1, 0)
+        out = []
+        for q in levels:
+            position = np.minimum((cumulative < q - _CDF_TOLERANCE).sum(axis=1), last)
+            value = np.take_along_axis(sorted_values, position[:, None], axis=1)[:, 0]
+            out.append(np.where(total > 0, value, np.nan))
+        return out
 
     def interval(self, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed intervals: the (1 − c)/2 and (1 + c)/2 quantiles of each row."""
         confidence_level = check_confidence_level(confidence_level)
         tail = (1.0 - confidence_level) / 2.0
-        return self.quantile(tail), self.quantile(1.0 - tail)
+        low, high = self._quantiles((tail, 1.0 - tail))
+        return low, high
 
     def distribution(self, row: int) -> Distribution:
         """The :class:`Distribution` of one row (built on demand)."""
