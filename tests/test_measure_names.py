@@ -116,6 +116,31 @@ def test_ir_measures_registry_is_covered():
     assert names == spelled | set(IR_UNSUPPORTED)
 
 
+def _ir_measures_in_fresh_process(spellings, run, qrels):
+    """ir_measures' values computed in a new interpreter: its pytrec_eval provider runs
+    trec_eval's C code, whose measure parameters (ndcg.1=-1, ...) are process-global and
+    survive from other tests' calls."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys, pandas as pd, ir_measures\n"
+        "spec = json.load(sys.stdin)\n"
+        "run, qrels = pd.DataFrame(spec['run']), pd.DataFrame(spec['qrels'])\n"
+        "found = {}\n"
+        "for m in ir_measures.iter_calc([ir_measures.parse_measure(s) for s in spec['names']],"
+        " qrels, run):\n"
+        "    found.setdefault(str(m.measure), {})[m.query_id] = m.value\n"
+        "print(json.dumps(found))\n"
+    )
+    spec = {"names": spellings, "run": run.to_dict(orient="list"),
+            "qrels": qrels.to_dict(orient="list")}
+    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(spec), text=True,
+                         capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
 def test_ir_measures_values():
     ir_measures = pytest.importorskip("ir_measures")
     rng = np.random.default_rng(9)
@@ -125,9 +150,7 @@ def test_ir_measures_values():
     skip = {"RBP(p=0.8)", "RBP(p=0.5,rel=2)"}  # needs cwl_eval, not installed
     spellings = [s for s in IR_TRANSLATED if s not in skip]
     measures = [ir_measures.parse_measure(s) for s in spellings]
-    found = {}
-    for metric in ir_measures.iter_calc(measures, qrels.astype({"relevance": int}), run):
-        found.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    found = _ir_measures_in_fresh_process(spellings, run, qrels.astype({"relevance": int}))
     assert len(found) == len({str(m) for m in measures})
     for spelling, measure in zip(spellings, measures, strict=True):
         got = per_query(spelling, rg)
