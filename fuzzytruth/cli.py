@@ -154,8 +154,12 @@ def _read_runs(paths: Sequence[Path]) -> dict[str, Any]:
 
 
 def _read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
-    from fuzzytruth.io import read_trec_qrels
-    from fuzzytruth.io_tables import read_annotations, read_probabilistic_qrels, read_taxonomy
+    from fuzzytruth.io import (
+        read_annotations,
+        read_probabilistic_qrels,
+        read_taxonomy,
+        read_trec_qrels,
+    )
     from fuzzytruth.membership import Membership
 
     kinds = [k for k in ("annotations", "qrels", "prob_qrels") if getattr(args, k) is not None]

@@ -51,14 +51,7 @@ def Progress(
     *, total: int | None, desc: str, unit: str = "it", progress: bool | None = None
 ) -> Any:
     """A tqdm bar on stderr that counts work done (``bar.update(n)``); a context manager."""
-    return tqdm(
-        total=total,
-        desc=desc,
-        unit=unit,
-        disable=not progress_enabled(progress),
-        file=sys.stderr,
-        leave=False,
-    )
+    return _bar(None, total, desc, unit, progress)
 
 
 def track(
@@ -70,7 +63,14 @@ def track(
     progress: bool | None = None,
 ) -> Iterator[T]:
     """Iterate over ``items`` with a bar (see :func:`Progress`)."""
-    yield from tqdm(
+    yield from _bar(items, total, desc, unit, progress)
+
+
+def _bar(
+    items: Iterable[Any] | None, total: int | None, desc: str, unit: str, progress: bool | None
+) -> Any:
+    """The one place the bar's look is set: stderr, cleared when done, off unless watched."""
+    return tqdm(
         items,
         total=total,
         desc=desc,

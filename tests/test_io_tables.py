@@ -5,7 +5,7 @@ import pytest
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth.datasets import santini_illustrative, santini_taxonomy
-from fuzzytruth.io_tables import (
+from fuzzytruth.io import (
     read_annotations,
     read_probabilistic_qrels,
     read_taxonomy,
