@@ -113,6 +113,28 @@ class DistributionBatch:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
+    def _derived(
+        cls,
+        values: np.ndarray,
+        masses: np.ndarray,
+        p_undefined: np.ndarray,
+        method: str,
+        n_samples: int | None,
+    ) -> DistributionBatch:
+        """A batch derived from valid batches (a mixture, a filled undefined outcome): valid
+        by construction, so the checks of ``__post_init__`` are not run again."""
+        out = object.__new__(cls)
+        for name, value in (
+            ("values", _read_only(np.where(masses > 0, values, 0.0))),
+            ("masses", _read_only(masses)),
+            ("p_undefined", _read_only(p_undefined)),
+            ("method", method),
+            ("n_samples", n_samples),
+        ):
+            object.__setattr__(out, name, value)
+        return out
+
+    @classmethod
     def from_samples(cls, samples: np.ndarray) -> DistributionBatch:
         """Empirical distributions of Monte Carlo draws: ``samples`` is ``(n_samples, n_rows)``;
         NaN draws count as undefined.
@@ -174,6 +196,10 @@ class DistributionBatch:
         values = components.values[safe].reshape(n_rows, -1)
         masses = (components.masses[safe] * weights[:, :, None]).reshape(n_rows, -1)
         p_undefined = (components.p_undefined[safe] * weights).sum(axis=1)
+        if np.all(np.abs(weights.sum(axis=1) - 1.0) <= 1e-9):  # valid by construction
+            return cls._derived(
+                values, masses, p_undefined, components.method, components.n_samples
+            )
         return cls(values, masses, p_undefined, components.method, components.n_samples)
 
     def fill_undefined(self, value: float) -> DistributionBatch:
@@ -190,7 +216,7 @@ class DistributionBatch:
             return self
         values = np.concatenate([self.values, np.full((len(self), 1), float(value))], axis=1)
         masses = np.concatenate([self.masses, self.p_undefined[:, None]], axis=1)
-        return DistributionBatch(
+        return DistributionBatch._derived(
             values, masses, np.zeros(len(self)), self.method, self.n_samples
         )
 
