@@ -97,6 +97,7 @@ def evaluate(
         runs = {_run_name(runs): runs}
     if not runs:
         raise ValueError("runs must hold at least one system; got an empty mapping")
+    kind = truth_kind(truth)
     framed = [is_frame(r) for r in runs.values()] + [is_frame(truth)]
     if any(framed):
         tasks = _frame_tasks(runs, truth, measures, options, rng, repartition, npartitions)
@@ -107,7 +108,7 @@ def evaluate(
         tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
     futures = client.compute(tasks, retries=retries)
     results = client.gather(futures)
-    if options.get("n_worlds", 1000) > 0 and truth_kind(truth) != "crisp":
+    if options.get("n_worlds", 1000) > 0 and kind != "crisp":
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
     for _, caught in results:
         for message in caught:
@@ -133,12 +134,14 @@ def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: An
     extra = np.empty(0, dtype=object)
     if options.get("complete") and not isinstance(truth, Membership):
         extra = np.asarray(truth.query_ids, dtype=object)
-    if isinstance(truth, Membership):
-        [truth] = client.scatter([truth], broadcast=True)
+    parts = split_in_memory(runs, truth, npartitions, extra)
+    if isinstance(truth, Membership):  # shared by every query: one copy per worker
+        [shared] = client.scatter([truth], broadcast=True)
+        parts = [(part_runs, shared) for part_runs, _ in parts]
     return [
         delayed(_evaluate_part, pure=False)(part_runs, part_truth, measures, options,
                                             copy.deepcopy(rng))
-        for part_runs, part_truth in split_in_memory(runs, truth, npartitions, extra)
+        for part_runs, part_truth in parts
     ]
 
 
@@ -215,7 +218,8 @@ def concatenate(parts: list[Evaluation]) -> Evaluation:
     worlds = None
     if first._worlds is not None:
         worlds = np.concatenate([p._worlds for p in parts], axis=3)
-        worlds = worlds if order is None else worlds[..., order]
+        # C order as evaluate() lays it out: reductions over worlds then add in the same order
+        worlds = worlds if order is None else np.ascontiguousarray(worlds[..., order])
     counted = {}
     for name in first.measures:
         c = np.concatenate([p._counted[name] for p in parts])
@@ -234,7 +238,8 @@ def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> Distri
     masses = np.concatenate([_pad(b.masses, width) for b in batches])
     p_undefined = np.concatenate([b.p_undefined for b in batches])
     if order is not None:
-        values, masses, p_undefined = values[order], masses[order], p_undefined[order]
+        values, masses = np.ascontiguousarray(values[order]), np.ascontiguousarray(masses[order])
+        p_undefined = p_undefined[order]
     return DistributionBatch(values, masses, p_undefined, batches[0].method,
                              batches[0].n_samples)
 

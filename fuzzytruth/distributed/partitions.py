@@ -63,8 +63,21 @@ def is_frame(value: Any) -> bool:
 
 
 def as_frame(value: Any, name: str) -> Any:
-    """A Dask DataFrame from a frame or a Parquet path, with a ``query_id`` column."""
-    frame = read_parquet(value) if isinstance(value, str | os.PathLike) else value
+    """A Dask DataFrame with a ``query_id`` column from a frame, a Parquet path, or an
+    in-memory Run, Qrels or ProbabilisticQrels (one partition, partitioned later)."""
+    import dask.dataframe as dd
+
+    if isinstance(value, str | os.PathLike):
+        frame = read_parquet(value)
+    elif isinstance(value, Run | Qrels | ProbabilisticQrels):
+        frame = dd.from_pandas(value.to_dataframe(), npartitions=1, sort=False)
+    elif is_frame(value):
+        frame = value
+    else:
+        raise ValueError(
+            f"{name} must be a Dask DataFrame, a Parquet path, a Run or qrels; got "
+            f"{type(value).__name__}"
+        )
     if QUERY not in frame.columns:
         raise ValueError(
             f"{name} must have a {QUERY!r} column; got columns {list(frame.columns)}"
@@ -94,7 +107,7 @@ def truth_kind(truth: Any) -> str:
         return "probabilistic_qrels"
     if isinstance(truth, Membership):
         return "categorical"
-    columns = truth.columns
+    columns = as_frame(truth, "truth").columns
     return "probabilistic_qrels" if "probability" in columns else "crisp"
 
 
