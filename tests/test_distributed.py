@@ -212,7 +212,7 @@ def test_compare_is_the_in_memory_table(client, data, method, correction):
 
 
 def test_compare_defaults_on_an_array(client):
-    x = np.random.default_rng(0).random((3, 40)) + [[0.1], [0.0], [0.05]]
+    x = np.random.default_rng(0).random((3, 40)) + np.array([[0.1], [0.0], [0.05]])
     local, remote = compare(x, measure="AP"), fd.compare(x, measure="AP")
     pd.testing.assert_frame_equal(remote.table, local.table)
 
