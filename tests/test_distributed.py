@@ -242,3 +242,19 @@ def test_a_worker_killed_mid_computation_is_replaced_and_the_result_unchanged(cl
     assert "ev" in out
     assert set(client.run(os.getpid).values()) != set(pids.values())  # a worker was replaced
     _same_evaluation(out["ev"], local, exact=False)
+
+
+# ------------------------------------------------------------------------------ the README
+def test_readme_cluster_example_runs_and_prints_true_twice():
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    code = re.search(r"## Running on a cluster\n.*?```python\n(.*?)```", readme.read_text(),
+                     re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(readme), "exec"), {"__name__": "__main__"})
+    assert out.getvalue().split() == ["True", "True"]
