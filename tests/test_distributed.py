@@ -258,3 +258,27 @@ def test_readme_cluster_example_runs_and_prints_true_twice():
     with contextlib.redirect_stdout(out):
         exec(compile(code, str(readme), "exec"), {"__name__": "__main__"})
     assert out.getvalue().split() == ["True", "True"]
+
+
+# ------------------------------------------------------------------------------ agreement
+def test_agreement_blocks_on_the_cluster_are_the_in_memory_bootstrap(client):
+    """The same replicates (keyed draws, the same blocks); the values agree to the rounding
+    of the block's matrix product, which depends on the BLAS thread count only (Dask workers
+    run BLAS on one thread: with OPENBLAS_NUM_THREADS=1 here too they are bit-identical)."""
+    from fuzzytruth.collection import agreement, agreement_by_level
+    from fuzzytruth.collection._counts import resample_block
+
+    ann = image_collection().annotations
+    budget = 24 * 500 * 37  # 37 replicates per block: 11 blocks, the last one short
+    local = agreement(ann, n_resamples=400, rng=3, memory_budget=budget)
+    remote = fd.agreement(ann, n_resamples=400, rng=3, memory_budget=budget)
+    np.testing.assert_allclose(remote.bootstrap_distribution, local.bootstrap_distribution,
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(remote.to_frame().select_dtypes("number"),
+                               local.to_frame().select_dtypes("number"), rtol=1e-12)
+    here = resample_block(500, 99, 370, 400)
+    assert np.array_equal(client.submit(resample_block, 500, 99, 370, 400).result(), here)
+    by_level = agreement_by_level(ann, n_resamples=100, rng=3)
+    remote_levels = fd.agreement_by_level(ann, n_resamples=100, rng=3)
+    np.testing.assert_allclose(remote_levels.bootstrap_distribution,
+                               by_level.bootstrap_distribution, rtol=1e-12, atol=1e-14)
