@@ -106,8 +106,7 @@ def evaluate(
             npartitions = 2 * max(sum(client.nthreads().values()), 1)
         npartitions = check_int("npartitions", npartitions, minimum=1)
         tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
-    futures = client.compute(tasks, retries=retries)
-    results = client.gather(futures)
+    results = _gather_as_completed(client.compute(tasks, retries=retries))
     if options.get("n_worlds", 1000) > 0 and kind != "crisp":
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
     for _, caught in results:
@@ -117,6 +116,22 @@ def evaluate(
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     return concatenate(parts)
+
+
+def _gather_as_completed(futures: list) -> list:
+    """Results in the futures' order, each fetched as soon as it is ready and then released
+    on its worker: a worker holds its running partitions, not all it has finished (its memory
+    stays flat as the input grows; the driver holds the result)."""
+    from distributed import as_completed
+
+    position = {future.key: i for i, future in enumerate(futures)}
+    results: list = [None] * len(futures)
+    done = as_completed(futures, with_results=True)
+    del futures
+    for future, result in done:
+        results[position[future.key]] = result
+        future.release()
+    return results
 
 
 def _run_name(run: Any) -> str:
