@@ -14,7 +14,7 @@ Each is run on a LocalCluster of 1 and 2 worker processes (one thread each, memo
 ``--memory-limit`` each, default 1.5 GB), reading the Parquet dataset (one reader call), and
 beside it the in-memory path (pandas reads the files, :func:`fuzzytruth.evaluation.evaluate`)
 in a fresh process, where it fits (``--in-memory-max`` queries). Printed: wall time, peak
-resident memory of each worker process (``ru_maxrss``) and of the in-memory process, the ratio
+resident memory of each worker process (Linux ``VmHWM``) and of the in-memory process, the ratio
 of times, and whether the results are identical (world values bit for bit, crisp to 1e-12).
 Memory flatness: the cluster path is run on a quarter of the queries and on all of them; the
 peak per worker must not grow with the input (partitions are of a fixed number of queries).
@@ -62,7 +62,19 @@ def write_dataset(root: Path, n_queries: int, n_docs: int, per_file: int) -> Non
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process (Linux ru_maxrss is in KiB)."""
+    """Peak resident memory of this process, in MB.
+
+    Linux ``VmHWM`` (the high-water mark of this program's memory map, reset by ``exec``);
+    ``ru_maxrss`` is not: it keeps the parent's resident size at fork, so a worker spawned by
+    a process holding a large result would report that result as its own peak.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
