@@ -348,7 +348,7 @@ def agreement(
         the budget nor on where a block is computed (:func:`fuzzytruth.distributed.agreement`;
         the values change with the budget only by the rounding of the matrix products); memory
         stays bounded whatever the number of items (ImageNet ReaL,
-        185k items: about 110 MB in all).
+        185k items: about 50 MB in all).
 
     Returns
     -------
