@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._resampling import MEMORY_BUDGET, count_blocks, percentile_interval
+from fuzzytruth._resampling import MEMORY_BUDGET, percentile_interval
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     Metric,
@@ -27,8 +27,12 @@ from fuzzytruth.collection._counts import (
     format_estimate,
     label_counts,
     metric_matrix,
+    replicate_blocks,
     require_annotations,
+    resample_block,
+    run_blocks,
 )
+from fuzzytruth.uncertain.keyed import draw_seed
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
 
@@ -100,18 +104,27 @@ def _bootstrap(
     memory_budget: float,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Point estimates and bootstrap distributions (``(n_values, n_resamples)``) of several
-    problems over the same items; every problem sees the same resamples (paired)."""
+    problems over the same items; every problem sees the same resamples (paired). Blocks of
+    replicates are computed by :func:`~fuzzytruth.collection._counts.run_blocks` (here, or on
+    a Dask cluster under :func:`fuzzytruth.distributed.agreement`)."""
     n_items = problems[0].table.shape[0]
     estimates = [p.estimate(np.ones((1, n_items)))[0] for p in problems]
-    dists = [np.empty((len(e), n_resamples)) for e in estimates]
-    start = 0
-    for w in count_blocks(n_items, n_resamples, rng, memory_budget):
-        w = w.astype(np.float64)
-        stop = start + w.shape[0]
-        for problem, dist in zip(problems, dists, strict=True):
-            dist[:, start:stop] = problem.estimate(w).T
-        start = stop
+    blocks = replicate_blocks(n_resamples, n_items, memory_budget)
+    parts = run_blocks(_replicate_block, (problems, n_items, draw_seed(rng)), blocks)
+    dists = [
+        np.concatenate([np.empty((len(e), 0)), *(part[i] for part in parts)], axis=1)
+        for i, e in enumerate(estimates)
+    ]
     return estimates, dists
+
+
+def _replicate_block(
+    shared: tuple[list[_ItemStatistics], int, int], start: int, stop: int
+) -> list[np.ndarray]:
+    """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``."""
+    problems, n_items, seed = shared
+    w = resample_block(n_items, seed, start, stop)
+    return [problem.estimate(w).T for problem in problems]
 
 
 def _check_pairable(counts: np.ndarray) -> int:
@@ -329,10 +342,12 @@ def agreement(
         Source of the item resamples (a seed is passed to :func:`numpy.random.default_rng`).
     memory_budget : float
         Bytes the temporaries of one block of replicates may take (default 64e6). Replicates
-        are drawn in blocks of ``memory_budget / (24 × n_items)``, from one random stream, so
-        the replicates do not depend on the budget (the values only up to the rounding of the
-        matrix products); memory stays bounded whatever the number of items (ImageNet ReaL,
-        185k items: about 110 MB in all).
+        are drawn in blocks of ``memory_budget / (24 × n_items)``, each draw keyed by (seed,
+        replicate, draw) with a counter-based generator, so the replicates do not depend on
+        the budget nor on where a block is computed (:func:`fuzzytruth.distributed.agreement`;
+        the values change with the budget only by the rounding of the matrix products); memory
+        stays bounded whatever the number of items (ImageNet ReaL,
+        185k items: about 50 MB in all).
 
     Returns
     -------
@@ -379,14 +394,14 @@ def agreement(
     >>> res = agreement(fleiss_1971().annotations, n_resamples=200, rng=1)
     >>> res.to_frame()[["measure", "category", "value", "ci_low", "ci_high"]].round(3)
                   measure              category  value  ci_low  ci_high
-    0        fleiss_kappa                  None  0.430   0.304    0.525
-    1  krippendorff_alpha                  None  0.433   0.308    0.527
-    2      taxonomy_alpha                  None  0.433   0.308    0.527
-    3         label_kappa            depression  0.245   0.039    0.431
-    4         label_kappa  personality_disorder  0.245   0.065    0.408
-    5         label_kappa         schizophrenia  0.520   0.387    0.644
-    6         label_kappa              neurosis  0.471   0.308    0.603
-    7         label_kappa                 other  0.566   0.252    0.772
+    0        fleiss_kappa                  None  0.430   0.308    0.512
+    1  krippendorff_alpha                  None  0.433   0.312    0.515
+    2      taxonomy_alpha                  None  0.433   0.312    0.515
+    3         label_kappa            depression  0.245   0.033    0.400
+    4         label_kappa  personality_disorder  0.245   0.068    0.416
+    5         label_kappa         schizophrenia  0.520   0.358    0.648
+    6         label_kappa              neurosis  0.471   0.321    0.618
+    7         label_kappa                 other  0.566   0.265    0.758
     """
     annotations = require_annotations(annotations, analysis="agreement")
     check_bootstrap(n_resamples, confidence_level, memory_budget)

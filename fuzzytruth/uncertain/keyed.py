@@ -33,6 +33,7 @@ __all__ = [
     "bernoulli_counts",
     "categorical_draws",
     "draw_seed",
+    "index_counts",
     "pair_keys",
     "uniforms",
     "unit_keys",
@@ -204,6 +205,52 @@ def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
             while j < last and cum[i, j] <= u:
                 j += 1
             out[w, i] = j
+
+
+def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:
+    """Keyed draws with replacement of ``n_items`` items, counted: one pass, compiled.
+
+    In world (replicate) ``w``, draw ``j`` is item ``floor(u * n_items)`` with ``u`` the
+    uniform of unit ``j`` (``uniforms(seed, stream, arange(n_items), worlds)[w, j]``, exactly);
+    ``out[w, i]`` counts the draws of item ``i``. A bootstrap replicate is then the same
+    whatever block of replicates it is computed in, here or on a cluster.
+
+    Examples
+    --------
+    >>> u = uniforms(5, 2, np.arange(4, dtype=np.uint64), np.arange(3))
+    >>> direct = np.stack([np.bincount((row * 4).astype(int), minlength=4) for row in u])
+    >>> bool((index_counts(5, 2, 4, np.arange(3)) == direct).all())
+    True
+    """
+    base = _stream_base(seed, stream, np.arange(n_items, dtype=np.uint64))
+    out = np.zeros((len(worlds), n_items))  # float: what the products with counts need
+    _compiled_index_counts()(base, np.asarray(worlds, dtype=np.uint64), out)
+    return out
+
+
+def _index_counts_py(base, worlds, out):  # pragma: no cover - compiled
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    m1 = np.uint64(0xBF58476D1CE4E5B9)
+    m2 = np.uint64(0x94D049BB133111EB)
+    scale = 1.0 / 2.0**53
+    n = out.shape[1]
+    for w in range(len(worlds)):
+        offset = (worlds[w] + np.uint64(1)) * golden
+        for j in range(len(base)):
+            z = base[j] + offset
+            z = (z ^ (z >> np.uint64(30))) * m1
+            z = (z ^ (z >> np.uint64(27))) * m2
+            z = z ^ (z >> np.uint64(31))
+            i = int(np.float64(z >> np.uint64(11)) * scale * n)
+            out[w, min(i, n - 1)] += 1.0
+
+
+@functools.cache
+def _compiled_index_counts():
+    """The counting pass compiled by numba at its first use."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_index_counts_py)
 
 
 @functools.cache

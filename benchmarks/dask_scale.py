@@ -1,0 +1,193 @@
+"""Benchmark: evaluate() on a Dask LocalCluster against the in-memory path (issue 15).
+
+Data: a run of ``--queries`` queries x ``--docs`` documents (default 200,000 x 100: 20 M rows)
+written as partitioned Parquet, ``--per-file`` queries per file (default 5,000), with a
+probabilistic qrels for every (query, document) (P(relevant) drawn from a Beta(0.5, 2)) and
+its crisp version (relevant when P >= 0.5) in the same files.
+
+Workloads:
+
+* uncertain: probabilistic qrels, P@10 + AP + nDCG@10, ``--worlds`` (200) sampled worlds;
+* crisp: qrels, AP + nDCG@10.
+
+Each is run on a LocalCluster of 1 and 2 worker processes (one thread each, memory limit
+``--memory-limit`` each, default 1.5 GB), reading the Parquet dataset (one reader call), and
+beside it the in-memory path (pandas reads the files, :func:`fuzzytruth.evaluation.evaluate`)
+in a fresh process, where it fits (``--in-memory-max`` queries). Printed: wall time, peak
+resident memory of each worker process (Linux ``VmHWM``) and of the in-memory process, the ratio
+of times, and whether the results are identical (world values bit for bit, crisp to 1e-12).
+Memory flatness: the cluster path is run on a quarter of the queries and on all of them; the
+peak per worker must not grow with the input (partitions are of a fixed number of queries).
+
+Run: ``.venv/bin/python benchmarks/dask_scale.py`` (full size: several minutes on 2 cores)
+or ``--queries 20000`` for a quick look. The machine is shared: expect tens of percent noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+UNCERTAIN = ["P@10", "AP", "nDCG@10"]
+CRISP = ["AP", "nDCG@10"]
+SEED = 15
+
+
+def write_dataset(root: Path, n_queries: int, n_docs: int, per_file: int) -> None:
+    """``root/part.NNNNN.parquet``: whole queries per file, columns query_id, doc_id, score,
+    probability, relevance."""
+    root.mkdir(parents=True)
+    docs = np.array([f"d{j:04d}" for j in range(n_docs)], dtype=object)
+    for p, start in enumerate(range(0, n_queries, per_file)):
+        rng = np.random.default_rng([SEED, p])
+        n = min(per_file, n_queries - start)
+        queries = np.array([f"q{i:07d}" for i in range(start, start + n)], dtype=object)
+        prob = rng.beta(0.5, 2.0, size=n * n_docs)
+        frame = pd.DataFrame({
+            "query_id": np.repeat(queries, n_docs),
+            "doc_id": np.tile(docs, n),
+            "score": prob + rng.normal(0, 0.3, size=n * n_docs),
+            "probability": prob,
+            "relevance": (prob >= 0.5).astype(np.int64),
+        })
+        frame.to_parquet(root / f"part.{p:05d}.parquet", index=False)
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process, in MB.
+
+    Linux ``VmHWM`` (the high-water mark of this program's memory map, reset by ``exec``);
+    ``ru_maxrss`` is not: it keeps the parent's resident size at fork, so a worker spawned by
+    a process holding a large result would report that result as its own peak.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _in_memory(root: str, workload: str, n_worlds: int, queue: multiprocessing.Queue) -> None:
+    from fuzzytruth.evaluation import evaluate
+    from fuzzytruth.runs import Qrels, Run
+    from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+    start = time.perf_counter()
+    frame = pd.read_parquet(root)
+    run = Run.from_dataframe(frame, name="run")
+    if workload == "uncertain":
+        truth = ProbabilisticQrels.from_dataframe(frame)
+        ev = evaluate(run, truth, UNCERTAIN, n_worlds=n_worlds, rng=1, progress=False)
+    else:
+        truth = Qrels.from_dataframe(frame)
+        ev = evaluate(run, truth, CRISP)
+    del frame, run, truth
+    seconds = time.perf_counter() - start
+    queue.put((seconds, peak_rss_mb(), _fingerprint(ev)))
+
+
+def _fingerprint(ev) -> dict:
+    return {m: (ev.world_scores(m) if ev.n_worlds else ev.query_means(m)) for m in ev.measures}
+
+
+def in_memory(root: Path, workload: str, n_worlds: int) -> tuple[float, float, dict]:
+    """Time, peak RSS and results of the in-memory path, in a fresh process."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_in_memory, args=(str(root), workload, n_worlds, queue))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    return result
+
+
+def on_cluster(root: Path, workload: str, n_worlds: int, n_workers: int, memory_limit: str
+               ) -> tuple[float, list[float], dict]:
+    """Time (reading included), peak RSS of each worker and results on a fresh LocalCluster."""
+    from distributed import Client, LocalCluster
+
+    from fuzzytruth import distributed as fd
+
+    with (
+        LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                     memory_limit=memory_limit, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        start = time.perf_counter()
+        if workload == "uncertain":
+            runs = fd.read_parquet(root, columns=["query_id", "doc_id", "score"])
+            truth = fd.read_parquet(root, columns=["query_id", "doc_id", "probability"])
+            ev = fd.evaluate({"run": runs}, truth, UNCERTAIN, n_worlds=n_worlds, rng=1)
+        else:
+            runs = fd.read_parquet(root, columns=["query_id", "doc_id", "score"])
+            truth = fd.read_parquet(root, columns=["query_id", "doc_id", "relevance"])
+            ev = fd.evaluate({"run": runs}, truth, CRISP)
+        seconds = time.perf_counter() - start
+        peaks = sorted(client.run(peak_rss_mb).values())
+    return seconds, peaks, _fingerprint(ev)
+
+
+def same(a: dict, b: dict, exact: bool) -> bool:
+    if exact:
+        return all(np.array_equal(a[m], b[m]) for m in a)
+    return all(np.allclose(a[m], b[m], rtol=0, atol=1e-12) for m in a)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=200_000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--per-file", type=int, default=5_000)
+    parser.add_argument("--worlds", type=int, default=200)
+    parser.add_argument("--memory-limit", default="1.5GB")
+    parser.add_argument("--in-memory-max", type=int, default=200_000,
+                        help="largest number of queries run in memory too")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="fuzzytruth-dask-"))
+    try:
+        sizes = [args.queries // 4, args.queries]
+        print(f"{args.docs} documents per query, {args.per_file} queries per Parquet file, "
+              f"{args.worlds} worlds, workers limited to {args.memory_limit} each")
+        header = (f"{'workload':<10} {'queries':>8} {'path':<14} {'time s':>8} "
+                  f"{'ratio':>6} {'peak MB per process':>24}  identical")
+        print(header)
+        for n in sizes:
+            root = tmp / f"q{n}"
+            t0 = time.perf_counter()
+            write_dataset(root, n, args.docs, args.per_file)
+            print(f"# wrote {n * args.docs:,} rows in {time.perf_counter() - t0:.1f} s")
+            for workload in ("uncertain", "crisp"):
+                base = None
+                if n <= args.in_memory_max:
+                    seconds, peak, base = in_memory(root, workload, args.worlds)
+                    print(f"{workload:<10} {n:>8} {'in memory':<14} {seconds:>8.1f} "
+                          f"{1.0:>6.2f} {peak:>24.0f}  -", flush=True)
+                    reference = seconds
+                for workers in args.workers:
+                    seconds, peaks, result = on_cluster(root, workload, args.worlds, workers,
+                                                        args.memory_limit)
+                    ratio = f"{seconds / reference:>6.2f}" if base is not None else f"{'-':>6}"
+                    ok = "-" if base is None else same(result, base, workload == "uncertain")
+                    shown = " ".join(f"{p:.0f}" for p in peaks)
+                    print(f"{workload:<10} {n:>8} {f'dask {workers} worker':<14} "
+                          f"{seconds:>8.1f} {ratio} {shown:>24}  {ok}", flush=True)
+            shutil.rmtree(root)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""``evaluate()`` on a Dask cluster: the in-memory evaluation of each partition of queries,
+concatenated into one :class:`~fuzzytruth.evaluation.Evaluation`.
+
+There is one implementation of the measures: every partition is evaluated by
+:func:`fuzzytruth.evaluation.evaluate` on a worker, and the per-query results (distributions,
+world values, counted queries) are put side by side in the global query order. Aggregates,
+``to_frame()``, ``world_scores()`` and ``compare()`` then run the same methods on the result.
+The numbers are those of the in-memory path: the random draws of a world are keyed by (seed,
+query, document, world), and every partition draws its seed from a copy of the same ``rng``.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth._validation import as_generator, check_int
+from fuzzytruth.distributed.partitions import (
+    aligned_frames,
+    as_frame,
+    is_frame,
+    split_in_memory,
+    truth_from_frame,
+    truth_kind,
+)
+from fuzzytruth.evaluation import Evaluation
+from fuzzytruth.evaluation import evaluate as evaluate_in_memory
+from fuzzytruth.measures import Measure
+from fuzzytruth.membership import Membership
+from fuzzytruth.runs import Run
+from fuzzytruth.truth import as_truth
+from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.keyed import draw_seed
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    runs: Any,
+    truth: Any,
+    measures: str | Measure | Iterable[str | Measure],
+    *,
+    client: Any = None,
+    npartitions: int | None = None,
+    repartition: bool = True,
+    retries: int = 2,
+    rng: np.random.Generator | int | None = None,
+    **options: Any,
+) -> Evaluation:
+    """:func:`fuzzytruth.evaluation.evaluate` on a Dask cluster, partitioned by query.
+
+    Parameters
+    ----------
+    runs : Run, mapping of str to Run, Dask DataFrame, Parquet path, or mapping of them
+        In-memory runs are cut into ``npartitions`` query ranges; frames (columns
+        ``query_id, doc_id, score``) keep their partitions when they are by query.
+    truth : Qrels, ProbabilisticQrels, Membership, Dask DataFrame or Parquet path
+        A frame with a ``relevance`` column is crisp qrels, with ``probability`` (and
+        optionally ``grade``) probabilistic qrels; a Membership is broadcast to every worker.
+    measures : str, Measure or iterable of them
+        As in :func:`fuzzytruth.evaluation.evaluate`.
+    client : distributed.Client, optional
+        The cluster (default: the active client, :func:`distributed.get_client`).
+    npartitions : int, optional
+        In-memory inputs: number of query ranges (default twice the number of worker
+        threads). Frames: force a hash-partitioning on the query id into this many parts.
+    repartition : bool
+        Frames not partitioned by query (a query split across partitions, or runs and truth
+        partitioned differently) are hash-partitioned on the query id (default); False raises
+        an error naming the query.
+    retries : int
+        How often Dask reruns a partition whose worker died (default 2).
+    rng : numpy.random.Generator or int, optional
+        As in :func:`fuzzytruth.evaluation.evaluate`: the same seed gives the same numbers,
+        bit for bit, on one machine or on any cluster with any partitioning.
+    **options
+        Every other keyword of :func:`fuzzytruth.evaluation.evaluate` (``n_worlds``,
+        ``preset``, ``undefined``, ``missing``, ``complete``...).
+
+    Returns
+    -------
+    Evaluation
+        The object :func:`fuzzytruth.evaluation.evaluate` returns for the same input.
+    """
+    from distributed import get_client
+
+    client = get_client() if client is None else client
+    retries = check_int("retries", retries)
+    options["progress"] = False
+    rng = as_generator(rng)
+    if isinstance(runs, Run) or (not isinstance(runs, Mapping)):
+        runs = {_run_name(runs): runs}
+    if not runs:
+        raise ValueError("runs must hold at least one system; got an empty mapping")
+    kind = truth_kind(truth)
+    framed = [is_frame(r) for r in runs.values()] + [is_frame(truth)]
+    if any(framed):
+        tasks = _frame_tasks(runs, truth, measures, options, rng, repartition, npartitions)
+    else:
+        if npartitions is None:
+            npartitions = 2 * max(sum(client.nthreads().values()), 1)
+        npartitions = check_int("npartitions", npartitions, minimum=1)
+        tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
+    results = _gather_as_completed(client.compute(tasks, retries=retries))
+    if options.get("n_worlds", 1000) > 0 and kind != "crisp":
+        draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
+    for _, caught in results:
+        for message in caught:
+            warnings.warn(message, UserWarning, stacklevel=2)
+    parts = [ev for ev, _ in results if ev is not None]
+    if not parts:
+        raise ValueError("no query left to evaluate: no query of the runs is in the truth")
+    return concatenate(parts)
+
+
+def _gather_as_completed(futures: list) -> list:
+    """Results in the futures' order, each fetched as soon as it is ready and then released
+    on its worker: a worker holds its running partitions, not all it has finished (its memory
+    stays flat as the input grows; the driver holds the result)."""
+    from distributed import as_completed
+
+    position = {future.key: i for i, future in enumerate(futures)}
+    results: list = [None] * len(futures)
+    done = as_completed(futures, with_results=True)
+    del futures
+    for future, result in done:
+        results[position[future.key]] = result
+        future.release()
+    return results
+
+
+def _run_name(run: Any) -> str:
+    return run.name if isinstance(run, Run) else "run"
+
+
+def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: Any,
+                  options: dict, rng: np.random.Generator, npartitions: int) -> list:
+    from dask import delayed
+
+    for name, run in runs.items():
+        if not isinstance(run, Run):
+            raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+    as_truth(truth, query_categories=options.get("query_categories"))  # checks the kind early
+    extra = np.empty(0, dtype=object)
+    if options.get("complete") and not isinstance(truth, Membership):
+        extra = np.asarray(truth.query_ids, dtype=object)
+    parts = split_in_memory(runs, truth, npartitions, extra)
+    if isinstance(truth, Membership):  # shared by every query: one copy per worker
+        [shared] = client.scatter([truth], broadcast=True)
+        parts = [(part_runs, shared) for part_runs, _ in parts]
+    return [
+        delayed(_evaluate_part, pure=False)(part_runs, part_truth, measures, options,
+                                            copy.deepcopy(rng))
+        for part_runs, part_truth in parts
+    ]
+
+
+def _frame_tasks(runs: Mapping[str, Any], truth: Any, measures: Any, options: dict,
+                 rng: np.random.Generator, repartition: bool, npartitions: int | None) -> list:
+    from dask import delayed
+
+    if isinstance(truth, Membership):
+        raise ValueError("a Membership is broadcast, not partitioned: pass the runs in memory "
+                         "(Run objects) with a Membership truth")
+    frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]") for name, run in runs.items()}
+    frames["truth"] = as_frame(truth, "truth")
+    frames = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
+    columns = [frame.to_delayed() for frame in frames.values()]
+    names = list(runs)
+    return [
+        delayed(_evaluate_frames, pure=False)(names, parts[:-1], parts[-1], measures, options,
+                                              copy.deepcopy(rng))
+        for parts in zip(*columns, strict=True)
+    ]
+
+
+def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part: pd.DataFrame,
+                     measures: Any, options: dict, rng: np.random.Generator
+                     ) -> tuple[Evaluation | None, list[str]]:
+    runs = {name: Run.from_dataframe(part.reset_index(drop=True), name=name)
+            for name, part in zip(names, run_parts, strict=True)}
+    return _evaluate_part(runs, truth_from_frame(truth_part.reset_index(drop=True)), measures,
+                          options, rng)
+
+
+def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dict,
+                   rng: np.random.Generator) -> tuple[Evaluation | None, list[str]]:
+    """One partition on a worker: its Evaluation (None when it has no query to evaluate) and
+    the warnings it gave."""
+    queries = np.unique(np.concatenate([np.asarray(r.query_ids, dtype=object).astype(str)
+                                        for r in runs.values()]))
+    adapter = as_truth(
+        truth, query_categories=options.get("query_categories"),
+        weights=options.get("weights", "direct"),
+        exclude_query=options.get("exclude_query", True),
+    )
+    judged = options.get("complete") and len(getattr(adapter, "judged_queries", ()))
+    if not judged and not adapter.answerable(queries).any():
+        if options.get("missing", "skip") == "error" and len(queries):
+            evaluate_in_memory(runs, truth, measures, rng=rng, **options)  # raises its error
+        lost = [] if not len(queries) else [adapter.missing_message(queries.tolist())]
+        return None, [f"{m}: not evaluated (missing='skip')" for m in lost]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluation = evaluate_in_memory(runs, truth, measures, rng=rng, **options)
+    return evaluation, [str(w.message) for w in caught]
+
+
+# ---------------------------------------------------------------------------------------------
+# putting partitions side by side
+
+
+def concatenate(parts: list[Evaluation]) -> Evaluation:
+    """One Evaluation from evaluations of disjoint query sets (same systems, measures and
+    options), its queries in sorted order as :func:`~fuzzytruth.evaluation.evaluate` gives."""
+    first = parts[0]
+    queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
+    order = np.argsort(queries.astype(str), kind="stable")
+    if np.array_equal(order, np.arange(len(order))):
+        order = None
+    batches: dict[tuple[str, str], DistributionBatch | None] = {}
+    methods: dict[tuple[str, str], str] = {}
+    for key, batch in first._batches.items():
+        batches[key] = None if batch is None else _stack([p._batches[key] for p in parts], order)
+        names = {p._methods[key] for p in parts}
+        # a tie in any partition sends the whole column through the general kernel
+        methods[key] = "worlds" if "worlds" in names else first._methods[key]
+    worlds = None
+    if first._worlds is not None:
+        worlds = np.concatenate([p._worlds for p in parts], axis=3)
+        # C order as evaluate() lays it out: reductions over worlds then add in the same order
+        worlds = worlds if order is None else np.ascontiguousarray(worlds[..., order])
+    counted = {}
+    for name in first.measures:
+        c = np.concatenate([p._counted[name] for p in parts])
+        counted[name] = c if order is None else c[order]
+    return Evaluation(
+        first.systems, tuple(queries if order is None else queries[order]), first.measures,
+        first.truth, first.undefined, first.conventions, first.confidence_level,
+        first._families, batches, methods, worlds, counted,
+    )
+
+
+def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> DistributionBatch:
+    """Rows of several batches in one; narrower batches padded with zero-mass atoms."""
+    width = max(b.values.shape[1] for b in batches)
+    values = np.concatenate([_pad(b.values, width) for b in batches])
+    masses = np.concatenate([_pad(b.masses, width) for b in batches])
+    p_undefined = np.concatenate([b.p_undefined for b in batches])
+    if order is not None:
+        values, masses = np.ascontiguousarray(values[order]), np.ascontiguousarray(masses[order])
+        p_undefined = p_undefined[order]
+    return DistributionBatch(values, masses, p_undefined, batches[0].method,
+                             batches[0].n_samples)
+
+
+def _pad(array: np.ndarray, width: int) -> np.ndarray:
+    return np.pad(array, ((0, 0), (0, width - array.shape[1])))
+

@@ -1,0 +1,238 @@
+"""Inputs split by query: in-memory objects cut into query ranges, Dask frames checked and aligned.
+
+A *partition* is a set of queries with every row of every run and of the qrels about them, so
+that evaluating it alone gives exactly the numbers of those queries in the whole evaluation
+(:mod:`fuzzytruth.uncertain.keyed`: every random draw depends on ids, never on positions).
+
+* In-memory :class:`~fuzzytruth.runs.Run`, :class:`~fuzzytruth.runs.Qrels` and
+  :class:`~fuzzytruth.uncertain.probabilistic_qrels.ProbabilisticQrels` are cut into
+  ``npartitions`` ranges of the sorted query ids (:func:`split_in_memory`).
+* Dask DataFrames, or partitioned Parquet datasets read by :func:`read_parquet`, keep their
+  partitions when every query lives in one partition of each frame, at the same position in
+  every frame; otherwise they are hash-partitioned on the query id
+  (``repartition=True``) or rejected with an error naming the query (:func:`aligned_frames`).
+* A :class:`~fuzzytruth.membership.Membership` (categorical truth) is shared by every query:
+  it is broadcast whole, only the runs are partitioned.
+
+Columns of the frames: runs ``query_id, doc_id, score``; crisp qrels ``query_id, doc_id,
+relevance``; probabilistic qrels ``query_id, doc_id, probability[, grade]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.membership import Membership
+from fuzzytruth.runs import Qrels, Run
+from fuzzytruth.uncertain.keyed import unit_keys
+from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+__all__ = ["aligned_frames", "read_parquet", "split_in_memory", "truth_from_frame"]
+
+QUERY = "query_id"
+_PART = "_fuzzytruth_partition"
+
+
+def read_parquet(path: str | os.PathLike, **kwargs: Any) -> Any:
+    """A partitioned Parquet dataset as a Dask DataFrame, one partition per file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A directory of Parquet files (or a glob), each holding whole queries.
+    **kwargs
+        Passed to :func:`dask.dataframe.read_parquet`.
+    """
+    import dask.dataframe as dd
+
+    kwargs.setdefault("split_row_groups", False)
+    kwargs.setdefault("aggregate_files", False)
+    return dd.read_parquet(os.fspath(path), **kwargs)
+
+
+def is_frame(value: Any) -> bool:
+    """True for a Dask DataFrame or a path to a Parquet dataset (what :func:`as_frame` reads)."""
+    if isinstance(value, str | os.PathLike):
+        return True
+    return type(value).__module__.startswith("dask")
+
+
+def as_frame(value: Any, name: str) -> Any:
+    """A Dask DataFrame with a ``query_id`` column from a frame, a Parquet path, or an
+    in-memory Run, Qrels or ProbabilisticQrels (one partition, partitioned later)."""
+    import dask.dataframe as dd
+
+    if isinstance(value, str | os.PathLike):
+        frame = read_parquet(value)
+    elif isinstance(value, Run | Qrels | ProbabilisticQrels):
+        frame = dd.from_pandas(value.to_dataframe(), npartitions=1, sort=False)
+    elif is_frame(value):
+        frame = value
+    else:
+        raise ValueError(
+            f"{name} must be a Dask DataFrame, a Parquet path, a Run or qrels; got "
+            f"{type(value).__name__}"
+        )
+    if QUERY not in frame.columns:
+        raise ValueError(
+            f"{name} must have a {QUERY!r} column; got columns {list(frame.columns)}"
+        )
+    return frame
+
+
+def truth_from_frame(frame: pd.DataFrame) -> Qrels | ProbabilisticQrels:
+    """The truth of one partition: probabilistic qrels when there is a ``probability`` column,
+    crisp qrels with a ``relevance`` column."""
+    if "probability" in frame.columns:
+        grade = "grade" if "grade" in frame.columns else None
+        return ProbabilisticQrels.from_dataframe(frame, grade_col=grade)
+    if "relevance" in frame.columns:
+        return Qrels.from_dataframe(frame)
+    raise ValueError(
+        "truth frame must have a 'probability' column (probabilistic qrels) or a 'relevance' "
+        f"column (crisp qrels); got columns {list(frame.columns)}"
+    )
+
+
+def truth_kind(truth: Any) -> str:
+    """``"crisp"``, ``"probabilistic_qrels"`` or ``"categorical"`` of an object or a frame."""
+    if isinstance(truth, Qrels):
+        return "crisp"
+    if isinstance(truth, ProbabilisticQrels):
+        return "probabilistic_qrels"
+    if isinstance(truth, Membership):
+        return "categorical"
+    columns = as_frame(truth, "truth").columns
+    return "probabilistic_qrels" if "probability" in columns else "crisp"
+
+
+# ---------------------------------------------------------------------------------------------
+# in memory
+
+
+def split_in_memory(
+    runs: Mapping[str, Run], truth: Any, npartitions: int, extra_queries: np.ndarray
+) -> list[tuple[dict[str, Run], Any]]:
+    """Cut runs and qrels into ``npartitions`` consecutive ranges of the sorted query ids.
+
+    ``extra_queries`` (the truth's judged queries under ``complete=True``) are partitioned too.
+    A Membership is not cut (every partition gets the same object).
+    """
+    queries = np.unique(
+        np.concatenate([np.asarray(r.query_ids, dtype=object) for r in runs.values()]
+                       + [np.asarray(extra_queries, dtype=object)]).astype(str)
+    )
+    bounds = np.linspace(0, len(queries), min(npartitions, max(len(queries), 1)) + 1)
+    bounds = bounds.round().astype(int)
+    cut = {name: _cut(run.query_ids, queries, bounds) for name, run in runs.items()}
+    truth_cut = None if isinstance(truth, Membership) else _cut(truth.query_ids, queries, bounds)
+    out = []
+    for p in range(len(bounds) - 1):
+        part_runs = {
+            name: Run(run.query_ids[rows[p]], run.doc_ids[rows[p]], run.scores[rows[p]],
+                      name=run.name)
+            for (name, run), rows in zip(runs.items(), cut.values(), strict=True)
+        }
+        out.append((part_runs, truth if truth_cut is None else _take(truth, truth_cut[p])))
+    return out
+
+
+def _cut(query_ids: np.ndarray, queries: np.ndarray, bounds: np.ndarray) -> list[np.ndarray]:
+    """Rows of each partition (rows of queries outside ``queries`` go nowhere)."""
+    position = np.searchsorted(queries, np.asarray(query_ids, dtype=object).astype(str))
+    position = np.minimum(position, len(queries) - 1)
+    part = np.searchsorted(bounds, position, side="right") - 1
+    order = np.argsort(part, kind="stable")
+    edges = np.searchsorted(part[order], np.arange(len(bounds)))
+    return [order[edges[p]:edges[p + 1]] for p in range(len(bounds) - 1)]
+
+
+def _take(truth: Qrels | ProbabilisticQrels, rows: np.ndarray) -> Qrels | ProbabilisticQrels:
+    if isinstance(truth, ProbabilisticQrels):
+        return ProbabilisticQrels(
+            truth.query_ids[rows], truth.doc_ids[rows], truth.probability[rows],
+            truth.grade[rows],
+        )
+    return Qrels(truth.query_ids[rows], truth.doc_ids[rows], truth.relevance[rows])
+
+
+# ---------------------------------------------------------------------------------------------
+# Dask frames
+
+
+def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: int | None
+                   ) -> dict[str, Any]:
+    """Frames whose partition ``i`` holds the same queries, every query in one partition.
+
+    Parameters
+    ----------
+    frames : dict of str to dask.dataframe.DataFrame
+        Runs and the truth by a name used in error messages.
+    repartition : bool
+        When the partitioning does not hold, hash-partition every frame on the query id
+        (``npartitions`` partitions, default the largest count) instead of raising.
+    npartitions : int, optional
+        Force a hash-partitioning into this many partitions.
+    """
+    import dask
+
+    if npartitions is None:
+        uniques = dask.compute(*[
+            [dask.delayed(_unique_queries)(part) for part in frame[QUERY].to_delayed()]
+            for frame in frames.values()
+        ])
+        problem = _partitioning_problem(dict(zip(frames, uniques, strict=True)))
+        if problem is None:
+            return frames
+        if not repartition:
+            raise ValueError(
+                f"the inputs are not partitioned by query: {problem}; partition them by query "
+                "(every query's rows in one partition, at the same position in every frame) "
+                "or pass repartition=True"
+            )
+        npartitions = max(frame.npartitions for frame in frames.values())
+    return {name: _hash_partition(frame, npartitions) for name, frame in frames.items()}
+
+
+def _unique_queries(series: pd.Series) -> np.ndarray:
+    return pd.unique(series.astype(str).to_numpy(dtype=object))
+
+
+def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
+    """What breaks the partitioning by query (None when it holds)."""
+    home: dict[str, tuple[str, int]] = {}
+    counts = {len(parts) for parts in uniques.values()}
+    if len(counts) > 1:
+        shown = {name: len(parts) for name, parts in uniques.items()}
+        return f"the frames have different numbers of partitions {shown}"
+    for name, parts in uniques.items():
+        seen: dict[str, int] = {}
+        for p, queries in enumerate(parts):
+            for q in queries:
+                if q in seen:
+                    return (f"query {q!r} of {name} is split across partitions {seen[q]} "
+                            f"and {p}")
+                seen[q] = p
+                if q in home and home[q][1] != p:
+                    other, where = home[q]
+                    return (f"query {q!r} is in partition {where} of {other} but in partition "
+                            f"{p} of {name}")
+                home.setdefault(q, (name, p))
+    return None
+
+
+def _hash_partition(frame: Any, npartitions: int) -> Any:
+    """Partition ``i`` holds the queries whose stable key is ``i`` modulo ``npartitions``."""
+    def tag(part: pd.DataFrame) -> pd.DataFrame:
+        keys = unit_keys(part[QUERY].to_numpy(dtype=object))
+        return part.assign(**{_PART: (keys % np.uint64(npartitions)).astype(np.int64)})
+
+    meta = frame._meta.assign(**{_PART: np.int64(0)})
+    tagged = frame.map_partitions(tag, meta=meta)
+    divisions = list(range(npartitions + 1))
+    return tagged.set_index(_PART, divisions=divisions, sort=True)

@@ -1,0 +1,284 @@
+"""fuzzytruth.distributed on a real cluster (2 worker processes): the numbers of the in-memory
+path, bit for bit for Monte Carlo, whatever the partitioning; a killed worker changes nothing.
+
+Oracle: the in-memory :func:`fuzzytruth.evaluation.evaluate` and :func:`fuzzytruth.stats.compare`
+on the same input and seed (an independent code path for the partitioning, the transport and
+the concatenation; the same kernels by design: one implementation of the measures).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from fuzzytruth import distributed as fd  # noqa: E402
+from fuzzytruth.datasets.image_collection import image_collection  # noqa: E402
+from fuzzytruth.distributed.evaluation import concatenate  # noqa: E402
+from fuzzytruth.distributed.partitions import split_in_memory  # noqa: E402
+from fuzzytruth.evaluation import evaluate  # noqa: E402
+from fuzzytruth.runs import Qrels, Run  # noqa: E402
+from fuzzytruth.stats import compare  # noqa: E402
+from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels  # noqa: E402
+
+MEASURES = ["P@10", "AP", "nDCG@10", "RR"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                 dashboard_address=None) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(scope="module")
+def data():
+    """60 queries x 20 documents, two systems, graded qrels and probabilistic qrels (some
+    queries without any relevant document, one query the truth does not judge)."""
+    rng = np.random.default_rng(11)
+    nq, nd = 60, 20
+    q = np.repeat([f"q{i:02d}" for i in range(nq)], nd)
+    d = np.tile([f"d{j}" for j in range(nd)], nq)
+    runs = {s: Run(q, d, rng.random(len(q)).round(2), name=s) for s in ("bm25", "dense")}
+    judged = q != "q07"
+    prob = rng.random(len(q)) * (rng.random(len(q)) < 0.4)
+    prob[q == "q03"] = 0.0
+    pq = ProbabilisticQrels(q[judged], d[judged], prob[judged])
+    qrels = Qrels(q[judged], d[judged], rng.integers(0, 3, len(q))[judged])
+    return runs, qrels, pq
+
+
+def _same_evaluation(a, b, *, exact: bool) -> None:
+    assert a.systems == b.systems and a.queries == b.queries and a.measures == b.measures
+    for m in a.measures:
+        if exact:
+            np.testing.assert_allclose(a.query_means(m), b.query_means(m), rtol=0, atol=1e-12)
+        else:
+            assert np.array_equal(a.world_scores(m), b.world_scores(m), equal_nan=True)
+            assert np.array_equal(a.query_means(m), b.query_means(m), equal_nan=True)
+    fa, fb = a.to_frame(), b.to_frame()
+    assert fa[["system", "query_id", "measure", "method"]].equals(
+        fb[["system", "query_id", "measure", "method"]])
+    numbers = ["mean", "std", "ci_low", "ci_high", "p_undefined", "mc_se"]
+    np.testing.assert_allclose(fa[numbers], fb[numbers], rtol=0, atol=1e-12)
+    ga, gb = a.aggregate(), b.aggregate()
+    numbers = ["value", "std", "ci_low", "ci_high", "mc_se", "n_queries"]
+    np.testing.assert_allclose(ga[numbers], gb[numbers], rtol=0, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ the law it rests on
+@pytest.mark.filterwarnings("ignore:query\\(ies\\) 'q07'")
+def test_a_partition_of_the_queries_gives_the_same_world_values(data):
+    runs, _, pq = data
+    whole = evaluate(runs, pq, MEASURES, n_worlds=64, rng=5)
+    parts = [evaluate(r, t, MEASURES, n_worlds=64, rng=5)
+             for r, t in split_in_memory(runs, pq, 3, np.empty(0))]
+    assert [len(p.queries) for p in parts] == [19, 20, 20]  # q07 is not judged
+    glued = concatenate(parts[::-1])  # out of order: put back in the sorted query order
+    for m in MEASURES:
+        assert np.array_equal(glued.world_scores(m), whole.world_scores(m))
+        assert np.array_equal(glued.query_means(m), whole.query_means(m))
+
+
+# ------------------------------------------------------------------------------ evaluate
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_probabilistic_qrels_identical_for_any_partitioning(client, data, npartitions):
+    runs, _, pq = data
+    local = evaluate(runs, pq, MEASURES, n_worlds=100, rng=3)
+    with pytest.warns(UserWarning, match="q07"):
+        remote = fd.evaluate(runs, pq, MEASURES, n_worlds=100, rng=3, npartitions=npartitions)
+    _same_evaluation(remote, local, exact=False)
+    assert remote.to_frame().equals(local.to_frame())
+
+
+def test_defaults_and_a_generator_seed(client, data):
+    """The defaults (1000 worlds, method auto) and a Generator: the same numbers, and the
+    caller's generator moves on exactly as after the in-memory call."""
+    runs, _, pq = data
+    g_local, g_remote = np.random.default_rng(9), np.random.default_rng(9)
+    local = evaluate(runs, pq, ["P@5", "AP"], rng=g_local)
+    remote = fd.evaluate(runs, pq, ["P@5", "AP"], rng=g_remote, client=client)
+    _same_evaluation(remote, local, exact=False)
+    assert local.method("bm25", "P@5") == remote.method("bm25", "P@5") == "exact"
+    assert g_local.integers(2**62) == g_remote.integers(2**62)
+
+
+def test_crisp_qrels_to_1e_12(client, data):
+    runs, qrels, _ = data
+    local = evaluate(runs, qrels, [*MEASURES, "ERR@20"], missing="skip")
+    remote = fd.evaluate(runs, qrels, [*MEASURES, "ERR@20"], npartitions=4)
+    _same_evaluation(remote, local, exact=True)
+
+
+def test_complete_adds_the_judged_queries_no_run_answers(client, data):
+    runs, qrels, _ = data
+    short = {name: Run(r.query_ids[:200], r.doc_ids[:200], r.scores[:200], name=name)
+             for name, r in runs.items()}
+    local = evaluate(short, qrels, ["AP"], complete=True)
+    remote = fd.evaluate(short, qrels, ["AP"], complete=True, npartitions=3)
+    assert len(remote.queries) == 59
+    _same_evaluation(remote, local, exact=True)
+
+
+def test_categorical_truth_broadcasts_the_membership(client):
+    """The bundled image collection: queries share items, the membership goes whole."""
+    col = image_collection()
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    local = evaluate(runs, col.membership, ["P@10", "AP"], n_worlds=50, rng=1)
+    remote = fd.evaluate(runs, col.membership, ["P@10", "AP"], n_worlds=50, rng=1,
+                         npartitions=5)
+    _same_evaluation(remote, local, exact=False)
+
+
+def test_missing_error_is_raised_from_the_partition(client, data):
+    runs, qrels, _ = data
+    with pytest.raises(ValueError, match="q07"):
+        fd.evaluate(runs, qrels, ["AP"], missing="error", npartitions=3)
+
+
+# ------------------------------------------------------------------------------ frames and Parquet
+def _frames(runs, pq, npartitions):
+    run_frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=npartitions, sort=False)
+                  for name, r in runs.items()}
+    return run_frames, dd.from_pandas(pq.to_dataframe(), npartitions=npartitions, sort=False)
+
+
+def test_dask_frames_split_mid_query_are_repartitioned(client, data):
+    runs, _, pq = data
+    local = evaluate(runs, pq, MEASURES, n_worlds=40, rng=2, missing="skip")
+    run_frames, truth = _frames(runs, pq, 7)  # 1200 rows in 7 parts: queries are cut
+    with pytest.raises(ValueError, match="split across partitions"):
+        fd.evaluate(run_frames, truth, MEASURES, n_worlds=40, rng=2, repartition=False)
+    with pytest.warns(UserWarning, match="q07"):
+        remote = fd.evaluate(run_frames, truth, MEASURES, n_worlds=40, rng=2)
+    _same_evaluation(remote, local, exact=False)
+    forced = fd.evaluate(run_frames, truth, MEASURES, n_worlds=40, rng=2, npartitions=2)
+    _same_evaluation(forced, local, exact=False)
+
+
+def test_partitioned_parquet_one_file_per_query_range(client, data, tmp_path):
+    runs, _, pq = data
+    queries = np.array(pq.queries)
+    for p, block in enumerate(np.array_split(queries, 4)):
+        for name, run in runs.items():
+            frame = run.to_dataframe()
+            (tmp_path / name).mkdir(exist_ok=True)
+            frame[frame["query_id"].isin(block)].to_parquet(tmp_path / name / f"part.{p}.parquet")
+        frame = pq.to_dataframe()
+        (tmp_path / "truth").mkdir(exist_ok=True)
+        frame[frame["query_id"].isin(block)].to_parquet(tmp_path / "truth" / f"part.{p}.parquet")
+    local = evaluate({n: Run(r.query_ids[r.query_ids != "q07"], r.doc_ids[r.query_ids != "q07"],
+                             r.scores[r.query_ids != "q07"], name=n) for n, r in runs.items()},
+                     pq, MEASURES, n_worlds=40, rng=4)
+    truth = fd.read_parquet(tmp_path / "truth")
+    assert truth.npartitions == 4
+    remote = fd.evaluate({n: tmp_path / n for n in runs}, tmp_path / "truth", MEASURES,
+                         n_worlds=40, rng=4, repartition=False)
+    _same_evaluation(remote, local, exact=False)
+
+
+def test_a_truth_frame_without_its_columns_is_named(client, data):
+    runs, _, pq = data
+    bad = dd.from_pandas(pq.to_dataframe().rename(columns={"probability": "p"}), npartitions=1)
+    with pytest.raises(ValueError, match="'probability' column"):
+        fd.evaluate(runs["bm25"], bad, ["AP"], npartitions=1)
+
+
+# ------------------------------------------------------------------------------ compare
+@pytest.mark.parametrize(("method", "correction"), [
+    ("t", "holm"), ("bootstrap", "romano-wolf"), ("bca", "bh"), ("randomization", "holm"),
+    ("wilcoxon", "tukey-randomized"),
+])
+def test_compare_is_the_in_memory_table(client, data, method, correction):
+    runs, _, pq = data
+    ev = fd.evaluate(runs, pq, MEASURES, n_worlds=30, rng=1, missing="skip")
+    options = dict(method=method, correction=correction, n_resamples=400, rng=8)
+    local, remote = compare(ev, **options), fd.compare(ev, **options)
+    pd.testing.assert_frame_equal(remote.table, local.table)
+    pd.testing.assert_frame_equal(remote.systems, local.systems)
+    assert remote.n_resamples == local.n_resamples
+
+
+def test_compare_defaults_on_an_array(client):
+    x = np.random.default_rng(0).random((3, 40)) + np.array([[0.1], [0.0], [0.05]])
+    local, remote = compare(x, measure="AP"), fd.compare(x, measure="AP")
+    pd.testing.assert_frame_equal(remote.table, local.table)
+
+
+# ------------------------------------------------------------------------------ failures
+def test_a_worker_killed_mid_computation_is_replaced_and_the_result_unchanged(client, data):
+    runs, _, pq = data
+    local = evaluate(runs, pq, ["AP", "nDCG@10"], n_worlds=3000, rng=6)
+    pids = client.run(os.getpid)
+    out = {}
+
+    def run():
+        out["ev"] = fd.evaluate(runs, pq, ["AP", "nDCG@10"], n_worlds=3000, rng=6,
+                                npartitions=12, client=client)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    victim = None
+    deadline = time.monotonic() + 30
+    while victim is None and time.monotonic() < deadline:
+        busy = [w for w, keys in client.processing().items() if keys]
+        victim = busy[0] if busy else None
+        time.sleep(0.01)
+    assert victim is not None, "no task seen running"
+    os.kill(pids[victim], 9)
+    thread.join(120)
+    assert "ev" in out
+    assert set(client.run(os.getpid).values()) != set(pids.values())  # a worker was replaced
+    _same_evaluation(out["ev"], local, exact=False)
+
+
+# ------------------------------------------------------------------------------ the README
+def test_readme_cluster_example_runs_and_prints_true_twice():
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    code = re.search(r"## Running on a cluster\n.*?```python\n(.*?)```", readme.read_text(),
+                     re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(readme), "exec"), {"__name__": "__main__"})
+    assert out.getvalue().split() == ["True", "True"]
+
+
+# ------------------------------------------------------------------------------ agreement
+def test_agreement_blocks_on_the_cluster_are_the_in_memory_bootstrap(client):
+    """The same replicates (keyed draws, the same blocks); the values agree to the rounding
+    of the block's matrix product, which depends on the BLAS thread count only (Dask workers
+    run BLAS on one thread: with OPENBLAS_NUM_THREADS=1 here too they are bit-identical)."""
+    from fuzzytruth.collection import agreement, agreement_by_level
+    from fuzzytruth.collection._counts import resample_block
+
+    ann = image_collection().annotations
+    budget = 24 * 500 * 37  # 37 replicates per block: 11 blocks, the last one short
+    local = agreement(ann, n_resamples=400, rng=3, memory_budget=budget)
+    remote = fd.agreement(ann, n_resamples=400, rng=3, memory_budget=budget)
+    np.testing.assert_allclose(remote.bootstrap_distribution, local.bootstrap_distribution,
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(remote.to_frame().select_dtypes("number"),
+                               local.to_frame().select_dtypes("number"), rtol=1e-12)
+    here = resample_block(500, 99, 370, 400)
+    assert np.array_equal(client.submit(resample_block, 500, 99, 370, 400).result(), here)
+    by_level = agreement_by_level(ann, n_resamples=100, rng=3)
+    remote_levels = fd.agreement_by_level(ann, n_resamples=100, rng=3)
+    np.testing.assert_allclose(remote_levels.bootstrap_distribution,
+                               by_level.bootstrap_distribution, rtol=1e-12, atol=1e-14)
