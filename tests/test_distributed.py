@@ -282,3 +282,29 @@ def test_agreement_blocks_on_the_cluster_are_the_in_memory_bootstrap(client):
     remote_levels = fd.agreement_by_level(ann, n_resamples=100, rng=3)
     np.testing.assert_allclose(remote_levels.bootstrap_distribution,
                                by_level.bootstrap_distribution, rtol=1e-12, atol=1e-14)
+
+
+def test_agreement_reads_annotations_partitioned_by_item(client, tmp_path):
+    """Annotations as a Dask DataFrame or a Parquet dataset partitioned by item give the
+    in-memory result; an item split across partitions is an error naming it."""
+    from fuzzytruth.collection import agreement
+
+    collection = image_collection()
+    ann = collection.annotations
+    table = ann.to_frame()[["item_id", "annotator_id", "label"]]
+    items = np.sort(table["item_id"].unique())
+    bounds = np.searchsorted(items, [items[150], items[320]])
+    cut = [items[:bounds[0]], items[bounds[0]:bounds[1]], items[bounds[1]:]]
+    folder = tmp_path / "votes"
+    folder.mkdir()
+    for i, part in enumerate(cut):
+        table[table["item_id"].isin(part)].to_parquet(folder / f"part{i}.parquet")
+    local = agreement(ann, n_resamples=200, rng=4)
+    for source in (str(folder), fd.read_parquet(folder)):
+        remote = fd.agreement(source, taxonomy=collection.taxonomy, n_resamples=200, rng=4)
+        np.testing.assert_allclose(remote.to_frame().select_dtypes("number"),
+                                   local.to_frame().select_dtypes("number"), rtol=1e-12)
+    shuffled = dd.from_pandas(table.sample(frac=1.0, random_state=0), npartitions=3)
+    with pytest.raises(ValueError, match=r"annotations are not partitioned by item: item '.+' "
+                       r"is split across partitions"):
+        fd.agreement(shuffled, taxonomy=collection.taxonomy, n_resamples=10, rng=0)
