@@ -21,8 +21,6 @@ Closed forms (``k`` a rank cutoff; ``k=None`` means the whole list, ``n`` = its 
 * recall, expected-size form ``TP/E|ω|`` (Santini eq. 12 as printed);
 * F_β = (1+β²)·TP / (β²·(TP+FN) + k) (E_β = 1 − F_β), from the joint law of TP and FN;
   undefined when TP + FN = 0, 0 when TP = 0 < FN (trec_eval's convention);
-* precision and recall at every cutoff, the P–R curve as bands (:func:`cutoff_curves`; one
-  pass of the Poisson-binomial recursion gives TP at every cutoff);
 * the expected DCG, by linearity of expectation (:func:`expected_dcg`; an exact mean only —
   the full DCG distribution is not a closed form and comes from possible worlds).
 
@@ -57,7 +55,6 @@ from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = [
     "ExactInput",
-    "cutoff_curves",
     "e_measure_exact",
     "expected_dcg",
     "f_measure",
@@ -405,66 +402,6 @@ def expected_dcg(
         np.zeros((len(gains), 0)),
     )
     return Measure("DCG", **params).compute(rg)
-
-
-def cutoff_curves(
-    p: np.ndarray,
-    *,
-    rest_p: np.ndarray | None = None,
-    rest_certain: np.ndarray | int = 0,
-    expected_size: np.ndarray | None = None,
-) -> tuple[DistributionBatch, DistributionBatch]:
-    """Precision and recall at every cutoff 1..depth of each row: the P–R curve as bands.
-
-    Parameters are those of :func:`recall` (exact recall by default, the expected-size form
-    with ``expected_size``).
-
-    Returns
-    -------
-    (DistributionBatch, DistributionBatch)
-        Precision and recall, ``n_rows × depth`` rows each, row-major: row ``i * depth + j``
-        is row ``i`` at cutoff ``j + 1``.
-
-    Examples
-    --------
-    >>> precision_curve, recall_curve = cutoff_curves(np.array([[1.0, 0.5]]))
-    >>> precision_curve.mean().tolist(), recall_curve.mean().tolist()
-    ([1.0, 0.75], [0.75, 1.0])
-    """
-    p = _check_p(p)
-    n, depth = p.shape
-    prefix = poibin.prefix_pmfs(p) if n else np.zeros((0, depth, depth + 1))
-    counts = np.arange(depth + 1, dtype=float)
-    cutoffs = np.arange(1, depth + 1, dtype=float)
-    precision_values = np.broadcast_to(counts[None, :] / cutoffs[:, None], prefix.shape)
-    precision_curve = DistributionBatch(
-        precision_values.reshape(n * depth, depth + 1),
-        prefix.reshape(n * depth, depth + 1),
-        np.zeros(n * depth),
-    )
-    if expected_size is not None:
-        size = np.repeat(np.asarray(expected_size, dtype=float), depth)
-        defined = size > 0
-        values = np.divide(counts[None, :], size[:, None], out=np.zeros((n * depth, depth + 1)),
-                           where=defined[:, None])
-        masses = np.where(defined[:, None], prefix.reshape(n * depth, depth + 1), 0.0)
-        return precision_curve, DistributionBatch(values, masses, 1.0 - defined)
-    if rest_p is None:
-        rest_p = np.zeros((n, 0))
-    per_cutoff = [
-        recall(p, k=k, rest_p=rest_p, rest_certain=rest_certain) for k in range(1, depth + 1)
-    ]  # a loop over cutoffs, each vectorised over rows
-    width = max(b.values.shape[1] for b in per_cutoff)
-    values = np.zeros((n, depth, width))
-    masses = np.zeros((n, depth, width))
-    for j, b in enumerate(per_cutoff):
-        values[:, j, : b.values.shape[1]] = b.values
-        masses[:, j, : b.values.shape[1]] = b.masses
-    p_undefined = np.stack([b.p_undefined for b in per_cutoff], axis=1)
-    recall_curve = DistributionBatch(
-        values.reshape(n * depth, width), masses.reshape(n * depth, width), p_undefined.ravel()
-    )
-    return precision_curve, recall_curve
 
 
 # ---------------------------------------------------------------------------------------------
