@@ -108,9 +108,8 @@ def evaluate_per_annotator(
     if first is None:
         raise ValueError("no query of the run is judged by any group")
     groups = pd.concat(parts, ignore_index=True)
-    means = groups.groupby(["measure", "query_id"], sort=False)["value"].apply(
-        lambda v: v.mean() if v.notna().any() else np.nan
-    )
+    # mean over the groups that judged the query (NaN values, undefined under "skip", left out)
+    means = groups.groupby(["measure", "query_id"], sort=False)["value"].mean()
     queries = tuple(sorted(groups["query_id"].unique()))
     batches = {
         (run.name, m): DistributionBatch.from_points(

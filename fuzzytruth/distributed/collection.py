@@ -90,15 +90,19 @@ def _annotations(annotations: Any, taxonomy: Taxonomy | None) -> Any:
             f"got {list(frame.columns)}"
         )
     parts = dask.compute(*frame.to_delayed())
-    home: dict[str, int] = {}
-    for p, part in enumerate(parts):
-        for item in pd.unique(part[_ITEM].astype(str)):
-            if item in home:
-                raise ValueError(
-                    f"annotations are not partitioned by item: item {item!r} is split across "
-                    f"partitions {home[item]} and {p}; put every item's rows in one partition"
-                )
-            home[item] = p
+    homes = pd.concat(
+        [pd.DataFrame({"item": pd.unique(part[_ITEM].astype(str)), "partition": p})
+         for p, part in enumerate(parts)],
+        ignore_index=True,
+    )
+    split = homes["item"].duplicated(keep=False)
+    if split.any():
+        item = homes.loc[split, "item"].iloc[0]
+        where = homes.loc[homes["item"] == item, "partition"].tolist()
+        raise ValueError(
+            f"annotations are not partitioned by item: item {item!r} is split across "
+            f"partitions {where[0]} and {where[1]}; put every item's rows in one partition"
+        )
     whole = pd.concat(parts, ignore_index=True)
     if taxonomy is None:
         taxonomy = Taxonomy.flat(pd.unique(whole["label"]))
