@@ -7,8 +7,7 @@ function that needs them runs).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from fuzzytruth._lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -104,16 +103,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fuzzytruth' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names("fuzzytruth", _LAZY, globals())

@@ -5,8 +5,7 @@ Names load their module on first use (importing one kernel module does not impor
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from fuzzytruth._lazy import lazy_names
 
 _LAZY = {
     "CutoffDistributions": "fuzzytruth.uncertain.categorical",
@@ -21,13 +20,4 @@ _LAZY = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fuzzytruth.uncertain' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names("fuzzytruth.uncertain", _LAZY, globals())
