@@ -140,7 +140,7 @@ def bernoulli_counts(
     threshold = np.ceil(np.asarray(probability, dtype=np.float64) * 2.0**53).astype(np.uint64)
     bits = np.empty((len(worlds), len(base)), dtype=np.bool_)
     counts = np.zeros((len(worlds), n_groups), dtype=np.int64)
-    _compiled()(
+    _kernels()["bernoulli"](
         base, threshold, np.asarray(group, dtype=np.int64),
         np.asarray(worlds, dtype=np.uint64), bits, counts,
     )
@@ -148,17 +148,9 @@ def bernoulli_counts(
 
 
 def _bernoulli_py(base, threshold, group, worlds, bits, counts):  # pragma: no cover - compiled
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    m1 = np.uint64(0xBF58476D1CE4E5B9)
-    m2 = np.uint64(0x94D049BB133111EB)
     for w in range(len(worlds)):
-        offset = (worlds[w] + np.uint64(1)) * golden
         for i in range(len(base)):
-            z = base[i] + offset
-            z = (z ^ (z >> np.uint64(30))) * m1
-            z = (z ^ (z >> np.uint64(27))) * m2
-            z = z ^ (z >> np.uint64(31))
-            hit = (z >> np.uint64(11)) < threshold[i]
+            hit = _draw53(base[i], worlds[w]) < threshold[i]
             bits[w, i] = hit
             counts[w, group[i]] += hit
 
@@ -180,7 +172,7 @@ def categorical_draws(
     """
     base = _stream_base(seed, stream, keys)
     out = np.empty((len(worlds), len(base)), dtype=np.int64)
-    _compiled_categorical()(
+    _kernels()["categorical"](
         base, np.ascontiguousarray(cum, dtype=np.float64), np.asarray(worlds, dtype=np.uint64),
         out,
     )
@@ -188,19 +180,11 @@ def categorical_draws(
 
 
 def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    m1 = np.uint64(0xBF58476D1CE4E5B9)
-    m2 = np.uint64(0x94D049BB133111EB)
     scale = 1.0 / 2.0**53
     last = cum.shape[1] - 1
     for w in range(len(worlds)):
-        offset = (worlds[w] + np.uint64(1)) * golden
         for i in range(len(base)):
-            z = base[i] + offset
-            z = (z ^ (z >> np.uint64(30))) * m1
-            z = (z ^ (z >> np.uint64(27))) * m2
-            z = z ^ (z >> np.uint64(31))
-            u = np.float64(z >> np.uint64(11)) * scale
+            u = np.float64(_draw53(base[i], worlds[w])) * scale
             j = 0
             while j < last and cum[i, j] <= u:
                 j += 1
@@ -224,46 +208,43 @@ def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np
     """
     base = _stream_base(seed, stream, np.arange(n_items, dtype=np.uint64))
     out = np.zeros((len(worlds), n_items))  # float: what the products with counts need
-    _compiled_index_counts()(base, np.asarray(worlds, dtype=np.uint64), out)
+    _kernels()["index_counts"](base, np.asarray(worlds, dtype=np.uint64), out)
     return out
 
 
 def _index_counts_py(base, worlds, out):  # pragma: no cover - compiled
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    m1 = np.uint64(0xBF58476D1CE4E5B9)
-    m2 = np.uint64(0x94D049BB133111EB)
     scale = 1.0 / 2.0**53
     n = out.shape[1]
     for w in range(len(worlds)):
-        offset = (worlds[w] + np.uint64(1)) * golden
         for j in range(len(base)):
-            z = base[j] + offset
-            z = (z ^ (z >> np.uint64(30))) * m1
-            z = (z ^ (z >> np.uint64(27))) * m2
-            z = z ^ (z >> np.uint64(31))
-            i = int(np.float64(z >> np.uint64(11)) * scale * n)
+            i = int(np.float64(_draw53(base[j], worlds[w])) * scale * n)
             out[w, min(i, n - 1)] += 1.0
 
 
-@functools.cache
-def _compiled_index_counts():
-    """The counting pass compiled by numba at its first use."""
-    import numba
+def _draw53_py(base, world):  # pragma: no cover - compiled
+    """The keyed draw of one unit in one world: SplitMix64's finaliser of the unit's base key
+    offset by the world, its top 53 bits (the same numbers as :func:`uniforms` x 2**53)."""
+    z = base + (world + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z >> np.uint64(11)
 
-    return numba.njit(cache=True, nogil=True)(_index_counts_py)
 
-
-@functools.cache
-def _compiled():
-    """The Bernoulli pass compiled by numba at its first use (numba is slow to import)."""
-    import numba
-
-    return numba.njit(cache=True, nogil=True)(_bernoulli_py)
+_draw53: Any = _draw53_py  # replaced by its compiled form before the passes that call it
 
 
 @functools.cache
-def _compiled_categorical():
-    """The inverse-CDF pass compiled by numba at its first use."""
+def _kernels() -> dict[str, Any]:
+    """The compiled passes, built at first use (numba is slow to import); the one-unit draw
+    is compiled first, so that every pass calls the same compiled function."""
     import numba
 
-    return numba.njit(cache=True, nogil=True)(_categorical_py)
+    global _draw53
+    jit = numba.njit(cache=True, nogil=True)
+    _draw53 = jit(_draw53_py)
+    return {
+        "bernoulli": jit(_bernoulli_py),
+        "categorical": jit(_categorical_py),
+        "index_counts": jit(_index_counts_py),
+    }
