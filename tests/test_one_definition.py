@@ -202,3 +202,48 @@ def test_a_family_registered_by_a_user_gets_every_path_it_supplies():
     means = ev.query_means("Top1Exact")
     mc = ev.query_means("Top1Plain")
     assert np.all(np.abs(means - mc) < 4 * np.sqrt(0.25 / 4000) + 1e-12)
+
+
+def test_psb_preset_through_evaluate_is_psbtable():
+    """The psb preset means the same numbers through evaluate() as through the shape tools'
+    psbTable path (shape_summary with classes of at least 3): ties by target index, the
+    class-size rule in the aggregate, whatever the order of the run's rows."""
+    from fuzzytruth.metrics.shape import rank_by_dissimilarity, shape_summary
+
+    rng = np.random.default_rng(11)
+    labels = np.repeat(["a", "b", "c", "d", "e"], [1, 2, 3, 5, 9])
+    n = len(labels)
+    d = rng.integers(0, 6, size=(n, n)).astype(float)  # many ties
+    np.fill_diagonal(d, 0.0)
+    reference = shape_summary(rank_by_dissimilarity(d, labels), min_class_size=3)
+    q, t = np.nonzero(~np.eye(n, dtype=bool))  # the query is not in its own list
+    frame = pd.DataFrame({"query_id": q.astype(str), "doc_id": t.astype(str), "score": -d[q, t]})
+    qrels = Qrels(q.astype(str), t.astype(str), (labels[q] == labels[t]).astype(float))
+    measures = {"NN": "NN", "FT": "FT", "ST": "ST", "E": "E_psb", "DCG": "nDCG"}
+    for seed in (None, 0, 1):
+        rows = frame if seed is None else frame.sample(frac=1.0, random_state=seed)
+        ev = evaluate(Run.from_dataframe(rows), qrels, list(measures.values()), preset="psb")
+        values = ev.aggregate().set_index("measure")["value"]
+        for key, name in measures.items():
+            assert values[name] == pytest.approx(reference[key], abs=1e-12), (key, seed)
+        class_size = pd.Series(labels).map(pd.Series(labels).value_counts())
+        assert (ev.aggregate()["n_queries"] == int((class_size >= 3).sum())).all()
+
+
+def test_crossmodal_preset_r_at_k_is_the_communitys_recall():
+    """Under the crossmodal preset R@K through evaluate() is image_text_retrieval's R@K
+    (a ground-truth caption among the top K: Success@K), not trec recall."""
+    from fuzzytruth.metrics.crossmodal import image_text_retrieval
+
+    rng = np.random.default_rng(5)
+    n_images, per_image = 12, 5
+    sim = rng.random((n_images, n_images * per_image))
+    text_to_image = np.repeat(np.arange(n_images), per_image)
+    reference = image_text_retrieval(sim, text_to_image=text_to_image, ks=(1, 5), percent=False)
+    i, t = np.nonzero(np.ones_like(sim, dtype=bool))
+    run = Run(i.astype(str), t.astype(str), sim[i, t])
+    qrels = Qrels(i.astype(str), t.astype(str), (text_to_image[t] == i).astype(float))
+    values = evaluate(run, qrels, ["R@1", "R@5"], preset="crossmodal").aggregate()
+    values = values.set_index("measure")["value"]
+    for k in (1, 5):
+        assert values[f"R@{k}"] == pytest.approx(reference[f"i2t_R@{k}"], abs=1e-12)
