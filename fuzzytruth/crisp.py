@@ -98,8 +98,8 @@ def evaluate_per_annotator(
     for group, qrels in qrels_by_group.items():
         if not run_queries & set(qrels.queries):
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # a group judges only some queries
+        with warnings.catch_warnings():  # a group judges only some queries: expected here
+            warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
             ev = evaluate(run, qrels, measures, **options)
         first = first or ev
         frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
