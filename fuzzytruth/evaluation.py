@@ -96,6 +96,7 @@ from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth import as_truth
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
+from fuzzytruth.uncertain.cutoffs import SUMMARIES, cutoff_summaries
 from fuzzytruth.uncertain.distribution import Distribution
 from fuzzytruth.uncertain.keyed import draw_seed
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
@@ -106,6 +107,7 @@ __all__ = ["UNDEFINED", "Evaluation", "evaluate", "precision_recall_bands"]
 METHODS = ("auto", "exact", "worlds")
 MISSING = ("skip", "error")
 UNDEFINED = ("zero", "skip")
+_BAND_WORK = 2e7  # (component, cutoff, FN atom) steps per block of P-R bands: ~0.05 s
 
 
 # ---------------------------------------------------------------------------------------------
@@ -688,10 +690,12 @@ def precision_recall_bands(
 
     Arguments as in :func:`evaluate` (relevance threshold: the preset's ``rel``; ``undefined``
     applies to recall without any relevant document as everywhere else). The values are the
-    ``P@k`` and ``R@k`` families' exact forms at every cutoff k, so a band equals the
-    per-cutoff measure of :func:`evaluate`. The ranking must be a strict order (no
-    tie-averaged policy). ``progress`` draws a bar over the cutoffs (by default only when
-    stderr is a terminal).
+    ``P@k`` and ``R@k`` families' exact distributions at every cutoff k, mixed over each
+    query's categories, so a band equals the per-cutoff measure of :func:`evaluate`; they are
+    summarised for all cutoffs at once without listing the distributions' atoms
+    (:mod:`fuzzytruth.uncertain.cutoffs`). The ranking must be a strict order (no
+    tie-averaged policy). ``progress`` draws a bar over blocks of queries (by default only
+    when stderr is a terminal).
 
     Returns
     -------
@@ -730,40 +734,52 @@ def precision_recall_bands(
     queries = _queries(rankings, adapter, missing, complete=False)
     adapter.prepare(queries)
     rel = float(p.params.get("rel", 1))
-    families = {"precision": Measure("P").family, "recall": Measure("R").family}
+    undefined_value = Measure("R").family.undefined_value
+    q_of_comp, _, comp_weight = adapter.comp
+    comp_start = np.searchsorted(q_of_comp, np.arange(len(queries) + 1))
     parts = []
     for system, (ranking, run) in rankings.items():
         docs = adapter.doc_index(ranking.on(queries), run)
         ctx = _exact_input(adapter, docs, recall_form)
-        depth = docs.docs.shape[1]
-        cutoffs = track(
-            range(1, depth + 1), total=depth, desc=f"P-R bands {system}", unit="cutoff",
-            progress=progress,
+        probabilities = ctx.probabilities(rel)
+        rest_p, certain = ctx.rest(rel)
+        depth = probabilities.shape[1]
+        work = np.diff(comp_start) * depth * (depth + rest_p.shape[1] + 1.0)
+        n_blocks = max(1, min(len(queries), int(np.ceil(work.sum() / _BAND_WORK))))
+        blocks = track(
+            np.array_split(np.arange(len(queries)), n_blocks), total=n_blocks,
+            desc=f"P-R bands {system}", unit="block", progress=progress,
         )
-        for k in cutoffs:  # one cutoff at a time: the families' exact forms, then summaries
-            for measure, family in families.items():
-                mixed = _mix(family.exact(ctx, rel=rel, k=k), *adapter.comp, len(queries))
-                p_undefined = mixed.p_undefined
-                if undefined == "zero":
-                    mixed = mixed.fill_undefined(family.undefined_value)
-                low, high = mixed.interval(confidence_level)
-                parts.append(
-                    pd.DataFrame(
-                        {
-                            "system": system,
-                            "query_id": queries,
-                            "cutoff": k,
-                            "measure": measure,
-                            "mean": mixed.mean(),
-                            "std": mixed.std(),
-                            "ci_low": low,
-                            "ci_high": high,
-                            "confidence_level": confidence_level,
-                            "p_undefined": p_undefined,
-                            "method": "exact",
-                        }
-                    )
+        summaries: dict[str, list[dict[str, np.ndarray]]] = {"precision": [], "recall": []}
+        for block in blocks:  # blocks of queries: only for the progress bar, same numbers
+            rows = slice(comp_start[block[0]], comp_start[block[-1] + 1])
+            out = cutoff_summaries(
+                probabilities[rows], comp_start[block[0] : block[-1] + 2] - rows.start,
+                comp_weight[rows], rest_p[rows], certain[rows], ctx.expected_size()[rows],
+                recall_form=recall_form, undefined=undefined, undefined_value=undefined_value,
+                confidence_level=confidence_level,
+            )
+            for measure in summaries:
+                summaries[measure].append(out[measure])
+        for measure, pieces in summaries.items():
+            columns = {
+                name: np.concatenate([piece[name] for piece in pieces]).ravel()
+                for name in SUMMARIES
+            }
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "system": system,
+                        "query_id": np.repeat(queries, depth),
+                        "cutoff": np.tile(np.arange(1, depth + 1), len(queries)),
+                        "measure": measure,
+                        **{n: columns[n] for n in ("mean", "std", "ci_low", "ci_high")},
+                        "confidence_level": confidence_level,
+                        "p_undefined": columns["p_undefined"],
+                        "method": "exact",
+                    }
                 )
+            )
     if not parts:
         raise ValueError(f"no system to evaluate; got {_show(list(rankings))}")
     frame = pd.concat(parts, ignore_index=True)

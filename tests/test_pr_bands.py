@@ -1,0 +1,158 @@
+"""precision_recall_bands: every cutoff's summaries equal the P@k / R@k of evaluate().
+
+The bands come from one compiled pass per query (fuzzytruth.uncertain.cutoffs) that never lists
+the distributions' atoms; the oracle is evaluate() with the families' exact forms at each cutoff
+(atoms listed, mixed over the query's categories and sorted), under the same options. Recall's
+exact form is itself checked against Monte Carlo and brute force in test_closed_form.py.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Annotations, Membership, Taxonomy
+from fuzzytruth.evaluation import evaluate, precision_recall_bands
+from fuzzytruth.runs import Run
+from fuzzytruth.uncertain.cutoffs import cutoff_summaries
+from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
+LEAVES = ["a1", "a2", "b1", "b2", "a", "b"]
+SUMMARY_COLUMNS = ["mean", "std", "ci_low", "ci_high", "p_undefined"]
+
+
+def per_cutoff_oracle(runs, truth, depth, **options):
+    """evaluate() at every cutoff: P@k and R@k, exact, as a bands-shaped table."""
+    measures = [f"{m}@{k}" for m in ("P", "R") for k in range(1, depth + 1)]
+    frame = evaluate(runs, truth, measures, n_worlds=0, method="exact", **options).to_frame()
+    frame["cutoff"] = frame["measure"].str.split("@").str[1].astype(int)
+    frame["measure"] = frame["measure"].str[0].map({"P": "precision", "R": "recall"})
+    return frame
+
+
+def assert_bands_match(bands, oracle):
+    key = ["system", "query_id", "measure", "cutoff"]
+    merged = bands.merge(oracle, on=key, suffixes=("", "_oracle"), validate="one_to_one")
+    assert len(merged) == len(bands) == len(oracle)
+    for column in SUMMARY_COLUMNS:
+        np.testing.assert_allclose(
+            merged[column], merged[f"{column}_oracle"], atol=1e-12, rtol=0, err_msg=column
+        )
+
+
+@st.composite
+def membership_collections(draw):
+    n_items = draw(st.integers(3, 16))
+    items = [f"i{i}" for i in range(n_items)]
+    rows = []
+    for item in items:
+        n_annotators = draw(st.integers(1, 5))
+        for a in range(n_annotators):
+            rows.append((item, f"s{a}", draw(st.sampled_from(LEAVES))))
+    annotations = Annotations.from_frame(
+        pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=TAX
+    )
+    n_queries = draw(st.integers(1, 4))
+    run_rows = []
+    for q in items[:n_queries]:
+        chosen = draw(st.lists(st.sampled_from(items), min_size=1, max_size=n_items, unique=True))
+        run_rows += [(q, d, float(len(chosen) - r)) for r, d in enumerate(chosen)]
+    run = Run.from_dataframe(pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]))
+    return Membership.from_annotations(annotations), run
+
+
+@st.composite
+def probabilistic_collections(draw):
+    n_docs = draw(st.integers(2, 30))
+    docs = [f"d{i}" for i in range(n_docs)]
+    probability = st.one_of(
+        st.sampled_from([0.0, 0.2, 0.5, 1.0]), st.floats(0.0, 1.0, allow_subnormal=False)
+    )
+    qrels_rows, run_rows = [], []
+    for q in ("q0", "q1", "q2")[: draw(st.integers(1, 3))]:
+        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=n_docs, unique=True))
+        qrels_rows += [(q, d, draw(probability)) for d in judged]
+        ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=n_docs, unique=True))
+        run_rows += [(q, d, float(len(ranked) - r)) for r, d in enumerate(ranked)]
+    frame = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "p"])
+    truth = ProbabilisticQrels(frame["query_id"], frame["doc_id"], frame["p"])
+    run = Run.from_dataframe(pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]))
+    return truth, run
+
+
+OPTIONS = st.fixed_dictionaries(
+    {
+        "recall_form": st.sampled_from(["exact", "expected_size"]),
+        "undefined": st.sampled_from(["zero", "skip"]),
+        "confidence_level": st.sampled_from([0.5, 0.8, 0.95, 0.99]),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(membership_collections(), OPTIONS, st.booleans())
+def test_bands_equal_evaluate_at_every_cutoff_under_a_membership(collection, options, exclude):
+    membership, run = collection
+    bands = precision_recall_bands(run, membership, exclude_query=exclude, **options)
+    depth = int(bands["cutoff"].max())
+    oracle = per_cutoff_oracle(run, membership, depth, exclude_query=exclude, **options)
+    assert_bands_match(bands, oracle)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(probabilistic_collections(), OPTIONS)
+def test_bands_equal_evaluate_at_every_cutoff_under_probabilistic_qrels(collection, options):
+    truth, run = collection
+    bands = precision_recall_bands(run, truth, **options)
+    depth = int(bands["cutoff"].max())
+    assert_bands_match(bands, per_cutoff_oracle(run, truth, depth, **options))
+
+
+def test_bands_with_the_defaults_on_the_bundled_collection_equal_evaluate():
+    from fuzzytruth.datasets import image_collection
+
+    collection = image_collection()
+    runs = {name: run for name, run in collection.run_objects().items() if name == "weak"}
+    bands = precision_recall_bands(runs, collection.membership)  # every option at its default
+    assert bands["cutoff"].max() == 100 and bands["query_id"].nunique() == 100
+    cutoffs = [1, 7, 50, 100]
+    measures = [f"{m}@{k}" for m in ("P", "R") for k in cutoffs]
+    oracle = evaluate(runs, collection.membership, measures, n_worlds=0).to_frame()
+    oracle["cutoff"] = oracle["measure"].str.split("@").str[1].astype(int)
+    oracle["measure"] = oracle["measure"].str[0].map({"P": "precision", "R": "recall"})
+    assert_bands_match(bands[bands["cutoff"].isin(cutoffs)], oracle)
+    # the bands are not degenerate: recall grows with the cutoff, precision spreads
+    recall = bands[bands["measure"] == "recall"].groupby("cutoff")["mean"].mean()
+    assert recall.is_monotonic_increasing and recall.iloc[-1] > recall.iloc[0]
+    assert (bands["ci_high"] >= bands["ci_low"]).all()
+
+
+def test_a_constant_recall_has_zero_spread_and_a_point_interval():
+    # one certainly relevant document ranked first, nothing else relevant: R@k = 1 for all k
+    s = cutoff_summaries(
+        np.array([[1.0, 0.0, 0.0]]), np.array([0, 1]), np.array([1.0]),
+        np.zeros((1, 0)), np.array([0]), np.array([1.0]),
+    )["recall"]
+    assert s["std"].tolist() == [[0.0, 0.0, 0.0]]
+    assert s["ci_low"].tolist() == s["ci_high"].tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_recall_without_any_relevant_document_follows_the_undefined_rule():
+    p, start, w = np.zeros((1, 2)), np.array([0, 1]), np.array([1.0])
+    rest, certain, size = np.zeros((1, 0)), np.array([0]), np.array([0.0])
+    zero = cutoff_summaries(p, start, w, rest, certain, size)["recall"]
+    skip = cutoff_summaries(p, start, w, rest, certain, size, undefined="skip")["recall"]
+    assert zero["p_undefined"].tolist() == skip["p_undefined"].tolist() == [[1.0, 1.0]]
+    assert zero["mean"].tolist() == [[0.0, 0.0]]
+    assert np.isnan(skip["mean"]).all() and np.isnan(skip["ci_high"]).all()
+
+
+def test_bad_inputs_are_named():
+    p, w = np.zeros((1, 2)), np.array([1.0])
+    rest, certain, size = np.zeros((1, 0)), np.array([0]), np.array([1.0])
+    with pytest.raises(ValueError, match="at least one component"):
+        cutoff_summaries(p, np.array([0, 0, 1]), w, rest, certain, size)
+    with pytest.raises(ValueError, match=r"undefined_value must be 0 or 1; got 0.5"):
+        cutoff_summaries(p, np.array([0, 1]), w, rest, certain, size, undefined_value=0.5)
