@@ -41,6 +41,7 @@ def main() -> None:
     runs = collection.run_objects()
     truth = collection.membership
     one = {"strong": runs["strong"]}
+    measures = [f"{m}@{k}" for m in ("P", "R") for k in range(1, 101)]
     precision_recall_bands(one, truth, progress=False)  # warm
     for form in ("exact", "expected_size"):
         seconds, _ = timed(
@@ -54,7 +55,6 @@ def main() -> None:
             lambda form=form: precision_recall_bands(one, truth, recall_form=form,
                                                      progress=False)
         )
-        measures = [f"{m}@{k}" for m in ("P", "R") for k in range(1, 101)]
         theirs, frame = timed(
             lambda form=form: evaluate(one, truth, measures, n_worlds=0, method="exact",
                                        recall_form=form).to_frame(),

@@ -43,7 +43,11 @@ Rules (one name each, the same in every output — per-query table, :meth:`Evalu
   Santini's printed TP/E|ω| (eq. 12; exact form only).
 * presets may rename a family (``crossmodal``: ``R@K`` is the community's R@K, i.e. Success@K)
   and leave out queries with too few relevant documents from every aggregate (``psb``: classes
-  of fewer than 3 models); see :mod:`fuzzytruth.presets`.
+  of fewer than 3 models); see :mod:`fuzzytruth.presets`. Under uncertain truth that rule is
+  decided world by world, as ``undefined="skip"`` is: a query enters a world's aggregate when
+  it has enough relevant documents in that world, ``query_means`` are its expected values over
+  the worlds where it enters, and ``n_queries`` is the expected number per world. A truth all
+  of whose annotators agree then gives the crisp numbers.
 
 Examples
 --------
@@ -149,6 +153,8 @@ class Evaluation:
     _worlds: np.ndarray | None = field(repr=False)  # (n_measures, n_systems, n_worlds, n_q)
     _counted: dict[str, np.ndarray] = field(repr=False)  # measure -> (n_q,) bool: in aggregates
     groups: pd.DataFrame | None = field(default=None, repr=False)
+    # (n_worlds, n_q) bool: the preset's class-size rule world by world (uncertain truth)
+    _world_counted: np.ndarray | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         worlds = f", {self.n_worlds} worlds" if self.n_worlds else ""
@@ -241,7 +247,8 @@ class Evaluation:
         """``(n_systems, n_queries)`` each query's expected value under the uncertain truth
         (exact where the family has a closed form), under the ``undefined`` rule: NaN where a
         query is undefined for sure under ``"skip"``, and for queries left out of aggregates
-        by the preset (e.g. ``psb``'s small classes)."""
+        by the preset (e.g. ``psb``'s small classes; under uncertain truth the expectation is
+        over the worlds where the query enters them, NaN when it enters none)."""
         name = self._key(self.systems[0], measure)[1]
         fill = self._families[name].undefined_value
         rows = []
@@ -250,14 +257,20 @@ class Evaluation:
                 rows.append(self.batch(system, name).mean())
                 continue
             samples = self._samples(system, name)
-            if self.undefined == "zero":
+            if self.undefined == "zero" and self._world_counted is None:
                 rows.append(np.where(np.isnan(samples), fill, samples).mean(axis=0))
+                continue
+            keep = np.ones(samples.shape, dtype=bool)
+            if self._world_counted is not None:
+                keep &= self._world_counted
+            if self.undefined == "zero":
+                samples = np.where(np.isnan(samples), fill, samples)
             else:
-                defined = ~np.isnan(samples)
-                total = np.where(defined, samples, 0.0).sum(axis=0)
-                count = defined.sum(axis=0)
-                rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
-                                      where=count > 0))
+                keep &= ~np.isnan(samples)
+            total = np.where(keep, samples, 0.0).sum(axis=0)
+            count = keep.sum(axis=0)
+            rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
+                                  where=count > 0))
         return np.where(self._counted[name][None, :], np.stack(rows), np.nan)
 
     def world_scores(self, measure: str | Measure) -> np.ndarray:
@@ -265,7 +278,7 @@ class Evaluation:
 
         A crisp truth has one world. Undefined values follow the ``undefined`` rule: scored as
         the family's ``undefined_value`` (``"zero"``) or NaN (``"skip"``); queries the preset
-        leaves out of aggregates are NaN.
+        leaves out of aggregates are NaN (world by world under uncertain truth).
         """
         name = self._key(self.systems[0], measure)[1]
         m = self.measures.index(name)
@@ -277,6 +290,8 @@ class Evaluation:
             values = self._worlds[m].transpose(1, 0, 2)
         if self.undefined == "zero":
             values = np.where(np.isnan(values), self._families[name].undefined_value, values)
+        if self._world_counted is not None:
+            values = np.where(self._world_counted[:, None, :], values, np.nan)
         return np.where(self._counted[name][None, None, :], values, np.nan)
 
     # ------------------------------------------------------------------ per system
@@ -327,7 +342,8 @@ class Evaluation:
                         row["ci_low"] = row["ci_high"] = row["value"]
                 else:
                     per_world = fam.combine(worlds[:, s], axis=1)
-                    linear = fam.aggregate == "mean" and self.undefined == "zero"
+                    by_world = self.undefined == "skip" or self._world_counted is not None
+                    linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
                     alpha = (1 - level) / 2
                     row.update(
@@ -337,7 +353,7 @@ class Evaluation:
                         ci_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
                         n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
-                        if self.undefined == "skip"
+                        if by_world
                         else int(counted.sum()),
                     )
                 row["confidence_level"] = level
@@ -539,13 +555,22 @@ def evaluate(
     if recall_form == "expected_size" and method == "worlds":
         raise ValueError("recall_form='expected_size' has a closed form only; use method='auto'")
     use_exact = [ok and method != "worlds" for ok in exact_ok]
-    worlds = None
+    if p.min_relevant > 0:  # the preset's class-size rule holds world by world
+        if method == "exact" or n_worlds == 0:
+            raise ValueError(
+                f"preset {p.name!r} leaves out of its aggregates the queries with fewer than "
+                f"{p.min_relevant} relevant documents; under uncertain truth that is decided "
+                f"world by world, so it needs method='auto' or 'worlds' and n_worlds > 0; got "
+                f"method={method!r}, n_worlds={n_worlds}"
+            )
+        use_exact = [False] * len(resolved)
+    worlds = world_counted = None
     if n_worlds > 0:
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
-            worlds = world_values(
+            worlds, world_counted = world_values(
                 adapter.worlds(world_model), list(ranked.values()), resolved,
                 n_worlds=n_worlds, seed=draw_seed(rng), memory_budget=memory_budget,
-                on_chunk=bar.update,
+                on_chunk=bar.update, min_relevant=p.min_relevant,
             )
     elif not all(use_exact):
         raise ValueError(
@@ -564,10 +589,12 @@ def evaluate(
                 batches[system, name] = None  # summarised from the world values on demand
                 binary = measure.family.binary is not None and docs.tie_start is None
                 methods[system, name] = "worlds_binary" if binary else "worlds"
-    counted = {name: np.ones(len(queries), dtype=bool) for name in names}
+    ever = np.ones(len(queries), dtype=bool) if world_counted is None else world_counted.any(0)
+    counted = dict.fromkeys(names, ever)
     return Evaluation(
         tuple(ranked), tuple(queries), tuple(names), adapter.kind, undefined, conventions,
         confidence_level, families, batches, methods, worlds, counted,
+        _world_counted=world_counted,
     )
 
 

@@ -230,6 +230,129 @@ def test_psb_preset_through_evaluate_is_psbtable():
         assert (ev.aggregate()["n_queries"] == int((class_size >= 3).sum())).all()
 
 
+def psb_collection(seed=11):
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(["a", "b", "c", "d", "e"], [1, 2, 3, 5, 9])
+    n = len(labels)
+    d = rng.integers(0, 6, size=(n, n)).astype(float)  # many ties
+    np.fill_diagonal(d, 0.0)
+    q, t = np.nonzero(~np.eye(n, dtype=bool))  # the query is not in its own list
+    frame = pd.DataFrame({"query_id": q.astype(str), "doc_id": t.astype(str), "score": -d[q, t]})
+    return labels, d, Run.from_dataframe(frame)
+
+
+PSB_MEASURES = {"NN": "NN", "FT": "FT", "ST": "ST", "E": "E_psb", "DCG": "nDCG"}
+
+
+@pytest.mark.parametrize("undefined", ["zero", "skip"])
+def test_psb_preset_under_a_membership_all_annotators_agree_is_psbtable(undefined):
+    """The degenerate case: three annotators who all agree. The class-size rule is decided
+    world by world; every world is the crisp one, so every number is psbTable's."""
+    from fuzzytruth.metrics.shape import rank_by_dissimilarity, shape_summary
+
+    labels, d, run = psb_collection()
+    reference = shape_summary(rank_by_dissimilarity(d, labels), min_class_size=3)
+    taxonomy = Taxonomy.from_nested({"all": sorted(set(labels))})
+    rows = [(str(i), f"s{a}", label) for i, label in enumerate(labels) for a in range(3)]
+    annotations = Annotations.from_frame(
+        pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=taxonomy
+    )
+    membership = Membership.from_annotations(annotations)
+    ev = evaluate(run, membership, list(PSB_MEASURES.values()), preset="psb", n_worlds=8, rng=0,
+                  undefined=undefined)
+    table = ev.aggregate().set_index("measure")
+    class_size = pd.Series(labels).map(pd.Series(labels).value_counts()).to_numpy()
+    class_size = class_size[[int(q) for q in ev.queries]]  # in the evaluation's query order
+    for key, name in PSB_MEASURES.items():
+        assert table.loc[name, "value"] == pytest.approx(reference[key], abs=1e-12), key
+        assert table.loc[name, "n_queries"] == (class_size >= 3).sum()
+        means = ev.query_means(name)[0]
+        assert np.array_equal(np.isnan(means), class_size < 3)
+        assert np.nanmean(means) == pytest.approx(reference[key], abs=1e-12)
+        scores = ev.world_scores(name)
+        assert np.isnan(scores[:, 0, class_size < 3]).all()
+
+
+def test_psb_class_size_rule_under_uncertain_truth_counts_queries_world_by_world():
+    """n_queries is the expected number of queries with at least 2 relevant documents besides
+    themselves per world: sum over queries of P(R >= 2), R Poisson-binomial over the other
+    items' membership of the query's target (mixed over the query's own labels)."""
+    from fuzzytruth.uncertain import poibin
+
+    rng = np.random.default_rng(3)
+    n = 12
+    taxonomy = Taxonomy.from_nested({"all": ["a", "b", "c"]})
+    labels = rng.choice(["a", "b", "c"], size=(n, 3), p=[0.5, 0.3, 0.2])
+    rows = [(f"i{i}", f"s{a}", labels[i, a]) for i in range(n) for a in range(3)]
+    annotations = Annotations.from_frame(
+        pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=taxonomy
+    )
+    membership = Membership.from_annotations(annotations)
+    items = [f"i{i}" for i in range(n)]
+    run = Run.from_dataframe(pd.DataFrame(
+        [(q, t, rng.random()) for q in items for t in items if t != q],
+        columns=["query_id", "doc_id", "score"],
+    ))
+    n_worlds = 4000
+    ev = evaluate(run, membership, ["FT"], preset="psb", n_worlds=n_worlds, rng=1)
+    expected, variance = 0.0, 0.0
+    for i in range(n):
+        p_counted = 0.0
+        for c in ("a", "b", "c"):
+            weight = (labels[i] == c).mean()
+            if weight:
+                column = membership.matrix[:, membership.taxonomy.indices([c])[0]]
+                pmf = poibin.pmf(np.delete(column, i))
+                p_counted += weight * pmf[2:].sum()
+        expected += p_counted
+        variance += p_counted * (1 - p_counted)  # queries share items: a rough scale only
+    got = ev.aggregate()["n_queries"].iloc[0]
+    assert abs(got - expected) < 6 * np.sqrt(variance * 4 / n_worlds) + 1e-9
+    assert 0 < expected < n  # the rule does leave queries out in some worlds
+
+
+def test_psb_rule_world_by_world_is_the_same_on_query_partitions():
+    """The per-world class-size rule survives the Dask back end's concatenation of query
+    partitions: world scores, query means and the aggregate equal the whole evaluation's."""
+    pytest.importorskip("distributed")
+    from fuzzytruth.distributed.evaluation import concatenate
+    from fuzzytruth.distributed.partitions import split_in_memory
+
+    rng = np.random.default_rng(5)
+    labels = rng.choice(["a", "b", "c"], size=(15, 3), p=[0.6, 0.3, 0.1])
+    taxonomy = Taxonomy.from_nested({"all": ["a", "b", "c"]})
+    rows = [(f"i{i:02d}", f"s{a}", labels[i, a]) for i in range(15) for a in range(3)]
+    membership = Membership.from_annotations(Annotations.from_frame(
+        pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=taxonomy))
+    items = [f"i{i:02d}" for i in range(15)]
+    run = Run.from_dataframe(pd.DataFrame(
+        [(q, t, rng.random()) for q in items for t in items if t != q],
+        columns=["query_id", "doc_id", "score"]), name="s")
+    options = {"preset": "psb", "n_worlds": 40, "rng": 2}
+    whole = evaluate(run, membership, ["FT", "NN"], **options)
+    parts = [evaluate(r, t, ["FT", "NN"], **options)
+             for r, t in split_in_memory({"s": run}, membership, 3, np.empty(0))]
+    glued = concatenate(parts[::-1])
+    for m in ("FT", "NN"):
+        assert np.array_equal(glued.world_scores(m), whole.world_scores(m), equal_nan=True)
+        assert np.array_equal(glued.query_means(m), whole.query_means(m), equal_nan=True)
+    pd.testing.assert_frame_equal(glued.aggregate(), whole.aggregate())
+    assert np.isnan(whole.world_scores("FT")).any()  # the rule left queries out somewhere
+
+
+def test_psb_preset_under_uncertain_truth_needs_worlds():
+    labels, _, run = psb_collection()
+    taxonomy = Taxonomy.from_nested({"all": sorted(set(labels))})
+    frame = pd.DataFrame({"item_id": [str(i) for i in range(len(labels))], "annotator_id": "s",
+                          "label": labels})
+    membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=taxonomy))
+    with pytest.raises(ValueError, match=r"preset 'psb' .* world by world.* got "
+                                         r"method='auto', n_worlds=0"):
+        evaluate(run, membership, ["P@5"], preset="psb", n_worlds=0)
+    with pytest.raises(ValueError, match=r"got method='exact', n_worlds=10"):
+        evaluate(run, membership, ["P@5"], preset="psb", n_worlds=10, method="exact")
+
+
 def test_crossmodal_preset_r_at_k_is_the_communitys_recall():
     """Under the crossmodal preset R@K through evaluate() is image_text_retrieval's R@K
     (a ground-truth caption among the top K: Success@K), not trec recall."""

@@ -109,7 +109,7 @@ def test_results_do_not_depend_on_the_chunk_size(world_model):
                 n_worlds=30,
                 seed=7,
                 memory_budget=budget,
-            )
+            )[0]
         )
     np.testing.assert_array_equal(out[0], out[1])
 

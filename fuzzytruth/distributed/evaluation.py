@@ -239,10 +239,14 @@ def concatenate(parts: list[Evaluation]) -> Evaluation:
     for name in first.measures:
         c = np.concatenate([p._counted[name] for p in parts])
         counted[name] = c if order is None else c[order]
+    world_counted = None
+    if first._world_counted is not None:
+        world_counted = np.concatenate([p._world_counted for p in parts], axis=1)
+        world_counted = world_counted if order is None else world_counted[:, order]
     return Evaluation(
         first.systems, tuple(queries if order is None else queries[order]), first.measures,
         first.truth, first.undefined, first.conventions, first.confidence_level,
-        first._families, batches, methods, worlds, counted,
+        first._families, batches, methods, worlds, counted, _world_counted=world_counted,
     )
 
 

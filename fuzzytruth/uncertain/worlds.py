@@ -580,7 +580,8 @@ def world_values(
     seed: int,
     memory_budget: float = 200e6,
     on_chunk: Callable[[int], None] | None = None,
-) -> np.ndarray:
+    min_relevant: int = 0,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Every measure of every system in every world, vectorised over worlds × queries.
 
     Parameters
@@ -599,12 +600,18 @@ def world_values(
         Bytes of working memory per chunk of worlds (default 200 MB).
     on_chunk : callable, optional
         Called with the number of worlds done after each chunk (the caller's progress bar).
+    min_relevant : int
+        A preset's class-size rule (:attr:`Preset.min_relevant <fuzzytruth.measures.Preset>`):
+        when positive, which queries have at least this many relevant documents in each world.
 
     Returns
     -------
-    numpy.ndarray
+    values : numpy.ndarray
         ``(n_measures, n_systems, n_worlds, n_queries)``; NaN where a measure is undefined in a
         world.
+    counted : numpy.ndarray or None
+        ``(n_worlds, n_queries)`` bool, the queries that enter aggregates in each world
+        (``min_relevant`` relevant documents or more); None when ``min_relevant`` is 0.
     """
     n_worlds = _check_n_worlds(n_worlds)
     truth.plan(systems)
@@ -625,14 +632,17 @@ def world_values(
     )
     step = int(max(1, min(n_worlds, memory_budget // max(per_world, 1))))
     out = np.empty((len(measures), len(systems), n_worlds, n_q))
+    counted = np.empty((n_worlds, n_q), dtype=bool) if min_relevant > 0 else None
     for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
         stop = min(n_worlds, start + step)
-        _world_chunk(
+        state = _world_chunk(
             truth, systems, measures, fast, candidates, out, start, stop, n_q, judged=judged
         )
+        if counted is not None:
+            counted[start:stop] = truth.counts(state) >= min_relevant
         if on_chunk is not None:
             on_chunk(stop - start)
-    return out
+    return out, counted
 
 
 def _binary(
@@ -658,8 +668,9 @@ def _world_chunk(
     n_q: int,
     *,
     judged: bool = False,
-) -> None:
-    """Fill ``out[:, :, start:stop]``: every measure and system in one chunk of worlds."""
+) -> dict:
+    """Fill ``out[:, :, start:stop]``: every measure and system in one chunk of worlds; the
+    chunk's drawn state is returned."""
     n_chunk = stop - start
     n_rows = n_chunk * n_q
     state = truth.chunk(start, stop)
@@ -692,6 +703,7 @@ def _world_chunk(
                 rg = _with_judged(rg, truth, state, system)
             values = measure.compute(rg)
             out[m, s, start:stop] = values.reshape(n_chunk, n_q)
+    return state
 
 
 def _ranked_gains(
