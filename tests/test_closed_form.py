@@ -162,3 +162,22 @@ def test_annotator_shares_take_the_binomial_route_with_the_same_law():
         assert d.mean() == pytest.approx(mean, abs=1e-10)
         assert d.std() == pytest.approx(sd, abs=1e-10)
         assert d.p_undefined == 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(ranked, unretrieved), min_size=2, max_size=5), st.integers(1, 5))
+def test_a_rows_recall_does_not_depend_on_the_other_rows_of_its_batch(rows, k):
+    """The FN law drops atoms below 1e-15 row by row: one query's recall is the same whether
+    it is evaluated alone or with others (found by hypothesis: a rest probability of 1.4e-45
+    was kept or dropped depending on the other rows, so under undefined="skip" its recall was
+    0 or undefined)."""
+    depth = max(len(p) for p, _ in rows)
+    width = max(len(r) for _, r in rows)
+    p = np.array([list(p) + [0.0] * (depth - len(p)) for p, _ in rows])
+    rest = np.array([list(r) + [0.0] * (width - len(r)) for _, r in rows])
+    rest[0, :1] = 1.4e-45 if width else rest[0, :1]
+    together = closed_form.recall(p, k=k, rest_p=rest)
+    for i in range(len(rows)):
+        alone = closed_form.recall(p[i : i + 1], k=k, rest_p=rest[i : i + 1])
+        assert together.p_undefined[i] == pytest.approx(alone.p_undefined[0], abs=1e-15)
+        np.testing.assert_allclose(together.mean()[i], alone.mean()[0], atol=1e-12)

@@ -193,13 +193,16 @@ def reciprocal_rank(p: np.ndarray, *, k: int | None = None) -> DistributionBatch
 
 
 def _trim(pmf: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Keep the columns where some row has mass above 1e-15, aligned per row by ``offset``."""
+    """Drop each row's atoms of mass 1e-15 or less, and the columns where no row has any left,
+    aligned per row by ``offset``. The atoms are dropped row by row, so a row's law does not
+    depend on the other rows of the batch (a query's on the other queries evaluated with it)."""
     alive = pmf > _FN_TOLERANCE
     first = np.argmax(alive, axis=1)
     last = pmf.shape[1] - 1 - np.argmax(alive[:, ::-1], axis=1)
     width = int((last - first).max(initial=0)) + 1
     start = np.minimum(first, pmf.shape[1] - width)
     window = np.take_along_axis(pmf, start[:, None] + np.arange(width)[None, :], axis=1)
+    window[window <= _FN_TOLERANCE] = 0.0
     return window, offset + start
 
 

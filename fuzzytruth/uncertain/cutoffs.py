@@ -302,10 +302,7 @@ def _kernel_py(
                     total += m
                     m1 += (v - ref) * m
                     m2 += (v - ref) ** 2 * m
-            m1 /= total
-            m2 /= total
-            out[0, qi, k - 1] = ref + m1
-            out[1, qi, k - 1] = np.sqrt(max(m2 - m1 * m1, 0.0))
+            _write_moments(out, 0, qi, k, ref, total, m1, m2)
             for li in range(2):
                 target = levels[li] - _TOLERANCE
                 cum = 0.0
@@ -393,10 +390,7 @@ def _kernel_py(
                     m1 += (fill - ref) * counted
                     m2 += (fill - ref) ** 2 * counted
                 if total > 0.0:
-                    m1 /= total
-                    m2 /= total
-                    out[4, qi, k - 1] = ref + m1
-                    out[5, qi, k - 1] = np.sqrt(max(m2 - m1 * m1, 0.0))
+                    _write_moments(out, 4, qi, k, ref, total, m1, m2)
                     for li in range(2):
                         target = levels[li] - _TOLERANCE
                         out[6 + li, qi, k - 1] = _ratio_quantile(
@@ -453,6 +447,17 @@ def _ratio_quantile(
     return _ratio_atom_below(hi, nc, k, tp, tlo, thi, fn, first, length, fill, counted)
 
 
+def _write_moments(
+    out: np.ndarray, at: int, qi: int, k: int, ref: float, total: float, m1: float, m2: float
+) -> None:  # pragma: no cover - compiled
+    """Mean and std into ``out[at]``, ``out[at + 1]`` from moments about the reference value
+    ``ref`` (unnormalised: ``total`` is the mass), so a constant row has exactly 0 spread."""
+    m1 /= total
+    m2 /= total
+    out[at, qi, k - 1] = ref + m1
+    out[at + 1, qi, k - 1] = np.sqrt(max(m2 - m1 * m1, 0.0))
+
+
 def _sorted_summaries(
     values: np.ndarray, masses: np.ndarray, levels: np.ndarray, out: np.ndarray, qi: int, k: int
 ) -> None:  # pragma: no cover - compiled
@@ -468,10 +473,7 @@ def _sorted_summaries(
         total += masses[i]
         m1 += (values[i] - ref) * masses[i]
         m2 += (values[i] - ref) ** 2 * masses[i]
-    m1 /= total
-    m2 /= total
-    out[4, qi, k - 1] = ref + m1
-    out[5, qi, k - 1] = np.sqrt(max(m2 - m1 * m1, 0.0))
+    _write_moments(out, 4, qi, k, ref, total, m1, m2)
     order = np.argsort(values, kind="mergesort")
     for li in range(2):
         target = levels[li] - _TOLERANCE
@@ -492,7 +494,8 @@ def _kernel() -> object:
 
     jit = numba.njit(cache=True, nogil=True)
     global _first_at_least, _ratio_cdf, _ratio_atom_below, _ratio_quantile
-    global _sorted_summaries
+    global _sorted_summaries, _write_moments
+    _write_moments = jit(_write_moments)
     _first_at_least = jit(_first_at_least)
     _ratio_cdf = jit(_ratio_cdf)
     _ratio_atom_below = jit(_ratio_atom_below)
