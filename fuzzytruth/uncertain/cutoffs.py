@@ -48,7 +48,7 @@ import numpy as np
 
 from fuzzytruth.uncertain.closed_form import _fn_pmf
 
-__all__ = ["SUMMARIES", "cutoff_summaries", "summary_bytes"]
+__all__ = ["SUMMARIES", "cutoff_summaries"]
 
 #: The summaries computed for each (query, cutoff) and measure.
 SUMMARIES = ("mean", "std", "ci_low", "ci_high", "p_undefined")
@@ -56,12 +56,6 @@ SUMMARIES = ("mean", "std", "ci_low", "ci_high", "p_undefined")
 _TOLERANCE = 1e-12  # CDF within this of the level counts as reaching it (as DistributionBatch)
 _FN_TOLERANCE = 1e-15  # FN atoms below this are dropped, as in closed_form
 _NONE = 2**62  # an FN count no law reaches
-
-
-def summary_bytes(n_components: int, depth: int, rest_width: int) -> int:
-    """Working memory of one query with ``n_components`` categories, in bytes (the TP laws at
-    every cutoff and the FN buffers), for sizing blocks of queries from a memory budget."""
-    return 8 * n_components * ((depth + 1) ** 2 + 3 * (rest_width + depth + 2))
 
 
 def cutoff_summaries(
