@@ -556,12 +556,16 @@ def evaluate(
         raise ValueError("recall_form='expected_size' has a closed form only; use method='auto'")
     use_exact = [ok and method != "worlds" for ok in exact_ok]
     if p.min_relevant > 0:  # the preset's class-size rule holds world by world
-        if method == "exact" or n_worlds == 0:
+        needs = []
+        if n_worlds == 0:
+            needs.append(f"n_worlds must be > 0; got n_worlds={n_worlds}")
+        if method == "exact":
+            needs.append(f"method must be 'auto' or 'worlds'; got method={method!r}")
+        if needs:
             raise ValueError(
                 f"preset {p.name!r} leaves out of its aggregates the queries with fewer than "
                 f"{p.min_relevant} relevant documents; under uncertain truth that is decided "
-                f"world by world, so it needs method='auto' or 'worlds' and n_worlds > 0; got "
-                f"method={method!r}, n_worlds={n_worlds}"
+                f"world by world, so {' and '.join(needs)}"
             )
         use_exact = [False] * len(resolved)
     worlds = world_counted = None

@@ -346,11 +346,26 @@ def test_psb_preset_under_uncertain_truth_needs_worlds():
     frame = pd.DataFrame({"item_id": [str(i) for i in range(len(labels))], "annotator_id": "s",
                           "label": labels})
     membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=taxonomy))
-    with pytest.raises(ValueError, match=r"preset 'psb' .* world by world.* got "
-                                         r"method='auto', n_worlds=0"):
+    with pytest.raises(ValueError, match=r"preset 'psb' .* world by world, so n_worlds must "
+                                         r"be > 0; got n_worlds=0$"):
         evaluate(run, membership, ["P@5"], preset="psb", n_worlds=0)
-    with pytest.raises(ValueError, match=r"got method='exact', n_worlds=10"):
+    with pytest.raises(ValueError, match=r"so method must be 'auto' or 'worlds'; got "
+                                         r"method='exact'$"):
         evaluate(run, membership, ["P@5"], preset="psb", n_worlds=10, method="exact")
+
+
+def test_psb_preset_under_uncertain_truth_without_worlds_names_the_flag(tmp_path, capsys):
+    labels, _, run = psb_collection()
+    (tmp_path / "tax.json").write_text(json.dumps({"all": sorted(set(labels))}))
+    pd.DataFrame({"item_id": [str(i) for i in range(len(labels))], "annotator_id": "s",
+                  "label": labels}).to_csv(tmp_path / "labels.csv", index=False)
+    write_trec_run(run, tmp_path / "run.txt")
+    code = cli_main(["evaluate", "--taxonomy", str(tmp_path / "tax.json"), "--annotations",
+                     str(tmp_path / "labels.csv"), "--run", str(tmp_path / "run.txt"),
+                     "-m", "FT", "--preset", "psb", "--n-worlds", "0"])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "--n-worlds must be > 0; got --n-worlds=0" in err and "n_worlds" not in err
 
 
 def test_crossmodal_preset_r_at_k_is_the_communitys_recall():
