@@ -183,7 +183,9 @@ def test_comment_and_blank_lines_keep_line_numbers(tmp_path):
 def test_non_finite_relevance_names_file_and_line(tmp_path, value):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(f"q1 0 d1 1\nq1 0 d2 {value}\n")
-    with pytest.raises(ValueError, match=r"qrels\.txt, line 2: field 'rel' must be a finite"):
+    shown = repr(float(value))  # the number as read, not numpy's repr of it
+    with pytest.raises(ValueError, match=rf"qrels\.txt, line 2: field 'rel' must be a finite "
+                                         rf"number; got {shown}$"):
         read_trec_qrels(qrels)
     with pytest.raises(ValueError, match=r"line 2: field 'rel' must be a finite"):
         read_trec_qrels_jg(qrels)

@@ -1,8 +1,9 @@
 """Generate the bundled ``image_collection`` data set (a SIMULATED multi-annotator collection).
 
-Run ``python -m fuzzytruth.datasets.generate_image_collection`` to rewrite the files in
-``fuzzytruth/datasets/data/``; ``--out DIR`` writes them to another directory. The files are
-read back by :func:`fuzzytruth.datasets.image_collection`. Nothing in the data comes from real
+Run ``python -m fuzzytruth.datasets.generate_image_collection --out DIR`` to write the files
+into the directory ``DIR`` (required: the bundled copies in ``fuzzytruth/datasets/data/`` are
+never overwritten by default). The bundled files are read back by
+:func:`fuzzytruth.datasets.image_collection`. Nothing in the data comes from real
 images or real people: every number is drawn from the generative model below, with one
 ``numpy.random.default_rng(SEED)`` (``SEED`` = 20260607), so that the latent truth is known and
 the methods of fuzzytruth can be checked against it.

@@ -180,7 +180,7 @@ def _read_table(
         rule = "not NaN" if numeric == "score" else "a finite number"
         raise ValueError(
             f"{text.path}, line {int(lines[i])}: field '{numeric}' must be {rule}; got "
-            f"{values[i]!r}"
+            f"{float(values[i])!r}"
         )
     cols[numeric] = values
     return cols, text.path, lines
