@@ -204,26 +204,36 @@ def _unique_queries(series: pd.Series) -> np.ndarray:
 
 
 def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
-    """What breaks the partitioning by query (None when it holds)."""
-    home: dict[str, tuple[str, int]] = {}
+    """What breaks the partitioning by query (None when it holds): over the (frame,
+    partition, query) triples at once, the first, in reading order, of a query in two
+    partitions of one frame or in another partition than in the frame that has it first."""
     counts = {len(parts) for parts in uniques.values()}
     if len(counts) > 1:
         shown = {name: len(parts) for name, parts in uniques.items()}
         return f"the frames have different numbers of partitions {shown}"
-    for name, parts in uniques.items():
-        seen: dict[str, int] = {}
-        for p, queries in enumerate(parts):
-            for q in queries:
-                if q in seen:
-                    return (f"query {q!r} of {name} is split across partitions {seen[q]} "
-                            f"and {p}")
-                seen[q] = p
-                if q in home and home[q][1] != p:
-                    other, where = home[q]
-                    return (f"query {q!r} is in partition {where} of {other} but in partition "
-                            f"{p} of {name}")
-                home.setdefault(q, (name, p))
-    return None
+    names = list(uniques)
+    sizes = [[len(q) for q in parts] for parts in uniques.values()]
+    frame = np.repeat(np.arange(len(names)), [sum(s) for s in sizes])
+    part = np.concatenate([np.repeat(np.arange(len(s)), s) for s in sizes])
+    queries = np.concatenate([q for parts in uniques.values() for q in parts] or [[]])
+    code = pd.factorize(queries)[0].astype(np.int64)
+    # the first row (in reading order) of each query in its frame, and of each query overall
+    _, first, back = np.unique(frame * (code.max(initial=0) + 1) + code, return_index=True,
+                               return_inverse=True)
+    in_frame = first[back]
+    _, first, back = np.unique(code, return_index=True, return_inverse=True)
+    home = first[back]
+    split = part[in_frame] != part
+    elsewhere = part[home] != part
+    bad = np.flatnonzero(split | elsewhere)
+    if not bad.size:
+        return None
+    i = bad[0]
+    q, name, p = queries[i], names[frame[i]], part[i]
+    if split[i]:
+        return f"query {q!r} of {name} is split across partitions {part[in_frame[i]]} and {p}"
+    return (f"query {q!r} is in partition {part[home[i]]} of {names[frame[home[i]]]} but in "
+            f"partition {p} of {name}")
 
 
 def _hash_partition(frame: Any, npartitions: int) -> Any:
