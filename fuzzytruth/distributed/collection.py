@@ -26,11 +26,11 @@ from typing import Any
 
 import pandas as pd
 
+from fuzzytruth._resampling import BLOCK_RUNNER
 from fuzzytruth._validation import check_int
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
-from fuzzytruth.collection._counts import BLOCK_RUNNER
 from fuzzytruth.collection.agreement import AgreementResult, LevelAgreement
 from fuzzytruth.distributed.partitions import is_frame, read_parquet
 from fuzzytruth.taxonomy import Taxonomy
