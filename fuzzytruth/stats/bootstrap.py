@@ -1,8 +1,10 @@
 """Paired bootstrap of system means and of their differences, with intervals and dual tests.
 
 Queries are resampled with one count vector per replicate shared by all systems, so the
-bootstrap means of every system are ``counts @ scores.T / n`` (one matrix product) and every
-pairwise difference is a difference of two of those columns.
+bootstrap means of every system are ``counts @ scores.T / n`` and every pairwise difference
+is a difference of two of those columns. Each replicate's counts are keyed by its number and
+its means summed in a compiled pass (:func:`fuzzytruth.stats._resampling.bootstrap_means`),
+so blocks of replicates computed apart give the same distribution, bit for bit.
 
 Every interval has its test, computed from the same bootstrap distribution:
 :meth:`BootstrapResult.pvalue` is the smallest ``alpha`` at which the ``1 - alpha`` interval of
