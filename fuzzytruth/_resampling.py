@@ -1,34 +1,37 @@
 """Resampling shared by the statistics, the collection analysis and the displacement bootstrap.
 
-One kernel draws bootstrap count vectors (how often each unit — query or item — is drawn in a
-resample), in blocks sized from a memory budget, never a fixed row count; one helper reads a
-percentile interval off a bootstrap distribution. The draws are made block after block from
-one stream, so the replicates do not depend on the block size.
-
-Examples
---------
->>> rng = np.random.default_rng(0)
->>> blocks = list(count_blocks(5, 7, rng, memory_budget=3 * 5 * BYTES_PER_DRAW))
->>> [len(b) for b in blocks], int(np.vstack(blocks).sum(axis=1).min())
-([3, 3, 1], 5)
+Blocks of replicates are sized from a memory budget, never a fixed row count
+(:func:`block_rows`), and computed here or on a cluster (:func:`run_blocks`); the draws of a
+replicate are keyed by its number (:mod:`fuzzytruth.uncertain.keyed`), so a block gives the
+same numbers wherever and with whatever neighbours it is computed. One helper reads a
+percentile interval off a bootstrap distribution.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
 
 import numpy as np
 
 from fuzzytruth._validation import check_confidence_level
 
-__all__ = ["BYTES_PER_DRAW", "MEMORY_BUDGET", "block_rows", "count_blocks", "percentile_interval"]
+__all__ = [
+    "BLOCK_RUNNER",
+    "BYTES_PER_DRAW",
+    "MEMORY_BUDGET",
+    "block_rows",
+    "percentile_interval",
+    "run_blocks",
+]
 
 MEMORY_BUDGET = 64e6
 """Default working memory of one block of replicates, in bytes."""
 
 BYTES_PER_DRAW = 24
-"""Temporaries per (replicate, unit) of :func:`count_blocks`: an int64 index, its bincount
-slot and the count."""
+"""Temporaries per (replicate, unit) of a block of keyed bootstrap counts
+(:func:`fuzzytruth.uncertain.keyed.index_counts`): the float count and its products."""
 
 
 def block_rows(n_units: int, memory_budget: float = MEMORY_BUDGET, *, bytes_per_unit: float =
@@ -44,26 +47,24 @@ def block_rows(n_units: int, memory_budget: float = MEMORY_BUDGET, *, bytes_per_
     return max(1, int(memory_budget // (bytes_per_unit * max(n_units, 1))))
 
 
-def count_blocks(
-    n_units: int,
-    n_resamples: int,
-    rng: np.random.Generator,
-    memory_budget: float = MEMORY_BUDGET,
-) -> Iterator[np.ndarray]:
-    """Bootstrap count matrices, ``(rows, n_units)`` int32 per block of replicates.
+#: Where blocks of replicates are computed: None in this process, or a function
+#: ``runner(kernel, shared, blocks) -> list`` (the Dask back end sets one). Results are the same
+#: either way: the blocks and their keyed draws are.
+BLOCK_RUNNER: ContextVar[Callable[..., list] | None] = ContextVar("block_runner", default=None)
 
-    Row ``b`` counts how often each unit is drawn in one resample of ``n_units`` units drawn
-    with replacement (a multinomial(n_units, uniform) vector, drawn as indices and counted:
-    several times faster than ``rng.multinomial`` for many units). A statistic that is a
-    function of unit sums is then ``counts @ per_unit`` for every replicate of the block.
+
+def run_blocks(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
+    """``[kernel(shared, start, stop) for each block]``, here or on the active runner.
+
+    Examples
+    --------
+    >>> run_blocks(lambda shared, a, b: shared * (b - a), 2, [(0, 3), (3, 4)])
+    [6, 2]
     """
-    rows = block_rows(n_units, memory_budget)
-    for start in range(0, n_resamples, rows):
-        b = min(rows, n_resamples - start)
-        idx = rng.integers(0, n_units, size=(b, n_units))
-        idx += np.arange(b)[:, None] * n_units
-        counts = np.bincount(idx.ravel(), minlength=b * n_units).reshape(b, n_units)
-        yield counts.astype(np.int32)
+    runner = BLOCK_RUNNER.get()
+    if runner is None:
+        return [kernel(shared, start, stop) for start, stop in blocks]
+    return runner(kernel, shared, blocks)
 
 
 def percentile_interval(

@@ -197,18 +197,40 @@ def test_a_truth_frame_without_its_columns_is_named(client, data):
 
 
 # ------------------------------------------------------------------------------ compare
-@pytest.mark.parametrize(("method", "correction"), [
-    ("t", "holm"), ("bootstrap", "romano-wolf"), ("bca", "bh"), ("randomization", "holm"),
-    ("wilcoxon", "tukey-randomized"),
+@pytest.mark.parametrize(("method", "correction", "alternative"), [
+    ("t", "holm", "two-sided"), ("bootstrap", "romano-wolf", "two-sided"),
+    ("bca", "bh", "two-sided"), ("percentile", "tukey-randomized", "two-sided"),
+    ("basic", "romano-wolf", "greater"), ("randomization", "holm", "less"),
+    ("randomization", "tukey-randomized", "two-sided"), ("wilcoxon", "tukey-anova", "two-sided"),
+    ("sign", "by", "two-sided"), ("t", "romano-wolf", "two-sided"),
 ])
-def test_compare_is_the_in_memory_table(client, data, method, correction):
+def test_compare_is_the_in_memory_table(client, data, method, correction, alternative):
     runs, _, pq = data
     ev = fd.evaluate(runs, pq, MEASURES, n_worlds=30, rng=1, missing="skip")
-    options = dict(method=method, correction=correction, n_resamples=400, rng=8)
-    local, remote = compare(ev, **options), fd.compare(ev, **options)
-    pd.testing.assert_frame_equal(remote.table, local.table)
-    pd.testing.assert_frame_equal(remote.systems, local.systems)
+    options = dict(method=method, correction=correction, alternative=alternative,
+                   n_resamples=400, rng=8)
+    local = compare(ev, **options)
+    with distributed.get_task_stream(client) as tasks:
+        remote = fd.compare(ev, block_size=64, **options)  # 7 blocks of replicates a measure
+    pd.testing.assert_frame_equal(remote.table, local.table, check_exact=True)
+    pd.testing.assert_frame_equal(remote.systems, local.systems, check_exact=True)
     assert remote.n_resamples == local.n_resamples
+    kernels = [t["key"] for t in tasks.data if "block" in str(t["key"])]
+    resampled = method in ("bootstrap", "bca", "percentile", "basic", "randomization")
+    blocks_per_measure = 7 * (resampled + (correction == "tukey-randomized")
+                              + (correction == "romano-wolf" and not resampled))
+    assert len(kernels) == blocks_per_measure * len(MEASURES)
+
+
+def test_compare_default_blocks_give_every_worker_a_share(client):
+    x = np.random.default_rng(2).random((4, 50))
+    local = compare(x, measure="AP", method="percentile", n_resamples=501, rng=3)
+    with distributed.get_task_stream(client) as tasks:
+        remote = fd.compare(x, measure="AP", method="percentile", n_resamples=501, rng=3)
+    pd.testing.assert_frame_equal(remote.table, local.table, check_exact=True)
+    assert sum("block" in str(t["key"]) for t in tasks.data) == 2  # two workers, two blocks
+    with pytest.raises(ValueError, match="block_size must be an integer >= 1"):
+        fd.compare(x, measure="AP", block_size=0)
 
 
 def test_compare_defaults_on_an_array(client):

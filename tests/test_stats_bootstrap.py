@@ -29,15 +29,17 @@ def test_intervals_match_scipy_bootstrap_within_monte_carlo_error(skewed, method
         ref = sps.bootstrap(
             (skewed[a] - skewed[b],), np.mean, method=scipy_name, n_resamples=B, rng=2
         ).confidence_interval
-        # Monte Carlo error of a 2.5% quantile with B = 20000 is ~1% of the interval width.
-        tol = 0.03 * (ref.high - ref.low)
+        # Monte Carlo error of a 2.5% quantile with B = 20000 is ~1.1% of the interval width,
+        # so two independent estimates differ by sd ~1.6%: 5% is ~3 sd (3% was under 2 sd,
+        # with 36 bounds compared).
+        tol = 0.05 * (ref.high - ref.low)
         assert lo == pytest.approx(ref.low, abs=tol)
         assert hi == pytest.approx(ref.high, abs=tol)
     for s in range(3):
         ref = sps.bootstrap(
             (skewed[s],), np.mean, method=scipy_name, n_resamples=B, rng=2
         ).confidence_interval
-        tol = 0.03 * (ref.high - ref.low)
+        tol = 0.05 * (ref.high - ref.low)
         assert means.low[s] == pytest.approx(ref.low, abs=tol)
         assert means.high[s] == pytest.approx(ref.high, abs=tol)
 
@@ -84,7 +86,7 @@ def test_studentized_interval_by_explicit_loop(skewed):
     se = x.std(ddof=1) / np.sqrt(n)
     t = []
     for row in res._counts:
-        xs = np.repeat(x, row)
+        xs = np.repeat(x, row.astype(int))
         t.append((xs.mean() - x.mean()) / (xs.std(ddof=1) / np.sqrt(n)))
     q_lo, q_hi = np.quantile(t, [0.05, 0.95])
     assert ci.low[1] == pytest.approx(x.mean() - q_hi * se)
@@ -185,10 +187,10 @@ def test_interval_errors_are_named(skewed):
 
 
 def test_bca_is_nan_when_every_resample_is_on_one_side():
-    # Both resampled differences (0.027, -0.038) lie below the estimate 0.058: the bias
+    # Both resampled differences (-0.011, -0.120) lie below the estimate 0.058: the bias
     # correction z0 = ndtri(0) is infinite, so BCa is undefined (scipy also returns NaN).
     x = np.random.default_rng(0).random((2, 30))
-    res = paired_bootstrap(x, n_resamples=2, rng=0)
+    res = paired_bootstrap(x, n_resamples=2, rng=1)
     assert (res.difference_distribution < res.difference).all()
     ci = res.confidence_interval(method="bca")
     assert np.isnan(ci.low[0]) and np.isnan(ci.high[0])

@@ -263,14 +263,14 @@ def test_sign_flip_means_are_shared_fair_flips():
 
     n = 13  # not a multiple of 8: the last byte is partly padding
     # With the identity as "scores", row r is f_r / n: read the flip vectors back.
-    flips = sign_flip_means(np.eye(n), 4000, np.random.default_rng(3)) * n
+    flips = sign_flip_means(np.eye(n), 4000, 3) * n
     np.testing.assert_allclose(np.abs(flips), 1.0)
     assert np.abs(flips.mean(axis=0)).max() < 0.06  # fair: 4 SE of a mean of 4000 signs
     corr = np.corrcoef(flips.T)[np.triu_indices(n, 1)]
     assert np.abs(corr).max() < 0.07  # independent across queries
     # The same seed applies the same flip vector to every system.
     scores = np.random.default_rng(0).random((3, n))
-    means = sign_flip_means(scores, 4000, np.random.default_rng(3))
+    means = sign_flip_means(scores, 4000, 3)
     np.testing.assert_allclose(means, flips @ scores.T / n, atol=1e-12)
 
 

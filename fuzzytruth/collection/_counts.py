@@ -8,8 +8,7 @@ codes of an :class:`~fuzzytruth.annotations.Annotations`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from contextvars import ContextVar
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import numpy as np
 
@@ -175,20 +174,6 @@ def resample_chunks(
     seed = draw_seed(rng)
     for start, stop in replicate_blocks(n_resamples, n_items, memory_budget):
         yield resample_block(n_items, seed, start, stop)
-
-
-#: Where blocks of replicates are computed: None in this process, or a function
-#: ``runner(kernel, shared, blocks) -> list`` (:func:`fuzzytruth.distributed.agreement` sets a
-#: Dask one). Results are the same either way: the blocks and their draws are.
-BLOCK_RUNNER: ContextVar[Callable[..., list] | None] = ContextVar("block_runner", default=None)
-
-
-def run_blocks(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
-    """``[kernel(shared, start, stop) for each block]``, here or on the active runner."""
-    runner = BLOCK_RUNNER.get()
-    if runner is None:
-        return [kernel(shared, start, stop) for start, stop in blocks]
-    return runner(kernel, shared, blocks)
 
 
 def format_estimate(value: float, low: float, high: float) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._resampling import MEMORY_BUDGET, percentile_interval
+from fuzzytruth._resampling import MEMORY_BUDGET, percentile_interval, run_blocks
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     Metric,
@@ -30,7 +30,6 @@ from fuzzytruth.collection._counts import (
     replicate_blocks,
     require_annotations,
     resample_block,
-    run_blocks,
 )
 from fuzzytruth.uncertain.keyed import draw_seed
 
@@ -105,7 +104,7 @@ def _bootstrap(
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Point estimates and bootstrap distributions (``(n_values, n_resamples)``) of several
     problems over the same items; every problem sees the same resamples (paired). Blocks of
-    replicates are computed by :func:`~fuzzytruth.collection._counts.run_blocks` (here, or on
+    replicates are computed by :func:`~fuzzytruth._resampling.run_blocks` (here, or on
     a Dask cluster under :func:`fuzzytruth.distributed.agreement`)."""
     n_items = problems[0].table.shape[0]
     estimates = [p.estimate(np.ones((1, n_items)))[0] for p in problems]

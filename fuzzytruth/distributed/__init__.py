@@ -7,15 +7,16 @@ Dask; this package does, when it is imported.
   :func:`fuzzytruth.evaluation.evaluate` on a worker and returns one
   :class:`~fuzzytruth.evaluation.Evaluation`. Inputs: in-memory runs and truths, or Dask
   DataFrames / partitioned Parquet datasets (:func:`read_parquet`) partitioned by query.
-* :func:`compare` runs :func:`fuzzytruth.stats.compare` with one task per measure.
+* :func:`compare` runs :func:`fuzzytruth.stats.compare` with each measure's resamples split
+  into blocks of replicates, one task each.
 * :func:`agreement` and :func:`agreement_by_level` run the collection bootstrap with its
   blocks of replicates as tasks.
 
 Crisp and exact results equal the in-memory ones (to rounding: 1e-12); Monte Carlo results
 are identical bit for bit whatever the number of workers or partitions, because every random
 draw is keyed by (seed, query, document, world) (:mod:`fuzzytruth.uncertain.keyed`) and each
-measure's resamples come from a stream keyed by its name, and each bootstrap replicate of the
-agreement from draws keyed by (seed, replicate, draw).
+replicate of ``compare`` (bootstrap resample, sign flips, permutation) and of the agreement
+bootstrap from draws keyed by (seed, replicate, draw).
 
 Examples
 --------

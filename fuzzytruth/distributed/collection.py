@@ -19,20 +19,16 @@ on the workers.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
 
-from fuzzytruth._validation import check_int
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
-from fuzzytruth.collection._counts import BLOCK_RUNNER
 from fuzzytruth.collection.agreement import AgreementResult, LevelAgreement
-from fuzzytruth.distributed.partitions import is_frame, read_parquet
+from fuzzytruth.distributed.partitions import blocks_on, is_frame, read_parquet
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["agreement", "agreement_by_level"]
@@ -58,7 +54,7 @@ def agreement(annotations: Any, *, client: Any = None, retries: int = 2,
         ``memory_budget``: the block size...).
     """
     annotations = _annotations(annotations, taxonomy)
-    with _blocks_on(client, retries):
+    with blocks_on(client, retries):
         return agreement_in_memory(annotations, **options)
 
 
@@ -67,7 +63,7 @@ def agreement_by_level(annotations: Any, *, client: Any = None, retries: int = 2
     """:func:`fuzzytruth.collection.agreement_by_level` with its bootstrap blocks as Dask tasks
     (parameters as in :func:`agreement`)."""
     annotations = _annotations(annotations, taxonomy)
-    with _blocks_on(client, retries):
+    with blocks_on(client, retries):
         return agreement_by_level_in_memory(annotations, **options)
 
 
@@ -107,25 +103,3 @@ def _annotations(annotations: Any, taxonomy: Taxonomy | None) -> Any:
     if taxonomy is None:
         taxonomy = Taxonomy.flat(pd.unique(whole["label"]))
     return Annotations.from_frame(whole, taxonomy=taxonomy)
-
-
-@contextlib.contextmanager
-def _blocks_on(client: Any, retries: int) -> Iterator[None]:
-    from distributed import get_client
-
-    client = get_client() if client is None else client
-    retries = check_int("retries", retries)
-
-    def runner(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
-        if not blocks:
-            return []
-        [on_workers] = client.scatter([shared], broadcast=True)
-        futures = client.map(kernel, [on_workers] * len(blocks), [a for a, _ in blocks],
-                             [b for _, b in blocks], pure=False, retries=retries)
-        return client.gather(futures)
-
-    token = BLOCK_RUNNER.set(runner)
-    try:
-        yield
-    finally:
-        BLOCK_RUNNER.reset(token)

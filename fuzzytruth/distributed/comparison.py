@@ -1,27 +1,31 @@
-"""``compare()`` on a Dask cluster: one task per measure, the same numbers as in memory.
+"""``compare()`` on a Dask cluster: blocks of resamples as tasks, the same numbers as in memory.
 
-:func:`fuzzytruth.stats.compare` draws each measure's resamples from its own stream, keyed by
-the seed and the measure's name (:func:`~fuzzytruth.stats.compare.measure_stream`), so the
-measures are independent computations: each runs the in-memory ``compare`` on a worker, on the
-small score matrix of its measure (systems × queries, or worlds × systems × queries), and the
-tables are put back together in the measures' order. Every procedure, correction and estimand
-of ``compare`` is available, and the result equals the in-memory one bit for bit.
+:func:`fuzzytruth.stats.compare` draws every random replicate — a bootstrap resample of the
+queries, a vector of sign flips, a permutation of the systems within each query — from the
+counter-based generator of :mod:`fuzzytruth.uncertain.keyed`, keyed by (the measure's seed, what
+is drawn, replicate number, query), and computes each replicate without arithmetic across
+replicates (:mod:`fuzzytruth.stats._resampling`). So a block of replicates ``[start, stop)`` is
+an independent task. Here the in-memory ``compare`` runs on the driver with its blocks of
+replicates mapped onto the workers (:func:`~fuzzytruth.distributed.partitions.blocks_on`):
+each task returns the rows of its replicates (resampled system means and query counts,
+flipped means, permutation ranges) and the driver concatenates them in replicate order — the
+same one rule, in the same place, as in memory — then reads the intervals, p-values and
+corrections off the whole distribution with the same code. The result equals the in-memory
+one bit for bit, for every procedure, correction and estimand, whatever the block size or the
+number of workers.
 """
 
 from __future__ import annotations
 
-import copy
-import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from fuzzytruth._validation import check_int
-from fuzzytruth.stats.compare import Comparison, base_entropy
+from fuzzytruth.distributed.partitions import blocks_on
+from fuzzytruth.stats._resampling import BLOCKING
+from fuzzytruth.stats.compare import Comparison
 from fuzzytruth.stats.compare import compare as compare_in_memory
-from fuzzytruth.stats.population import PopulationScores
-from fuzzytruth.stats.scores import as_score_matrices
 
 __all__ = ["compare"]
 
@@ -31,10 +35,11 @@ def compare(
     *,
     client: Any = None,
     retries: int = 2,
+    block_size: int | None = None,
     rng: np.random.Generator | int | None = None,
     **options: Any,
 ) -> Comparison:
-    """:func:`fuzzytruth.stats.compare` with one Dask task per measure.
+    """:func:`fuzzytruth.stats.compare` with each measure's resamples split into Dask tasks.
 
     Parameters
     ----------
@@ -44,7 +49,12 @@ def compare(
     client : distributed.Client, optional
         The cluster (default: the active client).
     retries : int
-        How often Dask reruns a measure whose worker died (default 2).
+        How often Dask reruns a block whose worker died (default 2).
+    block_size : int, optional
+        Replicates per task. Default: as many as the memory budget of one block allows
+        (:data:`fuzzytruth._resampling.MEMORY_BUDGET`), but no more than
+        ``ceil(n_resamples / n_workers)``, so that every worker has a block. The block size
+        changes no number.
     rng : numpy.random.Generator or int, optional
         As in :func:`fuzzytruth.stats.compare`; the same seed gives the same table.
     **options
@@ -53,46 +63,32 @@ def compare(
     Returns
     -------
     Comparison
+        Equal, bit for bit, to ``fuzzytruth.stats.compare(scores, rng=rng, **options)``.
+        Procedures without resampling (``"t"``, ``"wilcoxon"``, ``"sign"``, the ANOVA Tukey)
+        and the annotator-population estimand (its replicates are already drawn) run on the
+        driver.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> from fuzzytruth.stats import compare as compare_here
+    >>> x = np.random.default_rng(0).random((3, 40))
+    >>> cluster = LocalCluster(n_workers=2, processes=False, dashboard_address=None)
+    >>> with cluster, Client(cluster):
+    ...     remote = compare(x, method="bca", n_resamples=999, block_size=100, rng=1)
+    >>> remote.table.equals(compare_here(x, method="bca", n_resamples=999, rng=1).table)
+    True
     """
     from distributed import get_client
 
     client = get_client() if client is None else client
     retries = check_int("retries", retries)
-    options["progress"] = False
-    if isinstance(scores, PopulationScores):
-        names = list(scores.scores) if options.get("measure") is None else [options["measure"]]
-        units = [(scores, {**options, "measure": name}) for name in names]
-    else:
-        labels = {k: options.pop(k, None) for k in ("systems", "queries", "measure")}
-        matrices = as_score_matrices(scores, **labels)
-        units = [(sm, options) for sm in matrices.values()]
-    if rng is None or isinstance(rng, np.random.Generator):
-        generator = np.random.default_rng(rng)
-        seeds = [copy.deepcopy(generator) for _ in units]
-        base_entropy(generator)  # the caller's generator moves on as after compare()
-    else:
-        seeds = [rng] * len(units)
-    futures = client.map(
-        _compare_part, [u for u, _ in units], [o for _, o in units], seeds,
-        pure=False, retries=retries,
-    )
-    results = client.gather(futures)
-    for _, caught in results:
-        for category, message in caught:
-            warnings.warn(message, category, stacklevel=2)
-    parts = [c for c, _ in results]
-    return Comparison(
-        table=pd.concat([p.table for p in parts], ignore_index=True),
-        systems=pd.concat([p.systems for p in parts], ignore_index=True),
-        alpha=parts[0].alpha,
-        n_resamples=parts[0].n_resamples,
-    )
-
-
-def _compare_part(scores: object, options: dict, rng: Any
-                  ) -> tuple[Comparison, list[tuple[type[Warning], str]]]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = compare_in_memory(scores, rng=rng, **options)
-    return result, [(w.category, str(w.message)) for w in caught]
-
+    if block_size is not None:
+        block_size = check_int("block_size", block_size, minimum=1)
+    n_workers = max(1, len(client.scheduler_info()["workers"]))
+    token = BLOCKING.set((block_size, n_workers))
+    try:
+        with blocks_on(client, retries):
+            return compare_in_memory(scores, rng=rng, **options)
+    finally:
+        BLOCKING.reset(token)

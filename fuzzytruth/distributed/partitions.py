@@ -20,19 +20,22 @@ relevance``; probabilistic qrels ``query_id, doc_id, probability[, grade]``.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._resampling import BLOCK_RUNNER
+from fuzzytruth._validation import check_int
 from fuzzytruth.membership import Membership
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain.keyed import unit_keys
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
-__all__ = ["aligned_frames", "read_parquet", "split_in_memory", "truth_from_frame"]
+__all__ = ["aligned_frames", "blocks_on", "read_parquet", "split_in_memory", "truth_from_frame"]
 
 QUERY = "query_id"
 _PART = "_fuzzytruth_partition"
@@ -246,3 +249,28 @@ def _hash_partition(frame: Any, npartitions: int) -> Any:
     tagged = frame.map_partitions(tag, meta=meta)
     divisions = list(range(npartitions + 1))
     return tagged.set_index(_PART, divisions=divisions, sort=True)
+
+
+@contextlib.contextmanager
+def blocks_on(client: Any, retries: int) -> Iterator[None]:
+    """Within the block, blocks of replicates (:func:`fuzzytruth._resampling.run_blocks`) run
+    as Dask tasks on ``client`` (default: the active client), each rerun up to ``retries``
+    times if its worker dies; the shared input is broadcast to every worker once per call."""
+    from distributed import get_client
+
+    client = get_client() if client is None else client
+    retries = check_int("retries", retries)
+
+    def runner(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
+        if not blocks:
+            return []
+        [on_workers] = client.scatter([shared], broadcast=True)
+        futures = client.map(kernel, [on_workers] * len(blocks), [a for a, _ in blocks],
+                             [b for _, b in blocks], pure=False, retries=retries)
+        return client.gather(futures)
+
+    token = BLOCK_RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        BLOCK_RUNNER.reset(token)

@@ -1,22 +1,54 @@
-"""Vectorised resampling kernels: resample-count matrices, sign flips, per-pair counting.
+"""Vectorised resampling kernels: keyed replicates in blocks, sign flips, per-pair counting.
 
 Every kernel works on *system* columns and derives pairwise quantities from them, so nothing of
-size ``(n_resamples, n_pairs, n_queries)`` is ever built, and work is done in chunks of
-resamples (or of pairs) to bound memory.
+size ``(n_resamples, n_pairs, n_queries)`` is ever built.
+
+Every random replicate — a bootstrap resample of queries, a vector of sign flips, a
+permutation of the systems within each query — is drawn from the counter-based generator of
+:mod:`fuzzytruth.uncertain.keyed`, keyed by (seed, what is drawn, replicate number, query),
+and computed row by row without any arithmetic across replicates. So the replicates
+``[start, stop)`` are one independent task (:data:`REPLICATE_KERNELS`), and
+:func:`replicates` — the one rule that puts blocks together — concatenates them in replicate
+order: any split into blocks, here or on a cluster (:data:`~fuzzytruth._resampling.BLOCK_RUNNER`),
+gives the same bits as the whole. Everything after that (quantiles, counts, bisection) runs
+once on the whole distribution.
+
+Examples
+--------
+>>> x = np.random.default_rng(0).random((3, 20))
+>>> whole = bootstrap_means(x, 50, seed=7)[1]
+>>> token = BLOCKING.set((7, 1))  # blocks of 7 replicates
+>>> bool((bootstrap_means(x, 50, seed=7)[1] == whole).all())
+True
+>>> BLOCKING.reset(token)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
 
 import numpy as np
 
-from fuzzytruth._resampling import count_blocks
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, run_blocks
+from fuzzytruth.uncertain.keyed import index_sums, permutations, random_bytes
 
-#: Rows (resamples) processed at a time; bounds every temporary to a few MB.
+#: Rows processed at a time by the deterministic code after the draws (counting, sorting).
 CHUNK_ROWS = 1024
 #: Pairs processed at a time when a per-pair array of length ``n_resamples`` is needed.
 CHUNK_PAIRS = 128
+
+#: Keyed streams (:mod:`fuzzytruth.uncertain.keyed`) of the three kinds of replicate.
+BOOTSTRAP_STREAM = 0x51424F4F  # query resamples
+SIGN_FLIP_STREAM = 0x5153474E  # sign flips
+PERMUTATION_STREAM = 0x51504552  # permutations of systems within queries
+
+#: ``(block_size, fewest_blocks)``: replicates per block when ``block_size`` is set, else as
+#: many as the memory budget allows but at most ``ceil(n_resamples / fewest_blocks)``. The
+#: Dask back end sets it (:func:`fuzzytruth.distributed.compare`); it changes no number.
+BLOCKING: ContextVar[tuple[int | None, int]] = ContextVar("replicate_blocking",
+                                                          default=(None, 1))
 
 
 def row_chunks(n_rows: int, size: int = CHUNK_ROWS) -> Iterator[slice]:
@@ -25,32 +57,95 @@ def row_chunks(n_rows: int, size: int = CHUNK_ROWS) -> Iterator[slice]:
         yield slice(start, min(start + size, n_rows))
 
 
-def resample_counts(n_queries: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """How often each query is drawn in each bootstrap resample.
+def replicate_blocks(
+    n_resamples: int, bytes_per_replicate: float, memory_budget: float = MEMORY_BUDGET
+) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each block of replicates (see :data:`BLOCKING`).
 
-    Row ``b`` is the multinomial count vector of one resample of ``n_queries`` queries drawn
-    with replacement (drawn as indices, then counted), so ``counts @ x / n`` is the vector of
-    bootstrap means of ``x``. One row is shared by every system: the resample is paired.
+    Examples
+    --------
+    >>> replicate_blocks(10, 8e6, memory_budget=32e6)
+    [(0, 4), (4, 8), (8, 10)]
+    """
+    size, fewest = BLOCKING.get()
+    if size is None:
+        size = min(block_rows(1, memory_budget, bytes_per_unit=bytes_per_replicate),
+                   max(1, -(-n_resamples // fewest)))
+    return [(start, min(start + size, n_resamples)) for start in range(0, n_resamples, size)]
+
+
+def replicates(
+    kernel: Callable[..., tuple[np.ndarray, ...]],
+    shared: Any,
+    n_resamples: int,
+    bytes_per_replicate: float,
+) -> tuple[np.ndarray, ...]:
+    """Replicates ``0 .. n_resamples - 1`` of ``kernel``, block by block: the outputs of the
+    blocks (arrays whose first axis is the replicate) concatenated in replicate order."""
+    blocks = replicate_blocks(n_resamples, bytes_per_replicate)
+    parts = run_blocks(kernel, shared, blocks)
+    return tuple(np.concatenate(columns) for columns in zip(*parts, strict=True))
+
+
+def bootstrap_block(
+    shared: tuple[np.ndarray, int], start: int, stop: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates ``start .. stop - 1``: query counts and every system's mean.
+
+    ``shared = (scores.T, seed)``. Draw ``j`` of replicate ``r`` is query
+    ``floor(u * n_queries)``, ``u`` keyed by (seed, replicate r, draw j); one count vector is
+    shared by every system (the resample is paired).
+    """
+    values, seed = shared
+    counts, sums = index_sums(seed, BOOTSTRAP_STREAM, values, np.arange(start, stop))
+    sums /= values.shape[0]
+    return counts, sums
+
+
+def bootstrap_means(
+    scores: np.ndarray, n_resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, means)``: the paired bootstrap of ``(n_systems, n_queries)`` scores.
 
     Returns
     -------
-    numpy.ndarray
-        ``(n_resamples, n_queries)`` int32; every row sums to ``n_queries``.
+    counts : numpy.ndarray
+        ``(n_resamples, n_queries)`` float; row ``r`` counts how often each query is drawn in
+        replicate ``r`` (a multinomial(n_queries, uniform) vector).
+    means : numpy.ndarray
+        ``(n_resamples, n_systems)`` resampled means, ``counts @ scores.T / n_queries``.
     """
-    blocks = list(count_blocks(n_queries, n_resamples, rng))  # blocks sized from memory
-    return np.vstack(blocks) if blocks else np.zeros((0, n_queries), dtype=np.int32)
+    n_systems, n = scores.shape
+    values = np.ascontiguousarray(scores.T, dtype=np.float64)
+    counts, means = replicates(bootstrap_block, (values, seed), n_resamples,
+                               8.0 * (3 * n + n_systems))
+    return counts, means
 
 
-def sign_flip_means(
-    scores: np.ndarray, n_resamples: int, rng: np.random.Generator
-) -> np.ndarray:
+def sign_flip_block(
+    shared: tuple[np.ndarray, int, int], start: int, stop: int
+) -> tuple[np.ndarray]:
+    """Sign-flipped means of replicates ``start .. stop - 1`` (see :func:`sign_flip_means`);
+    ``shared = (tables, n_queries, seed)``."""
+    tables, n, seed = shared
+    codes = random_bytes(seed, SIGN_FLIP_STREAM, tables.shape[0], np.arange(start, stop))
+    codes = np.ascontiguousarray(codes.T)  # (n_groups, rows)
+    acc = np.take(tables[0], codes[0], axis=0)
+    for g in range(1, tables.shape[0]):
+        acc += np.take(tables[g], codes[g], axis=0)
+    acc /= n
+    return (acc,)
+
+
+def sign_flip_means(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     """Means of randomly sign-flipped scores, one flip vector per resample shared by all systems.
 
     Row ``r`` is ``scores @ f_r / n`` for independent fair signs ``f_r`` in {-1, +1}^n. The
-    signs are the bits of uniform random bytes, one byte per 8 queries, and each byte indexes a
-    precomputed table of the 256 signed sums of its 8 queries for every system, so a resample
-    costs ``n / 8`` table look-ups per system instead of ``n`` multiply-adds (and no BLAS call,
-    whose threads behave badly on a busy machine).
+    signs are the bits of keyed random bytes (:func:`~fuzzytruth.uncertain.keyed.random_bytes`
+    of replicate ``r``), one byte per 8 queries, and each byte indexes a precomputed table of
+    the 256 signed sums of its 8 queries for every system, so a resample costs ``n / 8``
+    table look-ups per system instead of ``n`` multiply-adds (and no BLAS call, whose threads
+    behave badly on a busy machine).
 
     Parameters
     ----------
@@ -58,8 +153,8 @@ def sign_flip_means(
         ``(n_systems, n_queries)``.
     n_resamples : int
         Number of flip vectors B.
-    rng : numpy.random.Generator
-        Source of the random bytes.
+    seed : int
+        Seed of the keyed draws (:func:`~fuzzytruth.uncertain.keyed.draw_seed`).
 
     Returns
     -------
@@ -73,15 +168,29 @@ def sign_flip_means(
     signs = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1) * 2.0 - 1.0
     # tables[g, v, s]: signed sum of system s over the 8 queries of group g under byte v.
     tables = np.einsum("vj,sgj->gvs", signs, padded.reshape(n_systems, n_groups, 8))
-    out = np.empty((n_resamples, n_systems))
-    for rows in row_chunks(n_resamples):
-        random_bytes = rng.integers(0, 256, size=(n_groups, rows.stop - rows.start),
-                                    dtype=np.uint8)
-        acc = out[rows]
-        np.take(tables[0], random_bytes[0], axis=0, out=acc)
-        for g in range(1, n_groups):
-            acc += np.take(tables[g], random_bytes[g], axis=0)
-        acc /= n
+    (out,) = replicates(sign_flip_block, (tables, n, seed), n_resamples,
+                        2.0 * n_groups + 16.0 * n_systems)
+    return out
+
+
+def permutation_block(
+    shared: tuple[np.ndarray, int], start: int, stop: int
+) -> tuple[np.ndarray]:
+    """Range of the system means (largest minus smallest) in permutations ``start .. stop - 1``
+    of the systems within every query; ``shared = (scores.T, seed)``."""
+    base, seed = shared
+    n, k = base.shape
+    perm = permutations(seed, PERMUTATION_STREAM, n, k, np.arange(start, stop))
+    permuted = np.take_along_axis(base[None], perm, axis=2)  # (rows, n_queries, n_systems)
+    means = permuted.mean(axis=1)
+    return (means.max(axis=1) - means.min(axis=1),)
+
+
+def permutation_ranges(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """``(n_resamples,)`` range of the system means when the system labels of every query are
+    permuted at random (keyed by seed, replicate and query): the randomised Tukey null."""
+    base = np.ascontiguousarray(np.asarray(scores, dtype=np.float64).T)
+    (out,) = replicates(permutation_block, (base, seed), n_resamples, 24.0 * base.size)
     return out
 
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from fuzzytruth.stats._resampling import resample_counts
+from fuzzytruth.stats._resampling import BOOTSTRAP_STREAM
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.multiple import (
     adjust_pvalues,
@@ -63,6 +63,7 @@ from fuzzytruth.stats.multiple import (
 )
 from fuzzytruth.stats.paired import paired_test
 from fuzzytruth.stats.procedures import BOOTSTRAP_METHODS, INTERVALS, paired_inference
+from fuzzytruth.uncertain.keyed import draw_seed, index_counts
 
 BATCH = 50
 #: Mean-difference procedures with an interval (the validity table's rows).
@@ -228,7 +229,7 @@ def _two_level_percentile(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The replaced two-level bootstrap: queries resampled and one world per replicate."""
     n_worlds, _, n = worlds.shape
-    counts = resample_counts(n, n_resamples, rng)
+    counts = index_counts(draw_seed(rng), BOOTSTRAP_STREAM, n, np.arange(n_resamples))
     k = rng.integers(0, n_worlds, size=n_resamples)
     d = worlds[:, pairs[:, 0]] - worlds[:, pairs[:, 1]]  # (W, m, n)
     reps = np.einsum("bq,bmq->bm", counts, d[k]) / n
@@ -333,7 +334,7 @@ def _two_stage(
     n = labels.shape[0]
     share = labels.mean(axis=3)
     x = share.mean(axis=2).T
-    counts = resample_counts(n, n_resamples, rng)
+    counts = index_counts(draw_seed(rng), BOOTSTRAP_STREAM, n, np.arange(n_resamples))
     if scheme == "within-items":
         # resampling an item's binary labels with replacement: Binomial(ANNOTATORS, share)
         drawn = rng.binomial(ANNOTATORS, np.broadcast_to(share, (n_resamples, *share.shape)))

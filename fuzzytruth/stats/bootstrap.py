@@ -1,8 +1,10 @@
 """Paired bootstrap of system means and of their differences, with intervals and dual tests.
 
 Queries are resampled with one count vector per replicate shared by all systems, so the
-bootstrap means of every system are ``counts @ scores.T / n`` (one matrix product) and every
-pairwise difference is a difference of two of those columns.
+bootstrap means of every system are ``counts @ scores.T / n`` and every pairwise difference
+is a difference of two of those columns. Each replicate's counts are keyed by its number and
+its means summed in a compiled pass (:func:`fuzzytruth.stats._resampling.bootstrap_means`),
+so blocks of replicates computed apart give the same distribution, bit for bit.
 
 Every interval has its test, computed from the same bootstrap distribution:
 :meth:`BootstrapResult.pvalue` is the smallest ``alpha`` at which the ``1 - alpha`` interval of
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from fuzzytruth.stats._resampling import CHUNK_PAIRS, resample_counts, row_chunks
+from fuzzytruth.stats._resampling import CHUNK_PAIRS, bootstrap_means, row_chunks
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -34,6 +36,7 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
 )
+from fuzzytruth.uncertain.keyed import draw_seed
 
 INTERVAL_METHODS = ("percentile", "basic", "bca", "studentized")
 TARGETS = ("differences", "means")
@@ -331,7 +334,7 @@ class BootstrapResult:
         """``(slice, t* (chunk, B), observed se (chunk,))``; finite t* by the fallback."""
         n = self._scores.shape[-1]
         boot_t = np.ascontiguousarray(self.bootstrap_distribution.T)
-        counts = None if self._counts is None else self._counts.astype(np.float64)
+        counts = self._counts
         for sl in row_chunks(self._n_targets(target), CHUNK_PAIRS // 2):
             x = self._target_scores(target, sl)  # (n, chunk)
             estimate = x.mean(axis=0)
@@ -497,7 +500,9 @@ def paired_bootstrap(
     n_resamples : int
         Number of bootstrap replicates B (at least 2).
     rng : numpy.random.Generator or int, optional
-        Seed or generator.
+        Seed or generator. One seed is taken from it; replicate ``r``'s resample is then keyed
+        by (seed, r, draw) (:func:`fuzzytruth.uncertain.keyed.index_counts`), so any block of
+        replicates can be computed on its own (a cluster does) with the same result.
 
     Returns
     -------
@@ -520,12 +525,7 @@ def paired_bootstrap(
     x = as_scores(scores, ndim=(2,))
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     pairs = as_pairs(pairs, x.shape[0])
-    rng = np.random.default_rng(rng)
-    n = x.shape[-1]
-    counts = resample_counts(n, n_resamples, rng)
-    boot = np.empty((n_resamples, x.shape[0]))
-    for rows in row_chunks(n_resamples):
-        boot[rows] = counts[rows] @ x.T / n
+    counts, boot = bootstrap_means(x, n_resamples, draw_seed(np.random.default_rng(rng)))
     mean = x.mean(axis=1)
     return BootstrapResult(
         mean=mean,

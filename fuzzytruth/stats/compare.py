@@ -368,7 +368,10 @@ def compare(
     rng : numpy.random.Generator or int, optional
         Seed or generator. Each measure draws from its own stream, derived from the seed and
         the measure's name, so adding a measure (or a system) does not change another
-        measure's numbers.
+        measure's numbers. Within a measure every replicate (bootstrap resample, sign flips,
+        permutation) is keyed by (the stream's seed, replicate, query)
+        (:mod:`fuzzytruth.uncertain.keyed`), so its blocks of replicates can be computed
+        apart (:func:`fuzzytruth.distributed.compare` does) with the same result.
     progress : bool, optional
         Progress bar on stderr: None (default) draws it only when stderr is a terminal,
         True always, False never (one step per measure).

@@ -24,6 +24,7 @@ from fuzzytruth.stats._validation import (
     check_n_resamples,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
+from fuzzytruth.uncertain.keyed import draw_seed
 
 TESTS = ("t", "randomization", "wilcoxon", "sign", "bootstrap")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
@@ -149,14 +150,15 @@ def paired_test(
     The resampling tests never build a ``pairs x queries`` array per resample: with the flip
     (or resample-count) matrix ``F`` of shape ``(B, n_queries)``, ``F @ scores.T / n`` holds
     every system's resampled mean and each pair's null value is the difference of two of its
-    columns, compared with the observed one 4,096 resamples at a time. For the sign flips
-    the product is done by table look-up, one random byte per 8 queries (exactly the same
-    distribution as independent fair signs). Before that, each query's scores are centred
-    across systems, which changes no difference but reduces rounding. Everything is float64:
-    float32 would round resampled means by about 1e-7 and could move them across the observed
-    statistic, which matters because exact ties are common with discrete measures such as
-    P@10. Resampled values within a relative 1e-12 of the observed statistic count as "at
-    least as extreme".
+    columns, compared with the observed one 4,096 resamples at a time. For the sign flips the
+    product is done by table look-up, one random byte per 8 queries (exactly the same
+    distribution as independent fair signs). Every resample is keyed by its number
+    (:mod:`fuzzytruth.uncertain.keyed`), so blocks of resamples can be drawn apart. Before
+    that, each query's scores are centred across systems, which changes no difference but
+    reduces rounding. Everything is float64: float32 would round resampled means by about 1e-7
+    and could move them across the observed statistic, which matters because exact ties are
+    common with discrete measures such as P@10. Resampled values within a relative 1e-12 of the
+    observed statistic count as "at least as extreme".
 
     Examples
     --------
@@ -240,7 +242,7 @@ def _randomization(
         null = flips @ centred.T / n
     else:
         b_total = n_resamples
-        null = sign_flip_means(centred, b_total, rng)
+        null = sign_flip_means(centred, b_total, draw_seed(rng))
     scale = float(np.abs(centred).max())
     b = count_extreme(null, pairs, observed, alternative=alternative, scale=scale)
     p = b / b_total if exact else (b + 1) / (b_total + 1)

@@ -52,12 +52,13 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth.progress import track
-from fuzzytruth.stats._resampling import resample_counts
+from fuzzytruth.stats._resampling import BOOTSTRAP_STREAM
 from fuzzytruth.stats._validation import check_choice, check_n_resamples
 from fuzzytruth.stats.bootstrap import BootstrapResult
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 from fuzzytruth.stats.scores import ScoreMatrix, evaluation_scores
 from fuzzytruth.stats.worlds import UncertaintyDecomposition
+from fuzzytruth.uncertain.keyed import draw_seed, index_counts
 
 ANNOTATOR_SCHEMES = ("auto", "shared", "within-items")
 #: Below this many annotators shared across items the population interval gets a warning.
@@ -213,8 +214,9 @@ def annotator_bootstrap(
     observed = expected_scores(Membership.from_annotations(annotations), world_seed)
     first = observed[names[0]]
     n_systems, n_queries = first.averaged.shape
-    counts = resample_counts(n_queries, n_resamples, count_rng)
-    weights = counts.astype(np.float64) / n_queries
+    counts = index_counts(draw_seed(count_rng), BOOTSTRAP_STREAM, n_queries,
+                          np.arange(n_resamples))
+    weights = counts / n_queries
     replicates = {m: np.empty((n_resamples, n_systems)) for m in names}
     annotators_only = {m: np.empty((n_resamples, n_systems)) for m in names}
     gram = {m: np.empty((n_resamples, n_systems, n_systems)) for m in names}

@@ -57,6 +57,7 @@ from fuzzytruth.stats._validation import (
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS, paired_test
+from fuzzytruth.uncertain.keyed import draw_seed
 
 METHODS = ("t", "bootstrap", "bca", "percentile", "basic", "randomization", "wilcoxon", "sign")
 #: The interval each method reports (``"none"``: the method tests no parameter with one).
@@ -377,7 +378,7 @@ def _randomization_procedure(
     if exact:
         null = all_sign_flips(n) @ augmented.T / n
     else:
-        null = sign_flip_means(augmented, n_resamples, rng)
+        null = sign_flip_means(augmented, n_resamples, draw_seed(rng))
     b_total = null.shape[0]
     fbar = null[:, -1]
     observed = (x[pairs[:, 0]] - x[pairs[:, 1]]).mean(axis=1)
