@@ -88,26 +88,48 @@ def evaluate_per_annotator(
     -------
     Evaluation
     """
+    check_groups(qrels_by_group)
+    results = [
+        evaluate_group(run, group, qrels, measures, options)
+        for group, qrels in qrels_by_group.items()
+    ]
+    return combine_groups(run, list(qrels_by_group), results)
+
+
+def check_groups(qrels_by_group: Any) -> None:
+    """``qrels_by_group`` must be a non-empty mapping (one Qrels per judgment group)."""
     if not isinstance(qrels_by_group, Mapping) or not qrels_by_group:
         raise ValueError(
             "qrels_by_group must be a non-empty mapping of group id to Qrels; "
             f"got {type(qrels_by_group).__name__}"
         )
-    parts, first = [], None
-    run_queries = set(run.queries)
-    for group, qrels in qrels_by_group.items():
-        if not run_queries & set(qrels.queries):
-            continue
-        with warnings.catch_warnings():  # a group judges only some queries: expected here
-            warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
-            ev = evaluate(run, qrels, measures, **options)
-        first = first or ev
-        frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
-        frame.insert(1, "group", str(group))
-        parts.append(frame)
-    if first is None:
+
+
+def evaluate_group(
+    run: Run, group: Any, qrels: Qrels, measures: Any, options: dict
+) -> tuple[Evaluation, pd.DataFrame] | None:
+    """One judgment group: its Evaluation and its ``query_id, group, measure, value`` rows
+    (None when the group judges no query of the run). The unit of work, in memory or on a
+    Dask worker (:func:`fuzzytruth.distributed.evaluate_per_annotator`)."""
+    if not set(run.queries) & set(qrels.queries):
+        return None
+    with warnings.catch_warnings():  # a group judges only some queries: expected here
+        warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
+        ev = evaluate(run, qrels, measures, **options)
+    frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
+    frame.insert(1, "group", str(group))
+    return ev, frame
+
+
+def combine_groups(
+    run: Run, names: list[Any], results: list[tuple[Evaluation, pd.DataFrame] | None]
+) -> Evaluation:
+    """The per-annotator Evaluation from the groups' results, in the groups' order."""
+    kept = [r for r in results if r is not None]
+    if not kept:
         raise ValueError("no query of the run is judged by any group")
-    groups = pd.concat(parts, ignore_index=True)
+    first = kept[0][0]
+    groups = pd.concat([frame for _, frame in kept], ignore_index=True)
     # mean over the groups that judged the query (NaN values, undefined under "skip", left out)
     means = groups.groupby(["measure", "query_id"], sort=False)["value"].mean()
     queries = tuple(sorted(groups["query_id"].unique()))
@@ -129,7 +151,7 @@ def evaluate_per_annotator(
         first.measures,
         "judgment_groups",
         first.undefined,
-        {**first.conventions, "groups": [str(g) for g in qrels_by_group]},
+        {**first.conventions, "groups": [str(g) for g in names]},
         first.confidence_level,
         first._families,
         batches,

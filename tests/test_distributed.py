@@ -330,3 +330,29 @@ def test_agreement_reads_annotations_partitioned_by_item(client, tmp_path):
     with pytest.raises(ValueError, match=r"annotations are not partitioned by item: item '.+' "
                        r"is split across partitions"):
         fd.agreement(shuffled, taxonomy=collection.taxonomy, n_resamples=10, rng=0)
+
+
+# ------------------------------------------------------------------------------ judgment groups
+@pytest.mark.parametrize("undefined", ["zero", "skip"])
+def test_per_annotator_evaluation_on_the_cluster_equals_in_memory(client, data, undefined):
+    """One task per judgment group, combined by the in-memory code: the same Evaluation
+    (group 'c' judges only some queries, one of them with no relevant document)."""
+    from fuzzytruth.crisp import evaluate_per_annotator
+
+    runs, qrels, _ = data
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"query_id": qrels.query_ids, "doc_id": qrels.doc_ids})
+    groups = {}
+    for g in ("a", "b", "c"):
+        part = frame if g != "c" else frame[frame["query_id"] < "q30"]
+        rel = rng.integers(0, 3, len(part))
+        rel[(part["query_id"] == "q11").to_numpy()] = 0
+        groups[g] = Qrels(part["query_id"], part["doc_id"], rel)
+    options = {"undefined": undefined}
+    local = evaluate_per_annotator(runs["bm25"], groups, MEASURES, **options)
+    remote = fd.evaluate_per_annotator(runs["bm25"], groups, MEASURES, **options)
+    assert remote.truth == local.truth == "judgment_groups"
+    _same_evaluation(remote, local, exact=True)
+    pd.testing.assert_frame_equal(remote.groups, local.groups)
+    with pytest.raises(ValueError, match="qrels_by_group must be a non-empty mapping"):
+        fd.evaluate_per_annotator(runs["bm25"], {}, MEASURES)

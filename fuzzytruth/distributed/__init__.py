@@ -7,6 +7,8 @@ Dask; this package does, when it is imported.
   :func:`fuzzytruth.evaluation.evaluate` on a worker and returns one
   :class:`~fuzzytruth.evaluation.Evaluation`. Inputs: in-memory runs and truths, or Dask
   DataFrames / partitioned Parquet datasets (:func:`read_parquet`) partitioned by query.
+* :func:`evaluate_per_annotator` evaluates each judgment group's qrels on a worker and
+  combines them as :func:`fuzzytruth.crisp.evaluate_per_annotator` does.
 * :func:`compare` runs :func:`fuzzytruth.stats.compare` with each measure's resamples split
   into blocks of replicates, one task each.
 * :func:`agreement` and :func:`agreement_by_level` run the collection bootstrap with its
@@ -30,7 +32,14 @@ Examples
 
 from fuzzytruth.distributed.collection import agreement, agreement_by_level
 from fuzzytruth.distributed.comparison import compare
-from fuzzytruth.distributed.evaluation import evaluate
+from fuzzytruth.distributed.evaluation import evaluate, evaluate_per_annotator
 from fuzzytruth.distributed.partitions import read_parquet
 
-__all__ = ["agreement", "agreement_by_level", "compare", "evaluate", "read_parquet"]
+__all__ = [
+    "agreement",
+    "agreement_by_level",
+    "compare",
+    "evaluate",
+    "evaluate_per_annotator",
+    "read_parquet",
+]

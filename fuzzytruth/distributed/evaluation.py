@@ -37,7 +37,7 @@ from fuzzytruth.truth import as_truth
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.keyed import draw_seed
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "evaluate_per_annotator"]
 
 
 def evaluate(
@@ -116,6 +116,59 @@ def evaluate(
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     return concatenate(parts)
+
+
+def evaluate_per_annotator(
+    run: Run,
+    qrels_by_group: Mapping[str, Any],
+    measures: str | Measure | Iterable[str | Measure],
+    *,
+    client: Any = None,
+    retries: int = 2,
+    **options: Any,
+) -> Evaluation:
+    """:func:`fuzzytruth.crisp.evaluate_per_annotator` with one Dask task per judgment group.
+
+    Each group's qrels is evaluated on a worker by the in-memory unit of work
+    (:func:`fuzzytruth.crisp.evaluate_group`) and the groups' results are combined on the
+    driver by the same code as in memory (:func:`fuzzytruth.crisp.combine_groups`), so the
+    result equals the in-memory one (crisp values, to rounding: 1e-12).
+
+    Parameters
+    ----------
+    run : Run
+        The ranked lists (sent to every worker once).
+    qrels_by_group : mapping of str to Qrels
+        One qrels per judgment group, as in memory.
+    measures : str, Measure or iterable of them
+        Any registered measures.
+    client : distributed.Client, optional
+        The cluster (default: the active client).
+    retries : int
+        How often Dask reruns a group whose worker died (default 2).
+    **options
+        Passed to :func:`fuzzytruth.evaluation.evaluate`.
+
+    Returns
+    -------
+    Evaluation
+        Truth ``"judgment_groups"``, with the per-group values in ``groups``.
+    """
+    from distributed import get_client
+
+    from fuzzytruth.crisp import check_groups, combine_groups, evaluate_group
+
+    client = get_client() if client is None else client
+    retries = check_int("retries", retries)
+    check_groups(qrels_by_group)
+    options = {**options, "progress": False}
+    [shared] = client.scatter([run], broadcast=True)
+    futures = client.map(
+        evaluate_group, [shared] * len(qrels_by_group), list(qrels_by_group),
+        list(qrels_by_group.values()), measures=measures, options=options, pure=False,
+        retries=retries,
+    )
+    return combine_groups(run, list(qrels_by_group), client.gather(futures))
 
 
 def _gather_as_completed(futures: list) -> list:
