@@ -170,11 +170,17 @@ def _read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         )
     categories = None
     if args.query_categories is not None:
-        import pandas as pd
+        from fuzzytruth.io.tables import read_delimited
 
-        frame = pd.read_csv(args.query_categories, dtype=str)
-        if list(frame.columns[:2]) != ["query_id", "category"]:
-            raise UserError(f"{args.query_categories}: expected the header query_id,category")
+        path = args.query_categories
+        tab = ".tsv" in Path(path).name.lower()
+        frame = read_delimited(path, delimiter="\t" if tab else ",",
+                               required=["query_id", "category"], only_required=True)
+        again = frame["query_id"].duplicated().to_numpy()
+        if again.any():
+            line = int(frame.attrs["lines"][again.argmax()])
+            raise UserError(f"{path}, line {line}: query {frame['query_id'][again].iloc[0]!r} "
+                            "has a second category (--query-categories: one row per query)")
         categories = dict(zip(frame["query_id"], frame["category"], strict=True))
     if kinds[0] == "annotations":
         if args.taxonomy is None:
