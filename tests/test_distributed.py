@@ -332,6 +332,37 @@ def test_agreement_reads_annotations_partitioned_by_item(client, tmp_path):
         fd.agreement(shuffled, taxonomy=collection.taxonomy, n_resamples=10, rng=0)
 
 
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_agreement_counts_each_item_partition_on_its_worker(client, npartitions):
+    """The label-count rows are built per item partition on the workers (the votes stay
+    there); for any number of partitions, with the flat taxonomy of the labels or the given
+    one, agreement and agreement_by_level equal the in-memory results."""
+    from fuzzytruth.annotations import Annotations
+    from fuzzytruth.collection import agreement, agreement_by_level
+    from fuzzytruth.distributed.collection import _label_counts
+    from fuzzytruth.taxonomy import Taxonomy
+
+    collection = image_collection()
+    table = collection.annotations.to_frame()[["item_id", "annotator_id", "label"]]
+    table = table.sort_values("item_id", kind="stable").reset_index(drop=True)
+    items = table["item_id"].unique()
+    cuts = np.array_split(items, npartitions)  # whole items per partition
+    frame = dd.concat([dd.from_pandas(table[table["item_id"].isin(c)], npartitions=1)
+                       for c in cuts])
+    assert frame.npartitions == npartitions
+    whole = Annotations.from_frame(table, taxonomy=collection.taxonomy)
+    flat = Annotations.from_frame(table, taxonomy=Taxonomy.flat(pd.unique(table["label"])))
+    counts, _ = _label_counts(frame, collection.taxonomy)
+    assert counts.shape == (whole.n_items, len(collection.taxonomy))
+    for remote_taxonomy, local in ((collection.taxonomy, whole), (None, flat)):
+        ours = fd.agreement(frame, taxonomy=remote_taxonomy, n_resamples=100, rng=5)
+        theirs = agreement(local, n_resamples=100, rng=5)
+        pd.testing.assert_frame_equal(ours.to_frame(), theirs.to_frame(), rtol=1e-12)
+    levels = fd.agreement_by_level(frame, taxonomy=collection.taxonomy, n_resamples=50, rng=5)
+    expected = agreement_by_level(whole, n_resamples=50, rng=5)
+    pd.testing.assert_frame_equal(levels.to_frame(), expected.to_frame(), rtol=1e-12)
+
+
 # ------------------------------------------------------------------------------ judgment groups
 @pytest.mark.parametrize("undefined", ["zero", "skip"])
 def test_per_annotator_evaluation_on_the_cluster_equals_in_memory(client, data, undefined):

@@ -31,6 +31,7 @@ from fuzzytruth.collection._counts import (
     require_annotations,
     resample_block,
 )
+from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.uncertain.keyed import draw_seed
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
@@ -403,10 +404,28 @@ def agreement(
     7         label_kappa                 other  0.566   0.265    0.758
     """
     annotations = require_annotations(annotations, analysis="agreement")
+    return agreement_from_counts(
+        label_counts(annotations), annotations.taxonomy, metric=metric,
+        n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
+        memory_budget=memory_budget,
+    )
+
+
+def agreement_from_counts(
+    counts: np.ndarray,
+    taxonomy: Taxonomy,
+    *,
+    metric: Metric = "path",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    memory_budget: float = MEMORY_BUDGET,
+) -> AgreementResult:
+    """:func:`agreement` from the label-count table (:func:`~fuzzytruth.collection._counts.
+    label_counts`: items × taxonomy nodes, rows in the annotations' item order), which the
+    Dask back end assembles from item partitions."""
     check_bootstrap(n_resamples, confidence_level, memory_budget)
-    taxonomy = annotations.taxonomy
     deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
-    counts = label_counts(annotations)
     n_single = _check_pairable(counts)
     stats = _ItemStatistics.build(counts, deltas)
     (estimate,), (dist,) = _bootstrap(
@@ -479,10 +498,27 @@ def agreement_by_level(
     7      2    0.2             4
     """
     annotations = require_annotations(annotations, analysis="agreement_by_level")
+    return agreement_by_level_from_counts(
+        label_counts(annotations), annotations.taxonomy, metric=metric,
+        n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
+        memory_budget=memory_budget,
+    )
+
+
+def agreement_by_level_from_counts(
+    counts: np.ndarray,
+    taxonomy: Taxonomy,
+    *,
+    metric: Metric = "path",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    memory_budget: float = MEMORY_BUDGET,
+) -> LevelAgreement:
+    """:func:`agreement_by_level` from the label-count table (as
+    :func:`agreement_from_counts`)."""
     check_bootstrap(n_resamples, confidence_level, memory_budget)
-    taxonomy = annotations.taxonomy
     deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
-    counts = label_counts(annotations)
     _check_pairable(counts)
     depths = np.arange(int(taxonomy.depths.max()) + 1)
     level_counts = [counts @ collapse_matrix(taxonomy, int(d)) for d in depths]

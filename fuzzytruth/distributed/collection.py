@@ -12,9 +12,10 @@ workers.
 The annotations can be given as an :class:`~fuzzytruth.annotations.Annotations`, a Dask
 DataFrame or a partitioned Parquet dataset (one reader call) with columns ``item_id``,
 ``annotator_id``, ``label``, partitioned by item: the partitioning is checked (an item split
-across partitions is an error naming it). The per-item label table the coefficients need is
-then assembled on the driver (items × labels, far smaller than the votes); the bootstrap runs
-on the workers.
+across partitions is an error naming it). Each worker counts its partition's labels per item
+(the rows of the label-count table, items × taxonomy nodes) and only those rows come back to
+the driver, in partition order, which is the item order of the in-memory Annotations: the
+votes themselves never leave the workers. The bootstrap then runs on the workers.
 """
 
 from __future__ import annotations
@@ -22,12 +23,19 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
-from fuzzytruth.collection.agreement import AgreementResult, LevelAgreement
+from fuzzytruth.collection._counts import label_counts
+from fuzzytruth.collection.agreement import (
+    AgreementResult,
+    LevelAgreement,
+    agreement_by_level_from_counts,
+    agreement_from_counts,
+)
 from fuzzytruth.distributed.partitions import blocks_on, is_frame, read_parquet
 from fuzzytruth.taxonomy import Taxonomy
 
@@ -53,27 +61,30 @@ def agreement(annotations: Any, *, client: Any = None, retries: int = 2,
         Every keyword of :func:`fuzzytruth.collection.agreement` (``n_resamples``, ``rng``,
         ``memory_budget``: the block size...).
     """
-    annotations = _annotations(annotations, taxonomy)
     with blocks_on(client, retries):
-        return agreement_in_memory(annotations, **options)
+        if not is_frame(annotations):
+            return agreement_in_memory(annotations, **options)
+        return agreement_from_counts(*_label_counts(annotations, taxonomy), **options)
 
 
 def agreement_by_level(annotations: Any, *, client: Any = None, retries: int = 2,
                        taxonomy: Taxonomy | None = None, **options: Any) -> LevelAgreement:
     """:func:`fuzzytruth.collection.agreement_by_level` with its bootstrap blocks as Dask tasks
     (parameters as in :func:`agreement`)."""
-    annotations = _annotations(annotations, taxonomy)
     with blocks_on(client, retries):
-        return agreement_by_level_in_memory(annotations, **options)
+        if not is_frame(annotations):
+            return agreement_by_level_in_memory(annotations, **options)
+        return agreement_by_level_from_counts(*_label_counts(annotations, taxonomy), **options)
 
 
 _ITEM = "item_id"
 
 
-def _annotations(annotations: Any, taxonomy: Taxonomy | None) -> Any:
-    """Annotations from a frame or Parquet path partitioned by item (checked)."""
-    if isinstance(annotations, Annotations) or not is_frame(annotations):
-        return annotations  # the in-memory function validates everything else
+def _label_counts(annotations: Any, taxonomy: Taxonomy | None) -> tuple[np.ndarray, Taxonomy]:
+    """The label-count table of a frame or Parquet path partitioned by item, each partition's
+    rows counted on its worker; only the items, labels and counts come back (the votes stay
+    where they are). The partitioning is checked: an item split across partitions is an
+    error naming it."""
     import dask
 
     frame = read_parquet(annotations) if isinstance(annotations, str | os.PathLike) else (
@@ -85,12 +96,15 @@ def _annotations(annotations: Any, taxonomy: Taxonomy | None) -> Any:
             f"annotations must have columns item_id, annotator_id, label; missing {missing}, "
             f"got {list(frame.columns)}"
         )
-    parts = dask.compute(*frame.to_delayed())
-    homes = pd.concat(
-        [pd.DataFrame({"item": pd.unique(part[_ITEM].astype(str)), "partition": p})
-         for p, part in enumerate(parts)],
-        ignore_index=True,
-    )
+    parts = frame[[_ITEM, "annotator_id", "label"]].to_delayed()
+    if taxonomy is None:  # the flat set of the labels, in order of first appearance
+        labels = dask.compute(*[dask.delayed(_unique)(part["label"]) for part in parts])
+        taxonomy = Taxonomy.flat(pd.unique(np.concatenate(labels)))
+    counted = dask.compute(*[dask.delayed(_partition_counts)(part, taxonomy) for part in parts])
+    homes = pd.DataFrame({
+        "item": np.concatenate([items for items, _ in counted]),
+        "partition": np.repeat(np.arange(len(counted)), [len(items) for items, _ in counted]),
+    })
     split = homes["item"].duplicated(keep=False)
     if split.any():
         item = homes.loc[split, "item"].iloc[0]
@@ -99,7 +113,17 @@ def _annotations(annotations: Any, taxonomy: Taxonomy | None) -> Any:
             f"annotations are not partitioned by item: item {item!r} is split across "
             f"partitions {where[0]} and {where[1]}; put every item's rows in one partition"
         )
-    whole = pd.concat(parts, ignore_index=True)
-    if taxonomy is None:
-        taxonomy = Taxonomy.flat(pd.unique(whole["label"]))
-    return Annotations.from_frame(whole, taxonomy=taxonomy)
+    return np.concatenate([counts for _, counts in counted]), taxonomy
+
+
+def _unique(labels: pd.Series) -> np.ndarray:
+    return pd.unique(labels.to_numpy(dtype=object))
+
+
+def _partition_counts(part: pd.DataFrame, taxonomy: Taxonomy) -> tuple[np.ndarray, np.ndarray]:
+    """On a worker: one partition's items (as text, in order of first appearance) and their
+    label-count rows, validated as :class:`~fuzzytruth.annotations.Annotations` validates."""
+    if not len(part):
+        return np.empty(0, dtype=object), np.zeros((0, len(taxonomy)))
+    annotations = Annotations.from_frame(part.reset_index(drop=True), taxonomy=taxonomy)
+    return np.asarray(annotations.items.astype(str), dtype=object), label_counts(annotations)
