@@ -66,6 +66,9 @@ from fuzzytruth.stats.procedures import BOOTSTRAP_METHODS, INTERVALS, paired_inf
 from fuzzytruth.uncertain.keyed import draw_seed, index_counts
 
 BATCH = 50
+#: Last entry of the seed of the generator the procedures draw from (the data sets have their
+#: own), so a data set does not depend on how many numbers a procedure takes.
+RESAMPLING = 0x5245
 #: Mean-difference procedures with an interval (the validity table's rows).
 MEAN_METHODS = ("t", "bootstrap", "bca", "percentile", "basic", "randomization")
 #: Tests of another hypothesis, reported for their rejection rate under a mean null.
@@ -184,6 +187,9 @@ def pair_study(
     """
     gen = MODELS[model].draw
     rng = np.random.default_rng([seed, n_queries, list(MODELS).index(model)])
+    # the procedures draw from their own generator: the data sets do not depend on how many
+    # numbers the procedures take
+    draws = np.random.default_rng([seed, n_queries, list(MODELS).index(model), RESAMPLING])
     rejected = dict.fromkeys(methods, 0)
     covered = dict.fromkeys(methods, 0)
     old = [0, 0]
@@ -193,11 +199,11 @@ def pair_study(
         for effect in (False, True):
             scores, truth = gen(rng, m, n_queries, effect)
             x = scores.mean(axis=0) if scores.ndim == 3 else scores
-            boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
+            boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=draws)
             for method in methods:
                 with np.errstate(all="ignore"):
                     res = paired_inference(
-                        x, pairs=pairs, method=method, n_resamples=n_resamples, rng=rng,
+                        x, pairs=pairs, method=method, n_resamples=n_resamples, rng=draws,
                         bootstrap=boot if method in BOOTSTRAP_METHODS else None,
                     )
                 if effect:
@@ -207,7 +213,7 @@ def pair_study(
                 else:
                     rejected[method] += int(np.count_nonzero(res.pvalue < 0.05))
             if scores.ndim == 3:
-                lo, hi = _two_level_percentile(scores, pairs, n_resamples, rng)
+                lo, hi = _two_level_percentile(scores, pairs, n_resamples, draws)
                 if effect:
                     old[1] += int(np.count_nonzero((lo <= truth) & (truth <= hi)))
                 else:
@@ -247,6 +253,7 @@ def unequal_variance_fwer(
     rejection for Holm on t p-values, Romano–Wolf, randomised and ANOVA Tukey HSD.
     """
     rng = np.random.default_rng([seed, n_queries, 99])
+    draws = np.random.default_rng([seed, n_queries, 99, RESAMPLING])  # the procedures'
     sigma = np.array([0.02, 0.05, 0.1, 0.2, 0.3])[:, None]
     hits = {"holm (t)": 0, "romano-wolf": 0, "tukey-randomized": 0, "tukey-anova": 0}
     for _ in range(n_datasets):
@@ -255,9 +262,9 @@ def unequal_variance_fwer(
         )
         p_t = paired_test(x).pvalue
         hits["holm (t)"] += bool((adjust_pvalues(p_t) < 0.05).any())
-        boot = paired_bootstrap(x, n_resamples=n_resamples, rng=rng)
+        boot = paired_bootstrap(x, n_resamples=n_resamples, rng=draws)
         hits["romano-wolf"] += bool((romano_wolf(boot) < 0.05).any())
-        tr = randomized_tukey_hsd(x, n_resamples=n_resamples, rng=rng).pvalue
+        tr = randomized_tukey_hsd(x, n_resamples=n_resamples, rng=draws).pvalue
         hits["tukey-randomized"] += bool((tr < 0.05).any())
         hits["tukey-anova"] += bool((paired_tukey_hsd(x).pvalue < 0.05).any())
     return {k: v / n_datasets for k, v in hits.items()}
@@ -302,6 +309,7 @@ def labelling_study(
     calibrated probability gives under the null).
     """
     rng = np.random.default_rng([seed, n_queries, int(crossed), 7])
+    draws = np.random.default_rng([seed, n_queries, int(crossed), 7, RESAMPLING])
     keys = ["queries-only t"]
     for scheme in ("within-items", "shared"):
         keys += [f"{scheme} percentile", f"{scheme} studentized"]
@@ -314,7 +322,7 @@ def labelling_study(
         res = paired_inference(x, method="t")
         hits["queries-only t"] += bool(res.ci_low[0] <= 0 <= res.ci_high[0])
         for scheme in ("within-items", "shared"):
-            boot = _two_stage(labels, scheme, n_resamples, rng)
+            boot = _two_stage(labels, scheme, n_resamples, draws)
             for method in ("percentile", "studentized"):
                 ci = boot.confidence_interval(0.95, method=method)
                 hits[f"{scheme} {method}"] += bool(ci.low[0] <= 0 <= ci.high[0])

@@ -200,9 +200,9 @@ def randomized_tukey_hsd(
 
     **Assumes exchangeable systems**: under the null, permuting the system labels within a
     query must not change the joint distribution, i.e. equal means *and* equal variances and
-    correlations. With equal means but unequal variances its family-wise error was 8.8–9.6 %
-    at 5 % in ``benchmarks/stats_validity.py`` (Holm on t tests 2.6–4.2 %, Romano–Wolf
-    4.0–6.0 %).
+    correlations. With equal means but unequal variances its family-wise error was 8.6–11.8 %
+    at 5 % in ``benchmarks/stats_validity.py`` (Holm on t tests 3.4–4.4 %, Romano–Wolf
+    5.2–5.6 %).
 
     In each of B permutations the system labels are shuffled independently within every query
     (the scores of one query stay with that query; the permutation of query ``q`` in replicate
@@ -254,7 +254,7 @@ def paired_tukey_hsd(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> 
     """Tukey HSD on the two-way ANOVA of systems × queries (paired, no interaction).
 
     **Assumes exchangeable systems** (one pooled residual variance for every system): with
-    equal means but unequal variances its family-wise error was 8.6–9.4 % at 5 % in
+    equal means but unequal variances its family-wise error was 8.2–11.6 % at 5 % in
     ``benchmarks/stats_validity.py``.
 
     The residual mean square comes from the additive model ``score = mu + system + query +
