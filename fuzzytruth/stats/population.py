@@ -21,10 +21,10 @@ fact. Its replicates resample both levels (two-stage bootstrap; Davison & Hinkle
 
 Validity (``benchmarks/stats_validity.py``, labelling-only model, 95 % intervals): with
 nested annotators the query-only interval already covers the population difference
-(93–95 %) and both two-stage schemes slightly over-cover (94–98 %); with 5 annotators shared
-by all items the query-only interval covers 45–87 % (the more queries, the worse: the shared
-annotator effect does not average out), the within-item scheme 52–88 %, and the shared scheme
-87–93 % with the percentile interval (84–94 % studentised): with few annotators the annotator
+(93.5–95.5 %) and both two-stage schemes slightly over-cover (95–98 %); with 5 annotators
+shared by all items the query-only interval covers 47–84 % (the more queries, the worse: the
+shared annotator effect does not average out), the within-item scheme 50–88 %, and the shared
+scheme 88–92 % with the percentile interval (83–93 % studentised): with few annotators the annotator
 level rests on few clusters and no procedure here reaches 95 % (a warning says so below
 :data:`FEW_ANNOTATORS` annotators). The percentile interval is therefore the default for this
 estimand in :func:`~fuzzytruth.stats.compare`.
@@ -195,7 +195,7 @@ def annotator_bootstrap(
         warnings.warn(
             f"only {annotations.n_annotators} annotators shared across items: the annotator "
             "level of the population interval rests on that many clusters and under-covers "
-            "(87-93 % at 95 % with 5 annotators in benchmarks/stats_validity.py)",
+            "(88-92 % at 95 % with 5 annotators in benchmarks/stats_validity.py)",
             UnreliableInferenceWarning,
             stacklevel=2,
         )
