@@ -8,7 +8,7 @@ codes of an :class:`~fuzzytruth.annotations.Annotations`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from typing import Literal, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -40,6 +40,23 @@ def require_annotations(data: object, *, analysis: str, name: str = "annotations
         )
     allowed = "an Annotations or a Membership" if name == "data" else "an Annotations"
     raise ValueError(f"{name} must be {allowed}; got {type(data).__name__}")
+
+
+class LabelCounts(NamedTuple):
+    """A label-count table (:func:`label_counts`: items × taxonomy nodes, rows in the
+    annotations' item order) and its taxonomy: what the agreement coefficients read. The Dask
+    back end assembles one from item partitions and passes it where Annotations go."""
+
+    counts: np.ndarray
+    taxonomy: Taxonomy
+
+
+def counts_of(data: object, *, analysis: str) -> LabelCounts:
+    """The label-count table of Annotations (or ``data`` itself when it is one already)."""
+    if isinstance(data, LabelCounts):
+        return data
+    annotations = require_annotations(data, analysis=analysis)
+    return LabelCounts(label_counts(annotations), annotations.taxonomy)
 
 
 def label_counts(annotations: Annotations) -> np.ndarray:

@@ -21,17 +21,16 @@ import pandas as pd
 from fuzzytruth._resampling import MEMORY_BUDGET, percentile_interval, run_blocks
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
+    LabelCounts,
     Metric,
     check_bootstrap,
     collapse_matrix,
+    counts_of,
     format_estimate,
-    label_counts,
     metric_matrix,
     replicate_blocks,
-    require_annotations,
     resample_block,
 )
-from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.uncertain.keyed import draw_seed
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
@@ -310,7 +309,7 @@ class LevelAgreement:
 
 # ---------------------------------------------------------------------------- public API
 def agreement(
-    annotations: Annotations,
+    annotations: Annotations | LabelCounts,
     *,
     metric: Metric = "path",
     n_resamples: int = 1000,
@@ -323,7 +322,9 @@ def agreement(
     Parameters
     ----------
     annotations : Annotations
-        One label per (item, annotator); items may have different numbers of annotators.
+        One label per (item, annotator); items may have different numbers of annotators (or
+        the :class:`~fuzzytruth.collection._counts.LabelCounts` of such annotations, which
+        the Dask back end assembles from item partitions).
         Needs raw labels: a :class:`~fuzzytruth.membership.Membership` is refused. Annotator
         weights are ignored (every label counts once).
     metric : {"path", "squared_path", "nominal"}, array or callable
@@ -403,28 +404,8 @@ def agreement(
     6         label_kappa              neurosis  0.471   0.321    0.618
     7         label_kappa                 other  0.566   0.265    0.758
     """
-    annotations = require_annotations(annotations, analysis="agreement")
-    return agreement_from_counts(
-        label_counts(annotations), annotations.taxonomy, metric=metric,
-        n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        memory_budget=memory_budget,
-    )
-
-
-def agreement_from_counts(
-    counts: np.ndarray,
-    taxonomy: Taxonomy,
-    *,
-    metric: Metric = "path",
-    n_resamples: int = 1000,
-    confidence_level: float = 0.95,
-    rng: np.random.Generator | int | None = None,
-    memory_budget: float = MEMORY_BUDGET,
-) -> AgreementResult:
-    """:func:`agreement` from the label-count table (:func:`~fuzzytruth.collection._counts.
-    label_counts`: items × taxonomy nodes, rows in the annotations' item order), which the
-    Dask back end assembles from item partitions."""
     check_bootstrap(n_resamples, confidence_level, memory_budget)
+    counts, taxonomy = counts_of(annotations, analysis="agreement")
     deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
     n_single = _check_pairable(counts)
     stats = _ItemStatistics.build(counts, deltas)
@@ -447,7 +428,7 @@ def agreement_from_counts(
 
 
 def agreement_by_level(
-    annotations: Annotations,
+    annotations: Annotations | LabelCounts,
     *,
     metric: Metric = "path",
     n_resamples: int = 1000,
@@ -497,27 +478,8 @@ def agreement_by_level(
     4      1    0.6             2
     7      2    0.2             4
     """
-    annotations = require_annotations(annotations, analysis="agreement_by_level")
-    return agreement_by_level_from_counts(
-        label_counts(annotations), annotations.taxonomy, metric=metric,
-        n_resamples=n_resamples, confidence_level=confidence_level, rng=rng,
-        memory_budget=memory_budget,
-    )
-
-
-def agreement_by_level_from_counts(
-    counts: np.ndarray,
-    taxonomy: Taxonomy,
-    *,
-    metric: Metric = "path",
-    n_resamples: int = 1000,
-    confidence_level: float = 0.95,
-    rng: np.random.Generator | int | None = None,
-    memory_budget: float = MEMORY_BUDGET,
-) -> LevelAgreement:
-    """:func:`agreement_by_level` from the label-count table (as
-    :func:`agreement_from_counts`)."""
     check_bootstrap(n_resamples, confidence_level, memory_budget)
+    counts, taxonomy = counts_of(annotations, analysis="agreement_by_level")
     deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
     _check_pairable(counts)
     depths = np.arange(int(taxonomy.depths.max()) + 1)

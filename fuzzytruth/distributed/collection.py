@@ -29,13 +29,8 @@ import pandas as pd
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
-from fuzzytruth.collection._counts import label_counts
-from fuzzytruth.collection.agreement import (
-    AgreementResult,
-    LevelAgreement,
-    agreement_by_level_from_counts,
-    agreement_from_counts,
-)
+from fuzzytruth.collection._counts import LabelCounts, label_counts
+from fuzzytruth.collection.agreement import AgreementResult, LevelAgreement
 from fuzzytruth.distributed.partitions import blocks_on, is_frame, read_parquet
 from fuzzytruth.taxonomy import Taxonomy
 
@@ -61,26 +56,26 @@ def agreement(annotations: Any, *, client: Any = None, retries: int = 2,
         Every keyword of :func:`fuzzytruth.collection.agreement` (``n_resamples``, ``rng``,
         ``memory_budget``: the block size...).
     """
+    if is_frame(annotations):
+        annotations = _label_counts(annotations, taxonomy)
     with blocks_on(client, retries):
-        if not is_frame(annotations):
-            return agreement_in_memory(annotations, **options)
-        return agreement_from_counts(*_label_counts(annotations, taxonomy), **options)
+        return agreement_in_memory(annotations, **options)
 
 
 def agreement_by_level(annotations: Any, *, client: Any = None, retries: int = 2,
                        taxonomy: Taxonomy | None = None, **options: Any) -> LevelAgreement:
     """:func:`fuzzytruth.collection.agreement_by_level` with its bootstrap blocks as Dask tasks
     (parameters as in :func:`agreement`)."""
+    if is_frame(annotations):
+        annotations = _label_counts(annotations, taxonomy)
     with blocks_on(client, retries):
-        if not is_frame(annotations):
-            return agreement_by_level_in_memory(annotations, **options)
-        return agreement_by_level_from_counts(*_label_counts(annotations, taxonomy), **options)
+        return agreement_by_level_in_memory(annotations, **options)
 
 
 _ITEM = "item_id"
 
 
-def _label_counts(annotations: Any, taxonomy: Taxonomy | None) -> tuple[np.ndarray, Taxonomy]:
+def _label_counts(annotations: Any, taxonomy: Taxonomy | None) -> LabelCounts:
     """The label-count table of a frame or Parquet path partitioned by item, each partition's
     rows counted on its worker; only the items, labels and counts come back (the votes stay
     where they are). The partitioning is checked: an item split across partitions is an
@@ -113,7 +108,7 @@ def _label_counts(annotations: Any, taxonomy: Taxonomy | None) -> tuple[np.ndarr
             f"annotations are not partitioned by item: item {item!r} is split across "
             f"partitions {where[0]} and {where[1]}; put every item's rows in one partition"
         )
-    return np.concatenate([counts for _, counts in counted]), taxonomy
+    return LabelCounts(np.concatenate([counts for _, counts in counted]), taxonomy)
 
 
 def _unique(labels: pd.Series) -> np.ndarray:

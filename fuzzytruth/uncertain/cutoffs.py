@@ -168,8 +168,8 @@ def _first_at_least(t: int, x: float) -> int:  # pragma: no cover - compiled
 
 def _ratio_cdf(
     x: float, nc: int, c0: int, k: int, weight: np.ndarray, tp: np.ndarray, tlo: np.ndarray,
-    thi: np.ndarray, fn: np.ndarray, suffix: np.ndarray, first: np.ndarray, length: np.ndarray,
-    fill: float, undefined_mass: float,
+    thi: np.ndarray, suffix: np.ndarray, first: np.ndarray, length: np.ndarray, fill: float,
+    undefined_mass: float,
 ) -> float:  # pragma: no cover - compiled
     """Unnormalised P(TP/(TP + FN) <= x), the undefined atom counted at ``fill`` when its mass
     ``undefined_mass`` is given."""
@@ -417,8 +417,8 @@ def _ratio_quantile(
     below it), by bisection on x; ``total`` normalises the CDF."""
 
     def reached(x: float) -> bool:
-        mass = _ratio_cdf(x, nc, c0, k, weight, tp, tlo, thi, fn, suffix, first, length,
-                          fill, counted)
+        mass = _ratio_cdf(x, nc, c0, k, weight, tp, tlo, thi, suffix, first, length, fill,
+                          counted)
         return mass > 0.0 and mass / total >= target
 
     if reached(0.0):
