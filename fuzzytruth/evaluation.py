@@ -257,9 +257,6 @@ class Evaluation:
                 rows.append(self.batch(system, name).mean())
                 continue
             samples = self._samples(system, name)
-            if self.undefined == "zero" and self._world_counted is None:
-                rows.append(np.where(np.isnan(samples), fill, samples).mean(axis=0))
-                continue
             keep = np.ones(samples.shape, dtype=bool)
             if self._world_counted is not None:
                 keep &= self._world_counted
