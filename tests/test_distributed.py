@@ -379,7 +379,7 @@ def test_per_annotator_evaluation_on_the_cluster_equals_in_memory(client, data, 
         rel = rng.integers(0, 3, len(part))
         rel[(part["query_id"] == "q11").to_numpy()] = 0
         groups[g] = Qrels(part["query_id"], part["doc_id"], rel)
-    options = {"undefined": undefined}
+    options = {} if undefined == "zero" else {"undefined": undefined}  # the default as given
     local = evaluate_per_annotator(runs["bm25"], groups, MEASURES, **options)
     remote = fd.evaluate_per_annotator(runs["bm25"], groups, MEASURES, **options)
     assert remote.truth == local.truth == "judgment_groups"

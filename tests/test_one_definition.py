@@ -258,8 +258,9 @@ def test_psb_preset_under_a_membership_all_annotators_agree_is_psbtable(undefine
         pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=taxonomy
     )
     membership = Membership.from_annotations(annotations)
+    options = {} if undefined == "zero" else {"undefined": undefined}  # the default as given
     ev = evaluate(run, membership, list(PSB_MEASURES.values()), preset="psb", n_worlds=8, rng=0,
-                  undefined=undefined)
+                  **options)
     table = ev.aggregate().set_index("measure")
     class_size = pd.Series(labels).map(pd.Series(labels).value_counts()).to_numpy()
     class_size = class_size[[int(q) for q in ev.queries]]  # in the evaluation's query order
