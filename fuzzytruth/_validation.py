@@ -9,10 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral, Real
 
-import numpy as np
-
 __all__ = [
-    "as_generator",
     "check_choice",
     "check_confidence_level",
     "check_int",
@@ -78,24 +75,3 @@ def check_int(name: str, value: object, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
-
-
-def as_generator(rng: object) -> np.random.Generator:
-    """The one way an ``rng`` argument becomes a Generator (a seed, a Generator or None).
-
-    Examples
-    --------
-    >>> bool(as_generator(0).integers(10) == as_generator(0).integers(10))
-    True
-    >>> as_generator("seed")
-    Traceback (most recent call last):
-    ...
-    ValueError: rng must be None, an int seed, a SeedSequence or a numpy Generator; got 'seed'
-    """
-    if rng is None or isinstance(rng, Integral | np.random.SeedSequence | np.random.Generator):
-        if isinstance(rng, bool):
-            raise ValueError(f"rng must not be a bool; got {rng!r}")
-        return np.random.default_rng(rng)
-    raise ValueError(
-        f"rng must be None, an int seed, a SeedSequence or a numpy Generator; got {rng!r}"
-    )

@@ -287,8 +287,8 @@ def test_agreement_blocks_on_the_cluster_are_the_in_memory_bootstrap(client):
     """The same replicates (keyed draws, the same blocks); the values agree to the rounding
     of the block's matrix product, which depends on the BLAS thread count only (Dask workers
     run BLAS on one thread: with OPENBLAS_NUM_THREADS=1 here too they are bit-identical)."""
+    from fuzzytruth._resampling import resample_block
     from fuzzytruth.collection import agreement, agreement_by_level
-    from fuzzytruth.collection._counts import resample_block
 
     ann = image_collection().annotations
     budget = 24 * 500 * 37  # 37 replicates per block: 11 blocks, the last one short

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import as_generator, check_int
+from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._validation import check_int
 from fuzzytruth.distributed.partitions import (
     aligned_frames,
     as_frame,
@@ -28,14 +29,13 @@ from fuzzytruth.distributed.partitions import (
     truth_from_frame,
     truth_kind,
 )
-from fuzzytruth.evaluation import Evaluation
-from fuzzytruth.evaluation import evaluate as evaluate_in_memory
+from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
+from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
-from fuzzytruth.membership import Membership
 from fuzzytruth.runs import Run
-from fuzzytruth.truth import as_truth
+from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.protocol import as_truth
 from fuzzytruth.uncertain.batch import DistributionBatch
-from fuzzytruth.uncertain.keyed import draw_seed
 
 __all__ = ["evaluate", "evaluate_per_annotator"]
 
@@ -127,12 +127,13 @@ def evaluate_per_annotator(
     retries: int = 2,
     **options: Any,
 ) -> Evaluation:
-    """:func:`fuzzytruth.crisp.evaluate_per_annotator` with one Dask task per judgment group.
+    """:func:`fuzzytruth.evaluate_per_annotator` with one Dask task per judgment group.
 
     Each group's qrels is evaluated on a worker by the in-memory unit of work
-    (:func:`fuzzytruth.crisp.evaluate_group`) and the groups' results are combined on the
-    driver by the same code as in memory (:func:`fuzzytruth.crisp.combine_groups`), so the
-    result equals the in-memory one (crisp values, to rounding: 1e-12).
+    (:func:`fuzzytruth.evaluation.per_annotator.evaluate_group`) and the groups' results are
+    combined on the driver by the same code as in memory
+    (:func:`fuzzytruth.evaluation.per_annotator.combine_groups`), so the result equals the
+    in-memory one (crisp values, to rounding: 1e-12).
 
     Parameters
     ----------
@@ -156,7 +157,7 @@ def evaluate_per_annotator(
     """
     from distributed import get_client
 
-    from fuzzytruth.crisp import check_groups, combine_groups, evaluate_group
+    from fuzzytruth.evaluation.per_annotator import check_groups, combine_groups, evaluate_group
 
     client = get_client() if client is None else client
     retries = check_int("retries", retries)

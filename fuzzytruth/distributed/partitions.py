@@ -2,16 +2,16 @@
 
 A *partition* is a set of queries with every row of every run and of the qrels about them, so
 that evaluating it alone gives exactly the numbers of those queries in the whole evaluation
-(:mod:`fuzzytruth.uncertain.keyed`: every random draw depends on ids, never on positions).
+(:mod:`fuzzytruth._random`: every random draw depends on ids, never on positions).
 
 * In-memory :class:`~fuzzytruth.runs.Run`, :class:`~fuzzytruth.runs.Qrels` and
-  :class:`~fuzzytruth.uncertain.probabilistic_qrels.ProbabilisticQrels` are cut into
+  :class:`~fuzzytruth.truth.probabilistic_qrels.ProbabilisticQrels` are cut into
   ``npartitions`` ranges of the sorted query ids (:func:`split_in_memory`).
 * Dask DataFrames, or partitioned Parquet datasets read by :func:`read_parquet`, keep their
   partitions when every query lives in one partition of each frame, at the same position in
   every frame; otherwise they are hash-partitioned on the query id
   (``repartition=True``) or rejected with an error naming the query (:func:`aligned_frames`).
-* A :class:`~fuzzytruth.membership.Membership` (categorical truth) is shared by every query:
+* A :class:`~fuzzytruth.truth.membership.Membership` (categorical truth) is shared by every query:
   it is broadcast whole, only the runs are partitioned.
 
 Columns of the frames: runs ``query_id, doc_id, score``; crisp qrels ``query_id, doc_id,
@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
 from fuzzytruth._validation import check_int
-from fuzzytruth.membership import Membership
-from fuzzytruth.runs import Qrels, Run
-from fuzzytruth.uncertain.keyed import unit_keys
-from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.runs import Run
+from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["aligned_frames", "blocks_on", "read_parquet", "split_in_memory", "truth_from_frame"]
 

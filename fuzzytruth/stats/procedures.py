@@ -46,7 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from fuzzytruth.stats._resampling import CHUNK_PAIRS, all_sign_flips, row_chunks, sign_flip_means
+from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._resampling import CHUNK_PAIRS, all_sign_flips, row_chunks, sign_flip_means
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -58,7 +59,6 @@ from fuzzytruth.stats._validation import (
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS, paired_test
-from fuzzytruth.uncertain.keyed import draw_seed
 
 METHODS = ("t", "bootstrap", "bca", "percentile", "basic", "randomization", "wilcoxon", "sign")
 #: The interval each method reports (``"none"``: the method tests no parameter with one).
@@ -295,7 +295,7 @@ def paired_inference(
     elif method == "randomization":
         n_resamples = check_n_resamples(n_resamples)
         pvalue, low, high, n_used = _randomization_procedure(
-            x, pairs, alternative, alpha, n_resamples, np.random.default_rng(rng)
+            x, pairs, alternative, alpha, n_resamples, as_generator(rng)
         )
         statistic = difference
     else:

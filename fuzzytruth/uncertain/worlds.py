@@ -9,7 +9,7 @@ World models
 ------------
 ``"annotator"`` (categorical truth, the default)
     Each item gets the label of one of its annotators, drawn by annotator share
-    (:attr:`Membership.direct <fuzzytruth.membership.Membership.direct>`); the item belongs to
+    (:attr:`Membership.direct <fuzzytruth.truth.membership.Membership.direct>`); the item belongs to
     that node and all its ancestors, so every world is a consistent crisp labelling of the
     taxonomy. When a query's category is uncertain (the query item's own category, with the
     default ``"direct"`` weights), its target in a world is the query item's own label in that
@@ -26,7 +26,7 @@ World models
 
 Randomness
 ----------
-Every draw is keyed (:mod:`fuzzytruth.uncertain.keyed`): an item's label in world w depends on
+Every draw is keyed (:mod:`fuzzytruth._random`): an item's label in world w depends on
 the seed, the item's id and w only, a pair's relevance on the seed, the (query, document) ids
 and w. Results therefore do not depend on the chunk size, on the order or partitioning of
 queries and items, nor on which other systems and measures are evaluated.
@@ -56,16 +56,16 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.measures import PRESET, Measure
-from fuzzytruth.membership import Membership
-from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.uncertain import poibin
-from fuzzytruth.uncertain.keyed import (
+from fuzzytruth._random import (
     bernoulli_counts,
     categorical_draws,
     uniforms,
     unit_keys,
 )
+from fuzzytruth.measures import PRESET, Measure
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.truth.membership import Membership
+from fuzzytruth.uncertain import poibin
 
 __all__ = [
     "WORLD_MODELS",
@@ -134,7 +134,7 @@ def sample_labels(
     >>> dict(zip(mem.categories, shares.round(1)))["people"]   # direct share 0.4
     np.float64(0.4)
     """
-    from fuzzytruth.uncertain.keyed import draw_seed
+    from fuzzytruth._random import draw_seed
 
     n_worlds = _check_n_worlds(n_worlds)
     if membership.direct is None:
@@ -142,7 +142,7 @@ def sample_labels(
             "world_model='annotator' needs the annotators' direct shares, and this membership "
             "was built from already-closed probabilities; use world_model='bernoulli'"
         )
-    seed = draw_seed(np.random.default_rng(rng))
+    seed = draw_seed(rng)
     table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
     return table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
 
@@ -424,7 +424,7 @@ class QrelsWorlds:
         ``(n_pairs,)`` probability of being relevant, and the grade when relevant.
     n_queries : int
     keys : numpy.ndarray, optional
-        ``(n_pairs,)`` uint64 keys of the pairs (:func:`~fuzzytruth.uncertain.keyed.pair_keys`
+        ``(n_pairs,)`` uint64 keys of the pairs (:func:`~fuzzytruth._random.pair_keys`
         of their ids); default their positions.
     query_keys : numpy.ndarray, optional
         ``(n_queries,)`` uint64 keys of the queries; default their positions.
@@ -595,7 +595,7 @@ def world_values(
     n_worlds : int
         Number of worlds, shared by all systems and measures.
     seed : int
-        Seed of the keyed draws (:func:`~fuzzytruth.uncertain.keyed.draw_seed`).
+        Seed of the keyed draws (:func:`~fuzzytruth._random.draw_seed`).
     memory_budget : float
         Bytes of working memory per chunk of worlds (default 200 MB).
     on_chunk : callable, optional

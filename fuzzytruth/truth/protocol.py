@@ -34,13 +34,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._random import pair_keys, unit_keys
 from fuzzytruth._validation import check_choice
-from fuzzytruth.membership import Membership
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.runs import Qrels, Ranking, Run, _grades_by_row, qrels_gains
+from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
-from fuzzytruth.uncertain.keyed import pair_keys, unit_keys
-from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.qrels import Qrels, _grades_by_row, qrels_gains
 from fuzzytruth.uncertain.worlds import CategoricalWorlds, QrelsWorlds, RankedDocs
 
 __all__ = ["WEIGHTS", "as_truth"]
