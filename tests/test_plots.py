@@ -476,8 +476,8 @@ def test_heatmap_from_agreement_result(example):
 def test_heatmap_by_depth(example):
     frame = agreement_by_level(example.annotations, n_resamples=0).to_frame()
     ax = plot_agreement_heatmap(frame, index="depth")
-    assert tick_texts(ax.get_yticklabels()) == ["0", "1", "2"]
-    assert len(ax.texts) == frame["value"].notna().sum() == 6  # depth 0 is undefined
+    assert tick_texts(ax.get_yticklabels()) == ["1", "2"]  # the root (depth 0) has no row
+    assert len(ax.texts) == frame["value"].notna().sum() == 6
     assert ax.get_title() == "Agreement per depth"
 
 

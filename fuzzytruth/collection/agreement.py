@@ -1,7 +1,8 @@
 """Chance-corrected agreement of a multi-annotator collection, overall and per taxonomy level.
 
-Three coefficients, all computed from one ``(n_items, n_nodes)`` matrix of label counts and
-bootstrapped over items with a resample-count matrix (no Python loop per replicate):
+Three coefficients, all computed from one sparse ``(n_items, n_nodes)`` table of label counts
+and bootstrapped over items, blocks of replicates at a time (no Python loop per replicate nor
+per item; nothing of size items × nodes):
 
 * Fleiss' κ (Fleiss 1971), overall and per category (κ_j);
 * Krippendorff's α with the nominal metric;
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import (
@@ -31,74 +33,161 @@ from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     LabelCounts,
     Metric,
+    ancestor_columns,
     check_bootstrap,
-    collapse_matrix,
     counts_of,
     format_estimate,
     metric_matrix,
 )
+from fuzzytruth.collection._kernels import quadratic_forms, weighted_column_sums
+from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
 
 #: Names of the collection-wide coefficients, in row order.
 MEASURES = ("fleiss_kappa", "krippendorff_alpha", "taxonomy_alpha")
 
+#: Bytes of the temporaries of one label pair of one item (the observed disagreement of a
+#: taxonomy metric is summed over the pairs of labels of each item, items in budgeted chunks).
+_BYTES_PER_PAIR = 64
+#: Bytes of the per-replicate temporaries of one column of an item table (its sum, the
+#: coefficients derived from it).
+_BYTES_PER_COLUMN = 64
+
 
 # ---------------------------------------------------------------------------- kernel
 @dataclass(frozen=True)
 class _ItemStatistics:
-    """Per-item ingredients of every coefficient, side by side in one ``(n_items, 3C + 2 + M)``
-    table; each coefficient is a function of the column sums, so the sums for a batch of
-    bootstrap replicates are one matrix product ``resample_counts @ table``.
+    """Per-item ingredients of every coefficient, side by side in one sparse
+    ``(n_items, K)`` table; each coefficient is a function of the column sums, so the sums of
+    a bootstrap replicate are its resample counts times the table.
 
-    Columns: label counts n_ij (C), pair disagreements D_ij = n_ij (n_i − n_ij)/(n_i (n_i − 1))
-    (C), shares n_ij / n_i (C), n_i, an indicator of n_i ≥ 2, and for each metric δ the
-    observed term (n_i δ n_iᵀ)/(n_i − 1) (M). Items with a single annotator have zeros
-    everywhere but in their shares: they enter the chance shares of Fleiss' κ (as in Gwet's
-    generalisation) and nothing else.
+    With n_ij the count of label j (one of the U labels used) on item i, n_i = Σ_j n_ij and
+    π_i = [n_i ≥ 2] (the item is pairable), the columns are: π_i n_ij (U), the shares
+    n_ij / n_i (U), when ``per_category`` the pair disagreements
+    D_ij = π_i n_ij (n_i − n_ij)/(n_i (n_i − 1)) (U), then π_i n_i, π_i, Σ_j D_ij, and for
+    the nominal metric and the taxonomy metric δ (unless it is nominal too) the observed
+    term π_i (n_i δ n_iᵀ)/(n_i − 1). Items with a single annotator enter their shares only:
+    Fleiss' chance shares (as in Gwet's generalisation) and nothing else. The table holds the
+    non-zero values alone: about three per label given, whatever the number of categories.
     """
 
-    table: np.ndarray
-    deltas: np.ndarray  # (M, C, C)
+    table: sparse.csr_array
+    n_labels: int
+    per_category: bool
+    delta: np.ndarray | None  # (U, U) taxonomy metric between the used labels; None: nominal
 
     @classmethod
-    def build(cls, counts: np.ndarray, deltas: np.ndarray) -> _ItemStatistics:
+    def build(
+        cls, counts: sparse.csr_array, delta: np.ndarray | None, *, per_category: bool,
+        memory_budget: float,
+    ) -> _ItemStatistics:
+        """From ``(n_items, U)`` counts whose columns are the labels used."""
+        n_items, u = counts.shape
         n = counts.sum(axis=1)
         pairable = n >= 2
-        shares = counts / n[:, None]
-        counts = np.where(pairable[:, None], counts, 0.0)
-        n = np.where(pairable, n, 0.0)
         safe = np.where(pairable, n, 2.0)  # any n >= 2 where the item is masked out
-        disagreement = counts * (n[:, None] - counts) / (safe * (safe - 1))[:, None]
-        observed = [np.einsum("ic,ic->i", counts @ d, counts) / (safe - 1) for d in deltas]
-        table = np.column_stack([counts, disagreement, shares, n, pairable, *observed])
-        return cls(table, deltas)
+        row = np.repeat(np.arange(n_items), np.diff(counts.indptr))
+        value, column = counts.data, counts.indices
+        paired = np.where(pairable[row], value, 0.0)
+        squares = np.bincount(row, weights=value * value, minlength=n_items)
+        pair_sum = np.where(pairable, n * n - squares, 0.0)  # n_i² − Σ_j n_ij²
+        scalars = [n * pairable, pairable.astype(float), pair_sum / (safe * (safe - 1)),
+                   pair_sum / (safe - 1)]
+        if delta is not None:
+            scalars.append(_observed(counts, delta, memory_budget) / (safe - 1) * pairable)
+        blocks = [(column, paired), (u + column, value / n[row])]
+        if per_category:
+            disagreement = paired * (n[row] - paired) / (safe * (safe - 1))[row]
+            blocks.append((2 * u + column, disagreement))
+        base = len(blocks) * u
+        blocks += [(np.full(n_items, base + k), s) for k, s in enumerate(scalars)]
+        rows = np.concatenate([row] * (len(blocks) - len(scalars)) + [np.arange(n_items)]
+                              * len(scalars))
+        cols = np.concatenate([c for c, _ in blocks])
+        vals = np.concatenate([v for _, v in blocks])
+        keep = vals != 0
+        table = sparse.csr_array(
+            (vals[keep], (rows[keep], cols[keep])), shape=(n_items, base + len(scalars))
+        )
+        return cls(table, u, per_category, delta)
 
-    def estimate(self, weights: np.ndarray) -> np.ndarray:
-        """Coefficients for each row of ``weights`` (``(B, n_items)`` item multiplicities).
+    @property
+    def n_values(self) -> int:
+        """Values per replicate: κ, nominal α, taxonomy α, then κ_j of every label used."""
+        return len(MEASURES) + (self.n_labels if self.per_category else 0)
 
-        Returns ``(B, 1 + C + M)``: Fleiss' κ, κ_j for every node, α for every metric. Undefined
-        values (no pairable item, or no expected disagreement) are NaN.
-        """
-        c = self.deltas.shape[1]
-        sums = weights @ self.table
-        node_totals, disagreement, shares = sums[:, :c], sums[:, c : 2 * c], sums[:, 2 * c : 3 * c]
-        n_total, n_pairable = sums[:, 3 * c], sums[:, 3 * c + 1]
+    def point(self) -> np.ndarray:
+        """The coefficients on the items as given (every item once)."""
+        sums = np.asarray(self.table.sum(axis=0))[None, :]
+        totals = sums[:, : self.n_labels]
+        expected = None if self.delta is None else np.array([totals[0] @ self.delta @ totals[0]])
+        return self.estimate(sums, self.table.shape[0], expected)[0]
+
+    def replicates(self, weights: np.ndarray) -> np.ndarray:
+        """The coefficients for each row of ``weights`` (``(B, n_items)`` item multiplicities,
+        each row summing to ``n_items``): ``(B, n_values)``."""
+        sums = weighted_column_sums(self.table, weights)
+        totals = sums[:, : self.n_labels]
+        expected = None if self.delta is None else quadratic_forms(totals, self.delta)
+        return self.estimate(sums, weights.shape[1], expected)
+
+    def estimate(
+        self, sums: np.ndarray, n_items: int, expected: np.ndarray | None
+    ) -> np.ndarray:
+        """Coefficients from the column sums ``(B, K)`` (``expected``: the taxonomy metric's
+        expected disagreement per row, None when it is nominal). Undefined values (no
+        pairable item, or no expected disagreement) are NaN."""
+        u = self.n_labels
+        totals, shares = sums[:, :u], sums[:, u : 2 * u]
+        base = (3 if self.per_category else 2) * u
+        n_total, n_pairable, disagreement, observed = sums[:, base : base + 4].T
         with np.errstate(divide="ignore", invalid="ignore"):
-            mean_disagreement = disagreement / n_pairable[:, None]
-            p = shares / weights.sum(axis=1)[:, None]
+            p = shares / n_items
             pq = p * (1 - p)
-            kappa_j = np.where(pq > 0, 1 - mean_disagreement / pq, np.nan)
             pq_sum = pq.sum(axis=1)
-            kappa = np.where(pq_sum > 0, 1 - mean_disagreement.sum(axis=1) / pq_sum, np.nan)
-            alphas = []
-            for m, delta in enumerate(self.deltas):
-                expected = np.einsum("bc,bc->b", node_totals @ delta, node_totals)
-                observed = sums[:, 3 * c + 2 + m]
-                alphas.append(
-                    np.where(expected > 0, 1 - (n_total - 1) * observed / expected, np.nan)
+            kappa = np.where(pq_sum > 0, 1 - disagreement / n_pairable / pq_sum, np.nan)
+            nominal_expected = n_total * n_total - (totals * totals).sum(axis=1)
+            alpha = np.where(nominal_expected > 0,
+                             1 - (n_total - 1) * observed / nominal_expected, np.nan)
+            if expected is None:
+                taxonomy_alpha = alpha
+            else:
+                taxonomy_alpha = np.where(
+                    expected > 0, 1 - (n_total - 1) * sums[:, base + 4] / expected, np.nan
                 )
-        return np.column_stack([kappa, kappa_j, *alphas])
+            columns = [kappa, alpha, taxonomy_alpha]
+            if self.per_category:
+                mean_disagreement = sums[:, 2 * u : 3 * u] / n_pairable[:, None]
+                columns.append(np.where(pq > 0, 1 - mean_disagreement / pq, np.nan))
+        return np.column_stack(columns)
+
+
+def _observed(counts: sparse.csr_array, delta: np.ndarray, memory_budget: float) -> np.ndarray:
+    """``(n_items,)`` n_i δ n_iᵀ of every row of ``counts``: a sum over the pairs of labels
+    of each item (never an items × labels table), items in chunks sized from the budget."""
+    n_items = counts.shape[0]
+    indptr, column, value = counts.indptr, counts.indices, counts.data
+    per_item = np.diff(indptr).astype(np.int64)
+    pairs_before = np.r_[0, np.cumsum(per_item * per_item)]
+    per_chunk = max(int(memory_budget // _BYTES_PER_PAIR), int((per_item**2).max(initial=1)))
+    out = np.zeros(n_items)
+    start = 0
+    while start < n_items:
+        stop = int(np.searchsorted(pairs_before, pairs_before[start] + per_chunk, "right")) - 1
+        stop = min(max(stop, start + 1), n_items)
+        first, k = indptr[start:stop], per_item[start:stop]
+        entry = np.arange(indptr[start], indptr[stop])  # the chunk's stored values
+        item = np.repeat(np.arange(stop - start), k)
+        partners = k[item]
+        left = np.repeat(entry, partners)
+        offset = np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
+        right = np.repeat(first[item], partners) + offset
+        terms = value[left] * value[right] * delta[column[left], column[right]]
+        out[start:stop] = np.bincount(np.repeat(item, partners), weights=terms,
+                                      minlength=stop - start)
+        start = stop
+    return out
 
 
 def _bootstrap(
@@ -112,12 +201,15 @@ def _bootstrap(
     replicates are computed by :func:`~fuzzytruth._resampling.run_blocks` (here, or on
     a Dask cluster under :func:`fuzzytruth.distributed.agreement`)."""
     n_items = problems[0].table.shape[0]
-    estimates = [p.estimate(np.ones((1, n_items)))[0] for p in problems]
-    blocks = replicate_blocks(n_resamples, BYTES_PER_DRAW * n_items, memory_budget)
+    estimates = [p.point() for p in problems]
+    per_replicate = BYTES_PER_DRAW * n_items + _BYTES_PER_COLUMN * sum(
+        p.table.shape[1] for p in problems
+    )
+    blocks = replicate_blocks(n_resamples, per_replicate, memory_budget)
     parts = run_blocks(_replicate_block, (problems, n_items, draw_seed(rng)), blocks)
     dists = [
-        np.concatenate([np.empty((len(e), 0)), *(part[i] for part in parts)], axis=1)
-        for i, e in enumerate(estimates)
+        np.concatenate([np.empty((p.n_values, 0)), *(part[i] for part in parts)], axis=1)
+        for i, p in enumerate(problems)
     ]
     return estimates, dists
 
@@ -128,10 +220,10 @@ def _replicate_block(
     """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``."""
     problems, n_items, seed = shared
     w = resample_block(n_items, seed, start, stop)
-    return [problem.estimate(w).T for problem in problems]
+    return [problem.replicates(w).T for problem in problems]
 
 
-def _check_pairable(counts: np.ndarray) -> int:
+def _check_pairable(counts: sparse.csr_array) -> int:
     """Number of items with a single annotator; an error when no item has two."""
     single = counts.sum(axis=1) < 2
     if single.all():
@@ -140,6 +232,37 @@ def _check_pairable(counts: np.ndarray) -> int:
             "compares labels given to the same item)"
         )
     return int(single.sum())
+
+
+def _collapse(counts: sparse.csr_array, target: np.ndarray) -> sparse.csr_array:
+    """The count table with every label column ``j`` moved to ``target[j]`` (counts of labels
+    that meet there added up)."""
+    moved = sparse.csr_array(
+        (counts.data.copy(), target[counts.indices], counts.indptr.copy()), shape=counts.shape
+    )
+    moved.sum_duplicates()
+    return moved
+
+
+def _used(counts: sparse.csr_array) -> np.ndarray:
+    """Columns (taxonomy nodes) used as a label at least once."""
+    return np.flatnonzero(counts.sum(axis=0) > 0)
+
+
+def _compact(counts: sparse.csr_array, used: np.ndarray) -> sparse.csr_array:
+    """The count table with the columns of the labels used only, in the order of ``used``."""
+    position = np.full(counts.shape[1], -1)
+    position[used] = np.arange(len(used))
+    return sparse.csr_array((counts.data, position[counts.indices], counts.indptr),
+                            shape=(counts.shape[0], len(used)))
+
+
+def _delta(metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray) -> np.ndarray | None:
+    """The taxonomy metric between ``nodes`` (None for the nominal metric, which the
+    coefficients compute in closed form)."""
+    if isinstance(metric, str) and metric == "nominal":
+        return None
+    return metric_matrix(metric, taxonomy, nodes)
 
 
 # ---------------------------------------------------------------------------- results
@@ -221,7 +344,6 @@ class AgreementResult:
         disagreement, or without the category) are left out of its interval.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
-        check_bootstrap(0, level)
         return percentile_interval(self.bootstrap_distribution, level)
 
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -249,12 +371,13 @@ class LevelAgreement:
     Attributes
     ----------
     depth : numpy.ndarray
-        Depth of each row (0 is the root).
+        Depth of each row, from 1 to the taxonomy's maximum depth (at the root, depth 0,
+        every label is the same and no coefficient is defined: it has no row).
     measure : tuple of str
         Coefficient of each row: ``"fleiss_kappa"``, ``"krippendorff_alpha"`` or
         ``"taxonomy_alpha"``.
     estimate : numpy.ndarray
-        Point estimate per row; NaN where undefined (always at depth 0).
+        Point estimate per row; NaN where undefined (a depth where one category remains).
     bootstrap_distribution : numpy.ndarray
         ``(n_rows, n_resamples)``; one set of item resamples is shared by all depths.
     n_categories : numpy.ndarray
@@ -279,7 +402,7 @@ class LevelAgreement:
             f"{d}: {format_estimate(v, lo, hi)}"
             for d, m, v, lo, hi in zip(self.depth, self.measure, self.estimate, low, high,
                                        strict=True)
-            if m == "taxonomy_alpha" and d > 0
+            if m == "taxonomy_alpha"
         ]
         return (
             f"LevelAgreement(taxonomy_alpha by depth {{{', '.join(shown)}}}; "
@@ -291,7 +414,6 @@ class LevelAgreement:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Percentile bootstrap interval per row, leaving out undefined replicates."""
         level = self.confidence_level if confidence_level is None else confidence_level
-        check_bootstrap(0, level)
         return percentile_interval(self.bootstrap_distribution, level)
 
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -347,13 +469,16 @@ def agreement(
     rng : numpy.random.Generator or int, optional
         Source of the item resamples (a seed is passed to :func:`numpy.random.default_rng`).
     memory_budget : float
-        Bytes the temporaries of one block of replicates may take (default 64e6). Replicates
-        are drawn in blocks of ``memory_budget / (24 × n_items)``, each draw keyed by (seed,
-        replicate, draw) with a counter-based generator, so the replicates do not depend on
-        the budget nor on where a block is computed (:func:`fuzzytruth.distributed.agreement`;
-        the values change with the budget only by the rounding of the matrix products); memory
-        stays bounded whatever the number of items (ImageNet ReaL,
-        185k items: about 50 MB in all).
+        Bytes the temporaries of one block of replicates may take (default
+        :data:`~fuzzytruth._resampling.MEMORY_BUDGET`). Replicates are drawn in blocks of
+        about ``memory_budget / (24 × n_items)``, each draw keyed by (seed, replicate, draw)
+        with a counter-based generator, and each replicate's sums are added up item by item
+        in a fixed order: the numbers do not depend on the budget, on the blocks, nor on
+        where a block is computed (:func:`fuzzytruth.distributed.agreement`), bit for bit.
+        The label counts are sparse (one stored value per label given, never items ×
+        categories), so memory grows with the number of labels, not with items × nodes
+        (185,000 items × 1,000 nodes, 5 labels each: a few hundred MB, see
+        ``benchmarks/agreement.py``).
 
     Returns
     -------
@@ -390,7 +515,9 @@ def agreement(
     it is Krippendorff's interval metric on depths.
 
     Bootstrap: items are resampled with replacement; the percentile interval leaves out
-    replicates in which a coefficient is undefined.
+    replicates in which a coefficient is undefined. Replicate r counts the items in sorted
+    id order, so the replicates, and every number, do not depend on the order of the rows
+    of the annotation table.
 
     Examples
     --------
@@ -411,21 +538,16 @@ def agreement(
     """
     check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement")
-    deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
     n_single = _check_pairable(counts)
-    stats = _ItemStatistics.build(counts, deltas)
-    (estimate,), (dist,) = _bootstrap(
-        [stats], n_resamples, as_generator(rng), memory_budget
-    )
-    used = np.flatnonzero(counts.sum(axis=0) > 0)
-    n_nodes = len(taxonomy)
-    # columns of the kernel: [kappa, kappa_j (all nodes), alpha_nominal, alpha_metric]
-    rows = np.r_[0, n_nodes + 1, n_nodes + 2, 1 + used]
+    used = _used(counts)
+    stats = _ItemStatistics.build(_compact(counts, used), _delta(metric, taxonomy, used),
+                                  per_category=True, memory_budget=memory_budget)
+    (estimate,), (dist,) = _bootstrap([stats], n_resamples, as_generator(rng), memory_budget)
     return AgreementResult(
         measure=(*MEASURES, *(["label_kappa"] * len(used))),
         category=(None, None, None, *(taxonomy.nodes[j] for j in used)),
-        estimate=estimate[rows],
-        bootstrap_distribution=dist[rows],
+        estimate=estimate,
+        bootstrap_distribution=dist,
         confidence_level=confidence_level,
         n_items=counts.shape[0],
         n_single_annotator_items=n_single,
@@ -449,11 +571,12 @@ def agreement_by_level(
     itself (an annotator who said "people" still says "people" when the others are compared at
     the level of "crowd" vs "group": it is the most specific answer that annotator gave). In a
     DAG the first ancestor found breadth-first at depth d is used. Then the three coefficients
-    of :func:`agreement` are computed for every depth from 0 to the taxonomy's maximum depth.
+    of :func:`agreement` are computed for every depth from 1 to the taxonomy's maximum depth.
 
-    At depth 0 every label is the root, no disagreement is possible or expected, and all
-    coefficients are undefined (NaN), as they are at any depth where one category remains.
-    The item resamples are shared by all depths, so intervals at two depths are paired.
+    Depth 0 has no row: there every label is the root, no disagreement is possible or
+    expected, and every coefficient would be undefined. A coefficient is also undefined (NaN)
+    at a depth where a single category remains (``n_categories`` 1). The item resamples are
+    shared by all depths, so intervals at two depths are paired.
 
     Parameters
     ----------
@@ -479,30 +602,36 @@ def agreement_by_level(
     ...                            n_resamples=0).to_frame()
     >>> table.query("measure == 'krippendorff_alpha'")[["depth", "value", "n_categories"]]
        depth  value  n_categories
-    1      0    NaN             1
-    4      1    0.6             2
-    7      2    0.2             4
+    1      1    0.6             2
+    4      2    0.2             4
     """
     check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement_by_level")
-    deltas = np.stack([metric_matrix("nominal", taxonomy), metric_matrix(metric, taxonomy)])
     _check_pairable(counts)
-    depths = np.arange(int(taxonomy.depths.max()) + 1)
-    level_counts = [counts @ collapse_matrix(taxonomy, int(d)) for d in depths]
-    problems = [_ItemStatistics.build(c, deltas) for c in level_counts]
-    estimates, dists = _bootstrap(
-        problems, n_resamples, as_generator(rng), memory_budget
-    )
-    n_nodes = len(taxonomy)
-    rows = [0, n_nodes + 1, n_nodes + 2]
+    depths = np.arange(1, int(taxonomy.depths.max()) + 1)
+    if not len(depths):
+        raise ValueError(
+            "agreement_by_level needs a taxonomy with a level below its root; this one has "
+            "only the root, where every label is the same"
+        )
+    level_counts = [_collapse(counts, ancestor_columns(taxonomy, int(d))) for d in depths]
+    used = [_used(c) for c in level_counts]
+    nodes = np.unique(np.concatenate(used))
+    delta = _delta(metric, taxonomy, nodes)
+    problems = []
+    for c, u in zip(level_counts, used, strict=True):
+        at = np.searchsorted(nodes, u)
+        problems.append(_ItemStatistics.build(
+            _compact(c, u), None if delta is None else delta[np.ix_(at, at)],
+            per_category=False, memory_budget=memory_budget,
+        ))
+    estimates, dists = _bootstrap(problems, n_resamples, as_generator(rng), memory_budget)
     return LevelAgreement(
         depth=np.repeat(depths, len(MEASURES)),
         measure=MEASURES * len(depths),
-        estimate=np.concatenate([e[rows] for e in estimates]),
-        bootstrap_distribution=np.concatenate([d[rows] for d in dists]),
-        n_categories=np.repeat(
-            [int((c.sum(axis=0) > 0).sum()) for c in level_counts], len(MEASURES)
-        ),
+        estimate=np.concatenate(estimates),
+        bootstrap_distribution=np.concatenate(dists),
+        n_categories=np.repeat([len(u) for u in used], len(MEASURES)),
         confidence_level=confidence_level,
         n_items=counts.shape[0],
     )
