@@ -127,3 +127,49 @@ def test_dataset_objects_print_short():
     for data in (fleiss_1971(), image_collection(), imagenet_real()):
         text = repr(data)
         assert len(text) < 200 and "\n" not in text, text
+
+
+# ---------------------------------------------------------------------------- tables (issue 22)
+def test_levels_table_has_no_root_row_and_says_why_a_level_is_undefined(santini):
+    table = agreement_by_level(santini, n_resamples=0).to_frame()
+    assert sorted(set(table["depth"])) == [1, 2]  # the root, where all labels agree, has none
+    assert table["value"].notna().all()
+    # one category left at depth 1: no expected disagreement, NaN, and n_categories says so
+    tax = Taxonomy.from_nested({"all": {"only": ["x", "y"]}})
+    frame = pd.DataFrame({"item_id": list("aabb"), "annotator_id": list("rsrs"),
+                          "label": ["x", "y", "x", "x"]})
+    levels = agreement_by_level(Annotations.from_frame(frame, taxonomy=tax),
+                                n_resamples=0).to_frame()
+    depth1 = levels[levels["depth"] == 1]
+    assert depth1["value"].isna().all() and (depth1["n_categories"] == 1).all()
+    assert levels.loc[levels["depth"] == 2, "value"].notna().all()
+    root_only = Taxonomy.from_nested({"all": None})
+    votes = pd.DataFrame({"item_id": ["a", "a"], "annotator_id": ["r", "s"], "label": "all"})
+    with pytest.raises(ValueError, match="needs a taxonomy with a level below its root"):
+        agreement_by_level(Annotations.from_frame(votes, taxonomy=root_only))
+
+
+def test_annotator_table_goes_from_least_to_most_reliable():
+    # r1 says crowd where r2 and r3 say single (kappa 0 with each, majority agreement 0);
+    # r2 and r3 tie on kappa and are ordered by majority agreement (1/2 each), then id; the
+    # loner shares no item (undefined)
+    frame = pd.DataFrame({
+        "item_id": ["x", "x", "x", "y", "y", "y", "z"],
+        "annotator_id": ["r2", "r1", "r3", "r1", "r2", "r3", "loner"],
+        "label": ["single", "crowd", "single", "crowd", "single", "single", "city"],
+    })
+    tax = santini_illustrative().taxonomy
+    res = annotator_agreement(Annotations.from_frame(frame, taxonomy=tax))
+    table = res.to_frame()
+    kappa = table["mean_pairwise_kappa"].to_numpy()
+    defined = kappa[np.isfinite(kappa)]
+    assert (np.diff(defined) >= 0).all() and np.isnan(kappa[len(defined):]).all()
+    assert table["annotator_id"].iloc[-1] == "loner"  # undefined: last
+    assert table["annotator_id"].iloc[0] == "r1"
+    # the arrays keep the order of Annotations.annotators
+    assert res.annotators == ("r2", "r1", "r3", "loner")
+    pairs = res.pairs_to_frame()
+    assert (pairs["annotator_id"] < pairs["other"]).all()  # the smaller id first
+    kappas = pairs["cohen_kappa"].to_numpy()
+    assert (np.diff(kappas[np.isfinite(kappas)]) >= 0).all()
+    assert pairs.iloc[0][["annotator_id", "other"]].tolist() == ["r1", "r2"]

@@ -35,7 +35,7 @@ def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.nda
         table.indptr.astype(np.int64, copy=False), table.indices.astype(np.int64, copy=False),
         table.data.astype(np.float64, copy=False), weights, out,
     )
-    return out.T
+    return np.ascontiguousarray(out.T)  # rows: reductions over a row add up the same way
 
 
 def quadratic_forms(totals: np.ndarray, delta: np.ndarray) -> np.ndarray:
