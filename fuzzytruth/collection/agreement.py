@@ -49,7 +49,7 @@ MEASURES = ("fleiss_kappa", "krippendorff_alpha", "taxonomy_alpha")
 
 #: Bytes of the temporaries of one label pair of one item (the observed disagreement of a
 #: taxonomy metric is summed over the pairs of labels of each item, items in budgeted chunks).
-_BYTES_PER_PAIR = 64
+_BYTES_PER_PAIR = 40
 #: Bytes of the per-replicate temporaries of one column of an item table (its sum, the
 #: coefficients derived from it).
 _BYTES_PER_COLUMN = 64
@@ -58,22 +58,27 @@ _BYTES_PER_COLUMN = 64
 # ---------------------------------------------------------------------------- kernel
 @dataclass(frozen=True)
 class _ItemStatistics:
-    """Per-item ingredients of every coefficient, side by side in one sparse
-    ``(n_items, K)`` table; each coefficient is a function of the column sums, so the sums of
-    a bootstrap replicate are its resample counts times the table.
+    """Per-item ingredients of every coefficient, side by side in one sparse ``(n_items, K)``
+    table of whole numbers; each coefficient is a function of the column sums, so the sums of
+    a bootstrap replicate are its resample counts times the table, and they are exact (whole
+    numbers below 2**53), whatever the order they are added in.
 
-    With n_ij the count of label j (one of the U labels used) on item i, n_i = Σ_j n_ij and
-    π_i = [n_i ≥ 2] (the item is pairable), the columns are: π_i n_ij (U), the shares
-    n_ij / n_i (U), when ``per_category`` the pair disagreements
-    D_ij = π_i n_ij (n_i − n_ij)/(n_i (n_i − 1)) (U), then π_i n_i, π_i, Σ_j D_ij, and for
-    the nominal metric and the taxonomy metric δ (unless it is nominal too) the observed
-    term π_i (n_i δ n_iᵀ)/(n_i − 1). Items with a single annotator enter their shares only:
-    Fleiss' chance shares (as in Gwet's generalisation) and nothing else. The table holds the
-    non-zero values alone: about three per label given, whatever the number of categories.
+    With n_ij the count of label j (one of the U labels used) on item i and n_i = Σ_j n_ij,
+    items are grouped by their number of labels m = n_i (few groups: 5 labels per item is
+    one). The columns are, per group g: n_ij for every label j used in g ("A" columns), and
+    n_ij² − n_ij where n_ij ≥ 2 (per label with ``per_category``, else one column for the
+    group: "Q" columns), a count of the group's items, and Σ_ab n_ia n_ib δ_ab for the
+    taxonomy metric δ (unless it is nominal). Per label given, one value, plus one where
+    annotators repeat a label: about 1–2 stored values per label given, whatever the number of
+    categories. :meth:`estimate` turns the group sums into the coefficients' sums (π n_ij,
+    the shares n_ij / n_i, the pair disagreements n_ij (n_i − n_ij) / (n_i (n_i − 1)), the
+    observed terms) with sparse maps of fixed summation order.
     """
 
     table: sparse.csr_array
     n_labels: int
+    sizes: np.ndarray  # (G,) m_g, the number of labels of the items of group g
+    maps: dict[str, sparse.csr_array]  # group sums -> per-label and per-group quantities
     per_category: bool
     delta: np.ndarray | None  # (U, U) taxonomy metric between the used labels; None: nominal
 
@@ -84,33 +89,32 @@ class _ItemStatistics:
     ) -> _ItemStatistics:
         """From ``(n_items, U)`` counts whose columns are the labels used."""
         n_items, u = counts.shape
-        n = counts.sum(axis=1)
-        pairable = n >= 2
-        safe = np.where(pairable, n, 2.0)  # any n >= 2 where the item is masked out
+        sizes, group = np.unique(counts.sum(axis=1), return_inverse=True)
+        n_groups = len(sizes)
         row = np.repeat(np.arange(n_items), np.diff(counts.indptr))
-        value, column = counts.data, counts.indices
-        paired = np.where(pairable[row], value, 0.0)
-        squares = np.bincount(row, weights=value * value, minlength=n_items)
-        pair_sum = np.where(pairable, n * n - squares, 0.0)  # n_i² − Σ_j n_ij²
-        scalars = [n * pairable, pairable.astype(float), pair_sum / (safe * (safe - 1)),
-                   pair_sum / (safe - 1)]
-        if delta is not None:
-            scalars.append(_observed(counts, delta, memory_budget) / (safe - 1) * pairable)
-        blocks = [(column, paired), (u + column, value / n[row])]
+        value, key = counts.data, group[row] * u + counts.indices  # key: (group, label)
+        a_keys, a_col = np.unique(key, return_inverse=True)
+        repeated = value >= 2
         if per_category:
-            disagreement = paired * (n[row] - paired) / (safe * (safe - 1))[row]
-            blocks.append((2 * u + column, disagreement))
-        base = len(blocks) * u
-        blocks += [(np.full(n_items, base + k), s) for k, s in enumerate(scalars)]
-        rows = np.concatenate([row] * (len(blocks) - len(scalars)) + [np.arange(n_items)]
-                              * len(scalars))
-        cols = np.concatenate([c for c, _ in blocks])
-        vals = np.concatenate([v for _, v in blocks])
-        keep = vals != 0
-        table = sparse.csr_array(
-            (vals[keep], (rows[keep], cols[keep])), shape=(n_items, base + len(scalars))
-        )
-        return cls(table, u, per_category, delta)
+            q_keys, q_col = np.unique(key[repeated], return_inverse=True)
+            q_group = q_keys // u
+        else:
+            q_keys, q_col, q_group = None, group[row[repeated]], np.arange(n_groups)
+        n_a, n_q = len(a_keys), len(q_group)
+        parts = [
+            (row, a_col, value),
+            (row[repeated], n_a + q_col, value[repeated] * (value[repeated] - 1)),
+            (np.arange(n_items), n_a + n_q + group, np.ones(n_items)),
+        ]
+        if delta is not None:
+            parts.append((np.arange(n_items), n_a + n_q + n_groups + group,
+                          _observed(counts, delta, memory_budget)))
+        rows, cols, vals = (np.concatenate(x) for x in zip(*parts, strict=True))
+        width = n_a + n_q + n_groups * (2 if delta is not None else 1)
+        table = sparse.csr_array((vals, (rows, cols)), shape=(n_items, width))
+        table.eliminate_zeros()
+        return cls(table, u, sizes, _maps(sizes, u, a_keys, q_keys, q_group), per_category,
+                   delta)
 
     @property
     def n_values(self) -> int:
@@ -120,73 +124,116 @@ class _ItemStatistics:
     def point(self) -> np.ndarray:
         """The coefficients on the items as given (every item once)."""
         sums = np.asarray(self.table.sum(axis=0))[None, :]
-        totals = sums[:, : self.n_labels]
-        expected = None if self.delta is None else np.array([totals[0] @ self.delta @ totals[0]])
-        return self.estimate(sums, self.table.shape[0], expected)[0]
+        return self.estimate(sums, self.table.shape[0], point=True)[0]
 
     def replicates(self, weights: np.ndarray) -> np.ndarray:
         """The coefficients for each row of ``weights`` (``(B, n_items)`` item multiplicities,
         each row summing to ``n_items``): ``(B, n_values)``."""
-        sums = weighted_column_sums(self.table, weights)
-        totals = sums[:, : self.n_labels]
-        expected = None if self.delta is None else quadratic_forms(totals, self.delta)
-        return self.estimate(sums, weights.shape[1], expected)
+        return self.estimate(weighted_column_sums(self.table, weights), weights.shape[1])
 
-    def estimate(
-        self, sums: np.ndarray, n_items: int, expected: np.ndarray | None
-    ) -> np.ndarray:
-        """Coefficients from the column sums ``(B, K)`` (``expected``: the taxonomy metric's
-        expected disagreement per row, None when it is nominal). Undefined values (no
-        pairable item, or no expected disagreement) are NaN."""
-        u = self.n_labels
-        totals, shares = sums[:, :u], sums[:, u : 2 * u]
-        base = (3 if self.per_category else 2) * u
-        n_total, n_pairable, disagreement, observed = sums[:, base : base + 4].T
+    def estimate(self, sums: np.ndarray, n_items: int, *, point: bool = False) -> np.ndarray:
+        """Coefficients from the column sums ``(B, K)`` of a replicate each. Undefined values
+        (no pairable item, or no expected disagreement) are NaN."""
+        maps, sizes = self.maps, self.sizes
+        n_a, n_q, n_groups = maps["share"].shape[1], maps["q_sum"].shape[1], len(sizes)
+        a, q = sums[:, :n_a], sums[:, n_a : n_a + n_q]
+        in_group = sums[:, n_a + n_q : n_a + n_q + n_groups]  # items drawn per group
+        pairable = (sizes >= 2).astype(float)
+        safe = np.maximum(sizes, 2.0)
+        q_sum = _through(maps["q_sum"], q)  # (B, G) Σ_j (n_ij² − n_ij) per group
+        totals = _through(maps["total"], a)  # Σ π_i n_ij per label
+        n_total = _dot(in_group, sizes * pairable)
+        n_pairable = _dot(in_group, pairable)
+        # Σ_j D_ij = (n_i² − Σ_j n_ij²) / (n_i (n_i − 1)) and the nominal observed term
+        # (n_i² − Σ_j n_ij²) / (n_i − 1), added up per group: n_i² − Σ_j n_ij² = n_i (n_i − 1)
+        # − Σ_j (n_ij² − n_ij) for the items of a group
+        disagreement = n_pairable - _dot(q_sum, pairable / (safe * (safe - 1)))
+        observed = n_total - _dot(q_sum, pairable / (safe - 1))
         with np.errstate(divide="ignore", invalid="ignore"):
-            p = shares / n_items
+            p = _through(maps["share"], a) / n_items
             pq = p * (1 - p)
             pq_sum = pq.sum(axis=1)
             kappa = np.where(pq_sum > 0, 1 - disagreement / n_pairable / pq_sum, np.nan)
             nominal_expected = n_total * n_total - (totals * totals).sum(axis=1)
             alpha = np.where(nominal_expected > 0,
                              1 - (n_total - 1) * observed / nominal_expected, np.nan)
-            if expected is None:
+            if self.delta is None:
                 taxonomy_alpha = alpha
             else:
+                metric_observed = _dot(sums[:, n_a + n_q + n_groups :], pairable / (safe - 1))
+                expected = (np.array([totals[0] @ self.delta @ totals[0]]) if point
+                            else quadratic_forms(totals, self.delta))
                 taxonomy_alpha = np.where(
-                    expected > 0, 1 - (n_total - 1) * sums[:, base + 4] / expected, np.nan
+                    expected > 0, 1 - (n_total - 1) * metric_observed / expected, np.nan
                 )
             columns = [kappa, alpha, taxonomy_alpha]
             if self.per_category:
-                mean_disagreement = sums[:, 2 * u : 3 * u] / n_pairable[:, None]
+                mean_disagreement = (_through(maps["pair_a"], a) - _through(maps["pair_q"], q)
+                                     ) / n_pairable[:, None]
                 columns.append(np.where(pq > 0, 1 - mean_disagreement / pq, np.nan))
         return np.column_stack(columns)
 
 
+def _maps(
+    sizes: np.ndarray, u: int, a_keys: np.ndarray, q_keys: np.ndarray | None,
+    q_group: np.ndarray,
+) -> dict[str, sparse.csr_array]:
+    """Sparse maps from group sums to what the coefficients add up, each ``(out, in)`` CSR so
+    that :func:`_through` sums every output in a fixed order: per label, the totals over
+    pairable items (``total``), the shares (``share``) and the pair disagreements from the
+    A and Q sums (``pair_a``, ``pair_q``); per group, the Q sums (``q_sum``)."""
+    m = sizes[a_keys // u]
+    label = a_keys % u
+    columns = np.arange(len(a_keys))
+
+    def to_labels(weight: np.ndarray, labels: np.ndarray, n_in: int) -> sparse.csr_array:
+        return sparse.csr_array((weight, (labels, np.arange(n_in))), shape=(u, n_in))
+
+    maps = {
+        "total": to_labels((m >= 2).astype(float), label, len(a_keys)),
+        "share": to_labels(1.0 / m, label, len(a_keys)),
+        "q_sum": sparse.csr_array((np.ones(len(q_group)), (q_group, np.arange(len(q_group)))),
+                                  shape=(len(sizes), len(q_group))),
+    }
+    if q_keys is not None:
+        mq = sizes[q_keys // u]
+        maps["pair_a"] = to_labels(np.where(m >= 2, 1.0 / m, 0.0), label, len(columns))
+        maps["pair_q"] = to_labels(1.0 / (mq * (mq - 1)), q_keys % u, len(q_keys))
+    return maps
+
+
+def _through(mapping: sparse.csr_array, sums: np.ndarray) -> np.ndarray:
+    """``sums @ mapping.T`` for a block of replicates ``(B, n_in)``: ``(B, n_out)``,
+    C-ordered, each output added up over its inputs in one fixed order (scipy's CSR product
+    with several vectors: the same for any B)."""
+    return np.ascontiguousarray((mapping @ np.ascontiguousarray(sums.T)).T)
+
+
+def _dot(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``x @ weights`` row by row, each row added up the same way whatever the number of rows
+    (a BLAS product's rounding may depend on it)."""
+    return (x * weights).sum(axis=1)
+
+
 def _observed(counts: sparse.csr_array, delta: np.ndarray, memory_budget: float) -> np.ndarray:
-    """``(n_items,)`` n_i δ n_iᵀ of every row of ``counts``: a sum over the pairs of labels
-    of each item (never an items × labels table), items in chunks sized from the budget."""
-    n_items = counts.shape[0]
-    indptr, column, value = counts.indptr, counts.indices, counts.data
-    per_item = np.diff(indptr).astype(np.int64)
-    pairs_before = np.r_[0, np.cumsum(per_item * per_item)]
-    per_chunk = max(int(memory_budget // _BYTES_PER_PAIR), int((per_item**2).max(initial=1)))
-    out = np.zeros(n_items)
-    start = 0
-    while start < n_items:
-        stop = int(np.searchsorted(pairs_before, pairs_before[start] + per_chunk, "right")) - 1
-        stop = min(max(stop, start + 1), n_items)
-        first, k = indptr[start:stop], per_item[start:stop]
-        entry = np.arange(indptr[start], indptr[stop])  # the chunk's stored values
-        item = np.repeat(np.arange(stop - start), k)
-        partners = k[item]
-        left = np.repeat(entry, partners)
-        offset = np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
-        right = np.repeat(first[item], partners) + offset
-        terms = value[left] * value[right] * delta[column[left], column[right]]
-        out[start:stop] = np.bincount(np.repeat(item, partners), weights=terms,
-                                      minlength=stop - start)
-        start = stop
+    """``(n_items,)`` n_i δ n_iᵀ of every row of ``counts`` (δ symmetric, zero diagonal: twice
+    the sum over the pairs a < b of the item's labels), items with the same number k of
+    stored labels together, ``(items, pairs)`` at a time in chunks sized from the budget
+    (never an items × labels table)."""
+    out = np.zeros(counts.shape[0])
+    per_item = np.diff(counts.indptr)
+    for k in np.unique(per_item[per_item >= 2]):
+        items = np.flatnonzero(per_item == k)
+        first, second = np.triu_indices(k, 1)
+        step = max(1, int(memory_budget // (_BYTES_PER_PAIR * len(first))))
+        for start in range(0, len(items), step):
+            chunk = items[start : start + step]
+            at = counts.indptr[chunk][:, None] + np.arange(k)
+            value, label = counts.data[at], counts.indices[at]
+            terms = delta[label[:, first], label[:, second]]
+            terms *= value[:, first]
+            terms *= value[:, second]
+            out[chunk] = 2 * terms.sum(axis=1)
     return out
 
 
