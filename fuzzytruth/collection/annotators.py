@@ -184,9 +184,20 @@ def _pairwise_kappa(
     )
     shared = (present.T @ present).toarray()
     agree = (by_item_label.T @ by_item_label).toarray()
-    # margins[a, c, b]: items labelled c by a that b also labelled
-    margins = (chose.T @ present).toarray().reshape(n_annot, n_labels, n_annot)
-    chance_pairs = np.einsum("acb,bca->ab", margins, margins)
+    # margins (a, c, b): items labelled c by a that b also labelled, stored where non-zero
+    # (never n_annotators² × n_labels); chance_pairs[a, b] = Σ_c margins(a, c, b) margins(b, c, a)
+    margins = (chose.T @ present).tocoo()
+    a, c = np.divmod(margins.row.astype(np.int64), n_labels)
+    b = margins.col.astype(np.int64)
+    keys = (a * n_labels + c) * n_annot + b
+    order = np.argsort(keys)
+    partner = (b * n_labels + c) * n_annot + a
+    at = np.minimum(np.searchsorted(keys[order], partner), len(keys) - 1)
+    found = keys[order][at] == partner
+    products = np.where(found, margins.data * margins.data[order][at], 0.0)
+    chance_pairs = np.bincount(a * n_annot + b, products, n_annot * n_annot).reshape(
+        n_annot, n_annot
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         p_o = agree / shared
         p_e = chance_pairs / shared**2
@@ -223,7 +234,8 @@ def annotator_agreement(annotations: Annotations) -> AnnotatorAgreement:
     product of the two annotators' label shares on those items (Cohen 1960; as
     ``sklearn.metrics.cohen_kappa_score``). Undefined (NaN) without a shared item or when
     p_e = 1 (both used one and the same label throughout). ``mean_kappa`` averages the defined
-    values with equal weight per partner. Memory grows as n_annotators² × n_labels.
+    values with equal weight per partner. Memory grows as n_annotators² (the pairwise tables)
+    plus the (annotator, label, co-annotator) triples that occur.
 
     The result's arrays follow :attr:`Annotations.annotators`; its tables go from the least to
     the most reliable annotator (:meth:`AnnotatorAgreement.to_frame`). Every number is the

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._validation import check_int
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     canonical,
@@ -335,8 +336,5 @@ def _check_options(
         raise ValueError(f"max_ambiguous_share must be within [0, 1]; got {max_share!r}")
     if not -1 <= min_kappa <= 1:
         raise ValueError(f"min_kappa must be within [-1, 1]; got {min_kappa!r}")
-    if isinstance(n_confused, bool) or not isinstance(n_confused, (int, np.integer)):
-        raise ValueError(f"n_confused must be an integer >= 0; got {n_confused!r}")
-    if n_confused < 0:
-        raise ValueError(f"n_confused must be an integer >= 0; got {n_confused!r}")
+    check_int("n_confused", n_confused, minimum=0)
     return low, high
