@@ -9,14 +9,18 @@ categories) and how much annotators agree. Each item has a true leaf; each of it
 gives it (probability ``p_true``), a sibling leaf (0.15), its parent (0.1, a coarser answer)
 or any leaf. Bars: peak RSS ≤ 1 GB and ≤ 10 s, on the worst shape. Each (shape, function)
 runs in a fresh process: the collection is built, the function is called once on a tiny
-collection (imports and the compiled passes loaded), the kernel's peak-RSS counter is reset
-(``/proc/self/clear_refs``), then the measured call. Reported: CPU time
-(``time.process_time``), wall time, the process's RSS before the call (interpreter, libraries
-and the collection) and its peak during the call (``VmHWM``), and the load average.
+collection (imports and the compiled passes loaded), freed heap is returned to the system
+(``malloc_trim``), the kernel's peak-RSS counter is reset (``/proc/self/clear_refs``), then
+the measured call. Reported: CPU time (``time.process_time``), wall time, the process's RSS
+before the call (interpreter, libraries and the collection: "base") and its peak during the
+call (``VmHWM``: "peak", the figure the bar is about), the peak traced by ``tracemalloc``
+during a second, untimed call ("traced": what the call itself allocates), and the load
+average.
 
-Part 2, items. The 10 × 10 × 10 shape from 23,125 to 370,000 items: the peak memory of the
-call above the collection's own should stay flat (blocks of replicates are sized from the
-memory budget; the count tables are sparse).
+Part 2, items. The 10 × 10 × 10 shape from 23,125 to 370,000 items: what the call adds to
+the collection's own memory should stay flat, or grow with the number of labels only (blocks
+of replicates are sized from the memory budget; the count tables are sparse), never with
+items × nodes.
 
 Part 3, peers. 10,000 items × 10 annotators × 50 leaves: point estimates against
 ``krippendorff.alpha`` (nominal, and a callable metric returning the taxonomy path length)
@@ -39,12 +43,15 @@ time is the figure to compare; wall time and the load are printed beside it.
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import json
 import os
 import resource
 import subprocess
 import sys
 import time
+import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +80,7 @@ class Shape:
     annotators: int = 100
     zipf: float = 0.0
     p_true: float = 0.5
+    p_coarse: float = 0.1  # the parent of the true leaf, when the taxonomy has one
 
 
 SHAPES = [
@@ -130,7 +138,8 @@ def make_annotations(shape: Shape, n_items: int, seed: int = 0):
     leaf = np.where(draw < shape.p_true + 0.15,
                     np.where(draw < shape.p_true, truth[:, None], sibling), anything)
     label = leaf_cols[leaf]
-    coarse = (draw >= shape.p_true + 0.15) & (draw < shape.p_true + 0.25) & (len(shape.fanout) > 1)
+    coarse = ((draw >= shape.p_true + 0.15) & (draw < shape.p_true + 0.15 + shape.p_coarse)
+              & (len(shape.fanout) > 1))
     label = np.where(coarse, parent_col[leaf_cols[truth]][:, None], label)
     start = rng.integers(shape.annotators, size=n_items)
     annotator = (start[:, None] + np.arange(width)) % shape.annotators
@@ -172,16 +181,24 @@ def run_one(shape_name: str, function: str, n_items: int) -> dict:
         tiny = make_annotations(shape, 50)
     build = time.perf_counter() - start
     fn(tiny, n_resamples=10, rng=0)  # imports and compiled passes loaded
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)  # freed heap back to the system: RSS = live data
     base = _rss_mb("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS
     cpu, wall = time.process_time(), time.perf_counter()
     result = fn(ann, n_resamples=N_RESAMPLES, rng=0)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    peak = _rss_mb("VmHWM")
     frame = result.to_frame()
+    del result
+    tracemalloc.start()  # a second, untimed call: the peak of what the call allocates
+    fn(ann, n_resamples=N_RESAMPLES, rng=0)
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
     return {
         "shape": shape_name, "function": function, "items": ann.n_items,
         "nodes": len(ann.taxonomy), "labels": len(ann.to_frame()), "build_s": build,
-        "base_mb": base, "peak_mb": _rss_mb("VmHWM"), "cpu_s": cpu, "wall_s": wall,
+        "base_mb": base, "peak_mb": peak, "traced_mb": traced, "cpu_s": cpu, "wall_s": wall,
         "load": os.getloadavg()[0],
         "first": {k: float(v) for k, v in frame.iloc[0][["value", "ci_low", "ci_high"]].items()},
     }
@@ -209,7 +226,7 @@ def measure(shape: str, function: str, n_items: int, *, package: str | None,
 
 def show(rows: list[dict], before: dict | None = None) -> None:
     head = (f"{'shape':<38}{'function':<20}{'items':>8}{'nodes':>6}{'base MB':>9}"
-            f"{'peak MB':>9}{'CPU s':>8}{'wall s':>8}{'load':>6}")
+            f"{'peak MB':>9}{'traced':>8}{'CPU s':>8}{'wall s':>8}{'load':>6}")
     if before is not None:
         head += f"{'| before: peak MB':>18}{'CPU s':>8}"
     print(head)
@@ -218,8 +235,8 @@ def show(rows: list[dict], before: dict | None = None) -> None:
             print(f"{r['shape']:<38}{r['function']:<20}{r['items']:>8}  {r['error']}")
             continue
         line = (f"{r['shape']:<38}{r['function']:<20}{r['items']:>8}{r['nodes']:>6}"
-                f"{r['base_mb']:>9.0f}{r['peak_mb']:>9.0f}{r['cpu_s']:>8.2f}{r['wall_s']:>8.2f}"
-                f"{r['load']:>6.1f}")
+                f"{r['base_mb']:>9.0f}{r['peak_mb']:>9.0f}{r.get('traced_mb', np.nan):>8.0f}"
+                f"{r['cpu_s']:>8.2f}{r['wall_s']:>8.2f}{r['load']:>6.1f}")
         if before is not None:
             b = before.get((r["shape"], r["function"], r["items"]))
             if b is None or "error" in b:
@@ -260,14 +277,15 @@ def items(args: argparse.Namespace) -> None:
     rows = [measure(*run, package=None, limit_gb=args.limit_gb) for run in runs]
     before = _before(args, runs)
     print(f"\nPart 2: memory as items grow ({name}; added MB: call peak minus base)")
-    print(f"{'function':<20}{'items':>8}{'base MB':>9}{'peak MB':>9}{'added MB':>10}{'CPU s':>8}"
-          + ("  | before: added MB   CPU s" if before else ""))
+    print(f"{'function':<20}{'items':>8}{'base MB':>9}{'peak MB':>9}{'added MB':>10}"
+          f"{'traced':>8}{'CPU s':>8}" + ("  | before: added MB   CPU s" if before else ""))
     for r in rows:
         if "error" in r:
             print(f"{r['function']:<20}{r['items']:>8}  {r['error']}")
             continue
         line = (f"{r['function']:<20}{r['items']:>8}{r['base_mb']:>9.0f}{r['peak_mb']:>9.0f}"
-                f"{r['peak_mb'] - r['base_mb']:>10.0f}{r['cpu_s']:>8.2f}")
+                f"{r['peak_mb'] - r['base_mb']:>10.0f}{r.get('traced_mb', np.nan):>8.0f}"
+                f"{r['cpu_s']:>8.2f}")
         if before:
             b = before[(r["shape"], r["function"], r["items"])]
             line += (f"  {b['error'][:40]}" if "error" in b else
@@ -290,18 +308,12 @@ def peers() -> None:
 
     shape = Shape("peers", fanout=(PEER_GROUPS, PEER_LEAVES),
                   labels=(PEER_ANNOTATORS, PEER_ANNOTATORS), annotators=PEER_ANNOTATORS,
-                  p_true=0.6)
+                  p_true=0.6, p_coarse=0.0)  # leaves only: one value domain for the peers
     ann = make_annotations(shape, PEER_ITEMS)
     frame = ann.to_frame()
     tax = ann.taxonomy
     leaves = list(tax.leaves)
     code = pd.Index(leaves).get_indexer(frame["label"])
-    if (code < 0).any():  # coarser answers are not leaves: the peers need one value domain
-        frame = frame[code >= 0]
-        code = code[code >= 0]
-        from fuzzytruth import Annotations
-
-        ann = Annotations.from_frame(frame.drop(columns="weight"), taxonomy=tax)
     item = pd.factorize(frame["item_id"])[0]
     annot = pd.factorize(frame["annotator_id"])[0]
     reliability = np.full((annot.max() + 1, item.max() + 1), np.nan)

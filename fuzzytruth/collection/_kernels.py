@@ -31,9 +31,8 @@ def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.nda
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     out = np.zeros((table.shape[1], weights.shape[0]))
-    _kernels()["column_sums"](
-        table.indptr.astype(np.int64, copy=False), table.indices.astype(np.int64, copy=False),
-        table.data.astype(np.float64, copy=False), weights, out,
+    _kernels()["column_sums"](  # compiled once per index type (int32 or int64)
+        table.indptr, table.indices, table.data.astype(np.float64, copy=False), weights, out
     )
     return np.ascontiguousarray(out.T)  # rows: reductions over a row add up the same way
 

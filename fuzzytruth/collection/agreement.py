@@ -59,9 +59,10 @@ _BYTES_PER_COLUMN = 64
 @dataclass(frozen=True)
 class _ItemStatistics:
     """Per-item ingredients of every coefficient, side by side in one sparse ``(n_items, K)``
-    table of whole numbers; each coefficient is a function of the column sums, so the sums of
-    a bootstrap replicate are its resample counts times the table, and they are exact (whole
-    numbers below 2**53), whatever the order they are added in.
+    table; each coefficient is a function of the column sums, so the sums of a bootstrap
+    replicate are its resample counts times the table. The values are whole numbers (but for
+    a taxonomy metric with fractional values), so these sums are exact whatever the order
+    they are added in.
 
     With n_ij the count of label j (one of the U labels used) on item i and n_i = Σ_j n_ij,
     items are grouped by their number of labels m = n_i (few groups: 5 labels per item is
@@ -109,8 +110,11 @@ class _ItemStatistics:
         if delta is not None:
             parts.append((np.arange(n_items), n_a + n_q + n_groups + group,
                           _observed(counts, delta, memory_budget)))
-        rows, cols, vals = (np.concatenate(x) for x in zip(*parts, strict=True))
         width = n_a + n_q + n_groups * (2 if delta is not None else 1)
+        index = np.int32 if max(n_items, width) < 2**31 else np.int64
+        rows, cols = (np.concatenate(x).astype(index) for x in list(zip(*parts))[:2])
+        vals = np.concatenate([v for _, _, v in parts])
+        del parts
         table = sparse.csr_array((vals, (rows, cols)), shape=(n_items, width))
         table.eliminate_zeros()
         return cls(table, u, sizes, _maps(sizes, u, a_keys, q_keys, q_group), per_category,
@@ -661,15 +665,17 @@ def agreement_by_level(
             "agreement_by_level needs a taxonomy with a level below its root; this one has "
             "only the root, where every label is the same"
         )
-    level_counts = [_collapse(counts, ancestor_columns(taxonomy, int(d))) for d in depths]
-    used = [_used(c) for c in level_counts]
+    raw = _used(counts)
+    targets = [ancestor_columns(taxonomy, int(d)) for d in depths]
+    used = [np.unique(target[raw]) for target in targets]  # the labels left at each depth
     nodes = np.unique(np.concatenate(used))
     delta = _delta(metric, taxonomy, nodes)
     problems = []
-    for c, u in zip(level_counts, used, strict=True):
+    for target, u in zip(targets, used, strict=True):  # one depth's tables at a time
         at = np.searchsorted(nodes, u)
         problems.append(_ItemStatistics.build(
-            _compact(c, u), None if delta is None else delta[np.ix_(at, at)],
+            _compact(_collapse(counts, target), u),
+            None if delta is None else delta[np.ix_(at, at)],
             per_category=False, memory_budget=memory_budget,
         ))
     estimates, dists = _bootstrap(problems, n_resamples, as_generator(rng), memory_budget)
