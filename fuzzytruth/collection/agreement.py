@@ -13,6 +13,7 @@ per item; nothing of size items × nodes):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -76,7 +77,7 @@ class _ItemStatistics:
     observed terms) with sparse maps of fixed summation order.
     """
 
-    table: sparse.csr_array
+    n_columns: int  # K, the width of the table
     n_labels: int
     sizes: np.ndarray  # (G,) m_g, the number of labels of the items of group g
     maps: dict[str, sparse.csr_array]  # group sums -> per-label and per-group quantities
@@ -87,8 +88,9 @@ class _ItemStatistics:
     def build(
         cls, counts: sparse.csr_array, delta: np.ndarray | None, *, per_category: bool,
         memory_budget: float,
-    ) -> _ItemStatistics:
-        """From ``(n_items, U)`` counts whose columns are the labels used."""
+    ) -> tuple[_ItemStatistics, sparse.csr_array]:
+        """The statistics and their ``(n_items, K)`` table, from ``(n_items, U)`` counts whose
+        columns are the labels used."""
         n_items, u = counts.shape
         sizes, group = np.unique(counts.sum(axis=1), return_inverse=True)
         n_groups = len(sizes)
@@ -112,28 +114,19 @@ class _ItemStatistics:
                           _observed(counts, delta, memory_budget)))
         width = n_a + n_q + n_groups * (2 if delta is not None else 1)
         index = np.int32 if max(n_items, width) < 2**31 else np.int64
-        rows, cols = (np.concatenate(x).astype(index) for x in list(zip(*parts))[:2])
+        rows = np.concatenate([r for r, _, _ in parts]).astype(index)
+        cols = np.concatenate([c for _, c, _ in parts]).astype(index)
         vals = np.concatenate([v for _, _, v in parts])
         del parts
         table = sparse.csr_array((vals, (rows, cols)), shape=(n_items, width))
         table.eliminate_zeros()
-        return cls(table, u, sizes, _maps(sizes, u, a_keys, q_keys, q_group), per_category,
-                   delta)
+        maps = _maps(sizes, u, a_keys, q_keys, q_group)
+        return cls(width, u, sizes, maps, per_category, delta), table
 
     @property
     def n_values(self) -> int:
         """Values per replicate: κ, nominal α, taxonomy α, then κ_j of every label used."""
         return len(MEASURES) + (self.n_labels if self.per_category else 0)
-
-    def point(self) -> np.ndarray:
-        """The coefficients on the items as given (every item once)."""
-        sums = np.asarray(self.table.sum(axis=0))[None, :]
-        return self.estimate(sums, self.table.shape[0], point=True)[0]
-
-    def replicates(self, weights: np.ndarray) -> np.ndarray:
-        """The coefficients for each row of ``weights`` (``(B, n_items)`` item multiplicities,
-        each row summing to ``n_items``): ``(B, n_values)``."""
-        return self.estimate(weighted_column_sums(self.table, weights), weights.shape[1])
 
     def estimate(self, sums: np.ndarray, n_items: int, *, point: bool = False) -> np.ndarray:
         """Coefficients from the column sums ``(B, K)`` of a replicate each. Undefined values
@@ -242,36 +235,48 @@ def _observed(counts: sparse.csr_array, delta: np.ndarray, memory_budget: float)
 
 
 def _bootstrap(
-    problems: list[_ItemStatistics],
+    problems: list[tuple[_ItemStatistics, sparse.csr_array]],
     n_resamples: int,
     rng: np.random.Generator,
     memory_budget: float,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Point estimates and bootstrap distributions (``(n_values, n_resamples)``) of several
-    problems over the same items; every problem sees the same resamples (paired). Blocks of
-    replicates are computed by :func:`~fuzzytruth._resampling.run_blocks` (here, or on
-    a Dask cluster under :func:`fuzzytruth.distributed.agreement`)."""
-    n_items = problems[0].table.shape[0]
-    estimates = [p.point() for p in problems]
-    per_replicate = BYTES_PER_DRAW * n_items + _BYTES_PER_COLUMN * sum(
-        p.table.shape[1] for p in problems
-    )
+    problems (statistics and their tables) over the same items; every problem sees the same
+    resamples (paired), and their tables side by side are summed in one pass. Blocks of
+    replicates are computed by :func:`~fuzzytruth._resampling.run_blocks` (here, or on a Dask
+    cluster under :func:`fuzzytruth.distributed.agreement`)."""
+    stats = [p for p, _ in problems]
+    table = sparse.csr_array(sparse.hstack([t for _, t in problems], format="csr"))
+    del problems
+    n_items = table.shape[0]
+    point = np.asarray(table.sum(axis=0))[None, :]
+    estimates = [p.estimate(part, n_items, point=True)[0]
+                 for p, part in zip(stats, _split(point, stats), strict=True)]
+    per_replicate = BYTES_PER_DRAW * n_items + _BYTES_PER_COLUMN * table.shape[1]
     blocks = replicate_blocks(n_resamples, per_replicate, memory_budget)
-    parts = run_blocks(_replicate_block, (problems, n_items, draw_seed(rng)), blocks)
+    parts = run_blocks(_replicate_block, (stats, table, draw_seed(rng)), blocks)
     dists = [
         np.concatenate([np.empty((p.n_values, 0)), *(part[i] for part in parts)], axis=1)
-        for i, p in enumerate(problems)
+        for i, p in enumerate(stats)
     ]
     return estimates, dists
 
 
+def _split(sums: np.ndarray, stats: list[_ItemStatistics]) -> list[np.ndarray]:
+    """The column sums of tables side by side, cut back into each problem's."""
+    edges = np.cumsum([0] + [p.n_columns for p in stats])
+    return [sums[:, a:b] for a, b in itertools.pairwise(edges)]
+
+
 def _replicate_block(
-    shared: tuple[list[_ItemStatistics], int, int], start: int, stop: int
+    shared: tuple[list[_ItemStatistics], sparse.csr_array, int], start: int, stop: int
 ) -> list[np.ndarray]:
     """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``."""
-    problems, n_items, seed = shared
-    w = resample_block(n_items, seed, start, stop)
-    return [problem.replicates(w).T for problem in problems]
+    stats, table, seed = shared
+    n_items = table.shape[0]
+    sums = weighted_column_sums(table, resample_block(n_items, seed, start, stop))
+    return [p.estimate(part, n_items).T for p, part in zip(stats, _split(sums, stats),
+                                                             strict=True)]
 
 
 def _check_pairable(counts: sparse.csr_array) -> int:
@@ -591,9 +596,9 @@ def agreement(
     counts, taxonomy = counts_of(annotations, analysis="agreement")
     n_single = _check_pairable(counts)
     used = _used(counts)
-    stats = _ItemStatistics.build(_compact(counts, used), _delta(metric, taxonomy, used),
-                                  per_category=True, memory_budget=memory_budget)
-    (estimate,), (dist,) = _bootstrap([stats], n_resamples, as_generator(rng), memory_budget)
+    problem = _ItemStatistics.build(_compact(counts, used), _delta(metric, taxonomy, used),
+                                    per_category=True, memory_budget=memory_budget)
+    (estimate,), (dist,) = _bootstrap([problem], n_resamples, as_generator(rng), memory_budget)
     return AgreementResult(
         measure=(*MEASURES, *(["label_kappa"] * len(used))),
         category=(None, None, None, *(taxonomy.nodes[j] for j in used)),
