@@ -93,7 +93,7 @@ def assert_close(got: float, expected: float) -> None:
 
 
 # ---------------------------------------------------------------------------- sparse = dense
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(collections())
 def test_sparse_agreement_equals_the_dense_brute_force(case):
     ann, metric, delta = case
@@ -117,7 +117,7 @@ def test_sparse_agreement_equals_the_dense_brute_force(case):
             assert_close(values[row], want)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(collections())
 def test_sparse_levels_equal_the_dense_brute_force_on_collapsed_labels(case):
     ann, metric, delta = case
