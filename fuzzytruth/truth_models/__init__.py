@@ -14,6 +14,8 @@ diagnostics.
 
 from fuzzytruth.truth_models.base import Convergence, FittedTruth, NonConvergenceWarning
 from fuzzytruth.truth_models.dawid_skene import DawidSkene, DawidSkeneFit
+from fuzzytruth.truth_models.mace import Mace, MaceFit
+from fuzzytruth.truth_models.one_coin import OneCoin, OneCoinFit
 from fuzzytruth.truth_models.shares import Shares, SharesFit
 
 __all__ = [
@@ -21,7 +23,11 @@ __all__ = [
     "DawidSkene",
     "DawidSkeneFit",
     "FittedTruth",
+    "Mace",
+    "MaceFit",
     "NonConvergenceWarning",
+    "OneCoin",
+    "OneCoinFit",
     "Shares",
     "SharesFit",
 ]

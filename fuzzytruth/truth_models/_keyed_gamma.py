@@ -100,7 +100,8 @@ def _kernels() -> dict[str, Any]:
 def stream_base(seed: int, stream: int, keys: np.ndarray) -> np.ndarray:
     """Per unit, its key mixed with the seed and the stream (uint64)."""
     with np.errstate(over="ignore"):
-        z = np.asarray(keys, dtype=np.uint64) ^ np.uint64(seed) ^ (np.uint64(stream) * np.uint64(_M2))
+        z = np.asarray(keys, dtype=np.uint64) ^ np.uint64(seed)
+        z = z ^ (np.uint64(stream) * np.uint64(_M2))
         z = z ^ (z >> np.uint64(30))
         z = z * np.uint64(_M1)
         z = z ^ (z >> np.uint64(27))

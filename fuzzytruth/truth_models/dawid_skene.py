@@ -268,6 +268,7 @@ class DawidSkene:
     prior: float = 1.0
 
     name: ClassVar[str] = "dawid-skene"
+    _fit_class: ClassVar[type] = None  # type: ignore[assignment]  # set below the fit class
 
     def __post_init__(self) -> None:
         check_settings(self.tol, self.max_iter, self.prior, self.uncertainty)
@@ -284,7 +285,7 @@ class DawidSkene:
         check_identifiable(votes, self.name)
         by_class = np.ascontiguousarray(posterior.T)  # class-major during EM
         priors = by_class.mean(axis=1)
-        errors = normalise_errors(votes.expected_counts(posterior), votes.used)
+        errors = self._m_step(votes, posterior)
         change, history, it = np.inf, [], 0
         for it in range(1, self.max_iter + 1):  # noqa: B007 - the count is the diagnostic
             log_lik = votes.log_likelihoods(safe_log(errors), np.log(np.maximum(priors, EPS)))
@@ -293,7 +294,7 @@ class DawidSkene:
             change = float(np.abs(new - by_class).max())
             by_class = new
             priors = by_class.mean(axis=1)
-            errors = normalise_errors(votes.expected_counts(by_class.T), votes.used)
+            errors = self._m_step(votes, by_class.T)
             if change <= self.tol:
                 break
         posterior = np.ascontiguousarray(by_class.T)
@@ -302,8 +303,13 @@ class DawidSkene:
         warn_if_not_converged(self.name, convergence, self.max_iter)
         return self._result(annotations, votes, posterior, priors, errors, history, convergence)
 
+    @staticmethod
+    def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
+        """The confusion matrices that maximise the expected complete likelihood."""
+        return normalise_errors(votes.expected_counts(posterior), votes.used)
+
     def _result(self, annotations, votes, posterior, priors, errors, history, convergence):
-        return DawidSkeneFit(
+        return self._fit_class(
             name=self.name,
             settings=asdict(self),
             taxonomy=annotations.taxonomy,
@@ -385,16 +391,23 @@ class DawidSkeneFit(FittedTruth):
     def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         if self._point_posterior:
             return super()._plausibility_block(seed, worlds)
-        prior = self.settings["prior"]
-        prior_keys, error_keys = self._parameter_keys
+        prior_keys = self._parameter_keys[0]
         priors = dirichlet(seed, _PARAMETER_STREAM, prior_keys,
-                           self.posterior.sum(axis=0) + prior, worlds)
+                           self.posterior.sum(axis=0) + self.settings["prior"], worlds)
+        errors = self._drawn_errors(seed, worlds)
+        return self._world_posteriors(safe_log(errors), np.log(np.maximum(priors, EPS)))
+
+    def _drawn_errors(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        """``(n_worlds, n_annotators, n_classes, n_classes)`` confusion matrices drawn from
+        their Dirichlet laws (expected counts + prior, on the labels each annotator used)."""
         used = self.votes.used[:, None, :]
-        concentration = np.where(used, self.votes.expected_counts(self.posterior) + prior, 0.0)
-        errors = dirichlet(seed, _PARAMETER_STREAM, error_keys, concentration, worlds)
+        counts = self.votes.expected_counts(self.posterior)
+        concentration = np.where(used, counts + self.settings["prior"], 0.0)
+        errors = dirichlet(seed, _PARAMETER_STREAM, self._parameter_keys[1], concentration,
+                           worlds)
         errors = np.where(used, np.maximum(errors, EPS), 0.0)
         errors /= errors.sum(axis=3, keepdims=True)
-        return self._world_posteriors(safe_log(errors), np.log(np.maximum(priors, EPS)))
+        return errors
 
     def _world_posteriors(self, log_errors: np.ndarray, log_priors: np.ndarray) -> np.ndarray:
         """Per world, the item posteriors under that world's parameters (one sparse
@@ -404,3 +417,6 @@ class DawidSkeneFit(FittedTruth):
         log_lik = np.asarray(self.votes.pairs @ table).reshape(-1, n_worlds, k)
         log_lik = log_lik.transpose(2, 1, 0) + log_priors.T[:, :, None]  # (class, world, item)
         return posterior_from(log_lik)[0].transpose(1, 2, 0)
+
+
+DawidSkene._fit_class = DawidSkeneFit
