@@ -16,18 +16,24 @@ from fuzzytruth.truth_models.base import Convergence, FittedTruth, NonConvergenc
 from fuzzytruth.truth_models.dawid_skene import DawidSkene, DawidSkeneFit
 from fuzzytruth.truth_models.mace import Mace, MaceFit
 from fuzzytruth.truth_models.one_coin import OneCoin, OneCoinFit
+from fuzzytruth.truth_models.rankings import IRN, IRNFit, PrIRN, PrIRNFit, irn
 from fuzzytruth.truth_models.shares import Shares, SharesFit
 
 __all__ = [
+    "IRN",
     "Convergence",
     "DawidSkene",
     "DawidSkeneFit",
     "FittedTruth",
+    "IRNFit",
     "Mace",
     "MaceFit",
     "NonConvergenceWarning",
     "OneCoin",
     "OneCoinFit",
+    "PrIRN",
+    "PrIRNFit",
     "Shares",
     "SharesFit",
+    "irn",
 ]

@@ -50,7 +50,7 @@ from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
-from fuzzytruth.uncertain.keyed import draw_seed, uniforms, unit_keys
+from fuzzytruth.uncertain.keyed import categorical_draws, draw_seed, uniforms, unit_keys
 
 __all__ = [
     "LABEL_STREAM",
@@ -148,7 +148,7 @@ def categorical_pick(u: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
     return (u[..., None] >= cum).sum(axis=-1)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class FittedTruth:
     """A fitted truth model: posterior, membership, keyed worlds and diagnostics.
 
@@ -180,6 +180,9 @@ class FittedTruth:
 
     #: True when every world's plausibilities are the posterior itself (no own sampler).
     _point_posterior: ClassVar[bool] = True
+    #: True when crisp labels may be drawn from the posterior whatever the world's
+    #: plausibilities (items independent, the posterior their mean): same law, less work.
+    _labels_from_mean: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         self.posterior.flags.writeable = False
@@ -279,10 +282,19 @@ class FittedTruth:
 
     def _label_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities."""
+        if self._point_posterior or self._labels_from_mean:
+            return categorical_draws(seed, LABEL_STREAM, self.item_keys, self._cumulative, worlds)
         u = uniforms(seed, LABEL_STREAM, self.item_keys, worlds)
-        if self._point_posterior:
-            return categorical_pick(u, self.posterior[None])
         return categorical_pick(u, self._plausibility_block(seed, worlds))
+
+    @cached_property
+    def _cumulative(self) -> np.ndarray:
+        """Cumulative posterior per item, +inf from its last positive class on: compiled
+        inverse-CDF draws on it equal :func:`categorical_pick` on the posterior."""
+        cum = np.cumsum(self.posterior, axis=1)
+        last = self.posterior.shape[1] - 1 - np.argmax(self.posterior[:, ::-1] > 0, axis=1)
+        cum[np.arange(cum.shape[1])[None, :] >= last[:, None]] = np.inf
+        return cum
 
     def __repr__(self) -> str:
         state = "converged" if self.convergence.converged else "NOT converged"
@@ -291,6 +303,20 @@ class FittedTruth:
             f"{len(self.classes)} classes, {state} after {self.convergence.iterations} "
             "iterations)"
         )
+
+
+def as_annotations(data: Any) -> Annotations:
+    """Annotations as given, or the annotations of partial rankings (each reader's top
+    group; :meth:`fuzzytruth.io.rankings.Rankings.annotations`)."""
+    if isinstance(data, Annotations):
+        return data
+    from fuzzytruth.io.rankings import Rankings
+
+    if isinstance(data, Rankings):
+        return data.annotations()
+    raise ValueError(
+        f"annotations must be an Annotations (or Rankings); got {type(data).__name__}"
+    )
 
 
 def used_classes(annotations: Annotations) -> tuple[np.ndarray, np.ndarray]:

@@ -64,6 +64,7 @@ from fuzzytruth.truth_models.base import (
     Convergence,
     FittedTruth,
     NonConvergenceWarning,
+    as_annotations,
     used_classes,
 )
 from fuzzytruth.uncertain.keyed import unit_keys
@@ -78,7 +79,7 @@ _PARAMETER_STREAM = 0x44534B50  # "DSKP": keyed draws of the priors and confusio
 _CRITERION = "max abs change of item posteriors between successive E-steps"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Votes:
     """Annotations as sparse counts for EM: items × (annotator, label) pairs.
 
@@ -275,6 +276,7 @@ class DawidSkene:
 
     def fit(self, annotations: Annotations) -> DawidSkeneFit:
         """Fit the model to ``annotations``; see the class docstring for the rules."""
+        annotations = as_annotations(annotations)
         votes = Votes.from_annotations(annotations)
         posterior = votes.shares()
         k = votes.n_classes
@@ -324,7 +326,7 @@ class DawidSkene:
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class DawidSkeneFit(FittedTruth):
     """A fitted Dawid–Skene model.
 

@@ -35,7 +35,7 @@ from scipy.special import digamma
 from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.truth_models._keyed_gamma import dirichlet
-from fuzzytruth.truth_models.base import Convergence
+from fuzzytruth.truth_models.base import Convergence, as_annotations
 from fuzzytruth.truth_models.dawid_skene import (
     _CRITERION,
     _PARAMETER_STREAM,
@@ -144,6 +144,7 @@ class Mace:
 
     def fit(self, annotations: Annotations) -> MaceFit:
         """Fit the model to ``annotations``."""
+        annotations = as_annotations(annotations)
         votes = Votes.from_annotations(annotations)
         shares = votes.shares()
         n_annot, k = votes.used.shape
@@ -215,7 +216,7 @@ def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return np.exp(digamma(shifted) - digamma(shifted.sum(axis=1, keepdims=True)))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class MaceFit(DawidSkeneFit):
     """A fitted MACE model; :attr:`errors` holds the implied confusion matrices.
 

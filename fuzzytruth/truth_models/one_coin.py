@@ -71,7 +71,7 @@ class OneCoin(DawidSkene):
         return errors_from_skills(correct / total, votes.n_classes)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class OneCoinFit(DawidSkeneFit):
     """A fitted one-coin model; :attr:`errors` holds the implied confusion matrices."""
 

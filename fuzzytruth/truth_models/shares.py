@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.membership import Membership
-from fuzzytruth.truth_models.base import FittedTruth, used_classes
+from fuzzytruth.truth_models.base import FittedTruth, as_annotations, used_classes
 
 __all__ = ["Shares", "SharesFit"]
 
@@ -45,6 +45,7 @@ class Shares:
 
     def fit(self, annotations: Annotations) -> SharesFit:
         """The shares of ``annotations`` (annotator weights applied)."""
+        annotations = as_annotations(annotations)
         membership = Membership.from_annotations(annotations)
         used, _ = used_classes(annotations)
         tax = annotations.taxonomy
@@ -60,7 +61,7 @@ class Shares:
         return fitted
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class SharesFit(FittedTruth):
     """The fitted shares model (see :class:`Shares`); its :attr:`membership` is
     :meth:`Membership.from_annotations` of the annotations."""
