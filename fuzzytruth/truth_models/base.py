@@ -223,8 +223,10 @@ class FittedTruth:
 
         Row ``[w, i]`` is a distribution over :attr:`classes`: the truth of item ``i`` in world
         ``w`` as the model's own uncertainty allows it (see the model's docstring). Its
-        expectation over worlds is :attr:`posterior` for every model of this package. Computed
-        in blocks of worlds sized from ``memory_budget`` bytes.
+        expectation over worlds is :attr:`posterior` for a point posterior and for PrIRN; under
+        parameter draws (Dawid–Skene and kin) it is the posterior averaged over the drawn
+        parameters, close to but not equal to the plug-in posterior. Computed in blocks of
+        worlds sized from ``memory_budget`` bytes.
 
         Parameters
         ----------

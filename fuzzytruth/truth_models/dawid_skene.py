@@ -37,7 +37,11 @@ label has θ[c, l] = 1 for every class c, so its votes carry no information.
 Worlds (``uncertainty``). ``"parameters"`` (default): per world, the priors and every
 annotator's confusion rows are drawn from the Dirichlet laws whose parameters are the final
 M-step's expected counts plus ``prior`` (over the labels the annotator used; the priors over the
-classes), and every item's posterior is recomputed under the drawn parameters. Items labelled
+classes), and every item's posterior is recomputed under the drawn parameters. With the default
+``prior=0`` the drawn parameters are centred on the fitted ones (the mean of Dirichlet(counts) is
+the maximum-likelihood estimate): the sampler adds spread, not shrinkage, and annotators who all
+agree keep a crisp truth in every world; a positive ``prior`` adds a Dirichlet prior's pull
+towards uniform confusion rows, which on small collections moves even unanimous items. Items labelled
 by the same annotators then move together from world to world: the uncertainty of the fitted
 reliabilities enters set-level measures (category sizes, precision over many items), which a
 point posterior treats as independent coin flips per item. ``"posterior"``: every world uses
@@ -229,7 +233,7 @@ class DawidSkene:
         fitted posterior only.
     prior : float
         Added to every expected count of the Dirichlet laws of the parameter draws (the
-        fitted point estimate does not use it).
+        fitted point estimate does not use it); 0 (default) centres them on the fit.
 
     Examples
     --------
@@ -266,7 +270,7 @@ class DawidSkene:
     tol: float = 1e-6
     max_iter: int = 1000
     uncertainty: Literal["parameters", "posterior"] = "parameters"
-    prior: float = 1.0
+    prior: float = 0.0
 
     name: ClassVar[str] = "dawid-skene"
     _fit_class: ClassVar[type] = None  # type: ignore[assignment]  # set below the fit class

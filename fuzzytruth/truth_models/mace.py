@@ -124,7 +124,7 @@ class Mace:
     tol: float = 1e-6
     max_iter: int = 1000
     uncertainty: Literal["parameters", "posterior"] = "parameters"
-    prior: float = 1.0
+    prior: float = 0.0
 
     name: ClassVar[str] = "mace"
 
