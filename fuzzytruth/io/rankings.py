@@ -150,7 +150,7 @@ class Rankings:
             raise ValueError(f"{source}, {kind} {int(row['_line'])}: the rank groups of reader "
                              f"{row['reader_id']!r} on item {row['item_id']!r} must be numbered "
                              "0, 1, ... without gaps")
-        order = np.lexsort((codes, table["rank_group"].to_numpy(), pair, item_codes))
+        order = np.lexsort((table["rank_group"].to_numpy(), pair, item_codes))  # stable
         table = table.iloc[order].drop(columns=["_code", "_line"]).reset_index(drop=True)
         return cls(table, taxonomy, tuple(classes))
 

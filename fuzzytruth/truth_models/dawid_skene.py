@@ -41,9 +41,9 @@ classes), and every item's posterior is recomputed under the drawn parameters. W
 ``prior=0`` the drawn parameters are centred on the fitted ones (the mean of Dirichlet(counts) is
 the maximum-likelihood estimate): the sampler adds spread, not shrinkage, and annotators who all
 agree keep a crisp truth in every world; a positive ``prior`` adds a Dirichlet prior's pull
-towards uniform confusion rows, which on small collections moves even unanimous items. Items labelled
-by the same annotators then move together from world to world: the uncertainty of the fitted
-reliabilities enters set-level measures (category sizes, precision over many items), which a
+towards uniform confusion rows, which on small collections moves even unanimous items. Items
+labelled by the same annotators then move together from world to world: the uncertainty of the
+fitted reliabilities enters set-level measures (category sizes, precision over many items), which a
 point posterior treats as independent coin flips per item. ``"posterior"``: every world uses
 the fitted posterior (plug-in). Each world's crisp labels are drawn from that world's
 posteriors. The evidence for the default is printed by ``benchmarks/truth_models.py``
