@@ -28,17 +28,21 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
+from scipy.special import gammaincc, gammainccinv
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.rankings import Rankings
-from fuzzytruth.truth_models._keyed_gamma import dirichlet
+from fuzzytruth.truth_models._keyed_gamma import gammas, gammas_below
 from fuzzytruth.truth_models.base import FittedTruth, as_seed, as_worlds
-from fuzzytruth.uncertain.keyed import unit_keys
+from fuzzytruth.uncertain.keyed import uniforms, unit_keys
 
 __all__ = ["IRN", "IRNFit", "PrIRN", "PrIRNFit", "irn"]
 
-_PLAUSIBILITY_STREAM = 0x5052524E  # "PRRN": keyed Dirichlet draws of PrIRN
+_PLAUSIBILITY_STREAM = 0x5052524E  # "PRRN": Gamma draws of the ranked classes
+_REST_MAX_STREAM = 0x50524D58  # "PRMX": the maximum of the unranked block
+_REST_WHICH_STREAM = 0x50525748  # "PRWH": which unranked class holds it
+_REST_STREAM = 0x50525253  # "PRRS": the other unranked classes, below the maximum
 
 
 def irn(rankings: Rankings) -> np.ndarray:
@@ -169,12 +173,53 @@ class PrIRNFit(FittedTruth):
 
     @cached_property
     def _keys(self) -> np.ndarray:
+        """``(n_items, n_classes)`` keys of the (item, class) components."""
         class_keys = unit_keys(np.array([repr(c) for c in self.classes], dtype=object))
         with np.errstate(over="ignore"):
             return (self.item_keys[:, None] * np.uint64(0x9E3779B97F4A7C15)) ^ class_keys
 
+    @cached_property
+    def _ranked(self) -> _Ranked:
+        return _Ranked.of(self.irn, self.concentration, self._keys)
+
     def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        return dirichlet(seed, _PLAUSIBILITY_STREAM, self._keys, self.concentration, worlds)
+        ranked, alpha = self._ranked, self.settings["alpha"]
+        drawn, best, wins, which, tail = self._draw(seed, worlds)
+        out = np.zeros((len(worlds), *self.concentration.shape))
+        if alpha > 0 and ranked.rest.any():
+            top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
+            # the inverse agrees with the comparison that decided `wins` up to rounding: keep it
+            # on the decided side so that argmax(plausibilities) is sample_top1, exactly
+            top = np.where(wins, np.maximum(top, np.nextafter(best, np.inf)),
+                           np.minimum(top, np.nextafter(best, 0)))
+            item, column = ranked.unranked
+            others = gammas_below(seed, _REST_STREAM, self._keys[item, column],
+                                  np.full(len(item), alpha), top[:, item], worlds)
+            out[:, item, column] = others
+            w_idx, i_idx = np.nonzero(np.broadcast_to(ranked.rest > 0, wins.shape))
+            out[w_idx, i_idx, which[w_idx, i_idx]] = top[w_idx, i_idx]
+        out[:, ranked.item, ranked.column] = drawn
+        out /= out.sum(axis=2, keepdims=True)
+        return out
+
+    def _draw(self, seed: int, worlds: np.ndarray):
+        """The ranked components' Gamma draws, their maximum per item, whether the unranked
+        block's maximum beats it, which unranked class holds that maximum, and the upper-tail
+        probability that fixes it (see :class:`_Ranked`)."""
+        ranked, alpha = self._ranked, self.settings["alpha"]
+        drawn = gammas(seed, _PLAUSIBILITY_STREAM, ranked.keys, ranked.shape, worlds)
+        best = np.maximum.reduceat(drawn, ranked.starts, axis=1)
+        shape = best.shape
+        if alpha == 0 or not ranked.rest.any():
+            empty = np.zeros(shape, dtype=bool)
+            return drawn, best, empty, np.zeros(shape, dtype=np.int64), np.ones(shape)
+        m = ranked.rest.astype(float)
+        u = uniforms(seed, _REST_MAX_STREAM, self.item_keys, worlds)
+        with np.errstate(divide="ignore"):
+            tail = -np.expm1(np.log(u) / np.where(m > 0, m, 1.0))  # P(one unranked > max)
+        wins = (m > 0) & (tail < gammaincc(alpha, best))
+        pick = np.floor(uniforms(seed, _REST_WHICH_STREAM, self.item_keys, worlds) * m)
+        return drawn, best, wins, ranked.unranked_class(pick.astype(np.int64)), tail
 
     def sample_top1(
         self,
@@ -185,14 +230,70 @@ class PrIRNFit(FittedTruth):
     ) -> np.ndarray:
         """Each plausibility sample's most plausible class: ``(n_worlds, n_items)`` node
         indices into ``taxonomy.nodes``, the argmax of :meth:`sample_plausibilities` with the
-        same seed, world by world (Stutz et al.'s label per sample)."""
+        same seed, world by world (Stutz et al.'s label per sample).
+
+        Computed without the plausibility vectors: the ranked classes' Gamma draws, and for the
+        unranked classes (all of concentration α) only whether their maximum beats the ranked
+        maximum B — it does with probability 1 − P(α, B)^m for m unranked classes — and which
+        of them (uniformly) holds it (see :class:`_Ranked`).
+        """
         worlds = as_worlds(worlds)
         key = as_seed(seed)
-        step = block_rows(1, memory_budget, bytes_per_unit=self._bytes_per_world())
+        ranked = self._ranked
+        per_world = 8.0 * (3 * len(ranked.item) + 8 * len(self.items))
+        step = block_rows(1, memory_budget, bytes_per_unit=per_world)
         columns = self.taxonomy.indices(self.classes)
         out = np.empty((len(worlds), len(self.items)), dtype=np.int32)
         for start in range(0, len(worlds), step):
             block = worlds[start : start + step]
-            out[start : start + len(block)] = columns[
-                self._plausibility_block(key, block).argmax(axis=2)]
+            drawn, best, wins, which, _ = self._draw(key, block)
+            first = ranked.first_argmax(drawn, best)
+            out[start : start + len(block)] = columns[np.where(wins, which, first)]
         return out
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """The sparse structure of PrIRN's Dirichlet: per item, the ranked classes (IRN > 0,
+    concentration T · IRN + α, drawn one by one) and the m unranked ones (concentration α).
+
+    The unranked block of m i.i.d. Gamma(α) draws is drawn through its maximum: M = Q⁻¹(α, t)
+    with t = 1 − U^(1/m) (so P(M <= x) = P(α, x)^m), held by a uniformly chosen unranked class,
+    the other m − 1 drawn from Gamma(α) conditioned below M (exact for i.i.d. draws). The top-1
+    class then needs only the comparison of M with the ranked maximum.
+    """
+
+    item: np.ndarray
+    column: np.ndarray
+    starts: np.ndarray
+    keys: np.ndarray
+    shape: np.ndarray
+    rest: np.ndarray
+    padded: np.ndarray
+    unranked: tuple[np.ndarray, np.ndarray]
+
+    @classmethod
+    def of(cls, irn_: np.ndarray, concentration: np.ndarray, keys: np.ndarray) -> _Ranked:
+        ranked = irn_ > 0
+        item, column = np.nonzero(ranked)  # by item, then class
+        counts = ranked.sum(axis=1)
+        padded = np.full((len(irn_), int(counts.max(initial=0))), irn_.shape[1])
+        padded[item, np.arange(len(item)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]],
+                                                      counts)] = column
+        return cls(item=item, column=column, starts=np.r_[0, np.cumsum(counts)[:-1]],
+                   keys=keys[item, column], shape=concentration[item, column],
+                   rest=irn_.shape[1] - counts, padded=padded,
+                   unranked=np.nonzero(~ranked))
+
+    def unranked_class(self, j: np.ndarray) -> np.ndarray:
+        """The class of the ``j``-th unranked class of each item (``j``: worlds × items)."""
+        c = j.copy()
+        for col in range(self.padded.shape[1]):  # ranked classes in increasing order
+            c += self.padded[:, col][None, :] <= c
+        return c
+
+    def first_argmax(self, drawn: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """Per world and item, the first ranked class whose draw is the maximum."""
+        position = np.arange(drawn.shape[1])
+        hit = np.where(drawn >= best[:, self.item], position, drawn.shape[1])
+        return self.column[np.minimum.reduceat(hit, self.starts, axis=1)]
