@@ -181,3 +181,23 @@ def test_dermatology_irn_and_risk_membership():
     assert fit.irn[0, 56] == 1.0 and fit.irn[0].sum() == 1.0
     expected = (10 * 1.0 + 0.01) / (10 + 419 * 0.01)
     assert fit.posterior[0, 56] == pytest.approx(expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(truth=st.lists(st.integers(0, 3), min_size=1, max_size=6), n_readers=st.integers(1, 4))
+def test_readers_who_all_agree_give_the_crisp_truth(truth, n_readers):
+    """Every reader names the same single class: IRN is one-hot, and so is every PrIRN world
+    when alpha = 0 (with alpha > 0 every class keeps some plausibility by construction, and
+    the top-1 class of a sample is the named one unless an unranked class beats it)."""
+    selectors = [[[[t]]] * n_readers for t in truth]
+    rankings = Rankings.from_selectors(selectors, classes=4)
+    onehot = np.eye(4)[truth]
+    np.testing.assert_array_equal(IRN().fit(rankings).posterior, onehot)
+    fit = PrIRN(temperature=5.0, alpha=0.0).fit(rankings)
+    np.testing.assert_array_equal(fit.posterior, onehot)
+    worlds = fit.sample_plausibilities(10, seed=2)
+    np.testing.assert_array_equal(worlds, np.broadcast_to(onehot, worlds.shape))
+    columns = fit.taxonomy.indices(fit.classes)
+    expected = np.broadcast_to(columns[truth], (10, len(truth)))
+    assert np.array_equal(fit.sample_labels(10, seed=2), expected)
+    assert np.array_equal(fit.sample_top1(10, seed=2), expected)

@@ -260,7 +260,8 @@ class FittedTruth:
         Item ``i``'s label in world ``w`` is the inverse-CDF draw, on the keyed uniform of
         (``i``'s id, ``w``), from that world's plausibility row
         (:meth:`sample_plausibilities`, same seed), so labels and plausibilities describe the
-        same worlds.
+        same worlds. (PrIRN draws them from its posterior mean instead: the same law, since
+        its items are independent, at a fraction of the cost; see its docstring.)
         """
         worlds = as_worlds(worlds)
         key = as_seed(seed)

@@ -46,8 +46,18 @@ labelled by the same annotators then move together from world to world: the unce
 fitted reliabilities enters set-level measures (category sizes, precision over many items), which a
 point posterior treats as independent coin flips per item. ``"posterior"``: every world uses
 the fitted posterior (plug-in). Each world's crisp labels are drawn from that world's
-posteriors. The evidence for the default is printed by ``benchmarks/truth_models.py``
-(interval coverage of a simulated collection's true class counts).
+posteriors.
+
+Evidence for the default (``benchmarks/truth_models.py``; 200 simulated collections of 120
+items, 8 one-coin annotators of accuracy 0.55–0.9, 3 labels per item; 95 % world interval of the
+number of items of one class, 400 worlds): coverage of the true count 0.30 ± 0.03 with the
+plug-in posterior and 0.42 ± 0.03 with parameter draws for Dawid–Skene, 0.83 ± 0.03 and
+0.87 ± 0.02 for one-coin (the generating model). Parameter draws are the better of the two in
+both; what is left of Dawid–Skene's undercoverage is its bias on sparse data (the worlds' mean
+count is 5.4 items low: nine confusion entries per annotator from about 45 votes), which no
+sampler around the fit removes. ``prior=1`` reaches 0.59 by widening the worlds, at the price
+of moving the truth of items every annotator agrees on. The alternative not built here is a
+full posterior sampler (Gibbs over classes and parameters).
 """
 
 from __future__ import annotations
