@@ -10,6 +10,22 @@ diagnostics.
 * :class:`DawidSkene`, :class:`OneCoin`, :class:`Mace`: annotator models fitted by EM;
 * :class:`IRN`, :class:`PrIRN`: plausibilities from partial rankings with ties
   (Stutz et al. 2023), deterministic and with Dirichlet uncertainty.
+
+:data:`TRUTH_MODELS` maps each model's name (what outputs print, what a command line takes)
+to its class.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from fuzzytruth import Annotations, Taxonomy
+>>> df = pd.DataFrame({"item_id": [1, 1, 1, 2, 2, 2], "annotator_id": list("abcabc"),
+...                    "label": ["cat", "cat", "dog", "dog", "dog", "dog"]})
+>>> ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["cat", "dog"]))
+>>> fit = TRUTH_MODELS["dawid-skene"]().fit(ann)
+>>> fit.name, fit.convergence.converged, fit.membership.probability(2, "dog")
+('dawid-skene', True, 1.0)
+>>> fit.sample_labels(4, seed=7).shape
+(4, 2)
 """
 
 from fuzzytruth.truth_models.base import Convergence, FittedTruth, NonConvergenceWarning
@@ -19,8 +35,14 @@ from fuzzytruth.truth_models.one_coin import OneCoin, OneCoinFit
 from fuzzytruth.truth_models.rankings import IRN, IRNFit, PrIRN, PrIRNFit, irn
 from fuzzytruth.truth_models.shares import Shares, SharesFit
 
+TRUTH_MODELS: dict[str, type] = {
+    model.name: model for model in (Shares, DawidSkene, OneCoin, Mace, IRN, PrIRN)
+}
+"""Model name -> model class."""
+
 __all__ = [
     "IRN",
+    "TRUTH_MODELS",
     "Convergence",
     "DawidSkene",
     "DawidSkeneFit",
