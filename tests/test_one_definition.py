@@ -316,8 +316,8 @@ def test_psb_rule_world_by_world_is_the_same_on_query_partitions():
     """The per-world class-size rule survives the Dask back end's concatenation of query
     partitions: world scores, query means and the aggregate equal the whole evaluation's."""
     pytest.importorskip("distributed")
-    from fuzzytruth.distributed.evaluation import concatenate
     from fuzzytruth.distributed.partitions import split_in_memory
+    from fuzzytruth.evaluation import Evaluation
 
     rng = np.random.default_rng(5)
     labels = rng.choice(["a", "b", "c"], size=(15, 3), p=[0.6, 0.3, 0.1])
@@ -333,7 +333,7 @@ def test_psb_rule_world_by_world_is_the_same_on_query_partitions():
     whole = evaluate(run, membership, ["FT", "NN"], **options)
     parts = [evaluate(r, t, ["FT", "NN"], **options)
              for r, t in split_in_memory({"s": run}, membership, 3, np.empty(0))]
-    glued = concatenate(parts[::-1])
+    glued = Evaluation.concatenate(parts[::-1])
     for m in ("FT", "NN"):
         assert np.array_equal(glued.world_scores(m), whole.world_scores(m), equal_nan=True)
         assert np.array_equal(glued.query_means(m), whole.query_means(m), equal_nan=True)
