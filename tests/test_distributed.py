@@ -71,7 +71,8 @@ def _same_evaluation(a, b, *, exact: bool) -> None:
     numbers = ["mean", "std", "ci_low", "ci_high", "p_undefined", "mc_se"]
     np.testing.assert_allclose(fa[numbers], fb[numbers], rtol=0, atol=1e-12)
     ga, gb = a.aggregate(), b.aggregate()
-    numbers = ["value", "std", "ci_low", "ci_high", "mc_se", "n_queries"]
+    numbers = ["value", "ci_low", "ci_high", "truth_std", "truth_low", "truth_high", "mc_se",
+               "n_queries"]
     np.testing.assert_allclose(ga[numbers], gb[numbers], rtol=0, atol=1e-12)
 
 

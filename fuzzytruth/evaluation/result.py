@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import check_choice, check_confidence_level
 from fuzzytruth.evaluation.undefined import Undefined
-from fuzzytruth.measures import Measure, MeasureFamily
+from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.uncertain.batch import DistributionBatch
@@ -347,16 +348,48 @@ class Evaluation:
 
     # ------------------------------------------------------------------ per system
     def aggregate(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Each system's value of each measure: its family's aggregate over queries.
+        """Each system's value of each measure, with its interval over queries and its spread
+        over the truth.
 
-        Columns ``system, measure, value, std, ci_low, ci_high, confidence_level, method,
-        mc_se, n_queries``. ``value`` is the mean (or the family's sum / geometric mean) over
-        the counted queries of their values; under uncertain truth with the arithmetic mean
-        and ``undefined="zero"`` it is the mean of the per-query expectations (exact where
-        they are), and ``std``/``ci_low``/``ci_high`` give the spread of the system's value
-        over the sampled worlds (how much the truth's uncertainty moves it; NaN without
-        worlds). ``n_queries`` is the number of queries averaged (the expected number per
-        world under ``"skip"`` with uncertain truth).
+        Columns ``system, measure, value, ci_low, ci_high, estimand, n_queries, truth_std,
+        truth_low, truth_high, confidence_level, method, mc_se``:
+
+        ``value``
+            the family's aggregate over the counted queries (the mean; the sum of trec_eval's
+            counts; the geometric mean of gm_map): under uncertain truth with the arithmetic
+            mean and ``undefined="zero"`` the mean of the per-query expectations (exact where
+            they are), otherwise the mean over the sampled worlds of the per-world aggregate.
+        ``ci_low``, ``ci_high``, ``estimand``
+            the interval over queries, by the procedure that :func:`fuzzytruth.stats.compare`
+            uses by default for differences (the t interval over queries of each query's
+            value: of the mean, or ``n ×`` it for a sum, or ``exp`` of the mean of
+            ``log(max(v, 1e-5))`` for a geometric mean). Its estimand is ``"queries"`` with a
+            crisp truth (what the system would score on new queries like these, judged the
+            same way) and ``"collection"`` under uncertain truth (each query's expected value
+            under this collection's annotations: new queries, the same annotators' labels);
+            NaN with fewer than two queries.
+        ``truth_std``, ``truth_low``, ``truth_high``
+            the spread of the system's value over the sampled worlds at the same level (how
+            much the truth's uncertainty moves it, the queries held fixed): 0 and the value
+            itself with a crisp truth, NaN without worlds.
+        ``n_queries``
+            the number of queries averaged (the expected number per world under ``"skip"``
+            with uncertain truth).
+        ``mc_se``
+            the Monte Carlo standard error of ``value`` (0 when exact).
+
+        Examples
+        --------
+        >>> from fuzzytruth import Qrels, Run, evaluate
+        >>> queries = [f"q{i}" for i in range(8)]
+        >>> run = Run(queries, ["a"] * 8, [1.0] * 8)
+        >>> qrels = Qrels(queries, ["a", "a", "x", "a", "a", "x", "a", "a"], [1] * 8)
+        >>> table = evaluate(run, qrels, "P@1").aggregate()
+        >>> table[["value", "ci_low", "ci_high", "estimand", "truth_low", "truth_high"]].round(3)
+           value  ci_low  ci_high estimand  truth_low  truth_high
+        0   0.75   0.363    1.137  queries       0.75        0.75
+
+        The t interval is the procedure's, unclipped: with 8 queries it reaches past 1.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
@@ -372,6 +405,9 @@ class Evaluation:
                 worlds = worlds_of[measure]
                 means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
+                row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
+                               strict=True))
+                row["estimand"] = "queries" if self.truth.crisp else "collection"
                 if worlds is None or worlds.shape[0] == 1:
                     values = means if worlds is None else worlds[0, s]
                     exact_mean = not self.truth.crisp
@@ -381,27 +417,27 @@ class Evaluation:
                             f"(aggregate={fam.aggregate!r}, undefined={str(self.undefined)!r}); "
                             "evaluate with n_worlds > 0"
                         )
+                    value = float(fam.combine(values))
                     row.update(
-                        value=float(fam.combine(values)),
-                        std=0.0 if not exact_mean else np.nan,
-                        ci_low=np.nan,
-                        ci_high=np.nan,
+                        value=value,
+                        truth_std=np.nan if exact_mean else 0.0,
+                        truth_low=np.nan if exact_mean else value,
+                        truth_high=np.nan if exact_mean else value,
                         mc_se=0.0,
                         n_queries=int((~np.isnan(values)).sum()),
                     )
-                    if not exact_mean:
-                        row["ci_low"] = row["ci_high"] = row["value"]
                 else:
                     per_world = fam.combine(worlds[:, s], axis=1)
                     by_world = not self.undefined.counts or self._world_counted is not None
                     linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
                     alpha = (1 - level) / 2
+                    spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
                     row.update(
                         value=value,
-                        std=float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0,
-                        ci_low=float(np.nanquantile(per_world, alpha)),
-                        ci_high=float(np.nanquantile(per_world, 1 - alpha)),
+                        truth_std=spread,
+                        truth_low=float(np.nanquantile(per_world, alpha)),
+                        truth_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
                         n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
                         if by_world
@@ -411,8 +447,8 @@ class Evaluation:
                 row["method"] = self._methods[system, measure]
                 rows.append(row)
         columns = [
-            "system", "measure", "value", "std", "ci_low", "ci_high", "confidence_level",
-            "method", "mc_se", "n_queries",
+            "system", "measure", "value", "ci_low", "ci_high", "estimand", "n_queries",
+            "truth_std", "truth_low", "truth_high", "confidence_level", "method", "mc_se",
         ]
         return pd.DataFrame(rows, columns=columns)
 
@@ -439,3 +475,25 @@ def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> Distri
 
 def _pad(array: np.ndarray, width: int) -> np.ndarray:
     return np.pad(array, ((0, 0), (0, width - array.shape[1])))
+
+
+def _query_interval(
+    values: np.ndarray, family: MeasureFamily, level: float
+) -> tuple[float, float]:
+    """The t interval over queries of a system's aggregate from its per-query ``values``
+    (NaN entries left out): of the mean, ``n ×`` it for a sum, ``exp`` of the interval of the
+    mean log for a geometric mean; NaN with fewer than two values."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if len(values) < 2:
+        return np.nan, np.nan
+    if family.aggregate == "geometric":
+        values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        _, low, high = t_interval(values[None, :], "two-sided", 1.0 - level)
+    low, high = float(low[0]), float(high[0])
+    if family.aggregate == "sum":
+        return low * len(values), high * len(values)
+    if family.aggregate == "geometric":
+        return float(np.exp(low)), float(np.exp(high))
+    return low, high
