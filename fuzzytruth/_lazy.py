@@ -4,6 +4,7 @@ package stays cheap: one mechanism for :mod:`fuzzytruth` and :mod:`fuzzytruth.un
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,3 +30,10 @@ def lazy_names(
         return sorted(set(namespace) | set(table))
 
     return __getattr__, __dir__
+
+
+def moved(old: str, new: str) -> None:
+    """Make module path ``old`` an alias of module ``new`` (a module that moved; the old path
+    keeps working for one release): ``import old`` then returns ``new`` itself, so every name,
+    private ones included, and every monkeypatch is shared."""
+    sys.modules[old] = importlib.import_module(new)

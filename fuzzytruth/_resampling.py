@@ -1,38 +1,48 @@
-"""Resampling shared by the statistics, the collection analysis and the displacement bootstrap.
+"""Resampling, in one home: memory-budgeted blocks of replicates, keyed replicate kernels
+(bootstrap counts, sign flips, permutations), and the percentile interval.
 
-Blocks of replicates are sized from a memory budget, never a fixed row count
-(:func:`block_rows`), and computed here or on a cluster (:func:`run_blocks`); the draws of a
-replicate are keyed by its number (:mod:`fuzzytruth.uncertain.keyed`), so a block gives the
-same numbers wherever and with whatever neighbours it is computed. One helper reads a
-percentile interval off a bootstrap distribution.
+Every random replicate — a bootstrap resample of queries or items, a vector of sign flips, a
+permutation of the systems within each query — is drawn from the counter-based generator of
+:mod:`fuzzytruth._random`, keyed by (seed, what is drawn, replicate number, unit), and computed
+row by row without any arithmetic across replicates. So the replicates ``[start, stop)`` are
+one independent task, and :func:`replicates` — the one rule that puts blocks together —
+concatenates them in replicate order: any split into blocks, here or on a cluster
+(:data:`BLOCK_RUNNER`), gives the same bits as the whole. Blocks are sized from a memory
+budget (:data:`MEMORY_BUDGET`, the one default of the library), never a fixed row count.
+Everything after the draws (quantiles, counts, bisection) runs once on the whole distribution.
+Every kernel works on *system* columns and derives pairwise quantities from them, so nothing
+of size ``(n_resamples, n_pairs, n_queries)`` is ever built.
+
+Examples
+--------
+>>> x = np.random.default_rng(0).random((3, 20))
+>>> whole = bootstrap_means(x, 50, seed=7)[1]
+>>> token = BLOCKING.set((7, 1))  # blocks of 7 replicates
+>>> bool((bootstrap_means(x, 50, seed=7)[1] == whole).all())
+True
+>>> BLOCKING.reset(token)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
+from fuzzytruth._random import draw_seed, index_counts, index_sums, permutations, random_bytes
 from fuzzytruth._validation import check_confidence_level
 
-__all__ = [
-    "BLOCK_RUNNER",
-    "BYTES_PER_DRAW",
-    "MEMORY_BUDGET",
-    "block_rows",
-    "percentile_interval",
-    "run_blocks",
-]
-
-MEMORY_BUDGET = 64e6
-"""Default working memory of one block of replicates, in bytes."""
+MEMORY_BUDGET = 128e6
+"""Default working memory of one block (of replicates, worlds or queries), in bytes: the one
+default of every ``memory_budget`` argument."""
 
 BYTES_PER_DRAW = 24
 """Temporaries per (replicate, unit) of a block of keyed bootstrap counts
-(:func:`fuzzytruth.uncertain.keyed.index_counts`): the float count and its products."""
+(:func:`fuzzytruth._random.index_counts`): the float count and its products."""
 
+ITEM_STREAM = 0x424F4F54  # "BOOT": item resamples of the collection analysis
 
 def block_rows(n_units: int, memory_budget: float = MEMORY_BUDGET, *, bytes_per_unit: float =
                BYTES_PER_DRAW) -> int:
@@ -91,3 +101,270 @@ def percentile_interval(
         q = np.nanquantile(flat[ok], [alpha, 1 - alpha], axis=1)
         low[ok], high[ok] = q[0], q[1]
     return low.reshape(shape), high.reshape(shape)
+
+
+#: Rows processed at a time by the deterministic code after the draws (counting, sorting).
+CHUNK_ROWS = 1024
+#: Pairs processed at a time when a per-pair array of length ``n_resamples`` is needed.
+CHUNK_PAIRS = 128
+
+#: Keyed streams (:mod:`fuzzytruth._random`) of the three kinds of replicate.
+BOOTSTRAP_STREAM = 0x51424F4F  # query resamples
+SIGN_FLIP_STREAM = 0x5153474E  # sign flips
+PERMUTATION_STREAM = 0x51504552  # permutations of systems within queries
+
+#: ``(block_size, fewest_blocks)``: replicates per block when ``block_size`` is set, else as
+#: many as the memory budget allows but at most ``ceil(n_resamples / fewest_blocks)``. The
+#: Dask back end sets it (:func:`fuzzytruth.distributed.compare`); it changes no number.
+BLOCKING: ContextVar[tuple[int | None, int]] = ContextVar("replicate_blocking",
+                                                          default=(None, 1))
+
+
+def row_chunks(n_rows: int, size: int = CHUNK_ROWS) -> Iterator[slice]:
+    """Consecutive slices of at most ``size`` rows covering ``range(n_rows)``."""
+    for start in range(0, n_rows, size):
+        yield slice(start, min(start + size, n_rows))
+
+
+def replicate_blocks(
+    n_resamples: int, bytes_per_replicate: float, memory_budget: float = MEMORY_BUDGET
+) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each block of replicates (see :data:`BLOCKING`).
+
+    Examples
+    --------
+    >>> replicate_blocks(10, 8e6, memory_budget=32e6)
+    [(0, 4), (4, 8), (8, 10)]
+    """
+    size, fewest = BLOCKING.get()
+    if size is None:
+        size = min(block_rows(1, memory_budget, bytes_per_unit=bytes_per_replicate),
+                   max(1, -(-n_resamples // fewest)))
+    return [(start, min(start + size, n_resamples)) for start in range(0, n_resamples, size)]
+
+
+def replicates(
+    kernel: Callable[..., tuple[np.ndarray, ...]],
+    shared: Any,
+    n_resamples: int,
+    bytes_per_replicate: float,
+) -> tuple[np.ndarray, ...]:
+    """Replicates ``0 .. n_resamples - 1`` of ``kernel``, block by block: the outputs of the
+    blocks (arrays whose first axis is the replicate) concatenated in replicate order."""
+    blocks = replicate_blocks(n_resamples, bytes_per_replicate)
+    parts = run_blocks(kernel, shared, blocks)
+    return tuple(np.concatenate(columns) for columns in zip(*parts, strict=True))
+
+
+def bootstrap_block(
+    shared: tuple[np.ndarray, int], start: int, stop: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates ``start .. stop - 1``: query counts and every system's mean.
+
+    ``shared = (scores.T, seed)``. Draw ``j`` of replicate ``r`` is query
+    ``floor(u * n_queries)``, ``u`` keyed by (seed, replicate r, draw j); one count vector is
+    shared by every system (the resample is paired).
+    """
+    values, seed = shared
+    counts, sums = index_sums(seed, BOOTSTRAP_STREAM, values, np.arange(start, stop))
+    sums /= values.shape[0]
+    return counts, sums
+
+
+def bootstrap_means(
+    scores: np.ndarray, n_resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, means)``: the paired bootstrap of ``(n_systems, n_queries)`` scores.
+
+    Returns
+    -------
+    counts : numpy.ndarray
+        ``(n_resamples, n_queries)`` float; row ``r`` counts how often each query is drawn in
+        replicate ``r`` (a multinomial(n_queries, uniform) vector).
+    means : numpy.ndarray
+        ``(n_resamples, n_systems)`` resampled means, ``counts @ scores.T / n_queries``.
+    """
+    n_systems, n = scores.shape
+    values = np.ascontiguousarray(scores.T, dtype=np.float64)
+    counts, means = replicates(bootstrap_block, (values, seed), n_resamples,
+                               8.0 * (3 * n + n_systems))
+    return counts, means
+
+
+def sign_flip_block(
+    shared: tuple[np.ndarray, int, int], start: int, stop: int
+) -> tuple[np.ndarray]:
+    """Sign-flipped means of replicates ``start .. stop - 1`` (see :func:`sign_flip_means`);
+    ``shared = (tables, n_queries, seed)``."""
+    tables, n, seed = shared
+    codes = random_bytes(seed, SIGN_FLIP_STREAM, tables.shape[0], np.arange(start, stop))
+    codes = np.ascontiguousarray(codes.T)  # (n_groups, rows)
+    acc = np.take(tables[0], codes[0], axis=0)
+    for g in range(1, tables.shape[0]):
+        acc += np.take(tables[g], codes[g], axis=0)
+    acc /= n
+    return (acc,)
+
+
+def sign_flip_means(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """Means of randomly sign-flipped scores, one flip vector per resample shared by all systems.
+
+    Row ``r`` is ``scores @ f_r / n`` for independent fair signs ``f_r`` in {-1, +1}^n. The
+    signs are the bits of keyed random bytes (:func:`~fuzzytruth._random.random_bytes`
+    of replicate ``r``), one byte per 8 queries, and each byte indexes a precomputed table of
+    the 256 signed sums of its 8 queries for every system, so a resample costs ``n / 8``
+    table look-ups per system instead of ``n`` multiply-adds (and no BLAS call, whose threads
+    behave badly on a busy machine).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        ``(n_systems, n_queries)``.
+    n_resamples : int
+        Number of flip vectors B.
+    seed : int
+        Seed of the keyed draws (:func:`~fuzzytruth._random.draw_seed`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_resamples, n_systems)`` float64.
+    """
+    n_systems, n = scores.shape
+    n_groups = -(-n // 8)
+    padded = np.zeros((n_systems, n_groups * 8))
+    padded[:, :n] = scores  # padding queries score 0: their sign changes nothing
+    signs = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1) * 2.0 - 1.0
+    # tables[g, v, s]: signed sum of system s over the 8 queries of group g under byte v.
+    tables = np.einsum("vj,sgj->gvs", signs, padded.reshape(n_systems, n_groups, 8))
+    (out,) = replicates(sign_flip_block, (tables, n, seed), n_resamples,
+                        2.0 * n_groups + 16.0 * n_systems)
+    return out
+
+
+def permutation_block(
+    shared: tuple[np.ndarray, int], start: int, stop: int
+) -> tuple[np.ndarray]:
+    """Range of the system means (largest minus smallest) in permutations ``start .. stop - 1``
+    of the systems within every query; ``shared = (scores.T, seed)``."""
+    base, seed = shared
+    n, k = base.shape
+    perm = permutations(seed, PERMUTATION_STREAM, n, k, np.arange(start, stop))
+    permuted = np.take_along_axis(base[None], perm, axis=2)  # (rows, n_queries, n_systems)
+    means = permuted.mean(axis=1)
+    return (means.max(axis=1) - means.min(axis=1),)
+
+
+def permutation_ranges(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """``(n_resamples,)`` range of the system means when the system labels of every query are
+    permuted at random (keyed by seed, replicate and query): the randomised Tukey null."""
+    base = np.ascontiguousarray(np.asarray(scores, dtype=np.float64).T)
+    (out,) = replicates(permutation_block, (base, seed), n_resamples, 24.0 * base.size)
+    return out
+
+
+def all_sign_flips(n_queries: int) -> np.ndarray:
+    """All ``2**n_queries`` sign vectors, one per row (float64), for exact enumeration."""
+    codes = np.arange(2**n_queries, dtype=np.int64)[:, None] >> np.arange(n_queries)
+    return (codes & 1).astype(np.float64) * 2.0 - 1.0
+
+
+def _as_slice(index: np.ndarray) -> slice | np.ndarray:
+    """A slice when ``index`` is a run of consecutive integers (a view, no gather)."""
+    if len(index) and np.array_equal(index, np.arange(index[0], index[0] + len(index))):
+        return slice(int(index[0]), int(index[0]) + len(index))
+    return index
+
+
+def count_extreme(
+    null_system: np.ndarray,
+    pairs: np.ndarray,
+    observed: np.ndarray,
+    *,
+    alternative: str,
+    scale: float = 1.0,
+) -> np.ndarray:
+    """Count, per pair, the null values at least as extreme as the observed one.
+
+    The null value of pair ``(a, b)`` in resample ``r`` is
+    ``null_system[r, a] - null_system[r, b]``. "At least as extreme" uses a
+    relative tolerance of ``1e-12`` (and ``1e-12 * scale`` absolute), so values equal to the
+    observed statistic up to rounding count, as in :func:`scipy.stats.permutation_test`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_pairs,)`` int64 counts.
+    """
+    n_rows = null_system.shape[0]
+    gamma = 1e-12 * (np.abs(observed) + scale)
+    if alternative == "two-sided":
+        threshold = np.abs(observed) - gamma  # count |d| >= threshold
+    elif alternative == "greater":
+        threshold = observed - gamma  # count d >= threshold
+    else:
+        threshold = observed + gamma  # count d <= threshold
+    # Group the pairs by their first system so each group is one broadcast subtraction
+    # (null[a] - null[bs]) instead of a gather per pair.
+    order = np.argsort(pairs[:, 0], kind="stable")
+    firsts, starts = np.unique(pairs[order, 0], return_index=True)
+    bounds = [*starts[1:], len(order)]
+    groups = [
+        (int(a), _as_slice(pairs[order[s:e], 1]), order[s:e])
+        for a, s, e in zip(firsts, starts, bounds, strict=True)
+    ]
+    counts = np.zeros(len(pairs), dtype=np.int64)
+    for rows in row_chunks(n_rows, 4 * CHUNK_ROWS):
+        block = np.ascontiguousarray(null_system[rows].T)  # (n_systems, chunk)
+        for a, bs, idx in groups:
+            diff = block[a] - block[bs]  # (len(bs), chunk)
+            if alternative == "two-sided":
+                np.abs(diff, out=diff)
+            if alternative == "less":
+                counts[idx] += np.count_nonzero(diff <= threshold[idx, None], axis=1)
+            else:
+                counts[idx] += np.count_nonzero(diff >= threshold[idx, None], axis=1)
+    return counts
+
+
+def resample_block(n_items: int, seed: int, start: int, stop: int) -> np.ndarray:
+    """Resample counts of replicates ``start .. stop - 1``, keyed by (seed, replicate, draw).
+
+    Draw ``j`` of replicate ``r`` is item ``floor(u * n_items)`` with ``u`` the counter-based
+    uniform of (seed, replicate r, draw j) (:func:`fuzzytruth._random.index_counts`),
+    so a replicate is the same whatever block it is computed in, on one machine or on a
+    cluster.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(stop - start, n_items)`` float; row ``i`` counts how often each item is drawn in
+        replicate ``start + i`` (a multinomial(n_items, uniform) vector).
+
+    Examples
+    --------
+    >>> whole = resample_block(6, 1, 0, 4)
+    >>> bool((resample_block(6, 1, 2, 4) == whole[2:]).all()), whole.sum(axis=1).tolist()
+    (True, [6.0, 6.0, 6.0, 6.0])
+    """
+    return index_counts(seed, ITEM_STREAM, n_items, np.arange(start, stop))
+
+
+def resample_chunks(
+    n_items: int,
+    n_resamples: int,
+    rng: np.random.Generator,
+    memory_budget: float = MEMORY_BUDGET,
+) -> Iterator[np.ndarray]:
+    """Bootstrap resample-count matrices, in blocks of :func:`block_rows` replicates.
+
+    One seed is taken from ``rng``; each replicate's draws are keyed by (seed, replicate,
+    draw) (:func:`resample_block`), so the replicates do not depend on the block size (nor on
+    the memory budget, nor on where a block is computed). Each row counts how often each item
+    is drawn in one resample of ``n_items`` items drawn with replacement. A statistic that is
+    a function of item sums is then ``counts @ per_item`` for all replicates of the block at
+    once.
+    """
+    seed = draw_seed(rng)
+    for start, stop in replicate_blocks(n_resamples, BYTES_PER_DRAW * n_items, memory_budget):
+        yield resample_block(n_items, seed, start, stop)

@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral, Real
 
-import numpy as np
-
 __all__ = [
-    "as_generator",
     "check_choice",
     "check_confidence_level",
     "check_int",
+    "check_n_worlds",
 ]
 
 
@@ -80,22 +78,21 @@ def check_int(name: str, value: object, *, minimum: int = 0) -> int:
     return int(value)
 
 
-def as_generator(rng: object) -> np.random.Generator:
-    """The one way an ``rng`` argument becomes a Generator (a seed, a Generator or None).
+def check_n_worlds(n_worlds: object, *, minimum: int = 0) -> int:
+    """The one check of a number of sampled worlds: an integer >= ``minimum`` (0 means "no
+    worlds, exact forms only" where that is allowed; samplers need at least one).
 
     Examples
     --------
-    >>> bool(as_generator(0).integers(10) == as_generator(0).integers(10))
-    True
-    >>> as_generator("seed")
+    >>> check_n_worlds(0)
+    0
+    >>> check_n_worlds(0, minimum=1)
     Traceback (most recent call last):
     ...
-    ValueError: rng must be None, an int seed, a SeedSequence or a numpy Generator; got 'seed'
+    ValueError: n_worlds must be a positive integer; got 0
     """
-    if rng is None or isinstance(rng, Integral | np.random.SeedSequence | np.random.Generator):
-        if isinstance(rng, bool):
-            raise ValueError(f"rng must not be a bool; got {rng!r}")
-        return np.random.default_rng(rng)
-    raise ValueError(
-        f"rng must be None, an int seed, a SeedSequence or a numpy Generator; got {rng!r}"
-    )
+    if minimum == 1:
+        if isinstance(n_worlds, bool) or not isinstance(n_worlds, Integral) or n_worlds < 1:
+            raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
+        return int(n_worlds)
+    return check_int("n_worlds", n_worlds, minimum=minimum)

@@ -26,7 +26,7 @@ class Annotations:
 
     Build one with :meth:`from_frame`. Annotator weights (for example reliability weights from
     :mod:`fuzzytruth.collection`) are kept separately in :attr:`annotator_weights` and applied
-    by :class:`~fuzzytruth.membership.Membership`.
+    by :class:`~fuzzytruth.truth.membership.Membership`.
 
     Examples
     --------

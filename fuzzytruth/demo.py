@@ -47,10 +47,10 @@ def run_demo(
     """
     from matplotlib.figure import Figure  # no pyplot: the user's backend is left alone
 
-    from fuzzytruth.cli import text_table
+    from fuzzytruth.cli._output import text_table
     from fuzzytruth.collection import category_reliability
     from fuzzytruth.datasets import image_collection
-    from fuzzytruth.evaluation import evaluate
+    from fuzzytruth.evaluation.engine import evaluate
     from fuzzytruth.plots import (
         plot_agreement_heatmap,
         plot_distribution,

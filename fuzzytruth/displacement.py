@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._random import as_generator
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, percentile_interval
 from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.runs import Run, rank
@@ -945,7 +946,7 @@ class DisplacementResult:
         check_confidence_level(confidence_level)
         if not (isinstance(n_resamples, int | np.integer) and n_resamples >= 1):
             raise ValueError(f"n_resamples must be an integer >= 1; got {n_resamples!r}")
-        rng = np.random.default_rng(rng)
+        rng = as_generator(rng)
         t = self.table
         systems, s_code = np.unique(t["system"].to_numpy(), return_inverse=True)
         q_code, _ = pd.factorize(t["query_id"])

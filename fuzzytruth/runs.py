@@ -35,202 +35,32 @@ array([[2., 1.]])
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
+from fuzzytruth._lazy import lazy_names
+from fuzzytruth._pairs import PairTable, check_columns
+from fuzzytruth._validation import check_choice
+from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
-__all__ = ["Qrels", "Ranking", "Run", "qrels_gains", "rank", "ranked_gains"]
+__all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "rank"]
 
-DUPLICATES = ("error", "max", "first", "last")
+# moved to fuzzytruth.truth.qrels; still importable from here for one release
+__getattr__, _ = lazy_names(
+    "fuzzytruth.runs",
+    dict.fromkeys(("Qrels", "qrels_gains", "ranked_gains"), "fuzzytruth.truth.qrels"),
+    globals(),
+)
+
 TIES = ("docid_desc", "docid_asc", "input_order", "average")
 SCORE_DTYPES = ("float64", "float32")
-QUERY_SETS = ("intersection", "qrels", "run")
 
 
-def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
-
-
-def _as_ids(values: Any, name: str) -> Any:
-    """1-D string ids as a pandas array (Arrow-backed when available: fast to factorize)."""
-    if isinstance(values, pd.Series):
-        values = values.array
-    arr = values if isinstance(values, pd.api.extensions.ExtensionArray) else np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    if pd.isna(arr).any():
-        raise ValueError(f"{name} must not contain missing values")
-    if isinstance(arr, np.ndarray) or arr.dtype != "str":
-        arr = pd.array(np.asarray(arr, dtype=object).astype(str), dtype="str")
-    return arr
-
-
-def _as_values(values: Any, name: str) -> np.ndarray:
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric") from None
-    if out.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {out.shape}")
-    if np.isnan(out).any():
-        row = int(np.isnan(out).argmax())
-        raise ValueError(f"{name} must not contain NaN (found at row {row})")
-    return out
-
-_BLOCK_ROWS = 1 << 14
-"""Rows per block of queries in the block-wise joins: hashing document ids a block at a time
-keeps the hash tables small enough for the CPU cache (several times faster than one table)."""
-
-
-def _blocks(counts: np.ndarray) -> np.ndarray:
-    """Boundaries (in units of ``counts``' entries) of consecutive blocks of ~_BLOCK_ROWS rows."""
-    target = _BLOCK_ROWS
-    total = np.cumsum(counts)
-    if len(total) == 0:
-        return np.zeros(1, dtype=np.int64)
-    cuts = np.searchsorted(total, np.arange(target, total[-1], target), side="left") + 1
-    return np.unique(np.concatenate([[0], cuts, [len(counts)]])).astype(np.int64)
-
-
-def _grouped(q_codes: np.ndarray) -> np.ndarray | None:
-    """A stable order grouping rows by query code, or None if they are grouped already."""
-    if len(q_codes) < 2 or (np.diff(q_codes) >= 0).all():
-        return None
-    return np.argsort(q_codes, kind="stable")
-
-
-def _has_duplicate_pairs(q_codes: np.ndarray, docs: Any, order: np.ndarray | None) -> bool:
-    """Whether a (query, document) pair occurs twice, hashing documents a block at a time.
-
-    ``order`` groups the rows by query (None: they are grouped already).
-    """
-    codes = q_codes if order is None else q_codes[order]
-    docs = docs if order is None else docs.take(order)
-    bounds = _blocks(np.bincount(codes)) if len(codes) else np.zeros(1, dtype=np.int64)
-    starts = np.searchsorted(codes, bounds)
-    for a, b in itertools.pairwise(starts):
-        local, uniques = pd.factorize(docs[a:b])
-        keys = (codes[a:b] - codes[a]) * len(uniques) + local
-        keys.sort()
-        if (keys[1:] == keys[:-1]).any():
-            return True
-    return False
-
-
-
-class _Table:
-    """Shared storage of Run and Qrels: (query, doc, value) rows, factorized."""
-
-    _value_name = "value"
-    _duplicate_hint = "pass duplicates='max', 'first' or 'last' to keep one"
-
-    def __init__(
-        self,
-        query_ids: Any,
-        doc_ids: Any,
-        values: Any,
-        *,
-        duplicates: str,
-        source: str | None,
-        line_numbers: np.ndarray | None,
-    ) -> None:
-        _check_choice("duplicates", duplicates, DUPLICATES)
-        queries = _as_ids(query_ids, "query_ids")
-        docs = _as_ids(doc_ids, "doc_ids")
-        vals = _as_values(values, self._value_name)
-        if not len(queries) == len(docs) == len(vals):
-            raise ValueError(
-                f"query_ids, doc_ids and {self._value_name} must have the same length; got "
-                f"{len(queries)}, {len(docs)} and {len(vals)}"
-            )
-        q_codes, q_uniques = pd.factorize(queries)
-        q_codes = q_codes.astype(np.int64)
-        group_order = _grouped(q_codes)
-        if _has_duplicate_pairs(q_codes, docs, group_order):
-            d_codes, d_uniques = pd.factorize(docs)
-            keys = q_codes * max(len(d_uniques), 1) + d_codes.astype(np.int64)
-            dup = pd.Series(keys).duplicated(keep=False).to_numpy()
-            keep = self._resolve_duplicates(
-                keys, vals, dup, duplicates, queries, docs, source, line_numbers
-            )
-            queries, docs, vals, q_codes = queries[keep], docs[keep], vals[keep], q_codes[keep]
-            group_order = _grouped(q_codes)
-        self._queries = queries
-        self._docs = docs
-        self._values = vals
-        self._q_codes = q_codes
-        self._q_uniques = q_uniques
-        self._group_order = group_order  # None: rows are grouped by query already
-
-    def _resolve_duplicates(
-        self,
-        keys: np.ndarray,
-        vals: np.ndarray,
-        dup: np.ndarray,
-        duplicates: str,
-        queries: Any,
-        docs: Any,
-        source: str | None,
-        line_numbers: np.ndarray | None,
-    ) -> np.ndarray:
-        rows = np.flatnonzero(dup)
-        if duplicates == "error":
-            first_key = keys[rows[0]]
-            same = rows[keys[rows] == first_key]
-            where = (
-                f"lines {', '.join(str(int(line_numbers[i])) for i in same)}"
-                if line_numbers is not None
-                else f"rows {', '.join(str(int(i)) for i in same)}"
-            )
-            origin = f"{source}: " if source else ""
-            raise ValueError(
-                f"{origin}document {docs[rows[0]]!r} is listed {len(same)} times for query "
-                f"{queries[rows[0]]!r} ({where}); {self._duplicate_hint}"
-            )
-        keep = np.ones(len(keys), dtype=bool)
-        keep[rows] = False
-        if duplicates == "first":
-            order = rows[np.argsort(keys[rows], kind="stable")]
-        elif duplicates == "last":
-            order = rows[::-1][np.argsort(keys[rows][::-1], kind="stable")]
-        else:  # "max": highest value, earliest row among equal values
-            order = rows[np.lexsort((rows, -vals[rows], keys[rows]))]
-        k = keys[order]
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = k[1:] != k[:-1]
-        keep[order[first]] = True
-        return keep
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    @property
-    def query_ids(self) -> np.ndarray:
-        """Query id of each row (object array of str)."""
-        return np.asarray(self._queries, dtype=object)
-
-    @property
-    def doc_ids(self) -> np.ndarray:
-        """Document id of each row (object array of str)."""
-        return np.asarray(self._docs, dtype=object)
-
-    @property
-    def queries(self) -> list[str]:
-        """Distinct query ids, sorted."""
-        return sorted(str(q) for q in self._q_uniques)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({len(self._q_uniques)} queries, {len(self)} rows)"
-
-
-class Run(_Table):
+class Run(PairTable):
     """A run: one score per (query, document); higher scores rank first.
 
     Parameters
@@ -324,165 +154,35 @@ class Run(_Table):
         >>> Run.from_dataframe(df, query_col="qid", doc_col="doc", score_col="s").queries
         ['1']
         """
-        _check_columns(df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
+        check_columns(df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
         return cls(df[query_col], df[doc_col], df[score_col], name=name, duplicates=duplicates)
 
     @classmethod
-    def from_trec(cls, path: str, *, duplicates: str = "error") -> Run:
-        """Read a 6-column TREC run file (see :func:`fuzzytruth.io.read_trec_run`)."""
-        from fuzzytruth.io import read_trec_run
-
-        return read_trec_run(path, duplicates=duplicates)
+    def from_trec(
+        cls, path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+    ) -> Run:
+        """Read a TREC run file ``qid Q0 docno rank score tag`` (fields after the tag
+        ignored, as trec_eval does; format in :mod:`fuzzytruth.io.trec_columns`), named after
+        the tag of its first line."""
+        cols, source, lines = read_columns(
+            path, RUN_FIELDS, "score", encoding=encoding, extra=True
+        )
+        tags = cols["tag"]
+        return cls(
+            cols["qid"],
+            cols["docno"],
+            cols["score"],
+            name=str(tags[0]) if len(tags) else "run",
+            duplicates=duplicates,
+            source=source,
+            line_numbers=lines,
+        )
 
     def to_dataframe(self) -> pd.DataFrame:
         """The rows as a DataFrame with columns ``query_id``, ``doc_id``, ``score``."""
         return pd.DataFrame(
             {"query_id": self._queries, "doc_id": self._docs, "score": self._values}
         )
-
-
-class Qrels(_Table):
-    """Crisp graded relevance judgments: one grade per judged (query, document).
-
-    Parameters
-    ----------
-    query_ids, doc_ids : array-like
-        Ids of each judgment (converted to str).
-    relevance : array-like
-        Grade of each judgment (float64; 0 and negative grades mean not relevant).
-    duplicates : {"error", "max", "first", "last"}, default "error"
-        What to do with a document judged twice for one query.
-    source : str, optional
-        Where the rows came from, used in error messages.
-    line_numbers : numpy.ndarray, optional
-        1-based line number of each row in ``source``, used in error messages.
-
-    Examples
-    --------
-    >>> Qrels(["q1", "q1"], ["d1", "d2"], [1, 0])
-    Qrels(1 queries, 2 rows)
-    """
-
-    _value_name = "relevance"
-
-    def __init__(
-        self,
-        query_ids: Any,
-        doc_ids: Any,
-        relevance: Any,
-        *,
-        duplicates: str = "error",
-        source: str | None = None,
-        line_numbers: np.ndarray | None = None,
-    ) -> None:
-        super().__init__(
-            query_ids,
-            doc_ids,
-            relevance,
-            duplicates=duplicates,
-            source=source,
-            line_numbers=line_numbers,
-        )
-
-    @property
-    def relevance(self) -> np.ndarray:
-        """Grade of each judgment (float64)."""
-        return self._values
-
-    @classmethod
-    def from_dataframe(
-        cls,
-        df: pd.DataFrame,
-        *,
-        query_col: str = "query_id",
-        doc_col: str = "doc_id",
-        relevance_col: str = "relevance",
-        duplicates: str = "error",
-    ) -> Qrels:
-        """Build qrels from a DataFrame with one row per judged (query, document).
-
-        Examples
-        --------
-        >>> df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [2]})
-        >>> Qrels.from_dataframe(df).relevance
-        array([2.])
-        """
-        _check_columns(
-            df, {"query_col": query_col, "doc_col": doc_col, "relevance_col": relevance_col}
-        )
-        return cls(df[query_col], df[doc_col], df[relevance_col], duplicates=duplicates)
-
-    @classmethod
-    def from_trec(cls, path: str, *, duplicates: str = "error") -> Qrels:
-        """Read a 4-column TREC qrels file (see :func:`fuzzytruth.io.read_trec_qrels`)."""
-        from fuzzytruth.io import read_trec_qrels
-
-        return read_trec_qrels(path, duplicates=duplicates)
-
-    @classmethod
-    def from_judgment_groups(
-        cls,
-        df: pd.DataFrame,
-        *,
-        group_col: str = "group",
-        query_col: str = "query_id",
-        doc_col: str = "doc_id",
-        relevance_col: str = "relevance",
-        duplicates: str = "error",
-    ) -> dict[str, Qrels]:
-        """Split judgments by judgment group (annotator): one Qrels per group.
-
-        This is trec_eval's ``qrels_jg`` format (``qid jg docno rel``), where each judgment
-        group is one assessor's set of judgments.
-
-        Returns
-        -------
-        dict of str to Qrels
-            Keyed by group id (as str), in sorted order.
-
-        Examples
-        --------
-        >>> df = pd.DataFrame({"query_id": ["q", "q", "q"], "group": [0, 1, 1],
-        ...                    "doc_id": ["a", "a", "b"], "relevance": [1, 0, 1]})
-        >>> {g: len(q) for g, q in Qrels.from_judgment_groups(df).items()}
-        {'0': 1, '1': 2}
-        """
-        _check_columns(
-            df,
-            {
-                "group_col": group_col,
-                "query_col": query_col,
-                "doc_col": doc_col,
-                "relevance_col": relevance_col,
-            },
-        )
-        groups = df[group_col].astype(str)
-        return {
-            str(g): cls.from_dataframe(
-                part,
-                query_col=query_col,
-                doc_col=doc_col,
-                relevance_col=relevance_col,
-                duplicates=duplicates,
-            )
-            for g, part in df.groupby(groups, sort=True)
-        }
-
-    def to_dataframe(self) -> pd.DataFrame:
-        """The rows as a DataFrame with columns ``query_id``, ``doc_id``, ``relevance``."""
-        return pd.DataFrame(
-            {"query_id": self._queries, "doc_id": self._docs, "relevance": self._values}
-        )
-
-
-def _check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame; got {type(df).__name__}")
-    for param, col in columns.items():
-        if col not in df.columns:
-            raise ValueError(
-                f"{param}={col!r} is not a column of the DataFrame; columns are {list(df.columns)}"
-            )
 
 
 def _sortable_float32(scores: np.ndarray) -> np.ndarray:
@@ -636,8 +336,8 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
     >>> run.doc_ids[rank(run, ties="docid_asc").rows].tolist()
     ['c', 'a', 'b']
     """
-    _check_choice("ties", ties, TIES)
-    _check_choice("score_dtype", score_dtype, SCORE_DTYPES)
+    check_choice("ties", ties, TIES)
+    check_choice("score_dtype", score_dtype, SCORE_DTYPES)
     if not isinstance(run, Run):
         raise ValueError(f"run must be a Run; got {type(run).__name__}")
     query_ids = pd.Index(run._q_uniques)
@@ -673,183 +373,6 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
             new_group, row, pos, n_rows, int(lengths.max(initial=0))
         )
     return Ranking(sorted_ids, order, row, pos, lengths, tie_start, tie_stop)
-
-
-def ranked_gains(
-    run: Run,
-    qrels: Qrels,
-    *,
-    ties: str = "docid_desc",
-    score_dtype: str = "float64",
-    queries: str = "intersection",
-    judged: bool = False,
-) -> RankedGains:
-    """Rank every query of ``run`` and look up the grades in ``qrels``, all queries at once.
-
-    Parameters
-    ----------
-    run : Run
-        The ranked lists.
-    qrels : Qrels
-        The judgments; unjudged documents get grade 0.
-    ties : {"docid_desc", "docid_asc", "input_order", "average"}, default "docid_desc"
-        How tied scores are ordered (see :func:`rank`).
-    score_dtype : {"float64", "float32"}, default "float64"
-        Precision in which scores are compared (trec_eval 9: float32).
-    queries : {"intersection", "qrels", "run"}, default "intersection"
-        Which queries get a row: those in both (trec_eval's default), every query of the qrels
-        (those missing from the run get an empty list, trec_eval ``-c``), or every query of the
-        run (those without judgments get an empty ideal).
-    judged : bool, default False
-        Also fill ``judged`` (is each ranked document in the qrels, at any grade) and
-        ``n_judged`` (judged documents per query), for families that read them.
-
-    Returns
-    -------
-    RankedGains
-        Rows in sorted query-id order.
-
-    Examples
-    --------
-    >>> run = Run(["q"] * 3, ["a", "b", "c"], [1.0, 1.0, 0.0])
-    >>> qrels = Qrels(["q", "q"], ["a", "c"], [1, 1])
-    >>> ranked_gains(run, qrels).gains
-    array([[0., 1., 1.]])
-    >>> ranked_gains(run, qrels, ties="input_order").gains
-    array([[1., 0., 1.]])
-    >>> rg = ranked_gains(run, qrels, ties="average")
-    >>> rg.tie_mean(rg.gains)
-    array([[0.5, 0.5, 1. ]])
-    """
-    _check_choice("queries", queries, QUERY_SETS)
-    if not isinstance(qrels, Qrels):
-        raise ValueError(f"qrels must be a Qrels; got {type(qrels).__name__}")
-    ranking = rank(run, ties=ties, score_dtype=score_dtype)
-    run_q = pd.Index(ranking.query_ids)
-    qrels_q = pd.Index(qrels._q_uniques)
-    if queries == "intersection":
-        selected = run_q.intersection(qrels_q)
-    elif queries == "qrels":
-        selected = qrels_q
-    else:
-        selected = run_q
-    selected = np.sort(np.asarray(selected, dtype=object))
-    if len(selected) != len(run_q) or (selected != ranking.query_ids).any():
-        ranking = ranking.on(selected)
-    return qrels_gains(ranking, run, qrels, judged=judged)
-
-
-def qrels_gains(ranking: Ranking, run: Run, qrels: Qrels, *, judged: bool = False) -> RankedGains:
-    """The :class:`RankedGains` of ``ranking`` (of ``run``) under crisp ``qrels``.
-
-    Grades are looked up for every ranked row in one block-wise join; the ideal holds every
-    positive grade of the qrels for each of ``ranking.query_ids``. ``judged`` as in
-    :func:`ranked_gains` (the same join says which rows are judged).
-    """
-    n_rows = len(ranking.query_ids)
-    grades, in_qrels = _grades_by_row(run, qrels)
-    gains = ranking.matrix(grades, fill=0.0)
-    qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
-    judged_matrix = n_judged = judged_grades = None
-    if judged:
-        judged_matrix = ranking.matrix(in_qrels, fill=False)
-        n_judged, judged_grades = _judged_counts(qrels, qrels_row_of_q, n_rows)
-    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-    positive = (qrow >= 0) & (qrels._values > 0)
-    irow = qrow[positive]
-    ivals = qrels._values[positive]
-    iorder = np.lexsort((-ivals, irow))
-    irow, ivals = irow[iorder], ivals[iorder]
-    icount = np.bincount(irow, minlength=n_rows)
-    istart = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(icount, out=istart[1:])
-    ideal = np.zeros((n_rows, int(icount.max(initial=0))))
-    ideal[irow, np.arange(len(irow)) - istart[irow]] = ivals
-    return RankedGains(
-        np.asarray(ranking.query_ids, dtype=object),
-        gains,
-        ranking.lengths,
-        ideal,
-        ranking.tie_start,
-        ranking.tie_stop,
-        judged_matrix,
-        n_judged,
-        judged_grades,
-    )
-
-
-def _judged_counts(
-    qrels: Qrels, qrels_row_of_q: np.ndarray, n_rows: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Judged documents per row and their grades (descending, NaN-padded), for ``judged``."""
-    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-    inside = qrow >= 0
-    n_judged = np.bincount(qrow[inside], minlength=n_rows).astype(np.int64)
-    return n_judged, judged_grade_matrix(qrow[inside], qrels._values[inside], n_rows)
-
-
-def _grades_by_row(
-    run: Run, qrels: Qrels, values: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
-    run's row order. ``values`` replaces the qrels' grades (one per qrels row), e.g. row
-    numbers to find each run row's judgment."""
-    values = qrels._values if values is None else values
-    order = run._group_order
-    run_qc = run._q_codes if order is None else run._q_codes[order]
-    run_docs = run._docs if order is None else run._docs.take(order)
-    n_q = len(run._q_uniques)
-    # qrels rows of the run's queries, grouped by the run's query code
-    q_in_run = pd.Index(run._q_uniques).get_indexer(qrels._q_uniques).astype(np.int64)
-    qrc = q_in_run[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-    judged = np.flatnonzero(qrc >= 0)
-    qorder = judged[np.argsort(qrc[judged], kind="stable")]
-    run_count = np.bincount(run_qc, minlength=n_q)
-    qrels_count = np.bincount(qrc[qorder], minlength=n_q)
-    run_start = np.concatenate([[0], np.cumsum(run_count)])
-    qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    grades, matched = _join_grades(
-        run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
-        values[qorder], qrels_start, run_count + qrels_count,
-    )
-    if order is None:
-        return grades, matched
-    out, out_matched = np.empty_like(grades), np.empty_like(matched)
-    out[order], out_matched[order] = grades, matched
-    return out, out_matched
-
-
-def _join_grades(
-    run_docs: Any,
-    run_row: np.ndarray,
-    run_start: np.ndarray,
-    qrels_docs: Any,
-    qrels_row: np.ndarray,
-    qrels_values: np.ndarray,
-    qrels_start: np.ndarray,
-    counts: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each run row (0 if unjudged) and whether it matched a qrels row; both sides
-    grouped by query, joined block-wise."""
-    grades = np.zeros(len(run_row))
-    matched = np.zeros(len(run_row), dtype=bool)
-    bounds = _blocks(counts)
-    for r0, r1 in itertools.pairwise(bounds):
-        a, b = run_start[r0], run_start[r1]
-        c, d = qrels_start[r0], qrels_start[r1]
-        if a == b or c == d:
-            continue
-        both = pd.concat([pd.Series(qrels_docs[c:d]), pd.Series(run_docs[a:b])], ignore_index=True)
-        codes, uniques = pd.factorize(both)
-        n = len(uniques)
-        qkeys = (qrels_row[c:d] - r0) * n + codes[: d - c]
-        rkeys = (run_row[a:b] - r0) * n + codes[d - c :]
-        sorter = np.argsort(qkeys)
-        pos = np.minimum(np.searchsorted(qkeys, rkeys, sorter=sorter), d - c - 1)
-        match = qkeys[sorter[pos]] == rkeys
-        grades[a:b] = np.where(match, qrels_values[c:d][sorter[pos]], 0.0)
-        matched[a:b] = match
-    return grades, matched
 
 
 def _break_ties_by_docid(

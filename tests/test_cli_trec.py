@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from fuzzytruth import Qrels, Run, evaluate
-from fuzzytruth.cli import _FLAGS
 from fuzzytruth.cli import main as cli_main
+from fuzzytruth.cli.app import _FLAGS
 from fuzzytruth.io import write_trec_qrels, write_trec_run
 from fuzzytruth.measure_names import expand
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from fuzzytruth import Annotations, Membership, Taxonomy
+from fuzzytruth._resampling import resample_chunks
 from fuzzytruth.collection import agreement, agreement_by_level
-from fuzzytruth.collection._counts import resample_chunks
 from fuzzytruth.datasets.fleiss import FLEISS_1971_CATEGORIES, fleiss_1971
 
 # ---------------------------------------------------------------------------- helpers

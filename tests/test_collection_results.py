@@ -6,14 +6,13 @@ import pandas as pd
 import pytest
 
 from fuzzytruth import Annotations, Taxonomy
-from fuzzytruth._resampling import block_rows
+from fuzzytruth._resampling import block_rows, resample_chunks
 from fuzzytruth.collection import (
     agreement,
     agreement_by_level,
     annotator_agreement,
     category_reliability,
 )
-from fuzzytruth.collection._counts import resample_chunks
 from fuzzytruth.datasets import santini_illustrative
 from fuzzytruth.datasets.fleiss import fleiss_1971
 

@@ -214,9 +214,9 @@ def test_evaluate_errors_name_the_parameter():
 def test_block_wise_join_with_many_blocks_and_shuffled_rows(monkeypatch):
     # tiny blocks: every block boundary case of the block-wise join is exercised, and shuffled
     # rows take the regrouping path
-    import fuzzytruth.runs
+    import fuzzytruth._pairs
 
-    monkeypatch.setattr(fuzzytruth.runs, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr(fuzzytruth._pairs, "_BLOCK_ROWS", 7)
     rng = np.random.default_rng(21)
     run_df, qrels_df = random_collection(rng, n_queries=12)
     run_df = run_df.sample(frac=1.0, random_state=1).reset_index(drop=True)

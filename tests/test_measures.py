@@ -5,7 +5,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fuzzytruth.measures
 from fuzzytruth.measures import (
     Measure,
     Param,
@@ -18,6 +17,7 @@ from fuzzytruth.measures import (
     positive_int,
     register,
     register_preset,
+    registry,
 )
 from fuzzytruth.metrics.base import RankedGains
 
@@ -96,8 +96,8 @@ def test_compute_requires_resolved_parameters():
 
 def test_register_a_family_and_preset(monkeypatch):
     # work on copies of the registries so the test family and preset do not leak
-    monkeypatch.setattr(fuzzytruth.measures, "_FAMILIES", dict(fuzzytruth.measures._FAMILIES))
-    monkeypatch.setattr(fuzzytruth.measures, "_PRESETS", dict(fuzzytruth.measures._PRESETS))
+    monkeypatch.setattr(registry, "_FAMILIES", dict(registry._FAMILIES))
+    monkeypatch.setattr(registry, "_PRESETS", dict(registry._PRESETS))
 
     def top_gain(rg, *, k):
         return rg.gains[:, :k].max(axis=1, initial=0.0)

@@ -168,9 +168,9 @@ def test_ranked_gains_errors():
 
 
 def test_duplicates_found_across_blocks_and_ungrouped_rows(monkeypatch):
-    import fuzzytruth.runs
+    import fuzzytruth._pairs
 
-    monkeypatch.setattr(fuzzytruth.runs, "_BLOCK_ROWS", 4)
+    monkeypatch.setattr(fuzzytruth._pairs, "_BLOCK_ROWS", 4)
     q = [f"q{i % 5}" for i in range(40)]  # queries interleaved, 8 rows each
     d = [f"d{i}" for i in range(40)]
     Run(q, d, np.arange(40.0))  # no duplicate

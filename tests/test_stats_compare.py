@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+from fuzzytruth._random import draw_seed, named_stream
 from fuzzytruth.stats import (
     ResamplingResolutionWarning,
     ScoreMatrix,
@@ -19,7 +20,7 @@ from fuzzytruth.stats import (
     scores_from_frame,
     truth_decomposition,
 )
-from fuzzytruth.stats.compare import PAIR_COLUMNS, SYSTEM_COLUMNS, base_entropy, measure_stream
+from fuzzytruth.stats.compare import PAIR_COLUMNS, SYSTEM_COLUMNS
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_same_seed_same_table_and_bootstrap_drawn_from_rng(scores):
     pd.testing.assert_frame_equal(a, b)
     # The bootstrap draws from the measure's own stream, derived from the one rng.
     c = compare(scores, n_resamples=500, method="percentile", rng=np.random.default_rng(4))
-    stream = measure_stream(base_entropy(np.random.default_rng(4)), "score")
+    stream = named_stream(draw_seed(np.random.default_rng(4)), "score")
     boot = paired_bootstrap(scores, n_resamples=500, rng=stream)
     ci = boot.confidence_interval(method="percentile")
     np.testing.assert_allclose(c.table["ci_low"], ci.low)

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from fuzzytruth._resampling import BLOCK_RUNNER
-from fuzzytruth.stats import compare
-from fuzzytruth.stats._resampling import (
+from fuzzytruth._random import index_counts, permutations, random_bytes
+from fuzzytruth._resampling import (
+    BLOCK_RUNNER,
     BLOCKING,
     bootstrap_block,
     permutation_block,
@@ -22,7 +22,7 @@ from fuzzytruth.stats._resampling import (
     sign_flip_block,
     sign_flip_means,
 )
-from fuzzytruth.uncertain.keyed import index_counts, permutations, random_bytes
+from fuzzytruth.stats import compare
 
 B = 60
 METHODS = ["t", "bootstrap", "bca", "percentile", "basic", "randomization", "wilcoxon", "sign"]

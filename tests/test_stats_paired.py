@@ -259,7 +259,7 @@ def test_exact_argument_is_validated_and_bounded():
 
 
 def test_sign_flip_means_are_shared_fair_flips():
-    from fuzzytruth.stats._resampling import sign_flip_means
+    from fuzzytruth._resampling import sign_flip_means
 
     n = 13  # not a multiple of 8: the last byte is partly padding
     # With the identity as "scores", row r is f_r / n: read the flip vectors back.

@@ -5,8 +5,8 @@ semantic value of that category" (Santini, "Benchmarking without ground truth"):
 functions measure that discrepancy.
 
 Which analyses need raw labels (an :class:`~fuzzytruth.annotations.Annotations`) and which
-also accept a :class:`~fuzzytruth.membership.Membership` (e.g. the posteriors of an outside
-label model via :meth:`~fuzzytruth.membership.Membership.from_probabilities`):
+also accept a :class:`~fuzzytruth.truth.membership.Membership` (e.g. the posteriors of an outside
+label model via :meth:`~fuzzytruth.truth.membership.Membership.from_probabilities`):
 
 * :func:`agreement`, :func:`agreement_by_level`, :func:`annotator_agreement`,
   :func:`annotator_weights`, :func:`sibling_confusions`: raw labels only (they compare the

@@ -7,24 +7,20 @@ codes of an :class:`~fuzzytruth.annotations.Annotations`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
-from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
-from fuzzytruth.uncertain.keyed import draw_seed, index_counts
+from fuzzytruth.truth.membership import Membership
 
 MetricName = Literal["nominal", "path", "squared_path"]
 Metric: TypeAlias = MetricName | np.ndarray | Callable[[Hashable, Hashable], float]
 _METRIC_NAMES = ("nominal", "path", "squared_path")
-
-#: Stream of the keyed item draws of the bootstrap (:mod:`fuzzytruth.uncertain.keyed`).
-_RESAMPLE_STREAM = 0x424F4F54  # "BOOT"
 
 
 def require_annotations(data: object, *, analysis: str, name: str = "annotations") -> Annotations:
@@ -140,57 +136,6 @@ def check_bootstrap(
     check_confidence_level(confidence_level)
     if not (isinstance(memory_budget, (int, float)) and memory_budget > 0):
         raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
-
-
-def replicate_blocks(
-    n_resamples: int, n_items: int, memory_budget: float = MEMORY_BUDGET
-) -> list[tuple[int, int]]:
-    """``(start, stop)`` of each block of :func:`block_rows` replicates."""
-    rows = block_rows(n_items, memory_budget)
-    return [(start, min(start + rows, n_resamples)) for start in range(0, n_resamples, rows)]
-
-
-def resample_block(n_items: int, seed: int, start: int, stop: int) -> np.ndarray:
-    """Resample counts of replicates ``start .. stop - 1``, keyed by (seed, replicate, draw).
-
-    Draw ``j`` of replicate ``r`` is item ``floor(u * n_items)`` with ``u`` the counter-based
-    uniform of (seed, replicate r, draw j) (:func:`fuzzytruth.uncertain.keyed.index_counts`),
-    so a replicate is the same whatever block it is computed in, on one machine or on a
-    cluster.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(stop - start, n_items)`` float; row ``i`` counts how often each item is drawn in
-        replicate ``start + i`` (a multinomial(n_items, uniform) vector).
-
-    Examples
-    --------
-    >>> whole = resample_block(6, 1, 0, 4)
-    >>> bool((resample_block(6, 1, 2, 4) == whole[2:]).all()), whole.sum(axis=1).tolist()
-    (True, [6.0, 6.0, 6.0, 6.0])
-    """
-    return index_counts(seed, _RESAMPLE_STREAM, n_items, np.arange(start, stop))
-
-
-def resample_chunks(
-    n_items: int,
-    n_resamples: int,
-    rng: np.random.Generator,
-    memory_budget: float = MEMORY_BUDGET,
-) -> Iterator[np.ndarray]:
-    """Bootstrap resample-count matrices, in blocks of :func:`block_rows` replicates.
-
-    One seed is taken from ``rng``; each replicate's draws are keyed by (seed, replicate,
-    draw) (:func:`resample_block`), so the replicates do not depend on the block size (nor on
-    the memory budget, nor on where a block is computed). Each row counts how often each item
-    is drawn in one resample of ``n_items`` items drawn with replacement. A statistic that is
-    a function of item sums is then ``counts @ per_item`` for all replicates of the block at
-    once.
-    """
-    seed = draw_seed(rng)
-    for start, stop in replicate_blocks(n_resamples, n_items, memory_budget):
-        yield resample_block(n_items, seed, start, stop)
 
 
 def format_estimate(value: float, low: float, high: float) -> str:

@@ -18,7 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._resampling import MEMORY_BUDGET, percentile_interval, run_blocks
+from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._resampling import (
+    BYTES_PER_DRAW,
+    MEMORY_BUDGET,
+    percentile_interval,
+    replicate_blocks,
+    resample_block,
+    run_blocks,
+)
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     LabelCounts,
@@ -28,10 +36,7 @@ from fuzzytruth.collection._counts import (
     counts_of,
     format_estimate,
     metric_matrix,
-    replicate_blocks,
-    resample_block,
 )
-from fuzzytruth.uncertain.keyed import draw_seed
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
 
@@ -108,7 +113,7 @@ def _bootstrap(
     a Dask cluster under :func:`fuzzytruth.distributed.agreement`)."""
     n_items = problems[0].table.shape[0]
     estimates = [p.estimate(np.ones((1, n_items)))[0] for p in problems]
-    blocks = replicate_blocks(n_resamples, n_items, memory_budget)
+    blocks = replicate_blocks(n_resamples, BYTES_PER_DRAW * n_items, memory_budget)
     parts = run_blocks(_replicate_block, (problems, n_items, draw_seed(rng)), blocks)
     dists = [
         np.concatenate([np.empty((len(e), 0)), *(part[i] for part in parts)], axis=1)
@@ -325,7 +330,7 @@ def agreement(
         One label per (item, annotator); items may have different numbers of annotators (or
         the :class:`~fuzzytruth.collection._counts.LabelCounts` of such annotations, which
         the Dask back end assembles from item partitions).
-        Needs raw labels: a :class:`~fuzzytruth.membership.Membership` is refused. Annotator
+        Needs raw labels: a :class:`~fuzzytruth.truth.membership.Membership` is refused. Annotator
         weights are ignored (every label counts once).
     metric : {"path", "squared_path", "nominal"}, array or callable
         Disagreement δ(a, b) between two labels for ``taxonomy_alpha``. ``"path"`` (default):
@@ -410,7 +415,7 @@ def agreement(
     n_single = _check_pairable(counts)
     stats = _ItemStatistics.build(counts, deltas)
     (estimate,), (dist,) = _bootstrap(
-        [stats], n_resamples, np.random.default_rng(rng), memory_budget
+        [stats], n_resamples, as_generator(rng), memory_budget
     )
     used = np.flatnonzero(counts.sum(axis=0) > 0)
     n_nodes = len(taxonomy)
@@ -486,7 +491,7 @@ def agreement_by_level(
     level_counts = [counts @ collapse_matrix(taxonomy, int(d)) for d in depths]
     problems = [_ItemStatistics.build(c, deltas) for c in level_counts]
     estimates, dists = _bootstrap(
-        problems, n_resamples, np.random.default_rng(rng), memory_budget
+        problems, n_resamples, as_generator(rng), memory_budget
     )
     n_nodes = len(taxonomy)
     rows = [0, n_nodes + 1, n_nodes + 2]

@@ -10,8 +10,8 @@ import pandas as pd
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
-from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.truth.membership import Membership
 
 __all__ = ["CategoryReliability", "category_reliability", "sibling_confusions"]
 

@@ -21,8 +21,8 @@ from fuzzytruth.datasets.generate_image_collection import (
     SEED,
     SYSTEM_NOISE,
 )
-from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.truth.membership import Membership
 
 if TYPE_CHECKING:
     from fuzzytruth.runs import Run

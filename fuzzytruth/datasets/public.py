@@ -34,7 +34,7 @@ from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.tables import read_delimited
 from fuzzytruth.io.text import read_bytes
 from fuzzytruth.taxonomy import Taxonomy
-from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
 __all__ = [
     "CIFAR10H",

@@ -8,8 +8,8 @@ from importlib import resources
 import pandas as pd
 
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.truth.membership import Membership
 
 __all__ = [
     "SANTINI_FIGURE1_PUBLISHED",

@@ -8,7 +8,7 @@ Dask; this package does, when it is imported.
   :class:`~fuzzytruth.evaluation.Evaluation`. Inputs: in-memory runs and truths, or Dask
   DataFrames / partitioned Parquet datasets (:func:`read_parquet`) partitioned by query.
 * :func:`evaluate_per_annotator` evaluates each judgment group's qrels on a worker and
-  combines them as :func:`fuzzytruth.crisp.evaluate_per_annotator` does.
+  combines them as :func:`fuzzytruth.evaluation.per_annotator.evaluate_per_annotator` does.
 * :func:`compare` runs :func:`fuzzytruth.stats.compare` with each measure's resamples split
   into blocks of replicates, one task each.
 * :func:`agreement` and :func:`agreement_by_level` run the collection bootstrap with its
@@ -16,7 +16,7 @@ Dask; this package does, when it is imported.
 
 Crisp and exact results equal the in-memory ones (to rounding: 1e-12); Monte Carlo results
 are identical bit for bit whatever the number of workers or partitions, because every random
-draw is keyed by (seed, query, document, world) (:mod:`fuzzytruth.uncertain.keyed`) and each
+draw is keyed by (seed, query, document, world) (:mod:`fuzzytruth._random`) and each
 replicate of ``compare`` (bootstrap resample, sign flips, permutation) and of the agreement
 bootstrap from draws keyed by (seed, replicate, draw).
 

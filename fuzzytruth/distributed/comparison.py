@@ -2,9 +2,9 @@
 
 :func:`fuzzytruth.stats.compare` draws every random replicate — a bootstrap resample of the
 queries, a vector of sign flips, a permutation of the systems within each query — from the
-counter-based generator of :mod:`fuzzytruth.uncertain.keyed`, keyed by (the measure's seed, what
+counter-based generator of :mod:`fuzzytruth._random`, keyed by (the measure's seed, what
 is drawn, replicate number, query), and computes each replicate without arithmetic across
-replicates (:mod:`fuzzytruth.stats._resampling`). So a block of replicates ``[start, stop)`` is
+replicates (:mod:`fuzzytruth._resampling`). So a block of replicates ``[start, stop)`` is
 an independent task. Here the in-memory ``compare`` runs on the driver with its blocks of
 replicates mapped onto the workers (:func:`~fuzzytruth.distributed.partitions.blocks_on`):
 each task returns the rows of its replicates (resampled system means and query counts,
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._resampling import BLOCKING
 from fuzzytruth._validation import check_int
 from fuzzytruth.distributed.partitions import blocks_on
-from fuzzytruth.stats._resampling import BLOCKING
 from fuzzytruth.stats.compare import Comparison
 from fuzzytruth.stats.compare import compare as compare_in_memory
 

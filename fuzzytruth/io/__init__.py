@@ -1,35 +1,29 @@
 """Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), header-line
 tables (:mod:`fuzzytruth.io.tables`), one text decoder for all (:mod:`fuzzytruth.io.text`).
+
+Names load their module on first use, so that a low-level module (a run reading its columns
+through :mod:`fuzzytruth.io.trec_columns`) does not import every reader.
 """
 
-from fuzzytruth.io.tables import (
-    read_annotations,
-    read_probabilistic_qrels,
-    read_taxonomy,
-    write_annotations,
-    write_probabilistic_qrels,
-    write_taxonomy,
-)
-from fuzzytruth.io.trec import (
-    read_trec_qrels,
-    read_trec_qrels_jg,
-    read_trec_run,
-    write_trec_qrels,
-    write_trec_qrels_jg,
-    write_trec_run,
-)
+from __future__ import annotations
 
-__all__ = [
-    "read_annotations",
-    "read_probabilistic_qrels",
-    "read_taxonomy",
-    "read_trec_qrels",
-    "read_trec_qrels_jg",
-    "read_trec_run",
-    "write_annotations",
-    "write_probabilistic_qrels",
-    "write_taxonomy",
-    "write_trec_qrels",
-    "write_trec_qrels_jg",
-    "write_trec_run",
-]
+from fuzzytruth._lazy import lazy_names
+
+_LAZY: dict[str, str] = {
+    "read_annotations": "fuzzytruth.io.tables",
+    "read_probabilistic_qrels": "fuzzytruth.io.tables",
+    "read_taxonomy": "fuzzytruth.io.tables",
+    "write_annotations": "fuzzytruth.io.tables",
+    "write_probabilistic_qrels": "fuzzytruth.io.tables",
+    "write_taxonomy": "fuzzytruth.io.tables",
+    "read_trec_qrels": "fuzzytruth.io.trec",
+    "read_trec_qrels_jg": "fuzzytruth.io.trec",
+    "read_trec_run": "fuzzytruth.io.trec",
+    "write_trec_qrels": "fuzzytruth.io.trec",
+    "write_trec_qrels_jg": "fuzzytruth.io.trec",
+    "write_trec_run": "fuzzytruth.io.trec",
+}
+
+__all__ = sorted(_LAZY)
+
+__getattr__, __dir__ = lazy_names("fuzzytruth.io", _LAZY, globals())

@@ -52,7 +52,7 @@ from pyarrow import csv as pa_csv
 from fuzzytruth.annotations import Annotations, DuplicatePolicy
 from fuzzytruth.io.text import Text, load_text, read_bytes, to_utf8
 from fuzzytruth.taxonomy import Taxonomy, closest_names
-from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
 __all__ = [
     "read_annotations",

@@ -35,17 +35,15 @@ Examples
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-from pyarrow import csv
 
-from fuzzytruth.io.text import Text, load_text
-from fuzzytruth.runs import Qrels, Run
+from fuzzytruth.io.trec_columns import FIELD_SEPARATOR, QRELS_FIELDS, read_columns
+from fuzzytruth.runs import Run
+from fuzzytruth.truth.qrels import Qrels
 
 __all__ = [
     "read_trec_qrels",
@@ -55,135 +53,6 @@ __all__ = [
     "write_trec_qrels_jg",
     "write_trec_run",
 ]
-
-#: The field separators of trec_eval (C ``isspace``): ASCII whitespace only, so an id holding
-#: a no-break space reads the same on the fast and the slow path.
-_WHITESPACE = " \t\n\r\f\v"
-_FIELD_SEPARATOR = re.compile(r"[ \t\n\r\f\v]+")
-_RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
-_QRELS_FIELDS = ("qid", "iter", "docno", "rel")
-
-
-def _read_slow(
-    text: Text, fields: tuple[str, ...], numeric: str, extra: bool
-) -> tuple[dict[str, list], np.ndarray]:
-    """Line-by-line reader: any ASCII whitespace between fields, extra fields if ``extra``,
-    lines of whitespace only skipped. Returns the columns and the rows' file lines."""
-    columns: dict[str, list] = {f: [] for f in fields}
-    kept: list[int] = []
-    at = fields.index(numeric)
-    for i, line in enumerate(text.decoded_lines()):
-        stripped = line.strip(_WHITESPACE)
-        if not stripped:
-            continue
-        parts = _FIELD_SEPARATOR.split(stripped)
-        if len(parts) < len(fields) or (len(parts) > len(fields) and not extra):
-            want = f"at least {len(fields)}" if extra else str(len(fields))
-            raise ValueError(
-                f"{text.where(i)}: expected {want} whitespace-separated fields "
-                f"'{' '.join(fields)}'; got {len(parts)}: {line.rstrip()!r}"
-            )
-        try:
-            value = float(parts[at])
-        except ValueError:
-            raise ValueError(
-                f"{text.where(i)}: expected a number in field '{numeric}'; got {parts[at]!r}"
-            ) from None
-        for f, p in zip(fields, parts[: len(fields)], strict=True):
-            columns[f].append(value if f == numeric else p)
-        kept.append(i)
-    return columns, text.lines[np.asarray(kept, dtype=np.int64)]
-
-
-_TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
-
-
-def _single_spaced(data: bytes, n_fields: int, extra: bool) -> bytes:
-    """``data`` with ASCII whitespace runs made single spaces, lines stripped and (``extra``)
-    the fields after the ``n_fields``-th dropped; line breaks are kept, so are line numbers.
-    Each step runs only when the data need it (a tab-separated file only needs the first)."""
-    data = data.translate(_TO_SPACE)
-    if b"\r" in data:  # CRLF: the \r is whitespace before the line break
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b" ")
-    if b"  " in data:
-        data = re.sub(rb" {2,}", b" ", data)
-    if data.startswith(b" ") or b"\n " in data or b" \n" in data or data.endswith(b" "):
-        data = re.sub(rb"(?m)^ | $", b"", data)
-    return _drop_extra_fields(data, n_fields) if extra else data
-
-
-def _drop_extra_fields(data: bytes, n_fields: int) -> bytes:
-    """Single-spaced ``data`` without the fields after the ``n_fields``-th of each line,
-    found from the ranks of the spaces within their lines (vectorised)."""
-    arr = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(arr == 10)
-    spaces = np.flatnonzero(arr == 32)
-    line = np.searchsorted(newlines, spaces)  # line of each space
-    starts = np.r_[0, np.flatnonzero(np.diff(line)) + 1]
-    rank = np.arange(len(spaces)) - np.repeat(starts, np.diff(np.r_[starts, len(spaces)]))
-    cut = rank == n_fields - 1  # the space before a line's first extra field
-    if not cut.any():
-        return data
-    ends = np.append(newlines, len(arr))[line[cut]]
-    delta = np.zeros(len(arr) + 1, dtype=np.int8)
-    delta[spaces[cut]] = 1
-    delta[ends] -= 1
-    return arr[np.cumsum(delta[:-1], dtype=np.int8) == 0].tobytes()
-
-
-def _read_fast(
-    data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str
-) -> dict[str, Any]:
-    """pyarrow's multi-threaded CSV reader; strict: one space between fields, ``n_lines``
-    rows (else a ValueError, e.g. when a line was empty)."""
-    table = csv.read_csv(
-        pa.BufferReader(data),
-        read_options=csv.ReadOptions(column_names=list(fields)),
-        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-        convert_options=csv.ConvertOptions(
-            column_types={f: pa.float64() if f == numeric else pa.string() for f in fields},
-            strings_can_be_null=False,
-            null_values=[],
-        ),
-    )
-    if table.num_rows != n_lines:
-        raise ValueError(f"{table.num_rows} rows from {n_lines} lines")
-    return {
-        f: table.column(f).to_numpy() if f == numeric else pd.array(table.column(f), dtype="str")
-        for f in fields
-    }
-
-
-def _read_table(
-    path: str | os.PathLike,
-    fields: tuple[str, ...],
-    numeric: str,
-    *,
-    encoding: str,
-    extra: bool = False,
-) -> tuple[dict[str, Any], str, np.ndarray]:
-    """Every column of a whitespace-separated file, its name and each row's file line."""
-    text = load_text(path, encoding=encoding)
-    n_lines = len(text.lines)
-    try:  # pyarrow.ArrowInvalid is a ValueError
-        cols, lines = _read_fast(text.data, n_lines, fields, numeric), text.lines
-    except ValueError:
-        try:  # tabs, repeated spaces, extra fields: made single-spaced, still vectorised
-            spaced = _single_spaced(text.data, len(fields), extra)
-            cols, lines = _read_fast(spaced, n_lines, fields, numeric), text.lines
-        except ValueError:  # a malformed line, or one of whitespace only: read line by line
-            cols, lines = _read_slow(text, fields, numeric, extra)
-    values = np.asarray(cols[numeric], dtype=np.float64)
-    bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
-    if bad.any():
-        i = int(bad.argmax())
-        rule = "not NaN" if numeric == "score" else "a finite number"
-        raise ValueError(
-            f"{text.path}, line {int(lines[i])}: field '{numeric}' must be {rule}; got "
-            f"{float(values[i])!r}"
-        )
-    cols[numeric] = values
-    return cols, text.path, lines
 
 
 def read_trec_run(
@@ -205,17 +74,7 @@ def read_trec_run(
     Run
         Named after the tag of the first line.
     """
-    cols, source, lines = _read_table(path, _RUN_FIELDS, "score", encoding=encoding, extra=True)
-    tags = cols["tag"]
-    return Run(
-        cols["qid"],
-        cols["docno"],
-        cols["score"],
-        name=str(tags[0]) if len(tags) else "run",
-        duplicates=duplicates,
-        source=source,
-        line_numbers=lines,
-    )
+    return Run.from_trec(path, duplicates=duplicates, encoding=encoding)
 
 
 def read_trec_qrels(
@@ -234,11 +93,7 @@ def read_trec_qrels(
     ...
     ValueError: ...qrels.txt, line 2: expected 4 whitespace-separated fields 'qid iter docno rel'...
     """
-    cols, source, lines = _read_table(path, _QRELS_FIELDS, "rel", encoding=encoding)
-    return Qrels(
-        cols["qid"], cols["docno"], cols["rel"], duplicates=duplicates, source=source,
-        line_numbers=lines,
-    )
+    return Qrels.from_trec(path, duplicates=duplicates, encoding=encoding)
 
 
 def read_trec_qrels_jg(
@@ -251,7 +106,7 @@ def read_trec_qrels_jg(
     dict of str to Qrels
         Keyed by judgment group (annotator), in sorted order.
     """
-    cols, source, lines = _read_table(path, _QRELS_FIELDS, "rel", encoding=encoding)
+    cols, source, lines = read_columns(path, QRELS_FIELDS, "rel", encoding=encoding)
     groups = np.asarray(cols["iter"], dtype=object)
     out: dict[str, Qrels] = {}
     for g in sorted(set(groups.tolist())):
@@ -273,7 +128,7 @@ def check_ids(ids: Iterable[Any], what: str, *, first_field: bool = False) -> No
     starting with ``#`` (a comment line) or a byte-order mark."""
     values = pd.Series(pd.unique(pd.Series(list(ids) if not hasattr(ids, "__len__") else ids)))
     text = values.astype(str)
-    bad = text.str.contains(_FIELD_SEPARATOR.pattern, regex=True) | (text == "")
+    bad = text.str.contains(FIELD_SEPARATOR.pattern, regex=True) | (text == "")
     if first_field:
         bad |= text.str.startswith("#") | text.str.startswith("\ufeff")
     if bad.any():
@@ -347,7 +202,7 @@ def write_trec_qrels_jg(groups: Mapping[str, Qrels], path: str | os.PathLike) ->
     Examples
     --------
     >>> import tempfile, os
-    >>> from fuzzytruth.runs import Qrels
+    >>> from fuzzytruth.truth.qrels import Qrels
     >>> path = os.path.join(tempfile.mkdtemp(), "qrels.jg")
     >>> a = Qrels(["q1"], ["d1"], [1.0]); b = Qrels(["q1"], ["d2"], [2.0])
     >>> write_trec_qrels_jg({"ann1": a, "ann2": b}, path)

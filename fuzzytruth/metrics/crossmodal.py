@@ -40,7 +40,6 @@ from scipy.special import gammaln
 from fuzzytruth.metrics.shape import _check_choice
 
 __all__ = [
-    "CROSSMODAL_CONVENTIONS",
     "image_text_retrieval",
     "rank_summary",
     "retrieval_ranks",
@@ -374,18 +373,3 @@ def image_text_retrieval(
     return {key: float(np.mean([fold[key] for fold in folds])) for key in folds[0]}
 
 
-CROSSMODAL_CONVENTIONS: dict[str, object] = {
-    "rel": 1,
-    "ks": (1, 5, 10),
-    "percent": True,
-    "medr": "vsepp",
-    "ties": "expected",
-    "multi_positive": "best_rank",
-    "n_folds": 1,
-}
-"""Conventions of the ``"crossmodal"`` preset (VSE++/SCAN; COCO 1K uses ``n_folds=5``).
-
-The keys other than ``rel`` are the defaults of :func:`image_text_retrieval`. In the registry,
-``Success@K`` on the ranked captions of each image is i2t R@K (as a fraction) and ``RR`` the
-reciprocal of the 1-based rank.
-"""

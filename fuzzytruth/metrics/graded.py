@@ -37,13 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.measures import register
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import average_precision, precision, recall
 from fuzzytruth.metrics.shape import _check_rel, _ratio, first_tier, jk_discount, second_tier
 
 __all__ = [
-    "SHREC2006_CONVENTIONS",
     "ConfusionCounts",
     "CumulatedGain",
     "average_dynamic_recall",
@@ -336,29 +334,3 @@ def shrec2006_measures(
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Registry: the ADR family and the "shrec2006" preset (see fuzzytruth.measures).
-
-register(
-    "ADR",
-    average_dynamic_recall,
-    tie_averaged=True,
-    description="average dynamic recall (Typke et al. 2006) over the ground-truth groups",
-)
-
-SHREC2006_CONVENTIONS: dict[str, object] = {
-    "rel": 1,
-    "tier_style": "precision",
-    "denominator": "retrieved_relevant",
-    "discount": "jk",
-    "b": 2.0,
-    "gain": "linear",
-    "interpolation": "textbook",
-    "grade_map": {"highly_relevant": 2, "marginally_relevant": 1},
-}
-"""Conventions of the ``"shrec2006"`` preset.
-
-The "(relevant)" level is the default (``rel=1``); write ``rel=2`` for the "(highly relevant)"
-measures, e.g. ``FT(rel=2)``, ``AP(rel=2)``. ``nDCG`` without cut-off is the page's final
-NDCG; ``grade_map`` records the page's gains.
-"""

@@ -63,17 +63,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
-from fuzzytruth.measures import (
-    Param,
-    finite_float,
-    positive_float,
-    positive_int,
-    register,
-    unit_interval,
-)
-from fuzzytruth.metrics import binary
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.uncertain import closed_form
 
 __all__ = [
     "average_precision",
@@ -99,7 +89,7 @@ AP_DENOMINATORS = ("all_relevant", "retrieved_relevant")
 # helpers
 
 
-def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den with NaN where den == 0."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
@@ -192,7 +182,7 @@ def recall(rg: RankedGains, *, rel: float, k: int | None = None) -> np.ndarray:
     array([0.5])
     """
     hits = _hits(_expected_relevant(rg, rel, k), k)
-    return _divide(hits, rg.n_relevant(rel))
+    return divide(hits, rg.n_relevant(rel))
 
 
 def success(rg: RankedGains, *, rel: float, k: int | None = None) -> np.ndarray:
@@ -323,7 +313,7 @@ def average_precision(
         total = (contrib * inside).sum(axis=1)
     n_rel = rg.n_relevant(rel)
     if denominator == "all_relevant":
-        return _divide(total, n_rel)
+        return divide(total, n_rel)
     value = np.where(n_rel_ret > 0, total / np.maximum(n_rel_ret, 1), 0.0)
     return np.where(n_rel > 0, value, np.nan)
 
@@ -339,7 +329,7 @@ def r_precision(rg: RankedGains, *, rel: float) -> np.ndarray:
     """
     n_rel = rg.n_relevant(rel)
     hits = _hits(_expected_relevant(rg, rel), n_rel)
-    return _divide(hits, n_rel)
+    return divide(hits, n_rel)
 
 
 def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.ndarray:
@@ -367,20 +357,20 @@ def _discounts(depth: int, discount: str, b: float | None) -> np.ndarray:
     raise ValueError(f"discount must be one of {list(DISCOUNTS)}; got {discount!r}")
 
 
-def _needs_judged(gain: Any) -> bool:
+def needs_judged(gain: Any) -> bool:
     """Whether a gain map gives a grade <= 0 a gain: then unjudged documents (grade 0 in
     ``gains``) must be told apart from judged ones."""
     return isinstance(gain, Mapping) and any(g <= 0 and v != 0 for g, v in gain.items())
 
 
-def _uses_judged(*, gain: Any = None, **_: Any) -> tuple[str, ...]:
-    return ("judged",) if _needs_judged(gain) else ()
+def uses_judged(*, gain: Any = None, **_: Any) -> tuple[str, ...]:
+    return ("judged",) if needs_judged(gain) else ()
 
 
 def _rank_gains(rg: RankedGains, gain: str | Mapping[float, float]) -> np.ndarray:
     """Gain of the document at each rank; an unjudged document gains 0 (trec_eval)."""
     values = _gain_values(rg.gains, gain)
-    if not _needs_judged(gain):
+    if not needs_judged(gain):
         return values
     if rg.judged is None:
         raise ValueError(
@@ -446,7 +436,7 @@ def ndcg(
     >>> ndcg(rg, gain={1: -1}).round(6)   # trec_eval -m ndcg.1=-1: 0.9013
     array([0.901287])
     """
-    if _needs_judged(gain):
+    if needs_judged(gain):
         if rg.judged_grades is None:
             _rank_gains(rg, gain)  # raises the error naming ranked_gains(..., judged=True)
         grades = rg.judged_grades
@@ -455,7 +445,7 @@ def ndcg(
     ideal = _gain_values(grades, gain)
     ideal = -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
     ideal_dcg = _dcg_rows(ideal, k, discount, b)
-    return _divide(dcg(rg, k=k, gain=gain, discount=discount, b=b), ideal_dcg)
+    return divide(dcg(rg, k=k, gain=gain, discount=discount, b=b), ideal_dcg)
 
 
 def f_measure(
@@ -478,7 +468,7 @@ def f_measure(
     n = rg.lengths if k is None else np.full(len(rg), k)
     b2 = beta * beta
     n_rel = rg.n_relevant(rel)
-    value = _divide((1 + b2) * hits, b2 * n_rel + n)
+    value = divide((1 + b2) * hits, b2 * n_rel + n)
     return np.where(n_rel > 0, np.nan_to_num(value, nan=0.0), np.nan)
 
 
@@ -537,102 +527,12 @@ def interpolated_precision(
     return np.where(n_rel[:, None] > 0, out, np.nan)
 
 
-def _ip_kernel(rg: RankedGains, *, rel: float, recall: float, interpolation: str) -> np.ndarray:
+def ip_kernel(rg: RankedGains, *, rel: float, recall: float, interpolation: str) -> np.ndarray:
     return interpolated_precision(rg, np.array([recall]), rel=rel, interpolation=interpolation)[
         :, 0
     ]
 
 
-def _11pt_kernel(rg: RankedGains, *, rel: float, interpolation: str) -> np.ndarray:
+def eleven_point_kernel(rg: RankedGains, *, rel: float, interpolation: str) -> np.ndarray:
     levels = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
     return interpolated_precision(rg, levels, rel=rel, interpolation=interpolation).mean(axis=1)
-
-
-# ---------------------------------------------------------------------------------------------
-# registration
-
-
-def _gain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {finite_float(g): finite_float(v) for g, v in value.items()}
-    if value not in GAINS:
-        raise ValueError(f"must be one of {list(GAINS)} or a mapping {{grade:gain}}; got {value!r}")
-    return value
-
-
-def _choice(choices: tuple[str, ...]) -> Any:
-    def convert(value: Any) -> str:
-        if value not in choices:
-            raise ValueError(f"must be one of {list(choices)}; got {value!r}")
-        return value
-
-    return convert
-
-
-_REL = Param("rel", convert=positive_float, doc="relevance threshold: grade >= rel is relevant")
-_K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
-_BETA = Param("beta", default=1.0, convert=positive_float, doc="textbook β (trec set_F.x: x = β²)")
-_GAIN = Param("gain", convert=_gain, doc="'linear', 'exp' (2^g − 1) or a mapping {grade: gain}")
-_DISCOUNT = Param(
-    "discount", convert=_choice(DISCOUNTS), doc="'log2': 1/log2(i+1); 'jk': Järvelin–Kekäläinen"
-)
-_B = Param(
-    "b", default=None, convert=positive_float, doc="log base of the jk discount (2 if unset)"
-)
-_INTERP = Param(
-    "interpolation",
-    convert=_choice(INTERPOLATIONS),
-    doc="recall level -> relevant count: 'textbook', 'trec_eval9', 'trec_eval10'",
-)
-
-register("P", precision, params=(_REL, _K), at="k", tie_averaged=True,
-         exact=closed_form.precision_exact, binary=binary.counts("P"),
-         description="precision at k")
-register("R", recall, params=(_REL, _K), at="k", tie_averaged=True,
-         exact=closed_form.recall_exact, binary=binary.counts("R"), description="recall at k")
-register("Success", success, params=(_REL, _K), at="k", tie_averaged=True,
-         exact=closed_form.success_exact, binary=binary.counts("Success"),
-         description="1 if a relevant document is in the top k")
-register(
-    "AP",
-    average_precision,
-    params=(
-        _REL,
-        _K,
-        Param(
-            "denominator",
-            convert=_choice(AP_DENOMINATORS),
-            doc="'all_relevant' (trec_eval) or 'retrieved_relevant' (SHREC 2006, NIST)",
-        ),
-    ),
-    at="k",
-    tie_averaged=True,
-    binary=binary.ap,
-    description="average precision",
-)
-register("RR", reciprocal_rank, params=(_REL, _K), at="k", tie_averaged=True,
-         exact=closed_form.reciprocal_rank_exact, binary=binary.counts("RR"),
-         description="reciprocal rank of the first relevant document")
-register("Rprec", r_precision, params=(_REL,), tie_averaged=True,
-         description="precision at rank R")
-register("DCG", dcg, params=(_K, _GAIN, _DISCOUNT, _B), at="k", tie_averaged=True,
-         binary=binary.dcg, uses_if=_uses_judged, description="discounted cumulated gain")
-register("nDCG", ndcg, params=(_K, _GAIN, _DISCOUNT, _B), at="k", tie_averaged=True,
-         binary=binary.ndcg, uses_if=_uses_judged,
-         description="normalised discounted cumulated gain")
-register("F", f_measure, params=(_REL, _K, _BETA), at="k", tie_averaged=True,
-         exact=closed_form.f_measure_exact, aliases={"F1": {"beta": 1.0}},
-         description="F_β of precision and recall at k")
-register("E", e_measure, params=(_REL, _K, _BETA), at="k", tie_averaged=True,
-         exact=closed_form.e_measure_exact, higher_is_better=False, undefined_value=1.0,
-         description="van Rijsbergen's E_β = 1 − F_β at k")
-register(
-    "iP",
-    _ip_kernel,
-    params=(_REL, Param("recall", convert=unit_interval, doc="recall level in [0, 1]"), _INTERP),
-    at="recall",
-    at_required=True,
-    description="interpolated precision at a recall level",
-)
-register("11pt", _11pt_kernel, params=(_REL, _INTERP),
-         description="11-point interpolated average precision")

@@ -43,17 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.measures import (
-    Param,
-    positive_float,
-    positive_int,
-    register,
-    unit_interval,
-)
 from fuzzytruth.metrics.base import RankedGains
 
 __all__ = [
-    "PSB_CONVENTIONS",
     "ShapeRanking",
     "average_over_queries",
     "first_tier",
@@ -674,65 +666,8 @@ def shape_summary(
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Registry: families and the "psb" preset (see fuzzytruth.measures).
-
-_REL = Param("rel", convert=positive_float, doc="relevance threshold: grade >= rel is relevant")
-_TIER_STYLE = Param(
-    "tier_style",
-    default="recall",
-    convert=str,
-    choices=TIER_STYLES,
-    doc="'recall' (PSB: hits/K) or 'precision' (SHREC 2006: d1 = min(Va, K), d2 = min(Va, 2K))",
-)
-
-
-def _psb_ip_kernel(rg: RankedGains, *, rel: float, recall: float) -> np.ndarray:
+def psb_ip_kernel(rg: RankedGains, *, rel: float, recall: float) -> np.ndarray:
+    """PSB linearly interpolated precision at one recall level (the ``iP_psb`` family)."""
     return psb_precision_recall(rg, recall_levels=[recall], rel=rel)[:, 0]
 
 
-register(
-    "NN", nearest_neighbor, params=(_REL,), tie_averaged=True,
-    description="nearest neighbour: 1 if the first result is relevant (PSB)",
-)
-register(
-    "FT", first_tier, params=(_REL, _TIER_STYLE), tie_averaged=True,
-    description="first tier: hits in the top K / K (PSB) or in the top d1 / d1 (SHREC 2006)",
-)
-register(
-    "ST", second_tier, params=(_REL, _TIER_STYLE), tie_averaged=True,
-    description="second tier: hits in the top 2K / K (PSB) or in the top d2 / d2 (SHREC 2006)",
-)
-register(
-    "E_psb", psb_e_measure,
-    params=(_REL, Param("k", default=32, convert=positive_int, doc="cut-off, capped at Va")),
-    at="k", tie_averaged=True,
-    description="PSB E-measure: F1 over the first min(k, Va) results (higher is better)",
-)
-register(
-    "iP_psb", _psb_ip_kernel,
-    params=(_REL, Param("recall", convert=unit_interval, doc="recall level in (0, 1]")),
-    at="recall", at_required=True,
-    description="PSB linearly interpolated precision at a recall level; NaN if skipped",
-)
-
-PSB_CONVENTIONS: dict[str, object] = {
-    "rel": 1,
-    "tier_style": "recall",
-    "discount": "jk",
-    "gain": "linear",
-    "denominator": "all_relevant",
-    "interpolation": "textbook",
-    "query_in_collection": True,
-    "e_k": 32,
-    "averaging": "micro",
-    "min_class_size": 3,
-    "tie_break": "index_ascending",
-}
-"""Conventions of the ``"psb"`` preset (Princeton Shape Benchmark ``psbTable``/``psbPlot``).
-
-Registry parameters (``rel``, ``tier_style``, ``discount``, ``gain``, ``denominator``,
-``interpolation``) fill the families' parameters; ``nDCG`` without cut-off under this preset is
-the PSB "DCG". The others record the settings of :func:`rank_by_dissimilarity`,
-:func:`average_over_queries` and :func:`shape_summary` that reproduce ``psbTable``.
-"""

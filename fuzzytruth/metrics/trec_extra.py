@@ -49,30 +49,18 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.measures import (
-    GEOMETRIC_FLOOR,
-    Param,
-    finite_float,
-    positive_float,
-    positive_int,
-    register,
-)
 from fuzzytruth.metrics import binary
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import (
-    _GAIN,
-    _REL,
     _discounts,
-    _divide,
     _expected_relevant,
     _gain_values,
     _hits,
-    _needs_judged,
     _rank_gains,
-    _uses_judged,
     average_precision,
+    divide,
+    needs_judged,
 )
-from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = [
     "INFAP_EPSILON",
@@ -139,7 +127,7 @@ def bpref(rg: RankedGains, *, rel: float) -> np.ndarray:
         out=np.zeros(above.shape), where=denominator > 0,
     )
     term = np.where(above > 0, 1.0 - share, 1.0)
-    return _divide((term * relevant).sum(axis=1), n_rel)
+    return divide((term * relevant).sum(axis=1), n_rel)
 
 
 def inferred_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
@@ -167,26 +155,26 @@ def inferred_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
         (r_before + INFAP_EPSILON) / (r_before + n_before + 2 * INFAP_EPSILON)
     )
     term[:, :1] = 1.0
-    return _divide(np.where(relevant, term, 0.0).sum(axis=1), rg.n_relevant(rel))
+    return divide(np.where(relevant, term, 0.0).sum(axis=1), rg.n_relevant(rel))
 
 
-def _gmap(rg: RankedGains, *, rel: float) -> np.ndarray:
+def gmap(rg: RankedGains, *, rel: float) -> np.ndarray:
     return average_precision(rg, rel=rel)
 
 
-def _num_q(rg: RankedGains) -> np.ndarray:
+def num_q(rg: RankedGains) -> np.ndarray:
     return np.ones(len(rg))
 
 
-def _num_ret(rg: RankedGains) -> np.ndarray:
+def num_ret(rg: RankedGains) -> np.ndarray:
     return rg.lengths.astype(np.float64)
 
 
-def _num_rel(rg: RankedGains, *, rel: float) -> np.ndarray:
+def num_rel(rg: RankedGains, *, rel: float) -> np.ndarray:
     return rg.n_relevant(rel).astype(np.float64)
 
 
-def _num_rel_ret(rg: RankedGains, *, rel: float) -> np.ndarray:
+def num_rel_ret(rg: RankedGains, *, rel: float) -> np.ndarray:
     return (rg.gains >= rel).sum(axis=1).astype(np.float64)
 
 
@@ -205,7 +193,7 @@ def judged_rate(rg: RankedGains, *, k: int | None = None) -> np.ndarray:
     require_judged(rg, "Judged")
     judged = rg.tie_mean(rg.judged) if rg.tie_start is not None else rg.judged
     shown = rg.lengths if k is None else np.minimum(rg.lengths, k)
-    return _divide(_hits(judged, k), shown)
+    return divide(_hits(judged, k), shown)
 
 
 def set_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
@@ -213,14 +201,14 @@ def set_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
 
     NaN when R = 0; 0 when nothing was retrieved.
     """
-    hits = _num_rel_ret(rg, rel=rel)
+    hits = num_rel_ret(rg, rel=rel)
     n_rel = rg.n_relevant(rel)
     value = np.divide(hits * hits, rg.lengths * n_rel, out=np.zeros(len(rg)),
                       where=(rg.lengths > 0) & (n_rel > 0))
     return np.where(n_rel > 0, value, np.nan)
 
 
-def _num_nonrel_judged_ret(rg: RankedGains, *, rel: float) -> np.ndarray:
+def num_nonrel_judged_ret(rg: RankedGains, *, rel: float) -> np.ndarray:
     require_judged(rg, "NumNonrelJudgedRet")
     return _judged_classes(rg, rel)[1].sum(axis=1).astype(np.float64)
 
@@ -238,7 +226,7 @@ def utility(
     >>> utility(rg, rel=1).tolist(), utility(rg, rel=1, c=-0.5).tolist()   # 1 − 2; − 0.5
     ([-1.0], [-1.5])
     """
-    hits = _num_rel_ret(rg, rel=rel)
+    hits = num_rel_ret(rg, rel=rel)
     retrieved = rg.lengths.astype(np.float64)
     n_rel = rg.n_relevant(rel).astype(np.float64)
     return (a * hits + b * (retrieved - hits) + c * (n_rel - hits)
@@ -258,7 +246,7 @@ def bin_g(rg: RankedGains, *, rel: float) -> np.ndarray:
     relevant = rg.gains >= rel
     above = _exclusive_cumsum(~relevant)  # documents above that are not relevant
     term = np.where(relevant, 1.0 / np.log2(2.0 + above), 0.0)
-    return _divide(term.sum(axis=1), rg.n_relevant(rel))
+    return divide(term.sum(axis=1), rg.n_relevant(rel))
 
 
 def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
@@ -275,7 +263,7 @@ def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
     array([0.42721])
     """
     gains = _rank_gains(rg, gain)
-    source = rg.judged_grades if _needs_judged(gain) else rg.ideal
+    source = rg.judged_grades if needs_judged(gain) else rg.ideal
     ideal = _gain_values(source, gain)
     ideal = -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
     width = max(rg.depth, ideal.shape[1])
@@ -288,9 +276,9 @@ def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
     at_rel = np.divide(dcg, ideal_dcg[:, : rg.depth], out=np.zeros(dcg.shape),
                        where=positive & (ideal_dcg[:, : rg.depth] > 0))
     n_rel = (ideal > 0).sum(axis=1)
-    final = _divide(dcg[:, -1] if rg.depth else np.zeros(len(rg)), ideal_dcg[:, -1])
+    final = divide(dcg[:, -1] if rg.depth else np.zeros(len(rg)), ideal_dcg[:, -1])
     total = at_rel.sum(axis=1) + (n_rel - positive.sum(axis=1)) * np.nan_to_num(final)
-    return _divide(np.where(total > 0, total, 0.0), n_rel)  # trec_eval: 0 unless sum > 0
+    return divide(np.where(total > 0, total, 0.0), n_rel)  # trec_eval: 0 unless sum > 0
 
 
 def rprec_cutoff(mult: float, n_relevant: np.ndarray) -> np.ndarray:
@@ -336,98 +324,17 @@ def relative_precision(rg: RankedGains, *, rel: float, k: int | None = None) -> 
 
 
 # ---------------------------------------------------------------------------------------------
-# exact distributions (independent relevance) and 0/1-world kernels
+# 0/1-world kernels
 
 
-def _points(values: np.ndarray) -> DistributionBatch:
-    values = np.asarray(values, dtype=np.float64)
-    defined = ~np.isnan(values)
-    return DistributionBatch(
-        np.where(defined, values, 0.0)[:, None], defined[:, None].astype(np.float64),
-        (~defined).astype(np.float64),
-    )
-
-
-def count_distribution(probabilities: np.ndarray, offset: Any = 0) -> DistributionBatch:
-    """Exact law of ``offset`` + the number of successes of independent Bernoullis per row.
-
-    ``probabilities`` is ``(n_rows, m)`` (pad with 0); the count is Poisson-binomial.
-
-    Examples
-    --------
-    >>> count_distribution(np.array([[0.5, 0.5]]), offset=np.array([1])).distribution(0).to_frame()
-       value  probability
-    0    1.0         0.25
-    1    2.0         0.50
-    2    3.0         0.25
-    """
-    from fuzzytruth.uncertain.closed_form import tp_pmf
-
-    probabilities = np.asarray(probabilities, dtype=np.float64)
-    pmf = tp_pmf(probabilities)
-    values = np.arange(pmf.shape[1], dtype=np.float64)[None, :] + np.asarray(offset)[..., None]
-    return DistributionBatch(np.broadcast_to(values, pmf.shape), pmf, np.zeros(len(pmf)))
-
-
-def _exact_num_q(ctx: Any) -> DistributionBatch:
-    return _points(np.ones(len(ctx.lengths)))
-
-
-def _exact_num_ret(ctx: Any) -> DistributionBatch:
-    return _points(ctx.lengths)
-
-
-def _exact_num_rel_ret(ctx: Any, *, rel: float) -> DistributionBatch:
-    return count_distribution(ctx.probabilities(rel))
-
-
-def _exact_num_rel(ctx: Any, *, rel: float) -> DistributionBatch:
-    rest_p, certain = ctx.rest(rel)
-    return count_distribution(np.concatenate([ctx.probabilities(rel), rest_p], axis=1), certain)
-
-
-def _exact_judged(ctx: Any, *, k: int | None = None) -> DistributionBatch | None:
-    """Judged@k does not depend on relevance: a point, when the context knows judged status."""
-    judged = getattr(ctx, "judged", None)
-    if judged is None:
-        return None
-    judged = np.asarray(judged, dtype=np.float64)
-    top = judged if k is None else judged[:, :k]
-    shown = ctx.lengths if k is None else np.minimum(ctx.lengths, k)
-    return _points(_divide(top.sum(axis=1), shown))
-
-
-def _exact_nonrel_judged_ret(ctx: Any, *, rel: float) -> DistributionBatch | None:
-    """Judged documents retrieved that are not relevant: Poisson-binomial over the judged
-    ranks with probabilities 1 − p (needs ``ctx.judged``)."""
-    judged = getattr(ctx, "judged", None)
-    if judged is None:
-        return None
-    return count_distribution(np.where(judged, 1.0 - ctx.probabilities(rel), 0.0))
-
-
-def _exact_utility(
-    ctx: Any, *, rel: float, a: float, b: float, c: float, d: float, n_docs: int
-) -> DistributionBatch | None:
-    """With c = d (the default 0, 0) utility = (a − b)·TP + b·n + d·(n_docs − n): an affine
-    map of the Poisson-binomial TP. Otherwise it also depends on the relevant documents not
-    retrieved (a joint law): None, and worlds give it."""
-    if c != d:
-        return None
-    counts = count_distribution(ctx.probabilities(rel))
-    n = np.asarray(ctx.lengths, dtype=np.float64)[:, None]
-    values = (a - b) * counts.values + b * n + d * (n_docs - n)
-    return DistributionBatch(values, counts.masses, counts.p_undefined)
-
-
-def _binary_rel(rel: float) -> bool:
+def binary_rel(rel: float) -> bool:
     """0/1 worlds give relevant documents grade 1: a threshold above 1 finds none (the
     generic route handles it)."""
     return rel <= 1
 
 
-def _binary_counts(depth: int, *, family: str, rel: float | None = None) -> Any:
-    if rel is not None and not _binary_rel(rel):
+def binary_counts(depth: int, *, family: str, rel: float | None = None) -> Any:
+    if rel is not None and not binary_rel(rel):
         return None
 
     def kernel(
@@ -444,12 +351,12 @@ def _binary_counts(depth: int, *, family: str, rel: float | None = None) -> Any:
     return kernel
 
 
-def _binary_gmap(depth: int, *, rel: float) -> Any:
+def binary_gmap(depth: int, *, rel: float) -> Any:
     return binary.ap(depth, rel=rel, denominator="all_relevant")
 
 
-def _binary_set_ap(depth: int, *, rel: float) -> Any:
-    if not _binary_rel(rel):
+def binary_set_ap(depth: int, *, rel: float) -> Any:
+    if not binary_rel(rel):
         return None
 
     def kernel(
@@ -463,8 +370,8 @@ def _binary_set_ap(depth: int, *, rel: float) -> Any:
     return kernel
 
 
-def _binary_utility(depth: int, **params: Any) -> Any:
-    if not _binary_rel(params["rel"]):
+def binary_utility(depth: int, **params: Any) -> Any:
+    if not binary_rel(params["rel"]):
         return None
     a, b, c, d, n_docs = (params[k] for k in ("a", "b", "c", "d", "n_docs"))
 
@@ -478,8 +385,8 @@ def _binary_utility(depth: int, **params: Any) -> Any:
     return kernel
 
 
-def _binary_rprec_mult(depth: int, *, rel: float, mult: float) -> Any:
-    if not _binary_rel(rel):
+def binary_rprec_mult(depth: int, *, rel: float, mult: float) -> Any:
+    if not binary_rel(rel):
         return None
 
     def kernel(
@@ -493,8 +400,8 @@ def _binary_rprec_mult(depth: int, *, rel: float, mult: float) -> Any:
     return kernel
 
 
-def _binary_relative_p(depth: int, *, rel: float, k: int | None = None) -> Any:
-    if not _binary_rel(rel):
+def binary_relative_p(depth: int, *, rel: float, k: int | None = None) -> Any:
+    if not binary_rel(rel):
         return None
 
     def kernel(
@@ -506,92 +413,3 @@ def _binary_relative_p(depth: int, *, rel: float, k: int | None = None) -> Any:
         return np.where(n_relevant > 0, value, np.nan)
 
     return kernel
-
-
-# ---------------------------------------------------------------------------------------------
-# registration
-
-
-def _non_negative_int(value: Any) -> int:
-    f = float(value)
-    if not f.is_integer() or f < 0:
-        raise ValueError(f"must be a non-negative integer; got {value!r}")
-    return int(f)
-
-
-_K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
-
-register("Bpref", bpref, params=(_REL,), uses={"judged"},
-         description="binary preference (Buckley & Voorhees 2004; trec_eval bpref)")
-register("infAP", inferred_ap, params=(_REL,), uses={"judged"},
-         description="inferred AP (Yilmaz & Aslam 2006; trec_eval infAP)")
-register("GMBpref", bpref, params=(_REL,), aggregate="geometric", uses={"judged"},
-         description=f"bpref, averaged geometrically over max(bpref, {GEOMETRIC_FLOOR:g}) "
-                     "(gm_bpref)")
-register("NumNonrelJudgedRet", _num_nonrel_judged_ret, params=(_REL,), aggregate="sum",
-         tie_averaged=True, uses={"judged"}, exact=_exact_nonrel_judged_ret,
-         description="judged non-relevant documents retrieved (num_nonrel_judged_ret)")
-register(
-    "Utility",
-    utility,
-    params=(
-        _REL,
-        *(Param(name, default=value, convert=finite_float, doc=doc) for name, value, doc in (
-            ("a", 1.0, "worth of a relevant retrieved document"),
-            ("b", -1.0, "worth of a non-relevant retrieved document"),
-            ("c", 0.0, "worth of a relevant document not retrieved"),
-            ("d", 0.0, "worth of a non-relevant document not retrieved"),
-        )),
-        Param("n_docs", default=0, convert=_non_negative_int,
-              doc="documents in the collection (trec_eval -N), for d"),
-    ),
-    tie_averaged=True,
-    exact=_exact_utility,
-    binary=_binary_utility,
-    description="set utility a·TP + b·FP + c·FN + d·TN (trec_eval utility)",
-)
-register("BinG", bin_g, params=(_REL,),
-         description="trec_eval binG: 1/log2(2 + non-relevant above) per relevant document")
-register("nDCGRel", ndcg_rel, params=(_GAIN,), uses_if=_uses_judged,
-         description="nDCG averaged over the relevant documents (trec_eval ndcg_rel)")
-register("GMAP", _gmap, params=(_REL,), aggregate="geometric", tie_averaged=True,
-         binary=_binary_gmap,
-         description=f"AP, averaged geometrically over max(AP, {GEOMETRIC_FLOOR:g}) (gm_map)")
-register("NumQ", _num_q, aggregate="sum", tie_averaged=True, exact=_exact_num_q,
-         binary=lambda depth: _binary_counts(depth, family="NumQ"),
-         description="number of queries (trec_eval num_q)")
-register("NumRet", _num_ret, aggregate="sum", tie_averaged=True, exact=_exact_num_ret,
-         binary=lambda depth: _binary_counts(depth, family="NumRet"),
-         description="documents retrieved, summed over queries (num_ret)")
-register("NumRel", _num_rel, params=(_REL,), aggregate="sum", tie_averaged=True,
-         exact=_exact_num_rel,
-         binary=lambda depth, rel: _binary_counts(depth, family="NumRel", rel=rel),
-         description="relevant documents, summed over queries (num_rel)")
-register("NumRelRet", _num_rel_ret, params=(_REL,), aggregate="sum", tie_averaged=True,
-         exact=_exact_num_rel_ret,
-         binary=lambda depth, rel: _binary_counts(depth, family="NumRelRet", rel=rel),
-         description="relevant documents retrieved, summed over queries (num_rel_ret)")
-register("Judged", judged_rate, params=(_K,), at="k", tie_averaged=True,
-         uses={"judged"}, exact=_exact_judged,
-         description="share of the top k that is judged (ir_measures Judged@k)")
-register("SetAP", set_ap, params=(_REL,), tie_averaged=True, binary=_binary_set_ap,
-         description="unranked AP: relevant retrieved² / (retrieved · R) (trec_eval set_map)")
-register(
-    "RprecMult",
-    rprec_mult,
-    params=(_REL, Param("mult", convert=positive_float, doc="multiple of R giving the rank")),
-    at="mult",
-    at_required=True,
-    tie_averaged=True,
-    binary=_binary_rprec_mult,
-    description="precision at rank (long)(mult·R + 0.9) (trec_eval Rprec_mult)",
-)
-register(
-    "RelativeP",
-    relative_precision,
-    params=(_REL, _K),
-    at="k",
-    tie_averaged=True,
-    binary=_binary_relative_p,
-    description="relevant in the top k / min(k, R) (relative_P; set_relative_P without k)",
-)

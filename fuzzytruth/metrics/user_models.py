@@ -32,24 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.measures import Param, positive_float, positive_int, register
 from fuzzytruth.metrics import binary
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.metrics.ranking import _REL, _expected_relevant
+from fuzzytruth.metrics.ranking import _expected_relevant
 from fuzzytruth.metrics.trec_extra import require_judged
-from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = ["err", "expected_rbp", "rbp", "rbp_residual"]
 
 
-def _persistence(value: Any) -> float:
-    p = float(value)
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"must be a number in (0, 1); got {value!r}")
-    return p
-
-
-def _rbp_weights(depth: int, p: float) -> np.ndarray:
+def rbp_weights(depth: int, p: float) -> np.ndarray:
     return (1.0 - p) * p ** np.arange(depth, dtype=np.float64)
 
 
@@ -63,7 +54,7 @@ def rbp(rg: RankedGains, *, p: float, rel: float, k: int | None = None) -> np.nd
     array([0.288])
     """
     relevant = _expected_relevant(rg, rel)[:, :k]
-    return relevant @ _rbp_weights(relevant.shape[1], p)
+    return relevant @ rbp_weights(relevant.shape[1], p)
 
 
 def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -> np.ndarray:
@@ -78,7 +69,7 @@ def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -
     array([0.5])
     """
     probabilities = np.asarray(probabilities, dtype=np.float64)[:, :k]
-    return probabilities @ _rbp_weights(probabilities.shape[1], p)
+    return probabilities @ rbp_weights(probabilities.shape[1], p)
 
 
 def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarray:
@@ -100,7 +91,7 @@ def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarr
         unjudged = rg.tie_mean(unjudged)
     unjudged = unjudged[:, :k]
     shown = rg.lengths if k is None else np.minimum(rg.lengths, k)
-    return p ** shown.astype(np.float64) + unjudged @ _rbp_weights(unjudged.shape[1], p)
+    return p ** shown.astype(np.float64) + unjudged @ rbp_weights(unjudged.shape[1], p)
 
 
 def _check_grades(grades: np.ndarray, gmax: float) -> None:
@@ -134,25 +125,11 @@ def err(rg: RankedGains, *, gmax: float, k: int | None = None) -> np.ndarray:
     return _err_from_probabilities(stop)
 
 
-def _exact_residual(ctx: Any, *, p: float, k: int | None = None) -> Any:
-    """The residual does not depend on relevance: a point, when the context knows which
-    ranked documents are judged (``ctx.judged``, ``(n_rows, depth)`` bool)."""
-    judged = getattr(ctx, "judged", None)
-    if judged is None:
-        return None
-    lengths = np.asarray(ctx.lengths)
-    cols = np.arange(judged.shape[1])
-    unjudged = (~np.asarray(judged, dtype=bool) & (cols[None, :] < lengths[:, None]))[:, :k]
-    shown = lengths if k is None else np.minimum(lengths, k)
-    value = p ** shown.astype(np.float64) + unjudged @ _rbp_weights(unjudged.shape[1], p)
-    return DistributionBatch(value[:, None], np.ones((len(value), 1)), np.zeros(len(value)))
-
-
-def _binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any:
+def binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any:
     if rel > 1:
         return None
     cut = depth if k is None else min(k, depth)
-    weights = np.append(_rbp_weights(cut, p), 0.0)  # the last entry: past the cutoff
+    weights = np.append(rbp_weights(cut, p), 0.0)  # the last entry: past the cutoff
 
     def kernel(
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
@@ -163,7 +140,7 @@ def _binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> An
     return kernel
 
 
-def _binary_err(depth: int, *, gmax: float, k: int | None = None) -> Any:
+def binary_err(depth: int, *, gmax: float, k: int | None = None) -> Any:
     if gmax < 1:
         return None  # grade 1 above gmax: the crisp kernel's error applies
     cut = depth if k is None else min(k, depth)
@@ -182,21 +159,3 @@ def _binary_err(depth: int, *, gmax: float, k: int | None = None) -> Any:
         return total
 
     return kernel
-
-
-_P = Param("p", default=0.8, convert=_persistence, doc="persistence in (0, 1)")
-_K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
-
-register("RBP", rbp, params=(_P, _REL, _K), at="k", tie_averaged=True, binary=_binary_rbp,
-         description="rank-biased precision (Moffat & Zobel 2008)")
-register("RBPResidual", rbp_residual, params=(_P, _K), at="k", tie_averaged=True,
-         uses={"judged"}, higher_is_better=False, exact=_exact_residual,
-         description="RBP's residual: what unjudged documents and the tail could add")
-register(
-    "ERR",
-    err,
-    params=(Param("gmax", default=4.0, convert=positive_float, doc="top grade of the scale"), _K),
-    at="k",
-    binary=_binary_err,
-    description="expected reciprocal rank (Chapelle et al. 2009)",
-)

@@ -53,7 +53,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from fuzzytruth.stats._resampling import BOOTSTRAP_STREAM
+from fuzzytruth._random import draw_seed, index_counts
+from fuzzytruth._resampling import BOOTSTRAP_STREAM
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.multiple import (
     adjust_pvalues,
@@ -63,7 +64,6 @@ from fuzzytruth.stats.multiple import (
 )
 from fuzzytruth.stats.paired import paired_test
 from fuzzytruth.stats.procedures import BOOTSTRAP_METHODS, INTERVALS, paired_inference
-from fuzzytruth.uncertain.keyed import draw_seed, index_counts
 
 BATCH = 50
 #: Last entry of the seed of the generator the procedures draw from (the data sets have their

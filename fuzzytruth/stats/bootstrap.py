@@ -3,7 +3,7 @@
 Queries are resampled with one count vector per replicate shared by all systems, so the
 bootstrap means of every system are ``counts @ scores.T / n`` and every pairwise difference
 is a difference of two of those columns. Each replicate's counts are keyed by its number and
-its means summed in a compiled pass (:func:`fuzzytruth.stats._resampling.bootstrap_means`),
+its means summed in a compiled pass (:func:`fuzzytruth._resampling.bootstrap_means`),
 so blocks of replicates computed apart give the same distribution, bit for bit.
 
 Every interval has its test, computed from the same bootstrap distribution:
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from fuzzytruth.stats._resampling import CHUNK_PAIRS, bootstrap_means, row_chunks
+from fuzzytruth._random import draw_seed
+from fuzzytruth._resampling import CHUNK_PAIRS, bootstrap_means, row_chunks
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -36,7 +37,6 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
 )
-from fuzzytruth.uncertain.keyed import draw_seed
 
 INTERVAL_METHODS = ("percentile", "basic", "bca", "studentized")
 TARGETS = ("differences", "means")
@@ -501,7 +501,7 @@ def paired_bootstrap(
         Number of bootstrap replicates B (at least 2).
     rng : numpy.random.Generator or int, optional
         Seed or generator. One seed is taken from it; replicate ``r``'s resample is then keyed
-        by (seed, r, draw) (:func:`fuzzytruth.uncertain.keyed.index_counts`), so any block of
+        by (seed, r, draw) (:func:`fuzzytruth._random.index_counts`), so any block of
         replicates can be computed on its own (a cluster does) with the same result.
 
     Returns
@@ -525,7 +525,7 @@ def paired_bootstrap(
     x = as_scores(scores, ndim=(2,))
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     pairs = as_pairs(pairs, x.shape[0])
-    counts, boot = bootstrap_means(x, n_resamples, draw_seed(np.random.default_rng(rng)))
+    counts, boot = bootstrap_means(x, n_resamples, draw_seed(rng))
     mean = x.mean(axis=1)
     return BootstrapResult(
         mean=mean,

@@ -36,14 +36,14 @@ unstarred row may exclude 0 when the correction is what stops it).
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.progress import track
+from fuzzytruth._progress import track
+from fuzzytruth._random import draw_seed, named_stream
 from fuzzytruth.stats._validation import (
     all_pairs,
     baseline_pairs,
@@ -372,7 +372,7 @@ def compare(
         the measure's name, so adding a measure (or a system) does not change another
         measure's numbers. Within a measure every replicate (bootstrap resample, sign flips,
         permutation) is keyed by (the stream's seed, replicate, query)
-        (:mod:`fuzzytruth.uncertain.keyed`), so its blocks of replicates can be computed
+        (:mod:`fuzzytruth._random`), so its blocks of replicates can be computed
         apart (:func:`fuzzytruth.distributed.compare` does) with the same result.
     progress : bool, optional
         Progress bar on stderr: None (default) draws it only when stderr is a terminal,
@@ -457,12 +457,12 @@ def compare(
             matrices = {measure: matrices[measure]}
     else:
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
-    base_seed = base_entropy(rng)
+    base_seed = draw_seed(rng)
     pair_frames = []
     system_frames = []
     for name, sm in track(matrices.items(), total=len(matrices), desc="compare",
                           unit="measures", progress=progress):
-        stream = measure_stream(base_seed, name)
+        stream = named_stream(base_seed, name)
         pairs_df, systems_df = _compare_one(
             sm,
             population=population,
@@ -484,25 +484,6 @@ def compare(
         systems=pd.concat(system_frames, ignore_index=True),
         alpha=alpha,
         n_resamples=population.n_resamples if population is not None else n_resamples,
-    )
-
-
-def base_entropy(rng: np.random.Generator | int | None) -> int:
-    """One draw from ``rng`` (a seed or generator): the root of every measure's stream."""
-    return int(np.random.default_rng(rng).integers(2**63))
-
-
-def measure_stream(base: int, measure: str) -> np.random.Generator:
-    """The independent generator of one measure, keyed by its name (stable across runs).
-
-    Examples
-    --------
-    >>> a = measure_stream(7, "AP").random()
-    >>> a == measure_stream(7, "AP").random(), a == measure_stream(7, "P@10").random()
-    (True, False)
-    """
-    return np.random.default_rng(
-        np.random.SeedSequence(base, spawn_key=(zlib.crc32(measure.encode()),))
     )
 
 

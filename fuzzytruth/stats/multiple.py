@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy import stats as sps
 
-from fuzzytruth.stats._resampling import permutation_ranges
+from fuzzytruth._random import draw_seed
+from fuzzytruth._resampling import permutation_ranges
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -29,7 +30,6 @@ from fuzzytruth.stats._validation import (
     check_n_resamples,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult
-from fuzzytruth.uncertain.keyed import draw_seed
 
 #: Corrections computed from the p-values alone.
 CORRECTIONS = ("holm", "bonferroni", "bh", "by")
@@ -239,7 +239,7 @@ def randomized_tukey_hsd(
     n_resamples = check_n_resamples(n_resamples)
     means = x.mean(axis=1)
     diff = means[pairs[:, 0]] - means[pairs[:, 1]]
-    ranges = permutation_ranges(x, n_resamples, draw_seed(np.random.default_rng(rng)))
+    ranges = permutation_ranges(x, n_resamples, draw_seed(rng))
     observed = np.abs(diff)
     gamma = 1e-12 * (observed + np.abs(x).max())
     ranges_sorted = np.sort(ranges)

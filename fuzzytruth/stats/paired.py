@@ -15,7 +15,8 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-from fuzzytruth.stats._resampling import all_sign_flips, count_extreme, sign_flip_means
+from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._resampling import all_sign_flips, count_extreme, sign_flip_means
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -24,7 +25,6 @@ from fuzzytruth.stats._validation import (
     check_n_resamples,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
-from fuzzytruth.uncertain.keyed import draw_seed
 
 TESTS = ("t", "randomization", "wilcoxon", "sign", "bootstrap")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
@@ -153,7 +153,7 @@ def paired_test(
     columns, compared with the observed one 4,096 resamples at a time. For the sign flips the
     product is done by table look-up, one random byte per 8 queries (exactly the same
     distribution as independent fair signs). Every resample is keyed by its number
-    (:mod:`fuzzytruth.uncertain.keyed`), so blocks of resamples can be drawn apart. Before
+    (:mod:`fuzzytruth._random`), so blocks of resamples can be drawn apart. Before
     that, each query's scores are centred across systems, which changes no difference but
     reduces rounding. Everything is float64: float32 would round resampled means by about 1e-7
     and could move them across the observed statistic, which matters because exact ties are
@@ -184,7 +184,7 @@ def paired_test(
         return _wilcoxon(x, pairs, alternative, zero_method)
     if method == "sign":
         return _sign_test(x, pairs, alternative)
-    generator = np.random.default_rng(rng)
+    generator = as_generator(rng)
     if method == "randomization":
         return _randomization(x, pairs, alternative, n_resamples, exact, generator)
     return _bootstrap_test(x, pairs, alternative, n_resamples, generator)

@@ -44,21 +44,20 @@ is ``(B, n_systems)`` means and ``(B, n_systems, n_systems)`` second moments.
 from __future__ import annotations
 
 import warnings
-import zlib
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.progress import track
-from fuzzytruth.stats._resampling import BOOTSTRAP_STREAM
+from fuzzytruth._progress import track
+from fuzzytruth._random import draw_seed, index_counts, named_stream
+from fuzzytruth._resampling import BOOTSTRAP_STREAM
 from fuzzytruth.stats._validation import check_choice, check_n_resamples
 from fuzzytruth.stats.bootstrap import BootstrapResult
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 from fuzzytruth.stats.scores import ScoreMatrix, evaluation_scores
 from fuzzytruth.stats.worlds import UncertaintyDecomposition
-from fuzzytruth.uncertain.keyed import draw_seed, index_counts
 
 ANNOTATOR_SCHEMES = ("auto", "shared", "within-items")
 #: Below this many annotators shared across items the population interval gets a warning.
@@ -157,7 +156,7 @@ def annotator_bootstrap(
         Seed or generator; the annotator draws, the query counts and the worlds come from
         independent child streams.
     progress : bool, optional
-        Progress bar over the replicates (the :mod:`fuzzytruth.progress` convention).
+        Progress bar over the replicates (the :mod:`fuzzytruth._progress` convention).
 
     Returns
     -------
@@ -184,8 +183,8 @@ def annotator_bootstrap(
     >>> pop.replicates["P@2"].shape
     (20, 2)
     """
-    from fuzzytruth.evaluation import evaluate  # deferred: evaluate pulls in the metrics
-    from fuzzytruth.membership import Membership
+    from fuzzytruth.evaluation.engine import evaluate  # deferred: evaluate pulls in the metrics
+    from fuzzytruth.truth.membership import Membership
 
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     check_choice("annotators", annotators, ANNOTATOR_SCHEMES)
@@ -200,10 +199,8 @@ def annotator_bootstrap(
             stacklevel=2,
         )
     names = [measures] if isinstance(measures, str) else [str(m) for m in measures]
-    seed = np.random.SeedSequence(
-        int(np.random.default_rng(rng).integers(2**63)), spawn_key=(zlib.crc32(b"population"),)
-    )
-    annot_rng, count_rng, world_seed = (np.random.default_rng(s) for s in seed.spawn(3))
+    seed = draw_seed(rng)
+    annot_rng, count_rng, world_seed = (named_stream(seed, "population", i) for i in range(3))
 
     def expected_scores(membership: Membership, world_rng: np.random.Generator) -> dict:
         ev = evaluate(runs, membership, names, query_categories=query_categories,

@@ -177,7 +177,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
     truth gives ``(n_systems, n_queries)`` scores without a worlds axis.
     """
     out: dict[str, ScoreMatrix] = {}
-    crisp = evaluation.truth in ("crisp", "judgment_groups")
+    crisp = evaluation.truth.crisp
     for measure in evaluation.measures:
         expected = evaluation.query_means(measure)
         keep = ~np.isnan(expected).any(axis=0)
@@ -210,7 +210,7 @@ def as_score_matrices(
     :class:`pandas.DataFrame` (long table), a :class:`ScoreMatrix`, a mapping of measure name
     to array or :class:`ScoreMatrix`, or one array (named by ``measure``).
     """
-    from fuzzytruth.evaluation import Evaluation  # deferred: evaluate pulls in the metrics
+    from fuzzytruth.evaluation.result import Evaluation  # deferred: evaluate pulls in the metrics
 
     if isinstance(scores, Evaluation):
         if systems is not None or queries is not None:

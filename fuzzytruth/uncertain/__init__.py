@@ -11,7 +11,7 @@ _LAZY = {
     "CutoffDistributions": "fuzzytruth.uncertain.categorical",
     "Distribution": "fuzzytruth.uncertain.distribution",
     "DistributionBatch": "fuzzytruth.uncertain.batch",
-    "ProbabilisticQrels": "fuzzytruth.uncertain.probabilistic_qrels",
+    "ProbabilisticQrels": "fuzzytruth.truth.probabilistic_qrels",
     "precision_distribution": "fuzzytruth.uncertain.categorical",
     "precision_recall_curve": "fuzzytruth.uncertain.categorical",
     "query_category_weights": "fuzzytruth.uncertain.categorical",

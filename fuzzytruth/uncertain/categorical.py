@@ -33,8 +33,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import _show
+from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.distribution import Distribution
 

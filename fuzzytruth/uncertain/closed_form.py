@@ -49,7 +49,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.ranking import DISCOUNTS, dcg, divide
+from fuzzytruth.metrics.user_models import rbp_weights
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.batch import DistributionBatch
 
@@ -388,23 +391,21 @@ def expected_dcg(
     >>> expected_dcg(np.array([[0.5, 1.0, 0.0]])).round(6).tolist()   # 0.5/1 + 1/log2(3)
     [1.130930]
     """
-    from fuzzytruth.measures import Measure
-
     gains = np.asarray(expected_gains, dtype=float)
     if gains.ndim != 2 or (gains.size and gains.min() < 0):
         raise ValueError("expected_gains must be a 2-D array of non-negative expected gains")
-    params = {"gain": "linear", "discount": discount}
+    check_choice("discount", discount, DISCOUNTS)
     if k is not None:
-        params["k"] = k
-    if b is not None:
-        params["b"] = b
+        k = check_int("k", k, minimum=1)
+    if b is not None and not b > 0:
+        raise ValueError(f"b must be a number > 0; got {b!r}")
     rg = RankedGains(
         np.arange(len(gains)).astype(object),
         gains,
         np.full(len(gains), gains.shape[1], dtype=np.int64),
         np.zeros((len(gains), 0)),
     )
-    return Measure("DCG", **params).compute(rg)
+    return dcg(rg, k=k, gain="linear", discount=discount, b=b)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -554,3 +555,100 @@ def e_measure_exact(
     """Family ``E``: 1 − F_β."""
     f = f_measure_exact(ctx, rel=rel, beta=beta, k=k)
     return DistributionBatch(1.0 - f.values, f.masses, f.p_undefined)
+
+
+# ---------------------------------------------------------------------------------------------
+# counts and set measures (trec_eval's num_*, Judged, utility)
+
+
+def point_distribution(values: np.ndarray) -> DistributionBatch:
+    values = np.asarray(values, dtype=np.float64)
+    defined = ~np.isnan(values)
+    return DistributionBatch(
+        np.where(defined, values, 0.0)[:, None], defined[:, None].astype(np.float64),
+        (~defined).astype(np.float64),
+    )
+
+
+def count_distribution(probabilities: np.ndarray, offset: Any = 0) -> DistributionBatch:
+    """Exact law of ``offset`` + the number of successes of independent Bernoullis per row.
+
+    ``probabilities`` is ``(n_rows, m)`` (pad with 0); the count is Poisson-binomial.
+
+    Examples
+    --------
+    >>> count_distribution(np.array([[0.5, 0.5]]), offset=np.array([1])).distribution(0).to_frame()
+       value  probability
+    0    1.0         0.25
+    1    2.0         0.50
+    2    3.0         0.25
+    """
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    pmf = tp_pmf(probabilities)
+    values = np.arange(pmf.shape[1], dtype=np.float64)[None, :] + np.asarray(offset)[..., None]
+    return DistributionBatch(np.broadcast_to(values, pmf.shape), pmf, np.zeros(len(pmf)))
+
+
+def num_q_exact(ctx: Any) -> DistributionBatch:
+    return point_distribution(np.ones(len(ctx.lengths)))
+
+
+def num_ret_exact(ctx: Any) -> DistributionBatch:
+    return point_distribution(ctx.lengths)
+
+
+def num_rel_ret_exact(ctx: Any, *, rel: float) -> DistributionBatch:
+    return count_distribution(ctx.probabilities(rel))
+
+
+def num_rel_exact(ctx: Any, *, rel: float) -> DistributionBatch:
+    rest_p, certain = ctx.rest(rel)
+    return count_distribution(np.concatenate([ctx.probabilities(rel), rest_p], axis=1), certain)
+
+
+def judged_exact(ctx: Any, *, k: int | None = None) -> DistributionBatch | None:
+    """Judged@k does not depend on relevance: a point, when the context knows judged status."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    judged = np.asarray(judged, dtype=np.float64)
+    top = judged if k is None else judged[:, :k]
+    shown = ctx.lengths if k is None else np.minimum(ctx.lengths, k)
+    return point_distribution(divide(top.sum(axis=1), shown))
+
+
+def nonrel_judged_ret_exact(ctx: Any, *, rel: float) -> DistributionBatch | None:
+    """Judged documents retrieved that are not relevant: Poisson-binomial over the judged
+    ranks with probabilities 1 − p (needs ``ctx.judged``)."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    return count_distribution(np.where(judged, 1.0 - ctx.probabilities(rel), 0.0))
+
+
+def utility_exact(
+    ctx: Any, *, rel: float, a: float, b: float, c: float, d: float, n_docs: int
+) -> DistributionBatch | None:
+    """With c = d (the default 0, 0) utility = (a − b)·TP + b·n + d·(n_docs − n): an affine
+    map of the Poisson-binomial TP. Otherwise it also depends on the relevant documents not
+    retrieved (a joint law): None, and worlds give it."""
+    if c != d:
+        return None
+    counts = count_distribution(ctx.probabilities(rel))
+    n = np.asarray(ctx.lengths, dtype=np.float64)[:, None]
+    values = (a - b) * counts.values + b * n + d * (n_docs - n)
+    return DistributionBatch(values, counts.masses, counts.p_undefined)
+
+
+def rbp_residual_exact(ctx: Any, *, p: float, k: int | None = None) -> Any:
+    """The residual does not depend on relevance: a point, when the context knows which
+    ranked documents are judged (``ctx.judged``, ``(n_rows, depth)`` bool)."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    lengths = np.asarray(ctx.lengths)
+    cols = np.arange(judged.shape[1])
+    unjudged = (~np.asarray(judged, dtype=bool) & (cols[None, :] < lengths[:, None]))[:, :k]
+    shown = lengths if k is None else np.minimum(lengths, k)
+    value = p ** shown.astype(np.float64) + unjudged @ rbp_weights(unjudged.shape[1], p)
+    return DistributionBatch(value[:, None], np.ones((len(value), 1)), np.zeros(len(value)))

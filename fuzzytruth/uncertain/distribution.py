@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._random import as_generator
 from fuzzytruth._validation import check_confidence_level
 
 __all__ = ["Distribution"]
@@ -297,7 +298,7 @@ class Distribution:
         >>> Distribution.point_mass(2.0).sample(3, rng=0).tolist()
         [2.0, 2.0, 2.0]
         """
-        rng = np.random.default_rng(rng)
+        rng = as_generator(rng)
         n = int(np.prod(size))
         out = np.full(n, np.nan)
         if self._defined():

@@ -1,4 +1,4 @@
-"""Measures as value objects, a registry of measure families, and convention presets.
+"""Measures as value objects, the registry of measure families, and the preset registry.
 
 A *measure* is a family name plus parameters, with exactly one canonical spelling::
 
@@ -13,9 +13,10 @@ measure is computed (``Measure.resolve``), so ``nDCG@10`` means the trec_eval fo
 
 Registry API (for kernel authors)
 ---------------------------------
-A kernel module registers its families at import time; every module inside
-``fuzzytruth.metrics`` is imported when the registry is first used, so nothing else has to be
-edited to add a family::
+A family is registered by one :func:`register` call: the built-in ones in the modules of
+:mod:`fuzzytruth.measures.builtin` (every module there is imported when the registry is first
+used, so nothing else has to be edited to add one; their kernels live in
+:mod:`fuzzytruth.metrics`), a user's in any file they import::
 
     from fuzzytruth.measures import Param, register
 
@@ -48,14 +49,16 @@ edited to add a family::
 * Converters for ``Param(convert=...)``: :func:`positive_int`, :func:`positive_float`,
   :func:`unit_interval`, :func:`finite_float`.
 
+Spellings are parsed by :func:`fuzzytruth.measures.parse_measure`.
+
 Examples
 --------
->>> m = parse_measure("nDCG@10")
+>>> m = Measure("nDCG", k=10)
 >>> m
 Measure('nDCG@10')
 >>> str(m.resolve("trec"))
 'nDCG(gain=linear,discount=log2)@10'
->>> parse_measure("F1@10") == Measure("F", beta=1, k=10) == parse_measure("F@10")
+>>> Measure("F1", k=10) == Measure("F", beta=1, k=10)
 True
 >>> str(Measure("AP", denominator="retrieved_relevant"))
 'AP(denominator=retrieved_relevant)'
@@ -75,6 +78,7 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth._validation import check_choice, check_int
+from fuzzytruth.runs import SCORE_DTYPES, TIES
 
 __all__ = [
     "PRESET",
@@ -84,10 +88,9 @@ __all__ = [
     "Preset",
     "families",
     "family",
+    "family_alias",
     "finite_float",
     "get_preset",
-    "parse_measure",
-    "parse_measures",
     "positive_float",
     "positive_int",
     "presets",
@@ -344,10 +347,10 @@ def _load_kernels() -> None:
     global _KERNELS_LOADED
     if not _KERNELS_LOADED:
         _KERNELS_LOADED = True
-        package = importlib.import_module("fuzzytruth.metrics")
+        package = importlib.import_module("fuzzytruth.measures.builtin")
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package.__name__}.{module.name}")
-        importlib.import_module("fuzzytruth.presets")
+        importlib.import_module("fuzzytruth.measures.presets")
 
 
 def family(name: str) -> MeasureFamily:
@@ -365,6 +368,19 @@ def family(name: str) -> MeasureFamily:
         raise ValueError(
             f"unknown measure family {name!r}; registered families are {sorted(_FAMILIES)}"
         ) from None
+
+
+def family_alias(name: str) -> tuple[str, Mapping[str, Any]] | None:
+    """The family and fixed parameters an alias spelling stands for (``"F1"`` is ``F`` with
+    ``beta=1``), or None when ``name`` is no alias.
+
+    Examples
+    --------
+    >>> family_alias("F1")[0], dict(family_alias("F1")[1]), family_alias("AP")
+    ('F', {'beta': 1.0}, None)
+    """
+    _load_kernels()
+    return _ALIASES.get(name)
 
 
 def families() -> dict[str, MeasureFamily]:
@@ -395,20 +411,6 @@ def _format_value(value: Any) -> str:
         items = (f"{_format_value(k)}:{_format_value(v)}" for k, v in value.items())
         return "{" + ",".join(items) + "}"
     return str(value)
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "({[":
-            depth += 1
-        elif ch in ")}]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
 
 
 class _Frozen(dict):
@@ -498,9 +500,9 @@ class Measure:
 
         Examples
         --------
-        >>> sorted(parse_measure("Judged@10").uses)
+        >>> sorted(Measure("Judged", k=10).uses)
         ['judged']
-        >>> sorted(parse_measure("nDCG(gain={0:1,1:2})").uses), sorted(parse_measure("nDCG").uses)
+        >>> sorted(Measure("nDCG", gain={0: 1, 1: 2}).uses), sorted(Measure("nDCG").uses)
         (['judged'], [])
         """
         fam = self.family
@@ -546,7 +548,7 @@ class Measure:
 
         Examples
         --------
-        >>> str(parse_measure("AP").resolve("trec"))
+        >>> str(Measure("AP").resolve("trec"))
         'AP(rel=1,denominator=all_relevant)'
         """
         preset = get_preset(preset)
@@ -594,7 +596,7 @@ class Measure:
         --------
         >>> from fuzzytruth.metrics.base import RankedGains
         >>> rg = RankedGains.from_lists(["q"], [[1, 0, 1]], [[1, 1, 1]])
-        >>> parse_measure("P@2").resolve("trec").compute(rg)
+        >>> Measure("P", k=2).resolve("trec").compute(rg)
         array([0.5])
         """
         fam = self.family
@@ -619,114 +621,6 @@ class Measure:
         for p in fam.params:
             kwargs.setdefault(p.name, None if p.default is PRESET else p.default)
         return np.asarray(fam.kernel(rg, **kwargs), dtype=np.float64)
-
-
-_MEASURE_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\((.*)\))?\s*(?:@\s*([^@()]+?))?\s*$")
-
-
-def _parse_mapping(text: str) -> dict[float, float]:
-    body = text.strip()[1:-1]
-    out: dict[float, float] = {}
-    for item in _split_top_level(body):
-        key, sep, value = item.partition(":")
-        if not sep:
-            raise ValueError(f"expected 'grade:gain' items in {text!r}; got {item!r}")
-        out[float(key)] = float(value)
-    return out
-
-
-def parse_measure(text: str | Measure) -> Measure:
-    """Parse a measure from its spelling (a :class:`Measure` is returned unchanged).
-
-    Parameters
-    ----------
-    text : str or Measure
-        E.g. ``"P@10"``, ``"nDCG(discount=jk,gain=exp)@10"``, ``"F(beta=0.5)@10"``,
-        ``"nDCG(gain={1:3,2:9})"``.
-
-    Returns
-    -------
-    Measure
-
-    Examples
-    --------
-    >>> parse_measure("nDCG(gain={1:3,2:9})@5")
-    Measure('nDCG(gain={1:3,2:9})@5')
-    >>> parse_measure("P@ten")
-    Traceback (most recent call last):
-    ...
-    ValueError: parameter 'k' of measure 'P': must be a positive integer; got 'ten'
-
-    trec_eval and ir_measures spellings are read too (:mod:`fuzzytruth.measure_names`):
-
-    >>> parse_measure("ndcg_cut_10"), parse_measure("SetF(beta=4)")
-    (Measure('nDCG@10'), Measure('F(beta=2)'))
-    """
-    if isinstance(text, Measure):
-        return text
-    if not isinstance(text, str):
-        raise ValueError(f"measure must be a str or Measure; got {type(text).__name__}")
-    try:
-        return _parse_canonical(text)
-    except ValueError as error:  # a trec_eval or ir_measures spelling, or an unknown name
-        from fuzzytruth.measure_names import from_alias
-
-        return from_alias(text, error)
-
-
-def _parse_canonical(text: str) -> Measure:
-    m = _MEASURE_RE.match(text)
-    if m is None:
-        raise ValueError(
-            f"cannot parse measure {text!r}; expected 'Family', 'Family@x' or "
-            f"'Family(name=value,...)@x'"
-        )
-    name, inner, at_text = m.groups()
-    _load_kernels()
-    fam_name = _ALIASES[name][0] if name in _ALIASES else name
-    fam = family(fam_name)
-    params: dict[str, Any] = {}
-    for item in _split_top_level(inner or ""):
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key:
-            raise ValueError(
-                f"cannot parse parameter {item!r} in measure {text!r}; expected name=value"
-            )
-        if key in params:
-            raise ValueError(f"parameter {key!r} given twice in measure {text!r}")
-        params[key] = _parse_mapping(value) if value.startswith("{") else value
-    if at_text is not None:
-        if fam.at is None:
-            raise ValueError(f"measure {fam.name!r} takes no '@' value; got {text!r}")
-        if fam.at in params:
-            raise ValueError(f"parameter {fam.at!r} given twice in measure {text!r}")
-        params[fam.at] = at_text.strip()
-    elif fam.at_required:
-        raise ValueError(
-            f"measure {fam.name!r} needs '@{fam.at}', e.g. '{fam.name}@10'; got {text!r}"
-        )
-    return Measure(name, **params)
-
-
-def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Parse one measure or an iterable of them; duplicates are dropped, order kept.
-
-    Examples
-    --------
-    >>> parse_measures(["P@10", "AP", "P@10"])
-    [Measure('P@10'), Measure('AP')]
-    """
-    from fuzzytruth.measure_names import expand
-
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    out: list[Measure] = []
-    for item in measures:
-        for m in expand(item):  # one measure, or a group such as "official" or "P.5,10"
-            if m not in out:
-                out.append(m)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -781,8 +675,6 @@ def finite_float(value: Any) -> float:
 # Presets
 
 
-
-
 @dataclass(frozen=True)
 class Preset:
     """A named bundle of conventions.
@@ -826,8 +718,6 @@ class Preset:
     description: str = ""
 
     def __post_init__(self) -> None:
-        from fuzzytruth.runs import SCORE_DTYPES, TIES
-
         check_choice("ties", self.ties, TIES)
         check_choice("score_dtype", self.score_dtype, SCORE_DTYPES)
         check_int("min_relevant", self.min_relevant)

@@ -7,13 +7,14 @@ stderr and exit with status 2; no traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+
+from fuzzytruth.cli._output import emit
 
 if TYPE_CHECKING:  # pandas loads when a command runs, not for --help
     import pandas as pd
@@ -160,7 +161,7 @@ def _read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         read_taxonomy,
         read_trec_qrels,
     )
-    from fuzzytruth.membership import Membership
+    from fuzzytruth.truth.membership import Membership
 
     kinds = [k for k in ("annotations", "qrels", "prob_qrels") if getattr(args, k) is not None]
     if len(kinds) != 1:
@@ -195,11 +196,11 @@ def _read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
 
 
 def _evaluate(args: argparse.Namespace) -> Any:
-    from fuzzytruth.evaluation import evaluate
+    from fuzzytruth.evaluation.engine import evaluate
 
     truth, categories = _read_truth(args)
     runs = _read_runs(args.run)
-    from fuzzytruth.measure_names import expand
+    from fuzzytruth.measures.names import expand
 
     measures = [m for name in args.measure or ["P@10", "AP", "nDCG@10"] for m in expand(name)]
     with warnings.catch_warnings(record=True) as caught:
@@ -250,41 +251,12 @@ def _flag_names(message: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Output
-def text_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
-    """A frame as aligned text: every row and column, floats to ``digits`` decimals."""
-    import pandas as pd
-
-    with pd.option_context(
-        "display.max_rows",
-        None,
-        "display.max_columns",
-        None,
-        "display.width",
-        200,
-        "display.float_format",
-        f"{{:.{digits}f}}".format,
-    ):
-        return frame.to_string(index=False)
-
-
-def _emit(frame: pd.DataFrame, fmt: str) -> None:
-    if fmt == "csv":
-        frame.to_csv(sys.stdout, index=False)
-    elif fmt == "json":
-        json.dump(json.loads(frame.to_json(orient="records")), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(text_table(frame) + "\n")
-
-
-# ---------------------------------------------------------------------------------------------
 # Commands
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Evaluate runs; per-system aggregates, or per-query distributions with --per-query."""
     evaluation = _evaluate(args)
     frame = evaluation.to_frame() if args.per_query else evaluation.aggregate()
-    _emit(frame, args.format)
+    emit(frame, args.format)
     return 0
 
 
@@ -307,7 +279,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.format == "text":
         sys.stdout.write(comparison.summary() + "\n")
     else:
-        _emit(comparison.table, args.format)
+        emit(comparison.table, args.format)
     return 0
 
 
@@ -323,7 +295,7 @@ def cmd_displacement(args: argparse.Namespace) -> int:
     frame = {"list": result.to_frame, "query": result.by_query, "system": result.by_system}[
         args.by
     ]()
-    _emit(frame, args.format)
+    emit(frame, args.format)
     return 0
 
 
@@ -442,7 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=cmd_demo)
 
-    from fuzzytruth.cli_collection import add_parsers as add_collection_parsers
+    from fuzzytruth.cli.agreement import add_parsers as add_collection_parsers
 
     add_collection_parsers(sub)
     return parser
@@ -473,6 +445,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fuzzytruth {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
 
-
-if __name__ == "__main__":
-    sys.exit(main())

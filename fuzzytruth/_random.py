@@ -1,0 +1,442 @@
+"""Randomness, in one home: the ``rng`` argument, named streams, and counter-based draws keyed
+by (seed, stream, unit, world).
+
+Every public function takes one ``rng`` argument (None, an int seed, a SeedSequence or a
+Generator); :func:`as_generator` is the one way it becomes a Generator, :func:`draw_seed` the one
+way a seed for keyed draws is taken from it, and :func:`named_stream` the one way independent
+generators are split off by name (a measure, a stage of a procedure), so that adding a measure
+or a system changes no other number.
+
+The same mechanism draws the replicates of the statistics (bootstrap counts, sign flips,
+permutations): there the "world" is the replicate's number, so any block of replicates can be
+computed on its own and gives the same bits as the whole.
+
+Every random quantity of a sampled world — an item's label, a pair's relevance, a query's
+target — is a function of the seed, of what is drawn (``stream``), of the unit it belongs to
+(a stable 64-bit key from its ids) and of the world's number, and of nothing else. So a world
+is the same whatever the chunking of worlds, the order or the partitioning of queries and items
+(on one machine or on a Dask cluster), and whatever else is evaluated with it: adding a measure
+or a system changes no other number.
+
+The generator is SplitMix64's output function applied twice (Steele, Lea & Flood 2014): the
+unit key is mixed with the seed and the stream, then offset by the world times the golden
+ratio constant and mixed again; the top 53 bits make a uniform double in [0, 1).
+
+Examples
+--------
+>>> keys = unit_keys(np.array(["a", "b", "c"], dtype=object))
+>>> u = uniforms(7, 1, keys, np.arange(4))
+>>> u.shape, bool(((0 <= u) & (u < 1)).all())
+((4, 3), True)
+>>> bool((uniforms(7, 1, keys[1:], np.arange(2, 4)) == u[2:, 1:]).all())  # any subset
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "as_generator",
+    "bernoulli_counts",
+    "categorical_draws",
+    "draw_seed",
+    "index_counts",
+    "index_sums",
+    "named_stream",
+    "pair_keys",
+    "permutations",
+    "random_bytes",
+    "uniforms",
+    "unit_keys",
+]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser, in place on a uint64 array (arithmetic wraps modulo 2**64).
+
+    One scratch buffer and ``out=`` everywhere: fresh temporaries would cost more in page
+    faults than the arithmetic itself.
+    """
+    tmp = np.empty_like(z)
+    for shift, factor in ((30, _M1), (27, _M2), (31, None)):
+        np.right_shift(z, np.uint64(shift), out=tmp)
+        np.bitwise_xor(z, tmp, out=z)
+        if factor is not None:
+            np.multiply(z, factor, out=z)
+    return z
+
+
+def unit_keys(ids: np.ndarray) -> np.ndarray:
+    """Stable uint64 keys of string ids (pandas' SipHash of the text, the same on any machine)."""
+    return pd.util.hash_array(np.asarray(ids, dtype=object).astype(str).astype(object))
+
+
+def pair_keys(pairs: Any, rows: np.ndarray | None = None) -> np.ndarray:
+    """Stable uint64 keys of the (query, document) pairs of a Run or Qrels (``rows`` of it):
+    each distinct id is hashed once."""
+    doc_codes, doc_uniques = pd.factorize(pairs._docs)
+    query_keys = unit_keys(np.asarray(pairs._q_uniques, dtype=object))[pairs._q_codes]
+    doc_keys = unit_keys(np.asarray(doc_uniques, dtype=object))[doc_codes]
+    if rows is not None:
+        query_keys, doc_keys = query_keys[rows], doc_keys[rows]
+    with np.errstate(over="ignore"):
+        return _mix(query_keys * _GOLDEN + doc_keys)
+
+
+def as_generator(rng: object) -> np.random.Generator:
+    """The one way an ``rng`` argument becomes a Generator (a seed, a Generator or None).
+
+    Examples
+    --------
+    >>> bool(as_generator(0).integers(10) == as_generator(0).integers(10))
+    True
+    >>> as_generator("seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: rng must be None, an int seed, a SeedSequence or a numpy Generator; got 'seed'
+    """
+    if rng is None or isinstance(rng, Integral | np.random.SeedSequence | np.random.Generator):
+        if isinstance(rng, bool):
+            raise ValueError(f"rng must not be a bool; got {rng!r}")
+        return np.random.default_rng(rng)
+    raise ValueError(
+        f"rng must be None, an int seed, a SeedSequence or a numpy Generator; got {rng!r}"
+    )
+
+
+def draw_seed(rng: object) -> int:
+    """The seed of the keyed draws, taken from the one ``rng`` argument (any form
+    :func:`as_generator` accepts; a Generator advances by one draw).
+
+    Examples
+    --------
+    >>> draw_seed(0) == draw_seed(0)
+    True
+    """
+    return int(as_generator(rng).integers(0, 2**63))
+
+
+def named_stream(seed: int, *names: str | int) -> np.random.Generator:
+    """The independent generator named ``names`` under ``seed`` (stable across runs).
+
+    Each name is a string (keyed by its CRC-32) or a non-negative integer; ``seed`` comes from
+    :func:`draw_seed`. Streams with different names are independent, so a measure's or a
+    stage's numbers do not depend on which others are drawn.
+
+    Examples
+    --------
+    >>> a = named_stream(7, "AP").random()
+    >>> a == named_stream(7, "AP").random(), a == named_stream(7, "P@10").random()
+    (True, False)
+    """
+    key = tuple(zlib.crc32(n.encode()) if isinstance(n, str) else int(n) for n in names)
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+
+
+def uniforms(seed: int, stream: int, keys: np.ndarray, worlds: np.ndarray) -> np.ndarray:
+    """``(n_worlds, n_units)`` uniforms in [0, 1): one per (world, unit), keyed.
+
+    Parameters
+    ----------
+    seed : int
+        From :func:`draw_seed`.
+    stream : int
+        What is drawn (labels, pair relevance, targets...): distinct streams are independent.
+    keys : numpy.ndarray
+        ``(n_units,)`` uint64 unit keys (:func:`unit_keys`, :func:`pair_keys`).
+    worlds : numpy.ndarray
+        ``(n_worlds,)`` world numbers.
+    """
+    worlds = np.asarray(worlds, dtype=np.uint64)
+    base = _stream_base(seed, stream, keys)
+    with np.errstate(over="ignore"):
+        z = np.add(base[None, :], ((worlds + np.uint64(1)) * _GOLDEN)[:, None])
+        _mix(z)
+    np.right_shift(z, np.uint64(11), out=z)
+    out = z.astype(np.float64)
+    out *= 1.0 / 2**53
+    return out
+
+
+def _stream_base(seed: int, stream: int, keys: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return _mix(np.asarray(keys, dtype=np.uint64) ^ np.uint64(seed) ^ (np.uint64(stream) * _M2))
+
+
+def bernoulli_counts(
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    probability: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    worlds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keyed Bernoulli draws and their sums per group, in one compiled pass.
+
+    ``bits[w, i] = uniforms(seed, stream, keys, worlds)[w, i] < probability[i]`` (exactly the
+    same uniforms), and ``counts[w, g]`` the number of true bits of group ``g`` (``group`` is
+    ``(n_units,)``, in ``0..n_groups-1``).
+
+    Examples
+    --------
+    >>> keys = unit_keys(np.array(list("abcd"), dtype=object))
+    >>> bits, counts = bernoulli_counts(3, 1, keys, np.full(4, 0.5), np.array([0, 0, 1, 1]), 2,
+    ...                                 np.arange(5))
+    >>> bool((bits == (uniforms(3, 1, keys, np.arange(5)) < 0.5)).all())
+    True
+    >>> bool((counts == bits.reshape(5, 2, 2).sum(axis=2)).all())
+    True
+    """
+    base = _stream_base(seed, stream, keys)
+    threshold = np.ceil(np.asarray(probability, dtype=np.float64) * 2.0**53).astype(np.uint64)
+    bits = np.empty((len(worlds), len(base)), dtype=np.bool_)
+    counts = np.zeros((len(worlds), n_groups), dtype=np.int64)
+    _kernels()["bernoulli"](
+        base, threshold, np.asarray(group, dtype=np.int64),
+        np.asarray(worlds, dtype=np.uint64), bits, counts,
+    )
+    return bits, counts
+
+
+def _bernoulli_py(base, threshold, group, worlds, bits, counts):  # pragma: no cover - compiled
+    for w in range(len(worlds)):
+        for i in range(len(base)):
+            hit = _draw53(base[i], worlds[w]) < threshold[i]
+            bits[w, i] = hit
+            counts[w, group[i]] += hit
+
+
+def categorical_draws(
+    seed: int, stream: int, keys: np.ndarray, cum: np.ndarray, worlds: np.ndarray
+) -> np.ndarray:
+    """Keyed inverse-CDF draws: ``out[w, i]`` is the first column of ``cum[i]`` (increasing,
+    last column >= 1) above ``uniforms(seed, stream, keys, worlds)[w, i]``; compiled.
+
+    Examples
+    --------
+    >>> keys = unit_keys(np.array(["a", "b"], dtype=object))
+    >>> cum = np.array([[0.5, 1.0, 1.0], [0.1, 0.2, 1.0]])
+    >>> draws = categorical_draws(1, 2, keys, cum, np.arange(6))
+    >>> u = uniforms(1, 2, keys, np.arange(6))
+    >>> bool((draws == (u[:, :, None] >= cum[None]).sum(axis=2)).all())
+    True
+    """
+    base = _stream_base(seed, stream, keys)
+    out = np.empty((len(worlds), len(base)), dtype=np.int64)
+    _kernels()["categorical"](
+        base, np.ascontiguousarray(cum, dtype=np.float64), np.asarray(worlds, dtype=np.uint64),
+        out,
+    )
+    return out
+
+
+def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
+    scale = 1.0 / 2.0**53
+    last = cum.shape[1] - 1
+    for w in range(len(worlds)):
+        for i in range(len(base)):
+            u = np.float64(_draw53(base[i], worlds[w])) * scale
+            j = 0
+            while j < last and cum[i, j] <= u:
+                j += 1
+            out[w, i] = j
+
+
+def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:
+    """Keyed draws with replacement of ``n_items`` items, counted: one pass, compiled.
+
+    In world (replicate) ``w``, draw ``j`` is item ``floor(u * n_items)`` with ``u`` the
+    uniform of unit ``j`` (``uniforms(seed, stream, arange(n_items), worlds)[w, j]``, exactly);
+    ``out[w, i]`` counts the draws of item ``i``. A bootstrap replicate is then the same
+    whatever block of replicates it is computed in, here or on a cluster.
+
+    Examples
+    --------
+    >>> u = uniforms(5, 2, np.arange(4, dtype=np.uint64), np.arange(3))
+    >>> direct = np.stack([np.bincount((row * 4).astype(int), minlength=4) for row in u])
+    >>> bool((index_counts(5, 2, 4, np.arange(3)) == direct).all())
+    True
+    """
+    base = _stream_base(seed, stream, np.arange(n_items, dtype=np.uint64))
+    out = np.zeros((len(worlds), n_items))  # float: what the products with counts need
+    _kernels()["index_counts"](base, np.asarray(worlds, dtype=np.uint64), out)
+    return out
+
+
+def _index_counts_py(base, worlds, out):  # pragma: no cover - compiled
+    scale = 1.0 / 2.0**53
+    n = out.shape[1]
+    for w in range(len(worlds)):
+        for j in range(len(base)):
+            i = int(np.float64(_draw53(base[j], worlds[w])) * scale * n)
+            out[w, min(i, n - 1)] += 1.0
+
+
+def index_sums(
+    seed: int, stream: int, values: np.ndarray, worlds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`index_counts` of the rows of ``values`` and, in the same compiled pass, the
+    count-weighted sums of those rows: one bootstrap replicate of every column's total.
+
+    ``sums[w] = counts[w] @ values``, added up item by item in item order, so a replicate's
+    sums are the same bits whatever block of replicates it is computed in (a BLAS product's
+    rounding may depend on the shape of the block).
+
+    Parameters
+    ----------
+    seed, stream : int
+        As in :func:`uniforms`.
+    values : numpy.ndarray
+        ``(n_items, n_columns)`` float64; ``n_items`` is the number of draws per replicate.
+    worlds : numpy.ndarray
+        ``(n_worlds,)`` replicate numbers.
+
+    Returns
+    -------
+    counts : numpy.ndarray
+        ``(n_worlds, n_items)`` float, exactly ``index_counts(seed, stream, n_items, worlds)``.
+    sums : numpy.ndarray
+        ``(n_worlds, n_columns)`` float64.
+
+    Examples
+    --------
+    >>> values = np.arange(8.0).reshape(4, 2)
+    >>> counts, sums = index_sums(5, 2, values, np.arange(3))
+    >>> bool((counts == index_counts(5, 2, 4, np.arange(3))).all())
+    True
+    >>> bool((sums == counts @ values).all())
+    True
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    n_items = values.shape[0]
+    worlds = np.asarray(worlds, dtype=np.uint64)
+    counts = index_counts(seed, stream, n_items, worlds)
+    sums = np.zeros((len(worlds), values.shape[1]))
+    _kernels()["weighted_sums"](counts, values, sums)
+    return counts, sums
+
+
+def _weighted_sums_py(counts, values, out):  # pragma: no cover - compiled
+    for w in range(counts.shape[0]):
+        for i in range(counts.shape[1]):
+            c = counts[w, i]
+            if c != 0.0:
+                for k in range(values.shape[1]):
+                    out[w, k] += c * values[i, k]
+
+
+def random_bytes(seed: int, stream: int, n_bytes: int, worlds: np.ndarray) -> np.ndarray:
+    """Keyed uniform random bytes, ``(n_worlds, n_bytes)`` uint8, in one compiled pass.
+
+    Byte ``j`` of world ``w`` is byte ``j % 6`` (from the least significant) of the 53-bit
+    draw of unit ``j // 6`` (the integers behind :func:`uniforms`): six independent uniform
+    bytes per keyed draw, so e.g. 8 fair signs per byte cost a sixth of a draw.
+
+    Examples
+    --------
+    >>> b = random_bytes(3, 4, 9, np.arange(2))
+    >>> b.shape, b.dtype.name
+    ((2, 9), 'uint8')
+    >>> u = uniforms(3, 4, np.arange(2, dtype=np.uint64), np.arange(2))
+    >>> int(b[1, 7]) == (int(u[1, 1] * 2**53) >> 8) & 255
+    True
+    """
+    n_words = -(-int(n_bytes) // 6)
+    base = _stream_base(seed, stream, np.arange(n_words, dtype=np.uint64))
+    out = np.empty((len(worlds), int(n_bytes)), dtype=np.uint8)
+    _kernels()["random_bytes"](base, np.asarray(worlds, dtype=np.uint64), out)
+    return out
+
+
+def _random_bytes_py(base, worlds, out):  # pragma: no cover - compiled
+    n_bytes = out.shape[1]
+    for w in range(len(worlds)):
+        for k in range(len(base)):
+            z = _draw53(base[k], worlds[w])
+            for b in range(min(6, n_bytes - 6 * k)):
+                out[w, 6 * k + b] = (z >> np.uint64(8 * b)) & np.uint64(255)
+
+
+def permutations(
+    seed: int, stream: int, n_groups: int, size: int, worlds: np.ndarray
+) -> np.ndarray:
+    """Keyed uniform random permutations of ``0 .. size - 1``, one per (world, group).
+
+    A Fisher–Yates shuffle whose step ``i`` (``size - 1`` down to 1) swaps position ``i``
+    with position ``floor(u * (i + 1))``, ``u`` the keyed uniform of unit
+    ``group * size + i`` (:func:`uniforms`); compiled.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_worlds, n_groups, size)`` int64.
+
+    Examples
+    --------
+    >>> p = permutations(1, 2, 3, 5, np.arange(4))
+    >>> p.shape, bool((np.sort(p, axis=2) == np.arange(5)).all())
+    ((4, 3, 5), True)
+    >>> bool((permutations(1, 2, 3, 5, np.arange(2, 4)) == p[2:]).all())
+    True
+    """
+    base = _stream_base(seed, stream, np.arange(int(n_groups) * int(size), dtype=np.uint64))
+    out = np.empty((len(worlds), int(n_groups), int(size)), dtype=np.int64)
+    _kernels()["permutations"](base, np.asarray(worlds, dtype=np.uint64), out)
+    return out
+
+
+def _permutations_py(base, worlds, out):  # pragma: no cover - compiled
+    scale = 1.0 / 2.0**53
+    size = out.shape[2]
+    for w in range(len(worlds)):
+        for g in range(out.shape[1]):
+            for i in range(size):
+                out[w, g, i] = i
+            for i in range(size - 1, 0, -1):
+                u = np.float64(_draw53(base[g * size + i], worlds[w])) * scale
+                j = min(int(u * (i + 1)), i)
+                out[w, g, i], out[w, g, j] = out[w, g, j], out[w, g, i]
+
+
+def _draw53_py(base, world):  # pragma: no cover - compiled
+    """The keyed draw of one unit in one world: SplitMix64's finaliser of the unit's base key
+    offset by the world, its top 53 bits (the same numbers as :func:`uniforms` x 2**53)."""
+    z = base + (world + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z >> np.uint64(11)
+
+
+_draw53: Any = _draw53_py  # replaced by its compiled form before the passes that call it
+
+
+@functools.cache
+def _kernels() -> dict[str, Any]:
+    """The compiled passes, built at first use (numba is slow to import); the one-unit draw
+    is compiled first, so that every pass calls the same compiled function."""
+    import numba
+
+    global _draw53
+    jit = numba.njit(cache=True, nogil=True)
+    _draw53 = jit(_draw53_py)
+    return {
+        "bernoulli": jit(_bernoulli_py),
+        "categorical": jit(_categorical_py),
+        "index_counts": jit(_index_counts_py),
+        "weighted_sums": jit(_weighted_sums_py),
+        "random_bytes": jit(_random_bytes_py),
+        "permutations": jit(_permutations_py),
+    }

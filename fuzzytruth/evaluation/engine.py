@@ -1,0 +1,462 @@
+"""evaluate(): every measure of the registry, under crisp or uncertain ground truth, one path.
+
+The ground truth is one of (:mod:`fuzzytruth.truth`)
+
+* a crisp :class:`~fuzzytruth.runs.Qrels` — every value is a point (``method="crisp"``);
+* a :class:`~fuzzytruth.truth.probabilistic_qrels.ProbabilisticQrels` (each judged
+  (query, document) relevant independently with a probability, e.g. the share of assessors);
+* a :class:`~fuzzytruth.truth.membership.Membership` (categorical: annotators put items in a
+  taxonomy; a document is relevant when it belongs to the query's category).
+
+Each run is ranked once (:func:`fuzzytruth.runs.rank`: the preset's tie rule and score
+precision), its documents are looked up in the truth, and each measure's *family* says how its
+value is computed (:mod:`fuzzytruth.measures`); nothing here depends on a family's name:
+
+* crisp truth: the family's kernel on the ranked grades;
+* uncertain truth, ``method="auto"`` (default): the family's exact distribution when it has one
+  and the ranking is strict (``method`` column ``"exact"``: P@k, R@k, Success@k, RR, F_β, E_β
+  under independent relevance; a query with an uncertain category mixes over its categories),
+  otherwise Monte Carlo over sampled crisp worlds (``"worlds"``), through the family's fast 0/1
+  kernel when it has one (``"worlds_binary"``) and its crisp kernel otherwise. ``"exact"``
+  requires a closed form, ``"worlds"`` never uses one.
+
+The worlds (``n_worlds``, default 1000) are shared by every system and measure: they give the
+spread of each system's aggregate value over the truth (queries share items under categorical
+truth, so the mean's law needs the joint law) and the input of :mod:`fuzzytruth.stats`.
+
+Rules (one name each, the same in every output — per-query table, :meth:`Evaluation.aggregate`,
+:meth:`Evaluation.query_means`, :meth:`Evaluation.world_scores`, ``compare()``, the CLI):
+
+* ``undefined="zero"`` (default, trec_eval's): where a measure is undefined (no relevant
+  document: AP, R, nDCG...; a category with no other member) the query still counts and scores
+  the family's ``undefined_value`` (0; 1 for E). ``"skip"``: the query is left out of that
+  measure's aggregate (per world under uncertain truth); ``n_queries`` says how many were
+  averaged. The per-query table always reports ``p_undefined``.
+* ``missing="skip"`` (default, trec_eval's): queries of the runs that the truth does not know
+  are not evaluated, with a warning naming them; ``"error"`` raises.
+* ``complete=False`` (default): queries are those of the runs; ``True`` (``trec_eval -c``) adds
+  every query the truth judges, scored as an empty list by systems that did not answer it. A
+  system without results for an evaluated query always scores an empty list there.
+* ``exclude_query=True``: under categorical truth a query item is not relevant to itself (shape
+  benchmarks).
+* ``recall_form="exact"``: R is TP/(TP+FN), the crisp kernel's recall; ``"expected_size"`` is
+  Santini's printed TP/E|ω| (eq. 12; exact form only).
+* presets may rename a family (``crossmodal``: ``R@K`` is the community's R@K, i.e. Success@K)
+  and leave out queries with too few relevant documents from every aggregate (``psb``: classes
+  of fewer than 3 models); see :mod:`fuzzytruth.presets`. Under uncertain truth that rule is
+  decided world by world, as ``undefined="skip"`` is: a query enters a world's aggregate when
+  it has enough relevant documents in that world, ``query_means`` are its expected values over
+  the worlds where it enters, and ``n_queries`` is the expected number per world. A truth all
+  of whose annotators agree then gives the crisp numbers.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from fuzzytruth import Annotations, Membership, Taxonomy
+>>> from fuzzytruth.runs import Run
+>>> tax = Taxonomy.from_nested({"all": {"cat": None, "dog": None}})
+>>> ann = Annotations.from_frame(pd.DataFrame({
+...     "item_id": ["a", "a", "b", "b", "c", "c"], "annotator_id": ["x", "y"] * 3,
+...     "label": ["cat", "cat", "cat", "dog", "dog", "dog"]}), taxonomy=tax)
+>>> mem = Membership.from_annotations(ann)
+>>> run = Run(["q1", "q1", "q1"], ["c", "b", "a"], [3.0, 2.0, 1.0], name="sys")
+>>> ev = evaluate(run, mem, ["P@2", "AP"], query_categories={"q1": "cat"}, rng=0)
+>>> ev.to_frame()[["system", "query_id", "measure", "mean", "method"]]
+  system query_id measure      mean         method
+0    sys       q1     P@2  0.250000          exact
+1    sys       q1      AP  0.457333  worlds_binary
+>>> ev.distribution("sys", "q1", "P@2").to_frame()
+   value  probability
+0    0.0          0.5
+1    0.5          0.5
+>>> ev.distribution("sys", "q1", "AP").support.round(4).tolist()   # b relevant or not
+[0.3333, 0.5833]
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import replace
+
+import numpy as np
+
+from fuzzytruth._progress import Progress
+from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
+from fuzzytruth.evaluation.result import Evaluation
+from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
+from fuzzytruth.measures import (
+    Measure,
+    Preset,
+    get_preset,
+    parse_measures,
+    positive_float,
+)
+from fuzzytruth.metrics.base import judged_only as judged_only_gains
+from fuzzytruth.runs import Ranking, Run, rank
+from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth
+from fuzzytruth.truth.qrels import Qrels
+from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
+from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model, kernel_params, world_values
+
+__all__ = ["MISSING", "UNDEFINED", "evaluate", "evaluated_queries", "exact_input", "rank_runs"]
+
+METHODS = ("auto", "exact", "worlds")
+MISSING = ("skip", "error")
+
+
+def evaluate(
+    runs: Run | Mapping[str, Run],
+    truth: Membership | ProbabilisticQrels | Qrels,
+    measures: str | Measure | Iterable[str | Measure],
+    *,
+    preset: str | Preset = "trec",
+    undefined: str = "zero",
+    missing: str = "skip",
+    complete: bool = False,
+    depth: int | None = None,
+    relevance_level: float | None = None,
+    judged_only: bool = False,
+    query_categories: Mapping[Hashable, Hashable] | None = None,
+    weights: str = "direct",
+    method: str = "auto",
+    n_worlds: int = 1000,
+    world_model: str = "annotator",
+    rng: np.random.Generator | int | None = None,
+    confidence_level: float = 0.95,
+    recall_form: str = "exact",
+    exclude_query: bool = True,
+    ties: str | None = None,
+    score_dtype: str | None = None,
+    memory_budget: float = 200e6,
+    progress: bool | None = None,
+) -> Evaluation:
+    """Evaluate one or several systems under crisp or uncertain ground truth.
+
+    Parameters
+    ----------
+    runs : Run or mapping of str to Run
+        One run (named by ``run.name``) or systems by name.
+    truth : Qrels, ProbabilisticQrels or Membership
+        Crisp qrels, probabilistic qrels, or categorical uncertain truth (module docstring).
+    measures : str, Measure or iterable of them
+        Any registered measures (``"P@10"``, ``"AP"``, ``"nDCG@10"``, ``"FT"``...), canonical
+        or in trec_eval / ir_measures spelling.
+    preset : str or Preset
+        Conventions for unset parameters, ties and score precision (default ``"trec"``:
+        trec_eval 9.0.8).
+    undefined : {"zero", "skip"}
+        Where a measure is undefined: the query counts and scores the family's
+        ``undefined_value`` (default, trec_eval), or is left out of the aggregate.
+    missing : {"skip", "error"}
+        Queries of the runs that the truth cannot answer: not evaluated, with a warning
+        (default, trec_eval), or an error.
+    complete : bool
+        Also evaluate every query the truth judges that no run answers, as empty lists
+        (``trec_eval -c``). Default False.
+    depth : int, optional
+        Only the top ``depth`` documents of each list are evaluated (``trec_eval -M``).
+    relevance_level : float, optional
+        The grade from which a document is relevant, replacing the preset's ``rel``
+        (``trec_eval -l``); a measure's own ``rel=`` still wins.
+    judged_only : bool
+        Crisp truth: unjudged documents are removed from each ranking before any measure
+        (``trec_eval -J``; :func:`fuzzytruth.metrics.base.judged_only`). Default False.
+    query_categories : mapping, optional
+        Categorical truth: query id → target category. Queries not listed ask for their own
+        (uncertain) category and must be items of the membership.
+    weights : {"direct", "literal"}
+        Mixture weights of a query's own category: the share of its annotators who chose each
+        node directly (default) or Santini eq. 13–14 normalised
+        (:func:`~fuzzytruth.uncertain.categorical.query_category_weights`).
+    method : {"auto", "exact", "worlds"}
+        Per-query distributions under uncertain truth (module docstring).
+    n_worlds : int
+        Monte Carlo worlds, shared by all systems and measures (0: none; then every measure
+        needs a closed form and aggregates have no interval).
+    world_model : {"annotator", "bernoulli"}
+        How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`).
+    rng : numpy.random.Generator or int, optional
+        The one source of randomness.
+    confidence_level : float
+        Default level of the intervals (0.95).
+    recall_form : {"exact", "expected_size"}
+        R as TP/(TP+FN) (default) or Santini's printed TP/E|ω| (exact form only).
+    exclude_query : bool
+        Categorical truth: a query item is not relevant to itself (default True).
+    ties, score_dtype : str, optional
+        Override the preset's tie policy and score precision (:func:`fuzzytruth.runs.rank`).
+    memory_budget : float
+        Bytes of working memory per chunk of worlds (default 200 MB).
+    progress : bool, optional
+        Progress bar on stderr while worlds are drawn: None (default) only when stderr is a
+        terminal, True always, False never.
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    A query without relevant documents counts and scores 0 (trec_eval), or is left out:
+
+    >>> run = Run(["q1", "q2"], ["a", "b"], [1.0, 1.0])
+    >>> qrels = Qrels(["q1", "q2"], ["a", "b"], [1, 0])
+    >>> evaluate(run, qrels, ["AP", "P@1"]).aggregate()[["measure", "value", "n_queries"]]
+      measure  value  n_queries
+    0      AP    0.5          2
+    1     P@1    0.5          2
+    >>> evaluate(run, qrels, "AP", undefined="skip").aggregate()[["value", "n_queries"]]
+       value  n_queries
+    0    1.0          1
+    """
+    check_choice("method", method, METHODS)
+    check_choice("missing", missing, MISSING)
+    undefined = Undefined.of(undefined)
+    check_choice("recall_form", recall_form, RECALL_FORMS)
+    check_choice("complete", complete, (True, False))
+    check_choice("judged_only", judged_only, (True, False))
+    check_world_model(world_model)
+    confidence_level = check_confidence_level(confidence_level)
+    n_worlds = check_n_worlds(n_worlds)
+    rng = as_generator(rng)
+    p = get_preset(preset)
+    if relevance_level is not None:
+        try:
+            rel = positive_float(relevance_level)
+        except ValueError as exc:
+            raise ValueError(f"relevance_level {exc}") from None
+        p = replace(p, params={**p.params, "rel": rel}, name=f"{p.name}(rel={rel:g})")
+    if depth is not None:
+        depth = check_int("depth", depth, minimum=1)
+    ties = ties or p.ties
+    score_dtype = score_dtype or p.score_dtype
+    asked = parse_measures(measures)
+    names = [str(m) for m in asked]
+    resolved = [m.resolve(p) for m in asked]
+
+    bound = as_truth(
+        truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
+    )
+    rankings = rank_runs(runs, ties, score_dtype, depth)
+    queries = evaluated_queries(rankings, bound, missing, complete)
+    prepared = bound.prepare(queries)
+    rankings = {name: (r.on(queries), run) for name, (r, run) in rankings.items()}
+    conventions = {
+        "preset": p.as_dict(),
+        "ties": ties,
+        "score_dtype": score_dtype,
+        "measures": {n: str(r) for n, r in zip(names, resolved, strict=True)},
+        "truth": str(bound.kind),
+        "undefined": str(undefined),
+        "missing": missing,
+        "complete": complete,
+        "depth": depth,
+        "judged_only": judged_only,
+    }
+    families = {n: r.family for n, r in zip(names, resolved, strict=True)}
+    common = {
+        "systems": tuple(rankings), "queries": tuple(queries), "measures": tuple(names),
+        "truth": bound.kind, "undefined": undefined, "conventions": conventions,
+        "confidence_level": confidence_level, "families": families,
+    }
+    if bound.kind.crisp:
+        batches, methods, counted = _crisp(prepared, rankings, names, resolved, p, judged_only)
+        return Evaluation(**common, batches=batches, methods=methods, counted=counted)
+
+    if judged_only:
+        raise ValueError(
+            "judged_only applies to crisp qrels (trec_eval -J); under uncertain truth every "
+            "document the truth knows is judged"
+        )
+    conventions.update(
+        method=method, n_worlds=n_worlds, world_model=world_model, recall_form=recall_form,
+        exclude_query=exclude_query, weights=weights,
+    )
+    ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
+    strict = ties != "average"
+    exact_ok = [strict and r.family.exact is not None for r in resolved]
+    if method == "exact" and not all(exact_ok):
+        lacking = [n for n, ok in zip(names, exact_ok, strict=True) if not ok]
+        raise ValueError(
+            f"method='exact': no closed form for {lacking} under ties={ties!r}; use "
+            "method='auto' or 'worlds'"
+        )
+    if recall_form == "expected_size" and method == "worlds":
+        raise ValueError("recall_form='expected_size' has a closed form only; use method='auto'")
+    use_exact = [ok and method != "worlds" for ok in exact_ok]
+    if p.min_relevant > 0:  # the preset's class-size rule holds world by world
+        needs = []
+        if n_worlds == 0:
+            needs.append(f"n_worlds must be > 0; got n_worlds={n_worlds}")
+        if method == "exact":
+            needs.append(f"method must be 'auto' or 'worlds'; got method={method!r}")
+        if needs:
+            raise ValueError(
+                f"preset {p.name!r} leaves out of its aggregates the queries with fewer than "
+                f"{p.min_relevant} relevant documents; under uncertain truth that is decided "
+                f"world by world, so {' and '.join(needs)}"
+            )
+        use_exact = [False] * len(resolved)
+    worlds = world_counted = None
+    if n_worlds > 0:
+        check_world_storage(n_worlds, len(names), len(ranked), len(queries))
+        with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
+            worlds, world_counted = world_values(
+                prepared.worlds(world_model), list(ranked.values()), resolved,
+                n_worlds=n_worlds, seed=draw_seed(rng), memory_budget=memory_budget,
+                on_chunk=bar.update, min_relevant=p.min_relevant,
+            )
+    elif not all(use_exact):
+        raise ValueError(
+            "n_worlds=0 leaves no way to compute measures without a closed form; give n_worlds > 0"
+        )
+    batches: dict[tuple[str, str], DistributionBatch | None] = {}
+    methods: dict[tuple[str, str], str] = {}
+    for system, docs in ranked.items():
+        ctx = exact_input(prepared, docs, recall_form)
+        for m, (name, measure) in enumerate(zip(names, resolved, strict=True)):
+            if use_exact[m]:
+                comp = measure.family.exact(ctx, **kernel_params(measure))
+                batches[system, name] = _mix(comp, *prepared.components, len(queries))
+                methods[system, name] = "exact"
+            else:
+                batches[system, name] = None  # summarised from the world values on demand
+                binary = measure.family.binary is not None and docs.tie_start is None
+                methods[system, name] = "worlds_binary" if binary else "worlds"
+    ever = np.ones(len(queries), dtype=bool) if world_counted is None else world_counted.any(0)
+    counted = dict.fromkeys(names, ever)
+    return Evaluation(
+        **common, batches=batches, methods=methods, counted=counted, worlds=worlds,
+        world_counted=world_counted,
+    )
+
+
+def check_world_storage(n_worlds: int, n_measures: int, n_systems: int, n_queries: int) -> None:
+    """The world values of an evaluation are kept, ``n_measures × n_systems × n_worlds ×
+    n_queries`` float64 numbers: refuse a size that cannot be allocated here, naming
+    ``n_worlds``, before any work (rather than a MemoryError deep in numpy)."""
+    size = 8.0 * n_measures * n_systems * n_worlds * n_queries
+    available = _physical_memory()
+    if size > available:
+        raise ValueError(
+            f"n_worlds={n_worlds} would keep {size / 1e9:.3g} GB of world values "
+            f"({n_measures} measures × {n_systems} systems × {n_queries} queries × 8 bytes per "
+            f"world), more than this machine's {available / 1e9:.3g} GB of memory; use fewer "
+            "worlds (with 1,000 the Monte Carlo error of a mean is 1/√1000 ≈ 3 % of its spread)"
+        )
+
+
+def _physical_memory() -> float:
+    """Bytes of physical memory (a large value where the platform does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return float("inf")
+
+
+def rank_runs(
+    runs: Run | Mapping[str, Run], ties: str, score_dtype: str, depth: int | None = None
+) -> dict[str, tuple[Ranking, Run]]:
+    if isinstance(runs, Run):
+        runs = {runs.name: runs}
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError(
+            f"runs must be a Run or a non-empty mapping of system name to Run; got "
+            f"{type(runs).__name__}"
+        )
+    out = {}
+    for name, run in runs.items():
+        if not isinstance(run, Run):
+            raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+        ranking = rank(run, ties=ties, score_dtype=score_dtype)
+        out[str(name)] = (ranking if depth is None else ranking.truncate(depth), run)
+    return out
+
+
+def evaluated_queries(
+    rankings: Mapping[str, tuple[Ranking, Run]], bound: BoundTruth, missing: str, complete: bool
+) -> np.ndarray:
+    """The evaluated queries: the runs' (and with ``complete`` the truth's) that it answers."""
+    queries = np.unique(np.concatenate([r.query_ids for r, _ in rankings.values()]))
+    ok = bound.answerable(queries)
+    if not ok.all():
+        lost = queries[~ok].tolist()
+        if missing == "error":
+            raise ValueError(bound.missing_message(lost) + " (missing='error')")
+        warnings.warn(
+            f"{bound.missing_message(lost)}: {len(lost)} query(ies) not evaluated, as "
+            "trec_eval does (missing='skip')",
+            UserWarning,
+            stacklevel=3,
+        )
+        queries = queries[ok]
+    if complete:
+        queries = np.union1d(queries, bound.judged_queries)
+    if len(queries) == 0:
+        raise ValueError("no query left to evaluate: no query of the runs is in the truth")
+    return np.sort(queries.astype(object))
+
+
+def _crisp(
+    prepared: PreparedTruth,
+    rankings: Mapping[str, tuple[Ranking, Run]],
+    names: list[str],
+    resolved: list[Measure],
+    preset: Preset,
+    judged_only: bool = False,
+) -> tuple[dict, dict, dict]:
+    """Crisp truth: every family's kernel on the ranked grades; values are points."""
+    judged = judged_only or any("judged" in m.uses for m in resolved)
+    batches, methods = {}, {}
+    counted = None
+    for system, (ranking, run) in rankings.items():
+        rg = prepared.ranked_gains(ranking, run, judged=judged)
+        if judged_only:
+            rg = judged_only_gains(rg)
+        if counted is None:
+            counted = preset.counts_query(rg)
+        for name, measure in zip(names, resolved, strict=True):
+            batches[system, name] = DistributionBatch.from_points(measure.compute(rg))
+            methods[system, name] = "crisp"
+    return batches, methods, dict.fromkeys(names, counted)
+
+
+def exact_input(prepared: PreparedTruth, docs: RankedDocs, recall_form: str) -> ExactInput:
+    """What the families' exact forms read for one system under a prepared truth."""
+    q = prepared.components.query
+    return ExactInput(
+        lambda rel: prepared.probabilities(docs, rel),
+        docs.lengths[q],
+        lambda rel: prepared.rest(docs, rel),
+        lambda: prepared.expected_size(docs),
+        recall_form=recall_form,
+        judged=docs.docs[q] >= 0,
+    )
+
+
+def _mix(
+    comp: DistributionBatch, row: np.ndarray, node: np.ndarray, weight: np.ndarray, n_rows: int
+) -> DistributionBatch:
+    """Mix component rows into ``n_rows`` rows: component i goes to row ``row[i]``."""
+    order = np.argsort(row, kind="stable")
+    row, weight = row[order], weight[order]
+    counts = np.bincount(row, minlength=n_rows)
+    if np.all(counts == 1):
+        return DistributionBatch(
+            comp.values[order], comp.masses[order], comp.p_undefined[order], comp.method
+        )
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    column = np.arange(len(row)) - start[row]
+    index = np.full((n_rows, int(counts.max())), -1, dtype=np.intp)
+    index[row, column] = order
+    mix = np.zeros(index.shape)
+    mix[row, column] = weight
+    return DistributionBatch.mixture(comp, index, mix)
+
+

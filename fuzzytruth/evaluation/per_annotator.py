@@ -1,0 +1,164 @@
+"""Crisp helpers on top of :func:`fuzzytruth.evaluation`: kernels on ranked gains, and the
+per-annotator (judgment-group) evaluation of trec_eval's ``-R qrels_jg``.
+
+Crisp evaluation itself is :func:`fuzzytruth.evaluation` with a :class:`~fuzzytruth.runs.Qrels`
+truth: there is one path, and these functions are views of it.
+
+Examples
+--------
+>>> from fuzzytruth import Qrels, Run
+>>> run = Run(["q"] * 3, ["a", "b", "c"], [3, 2, 1])
+>>> groups = {"1": Qrels(["q", "q"], ["a", "b"], [1, 0]),
+...           "2": Qrels(["q", "q"], ["b", "c"], [1, 1])}
+>>> ev = evaluate_per_annotator(run, groups, "AP")
+>>> ev.groups
+  query_id group measure     value
+0        q     1      AP  1.000000
+1        q     2      AP  0.583333
+>>> ev.value("run", "AP")
+0.7916666666666666
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.evaluation.engine import evaluate
+from fuzzytruth.evaluation.result import Evaluation
+from fuzzytruth.measures import Measure, Preset, parse_measures
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.runs import Run
+from fuzzytruth.truth.protocol import TruthKind
+from fuzzytruth.truth.qrels import Qrels
+from fuzzytruth.uncertain.batch import DistributionBatch
+
+__all__ = ["compute_measures", "evaluate_per_annotator"]
+
+
+def compute_measures(
+    rg: RankedGains, measures: Iterable[str | Measure], *, preset: str | Preset = "trec"
+) -> pd.DataFrame:
+    """Run resolved measures' kernels on ranked gains: a wide (n_queries, n_measures) table.
+
+    The kernel level, below the rules of :func:`fuzzytruth.evaluation`: NaN where a value is
+    undefined.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, 1]], [[1, 1]])
+    >>> compute_measures(rg, ["P@2", "R@3"])
+       P@2  R@3
+    q  0.5  1.0
+    """
+    ms = parse_measures(measures)
+    values = {str(m): m.resolve(preset).compute(rg) for m in ms}
+    return pd.DataFrame(values, index=pd.Index(rg.query_ids, name=None))
+
+
+def evaluate_per_annotator(
+    run: Run,
+    qrels_by_group: Mapping[str, Qrels],
+    measures: str | Measure | Iterable[str | Measure],
+    **options: Any,
+) -> Evaluation:
+    """Score ``run`` against each judgment group's own qrels, then average over groups.
+
+    Each group is evaluated by :func:`fuzzytruth.evaluation` with the same ``options`` (preset,
+    ``undefined``...). A query's value is the mean over the groups that judged it of the
+    group's value — with the default ``undefined="zero"`` a group without a relevant document
+    contributes 0, as trec_eval's ``map_avgjg`` (``m_map_avgjg.c``); with ``"skip"`` it is left
+    out. The result is an :class:`~fuzzytruth.evaluation.Evaluation` of those means (truth
+    ``"judgment_groups"``), with the per-group values in its ``groups`` table.
+
+    Parameters
+    ----------
+    run : Run
+        The ranked lists.
+    qrels_by_group : mapping of str to Qrels
+        One qrels per judgment group (annotator), e.g. from
+        :func:`fuzzytruth.io.read_trec_qrels_jg` or :meth:`Qrels.from_judgment_groups`.
+    measures : str, Measure or iterable of them
+        Any registered measures.
+    **options
+        Passed to :func:`fuzzytruth.evaluation`.
+
+    Returns
+    -------
+    Evaluation
+    """
+    check_groups(qrels_by_group)
+    results = [
+        evaluate_group(run, group, qrels, measures, options)
+        for group, qrels in qrels_by_group.items()
+    ]
+    return combine_groups(run, list(qrels_by_group), results)
+
+
+def check_groups(qrels_by_group: Any) -> None:
+    """``qrels_by_group`` must be a non-empty mapping (one Qrels per judgment group)."""
+    if not isinstance(qrels_by_group, Mapping) or not qrels_by_group:
+        raise ValueError(
+            "qrels_by_group must be a non-empty mapping of group id to Qrels; "
+            f"got {type(qrels_by_group).__name__}"
+        )
+
+
+def evaluate_group(
+    run: Run, group: Any, qrels: Qrels, measures: Any, options: dict
+) -> tuple[Evaluation, pd.DataFrame] | None:
+    """One judgment group: its Evaluation and its ``query_id, group, measure, value`` rows
+    (None when the group judges no query of the run). The unit of work, in memory or on a
+    Dask worker (:func:`fuzzytruth.distributed.evaluate_per_annotator`)."""
+    if not set(run.queries) & set(qrels.queries):
+        return None
+    with warnings.catch_warnings():  # a group judges only some queries: expected here
+        warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
+        ev = evaluate(run, qrels, measures, **options)
+    frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
+    frame.insert(1, "group", str(group))
+    return ev, frame
+
+
+def combine_groups(
+    run: Run, names: list[Any], results: list[tuple[Evaluation, pd.DataFrame] | None]
+) -> Evaluation:
+    """The per-annotator Evaluation from the groups' results, in the groups' order."""
+    kept = [r for r in results if r is not None]
+    if not kept:
+        raise ValueError("no query of the run is judged by any group")
+    first = kept[0][0]
+    groups = pd.concat([frame for _, frame in kept], ignore_index=True)
+    # mean over the groups that judged the query (NaN values, undefined under "skip", left out)
+    means = groups.groupby(["measure", "query_id"], sort=False)["value"].mean()
+    queries = tuple(sorted(groups["query_id"].unique()))
+    batches = {
+        (run.name, m): DistributionBatch.from_points(
+            means.loc[m].reindex(list(queries)).to_numpy(dtype=float)
+        )
+        for m in first.measures
+    }
+    order = {m: i for i, m in enumerate(first.measures)}
+    groups = groups.sort_values(
+        ["measure", "query_id", "group"],
+        key=lambda c: c.map(order) if c.name == "measure" else c,
+        kind="stable",
+    ).reset_index(drop=True)
+    return Evaluation(
+        systems=(run.name,),
+        queries=queries,
+        measures=first.measures,
+        truth=TruthKind.JUDGMENT_GROUPS,
+        undefined=first.undefined,
+        conventions={**first.conventions, "groups": [str(g) for g in names]},
+        confidence_level=first.confidence_level,
+        families={m: first.family(m) for m in first.measures},
+        batches=batches,
+        methods=dict.fromkeys(batches, "crisp"),
+        counted={m: np.ones(len(queries), dtype=bool) for m in first.measures},
+        groups=groups,
+    )

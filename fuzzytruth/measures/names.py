@@ -1,0 +1,457 @@
+"""trec_eval and ir_measures spellings of measures, translated into canonical measures.
+
+:func:`fuzzytruth.measures.parse_measure` reads canonical spellings (``P@10``, ``nDCG@10``,
+``AP``); when a name does not parse as one it asks this module, so a user can paste what
+trec_eval prints or what ir_measures accepts:
+
+=====================================  =========================================================
+trec_eval                              canonical
+=====================================  =========================================================
+``map``, ``map_cut_k``, ``gm_map``     ``AP``, ``AP@k``, ``GMAP``
+``P_k``, ``recall_k``, ``success_k``   ``P@k``, ``R@k``, ``Success@k``
+``ndcg``, ``ndcg_cut_k``               ``nDCG``, ``nDCG@k``; ``ndcg.1=3,2=9`` is
+                                       ``nDCG(gain={1:3,2:9})``
+``recip_rank``, ``Rprec``, ``bpref``   ``RR``, ``Rprec``, ``Bpref``
+``infAP``, ``11pt_avg``                ``infAP``, ``11pt``
+``iprec_at_recall_0.10``               ``iP@0.1``
+``set_P``, ``set_recall``, ``set_map``  ``P``, ``R``, ``SetAP``
+``set_F``, ``set_F.x``                 ``F``, ``F(beta=√x)`` (trec_eval's x is β²)
+``set_relative_P``, ``relative_P_k``   ``RelativeP``, ``RelativeP@k``
+``Rprec_mult_m``                       ``RprecMult@m``
+``num_q``, ``num_ret``, ``num_rel``,   ``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet``
+``num_rel_ret``
+``rbp``, ``rbp_resid`` (``.p=x``)      ``RBP(p=0.9)``, ``RBPResidual(p=0.9)`` (binary r_i)
+``gm_bpref``, ``num_nonrel_judged_ret``  ``GMBpref``, ``NumNonrelJudgedRet``
+``utility``, ``utility.a,b,c,d``       ``Utility``, ``Utility(a=..,b=..,c=..,d=..)``
+``binG``, ``ndcg_rel``                 ``BinG``, ``nDCGRel``
+=====================================  =========================================================
+
+ir_measures: ``SetP``/``SetR``/``SetF`` (its ``beta`` is β² as in trec_eval, so
+``SetF(beta=b)`` is ``F(beta=√b)``), ``SetRelP``, ``IPrec@p``, ``NumRet(rel=r)`` (which counts
+relevant retrieved: ``NumRelRet``), ``nDCG(dcg='exp-log2', gains={...})``, ``cutoff=k``, and
+its aliases ``MAP``, ``MRR``, ``NDCG``, ``Precision``, ``Recall``, ``RPrec``, ``BPref``. Names
+spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.8)``,
+``ERR@20``, ``P(rel=2)@5``, ``Bpref``, ``infAP``, ``SetAP``, ``NumQ``) are canonical already.
+``RBP`` here has binary r_i (grade >= ``rel``, Moffat & Zobel's definition): ir_measures'
+``RBP`` without ``rel`` and trec_eval 10's ``rbp`` weight graded documents by their grade, so
+on graded qrels their values differ from the translation's.
+
+Groups (:func:`expand`): ``official`` is trec_eval's default output (no ``-m``); ``all_trec``
+every trec_eval measure implemented here, as ``trec_eval -m all_trec`` computes all of its
+measures; with ``trec_groups=True`` a bare trec_eval name with default cutoffs (``P``,
+``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``iprec_at_recall``, ``Rprec_mult``,
+``relative_P``) or a list (``P.5,10``) expands as ``trec_eval -m`` does.
+
+Examples
+--------
+>>> canonical("ndcg_cut_10"), canonical("SetF(beta=4)"), canonical("NumRet(rel=1)")
+('nDCG@10', 'F(beta=2)', 'NumRelRet(rel=1)')
+>>> [str(m) for m in expand("P.5,10", trec_groups=True)]
+['P@5', 'P@10']
+>>> try:
+...     canonical("ndgc_cut_10")
+... except ValueError as err:
+...     print(str(err)[:72])
+unknown measure 'ndgc_cut_10'; closest known spellings: ndcg_cut_10, ndc
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from fuzzytruth.measures.registry import Measure, families, family, family_alias
+
+__all__ = [
+    "TREC_OFFICIAL",
+    "alias_table",
+    "canonical",
+    "expand",
+    "from_alias",
+    "parse_measure",
+    "parse_measures",
+]
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+_MEASURE_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\((.*)\))?\s*(?:@\s*([^@()]+?))?\s*$")
+
+
+def _parse_mapping(text: str) -> dict[float, float]:
+    body = text.strip()[1:-1]
+    out: dict[float, float] = {}
+    for item in _split_top_level(body):
+        key, sep, value = item.partition(":")
+        if not sep:
+            raise ValueError(f"expected 'grade:gain' items in {text!r}; got {item!r}")
+        out[float(key)] = float(value)
+    return out
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse a measure from its spelling (a :class:`Measure` is returned unchanged).
+
+    Parameters
+    ----------
+    text : str or Measure
+        E.g. ``"P@10"``, ``"nDCG(discount=jk,gain=exp)@10"``, ``"F(beta=0.5)@10"``,
+        ``"nDCG(gain={1:3,2:9})"``.
+
+    Returns
+    -------
+    Measure
+
+    Examples
+    --------
+    >>> parse_measure("nDCG(gain={1:3,2:9})@5")
+    Measure('nDCG(gain={1:3,2:9})@5')
+    >>> parse_measure("P@ten")
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter 'k' of measure 'P': must be a positive integer; got 'ten'
+
+    trec_eval and ir_measures spellings are read too (:mod:`fuzzytruth.measure_names`):
+
+    >>> parse_measure("ndcg_cut_10"), parse_measure("SetF(beta=4)")
+    (Measure('nDCG@10'), Measure('F(beta=2)'))
+    """
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str):
+        raise ValueError(f"measure must be a str or Measure; got {type(text).__name__}")
+    try:
+        return _parse_canonical(text)
+    except ValueError as error:  # a trec_eval or ir_measures spelling, or an unknown name
+        from fuzzytruth.measure_names import from_alias
+
+        return from_alias(text, error)
+
+
+def _parse_canonical(text: str) -> Measure:
+    m = _MEASURE_RE.match(text)
+    if m is None:
+        raise ValueError(
+            f"cannot parse measure {text!r}; expected 'Family', 'Family@x' or "
+            f"'Family(name=value,...)@x'"
+        )
+    name, inner, at_text = m.groups()
+    alias = family_alias(name)
+    fam_name = alias[0] if alias is not None else name
+    fam = family(fam_name)
+    params: dict[str, Any] = {}
+    for item in _split_top_level(inner or ""):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ValueError(
+                f"cannot parse parameter {item!r} in measure {text!r}; expected name=value"
+            )
+        if key in params:
+            raise ValueError(f"parameter {key!r} given twice in measure {text!r}")
+        params[key] = _parse_mapping(value) if value.startswith("{") else value
+    if at_text is not None:
+        if fam.at is None:
+            raise ValueError(f"measure {fam.name!r} takes no '@' value; got {text!r}")
+        if fam.at in params:
+            raise ValueError(f"parameter {fam.at!r} given twice in measure {text!r}")
+        params[fam.at] = at_text.strip()
+    elif fam.at_required:
+        raise ValueError(
+            f"measure {fam.name!r} needs '@{fam.at}', e.g. '{fam.name}@10'; got {text!r}"
+        )
+    return Measure(name, **params)
+
+
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse one measure or an iterable of them; duplicates are dropped, order kept.
+
+    Examples
+    --------
+    >>> parse_measures(["P@10", "AP", "P@10"])
+    [Measure('P@10'), Measure('AP')]
+    """
+    from fuzzytruth.measure_names import expand
+
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    out: list[Measure] = []
+    for item in measures:
+        for m in expand(item):  # one measure, or a group such as "official" or "P.5,10"
+            if m not in out:
+                out.append(m)
+    return out
+
+
+# trec_eval's default cutoff lists (m_*.c "Default params")
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_SUCCESS = (1, 5, 10)
+_RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
+_RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+# trec_eval name -> (family, fixed params)
+_TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
+    "map": ("AP", {}),
+    "gm_map": ("GMAP", {}),
+    "ndcg": ("nDCG", {}),
+    "recip_rank": ("RR", {}),
+    "Rprec": ("Rprec", {}),
+    "bpref": ("Bpref", {}),
+    "infAP": ("infAP", {}),
+    "11pt_avg": ("11pt", {}),
+    "set_P": ("P", {}),
+    "set_recall": ("R", {}),
+    "set_map": ("SetAP", {}),
+    "set_F": ("F", {}),
+    "set_relative_P": ("RelativeP", {}),
+    "num_q": ("NumQ", {}),
+    "num_ret": ("NumRet", {}),
+    "num_rel": ("NumRel", {}),
+    "num_rel_ret": ("NumRelRet", {}),
+    "rbp": ("RBP", {"p": 0.9}),
+    "rbp_resid": ("RBPResidual", {"p": 0.9}),
+    "gm_bpref": ("GMBpref", {}),
+    "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
+    "utility": ("Utility", {}),
+    "binG": ("BinG", {}),
+    "ndcg_rel": ("nDCGRel", {}),
+}
+# trec_eval name with a cutoff parameter -> (family, parameter, default list)
+_TREC_CUT: dict[str, tuple[str, str, tuple]] = {
+    "P": ("P", "k", _CUTOFFS),
+    "recall": ("R", "k", _CUTOFFS),
+    "map_cut": ("AP", "k", _CUTOFFS),
+    "ndcg_cut": ("nDCG", "k", _CUTOFFS),
+    "success": ("Success", "k", _SUCCESS),
+    "relative_P": ("RelativeP", "k", _CUTOFFS),
+    "iprec_at_recall": ("iP", "recall", _RECALL_LEVELS),
+    "Rprec_mult": ("RprecMult", "mult", _RPREC_MULTS),
+}
+_TREC_CUT_RE = re.compile(r"^(" + "|".join(sorted(_TREC_CUT, key=len, reverse=True))
+                          + r")[_.]([0-9.,]+)$")
+
+TREC_OFFICIAL = (
+    ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+     "recip_rank"]
+    + [f"iprec_at_recall_{p:.2f}" for p in _RECALL_LEVELS]
+    + [f"P_{k}" for k in _CUTOFFS]
+)
+"""trec_eval 9.0.8's default measures (its output without ``-m``), in its order."""
+
+_TREC_ALL_EXTRA = (
+    [f"recall_{k}" for k in _CUTOFFS] + ["infAP"]
+    + [f"Rprec_mult_{m:.2f}" for m in _RPREC_MULTS] + ["11pt_avg", "ndcg"]
+    + [f"ndcg_cut_{k}" for k in _CUTOFFS] + [f"map_cut_{k}" for k in _CUTOFFS]
+    + [f"relative_P_{k}" for k in _CUTOFFS] + [f"success_{k}" for k in _SUCCESS]
+    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "gm_bpref",
+       "num_nonrel_judged_ret", "utility", "binG", "ndcg_rel"]
+)
+
+# ir_measures aliases of canonical families, and its families spelled differently
+_IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
+               "RPrec": "Rprec", "BPref": "Bpref", "SetP": "P", "SetR": "R", "SetF": "F",
+               "SetRelP": "RelativeP", "IPrec": "iP"}
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def _trec(name: str) -> list[Measure] | None:
+    """A trec_eval spelling (output name or ``-m`` argument), or None."""
+    if name in _TREC_PLAIN:
+        fam, fixed = _TREC_PLAIN[name]
+        return [Measure(fam, **fixed)]
+    m = re.fullmatch(r"set_F[._]([0-9.]+)", name)
+    if m:
+        return [Measure("F", beta=math.sqrt(float(m.group(1))))]
+    m = re.fullmatch(r"utility\.([-0-9.e]+),([-0-9.e]+),([-0-9.e]+),([-0-9.e]+)", name)
+    if m:
+        return [Measure("Utility", **dict(zip("abcd", map(float, m.groups()), strict=True)))]
+    m = re.fullmatch(r"(rbp|rbp_resid)\.p=([0-9.]+)", name)
+    if m:
+        return [Measure(_TREC_PLAIN[m.group(1)][0], p=float(m.group(2)))]
+    m = re.fullmatch(r"(ndcg|ndcg_rel)\.(.+=.+)", name)
+    if m:
+        gain = _parse_mapping("{" + m.group(2).replace("=", ":") + "}")
+        return [Measure("nDCG" if m.group(1) == "ndcg" else "nDCGRel", gain=gain)]
+    m = _TREC_CUT_RE.match(name)
+    if m:
+        fam, param, _ = _TREC_CUT[m.group(1)]
+        values = [v for v in m.group(2).split(",") if v]
+        return [Measure(fam, **{param: _number(v)}) for v in values]
+    return None
+
+
+def _ir_measures(text: str) -> Measure | None:
+    """An ir_measures spelling that differs from the canonical one, or None."""
+    m = _MEASURE_RE.match(text)
+    if m is None:
+        return None
+    name, inner, at_text = m.groups()
+    params: dict[str, Any] = {}
+    for item in _split_top_level(inner or ""):
+        key, _, value = item.partition("=")
+        value = value.strip().strip("'\"")
+        params[key.strip()] = _parse_mapping(value) if value.startswith("{") else value
+    ir_only = "cutoff" in params or "judged_only" in params or name in _IR_ALIASES
+    ir_only |= name == "NumRet" and "rel" in params
+    ir_only |= name == "nDCG" and bool(params.keys() & {"dcg", "gains"})
+    if not ir_only:
+        return None
+    if "cutoff" in params:
+        at_text = params.pop("cutoff")
+    fam = _IR_ALIASES.get(name, name)
+    if name == "NumRet" and "rel" in params:
+        fam = "NumRelRet"
+    if name == "SetF" and "beta" in params:
+        params["beta"] = math.sqrt(float(params["beta"]))  # ir_measures' beta is β²
+    if name in ("SetP", "SetRelP") and str(params.pop("relative", "False")) == "True":
+        fam = "RelativeP"
+    if fam == "nDCG":
+        dcg = params.pop("dcg", "log2")
+        if dcg not in ("log2", "exp-log2"):
+            raise ValueError(f"nDCG(dcg=...) must be 'log2' or 'exp-log2'; got {dcg!r}")
+        if "gains" in params:
+            params["gain"] = params.pop("gains")
+        elif dcg == "exp-log2":
+            params["gain"] = "exp"
+    if str(params.pop("judged_only", "False")) == "True":
+        raise ValueError(
+            f"{text!r}: judged_only applies to the whole evaluation here (trec_eval -J), not to "
+            "one measure; drop it and evaluate with the judged-only option"
+        )
+    target = families()[fam]
+    if at_text is not None:
+        params[target.at] = str(at_text).strip()
+    return Measure(fam, **params)
+
+
+def _known_spellings() -> list[str]:
+    names = set(families()) | set(_TREC_PLAIN) | set(_IR_ALIASES) | {"official", "all_trec"}
+    names |= set(TREC_OFFICIAL) | set(_TREC_ALL_EXTRA) | set(_TREC_CUT)
+    return sorted(names)
+
+
+def _unknown(text: str) -> ValueError:
+    name = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
+    close = difflib.get_close_matches(name, _known_spellings(), n=3, cutoff=0.6)
+    hint = f"; closest known spellings: {', '.join(close)}, ..." if close else ""
+    return ValueError(
+        f"unknown measure {text!r}{hint} (canonical families: {', '.join(sorted(families()))}; "
+        "see fuzzytruth.measure_names.alias_table())"
+    )
+
+
+def from_alias(text: str, error: ValueError) -> Measure:
+    """The measure a trec_eval or ir_measures spelling means (the hook of ``parse_measure``).
+
+    ``error`` is the canonical parser's; it is raised unchanged when ``text`` names a canonical
+    family and no alias applies (a bad parameter value), and an unknown name raises a
+    ValueError listing the closest known spellings.
+    """
+    measures = _trec(text.strip())
+    if measures is not None:
+        if len(measures) != 1:
+            raise ValueError(f"{text!r} names {len(measures)} measures; use expand({text!r})")
+        return measures[0]
+    measure = _ir_measures(text)
+    if measure is not None:
+        return measure
+    m = _MEASURE_RE.match(text)
+    if m is None or m.group(1) in families() or family_alias(m.group(1)) is not None:
+        raise error  # not a name problem: the canonical parser's message says what is wrong
+    if text.strip() in ("official", "all_trec"):
+        raise ValueError(f"{text!r} is a group of measures; use expand({text!r})")
+    if text.strip() in _TREC_CUT:
+        raise ValueError(
+            f"{text!r} is trec_eval's measure at its default cutoffs; name one cutoff "
+            f"(e.g. {text.strip()}_10) or use expand({text!r}, trec_groups=True)"
+        )
+    raise _unknown(text) from None
+
+
+def expand(name: str | Measure, *, trec_groups: bool = False) -> list[Measure]:
+    """The measures a name stands for: one for a measure, several for a group.
+
+    Parameters
+    ----------
+    name : str or Measure
+        A canonical, trec_eval or ir_measures spelling, ``official`` or ``all_trec``, or a
+        trec_eval list such as ``P.5,10``.
+    trec_groups : bool, default False
+        Read a bare trec_eval name with default cutoffs (``P``, ``recall``, ``ndcg_cut``...) as
+        ``trec_eval -m NAME`` does, i.e. its default cutoff list; otherwise ``P`` is the
+        canonical set precision.
+
+    Returns
+    -------
+    list of Measure
+
+    Examples
+    --------
+    >>> len(expand("official")), str(expand("official")[4])
+    (29, 'AP')
+    >>> [str(m) for m in expand("success", trec_groups=True)]
+    ['Success@1', 'Success@5', 'Success@10']
+    """
+    if isinstance(name, Measure):
+        return [name]
+    text = name.strip()
+    if text in ("official", "all_trec"):
+        names = TREC_OFFICIAL + (_TREC_ALL_EXTRA if text == "all_trec" else [])
+        return [m for n in names for m in _trec(n) or []]
+    if trec_groups and text in _TREC_CUT:
+        fam, param, values = _TREC_CUT[text]
+        return [Measure(fam, **{param: v}) for v in values]
+    measures = _trec(text)
+    if measures is not None and len(measures) > 1:
+        return measures
+    return [parse_measure(text)]
+
+
+def canonical(name: str) -> str:
+    """The canonical spelling of a trec_eval, ir_measures or canonical measure name.
+
+    Examples
+    --------
+    >>> canonical("map"), canonical("P_10"), canonical("recall_100"), canonical("recip_rank")
+    ('AP', 'P@10', 'R@100', 'RR')
+    >>> canonical("ndcg.0=1,1=3"), canonical("nDCG(dcg='exp-log2')@10")
+    ('nDCG(gain={0:1,1:3})', 'nDCG(gain=exp)@10')
+    """
+    return str(parse_measure(name))
+
+
+def alias_table() -> list[tuple[str, str, str]]:
+    """``(spelling, source, canonical)`` for every trec_eval name in ``official`` and
+    ``all_trec`` and the ir_measures spellings that differ from the canonical ones.
+
+    Examples
+    --------
+    >>> ("set_F", "trec_eval", "F") in alias_table()
+    True
+    """
+    rows = [(n, "trec_eval", str(_trec(n)[0])) for n in TREC_OFFICIAL + _TREC_ALL_EXTRA]
+    rows += [(n, "trec_eval", str(_trec(n)[0])) for n in _TREC_PLAIN
+             if n not in TREC_OFFICIAL + _TREC_ALL_EXTRA]
+    examples = ["SetP", "SetR", "SetF", "SetF(beta=2)", "SetRelP", "IPrec@0.5", "NumRet(rel=1)",
+                "NumRelRet", "nDCG(dcg='exp-log2')@10", "MAP", "MRR", "NDCG@10", "Precision@5",
+                "Recall@100", "RPrec", "BPref"]
+    rows += [(n, "ir_measures", canonical(n)) for n in examples]
+    return rows

@@ -1,0 +1,292 @@
+"""Probabilistic membership p(category | item), closed over ancestors (Santini eq. 6–9)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.taxonomy import Taxonomy, _show
+from fuzzytruth.truth.categorical import CategoricalTruth
+from fuzzytruth.truth.protocol import TruthKind, TruthOptions
+
+__all__ = ["Membership"]
+
+
+class Membership:
+    """p(ω | item) for every item and every node ω of a taxonomy.
+
+    Definition (Santini eq. 6–8, DESIGN.md): p(ω|q) is the share of the annotators of item q
+    whose label is ω or a descendant of ω. Annotators may differ per item; each annotator's
+    vote is weighted by its annotator weight (1 by default). In a DAG an annotator counts once
+    for each ancestor, however many paths lead there. The root always has probability 1.
+
+    Alongside the closed probabilities, :attr:`direct` keeps the share of annotators who chose
+    each node *directly* (it sums to 1 over nodes for each item); it is the default weight of
+    a query's category mixture (:func:`fuzzytruth.precision_distribution`).
+
+    Examples
+    --------
+    Santini's Figure 1 image: 5 subjects, people ×2, crowd ×1, city ×2.
+
+    >>> tax = Taxonomy.from_nested({"all": {"people": ["single", "group", "crowd"],
+    ...                                     "scenery": ["city", "countryside"]}})
+    >>> df = pd.DataFrame({"item_id": "img01", "annotator_id": list("abcde"),
+    ...                    "label": ["people", "people", "crowd", "city", "city"]})
+    >>> mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=tax))
+    >>> mem.probability("img01", "people")
+    0.6
+    >>> mem.to_frame().query("category == 'crowd'")[["item_id", "probability"]]
+      item_id  probability
+    5   img01          0.2
+    """
+
+    def __init__(
+        self,
+        taxonomy: Taxonomy,
+        items: Iterable[Hashable],
+        matrix: np.ndarray,
+        direct: np.ndarray | None = None,
+    ) -> None:
+        items = pd.Index(list(items), name="item_id")
+        if items.has_duplicates:
+            raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
+        matrix = np.array(matrix, dtype=float)
+        shape = (len(items), len(taxonomy))
+        if matrix.shape != shape:
+            raise ValueError(
+                f"matrix must have shape (n_items, n_nodes) = {shape}; got {matrix.shape}"
+            )
+        if (
+            not np.all(np.isfinite(matrix))
+            or matrix.min(initial=0) < 0
+            or matrix.max(initial=0) > 1
+        ):
+            raise ValueError("membership probabilities must be finite and within [0, 1]")
+        if direct is not None:
+            direct = np.array(direct, dtype=float)
+            if direct.shape != shape:
+                raise ValueError(f"direct must have shape {shape}; got {direct.shape}")
+            direct.flags.writeable = False
+        matrix.flags.writeable = False
+        self._taxonomy = taxonomy
+        self._items = items
+        self._matrix = matrix
+        self._direct = direct
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_annotations(cls, annotations: Annotations) -> Membership:
+        """Shares of annotators, closed over ancestors (Santini eq. 6–8).
+
+        Annotator weights of ``annotations`` are applied; an item whose annotators all have
+        weight 0 is an error.
+        """
+        tax = annotations.taxonomy
+        item, _, label, weight = annotations.codes()
+        n_items, n_nodes = annotations.n_items, len(tax)
+        votes = np.zeros((n_items, n_nodes))
+        np.add.at(votes, (item, label), weight)
+        totals = votes.sum(axis=1)
+        if np.any(totals <= 0):
+            bad = annotations.items[totals <= 0].tolist()
+            raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
+        # ancestor_matrix[l, w] is True when w is l or an ancestor of l: a vote for l counts
+        # once for each such w however many DAG paths lead there. A vote split between labels
+        # (duplicates="split") gives each label a share, so a shared ancestor gets it once.
+        closed = votes @ tax.ancestor_matrix.astype(float)
+        matrix = np.minimum(closed / totals[:, None], 1.0)
+        matrix[:, tax.index(tax.root)] = 1.0
+        return cls(tax, annotations.items, matrix, votes / totals[:, None])
+
+    @classmethod
+    def from_labels(
+        cls, labels: Mapping[Hashable, Hashable] | pd.Series, *, taxonomy: Taxonomy
+    ) -> Membership:
+        """The crisp case: one label per item gives probabilities exactly 0 or 1.
+
+        Examples
+        --------
+        >>> tax = Taxonomy.from_nested({"all": {"a": ["a1"], "b": None}})
+        >>> Membership.from_labels({"x": "a1", "y": "b"}, taxonomy=tax).matrix.tolist()
+        [[1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
+        """
+        series = pd.Series(labels)
+        cols = taxonomy.indices(series.to_numpy())
+        direct = np.zeros((len(series), len(taxonomy)))
+        direct[np.arange(len(series)), cols] = 1.0
+        matrix = taxonomy.ancestor_matrix[cols].astype(float)
+        return cls(taxonomy, series.index, matrix, direct)
+
+    @classmethod
+    def from_probabilities(
+        cls,
+        table: pd.DataFrame,
+        *,
+        taxonomy: Taxonomy | None = None,
+        close: bool = True,
+    ) -> Membership:
+        """Membership from an item × category probability table (any outside label model).
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            Index: item ids; columns: categories; values in [0, 1] (for example posteriors of a
+            crowd-labelling model over the leaves).
+        taxonomy : Taxonomy, optional
+            Categories must be its nodes. Without it, a flat taxonomy ``"all" -> columns`` is
+            built (the columns must not include ``"all"``).
+        close : bool
+            When True (default), the table gives *direct* shares, which must sum to 1 per item
+            over the columns; they are closed over ancestors as annotator shares are. When
+            False, the table is already p(ω|item) for each column (e.g. independent
+            per-category relevance probabilities); missing nodes get 0, the root 1, and no
+            direct shares are kept.
+
+        Examples
+        --------
+        >>> t = pd.DataFrame({"cat": [0.7, 0.0], "dog": [0.3, 1.0]}, index=["x", "y"])
+        >>> Membership.from_probabilities(t).probability("x", "all")
+        1.0
+        """
+        if taxonomy is None:
+            if "all" in table.columns:
+                raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
+            taxonomy = Taxonomy.from_edges([("all", c) for c in table.columns])
+        cols = taxonomy.indices(table.columns)
+        values = table.to_numpy(dtype=float)
+        if (
+            not np.all(np.isfinite(values))
+            or values.min(initial=0) < 0
+            or values.max(initial=0) > 1
+        ):
+            raise ValueError("table values must be finite probabilities within [0, 1]")
+        full = np.zeros((len(table), len(taxonomy)))
+        full[:, cols] = values
+        if not close:
+            full[:, taxonomy.index(taxonomy.root)] = 1.0
+            return cls(taxonomy, table.index, full)
+        sums = full.sum(axis=1)
+        bad = np.flatnonzero(np.abs(sums - 1) > 1e-9)
+        if len(bad):
+            raise ValueError(
+                f"with close=True each row gives direct shares and must sum to 1; row "
+                f"{table.index[bad[0]]!r} sums to {float(sums[bad[0]])!r} (pass close=False for "
+                "already-closed probabilities)"
+            )
+        matrix = np.minimum(full @ taxonomy.ancestor_matrix.astype(float), 1.0)
+        matrix[:, taxonomy.index(taxonomy.root)] = 1.0
+        return cls(taxonomy, table.index, matrix, full)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def taxonomy(self) -> Taxonomy:
+        """The taxonomy whose nodes are the columns."""
+        return self._taxonomy
+
+    @property
+    def items(self) -> pd.Index:
+        """Item ids, the row order of :attr:`matrix`."""
+        return self._items
+
+    @property
+    def categories(self) -> tuple[Hashable, ...]:
+        """Category names, the column order of :attr:`matrix` (taxonomy order)."""
+        return self._taxonomy.nodes
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """``(n_items, n_nodes)`` closed probabilities p(ω|item). Read-only."""
+        return self._matrix
+
+    @property
+    def direct(self) -> np.ndarray | None:
+        """``(n_items, n_nodes)`` share of annotators choosing each node directly, or None
+        when the membership was given already closed. Read-only."""
+        return self._direct
+
+    @property
+    def is_crisp(self) -> bool:
+        """True when every probability is exactly 0 or 1."""
+        return bool(np.all((self._matrix == 0) | (self._matrix == 1)))
+
+    def item_index(self, items: Iterable[Hashable]) -> np.ndarray:
+        """Row positions of ``items``; a ValueError names the unknown ones."""
+        items = list(items)
+        pos = self._items.get_indexer(items)
+        if np.any(pos < 0):
+            unknown = [i for i, p in zip(items, pos, strict=True) if p < 0]
+            raise ValueError(f"unknown item id(s) {_show(unknown)}: not in the membership")
+        return pos
+
+    def probability(self, item: Hashable, category: Hashable) -> float:
+        """p(category | item)."""
+        return float(self._matrix[self.item_index([item])[0], self._taxonomy.index(category)])
+
+    def probabilities(self, items: Iterable[Hashable], category: Hashable) -> np.ndarray:
+        """p(category | item) for each item, in the given order."""
+        return self._matrix[self.item_index(items), self._taxonomy.index(category)]
+
+    def category_size(
+        self, category: Hashable | None = None, *, exclude: Iterable[Hashable] | None = None
+    ) -> float | pd.Series:
+        """Expected category size |ω| = Σ_q p(ω|q) (Santini eq. 9).
+
+        Parameters
+        ----------
+        category : hashable, optional
+            One category (returns a float); all categories when omitted (returns a Series).
+        exclude : iterable of item ids, optional
+            Items left out of the sum, e.g. the query item itself (shape benchmarks do not
+            count the query as a member of its own class).
+
+        Examples
+        --------
+        >>> tax = Taxonomy.from_nested({"all": {"a": None, "b": None}})
+        >>> mem = Membership.from_labels({"x": "a", "y": "a", "z": "b"}, taxonomy=tax)
+        >>> mem.category_size("a"), mem.category_size("a", exclude=["x"])
+        (2.0, 1.0)
+        """
+        sizes = self._matrix.sum(axis=0)
+        if exclude is not None:
+            sizes = sizes - self._matrix[self.item_index(exclude)].sum(axis=0)
+        if category is None:
+            return pd.Series(sizes, index=pd.Index(self.categories, name="category"), name="size")
+        return float(sizes[self._taxonomy.index(category)])
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table ``item_id, category, probability, direct_share`` (one row per pair)."""
+        n_items, n_nodes = self._matrix.shape
+        frame = pd.DataFrame(
+            {
+                "item_id": np.repeat(self._items.to_numpy(), n_nodes),
+                "category": np.tile(np.array(self.categories, dtype=object), n_items),
+                "probability": self._matrix.ravel(),
+                "direct_share": (
+                    self._direct.ravel()
+                    if self._direct is not None
+                    else np.full(self._matrix.size, np.nan)
+                ),
+            }
+        )
+        return frame
+
+    def subset(self, items: Iterable[Hashable]) -> Membership:
+        """The membership of some items only, in the given order."""
+        pos = self.item_index(items)
+        direct = None if self._direct is None else self._direct[pos]
+        return Membership(self._taxonomy, self._items[pos], self._matrix[pos], direct)
+
+    # ------------------------------------------------------------------ the truth protocol
+    truth_kind = TruthKind.CATEGORICAL
+    per_query = False  # every query's category is judged against all the items
+
+    def bind(self, options: TruthOptions) -> CategoricalTruth:
+        """This membership under the evaluation's options (:mod:`fuzzytruth.truth.protocol`)."""
+        return CategoricalTruth(self, options)
+
+    def __repr__(self) -> str:
+        kind = "crisp" if self.is_crisp else "probabilistic"
+        return f"Membership({kind}, {len(self._items)} items × {len(self.categories)} categories)"

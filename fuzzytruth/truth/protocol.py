@@ -1,0 +1,223 @@
+"""The truth protocol: what :func:`fuzzytruth.evaluate` asks a ground truth, whatever its kind.
+
+A crisp qrels is the degenerate case of the same path, not a second engine. A truth answers in
+three steps, each a typed object:
+
+1. the truth itself (:class:`Truth`: :class:`~fuzzytruth.truth.qrels.Qrels`,
+   :class:`~fuzzytruth.truth.probabilistic_qrels.ProbabilisticQrels`,
+   :class:`~fuzzytruth.truth.membership.Membership`, or any object with these members) says
+   its :attr:`~Truth.truth_kind`, whether it can be cut by query (:attr:`~Truth.per_query`:
+   qrels can, a membership is shared by every query), and binds the evaluation's options;
+2. the bound truth (:class:`BoundTruth`) says which queries it can judge and what to say
+   about the others, and prepares the evaluated queries;
+3. the prepared truth (:class:`PreparedTruth`, frozen) holds the *components* — one row per
+   (query, target): one per query, except a categorical query with an uncertain category,
+   which is a mixture over the query's categories — and answers per system:
+
+   ``doc_index(ranking, run)``
+       the ranked documents as indices in the truth's document space
+       (:class:`~fuzzytruth.uncertain.worlds.RankedDocs`; -1 for padding and unknown ones);
+   ``probabilities(docs, rel)``, ``rest(docs, rel)``, ``expected_size(docs)``
+       per component, P(relevant at threshold ``rel``) of each ranked document, the relevance
+       probabilities of the relevant documents not retrieved, and E|relevant| — what the exact
+       closed forms read (:class:`~fuzzytruth.uncertain.closed_form.ExactInput`);
+   ``worlds(world_model)``
+       the truth's own sampler of complete crisp truths (a
+       :class:`~fuzzytruth.uncertain.worlds.WorldSampler`);
+   ``ranked_gains(ranking, run, judged=...)`` (crisp truth only)
+       the :class:`~fuzzytruth.metrics.base.RankedGains` every crisp kernel reads.
+
+Examples
+--------
+>>> from fuzzytruth.truth.qrels import Qrels
+>>> bound = as_truth(Qrels(["q1", "q1"], ["a", "b"], [1, 0]))
+>>> bound.kind, bound.kind.crisp, bound.answerable(np.array(["q1", "q2"], dtype=object))
+(<TruthKind.CRISP: 'crisp'>, True, array([ True, False]))
+>>> prepared = bound.prepare(np.array(["q1"], dtype=object))
+>>> prepared.components.query, prepared.components.weight
+(array([0]), array([1.]))
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from fuzzytruth._validation import check_choice
+
+if TYPE_CHECKING:
+    from fuzzytruth.metrics.base import RankedGains
+    from fuzzytruth.runs import Ranking, Run
+    from fuzzytruth.uncertain.worlds import RankedDocs, WorldSampler
+
+__all__ = [
+    "WEIGHTS",
+    "BoundTruth",
+    "Components",
+    "PreparedTruth",
+    "Truth",
+    "TruthKind",
+    "TruthOptions",
+    "as_truth",
+]
+
+WEIGHTS = ("direct", "literal")
+
+
+class TruthKind(StrEnum):
+    """The kind of ground truth behind an evaluation (equal to its name as a string)."""
+
+    CRISP = "crisp"
+    PROBABILISTIC_QRELS = "probabilistic_qrels"
+    CATEGORICAL = "categorical"
+    JUDGMENT_GROUPS = "judgment_groups"
+
+    @property
+    def crisp(self) -> bool:
+        """True when every value is a point: one world, no spread over truths (crisp qrels,
+        and the per-annotator mean of crisp qrels).
+
+        Examples
+        --------
+        >>> TruthKind.JUDGMENT_GROUPS.crisp, TruthKind.CATEGORICAL.crisp
+        (True, False)
+        """
+        return self in (TruthKind.CRISP, TruthKind.JUDGMENT_GROUPS)
+
+
+@dataclass(frozen=True)
+class TruthOptions:
+    """The evaluation's options a truth reads (see :func:`fuzzytruth.evaluate`).
+
+    ``query_categories`` and ``weights`` apply to a categorical truth only; ``exclude_query``
+    leaves a query item out of its own category (shape benchmarks).
+    """
+
+    query_categories: Mapping[Hashable, Hashable] | None = None
+    weights: str = "direct"
+    exclude_query: bool = True
+
+    def __post_init__(self) -> None:
+        check_choice("weights", self.weights, WEIGHTS)
+        check_choice("exclude_query", self.exclude_query, (True, False))
+        if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
+            raise ValueError(
+                "query_categories must be a mapping of query id to category; got "
+                f"{type(self.query_categories).__name__}"
+            )
+
+
+@dataclass(frozen=True, eq=False)
+class Components:
+    """The rows the exact forms compute: component ``i`` is target ``node[i]`` of query
+    ``query[i]`` (sorted by query), weighing ``weight[i]`` in the query's mixture."""
+
+    query: np.ndarray
+    node: np.ndarray
+    weight: np.ndarray
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter((self.query, self.node, self.weight))
+
+    @classmethod
+    def one_per_query(cls, n_queries: int) -> Components:
+        """Every query its own single component of weight 1 (qrels truths)."""
+        return cls(np.arange(n_queries), np.zeros(n_queries, dtype=np.int64), np.ones(n_queries))
+
+
+class PreparedTruth(ABC):
+    """A truth fixed on the evaluated queries (sorted); frozen. See the module docstring."""
+
+    kind: TruthKind
+    queries: np.ndarray
+    components: Components
+
+    @abstractmethod
+    def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
+        """The ranked documents of one system as indices in the truth's document space."""
+
+    @abstractmethod
+    def probabilities(self, docs: RankedDocs, rel: float) -> np.ndarray:
+        """``(n_components, depth)`` P(relevant at threshold ``rel``) of the ranked documents."""
+
+    def rest(self, docs: RankedDocs, rel: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per component, the probabilities of the relevant documents not retrieved that are
+        uncertain (``(n_components, width)``, 0-padded) and the number that are certain."""
+        raise NotImplementedError(f"a {self.kind} truth has no uncertain rest")
+
+    def expected_size(self, docs: RankedDocs) -> np.ndarray:
+        """``(n_components,)`` expected number of relevant documents."""
+        raise NotImplementedError(f"a {self.kind} truth has no expected size")
+
+    def worlds(self, world_model: str) -> WorldSampler:
+        """The truth's sampler of complete crisp truths."""
+        raise NotImplementedError(f"a {self.kind} truth has no worlds to sample")
+
+    def ranked_gains(self, ranking: Ranking, run: Run, *, judged: bool = False) -> RankedGains:
+        """The crisp kernels' input for one system (crisp truth only)."""
+        raise NotImplementedError(f"a {self.kind} truth has no crisp grades")
+
+
+class BoundTruth(ABC):
+    """A truth with the evaluation's options: which queries it judges, and their preparation."""
+
+    kind: TruthKind
+
+    @property
+    @abstractmethod
+    def judged_queries(self) -> np.ndarray:
+        """Every query the truth judges (what ``complete=True`` adds)."""
+
+    @abstractmethod
+    def answerable(self, queries: np.ndarray) -> np.ndarray:
+        """``(len(queries),)`` bool: which queries the truth can judge."""
+
+    @abstractmethod
+    def missing_message(self, missing: list[str]) -> str:
+        """What to say about queries of the runs the truth cannot judge."""
+
+    @abstractmethod
+    def prepare(self, queries: np.ndarray) -> PreparedTruth:
+        """The truth fixed on ``queries`` (sorted, all answerable or judged)."""
+
+
+@runtime_checkable
+class Truth(Protocol):
+    """What a ground truth implements to be evaluated (see the module docstring)."""
+
+    @property
+    def truth_kind(self) -> TruthKind:
+        """The kind of truth."""
+        ...
+
+    @property
+    def per_query(self) -> bool:
+        """True when the truth can be cut into parts by query (qrels), False when every query
+        needs all of it (a membership): how a cluster partitions it."""
+        ...
+
+    def bind(self, options: TruthOptions) -> BoundTruth:
+        """The truth under the evaluation's options (errors for options that do not apply)."""
+        ...
+
+
+def as_truth(
+    truth: Any,
+    *,
+    query_categories: Mapping[Hashable, Hashable] | None = None,
+    weights: str = "direct",
+    exclude_query: bool = True,
+) -> BoundTruth:
+    """``truth`` bound to the evaluation's options, after checking it is a :class:`Truth`."""
+    if not isinstance(truth, Truth):
+        raise ValueError(
+            "truth must be a Membership, a ProbabilisticQrels or a Qrels; got "
+            f"{type(truth).__name__} (or any object implementing fuzzytruth.truth.Truth)"
+        )
+    options = TruthOptions(query_categories, weights, exclude_query)
+    return truth.bind(options)
