@@ -2,7 +2,7 @@
 
 A model is configured, then ``fit(annotations)`` returns a frozen result
 (:class:`~fuzzytruth.truth_models.base.FittedTruth`) that gives the posterior p(class | item),
-the :class:`~fuzzytruth.membership.Membership` closed over the taxonomy's ancestors, a keyed
+the :class:`~fuzzytruth.truth.membership.Membership` closed over the taxonomy's ancestors, a keyed
 sampler of plausible truths (worlds) that carries the model's own uncertainty, and convergence
 diagnostics.
 

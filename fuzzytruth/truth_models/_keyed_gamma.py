@@ -1,9 +1,9 @@
 """Keyed Gamma and Dirichlet draws: a draw depends on the seed, the stream, the unit key and
-the world's number only, like every draw of :mod:`fuzzytruth.uncertain.keyed`.
+the world's number only, like every draw of :mod:`fuzzytruth._random`.
 
 A unit's 64-bit state in a world is SplitMix64's finaliser of its key mixed with the seed and
 the stream, offset by the world times the golden-ratio constant (the scheme of
-:mod:`fuzzytruth.uncertain.keyed`); the ``k``-th uniform of the draw is the finaliser of that
+:mod:`fuzzytruth._random`); the ``k``-th uniform of the draw is the finaliser of that
 state offset by ``k`` times the constant. Gamma(a) variates are Marsaglia & Tsang's (2000)
 squeeze–rejection method for ``a >= 1`` (normals by Box–Muller), boosted for ``a < 1`` by
 ``U**(1/a)``; ``a == 0`` gives exactly 0 (a degenerate Dirichlet component). Compiled with
@@ -142,7 +142,7 @@ def gammas(
     Parameters
     ----------
     seed, stream : int
-        As in :func:`fuzzytruth.uncertain.keyed.uniforms`.
+        As in :func:`fuzzytruth._random.uniforms`.
     keys : numpy.ndarray
         ``(n_units,)`` uint64 unit keys.
     shape : numpy.ndarray

@@ -7,7 +7,7 @@ style of scipy's results) with:
     p(class | item) over the labels the model reasons about (``classes``, nodes of the
     taxonomy), one row per item (``items``), rows summing to 1;
 ``membership``
-    the same posterior as a :class:`~fuzzytruth.membership.Membership`: each class's mass is
+    the same posterior as a :class:`~fuzzytruth.truth.membership.Membership`: each class's mass is
     closed over its ancestors, exactly as annotator shares are (Santini eq. 6–8), so a label
     model's truth feeds everything a membership feeds;
 ``sample_plausibilities(worlds, seed=...)`` / ``sample_labels(worlds, seed=...)``
@@ -18,7 +18,7 @@ style of scipy's results) with:
 
 Keyed draws
 -----------
-Every random number of a world comes from :mod:`fuzzytruth.uncertain.keyed`: it is a function
+Every random number of a world comes from :mod:`fuzzytruth._random`: it is a function
 of the seed, of what is drawn (a stream), of a unit key (an item's id, or an annotator's id and
 a class) and of the world's number, and of nothing else. A world is therefore the same whatever
 block of worlds it is computed in, whatever the order of the items, and whatever else is drawn
@@ -27,12 +27,13 @@ with it. Blocks of worlds are sized from a memory budget
 
 Crisp labels are drawn from each world's plausibility row by inverse CDF on the keyed uniform of
 (item, world) in stream :data:`LABEL_STREAM`, the stream of today's annotator worlds
-(:func:`fuzzytruth.uncertain.worlds.sample_labels`), so the shares model reproduces them bit for
-bit. When the plausibilities of a world do not depend on the world (a point posterior), one
-crisp label per item per world is simply a draw from the posterior; what a model's own sampler
-adds (parameter draws, Dirichlet plausibilities) changes the *joint* law of the worlds — labels
-of different items drawn under the same drawn parameters are dependent — and the spread of soft
-measures, never the marginal p(class | item) of a single crisp label under a point posterior.
+(:func:`fuzzytruth.truth.categorical_worlds.sample_labels`), so the shares model reproduces them
+bit for bit. When the plausibilities of a world do not depend on the world (a point posterior),
+one crisp label per item per world is simply a draw from the posterior; what a model's own
+sampler adds (parameter draws, Dirichlet plausibilities) changes the *joint* law of the worlds —
+labels of different items drawn under the same drawn parameters are dependent — and the spread
+of soft measures, never the marginal p(class | item) of a single crisp label under a point
+posterior.
 Each model's docstring says what its sampler draws.
 """
 
@@ -46,11 +47,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.membership import Membership
 from fuzzytruth.taxonomy import Taxonomy
-from fuzzytruth.uncertain.keyed import categorical_draws, draw_seed, uniforms, unit_keys
+from fuzzytruth.truth.membership import Membership
 
 __all__ = [
     "LABEL_STREAM",
@@ -100,7 +101,7 @@ CLOSED_FORM = Convergence(iterations=0, last_change=0.0, converged=True)
 
 def as_seed(seed: int | np.random.Generator | None) -> int:
     """The seed of the keyed draws: an int is used as given; a Generator (or None, fresh
-    entropy) gives one through :func:`fuzzytruth.uncertain.keyed.draw_seed`."""
+    entropy) gives one through :func:`fuzzytruth._random.draw_seed`."""
     if isinstance(seed, bool):
         raise ValueError(f"seed must be an int or a numpy Generator; got {seed!r}")
     if isinstance(seed, int | np.integer):
@@ -195,7 +196,7 @@ class FittedTruth:
 
     @cached_property
     def item_keys(self) -> np.ndarray:
-        """uint64 keys of the item ids (:func:`fuzzytruth.uncertain.keyed.unit_keys`)."""
+        """uint64 keys of the item ids (:func:`fuzzytruth._random.unit_keys`)."""
         return unit_keys(np.asarray(self.items, dtype=object))
 
     def posterior_frame(self) -> pd.DataFrame:

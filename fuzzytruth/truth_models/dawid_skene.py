@@ -71,6 +71,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._random import unit_keys
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.truth_models._keyed_gamma import dirichlet
@@ -81,7 +82,6 @@ from fuzzytruth.truth_models.base import (
     as_annotations,
     used_classes,
 )
-from fuzzytruth.uncertain.keyed import unit_keys
 
 __all__ = ["DawidSkene", "DawidSkeneFit", "Votes"]
 

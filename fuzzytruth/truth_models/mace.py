@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma
 
+from fuzzytruth._random import unit_keys
 from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.truth_models._keyed_gamma import dirichlet
@@ -47,7 +48,6 @@ from fuzzytruth.truth_models.dawid_skene import (
     safe_log,
     warn_if_not_converged,
 )
-from fuzzytruth.uncertain.keyed import unit_keys
 
 __all__ = ["Mace", "MaceFit"]
 

@@ -20,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._random import unit_keys
 from fuzzytruth.truth_models._keyed_gamma import dirichlet
 from fuzzytruth.truth_models.dawid_skene import (
     _PARAMETER_STREAM,
@@ -28,7 +29,6 @@ from fuzzytruth.truth_models.dawid_skene import (
     DawidSkeneFit,
     Votes,
 )
-from fuzzytruth.uncertain.keyed import unit_keys
 
 __all__ = ["OneCoin", "OneCoinFit"]
 

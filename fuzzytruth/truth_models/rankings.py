@@ -30,12 +30,12 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import gammaincc, gammainccinv
 
+from fuzzytruth._random import uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.truth_models._keyed_gamma import gammas, gammas_below
 from fuzzytruth.truth_models.base import FittedTruth, as_seed, as_worlds
-from fuzzytruth.uncertain.keyed import uniforms, unit_keys
 
 __all__ = ["IRN", "IRNFit", "PrIRN", "PrIRNFit", "irn"]
 

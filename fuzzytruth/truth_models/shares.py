@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import ClassVar
 
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.membership import Membership
+from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth_models.base import FittedTruth, as_annotations, used_classes
 
 __all__ = ["Shares", "SharesFit"]
@@ -17,12 +17,12 @@ class Shares:
     """Every annotator weighs the same (or by its annotator weight): p(label | item) is the
     share of the item's annotators who chose it.
 
-    The membership is :meth:`Membership.from_annotations` itself, bit for bit; the posterior is
-    its direct shares over the labels actually used. Worlds: each item gets the label of one of
-    its annotators, drawn by share (the ``"annotator"`` world model of
-    :mod:`fuzzytruth.uncertain.worlds`, with the same keyed draws, so the same seed gives the
-    same labels). Plausibility worlds are the shares themselves: the model has no uncertainty
-    of its own.
+    The membership is :meth:`Membership.from_annotations` itself, bit for bit; the posterior
+    is its direct shares over the labels actually used. Worlds: each item gets the label of
+    one of its annotators, drawn by share (the ``"annotator"`` world model of
+    :mod:`fuzzytruth.truth.categorical_worlds`, with the same keyed draws, so the same seed
+    gives the same labels). Plausibility worlds are the shares themselves: the model has no
+    uncertainty of its own.
 
     Examples
     --------
