@@ -38,7 +38,7 @@ _QUOTED = r"'[^']*'|\"[^\"]*\""
 _VALUE = rf"(?:{_QUOTED}|[^\s,;:()\[\]]+)"
 _MORE = rf"(?:(?:,\s*|\s+or\s+)(?:{_QUOTED}))*"
 # a bare parameter name the library uses as the subject of a sentence
-_SUBJECT = r"(?=\s+(?:must|applies|needs|is only|has to)\b|\s*(?:[<>]=?|==)\s|\)|:)"
+_SUBJECT = r"(?=\s+(?:must|applies|needs|is only|has to)\b|\s*(?:[<>]=?|==)\s)"
 
 
 class UserError(Exception):

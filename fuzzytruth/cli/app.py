@@ -39,7 +39,7 @@ from fuzzytruth.cli._errors import (
     one_line,
 )
 
-__all__ = ["COMMANDS", "UserError", "build_parser", "main"]
+__all__ = ["COMMANDS", "UserError", "build_parser", "command_parsers", "main"]
 
 COMMANDS = ("evaluate", "compare", "agreement", "displacement", "repro", "demo")
 """The sub-commands, each a module ``fuzzytruth.cli.<name>``, in the order ``--help`` lists."""
@@ -105,6 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
             fill=lambda p, module=module: _fill(p, module),
         )
     return parser
+
+
+def command_parsers(parser: argparse.ArgumentParser | None = None) -> dict[str, Any]:
+    """Every command's parser, its options added (this imports the library), by name.
+
+    Its ``flags`` default (:class:`~fuzzytruth.cli._errors.Flags`) says which flag sets which
+    library parameter: ``command_parsers()["evaluate"].get_default("flags")``.
+    """
+    parser = parser or build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command in sub.choices.values():
+        command.format_usage()  # adds the options
+    return dict(sub.choices)
 
 
 def _check_inputs_exist(args: argparse.Namespace) -> None:
