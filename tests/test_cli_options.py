@@ -297,3 +297,19 @@ def test_each_command_has_a_module_with_the_protocol():
         assert list(inspect.signature(module.add_arguments).parameters) == ["parser", "flags"]
         assert list(inspect.signature(module.run).parameters) == ["args"]
 
+
+
+def test_displacement_g_help_lists_what_the_library_accepts(capsys, crisp_files):
+    """--g has no tuple in the library to take choices from: its help must list exactly the
+    names weighted_displacement's own error lists, and each must run."""
+    from fuzzytruth.displacement import weighted_displacement
+
+    answers = pd.read_csv(crisp_files / "answers.csv")
+    runs = pd.read_csv(crisp_files / "runs.csv")
+    accepted = _library_rejects(lambda v: weighted_displacement(answers, runs, n_items=20, g=v))
+    action = next(a for a in PARSERS["displacement"]._actions if a.dest == "g")
+    assert set(re.findall(r"[a-z_]+", action.help.split(":")[1].split("(")[0])) - {"or"} \
+        == accepted
+    for value in accepted:
+        assert main([*_base_args("displacement", crisp_files), "--g", value]) == 0
+        capsys.readouterr()
