@@ -160,3 +160,24 @@ def test_order_is_trec_eval_s_whatever_the_order_of_m(capsys):
 def test_first_parameters_win_as_in_trec_eval(capsys):
     out = run_cli(capsys, "qrels.test", "results.test", ["-m", "P.5", "-m", "P.10", "-m", "P"])
     assert out == "P_5                   \tall\t0.2667\n"  # out.test: P_5 all 0.2667
+
+
+def test_relstring_by_hand(capsys, tmp_path):
+    """m_relstring.c: a grade 0-9 is its digit, above 9 '>', a document judged with a negative
+    grade '.', one not in the qrels '-'; -J drops both kinds of unjudged, -M cuts first."""
+    (tmp_path / "run").write_text("".join(
+        f"q1 Q0 d{i} {i} {7 - i} tag\n" for i in range(1, 7)))
+    (tmp_path / "qrels").write_text("q1 0 d1 12\nq1 0 d2 0\nq1 0 d4 -1\nq1 0 d5 3\n")
+
+    def relstring(*flags):
+        status = main(["evaluate", "--qrels", str(tmp_path / "qrels"), "--run",
+                       str(tmp_path / "run"), "-q", *flags])
+        out = capsys.readouterr().out
+        assert status == 0
+        return out
+
+    assert relstring("-m", "relstring") == "relstring             \tq1\t'>0-.3-'\n"
+    assert relstring("-m", "relstring.2") == "relstring_2           \tq1\t'>0'\n"
+    assert relstring("-m", "relstring", "-J") == "relstring             \tq1\t'>03'\n"
+    assert relstring("-m", "relstring", "-M", "3") == "relstring             \tq1\t'>0-'\n"
+    assert relstring("-m", "runid") == "runid                 \tall\ttag\n"

@@ -115,9 +115,11 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], qrels: Any,
     """trec_eval's output for each run, evaluated on its own as trec_eval evaluates it."""
     from fuzzytruth.cli._inputs import evaluate_runs
     from fuzzytruth.cli._trec import relevance_strings, render, trec_lines
+    from fuzzytruth.measures import Measure
 
     lines = trec_lines(texts)
-    measures = [line.measure for line in lines if line.measure is not None]
+    # the queries and ranking conventions come from an evaluation, even of runid alone
+    measures = [line.measure for line in lines if line.measure is not None] or [Measure("NumQ")]
     lengths = {line.length for line in lines if line.base == "relstring"}
     blocks = []
     for name, run in runs.items():
