@@ -334,6 +334,22 @@ def test_ctrl_c_prints_one_line_exits_130_and_leaves_no_partial_file(capsys, tmp
     assert list(tmp_path.iterdir()) == []  # neither the folder nor its staging copy
 
 
+def test_ctrl_c_while_an_extension_module_loads(capsys, tmp_path, monkeypatch):
+    """Ctrl-C during the import of a compiled module surfaces as an ImportError caused by the
+    KeyboardInterrupt (seen with matplotlib's ft2font): still an interruption."""
+
+    def interrupted_import(out, *, figure_format="png", n_worlds=500, seed=0, stream=None):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as stop:
+            raise ImportError("initialization failed") from stop
+
+    monkeypatch.setattr("fuzzytruth.demo.run_demo", interrupted_import)
+    status, out, err = run(capsys, "demo", "--out", str(tmp_path / "demo"))
+    assert (status, out, err) == (130, "", "fuzzytruth: interrupted\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------------- real processes
 def test_the_installed_entry_point_end_to_end(files):
     out = fuzzytruth("evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "P@10", "--format",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from fuzzytruth.cli import main
-from fuzzytruth.cli._trec import _base, is_trec_spelling, trec_lines
+from fuzzytruth.cli._trec import is_trec_spelling, table_entry, trec_lines
 from fuzzytruth.measures.names import trec_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -117,10 +117,10 @@ def test_byte_for_byte_where_measures_exist(capsys, expected):
             dropped.add(text.partition(".")[0])
     produced = {line.base for _, _, text in _measure_arguments(kept) for line in trec_lines([text])}
     lines = (DATA / expected).read_text().splitlines(keepends=True)
-    bases = {_base(line.split()[0]) for line in lines}
+    bases = {table_entry(line.split()[0]) for line in lines}
     missing = (bases - produced) | dropped
     assert missing <= KNOWN_GAPS[expected], missing - KNOWN_GAPS[expected]
-    wanted = "".join(line for line in lines if _base(line.split()[0]) in produced)
+    wanted = "".join(line for line in lines if table_entry(line.split()[0]) in produced)
     assert run_cli(capsys, qrels, run, kept) == wanted
 
 

@@ -11,6 +11,7 @@ from fuzzytruth._lazy import lazy_names
 _LAZY: dict[str, str] = {
     "UserError": "fuzzytruth.cli.app",
     "build_parser": "fuzzytruth.cli.app",
+    "console": "fuzzytruth.cli.app",
     "main": "fuzzytruth.cli.app",
 }
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from fuzzytruth.cli._errors import UserError
 
-__all__ = ["evaluate_runs", "read_runs", "read_truth"]
+__all__ = ["evaluate_runs", "is_crisp", "read_runs", "read_truth"]
 
 _TRUTHS = {"annotations": "--annotations", "qrels": "--qrels", "prob_qrels": "--prob-qrels"}
 
@@ -96,7 +96,8 @@ def _query_categories(path: Path, encoding: str) -> dict:
     return dict(zip(frame["query_id"], frame["category"], strict=True))
 
 
-def _is_crisp(truth: Any) -> bool:
+def is_crisp(truth: Any) -> bool:
+    """Whether ``truth`` is crisp qrels (one value per query, no worlds)."""
     from fuzzytruth.truth.qrels import Qrels
 
     return isinstance(truth, Qrels)
@@ -113,7 +114,7 @@ def evaluate_runs(
     from fuzzytruth._validation import check_n_worlds
     from fuzzytruth.evaluation.engine import evaluate
 
-    if not _is_crisp(truth):
+    if not is_crisp(truth):
         queries = set().union(*(run.queries for run in runs.values()))
         if args.complete:
             queries |= set(getattr(truth, "queries", ()))

@@ -29,7 +29,9 @@ from typing import Any
 
 from fuzzytruth.cli._errors import UserError, note
 
-__all__ = ["TrecLine", "is_trec_spelling", "relevance_strings", "render", "trec_lines"]
+__all__ = [
+    "TrecLine", "is_trec_spelling", "relevance_strings", "render", "table_entry", "trec_lines",
+]
 
 GROUPS = {"official": ("runid",), "all_trec": ("runid", "relstring")}
 """trec_eval's groups with the lines they hold besides the library's measures."""
@@ -55,8 +57,12 @@ class TrecLine:
     length: int = 0
 
 
-def _base(printed: str) -> str | None:
-    """The entry of trec_eval's measure table a printed name belongs to."""
+def table_entry(printed: str) -> str | None:
+    """The entry of trec_eval's measure table a printed name belongs to.
+
+    >>> table_entry("ndcg_cut_10"), table_entry("P_avgjg_5"), table_entry("num_rel")
+    ('ndcg_cut', 'P_avgjg', 'num_rel')
+    """
     from fuzzytruth.measures.names import TREC_MEASURE_ORDER
 
     if printed in TREC_MEASURE_ORDER:
@@ -134,7 +140,7 @@ def _lines_of(text: str) -> list[TrecLine]:
         printed = trec_name(measure)
         if printed is None:
             raise UserError(f"--format trec: {text!r} has no trec_eval name ({measure})")
-        base = _base(printed)
+        base = table_entry(printed)
         listed = len(expand(base, trec_groups=True)) > 1  # a measure at several cutoffs
         if dot and not listed and head == base:
             printed = f"{head}_{param}"  # trec_eval repeats a parameter as typed

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -39,7 +40,7 @@ from fuzzytruth.cli._errors import (
     one_line,
 )
 
-__all__ = ["COMMANDS", "UserError", "build_parser", "command_parsers", "main"]
+__all__ = ["COMMANDS", "UserError", "build_parser", "command_parsers", "console", "main"]
 
 COMMANDS = ("evaluate", "compare", "agreement", "displacement", "repro", "demo")
 """The sub-commands, each a module ``fuzzytruth.cli.<name>``, in the order ``--help`` lists."""
@@ -152,8 +153,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        print("fuzzytruth: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        pass
+    except Exception as err:
+        if not _interrupted(err):
+            raise
+    print("fuzzytruth: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _interrupted(err: BaseException | None) -> bool:
+    """Whether ``err`` comes from a Ctrl-C: an extension module interrupted while it loads
+    raises an ImportError caused by the KeyboardInterrupt."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def console() -> NoReturn:
+    """The ``fuzzytruth`` script: :func:`main`, then exit with its status.
+
+    After a Ctrl-C the process ends at once (``os._exit``, the output flushed): a library
+    interrupted half-way through loading an extension module can crash the interpreter's
+    shutdown.
+    """
+    status = main()
+    if status == EXIT_INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def _main(argv: Sequence[str] | None) -> int:

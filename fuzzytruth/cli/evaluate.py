@@ -79,13 +79,13 @@ def measure_list(texts: Sequence[str]) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print."""
-    from fuzzytruth.cli._inputs import evaluate_runs, read_runs, read_truth
+    from fuzzytruth.cli._inputs import evaluate_runs, is_crisp, read_runs, read_truth
     from fuzzytruth.cli._trec import is_trec_spelling
 
     truth, categories = read_truth(args)
     runs = read_runs(args.run, duplicates=args.duplicates, encoding=args.encoding)
     texts = args.measure or list(DEFAULT_MEASURES)
-    crisp = categories is None and _is_qrels(truth)
+    crisp = is_crisp(truth)
     fmt = args.format
     if fmt is None:
         trec = crisp and args.measure is not None and all(map(is_trec_spelling, texts))
@@ -102,12 +102,6 @@ def run(args: argparse.Namespace) -> int:
     frame = evaluation.to_frame() if args.per_query else evaluation.aggregate()
     write(format_frame(frame, fmt))
     return 0
-
-
-def _is_qrels(truth: Any) -> bool:
-    from fuzzytruth.truth.qrels import Qrels
-
-    return isinstance(truth, Qrels)
 
 
 def _trec_output(args: argparse.Namespace, runs: dict[str, Any], qrels: Any,
