@@ -250,7 +250,9 @@ def test_malformed_annotations_names_file_and_line(capsys, files, tmp_path):
 
 def test_unknown_measure(capsys, here):
     assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "MAPP"),
-                      "MAPP")
+                      "-m MAPP: unknown measure")
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "map",
+                          "-m", "relstring.x"), "-m relstring.x")
 
 
 def test_no_truth_and_two_truths(capsys, here):

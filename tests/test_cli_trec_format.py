@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from fuzzytruth.cli import main
+from fuzzytruth.cli._errors import UserError
 from fuzzytruth.cli._trec import is_trec_spelling, table_entry, trec_lines
 from fuzzytruth.measures.names import trec_name
 
@@ -102,7 +103,7 @@ def _measure_arguments(flags):
 def _readable(text):
     try:
         trec_lines([text])
-    except ValueError:
+    except UserError:  # -m TEXT: what the library says it cannot read
         return False
     return True
 

@@ -32,7 +32,8 @@ def read_runs(paths: Sequence[Path], *, duplicates: str, encoding: str) -> dict[
             raise UserError(f"{path}: the run file has no result line (--run)")
         name = run.name if run.name and run.name not in runs else path.stem
         if name in runs:
-            raise UserError(f"two runs are named {name!r}; rename a file or its tag column")
+            raise UserError(f"two runs are named {name!r} (--run); rename a file or its tag "
+                            "column")
         runs[name] = run
     return runs
 

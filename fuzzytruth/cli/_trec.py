@@ -112,7 +112,11 @@ def trec_lines(texts: Sequence[str]) -> list[TrecLine]:
         head = text.partition(".")[0]
         if head in explicit and explicit[head] != text:
             continue
-        for line in _lines_of(text):
+        try:
+            found = _lines_of(text)
+        except ValueError as err:
+            raise UserError(f"-m {text}: {err}") from None
+        for line in found:
             if line.base in explicit and explicit[line.base] != text:
                 continue  # a group's member whose parameters another -m gives
             lines.setdefault(line.name, replace(line, position=(*line.position[:2], len(lines))))
@@ -155,7 +159,7 @@ def _relstring_length(text: str) -> int:
     try:
         return int(float(text))
     except ValueError:
-        raise UserError(f"relstring.{text}: the length must be a number, e.g. relstring.20") \
+        raise UserError(f"-m relstring.{text}: the length must be a number, e.g. relstring.20") \
             from None
 
 

@@ -73,7 +73,11 @@ def measure_list(texts: Sequence[str]) -> list[Any]:
                 f"-m {text}: a line of trec_eval's output, not a measure; it is printed with "
                 "--format trec"
             )
-        measures += [m for m in expand(text, trec_groups=True) if m not in measures]
+        try:
+            named = expand(text, trec_groups=True)
+        except ValueError as err:
+            raise UserError(f"-m {text}: {err}") from None
+        measures += [m for m in named if m not in measures]
     return measures
 
 
