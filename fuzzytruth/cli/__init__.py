@@ -1,5 +1,5 @@
 """The ``fuzzytruth`` command line (:func:`main`): evaluate, compare, agreement, displacement,
-repro, demo.
+repro, demo — one module each, listed in :data:`fuzzytruth.cli.app.COMMANDS`.
 
 Names load their module on first use, so that ``--help`` stays cheap.
 """
