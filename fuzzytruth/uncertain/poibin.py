@@ -30,14 +30,15 @@ Methods
     ``"grouped"``; otherwise ``"tree"``.
 
 Thresholds, chosen by measurement (``benchmarks/poibin.py``, section ``thresholds``: CPU time
-per list on the project's shared 2-core machine, interleaved with fast-poibin, load 9–13).
-The tree with leaves of at most 128, 256, 512 or 1,024 items took at worst 1.77, 0.74, 0.61
-and 0.64 times fast-poibin's time over n = 256 .. 32,768; with 512 the whole-list recursion
-and the tree cost the same near 1,000 items, and the recursion is 3.1× slower than the tree
-at 8,192 and 12.6× at 32,768. Grouping beats the tree when each distinct probability holds
-more than about 800 (n = 2,000), 1,250 (n = 10⁴) or 1,700 (n = 10⁵) items. From 10 to 10⁶
-items, on six input shapes, the default takes 0.1–0.9 times fast-poibin's CPU time (same
-benchmark; a batch of 10,000 lists of 20 items, 0.01 times a loop over fast-poibin).
+per list, interleaved with fast-poibin, on the project's shared 2-core machine at load 10–13).
+The tree with leaves of at most 128, 256, 512 or 1,024 items took at worst 1.83, 0.80, 0.66
+and 0.67 times fast-poibin's time over n = 256 .. 32,768 (uniform p); with 512, the
+whole-list recursion costs about as much as the tree at 1,024 items, 1.5–1.9 times as much at
+1,536–2,048, 4–6 times at 8,192 and 11–13 times at 32,768 (two runs). Grouping beats the tree
+when each distinct probability holds more than about 700 (n = 2,000), 1,250 (n = 10⁴) or
+1,800 (n = 10⁵) items. From 10 to 10⁶ items, on six input shapes, the default takes 0.10–0.91
+times fast-poibin's CPU time (section ``table``); a batch of 10,000 lists of 20 items, 0.02
+times a loop over fast-poibin (section ``batched``).
 
 Accuracy. The exact paths (the recursion, a single leaf, a grouped product with a short
 factor) keep a small relative error in every entry. The recursion's PMFs are divided by their
@@ -48,20 +49,23 @@ An FFT product makes a *normwise* error, about ε·log₂N times the norms of th
 (ε = 2⁻⁵³, N the transform length; Higham, *Accuracy and Stability of Numerical
 Algorithms*, 2nd ed., ch. 24), spread over all entries alike. What is promised is therefore
 an **absolute** error: at most 1e-15 measured against 50-digit and extended-precision
-references for n from 10 to 10⁶ on six input shapes (benchmark section ``table``; the bar is
-1e-14). Far from the mode the FFT costs the relative accuracy (section ``tails``): where the
-exact PMF is below 1e-30 the tree returns rounding noise of up to about 1e-17 (negative noise
-is clipped to 0); where it is above 1e-10 the relative error reaches 1e-7 (1e-6 at n = 10⁶
-with p near 0), and above 1e-14, 1e-3 to 1e-2 — the same orders of magnitude as fast-poibin,
-whose larger transforms make 2–10 times less noise. The sum is 1 within 2e-13 and the mean
-is off by about 1e-8 at n = 10⁶ (the clipped noise); the PMF is not renormalised afterwards,
-which would move the mode by more than the noise it removes. Where the far tails matter in
-relative terms (a p-value of 1e-30), use ``method="recursion"`` (O(n²)), or ``"grouped"``
-when at most one distinct probability has more than 128 items (its products are then exact).
+references for n from 10 to 10⁶ on six input shapes (section ``table``, largest 8.6e-16; the
+bar is 1e-14). Far from the mode the FFT costs the relative accuracy (section ``tails``, n = 10⁴
+and 10⁶, p uniform or near 0): where the exact PMF is below 1e-30 the tree returns rounding
+noise of up to 7e-17 (negative noise is clipped to 0); where it is above 1e-10 the relative
+error reaches 1e-7 (1.4e-6 at n = 10⁶ with p near 0), and above 1e-14, 1e-3 to 1e-2 — the same
+orders of magnitude as fast-poibin (exact products below 1,024 terms, transforms twice as
+long), which makes 1.5–10 times less noise. At n = 10⁶ the sum is 1 within 2e-13 and the mean
+is off by about 1e-8: the clipped noise adds mass far from the mode. The PMF is not
+renormalised: dividing by the sum lowered the largest error on some shapes and raised it on
+others (1.5e-16 to 9.2e-16 at n = 10⁶ with p near 0). Where the far tails matter in relative
+terms (a p-value of 1e-30), use ``method="recursion"`` (O(n²)), or ``"grouped"`` when fewer
+than 128 items lie outside the most common probability (every product is then exact).
 
 The recursion runs as a small numba-compiled loop: a per-item Python loop costs microseconds per
 step, which at n ≤ 1,000 would be slower than compiled peers such as fast-poibin. numba is
-imported at the first PMF, not with this module.
+imported at the first recursion (tree leaves included), not with this module; scipy is not
+used.
 """
 
 from __future__ import annotations
