@@ -21,6 +21,16 @@ MEASURES = ("q", "w")
 _STATS = ("std", "min", "median", "max")
 
 
+def _canonical(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows sorted by (system, query, annotator), so that every mean adds the same numbers
+    in the same order whatever the order of the rows (the table of
+    :func:`~fuzzytruth.displacement.weighted_displacement` is in this order already)."""
+    codes = [pd.factorize(table[c].to_numpy(), sort=True)[0]
+             for c in ("annotator_id", "query_id", "system")]
+    order = np.lexsort(codes)
+    return table if np.all(order[1:] > order[:-1]) else table.iloc[order]
+
+
 def _ordered(hypotheses: tuple[str, ...]) -> list[str]:
     return [c for h in hypotheses for c in (h, *(f"{h}_{s}" for s in _STATS))]
 
@@ -70,7 +80,7 @@ class DisplacementResult:
 
     def _summary(self, keys: list[str], measure: str) -> pd.DataFrame:
         cols = [f"{measure}_{h}" for h in HYPOTHESES]
-        stats = self.table.groupby(keys, sort=True)[cols].agg(list(_STATS))
+        stats = _canonical(self.table).groupby(keys, sort=True)[cols].agg(list(_STATS))
         stats.columns = [f"{c[len(measure) + 1 :]}_{s}" for c, s in stats.columns]
         return stats
 
@@ -93,10 +103,11 @@ class DisplacementResult:
         check_choice("measure", measure, MEASURES)
         keys = ["system", "query_id"]
         cols = [f"{measure}_{h}" for h in HYPOTHESES]
-        mean = self.table.groupby(keys, sort=True)[cols].mean()
+        table = _canonical(self.table)
+        mean = table.groupby(keys, sort=True)[cols].mean()
         mean.columns = list(HYPOTHESES)
         spread = self._summary(keys, measure)
-        n = self.table.groupby(keys, sort=True).size().rename("n_annotators")
+        n = table.groupby(keys, sort=True).size().rename("n_annotators")
         out = pd.concat([n, mean, spread], axis=1)
         return out[["n_annotators", *_ordered(HYPOTHESES)]].reset_index()
 
