@@ -31,7 +31,8 @@ def case(seed: int, systems: tuple[str, ...] = ("S1", "S2", "S3")):
             m = int(rng.integers(1, 6))
             items = rng.choice(pool, size=m, replace=False)
             rel = np.sort(rng.random(m))[::-1]
-            rows += [(f"q{q}", f"a{a}", it, k, s) for k, (it, s) in enumerate(zip(items, rel), 1)]
+            rows += [(f"q{q}", f"a{a}", it, k, s)
+                     for k, (it, s) in enumerate(zip(items, rel, strict=True), 1)]
         for sy in systems:
             items = rng.choice(pool, size=int(rng.integers(1, 8)), replace=False)
             run_rows += [(sy, f"q{q}", it, k) for k, it in enumerate(items, 1)]

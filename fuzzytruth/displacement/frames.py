@@ -159,7 +159,7 @@ def text_codes(values: np.ndarray | pd.Series, what: str) -> tuple[np.ndarray, n
     codes, uniques = pd.factorize(np.asarray(values), sort=True)
     uniques = np.asarray(uniques, dtype=object)
     merged, _ = distinct_text(uniques)
-    if merged[-1:].tolist() != [len(uniques) - 1]:  # some texts merged
+    if merged.max(initial=-1) < len(uniques) - 1:  # two values share a text
         first = {}
         for value, code in zip(uniques, merged, strict=True):
             if code in first:
