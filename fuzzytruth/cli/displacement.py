@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
-from fuzzytruth.cli._errors import Flags, UserError
+from fuzzytruth.cli._errors import Flags
 from fuzzytruth.cli._options import add_format_option, library_option
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
 
@@ -47,22 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     add_format_option(parser, TABLE_FORMATS)
 
 
-def _read_table(path: Path) -> Any:
-    import pandas as pd
-
-    sep = "\t" if path.suffix.lower() == ".tsv" else ","
-    try:
-        return pd.read_csv(path, sep=sep, comment="#")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-        raise UserError(f"{path}: {err}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Score and print."""
-    from fuzzytruth.displacement import weighted_displacement
+    from fuzzytruth.displacement import read_answers, read_runs, weighted_displacement
 
     result = weighted_displacement(
-        _read_table(args.answers), _read_table(args.runs), n_items=args.n_items, g=args.g,
+        read_answers(args.answers), read_runs(args.runs), n_items=args.n_items, g=args.g,
         use_deeper_ranks=not args.cut_at_m,
     )
     views = {"list": result.to_frame, "query": result.by_query, "system": result.by_system}
