@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 MEASURES = ("P@10", "AP", "nDCG@10", "R@100")
+FIGURE_FORMATS = ("png", "pdf")
 
 
 def run_demo(
@@ -47,6 +48,7 @@ def run_demo(
     """
     from matplotlib.figure import Figure  # no pyplot: the user's backend is left alone
 
+    from fuzzytruth._validation import check_choice
     from fuzzytruth.cli._output import text_table
     from fuzzytruth.collection import category_reliability
     from fuzzytruth.datasets import image_collection
@@ -60,8 +62,7 @@ def run_demo(
     )
     from fuzzytruth.stats import compare
 
-    if figure_format not in ("png", "pdf"):
-        raise ValueError(f"figure_format must be 'png' or 'pdf'; got {figure_format!r}")
+    check_choice("figure_format", figure_format, FIGURE_FORMATS)
     stream = stream or sys.stdout
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
