@@ -1,4 +1,4 @@
-"""Benchmark and evidence: truth models (fuzzytruth.truth_models) vs crowd-kit.
+"""Benchmark and evidence: truth models (fuzzytruth.truth.models) vs crowd-kit.
 
 Part 1, speed (issue 20 bars). Dawid–Skene on ImageNet ReaL (bundled: 924,810 votes, 184,962
 items, 85 raters): fuzzytruth's fit to convergence (default tol=1e-6) must take <= 10 s and
@@ -37,7 +37,7 @@ import pandas as pd
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth.datasets import dermatology, imagenet_real
-from fuzzytruth.truth_models import DawidSkene, NonConvergenceWarning, OneCoin, PrIRN
+from fuzzytruth.truth.models import DawidSkene, NonConvergenceWarning, OneCoin, PrIRN
 
 FIXED_ITER = 20
 N_WORLDS_PRIRN = 1_000

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth.datasets import image_collection, imagenet_real
 from fuzzytruth.truth.categorical_worlds import sample_labels
-from fuzzytruth.truth_models import (
+from fuzzytruth.truth.models import (
     DawidSkene,
     Mace,
     NonConvergenceWarning,
     OneCoin,
     Shares,
 )
-from fuzzytruth.truth_models.dawid_skene import Votes
+from fuzzytruth.truth.models.dawid_skene import Votes
 
 crowdkit = pytest.importorskip("crowdkit.aggregation")
 # crowd-kit calls pandas APIs that pandas 3 deprecates: its warnings are not ours

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth.datasets import dermatology
 from fuzzytruth.io.rankings import Rankings
-from fuzzytruth.truth_models import IRN, PrIRN, irn
+from fuzzytruth.truth.models import IRN, PrIRN, irn
 
 
 def _dedupe(groups):

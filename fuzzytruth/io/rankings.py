@@ -60,7 +60,7 @@ class Rankings:
         Every class is one of its nodes (a flat taxonomy of the classes by default).
     classes : tuple
         The classes rankings may name, in the order given (selector class ids are positions
-        in it; the columns of :func:`fuzzytruth.truth_models.irn`).
+        in it; the columns of :func:`fuzzytruth.truth.models.irn`).
 
     Examples
     --------

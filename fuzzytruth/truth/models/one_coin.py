@@ -2,7 +2,7 @@
 
 Annotator a answers the true class with probability s_a and each of the K − 1 other classes
 with probability (1 − s_a)/(K − 1) (Zhang, Chen, Zhou & Jordan 2016's one-coin model). EM as
-in :mod:`fuzzytruth.truth_models.dawid_skene` (same classes, initialisation from the shares,
+in :mod:`fuzzytruth.truth.models.dawid_skene` (same classes, initialisation from the shares,
 stopping rule, priors and degenerate cases); the M-step sets s_a to the annotator's expected
 accuracy, the mean over its votes of the posterior of the label it gave, and the confusion
 entries are clipped to [1e-10, 1 − 1e-10] (crowd-kit's ``OneCoinDawidSkene``, the oracle).
@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import unit_keys
-from fuzzytruth.truth_models._keyed_gamma import dirichlet
-from fuzzytruth.truth_models.dawid_skene import (
+from fuzzytruth.truth.models._keyed_gamma import dirichlet
+from fuzzytruth.truth.models.dawid_skene import (
     _PARAMETER_STREAM,
     EPS,
     DawidSkene,

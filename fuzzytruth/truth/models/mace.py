@@ -15,7 +15,7 @@ Initialisation (deterministic, unlike MACE's random restarts): the item posterio
 annotators' shares and the first M-step takes every vote that agrees with them as known
 (p_a from the expected share of votes that disagree, ξ_a from where they fall); then E-step,
 M-step, ... Stopping rule, classes (labels used), vote weights and degenerate cases as for
-:class:`~fuzzytruth.truth_models.dawid_skene.DawidSkene`; ``max_iter=0`` returns the posterior
+:class:`~fuzzytruth.truth.models.dawid_skene.DawidSkene`; ``max_iter=0`` returns the posterior
 under the initial parameters.
 
 Worlds (``uncertainty="parameters"``): per world, each (spam, know) pair is drawn from the Beta
@@ -35,9 +35,9 @@ from scipy.special import digamma
 from fuzzytruth._random import unit_keys
 from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.truth_models._keyed_gamma import dirichlet
-from fuzzytruth.truth_models.base import Convergence, as_annotations
-from fuzzytruth.truth_models.dawid_skene import (
+from fuzzytruth.truth.models._keyed_gamma import dirichlet
+from fuzzytruth.truth.models.base import Convergence, as_annotations
+from fuzzytruth.truth.models.dawid_skene import (
     _CRITERION,
     _PARAMETER_STREAM,
     DawidSkeneFit,
@@ -99,7 +99,7 @@ class Mace:
     strategy_prior : float
         Symmetric Dirichlet prior on each strategy of ``method="vb"``.
     tol, max_iter, uncertainty, prior
-        As in :class:`~fuzzytruth.truth_models.dawid_skene.DawidSkene`.
+        As in :class:`~fuzzytruth.truth.models.dawid_skene.DawidSkene`.
 
     Examples
     --------

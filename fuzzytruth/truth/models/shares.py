@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.truth.membership import Membership
-from fuzzytruth.truth_models.base import FittedTruth, as_annotations, used_classes
+from fuzzytruth.truth.models.base import FittedTruth, as_annotations, used_classes
 
 __all__ = ["Shares", "SharesFit"]
 

@@ -1,7 +1,7 @@
 """Truth models: the truth behind an evaluation as a model fitted on the annotations.
 
 A model is configured, then ``fit(annotations)`` returns a frozen result
-(:class:`~fuzzytruth.truth_models.base.FittedTruth`) that gives the posterior p(class | item),
+(:class:`~fuzzytruth.truth.models.base.FittedTruth`) that gives the posterior p(class | item),
 the :class:`~fuzzytruth.truth.membership.Membership` closed over the taxonomy's ancestors, a keyed
 sampler of plausible truths (worlds) that carries the model's own uncertainty, and convergence
 diagnostics.
@@ -28,12 +28,12 @@ Examples
 (4, 2)
 """
 
-from fuzzytruth.truth_models.base import Convergence, FittedTruth, NonConvergenceWarning
-from fuzzytruth.truth_models.dawid_skene import DawidSkene, DawidSkeneFit
-from fuzzytruth.truth_models.mace import Mace, MaceFit
-from fuzzytruth.truth_models.one_coin import OneCoin, OneCoinFit
-from fuzzytruth.truth_models.rankings import IRN, IRNFit, PrIRN, PrIRNFit, irn
-from fuzzytruth.truth_models.shares import Shares, SharesFit
+from fuzzytruth.truth.models.base import Convergence, FittedTruth, NonConvergenceWarning
+from fuzzytruth.truth.models.dawid_skene import DawidSkene, DawidSkeneFit
+from fuzzytruth.truth.models.mace import Mace, MaceFit
+from fuzzytruth.truth.models.one_coin import OneCoin, OneCoinFit
+from fuzzytruth.truth.models.rankings import IRN, IRNFit, PrIRN, PrIRNFit, irn
+from fuzzytruth.truth.models.shares import Shares, SharesFit
 
 TRUTH_MODELS: dict[str, type] = {
     model.name: model for model in (Shares, DawidSkene, OneCoin, Mace, IRN, PrIRN)

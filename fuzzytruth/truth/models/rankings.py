@@ -34,8 +34,8 @@ from fuzzytruth._random import uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.rankings import Rankings
-from fuzzytruth.truth_models._keyed_gamma import gammas, gammas_below
-from fuzzytruth.truth_models.base import FittedTruth, as_seed, as_worlds
+from fuzzytruth.truth.models._keyed_gamma import gammas, gammas_below
+from fuzzytruth.truth.models.base import FittedTruth, as_seed, as_worlds
 
 __all__ = ["IRN", "IRNFit", "PrIRN", "PrIRNFit", "irn"]
 

@@ -10,7 +10,7 @@ Choices, stated (they match crowd-kit's ``DawidSkene``, so that its results are 
 
 * **classes** are the labels actually used, in taxonomy order. A coarse label (an internal
   taxonomy node) is a class of its own; the posterior is then closed over ancestors by
-  :attr:`~fuzzytruth.truth_models.base.FittedTruth.membership`, so a coarse label's mass
+  :attr:`~fuzzytruth.truth.models.base.FittedTruth.membership`, so a coarse label's mass
   counts for its ancestors only. Nodes nobody used get probability 0.
 * **initialisation**: the posteriors are the annotators' shares (majority-vote proportions),
   then one M-step. ``max_iter=0`` returns that initialisation.
@@ -74,8 +74,8 @@ from scipy import sparse
 from fuzzytruth._random import unit_keys
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.truth_models._keyed_gamma import dirichlet
-from fuzzytruth.truth_models.base import (
+from fuzzytruth.truth.models._keyed_gamma import dirichlet
+from fuzzytruth.truth.models.base import (
     Convergence,
     FittedTruth,
     NonConvergenceWarning,
@@ -237,7 +237,7 @@ class DawidSkene:
     max_iter : int
         At most this many EM iterations (E-step + M-step); 0 returns the initialisation (the
         shares). A fit that stops here without meeting ``tol`` warns
-        (:class:`~fuzzytruth.truth_models.base.NonConvergenceWarning`).
+        (:class:`~fuzzytruth.truth.models.base.NonConvergenceWarning`).
     uncertainty : {"parameters", "posterior"}
         What the worlds draw: parameters from their Dirichlet posterior (default), or the
         fitted posterior only.
