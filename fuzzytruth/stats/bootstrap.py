@@ -36,6 +36,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_confidence_level,
     check_n_resamples,
+    significance_level,
 )
 
 INTERVAL_METHODS = ("percentile", "basic", "bca", "studentized")
@@ -203,9 +204,10 @@ class BootstrapResult:
                 raise ValueError(
                     f"confidence_level must exceed 0.5 for a one-sided interval; got {level!r}"
                 )
-            # rounded so that level 0.99 has tails of exactly 0.005 (its test's resolution)
-            tail = round((1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level,
-                         12)
+            # rounded (significance_level) so that level 0.99 has tails of exactly 0.005 (its
+            # test's resolution) and every procedure compares p with the same alpha
+            alpha = significance_level(level)
+            tail = alpha / 2.0 if alternative == "two-sided" else alpha
             levels = np.array([tail, 1.0 - tail])
         estimate = self.mean if target == "means" else self.difference
         low = np.empty_like(estimate)

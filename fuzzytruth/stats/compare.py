@@ -53,6 +53,7 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
     check_tolerance,
+    significance_level,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.effect import cohens_dz, wins_ties_losses
@@ -427,10 +428,10 @@ def compare(
     tol = check_tolerance(tie_tolerance)
     zero_method = check_choice("zero_method", zero_method, ZERO_METHODS)
     if alpha is None:
-        alpha = round(1.0 - level, 12)
+        alpha = significance_level(level)
     else:
         alpha = check_alpha(alpha)
-        if abs(alpha - (1.0 - level)) > 1e-12:
+        if abs(alpha - significance_level(level)) > 1e-12:
             raise ValueError(
                 "alpha must equal 1 - confidence_level so that a star never sits beside an "
                 f"interval that contains 0; got alpha={alpha!r} with "
@@ -624,5 +625,5 @@ def _system_intervals(
         interval = INTERVALS[method]
         ci = boot.confidence_interval(level, method=interval, target="means")
         return ci.low, ci.high, interval
-    _, low, high = t_interval(x, "two-sided", 1.0 - level)
+    _, low, high = t_interval(x, "two-sided", significance_level(level))
     return low, high, "t"
