@@ -183,9 +183,21 @@ def annotator_bootstrap(
     >>> pop.replicates["P@2"].shape
     (20, 2)
     """
+    from fuzzytruth.annotations import Annotations
     from fuzzytruth.evaluation.engine import evaluate  # deferred: evaluate pulls in the metrics
     from fuzzytruth.truth.membership import Membership
 
+    if not isinstance(annotations, Annotations):
+        hint = (" (a Membership holds the shares, not the labels: pass the Annotations it was "
+                "built from)" if isinstance(annotations, Membership) else "")
+        raise ValueError(
+            "annotations must be a fuzzytruth.Annotations, the labels the bootstrap "
+            f"resamples; got {type(annotations).__name__}{hint}"
+        )
+    names = [measures] if isinstance(measures, str) else [str(m) for m in measures]
+    if not names:
+        raise ValueError("measures must name at least one measure (a string or an iterable "
+                         f"of strings); got {measures!r}")
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     check_choice("annotators", annotators, ANNOTATOR_SCHEMES)
     relabel = _AnnotatorResampler(annotations)
@@ -198,7 +210,6 @@ def annotator_bootstrap(
             UnreliableInferenceWarning,
             stacklevel=2,
         )
-    names = [measures] if isinstance(measures, str) else [str(m) for m in measures]
     seed = draw_seed(rng)
     annot_rng, count_rng, world_seed = (named_stream(seed, "population", i) for i in range(3))
 
