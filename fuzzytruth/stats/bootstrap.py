@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from fuzzytruth._random import draw_seed
-from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, bootstrap_means, row_chunks
+from fuzzytruth._resampling import CHUNK_PAIRS, bootstrap_means, row_chunks
 from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -294,9 +294,7 @@ class BootstrapResult:
     def _distribution_chunks(self, target: str) -> Iterator[tuple[slice, np.ndarray]]:
         """``(slice, (chunk, n_resamples) fresh array)`` over the targets, chunk by chunk."""
         boot_t = np.ascontiguousarray(self.bootstrap_distribution.T)  # rows are systems
-        # a target's row of B replicates, and as much again for the interval's work
-        size = block_rows(self.n_resamples, MEMORY_BUDGET, bytes_per_unit=16)
-        for sl in row_chunks(self._n_targets(target), size):
+        for sl in row_chunks(self._n_targets(target), CHUNK_PAIRS):
             a, b = self._target_columns(target, sl)
             chunk = boot_t[a]
             if target == "differences":
@@ -324,8 +322,7 @@ class BootstrapResult:
         # Jackknife of a mean in closed form: theta_(i) = (sum - x_i) / (n - 1), hence
         # mean(theta_(.)) - theta_(i) = (x_i - mean) / (n - 1) and the (n - 1) factors cancel.
         out = np.empty(self._n_targets(target))
-        n = self._scores.shape[-1]
-        for sl in row_chunks(len(out), block_rows(n, MEMORY_BUDGET, bytes_per_unit=32)):
+        for sl in row_chunks(len(out), CHUNK_PAIRS * 8):
             c = self._target_scores(target, sl)
             c = c - c.mean(axis=0)
             num = (c**3).sum(axis=0)
@@ -340,9 +337,7 @@ class BootstrapResult:
         n = self._scores.shape[-1]
         boot_t = np.ascontiguousarray(self.bootstrap_distribution.T)
         counts = self._counts
-        # m1, m2 (the se* and t* in place) and a sort's work per target and replicate
-        size = block_rows(self.n_resamples, MEMORY_BUDGET, bytes_per_unit=32)
-        for sl in row_chunks(self._n_targets(target), size):
+        for sl in row_chunks(self._n_targets(target), CHUNK_PAIRS // 2):
             x = self._target_scores(target, sl)  # (n, chunk)
             estimate = x.mean(axis=0)
             se = x.std(axis=0, ddof=1) / np.sqrt(n)

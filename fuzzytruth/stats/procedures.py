@@ -47,13 +47,7 @@ import numpy as np
 from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
-from fuzzytruth._resampling import (
-    MEMORY_BUDGET,
-    all_sign_flips,
-    block_rows,
-    row_chunks,
-    sign_flip_means,
-)
+from fuzzytruth._resampling import CHUNK_PAIRS, all_sign_flips, row_chunks, sign_flip_means
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -449,8 +443,7 @@ def _randomization_procedure(
     p0 = np.empty(len(pairs))
     low = np.empty(len(pairs))
     high = np.empty(len(pairs))
-    # per pair and flip: the flipped statistic, its work copy and the hit mask
-    for sl in row_chunks(len(pairs), block_rows(b_total, MEMORY_BUDGET, bytes_per_unit=25)):
+    for sl in row_chunks(len(pairs), CHUNK_PAIRS):
         m_star = null[:, pairs[sl, 0]] - null[:, pairs[sl, 1]]  # (B, chunk)
         obs = observed[sl]
 
