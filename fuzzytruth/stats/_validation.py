@@ -21,6 +21,7 @@ __all__ = [
     "check_alternative",
     "check_choice",
     "check_confidence_level",
+    "check_int",
     "check_n_resamples",
     "check_tolerance",
     "no_spread",

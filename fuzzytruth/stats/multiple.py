@@ -26,6 +26,7 @@ from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
     check_alpha,
+    check_alternative,
     check_choice,
     check_n_resamples,
 )
@@ -338,7 +339,7 @@ def romano_wolf(
     >>> romano_wolf(boot).round(4).tolist()  # Holm on the t tests: 3e-05, 0.121, 0.176
     [0.0005, 0.083, 0.162]
     """
-    alternative = check_choice("alternative", alternative, ("two-sided", "less", "greater"))
+    alternative = check_alternative(alternative)
     n = bootstrap._scores.shape[-1]
     d = bootstrap._scores[bootstrap.pairs[:, 0]] - bootstrap._scores[bootstrap.pairs[:, 1]]
     se = d.std(axis=1, ddof=1) / np.sqrt(n)
