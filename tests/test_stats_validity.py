@@ -70,8 +70,9 @@ def test_holm_and_romano_wolf_hold_the_familywise_error_without_exchangeability(
 
 @pytest.mark.slow
 def test_tukey_loses_most_of_its_power_when_variances_differ():
-    # the least noisy of 5 systems shifted by 0.04: Tukey's pooled variance is the noisy
-    # systems', so it rarely finds the shift that Holm on paired t tests finds
-    rates = unequal_variance_study(25, shift=0.04, n_datasets=400,
+    # the least noisy of 5 systems shifted by 0.05: Tukey's pooled variance is the noisy
+    # systems', so it rarely finds the shift that Holm on paired t tests finds (50 data
+    # sets: the ANOVA Tukey's studentised-range p-values cost 60 ms a data set)
+    rates = unequal_variance_study(25, shift=0.05, n_datasets=50,
                                    corrections=("holm (t)", "tukey-anova"))
-    assert rates["holm (t)"][1] > 0.6 and rates["tukey-anova"][1] < rates["holm (t)"][1] / 2
+    assert rates["holm (t)"][1] > 0.8 and rates["tukey-anova"][1] < rates["holm (t)"][1] / 2
