@@ -42,7 +42,7 @@ def test_annotator_bootstrap_refuses_a_membership_and_says_what_to_pass(labelled
     with pytest.raises(ValueError, match=r"annotations must be a fuzzytruth.Annotations.*got "
                                          r"Membership \(a Membership holds the shares"):
         annotator_bootstrap(runs, membership, "P@1", n_resamples=5, rng=0)
-    with pytest.raises(ValueError, match="annotations must be .*; got DataFrame$"):
+    with pytest.raises(ValueError, match=r"annotations must be .*; got DataFrame$"):
         annotator_bootstrap(runs, pd.DataFrame(), "P@1", n_resamples=5, rng=0)
 
 

@@ -7,7 +7,6 @@ The generating models are in :mod:`fuzzytruth.stats._simulation_pairs` (eleven m
 comparisons the binomial MC SE is 0.31 % at 5 % and at 95 %: the bars are 5 SE away).
 """
 
-import numpy as np
 import pytest
 
 from fuzzytruth.stats._simulation_families import unequal_variance_study
