@@ -189,6 +189,15 @@ def test_the_skewness_alarm_is_skewness_squared_against_the_number_of_queries():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compare(np.vstack([base + 0.1 * rng.standard_normal(100), base]))  # normal: silent
+    # below 25 queries only the few-queries warning speaks (the alarm's 0.06 n is tiny there)
+    few = np.vstack([base[:10] + np.where(np.arange(10) < 1, 1.0, 0.0), base[:10]])
+    assert too_skewed(few[:1] - few[1:]).tolist() == [True]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compare(few)
+    messages = [str(w.message) for w in caught]
+    assert any("only 10 queries" in m for m in messages)
+    assert not any("too skewed" in m for m in messages)
 
 
 @pytest.mark.parametrize(("method", "n_resamples"), [("randomization", 19), ("percentile", 39)])
