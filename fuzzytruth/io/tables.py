@@ -478,8 +478,8 @@ def _check_nested(name: str, tree: Any) -> None:
         )
     stack: list[tuple[Any, int, str]] = [(tree, 0, "the top level")]
     while stack:
-        node, depth, where = stack.pop()
-        if depth > MAX_JSON_DEPTH:
+        node, depth, where = stack.pop()  # the names in node are at depth ``depth``
+        if depth > MAX_JSON_DEPTH and node:
             raise file_error(
                 name,
                 f"the taxonomy is nested more than {MAX_JSON_DEPTH} levels deep; write a "

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyarrow import csv
 
 from fuzzytruth.io.text import NUMBER, MaxBytes, Text, file_error, load_text, shown
@@ -91,16 +92,6 @@ def _read_slow(
     return columns, text.lines[np.asarray(kept, dtype=np.int64)]
 
 
-def _is_single_spaced(data: bytes) -> bool:
-    """Whether fields are separated by single spaces only, no line starting or ending with
-    one: then splitting at each space gives trec_eval's fields."""
-    return not (
-        any(c in data for c in (b"\t", b"\v", b"\f", b"  ", b"\n ", b" \n"))
-        or data.startswith(b" ")
-        or data.endswith(b" ")
-    )
-
-
 def _single_spaced(data: bytes) -> bytes:
     """``data`` with ASCII whitespace runs made single spaces and lines stripped; line
     breaks are kept, so are line numbers (a line of whitespace only becomes empty)."""
@@ -134,9 +125,10 @@ def _drop_extra_fields(data: bytes, n_fields: int) -> bytes:
 def _read_fast(
     data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str
 ) -> dict[str, Any]:
-    """pyarrow's multi-threaded CSV reader on single-spaced ``data``; strict: ``n_lines``
-    rows of ``len(fields)`` fields and finite numbers (else a ValueError, e.g. when a line
-    was empty, or a number out of range that only the line reader can tell from ``inf``)."""
+    """pyarrow's multi-threaded CSV reader, splitting at every space; strict: ``n_lines``
+    rows of ``len(fields)`` fields, none empty, and finite numbers (else a ValueError: e.g. a
+    line was empty, had a space too many, or a number out of range that only the line reader
+    can tell from ``inf``)."""
     table = csv.read_csv(
         pa.BufferReader(data),
         read_options=csv.ReadOptions(column_names=list(fields)),
@@ -152,9 +144,10 @@ def _read_fast(
     values = table.column(numeric).to_numpy()
     if np.isinf(values).any():
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
-    return {
-        f: values if f == numeric else pd.array(table.column(f), dtype="str") for f in fields
-    }
+    strings = {f: table.column(f) for f in fields if f != numeric}
+    if any(pc.any(pc.equal(column, "")).as_py() for column in strings.values()):
+        raise ValueError("an empty field: a space at a line's start or two spaces in a row")
+    return {f: values if f == numeric else pd.array(strings[f], dtype="str") for f in fields}
 
 
 class TrecColumns(NamedTuple):
@@ -195,23 +188,30 @@ def read_columns(
     """
     text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
     n_lines = len(text.lines)
-    if not text.data.strip(_WHITESPACE.encode()):
+    tabs = any(c in text.data for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
+    try:  # pyarrow.ArrowInvalid is a ValueError
+        if tabs:
+            raise ValueError("tabs")
+        cols, lines = _read_fast(text.data, n_lines, fields, numeric), text.lines
+    except ValueError:
+        try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
+            data = _single_spaced(text.data)
+            try:
+                cols = _read_fast(data, n_lines, fields, numeric)
+            except ValueError:
+                if not extra:
+                    raise
+                cols = _read_fast(_drop_extra_fields(data, len(fields)), n_lines, fields,
+                                  numeric)
+            lines = text.lines
+        except ValueError:  # a malformed or very long line, one of whitespace only, inf
+            cols, lines = _read_slow(text, fields, numeric, extra)
+    if not len(lines):
         raise file_error(
             text.path,
             f"no lines of data (the file is empty, or holds only comments and blank lines); "
             f"expected lines '{' '.join(fields)}'",
         )
-    data = text.data if _is_single_spaced(text.data) else _single_spaced(text.data)
-    try:  # pyarrow.ArrowInvalid is a ValueError
-        cols, lines = _read_fast(data, n_lines, fields, numeric), text.lines
-    except ValueError:
-        try:  # fields after the run tag: dropped, still vectorised
-            if not extra:
-                raise
-            cols = _read_fast(_drop_extra_fields(data, len(fields)), n_lines, fields, numeric)
-            lines = text.lines
-        except ValueError:  # a malformed or very long line, one of whitespace only, inf
-            cols, lines = _read_slow(text, fields, numeric, extra)
     values = np.asarray(cols[numeric], dtype=np.float64)
     bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
     if bad.any():
