@@ -542,3 +542,35 @@ def test_json_taxonomy_written_keeps_unicode_and_order(tmp_path):
         "tout": {"été": {"b": {}, "a": {}}, "0": {}}
     }
     assert "été" in (tmp_path / "t.json").read_text(encoding="utf-8")
+
+
+def test_json_taxonomy_with_a_nul_byte_names_the_file(tmp_path):
+    # found by the hostile suite: json.loads on bytes took a leading NUL for UTF-16 and raised
+    # a UnicodeDecodeError without the file's name
+    path = tmp_path / "tax.json"
+    path.write_bytes(b'\x00{"all": {}}\n')
+    with pytest.raises(ValueError, match=rf"^{tmp_path}/tax\.json, line 1: invalid JSON"):
+        read_taxonomy(path)
+
+
+def test_header_names_are_stripped_for_every_column(tmp_path):
+    # found by the hostile suite: 'child,parent ' named a column 'parent ' (KeyError), and a
+    # header name with spaces escaped the all-strings rule (its column was typed by pyarrow)
+    path = tmp_path / "tax.csv"
+    path.write_text("child , parent \nall,\npeople,all\n")
+    assert read_taxonomy(path).to_edges() == [("all", "people")]
+    path = tmp_path / "t.tsv"
+    path.write_text("query_id\t rank \nq1\t01\n")
+    assert read_table(path, required=["query_id", "rank"])["rank"].tolist() == ["01"]
+
+
+def test_parquet_strings_that_are_not_utf8_name_the_file(tmp_path):
+    # found by the hostile suite: a flipped byte inside a Parquet string surfaced as
+    # pyarrow's 'Wrapping ... failed' ArrowException, without the file
+    data = _parquet_bytes()
+    at = data.index(b"crowd")
+    path = tmp_path / "ann.parquet"
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1:])
+    with pytest.raises(ValueError, match=r"ann\.parquet: column 'label' holds bytes that are "
+                                         r"not valid UTF-8 text"):
+        read_annotations(path, taxonomy=TAX)

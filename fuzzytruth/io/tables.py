@@ -186,12 +186,16 @@ def _records(text: Text, delimiter: str) -> Iterator[tuple[list[str], int]]:
 
 
 def _parse(data: bytes, delimiter: str, header: list[str], keep: list[str] | None) -> pa.Table:
-    """pyarrow's reader, every value a string; a block as large as the file if a record is
-    longer than pyarrow's default block (1 MiB)."""
+    """pyarrow's reader, every value a string, the columns named by ``header`` (the header
+    line's names, stripped); a block as large as the file if a record is longer than
+    pyarrow's default block (1 MiB)."""
     def read(block: int | None) -> pa.Table:
+        options = pa_csv.ReadOptions(column_names=header, skip_rows=1)
+        if block:
+            options.block_size = block
         return pa_csv.read_csv(
             pa.BufferReader(data),
-            read_options=pa_csv.ReadOptions(block_size=block) if block else None,
+            read_options=options,
             parse_options=pa_csv.ParseOptions(delimiter=delimiter),
             convert_options=pa_csv.ConvertOptions(
                 include_columns=keep,
@@ -516,7 +520,8 @@ def _read_json_taxonomy(name: str, encoding: str, implicit_root: str | None,
     data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
                    encoding)
     try:
-        tree = json.loads(data, object_pairs_hook=_no_repeated_keys)
+        tree = json.loads(data.decode("utf-8"), object_pairs_hook=_no_repeated_keys)  # UTF-8:
+        # to_utf8 checked it; json.loads on bytes would guess UTF-16 from a leading NUL byte
     except _RepeatedKey as err:
         raise file_error(
             name, f"node {shown(err.args[0])} is given twice under one parent"
@@ -704,6 +709,12 @@ def _read_parquet(
                 name, f"column {column!r} must hold text or integers; it holds {kind}"
             )
         values = pc.cast(values, pa.string())
+        try:  # Parquet does not check that its strings are UTF-8
+            values.validate(full=True)
+        except pa.ArrowInvalid:
+            raise file_error(
+                name, f"column {column!r} holds bytes that are not valid UTF-8 text"
+            ) from None
         empty = pc.or_kleene(values.is_null(), pc.equal(values, ""))
         rows = np.flatnonzero(empty.to_numpy(zero_copy_only=False))
         if rows.size:
