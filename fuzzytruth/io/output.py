@@ -42,7 +42,11 @@ import zipfile
 from collections.abc import Iterator
 from typing import IO, Any
 
-__all__ = ["COMPRESSED_SUFFIXES", "compression_for", "open_output"]
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["COMPRESSED_SUFFIXES", "compression_for", "number_text", "open_output"]
 
 #: Name suffixes that make a writer compress, and the compression each one means.
 COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
@@ -57,6 +61,19 @@ def compression_for(path: str | os.PathLike) -> str | None:
     ('xz', None)
     """
     return COMPRESSED_SUFFIXES.get(os.path.splitext(os.fspath(path))[1].lower())
+
+
+def number_text(values: Any) -> pa.Array:
+    """Numbers as text in the shortest form that reads back exactly, as every writer writes
+    them: whole numbers without a point, ``-0`` for negative zero (Arrow's formatting).
+
+    Examples
+    --------
+    >>> number_text([2.0, 0.1, -0.0, 1e-300, float("inf")]).to_pylist()
+    ['2', '0.1', '-0', '1e-300', 'inf']
+    """
+    numbers = pa.array(np.asarray(values, dtype=np.float64), type=pa.float64())
+    return pc.cast(numbers, pa.large_string())
 
 
 def _temporary_beside(target: str) -> tuple[str, int]:

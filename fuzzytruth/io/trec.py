@@ -47,7 +47,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fuzzytruth.io.output import open_output
+from fuzzytruth.io.output import number_text, open_output
 from fuzzytruth.io.text import MaxBytes, shown
 from fuzzytruth.io.trec_columns import FIELD_SEPARATOR, QRELS_FIELDS, read_columns
 from fuzzytruth.runs import Run
@@ -182,10 +182,10 @@ _TEXT = pa.large_string()
 
 
 def _strings(values: Any) -> pa.Array:
-    """``values`` (ids, or float64 numbers) as Arrow strings; numbers in the shortest form
-    that reads back exactly (``2``, ``0.1``, ``1e-300``, ``-0``, ``inf``)."""
+    """``values`` (ids, or numbers: :func:`~fuzzytruth.io.output.number_text`) as Arrow
+    strings."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "fiu":
-        return pc.cast(pa.array(values, type=pa.float64()), _TEXT)
+        return number_text(values)
     return pc.cast(pa.array(values), _TEXT)
 
 
