@@ -45,14 +45,20 @@ _previous: dict[int, object] = {}
 _stderr: list[int] = []
 
 
+_pytest_pid: list[int] = []
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
     signal.signal(signum, signal.SIG_DFL)  # a second signal ends the run at once
+    if os.getpid() not in _pytest_pid:  # a forked child: the signal's default action
+        os.kill(os.getpid(), signum)
     raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
 
 
 def pytest_configure(config) -> None:
     if threading.current_thread() is not threading.main_thread():
         return
+    _pytest_pid.append(os.getpid())
     _stderr.append(os.dup(sys.__stderr__.fileno()))  # the terminal, not a capture file
     for signum in _STOP_SIGNALS:
         _previous[signum] = signal.signal(signum, _stop)
