@@ -412,6 +412,8 @@ def _format_value(value: Any) -> str:
     if isinstance(value, Mapping):
         items = (f"{_format_value(k)}:{_format_value(v)}" for k, v in value.items())
         return "{" + ",".join(items) + "}"
+    if isinstance(value, tuple):
+        return "[" + ",".join(_format_value(v) for v in value) + "]"
     return str(value)
 
 
