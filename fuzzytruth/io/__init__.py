@@ -1,4 +1,5 @@
-"""Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), header-line
+"""Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), trec_eval's
+preference files (:mod:`fuzzytruth.io.prefs`), header-line
 tables (:mod:`fuzzytruth.io.tables`), one text decoder for all (:mod:`fuzzytruth.io.text`).
 
 Names load their module on first use, so that a low-level module (a run reading its columns
@@ -13,6 +14,8 @@ _LAZY: dict[str, str] = {
     "read_annotations": "fuzzytruth.io.tables",
     "read_probabilistic_qrels": "fuzzytruth.io.tables",
     "read_taxonomy": "fuzzytruth.io.tables",
+    "read_trec_prefs": "fuzzytruth.io.prefs",
+    "read_trec_qrels_prefs": "fuzzytruth.io.prefs",
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",

@@ -24,6 +24,17 @@ trec_eval                              canonical
 ``gm_bpref``, ``num_nonrel_judged_ret``  ``GMBpref``, ``NumNonrelJudgedRet``
 ``utility``, ``utility.a,b,c,d``       ``Utility``, ``Utility(a=..,b=..,c=..,d=..)``
 ``binG``, ``ndcg_rel``                 ``BinG``, ``nDCGRel``
+``G``, ``Rndcg``, ``yaap``             ``G``, ``Rndcg``, ``YAAP``; ``G.1=3,2=9`` (or the printed
+                                       ``G_1=3,2=9``) is ``G(gain={1:3,2:9})``, likewise
+                                       ``Rndcg``, ``ndcg``, ``ndcg_rel``
+``ndcg_p``                             ``nDCG(discount=jk)``: J&K's b = 2 (its file is in
+                                       trec_eval's sources but not in its build)
+``11pt_avg.0.25,0.5``                  ``11pt(levels=[0.25,0.5])`` (printed ``11pt_avg_0.25,0.5``)
+``unj_k`` (trec_eval 10)               ``Unjudged@k``
+``map_avgjg``, ``P_avgjg_k``,          ``AP``, ``P@k``, ``RprecMult@m``: evaluated per judgment
+``Rprec_mult_avgjg_m``                 group and averaged (:data:`AVGJG`)
+``prefs_<kind>``,                      ``Prefs(kind=<kind>)``, ``NumPrefs(kind=<kind>)``
+``prefs_num_prefs_<kind>``
 =====================================  =========================================================
 
 ir_measures: ``SetP``/``SetR``/``SetF`` (its ``beta`` is β² as in trec_eval, so
@@ -36,11 +47,14 @@ spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.
 ``RBP`` without ``rel`` and trec_eval 10's ``rbp`` weight graded documents by their grade, so
 on graded qrels their values differ from the translation's.
 
-Groups (:func:`expand`): ``official`` is trec_eval's default output (no ``-m``); ``all_trec``
-every trec_eval measure implemented here, as ``trec_eval -m all_trec`` computes all of its
-measures; with ``trec_groups=True`` a bare trec_eval name with default cutoffs (``P``,
-``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``iprec_at_recall``, ``Rprec_mult``,
-``relative_P``) or a list (``P.5,10``) expands as ``trec_eval -m`` does.
+Groups (:func:`expand`, :data:`TREC_GROUPS`): ``official`` is trec_eval's default output (no
+``-m``); ``all_trec`` trec_eval 9.0.8's ``-m all_trec`` (every measure it computes from a
+qrels); ``set``, ``qrels_jg``, ``all_prefs`` and ``prefs`` its other groups. With
+``trec_groups=True`` a bare trec_eval name with default cutoffs (``P``, ``recall``,
+``ndcg_cut``, ``map_cut``, ``success``, ``iprec_at_recall``, ``Rprec_mult``, ``relative_P``,
+``unj``, ``P_avgjg``, ``Rprec_mult_avgjg``) or a list (``P.5,10``) expands as ``trec_eval -m``
+does: rank cutoffs read as integers (``ndcg_cut.23.4`` is ``nDCG@23``), sorted, duplicates
+refused. How trec_eval prints each measure: :mod:`fuzzytruth.measures.trec_output`.
 
 Examples
 --------
@@ -237,6 +251,11 @@ _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
     "ndcg_p": ("nDCG", {"discount": "jk"}),
     "yaap": ("YAAP", {}),
     "map_avgjg": ("AP", {}),
+    **{f"prefs_{kind}": ("Prefs", {"kind": kind}) for kind in (
+        "simp", "pair", "avgjg", "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret",
+        "avgjg_Rnonrel_ret", "simp_imp", "pair_imp", "avgjg_imp")},
+    **{f"prefs_num_prefs_{kind}": ("NumPrefs", {"kind": kind})
+       for kind in ("poss", "ful", "ful_ret")},
 }
 # trec_eval name with a list of cutoffs -> (family, parameter, default list); the cutoffs of
 # the first six are read with atol (23.4 is 23), the others with atof
@@ -288,11 +307,18 @@ TREC_GROUPS: dict[str, list[str]] = {
             "set_relative_P", "set_recall", "set_map", "set_F"],
     "qrels_jg": (["num_q", "map_avgjg"] + [f"P_avgjg_{k}" for k in _CUTOFFS]
                  + [f"Rprec_mult_avgjg_{m:.2f}" for m in _RPREC_MULTS]),
+    "all_prefs": ["num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+                  "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+                  "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+                  "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+                  "prefs_avgjg_imp"],
+    "prefs": ["num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"],
 }
 """trec_eval 9.0.8's measure groups (``-m official``, ``-m all_trec``, ``-m set``,
-``-m qrels_jg``), each in the order trec_eval prints it; ``runid`` and ``relstring`` are
-labels, not measures, and are left out. (trec_eval 10 adds ``unj``, ``rbp`` and ``rbp_resid``
-to ``all_trec``.)"""
+``-m qrels_jg``, ``-m all_prefs``, ``-m prefs``), each in the order trec_eval prints it;
+``runid`` and ``relstring`` are labels, not measures, and are left out. (trec_eval 10 adds
+``unj``, ``rbp`` and ``rbp_resid`` to ``all_trec``.)"""
 
 # ir_measures aliases of canonical families, and its families spelled differently
 _IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
