@@ -196,6 +196,9 @@ GAIN_MAPS = [None, {1: -1}, {0: 1}, {0: 2, 1: -1, 2: 5}, {1: 3, 2: 9}, {2: 0}, {
 def test_g_and_rndcg_follow_the_c_rules_with_gain_maps(gain_map):
     from test_trec_measures import trec_order
 
+    def gain(level):
+        return (gain_map or {}).get(level, level)
+
     for seed in range(4):
         run, qrels = random_collection(np.random.default_rng(800 + seed))
         rg = trec_ranked_gains(run, qrels)
@@ -205,10 +208,6 @@ def test_g_and_rndcg_follow_the_c_rules_with_gain_maps(gain_map):
         got_r = Measure("Rndcg", **params).resolve("trec").compute(rg)
         for q, vg, vr in zip(rg.query_ids, got_g, got_r, strict=True):
             judged = dict(qrels[qrels["query_id"] == q][["doc_id", "relevance"]].values)
-
-            def gain(level, judged=judged):
-                return (gain_map or {}).get(level, level)
-
             gains = [gain(judged[d]) if judged.get(d, -1) >= 0 else 0.0 for d in order[q]]
             ideal = sorted((gain(g) for g in judged.values() if g >= 0 and gain(g) > 0),
                            reverse=True)
