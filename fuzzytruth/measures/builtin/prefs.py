@@ -4,7 +4,10 @@
 On a qrels (crisp or uncertain) they read its grades as one judgment group of preferences, as
 ``trec_eval -R qrels_prefs`` does for a qrels whose second column holds one value; with
 several judgment groups or subgroups (``-R prefs``), evaluate with
-:func:`fuzzytruth.evaluation.preferences.evaluate_preferences`.
+:func:`fuzzytruth.evaluation.preferences.evaluate_preferences`. trec_eval ranks tied scores by
+doc id *ascending* for these measures (by doc id descending for all others): with ties, pass
+``ties="docid_asc"`` to :func:`fuzzytruth.evaluation` to get its numbers
+(``evaluate_preferences`` does by default).
 """
 
 from __future__ import annotations
