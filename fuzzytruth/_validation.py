@@ -13,6 +13,7 @@ __all__ = [
     "check_choice",
     "check_confidence_level",
     "check_int",
+    "check_n_worlds",
 ]
 
 
@@ -75,3 +76,23 @@ def check_int(name: str, value: object, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+def check_n_worlds(n_worlds: object, *, minimum: int = 0) -> int:
+    """The one check of a number of sampled worlds: an integer >= ``minimum`` (0 means "no
+    worlds, exact forms only" where that is allowed; samplers need at least one).
+
+    Examples
+    --------
+    >>> check_n_worlds(0)
+    0
+    >>> check_n_worlds(0, minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_worlds must be a positive integer; got 0
+    """
+    if minimum == 1:
+        if isinstance(n_worlds, bool) or not isinstance(n_worlds, Integral) or n_worlds < 1:
+            raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
+        return int(n_worlds)
+    return check_int("n_worlds", n_worlds, minimum=minimum)

@@ -16,7 +16,7 @@ import pytest
 from fuzzytruth.measures import Measure, families
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.user_models import expected_rbp
-from fuzzytruth.uncertain.worlds import _compress
+from fuzzytruth.uncertain.worlds import compress as _compress
 
 NEW_MODULES = ("fuzzytruth.metrics.trec_extra", "fuzzytruth.metrics.user_models",
                "fuzzytruth.metrics.trec_gain", "fuzzytruth.metrics.prefs")

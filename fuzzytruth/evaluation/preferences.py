@@ -6,7 +6,7 @@ against a :class:`~fuzzytruth.truth.preferences.Preferences` (several judgment g
 subgroups), following ``form_prefs_counts.c``: the judgment groups with one subgroup are
 counted for all queries at once (:func:`fuzzytruth.metrics.prefs.ec_counts`), those with
 several through their closed preference relation, one query at a time. The result is an
-:class:`~fuzzytruth.evaluation.Evaluation` like any other (a crisp one). A plain
+:class:`~fuzzytruth.evaluation.Evaluation` like any other (its values are points). A plain
 qrels is the one-group case, which :func:`fuzzytruth.evaluation` also computes (and under
 uncertain truth); with ties in the scores the two differ as trec_eval's do, because trec_eval
 ranks ties by doc id *ascending* for these measures only (``ties="docid_asc"`` here).
@@ -50,6 +50,7 @@ from fuzzytruth.metrics.prefs import (
 )
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.truth.preferences import Preferences
+from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.uncertain.batch import DistributionBatch
 
 __all__ = ["PREFERENCE_FAMILIES", "evaluate_preferences"]
@@ -105,9 +106,8 @@ def evaluate_preferences(
     Returns
     -------
     Evaluation
-        Values are points (truth ``"crisp"``: the judgments are; ``conventions["truth"]`` is
-        ``"preferences"``), so ``compare()`` and every output take it as they take a crisp
-        evaluation.
+        Truth ``"preferences"``: values are points, and ``compare()`` and every output take it
+        as they take a crisp evaluation.
     """
     check_choice("undefined", undefined, UNDEFINED)
     check_choice("missing", missing, MISSING)
@@ -150,17 +150,24 @@ def evaluate_preferences(
         "ties": ties,
         "score_dtype": score_dtype,
         "measures": {n: str(r) for n, r in zip(names, resolved, strict=True)},
-        "truth": "preferences",
+        "truth": TruthKind.PREFERENCES.value,
         "undefined": undefined,
         "missing": missing,
         "complete": complete,
         "depth": depth,
     }
-    families = {n: r.family for n, r in zip(names, resolved, strict=True)}
-    counted = dict.fromkeys(names, np.ones(len(queries), dtype=bool))
     return Evaluation(
-        tuple(rankings), tuple(queries), tuple(names), "crisp", undefined, conventions,
-        confidence_level, families, batches, methods, None, counted,
+        systems=tuple(rankings),
+        queries=tuple(queries),
+        measures=tuple(names),
+        truth=TruthKind.PREFERENCES,
+        undefined=undefined,
+        conventions=conventions,
+        confidence_level=confidence_level,
+        families={n: r.family for n, r in zip(names, resolved, strict=True)},
+        batches=batches,
+        methods=methods,
+        counted=dict.fromkeys(names, np.ones(len(queries), dtype=bool)),
     )
 
 

@@ -48,6 +48,7 @@ from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import CHUNK_PAIRS, all_sign_flips, row_chunks, sign_flip_means
+from fuzzytruth._t_interval import t_interval
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -326,22 +327,6 @@ def paired_inference(
         degenerate=flat,
         bootstrap=boot,
     )
-
-
-def t_interval(
-    d: np.ndarray, alternative: str, alpha: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(t statistic, low, high)`` of the mean of each row of ``d`` (closed form)."""
-    n = d.shape[1]
-    mean = d.mean(axis=1)
-    se = d.std(axis=1, ddof=1) / np.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
-    tail = alpha / 2 if alternative == "two-sided" else alpha
-    crit = sps.t.isf(tail, n - 1)
-    low = mean - crit * se if alternative != "less" else np.full_like(mean, -np.inf)
-    high = mean + crit * se if alternative != "greater" else np.full_like(mean, np.inf)
-    return t, low, high
 
 
 def _t_procedure(

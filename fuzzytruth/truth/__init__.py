@@ -15,8 +15,19 @@ _LAZY: dict[str, str] = {
     "Preferences": "fuzzytruth.truth.preferences",
     "ProbabilisticQrels": "fuzzytruth.truth.probabilistic_qrels",
     "Qrels": "fuzzytruth.truth.qrels",
-    "WEIGHTS": "fuzzytruth.truth.protocol",
-    "as_truth": "fuzzytruth.truth.protocol",
+    **dict.fromkeys(
+        (
+            "WEIGHTS",
+            "BoundTruth",
+            "Components",
+            "PreparedTruth",
+            "Truth",
+            "TruthKind",
+            "TruthOptions",
+            "as_truth",
+        ),
+        "fuzzytruth.truth.protocol",
+    ),
 }
 
 __all__ = sorted(_LAZY)
