@@ -1,7 +1,8 @@
-"""Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), header-line
-tables (:mod:`fuzzytruth.io.tables`), partial rankings with ties (:mod:`fuzzytruth.io.rankings`),
-one text decoder for all readers (:mod:`fuzzytruth.io.text`) and one atomic, compressing output
-for all writers (:mod:`fuzzytruth.io.output`).
+"""Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), trec_eval's
+preference files (:mod:`fuzzytruth.io.prefs`), header-line tables (:mod:`fuzzytruth.io.tables`),
+partial rankings with ties (:mod:`fuzzytruth.io.rankings`), one text decoder for all readers
+(:mod:`fuzzytruth.io.text`) and one atomic, compressing output for all writers
+(:mod:`fuzzytruth.io.output`).
 
 Every reader raises a ``ValueError`` on one line that starts with the file's name,
 ``"<path>: ..."`` or ``"<path>, line <n>: ..."`` (:func:`fuzzytruth.io.text.file_error`), and
@@ -21,6 +22,8 @@ _LAZY: dict[str, str] = {
     "read_query_categories": "fuzzytruth.io.tables",
     "read_table": "fuzzytruth.io.tables",
     "read_taxonomy": "fuzzytruth.io.tables",
+    "read_trec_prefs": "fuzzytruth.io.prefs",
+    "read_trec_qrels_prefs": "fuzzytruth.io.prefs",
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",
