@@ -517,7 +517,8 @@ def test_heatmap_wide_reliability_table(example):
     ax = plot_agreement_heatmap(frame, columns=shown)
     assert tick_texts(ax.get_xticklabels()) == shown
     assert len(ax.texts) == frame[shown].notna().to_numpy().sum()
-    better, worse = _meshes(ax)  # one colour scale per meaning
+    meshes = {m.get_cmap().name: m for m in _meshes(ax)}  # one colour scale per meaning
+    better, worse = meshes["Blues"], meshes["Oranges"]
     cells = np.ma.filled(better.get_array(), np.nan).reshape(len(frame), 3)
     np.testing.assert_allclose(cells[:, [0, 2]], frame[["mean_membership", "closed_kappa"]],
                                equal_nan=True)
@@ -709,7 +710,7 @@ def _every_figure(example, curves, comparison, displacement, small_evaluation):
         "plot_agreement_heatmap": (
             lambda: plot_agreement_heatmap(
                 reliability, columns=["mean_membership", "ambiguous_share", "closed_kappa"]),
-            {"xlabel": "", "title": "Agreement per category", "legend": None,
+            {"xlabel": "", "title": "Reliability per category", "legend": None,
              "ylabel": "category (* flagged ambiguous)" if reliability["ambiguous"].any()
              else "category"},
         ),

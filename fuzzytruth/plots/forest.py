@@ -180,16 +180,16 @@ def plot_system_intervals(
 ) -> Axes:
     """Each system's mean with its interval over queries, and its spread over the truths.
 
-    One row per system (per measure and system when several measures are shown), top to
-    bottom in table order. The point is the system's mean over queries; the thick whisker is
-    its interval **over queries** (``ci_low`` to ``ci_high``: what the mean would do with new
-    queries like these; estimand "queries" for a crisp truth, "collection" under the
-    annotators' truth); with ``truths`` and a table that has them, a thin grey bar just below
-    is its spread **over the sampled truths** (``truth_low`` to ``truth_high``: how much the
-    annotators' uncertainty moves the mean, the queries held fixed). The legend names both,
-    with their level, procedure and estimand. Two systems' intervals over queries may overlap
-    while their paired difference excludes 0 (:func:`plot_forest`): the pairing removes the
-    queries' shared difficulty.
+    One row per system (per measure and system when several measures are shown, grouped by
+    measure), top to bottom in table order. The point is the system's mean over queries; the
+    thick whisker is its interval **over queries** (``ci_low`` to ``ci_high``: what the mean
+    would do with new queries like these; estimand "queries" for a crisp truth, "collection"
+    under the annotators' truth); with ``truths`` and a table that has them, a thin grey bar
+    just below is its spread **over the sampled truths** (``truth_low`` to ``truth_high``: how
+    much the annotators' uncertainty moves the mean, the queries held fixed). The legend names
+    both, with their level, procedure and estimand. Two systems' intervals over queries may
+    overlap while their paired difference excludes 0 (:func:`plot_forest`): the pairing removes
+    the queries' shared difficulty.
 
     Parameters
     ----------
@@ -241,6 +241,9 @@ def plot_system_intervals(
             known = sorted(set(table["measure"])) if "measure" in table else []
             raise ValueError(f"measure must be one of {known}; got {measure!r}")
         table = table[table["measure"] == measure]
+    if "measure" in table.columns:  # rows grouped by measure, in order of appearance
+        order = {m: k for k, m in enumerate(pd.unique(table["measure"]))}
+        table = table.sort_values("measure", key=lambda c: c.map(order), kind="stable")
     level = one_level(table, "source")
     value = numeric(table, "source", "value")
     low, high = numeric(table, "source", "ci_low"), numeric(table, "source", "ci_high")
@@ -273,7 +276,7 @@ def plot_system_intervals(
     ax.set_ylim(-0.7, n - 0.4)
     what = f"{measures[0]}, mean over queries" if len(measures) == 1 else "mean over queries"
     ax.set_xlabel(what)
-    ax.legend(loc="best", fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize="small", frameon=False)
     if title is not None:
         ax.set_title(title)
     return ax

@@ -122,7 +122,8 @@ def plot_agreement_heatmap(
         Boolean column marking rows to flag (default ``"ambiguous"``, used when the table has
         it); None marks nothing.
     title : str, optional
-        Default ``"Agreement per <index>"``.
+        Default ``"Agreement per <index>"`` (long table) or ``"Reliability per <index>"``
+        (wide table).
 
     Returns
     -------
@@ -231,7 +232,7 @@ def plot_agreement_heatmap(
         ]
     ax = axes(ax)
     colours = np.full(matrix.shape, None, dtype=object)
-    for ks, cm, label in scales:
+    for k, (ks, cm, label) in enumerate(reversed(scales)):  # the last bar sits nearest
         part = np.full(matrix.shape, np.nan)
         part[:, ks] = matrix[:, ks]
         finite = part[np.isfinite(part)]
@@ -241,7 +242,9 @@ def plot_agreement_heatmap(
         colormap = mpl.colormaps[cm] if isinstance(cm, str) else cm
         mesh = ax.pcolormesh(np.ma.masked_invalid(part), cmap=colormap, norm=norm,
                              edgecolors="white", linewidth=0.5)
-        ax.figure.colorbar(mesh, ax=ax, label=label, fraction=0.08, pad=0.02)
+        # the farther bar leaves room for the nearer bar's label
+        pad = 0.14 if k == 0 and len(scales) > 1 else 0.02
+        ax.figure.colorbar(mesh, ax=ax, label=label, fraction=0.06, pad=pad)
         rgba = colormap(norm(part))
         for r, c in zip(*np.nonzero(np.isfinite(part)), strict=True):
             colours[r, c] = rgba[r, c]
@@ -266,7 +269,8 @@ def plot_agreement_heatmap(
     ax.tick_params(axis="both", length=0)
     ax.set_ylabel(f"{index} (* flagged {flag})" if flagged else index)
     ax.set_xlabel(column_title)
-    ax.set_title(f"Agreement per {index}" if title is None else title)
+    default = f"Agreement per {index}" if isinstance(columns, str) else f"Reliability per {index}"
+    ax.set_title(default if title is None else title)
     return ax
 
 
