@@ -3,12 +3,13 @@
 # make demo: the paper reproductions, then the bundled collection end to end (demo_output/).
 # make docs: the documentation site into docs/_build/html, offline, warnings as errors, the
 # notebooks executed (open docs/_build/html/index.html).
+# make notebooks: re-execute notebooks/ in place, so they ship with current outputs.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test lint bench docs notebooks clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +34,9 @@ docs: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[docs]'
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 	@echo "Documentation: docs/_build/html/index.html"
+
+notebooks: $(STAMP)
+	$(PY) docs/execute_notebooks.py
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

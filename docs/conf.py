@@ -12,12 +12,14 @@ import importlib
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
-
-import fuzzytruth
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))  # this checkout's fuzzytruth, for autodoc
+
+import fuzzytruth  # noqa: E402
 
 project = "fuzzytruth"
 author = "the fuzzytruth authors"
@@ -181,8 +183,14 @@ def escape_math_in_text(app, what, name, obj, options, lines) -> None:
 
 
 def setup(app) -> None:
+    """Run by Sphinx when it reads this file: the generated pages, the kernels' environment,
+    the docstring hook."""
+    # the kernels that execute the notebooks import this checkout's fuzzytruth, and draw no
+    # progress bars into the outputs
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    os.environ["CI"] = "1"
+    write_api_pages(HERE / "api")
+    copy_notebooks(HERE / "notebooks")
     app.connect("autodoc-process-docstring", escape_math_in_text)
-
-
-write_api_pages(HERE / "api")
-copy_notebooks(HERE / "notebooks")
