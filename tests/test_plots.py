@@ -716,12 +716,10 @@ def _every_figure(example, curves, comparison, displacement, small_evaluation):
         ),
         "plot_annotator_scores": (
             lambda: plot_annotator_scores(scores, "majority_agreement", "golden_accuracy"),
-            {"xlabel": "majority_agreement (axis clipped to the bulk: 1 annotator off scale, "
-                       "drawn on the edge)",
-             "ylabel": "golden_accuracy (axis clipped to the bulk: 1 annotator off scale, "
-                       "drawn on the edge)",
-             "title": "golden_accuracy against majority_agreement (6 annotators)",
-             "legend": None},
+            {"xlabel": "majority_agreement (axis clipped: 1 off scale)",
+             "ylabel": "golden_accuracy (axis clipped: 1 off scale)",
+             "title": "golden_accuracy vs majority_agreement (6 annotators)",
+             "legend": ["off scale: drawn on the edge, labelled (its values)"]},
         ),
     }
 

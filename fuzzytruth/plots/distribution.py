@@ -148,7 +148,9 @@ def plot_distribution(
     if not inside.all():
         handles.append(Patch(color=_OUTSIDE))
         labels.append("probability, outside")
-    ax.legend(handles, labels, loc="upper left", fontsize="small")
+    # below the Axes: inside, it would cover the bracket or the bars
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+              fontsize="small", frameon=False)
     return ax
 
 

@@ -258,7 +258,9 @@ def plot_agreement_heatmap(
         dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
         ax.text(j[k] + 0.5, i[k] + 0.5, text, ha="center", va="center", fontsize="small",
                 color="white" if dark else "black")
-    ax.set_xticks(np.arange(len(col_labels)) + 0.5, [str(c) for c in col_labels])
+    long_names = max(len(str(c)) for c in col_labels) > 12
+    ax.set_xticks(np.arange(len(col_labels)) + 0.5, [str(c) for c in col_labels],
+                  rotation=25 if long_names else 0, ha="right" if long_names else "center")
     ax.set_yticks(np.arange(len(row_labels)) + 0.5,
                   [f"{r} *" if r in flagged else str(r) for r in row_labels])
     for tick, r in zip(ax.get_yticklabels(), row_labels, strict=True):

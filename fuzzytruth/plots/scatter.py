@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 
 from fuzzytruth.plots._common import PALETTE, axes, numeric, require
 
@@ -54,8 +55,9 @@ def plot_annotator_scores(
     One point per annotator. With ``robust`` (default) each axis spans the values inside
     Tukey's far fences (:func:`robust_limits`); an annotator outside them is drawn on the
     edge of the plot as an open triangle pointing the way it lies off scale, labelled with its
-    id and its true values, and the axis label says the axis is clipped and how many
-    annotators are off scale. ``robust=False`` lets matplotlib fit every point.
+    id and its true values (a legend entry says so), and the axis label says the axis is
+    clipped and how many annotators are off scale. ``robust=False`` lets matplotlib fit every
+    point.
 
     Parameters
     ----------
@@ -71,7 +73,7 @@ def plot_annotator_scores(
     robust : bool
         Fit the axes to the bulk and draw outliers on the edge (default True).
     title : str, optional
-        Default ``"<y> against <x> (<n> annotators)"``.
+        Default ``"<y> vs <x> (<n> annotators)"``.
 
     Returns
     -------
@@ -92,7 +94,7 @@ def plot_annotator_scores(
     ...                        "accuracy": [0.78, 0.80, 0.84, 0.83, 0.87, 0.21]})
     >>> ax = plot_annotator_scores(scores, "agreement", "accuracy")
     >>> ax.get_xlabel()
-    'agreement (axis clipped to the bulk: 1 annotator off scale, drawn on the edge)'
+    'agreement (axis clipped: 1 off scale)'
     >>> [t.get_text() for t in ax.texts]
     ['f (0.14, 0.21)']
     >>> plt.close("all")
@@ -127,12 +129,17 @@ def plot_annotator_scores(
         ax.set_ylim(y_low, y_high)
         ax.set_xlabel(x + _clip_note(int(off_x.sum())))
         ax.set_ylabel(y + _clip_note(int(off_y.sum())))
-    ax.set_title(f"{y} against {x} ({len(table)} annotators)" if title is None else title)
+        if off.any():
+            ax.legend(
+                handles=[Line2D([], [], linestyle="none", marker="<", markerfacecolor="none",
+                                color=palette[3], label="off scale: drawn on the edge, "
+                                "labelled (its values)")],
+                loc="best", fontsize="x-small",
+            )
+    ax.set_title(f"{y} vs {x} ({len(table)} annotators)" if title is None else title,
+                 fontsize="medium")
     return ax
 
 
 def _clip_note(n_off: int) -> str:
-    if n_off == 0:
-        return ""
-    annotators = "annotator" if n_off == 1 else "annotators"
-    return f" (axis clipped to the bulk: {n_off} {annotators} off scale, drawn on the edge)"
+    return f" (axis clipped: {n_off} off scale)" if n_off else ""
