@@ -1,5 +1,6 @@
 """Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), header-line
-tables (:mod:`fuzzytruth.io.tables`), one text decoder for all (:mod:`fuzzytruth.io.text`).
+tables (:mod:`fuzzytruth.io.tables`), partial rankings with ties (:mod:`fuzzytruth.io.rankings`),
+one text decoder for all (:mod:`fuzzytruth.io.text`).
 
 Names load their module on first use, so that a low-level module (a run reading its columns
 through :mod:`fuzzytruth.io.trec_columns`) does not import every reader.
@@ -16,6 +17,9 @@ _LAZY: dict[str, str] = {
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",
+    "Rankings": "fuzzytruth.io.rankings",
+    "read_rankings": "fuzzytruth.io.rankings",
+    "write_rankings": "fuzzytruth.io.rankings",
     "read_trec_qrels": "fuzzytruth.io.trec",
     "read_trec_qrels_jg": "fuzzytruth.io.trec",
     "read_trec_run": "fuzzytruth.io.trec",

@@ -350,7 +350,7 @@ def _load_kernels() -> None:
         package = importlib.import_module("fuzzytruth.measures.builtin")
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package.__name__}.{module.name}")
-        importlib.import_module("fuzzytruth.measures.presets")
+        importlib.import_module("fuzzytruth.measures.conventions")
 
 
 def family(name: str) -> MeasureFamily:
