@@ -38,18 +38,17 @@ def cell_timeout(base: float = 300.0) -> int:
 def execute(path: Path, *, timeout: int | None = None) -> nbformat.NotebookNode:
     """Run ``path`` top to bottom in a fresh kernel (its own folder as working directory)."""
     notebook = nbformat.read(path, as_version=4)
-    os.environ["CI"] = "1"  # the kernel inherits it: no progress bars in stored outputs
+    env = dict(os.environ)
+    env["CI"] = "1"  # no progress bars in stored outputs
     # the kernel imports this checkout's fuzzytruth, whatever the installed one
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    )
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     client = NotebookClient(
         notebook,
         timeout=timeout or cell_timeout(),
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
-    client.execute()
+    client.execute(env=env)  # the kernel's environment; this process's is left alone
     return notebook
 
 
