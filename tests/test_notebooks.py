@@ -43,14 +43,13 @@ def test_notebook_ships_executed(path):
 
 
 def _text(cell: nbformat.NotebookNode) -> list[str]:
-    """What a cell prints: standard output and the text of its results, addresses removed."""
-    out = []
-    for output in cell.outputs:
-        if output.output_type == "stream" and output.name == "stdout":
-            out.append(output.text)
-        elif output.output_type == "execute_result":
-            out.append(output.data.get("text/plain", ""))
-    return [_ADDRESS.sub(" at 0x…", text) for text in out]
+    """What a cell prints: its standard output (one text, however the kernel cut it into
+    messages) and the text of its result, addresses removed."""
+    stdout = "".join(o.text for o in cell.outputs
+                     if o.output_type == "stream" and o.name == "stdout")
+    results = [o.data.get("text/plain", "") for o in cell.outputs
+               if o.output_type == "execute_result"]
+    return [_ADDRESS.sub(" at 0x…", text) for text in (stdout, *results)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
