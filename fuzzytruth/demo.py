@@ -241,7 +241,7 @@ def demo_report(
         "",
         "```",
         drop_empty_columns(
-            per_query.head(per_query_rows).drop(columns=["confidence_level", "p_undefined"])
+            per_query.head(per_query_rows).drop(columns="confidence_level")  # in the text
         ).to_string(index=False, float_format=lambda v: f"{v:.3f}"),
         "```",
         "",

@@ -270,7 +270,7 @@ def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     Dropped: columns that are NaN in every row; interval pairs (``ci_low/ci_high``,
     ``truth_low/truth_high``) whose ends are equal in every row (zero width, as the spread
     over truths of a crisp truth), with ``truth_std`` when the truth pair goes; ``mc_se``
-    when it is 0 everywhere (nothing was sampled).
+    (nothing was sampled) and ``p_undefined`` (every value defined) when 0 everywhere.
 
     Examples
     --------
@@ -289,8 +289,9 @@ def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
                 drop += [low, high]
                 if low == "truth_low" and "truth_std" in frame.columns:
                     drop.append("truth_std")
-    if "mc_se" in frame.columns and (frame["mc_se"].fillna(0) == 0).all():
-        drop.append("mc_se")
+    for column in ("mc_se", "p_undefined"):
+        if column in frame.columns and (frame[column].fillna(0) == 0).all():
+            drop.append(column)
     return frame.drop(columns=list(dict.fromkeys(drop)))
 
 

@@ -126,6 +126,9 @@ def test_crisp_tables_omit_columns_that_carry_nothing(crisp):
         "system", "measure", "mean", "over queries", "method"]
     kept = drop_empty_columns(aggregate)
     assert not {"truth_low", "truth_high", "truth_std", "mc_se"} & set(kept.columns)
+    per_query = drop_empty_columns(crisp.to_frame())
+    assert not {"p_undefined", "mc_se"} & set(per_query.columns)
+    assert {"mean", "method"} <= set(per_query.columns)
     text = _report(crisp, comparison)
     assert "over truths" not in text and "ground-truth worlds" not in text
     assert 'estimand "queries"' in text
