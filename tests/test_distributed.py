@@ -21,9 +21,8 @@ distributed = pytest.importorskip("distributed")
 
 from fuzzytruth import distributed as fd  # noqa: E402
 from fuzzytruth.datasets.image_collection import image_collection  # noqa: E402
-from fuzzytruth.distributed.evaluation import concatenate  # noqa: E402
 from fuzzytruth.distributed.partitions import split_in_memory  # noqa: E402
-from fuzzytruth.evaluation import evaluate  # noqa: E402
+from fuzzytruth.evaluation import Evaluation, evaluate  # noqa: E402
 from fuzzytruth.runs import Qrels, Run  # noqa: E402
 from fuzzytruth.stats import compare  # noqa: E402
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels  # noqa: E402
@@ -72,7 +71,8 @@ def _same_evaluation(a, b, *, exact: bool) -> None:
     numbers = ["mean", "std", "ci_low", "ci_high", "p_undefined", "mc_se"]
     np.testing.assert_allclose(fa[numbers], fb[numbers], rtol=0, atol=1e-12)
     ga, gb = a.aggregate(), b.aggregate()
-    numbers = ["value", "std", "ci_low", "ci_high", "mc_se", "n_queries"]
+    numbers = ["value", "ci_low", "ci_high", "truth_std", "truth_low", "truth_high", "mc_se",
+               "n_queries"]
     np.testing.assert_allclose(ga[numbers], gb[numbers], rtol=0, atol=1e-12)
 
 
@@ -84,7 +84,7 @@ def test_a_partition_of_the_queries_gives_the_same_world_values(data):
     parts = [evaluate(r, t, MEASURES, n_worlds=64, rng=5)
              for r, t in split_in_memory(runs, pq, 3, np.empty(0))]
     assert [len(p.queries) for p in parts] == [19, 20, 20]  # q07 is not judged
-    glued = concatenate(parts[::-1])  # out of order: put back in the sorted query order
+    glued = Evaluation.concatenate(parts[::-1])  # out of order: put back in the sorted query order
     for m in MEASURES:
         assert np.array_equal(glued.world_scores(m), whole.world_scores(m))
         assert np.array_equal(glued.query_means(m), whole.query_means(m))

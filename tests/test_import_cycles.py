@@ -5,7 +5,9 @@ cycle cannot hide behind a deferred import. ``import a.b.c`` (or ``from a.b.c im
 module outside package ``a.b`` also imports ``a`` and ``a.b`` (their ``__init__``), so those
 edges count too; a module importing a sibling inside its own package does not re-enter the
 package's ``__init__``. Lazy name tables (:mod:`fuzzytruth._lazy`) are strings, not imports:
-they load a module on first use, which is the point.
+they load a module on first use, which is the point. Imports under ``if TYPE_CHECKING:`` are
+for type checkers only and never run, so they are not counted (as import-linter's
+``exclude_type_checking_imports`` does).
 """
 
 from __future__ import annotations
@@ -33,6 +35,19 @@ def _packages_of(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:``."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        out.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     """Module -> the package modules it imports (directly or through parent packages)."""
     modules = _modules(root)
@@ -46,7 +61,7 @@ def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     for module, path in modules.items():
         is_package = path.name == "__init__.py"
         own = set(_packages_of(module)) | ({module} if is_package else set())
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -126,9 +141,13 @@ def test_the_checker_finds_a_cycle_behind_a_function_level_import(tmp_path):
     (pkg / "sub" / "c.py").write_text("def g():\n    pass\n")
     (pkg / "d.py").write_text("import pkg.sub.c\n")
     (pkg / "sub" / "e.py").write_text("def h():\n    import pkg.d\n")
+    (pkg / "f.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n"
+    )
     graph = import_graph(pkg)
     assert graph["pkg.d"] == {"pkg.sub", "pkg.sub.c"}  # the parent package's __init__ counts
     assert graph["pkg.sub.c"] == set()  # a sibling import does not re-enter the package
+    assert graph["pkg.f"] == set()  # never imported at run time
     assert cycles(graph) == [["pkg.a", "pkg.b"]]
 
 
@@ -140,3 +159,24 @@ def test_kernels_import_nothing_above_them(layer):
         if module == layer or module.startswith(layer + "."):
             above = sorted(d for d in deps if not d.startswith(allowed) and d != "fuzzytruth")
             assert above == [], (module, above)
+
+
+def test_no_lazily_exported_name_is_also_a_submodule():
+    """A package that serves names on first use (``_LAZY``) must not export a name that is also
+    one of its submodules: importing the submodule would set the package attribute to the
+    module and shadow the name for good (``fuzzytruth.measures.presets`` was a function and a
+    module at once)."""
+    import importlib
+    import pkgutil
+
+    import fuzzytruth
+
+    for info in pkgutil.walk_packages(fuzzytruth.__path__, "fuzzytruth."):
+        if not info.ispkg:
+            continue
+        package = importlib.import_module(info.name)
+        lazy = getattr(package, "_LAZY", {})
+        children = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        assert not set(lazy) & children, (info.name, sorted(set(lazy) & children))
+    top = {m.name for m in pkgutil.iter_modules(fuzzytruth.__path__)}
+    assert not set(fuzzytruth._LAZY) & top

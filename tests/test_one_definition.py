@@ -22,6 +22,7 @@ from fuzzytruth import Annotations, Membership, ProbabilisticQrels, Qrels, Run, 
 from fuzzytruth.cli import main as cli_main
 from fuzzytruth.crisp import evaluate_per_annotator
 from fuzzytruth.io import write_trec_qrels, write_trec_run
+from fuzzytruth.measures import parse_measure
 from fuzzytruth.stats import compare
 
 
@@ -316,8 +317,8 @@ def test_psb_rule_world_by_world_is_the_same_on_query_partitions():
     """The per-world class-size rule survives the Dask back end's concatenation of query
     partitions: world scores, query means and the aggregate equal the whole evaluation's."""
     pytest.importorskip("distributed")
-    from fuzzytruth.distributed.evaluation import concatenate
     from fuzzytruth.distributed.partitions import split_in_memory
+    from fuzzytruth.evaluation import Evaluation
 
     rng = np.random.default_rng(5)
     labels = rng.choice(["a", "b", "c"], size=(15, 3), p=[0.6, 0.3, 0.1])
@@ -333,7 +334,7 @@ def test_psb_rule_world_by_world_is_the_same_on_query_partitions():
     whole = evaluate(run, membership, ["FT", "NN"], **options)
     parts = [evaluate(r, t, ["FT", "NN"], **options)
              for r, t in split_in_memory({"s": run}, membership, 3, np.empty(0))]
-    glued = concatenate(parts[::-1])
+    glued = Evaluation.concatenate(parts[::-1])
     for m in ("FT", "NN"):
         assert np.array_equal(glued.world_scores(m), whole.world_scores(m), equal_nan=True)
         assert np.array_equal(glued.query_means(m), whole.query_means(m), equal_nan=True)
@@ -366,7 +367,7 @@ def test_psb_preset_under_uncertain_truth_without_worlds_names_the_flag(tmp_path
                      "-m", "FT", "--preset", "psb", "--n-worlds", "0"])
     err = capsys.readouterr().err
     assert code != 0
-    assert "--n-worlds must be > 0; got --n-worlds=0" in err and "n_worlds" not in err
+    assert "--n-worlds must be > 0; got --n-worlds 0" in err and "n_worlds" not in err
 
 
 def test_crossmodal_preset_r_at_k_is_the_communitys_recall():
@@ -386,3 +387,45 @@ def test_crossmodal_preset_r_at_k_is_the_communitys_recall():
     values = values.set_index("measure")["value"]
     for k in (1, 5):
         assert values[f"R@{k}"] == pytest.approx(reference[f"i2t_R@{k}"], abs=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.procedures.UnreliableInferenceWarning")
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.procedures.DegenerateComparisonWarning")
+@pytest.mark.parametrize("uncertain", [False, True])
+def test_each_systems_interval_over_queries_is_compares(uncertain):
+    """aggregate()'s interval over queries is the one compare() reports for each system with
+    its default procedure: the same number reached two ways must agree, crisp truth and
+    uncertain truth (estimand "collection": per-query expected values) alike."""
+    rng = np.random.default_rng(11)
+    queries = [f"q{i:02d}" for i in range(30)]
+    docs = [f"d{j}" for j in range(12)]
+    rows = [(q, d, rng.random()) for q in queries for d in docs]
+    runs = {
+        name: Run([r[0] for r in rows], [r[1] for r in rows], rng.permutation(len(rows)),
+                  name=name)
+        for name in ("a", "b")
+    }
+    judged = [(q, d) for q in queries for d in docs if rng.random() < 0.4]
+    if uncertain:
+        truth = ProbabilisticQrels([q for q, _ in judged], [d for _, d in judged],
+                                   rng.uniform(0.1, 1.0, len(judged)))
+        measures = ["P@5", "AP"]
+    else:
+        truth = Qrels([q for q, _ in judged], [d for _, d in judged],
+                      rng.integers(0, 3, len(judged)))
+        measures = ["P@5", "AP", "NumRelRet"]
+    ev = evaluate(runs, truth, measures, n_worlds=200, rng=0)
+    agg = ev.aggregate().set_index(["measure", "system"])
+    systems = compare(ev, rng=0).systems.set_index(["measure", "system"])
+    for measure in measures:
+        for system in ("a", "b"):
+            row = agg.loc[(str(parse_measure(measure)), system)]
+            assert row["estimand"] == ("collection" if uncertain else "queries")
+            if measure == "NumRelRet":  # a sum: n × the interval of the mean
+                expected = systems.loc[(str(parse_measure(measure)), system)]
+                assert row["ci_low"] == pytest.approx(expected["ci_low"] * 30, rel=1e-12)
+                continue
+            expected = systems.loc[(str(parse_measure(measure)), system)]
+            assert row["ci_low"] == pytest.approx(expected["ci_low"], rel=1e-12)
+            assert row["ci_high"] == pytest.approx(expected["ci_high"], rel=1e-12)
+            assert row["ci_low"] < row["value"] < row["ci_high"]

@@ -15,10 +15,12 @@ from fuzzytruth.runs import Run
 from fuzzytruth.uncertain.worlds import (
     CategoricalWorlds,
     RankedDocs,
-    _compress,
     kernel_params,
     sample_labels,
     world_values,
+)
+from fuzzytruth.uncertain.worlds import (
+    compress as _compress,
 )
 
 TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})

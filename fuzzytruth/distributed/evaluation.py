@@ -33,9 +33,7 @@ from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
 from fuzzytruth.runs import Run
-from fuzzytruth.truth.membership import Membership
-from fuzzytruth.truth.protocol import as_truth
-from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.truth.protocol import Truth, as_truth
 
 __all__ = ["evaluate", "evaluate_per_annotator"]
 
@@ -107,7 +105,7 @@ def evaluate(
         npartitions = check_int("npartitions", npartitions, minimum=1)
         tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
     results = _gather_as_completed(client.compute(tasks, retries=retries))
-    if options.get("n_worlds", 1000) > 0 and kind != "crisp":
+    if options.get("n_worlds", 1000) > 0 and not kind.crisp:
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
     for _, caught in results:
         for message in caught:
@@ -115,7 +113,7 @@ def evaluate(
     parts = [ev for ev, _ in results if ev is not None]
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
-    return concatenate(parts)
+    return Evaluation.concatenate(parts)
 
 
 def evaluate_per_annotator(
@@ -199,12 +197,12 @@ def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: An
     for name, run in runs.items():
         if not isinstance(run, Run):
             raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
-    as_truth(truth, query_categories=options.get("query_categories"))  # checks the kind early
+    bound = as_truth(truth, query_categories=options.get("query_categories"))  # checks early
     extra = np.empty(0, dtype=object)
-    if options.get("complete") and not isinstance(truth, Membership):
-        extra = np.asarray(truth.query_ids, dtype=object)
+    if options.get("complete") and truth.per_query:
+        extra = bound.judged_queries
     parts = split_in_memory(runs, truth, npartitions, extra)
-    if isinstance(truth, Membership):  # shared by every query: one copy per worker
+    if not truth.per_query:  # shared by every query: one copy per worker
         [shared] = client.scatter([truth], broadcast=True)
         parts = [(part_runs, shared) for part_runs, _ in parts]
     return [
@@ -218,9 +216,9 @@ def _frame_tasks(runs: Mapping[str, Any], truth: Any, measures: Any, options: di
                  rng: np.random.Generator, repartition: bool, npartitions: int | None) -> list:
     from dask import delayed
 
-    if isinstance(truth, Membership):
-        raise ValueError("a Membership is broadcast, not partitioned: pass the runs in memory "
-                         "(Run objects) with a Membership truth")
+    if isinstance(truth, Truth) and not truth.per_query:
+        raise ValueError(f"a {type(truth).__name__} is broadcast, not partitioned: pass the "
+                         "runs in memory (Run objects) with it")
     frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]") for name, run in runs.items()}
     frames["truth"] = as_frame(truth, "truth")
     frames = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
@@ -248,75 +246,18 @@ def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dic
     the warnings it gave."""
     queries = np.unique(np.concatenate([np.asarray(r.query_ids, dtype=object).astype(str)
                                         for r in runs.values()]))
-    adapter = as_truth(
+    bound = as_truth(
         truth, query_categories=options.get("query_categories"),
         weights=options.get("weights", "direct"),
         exclude_query=options.get("exclude_query", True),
     )
-    judged = options.get("complete") and len(getattr(adapter, "judged_queries", ()))
-    if not judged and not adapter.answerable(queries).any():
+    judged = options.get("complete") and len(bound.judged_queries)
+    if not judged and not bound.answerable(queries).any():
         if options.get("missing", "skip") == "error" and len(queries):
             evaluate_in_memory(runs, truth, measures, rng=rng, **options)  # raises its error
-        lost = [] if not len(queries) else [adapter.missing_message(queries.tolist())]
+        lost = [] if not len(queries) else [bound.missing_message(queries.tolist())]
         return None, [f"{m}: not evaluated (missing='skip')" for m in lost]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         evaluation = evaluate_in_memory(runs, truth, measures, rng=rng, **options)
     return evaluation, [str(w.message) for w in caught]
-
-
-# ---------------------------------------------------------------------------------------------
-# putting partitions side by side
-
-
-def concatenate(parts: list[Evaluation]) -> Evaluation:
-    """One Evaluation from evaluations of disjoint query sets (same systems, measures and
-    options), its queries in sorted order as :func:`~fuzzytruth.evaluation.evaluate` gives."""
-    first = parts[0]
-    queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
-    order = np.argsort(queries.astype(str), kind="stable")
-    if np.array_equal(order, np.arange(len(order))):
-        order = None
-    batches: dict[tuple[str, str], DistributionBatch | None] = {}
-    methods: dict[tuple[str, str], str] = {}
-    for key, batch in first._batches.items():
-        batches[key] = None if batch is None else _stack([p._batches[key] for p in parts], order)
-        names = {p._methods[key] for p in parts}
-        # a tie in any partition sends the whole column through the general kernel
-        methods[key] = "worlds" if "worlds" in names else first._methods[key]
-    worlds = None
-    if first._worlds is not None:
-        worlds = np.concatenate([p._worlds for p in parts], axis=3)
-        # C order as evaluate() lays it out: reductions over worlds then add in the same order
-        worlds = worlds if order is None else np.ascontiguousarray(worlds[..., order])
-    counted = {}
-    for name in first.measures:
-        c = np.concatenate([p._counted[name] for p in parts])
-        counted[name] = c if order is None else c[order]
-    world_counted = None
-    if first._world_counted is not None:
-        world_counted = np.concatenate([p._world_counted for p in parts], axis=1)
-        world_counted = world_counted if order is None else world_counted[:, order]
-    return Evaluation(
-        first.systems, tuple(queries if order is None else queries[order]), first.measures,
-        first.truth, first.undefined, first.conventions, first.confidence_level,
-        first._families, batches, methods, worlds, counted, _world_counted=world_counted,
-    )
-
-
-def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> DistributionBatch:
-    """Rows of several batches in one; narrower batches padded with zero-mass atoms."""
-    width = max(b.values.shape[1] for b in batches)
-    values = np.concatenate([_pad(b.values, width) for b in batches])
-    masses = np.concatenate([_pad(b.masses, width) for b in batches])
-    p_undefined = np.concatenate([b.p_undefined for b in batches])
-    if order is not None:
-        values, masses = np.ascontiguousarray(values[order]), np.ascontiguousarray(masses[order])
-        p_undefined = p_undefined[order]
-    return DistributionBatch(values, masses, p_undefined, batches[0].method,
-                             batches[0].n_samples)
-
-
-def _pad(array: np.ndarray, width: int) -> np.ndarray:
-    return np.pad(array, ((0, 0), (0, width - array.shape[1])))
-

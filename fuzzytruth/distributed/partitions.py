@@ -32,8 +32,8 @@ from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
 from fuzzytruth._validation import check_int
 from fuzzytruth.runs import Run
-from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.protocol import Truth, TruthKind
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["aligned_frames", "blocks_on", "read_parquet", "split_in_memory", "truth_from_frame"]
@@ -73,7 +73,7 @@ def as_frame(value: Any, name: str) -> Any:
 
     if isinstance(value, str | os.PathLike):
         frame = read_parquet(value)
-    elif isinstance(value, Run | Qrels | ProbabilisticQrels):
+    elif isinstance(value, Run) or (isinstance(value, Truth) and value.per_query):
         frame = dd.from_pandas(value.to_dataframe(), npartitions=1, sort=False)
     elif is_frame(value):
         frame = value
@@ -103,16 +103,12 @@ def truth_from_frame(frame: pd.DataFrame) -> Qrels | ProbabilisticQrels:
     )
 
 
-def truth_kind(truth: Any) -> str:
-    """``"crisp"``, ``"probabilistic_qrels"`` or ``"categorical"`` of an object or a frame."""
-    if isinstance(truth, Qrels):
-        return "crisp"
-    if isinstance(truth, ProbabilisticQrels):
-        return "probabilistic_qrels"
-    if isinstance(truth, Membership):
-        return "categorical"
+def truth_kind(truth: Any) -> TruthKind:
+    """The kind of a truth object (:mod:`fuzzytruth.truth.protocol`) or of a truth frame."""
+    if isinstance(truth, Truth):
+        return truth.truth_kind
     columns = as_frame(truth, "truth").columns
-    return "probabilistic_qrels" if "probability" in columns else "crisp"
+    return TruthKind.PROBABILISTIC_QRELS if "probability" in columns else TruthKind.CRISP
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +121,8 @@ def split_in_memory(
     """Cut runs and qrels into ``npartitions`` consecutive ranges of the sorted query ids.
 
     ``extra_queries`` (the truth's judged queries under ``complete=True``) are partitioned too.
-    A Membership is not cut (every partition gets the same object).
+    A truth that is not cut by query (a Membership: ``per_query`` False) is shared: every
+    partition gets the same object.
     """
     queries = np.unique(
         np.concatenate([np.asarray(r.query_ids, dtype=object) for r in runs.values()]
@@ -134,7 +131,7 @@ def split_in_memory(
     bounds = np.linspace(0, len(queries), min(npartitions, max(len(queries), 1)) + 1)
     bounds = bounds.round().astype(int)
     cut = {name: _cut(run.query_ids, queries, bounds) for name, run in runs.items()}
-    truth_cut = None if isinstance(truth, Membership) else _cut(truth.query_ids, queries, bounds)
+    truth_cut = _cut(truth.query_ids, queries, bounds) if truth.per_query else None
     out = []
     for p in range(len(bounds) - 1):
         part_runs = {
@@ -142,7 +139,7 @@ def split_in_memory(
                       name=run.name)
             for (name, run), rows in zip(runs.items(), cut.values(), strict=True)
         }
-        out.append((part_runs, truth if truth_cut is None else _take(truth, truth_cut[p])))
+        out.append((part_runs, truth if truth_cut is None else truth.take(truth_cut[p])))
     return out
 
 
@@ -154,15 +151,6 @@ def _cut(query_ids: np.ndarray, queries: np.ndarray, bounds: np.ndarray) -> list
     order = np.argsort(part, kind="stable")
     edges = np.searchsorted(part[order], np.arange(len(bounds)))
     return [order[edges[p]:edges[p + 1]] for p in range(len(bounds) - 1)]
-
-
-def _take(truth: Qrels | ProbabilisticQrels, rows: np.ndarray) -> Qrels | ProbabilisticQrels:
-    if isinstance(truth, ProbabilisticQrels):
-        return ProbabilisticQrels(
-            truth.query_ids[rows], truth.doc_ids[rows], truth.probability[rows],
-            truth.grade[rows],
-        )
-    return Qrels(truth.query_ids[rows], truth.doc_ids[rows], truth.relevance[rows])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,11 +11,11 @@ from fuzzytruth._progress import track
 from fuzzytruth._validation import check_choice, check_confidence_level
 from fuzzytruth.evaluation.engine import (
     MISSING,
-    UNDEFINED,
     evaluated_queries,
     exact_input,
     rank_runs,
 )
+from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import Measure, Preset, get_preset
 from fuzzytruth.runs import Run
 from fuzzytruth.taxonomy import _show
@@ -78,7 +78,7 @@ def precision_recall_bands(
     """
     check_choice("missing", missing, MISSING)
     check_choice("recall_form", recall_form, RECALL_FORMS)
-    check_choice("undefined", undefined, UNDEFINED)
+    undefined = Undefined.of(undefined)
     confidence_level = check_confidence_level(confidence_level)
     p = get_preset(preset)
     ties = ties or p.ties
@@ -89,20 +89,20 @@ def precision_recall_bands(
             "truth must be uncertain (a Membership or a ProbabilisticQrels); use "
             "evaluate() for crisp qrels"
         )
-    adapter = as_truth(
+    bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
     rankings = rank_runs(runs, ties, score_dtype or p.score_dtype)
-    queries = evaluated_queries(rankings, adapter, missing, complete=False)
-    adapter.prepare(queries)
+    queries = evaluated_queries(rankings, bound, missing, complete=False)
+    prepared = bound.prepare(queries)
     rel = float(p.params.get("rel", 1))
     undefined_value = Measure("R").family.undefined_value
-    q_of_comp, _, comp_weight = adapter.comp
+    q_of_comp, _, comp_weight = prepared.components
     comp_start = np.searchsorted(q_of_comp, np.arange(len(queries) + 1))
     parts = []
     for system, (ranking, run) in rankings.items():
-        docs = adapter.doc_index(ranking.on(queries), run)
-        ctx = exact_input(adapter, docs, recall_form)
+        docs = prepared.doc_index(ranking.on(queries), run)
+        ctx = exact_input(prepared, docs, recall_form)
         probabilities = ctx.probabilities(rel)
         rest_p, certain = ctx.rest(rel)
         depth = probabilities.shape[1]

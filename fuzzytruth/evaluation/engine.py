@@ -78,14 +78,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
 from fuzzytruth._progress import Progress
 from fuzzytruth._random import as_generator, draw_seed
-from fuzzytruth._validation import check_choice, check_confidence_level, check_int
+from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
 from fuzzytruth.evaluation.result import Evaluation
+from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
 from fuzzytruth.measures import (
     Measure,
     Preset,
@@ -94,10 +94,11 @@ from fuzzytruth.measures import (
     positive_float,
 )
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
+from fuzzytruth.metrics.base import truncate_grades
 from fuzzytruth.runs import Ranking, Run, rank
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
-from fuzzytruth.truth.protocol import as_truth
+from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
@@ -107,7 +108,6 @@ __all__ = ["MISSING", "UNDEFINED", "evaluate", "evaluated_queries", "exact_input
 
 METHODS = ("auto", "exact", "worlds")
 MISSING = ("skip", "error")
-UNDEFINED = ("zero", "skip")
 
 
 def evaluate(
@@ -217,13 +217,13 @@ def evaluate(
     """
     check_choice("method", method, METHODS)
     check_choice("missing", missing, MISSING)
-    check_choice("undefined", undefined, UNDEFINED)
+    undefined = Undefined.of(undefined)
     check_choice("recall_form", recall_form, RECALL_FORMS)
     check_choice("complete", complete, (True, False))
     check_choice("judged_only", judged_only, (True, False))
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)
-    n_worlds = check_int("n_worlds", n_worlds)
+    n_worlds = check_n_worlds(n_worlds)
     rng = as_generator(rng)
     p = get_preset(preset)
     if relevance_level is not None:
@@ -240,32 +240,34 @@ def evaluate(
     names = [str(m) for m in asked]
     resolved = [m.resolve(p) for m in asked]
 
-    adapter = as_truth(
+    bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
     rankings = rank_runs(runs, ties, score_dtype, depth)
-    queries = evaluated_queries(rankings, adapter, missing, complete)
-    adapter.prepare(queries)
+    queries = evaluated_queries(rankings, bound, missing, complete)
+    prepared = bound.prepare(queries)
     rankings = {name: (r.on(queries), run) for name, (r, run) in rankings.items()}
     conventions = {
         "preset": p.as_dict(),
         "ties": ties,
         "score_dtype": score_dtype,
         "measures": {n: str(r) for n, r in zip(names, resolved, strict=True)},
-        "truth": adapter.kind,
-        "undefined": undefined,
+        "truth": str(bound.kind),
+        "undefined": str(undefined),
         "missing": missing,
         "complete": complete,
         "depth": depth,
         "judged_only": judged_only,
     }
     families = {n: r.family for n, r in zip(names, resolved, strict=True)}
-    if adapter.kind == "crisp":
-        batches, methods, counted = _crisp(adapter, rankings, names, resolved, p, judged_only)
-        return Evaluation(
-            tuple(rankings), tuple(queries), tuple(names), "crisp", undefined, conventions,
-            confidence_level, families, batches, methods, None, counted,
-        )
+    common = {
+        "systems": tuple(rankings), "queries": tuple(queries), "measures": tuple(names),
+        "truth": bound.kind, "undefined": undefined, "conventions": conventions,
+        "confidence_level": confidence_level, "families": families,
+    }
+    if bound.kind.crisp:
+        batches, methods, counted = _crisp(prepared, rankings, names, resolved, p, judged_only)
+        return Evaluation(**common, batches=batches, methods=methods, counted=counted)
 
     if judged_only:
         raise ValueError(
@@ -276,7 +278,7 @@ def evaluate(
         method=method, n_worlds=n_worlds, world_model=world_model, recall_form=recall_form,
         exclude_query=exclude_query, weights=weights,
     )
-    ranked = {name: adapter.doc_index(r, run) for name, (r, run) in rankings.items()}
+    ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
     strict = ties != "average"
     exact_ok = [strict and r.family.exact is not None for r in resolved]
     if method == "exact" and not all(exact_ok):
@@ -303,9 +305,10 @@ def evaluate(
         use_exact = [False] * len(resolved)
     worlds = world_counted = None
     if n_worlds > 0:
+        check_n_worlds(n_worlds, bytes_per_world=8.0 * len(names) * len(ranked) * len(queries))
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
             worlds, world_counted = world_values(
-                adapter.worlds(world_model), list(ranked.values()), resolved,
+                prepared.worlds(world_model), list(ranked.values()), resolved,
                 n_worlds=n_worlds, seed=draw_seed(rng), memory_budget=memory_budget,
                 on_chunk=bar.update, min_relevant=p.min_relevant,
             )
@@ -316,11 +319,11 @@ def evaluate(
     batches: dict[tuple[str, str], DistributionBatch | None] = {}
     methods: dict[tuple[str, str], str] = {}
     for system, docs in ranked.items():
-        ctx = exact_input(adapter, docs, recall_form)
+        ctx = exact_input(prepared, docs, recall_form)
         for m, (name, measure) in enumerate(zip(names, resolved, strict=True)):
             if use_exact[m]:
                 comp = measure.family.exact(ctx, **kernel_params(measure))
-                batches[system, name] = _mix(comp, *adapter.comp, len(queries))
+                batches[system, name] = _mix(comp, *prepared.components, len(queries))
                 methods[system, name] = "exact"
             else:
                 batches[system, name] = None  # summarised from the world values on demand
@@ -329,9 +332,8 @@ def evaluate(
     ever = np.ones(len(queries), dtype=bool) if world_counted is None else world_counted.any(0)
     counted = dict.fromkeys(names, ever)
     return Evaluation(
-        tuple(ranked), tuple(queries), tuple(names), adapter.kind, undefined, conventions,
-        confidence_level, families, batches, methods, worlds, counted,
-        _world_counted=world_counted,
+        **common, batches=batches, methods=methods, counted=counted, worlds=worlds,
+        world_counted=world_counted,
     )
 
 
@@ -355,31 +357,31 @@ def rank_runs(
 
 
 def evaluated_queries(
-    rankings: Mapping[str, tuple[Ranking, Run]], adapter: Any, missing: str, complete: bool
+    rankings: Mapping[str, tuple[Ranking, Run]], bound: BoundTruth, missing: str, complete: bool
 ) -> np.ndarray:
     """The evaluated queries: the runs' (and with ``complete`` the truth's) that it answers."""
     queries = np.unique(np.concatenate([r.query_ids for r, _ in rankings.values()]))
-    ok = adapter.answerable(queries)
+    ok = bound.answerable(queries)
     if not ok.all():
         lost = queries[~ok].tolist()
         if missing == "error":
-            raise ValueError(adapter.missing_message(lost) + " (missing='error')")
+            raise ValueError(bound.missing_message(lost) + " (missing='error')")
         warnings.warn(
-            f"{adapter.missing_message(lost)}: {len(lost)} query(ies) not evaluated, as "
+            f"{bound.missing_message(lost)}: {len(lost)} query(ies) not evaluated, as "
             "trec_eval does (missing='skip')",
             UserWarning,
             stacklevel=3,
         )
         queries = queries[ok]
     if complete:
-        queries = np.union1d(queries, adapter.judged_queries)
+        queries = np.union1d(queries, bound.judged_queries)
     if len(queries) == 0:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     return np.sort(queries.astype(object))
 
 
 def _crisp(
-    adapter: Any,
+    prepared: PreparedTruth,
     rankings: Mapping[str, tuple[Ranking, Run]],
     names: list[str],
     resolved: list[Measure],
@@ -391,7 +393,9 @@ def _crisp(
     batches, methods = {}, {}
     counted = None
     for system, (ranking, run) in rankings.items():
-        rg = adapter.ranked_gains(ranking, run, judged=judged)
+        rg = prepared.ranked_gains(ranking, run, judged=judged)
+        if preset.grades == "truncate":  # trec_eval reads grades with atol
+            rg = truncate_grades(rg)
         if judged_only:
             rg = judged_only_gains(rg)
         if counted is None:
@@ -402,13 +406,14 @@ def _crisp(
     return batches, methods, dict.fromkeys(names, counted)
 
 
-def exact_input(adapter: Any, docs: RankedDocs, recall_form: str) -> ExactInput:
-    q = adapter.comp[0]
+def exact_input(prepared: PreparedTruth, docs: RankedDocs, recall_form: str) -> ExactInput:
+    """What the families' exact forms read for one system under a prepared truth."""
+    q = prepared.components.query
     return ExactInput(
-        lambda rel: adapter.probabilities(docs, rel),
+        lambda rel: prepared.probabilities(docs, rel),
         docs.lengths[q],
-        lambda rel: adapter.rest(docs, rel),
-        lambda: adapter.expected_size(docs),
+        lambda rel: prepared.rest(docs, rel),
+        lambda: prepared.expected_size(docs),
         recall_form=recall_form,
         judged=docs.docs[q] >= 0,
     )

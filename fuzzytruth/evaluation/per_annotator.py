@@ -33,6 +33,7 @@ from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, Preset, parse_measures
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run
+from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.batch import DistributionBatch
 
@@ -148,17 +149,16 @@ def combine_groups(
         kind="stable",
     ).reset_index(drop=True)
     return Evaluation(
-        (run.name,),
-        queries,
-        first.measures,
-        "judgment_groups",
-        first.undefined,
-        {**first.conventions, "groups": [str(g) for g in names]},
-        first.confidence_level,
-        first._families,
-        batches,
-        dict.fromkeys(batches, "crisp"),
-        None,
-        {m: np.ones(len(queries), dtype=bool) for m in first.measures},
-        groups,
+        systems=(run.name,),
+        queries=queries,
+        measures=first.measures,
+        truth=TruthKind.JUDGMENT_GROUPS,
+        undefined=first.undefined,
+        conventions={**first.conventions, "groups": [str(g) for g in names]},
+        confidence_level=first.confidence_level,
+        families={m: first.family(m) for m in first.measures},
+        batches=batches,
+        methods=dict.fromkeys(batches, "crisp"),
+        counted={m: np.ones(len(queries), dtype=bool) for m in first.measures},
+        groups=groups,
     )

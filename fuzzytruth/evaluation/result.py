@@ -2,38 +2,59 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import check_choice, check_confidence_level
-from fuzzytruth.measures import Measure, MeasureFamily
+from fuzzytruth.evaluation.undefined import Undefined
+from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
+from fuzzytruth.taxonomy import _show
+from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["Evaluation"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Evaluation:
     """Distributions of every (system, query, measure), one batch per (system, measure), with
-    the Monte Carlo world values when worlds were drawn. Build one with :func:`evaluate`.
+    the Monte Carlo world values when worlds were drawn. Built by :func:`evaluate` (and the
+    other back ends) through its one keyword constructor, which checks that the parts fit.
 
-    Attributes
+    Parameters
     ----------
-    systems, queries, measures : tuple of str
-        Labels (measures as asked, in canonical spelling).
-    truth : str
-        ``"crisp"``, ``"probabilistic_qrels"``, ``"categorical"`` or ``"judgment_groups"``.
-    undefined : {"zero", "skip"}
-        The rule for undefined values (module docstring), applied in every output.
+    systems, queries, measures : sequence of str
+        Labels (measures as asked, in canonical spelling); queries sorted.
+    truth : TruthKind or str
+        The kind of truth (:class:`~fuzzytruth.truth.protocol.TruthKind`).
+    undefined : Undefined or {"zero", "skip"}
+        The rule for undefined values (:mod:`fuzzytruth.evaluation.undefined`), applied in
+        every output.
     conventions : dict
         Everything that fixes the numbers (preset, ties, each measure resolved, options).
     confidence_level : float
         Default level of the intervals.
-    groups : pandas.DataFrame or None
+    families : mapping of str to MeasureFamily
+        Each measure's family.
+    batches : mapping of (system, measure) to DistributionBatch or None
+        Per-query distributions (rows in ``queries``); None where the values are summarised
+        from the world values on demand.
+    methods : mapping of (system, measure) to str
+        Which path computed each: crisp, exact, worlds or worlds_binary.
+    counted : mapping of str to numpy.ndarray
+        Per measure, ``(n_queries,)`` bool: the queries that enter aggregates (the preset's
+        class-size rule).
+    worlds : numpy.ndarray, optional
+        ``(n_measures, n_systems, n_worlds, n_queries)`` values in each sampled world.
+    world_counted : numpy.ndarray, optional
+        ``(n_worlds, n_queries)`` bool: the preset's class-size rule world by world.
+    groups : pandas.DataFrame, optional
         Per-annotator evaluation only: each judgment group's value, ``query_id, group,
         measure, value`` (:func:`fuzzytruth.evaluation.per_annotator.evaluate_per_annotator`).
     """
@@ -41,25 +62,165 @@ class Evaluation:
     systems: tuple[str, ...]
     queries: tuple[str, ...]
     measures: tuple[str, ...]
-    truth: str
-    undefined: str
+    truth: TruthKind
+    undefined: Undefined
     conventions: dict[str, Any]
     confidence_level: float
+    groups: pd.DataFrame | None = field(repr=False)
     _families: dict[str, MeasureFamily] = field(repr=False)
-    _batches: dict[tuple[str, str], DistributionBatch | None] = field(repr=False)  # None: worlds
+    _batches: dict[tuple[str, str], DistributionBatch | None] = field(repr=False)
     _methods: dict[tuple[str, str], str] = field(repr=False)
-    _worlds: np.ndarray | None = field(repr=False)  # (n_measures, n_systems, n_worlds, n_q)
-    _counted: dict[str, np.ndarray] = field(repr=False)  # measure -> (n_q,) bool: in aggregates
-    groups: pd.DataFrame | None = field(default=None, repr=False)
-    # (n_worlds, n_q) bool: the preset's class-size rule world by world (uncertain truth)
-    _world_counted: np.ndarray | None = field(default=None, repr=False)
+    _worlds: np.ndarray | None = field(repr=False)
+    _counted: dict[str, np.ndarray] = field(repr=False)
+    _world_counted: np.ndarray | None = field(repr=False)
+
+    def __init__(
+        self,
+        *,
+        systems: Sequence[str],
+        queries: Sequence[str],
+        measures: Sequence[str],
+        truth: TruthKind | str,
+        undefined: Undefined | str,
+        conventions: Mapping[str, Any],
+        confidence_level: float,
+        families: Mapping[str, MeasureFamily],
+        batches: Mapping[tuple[str, str], DistributionBatch | None],
+        methods: Mapping[tuple[str, str], str],
+        counted: Mapping[str, np.ndarray],
+        worlds: np.ndarray | None = None,
+        world_counted: np.ndarray | None = None,
+        groups: pd.DataFrame | None = None,
+    ) -> None:
+        systems, queries, measures = (
+            tuple(str(x) for x in labels) for labels in (systems, queries, measures)
+        )
+        for name, labels in (("systems", systems), ("queries", queries), ("measures", measures)):
+            if len(set(labels)) != len(labels):
+                raise ValueError(f"{name} must be distinct; got {_show(list(labels))}")
+        n_q = len(queries)
+        keys = {(s, m) for s in systems for m in measures}
+        if set(batches) != keys or set(methods) != keys:
+            raise ValueError("batches and methods must hold every (system, measure) pair")
+        if set(families) != set(measures) or set(counted) != set(measures):
+            raise ValueError("families and counted must hold every measure")
+        for key, batch in batches.items():
+            if batch is None and worlds is None:
+                raise ValueError(f"batch {key} is summarised from worlds, but none were given")
+            if batch is not None and len(batch) != n_q:
+                raise ValueError(f"batch {key} has {len(batch)} rows for {n_q} queries")
+        if worlds is not None:
+            shape = (len(measures), len(systems))
+            if worlds.ndim != 4 or worlds.shape[:2] != shape or worlds.shape[3] != n_q:
+                raise ValueError(
+                    f"worlds must have shape (n_measures, n_systems, n_worlds, n_queries) with "
+                    f"{(*shape, '·', n_q)}; got {worlds.shape}"
+                )
+        if world_counted is not None and (
+            worlds is None or world_counted.shape != (worlds.shape[2], n_q)
+        ):
+            raise ValueError("world_counted must have shape (n_worlds, n_queries)")
+        for m, mask in counted.items():
+            if np.shape(mask) != (n_q,):
+                raise ValueError(f"counted[{m!r}] must have one entry per query")
+        if groups is not None and not isinstance(groups, pd.DataFrame):
+            raise ValueError(f"groups must be a DataFrame or None; got {type(groups).__name__}")
+        values = {
+            "systems": systems,
+            "queries": queries,
+            "measures": measures,
+            "truth": TruthKind(truth),
+            "undefined": Undefined.of(undefined),
+            "conventions": dict(conventions),
+            "confidence_level": check_confidence_level(confidence_level),
+            "groups": groups,
+            "_families": dict(families),
+            "_batches": dict(batches),
+            "_methods": dict(methods),
+            "_worlds": worlds,
+            "_counted": {m: np.asarray(counted[m], dtype=bool) for m in measures},
+            "_world_counted": world_counted,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def replace(self, **changes: Any) -> Evaluation:
+        """A copy with some constructor arguments changed (checked as by the constructor)."""
+        current = {
+            "systems": self.systems, "queries": self.queries, "measures": self.measures,
+            "truth": self.truth, "undefined": self.undefined, "conventions": self.conventions,
+            "confidence_level": self.confidence_level, "families": self._families,
+            "batches": self._batches, "methods": self._methods, "counted": self._counted,
+            "worlds": self._worlds, "world_counted": self._world_counted,
+            "groups": self.groups,
+        }
+        unknown = set(changes) - set(current)
+        if unknown:
+            raise ValueError(f"unknown Evaluation argument(s) {sorted(unknown)}")
+        return Evaluation(**{**current, **changes})
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Evaluation]) -> Evaluation:
+        """One Evaluation from evaluations of disjoint query sets (same systems, measures and
+        options, e.g. a cluster's partitions), its queries in sorted order as
+        :func:`~fuzzytruth.evaluation.evaluate` gives them.
+
+        Examples
+        --------
+        >>> from fuzzytruth import Qrels, Run, evaluate
+        >>> qrels = Qrels(["q1", "q2"], ["a", "b"], [1, 0])
+        >>> parts = [evaluate(Run([q], [d], [1.0]), qrels, "P@1")
+        ...          for q, d in (("q2", "b"), ("q1", "a"))]
+        >>> joined = Evaluation.concatenate(parts)
+        >>> joined.queries, joined.value("run", "P@1")
+        (('q1', 'q2'), 0.5)
+        """
+        if not parts:
+            raise ValueError("parts must hold at least one Evaluation")
+        first = parts[0]
+        queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
+        order = np.argsort(queries.astype(str), kind="stable")
+        if np.array_equal(order, np.arange(len(order))):
+            order = None
+        batches: dict[tuple[str, str], DistributionBatch | None] = {}
+        methods: dict[tuple[str, str], str] = {}
+        for key, batch in first._batches.items():
+            batches[key] = None if batch is None else _stack(
+                [p._batches[key] for p in parts], order
+            )
+            names = {p._methods[key] for p in parts}
+            # a tie in any partition sends the whole column through the general kernel
+            methods[key] = "worlds" if "worlds" in names else first._methods[key]
+        worlds = None
+        if first._worlds is not None:
+            worlds = np.concatenate([p._worlds for p in parts], axis=3)
+            # C order as evaluate() lays it out: reductions over worlds then add in one order
+            worlds = worlds if order is None else np.ascontiguousarray(worlds[..., order])
+        counted = {}
+        for name in first.measures:
+            c = np.concatenate([p._counted[name] for p in parts])
+            counted[name] = c if order is None else c[order]
+        world_counted = None
+        if first._world_counted is not None:
+            world_counted = np.concatenate([p._world_counted for p in parts], axis=1)
+            world_counted = world_counted if order is None else world_counted[:, order]
+        return first.replace(
+            queries=tuple(queries if order is None else queries[order]), batches=batches,
+            methods=methods, worlds=worlds, counted=counted, world_counted=world_counted,
+        )
+
+    def family(self, measure: str | Measure) -> MeasureFamily:
+        """The family of one of the evaluated measures."""
+        name = str(measure)
+        check_choice("measure", name, self.measures)
+        return self._families[name]
 
     def __repr__(self) -> str:
         worlds = f", {self.n_worlds} worlds" if self.n_worlds else ""
         return (
             f"Evaluation({len(self.systems)} systems × {len(self.queries)} queries × "
-            f"{len(self.measures)} measures, truth={self.truth!r}, "
-            f"undefined={self.undefined!r}{worlds})"
+            f"{len(self.measures)} measures, truth={str(self.truth)!r}, "
+            f"undefined={str(self.undefined)!r}{worlds})"
         )
 
     # ------------------------------------------------------------------ access
@@ -83,10 +244,9 @@ class Evaluation:
         """Per-query distributions of one system and measure, rows in :attr:`queries`, under
         the evaluation's ``undefined`` rule."""
         key = self._key(system, measure)
-        batch = self._raw_batch(*key)
-        if self.undefined == "zero":
-            return batch.fill_undefined(self._families[key[1]].undefined_value)
-        return batch
+        return self.undefined.apply_batch(
+            self._raw_batch(*key), self._families[key[1]].undefined_value
+        )
 
     def distribution(self, system: str, query_id: str, measure: str | Measure) -> Distribution:
         """The :class:`Distribution` of one (system, query, measure)."""
@@ -158,10 +318,8 @@ class Evaluation:
             keep = np.ones(samples.shape, dtype=bool)
             if self._world_counted is not None:
                 keep &= self._world_counted
-            if self.undefined == "zero":
-                samples = np.where(np.isnan(samples), fill, samples)
-            else:
-                keep &= ~np.isnan(samples)
+            samples = self.undefined.apply(samples, fill)
+            keep &= ~np.isnan(samples)  # what the rule leaves undefined stays out
             total = np.where(keep, samples, 0.0).sum(axis=0)
             count = keep.sum(axis=0)
             rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
@@ -177,30 +335,61 @@ class Evaluation:
         """
         name = self._key(self.systems[0], measure)[1]
         m = self.measures.index(name)
-        if self.truth in ("crisp", "judgment_groups"):
+        if self.truth.crisp:
             values = np.stack([self._batches[s, name].mean() for s in self.systems])[None]
         elif self._worlds is None:
             raise ValueError("no worlds were drawn; evaluate with n_worlds > 0")
         else:
             values = self._worlds[m].transpose(1, 0, 2)
-        if self.undefined == "zero":
-            values = np.where(np.isnan(values), self._families[name].undefined_value, values)
+        values = self.undefined.apply(values, self._families[name].undefined_value)
         if self._world_counted is not None:
             values = np.where(self._world_counted[:, None, :], values, np.nan)
         return np.where(self._counted[name][None, None, :], values, np.nan)
 
     # ------------------------------------------------------------------ per system
     def aggregate(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Each system's value of each measure: its family's aggregate over queries.
+        """Each system's value of each measure, with its interval over queries and its spread
+        over the truth.
 
-        Columns ``system, measure, value, std, ci_low, ci_high, confidence_level, method,
-        mc_se, n_queries``. ``value`` is the mean (or the family's sum / geometric mean) over
-        the counted queries of their values; under uncertain truth with the arithmetic mean
-        and ``undefined="zero"`` it is the mean of the per-query expectations (exact where
-        they are), and ``std``/``ci_low``/``ci_high`` give the spread of the system's value
-        over the sampled worlds (how much the truth's uncertainty moves it; NaN without
-        worlds). ``n_queries`` is the number of queries averaged (the expected number per
-        world under ``"skip"`` with uncertain truth).
+        Columns ``system, measure, value, ci_low, ci_high, estimand, n_queries, truth_std,
+        truth_low, truth_high, confidence_level, method, mc_se``:
+
+        ``value``
+            the family's aggregate over the counted queries (the mean; the sum of trec_eval's
+            counts; the geometric mean of gm_map): under uncertain truth with the arithmetic
+            mean and ``undefined="zero"`` the mean of the per-query expectations (exact where
+            they are), otherwise the mean over the sampled worlds of the per-world aggregate.
+        ``ci_low``, ``ci_high``, ``estimand``
+            the interval over queries, by the procedure that :func:`fuzzytruth.stats.compare`
+            uses by default for differences (the t interval over queries of each query's
+            value: of the mean, or ``n ×`` it for a sum, or ``exp`` of the mean of
+            ``log(max(v, 1e-5))`` for a geometric mean). Its estimand is ``"queries"`` with a
+            crisp truth (what the system would score on new queries like these, judged the
+            same way) and ``"collection"`` under uncertain truth (each query's expected value
+            under this collection's annotations: new queries, the same annotators' labels);
+            NaN with fewer than two queries.
+        ``truth_std``, ``truth_low``, ``truth_high``
+            the spread of the system's value over the sampled worlds at the same level (how
+            much the truth's uncertainty moves it, the queries held fixed): 0 and the value
+            itself with a crisp truth, NaN without worlds.
+        ``n_queries``
+            the number of queries averaged (the expected number per world under ``"skip"``
+            with uncertain truth).
+        ``mc_se``
+            the Monte Carlo standard error of ``value`` (0 when exact).
+
+        Examples
+        --------
+        >>> from fuzzytruth import Qrels, Run, evaluate
+        >>> queries = [f"q{i}" for i in range(8)]
+        >>> run = Run(queries, ["a"] * 8, [1.0] * 8)
+        >>> qrels = Qrels(queries, ["a", "a", "x", "a", "a", "x", "a", "a"], [1] * 8)
+        >>> table = evaluate(run, qrels, "P@1").aggregate()
+        >>> table[["value", "ci_low", "ci_high", "estimand", "truth_low", "truth_high"]].round(3)
+           value  ci_low  ci_high estimand  truth_low  truth_high
+        0   0.75   0.363    1.137  queries       0.75        0.75
+
+        The t interval is the procedure's, unclipped: with 8 queries it reaches past 1.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
@@ -216,36 +405,39 @@ class Evaluation:
                 worlds = worlds_of[measure]
                 means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
+                row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
+                               strict=True))
+                row["estimand"] = "queries" if self.truth.crisp else "collection"
                 if worlds is None or worlds.shape[0] == 1:
                     values = means if worlds is None else worlds[0, s]
-                    exact_mean = self.truth not in ("crisp", "judgment_groups")
-                    if exact_mean and (fam.aggregate != "mean" or self.undefined != "zero"):
+                    exact_mean = not self.truth.crisp
+                    if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
                         raise ValueError(
                             f"the aggregate of {measure!r} needs possible worlds "
-                            f"(aggregate={fam.aggregate!r}, undefined={self.undefined!r}); "
+                            f"(aggregate={fam.aggregate!r}, undefined={str(self.undefined)!r}); "
                             "evaluate with n_worlds > 0"
                         )
+                    value = float(fam.combine(values))
                     row.update(
-                        value=float(fam.combine(values)),
-                        std=0.0 if not exact_mean else np.nan,
-                        ci_low=np.nan,
-                        ci_high=np.nan,
+                        value=value,
+                        truth_std=np.nan if exact_mean else 0.0,
+                        truth_low=np.nan if exact_mean else value,
+                        truth_high=np.nan if exact_mean else value,
                         mc_se=0.0,
                         n_queries=int((~np.isnan(values)).sum()),
                     )
-                    if not exact_mean:
-                        row["ci_low"] = row["ci_high"] = row["value"]
                 else:
                     per_world = fam.combine(worlds[:, s], axis=1)
-                    by_world = self.undefined == "skip" or self._world_counted is not None
+                    by_world = not self.undefined.counts or self._world_counted is not None
                     linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
                     alpha = (1 - level) / 2
+                    spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
                     row.update(
                         value=value,
-                        std=float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0,
-                        ci_low=float(np.nanquantile(per_world, alpha)),
-                        ci_high=float(np.nanquantile(per_world, 1 - alpha)),
+                        truth_std=spread,
+                        truth_low=float(np.nanquantile(per_world, alpha)),
+                        truth_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
                         n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
                         if by_world
@@ -255,8 +447,8 @@ class Evaluation:
                 row["method"] = self._methods[system, measure]
                 rows.append(row)
         columns = [
-            "system", "measure", "value", "std", "ci_low", "ci_high", "confidence_level",
-            "method", "mc_se", "n_queries",
+            "system", "measure", "value", "ci_low", "ci_high", "estimand", "n_queries",
+            "truth_std", "truth_low", "truth_high", "confidence_level", "method", "mc_se",
         ]
         return pd.DataFrame(rows, columns=columns)
 
@@ -266,3 +458,42 @@ class Evaluation:
         table = self.aggregate()
         pick = (table["system"] == system) & (table["measure"] == measure)
         return float(table.loc[pick, "value"].iloc[0])
+
+
+def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> DistributionBatch:
+    """Rows of several batches in one; narrower batches padded with zero-mass atoms."""
+    width = max(b.values.shape[1] for b in batches)
+    values = np.concatenate([_pad(b.values, width) for b in batches])
+    masses = np.concatenate([_pad(b.masses, width) for b in batches])
+    p_undefined = np.concatenate([b.p_undefined for b in batches])
+    if order is not None:
+        values, masses = np.ascontiguousarray(values[order]), np.ascontiguousarray(masses[order])
+        p_undefined = p_undefined[order]
+    return DistributionBatch(values, masses, p_undefined, batches[0].method,
+                             batches[0].n_samples)
+
+
+def _pad(array: np.ndarray, width: int) -> np.ndarray:
+    return np.pad(array, ((0, 0), (0, width - array.shape[1])))
+
+
+def _query_interval(
+    values: np.ndarray, family: MeasureFamily, level: float
+) -> tuple[float, float]:
+    """The t interval over queries of a system's aggregate from its per-query ``values``
+    (NaN entries left out): of the mean, ``n ×`` it for a sum, ``exp`` of the interval of the
+    mean log for a geometric mean; NaN with fewer than two values."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if len(values) < 2:
+        return np.nan, np.nan
+    if family.aggregate == "geometric":
+        values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        _, low, high = t_interval(values[None, :], "two-sided", 1.0 - level)
+    low, high = float(low[0]), float(high[0])
+    if family.aggregate == "sum":
+        return low * len(values), high * len(values)
+    if family.aggregate == "geometric":
+        return float(np.exp(low)), float(np.exp(high))
+    return low, high

@@ -177,7 +177,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
     truth gives ``(n_systems, n_queries)`` scores without a worlds axis.
     """
     out: dict[str, ScoreMatrix] = {}
-    crisp = evaluation.truth in ("crisp", "judgment_groups")
+    crisp = evaluation.truth.crisp
     for measure in evaluation.measures:
         expected = evaluation.query_means(measure)
         keep = ~np.isnan(expected).any(axis=0)

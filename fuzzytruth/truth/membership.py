@@ -9,6 +9,8 @@ import pandas as pd
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
+from fuzzytruth.truth.categorical import CategoricalTruth
+from fuzzytruth.truth.protocol import TruthKind, TruthOptions
 
 __all__ = ["Membership"]
 
@@ -276,6 +278,14 @@ class Membership:
         pos = self.item_index(items)
         direct = None if self._direct is None else self._direct[pos]
         return Membership(self._taxonomy, self._items[pos], self._matrix[pos], direct)
+
+    # ------------------------------------------------------------------ the truth protocol
+    truth_kind = TruthKind.CATEGORICAL
+    per_query = False  # every query's category is judged against all the items
+
+    def bind(self, options: TruthOptions) -> CategoricalTruth:
+        """This membership under the evaluation's options (:mod:`fuzzytruth.truth.protocol`)."""
+        return CategoricalTruth(self, options)
 
     def __repr__(self) -> str:
         kind = "crisp" if self.is_crisp else "probabilistic"

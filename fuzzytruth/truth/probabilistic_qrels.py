@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
+from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["ProbabilisticQrels"]
@@ -144,6 +146,33 @@ class ProbabilisticQrels:
         frame = self._pairs.to_dataframe().rename(columns={"relevance": "probability"})
         frame["grade"] = self._grade
         return frame
+
+    # ------------------------------------------------------------------ the truth protocol
+    truth_kind = TruthKind.PROBABILISTIC_QRELS
+    per_query = True
+
+    def bind(self, options: TruthOptions) -> PairsTruth:
+        """These qrels under the evaluation's options (:mod:`fuzzytruth.truth.protocol`)."""
+        if options.query_categories is not None:
+            raise ValueError(
+                "query_categories applies to a categorical truth (a Membership) only"
+            )
+        return PairsTruth(self, self._pairs, self.truth_kind, "probabilistic qrels")
+
+    def prepared(self, queries: np.ndarray) -> PreparedProbabilisticQrels:
+        """These qrels fixed on the evaluated ``queries`` (sorted)."""
+        order = pair_order(self._pairs, queries, self._grade)
+        rows = order["order"]
+        return PreparedProbabilisticQrels(
+            self.truth_kind, queries, Components.one_per_query(len(queries)), self._pairs,
+            **order, probability=self.probability[rows], grade=self._grade[rows],
+        )
+
+    def take(self, rows: np.ndarray) -> ProbabilisticQrels:
+        """The pairs of ``rows`` (a part of the qrels, e.g. some queries')."""
+        return ProbabilisticQrels(
+            self.query_ids[rows], self.doc_ids[rows], self.probability[rows], self._grade[rows]
+        )
 
     def __len__(self) -> int:
         return len(self._pairs)

@@ -21,20 +21,21 @@ array([[2., 1.]])
 
 from __future__ import annotations
 
-import itertools
 import os
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._pairs import PairTable, blocks, check_columns
+from fuzzytruth._pairs import PairTable, check_columns
 from fuzzytruth._validation import check_choice
 from fuzzytruth.io.trec_columns import QRELS_FIELDS, read_columns
-from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
-from fuzzytruth.runs import Ranking, Run, rank
+from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.runs import Run, rank
+from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedQrels, pair_order, qrels_gains
+from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
 
-__all__ = ["QUERY_SETS", "Qrels", "qrels_gains", "ranked_gains"]
+__all__ = ["QUERY_SETS", "Qrels", "ranked_gains"]
 
 
 QUERY_SETS = ("intersection", "qrels", "run")
@@ -113,11 +114,20 @@ class Qrels(PairTable):
 
     @classmethod
     def from_trec(
-        cls, path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+        cls,
+        path: str | os.PathLike,
+        *,
+        duplicates: str = "error",
+        encoding: str = "utf-8",
+        max_decompressed_bytes: int | str | None = "auto",
     ) -> Qrels:
         """Read a 4-column TREC qrels file ``qid iter docno rel`` (format in
-        :mod:`fuzzytruth.io.trec_columns`)."""
-        cols, source, lines = read_columns(path, QRELS_FIELDS, "rel", encoding=encoding)
+        :mod:`fuzzytruth.io.trec_columns`). ``max_decompressed_bytes`` caps the content of a
+        compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
+        cols, source, lines = read_columns(
+            path, QRELS_FIELDS, "rel", encoding=encoding,
+            max_decompressed_bytes=max_decompressed_bytes,
+        )
         return cls(
             cols["qid"], cols["docno"], cols["rel"], duplicates=duplicates, source=source,
             line_numbers=lines,
@@ -177,6 +187,29 @@ class Qrels(PairTable):
         return pd.DataFrame(
             {"query_id": self._queries, "doc_id": self._docs, "relevance": self._values}
         )
+
+    # ------------------------------------------------------------------ the truth protocol
+    truth_kind = TruthKind.CRISP
+    per_query = True
+
+    def bind(self, options: TruthOptions) -> PairsTruth:
+        """This qrels under the evaluation's options (:mod:`fuzzytruth.truth.protocol`)."""
+        if options.query_categories is not None:
+            raise ValueError(
+                "query_categories applies to a categorical truth (a Membership) only"
+            )
+        return PairsTruth(self, self, self.truth_kind, "qrels")
+
+    def prepared(self, queries: np.ndarray) -> PreparedQrels:
+        """This qrels fixed on the evaluated ``queries`` (sorted)."""
+        return PreparedQrels(
+            self.truth_kind, queries, Components.one_per_query(len(queries)), self,
+            **pair_order(self, queries, self.relevance),
+        )
+
+    def take(self, rows: np.ndarray) -> Qrels:
+        """The judgments of ``rows`` (a part of the qrels, e.g. some queries')."""
+        return Qrels(self.query_ids[rows], self.doc_ids[rows], self.relevance[rows])
 
 
 def ranked_gains(
@@ -243,114 +276,3 @@ def ranked_gains(
     return qrels_gains(ranking, run, qrels, judged=judged)
 
 
-def qrels_gains(ranking: Ranking, run: Run, qrels: Qrels, *, judged: bool = False) -> RankedGains:
-    """The :class:`RankedGains` of ``ranking`` (of ``run``) under crisp ``qrels``.
-
-    Grades are looked up for every ranked row in one block-wise join; the ideal holds every
-    positive grade of the qrels for each of ``ranking.query_ids``. ``judged`` as in
-    :func:`ranked_gains` (the same join says which rows are judged).
-    """
-    n_rows = len(ranking.query_ids)
-    grades, in_qrels = _grades_by_row(run, qrels)
-    gains = ranking.matrix(grades, fill=0.0)
-    qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
-    judged_matrix = n_judged = judged_grades = None
-    if judged:
-        judged_matrix = ranking.matrix(in_qrels, fill=False)
-        n_judged, judged_grades = _judged_counts(qrels, qrels_row_of_q, n_rows)
-    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-    positive = (qrow >= 0) & (qrels._values > 0)
-    irow = qrow[positive]
-    ivals = qrels._values[positive]
-    iorder = np.lexsort((-ivals, irow))
-    irow, ivals = irow[iorder], ivals[iorder]
-    icount = np.bincount(irow, minlength=n_rows)
-    istart = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(icount, out=istart[1:])
-    ideal = np.zeros((n_rows, int(icount.max(initial=0))))
-    ideal[irow, np.arange(len(irow)) - istart[irow]] = ivals
-    return RankedGains(
-        np.asarray(ranking.query_ids, dtype=object),
-        gains,
-        ranking.lengths,
-        ideal,
-        ranking.tie_start,
-        ranking.tie_stop,
-        judged_matrix,
-        n_judged,
-        judged_grades,
-    )
-
-
-def _judged_counts(
-    qrels: Qrels, qrels_row_of_q: np.ndarray, n_rows: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Judged documents per row and their grades (descending, NaN-padded), for ``judged``."""
-    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-    inside = qrow >= 0
-    n_judged = np.bincount(qrow[inside], minlength=n_rows).astype(np.int64)
-    return n_judged, judged_grade_matrix(qrow[inside], qrels._values[inside], n_rows)
-
-
-def _grades_by_row(
-    run: Run, qrels: Qrels, values: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
-    run's row order. ``values`` replaces the qrels' grades (one per qrels row), e.g. row
-    numbers to find each run row's judgment."""
-    values = qrels._values if values is None else values
-    order = run._group_order
-    run_qc = run._q_codes if order is None else run._q_codes[order]
-    run_docs = run._docs if order is None else run._docs.take(order)
-    n_q = len(run._q_uniques)
-    # qrels rows of the run's queries, grouped by the run's query code
-    q_in_run = pd.Index(run._q_uniques).get_indexer(qrels._q_uniques).astype(np.int64)
-    qrc = q_in_run[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
-    judged = np.flatnonzero(qrc >= 0)
-    qorder = judged[np.argsort(qrc[judged], kind="stable")]
-    run_count = np.bincount(run_qc, minlength=n_q)
-    qrels_count = np.bincount(qrc[qorder], minlength=n_q)
-    run_start = np.concatenate([[0], np.cumsum(run_count)])
-    qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    grades, matched = _join_grades(
-        run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
-        values[qorder], qrels_start, run_count + qrels_count,
-    )
-    if order is None:
-        return grades, matched
-    out, out_matched = np.empty_like(grades), np.empty_like(matched)
-    out[order], out_matched[order] = grades, matched
-    return out, out_matched
-
-
-def _join_grades(
-    run_docs: Any,
-    run_row: np.ndarray,
-    run_start: np.ndarray,
-    qrels_docs: Any,
-    qrels_row: np.ndarray,
-    qrels_values: np.ndarray,
-    qrels_start: np.ndarray,
-    counts: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each run row (0 if unjudged) and whether it matched a qrels row; both sides
-    grouped by query, joined block-wise."""
-    grades = np.zeros(len(run_row))
-    matched = np.zeros(len(run_row), dtype=bool)
-    bounds = blocks(counts)
-    for r0, r1 in itertools.pairwise(bounds):
-        a, b = run_start[r0], run_start[r1]
-        c, d = qrels_start[r0], qrels_start[r1]
-        if a == b or c == d:
-            continue
-        both = pd.concat([pd.Series(qrels_docs[c:d]), pd.Series(run_docs[a:b])], ignore_index=True)
-        codes, uniques = pd.factorize(both)
-        n = len(uniques)
-        qkeys = (qrels_row[c:d] - r0) * n + codes[: d - c]
-        rkeys = (run_row[a:b] - r0) * n + codes[d - c :]
-        sorter = np.argsort(qkeys)
-        pos = np.minimum(np.searchsorted(qkeys, rkeys, sorter=sorter), d - c - 1)
-        match = qkeys[sorter[pos]] == rkeys
-        grades[a:b] = np.where(match, qrels_values[c:d][sorter[pos]], 0.0)
-        matched[a:b] = match
-    return grades, matched

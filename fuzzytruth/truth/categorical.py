@@ -1,0 +1,194 @@
+"""The truth protocol (:mod:`fuzzytruth.truth.protocol`) of a categorical truth: annotators put
+items in a taxonomy, and a document is relevant when it is in the query's target category
+(Santini §4).
+
+A query's target is given (``query_categories``) or is the query item's own uncertain
+category: a mixture over the nodes, weighted by the annotators' direct shares (``"direct"``) or,
+as printed in the paper, by p(ω|q) over all nodes, normalised (``"literal"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.runs import Ranking, Run
+from fuzzytruth.taxonomy import _show
+from fuzzytruth.truth.categorical_worlds import CategoricalWorlds
+from fuzzytruth.truth.protocol import (
+    BoundTruth,
+    Components,
+    PreparedTruth,
+    TruthKind,
+    TruthOptions,
+)
+from fuzzytruth.uncertain.worlds import RankedDocs
+
+if TYPE_CHECKING:
+    from fuzzytruth.truth.membership import Membership
+
+__all__ = ["CategoricalTruth", "PreparedCategorical"]
+
+
+class CategoricalTruth(BoundTruth):
+    """A membership under the evaluation's options: a query is judged when it is an item of
+    the membership or its category is given."""
+
+    kind = TruthKind.CATEGORICAL
+
+    def __init__(self, membership: Membership, options: TruthOptions) -> None:
+        if (
+            options.weights == "direct"
+            and membership.direct is None
+            and options.query_categories is None
+        ):
+            raise ValueError(
+                "weights='direct' needs the annotators' direct shares, and this membership was "
+                "built from already-closed probabilities; pass weights='literal' or "
+                "query_categories"
+            )
+        self.membership = membership
+        self.categories: Mapping[str, Hashable] = {
+            str(k): v for k, v in (options.query_categories or {}).items()
+        }
+        self.weights = options.weights
+        self.exclude_query = options.exclude_query
+        self.items = pd.Index([str(i) for i in membership.items])
+        if self.items.has_duplicates:
+            raise ValueError("membership item ids must be distinct once converted to str")
+
+    @cached_property
+    def judged_queries(self) -> np.ndarray:
+        """Queries named in ``query_categories`` (for ``complete=True``)."""
+        return np.array(sorted(self.categories), dtype=object)
+
+    def _explicit(self, queries: np.ndarray) -> np.ndarray:
+        return pd.Index(queries).isin(list(self.categories))
+
+    def answerable(self, queries: np.ndarray) -> np.ndarray:
+        return self._explicit(queries) | (self.items.get_indexer(queries) >= 0)
+
+    def missing_message(self, missing: list[str]) -> str:
+        return (
+            f"query(ies) {_show(missing)} have no category: give them in query_categories or "
+            "make them items of the membership"
+        )
+
+    def prepare(self, queries: np.ndarray) -> PreparedCategorical:
+        tax = self.membership.taxonomy
+        n_q = len(queries)
+        query_item = self.items.get_indexer(queries).astype(np.int64)
+        fixed = np.full(n_q, -1, dtype=np.int64)
+        explicit = self._explicit(queries)
+        if explicit.any():
+            fixed[explicit] = tax.indices([self.categories[q] for q in queries[explicit]])
+        mixed = np.flatnonzero(~explicit)
+        source = self.membership.direct if self.weights == "direct" else self.membership.matrix
+        shares = source[query_item[mixed]] if len(mixed) else np.zeros((0, len(tax)))
+        shares = shares / shares.sum(axis=1, keepdims=True)
+        row, node = np.nonzero(shares)
+        comp_query = np.concatenate([np.flatnonzero(explicit), mixed[row]])
+        comp_node = np.concatenate([fixed[explicit], node])
+        comp_weight = np.concatenate([np.ones(int(explicit.sum())), shares[row, node]])
+        order = np.argsort(comp_query, kind="stable")
+        return PreparedCategorical(
+            kind=self.kind,
+            queries=queries,
+            components=Components(comp_query[order], comp_node[order], comp_weight[order]),
+            membership=self.membership,
+            items=self.items,
+            query_item=query_item,
+            fixed=fixed,
+            mixed=Components(mixed[row], node, shares[row, node]),
+            own_label=self.weights == "direct",
+            exclude_query=self.exclude_query,
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedCategorical(PreparedTruth):
+    """A membership on the evaluated queries.
+
+    ``query_item`` is the membership row of each query item (-1 when the query is not an item),
+    ``fixed`` the node of an explicitly given target (-1 otherwise), ``mixed`` the mixture
+    components of the queries whose target is uncertain.
+    """
+
+    kind: TruthKind
+    queries: np.ndarray
+    components: Components
+    membership: Membership
+    items: pd.Index
+    query_item: np.ndarray
+    fixed: np.ndarray
+    mixed: Components
+    own_label: bool
+    exclude_query: bool
+
+    def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
+        codes = self.items.get_indexer(run.doc_ids).astype(np.int64)
+        docs = ranking.matrix(codes, fill=-2)
+        if (docs == -1).any():
+            unknown = pd.unique(ranking.matrix(run.doc_ids, fill=None)[docs == -1]).tolist()
+            raise ValueError(
+                f"document(s) {_show(unknown)} of run {run.name!r} are not items of the "
+                "membership; every ranked document needs a category"
+            )
+        docs[docs == -2] = -1
+        if self.exclude_query:
+            own = (docs == self.query_item[:, None]) & (self.query_item[:, None] >= 0)
+            docs[own] = -1  # a query item is not relevant to itself
+        return RankedDocs(docs, ranking.lengths, ranking.tie_start, ranking.tie_stop)
+
+    def probabilities(self, docs: RankedDocs, rel: float) -> np.ndarray:
+        """(n_components, depth) P(relevant) of the ranked documents, per component."""
+        q, node, _ = self.components
+        if rel > 1:  # categorical membership has grade 1
+            return np.zeros((len(q), docs.docs.shape[1]))
+        matrix = np.vstack([self.membership.matrix, np.zeros(len(self.membership.categories))])
+        return matrix[docs.docs[q], node[:, None]]
+
+    def rest(self, docs: RankedDocs, rel: float) -> tuple[np.ndarray, np.ndarray]:
+        """Members of each component's category not retrieved (and not the excluded query)."""
+        q, node, _ = self.components
+        n_items = len(self.items)
+        if rel > 1:
+            return np.zeros((len(q), 0)), np.zeros(len(q), dtype=np.int64)
+        matrix = self.membership.matrix
+        retrieved = np.zeros((len(q), n_items + 1), dtype=bool)
+        retrieved[np.arange(len(q))[:, None], docs.docs[q]] = True  # -1 marks the last column
+        if self.exclude_query:
+            item = self.query_item[q]
+            retrieved[np.arange(len(q)), np.where(item >= 0, item, n_items)] = True
+        retrieved = retrieved[:, :n_items]
+        probs = np.where(retrieved, 0.0, matrix[:, node].T)
+        certain = (probs == 1).sum(axis=1)
+        uncertain = np.where(probs < 1, probs, 0.0)
+        keep = uncertain.any(axis=0)
+        return uncertain[:, keep], certain
+
+    def expected_size(self, docs: RankedDocs) -> np.ndarray:
+        q, node, _ = self.components
+        sizes = self.membership.matrix.sum(axis=0)[node]
+        if self.exclude_query:
+            item = self.query_item[q]
+            own = np.where(item >= 0, self.membership.matrix[np.maximum(item, 0), node], 0.0)
+            sizes = sizes - own
+        return sizes
+
+    def worlds(self, world_model: str) -> CategoricalWorlds:
+        return CategoricalWorlds(
+            self.membership,
+            self.fixed,
+            self.query_item,
+            tuple(self.mixed),
+            own_label=self.own_label,
+            exclude_query=self.exclude_query,
+            world_model=world_model,
+            query_ids=self.queries,
+        )

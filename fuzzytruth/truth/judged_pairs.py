@@ -1,0 +1,266 @@
+"""Truths over judged (query, document) pairs: the join of a run with the pairs, and the bound
+and prepared forms (:mod:`fuzzytruth.truth.protocol`) of crisp and probabilistic qrels.
+
+Documents are looked up for every ranked row of a run in one block-wise join
+(:func:`grades_by_row`), never one Python object per document.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth._pairs import PairTable, blocks
+from fuzzytruth._random import pair_keys, unit_keys
+from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
+from fuzzytruth.runs import Ranking, Run
+from fuzzytruth.taxonomy import _show
+from fuzzytruth.truth.pair_worlds import QrelsWorlds
+from fuzzytruth.truth.protocol import BoundTruth, Components, PreparedTruth, TruthKind
+from fuzzytruth.uncertain.worlds import RankedDocs
+
+__all__ = [
+    "PairsTruth",
+    "PreparedPairs",
+    "PreparedProbabilisticQrels",
+    "PreparedQrels",
+    "grades_by_row",
+    "qrels_gains",
+]
+
+
+def qrels_gains(
+    ranking: Ranking, run: Run, qrels: PairTable, *, judged: bool = False
+) -> RankedGains:
+    """The :class:`RankedGains` of ``ranking`` (of ``run``) under crisp ``qrels``.
+
+    Grades are looked up for every ranked row in one block-wise join; the ideal holds every
+    positive grade of the qrels for each of ``ranking.query_ids``. ``judged`` as in
+    :func:`ranked_gains` (the same join says which rows are judged).
+    """
+    n_rows = len(ranking.query_ids)
+    grades, in_qrels = grades_by_row(run, qrels)
+    gains = ranking.matrix(grades, fill=0.0)
+    qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
+    judged_matrix = n_judged = judged_grades = None
+    if judged:
+        judged_matrix = ranking.matrix(in_qrels, fill=False)
+        n_judged, judged_grades = _judged_counts(qrels, qrels_row_of_q, n_rows)
+    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    positive = (qrow >= 0) & (qrels._values > 0)
+    irow = qrow[positive]
+    ivals = qrels._values[positive]
+    iorder = np.lexsort((-ivals, irow))
+    irow, ivals = irow[iorder], ivals[iorder]
+    icount = np.bincount(irow, minlength=n_rows)
+    istart = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(icount, out=istart[1:])
+    ideal = np.zeros((n_rows, int(icount.max(initial=0))))
+    ideal[irow, np.arange(len(irow)) - istart[irow]] = ivals
+    return RankedGains(
+        np.asarray(ranking.query_ids, dtype=object),
+        gains,
+        ranking.lengths,
+        ideal,
+        ranking.tie_start,
+        ranking.tie_stop,
+        judged_matrix,
+        n_judged,
+        judged_grades,
+    )
+
+
+def _judged_counts(
+    qrels: PairTable, qrels_row_of_q: np.ndarray, n_rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Judged documents per row and their grades (descending, NaN-padded), for ``judged``."""
+    qrow = qrels_row_of_q[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    inside = qrow >= 0
+    n_judged = np.bincount(qrow[inside], minlength=n_rows).astype(np.int64)
+    return n_judged, judged_grade_matrix(qrow[inside], qrels._values[inside], n_rows)
+
+
+def grades_by_row(
+    run: Run, qrels: PairTable, values: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
+    run's row order. ``values`` replaces the qrels' grades (one per qrels row), e.g. row
+    numbers to find each run row's judgment."""
+    values = qrels._values if values is None else values
+    order = run._group_order
+    run_qc = run._q_codes if order is None else run._q_codes[order]
+    run_docs = run._docs if order is None else run._docs.take(order)
+    n_q = len(run._q_uniques)
+    # qrels rows of the run's queries, grouped by the run's query code
+    q_in_run = pd.Index(run._q_uniques).get_indexer(qrels._q_uniques).astype(np.int64)
+    qrc = q_in_run[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    judged = np.flatnonzero(qrc >= 0)
+    qorder = judged[np.argsort(qrc[judged], kind="stable")]
+    run_count = np.bincount(run_qc, minlength=n_q)
+    qrels_count = np.bincount(qrc[qorder], minlength=n_q)
+    run_start = np.concatenate([[0], np.cumsum(run_count)])
+    qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
+    grades, matched = _join_grades(
+        run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
+        values[qorder], qrels_start, run_count + qrels_count,
+    )
+    if order is None:
+        return grades, matched
+    out, out_matched = np.empty_like(grades), np.empty_like(matched)
+    out[order], out_matched[order] = grades, matched
+    return out, out_matched
+
+
+def _join_grades(
+    run_docs: Any,
+    run_row: np.ndarray,
+    run_start: np.ndarray,
+    qrels_docs: Any,
+    qrels_row: np.ndarray,
+    qrels_values: np.ndarray,
+    qrels_start: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Grade of each run row (0 if unjudged) and whether it matched a qrels row; both sides
+    grouped by query, joined block-wise."""
+    grades = np.zeros(len(run_row))
+    matched = np.zeros(len(run_row), dtype=bool)
+    bounds = blocks(counts)
+    for r0, r1 in itertools.pairwise(bounds):
+        a, b = run_start[r0], run_start[r1]
+        c, d = qrels_start[r0], qrels_start[r1]
+        if a == b or c == d:
+            continue
+        both = pd.concat([pd.Series(qrels_docs[c:d]), pd.Series(run_docs[a:b])], ignore_index=True)
+        codes, uniques = pd.factorize(both)
+        n = len(uniques)
+        qkeys = (qrels_row[c:d] - r0) * n + codes[: d - c]
+        rkeys = (run_row[a:b] - r0) * n + codes[d - c :]
+        sorter = np.argsort(qkeys)
+        pos = np.minimum(np.searchsorted(qkeys, rkeys, sorter=sorter), d - c - 1)
+        match = qkeys[sorter[pos]] == rkeys
+        grades[a:b] = np.where(match, qrels_values[c:d][sorter[pos]], 0.0)
+        matched[a:b] = match
+    return grades, matched
+
+
+# ---------------------------------------------------------------------------------------------
+# the truth protocol over judged pairs
+
+
+class PairsTruth(BoundTruth):
+    """Crisp or probabilistic qrels under the evaluation's options: a query is judged when the
+    pairs list it."""
+
+    def __init__(self, truth: Any, pairs: PairTable, kind: TruthKind, source: str) -> None:
+        self.truth = truth
+        self.pairs = pairs
+        self.kind = kind
+        self.source = source
+        self.known = pd.Index(pairs.queries)
+
+    @property
+    def judged_queries(self) -> np.ndarray:
+        return np.asarray(self.known, dtype=object)
+
+    def answerable(self, queries: np.ndarray) -> np.ndarray:
+        return self.known.get_indexer(queries) >= 0
+
+    def missing_message(self, missing: list[str]) -> str:
+        return f"query(ies) {_show(missing)} of the runs are not in the {self.source}"
+
+    def prepare(self, queries: np.ndarray) -> PreparedPairs:
+        return self.truth.prepared(queries)
+
+
+def pair_order(pairs: PairTable, queries: np.ndarray, grade: np.ndarray) -> dict[str, Any]:
+    """The pairs of ``queries``, grouped by query then grade descending: ``order`` (evaluated
+    pair -> row of ``pairs``), ``pair_query`` (query position of each) and ``slot`` (row of
+    ``pairs`` -> evaluated pair, or -1)."""
+    q = pd.Index(queries).get_indexer(pairs._q_uniques)[pairs._q_codes]
+    keep = np.flatnonzero(q >= 0)
+    order = keep[np.lexsort((-grade[keep], q[keep]))]
+    slot = np.full(len(pairs), -1, dtype=np.int64)
+    slot[order] = np.arange(len(order))
+    return {"order": order, "pair_query": q[order].astype(np.int64), "slot": slot}
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedPairs(PreparedTruth):
+    """Judged pairs on the evaluated queries, in (query, grade descending) order."""
+
+    kind: TruthKind
+    queries: np.ndarray
+    components: Components
+    pairs: PairTable
+    order: np.ndarray
+    pair_query: np.ndarray
+    slot: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
+        rows, _ = grades_by_row(run, self.pairs, np.arange(1, len(self.pairs) + 1, dtype=float))
+        codes = rows.astype(np.int64) - 1
+        codes = np.where(codes >= 0, self.slot[np.maximum(codes, 0)], -1)
+        return RankedDocs(
+            ranking.matrix(codes, fill=-1), ranking.lengths, ranking.tie_start, ranking.tie_stop
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedQrels(PreparedPairs):
+    """A crisp qrels on the evaluated queries: every document's grade is known."""
+
+    def probabilities(self, docs: RankedDocs, rel: float) -> np.ndarray:
+        grade = np.append(self.pairs.relevance[self.order], 0.0)
+        return (grade[docs.docs] >= rel).astype(np.float64)
+
+    def ranked_gains(self, ranking: Ranking, run: Run, *, judged: bool = False) -> RankedGains:
+        return qrels_gains(ranking, run, self.pairs, judged=judged)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedProbabilisticQrels(PreparedPairs):
+    """Each judged (query, document) relevant independently with its probability."""
+
+    probability: np.ndarray
+    grade: np.ndarray
+
+    def _effective(self, rel: float) -> np.ndarray:
+        return np.where(self.grade >= rel, self.probability, 0.0)
+
+    def probabilities(self, docs: RankedDocs, rel: float) -> np.ndarray:
+        return np.append(self._effective(rel), 0.0)[docs.docs]
+
+    def rest(self, docs: RankedDocs, rel: float) -> tuple[np.ndarray, np.ndarray]:
+        p = self._effective(rel)
+        retrieved = np.zeros(len(p) + 1, dtype=bool)
+        retrieved[docs.docs[docs.docs >= 0]] = True
+        p = np.where(retrieved[:-1], 0.0, p)
+        certain = np.bincount(self.pair_query, weights=(p == 1), minlength=self.n_queries)
+        uncertain = np.where(p < 1, p, 0.0)
+        counts = np.bincount(self.pair_query, minlength=self.n_queries)
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        out = np.zeros((self.n_queries, int(counts.max(initial=0))))
+        out[self.pair_query, np.arange(len(p)) - start[self.pair_query]] = uncertain
+        return out, certain.astype(np.int64)
+
+    def expected_size(self, docs: RankedDocs) -> np.ndarray:
+        return np.bincount(self.pair_query, weights=self.probability, minlength=self.n_queries)
+
+    def worlds(self, world_model: str) -> QrelsWorlds:
+        return QrelsWorlds(
+            self.pair_query,
+            self.probability,
+            self.grade,
+            self.n_queries,
+            keys=pair_keys(self.pairs, self.order),
+            query_keys=unit_keys(self.queries),
+        )
