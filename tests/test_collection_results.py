@@ -40,13 +40,21 @@ def test_blocks_are_sized_from_the_budget():
 def test_agreement_is_the_same_under_any_budget(santini):
     a = agreement(santini, n_resamples=300, rng=2, memory_budget=24 * 20 * 3)
     b = agreement(santini, n_resamples=300, rng=2)
-    # same replicates; the block shape only changes the rounding of the matrix products
-    np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=1e-12)
+    # same replicates, summed in a fixed order: the same bits whatever the blocks
+    np.testing.assert_array_equal(a.bootstrap_distribution, b.bootstrap_distribution)
     c = agreement_by_level(santini, n_resamples=100, rng=2, memory_budget=500)
     d = agreement_by_level(santini, n_resamples=100, rng=2)
-    np.testing.assert_allclose(c.bootstrap_distribution, d.bootstrap_distribution, rtol=1e-12)
+    np.testing.assert_array_equal(c.bootstrap_distribution, d.bootstrap_distribution)
     with pytest.raises(ValueError, match=r"memory_budget must be a number of bytes > 0; got 0"):
         agreement(santini, memory_budget=0)
+
+
+@pytest.mark.parametrize("budget", [-1.0, float("nan"), float("inf"), True, "64e6", None])
+@pytest.mark.parametrize("function", [agreement, agreement_by_level])
+def test_a_budget_that_is_not_a_number_of_bytes_is_refused(santini, function, budget):
+    # one check (fuzzytruth._validation.check_memory_budget), before any counting
+    with pytest.raises(ValueError, match=r"memory_budget must be a number of bytes > 0; got"):
+        function(santini, memory_budget=budget)
 
 
 def test_zero_resamples_gives_the_same_point_estimates(santini):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from fuzzytruth._validation import check_confidence_level, check_int
+from fuzzytruth._validation import check_confidence_level, check_int, check_memory_budget
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
@@ -200,10 +200,7 @@ def check_bootstrap(n_resamples: int, confidence_level: float, memory_budget: fl
     """ValueErrors naming ``n_resamples``, ``confidence_level`` or ``memory_budget``."""
     check_int("n_resamples", n_resamples, minimum=0)
     check_confidence_level(confidence_level)
-    if isinstance(memory_budget, bool) or not (
-        isinstance(memory_budget, (int, float)) and memory_budget > 0
-    ):
-        raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
+    check_memory_budget(memory_budget)
 
 
 def format_estimate(value: float, low: float, high: float) -> str:
