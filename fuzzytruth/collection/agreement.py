@@ -533,8 +533,9 @@ def agreement(
         where a block is computed (:func:`fuzzytruth.distributed.agreement`), bit for bit.
         The label counts are sparse (one stored value per label given, never items ×
         categories), so memory grows with the number of labels, not with items × nodes
-        (185,000 items × 1,000 nodes, 5 labels each: a few hundred MB, see
-        ``benchmarks/agreement.py``).
+        (185,000 items, about 1,000 nodes, 3 to 20 labels per item, 1,000 replicates: at
+        most 400 MB above the collection's own, 915 MB in all, and 2.7–6.7 s of CPU, over
+        the twelve shapes of ``benchmarks/agreement.py``).
 
     Returns
     -------
