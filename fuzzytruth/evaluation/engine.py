@@ -78,6 +78,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
+from numbers import Integral
 
 import numpy as np
 
@@ -224,6 +225,7 @@ def evaluate(
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)
     n_worlds = check_n_worlds(n_worlds)
+    seed = int(rng) if isinstance(rng, Integral) else None
     rng = as_generator(rng)
     p = get_preset(preset)
     if relevance_level is not None:
@@ -277,6 +279,7 @@ def evaluate(
     conventions.update(
         method=method, n_worlds=n_worlds, world_model=world_model, recall_form=recall_form,
         exclude_query=exclude_query, weights=weights,
+        seed=seed,
     )
     ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
     strict = ties != "average"

@@ -37,7 +37,9 @@ class Evaluation:
         The rule for undefined values (:mod:`fuzzytruth.evaluation.undefined`), applied in
         every output.
     conventions : dict
-        Everything that fixes the numbers (preset, ties, each measure resolved, options).
+        Everything that fixes the numbers (preset, ties, each measure resolved, options;
+        under uncertain truth ``seed``: the ``rng`` given when it was an int, which draws the
+        same worlds again, None when it was a Generator or None).
     confidence_level : float
         Default level of the intervals.
     families : mapping of str to MeasureFamily
@@ -376,7 +378,10 @@ class Evaluation:
             the number of queries averaged (the expected number per world under ``"skip"``
             with uncertain truth).
         ``mc_se``
-            the Monte Carlo standard error of ``value`` (0 when exact).
+            the Monte Carlo standard error of ``value``: 0 when it is exact (crisp truth, or
+            the mean of closed-form expectations, ``method`` ``"exact"``), otherwise the
+            standard deviation over the worlds of the per-world aggregate over their number's
+            square root.
 
         Examples
         --------
@@ -433,12 +438,13 @@ class Evaluation:
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
                     alpha = (1 - level) / 2
                     spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
+                    exact = linear and self._methods[system, measure] == "exact"
                     row.update(
                         value=value,
                         truth_std=spread,
                         truth_low=float(np.nanquantile(per_world, alpha)),
                         truth_high=float(np.nanquantile(per_world, 1 - alpha)),
-                        mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
+                        mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
                         n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
                         if by_world
                         else int(counted.sum()),
