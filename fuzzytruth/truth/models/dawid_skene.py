@@ -71,10 +71,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from fuzzytruth._random import unit_keys
+from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.truth.models._keyed_gamma import dirichlet
 from fuzzytruth.truth.models.base import (
     Convergence,
     FittedTruth,

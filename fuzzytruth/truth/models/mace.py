@@ -32,10 +32,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma
 
-from fuzzytruth._random import unit_keys
+from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.truth.models._keyed_gamma import dirichlet
 from fuzzytruth.truth.models.base import Convergence, as_annotations
 from fuzzytruth.truth.models.dawid_skene import (
     _CRITERION,
