@@ -77,6 +77,7 @@ from fuzzytruth.stats.procedures import (
 )
 from fuzzytruth.stats.scores import ScoreMatrix, as_score_matrices
 from fuzzytruth.stats.worlds import truth_decomposition, world_preference
+from fuzzytruth.truth.protocol import estimand_label
 
 ALL_CORRECTIONS = (*CORRECTIONS, "romano-wolf", "tukey-randomized", "tukey-anova", "none")
 ESTIMANDS = ("queries", "collection", "population")
@@ -521,10 +522,10 @@ def _compare_one(
         d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], stacklevel=4
     )
     if population is not None:
-        estimand = "population"
+        estimand = estimand_label("population", population.truth_model)
         boot = population.bootstrap(sm.measure, pairs)
     else:
-        estimand = "collection" if sm.has_worlds else "queries"
+        estimand = estimand_label("collection" if sm.has_worlds else "queries", sm.truth_model)
         boot = None
         if method in BOOTSTRAP_METHODS or correction == "romano-wolf":
             boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
