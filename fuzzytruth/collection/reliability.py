@@ -190,6 +190,7 @@ def category_reliability(
     max_ambiguous_share: float = 0.5,
     min_kappa: float = 0.4,
     n_confused: int = 3,
+    truth_model: object | None = None,
 ) -> CategoryReliability:
     """Per-category reliability table: how much can a category be trusted as a query?
 
@@ -212,6 +213,12 @@ def category_reliability(
         "moderate" agreement in Landis & Koch 1977).
     n_confused : int
         How many siblings to list in ``confused_with`` (default 3).
+    truth_model : str or model, optional
+        With Annotations: the membership columns (``size`` to ``ambiguous_share``) are those of
+        this truth model's fit (a name of :data:`fuzzytruth.truth.models.TRUTH_MODELS` or a
+        configured model; :func:`fuzzytruth.truth.models.fit_truth`), e.g. ``"dawid-skene"``,
+        which weighs annotators by their estimated reliability; ``closed_kappa`` and the
+        confusions still count the raw labels. Default None: the annotators' shares.
 
     Returns
     -------
@@ -259,10 +266,18 @@ def category_reliability(
     """
     low, high = _check_options(ambiguous_band, max_ambiguous_share, min_kappa, n_confused)
     if isinstance(data, Membership):
+        if truth_model is not None:
+            raise ValueError("truth_model needs the raw labels (an Annotations as data) to fit "
+                             "the model on; got a Membership")
         membership, annotations = data, None
     else:
         annotations = require_annotations(data, analysis="category_reliability", name="data")
-        membership = Membership.from_annotations(annotations)
+        if truth_model is None:
+            membership = Membership.from_annotations(annotations)
+        else:
+            from fuzzytruth.truth.models import fit_truth
+
+            membership = fit_truth(annotations, truth_model).membership
     taxonomy = membership.taxonomy
     p = membership.matrix
     voted = p > 0

@@ -12,7 +12,8 @@ diagnostics.
   (Stutz et al. 2023), deterministic and with Dirichlet uncertainty.
 
 :data:`TRUTH_MODELS` maps each model's name (what outputs print, what a command line takes)
-to its class.
+to its class; :func:`fit_truth` fits one by name or as configured. A fit is a ground truth:
+``evaluate(runs, DawidSkene().fit(annotations), ...)``.
 
 Examples
 --------
@@ -29,19 +30,21 @@ Examples
 """
 
 from fuzzytruth.truth.models.base import Convergence, FittedTruth, NonConvergenceWarning
+from fuzzytruth.truth.models.choice import (
+    RANKING_MODELS,
+    TRUTH_MODELS,
+    as_truth_model,
+    fit_truth,
+)
 from fuzzytruth.truth.models.dawid_skene import DawidSkene, DawidSkeneFit
 from fuzzytruth.truth.models.mace import Mace, MaceFit
 from fuzzytruth.truth.models.one_coin import OneCoin, OneCoinFit
 from fuzzytruth.truth.models.rankings import IRN, IRNFit, PrIRN, PrIRNFit, irn
 from fuzzytruth.truth.models.shares import Shares, SharesFit
 
-TRUTH_MODELS: dict[str, type] = {
-    model.name: model for model in (Shares, DawidSkene, OneCoin, Mace, IRN, PrIRN)
-}
-"""Model name -> model class."""
-
 __all__ = [
     "IRN",
+    "RANKING_MODELS",
     "TRUTH_MODELS",
     "Convergence",
     "DawidSkene",
@@ -57,5 +60,7 @@ __all__ = [
     "PrIRNFit",
     "Shares",
     "SharesFit",
+    "as_truth_model",
+    "fit_truth",
     "irn",
 ]
