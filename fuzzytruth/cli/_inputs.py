@@ -106,8 +106,9 @@ def read_labels(args: argparse.Namespace) -> Any:
             return read_rankings(args.rankings, classes=classes, taxonomy=taxonomy,
                                  encoding=args.encoding)
         except ValueError as err:
-            hint = (" (name the class ids with --classes)"
-                    if args.classes is None and "not nodes of the taxonomy" in str(err) else "")
+            hint = (" (name the classes with --classes)" if args.classes is None and (
+                "not nodes of the taxonomy" in str(err) or "not a known class" in str(err))
+                else "")
             raise UserError(f"--rankings: {err}{hint}") from None
     if args.classes is not None:
         raise UserError("--classes names the class ids of --rankings; --annotations names its "

@@ -121,13 +121,14 @@ RANKINGS_HELP = (
 )
 
 
-def add_rankings_options(target: argparse._ActionsContainer, *, help: str) -> None:
+def add_rankings_options(target: argparse._ActionsContainer, flags: Flags, *, help: str) -> None:
     """``--rankings`` and ``--classes`` (the names of a selectors file's class ids)."""
     target.add_argument("--rankings", type=Path, metavar="FILE", help=help)
-    target.add_argument(
-        "--classes", type=Path, metavar="FILE",
-        help="with selectors JSON --rankings: the class names, one per line (class id i is "
-        "line i + 1; default: the ids are the names)",
+    library_option(
+        target, flags, "--classes", param="classes", type=Path, default=None, metavar="FILE",
+        help="with --rankings: the class names, one per line; a selectors file's class id i "
+        "is line i + 1, a table names only these (default: the ids are the names; a table "
+        "names the --taxonomy's leaves)",
     )
 
 
@@ -165,7 +166,7 @@ def add_truth_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         type=Path,
         help="annotation table (.csv/.tsv/.parquet: item_id, annotator_id, label)",
     )
-    add_rankings_options(group, help=RANKINGS_HELP)
+    add_rankings_options(group, flags, help=RANKINGS_HELP)
     add_truth_model_options(group, flags)
     library_option(
         group, flags, "--query-categories", param="query_categories", type=Path, default=None,

@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "or .parquet); required but with --rankings",
     )
     group = parser.add_argument_group("the truth of the reliability view")
-    add_rankings_options(group, help=f"instead of --annotations, {RANKINGS_HELP}")
+    add_rankings_options(group, flags, help=f"instead of --annotations, {RANKINGS_HELP}")
     add_truth_model_options(group, flags)
     add_taxonomy_options(
         parser, flags, help="taxonomy (.json nested, .csv/.tsv edge list); default: flat label set"
