@@ -372,3 +372,13 @@ def test_degenerate_labels_give_errors_or_finite_tables():
         table = ft.evaluate(runs, fit_truth(sparse, model), MEASURES, n_worlds=50,
                             rng=0).aggregate()
         assert np.isfinite(table[["value", "truth_std"]].to_numpy()).all(), model
+
+
+def test_mace_parameter_worlds_keep_agreeing_annotators_crisp():
+    """Regression: 7 items x 3 annotators who all agree. A drawn confusion cell that underflowed
+    to 0 was read as log 1, and 35 % of the world labels flipped; now none does."""
+    truth = list("abcabca")
+    items = [f"i{k}" for k in range(7)]
+    fit = Mace().fit(_agreeing_annotations(items, truth, 3))
+    labels = fit.sample_labels(2000, seed=0)
+    assert (labels == fit.taxonomy.indices(truth)[None, :]).all()
