@@ -10,7 +10,8 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 
 def test_there_are_notebooks():
-    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05"][: len(NOTEBOOKS)]
+    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"][
+        : len(NOTEBOOKS)]
     assert len(NOTEBOOKS) >= 2
 
 
