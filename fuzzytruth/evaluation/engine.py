@@ -185,7 +185,9 @@ def evaluate(
         Monte Carlo worlds, shared by all systems and measures (0: none; then every measure
         needs a closed form and aggregates have no interval).
     world_model : {"annotator", "bernoulli"}
-        How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`).
+        How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`). Under a truth model's fit,
+        ``"annotator"`` draws each item's label with the model's own sampler
+        (:mod:`fuzzytruth.truth.categorical_worlds`).
     rng : numpy.random.Generator or int, optional
         The one source of randomness.
     confidence_level : float

@@ -25,6 +25,9 @@ Every row names its **estimand** (what the interval and the test generalise to) 
     measures rebuilt per replicate. Variance components: query sampling plus annotator
     sampling (``var_truth``: the replicates' spread when only the annotators move).
 
+Under a truth model's fit (:mod:`fuzzytruth.truth.models`) the estimand names the model:
+``"collection (truth model: dawid-skene)"``, ``"population (truth model: dawid-skene)"``.
+
 A test and its interval come from one procedure
 (:func:`~fuzzytruth.stats.procedures.paired_inference`), so ``pvalue < 1 - confidence_level``
 exactly when the interval excludes 0. Stars (``summary()``, bold in ``to_latex()``, filled

@@ -27,6 +27,14 @@ Examples
 ('dawid-skene', True, 1.0)
 >>> fit.sample_labels(4, seed=7).shape
 (4, 2)
+
+The fit is a ground truth, named beside the estimand:
+
+>>> from fuzzytruth import Run, evaluate
+>>> run = Run(["q", "q"], ["2", "1"], [2.0, 1.0], name="sys")
+>>> evaluate(run, fit, "P@1", query_categories={"q": "dog"}).aggregate()[["value", "estimand"]]
+   value                               estimand
+0    1.0  collection (truth model: dawid-skene)
 """
 
 from fuzzytruth.truth.models.base import Convergence, FittedTruth, NonConvergenceWarning
