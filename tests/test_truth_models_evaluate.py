@@ -211,6 +211,7 @@ def _small_rankings() -> Rankings:
 
 
 # ---------------------------------------------------------------------- outputs name the model
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.UnreliableInferenceWarning")  # 15 queries
 def test_outputs_name_the_model_beside_the_estimand(collection):
     data, runs = collection
     fit = DawidSkene().fit(data.annotations)
@@ -369,8 +370,12 @@ def test_degenerate_labels_give_errors_or_finite_tables():
     sparse = annotations([("i0", "a", "x"), ("i0", "b", "x"), ("i1", "a", "y"),
                           ("i1", "b", "x"), ("i2", "c", "y"), ("i3", "a", "y")])
     for model in (DawidSkene(), OneCoin(), Mace()):
-        table = ft.evaluate(runs, fit_truth(sparse, model), MEASURES, n_worlds=50,
-                            rng=0).aggregate()
+        with warnings.catch_warnings():
+            # MACE stops at its iteration limit on these six labels (2.0e-06 > tol): the
+            # warning of item 7, told; the table is finite all the same
+            warnings.simplefilter("ignore", NonConvergenceWarning)
+            fit = fit_truth(sparse, model)
+        table = ft.evaluate(runs, fit, MEASURES, n_worlds=50, rng=0).aggregate()
         assert np.isfinite(table[["value", "truth_std"]].to_numpy()).all(), model
 
 
