@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fuzzytruth as ft
-from fuzzytruth import Annotations, Membership, Qrels, Run, Taxonomy
+from fuzzytruth import Annotations, Membership, Qrels, Run, Taxonomy, report
 from fuzzytruth.datasets import image_collection
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.stats import annotator_bootstrap, compare
@@ -224,6 +224,13 @@ def test_outputs_name_the_model_beside_the_estimand(collection):
     assert set(comparison.table["estimand"]) == {"collection (truth model: dawid-skene)"}
     assert set(comparison.systems["estimand"]) == {"collection (truth model: dawid-skene)"}
     assert "estimand=collection (truth model: dawid-skene)" in comparison.summary()
+    # the report names it with its words (it printed the label twice: no words for it)
+    assert ('estimand "collection (truth model: dawid-skene)" (new queries like these, each '
+            "scored by its expected value under the dawid-skene truth model fitted to these "
+            "annotators' labels)") in report.describe_comparison(comparison)
+    notes = report.system_notes(ev.aggregate(), n_worlds=ev.n_worlds)
+    assert "dawid-skene truth model fitted to these annotators' labels" in notes[0]
+    assert "how much the dawid-skene truth model's uncertainty about the labels" in notes[1]
     crisp = ft.evaluate(Run(["q"], ["d"], [1.0]), Qrels(["q"], ["d"], [1]), "P@1")
     assert crisp.estimand == "queries" and crisp.conventions["truth_model"] is None
 
@@ -276,6 +283,15 @@ def test_population_bootstrap_refits_the_model_in_every_replicate(small_populati
     assert set(table["estimand"]) == {"population (truth model: dawid-skene)"}
     assert set(compare(shares).table["estimand"]) == {"population (truth model: shares)"}
     assert set(compare(today).table["estimand"]) == {"population"}
+    # the report reads the model off the estimand: replicates, not resamples, and the words
+    sentence = report.describe_comparison(compare(model))
+    assert ('"population (truth model: dawid-skene)" (new queries and new annotators of the '
+            "same kind, the dawid-skene truth model refitted on each replicate's labels)"
+            ) in sentence
+    assert "B = 12 replicates" in sentence
+    assert "(queries and annotators resampled, dawid-skene refitted)" in " ".join(
+        report.comparison_notes(compare(model)))
+    assert "B = 12 replicates" in report.describe_comparison(compare(today))
 
 
 @pytest.mark.parametrize("scheme", ["shared", "within-items"])

@@ -65,6 +65,7 @@ __all__ = [
     "TruthOptions",
     "as_truth",
     "estimand_label",
+    "split_estimand",
 ]
 
 WEIGHTS = ("direct", "literal")
@@ -255,3 +256,15 @@ def estimand_label(estimand: str, truth_model: str | None) -> str:
     ('collection (truth model: dawid-skene)', 'queries')
     """
     return estimand if truth_model is None else f"{estimand} (truth model: {truth_model})"
+
+
+def split_estimand(label: str) -> tuple[str, str | None]:
+    """The estimand and the truth model of a label printed by :func:`estimand_label`.
+
+    Examples
+    --------
+    >>> split_estimand("population (truth model: mace)"), split_estimand("queries")
+    (('population', 'mace'), ('queries', None))
+    """
+    base, sep, model = label.partition(" (truth model: ")
+    return (base, model[:-1]) if sep and model.endswith(")") else (label, None)
