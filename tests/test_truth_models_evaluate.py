@@ -11,6 +11,7 @@ independent items; brute-force identities of the annotator resampling.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,6 @@ from fuzzytruth import Annotations, Membership, Qrels, Run, Taxonomy, report
 from fuzzytruth.datasets import image_collection
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.stats import annotator_bootstrap, compare
-from fuzzytruth.stats.population import _AnnotatorResampler
 from fuzzytruth.truth.models import (
     IRN,
     DawidSkene,
@@ -294,23 +294,44 @@ def test_population_bootstrap_refits_the_model_in_every_replicate(small_populati
     assert "B = 12 replicates" in report.describe_comparison(compare(today))
 
 
+@dataclass(frozen=True)
+class _RecordingShares(Shares):
+    """The shares model, keeping every label set it is fitted on."""
+
+    seen: list = field(default_factory=list, compare=False, repr=False)
+
+    def fit(self, data):
+        self.seen.append(data.to_frame())
+        return super().fit(data)
+
+
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.UnreliableInferenceWarning",
+                            "ignore::fuzzytruth.stats.ResamplingResolutionWarning")
 @pytest.mark.parametrize("scheme", ["shared", "within-items"])
 def test_resampled_annotators_keep_one_identity_across_items(small_population, scheme):
-    """Each drawn annotator (a, k) labels only items that a labelled, with a's labels, and
-    the same draws as without identities (the shares cannot tell them apart)."""
-    ann, _ = small_population
-    resampler = _AnnotatorResampler(ann)
-    source = ann.to_frame().set_index(["item_id", "annotator_id"])["label"]
-    for b in range(5):
-        plain = resampler.draw(np.random.default_rng(b), scheme).to_frame()
-        named = resampler.draw(np.random.default_rng(b), scheme, identities=True).to_frame()
-        assert plain[["item_id", "label"]].equals(named[["item_id", "label"]])
-        codes = named["annotator_id"].to_numpy()
-        width = int(codes.max()) // ann.n_annotators + 1
-        original = np.asarray(ann.annotators)[codes // width if width > 1 else codes]
-        assert (source.loc[list(zip(named["item_id"], original, strict=True))].to_numpy()
-                == named["label"].to_numpy()).all()
-        assert not named.duplicated(["item_id", "annotator_id"]).any()
+    """What a refitted model sees: every drawn annotator labels only items that one original
+    annotator labelled, with that annotator's labels, once per item; and it is one annotator
+    across items (each pair its own annotator would leave a model of annotators nothing to
+    fit: 48 one-item annotators here)."""
+    ann, runs = small_population
+    model = _RecordingShares()
+    annotator_bootstrap(runs, ann, ["P@3"], n_resamples=6, n_worlds=10, annotators=scheme,
+                        rng=2, truth_model=model)
+    assert len(model.seen) == 7  # the observed labels, then each replicate's
+    original = {who: dict(zip(rows["item_id"], rows["label"], strict=True))
+                for who, rows in ann.to_frame().groupby("annotator_id")}
+    for frame in model.seen[1:]:
+        assert not frame.duplicated(["item_id", "annotator_id"]).any()
+        assert len(frame) == 48  # 12 items x 4 annotators drawn (none is lost or added)
+        drawn = frame.groupby("annotator_id")
+        for _, rows in drawn:
+            labels = dict(zip(rows["item_id"], rows["label"], strict=True))
+            assert any(all(theirs.get(i) == lab for i, lab in labels.items())
+                       for theirs in original.values())
+        if scheme == "shared":  # every drawn annotator labels all 12 items, as its original
+            assert (drawn.size() == 12).all()
+        else:
+            assert drawn.ngroups <= 16  # (annotator, copy) pairs: 4 x at most 4 copies
 
 
 # ---------------------------------------------------------------------- collection analysis

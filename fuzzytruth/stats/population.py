@@ -229,7 +229,9 @@ def annotator_bootstrap(
             UnreliableInferenceWarning,
             stacklevel=2,
         )
-    refit = _Refit(truth_model)
+    from fuzzytruth.truth.models.choice import Refitter  # deferred, as evaluate is
+
+    refit = Refitter(truth_model)  # truth_model: None, or refitted on every replicate
     seed = draw_seed(rng)
     annot_rng, count_rng, world_seed = (named_stream(seed, "population", i) for i in range(3))
 
@@ -268,47 +270,8 @@ def annotator_bootstrap(
         _counts=counts,
         n_resamples=n_resamples,
         annotators=scheme,
-        truth_model=refit.warn_and_name(n_resamples),
+        truth_model=refit.warn_and_name(n_resamples + 1),  # the observed labels too
     )
-
-
-class _Refit:
-    """The truth of each replicate's labels: the shares as a membership (no model), or the
-    truth model refitted (its non-convergence warnings counted, and said once)."""
-
-    def __init__(self, truth_model: object | None) -> None:
-        from fuzzytruth.truth.models import as_truth_model
-
-        self.model = None if truth_model is None else as_truth_model(truth_model)
-        self.not_converged = 0
-
-    def truth(self, annotations: object) -> object:
-        from fuzzytruth.truth.membership import Membership
-        from fuzzytruth.truth.models import NonConvergenceWarning
-
-        if self.model is None:
-            return Membership.from_annotations(annotations)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", NonConvergenceWarning)
-            fit = self.model.fit(annotations)
-        self.not_converged += any(issubclass(w.category, NonConvergenceWarning)
-                                  for w in caught)
-        return fit
-
-    def warn_and_name(self, n_resamples: int) -> str | None:
-        if self.model is None:
-            return None
-        if self.not_converged:
-            from fuzzytruth.truth.models import NonConvergenceWarning
-
-            warnings.warn(
-                f"{self.model.name} did not converge (max_iter={self.model.max_iter}) on the "
-                f"labels of {self.not_converged} of {n_resamples + 1} fits (the observed labels "
-                "and each replicate's); raise max_iter or tol",
-                NonConvergenceWarning,
-                stacklevel=3,
-            )
-        return self.model.name
 
 
 class _AnnotatorResampler:

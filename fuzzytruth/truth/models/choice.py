@@ -9,17 +9,18 @@ takes the fit itself (``evaluate(runs, DawidSkene().fit(annotations), ...)``).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from fuzzytruth._validation import check_choice
-from fuzzytruth.truth.models.base import FittedTruth
+from fuzzytruth.truth.models.base import FittedTruth, NonConvergenceWarning
 from fuzzytruth.truth.models.dawid_skene import DawidSkene
 from fuzzytruth.truth.models.mace import Mace
 from fuzzytruth.truth.models.one_coin import OneCoin
 from fuzzytruth.truth.models.rankings import IRN, PrIRN
 from fuzzytruth.truth.models.shares import Shares
 
-__all__ = ["RANKING_MODELS", "TRUTH_MODELS", "as_truth_model", "fit_truth"]
+__all__ = ["RANKING_MODELS", "TRUTH_MODELS", "Refitter", "as_truth_model", "fit_truth"]
 
 TRUTH_MODELS: dict[str, type] = {
     model.name: model for model in (Shares, DawidSkene, OneCoin, Mace, IRN, PrIRN)
@@ -80,3 +81,54 @@ def fit_truth(data: Any, truth_model: Any = "shares") -> FittedTruth:
     ('dawid-skene', True)
     """
     return as_truth_model(truth_model).fit(data)
+
+
+class Refitter:
+    """One truth model refitted on many label sets (the replicates of
+    :func:`fuzzytruth.stats.annotator_bootstrap`), its non-convergence told once.
+
+    ``truth(annotations)`` is the model's fit of those labels, or with ``truth_model=None`` the
+    annotators' shares as a :class:`~fuzzytruth.Membership` (no model: the truth as a table);
+    the fits that stop at their iteration limit are counted, and :meth:`warn_and_name` says
+    how many in one :class:`NonConvergenceWarning` instead of one per fit.
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_illustrative
+    >>> refit = Refitter("dawid-skene")
+    >>> fit = refit.truth(santini_illustrative().annotations)
+    >>> fit.name, refit.warn_and_name(1)
+    ('dawid-skene', 'dawid-skene')
+    """
+
+    def __init__(self, truth_model: Any | None) -> None:
+        self.model = None if truth_model is None else as_truth_model(truth_model)
+        self.not_converged = 0
+
+    def truth(self, annotations: Any) -> Any:
+        """The truth of ``annotations``: the model's fit, or the shares' membership."""
+        from fuzzytruth.truth.membership import Membership
+
+        if self.model is None:
+            return Membership.from_annotations(annotations)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NonConvergenceWarning)
+            fit = self.model.fit(annotations)
+        self.not_converged += any(issubclass(w.category, NonConvergenceWarning)
+                                  for w in caught)
+        return fit
+
+    def warn_and_name(self, n_fits: int) -> str | None:
+        """The model's name (None without one), after one warning if any of the ``n_fits``
+        fits stopped at its iteration limit (``stacklevel`` points at the caller's caller)."""
+        if self.model is None:
+            return None
+        if self.not_converged:
+            warnings.warn(
+                f"{self.model.name} did not converge (max_iter={self.model.max_iter}) on "
+                f"{self.not_converged} of {n_fits} label sets (the observed labels and each "
+                "replicate's); raise max_iter or tol",
+                NonConvergenceWarning,
+                stacklevel=3,
+            )
+        return self.model.name
