@@ -40,7 +40,7 @@ Evidence (``benchmarks/truth_exact_vs_worlds.py``, 4,000 worlds; the bundled ima
 item, 30 queries): the exact forms on the plug-in posterior and the parameter worlds differ by
 more than 3 Monte Carlo standard errors on 15–35 % of the (system, query) pairs for P@10 and RR
 (at most 0.04–0.06; the plug-in worlds, a control, on none), system means by 0.0001–0.0025
-(1–8 MC SE), and the spread of the system means over the truth is 2–33 % wider under parameter
+(1–8 MC SE), and the spread of the system means over the truth is 0.3–33 % wider under parameter
 draws.
 
 Keyed draws
