@@ -365,7 +365,7 @@ RUN = Run(["q"], ["y"], [1.0])
         ({"runs": {"s": "not a run"}}, r"runs\['s'\] must be a Run; got str"),
         (
             {"truth": {"q": "a"}},
-            r"truth must be a Membership, a ProbabilisticQrels or a "
+            r"truth must be a Membership, a fitted truth model, a ProbabilisticQrels or a "
             r"Qrels; got dict",
         ),
     ],
