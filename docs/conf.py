@@ -3,7 +3,9 @@
 The build needs no network: no intersphinx, no remote images. The API reference is generated
 from the public modules' ``__all__`` (:func:`write_api_pages`), so it follows the code; the
 notebooks of ``notebooks/`` are copied in and executed at build time by myst-nb, so the
-outputs on the site are those of the code being documented.
+outputs on the site are those of the code being documented. The build records what each
+notebook it executed ran (:func:`record_executions`), so that ``tests/test_notebooks.py`` checks
+the stored outputs against this execution instead of executing the notebooks a second time.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # this checkout's fuzzytruth, for autodoc
 
 import fuzzytruth  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+from execute_notebooks import DOCS_EXECUTED, fingerprint, record_docs_execution  # noqa: E402
 
 project = "fuzzytruth"
 author = "the fuzzytruth authors"
@@ -182,6 +187,30 @@ def escape_math_in_text(app, what, name, obj, options, lines) -> None:
         lines[i] = "".join(parts)
 
 
+_executed: dict[str, str] = {}
+
+
+def note_execution(app, docname: str, source: list[str]) -> None:
+    """A notebook is read, hence executed (``nb_execution_mode`` "force"): the fingerprint of
+    what it runs, taken before it runs."""
+    if docname.startswith("notebooks/") and app.config.nb_execution_mode == "force":
+        path = Path(app.srcdir) / f"{docname}.ipynb"
+        if path.exists():
+            _executed[path.name] = fingerprint(path)
+
+
+def record_executions(app, exception: Exception | None) -> None:
+    """At the end of the build: the notebooks executed by a build that succeeded, with their
+    fingerprints, for :func:`execute_notebooks.executed_by_docs`; a failed build's executions
+    are forgotten."""
+    if Path(app.outdir).parent / "jupyter_execute" / "notebooks" != DOCS_EXECUTED:
+        return  # built elsewhere than make docs builds: the record would point at nothing
+    if exception is None:
+        record_docs_execution(_executed, set())
+    else:
+        record_docs_execution({}, set(_executed))
+
+
 def setup(app) -> None:
     """Run by Sphinx when it reads this file: the generated pages, the kernels' environment,
     the docstring hook."""
@@ -194,3 +223,5 @@ def setup(app) -> None:
     write_api_pages(HERE / "api")
     copy_notebooks(HERE / "notebooks")
     app.connect("autodoc-process-docstring", escape_math_in_text)
+    app.connect("source-read", note_execution)
+    app.connect("build-finished", record_executions)
