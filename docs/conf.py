@@ -2,10 +2,11 @@
 
 The build needs no network: no intersphinx, no remote images. The API reference is generated
 from the public modules' ``__all__`` (:func:`write_api_pages`), so it follows the code; the
-notebooks of ``notebooks/`` are copied in and executed at build time by myst-nb, so the
-outputs on the site are those of the code being documented. The build records what each
-notebook it executed ran (:func:`record_executions`), so that ``tests/test_notebooks.py`` checks
-the stored outputs against this execution instead of executing the notebooks a second time.
+notebooks of ``notebooks/`` are executed at build time (:func:`copy_notebooks`) and rendered
+by myst-nb, so the outputs on the site are those of the code being documented. The build keeps
+each execution with a fingerprint of what ran (``execute_notebooks.execute_for_docs``), so that
+``tests/test_notebooks.py`` checks the stored outputs against it instead of executing the
+notebooks a second time.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # this checkout's fuzzytruth, for autodoc
 
+import nbformat  # noqa: E402
+
 import fuzzytruth  # noqa: E402
 
 sys.path.insert(0, str(HERE))
-from execute_notebooks import DOCS_EXECUTED, fingerprint, record_docs_execution  # noqa: E402
+from execute_notebooks import execute_for_docs  # noqa: E402
 
 project = "fuzzytruth"
 author = "the fuzzytruth authors"
@@ -57,11 +60,12 @@ autodoc_class_signature = "separated"
 add_module_names = False
 suppress_warnings = ["myst.header"]
 
-# notebooks: executed at every build, a failing cell fails the build
-nb_execution_mode = os.environ.get("FUZZYTRUTH_DOCS_EXECUTE", "force")
-nb_execution_timeout = int(os.environ.get("FUZZYTRUTH_DOCS_CELL_TIMEOUT", "1800"))
-nb_execution_raise_on_error = True
-nb_execution_show_tb = True
+# notebooks: executed at every build by copy_notebooks (FUZZYTRUTH_DOCS_EXECUTE=off: rendered
+# with their stored outputs), a failing cell fails the build; myst-nb renders, it does not
+# execute
+EXECUTE_NOTEBOOKS = os.environ.get("FUZZYTRUTH_DOCS_EXECUTE", "force") != "off"
+CELL_TIMEOUT = int(os.environ.get("FUZZYTRUTH_DOCS_CELL_TIMEOUT", "1800"))
+nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 
@@ -160,12 +164,16 @@ def write_api_pages(out: Path) -> None:
 
 
 def copy_notebooks(out: Path) -> None:
-    """The notebooks of ``notebooks/`` into the source tree, where myst-nb executes them."""
+    """The notebooks of ``notebooks/`` into the source tree, executed (unless
+    ``FUZZYTRUTH_DOCS_EXECUTE=off``): a failing cell raises and fails the build."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        shutil.copy2(path, out / path.name)
+        if EXECUTE_NOTEBOOKS:
+            nbformat.write(execute_for_docs(path, timeout=CELL_TIMEOUT), out / path.name)
+        else:
+            shutil.copy2(path, out / path.name)
 
 
 _LITERAL = re.compile(r"(``.*?``)")
@@ -187,30 +195,6 @@ def escape_math_in_text(app, what, name, obj, options, lines) -> None:
         lines[i] = "".join(parts)
 
 
-_executed: dict[str, str] = {}
-
-
-def note_execution(app, docname: str, source: list[str]) -> None:
-    """A notebook is read, hence executed (``nb_execution_mode`` "force"): the fingerprint of
-    what it runs, taken before it runs."""
-    if docname.startswith("notebooks/") and app.config.nb_execution_mode == "force":
-        path = Path(app.srcdir) / f"{docname}.ipynb"
-        if path.exists():
-            _executed[path.name] = fingerprint(path)
-
-
-def record_executions(app, exception: Exception | None) -> None:
-    """At the end of the build: the notebooks executed by a build that succeeded, with their
-    fingerprints, for :func:`execute_notebooks.executed_by_docs`; a failed build's executions
-    are forgotten."""
-    if Path(app.outdir).parent / "jupyter_execute" / "notebooks" != DOCS_EXECUTED:
-        return  # built elsewhere than make docs builds: the record would point at nothing
-    if exception is None:
-        record_docs_execution(_executed, set())
-    else:
-        record_docs_execution({}, set(_executed))
-
-
 def setup(app) -> None:
     """Run by Sphinx when it reads this file: the generated pages, the kernels' environment,
     the docstring hook."""
@@ -223,5 +207,4 @@ def setup(app) -> None:
     write_api_pages(HERE / "api")
     copy_notebooks(HERE / "notebooks")
     app.connect("autodoc-process-docstring", escape_math_in_text)
-    app.connect("source-read", note_execution)
-    app.connect("build-finished", record_executions)
+

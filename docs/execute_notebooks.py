@@ -7,11 +7,13 @@ run prints.
 
     python docs/execute_notebooks.py [NOTEBOOK ...]
 
-The documentation build (``make docs``) executes the notebooks too. It records, for each
-notebook it executed, the :func:`fingerprint` of what ran (the notebook's code, the package's
-files, the versions of the libraries); :func:`executed_by_docs` hands the test that execution
-while the fingerprint still matches, so that CI (``make docs`` then ``make test``) executes
-each notebook once, and ``make test`` alone executes them itself.
+The documentation build (``make docs``) executes the notebooks with :func:`execute_for_docs`:
+it keeps each execution beside the :func:`fingerprint` of what ran (the notebook's code, the
+package's files, the versions of the libraries), and :func:`executed_by_docs` hands the test
+that execution while the fingerprint still matches, so that CI (``make docs`` then ``make
+test``) executes each notebook once, and ``make test`` alone executes them itself. (myst-nb's
+own execution is not used: its stream merging rewrites the outputs of the notebook it saves,
+repeating and stripping text.)
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Where the documentation build (myst-nb) writes the notebooks it executed, and its record of
-#: what they ran (:func:`record_docs_execution`).
+#: Where the documentation build keeps the notebooks it executed, and its record of what they
+#: ran (:func:`execute_for_docs`).
 DOCS_EXECUTED = ROOT / "docs" / "_build" / "jupyter_execute" / "notebooks"
 DOCS_RECORD = DOCS_EXECUTED / "fingerprints.json"
 
@@ -104,15 +106,26 @@ def fingerprint(path: Path, package: Path = ROOT / "fuzzytruth") -> str:
     return digest.hexdigest()
 
 
-def record_docs_execution(executed: dict[str, str], failed: set[str]) -> None:
-    """Update :data:`DOCS_RECORD`: ``executed`` maps notebook file names to the fingerprint of
-    the code the documentation build executed them with; ``failed`` are notebooks whose
-    execution is not to be trusted (the build failed). Notebooks this build did not execute
-    keep their earlier record."""
+def execute_for_docs(path: Path, *, timeout: int | None = None) -> nbformat.NotebookNode:
+    """Execute ``path`` (:func:`execute`) for the documentation build, keep the executed copy
+    in :data:`DOCS_EXECUTED` and record the :func:`fingerprint` of what ran in
+    :data:`DOCS_RECORD` (the fingerprint is taken before the run; a failed run leaves no
+    record)."""
+    code = fingerprint(path)
+    _update_record(path.name, None)
+    notebook = execute(path, timeout=timeout)
+    DOCS_EXECUTED.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, DOCS_EXECUTED / path.name)
+    _update_record(path.name, code)
+    return notebook
+
+
+def _update_record(name: str, code: str | None) -> None:
     record = _read_record()
-    record.update(executed)
-    for name in failed:
+    if code is None:
         record.pop(name, None)
+    else:
+        record[name] = code
     DOCS_EXECUTED.mkdir(parents=True, exist_ok=True)
     DOCS_RECORD.write_text(json.dumps(record, indent=1, sort_keys=True))
 

@@ -84,7 +84,7 @@ def test_a_docs_execution_is_used_only_for_the_code_it_ran(tmp_path, monkeypatch
     path = NOTEBOOKS[0]
     assert en.executed_by_docs(path) is None  # no build
     (tmp_path / path.name).write_bytes(path.read_bytes())
-    en.record_docs_execution({path.name: en.fingerprint(path)}, set())
+    en._update_record(path.name, en.fingerprint(path))
     assert en.executed_by_docs(path) is not None
 
     edited = tmp_path / "edited" / path.name  # the same notebook with one code cell changed
@@ -95,7 +95,7 @@ def test_a_docs_execution_is_used_only_for_the_code_it_ran(tmp_path, monkeypatch
     assert en.fingerprint(edited) != en.fingerprint(path)
     assert en.executed_by_docs(edited) is None
 
-    en.record_docs_execution({}, {path.name})  # the build that executed it failed
+    en._update_record(path.name, None)  # a build executing it again, or failing to
     assert en.executed_by_docs(path) is None
 
 
