@@ -31,8 +31,9 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Where the documentation build keeps the notebooks it executed, and its record of what they
-#: ran (:func:`execute_for_docs`).
-DOCS_EXECUTED = ROOT / "docs" / "_build" / "jupyter_execute" / "notebooks"
+#: ran (:func:`execute_for_docs`); not myst-nb's ``_build/jupyter_execute``, where myst-nb
+#: saves the notebooks as it rendered them (streams merged, text repeated).
+DOCS_EXECUTED = ROOT / "docs" / "_build" / "executed_notebooks"
 DOCS_RECORD = DOCS_EXECUTED / "fingerprints.json"
 
 #: The libraries whose version is part of a fingerprint: the package's dependencies, and the
