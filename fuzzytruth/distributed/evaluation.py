@@ -59,8 +59,9 @@ def evaluate(
         ``query_id, doc_id, score``) keep their partitions when they are by query.
     truth : Qrels, ProbabilisticQrels, Membership, Dask DataFrame or Parquet path
         A frame with a ``relevance`` column is crisp qrels, with ``probability`` (and
-        optionally ``grade``) probabilistic qrels; a Membership is broadcast to every worker
-        (once), with in-memory runs or with frames (then only the runs are partitioned).
+        optionally ``grade``) probabilistic qrels; a Membership or a fitted truth model
+        (:mod:`fuzzytruth.truth.models`) is broadcast to every worker (once), with in-memory
+        runs or with frames (then only the runs are partitioned).
     measures : str, Measure or iterable of them
         As in :func:`fuzzytruth.evaluation.evaluate`.
     client : distributed.Client, optional
@@ -223,7 +224,7 @@ def _frame_tasks(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any
 
     frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]") for name, run in runs.items()}
     shared = None
-    if isinstance(truth, Truth) and not truth.per_query:
+    if not is_frame(truth) and not getattr(truth, "per_query", True):  # a Membership, a model
         as_truth(truth, query_categories=options.get("query_categories"))  # checks early
         [shared] = client.scatter([truth], broadcast=True)
     else:
