@@ -33,7 +33,7 @@ from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
 from fuzzytruth.runs import Run
-from fuzzytruth.truth.protocol import Truth, as_truth
+from fuzzytruth.truth.protocol import as_truth
 
 __all__ = ["evaluate", "evaluate_per_annotator"]
 
