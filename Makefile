@@ -31,7 +31,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: $(STAMP) lint
-	@echo "make test: about 1,840 tests, doctests and notebooks included, simulation studies not (make test-slow); measured 15 min wall (4.2 min CPU) at load 12-18 on 2 cores. The 15 slowest are listed at the end."
+	@echo "make test: about 1,840 tests, doctests and notebooks included, the 13 simulation studies not (make test-slow). Measured at load 11-13 on 2 cores: 9 min wall, 2.9 min CPU with the notebooks' execution taken from make docs; executing them adds about 22 s CPU. The 15 slowest are listed at the end."
 	$(PY) -m pytest -q -m "not slow" --durations=15
 
 test-slow: $(STAMP)
