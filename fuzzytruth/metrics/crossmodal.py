@@ -35,7 +35,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import gammaln
 
 from fuzzytruth.metrics.shape import _check_choice
 
@@ -135,6 +134,8 @@ def _hit_rates(counts: tuple[np.ndarray, ...], ks: Sequence[int], ties: str) -> 
     if ties != "expected":
         ranks = _ranks_from_counts(counts, ties)
         return (ranks[:, None] < np.asarray(ks)[None, :]).astype(np.float64)
+    from scipy.special import gammaln  # here: scipy.special costs 0.3 s to import
+
     above, tied, tied_pos, _ = (c[:, None].astype(np.float64) for c in counts)
     slots = np.minimum(np.asarray(ks, dtype=np.float64)[None, :] - above, tied)
     negatives = tied - tied_pos
