@@ -7,7 +7,7 @@ A matrix with labels becomes a :class:`~fuzzytruth.runs.Run` and a
 (ids are the indices written with the same number of digits, so that id order is index order),
 the score is the similarity (the negated dissimilarity), and the cells whose labels agree are
 relevant (grade 1). It is ranked and evaluated by the one path every run takes, under the
-community's preset of :mod:`fuzzytruth.measures.presets` (its tie rule and its conventions):
+community's preset of :mod:`fuzzytruth.measures.conventions` (its tie rule and its conventions):
 
 * :func:`rank_by_dissimilarity` and :func:`shape_summary` -- the ``psbTable`` row (NN, FT, ST,
   E, DCG) under the ``psb`` preset, averaged by :func:`average_over_queries` (micro or macro,
@@ -51,7 +51,7 @@ import pandas as pd
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.measures import get_preset
-from fuzzytruth.measures.presets import CROSSMODAL_CONVENTIONS
+from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.crossmodal import MEDR_CONVENTIONS, _check_ks, summary_from_hits
 from fuzzytruth.metrics.shape import TIER_STYLES, _check_choice, _check_positive_int, _ratio
@@ -611,7 +611,7 @@ def image_text_retrieval(
     Each image queries all captions (i2t: its rank is the position of its best-ranked
     caption, "any ground truth in the top K") and each caption all images (t2i), evaluated
     under the ``crossmodal`` preset; an option left unset takes the preset's convention
-    (:data:`fuzzytruth.measures.presets.CROSSMODAL_CONVENTIONS`).
+    (:data:`fuzzytruth.measures.conventions.CROSSMODAL_CONVENTIONS`).
 
     Parameters
     ----------
