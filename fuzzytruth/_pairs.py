@@ -39,14 +39,28 @@ def arrow_strings(values: Any) -> pa.Array:
     return chunked
 
 
-def _to_arrow(values: Any) -> pa.Array:
-    """1-D ids as an Arrow string array: strings as they are, anything else through ``str``."""
+def _to_arrow(values: Any, name: str) -> pa.Array:
+    """Ids given as a list, tuple or NumPy/pandas array, as an Arrow string array: strings as
+    they are (converted in one C pass, without a NumPy copy for lists), anything else through
+    ``str``."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "US":
-        return pa.array(values.astype(str), type=pa.large_string())
-    try:  # every element a str (the usual case): converted in one C pass
-        return pa.array(values, type=pa.large_string(), from_pandas=True)
+        values = values.astype(str)
+    if not isinstance(values, list | tuple | np.ndarray):
+        values = np.asarray(values, dtype=object)
+    try:  # every element a str (the usual case); None and NaN become nulls
+        out = pa.array(values, type=pa.large_string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array([str(v) for v in values], type=pa.large_string())
+        arr = np.asarray(values, dtype=object)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}") from None
+        if pd.isna(arr).any():
+            raise ValueError(f"{name} must not contain missing values") from None
+        return pa.array([str(v) for v in arr], type=pa.large_string())
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
+    if out.null_count:
+        raise ValueError(f"{name} must not contain missing values")
+    return out
 
 
 def _as_ids(values: Any, name: str) -> Any:
@@ -59,16 +73,11 @@ def _as_ids(values: Any, name: str) -> Any:
             pd.array(values, dtype="str") if strings
             else values.to_numpy(zero_copy_only=False)
         )
-    arr = values if isinstance(values, pd.api.extensions.ExtensionArray) else np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    if isinstance(arr, pd.arrays.ArrowStringArray):
-        if arr.isna().any():
+    if isinstance(values, pd.arrays.ArrowStringArray):
+        if values.isna().any():
             raise ValueError(f"{name} must not contain missing values")
-        return arr
-    if pd.isna(arr).any():
-        raise ValueError(f"{name} must not contain missing values")
-    return pd.array(_to_arrow(np.asarray(arr, dtype=object)), dtype="str")
+        return values
+    return pd.array(_to_arrow(values, name), dtype="str")
 
 
 def _as_values(values: Any, name: str) -> np.ndarray:
@@ -89,9 +98,10 @@ _BLOCK_ROWS = 1 << 14
 stay in the CPU cache (several times faster than one table for all rows)."""
 
 
-def blocks(counts: np.ndarray) -> np.ndarray:
-    """Boundaries (in units of ``counts``' entries) of consecutive blocks of ~_BLOCK_ROWS rows."""
-    target = _BLOCK_ROWS
+def blocks(counts: np.ndarray, target: int | None = None) -> np.ndarray:
+    """Boundaries (in units of ``counts``' entries) of consecutive blocks of about ``target``
+    rows (default ``_BLOCK_ROWS``); an entry larger than ``target`` is a block of its own."""
+    target = _BLOCK_ROWS if target is None else target
     total = np.cumsum(counts)
     if len(total) == 0:
         return np.zeros(1, dtype=np.int64)
@@ -318,9 +328,12 @@ def flatten_nested(
     doc_list = list(itertools.chain.from_iterable(inner))
     try:  # every document id a str: converted in one C pass
         docs = pa.array(doc_list, type=pa.large_string())
-        strings = all(isinstance(q, str) for q in keys)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        docs, strings = _to_arrow(doc_list), False
+        docs = None
+    if docs is None or docs.null_count:  # str() of each, or the error for a missing id
+        docs, strings = _to_arrow(doc_list, "doc_ids"), False
+    else:
+        strings = all(isinstance(q, str) for q in keys)
     values = list(itertools.chain.from_iterable(d.values() for d in inner))
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
 
