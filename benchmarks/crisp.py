@@ -142,7 +142,7 @@ def make_collection(n_queries: int, depth: int, shape: dict, *, rng: np.random.G
     n_ret = max(1, round(shape["judged_share"] * depth))
     cols = np.argsort(rng.random((n_queries, depth)), axis=1)[:, :n_ret]
     judged_ret = np.take_along_axis(docs, cols, axis=1)
-    judged_unret = N_CORPUS + rng.integers(0, N_CORPUS, size=(n_queries, shape["unretrieved"]))
+    judged_unret = N_CORPUS + _distinct_docs(n_queries, shape["unretrieved"], rng)
     judged = np.concatenate([judged_ret, judged_unret], axis=1)
     per_query = judged.shape[1]
     kind = shape["grades"]
@@ -324,7 +324,8 @@ def _warm(tool: str, folder: Path) -> None:
     evaluation time (ranx compiles numba functions; fuzzytruth loads its registry)."""
     __import__(tool)
     tiny = folder / "tiny"
-    warm = {"fuzzytruth": ("df",), "pytrec_eval": ("dicts",), "ranx": ("dicts", "trec")}
+    warm = {"fuzzytruth": ("df", "trec"), "pytrec_eval": ("dicts", "trec"),
+            "ranx": ("dicts", "trec")}
     for kind in warm.get(tool, ()):
         _phase(tool, kind, tiny, _load(tiny, kind))
 
