@@ -219,7 +219,8 @@ def _sortable_float32(scores: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):  # beyond float32's range: +-inf, still in order
         s32 = scores.astype(np.float32) + np.float32(0.0)
     bits = s32.view(np.int32)
-    return np.where(bits >= 0, bits, bits ^ np.int32(0x7FFFFFFF)).astype(np.int64)
+    # negative floats: flip every bit but the sign (bits >> 31 is -1 for them, 0 otherwise)
+    return (bits ^ ((bits >> 31) & np.int32(0x7FFFFFFF))).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
