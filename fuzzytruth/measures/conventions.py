@@ -63,16 +63,17 @@ PSB_CONVENTIONS: dict[str, object] = {
     "e_k": 32,
     "averaging": "micro",
     "min_class_size": 3,
-    "tie_break": "index_ascending",
 }
 """Conventions of the ``"psb"`` preset (Princeton Shape Benchmark ``psbTable``/``psbPlot``).
 
 Registry parameters (``rel``, ``tier_style``, ``discount``, ``gain``, ``denominator``,
 ``interpolation``) fill the families' parameters; ``nDCG`` without cut-off under this preset is
-the PSB "DCG". The others record the settings of
-:func:`~fuzzytruth.metrics.shape.rank_by_dissimilarity`,
-:func:`~fuzzytruth.metrics.shape.average_over_queries` and
-:func:`~fuzzytruth.metrics.shape.shape_summary` that reproduce ``psbTable``.
+the PSB "DCG". The others record the settings of the dissimilarity-matrix view
+(:func:`~fuzzytruth.evaluation.matrices.rank_by_dissimilarity`,
+:func:`~fuzzytruth.evaluation.matrices.average_over_queries`,
+:func:`~fuzzytruth.evaluation.matrices.shape_summary`) that reproduce ``psbTable``; the tie rule
+(target index ascending: ``docid_asc`` on the matrix's column indices) is the preset's
+``ties``.
 """
 
 
@@ -99,16 +100,17 @@ CROSSMODAL_CONVENTIONS: dict[str, object] = {
     "ks": (1, 5, 10),
     "percent": True,
     "medr": "vsepp",
-    "ties": "expected",
     "multi_positive": "best_rank",
     "n_folds": 1,
 }
 """Conventions of the ``"crossmodal"`` preset (VSE++/SCAN; COCO 1K uses ``n_folds=5``).
 
-The keys other than ``rel`` are the defaults of
-:func:`~fuzzytruth.metrics.crossmodal.image_text_retrieval`. In the registry, ``Success@K``
-on the ranked captions of each image is i2t R@K (as a fraction) and ``RR`` the reciprocal of
-the 1-based rank.
+The keys other than ``rel`` are the defaults of the similarity-matrix view
+:func:`~fuzzytruth.evaluation.matrices.image_text_retrieval`; its tie rule (the expectation
+over the orders of tied items) is the preset's ``ties``. In the registry, ``Success@K`` on the
+ranked captions of each image is i2t R@K (as a fraction), ``FirstRelRank`` the 1-based rank of
+the best-ranked ground-truth item (medr and meanr are its median and mean) and ``RR`` its
+reciprocal.
 """
 
 
