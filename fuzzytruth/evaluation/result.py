@@ -15,7 +15,7 @@ from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind
-from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["Evaluation"]
@@ -42,16 +42,21 @@ class Evaluation:
         Default level of the intervals.
     families : mapping of str to MeasureFamily
         Each measure's family.
-    batches : mapping of (system, measure) to DistributionBatch or None
-        Per-query distributions (rows in ``queries``); None where the values are summarised
-        from the world values on demand.
+    batches : mapping of (system, measure) to DistributionBatch, DeferredBatch or None
+        Per-query distributions (rows in ``queries``); a
+        :class:`~fuzzytruth.uncertain.batch.DeferredBatch` when the exact law is built on
+        demand (its means known); None where the values are summarised from the world values
+        on demand.
     methods : mapping of (system, measure) to str
         Which path computed each: crisp, exact, worlds or worlds_binary.
     counted : mapping of str to numpy.ndarray
         Per measure, ``(n_queries,)`` bool: the queries that enter aggregates (the preset's
         class-size rule).
     worlds : numpy.ndarray, optional
-        ``(n_measures, n_systems, n_worlds, n_queries)`` values in each sampled world.
+        ``(n_measures, n_systems, n_worlds, n_queries)`` values in each sampled world: an
+        array, or any object with that ``shape`` whose ``[m, s]`` gives one system's values of
+        one measure (a classifier evaluation computes them from the worlds' labels on
+        demand, :class:`fuzzytruth.evaluation.classifiers.ClassWorlds`).
     world_counted : numpy.ndarray, optional
         ``(n_worlds, n_queries)`` bool: the preset's class-size rule world by world.
     groups : pandas.DataFrame, optional
@@ -68,7 +73,7 @@ class Evaluation:
     confidence_level: float
     groups: pd.DataFrame | None = field(repr=False)
     _families: dict[str, MeasureFamily] = field(repr=False)
-    _batches: dict[tuple[str, str], DistributionBatch | None] = field(repr=False)
+    _batches: dict[tuple[str, str], DistributionBatch | DeferredBatch | None] = field(repr=False)
     _methods: dict[tuple[str, str], str] = field(repr=False)
     _worlds: np.ndarray | None = field(repr=False)
     _counted: dict[str, np.ndarray] = field(repr=False)
@@ -85,7 +90,7 @@ class Evaluation:
         conventions: Mapping[str, Any],
         confidence_level: float,
         families: Mapping[str, MeasureFamily],
-        batches: Mapping[tuple[str, str], DistributionBatch | None],
+        batches: Mapping[tuple[str, str], DistributionBatch | DeferredBatch | None],
         methods: Mapping[tuple[str, str], str],
         counted: Mapping[str, np.ndarray],
         worlds: np.ndarray | None = None,
@@ -238,6 +243,8 @@ class Evaluation:
         batch = self._batches[system, measure]
         if batch is None:  # built on demand: n_queries x n_worlds atoms
             return DistributionBatch.from_samples(self._samples(system, measure))
+        if isinstance(batch, DeferredBatch):
+            return batch.resolve()
         return batch
 
     def batch(self, system: str, measure: str | Measure) -> DistributionBatch:
@@ -311,7 +318,12 @@ class Evaluation:
         fill = self._families[name].undefined_value
         rows = []
         for system in self.systems:
-            if self._batches[system, name] is not None:
+            batch = self._batches[system, name]
+            if isinstance(batch, DeferredBatch):
+                counts = self.undefined.counts and not np.isnan(fill)
+                rows.append(batch.filled_mean(fill) if counts else batch.mean())
+                continue
+            if batch is not None:
                 rows.append(self.batch(system, name).mean())
                 continue
             samples = self._samples(system, name)
@@ -334,17 +346,24 @@ class Evaluation:
         leaves out of aggregates are NaN (world by world under uncertain truth).
         """
         name = self._key(self.systems[0], measure)[1]
-        m = self.measures.index(name)
-        if self.truth.crisp:
-            values = np.stack([self._batches[s, name].mean() for s in self.systems])[None]
-        elif self._worlds is None:
+        if not self.truth.crisp and self._worlds is None:
             raise ValueError("no worlds were drawn; evaluate with n_worlds > 0")
+        return np.stack([self._system_world_scores(name, s) for s in range(len(self.systems))],
+                        axis=1)
+
+    def _system_world_scores(self, name: str, s: int) -> np.ndarray | None:
+        """``(n_worlds, n_queries)`` one system's values of measure ``name`` in each world,
+        under the rules of :meth:`world_scores`; None without worlds."""
+        if self.truth.crisp:
+            values = self._batches[self.systems[s], name].mean()[None]
+        elif self._worlds is None:
+            return None
         else:
-            values = self._worlds[m].transpose(1, 0, 2)
+            values = self._worlds[self.measures.index(name), s]
         values = self.undefined.apply(values, self._families[name].undefined_value)
         if self._world_counted is not None:
-            values = np.where(self._world_counted[:, None, :], values, np.nan)
-        return np.where(self._counted[name][None, None, :], values, np.nan)
+            values = np.where(self._world_counted, values, np.nan)
+        return np.where(self._counted[name][None, :], values, np.nan)
 
     # ------------------------------------------------------------------ per system
     def aggregate(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -394,22 +413,19 @@ class Evaluation:
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
         rows = []
-        worlds_of = {
-            m: None if self._worlds is None else self.world_scores(m) for m in self.measures
-        }
         means_of = {m: self.query_means(m) for m in self.measures}
         for s, system in enumerate(self.systems):
             for measure in self.measures:
                 fam = self._families[measure]
                 counted = self._counted[measure]
-                worlds = worlds_of[measure]
+                worlds = self._system_world_scores(measure, s)  # one system at a time
                 means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
                                strict=True))
                 row["estimand"] = "queries" if self.truth.crisp else "collection"
                 if worlds is None or worlds.shape[0] == 1:
-                    values = means if worlds is None else worlds[0, s]
+                    values = means if worlds is None else worlds[0]
                     exact_mean = not self.truth.crisp
                     if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
                         raise ValueError(
@@ -427,7 +443,7 @@ class Evaluation:
                         n_queries=int((~np.isnan(values)).sum()),
                     )
                 else:
-                    per_world = fam.combine(worlds[:, s], axis=1)
+                    per_world = fam.combine(worlds, axis=1)
                     by_world = not self.undefined.counts or self._world_counted is not None
                     linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
@@ -439,7 +455,7 @@ class Evaluation:
                         truth_low=float(np.nanquantile(per_world, alpha)),
                         truth_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
-                        n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
+                        n_queries=float((~np.isnan(worlds)).sum(axis=1).mean())
                         if by_world
                         else int(counted.sum()),
                     )
