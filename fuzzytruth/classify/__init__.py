@@ -27,6 +27,11 @@ from __future__ import annotations
 from fuzzytruth._lazy import lazy_names
 
 _LAZY: dict[str, str] = {
+    "AnnotationCertainty": "fuzzytruth.classify.certainty",
+    "annotation_certainty": "fuzzytruth.classify.certainty",
+    "rank_k_frequencies": "fuzzytruth.classify.certainty",
+    "HumanBaseline": "fuzzytruth.classify.human",
+    "leave_one_annotator_out": "fuzzytruth.classify.human",
     "Predictions": "fuzzytruth.classify.predictions",
     "CLASS_TIES": "fuzzytruth.classify.ranking",
     "TARGETS": "fuzzytruth.classify.targets",

@@ -1,5 +1,6 @@
 """Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), header-line
 tables (:mod:`fuzzytruth.io.tables`), partial rankings with ties (:mod:`fuzzytruth.io.rankings`),
+classifiers' predictions (:mod:`fuzzytruth.io.predictions`),
 one text decoder for all (:mod:`fuzzytruth.io.text`).
 
 Names load their module on first use, so that a low-level module (a run reading its columns
@@ -17,6 +18,8 @@ _LAZY: dict[str, str] = {
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",
+    "read_predictions": "fuzzytruth.io.predictions",
+    "write_predictions": "fuzzytruth.io.predictions",
     "Rankings": "fuzzytruth.io.rankings",
     "read_rankings": "fuzzytruth.io.rankings",
     "write_rankings": "fuzzytruth.io.rankings",
