@@ -58,6 +58,7 @@ __all__ = [
     "manhattan",
     "partial_average_overlap",
     "po_jsd",
+    "round_decimals",
     "soft_accuracy",
     "soft_f1",
     "soft_micro_f1",
@@ -111,12 +112,37 @@ def target_vectors(view: Any, truth: Any, level: int | None, measure: str) -> tu
     y = np.zeros((*vectors.shape[:-1], q.shape[1]))
     for t in np.flatnonzero(~lost):
         y[..., column[t]] += vectors[..., t]
-    return np.asarray(q, dtype=np.float64)[None], y
+    return q[None], y  # q keeps its dtype: CE and KL clip at its machine epsilon
 
 
 def _clip(q: np.ndarray, eps: Any) -> np.ndarray:
     eps = np.finfo(q.dtype).eps if eps is None else float(eps)
     return np.clip(q, eps, 1.0 - eps)
+
+
+def round_decimals(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    """``values`` rounded to ``decimals`` as Python's ``round`` does (the correctly rounded
+    decimal, ties to even), which the LeWiDi scripts call per item; ``numpy.round`` scales
+    first and can land on the other side of a tie, so values within 1e-6 of one are rounded by
+    ``round`` itself (they are rare: one element in a million at most).
+
+    Examples
+    --------
+    1.000005 is stored as 1.00000500000000003..., which Python rounds up and numpy down:
+
+    >>> round_decimals(np.array([0.123456, 1.000005]), 5).tolist()
+    [0.12346, 1.00001]
+    >>> round(1.000005, 5), float(np.round(1.000005, 5)) == 1.0
+    (1.00001, True)
+    """
+    if decimals is None:
+        return values
+    scaled = values * 10.0**decimals
+    out = np.round(scaled) / 10.0**decimals
+    near = np.abs(np.abs(scaled - np.floor(scaled)) - 0.5) < 1e-6
+    for index in zip(*np.nonzero(near), strict=True):
+        out[index] = round(float(values[index]), decimals)
+    return out
 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -152,7 +178,7 @@ def cross_entropy(view: Any, truth: Any, *, eps: Any, level: int | None,
         picked = _clip(q[_rows(q.shape[0]), cols], eps).astype(np.float64)
         return -np.log(picked)
     q, y = target_vectors(view, truth, level, "CE")
-    return -_xlogy(y, _clip(q, eps)).sum(axis=-1)
+    return -_xlogy(y, _clip(q, eps).astype(np.float64)).sum(axis=-1)
 
 
 def kl_divergence(view: Any, truth: Any, *, eps: Any, level: int | None,
@@ -161,7 +187,7 @@ def kl_divergence(view: Any, truth: Any, *, eps: Any, level: int | None,
     if truth.kind == "labels":
         return cross_entropy(view, truth, eps=eps, level=level)
     q, y = target_vectors(view, truth, level, "KL")
-    return (_xlogy(y, y) - _xlogy(y, _clip(q, eps))).sum(axis=-1)
+    return (_xlogy(y, y) - _xlogy(y, _clip(q, eps).astype(np.float64))).sum(axis=-1)
 
 
 def _js_label(p: np.ndarray) -> np.ndarray:
@@ -201,7 +227,7 @@ def manhattan(view: Any, truth: Any, *, level: int | None, decimals: int | None,
     else:
         q, y = target_vectors(view, truth, level, "MD")
         value = np.abs(y - q).sum(axis=-1)
-    return value if decimals is None else np.round(value, decimals)
+    return round_decimals(value, decimals)
 
 
 def wasserstein(view: Any, truth: Any, *, decimals: int | None, **_: Any) -> np.ndarray:
@@ -220,7 +246,7 @@ def wasserstein(view: Any, truth: Any, *, decimals: int | None, **_: Any) -> np.
     else:
         _, y = target_vectors(view, truth, None, "Wasserstein")
         value = np.abs(np.cumsum(y, axis=-1)[..., :-1] - cdf_q[None]).sum(axis=-1)
-    return value if decimals is None else np.round(value, decimals)
+    return round_decimals(value, decimals)
 
 
 def soft_accuracy(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray:
@@ -366,8 +392,8 @@ def lewidi_average_md(targets: np.ndarray, predictions: np.ndarray) -> float:
     targets, predictions = np.asarray(targets, float), np.asarray(predictions, float)
     if len(targets) == 0:
         return 0.0
-    per_item = np.round(np.abs(predictions - targets).sum(axis=-1), 5)
-    return float(np.round(per_item.mean(), 5))
+    per_item = round_decimals(np.abs(predictions - targets).sum(axis=-1), 5)
+    return round(float(per_item.sum() / len(per_item)), 5)
 
 
 def lewidi_error_rate(targets: np.ndarray, predictions: np.ndarray) -> float:
@@ -381,7 +407,7 @@ def lewidi_error_rate(targets: np.ndarray, predictions: np.ndarray) -> float:
     """
     targets, predictions = np.asarray(targets, float), np.asarray(predictions, float)
     a = targets.shape[-1]
-    per_item = np.round(1.0 - (a - np.abs(targets - predictions).sum(axis=-1)) / a, 5)
+    per_item = round_decimals(1.0 - (a - np.abs(targets - predictions).sum(axis=-1)) / a, 5)
     return float(per_item.mean())
 
 
