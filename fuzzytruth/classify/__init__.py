@@ -17,7 +17,9 @@ labels are independent draws, Monte Carlo over the truth's worlds otherwise), an
   :func:`fuzzytruth.io.read_predictions`);
 * :func:`leave_one_annotator_out`: each annotator scored as a classifier against the others'
   truth (the human baseline);
-* :func:`annotation_certainty`: rank-k annotation certainty of the truth itself.
+* :func:`annotation_certainty`: rank-k annotation certainty of the truth itself;
+* :func:`reliability_curves`: measures against reader reliability (PrIRN temperature), the
+  shape of Stutz et al.'s main figure.
 
 Names load their module on first use.
 """
@@ -34,6 +36,8 @@ _LAZY: dict[str, str] = {
     "leave_one_annotator_out": "fuzzytruth.classify.human",
     "Predictions": "fuzzytruth.classify.predictions",
     "CLASS_TIES": "fuzzytruth.classify.ranking",
+    "STUTZ_TEMPERATURES": "fuzzytruth.classify.reliability",
+    "reliability_curves": "fuzzytruth.classify.reliability",
     "TARGETS": "fuzzytruth.classify.targets",
 }
 

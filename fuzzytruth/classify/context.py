@@ -19,8 +19,8 @@ Examples
 >>> view = SystemView(Predictions([[0.2, 0.5, 0.3]], items=["x"], classes=["a", "b", "c"]),
 ...                   truth)
 >>> table, group = view.hard_credit(1, "last", None)
->>> table[0, group[truth.nodes.index("b")]]
-np.uint8(1)
+>>> bool(table[0, group[truth.nodes.index("b")]])
+True
 """
 
 from __future__ import annotations
@@ -154,51 +154,83 @@ class SystemView:
         """``(n_items,)`` the top-ranked class of each item under a strict rule."""
         return top_class(self.scores, ties)
 
+    def top_groups(self, ties: str, level: int | None) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each item's top class (strict rule) and the hard groups it counts for, as slots:
+        ``slots[s][i]`` is the s-th group of item i's top class (-1 past its last); cached."""
+        key = ("top", ties, level)
+        if key not in self._credit:
+            top = self.top(ties)
+            slots = [groups[top] for groups in _memberships(self.map(level),
+                                                             self.predictions.n_classes)]
+            self._credit[key] = (top, slots)
+        return self._credit[key]
+
     def hard_credit(self, k: int, ties: str, level: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Top-k hits per hard group: ``(table, group)`` with ``table[i, group[t]]`` the
-        probability that item i's top k holds a class counting for true node t.
+        probability that item i's top k holds a class counting for true node t (bool under a
+        strict rule or ``"all"``, float64 under ``"average"``)."""
+        if ties == "average":
+            return self._average_credit(k, level)
+        best, group = self.best_rank(k, ties, level)
+        return best < k, group
 
-        The table is uint8 under a strict rule or ``"all"`` (0/1) and float64 under
-        ``"average"``.
-        """
-        key = (k, ties, level)
-        if key in self._credit:
-            return self._credit[key]
+    def best_rank(self, k: int, ties: str, level: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Under a strict rule or ``"all"``: ``(best, group)`` with ``best[i, group[t]]`` the
+        best rank (0-based) of a class of item i counting for true node t, capped at the depth
+        ranked (at least ``k``); one table serves every k up to that depth."""
+        key = (ties, level)
+        kept = self._credit.get(key)
+        if kept is not None and kept[2] >= min(k, self.predictions.n_classes):
+            return kept[0], kept[1]
         cmap = self.map(level)
         cand = self.candidates(k, ties)
         n, width = cand.columns.shape
-        n_groups = len(cmap.hard_members)
-        slots = _memberships(cmap, self.predictions.n_classes)
+        depth = cand.kmax
+        dtype = np.uint8 if depth < 255 else np.int32
+        best = np.full((n, len(cmap.hard_members)), depth, dtype=dtype)
         rows = np.repeat(np.arange(n), width).reshape(n, width)
         valid = cand.columns >= 0
         col = np.where(valid, cand.columns, 0)
-        if ties != "average":
-            table = np.zeros((n, n_groups), dtype=np.uint8)
-            inside = valid & (cand.lo < k)
-            for groups in slots:
-                g = groups[col]
-                ok = inside & (g >= 0)
-                table[rows[ok], g[ok]] = 1
-        else:
-            full = np.zeros((n, n_groups), dtype=bool)
-            count = np.zeros((n, n_groups), dtype=np.int64)
-            straddle = valid & (cand.lo < k) & (cand.hi > k)
-            for groups in slots:
-                g = groups[col]
-                ok = valid & (g >= 0) & (cand.hi <= k)
-                full[rows[ok], g[ok]] = True
-                ok = straddle & (g >= 0)
-                np.add.at(count, (rows[ok], g[ok]), 1)
-            size = np.where(straddle, cand.hi - cand.lo, 0).max(axis=1, initial=0)
-            left = np.where(straddle, k - cand.lo, 0).max(axis=1, initial=0)
-            table = full.astype(np.float64)
-            i, g = np.nonzero(count & ~full)
-            m, s, z = count[i, g], left[i], size[i]
-            p_none = np.ones(len(i))
-            for j in range(int(m.max(initial=0))):
-                p_none *= np.where(j < m, np.maximum(z - s - j, 0) / np.maximum(z - j, 1), 1)
-            table[i, g] = 1.0 - p_none
-        self._credit[key] = (table, cmap.hard_group)
+        for groups in _memberships(cmap, self.predictions.n_classes):
+            g = groups[col]
+            ok = valid & (g >= 0) & (cand.lo < depth)
+            # candidates come in rank order: assign the worst first so the best rank stays
+            r, gg, lo = rows[ok][::-1], g[ok][::-1], cand.lo[ok][::-1]
+            best[r, gg] = np.minimum(best[r, gg], lo.astype(dtype))
+        self._credit[key] = (best, cmap.hard_group, depth)
+        return best, cmap.hard_group
+
+    def _average_credit(self, k: int, level: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``"average"`` rule's hit probabilities per hard group, for this k."""
+        key = (k, "average", level)
+        if key in self._credit:
+            return self._credit[key][:2]
+        cmap = self.map(level)
+        cand = self.candidates(k, "average")
+        n, width = cand.columns.shape
+        n_groups = len(cmap.hard_members)
+        rows = np.repeat(np.arange(n), width).reshape(n, width)
+        valid = cand.columns >= 0
+        col = np.where(valid, cand.columns, 0)
+        full = np.zeros((n, n_groups), dtype=bool)
+        count = np.zeros((n, n_groups), dtype=np.int64)
+        straddle = valid & (cand.lo < k) & (cand.hi > k)
+        for groups in _memberships(cmap, self.predictions.n_classes):
+            g = groups[col]
+            ok = valid & (g >= 0) & (cand.hi <= k)
+            full[rows[ok], g[ok]] = True
+            ok = straddle & (g >= 0)
+            np.add.at(count, (rows[ok], g[ok]), 1)
+        size = np.where(straddle, cand.hi - cand.lo, 0).max(axis=1, initial=0)
+        left = np.where(straddle, k - cand.lo, 0).max(axis=1, initial=0)
+        table = full.astype(np.float64)
+        i, g = np.nonzero((count > 0) & ~full)
+        m, s, z = count[i, g], left[i], size[i]
+        p_none = np.ones(len(i))
+        for j in range(int(m.max(initial=0))):
+            p_none *= np.where(j < m, np.maximum(z - s - j, 0) / np.maximum(z - j, 1), 1)
+        table[i, g] = 1.0 - p_none
+        self._credit[key] = (table, cmap.hard_group, k)
         return table, cmap.hard_group
 
     def soft(self, level: int | None, measure: str) -> tuple[np.ndarray, np.ndarray]:

@@ -162,7 +162,8 @@ class PreparedClassTruth:
 
     @cached_property
     def _taxonomy_to_node(self) -> np.ndarray:
-        lookup = np.full(len(self.taxonomy), -1, dtype=np.int32)
+        dtype = np.int16 if len(self.nodes) < 2**15 else np.int32
+        lookup = np.full(len(self.taxonomy), -1, dtype=dtype)
         lookup[self.taxonomy.indices(self.nodes)] = np.arange(len(self.nodes))
         return lookup
 

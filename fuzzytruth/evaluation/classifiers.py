@@ -57,7 +57,7 @@ Examples
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -432,25 +432,28 @@ class ClassWorlds:
                 bar.update(len(block))
         return out
 
-    def _values(self, m: int, s: int) -> np.ndarray:
+    def blocks(self, m: int, s: int) -> Iterator[tuple[int, np.ndarray]]:
+        """``(start, values)``: classifier ``s``'s values of measure ``m`` in blocks of worlds
+        (sized from the memory budget when computed from labels)."""
         kind, data = self._sources[m]
         n_worlds, n_items = self.shape[2:]
         if kind == "point":
-            return np.broadcast_to(data[s], (n_worlds, n_items))
+            yield 0, np.broadcast_to(data[s], (n_worlds, n_items))
+            return
         if kind == "stored":
-            return data[s]
+            yield 0, data[s]
+            return
         measure = self._measures[m]
         params = kernel_params(measure)
         view = self._views[s]
-        if not measure.family.per_item:  # a statistic of each whole world: no item blocks
-            return measure.family.kernel(view, Target("labels", labels=data), **params)
-        out = np.empty((n_worlds, n_items))
-        step = block_rows(n_items, self._budget, bytes_per_unit=48.0)
-        for start in range(0, n_worlds, step):
+        step = block_rows(n_items, self._budget, bytes_per_unit=64.0)
+        for start in range(0, n_worlds, step):  # rows are worlds: any statistic is per row
             rows = data[start : start + step]
-            out[start : start + len(rows)] = measure.family.kernel(
-                view, Target("labels", labels=rows), **params)
-        return out
+            yield start, measure.family.kernel(view, Target("labels", labels=rows), **params)
+
+    def _values(self, m: int, s: int) -> np.ndarray:
+        parts = [values for _, values in self.blocks(m, s)]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def __getitem__(self, key: Any) -> np.ndarray:
         if isinstance(key, tuple):

@@ -326,14 +326,16 @@ class Evaluation:
             if batch is not None:
                 rows.append(self.batch(system, name).mean())
                 continue
-            samples = self._samples(system, name)
-            keep = np.ones(samples.shape, dtype=bool)
-            if self._world_counted is not None:
-                keep &= self._world_counted
-            samples = self.undefined.apply(samples, fill)
-            keep &= ~np.isnan(samples)  # what the rule leaves undefined stays out
-            total = np.where(keep, samples, 0.0).sum(axis=0)
-            count = keep.sum(axis=0)
+            total = np.zeros(len(self.queries))
+            count = np.zeros(len(self.queries), dtype=np.int64)
+            for start, samples in self._raw_world_blocks(name, self.systems.index(system)):
+                keep = np.ones(samples.shape, dtype=bool)
+                if self._world_counted is not None:
+                    keep &= self._world_counted[start : start + len(samples)]
+                samples = self.undefined.apply(samples, fill)
+                keep &= ~np.isnan(samples)  # what the rule leaves undefined stays out
+                total += np.where(keep, samples, 0.0).sum(axis=0)
+                count += keep.sum(axis=0)
             rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
                                   where=count > 0))
         return np.where(self._counted[name][None, :], np.stack(rows), np.nan)
@@ -354,16 +356,36 @@ class Evaluation:
     def _system_world_scores(self, name: str, s: int) -> np.ndarray | None:
         """``(n_worlds, n_queries)`` one system's values of measure ``name`` in each world,
         under the rules of :meth:`world_scores`; None without worlds."""
-        if self.truth.crisp:
-            values = self._batches[self.systems[s], name].mean()[None]
-        elif self._worlds is None:
-            return None
+        blocks = [block for _, block in self._world_blocks(name, s)]
+        return np.concatenate(blocks) if blocks else None
+
+    def _raw_world_blocks(self, name: str, s: int):
+        """``(start, values)``: one system's world values of measure ``name`` in blocks of
+        worlds (the whole array at once when it is kept; a classifier evaluation computes
+        them block by block), before any rule."""
+        m = self.measures.index(name)
+        blocks = getattr(self._worlds, "blocks", None)
+        if blocks is not None:
+            yield from blocks(m, s)
         else:
-            values = self._worlds[self.measures.index(name), s]
-        values = self.undefined.apply(values, self._families[name].undefined_value)
-        if self._world_counted is not None:
-            values = np.where(self._world_counted, values, np.nan)
-        return np.where(self._counted[name][None, :], values, np.nan)
+            yield 0, self._worlds[m, s]
+
+    def _world_blocks(self, name: str, s: int):
+        """``(start, values)``: :meth:`_raw_world_blocks` under the rules of
+        :meth:`world_scores` (a crisp truth: its one world)."""
+        if self.truth.crisp:
+            blocks = [(0, self._batches[self.systems[s], name].mean()[None])]
+        elif self._worlds is None:
+            return
+        else:
+            blocks = self._raw_world_blocks(name, s)
+        fill = self._families[name].undefined_value
+        for start, raw in blocks:
+            values = self.undefined.apply(raw, fill)
+            if self._world_counted is not None:
+                values = np.where(self._world_counted[start : start + len(values)], values,
+                                  np.nan)
+            yield start, np.where(self._counted[name][None, :], values, np.nan)
 
     # ------------------------------------------------------------------ per system
     def aggregate(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -418,14 +440,20 @@ class Evaluation:
             for measure in self.measures:
                 fam = self._families[measure]
                 counted = self._counted[measure]
-                worlds = self._system_world_scores(measure, s)  # one system at a time
+                # the per-world aggregates, one block of worlds at a time
+                per_world, defined, first = [], 0, None
+                for _, block in self._world_blocks(measure, s):
+                    per_world.append(fam.combine(block, axis=1))
+                    defined += int((~np.isnan(block)).sum())
+                    first = block[0] if first is None else first
+                n_worlds = sum(len(p) for p in per_world)
                 means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
                                strict=True))
                 row["estimand"] = "queries" if self.truth.crisp else "collection"
-                if worlds is None or worlds.shape[0] == 1:
-                    values = means if worlds is None else worlds[0]
+                if n_worlds <= 1:
+                    values = means if n_worlds == 0 else first
                     exact_mean = not self.truth.crisp
                     if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
                         raise ValueError(
@@ -443,7 +471,7 @@ class Evaluation:
                         n_queries=int((~np.isnan(values)).sum()),
                     )
                 else:
-                    per_world = fam.combine(worlds, axis=1)
+                    per_world = np.concatenate(per_world)
                     by_world = not self.undefined.counts or self._world_counted is not None
                     linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
@@ -455,9 +483,7 @@ class Evaluation:
                         truth_low=float(np.nanquantile(per_world, alpha)),
                         truth_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
-                        n_queries=float((~np.isnan(worlds)).sum(axis=1).mean())
-                        if by_world
-                        else int(counted.sum()),
+                        n_queries=defined / n_worlds if by_world else int(counted.sum()),
                     )
                 row["confidence_level"] = level
                 row["method"] = self._methods[system, measure]

@@ -161,12 +161,17 @@ def accuracy(view: Any, truth: Any, *, k: int, ties: str, level: int | None,
         if level is not None:
             raise ValueError("level= needs a categorical truth with a taxonomy; got label sets")
         return view.set_hits(truth.sets, k, ties)
-    table, group = view.hard_credit(k, ties, level)
-    n = table.shape[0]
+    if ties == "average":
+        table, group = view.hard_credit(k, ties, level)
+        hits = table[_rows(table.shape[0]), group[truth.labels]] if truth.kind == "labels" \
+            else table[:, group]
+    else:  # one best-rank table serves every k
+        best, group = view.best_rank(k, ties, level)
+        hits = best[_rows(best.shape[0]), group[truth.labels]] < k if truth.kind == "labels" \
+            else best[:, group] < k
     if truth.kind == "labels":
-        return table[_rows(n), group[truth.labels]].astype(np.float64)
-    hits = table[:, group].astype(np.float64)  # (n_items, n_nodes)
-    return np.einsum("rit,it->ri", truth.vectors, hits)
+        return hits.astype(np.float64)
+    return np.einsum("rit,it->ri", truth.vectors, hits.astype(np.float64))
 
 
 # ---------------------------------------------------------------------------- soft
@@ -301,29 +306,35 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
     confidence), whose mean is ECE.
     """
     view.predictions.require_probabilities("ECE")
-    top = view.top(ties)
+    top, slots = view.top_groups(ties, level)
     conf = view.scores[np.arange(view.n_items), top].astype(np.float64)
-    top_truth = _top_credit(view, top, level)  # (n_items, n_nodes) 1 where top counts
+    group = view.map(level).hard_group
     if truth.kind == "labels":
-        correct = top_truth[_rows(view.n_items), truth.labels]
-    else:
-        correct = np.einsum("rit,it->ri", truth.vectors, top_truth)
+        label_group = group[truth.labels]
+        correct = np.zeros(label_group.shape)
+        for groups in slots:  # the hard groups the top class counts for
+            correct += groups[None, :] == label_group
+    else:  # the target mass on the nodes the top class counts for
+        vectors = truth.vectors
+        n_groups = len(view.map(level).hard_members)
+        if n_groups == vectors.shape[-1] and (group == np.arange(n_groups)).all():
+            by_group = vectors
+        else:
+            by_group = np.zeros((*vectors.shape[:-1], n_groups))
+            for t, g in enumerate(group):
+                by_group[..., g] += vectors[..., t]
+        correct = np.zeros(vectors.shape[:-1])
+        items = np.arange(view.n_items)
+        for groups in slots:
+            ok = groups >= 0
+            correct[:, ok] += by_group[:, items[ok], groups[ok]]
     bins = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
     residual = correct - conf[None, :]
-    n_rows, n = residual.shape
+    n_rows = residual.shape[0]
     flat = (np.arange(n_rows)[:, None] * n_bins + bins[None, :]).ravel()
     sums = np.bincount(flat, weights=residual.ravel(), minlength=n_rows * n_bins)
     sign = np.sign(sums.reshape(n_rows, n_bins))
-    return np.take_along_axis(sign, np.broadcast_to(bins, (n_rows, n)), axis=1) * residual
-
-
-def _top_credit(view: Any, top: np.ndarray, level: int | None) -> np.ndarray:
-    """``(n_items, n_nodes)`` 1.0 where the item's top class counts for the node."""
-    cmap = view.map(level)
-    member = np.zeros((view.predictions.n_classes, len(cmap.hard_members)))
-    for g, members in enumerate(cmap.hard_members):
-        member[members, g] = 1.0
-    return member[top][:, cmap.hard_group]
+    return sign[:, bins] * residual
 
 
 def entropy_correlation(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray:
