@@ -70,6 +70,28 @@ def test_malformed_tables_name_file_and_line(tmp_path):
         read_predictions(path)
 
 
+
+@pytest.mark.parametrize("fmt", ["parquet", "npy", "npz"])
+def test_corrupt_binary_files_are_one_error_naming_the_file(tmp_path, fmt):
+    path = tmp_path / f"broken.{fmt}"
+    path.write_bytes(b"not a real file\n")
+    with pytest.raises(ValueError, match=rf"broken.{fmt}: not a readable"):
+        read_predictions(path, classes=["a", "b"])
+
+
+def test_compressed_csv_and_npy_read_through_the_shared_cap(tmp_path):
+    import gzip
+
+    p = Predictions([[0.25, 0.75], [1.0, 0.0]], items=["x", "y"], classes=["a", "b"], name="n")
+    write_predictions(p, tmp_path / "n.csv.gz")
+    assert read_predictions(tmp_path / "n.csv.gz").scores.tolist() == p.scores.tolist()
+    np.save(tmp_path / "m.npy", p.scores)
+    (tmp_path / "m.npy.gz").write_bytes(gzip.compress((tmp_path / "m.npy").read_bytes()))
+    assert read_predictions(tmp_path / "m.npy.gz", classes=["a", "b"]).scores.tolist() == \
+        p.scores.tolist()
+    with pytest.raises(ValueError, match=r"m.npy.gz: .*max_decompressed_bytes"):
+        read_predictions(tmp_path / "m.npy.gz", classes=["a", "b"], max_decompressed_bytes=10)
+
 @pytest.fixture
 def collection(tmp_path):
     rng = np.random.default_rng(0)

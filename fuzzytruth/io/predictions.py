@@ -14,9 +14,10 @@ NumPy (``.npy``, ``.npz``)
 
 ``layout="auto"`` reads a table as long when its header names the item, class and score
 columns, and as wide otherwise. CSV/TSV files go through the shared reader
-(:func:`fuzzytruth.io.tables.read_delimited`: compression from the content, ``#`` comments,
-an ``encoding`` option); every refusal names the file and line (a value that is not a finite
-number, a repeated (item, class) pair, an item without a score for some class).
+(:func:`fuzzytruth.io.delimited.read_delimited`: compression from the content and its cap,
+``#`` comments, an ``encoding`` option); every refusal names the file and line (a value that
+is not a finite number, a repeated (item, class) pair, an item without a score for some
+class).
 
 Examples
 --------
@@ -42,8 +43,9 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth.classify.predictions import Predictions
-from fuzzytruth.io.tables import _format_of, finite_numbers, read_delimited, write_delimited
-from fuzzytruth.io.text import load_text
+from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
+from fuzzytruth.io.output import open_output
+from fuzzytruth.io.text import MaxBytes, file_error, load_text, read_bytes
 
 __all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
 
@@ -64,6 +66,7 @@ def read_predictions(
     name: str | None = None,
     probabilities: bool | None = None,
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Predictions:
     """Read one classifier's predictions (module docstring for the formats).
 
@@ -88,6 +91,9 @@ def read_predictions(
         As :class:`~fuzzytruth.classify.Predictions` (None: decided from the values).
     encoding : str
         Encoding of a text file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None
+        Cap on what a compressed file may inflate to
+        (:func:`fuzzytruth.io.text.read_bytes`).
 
     Returns
     -------
@@ -95,19 +101,23 @@ def read_predictions(
     """
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {list(LAYOUTS)}; got {layout!r}")
-    fmt = _format_of(path, format, _FORMATS)
+    fmt = format_of(path, format, _FORMATS)
     where = os.fspath(path)
     name = name or Path(where).name.split(".")[0]
     try:
         if fmt in ("npy", "npz"):
-            return _read_numpy(where, fmt, classes, items, name, probabilities, encoding)
+            # an .npz is itself a zip archive: read as it is; an .npy may be compressed
+            data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes) \
+                if fmt == "npy" else Path(where).read_bytes()
+            return _read_numpy(where, data, fmt, classes, items, name, probabilities, encoding)
         if fmt == "parquet":
-            frame = pd.read_parquet(where)
+            frame = _read_parquet(where, max_decompressed_bytes)
             lines = np.arange(len(frame)) + 1
             unit = "row"
         else:
             frame = read_delimited(where, delimiter="," if fmt == "csv" else "\t",
-                                   required=[item], encoding=encoding)
+                                   required=[item], encoding=encoding,
+                                   max_decompressed_bytes=max_decompressed_bytes)
             lines = frame.attrs["lines"]
             unit = "line"
     except ValueError as err:
@@ -189,15 +199,40 @@ def _class_list(classes: object, encoding: str) -> list[str] | None:
     return [str(c) for c in classes]
 
 
-def _read_numpy(where: str, fmt: str, classes: object, items: object, name: str,
+def _read_parquet(where: str, max_decompressed_bytes: MaxBytes) -> pd.DataFrame:
+    """A Parquet file (compressed as a whole or not, under the decompression cap) as a frame
+    with its own column types; a file that does not decode is one error naming it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes)
+    try:
+        return pq.read_table(pa.BufferReader(data)).to_pandas()
+    except (pa.ArrowException, OSError, ValueError, TypeError) as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+        raise file_error(where, f"not a readable Parquet file ({first})") from None
+
+
+def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: object, name: str,
                 probabilities: bool | None, encoding: str) -> Predictions:
+    import io
+    import zipfile
+
     class_list = _class_list(classes, encoding)
+    try:
+        loaded = np.load(io.BytesIO(data), allow_pickle=False)
+        if fmt == "npz":
+            with loaded as archive:
+                arrays = {key: archive[key] for key in archive.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+        raise file_error(where, f"not a readable .{fmt} file ({first})") from None
     if fmt == "npy":
-        matrix = np.load(where, allow_pickle=False)
+        matrix = loaded
         stored_items = None
     else:
-        with np.load(where, allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise file_error(where, "not a .npz archive (a single array: name the file .npy)")
         key = next((k for k in ("scores", "probabilities") if k in arrays), None)
         if key is None:
             matrices = [k for k, a in arrays.items() if a.ndim == 2]
@@ -249,11 +284,12 @@ def write_predictions(
     """
     if layout not in ("long", "wide"):
         raise ValueError(f"layout must be 'long' or 'wide'; got {layout!r}")
-    fmt = _format_of(path, format, ("csv", "tsv", "parquet", "npz"))
+    fmt = format_of(path, format, ("csv", "tsv", "parquet", "npz"))
     if fmt == "npz":
-        np.savez(path, scores=predictions.scores,
-                 classes=np.asarray(predictions.classes, dtype=str),
-                 items=np.asarray(predictions.items, dtype=str))
+        with open_output(path, binary=True) as handle:
+            np.savez(handle, scores=predictions.scores,
+                     classes=np.asarray(predictions.classes, dtype=str),
+                     items=np.asarray(predictions.items, dtype=str))
         return
     if layout == "long":
         frame = predictions.to_frame()
@@ -263,6 +299,10 @@ def write_predictions(
         frame.insert(0, "item_id", predictions.items.to_numpy())
         ids = ["item_id"]
     if fmt == "parquet":
-        frame.to_parquet(path, index=False)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        with open_output(path, binary=True) as handle:  # atomic, scores keep their type
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), handle)
     else:
         write_delimited(frame, path, fmt, ids)
