@@ -245,11 +245,12 @@ def categorical_draws(
 
 def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
     # the first column above u (the last one if none), found by bisection: cum is
-    # non-decreasing along a row, so this is the linear scan's answer in log2(n) steps
+    # non-decreasing along a row, so this is the linear scan's answer in log2(n) steps;
+    # items outside, worlds inside, so that an item's row stays in cache across the worlds
     scale = 1.0 / 2.0**53
     last = cum.shape[1] - 1
-    for w in range(len(worlds)):
-        for i in range(len(base)):
+    for i in range(len(base)):
+        for w in range(len(worlds)):
             u = np.float64(_draw53(base[i], worlds[w])) * scale
             lo, hi = 0, last
             while lo < hi:

@@ -50,6 +50,8 @@ __all__ = [
     "calibration_error",
     "cross_entropy",
     "entropy_correlation",
+    "expected_accuracy",
+    "expected_cross_entropy",
     "jensen_shannon",
     "kl_divergence",
     "lewidi_average_md",
@@ -172,6 +174,50 @@ def accuracy(view: Any, truth: Any, *, k: int, ties: str, level: int | None,
     if truth.kind == "labels":
         return hits.astype(np.float64)
     return np.einsum("rit,it->ri", truth.vectors, hits.astype(np.float64))
+
+
+def expected_accuracy(view: Any, law: np.ndarray, *, k: int, ties: str, level: int | None,
+                      **_: Any) -> np.ndarray:
+    """``(n_items,)`` the mean of :func:`accuracy` over one label per item drawn from ``law``
+    (``(n_items, n_nodes)``): the law's mass on the nodes whose group the top k meet, read
+    where the top k are, not over every node (strict rules and ``"all"``)."""
+    best, group = view.best_rank(k, ties, level)
+    rows, hit = np.nonzero(best < k)  # the (item, group) pairs the top k meet: few per item
+    n_groups = best.shape[1]
+    if len(group) == n_groups and (group == np.arange(n_groups)).all():
+        mass = law[rows, hit]
+    else:  # the law per hard group, summed over the nodes that count for it
+        by_group = np.zeros((law.shape[0], n_groups))
+        for t in np.flatnonzero((law > 0).any(axis=0)):
+            by_group[:, group[t]] += law[:, t]
+        mass = by_group[rows, hit]
+    return np.bincount(rows, weights=mass, minlength=law.shape[0])
+
+
+def expected_cross_entropy(view: Any, law: np.ndarray, *, eps: Any, level: int | None,
+                           memory_budget: float, **_: Any) -> np.ndarray:
+    """``(n_items,)`` the mean of :func:`cross_entropy` (and of :func:`kl_divergence`, equal
+    under labels) over one label per item drawn from ``law``: −Σ_t p_t log clip(q_col(t)),
+    in blocks of items sized from ``memory_budget``."""
+    from fuzzytruth._resampling import block_rows
+
+    q, column = view.soft(level, "CE")
+    support = np.flatnonzero((law > 0).any(axis=0))
+    lost = support[column[support] < 0]
+    if lost.size:
+        raise ValueError(
+            f"measure 'CE': the truth puts an item in {view.truth.nodes[int(lost[0])]!r}, for "
+            f"which the predictions {view.name!r} have no class at level={level!r} (set level= "
+            "to a depth where every true node meets a class)"
+        )
+    cols = column[support]
+    out = np.empty(law.shape[0])
+    step = block_rows(len(support), memory_budget, bytes_per_unit=24.0)
+    for start in range(0, law.shape[0], step):
+        stop = start + step
+        logq = np.log(_clip(q[start:stop][:, cols], eps).astype(np.float64))
+        out[start:stop] = -np.einsum("it,it->i", law[start:stop][:, support], logq)
+    return out
 
 
 # ---------------------------------------------------------------------------- soft
@@ -309,11 +355,19 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
     top, slots = view.top_groups(ties, level)
     conf = view.scores[np.arange(view.n_items), top].astype(np.float64)
     group = view.map(level).hard_group
+    bins = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
     if truth.kind == "labels":
         label_group = group[truth.labels]
-        correct = np.zeros(label_group.shape)
-        for groups in slots:  # the hard groups the top class counts for
-            correct += groups[None, :] == label_group
+        correct = slots[0][None, :] == label_group
+        for groups in slots[1:]:  # the other hard groups the top class counts for
+            correct = correct.astype(np.float32) + (groups[None, :] == label_group)
+        # per (world, bin): the count of correct items (exact in float32 below 2**24 items)
+        # minus the bin's total confidence, the same in every world
+        onehot = np.zeros((view.n_items, n_bins), dtype=np.float32)
+        onehot[np.arange(view.n_items), bins] = 1.0
+        sums = correct.astype(np.float32) @ onehot - np.bincount(bins, weights=conf,
+                                                                 minlength=n_bins)
+        return np.sign(sums)[:, bins] * (correct - conf[None, :])
     else:  # the target mass on the nodes the top class counts for
         vectors = truth.vectors
         n_groups = len(view.map(level).hard_members)
@@ -328,7 +382,6 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
         for groups in slots:
             ok = groups >= 0
             correct[:, ok] += by_group[:, items[ok], groups[ok]]
-    bins = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
     residual = correct - conf[None, :]
     n_rows = residual.shape[0]
     flat = (np.arange(n_rows)[:, None] * n_bins + bins[None, :]).ravel()
