@@ -44,7 +44,8 @@ def test_files_round_trip(tmp_path, layout, fmt):
 def test_npy_needs_its_classes(tmp_path):
     path = tmp_path / "m.npy"
     np.save(path, np.eye(3))
-    with pytest.raises(ValueError, match=r"does not name its classes; give classes="):
+    with pytest.raises(ValueError,
+                       match=r"does not name its classes; give them \(argument 'classes'"):
         read_predictions(path)
     names = tmp_path / "classes.txt"
     names.write_text("a\nb\nc\n")

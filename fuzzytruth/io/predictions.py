@@ -251,9 +251,9 @@ def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: objec
                          f"{matrix.shape}")
     if class_list is None:
         raise ValueError(
-            f"{where}: a NumPy matrix does not name its classes; give classes= (a list, or a "
-            "text file with one class per line)" + (" or store a 'classes' array in the .npz"
-                                                     if fmt == "npz" else "")
+            f"{where}: a NumPy matrix does not name its classes; give them (argument "
+            "'classes', or --prediction-classes: a list, or a text file with one class per "
+            "line)" + (" or store a 'classes' array in the .npz" if fmt == "npz" else "")
         )
     if items is None:
         items = stored_items if stored_items is not None else np.arange(matrix.shape[0])

@@ -180,11 +180,16 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         "lewidi",
+        params={**_TREC, "interpolation": "trec_eval9"},
+        ties="docid_desc",
+        score_dtype="float32",
+        grades="truncate",
         family_params={"MD": {"decimals": 5}},
         description=(
             "LeWiDi 2025 (Evaluation_LeWiDi_2025_Metrics.ipynb): each item's Manhattan distance "
             "rounded to 5 decimals as average_MD does (Python's round); the official "
-            "average_MD and average_WS also round the mean to 5 decimals when reporting"
+            "average_MD and average_WS also round the mean to 5 decimals when reporting; "
+            "ranking measures as under 'trec' (the default)"
         ),
     ),
     Preset(
