@@ -257,15 +257,22 @@ def categorical_draws(
 
 
 def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
+    # the first column above u (the last one if none), found by bisection: cum is
+    # non-decreasing along a row, so this is the linear scan's answer in log2(n) steps;
+    # items outside, worlds inside, so that an item's row stays in cache across the worlds
     scale = 1.0 / 2.0**53
     last = cum.shape[1] - 1
-    for w in range(len(worlds)):
-        for i in range(len(base)):
+    for i in range(len(base)):
+        for w in range(len(worlds)):
             u = np.float64(_draw53(base[i], worlds[w])) * scale
-            j = 0
-            while j < last and cum[i, j] <= u:
-                j += 1
-            out[w, i] = j
+            lo, hi = 0, last
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cum[i, mid] <= u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[w, i] = lo
 
 
 def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:

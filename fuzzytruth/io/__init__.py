@@ -1,8 +1,8 @@
 """Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), trec_eval's
 preference files (:mod:`fuzzytruth.io.prefs`), header-line tables (:mod:`fuzzytruth.io.tables`),
-partial rankings with ties (:mod:`fuzzytruth.io.rankings`), one text decoder for all readers
-(:mod:`fuzzytruth.io.text`) and one atomic, compressing output for all writers
-(:mod:`fuzzytruth.io.output`).
+partial rankings with ties (:mod:`fuzzytruth.io.rankings`), classifiers' predictions
+(:mod:`fuzzytruth.io.predictions`), one text decoder for all readers (:mod:`fuzzytruth.io.text`)
+and one atomic, compressing output for all writers (:mod:`fuzzytruth.io.output`).
 
 Every reader raises a ``ValueError`` on one line that starts with the file's name,
 ``"<path>: ..."`` or ``"<path>, line <n>: ..."`` (:func:`fuzzytruth.io.text.file_error`), and
@@ -27,6 +27,8 @@ _LAZY: dict[str, str] = {
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",
+    "read_predictions": "fuzzytruth.io.predictions",
+    "write_predictions": "fuzzytruth.io.predictions",
     "Rankings": "fuzzytruth.io.rankings",
     "read_rankings": "fuzzytruth.io.rankings",
     "write_rankings": "fuzzytruth.io.rankings",

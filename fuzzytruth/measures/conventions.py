@@ -24,6 +24,9 @@ preset         ties         scores     what it reproduces
                                        relevant, JK DCG with b = 2
 ``crossmodal`` average      float64    image–text retrieval (VSE++/SCAN): ``R@K`` is Success@K
                                        (a ground-truth item in the top K), ties averaged
+``lewidi``     (classifiers)           LeWiDi 2025's official scripts: each item's Manhattan
+                                       distance (``MD``) rounded to 5 decimals (``average_MD``);
+                                       the scripts round the mean too, a step of reporting
 =============  ===========  =========  ============================================================
 
 Fractional grades. trec_eval reads a qrels grade with C's ``atol``, so ``2.7`` is grade 2 and
@@ -175,6 +178,20 @@ PRESETS: tuple[Preset, ...] = (
             "SHREC 2006: grades 2 (highly relevant) / 1 (marginally relevant), precision-style "
             "tiers d1 = min(Va, C), d2 = min(Va, 2C), AP over the retrieved relevant items, "
             "Järvelin-Kekäläinen DCG (b=2) with the ideal zero-padded to the list length"
+        ),
+    ),
+    Preset(
+        "lewidi",
+        params={**_TREC, "interpolation": "trec_eval9"},
+        ties="docid_desc",
+        score_dtype="float32",
+        grades="truncate",
+        family_params={"MD": {"decimals": 5}},
+        description=(
+            "LeWiDi 2025 (Evaluation_LeWiDi_2025_Metrics.ipynb): each item's Manhattan distance "
+            "rounded to 5 decimals as average_MD does (Python's round); the official "
+            "average_MD and average_WS also round the mean to 5 decimals when reporting; "
+            "ranking measures as under 'trec' (the default)"
         ),
     ),
     Preset(
