@@ -136,7 +136,8 @@ def test_classify_command(collection, capsys):
                              "--n-worlds", "50", "--format", "json")
     assert status == 0
     rows = json.loads(out)
-    assert rows[0]["system_a"] == "good" and rows[0]["estimand"] == "collection"
+    assert rows[0]["system_a"] == "good"
+    assert rows[0]["estimand"] == "collection (truth model: dawid-skene)"
 
 
 def test_classify_command_errors_are_one_line(collection, capsys):

@@ -104,6 +104,15 @@ class PreparedClassTruth:
         """Number of evaluated items."""
         return len(self._rows)
 
+    @property
+    def truth_model(self) -> str | None:
+        """The fitted truth model's name, None for a membership or qrels (as
+        :attr:`fuzzytruth.Evaluation.estimand` names them)."""
+        from fuzzytruth.truth.membership import Membership
+        from fuzzytruth.truth.qrels import Qrels
+
+        return None if isinstance(self._source, Membership | Qrels) else self.model
+
     def support(self) -> np.ndarray:
         """``(n_nodes,)`` bool: nodes that can carry some item's truth."""
         if self.sets is not None:

@@ -271,7 +271,7 @@ def evaluate_predictions(
         "preset": preset.as_dict(),
         "measures": {n: str(m) for n, m in zip(names, measures, strict=True)},
         "truth": str(prepared.kind),
-        "truth_model": prepared.model,
+        "truth_model": prepared.truth_model,
         "undefined": str(undefined),
         "missing": missing,
         "complete": complete,
