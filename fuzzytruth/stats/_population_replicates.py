@@ -46,8 +46,10 @@ __all__ = ["PopulationPlan", "plan_population", "replicate_block", "replicate_sc
 #: Bytes of exact-form temporaries per ranked (replicate, component, rank) cell (the
 #: probabilities, the Poisson-binomial PMF or survival products, the masses).
 _EXACT_BYTES_PER_CELL = 48.0
-#: The same for each (replicate, component, item) cell of the relevant documents not retrieved.
-_REST_BYTES_PER_CELL = 40.0
+#: The same for each (replicate, component, item) cell of the relevant documents not retrieved
+#: and the joint law of the relevant documents retrieved and missed (calibrated with
+#: tracemalloc on the shapes of benchmarks/population.py).
+_REST_BYTES_PER_CELL = 96.0
 
 
 @dataclass(frozen=True, eq=False)
