@@ -272,11 +272,12 @@ def test_an_option_the_truth_would_ignore_is_an_error(capsys, here, option):
 
 
 def test_an_empty_run_file_is_reported_as_such(capsys, here, tmp_path):
-    """Issue 22: it used to say 'no query of the runs is in the truth'."""
+    """Issue 22: it used to say 'no query of the runs is in the truth'; the reader now says
+    the file has no data line (issue 23: a TREC file without data is refused on reading)."""
     (tmp_path / "empty.txt").write_text("# nothing yet\n")
     assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", "--run",
                           str(tmp_path / "empty.txt")),
-                      "empty.txt", "no result line", "--run")
+                      "empty.txt", "no lines of data", "qid Q0 docno rank score tag")
 
 
 def test_an_impossible_number_of_worlds_is_one_line_before_any_allocation(capsys, here):

@@ -94,6 +94,7 @@ from fuzzytruth.measures import (
     positive_float,
 )
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
+from fuzzytruth.metrics.base import truncate_grades
 from fuzzytruth.runs import Ranking, Run, rank
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
@@ -393,6 +394,8 @@ def _crisp(
     counted = None
     for system, (ranking, run) in rankings.items():
         rg = prepared.ranked_gains(ranking, run, judged=judged)
+        if preset.grades == "truncate":  # trec_eval reads grades with atol
+            rg = truncate_grades(rg)
         if judged_only:
             rg = judged_only_gains(rg)
         if counted is None:
