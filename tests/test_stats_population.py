@@ -206,7 +206,7 @@ NODES = ["animal", "cat", "dog", "thing", "car", "cup"]
 #: one measure (or more) of every family with an exact form, defaults and options
 EXACT_MEASURES = ["P@5", "P", "R@5", "R", "Success@3", "RR", "RR@4", "F@5", "E(beta=2)@5",
                   "NumNonrelJudgedRet", "Utility(a=2,b=-1)", "NumQ", "NumRet", "NumRel",
-                  "NumRelRet", "Judged@5", "RBPResidual(p=0.8)@10"]
+                  "NumRelRet", "Judged@5", "Unjudged@5", "RBPResidual(p=0.8)@10"]
 
 
 def _collection(crossed: bool, seed: int = 0):
