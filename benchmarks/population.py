@@ -195,7 +195,13 @@ def main() -> None:
         warnings.simplefilter("ignore")
         runs, ann, cats = collection(SHAPES[0])
         annotator_bootstrap(runs, ann, "P@10", query_categories=cats, n_resamples=20, rng=0)
-    rows = [run_shape(shape) for shape in SHAPES]
+    rows = []
+    for shape in SHAPES:  # a line per shape as it ends: the whole run takes minutes
+        rows.append(run_shape(shape))
+        row = rows[-1]
+        print(f"  {row['items']} x {row['per_item']} x {row['queries']} {row['taxonomy']} "
+              f"{row['design']} {row['categories']} {row['measures']}: {row['cpu_s']:.3g} s CPU,"
+              f" ratio {row['ratio']:.3g}", flush=True)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 250, "display.max_columns", 30,
                            "display.float_format", "{:.3g}".format):
