@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, dot_rows
 
 __all__ = [
     "ShapeRanking",
@@ -450,7 +450,8 @@ def psb_dcg(ranked: RankedGains, *, rel: float = 1.0) -> np.ndarray:
     n = max(relevance.shape[1], int(k.max(initial=0)))
     disc = jk_discount(n)
     ideal = np.concatenate([[0.0], np.cumsum(disc)])[k]
-    return _undefined_without_relevant(_ratio(relevance @ disc[: relevance.shape[1]], ideal), k)
+    gained = dot_rows(relevance, disc[: relevance.shape[1]])
+    return _undefined_without_relevant(_ratio(gained, ideal), k)
 
 
 def psb_precision_recall(

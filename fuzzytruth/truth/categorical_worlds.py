@@ -21,16 +21,22 @@ World models
 
 Every draw is keyed (:mod:`fuzzytruth._random`): an item's label in world w depends on the
 seed, the item's id and w only.
+
+Each chunk of worlds draws every item's label (annotator) or each needed category's size
+(Bernoulli) once; its blocks of queries then read the relevance of their ranked documents from
+those labels, or draw it (Bernoulli), straight into the kernels' layout.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fuzzytruth._random import draw_seed, uniforms, unit_keys
+from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 
@@ -79,14 +85,19 @@ def sample_labels(
     np.float64(0.4)
     """
     n_worlds = check_n_worlds(n_worlds, minimum=1)
+    _check_direct(membership)
+    seed = draw_seed(rng)
+    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
+    labels = table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
+    return np.ascontiguousarray(labels.T)
+
+
+def _check_direct(membership: Membership) -> None:
     if membership.direct is None:
         raise ValueError(
             "world_model='annotator' needs the annotators' direct shares, and this membership "
             "was built from already-closed probabilities; use world_model='bernoulli'"
         )
-    seed = draw_seed(rng)
-    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
-    return table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
 
 
 class _LabelTable:
@@ -105,14 +116,21 @@ class _LabelTable:
         self.cum = cum
         self.keys = keys
 
-    def draw(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        n_items, width = self.labels.shape
-        out = np.empty((len(worlds), n_items), dtype=self.labels.dtype)
-        step = max(1, 2**24 // max(n_items * width, 1))
-        for start in range(0, len(worlds), step):  # chunks bound the memory
-            u = uniforms(seed, _LABELS, self.keys, worlds[start : start + step])
-            pick = (u[:, :, None] >= self.cum[None, :, :]).sum(axis=2)
-            out[start : start + len(u)] = self.labels[np.arange(n_items)[None, :], pick]
+    def draw(self, seed: int, worlds: np.ndarray, *, padding: int | None = None) -> np.ndarray:
+        """``(n_items, n_worlds)`` labels (one more row of ``padding`` when given): each
+        item's label is the first of its labels whose cumulative share exceeds the item's keyed
+        uniform (:func:`~fuzzytruth._random.categorical_draws`)."""
+        n_items = len(self.keys)
+        out = np.empty((n_items + (padding is not None), len(worlds)), dtype=self.labels.dtype)
+        if padding is not None:
+            out[n_items] = padding
+        step = max(1, 2**24 // max(n_items, 1))
+        for start in range(0, len(worlds), step):  # chunks bound the int64 draws
+            part = worlds[start : start + step]
+            pick = categorical_draws(seed, _LABELS, self.keys, self.cum, part)
+            out[:n_items, start : start + len(part)] = np.take_along_axis(
+                self.labels, pick.T, axis=1
+            )
         return out
 
 
@@ -140,6 +158,7 @@ class CategoricalWorlds:
     """
 
     binary = True
+    cell_bytes = 32  # per (query, world): the target, the relevant count and a copy
 
     def __init__(
         self,
@@ -164,75 +183,18 @@ class CategoricalWorlds:
         self._query_keys = unit_keys(ids)
         self._item_keys = unit_keys(np.asarray(membership.items))
         n_nodes = len(membership.categories)
-        anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.int8)
+        anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.uint8)
         anc[:n_nodes] = membership.taxonomy.ancestor_matrix
         self._anc = anc  # the last row is the padding "node": never relevant
-        # with at most 63 nodes, a label's ancestors fit in one integer's bits: relevance is
-        # then one gather and one bitwise and, instead of a two-index gather
-        self._bits = None
-        if n_nodes <= 63:
-            dtype = next(
-                t
-                for t in (np.uint8, np.uint16, np.uint32, np.uint64)
-                if np.iinfo(t).bits >= n_nodes
-            )
-            weights = np.ones(1, dtype=dtype) << np.arange(n_nodes, dtype=dtype)
-            self._bits = (anc.astype(dtype) * weights[None, :]).sum(axis=1, dtype=dtype)
+        self._matrix = np.ascontiguousarray(membership.matrix, dtype=np.float64)
+        self._mixture = self._mixture_table()
 
-    def plan(self, systems: Sequence[RankedDocs]) -> None:
-        """Every known item can be relevant to some target: the candidates are all of them."""
-
-    def n_judged(self) -> np.ndarray:
-        """``(n_q,)`` judged documents per query: every annotated item but the excluded query."""
-        return len(self.membership.items) - self.exclude.astype(np.int64)
-
-    def draw(self, n_worlds: int, seed: int) -> None:
-        """Draw what every world needs up front: labels (annotator) and targets."""
-        self.seed = seed
-        n_items = len(self.membership.items)
-        n_nodes = len(self.membership.categories)
-        n_q = len(self.fixed)
-        worlds = np.arange(n_worlds)
-        if self.world_model == "annotator":
-            if self.membership.direct is None:
-                raise ValueError(
-                    "world_model='annotator' needs the annotators' direct shares, and this "
-                    "membership was built from already-closed probabilities; use "
-                    "world_model='bernoulli'"
-                )
-            labels = _LabelTable(self.membership.direct, self._item_keys).draw(seed, worlds)
-            self._labels = np.concatenate(
-                [labels, np.full((n_worlds, 1), n_nodes, dtype=labels.dtype)], axis=1
-            )
-        targets = np.broadcast_to(self.fixed, (n_worlds, n_q)).copy()
-        comp_query = self.components[0]
-        if len(comp_query):
-            if self.own_label:
-                mixed = np.unique(comp_query)
-                targets[:, mixed] = self._labels[:, self.query_item[mixed]]
-            else:
-                targets = self._draw_components(targets, seed)
-        self.targets = targets
-        if self.world_model == "annotator":
-            label_counts = np.zeros((n_worlds, n_nodes + 1), dtype=np.int64)
-            rows = np.repeat(np.arange(n_worlds), n_items + 1)
-            np.add.at(label_counts, (rows, self._labels.ravel()), 1)
-            sizes = label_counts @ self._anc.astype(np.int64)  # (n_worlds, n_nodes)
-            counts = np.take_along_axis(sizes, targets, axis=1)
-            counts -= self._query_relevance(self._labels, targets)
-            self.max_relevant = int(counts.max(initial=0))
-            self._counts = counts
-            self.draw_bytes = (n_items + 1) * (self._labels.itemsize + 8)  # labels, bits
-        else:
-            self._needed = np.unique(targets)
-            self._position = np.searchsorted(self._needed, targets)
-            probs = self.membership.matrix[:, self._needed]
-            self.max_relevant = int((probs > 0).sum(axis=0).max(initial=0))
-            self.draw_bytes = (n_items + 1) * len(self._needed) * 17  # uniforms + members
-
-    def _draw_components(self, targets: np.ndarray, seed: int) -> np.ndarray:
-        """Each mixed query's target drawn from its component weights, keyed by query."""
+    def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``(queries, cum, nodes)``: the queries whose target is drawn from their weights,
+        with the cumulative weights and the nodes of their components; None when none is."""
         comp_query, comp_node, comp_weight = self.components
+        if not len(comp_query) or self.own_label:
+            return None
         order = np.argsort(comp_query, kind="stable")
         node, weight = comp_node[order], comp_weight[order]
         queries, start, count = np.unique(
@@ -247,80 +209,150 @@ class CategoricalWorlds:
         )
         nodes[row, column] = node
         cum[np.arange(len(queries)), count - 1] = np.inf
-        u = uniforms(seed, _TARGETS, self._query_keys[queries], np.arange(len(targets)))
-        pick = (u[:, :, None] >= cum[None]).sum(axis=2)
-        targets[:, queries] = nodes[np.arange(len(queries))[None, :], pick]
+        return queries, cum, nodes
+
+    def plan(self, systems: Sequence[RankedDocs]) -> None:
+        """Every known item can be relevant to some target: the candidates are all of them."""
+
+    def n_judged(self) -> np.ndarray:
+        """``(n_q,)`` judged documents per query: every annotated item but the excluded query."""
+        return len(self.membership.items) - self.exclude.astype(np.int64)
+
+    def draw(self, n_worlds: int, seed: int) -> None:
+        """The seed, and the per-item tables every chunk draws from."""
+        self.seed = seed
+        self.n_worlds = n_worlds
+        n_items, n_q = len(self.membership.items), len(self.fixed)
+        if self.world_model == "annotator":
+            _check_direct(self.membership)
+            self._labels = _LabelTable(self.membership.direct, self._item_keys)
+            # labels (and their int64 draws, transposed), the targets and counts of every query
+            self.world_bytes = (n_items + 1) * 20 + n_q * 40
+        else:
+            self.world_bytes = n_q * 48
+        self._max_relevant: int | None = None
+
+    def max_relevant(self) -> int:
+        """The largest number of relevant items of a query in any drawn world (annotator: over
+        the drawn worlds, one more pass over their labels; Bernoulli: the items that can be
+        members of a possible target)."""
+        if self._max_relevant is None:
+            if self.world_model == "annotator":
+                step = max(1, int(MEMORY_BUDGET // max(self.world_bytes, 1)))
+                self._max_relevant = max(
+                    int(self.chunk(start, min(start + step, self.n_worlds))["counts"].max(
+                        initial=0
+                    ))
+                    for start in range(0, self.n_worlds, step)
+                )
+            else:
+                possible = np.union1d(self.fixed[self.fixed >= 0], self.components[1])
+                members = (self._matrix[:, possible.astype(np.int64)] > 0).sum(axis=0)
+                self._max_relevant = int(members.max(initial=0))
+        return self._max_relevant
+
+    def _targets(self, worlds: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
+        """``(n_q, n_w)`` each query's target category in each world: given, the query item's
+        own label (annotator model, direct weights), or drawn from its weights (keyed by
+        query and world)."""
+        targets = np.repeat(self.fixed.astype(np.int64)[:, None], len(worlds), axis=1)
+        if self.own_label and len(self.components[0]):
+            mixed = np.unique(self.components[0])
+            targets[mixed] = labels[self.query_item[mixed]]
+        elif self._mixture is not None:
+            queries, cum, nodes = self._mixture
+            pick = categorical_draws(self.seed, _TARGETS, self._query_keys[queries], cum, worlds)
+            targets[queries] = np.take_along_axis(nodes, pick.T, axis=1)
         return targets
 
-    def _query_relevance(self, member_of: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """(n_worlds, n_q) 1 where the excluded query item belongs to its target."""
-        items = np.where(self.exclude, self.query_item, -1)  # -1: the padding column
-        labels = member_of[:, items]
-        return np.where(self.exclude, self._anc[labels, targets], 0).astype(np.int64)
-
     def chunk(self, start: int, stop: int) -> dict:
-        """State of worlds ``start:stop`` (draws the Bernoulli members)."""
-        targets = self.targets[start:stop]
+        """What worlds ``start:stop`` share: the targets, the relevant counts of every query
+        and (annotator) every item's label."""
+        worlds = np.arange(start, stop)
+        n_w, n_items = len(worlds), len(self.membership.items)
+        n_nodes = len(self.membership.categories)
+        items = np.where(self.exclude, self.query_item, -1)  # -1: not counted out
         if self.world_model == "annotator":
-            return {
-                "labels": self._labels[start:stop],
-                "targets": targets,
-                "counts": self._counts[start:stop],
-            }
-        n_items = len(self.membership.items)
-        n_needed = len(self._needed)
-        keys = (self._item_keys[:, None] + self._needed[None, :].astype(np.uint64)).ravel()
-        u = uniforms(self.seed, _MEMBERS, keys, np.arange(start, stop))
-        probs = self.membership.matrix[:, self._needed]
-        members = (u.reshape(stop - start, n_items, n_needed) < probs[None]).astype(bool)
-        members = np.concatenate(
-            [members, np.zeros((stop - start, 1, n_needed), dtype=bool)], axis=1
+            labels = self._labels.draw(self.seed, worlds, padding=n_nodes)  # (n_items + 1, n_w)
+            targets = self._targets(worlds, labels)
+            flat = (labels.astype(np.int64) + (n_nodes + 1) * np.arange(n_w)[None, :]).ravel()
+            label_counts = np.bincount(flat, minlength=n_w * (n_nodes + 1))
+            sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
+            counts = sizes[np.arange(n_w)[None, :], targets]
+            own = self._anc[labels[np.where(items >= 0, items, n_items)], targets]
+            counts -= np.where(self.exclude[:, None], own, 0)
+            return {"worlds": worlds, "labels": labels, "targets": targets, "counts": counts}
+        targets = self._targets(worlds, None)
+        needed, position = np.unique(targets, return_inverse=True)
+        sizes = member_sums(self.seed, _MEMBERS, self._item_keys, self._matrix, needed, worlds)
+        counts = sizes[position.reshape(targets.shape), np.arange(n_w)[None, :]]
+        counts -= member_pick(
+            self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None], targets, worlds
+        )[0]
+        return {"worlds": worlds, "targets": targets, "counts": counts}
+
+    def block(self, chunk: dict, queries: slice) -> dict:
+        """The chunk's draws for the queries ``queries``."""
+        return {
+            **chunk, "targets": chunk["targets"][queries], "counts": chunk["counts"][queries]
+        }
+
+    def counts(self, state: dict, rel: float | None = None) -> np.ndarray:
+        """(n_q, n_w) number of relevant items of each query in each world (membership is 0/1:
+        the 0/1 route's threshold ``rel`` changes nothing)."""
+        return state["counts"]
+
+    def _relevance(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """``(C, n_q, n_w)``: whether item ``docs[q, c]`` (-1: none) is in the target of query
+        q in world w of the block."""
+        if "labels" in state:
+            out = np.empty((docs.shape[1], docs.shape[0], len(state["worlds"])), dtype=bool)
+            _compiled()["relevance"](self._anc, state["labels"], docs, state["targets"], out)
+            return out
+        return member_pick(
+            self.seed, _MEMBERS, self._item_keys, self._matrix, docs, state["targets"],
+            state["worlds"],
         )
-        position = self._position[start:stop]
-        counts = np.take_along_axis(members.sum(axis=1), position, axis=1).astype(np.int64)
-        items = np.where(self.exclude, self.query_item, n_items)
-        worlds = np.arange(stop - start)[:, None]
-        counts -= np.where(self.exclude, members[worlds, items[None, :], position], 0)
-        return {"members": members, "position": position, "counts": counts}
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(n_chunk, n_q, depth) boolean relevance of the ranked documents."""
-        if "labels" in state:
-            targets = state["targets"][:, :, None]
-            if self._bits is not None:
-                bits = self._bits[state["labels"]]  # ancestors of each item's label, as bits
-                target_bits = self._bits.dtype.type(1) << targets.astype(self._bits.dtype)
-                return (bits[:, docs] & target_bits) != 0  # -1 (padding): the last column
-            return self._anc[state["labels"][:, docs], targets].view(bool)
-        worlds = np.arange(len(state["counts"]))[:, None, None]
-        doc = np.where(docs >= 0, docs, len(self.membership.items))
-        return state["members"][worlds, doc[None], state["position"][:, :, None]]
+        """(n_q * n_w, depth) boolean relevance of the ranked documents."""
+        out = self._relevance(state, docs).transpose(1, 2, 0)
+        return out.reshape(out.shape[0] * out.shape[1], docs.shape[1])
 
     def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]:
         """The ranks that can be relevant: every rank (``(n_q, depth)`` docs; ranks None:
         column j is rank j)."""
         return system.docs, None
 
-    def relevant(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(C, n_q * n_chunk) boolean relevance of the ``docs`` columns, rows query-major."""
-        n_chunk = len(state["counts"])
-        if "labels" in state and self._bits is not None:
-            # each (rank, query) gathers one contiguous run of n_chunk worlds
-            bits = np.ascontiguousarray(self._bits[state["labels"]].T)  # (n_items + 1, chunk)
-            target_bits = self._bits.dtype.type(1) << state["targets"].T.astype(self._bits.dtype)
-            gathered = np.take(bits, docs.T, axis=0)  # take: much faster than fancy indexing
-            np.bitwise_and(gathered, target_bits[None], out=gathered)
-            out = gathered != 0
-        else:
-            out = np.ascontiguousarray(self.gains(state, docs).transpose(2, 1, 0))
-        return out.reshape(docs.shape[1], docs.shape[0] * n_chunk)
+    def relevant(self, state: dict, docs: np.ndarray, rel: float | None = None) -> np.ndarray:
+        """(C, n_q * n_w) boolean relevance of the ``docs`` columns, rows query-major (``rel``
+        as in :meth:`counts`)."""
+        out = self._relevance(state, docs)
+        return out.reshape(out.shape[0], out.shape[1] * out.shape[2])
 
-    def counts(self, state: dict) -> np.ndarray:
-        """(n_chunk, n_q) number of relevant items of each query in each world."""
-        return state["counts"]
-
-    def ideal(self, state: dict) -> np.ndarray:
-        """(n_chunk, n_q, width) int8 ideal: one 1 per relevant item."""
+    def ideal(self, state: dict, width: int) -> np.ndarray:
+        """(n_q * n_w, width) int8 ideal: one 1 per relevant item."""
         counts = state["counts"]
-        width = int(counts.max(initial=0))
-        return (np.arange(width)[None, None, :] < counts[:, :, None]).view(np.int8)
+        ideal = np.arange(width)[None, None, :] < counts[:, :, None]
+        return ideal.view(np.int8).reshape(counts.size, width)
+
+
+def _relevance_py(anc, labels, docs, targets, out):  # pragma: no cover - compiled
+    """``out[c, q, w] = anc[labels[docs[q, c], w], targets[q, w]]`` (-1 docs: the padding row,
+    the last of ``labels``, whose label is never relevant)."""
+    padding = labels.shape[0] - 1
+    for q in range(docs.shape[0]):
+        for c in range(docs.shape[1]):
+            item = docs[q, c]
+            if item < 0:
+                item = padding
+            for w in range(labels.shape[1]):
+                out[c, q, w] = anc[labels[item, w], targets[q, w]] != 0
+
+
+@functools.cache
+def _compiled() -> dict[str, Callable[..., Any]]:
+    """The relevance pass, compiled by numba at its first use."""
+    import numba
+
+    return {"relevance": numba.njit(cache=True, nogil=True)(_relevance_py)}
