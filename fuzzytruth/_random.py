@@ -46,7 +46,6 @@ __all__ = [
     "ALWAYS",
     "NEVER",
     "as_generator",
-    "bernoulli_counts",
     "bernoulli_pick",
     "bernoulli_sums",
     "categorical_draws",
@@ -203,50 +202,6 @@ def thresholds(probability: np.ndarray) -> np.ndarray:
     return np.ceil(np.asarray(probability, dtype=np.float64) * 2.0**53).astype(np.uint64)
 
 
-def bernoulli_counts(
-    seed: int,
-    stream: int,
-    keys: np.ndarray,
-    probability: np.ndarray,
-    group: np.ndarray,
-    n_groups: int,
-    worlds: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Keyed Bernoulli draws and their sums per group, in one compiled pass.
-
-    ``bits[w, i] = uniforms(seed, stream, keys, worlds)[w, i] < probability[i]`` (exactly the
-    same uniforms), and ``counts[w, g]`` the number of true bits of group ``g`` (``group`` is
-    ``(n_units,)``, in ``0..n_groups-1``).
-
-    Examples
-    --------
-    >>> keys = unit_keys(np.array(list("abcd"), dtype=object))
-    >>> bits, counts = bernoulli_counts(3, 1, keys, np.full(4, 0.5), np.array([0, 0, 1, 1]), 2,
-    ...                                 np.arange(5))
-    >>> bool((bits == (uniforms(3, 1, keys, np.arange(5)) < 0.5)).all())
-    True
-    >>> bool((counts == bits.reshape(5, 2, 2).sum(axis=2)).all())
-    True
-    """
-    base = _stream_base(seed, stream, keys)
-    threshold = thresholds(probability)
-    bits = np.empty((len(worlds), len(base)), dtype=np.bool_)
-    counts = np.zeros((len(worlds), n_groups), dtype=np.int64)
-    _kernels()["bernoulli"](
-        base, threshold, np.asarray(group, dtype=np.int64),
-        np.asarray(worlds, dtype=np.uint64), bits, counts,
-    )
-    return bits, counts
-
-
-def _bernoulli_py(base, threshold, group, worlds, bits, counts):  # pragma: no cover - compiled
-    for w in range(len(worlds)):
-        for i in range(len(base)):
-            hit = _draw53(base[i], worlds[w]) < threshold[i]
-            bits[w, i] = hit
-            counts[w, group[i]] += hit
-
-
 def bernoulli_sums(
     bases: np.ndarray,
     threshold: np.ndarray,
@@ -255,17 +210,18 @@ def bernoulli_sums(
     worlds: np.ndarray,
 ) -> np.ndarray:
     """Number of successes of keyed Bernoulli draws per group and world, without keeping the
-    draws: ``out[g, w]`` counts the units ``start[g] <= i < stop[g]`` whose draw in world
-    ``worlds[w]`` is below ``threshold[i]`` (the bits of :func:`bernoulli_counts`).
+    draws: ``out[g, w]`` counts the units ``start[g] <= i < stop[g]`` that succeed in world
+    ``worlds[w]``: unit i succeeds when its uniform (:func:`uniforms`) is below its
+    probability, i.e. when its 53-bit draw is below ``threshold[i]``.
 
     ``bases`` from :func:`stream_bases`, ``threshold`` from :func:`thresholds`.
 
     Examples
     --------
     >>> keys = unit_keys(np.array(list("abcd"), dtype=object))
-    >>> bits, _ = bernoulli_counts(3, 1, keys, np.full(4, 0.5), np.zeros(4, dtype=int), 1,
-    ...                            np.arange(5))
-    >>> sums = bernoulli_sums(stream_bases(3, 1, keys), thresholds(np.full(4, 0.5)),
+    >>> p = np.array([0.5, 0.2, 0.9, 0.6])
+    >>> bits = uniforms(3, 1, keys, np.arange(5)) < p
+    >>> sums = bernoulli_sums(stream_bases(3, 1, keys), thresholds(p),
     ...                       np.array([0, 1]), np.array([1, 4]), np.arange(5))
     >>> bool((sums == np.stack([bits[:, 0], bits[:, 1:].sum(axis=1)])).all())
     True
@@ -294,15 +250,15 @@ def bernoulli_pick(
 ) -> np.ndarray:
     """Keyed Bernoulli draws of the units a table points at.
 
-    ``out[c, r, w]`` (``(n_columns, n_rows, n_worlds)``, worlds contiguous) is the draw of unit
-    ``units[r, c]`` in world ``worlds[w]`` (the bit of :func:`bernoulli_counts`), False for
+    ``out[c, r, w]`` (``(n_columns, n_rows, n_worlds)``, worlds contiguous) is the success of
+    unit ``units[r, c]`` in world ``worlds[w]`` (as in :func:`bernoulli_sums`), False for
     :data:`NEVER` and True for :data:`ALWAYS`.
 
     Examples
     --------
     >>> keys = unit_keys(np.array(list("abc"), dtype=object))
     >>> p = np.array([0.3, 0.6, 0.9])
-    >>> bits, _ = bernoulli_counts(2, 1, keys, p, np.zeros(3, dtype=int), 1, np.arange(4))
+    >>> bits = uniforms(2, 1, keys, np.arange(4)) < p
     >>> units = np.array([[2, NEVER, 0], [ALWAYS, 1, 1]])
     >>> out = bernoulli_pick(stream_bases(2, 1, keys), thresholds(p), units, np.arange(4))
     >>> bool((out[0, 0] == bits[:, 2]).all() and (out[2, 1] == bits[:, 1]).all())
@@ -426,17 +382,28 @@ def _member_pick_py(salt, keys, table, units, columns, offsets, out):  # pragma:
             if i < 0:
                 row[:] = False
                 continue
+            last, base, p = -1, np.uint64(0), 0.0
             for w in range(len(offsets)):
                 j = columns[r, w]
-                base = _base(keys[i] + np.uint64(j), salt)
-                row[w] = np.float64(_mix53(base + offsets[w])) * scale < table[i, j]
+                if j != last:  # a cell's base and probability, reused while the column stays
+                    last, base, p = j, _base(keys[i] + np.uint64(j), salt), table[i, j]
+                # the 53-bit draw converts exactly through int64 (faster than from uint64)
+                row[w] = np.float64(np.int64(_mix53(base + offsets[w]))) * scale < p
 
 
 def categorical_draws(
-    seed: int, stream: int, keys: np.ndarray, cum: np.ndarray, worlds: np.ndarray
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    cum: np.ndarray,
+    worlds: np.ndarray,
+    *,
+    values: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Keyed inverse-CDF draws: ``out[w, i]`` is the first column of ``cum[i]`` (increasing,
-    last column >= 1) above ``uniforms(seed, stream, keys, worlds)[w, i]``; compiled.
+    """Keyed inverse-CDF draws, ``(n_units, n_worlds)``: ``out[i, w]`` is the first column
+    ``j`` of ``cum[i]`` (increasing, last column >= 1) above ``uniforms(seed, stream, keys,
+    worlds)[w, i]`` — or ``values[i, j]`` when ``values`` (same shape as ``cum``) is given;
+    compiled.
 
     Examples
     --------
@@ -444,28 +411,32 @@ def categorical_draws(
     >>> cum = np.array([[0.5, 1.0, 1.0], [0.1, 0.2, 1.0]])
     >>> draws = categorical_draws(1, 2, keys, cum, np.arange(6))
     >>> u = uniforms(1, 2, keys, np.arange(6))
-    >>> bool((draws == (u[:, :, None] >= cum[None]).sum(axis=2)).all())
+    >>> bool((draws.T == (u[:, :, None] >= cum[None]).sum(axis=2)).all())
+    True
+    >>> labels = np.array([[7, 8, 9], [4, 5, 6]], dtype=np.int16)
+    >>> bool((categorical_draws(1, 2, keys, cum, np.arange(6), values=labels)
+    ...       == np.take_along_axis(labels, draws, axis=1)).all())
     True
     """
     base = _stream_base(seed, stream, keys)
-    out = np.empty((len(worlds), len(base)), dtype=np.int64)
-    _kernels()["categorical"](
-        base, np.ascontiguousarray(cum, dtype=np.float64), np.asarray(worlds, dtype=np.uint64),
-        out,
-    )
+    cum = np.ascontiguousarray(cum, dtype=np.float64)
+    if values is None:
+        values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
+    out = np.empty((len(base), len(worlds)), dtype=values.dtype)
+    _kernels()["categorical"](base, cum, values, _offsets(worlds), out)
     return out
 
 
-def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
+def _categorical_py(base, cum, values, offsets, out):  # pragma: no cover - compiled
     scale = 1.0 / 2.0**53
     last = cum.shape[1] - 1
-    for w in range(len(worlds)):
-        for i in range(len(base)):
-            u = np.float64(_draw53(base[i], worlds[w])) * scale
+    for i in range(len(base)):
+        for w in range(len(offsets)):
+            u = np.float64(_mix53(base[i] + offsets[w])) * scale
             j = 0
             while j < last and cum[i, j] <= u:
                 j += 1
-            out[w, i] = j
+            out[i, w] = values[i, j]
 
 
 def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:
@@ -671,7 +642,6 @@ def _kernels() -> dict[str, Any]:
     _draw53 = jit(_draw53_py)
     _base = jit(_base_py)
     return {
-        "bernoulli": jit(_bernoulli_py),
         "bernoulli_sums": jit(_bernoulli_sums_py),
         "bernoulli_pick": jit(_bernoulli_pick_py),
         "member_sums": jit(_member_sums_py),

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ap", "counts", "dcg", "hits_within", "ndcg"]
+__all__ = ["ap", "counts", "dcg", "gained", "hits_within", "ndcg"]
 
 BinaryKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -208,10 +208,17 @@ def _compiled() -> dict[str, Callable[..., None]]:
             "gained": jit(_gained_py)}
 
 
-def _gained(relevant: np.ndarray, ranks: np.ndarray, disc: np.ndarray) -> np.ndarray:
-    """Σ over relevant columns of the discounted gain at their rank (0 past the cutoff)."""
+def gained(relevant: np.ndarray, ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``(n_rows,)`` Σ over the relevant columns of ``weights[rank]`` (0 at ranks past its
+    end), added in rank order whatever the number of rows (numpy's ``sum(axis=0)`` is
+    pairwise for a single row): DCG's discounts, RBP's weights.
+
+    >>> gained(np.array([[True], [False], [True]]), np.array([[0], [1], [5]]),
+    ...        np.array([1.0, 0.5, 0.25]))
+    array([1.])
+    """
     total = np.zeros(relevant.shape[1])
-    _compiled()["gained"](relevant, _as_ranks(ranks), np.append(disc, 0.0), total)
+    _compiled()["gained"](relevant, _as_ranks(ranks), np.append(weights, 0.0), total)
     return total
 
 
@@ -219,7 +226,7 @@ def dcg(depth: int, **params: Any) -> BinaryKernel | None:
     """Factory for DCG: the discounted gains of the relevant ranks."""
     cut = depth if params.get("k") is None else min(params["k"], depth)
     disc = _discounts({**params, "k": None}, max(cut, 1))[:cut]
-    return lambda relevant, ranks, lengths, n_relevant: _gained(relevant, ranks, disc)
+    return lambda relevant, ranks, lengths, n_relevant: gained(relevant, ranks, disc)
 
 
 def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
@@ -236,7 +243,7 @@ def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
         best = ideal[np.minimum(n_relevant, k)]
-        gained = _gained(relevant, ranks, disc)
-        return np.divide(gained, best, out=np.full(len(best), np.nan), where=best != 0)
+        value = gained(relevant, ranks, disc)
+        return np.divide(value, best, out=np.full(len(best), np.nan), where=best != 0)
 
     return kernel

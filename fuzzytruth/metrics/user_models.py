@@ -129,13 +129,12 @@ def binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any
     if rel > 1:
         return None
     cut = depth if k is None else min(k, depth)
-    weights = np.append(rbp_weights(cut, p), 0.0)  # the last entry: past the cutoff
+    weights = rbp_weights(cut, p)
 
     def kernel(
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
-        weight = weights[np.minimum(ranks, cut)]  # (C, n_rows) or (C, 1)
-        return (relevant * weight).sum(axis=0)
+        return binary.gained(relevant, ranks, weights)  # 0 past the cutoff
 
     return kernel
 

@@ -22,9 +22,10 @@ World models
 Every draw is keyed (:mod:`fuzzytruth._random`): an item's label in world w depends on the
 seed, the item's id and w only.
 
-Each chunk of worlds draws every item's label (annotator) or each needed category's size
-(Bernoulli) once; its blocks of queries then read the relevance of their ranked documents from
-those labels, or draw it (Bernoulli), straight into the kernels' layout.
+Each chunk of worlds draws every item's label (annotator) and the size of every category that
+can be a target, once; its blocks of queries then draw their targets, count their relevant
+items from those sizes, and read the relevance of their ranked documents from the labels or draw
+it (Bernoulli), straight into the kernels' layout.
 """
 
 from __future__ import annotations
@@ -120,18 +121,10 @@ class _LabelTable:
         """``(n_items, n_worlds)`` labels (one more row of ``padding`` when given): each
         item's label is the first of its labels whose cumulative share exceeds the item's keyed
         uniform (:func:`~fuzzytruth._random.categorical_draws`)."""
-        n_items = len(self.keys)
-        out = np.empty((n_items + (padding is not None), len(worlds)), dtype=self.labels.dtype)
-        if padding is not None:
-            out[n_items] = padding
-        step = max(1, 2**24 // max(n_items, 1))
-        for start in range(0, len(worlds), step):  # chunks bound the int64 draws
-            part = worlds[start : start + step]
-            pick = categorical_draws(seed, _LABELS, self.keys, self.cum, part)
-            out[:n_items, start : start + len(part)] = np.take_along_axis(
-                self.labels, pick.T, axis=1
-            )
-        return out
+        labels = categorical_draws(seed, _LABELS, self.keys, self.cum, worlds, values=self.labels)
+        if padding is None:
+            return labels
+        return np.concatenate([labels, np.full((1, len(worlds)), padding, labels.dtype)])
 
 
 class CategoricalWorlds:
@@ -158,7 +151,7 @@ class CategoricalWorlds:
     """
 
     binary = True
-    cell_bytes = 32  # per (query, world): the target, the relevant count and a copy
+    cell_bytes = 40  # per (query, world): the target, the relevant count, the query's own label
 
     def __init__(
         self,
@@ -222,14 +215,19 @@ class CategoricalWorlds:
         """The seed, and the per-item tables every chunk draws from."""
         self.seed = seed
         self.n_worlds = n_worlds
-        n_items, n_q = len(self.membership.items), len(self.fixed)
+        n_items, n_nodes = len(self.membership.items), len(self.membership.categories)
         if self.world_model == "annotator":
             _check_direct(self.membership)
             self._labels = _LabelTable(self.membership.direct, self._item_keys)
-            # labels (and their int64 draws, transposed), the targets and counts of every query
-            self.world_bytes = (n_items + 1) * 20 + n_q * 40
+            # per world: the labels, their counts per node and the node sizes
+            self.world_bytes = (n_items + 1) * self._labels.labels.itemsize + 24 * n_nodes
         else:
-            self.world_bytes = n_q * 48
+            # the size of every node that can be a target, found from its row below
+            self._possible = np.union1d(self.fixed[self.fixed >= 0], self.components[1])
+            self._possible = self._possible.astype(np.int64)
+            self._row = np.zeros(n_nodes, dtype=np.int64)
+            self._row[self._possible] = np.arange(len(self._possible))
+            self.world_bytes = 8 * len(self._possible)
         self._max_relevant: int | None = None
 
     def max_relevant(self) -> int:
@@ -238,64 +236,75 @@ class CategoricalWorlds:
         members of a possible target)."""
         if self._max_relevant is None:
             if self.world_model == "annotator":
-                step = max(1, int(MEMORY_BUDGET // max(self.world_bytes, 1)))
+                n_q = len(self.fixed)
+                every = slice(0, n_q)
+                step = max(1, int(MEMORY_BUDGET // (self.world_bytes + n_q * self.cell_bytes)))
                 self._max_relevant = max(
-                    int(self.chunk(start, min(start + step, self.n_worlds))["counts"].max(
-                        initial=0
-                    ))
+                    int(self.block(self.chunk(start, min(start + step, self.n_worlds)), every)[
+                        "counts"
+                    ].max(initial=0))
                     for start in range(0, self.n_worlds, step)
                 )
             else:
-                possible = np.union1d(self.fixed[self.fixed >= 0], self.components[1])
-                members = (self._matrix[:, possible.astype(np.int64)] > 0).sum(axis=0)
+                members = (self._matrix[:, self._possible] > 0).sum(axis=0)
                 self._max_relevant = int(members.max(initial=0))
         return self._max_relevant
 
-    def _targets(self, worlds: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
-        """``(n_q, n_w)`` each query's target category in each world: given, the query item's
-        own label (annotator model, direct weights), or drawn from its weights (keyed by
-        query and world)."""
-        targets = np.repeat(self.fixed.astype(np.int64)[:, None], len(worlds), axis=1)
-        if self.own_label and len(self.components[0]):
-            mixed = np.unique(self.components[0])
-            targets[mixed] = labels[self.query_item[mixed]]
-        elif self._mixture is not None:
-            queries, cum, nodes = self._mixture
-            pick = categorical_draws(self.seed, _TARGETS, self._query_keys[queries], cum, worlds)
-            targets[queries] = np.take_along_axis(nodes, pick.T, axis=1)
-        return targets
-
     def chunk(self, start: int, stop: int) -> dict:
-        """What worlds ``start:stop`` share: the targets, the relevant counts of every query
-        and (annotator) every item's label."""
+        """What worlds ``start:stop`` share: (annotator) every item's label, and the size of
+        every node that can be a target."""
         worlds = np.arange(start, stop)
-        n_w, n_items = len(worlds), len(self.membership.items)
+        n_w = len(worlds)
         n_nodes = len(self.membership.categories)
-        items = np.where(self.exclude, self.query_item, -1)  # -1: not counted out
         if self.world_model == "annotator":
             labels = self._labels.draw(self.seed, worlds, padding=n_nodes)  # (n_items + 1, n_w)
-            targets = self._targets(worlds, labels)
             flat = (labels.astype(np.int64) + (n_nodes + 1) * np.arange(n_w)[None, :]).ravel()
             label_counts = np.bincount(flat, minlength=n_w * (n_nodes + 1))
             sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
-            counts = sizes[np.arange(n_w)[None, :], targets]
-            own = self._anc[labels[np.where(items >= 0, items, n_items)], targets]
-            counts -= np.where(self.exclude[:, None], own, 0)
-            return {"worlds": worlds, "labels": labels, "targets": targets, "counts": counts}
-        targets = self._targets(worlds, None)
-        needed, position = np.unique(targets, return_inverse=True)
-        sizes = member_sums(self.seed, _MEMBERS, self._item_keys, self._matrix, needed, worlds)
-        counts = sizes[position.reshape(targets.shape), np.arange(n_w)[None, :]]
+            return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
+        sizes = member_sums(
+            self.seed, _MEMBERS, self._item_keys, self._matrix, self._possible, worlds
+        )
+        return {"worlds": worlds, "sizes": sizes}  # (n_possible, n_w)
+
+    def _targets(self, chunk: dict, queries: slice) -> np.ndarray:
+        """``(n_q, n_w)`` each query's target category in each world: given, the query item's
+        own label (annotator model, direct weights), or drawn from its weights (keyed by
+        query and world)."""
+        worlds = chunk["worlds"]
+        targets = np.repeat(self.fixed[queries].astype(np.int64)[:, None], len(worlds), axis=1)
+        if self.own_label and len(self.components[0]):
+            mixed = np.unique(self.components[0])
+            mixed = mixed[(mixed >= queries.start) & (mixed < queries.stop)]
+            targets[mixed - queries.start] = chunk["labels"][self.query_item[mixed]]
+        elif self._mixture is not None:
+            mixed, cum, nodes = self._mixture
+            rows = slice(*np.searchsorted(mixed, [queries.start, queries.stop]))
+            targets[mixed[rows] - queries.start] = categorical_draws(
+                self.seed, _TARGETS, self._query_keys[mixed[rows]], cum[rows], worlds,
+                values=nodes[rows],
+            )
+        return targets
+
+    def block(self, chunk: dict, queries: slice) -> dict:
+        """The queries ``queries`` in the chunk's worlds: their targets and relevant counts
+        (the target's size, less the query item when it is left out and a member)."""
+        worlds = chunk["worlds"]
+        targets = self._targets(chunk, queries)
+        exclude = self.exclude[queries]
+        items = np.where(exclude, self.query_item[queries], -1)  # -1: nothing left out
+        if self.world_model == "annotator":
+            counts = chunk["sizes"][targets, np.arange(len(worlds))[None, :]]
+            padding = len(chunk["labels"]) - 1
+            own = self._anc[chunk["labels"][np.where(items >= 0, items, padding)], targets]
+            counts -= np.where(exclude[:, None], own, 0)
+            return {"worlds": worlds, "labels": chunk["labels"], "targets": targets,
+                    "counts": counts}
+        counts = chunk["sizes"][self._row[targets], np.arange(len(worlds))[None, :]]
         counts -= member_pick(
             self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None], targets, worlds
         )[0]
         return {"worlds": worlds, "targets": targets, "counts": counts}
-
-    def block(self, chunk: dict, queries: slice) -> dict:
-        """The chunk's draws for the queries ``queries``."""
-        return {
-            **chunk, "targets": chunk["targets"][queries], "counts": chunk["counts"][queries]
-        }
 
     def counts(self, state: dict, rel: float | None = None) -> np.ndarray:
         """(n_q, n_w) number of relevant items of each query in each world (membership is 0/1:
@@ -307,7 +316,11 @@ class CategoricalWorlds:
         q in world w of the block."""
         if "labels" in state:
             out = np.empty((docs.shape[1], docs.shape[0], len(state["worlds"])), dtype=bool)
-            _compiled()["relevance"](self._anc, state["labels"], docs, state["targets"], out)
+            labels = state["labels"]  # node indices >= 0: read as unsigned, indexed flat
+            _compiled()["relevance"](
+                self._anc.view(bool).ravel(), self._anc.shape[1],
+                labels.view(np.dtype(f"u{labels.itemsize}")), docs, state["targets"], out,
+            )
             return out
         return member_pick(
             self.seed, _MEMBERS, self._item_keys, self._matrix, docs, state["targets"],
@@ -337,17 +350,21 @@ class CategoricalWorlds:
         return ideal.view(np.int8).reshape(counts.size, width)
 
 
-def _relevance_py(anc, labels, docs, targets, out):  # pragma: no cover - compiled
-    """``out[c, q, w] = anc[labels[docs[q, c], w], targets[q, w]]`` (-1 docs: the padding row,
-    the last of ``labels``, whose label is never relevant)."""
+def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover - compiled
+    """``out[c, q, w] = anc[labels[docs[q, c], w] × n_nodes + targets[q, w]]`` (the ancestor
+    matrix flat; -1 docs: the padding row, the last of ``labels``, never relevant)."""
     padding = labels.shape[0] - 1
+    width = np.uint64(n_nodes)
     for q in range(docs.shape[0]):
+        target = targets[q]
         for c in range(docs.shape[1]):
             item = docs[q, c]
             if item < 0:
                 item = padding
-            for w in range(labels.shape[1]):
-                out[c, q, w] = anc[labels[item, w], targets[q, w]] != 0
+            label = labels[item]
+            row = out[c, q]
+            for w in range(len(label)):
+                row[w] = anc[np.uint64(label[w]) * width + np.uint64(target[w])]
 
 
 @functools.cache

@@ -176,7 +176,7 @@ class QrelsWorlds:
             if self._rest_cum is not None:
                 counts += categorical_draws(
                     self.seed, _REST, self._query_keys[queries], self._rest_cum[queries], worlds
-                ).T
+                )
             state[key] = counts
         return state[key]
 

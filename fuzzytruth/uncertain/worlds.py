@@ -90,6 +90,7 @@ _ROW_BYTES = 48  # per (row, system): list length, relevant count, the kernels' 
 _VALUE_BYTES = 16  # per (row, system, measure): the values and their transposed copy
 _CELL_BYTES = 64  # working memory of the crisp kernels per (row, rank) cell
 _IDEAL_BYTES = 32  # per (row, ideal column) cell (nDCG sorts a float64 copy of the ideal)
+_WORLDS_PER_BLOCK = 256  # at most, so that a block's inner loops are long
 
 
 def check_world_model(world_model: str) -> str:
@@ -260,11 +261,11 @@ def world_values(
         (``min_relevant`` relevant documents or more); None when ``min_relevant`` is 0.
     """
     n_worlds = check_n_worlds(n_worlds, minimum=1)
-    n_threads = check_threads(n_threads)
     if isinstance(memory_budget, bool) or not (
         isinstance(memory_budget, int | float) and memory_budget > 0
     ):
         raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
+    n_threads = check_threads(n_threads)
     truth.plan(systems)
     truth.draw(n_worlds, seed)
     n_q = len(systems[0].lengths)
@@ -308,21 +309,23 @@ def world_values(
 def _block_sizes(
     n_worlds: int, n_q: int, world_bytes: int, cell_bytes: int, budget: float, n_threads: int
 ) -> tuple[int, int]:
-    """Worlds per chunk and queries per block, so that a chunk's shared draws and its blocks
-    in flight (one per thread) stay within ``budget`` bytes.
+    """Worlds per chunk and queries per block: a chunk's shared draws and its blocks in flight
+    (one per thread) within ``budget`` bytes. Blocks favour worlds: the kernels' inner loops
+    run over a block's worlds, so each (query, column)'s lookups (its unit, an item's labels
+    or probabilities) are shared by up to 256 worlds.
 
-    >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 2)   # every query of 64 worlds fits
-    (64, 5000)
-    >>> _block_sizes(1000, 20_000, 0, 100_000, 128e6, 2)  # one world, a few queries per block
-    (1, 640)
+    >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 2)   # 256 worlds, 2,500 queries per block
+    (256, 2500)
+    >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 1)
+    (256, 5000)
+    >>> _block_sizes(1000, 20_000, 10_000_000, 10_000, 128e6, 2)  # large shared draws
+    (6, 566)
     """
-    whole = world_bytes + n_q * cell_bytes  # one world, every query
-    if whole <= budget:  # every query of a chunk at once, shared by the threads
-        n_chunk = int(min(n_worlds, budget // whole))
-        parts = 1 if n_threads == 1 else 2 * n_threads  # two blocks per thread: balance
-        return n_chunk, -(-n_q // parts)
-    room = max(budget - world_bytes, cell_bytes)
-    return 1, int(max(1, min(n_q, room // (n_threads * cell_bytes))))
+    n_chunk = min(n_worlds, _WORLDS_PER_BLOCK)
+    n_chunk = int(max(1, min(n_chunk, budget // (2 * (world_bytes + n_threads * cell_bytes)))))
+    room = max(budget - n_chunk * world_bytes, n_threads * n_chunk * cell_bytes)
+    n_block = int(room // (n_threads * n_chunk * cell_bytes))
+    return n_chunk, max(1, min(n_block, -(-n_q // n_threads)))
 
 
 def binary_route(
