@@ -297,9 +297,13 @@ def world_values(
     for start in range(0, n_worlds, n_chunk):  # chunks of worlds, blocks of queries
         stop = min(n_worlds, start + n_chunk)
         shared = truth.chunk(start, stop)
+        todo = blocks
+        if start == 0:  # the first block here: the kernels compile once, before any thread
+            plan.fill(shared, slice(start, stop), blocks[0])
+            todo = blocks[1:]
         run_in_threads(
             lambda queries, s=shared, w=slice(start, stop): plan.fill(s, w, queries),
-            blocks, n_threads=n_threads,
+            todo, n_threads=n_threads,
         )
         if on_chunk is not None:
             on_chunk(stop - start)
