@@ -1,12 +1,15 @@
 # Two entry points for a fresh machine: `make demo` and `make test`.
 # Both create .venv when it is missing and install the package with its test extras.
 # make demo: the paper reproductions, then the bundled collection end to end (demo_output/).
+# make docs: the documentation site into docs/_build/html, offline, warnings as errors, the
+# notebooks executed (open docs/_build/html/index.html).
+# make notebooks: re-execute notebooks/ in place, so they ship with current outputs.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench docs notebooks clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +27,21 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: $(STAMP) lint
-	$(PY) -m pytest
+	@echo "make test: about 1,560 tests, doctests and notebooks included; measured 21 min wall (5 min CPU) on 2 cores at load 10. The 15 slowest are listed at the end."
+	$(PY) -m pytest -q --durations=15
+
+docs: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+	@echo "Documentation: docs/_build/html/index.html"
+
+notebooks: $(STAMP)
+	$(PY) docs/execute_notebooks.py
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
 	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache docs/_build docs/api docs/notebooks \
+		docs/jupyter_execute

@@ -154,7 +154,12 @@ class PairTable:
                 if line_numbers is not None
                 else f"rows {', '.join(str(int(i)) for i in same)}"
             )
-            origin = f"{source}: " if source else ""
+            # from a file: "<file>, line <second listing>: ..." like every reader's message
+            origin = (
+                "" if not source
+                else f"{source}: " if line_numbers is None
+                else f"{source}, line {int(line_numbers[same[1]])}: "
+            )
             raise ValueError(
                 f"{origin}document {docs[rows[0]]!r} is listed {len(same)} times for query "
                 f"{queries[rows[0]]!r} ({where}); {self._duplicate_hint}"

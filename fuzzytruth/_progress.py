@@ -1,14 +1,17 @@
-"""Progress bars for long work (tqdm), drawn on stderr only when someone watches a terminal.
+"""Progress bars for long work (tqdm), drawn only when someone watches: a terminal or a notebook.
 
 A public function whose work can last more than about a second takes a keyword-only option
-``progress: bool | None = None``: ``None`` draws the bar if and only if stderr is a terminal
-(silent in CI logs, pipes and notebooks), ``True`` always, ``False`` never. Kernels never draw
+``progress: bool | None = None``: ``None`` draws the bar when someone can see it — stderr is a
+terminal, or the code runs in a Jupyter kernel (where the bar is a widget when ``ipywidgets``
+is installed, text otherwise, as ``tqdm.auto`` chooses) — and never under continuous
+integration (the ``CI`` environment variable set, as GitHub Actions, GitLab CI and most
+services do) nor in pipes and logs; ``True`` always draws, ``False`` never. Kernels never draw
 one: the function that drives the work reports once per vectorised batch (a chunk of worlds, a
 block of resamples), never per query or per resample.
 
 Examples
 --------
-Off a terminal (as under pytest) nothing is drawn:
+Unwatched (as under pytest) nothing is drawn:
 
 >>> with Progress(total=3, desc="worlds") as bar:
 ...     _ = bar.update(3)
@@ -18,19 +21,38 @@ Off a terminal (as under pytest) nothing is drawn:
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from tqdm import tqdm
-
-__all__ = ["Progress", "progress_enabled", "track"]
+__all__ = ["Progress", "in_notebook", "on_ci", "progress_enabled", "track"]
 
 T = TypeVar("T")
 
 
+def on_ci() -> bool:
+    """Whether the ``CI`` environment variable says this is continuous integration.
+
+    >>> isinstance(on_ci(), bool)
+    True
+    """
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def in_notebook() -> bool:
+    """Whether this code runs in a Jupyter kernel (IPython with a kernel application).
+
+    >>> in_notebook()
+    False
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if hasattr(ipython, "get_ipython") else None
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
 def progress_enabled(progress: bool | None) -> bool:
-    """Whether to draw: ``progress`` itself, or for None whether stderr is a terminal.
+    """Whether to draw: ``progress`` itself, or for None whether someone watches.
 
     >>> progress_enabled(False)
     False
@@ -40,8 +62,10 @@ def progress_enabled(progress: bool | None) -> bool:
     ValueError: progress must be True, False or None; got 'yes'
     """
     if progress is None:
+        if on_ci():
+            return False
         isatty = getattr(sys.stderr, "isatty", None)
-        return bool(isatty and isatty())
+        return bool(isatty and isatty()) or in_notebook()
     if not isinstance(progress, bool):
         raise ValueError(f"progress must be True, False or None; got {progress!r}")
     return progress
@@ -50,7 +74,7 @@ def progress_enabled(progress: bool | None) -> bool:
 def Progress(
     *, total: int | None, desc: str, unit: str = "it", progress: bool | None = None
 ) -> Any:
-    """A tqdm bar on stderr that counts work done (``bar.update(n)``); a context manager."""
+    """A tqdm bar that counts work done (``bar.update(n)``); a context manager."""
     return _bar(None, total, desc, unit, progress)
 
 
@@ -66,16 +90,32 @@ def track(
     yield from _bar(items, total, desc, unit, progress)
 
 
+def _bar_class() -> type:
+    """tqdm's notebook widget in a Jupyter kernel with ``ipywidgets``, its text bar otherwise
+    (``tqdm.auto``'s choice, without its warning when ``ipywidgets`` is missing: the text bar
+    shows in a notebook too)."""
+    if in_notebook():
+        try:
+            import ipywidgets  # noqa: F401  (the widget bar needs it)
+        except ImportError:
+            pass
+        else:
+            from tqdm.notebook import tqdm as notebook_bar
+
+            return notebook_bar
+    from tqdm.std import tqdm as text_bar
+
+    return text_bar
+
+
 def _bar(
     items: Iterable[Any] | None, total: int | None, desc: str, unit: str, progress: bool | None
 ) -> Any:
     """The one place the bar's look is set: stderr, cleared when done, off unless watched."""
-    return tqdm(
-        items,
-        total=total,
-        desc=desc,
-        unit=unit,
-        disable=not progress_enabled(progress),
-        file=sys.stderr,
-        leave=False,
-    )
+    enabled = progress_enabled(progress)
+    if enabled:
+        bar = _bar_class()
+    else:
+        from tqdm.std import tqdm as bar
+    return bar(items, total=total, desc=desc, unit=unit, disable=not enabled, file=sys.stderr,
+               leave=False)

@@ -60,6 +60,7 @@ __all__ = [
     "random_bytes",
     "stream_bases",
     "thresholds",
+    "two_stage_sums",
     "uniforms",
     "unit_keys",
 ]
@@ -554,6 +555,94 @@ def _random_bytes_py(base, worlds, out):  # pragma: no cover - compiled
                 out[w, 6 * k + b] = (z >> np.uint64(8 * b)) & np.uint64(255)
 
 
+def two_stage_sums(
+    seed: int, stream: int, sizes: np.ndarray, values: np.ndarray, worlds: np.ndarray
+) -> np.ndarray:
+    """Keyed two-stage resamples (groups, then members within each drawn group), summed: one
+    compiled pass, no temporaries.
+
+    Replicate ``w`` draws ``n_groups`` groups with replacement, draw ``j`` being group
+    ``floor(u * n_groups)`` with ``u`` the uniform of unit ``j`` (exactly the draws of
+    :func:`index_counts`); within draw ``j`` it draws the ``sizes[g]`` members of that group
+    ``g`` with replacement, draw ``k`` being member ``floor(u * sizes[g])`` with ``u`` the
+    uniform of unit ``(j + 1) * 2**32 + k`` (:func:`uniforms`). ``sums[w]`` is the sum over
+    the drawn groups of the mean of their drawn members' rows of ``values``, added up in draw
+    order: a replicate is the same bits whatever block of replicates it is computed in.
+
+    Parameters
+    ----------
+    seed, stream : int
+        As in :func:`uniforms`.
+    sizes : numpy.ndarray
+        ``(n_groups,)`` number of members of each group (>= 1).
+    values : numpy.ndarray
+        ``(n_groups * width, n_columns)``: row ``g * width + a`` is member ``a`` of group ``g``
+        (``width >= sizes.max()``; rows past a group's size are never read).
+    worlds : numpy.ndarray
+        ``(n_worlds,)`` replicate numbers.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_worlds, n_columns)`` float64.
+
+    Examples
+    --------
+    >>> sizes, worlds = np.array([1, 3]), np.arange(5)
+    >>> values = np.array([[1.0], [0.0], [0.0], [2.0], [4.0], [8.0]])  # width 3
+    >>> sums = two_stage_sums(5, 9, sizes, values, worlds)
+    >>> g = (uniforms(5, 9, np.arange(2, dtype=np.uint64), worlds) * 2).astype(int)
+    >>> keys = ((np.arange(1, 3, dtype=np.uint64) << np.uint64(32))[:, None]
+    ...         + np.arange(3, dtype=np.uint64)).ravel()
+    >>> n = sizes[g][..., None]
+    >>> a = (uniforms(5, 9, keys, worlds).reshape(5, 2, 3) * n).astype(int)
+    >>> drawn = np.where(np.arange(3) < n, values[g[..., None] * 3 + a, 0], 0.0)
+    >>> bool(np.allclose(sums[:, 0], (drawn.sum(axis=2) / n[..., 0]).sum(axis=1)))
+    True
+    >>> bool((two_stage_sums(5, 9, sizes, values, worlds[3:]) == sums[3:]).all())
+    True
+    """
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    n_groups = len(sizes)
+    width = values.shape[0] // max(n_groups, 1)
+    if n_groups == 0 or values.shape[0] != n_groups * width or np.any(sizes < 1) or np.any(
+        sizes > width
+    ):
+        raise ValueError(
+            f"values must have n_groups * width rows with 1 <= sizes <= width; got "
+            f"{values.shape[0]} rows for sizes of {n_groups} groups"
+        )
+    groups = _stream_base(seed, stream, np.arange(n_groups, dtype=np.uint64))
+    members = (np.arange(1, n_groups + 1, dtype=np.uint64) << np.uint64(32))[:, None]
+    members = _stream_base(seed, stream, (members + np.arange(width, dtype=np.uint64)).ravel())
+    out = np.zeros((len(worlds), values.shape[1]))
+    _kernels()["two_stage"](
+        groups, members, sizes, values, np.asarray(worlds, dtype=np.uint64), out
+    )
+    return out
+
+
+def _two_stage_py(groups, members, sizes, values, worlds, out):  # pragma: no cover - compiled
+    scale = 1.0 / 2.0**53
+    n_groups = len(groups)
+    width = values.shape[0] // n_groups
+    acc = np.empty(values.shape[1])
+    for w in range(len(worlds)):
+        for j in range(n_groups):
+            g = min(int(np.float64(_draw53(groups[j], worlds[w])) * scale * n_groups),
+                    n_groups - 1)
+            n = sizes[g]
+            acc[:] = 0.0
+            for k in range(n):
+                u = np.float64(_draw53(members[j * width + k], worlds[w])) * scale
+                row = g * width + min(int(u * n), n - 1)
+                for c in range(values.shape[1]):
+                    acc[c] += values[row, c]
+            for c in range(values.shape[1]):
+                out[w, c] += acc[c] / n
+
+
 def permutations(
     seed: int, stream: int, n_groups: int, size: int, worlds: np.ndarray
 ) -> np.ndarray:
@@ -651,4 +740,5 @@ def _kernels() -> dict[str, Any]:
         "weighted_sums": jit(_weighted_sums_py),
         "random_bytes": jit(_random_bytes_py),
         "permutations": jit(_permutations_py),
+        "two_stage": jit(_two_stage_py),
     }

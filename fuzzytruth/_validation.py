@@ -6,6 +6,7 @@ same message wherever it is made: the parameter's name, what is allowed, what wa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from numbers import Integral, Real
 
@@ -14,6 +15,7 @@ __all__ = [
     "check_confidence_level",
     "check_int",
     "check_n_worlds",
+    "physical_memory",
 ]
 
 
@@ -78,21 +80,90 @@ def check_int(name: str, value: object, *, minimum: int = 0) -> int:
     return int(value)
 
 
-def check_n_worlds(n_worlds: object, *, minimum: int = 0) -> int:
+def physical_memory() -> float | None:
+    """Bytes of physical memory of this machine, or None where the system does not say.
+
+    >>> physical_memory() is None or physical_memory() > 0
+    True
+    """
+    try:
+        return float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
+
+
+def check_n_worlds(
+    n_worlds: object,
+    *,
+    minimum: int = 0,
+    bytes_per_world: float | None = None,
+    memory: float | None = None,
+) -> int:
     """The one check of a number of sampled worlds: an integer >= ``minimum`` (0 means "no
-    worlds, exact forms only" where that is allowed; samplers need at least one).
+    worlds, exact forms only" where that is allowed; samplers need at least one) whose kept
+    values fit in memory; return it.
+
+    Every measure of every system on every query is kept for each world (one float64 each), so
+    the size of the work is known before anything is drawn: ``n_worlds * bytes_per_world``.
+    With ``bytes_per_world``, a count whose values could not fit in ``memory`` (default: this
+    machine's physical memory, :func:`physical_memory`; no limit where it is unknown) is
+    refused with the size it asks for and the most that fits, rather than failing later in an
+    allocation.
+
+    Parameters
+    ----------
+    n_worlds : int
+        Number of worlds.
+    minimum : {0, 1}
+        The fewest allowed.
+    bytes_per_world : float, optional
+        Bytes kept per world, e.g. ``8 * n_measures * n_systems * n_queries``.
+    memory : float, optional
+        Bytes available.
 
     Examples
     --------
-    >>> check_n_worlds(0)
-    0
+    >>> check_n_worlds(0), check_n_worlds(1000, bytes_per_world=8 * 3 * 2 * 50, memory=16e9)
+    (0, 1000)
     >>> check_n_worlds(0, minimum=1)
     Traceback (most recent call last):
     ...
     ValueError: n_worlds must be a positive integer; got 0
+    >>> check_n_worlds(10**12, bytes_per_world=2400, memory=16e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_worlds=1000000000000 would keep 2400 TB of world values (2400 bytes per \
+world), more than the 16 GB of memory; at most 6666666 worlds fit
     """
     if minimum == 1:
         if isinstance(n_worlds, bool) or not isinstance(n_worlds, Integral) or n_worlds < 1:
             raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
-        return int(n_worlds)
-    return check_int("n_worlds", n_worlds, minimum=minimum)
+        n = int(n_worlds)
+    else:
+        n = check_int("n_worlds", n_worlds, minimum=minimum)
+    if bytes_per_world is None:
+        return n
+    if memory is None:
+        memory = physical_memory()
+    need = n * float(bytes_per_world)
+    if memory is not None and need > memory:
+        most = int(memory // max(float(bytes_per_world), 1.0))
+        raise ValueError(
+            f"n_worlds={n} would keep {_bytes(need)} of world values ({bytes_per_world:.0f} "
+            f"bytes per world), more than the {_bytes(memory)} of memory; at most {most} "
+            "worlds fit"
+        )
+    return n
+
+
+def _bytes(size: float) -> str:
+    """A size in bytes in the largest decimal unit that keeps it >= 1 (kB, MB, GB, TB).
+
+    >>> _bytes(512), _bytes(2.5e9), _bytes(3e16)
+    ('512 bytes', '2.5 GB', '30000 TB')
+    """
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            digits = ".3g" if size < 1000 * scale else ".0f"
+            return f"{size / scale:{digits}} {unit}"
+    return f"{size:.0f} bytes"

@@ -1,5 +1,5 @@
-"""Moved to :mod:`fuzzytruth.measures.presets`; this import path is kept for one release."""
+"""Moved to :mod:`fuzzytruth.measures.conventions`; this import path is kept for one release."""
 
 from fuzzytruth._lazy import moved
 
-moved(__name__, "fuzzytruth.measures.presets")
+moved(__name__, "fuzzytruth.measures.conventions")

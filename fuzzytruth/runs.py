@@ -159,13 +159,20 @@ class Run(PairTable):
 
     @classmethod
     def from_trec(
-        cls, path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+        cls,
+        path: str | os.PathLike,
+        *,
+        duplicates: str = "error",
+        encoding: str = "utf-8",
+        max_decompressed_bytes: int | str | None = "auto",
     ) -> Run:
         """Read a TREC run file ``qid Q0 docno rank score tag`` (fields after the tag
         ignored, as trec_eval does; format in :mod:`fuzzytruth.io.trec_columns`), named after
-        the tag of its first line."""
+        the tag of its first line. ``max_decompressed_bytes`` caps the content of a
+        compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
-            path, RUN_FIELDS, "score", encoding=encoding, extra=True
+            path, RUN_FIELDS, "score", encoding=encoding, extra=True,
+            max_decompressed_bytes=max_decompressed_bytes,
         )
         tags = cols["tag"]
         return cls(

@@ -178,8 +178,18 @@ class Taxonomy:
         if not isinstance(tree, Mapping) or not tree:
             raise ValueError(f"tree must be a non-empty mapping; got {tree!r}")
         parents: dict[Hashable, list[Hashable]] = {}
-
-        def visit(node: Hashable, parent: Hashable | None, sub: Any) -> None:
+        # depth first, children in order, with a stack rather than recursion (any depth)
+        stack: list[tuple[Any, Hashable | None, Any]] = [
+            (top, None, sub) for top, sub in reversed(list(tree.items()))
+        ]
+        while stack:
+            node, parent, sub = stack.pop()
+            if not isinstance(node, Hashable) or isinstance(node, Mapping | list | tuple | set):
+                where = f"under {parent!r}" if parent is not None else "at the top level"
+                raise ValueError(
+                    f"a node name {where} is {type(node).__name__} {node!r}; names are strings "
+                    "or other scalars (a list holds leaf names: give a subtree as a mapping)"
+                )
             if node in parents:
                 raise ValueError(
                     f"duplicate node {node!r} in nested taxonomy (a nested mapping is a tree; "
@@ -187,20 +197,15 @@ class Taxonomy:
                 )
             parents[node] = [] if parent is None else [parent]
             if sub is None:
-                return
+                continue
             if isinstance(sub, Mapping):
-                for child, grand in sub.items():
-                    visit(child, node, grand)
-            elif isinstance(sub, (list, tuple)):
-                for child in sub:
-                    visit(child, node, None)
+                stack.extend((c, node, g) for c, g in reversed(list(sub.items())))
+            elif isinstance(sub, list | tuple):
+                stack.extend((c, node, None) for c in reversed(sub))
             else:
                 raise ValueError(
                     f"children of {node!r} must be a mapping, a list or None; got {sub!r}"
                 )
-
-        for top, sub in tree.items():
-            visit(top, None, sub)
         return cls(parents, implicit_root=implicit_root)
 
     @classmethod

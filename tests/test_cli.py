@@ -1,9 +1,15 @@
-"""The ``fuzzytruth`` command, run as a subprocess on real files in a temporary folder."""
+"""The ``fuzzytruth`` command on real files in a temporary folder: run in-process
+(``main([...])``) for speed, and as a real subprocess where the process itself is the point
+(the installed entry point, the cost of ``--help``, Ctrl-C)."""
 
+import ast
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -12,27 +18,35 @@ import pytest
 from fuzzytruth import (
     Membership,
     Qrels,
+    Run,
     write_annotations,
     write_probabilistic_qrels,
     write_taxonomy,
     write_trec_qrels,
     write_trec_run,
 )
+from fuzzytruth.cli import main
+from fuzzytruth.cli.app import COMMANDS
 from fuzzytruth.datasets import image_collection
-from fuzzytruth.uncertain import ProbabilisticQrels
+from fuzzytruth.evaluation import evaluate
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
-COMMANDS = ["evaluate", "compare", "displacement", "repro", "demo"]
 
-
-def fuzzytruth(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def fuzzytruth(*args: str, cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "fuzzytruth.cli", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-        cwd=cwd,
+        capture_output=True, text=True, check=False, timeout=300, cwd=cwd, **kwargs,
     )
+
+
+def run(capsys, *args):
+    """``fuzzytruth args`` in this process: (status, stdout, stderr)."""
+    try:
+        status = main(list(args))
+    except SystemExit as stop:  # the parser's own errors, and --help
+        status = stop.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +57,9 @@ def files(tmp_path_factory):
     write_taxonomy(collection.taxonomy, folder / "taxonomy.json")
     write_annotations(collection.annotations, folder / "labels.csv")
     queries = sorted(collection.runs["strong"]["query_id"].unique())[:20]
-    for name, run in collection.run_objects().items():
-        frame = run.to_dataframe()
+    for name, system in collection.run_objects().items():
+        frame = system.to_dataframe()
         subset = frame[frame["query_id"].isin(queries)]
-        from fuzzytruth import Run
-
         write_trec_run(Run.from_dataframe(subset, name=name), folder / f"{name}.txt")
     truth = collection.truth
     # crisp qrels from the latent truth: a document is relevant when it shares the query's leaf
@@ -65,133 +77,100 @@ def files(tmp_path_factory):
     return folder
 
 
+@pytest.fixture
+def here(files, monkeypatch):
+    monkeypatch.chdir(files)
+    return files
+
+
 RUNS = ["--run", "strong.txt", "--run", "medium.txt", "--run", "weak.txt"]
 CATEGORICAL = ["--taxonomy", "taxonomy.json", "--annotations", "labels.csv"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_help_has_an_example(command):
-    out = fuzzytruth(command, "--help")
-    assert out.returncode == 0
-    assert "example" in out.stdout
+def test_help_has_an_example(capsys, command):
+    status, out, _ = run(capsys, command, "--help")
+    assert status == 0
+    assert "example" in out
 
 
-def test_evaluate_categorical_text_csv_json(files):
-    text = fuzzytruth(
-        "evaluate", *CATEGORICAL, *RUNS, "-m", "P@10", "-m", "AP", "--n-worlds", "100", cwd=files
-    )
-    assert text.returncode == 0, text.stderr
-    assert "strong" in text.stdout and "worlds" in text.stdout
-    csv = fuzzytruth(
-        "evaluate",
-        *CATEGORICAL,
-        *RUNS,
-        "-m",
-        "P@10",
-        "--n-worlds",
-        "100",
-        "--format",
-        "csv",
-        "--per-query",
-        cwd=files,
-    )
-    frame = pd.read_csv(io.StringIO(csv.stdout))
+def test_evaluate_categorical_text_csv_json(capsys, here):
+    status, text, err = run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "P@10", "-m", "AP",
+                            "--n-worlds", "100")
+    assert status == 0, err
+    assert "strong" in text and "worlds" in text
+    _, csv, _ = run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "P@10", "--n-worlds", "100",
+                    "--format", "csv", "--per-query")
+    frame = pd.read_csv(io.StringIO(csv))
     assert len(frame) == 3 * 20
     assert {"system", "query_id", "measure", "mean", "ci_low", "ci_high", "method"} <= set(frame)
     assert (frame["ci_low"] <= frame["mean"]).all() and (frame["mean"] <= frame["ci_high"]).all()
-    js = fuzzytruth(
-        "evaluate",
-        *CATEGORICAL,
-        *RUNS,
-        "-m",
-        "P@10",
-        "--n-worlds",
-        "100",
-        "--format",
-        "json",
-        cwd=files,
-    )
-    records = json.loads(js.stdout)
+    _, js, _ = run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "P@10", "--n-worlds", "100",
+                   "--format", "json")
+    records = json.loads(js)
     assert [r["system"] for r in records] == ["strong", "medium", "weak"]
     assert records[0]["value"] > records[2]["value"]  # the strong system beats the weak one
 
 
-def test_evaluate_crisp_qrels_gives_point_masses(files):
-    out = fuzzytruth(
-        "evaluate",
-        "--qrels",
-        "qrels.txt",
-        *RUNS,
-        "-m",
-        "P@10",
-        "--format",
-        "csv",
-        "--per-query",
-        cwd=files,
-    )
-    assert out.returncode == 0, out.stderr
-    frame = pd.read_csv(io.StringIO(out.stdout))
+def test_evaluate_crisp_qrels_gives_point_masses(capsys, here):
+    status, out, err = run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "P@10",
+                           "--format", "csv", "--per-query")
+    assert status == 0, err
+    frame = pd.read_csv(io.StringIO(out))
     assert (frame["std"] == 0).all() and (frame["ci_low"] == frame["ci_high"]).all()
 
 
-def test_evaluate_probabilistic_qrels(files):
-    out = fuzzytruth(
-        "evaluate",
-        "--prob-qrels",
-        "pqrels.csv",
-        "--run",
-        "strong.txt",
-        "-m",
-        "P@10",
-        "--format",
-        "csv",
-        cwd=files,
-    )
-    assert out.returncode == 0, out.stderr
-    assert pd.read_csv(io.StringIO(out.stdout))["method"].iloc[0] == "exact"
+def test_evaluate_probabilistic_qrels(capsys, here):
+    status, out, err = run(capsys, "evaluate", "--prob-qrels", "pqrels.csv", "--run",
+                           "strong.txt", "-m", "P@10", "--format", "csv")
+    assert status == 0, err
+    assert pd.read_csv(io.StringIO(out))["method"].iloc[0] == "exact"
 
 
-def test_compare_formats(files):
-    text = fuzzytruth(
-        "compare",
-        *CATEGORICAL,
-        *RUNS,
-        "-m",
-        "AP",
-        "--n-worlds",
-        "100",
-        "--method",
-        "randomization",
-        "--n-resamples",
-        "2000",
-        cwd=files,
-    )
-    assert text.returncode == 0, text.stderr
-    assert "strong" in text.stdout and "95%" in text.stdout
-    csv = fuzzytruth(
-        "compare",
-        *CATEGORICAL,
-        *RUNS,
-        "-m",
-        "AP",
-        "--n-worlds",
-        "100",
-        "--baseline",
-        "weak",
-        "--format",
-        "csv",
-        cwd=files,
-    )
-    table = pd.read_csv(io.StringIO(csv.stdout))
+def test_trec_names_on_crisp_qrels_print_trec_eval_s_output_run_by_run(capsys, here):
+    status, out, err = run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "map",
+                           "-m", "num_ret")
+    assert status == 0, err
+    qrels = Qrels.from_trec(here / "qrels.txt")
+    expected = []
+    for name in ("strong", "medium", "weak"):  # each run on its own, as trec_eval runs it
+        values = evaluate(Run.from_trec(here / f"{name}.txt"), qrels, ["NumRet", "AP"])
+        num_ret, ap = values.value(name, "NumRet"), values.value(name, "AP")
+        expected += [f"num_ret               \tall\t{int(num_ret)}", f"map                   "
+                     f"\tall\t{ap:6.4f}"]
+    assert out.splitlines() == expected
+    # a canonical name keeps the tidy table; --format says which
+    _, table, _ = run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "map", "-m", "AP")
+    assert table.split()[:3] == ["system", "measure", "value"]
+    _, forced, _ = run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "AP",
+                       "--format", "trec")
+    assert forced.splitlines()[0].startswith("map                   \tall\t")
+
+
+def test_format_trec_needs_crisp_qrels(capsys, here):
+    status, out, err = run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "map", "--format",
+                           "trec", "--n-worlds", "10")
+    assert status == 2 and out == ""
+    assert "--format trec" in err and "--qrels" in err
+
+
+def test_compare_formats(capsys, here):
+    status, text, err = run(capsys, "compare", *CATEGORICAL, *RUNS, "-m", "AP", "--n-worlds",
+                            "100", "--method", "randomization", "--n-resamples", "2000")
+    assert status == 0, err
+    assert "strong" in text and "95%" in text
+    _, csv, _ = run(capsys, "compare", *CATEGORICAL, *RUNS, "-m", "AP", "--n-worlds", "100",
+                    "--baseline", "weak", "--format", "csv")
+    table = pd.read_csv(io.StringIO(csv))
     assert set(table["system_b"]) == {"weak"} and len(table) == 2
     assert {"difference", "ci_low", "ci_high", "pvalue", "pvalue_adjusted"} <= set(table)
-    latex = fuzzytruth(
-        "compare", "--qrels", "qrels.txt", *RUNS, "-m", "AP", "--format", "latex", cwd=files
-    )
-    assert latex.returncode == 0 and "\\begin{tabular}" in latex.stdout
+    status, latex, _ = run(capsys, "compare", "--qrels", "qrels.txt", *RUNS, "-m", "AP",
+                           "--format", "latex")
+    assert status == 0 and "\\begin{tabular}" in latex
 
 
-def test_displacement(tmp_path):
+def test_displacement(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     pd.DataFrame(
         {
             "query_id": "q1",
@@ -200,42 +179,30 @@ def test_displacement(tmp_path):
             "rank": range(1, 6),
             "relevance": [1, 0.8, 0.6, 0.4, 0.2],
         }
-    ).to_csv(tmp_path / "answers.csv", index=False)
+    ).to_csv("answers.csv", index=False)
     pd.DataFrame(
         {"system": "S", "query_id": "q1", "item_id": list("caxby"), "rank": range(1, 6)}
-    ).to_csv(tmp_path / "runs.csv", index=False)
-    out = fuzzytruth(
-        "displacement",
-        "--answers",
-        "answers.csv",
-        "--runs",
-        "runs.csv",
-        "--n-items",
-        "20",
-        "--by",
-        "list",
-        "--format",
-        "csv",
-        cwd=tmp_path,
-    )
-    assert out.returncode == 0, out.stderr
-    row = pd.read_csv(io.StringIO(out.stdout)).iloc[0]
+    ).to_csv("runs.csv", index=False)
+    status, out, err = run(capsys, "displacement", "--answers", "answers.csv", "--runs",
+                           "runs.csv", "--n-items", "20", "--by", "list", "--format", "csv")
+    assert status == 0, err
+    row = pd.read_csv(io.StringIO(out)).iloc[0]
     # paper_repro/santini_section5.py, example 2: w_A 3.8, optimist 5.0, pessimist 15.8
     assert row["w_a"] == pytest.approx(3.8)
     assert row["w_optimist"] == pytest.approx(5.0)
     assert row["w_pessimist"] == pytest.approx(15.8)
 
 
-def test_repro():
-    out = fuzzytruth("repro", "section4")
-    assert out.returncode == 0 and "all published values reproduced" in out.stdout
-    out = fuzzytruth("repro")
-    assert "ex2.w_pessimist = 15.8" in out.stdout
+def test_repro(capsys):
+    status, out, _ = run(capsys, "repro", "section4")
+    assert status == 0 and "all published values reproduced" in out
+    _, out, _ = run(capsys, "repro")
+    assert "ex2.w_pessimist = 15.8" in out
 
 
-def test_demo_writes_report_and_figures(tmp_path):
-    out = fuzzytruth("demo", "--out", str(tmp_path / "demo"), "--n-worlds", "100")
-    assert out.returncode == 0, out.stderr
+def test_demo_writes_report_and_figures(capsys, tmp_path):
+    status, out, err = run(capsys, "demo", "--out", str(tmp_path / "demo"), "--n-worlds", "100")
+    assert status == 0, err
     written = {p.name for p in (tmp_path / "demo").iterdir()}
     assert {
         "report.md",
@@ -246,58 +213,199 @@ def test_demo_writes_report_and_figures(tmp_path):
         "precision_pmf.png",
         "category_reliability.png",
     } <= written
-    assert "Pairwise comparison" in out.stdout
+    assert "Pairwise comparison" in out
+    assert f"Written to {tmp_path / 'demo'}/" in out  # the folder, not the staging one
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # nothing else left
 
 
 # ---------------------------------------------------------------------- user errors
-def assert_user_error(out: subprocess.CompletedProcess, *fragments: str) -> None:
-    assert out.returncode == 2
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1, out.stderr  # one clear line, no traceback
+def assert_user_error(result, *fragments: str) -> None:
+    status, out, err = result
+    assert status == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err  # one clear line, no traceback
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
 
 
-def test_missing_file(files):
-    out = fuzzytruth("evaluate", "--qrels", "nope.txt", *RUNS, cwd=files)
-    assert_user_error(out, "no such file", "nope.txt")
+def test_missing_file(capsys, here):
+    assert_user_error(run(capsys, "evaluate", "--qrels", "nope.txt", *RUNS),
+                      "no such file", "nope.txt", "--qrels")
 
 
-def test_malformed_run_names_file_and_line(files, tmp_path):
+def test_malformed_run_names_file_and_line(capsys, files, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2\n")
-    out = fuzzytruth("evaluate", "--qrels", str(files / "qrels.txt"), "--run", str(bad))
-    assert_user_error(out, "bad.txt", "line 2")
+    assert_user_error(run(capsys, "evaluate", "--qrels", str(files / "qrels.txt"), "--run",
+                          str(bad)), "bad.txt", "line 2")
 
 
-def test_malformed_annotations_names_file_and_line(files, tmp_path):
+def test_malformed_annotations_names_file_and_line(capsys, files, tmp_path):
     bad = tmp_path / "labels.csv"
     bad.write_text("item_id,annotator_id,label\nimg0001,a01,people\nimg0001,a02\n")
-    out = fuzzytruth(
-        "evaluate",
-        "--taxonomy",
-        str(files / "taxonomy.json"),
-        "--annotations",
-        str(bad),
-        "--run",
-        str(files / "strong.txt"),
+    assert_user_error(run(capsys, "evaluate", "--taxonomy", str(files / "taxonomy.json"),
+                          "--annotations", str(bad), "--run", str(files / "strong.txt")),
+                      "labels.csv", "line 3", "expected 3 fields")
+
+
+def test_unknown_measure(capsys, here):
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "MAPP"),
+                      "-m MAPP: unknown measure")
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "map",
+                          "-m", "relstring.x"), "-m relstring.x")
+
+
+def test_no_truth_and_two_truths(capsys, here):
+    assert_user_error(run(capsys, "evaluate", *RUNS), "give exactly one ground truth")
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", "--prob-qrels",
+                          "pqrels.csv", *RUNS),
+                      "give exactly one ground truth", "--qrels and --prob-qrels")
+
+
+@pytest.mark.parametrize("option", [["--taxonomy", "taxonomy.json"],
+                                    ["--query-categories", "qrels.txt"],
+                                    ["--implicit-root", "all"]])
+def test_an_option_the_truth_would_ignore_is_an_error(capsys, here, option):
+    """Issue 22: --qrels with --taxonomy used to ignore the taxonomy silently."""
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", *option, *RUNS),
+                      option[0], "--annotations", "--qrels would ignore it")
+
+
+def test_an_empty_run_file_is_reported_as_such(capsys, here, tmp_path):
+    """Issue 22: it used to say 'no query of the runs is in the truth'; the reader now says
+    the file has no data line (issue 23: a TREC file without data is refused on reading)."""
+    (tmp_path / "empty.txt").write_text("# nothing yet\n")
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", "--run",
+                          str(tmp_path / "empty.txt")),
+                      "empty.txt", "no lines of data", "qid Q0 docno rank score tag")
+
+
+def test_an_impossible_number_of_worlds_is_one_line_before_any_allocation(capsys, here):
+    """Issue 23: --n-worlds 1000000000000 ended in numpy's MemoryError traceback."""
+    start = time.process_time()
+    assert_user_error(run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "P@10",
+                          "--n-worlds", "1000000000000"),
+                      "--n-worlds 1000000000000", "of memory", "worlds fit")
+    assert time.process_time() - start < 60  # refused from its size, not tried
+
+
+def test_bad_option_is_one_line(capsys):
+    assert_user_error(run(capsys, "evaluate", "--run", "x.txt", "--frobnicate"),
+                      "unrecognized arguments: --frobnicate")
+    assert_user_error(run(capsys, "evaluate"), "required: --run")
+    assert_user_error(run(capsys, "demo", "--figure-format", "gif"), "invalid choice")
+    assert_user_error(run(capsys, "frobnicate"), "invalid choice", "evaluate")
+
+
+def test_python_arguments_in_library_messages_become_flags(capsys, here, tmp_path):
+    """Issue 19's examples: 'pass duplicates='max'' and 'use ties=...' named Python arguments."""
+    dup = tmp_path / "dup.run"
+    dup.write_text("q1 Q0 d1 1 2.0 s\nq1 Q0 d1 2 1.0 s\n")
+    assert_user_error(run(capsys, "evaluate", "--qrels", "qrels.txt", "--run", str(dup),
+                          "-m", "map"), "--duplicates max, first or last")
+    result = run(capsys, "evaluate", "--qrels", "qrels.txt", "--run", "strong.txt",
+                 "-m", "iP@0.5", "--preset", "textbook")
+    assert_user_error(result, "--ties docid_desc", "--ties average")
+    assert "ties=" not in result[2]
+
+
+def test_warnings_are_one_line_notes_naming_flags(capsys, here, tmp_path):
+    extra = tmp_path / "extra.txt"
+    extra.write_text("q_unjudged Q0 d1 1 1.0 s\n" + (here / "strong.txt").read_text())
+    status, out, err = run(capsys, "evaluate", "--qrels", "qrels.txt", "--run", str(extra),
+                           "-m", "P@10")
+    assert status == 0 and out
+    notes = err.strip().splitlines()
+    assert notes and all(line.startswith("fuzzytruth: note: ") for line in notes), err
+    assert "q_unjudged" in err and ".py" not in err
+    status, _, err = run(capsys, "compare", "--qrels", "qrels.txt", *RUNS, "-m", "P@10")
+    assert status == 0  # 20 queries: the unreliable-inference warning, as a note
+    assert err.startswith("fuzzytruth: note: ") and ".py:" not in err
+    assert len(err.splitlines()) == len(set(err.splitlines()))  # each message once
+
+
+def test_ctrl_c_prints_one_line_exits_130_and_leaves_no_partial_file(capsys, tmp_path,
+                                                                    monkeypatch):
+    def interrupted_demo(out, *, figure_format="png", n_worlds=500, seed=0, stream=None):
+        (Path(out) / "report.md").write_text("half a rep")  # a file half-way through
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("fuzzytruth.demo.run_demo", interrupted_demo)
+    status, out, err = run(capsys, "demo", "--out", str(tmp_path / "demo"))
+    assert status == 130 and out == ""
+    assert err == "fuzzytruth: interrupted\n"
+    assert list(tmp_path.iterdir()) == []  # neither the folder nor its staging copy
+
+
+def test_ctrl_c_while_an_extension_module_loads(capsys, tmp_path, monkeypatch):
+    """Ctrl-C during the import of a compiled module surfaces as an ImportError caused by the
+    KeyboardInterrupt (seen with matplotlib's ft2font): still an interruption."""
+
+    def interrupted_import(out, *, figure_format="png", n_worlds=500, seed=0, stream=None):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as stop:
+            raise ImportError("initialization failed") from stop
+
+    monkeypatch.setattr("fuzzytruth.demo.run_demo", interrupted_import)
+    status, out, err = run(capsys, "demo", "--out", str(tmp_path / "demo"))
+    assert (status, out, err) == (130, "", "fuzzytruth: interrupted\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------- real processes
+def test_the_installed_entry_point_end_to_end(files):
+    out = fuzzytruth("evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "P@10", "--format",
+                     "csv", cwd=files)
+    assert out.returncode == 0, out.stderr
+    assert pd.read_csv(io.StringIO(out.stdout))["system"].tolist() == ["strong", "medium",
+                                                                       "weak"]
+
+
+def test_help_imports_no_library():
+    """``fuzzytruth --help`` stays cheap: no numpy, pandas, scipy or tqdm, nothing but the
+    command line's own modules."""
+    code = (
+        "import sys\n"
+        "from fuzzytruth.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'numpy', 'pandas', 'scipy', 'tqdm', 'matplotlib', 'pyarrow'}))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('fuzzytruth')))\n"
     )
-    assert_user_error(out, "labels.csv", "line 3", "expected 3 fields")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    heavy, ours = out.stdout.strip().splitlines()[-2:]
+    assert heavy == "[]"
+    assert all(m.startswith(("fuzzytruth.cli", "fuzzytruth._lazy")) or m == "fuzzytruth"
+               for m in ast.literal_eval(ours)), ours
 
 
-def test_unknown_measure(files):
-    out = fuzzytruth("evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "MAPP", cwd=files)
-    assert_user_error(out, "MAPP")
+def test_sigint_during_work(tmp_path):
+    """A real Ctrl-C (SIGINT) while the demo computes: one line, status 130, nothing left."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fuzzytruth.cli", "demo", "--out", str(tmp_path / "demo"),
+         "--n-worlds", "20000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )
+    deadline = time.monotonic() + 240
+    while not any(tmp_path.iterdir()) and time.monotonic() < deadline:  # the work has begun
+        time.sleep(0.2)
+    time.sleep(0.5)
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "fuzzytruth: interrupted", err
+    assert "Traceback" not in err and out == ""
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_no_truth_and_two_truths(files):
-    assert_user_error(fuzzytruth("evaluate", *RUNS, cwd=files), "give exactly one ground truth")
-    out = fuzzytruth("evaluate", "--qrels", "qrels.txt", *CATEGORICAL, *RUNS, cwd=files)
-    assert_user_error(out, "give exactly one ground truth")
+def test_old_import_paths_keep_working():
+    import fuzzytruth.cli as cli
+    import fuzzytruth.cli.agreement as agreement
+    import fuzzytruth.cli_collection as old
 
-
-def test_bad_option_is_one_line():
-    out = fuzzytruth("evaluate", "--run", "x.txt", "--frobnicate")
-    assert_user_error(out, "unrecognized arguments: --frobnicate")
-    assert_user_error(fuzzytruth("evaluate"), "required: --run")
-    assert_user_error(fuzzytruth("demo", "--figure-format", "gif"), "invalid choice")
+    assert callable(cli.main) and callable(cli.build_parser)
+    assert issubclass(cli.UserError, Exception)
+    assert old is agreement

@@ -159,3 +159,24 @@ def test_kernels_import_nothing_above_them(layer):
         if module == layer or module.startswith(layer + "."):
             above = sorted(d for d in deps if not d.startswith(allowed) and d != "fuzzytruth")
             assert above == [], (module, above)
+
+
+def test_no_lazily_exported_name_is_also_a_submodule():
+    """A package that serves names on first use (``_LAZY``) must not export a name that is also
+    one of its submodules: importing the submodule would set the package attribute to the
+    module and shadow the name for good (``fuzzytruth.measures.presets`` was a function and a
+    module at once)."""
+    import importlib
+    import pkgutil
+
+    import fuzzytruth
+
+    for info in pkgutil.walk_packages(fuzzytruth.__path__, "fuzzytruth."):
+        if not info.ispkg:
+            continue
+        package = importlib.import_module(info.name)
+        lazy = getattr(package, "_LAZY", {})
+        children = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        assert not set(lazy) & children, (info.name, sorted(set(lazy) & children))
+    top = {m.name for m in pkgutil.iter_modules(fuzzytruth.__path__)}
+    assert not set(fuzzytruth._LAZY) & top

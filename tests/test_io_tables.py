@@ -127,7 +127,7 @@ def test_probabilistic_qrels_malformed(tmp_path):
     with pytest.raises(ValueError, match=r"pq\.csv, line 2: column 'probability' must.*'high'"):
         read_probabilistic_qrels(path)
     path.write_text("query_id,doc_id,probability\nq1,a,1.5\n")
-    with pytest.raises(ValueError, match=r"pq\.csv: .*1\.5"):
+    with pytest.raises(ValueError, match=r"pq\.csv, line 2: .*must be in \[0, 1\]; got .1\.5."):
         read_probabilistic_qrels(path)
     path.write_text("query_id,doc_id\nq1,a\n")
     with pytest.raises(ValueError, match=r"line 1: header must name the columns"):

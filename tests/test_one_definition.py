@@ -367,7 +367,7 @@ def test_psb_preset_under_uncertain_truth_without_worlds_names_the_flag(tmp_path
                      "-m", "FT", "--preset", "psb", "--n-worlds", "0"])
     err = capsys.readouterr().err
     assert code != 0
-    assert "--n-worlds must be > 0; got --n-worlds=0" in err and "n_worlds" not in err
+    assert "--n-worlds must be > 0; got --n-worlds 0" in err and "n_worlds" not in err
 
 
 def test_crossmodal_preset_r_at_k_is_the_communitys_recall():

@@ -190,16 +190,40 @@ def test_distribution_one_bar_per_support_value():
 
 def test_distribution_marks_mean_and_interval():
     d = Distribution.from_pmf([0, 1 / 3, 2 / 3, 1], [0.1, 0.2, 0.3, 0.4])
-    ax = plot_distribution(d, confidence_level=0.5)
+    ax = plot_distribution(d, confidence_level=0.5, label="P@3")
     low, high = d.interval(0.5)  # (1/3, 1): the 0.25 and 0.75 quantiles
     assert (low, high) == (1 / 3, 1.0)
     mean_lines = [ln for ln in ax.lines if np.allclose(ln.get_xdata(), d.mean())]
     assert len(mean_lines) == 1 and mean_lines[0].get_linestyle() == "--"
-    (span,) = [p for p in ax.patches if p not in ax.containers[0].patches]
-    x0, x1 = sorted(np.asarray(span.get_path().transformed(span.get_patch_transform())
-                               .vertices)[:, 0][[0, 2]])
-    assert (x0, x1) == pytest.approx((low, high))
-    assert legend_texts(ax) == ["50% equal-tailed interval [0.333, 1]", "mean 0.667"]
+    # the bracket spans the interval exactly, not the plot
+    (bracket,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    ((x0, _), (x1, _)), = bracket.lines[2][0].get_segments()
+    assert (min(x0, x1), max(x0, x1)) == pytest.approx((low, high))
+    assert ax.get_xlim()[0] < low or ax.get_xlim()[1] > high or low > 0
+    # bars inside the interval coloured, the one outside (value 0) grey
+    bars = next(c for c in ax.containers if isinstance(c, BarContainer))
+    colours = [tuple(b.get_facecolor()) for b in bars]
+    assert colours[1] == colours[2] == colours[3] != colours[0]
+    assert legend_texts(ax) == [
+        "mean 0.667", "50% equal-tailed interval [0.333, 1]",
+        "probability, inside the interval", "probability, outside",
+    ]
+    assert ax.get_xlabel() == "P@3"
+
+
+def test_distribution_whose_interval_is_the_whole_support_says_so():
+    """Issue 22: the demo's PMF shading covered the whole plot; the bracket is the interval,
+    and here the interval is every value (a careless annotator can make the list all wrong)."""
+    d = Distribution.from_pmf([0.0, 0.5, 0.8, 1.0], [0.12, 0.3, 0.5, 0.08])
+    ax = plot_distribution(d, label="P@10")
+    low, high = d.interval(0.95)
+    assert (low, high) == (0.0, 1.0)
+    (bracket,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    ((x0, _), (x1, _)), = bracket.lines[2][0].get_segments()
+    assert (x0, x1) == pytest.approx((0.0, 1.0))
+    assert "probability, outside" not in legend_texts(ax)
+    bars = next(c for c in ax.containers if isinstance(c, BarContainer))
+    assert len(ax.patches) == len(bars) == 4  # no shaded span behind them
 
 
 def test_distribution_notes_p_undefined():
@@ -324,7 +348,7 @@ def test_forest_one_errorbar_per_pair_and_zero_line(comparison):
     labels = tick_texts(ax.get_yticklabels())
     assert labels[0] == "nDCG@10: bm25 − dense"  # several measures: prefixed
     assert labels[-1] == "P@10: dense − near"
-    assert "95% interval" in ax.get_xlabel()
+    assert "95% t interval, estimand queries" in ax.get_xlabel()
 
 
 def test_forest_highlights_significant_pairs():
@@ -354,7 +378,9 @@ def test_forest_alpha_defaults_to_the_comparisons(comparison):
 def test_forest_single_measure_names_it_on_the_axis(comparison):
     table = comparison.table[comparison.table["measure"] == "P@10"]
     ax = plot_forest(table)
-    assert ax.get_xlabel() == "difference in P@10, A − B (whiskers: 95% interval)"
+    assert ax.get_xlabel() == (
+        "difference in P@10, A − B (whiskers: 95% t interval, estimand queries)"
+    )
     assert tick_texts(ax.get_yticklabels())[0] == "bm25 − dense"
 
 
@@ -481,16 +507,54 @@ def test_heatmap_by_depth(example):
     assert ax.get_title() == "Agreement per depth"
 
 
+def _meshes(ax: Axes) -> list[QuadMesh]:
+    return [c for c in ax.collections if isinstance(c, QuadMesh)]
+
+
 def test_heatmap_wide_reliability_table(example):
     frame = category_reliability(example.annotations).to_frame()
     shown = ["mean_membership", "entropy", "closed_kappa"]
     ax = plot_agreement_heatmap(frame, columns=shown)
     assert tick_texts(ax.get_xticklabels()) == shown
     assert len(ax.texts) == frame[shown].notna().to_numpy().sum()
-    (mesh,) = [c for c in ax.collections if isinstance(c, QuadMesh)]
-    np.testing.assert_allclose(
-        np.ma.filled(mesh.get_array(), np.nan).reshape(len(frame), 3), frame[shown], equal_nan=True
-    )
+    meshes = {m.get_cmap().name: m for m in _meshes(ax)}  # one colour scale per meaning
+    better, worse = meshes["Blues"], meshes["Oranges"]
+    cells = np.ma.filled(better.get_array(), np.nan).reshape(len(frame), 3)
+    np.testing.assert_allclose(cells[:, [0, 2]], frame[["mean_membership", "closed_kappa"]],
+                               equal_nan=True)
+    assert np.isnan(cells[:, 1]).all()
+    cells = np.ma.filled(worse.get_array(), np.nan).reshape(len(frame), 3)
+    np.testing.assert_allclose(cells[:, 1], frame["entropy"], equal_nan=True)
+    assert better.get_cmap().name != worse.get_cmap().name
+    bars = sorted(a.get_ylabel() for a in ax.figure.axes if a is not ax)
+    assert bars == ["higher is better: mean_membership, closed_kappa", "higher is worse: entropy"]
+
+
+def test_heatmap_marks_flagged_categories():
+    """Issue 22: the flagged (ambiguous) categories were not marked."""
+    table = pd.DataFrame({
+        "category": ["people", "crowd", "city"], "mean_membership": [0.6, 0.3, 0.35],
+        "ambiguous_share": [0.1, 0.56, 0.53], "ambiguous": [False, True, True],
+    })
+    ax = plot_agreement_heatmap(table, columns=["mean_membership", "ambiguous_share"])
+    assert tick_texts(ax.get_yticklabels()) == ["people", "crowd *", "city *"]
+    colours = [t.get_color() for t in ax.get_yticklabels()]
+    assert colours[1] == colours[2] != colours[0]
+    assert ax.get_ylabel() == "category (* flagged ambiguous)"
+    plain = plot_agreement_heatmap(table, columns=["mean_membership"], flag=None)
+    assert tick_texts(plain.get_yticklabels()) == ["people", "crowd", "city"]
+    assert plain.get_ylabel() == "category"
+    with pytest.raises(ValueError, match="table column 'ambiguous' \\(flag\\) must be boolean"):
+        plot_agreement_heatmap(table.assign(ambiguous=[0.1, 2, 3]), columns=["mean_membership"])
+
+
+def test_heatmap_long_table_names_its_scale():
+    ax = plot_agreement_heatmap(agreement_table())
+    assert len(_meshes(ax)) == 1  # one scale: every cell is an agreement coefficient
+    (bar,) = [a for a in ax.figure.axes if a is not ax]
+    assert bar.get_ylabel() == "agreement: fleiss_kappa, krippendorff_alpha"
+    with pytest.raises(ValueError, match="cmap applies to a long table"):
+        plot_agreement_heatmap(agreement_table(), columns=["value"], cmap="viridis")
 
 
 @pytest.mark.parametrize(
@@ -550,3 +614,203 @@ def test_distribution_with_many_values_is_binned_into_visible_bars():
     with pytest.raises(ValueError, match="max_bars must be a positive integer; got 0"):
         plot_distribution(dist, max_bars=0)
     plt.close("all")
+
+
+# ---------------------------------------------------------------------- every figure's texts
+@pytest.fixture(scope="module")
+def small_evaluation():
+    from fuzzytruth import ProbabilisticQrels, Run, evaluate
+    from fuzzytruth.plots import system_pr_measures
+
+    rng = np.random.default_rng(5)
+    queries = [f"q{i}" for i in range(6)]
+    docs = [f"d{j}" for j in range(8)]
+    pq = ProbabilisticQrels(
+        np.repeat(queries, 8), np.tile(docs, 6), rng.uniform(0, 1, 48).round(2)
+    )
+    runs = {
+        name: Run(np.repeat(queries, 8), np.tile(docs, 6), rng.permutation(48).astype(float))
+        for name in ("bm25", "dense")
+    }
+    return evaluate(runs, pq, ["P@5", "AP", *system_pr_measures()], n_worlds=50, rng=0)
+
+
+def _figure_texts(ax: Axes) -> dict[str, object]:
+    legend = ax.get_legend()
+    return {
+        "xlabel": ax.get_xlabel(),
+        "ylabel": ax.get_ylabel(),
+        "title": ax.get_title(),
+        "legend": legend_texts(ax) if legend is not None else None,
+        "legend_title": legend.get_title().get_text() if legend is not None else None,
+    }
+
+
+def _every_figure(example, curves, comparison, displacement, small_evaluation):
+    """Each public figure function, drawn from inputs a user has, with every text it shows."""
+    from fuzzytruth.plots import (
+        plot_annotator_scores,
+        plot_query_distribution,
+        plot_system_intervals,
+        plot_system_pr,
+    )
+
+    scores = pd.DataFrame({"annotator_id": list("abcdef"),
+                           "majority_agreement": [0.80, 0.82, 0.85, 0.86, 0.88, 0.14],
+                           "golden_accuracy": [0.78, 0.80, 0.84, 0.83, 0.87, 0.21]})
+    reliability = category_reliability(example.annotations).to_frame()
+    ap = comparison.table[comparison.table["measure"] == "nDCG@10"]
+    return {
+        "plot_distribution": (
+            lambda: plot_distribution(Distribution.from_pmf([0, 0.5, 1], [0.2, 0.3, 0.5]),
+                                      label="P@2"),
+            {"xlabel": "P@2", "ylabel": "probability", "title": "Distribution of P@2",
+             "legend": ["mean 0.65", "95% equal-tailed interval [0, 1]",
+                        "probability, inside the interval"], "legend_title": ""},
+        ),
+        "plot_query_distribution": (
+            lambda: plot_query_distribution(small_evaluation, "dense", "q1", "AP"),
+            {"xlabel": "AP", "ylabel": "probability",
+             "title": "AP of dense on query q1\nover 50 sampled truths (Monte Carlo)"},
+        ),
+        "plot_pr_curves": (
+            lambda: plot_pr_curves(curves),
+            {"xlabel": "recall (mean)", "ylabel": "precision (mean)",
+             "title": "Precision–recall under uncertain truth",
+             "legend": ["people", "city", "crowd"],
+             "legend_title": "system (band: 95% interval of precision)"},
+        ),
+        "plot_system_pr": (
+            lambda: plot_system_pr(small_evaluation, band="queries"),
+            {"xlabel": "recall level", "ylabel": "interpolated precision iP@r (mean over queries)",
+             "title": "System-level precision–recall: mean over 6 queries\n(bands: 95% "
+                      "interval over queries, t, estimand collection)",
+             "legend": ["bm25", "dense"], "legend_title": "system"},
+        ),
+        "plot_forest": (
+            lambda: plot_forest(ap),
+            {"xlabel": "difference in nDCG@10, A − B (whiskers: 95% t interval, estimand "
+                       "queries)",
+             "ylabel": "", "title": "Paired differences between systems",
+             "legend": ["adjusted p < 0.05", "adjusted p ≥ 0.05"], "legend_title": ""},
+        ),
+        "plot_system_intervals": (
+            lambda: plot_system_intervals(small_evaluation, measure="AP"),
+            {"xlabel": "AP, mean over queries", "ylabel": "",
+             "title": "Each system's mean over queries",
+             "legend": ["95% interval over queries (t, estimand collection)",
+                        "95% spread over the truths (queries fixed)"], "legend_title": ""},
+        ),
+        "plot_displacement": (
+            lambda: plot_displacement(displacement),
+            {"xlabel": "quality q, mean over queries", "ylabel": "system",
+             "title": "Displacement quality per annotator",
+             "legend": ["pessimist", "optimist"], "legend_title": "hypothesis"},
+        ),
+        "plot_agreement_heatmap": (
+            lambda: plot_agreement_heatmap(
+                reliability, columns=["mean_membership", "ambiguous_share", "closed_kappa"]),
+            {"xlabel": "", "title": "Reliability per category", "legend": None,
+             "ylabel": "category (* flagged ambiguous)" if reliability["ambiguous"].any()
+             else "category"},
+        ),
+        "plot_annotator_scores": (
+            lambda: plot_annotator_scores(scores, "majority_agreement", "golden_accuracy"),
+            {"xlabel": "majority_agreement (axis clipped: 1 off scale)",
+             "ylabel": "golden_accuracy (axis clipped: 1 off scale)",
+             "title": "golden_accuracy vs majority_agreement (6 annotators)",
+             "legend": ["off scale: drawn on the edge, labelled (its values)"]},
+        ),
+    }
+
+
+def test_every_figure_function_is_checked(example, curves, comparison, displacement,
+                                          small_evaluation):
+    import fuzzytruth.plots as plots
+
+    public = {n for n in plots.__all__ if n.startswith("plot_")}
+    assert public == set(_every_figure(example, curves, comparison, displacement,
+                                       small_evaluation))
+
+
+@pytest.mark.parametrize("name", [
+    "plot_distribution", "plot_query_distribution", "plot_pr_curves", "plot_system_pr",
+    "plot_forest", "plot_system_intervals", "plot_displacement", "plot_agreement_heatmap",
+    "plot_annotator_scores",
+])
+def test_every_figure_renders_with_its_labels_legend_and_title(
+    name, example, curves, comparison, displacement, small_evaluation
+):
+    """Issue 22 item 5: every figure renders headless (Agg) and says what it shows: no axis
+    left as "value", every interval named with its level and what it is over."""
+    draw, expected = _every_figure(example, curves, comparison, displacement,
+                                   small_evaluation)[name]
+    ax = draw()
+    ax.figure.canvas.draw()
+    texts = _figure_texts(ax)
+    for key, value in expected.items():
+        assert texts[key] == value, key
+    assert "value" not in (texts["xlabel"], texts["ylabel"])
+
+
+def test_system_pr_bands_are_the_aggregate_intervals_they_name(small_evaluation):
+    """The truths band is truth_low..truth_high and the queries band ci_low..ci_high of
+    aggregate() (after ci_low/ci_high became the interval over queries)."""
+    from fuzzytruth.plots import plot_system_pr
+
+    table = small_evaluation.aggregate()
+    for band, (low, high) in (("truths", ("truth_low", "truth_high")),
+                              ("queries", ("ci_low", "ci_high"))):
+        ax = plot_system_pr(small_evaluation, band=band)
+        edges = [ln for ln in ax.lines if ln.get_linestyle() == ":"]
+        rows = table[(table["system"] == "bm25") & table["measure"].str.startswith("iP@")]
+        rows = rows.assign(r=[float(m[3:]) for m in rows["measure"]]).sort_values("r")
+        np.testing.assert_allclose(edges[0].get_ydata(), rows[low])
+        np.testing.assert_allclose(edges[1].get_ydata(), rows[high])
+    assert "over 50 sampled truths" in plot_system_pr(small_evaluation).get_title()
+    with pytest.raises(ValueError, match=r"band must be one of \['truths', 'queries'\]"):
+        plot_system_pr(small_evaluation, band="worlds")
+
+
+def test_system_intervals_whiskers_are_the_tables_intervals(small_evaluation, comparison):
+    from fuzzytruth.plots import plot_system_intervals
+
+    table = small_evaluation.aggregate()
+    table = table[table["measure"] == "AP"]
+    ax = plot_system_intervals(small_evaluation, measure="AP")
+    queries, truths = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    for container, (low, high) in ((queries, ("ci_low", "ci_high")),
+                                   (truths, ("truth_low", "truth_high"))):
+        segments = container.lines[2][0].get_segments()
+        np.testing.assert_allclose([min(s[0][0], s[1][0]) for s in segments], table[low])
+        np.testing.assert_allclose([max(s[0][0], s[1][0]) for s in segments], table[high])
+    assert tick_texts(ax.get_yticklabels()) == ["bm25", "dense"]
+    # a Comparison's systems table: the interval over queries of its procedure, no truths
+    ax = plot_system_intervals(comparison)
+    assert legend_texts(ax) == ["95% interval over queries (t, estimand queries)"]
+    assert tick_texts(ax.get_yticklabels())[0] == "nDCG@10: bm25"
+    with pytest.raises(ValueError, match="measure must be one of"):
+        plot_system_intervals(small_evaluation, measure="nDCG@10")
+    with pytest.raises(ValueError, match="source must be an Evaluation"):
+        plot_system_intervals([1, 2])
+
+
+def test_annotator_scores_outlier_on_the_edge():
+    """Issue 22: notebook 05's scatter was squeezed by one outlying rater."""
+    from fuzzytruth.plots import plot_annotator_scores, robust_limits
+
+    scores = pd.DataFrame({"annotator_id": [1, 2, 3, 4, 5, 145],
+                           "agreement": [0.80, 0.82, 0.85, 0.86, 0.88, 0.14],
+                           "accuracy": [0.78, 0.80, 0.84, 0.83, 0.87, 0.21]})
+    ax = plot_annotator_scores(scores, "agreement", "accuracy")
+    low, high = ax.get_xlim()
+    assert 0.14 < low < 0.80 and high > 0.88
+    assert (low, high) == robust_limits(scores["agreement"].to_numpy())
+    (label,) = ax.texts
+    assert label.get_text() == "145 (0.14, 0.21)"
+    assert label.xy == pytest.approx((low, ax.get_ylim()[0]))  # on the corner it points to
+    full = plot_annotator_scores(scores, "agreement", "accuracy", robust=False)
+    assert full.get_xlim()[0] < 0.14 and full.get_xlabel() == "agreement"
+    assert robust_limits(np.array([0.5, 0.5, 0.5])) == pytest.approx((0.45, 0.55))
+    with pytest.raises(ValueError, match=r"table must have columns .* missing \['kappa'\]"):
+        plot_annotator_scores(scores, "agreement", "kappa")

@@ -1,11 +1,14 @@
-"""Poisson-binomial engine against scipy, brute-force enumeration and its own laws."""
+"""Poisson-binomial engine against scipy, brute-force enumeration, extended-precision
+references and its own laws."""
 
 import itertools
+import subprocess
+import sys
 
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
@@ -23,6 +26,16 @@ def brute_force(p):
         terms = [pi if o else 1 - pi for pi, o in zip(p, outcome, strict=True)]
         out[sum(outcome)] += np.prod(terms)
     return out
+
+
+def exact_longdouble(p):
+    """PMF by the recursion in extended precision (64-bit mantissa), as longdouble."""
+    state = np.zeros(len(p) + 1, dtype=np.longdouble)
+    state[0] = 1
+    for i, pi in enumerate(np.asarray(p, dtype=np.longdouble)):
+        state[1 : i + 2] = state[1 : i + 2] * (1 - pi) + state[: i + 1] * pi
+        state[0] *= 1 - pi
+    return state
 
 
 def exact_mpmath(p, digits=50):
@@ -110,7 +123,13 @@ def test_degenerate_probabilities():
     )
 
 
+# issue 23: scipy's binomial overflowed at a subnormal p and lost 3e-14 of P(0) at p = 1e-300
+TINY = [np.full(2, 1.1125369292536007e-308), np.full(2, 1e-300), np.full(3, 5e-324)]
+
+
 @given(probs, st.sampled_from(METHODS))
+@example(TINY[0], "grouped")
+@example(TINY[1], "grouped")
 @settings(max_examples=150, deadline=None)
 def test_pmf_laws(p, method):
     out = poibin.pmf(p, method=method)
@@ -137,3 +156,119 @@ def test_bad_probabilities(p, message):
 def test_bad_method():
     with pytest.raises(ValueError, match=r"method must be one of .*; got 'fft'"):
         poibin.pmf([0.5], method="fft")
+
+
+@given(probs)
+@example(TINY[0])
+@example(TINY[1])
+@example(np.array([1.0, 0.3, 0.3, 0.0, 1e-300]))
+@settings(max_examples=100, deadline=None)
+def test_methods_agree_with_the_recursion(p):
+    expected = poibin.pmf(p, method="recursion")
+    for method in ("tree", "grouped", "auto"):
+        np.testing.assert_allclose(poibin.pmf(p, method=method), expected, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("p", TINY, ids=["subnormal", "1e-300", "smallest subnormal"])
+@pytest.mark.parametrize("method", METHODS)
+def test_tiny_probabilities_exactly(p, method):
+    # hand derivation: 1 - p rounds to 1, so P(0) = 1, P(1) = n p exactly, the rest underflows
+    n, value = len(p), p[0]
+    expected = np.zeros(n + 1)
+    expected[0], expected[1] = 1.0, n * value
+    np.testing.assert_array_equal(poibin.pmf(p, method=method), expected)
+
+
+@pytest.mark.parametrize(
+    ("count", "value"), [(50, 0.5), (1000, 0.3), (1000, 1e-5), (300, 1 - 1e-9), (7, 1 - 2**-53)]
+)
+@pytest.mark.parametrize("method", ["grouped", "auto"])
+def test_binomial_groups_against_50_digit_binomial(count, value, method):
+    mpmath.mp.dps = 50
+    v = mpmath.mpf(value)
+    exact = [mpmath.binomial(count, k) * v**k * (1 - v) ** (count - k) for k in range(count + 1)]
+    exact = np.array([float(x) for x in exact])
+    out = poibin.pmf(np.full(count, value), method=method)
+    assert np.abs(out - exact).max() <= max(1e-16, 2 * np.spacing(exact.max()))
+    if method == "auto" and count > 512:
+        return  # auto multiplies 1,000 items by FFT (too few per group to group them)
+    # the ratios from the mode keep relative accuracy in the tails (about 3j·ε, j steps away)
+    tail = exact > 1e-300
+    assert (np.abs(out - exact)[tail] / exact[tail]).max() <= 1e-12
+
+
+def test_grouped_certain_and_impossible_items():
+    # items with p = 1 shift the PMF, items with p = 0 change nothing (hand derivation)
+    out = poibin.pmf([1.0, 0.5, 0.0, 1.0, 0.5, 0.0], method="grouped")
+    assert out.tolist() == [0.0, 0.0, 0.25, 0.5, 0.25, 0.0, 0.0]
+
+
+SHAPES = {
+    "uniform": lambda rng, n: rng.random(n),
+    "near 0": lambda rng, n: 10.0 ** rng.uniform(-8, -1, n),
+    "near 1": lambda rng, n: 1 - 10.0 ** rng.uniform(-8, -1, n),
+    "with 0 and 1": lambda rng, n: np.where(
+        rng.random(n) < 0.3, rng.integers(0, 2, n), rng.random(n)
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("method", ["tree", "auto"])
+def test_fft_tree_against_extended_precision(shape, method):
+    # 3,000 items: 8 exact leaves of 375, then three levels of FFT products
+    p = SHAPES[shape](np.random.default_rng(len(shape)), 3000)
+    exact = exact_longdouble(p)
+    out = poibin.pmf(p, method=method)
+    assert np.all(out >= 0)
+    assert float(np.abs(out.astype(np.longdouble) - exact).max()) <= 1e-15
+    # what the FFT costs: an absolute, not a relative error; P(K = n) is far below its noise
+    assert abs(float(out.sum()) - 1.0) <= 1e-13
+
+
+def test_recursion_keeps_relative_accuracy_in_far_tails():
+    p = np.random.default_rng(8).random(300)
+    exact = exact_longdouble(p)
+    out = poibin.pmf(p, method="recursion")
+    assert exact[-1] < 1e-100  # P(K = 300): the far tail
+    relative = np.abs(out.astype(np.longdouble) - exact) / exact
+    assert float(relative.max()) <= 1e-12
+
+
+def test_fft_tree_batches_and_memory_blocks_give_the_same_numbers(monkeypatch):
+    rng = np.random.default_rng(12)
+    batch = rng.random((5, 1500))
+    batch[2, 700:] = 0.0  # a shorter list padded with p = 0
+    whole = poibin.pmf(batch, method="tree")
+    for row, p in zip(whole, batch, strict=True):
+        np.testing.assert_allclose(row, poibin.pmf(p, method="tree"), rtol=0, atol=1e-16)
+    np.testing.assert_allclose(whole[2, :701], poibin.pmf(batch[2, :700]), rtol=0, atol=1e-16)
+    assert np.all(whole[2, 701:] < 1e-17)  # FFT noise where the exact value is 0
+    monkeypatch.setattr(poibin, "MEMORY_BUDGET", 1500 * poibin._TREE_BYTES * 2)  # 2 rows a block
+    np.testing.assert_array_equal(poibin.pmf(batch, method="tree"), whole)
+
+
+def test_fft_lengths_are_5_smooth_and_minimal():
+    smooth = [m for m in range(1, 2001) if _is_5_smooth(m)]
+    for n in range(1, 2001):
+        assert poibin._fft_length(n) == min(m for m in smooth if m >= n)
+
+
+def _is_5_smooth(m):
+    for factor in (2, 3, 5):
+        while m % factor == 0:
+            m //= factor
+    return m == 1
+
+
+def test_importing_poibin_loads_neither_scipy_stats_nor_numba():
+    # issue 24: numba loads at the first recursion; scipy.stats never (the grouped path has its
+    # own binomials)
+    probe = (
+        "import sys; import fuzzytruth.uncertain.poibin as poibin; "
+        "heavy = lambda: [m for m in ('scipy.stats', 'numba') if m in sys.modules]; "
+        "print(heavy()); poibin.pmf([0.5] * 5000, method='grouped'); print(heavy()); "
+        "poibin.pmf([0.5, 0.2]); print(heavy())"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:3] == ["[]", "[]", "['numba']"]

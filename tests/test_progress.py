@@ -1,4 +1,5 @@
-"""Progress bars: tqdm on stderr, silent off a terminal, never drawn by kernels."""
+"""Progress bars: tqdm, drawn on a terminal or in a notebook, silent in CI and pipes, never
+drawn by kernels."""
 
 import io
 import sys
@@ -28,6 +29,7 @@ def test_terminal_detection(monkeypatch):
         def isatty(self):
             return True
 
+    monkeypatch.delenv("CI", raising=False)
     monkeypatch.setattr(sys, "stderr", Tty())
     assert progress_enabled(None) is True
     monkeypatch.setattr(sys, "stderr", io.StringIO())
@@ -48,3 +50,59 @@ def test_kernels_do_not_import_the_progress_bar():
     for folder in ("metrics", "uncertain"):
         for path in (root / folder).glob("*.py"):
             assert "fuzzytruth.progress" not in path.read_text(), path
+
+
+class _Kernel:
+    """What IPython's get_ipython() returns inside a Jupyter kernel."""
+
+    def __init__(self):
+        self.config = {"IPKernelApp": {}}
+
+
+def _in_a_kernel(monkeypatch):
+    import types
+
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = _Kernel
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # a kernel's stderr is no terminal
+
+
+def test_drawn_in_a_notebook(monkeypatch):
+    """Issue 22: bars showed only on a terminal, so notebook users saw nothing."""
+    monkeypatch.delenv("CI", raising=False)
+    assert progress_enabled(None) is False
+    _in_a_kernel(monkeypatch)
+    assert progress_enabled(None) is True
+
+
+def test_a_notebook_without_ipywidgets_gets_the_text_bar_without_a_warning(monkeypatch):
+    import warnings
+
+    from tqdm.std import tqdm as text_bar
+
+    from fuzzytruth._progress import _bar_class
+
+    monkeypatch.delenv("CI", raising=False)
+    _in_a_kernel(monkeypatch)
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _bar_class() is text_bar
+        with Progress(total=2, desc="worlds") as bar:
+            bar.update(2)
+    assert "worlds" in sys.stderr.getvalue()
+
+
+@pytest.mark.parametrize("value", ["true", "1", "yes"])
+def test_off_under_continuous_integration(monkeypatch, value):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Tty())
+    monkeypatch.setenv("CI", value)
+    assert progress_enabled(None) is False
+    assert progress_enabled(True) is True  # asked for explicitly: drawn
+    monkeypatch.setenv("CI", "false")
+    assert progress_enabled(None) is True

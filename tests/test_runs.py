@@ -91,8 +91,8 @@ def test_malformed_lines_name_file_and_line(tmp_path):
                        r"fields 'qid iter docno rel'; got 5"):
         read_trec_qrels(path)
     path = write(tmp_path, "dup.run", "301 Q0 d1 1 2.5 sys\n301 Q0 d2 2 1 sys\n301 Q0 d1 3 0 s\n")
-    with pytest.raises(ValueError, match=r"dup\.run: document 'd1' is listed 2 times for query "
-                       r"'301' \(lines 1, 3\)"):
+    with pytest.raises(ValueError, match=r"dup\.run, line 3: document .d1. is listed 2 times for "
+                       r"query '301' \(lines 1, 3\)"):
         read_trec_run(path)
     assert read_trec_run(path, duplicates="max").scores.tolist() == [2.5, 1.0]
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
@@ -216,3 +216,37 @@ def test_tail_quantiles_equal_numpy_quantile(n_rows, width, levels, seed):
                                             strict=True)
     ])
     np.testing.assert_allclose(_row_quantiles(rows.copy(), per_row), expected, atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 3000), st.sampled_from(["random", "sorted", "reversed",
+                                                                 "constant"]),
+       st.integers(0, 2**16))
+@example(3, 2500, "random", 1)  # the sampled-bracket path, for certain
+@example(2, 2500, "sorted", 2)  # ... and its fallback
+def test_order_statistics_and_crossings_equal_a_full_sort(n_rows, width, order, seed):
+    # wide rows take the sampled-bracket path (above SORT_WIDTH); a sorted or reversed row
+    # makes the leading sample unrepresentative, so its bracket misses and the row is sorted
+    from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
+
+    rng = np.random.default_rng(seed)
+    rows = np.round(rng.normal(size=(n_rows, width)), 1)  # lattice: many ties
+    if order == "sorted":
+        rows.sort(axis=1)
+    elif order == "reversed":
+        rows = -np.sort(rows, axis=1)
+    elif order == "constant":
+        rows[:] = 0.5
+    before = rows.copy()
+    positions = np.sort(rng.integers(0, width, size=(n_rows, 4)), axis=1)
+    ordered = np.sort(rows, axis=1)
+    np.testing.assert_array_equal(order_statistics(rows, positions),
+                                  np.take_along_axis(ordered, positions, axis=1))
+    np.testing.assert_array_equal(rows, before)  # the rows are not reordered
+    values = np.round(rng.normal(size=n_rows), 1)
+    n_below, n_equal, under, over = crossing_counts(rows, values)
+    v = values[:, None]
+    np.testing.assert_array_equal(n_below, (rows < v).sum(axis=1))
+    np.testing.assert_array_equal(n_equal, (rows == v).sum(axis=1))
+    np.testing.assert_array_equal(under, np.where(rows < v, rows, -np.inf).max(axis=1))
+    np.testing.assert_array_equal(over, np.where(rows > v, rows, np.inf).min(axis=1))

@@ -18,7 +18,8 @@ from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.user_models import expected_rbp
 from fuzzytruth.uncertain.worlds import compress as _compress
 
-NEW_MODULES = ("fuzzytruth.metrics.trec_extra", "fuzzytruth.metrics.user_models")
+NEW_MODULES = ("fuzzytruth.metrics.trec_extra", "fuzzytruth.metrics.user_models",
+               "fuzzytruth.metrics.trec_gain", "fuzzytruth.metrics.prefs")
 NEW = {n: f for n, f in families().items() if f.kernel.__module__ in NEW_MODULES}
 
 # parameter variants per family (resolved under the trec preset)
@@ -32,6 +33,9 @@ VARIANTS = {
     "BinG": [{}], "nDCGRel": [{}, {"gain": {0: 1, 1: -1, 2: 5}}],
     "Utility": [{}, {"a": 2, "b": -0.5, "c": -1, "d": 0.25, "n_docs": 50},
                 {"a": 2, "c": 0.5, "d": 0.5, "n_docs": 20}],
+    "YAAP": [{}], "Unjudged": [{"k": 1}, {"k": 3}, {"k": 10}],
+    "G": [{}, {"gain": {0: 1, 1: -1, 2: 5}}], "Rndcg": [{}, {"gain": {0: 1, 1: -1, 2: 5}}],
+    "Prefs": [{}, {"kind": "avgjg_Rnonrel_ret"}], "NumPrefs": [{}, {"kind": "ful_ret"}],
 }
 
 

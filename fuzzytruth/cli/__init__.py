@@ -1,5 +1,5 @@
 """The ``fuzzytruth`` command line (:func:`main`): evaluate, compare, agreement, displacement,
-repro, demo.
+repro, demo — one module each, listed in :data:`fuzzytruth.cli.app.COMMANDS`.
 
 Names load their module on first use, so that ``--help`` stays cheap.
 """
@@ -11,6 +11,7 @@ from fuzzytruth._lazy import lazy_names
 _LAZY: dict[str, str] = {
     "UserError": "fuzzytruth.cli.app",
     "build_parser": "fuzzytruth.cli.app",
+    "console": "fuzzytruth.cli.app",
     "main": "fuzzytruth.cli.app",
 }
 

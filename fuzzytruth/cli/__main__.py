@@ -1,7 +1,5 @@
 """``python -m fuzzytruth.cli``: the command line, as the ``fuzzytruth`` script runs it."""
 
-import sys
+from fuzzytruth.cli.app import console
 
-from fuzzytruth.cli.app import main
-
-sys.exit(main())
+console()

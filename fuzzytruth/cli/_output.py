@@ -1,7 +1,13 @@
-"""How the command line prints a table: aligned text, CSV or JSON on stdout."""
+"""How the command line prints: a table as aligned text, CSV or JSON, all at once on stdout.
+
+A command builds its whole output before printing it (:func:`write`), so that an error or a
+Ctrl-C half-way leaves nothing half-written behind, in a terminal or in a file stdout is
+redirected to.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -9,7 +15,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas loads when a command runs, not for --help
     import pandas as pd
 
-__all__ = ["emit", "text_table"]
+__all__ = ["TABLE_FORMATS", "emit", "format_frame", "text_table", "write"]
+
+TABLE_FORMATS = ("text", "csv", "json")
+"""The formats of :func:`format_frame`."""
 
 
 def text_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
@@ -29,11 +38,25 @@ def text_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
         return frame.to_string(index=False)
 
 
-def emit(frame: pd.DataFrame, fmt: str) -> None:
+def format_frame(frame: pd.DataFrame, fmt: str) -> str:
+    """``frame`` as text, CSV or JSON records, ending with a newline."""
     if fmt == "csv":
-        frame.to_csv(sys.stdout, index=False)
-    elif fmt == "json":
-        json.dump(json.loads(frame.to_json(orient="records")), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(text_table(frame) + "\n")
+        buffer = io.StringIO()
+        frame.to_csv(buffer, index=False)
+        return buffer.getvalue()
+    if fmt == "json":
+        return json.dumps(json.loads(frame.to_json(orient="records")), indent=2) + "\n"
+    if fmt == "text":
+        return text_table(frame) + "\n"
+    raise ValueError(f"format must be one of {list(TABLE_FORMATS)}; got {fmt!r}")
+
+
+def write(text: str) -> None:
+    """Print a command's whole output on stdout in one piece."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def emit(frame: pd.DataFrame, fmt: str) -> None:
+    """Print ``frame`` in format ``fmt`` (:func:`format_frame`)."""
+    write(format_frame(frame, fmt))

@@ -7,7 +7,9 @@
 * :func:`image_collection`: a simulated, seeded multi-annotator image collection (500 items,
   a 3-level taxonomy) with three system runs of different quality;
 * :func:`imagenet_real`: ImageNet ReaL's raw votes (Beyer et al. 2020, Apache-2.0): 924,810
-  no/maybe/yes answers by 85 raters, with experts' golden answers.
+  no/maybe/yes answers by 85 raters, with experts' golden answers;
+* :func:`dermatology`: dermatologists' partial rankings with ties of 419 skin conditions for
+  1,947 cases, with a low/medium/high risk taxonomy (Stutz et al. 2023, CC BY 4.0).
 
 Loaders of public collections read from a path the user gives (nothing is downloaded):
 :func:`read_imagenet_real` (ReaL's ``.npz`` files), :func:`read_cifar10h_counts` and
@@ -15,6 +17,7 @@ Loaders of public collections read from a path the user gives (nothing is downlo
 :func:`read_crowd_relevance` (one row per worker judgment -> probabilistic qrels).
 """
 
+from fuzzytruth.datasets.dermatology import RISK_LEVELS, Dermatology, dermatology
 from fuzzytruth.datasets.fleiss import FLEISS_1971_CATEGORIES, Fleiss1971, fleiss_1971
 from fuzzytruth.datasets.image_collection import ImageCollection, image_collection
 from fuzzytruth.datasets.imagenet_real import ImageNetReal, imagenet_real, read_imagenet_real
@@ -39,13 +42,16 @@ __all__ = [
     "CIFAR10H",
     "CIFAR10_CLASSES",
     "FLEISS_1971_CATEGORIES",
+    "RISK_LEVELS",
     "SANTINI_FIGURE1_PUBLISHED",
     "CrowdRelevance",
+    "Dermatology",
     "Fleiss1971",
     "ImageCollection",
     "ImageNetReal",
     "SantiniExample",
     "cifar10h_taxonomy",
+    "dermatology",
     "fleiss_1971",
     "image_collection",
     "imagenet_real",

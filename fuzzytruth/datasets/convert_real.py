@@ -45,6 +45,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fuzzytruth.datasets._commands import make_folder
+
 __all__ = ["ANSWERS", "read_real_npz", "write_real_tables"]
 
 #: The three answers of ReaL's raters, in the order of the published tensors' last axis.
@@ -202,8 +204,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "into Parquet tables.",
     )
     parser.add_argument("source", type=Path, help="folder holding the three .npz files")
-    parser.add_argument("--out", type=Path, required=True, help="existing output folder")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output folder, created if missing"
+    )
     args = parser.parse_args(argv)
+    make_folder(parser, args.out)
     for path in write_real_tables(read_real_npz(args.source), args.out):
         print(f"wrote {path} ({path.stat().st_size} bytes)")
 

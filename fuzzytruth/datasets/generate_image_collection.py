@@ -92,6 +92,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fuzzytruth.datasets._commands import make_folder
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = [
@@ -436,9 +437,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--out",
         type=Path,
         required=True,
-        help=f"existing output directory (the bundled copy lives in {bundled})",
+        help=f"output directory, created if missing (the bundled copy lives in {bundled})",
     )
     args = parser.parse_args(argv)
+    make_folder(parser, args.out)
     for path in write_image_collection(args.out):
         print(f"wrote {path} ({path.stat().st_size} bytes)")
 

@@ -15,12 +15,6 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.datasets.generate_image_collection import (
-    AMBIGUITY,
-    CONFUSABLE_PAIRS,
-    SEED,
-    SYSTEM_NOISE,
-)
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
 
@@ -153,6 +147,15 @@ def image_collection() -> ImageCollection:
     0  img0002  img0075  0.871927     1
     1  img0002  img0324  0.854709     2
     """
+    # imported here, not at module level, so that importing fuzzytruth.datasets leaves the
+    # generator out of sys.modules and `python -m ...generate_image_collection` runs it once
+    from fuzzytruth.datasets.generate_image_collection import (
+        AMBIGUITY,
+        CONFUSABLE_PAIRS,
+        SEED,
+        SYSTEM_NOISE,
+    )
+
     taxonomy = Taxonomy.from_frame(_csv("image_collection_taxonomy.csv"))
     annotations = Annotations.from_frame(
         _csv("image_collection_annotations.csv"), taxonomy=taxonomy

@@ -22,8 +22,10 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.datasets.convert_real import ANSWERS, TABLES, read_real_npz
 from fuzzytruth.taxonomy import Taxonomy
+
+# The converter's names are imported inside the functions, not here, so that importing
+# fuzzytruth.datasets leaves it out of sys.modules and `python -m ...convert_real` runs it once.
 
 __all__ = ["ImageNetReal", "imagenet_real", "read_imagenet_real"]
 
@@ -106,6 +108,8 @@ class ImageNetReal:
 
 
 def _annotations(votes: pd.DataFrame, taxonomy: Taxonomy) -> Annotations:
+    from fuzzytruth.datasets.convert_real import ANSWERS
+
     frame = pd.DataFrame(
         {
             "item_id": votes["question_id"].to_numpy(),
@@ -117,6 +121,8 @@ def _annotations(votes: pd.DataFrame, taxonomy: Taxonomy) -> Annotations:
 
 
 def _from_tables(tables: dict[str, pd.DataFrame], source: str) -> ImageNetReal:
+    from fuzzytruth.datasets.convert_real import ANSWERS
+
     taxonomy = Taxonomy.flat(ANSWERS)
     annotations = _annotations(tables["votes"], taxonomy)
     experts = tables["expert_votes"].rename(columns={"rater_id": "expert_id"})
@@ -153,6 +159,8 @@ def imagenet_real() -> ImageNetReal:
     >>> data.annotations.to_frame()["label"].value_counts().to_dict()
     {'no': 729424, 'yes': 116444, 'maybe': 78942}
     """
+    from fuzzytruth.datasets.convert_real import TABLES
+
     folder = resources.files("fuzzytruth.datasets").joinpath("data")
     tables = {}
     for name in ("questions", *TABLES):
@@ -171,4 +179,6 @@ def read_imagenet_real(folder: str | os.PathLike) -> ImageNetReal:
     -------
     ImageNetReal
     """
+    from fuzzytruth.datasets.convert_real import read_real_npz
+
     return _from_tables(read_real_npz(folder), os.fspath(folder))

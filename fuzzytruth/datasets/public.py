@@ -128,17 +128,42 @@ def _annotations_from_counts(counts: np.ndarray, taxonomy: Taxonomy) -> Annotati
     return Annotations.from_frame(frame, taxonomy=taxonomy)
 
 
+CIFAR10H_SOURCE = "https://github.com/jcpeterson/cifar-10h"
+"""Where CIFAR-10H is published (its ``data/`` folder holds the files the readers take)."""
+
+
+def _cifar10h_file(path: str | os.PathLike, file_name: str) -> str:
+    """``path`` as a string, or a FileNotFoundError saying where to download the file."""
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(
+            f"{name}: no such file. CIFAR-10H (Peterson et al., ICCV 2019; CC BY-NC-SA 4.0, "
+            f"so not bundled) is published at {CIFAR10H_SOURCE}: download "
+            f"data/{file_name} from it and pass that file's path"
+        )
+    return name
+
+
 def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
     """Read ``cifar10h-counts.npy``: an images × 10 matrix of label counts (about 50 per
     image), classes in CIFAR-10 order.
 
     Raises
     ------
+    FileNotFoundError
+        When ``path`` is not a file, saying where to download ``cifar10h-counts.npy``.
     ValueError
         Naming the file, when it is not a ``.npy`` array of shape ``(n, 10)`` holding
         non-negative whole numbers.
-    """
-    name = os.fspath(path)
+
+    Examples
+    --------
+    >>> read_cifar10h_counts("missing/cifar10h-counts.npy")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: missing/cifar10h-counts.npy: no such file. CIFAR-10H (Peterson et al., ICCV 2019; CC BY-NC-SA 4.0, so not bundled) is published at https://github.com/jcpeterson/cifar-10h: download data/cifar10h-counts.npy from it and pass that file's path
+    """  # noqa: E501
+    name = _cifar10h_file(path, "cifar10h-counts.npy")
     try:
         counts = np.load(io.BytesIO(read_bytes(name)), allow_pickle=False)
     except ValueError as err:
@@ -179,8 +204,13 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     -------
     CIFAR10H
         Annotations with the real annotator ids.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` is not a file, saying where to download ``cifar10h-raw.zip``.
     """
-    name = os.fspath(path)
+    name = _cifar10h_file(path, "cifar10h-raw.zip")
     for index in _INDEX_COLUMNS:
         needed = ["annotator_id", "is_attn_check", "true_category", "chosen_category", index]
         try:

@@ -75,7 +75,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
@@ -96,6 +95,7 @@ from fuzzytruth.measures import (
     positive_float,
 )
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
+from fuzzytruth.metrics.base import truncate_grades
 from fuzzytruth.runs import Ranking, Run, rank
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
@@ -317,7 +317,7 @@ def evaluate(
         use_exact = [False] * len(resolved)
     worlds = world_counted = sampler = None
     if n_worlds > 0:
-        check_world_storage(n_worlds, len(names), len(ranked), len(queries))
+        check_n_worlds(n_worlds, bytes_per_world=8.0 * len(names) * len(ranked) * len(queries))
         sampler = prepared.worlds(world_model)
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
             worlds, world_counted = world_values(
@@ -348,29 +348,6 @@ def evaluate(
         **common, batches=batches, methods=methods, counted=counted, worlds=worlds,
         world_counted=world_counted,
     )
-
-
-def check_world_storage(n_worlds: int, n_measures: int, n_systems: int, n_queries: int) -> None:
-    """The world values of an evaluation are kept, ``n_measures × n_systems × n_worlds ×
-    n_queries`` float64 numbers: refuse a size that cannot be allocated here, naming
-    ``n_worlds``, before any work (rather than a MemoryError deep in numpy)."""
-    size = 8.0 * n_measures * n_systems * n_worlds * n_queries
-    available = _physical_memory()
-    if size > available:
-        raise ValueError(
-            f"n_worlds={n_worlds} would keep {size / 1e9:.3g} GB of world values "
-            f"({n_measures} measures × {n_systems} systems × {n_queries} queries × 8 bytes per "
-            f"world), more than this machine's {available / 1e9:.3g} GB of memory; use fewer "
-            "worlds (with 1,000 the Monte Carlo error of a mean is 1/√1000 ≈ 3 % of its spread)"
-        )
-
-
-def _physical_memory() -> float:
-    """Bytes of physical memory (a large value where the platform does not say)."""
-    try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):
-        return float("inf")
 
 
 def rank_runs(
@@ -430,6 +407,8 @@ def _crisp(
     counted = None
     for system, (ranking, run) in rankings.items():
         rg = prepared.ranked_gains(ranking, run, judged=judged)
+        if preset.grades == "truncate":  # trec_eval reads grades with atol
+            rg = truncate_grades(rg)
         if judged_only:
             rg = judged_only_gains(rg)
         if counted is None:

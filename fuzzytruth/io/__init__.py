@@ -1,5 +1,12 @@
-"""Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), header-line
-tables (:mod:`fuzzytruth.io.tables`), one text decoder for all (:mod:`fuzzytruth.io.text`).
+"""Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), trec_eval's
+preference files (:mod:`fuzzytruth.io.prefs`), header-line tables (:mod:`fuzzytruth.io.tables`),
+partial rankings with ties (:mod:`fuzzytruth.io.rankings`), one text decoder for all readers
+(:mod:`fuzzytruth.io.text`) and one atomic, compressing output for all writers
+(:mod:`fuzzytruth.io.output`).
+
+Every reader raises a ``ValueError`` on one line that starts with the file's name,
+``"<path>: ..."`` or ``"<path>, line <n>: ..."`` (:func:`fuzzytruth.io.text.file_error`), and
+caps what a compressed file may inflate to (``max_decompressed_bytes``).
 
 Names load their module on first use, so that a low-level module (a run reading its columns
 through :mod:`fuzzytruth.io.trec_columns`) does not import every reader.
@@ -12,10 +19,17 @@ from fuzzytruth._lazy import lazy_names
 _LAZY: dict[str, str] = {
     "read_annotations": "fuzzytruth.io.tables",
     "read_probabilistic_qrels": "fuzzytruth.io.tables",
+    "read_query_categories": "fuzzytruth.io.tables",
+    "read_table": "fuzzytruth.io.tables",
     "read_taxonomy": "fuzzytruth.io.tables",
+    "read_trec_prefs": "fuzzytruth.io.prefs",
+    "read_trec_qrels_prefs": "fuzzytruth.io.prefs",
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",
+    "Rankings": "fuzzytruth.io.rankings",
+    "read_rankings": "fuzzytruth.io.rankings",
+    "write_rankings": "fuzzytruth.io.rankings",
     "read_trec_qrels": "fuzzytruth.io.trec",
     "read_trec_qrels_jg": "fuzzytruth.io.trec",
     "read_trec_run": "fuzzytruth.io.trec",

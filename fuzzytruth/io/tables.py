@@ -16,13 +16,27 @@ Probabilistic qrels
     probability that the document is relevant (e.g. the share of assessors who judged it so)
     and, optionally, its grade when relevant (default 1).
 
-Text files (everything but Parquet) go through :func:`fuzzytruth.io.text.load_text`, like the
-TREC files: compression recognised from the content (``labels.csv.gz`` is a CSV file), a
-byte-order mark removed, an ``encoding`` option for files that are not UTF-8, lines starting
-with ``#`` (comments) and blank lines skipped. They are parsed by pyarrow's CSV reader.
+Query categories
+    ``.csv`` / ``.tsv``: ``query_id, category``, one row per query (:func:`read_query_categories`).
+Any other table
+    :func:`read_table`: named columns as stripped strings, numbers checked.
 
-A malformed file raises a ``ValueError`` that names the file, the 1-based line and what was
-expected.
+Text files go through :func:`fuzzytruth.io.text.load_text`, like the TREC files: compression
+recognised from the content (``labels.csv.gz`` is a CSV file) and its decompressed size capped
+(``max_decompressed_bytes``), a byte-order mark removed, an ``encoding`` option for files that
+are not UTF-8, LF, CRLF or CR line ends, lines starting with ``#`` (comments) and empty lines
+skipped. They are parsed by pyarrow's CSV reader; values are stripped of surrounding
+whitespace. A Parquet file may be compressed as a whole too; its decoded size (from its
+footer) is capped the same way.
+
+A malformed file raises a ``ValueError`` that names the file, the 1-based line (a Parquet
+file: the 1-based row) and what was expected.
+
+Every writer refuses what its reader would refuse or read back differently (an empty id, one
+with surrounding whitespace, a carriage return, an empty line or a line starting with ``#`` in a
+value, two taxonomy nodes with the same name as text), writes atomically (a temporary file
+renamed over the target: an error leaves no partial file) and compresses when the name ends
+in ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or ``.zip`` (:mod:`fuzzytruth.io.output`).
 
 Examples
 --------
@@ -36,27 +50,34 @@ Examples
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import os
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-from pyarrow import csv as pa_csv
 
 from fuzzytruth.annotations import Annotations, DuplicatePolicy
-from fuzzytruth.io.text import Text, load_text, read_bytes, to_utf8
+from fuzzytruth.io.delimited import (
+    delimiter_of,
+    finite_numbers,
+    format_of,
+    read_delimited,
+    write_delimited,
+)
+from fuzzytruth.io.output import number_text
+from fuzzytruth.io.parquet import read_parquet_columns, write_parquet
+from fuzzytruth.io.taxonomy_json import MAX_JSON_DEPTH, read_json_taxonomy, write_json_taxonomy
+from fuzzytruth.io.text import MaxBytes, file_error, shown
 from fuzzytruth.taxonomy import Taxonomy, closest_names
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "read_annotations",
+    "read_delimited",
     "read_probabilistic_qrels",
+    "read_query_categories",
+    "read_table",
     "read_taxonomy",
     "write_annotations",
     "write_probabilistic_qrels",
@@ -67,144 +88,102 @@ _TAXONOMY_FORMATS = ("json", "csv", "tsv")
 _TABLE_FORMATS = ("csv", "tsv", "parquet")
 
 
-_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip")
-
-
-def _format_of(path: str | os.PathLike, given: str | None, allowed: tuple[str, ...]) -> str:
-    """The format ``given``, else the file's suffix before any compression suffix."""
-    suffixes = [x.lower() for x in Path(path).suffixes]
-    while suffixes and suffixes[-1] in _COMPRESSED_SUFFIXES:
-        suffixes.pop()
-    fmt = given or (suffixes[-1].lstrip(".") if suffixes else "")
-    if fmt not in allowed:
-        raise ValueError(
-            f"format must be one of {allowed} (or a file ending in one of them); got {fmt!r} "
-            f"for {os.fspath(path)!r}"
-        )
-    return fmt
-
-
-def _header(text: Text, delimiter: str, required: Sequence[str]) -> list[str]:
-    if not text.data:
-        raise ValueError(f"{text.path}: the file is empty (expected a header line)")
-    first = text.data[: text.data.find(b"\n") + 1 or len(text.data)].decode("utf-8")
-    header = [f.strip() for f in next(csv.reader([first], delimiter=delimiter))]
-    missing = [c for c in required if c not in header]
-    if missing:
-        shown = header if len(header) <= 12 else [*header[:12], f"… {len(header)} in all"]
-        raise ValueError(
-            f"{text.where(0)}: header must name the columns {list(required)}; "
-            f"missing {missing} (found {shown})"
-        )
-    return header
-
-
-def _records(text: Text, delimiter: str) -> Iterator[tuple[list[str], int]]:
-    """Every CSV record of ``text`` (quoted values may span lines) with the index in
-    ``text.lines`` of its first line."""
-    reader = csv.reader(io.StringIO(text.data.decode("utf-8"), newline=""), delimiter=delimiter)
-    start = 0
-    for fields in reader:
-        yield fields, start
-        start = reader.line_num
-
-
-def _parse(text: Text, delimiter: str, header: list[str], keep: list[str] | None,
-           multiline: bool) -> pa.Table:
-    return pa_csv.read_csv(
-        pa.BufferReader(text.data),
-        parse_options=pa_csv.ParseOptions(delimiter=delimiter, newlines_in_values=multiline),
-        convert_options=pa_csv.ConvertOptions(
-            include_columns=keep,
-            column_types=dict.fromkeys(header, pa.string()),
-            strings_can_be_null=False,
-            null_values=[],
-        ),
-    )
-
-
-def read_delimited(
+def read_table(
     path: str | os.PathLike,
     *,
-    delimiter: str,
-    required: Sequence[str],
+    required: Sequence[str] = (),
+    numeric: Sequence[str] = (),
     may_be_empty: Sequence[str] = (),
+    format: str | None = None,
     encoding: str = "utf-8",
-    only_required: bool = False,
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> pd.DataFrame:
-    """A CSV/TSV table with a header line, every value a stripped string.
+    r"""Read any CSV/TSV table with a header line: strings, with ``numeric`` columns as
+    finite floats.
 
-    The file goes through :func:`~fuzzytruth.io.text.load_text` (compression, byte-order mark,
-    encoding, ``#`` comment and blank lines) and is parsed by pyarrow's CSV reader. Quoted
-    values may span lines (crowdsourcing exports hold whole documents): such files are parsed
-    a second time, and Python's CSV reader finds each record's first line (a blank line or a
-    line starting with ``#`` inside a quoted value is dropped like any other). Raises
-    ``ValueError`` naming the file and line for a missing header column, a record with the
-    wrong number of fields, or an empty value in a ``required`` column not in
-    ``may_be_empty``. The frame's ``attrs["lines"]`` holds the file line of each row, for
-    later messages. ``only_required`` keeps the required columns only (faster on wide
-    exports).
+    Parameters
+    ----------
+    path : path-like
+        The file (format from its suffix, before any compression suffix).
+    required : sequence of str
+        Columns the header must name; their values may not be empty (except those in
+        ``may_be_empty``).
+    numeric : sequence of str
+        Required columns read as finite numbers.
+    may_be_empty : sequence of str
+        Required columns whose values may be empty.
+    format : {"csv", "tsv"}, optional
+        Overrides the suffix.
+    encoding : str, default "utf-8"
+        Encoding of a file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file
+        (:func:`fuzzytruth.io.text.decompression_limit`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Every column of the file; ``attrs["lines"]`` holds each row's file line.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "answers.tsv")
+    >>> _ = open(path, "w").write("query_id\titem\trank\rq1\ta\t1\rq1\tb\ttwo\r")
+    >>> read_table(path, required=["query_id", "item", "rank"], numeric=["rank"])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...answers.tsv, line 3: column 'rank' must hold finite numbers; got 'two'
     """
-    text = load_text(path, encoding=encoding)
-    header = _header(text, delimiter, required)
-    keep = list(required) if only_required else None
-    try:
-        table, rows = _parse(text, delimiter, header, keep, multiline=False), text.lines[1:]
-        if table.num_rows != len(rows):  # line breaks inside quoted values
-            raise ValueError("records span lines")
-    except ValueError:  # pyarrow.ArrowInvalid: a bad line, or line breaks inside values
-        records = list(_records(text, delimiter))
-        for fields, start in records[1:]:
-            if len(fields) != len(header):
-                raise ValueError(
-                    f"{text.where(start)}: expected {len(header)} fields "
-                    f"({', '.join(header)}), found {len(fields)}"
-                ) from None
-        try:
-            table = _parse(text, delimiter, header, keep, multiline=True)
-        except ValueError as err:
-            raise ValueError(f"{text.path}: {err}") from None
-        rows = text.lines[[start for _, start in records[1:]]]
-    columns = {}
-    for name, column in zip(table.column_names, table.columns, strict=True):
-        stripped = pc.utf8_trim_whitespace(column)
-        if name in required and name not in may_be_empty:
-            empty = np.flatnonzero(pc.equal(stripped, "").to_numpy(zero_copy_only=False))
-            if empty.size:
-                raise ValueError(
-                    f"{text.path}, line {int(rows[empty[0]])}: empty value in column {name!r}"
-                )
-        columns[name] = pd.array(stripped, dtype="str")
-    frame = pd.DataFrame(columns)
-    frame.attrs["lines"] = rows
+    fmt = format_of(path, format, ("csv", "tsv"))
+    required = list(dict.fromkeys([*required, *numeric]))
+    frame = read_delimited(
+        path, delimiter=delimiter_of(fmt), required=required, may_be_empty=may_be_empty,
+        encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
+    )
+    for column in numeric:
+        frame[column] = finite_numbers(frame, column, os.fspath(path))
     return frame
 
 
-def write_delimited(
-    frame: pd.DataFrame, path: str | os.PathLike, fmt: str, ids: Sequence[str]
-) -> None:
-    """Write ``frame`` as CSV/TSV so that :func:`read_delimited` reads it back.
+def read_query_categories(
+    path: str | os.PathLike,
+    *,
+    query: str = "query_id",
+    category: str = "category",
+    format: str | None = None,
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
+) -> dict[str, str]:
+    r"""Read each query's category (the target category of a query for
+    :class:`~fuzzytruth.Membership`): a CSV/TSV table ``query_id, category``, one row per
+    query; other columns are ignored.
 
-    Values of the ``ids`` columns that would not read back (empty, or with leading or
-    trailing whitespace, which the reader strips) raise a ValueError naming the value. When a
-    first-column value starts with ``#``, every field is quoted, so that the line is not
-    taken for a comment.
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "categories.csv")
+    >>> _ = open(path, "w").write("query_id,category\nq1,crowd\nq2,city\nq1,city\n")
+    >>> read_query_categories(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...categories.csv, line 4: query 'q1' has a second category (one row per query)
     """
-    for column in ids:
-        text = frame[column].astype(str)
-        bad = (text == "") | (text.str.strip() != text)
-        if bad.any():
-            raise ValueError(
-                f"{column} {text[bad.to_numpy()].iloc[0]!r} would not read back: values are "
-                "stripped of surrounding whitespace and may not be empty"
-            )
-    first = frame.iloc[:, 0].astype(str).str.startswith("#").any()
-    frame.to_csv(
-        path,
-        sep="," if fmt == "csv" else "\t",
-        index=False,
-        quoting=csv.QUOTE_ALL if first else csv.QUOTE_MINIMAL,
+    fmt = format_of(path, format, ("csv", "tsv"))
+    frame = read_delimited(
+        path, delimiter=delimiter_of(fmt), required=[query, category], encoding=encoding,
+        only_required=True, max_decompressed_bytes=max_decompressed_bytes,
     )
+    again = frame[query].duplicated().to_numpy()
+    if again.any():
+        i = int(again.argmax())
+        raise file_error(
+            os.fspath(path),
+            f"query {shown(frame[query].iloc[i])} has a second category (one row per query)",
+            int(frame.attrs["lines"][i]),
+        )
+    return dict(zip(frame[query], frame[category], strict=True))
 
 
 # ---------------------------------------------------------------------- taxonomy
@@ -216,6 +195,7 @@ def read_taxonomy(
     parent: str = "parent",
     implicit_root: str | None = None,
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Taxonomy:
     """Read a taxonomy from nested JSON or a CSV/TSV edge list (format from the suffix).
 
@@ -231,37 +211,28 @@ def read_taxonomy(
         Passed to the :class:`~fuzzytruth.taxonomy.Taxonomy` constructor.
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark (see :mod:`fuzzytruth.io.text`).
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file: "auto" is 200 times the file's size, at
+        least 256 MiB; None, no cap (:func:`fuzzytruth.io.text.decompression_limit`).
 
     Notes
     -----
     In an edge list every parent needs a row of its own: the root's row has an empty parent
     (``all,`` in a CSV file). A compressed file (``tax.csv.gz``) is read like the plain one.
+    Node names are strings. In JSON a list holds the names of leaves, names are not empty and
+    not repeated under one parent, and the nesting is at most :data:`MAX_JSON_DEPTH` levels.
     """
-    fmt = _format_of(path, format, _TAXONOMY_FORMATS)
+    fmt = format_of(path, format, _TAXONOMY_FORMATS)
     name = os.fspath(path)
     if fmt == "json":
-        try:
-            tree = json.loads(to_utf8(read_bytes(name), name, encoding))
-        except json.JSONDecodeError as err:
-            raise ValueError(
-                f"{name}, line {err.lineno}: invalid JSON ({err.msg}); expected a nested "
-                'mapping such as {"all": {"people": {}, "scenery": {}}}'
-            ) from None
-        if not isinstance(tree, dict):
-            raise ValueError(
-                f"{name}, line 1: expected a JSON object (a nested mapping), found "
-                f"{type(tree).__name__}"
-            )
-        try:
-            return Taxonomy.from_nested(tree, implicit_root=implicit_root)
-        except ValueError as err:
-            raise ValueError(f"{name}: {err}") from None
+        return read_json_taxonomy(name, encoding, implicit_root, max_decompressed_bytes)
     frame = read_delimited(
         path,
-        delimiter="," if fmt == "csv" else "\t",
+        delimiter=delimiter_of(fmt),
         required=[child, parent],
         may_be_empty=[parent],
         encoding=encoding,
+        max_decompressed_bytes=max_decompressed_bytes,
     )
     frame[parent] = frame[parent].replace("", None)
     try:
@@ -273,22 +244,44 @@ def read_taxonomy(
         raise ValueError(f"{name}{sep}{err}") from None
 
 
+def _node_names(taxonomy: Taxonomy) -> dict[Hashable, str]:
+    """Each node's name as written (``str``), or a ValueError when two nodes share one."""
+    names = {node: str(node) for node in taxonomy.nodes}
+    seen: dict[str, Hashable] = {}
+    for node, text in names.items():
+        if text in seen:
+            raise ValueError(
+                f"nodes {seen[text]!r} and {node!r} are both written {text!r}: a taxonomy file "
+                "holds names as text, so they would read back as one node"
+            )
+        seen[text] = node
+    return names
+
+
 def write_taxonomy(
     taxonomy: Taxonomy, path: str | os.PathLike, *, format: str | None = None
 ) -> None:
     """Write a taxonomy as nested JSON (trees only) or a CSV/TSV edge list; round-trips with
-    :func:`read_taxonomy`."""
-    fmt = _format_of(path, format, _TAXONOMY_FORMATS)
+    :func:`read_taxonomy`, which reads node names as text (``str(node)``: the node ``0``
+    reads back as ``"0"``).
+
+    Names that would not read back (two nodes with the same text; an empty name; in CSV/TSV
+    one with surrounding whitespace, a carriage return, an empty line or a line starting
+    with ``#``), and in JSON a tree deeper than :data:`MAX_JSON_DEPTH`, raise a ValueError.
+    Written atomically, compressed by suffix.
+    """
+    fmt = format_of(path, format, _TAXONOMY_FORMATS)
+    names = _node_names(taxonomy)
     if fmt == "json":
-        if not taxonomy.is_tree:
-            raise ValueError(
-                "nested JSON holds trees only; write a DAG as a .csv or .tsv edge list"
-            )
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(taxonomy.to_nested(), handle, indent=2)
-            handle.write("\n")
+        write_json_taxonomy(taxonomy, names, path)
         return
-    write_delimited(taxonomy.to_frame(), path, fmt, ["child"])
+    rows = [
+        (names[c], names[p] if p is not None else "")
+        for c in taxonomy.nodes
+        for p in (taxonomy.parents(c) or (None,))
+    ]
+    frame = pd.DataFrame(rows, columns=["child", "parent"], dtype=object)
+    write_delimited(frame, path, fmt, ["child"])  # every node is a child once: names checked
 
 
 # ---------------------------------------------------------------------- annotations
@@ -302,6 +295,7 @@ def read_annotations(
     label: str = "label",
     duplicates: DuplicatePolicy = "error",
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Annotations:
     r"""Read a long annotation table (CSV, TSV or Parquet) and bind it to ``taxonomy``.
 
@@ -309,10 +303,12 @@ def read_annotations(
     labels found, in sorted order (for agreement on labels without a hierarchy).
 
     Column names and the duplicate policy are those of
-    :meth:`~fuzzytruth.annotations.Annotations.from_frame`. Ids and labels are read as strings.
-    CSV/TSV files may be compressed (``labels.csv.gz``; see :mod:`fuzzytruth.io.text`);
-    ``encoding`` applies to a file without a byte-order mark. A label that is not a node of
-    the taxonomy is an error naming its file line.
+    :meth:`~fuzzytruth.annotations.Annotations.from_frame`. Ids and labels are read as strings
+    (a Parquet column may hold text or integers). Files may be compressed (``labels.csv.gz``;
+    see :mod:`fuzzytruth.io.text`), up to ``max_decompressed_bytes`` ("auto": 200 times the
+    file's size, at least 256 MiB; None: no cap); ``encoding`` applies to a text file without
+    a byte-order mark. A label that is not a node of the taxonomy is an error naming its file
+    line.
 
     Examples
     --------
@@ -325,22 +321,17 @@ def read_annotations(
     ...
     ValueError: ...labels.csv, line 3: label 'dgo' is not in the taxonomy (closest: 'dog')
     """
-    fmt = _format_of(path, format, _TABLE_FORMATS)
+    fmt = format_of(path, format, _TABLE_FORMATS)
     name = os.fspath(path)
     columns = [item, annotator, label]
     if fmt == "parquet":
-        frame = pd.read_parquet(path)
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name}: missing column(s) {missing}; found {list(frame.columns)}")
-        frame = frame.astype({c: str for c in columns if frame[c].notna().all()})
-        where = "row"
-        lines = np.arange(len(frame))
+        frame = read_parquet_columns(name, list(dict.fromkeys(columns)), max_decompressed_bytes)
     else:
         frame = read_delimited(
-            path, delimiter="," if fmt == "csv" else "\t", required=columns, encoding=encoding
+            path, delimiter=delimiter_of(fmt), required=columns, encoding=encoding,
+            max_decompressed_bytes=max_decompressed_bytes,
         )
-        where, lines = "line", frame.attrs["lines"]
+    where, lines = frame.attrs.get("unit", "line"), frame.attrs["lines"]
     if taxonomy is None:
         taxonomy = Taxonomy.flat(sorted(pd.unique(frame[label])))
     known = pd.Index(taxonomy.nodes)
@@ -349,8 +340,8 @@ def read_annotations(
         value = frame[label].iloc[unknown[0]]
         hint = ", ".join(repr(h) for h in closest_names(value, taxonomy.nodes)) or "none"
         raise ValueError(
-            f"{name}, {where} {int(lines[unknown[0]])}: label {value!r} is not in the taxonomy "
-            f"(closest: {hint})"
+            f"{name}, {where} {int(lines[unknown[0]])}: label {shown(value)} is not in the "
+            f"taxonomy (closest: {hint})"
         )
     try:
         return Annotations.from_frame(
@@ -362,7 +353,7 @@ def read_annotations(
             duplicates=duplicates,
         )
     except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
+        raise file_error(name, str(err)) from None
 
 
 def write_annotations(
@@ -371,23 +362,36 @@ def write_annotations(
     """Write the long table ``item_id, annotator_id, label`` (CSV, TSV or Parquet).
 
     A vote split between labels (``duplicates="split"``) is written as one row per label, which
-    reads back with ``duplicates="split"``.
+    reads back with ``duplicates="split"``. Ids that would not read back raise a ValueError
+    (see the module docstring; Parquet keeps any non-empty text). Written atomically,
+    compressed by suffix.
     """
-    fmt = _format_of(path, format, _TABLE_FORMATS)
+    fmt = format_of(path, format, _TABLE_FORMATS)
     frame = annotations.to_frame()[["item_id", "annotator_id", "label"]]
+    ids = ["item_id", "annotator_id", "label"]
     if fmt == "parquet":
-        frame.to_parquet(path, index=False)
+        for column in ids:
+            text = frame[column].astype(str)
+            if (text == "").any():
+                raise ValueError(f"an empty {column} would not read back from a Parquet file")
+        write_parquet(frame, path)
     else:
-        write_delimited(frame, path, fmt, ["item_id", "annotator_id", "label"])
+        write_delimited(frame, path, fmt, ids)
 
 
 # ---------------------------------------------------------------------- probabilistic qrels
 def read_probabilistic_qrels(
-    path: str | os.PathLike, *, format: str | None = None, encoding: str = "utf-8"
+    path: str | os.PathLike,
+    *,
+    format: str | None = None,
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> ProbabilisticQrels:
     r"""Read ``query_id, doc_id, probability[, grade]`` (CSV or TSV, with a header line).
 
-    A value that is not a finite number (text, NaN, inf) is an error naming its file line.
+    A value that is not a finite number (text, NaN, inf), a probability outside [0, 1] or a
+    grade that is not positive is an error naming its file line. Options as in
+    :func:`read_annotations`.
 
     Examples
     --------
@@ -397,42 +401,43 @@ def read_probabilistic_qrels(
     >>> read_probabilistic_qrels(path).probability.tolist()
     [0.6, 1.0]
     """
-    fmt = _format_of(path, format, ("csv", "tsv"))
+    fmt = format_of(path, format, ("csv", "tsv"))
     name = os.fspath(path)
     frame = read_delimited(
         path,
-        delimiter="," if fmt == "csv" else "\t",
+        delimiter=delimiter_of(fmt),
         required=["query_id", "doc_id", "probability"],
         encoding=encoding,
+        max_decompressed_bytes=max_decompressed_bytes,
     )
-    numeric = ["probability"] + (["grade"] if "grade" in frame.columns else [])
-    for column in numeric:
-        frame[column] = finite_numbers(frame, column, name)
+    has_grade = "grade" in frame.columns
+    rules = {"probability": ("in [0, 1]", lambda v: (v >= 0) & (v <= 1))}
+    if has_grade:
+        rules["grade"] = ("> 0 (the grade of a relevant document)", lambda v: v > 0)
+    for column, (rule, ok) in rules.items():
+        values = finite_numbers(frame, column, name)
+        bad = np.flatnonzero(~ok(values))
+        if bad.size:
+            raise file_error(
+                name, f"column {column!r} must be {rule}; got {shown(frame[column].iloc[bad[0]])}",
+                int(frame.attrs["lines"][bad[0]]),
+            )
+        frame[column] = values
     try:
-        return ProbabilisticQrels.from_dataframe(
-            frame, grade_col="grade" if "grade" in frame.columns else None
-        )
+        return ProbabilisticQrels.from_dataframe(frame, grade_col="grade" if has_grade else None)
     except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
-
-
-def finite_numbers(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
-    """Column ``column`` of a frame from :func:`read_delimited` as finite floats, or a
-    ValueError naming file ``name`` and the line of the first value that is not one."""
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise ValueError(
-            f"{name}, line {int(frame.attrs['lines'][bad[0]])}: column {column!r} must hold "
-            f"finite numbers; got {frame[column].iloc[bad[0]]!r}"
-        )
-    return values
+        raise file_error(name, str(err)) from None
 
 
 def write_probabilistic_qrels(
     qrels: ProbabilisticQrels, path: str | os.PathLike, *, format: str | None = None
 ) -> None:
     """Write ``query_id, doc_id, probability, grade``; round-trips with
-    :func:`read_probabilistic_qrels`."""
-    fmt = _format_of(path, format, ("csv", "tsv"))
-    write_delimited(qrels.to_dataframe(), path, fmt, ["query_id", "doc_id"])
+    :func:`read_probabilistic_qrels`. Ids that would not read back raise a ValueError; numbers
+    are written in the shortest form that reads back exactly. Written atomically, compressed
+    by suffix."""
+    fmt = format_of(path, format, ("csv", "tsv"))
+    frame = qrels.to_dataframe()
+    for column in ("probability", "grade"):
+        frame[column] = pd.array(number_text(frame[column].to_numpy(np.float64)), dtype="str")
+    write_delimited(frame, path, fmt, ["query_id", "doc_id"])

@@ -6,22 +6,30 @@ collections) goes through :func:`load_text`, so they all behave alike:
 * **compression** is recognised from the file's first bytes (gzip, bzip2, xz, zstd, a zip
   archive holding one file), whatever the file is called: ``labels.csv.gz`` and a gzip file
   named ``labels.csv`` both read;
+* **decompressed size** is capped (``max_decompressed_bytes``, see :func:`read_bytes`), so
+  that a small file that inflates to gigabytes (a "zip bomb") is an error naming the file,
+  not an exhausted memory;
 * **byte-order marks** are removed (UTF-8) or decide the encoding (UTF-16, UTF-32);
 * **encodings**: UTF-8 unless the caller names another one; bytes that are not valid in it
   raise a ``ValueError`` naming the file, the line and the bytes, never a bare codec error;
-* **line numbers**: lines starting with ``#`` (comments) and blank lines are dropped, and the
-  1-based file line of every remaining line is kept for error messages. CRLF and LF line ends
-  are both accepted.
+* **line ends**: LF, CRLF and a lone CR (old Mac files) all end a line, and are all made LF
+  (also inside a quoted CSV value, as Python's universal newlines do);
+* **line numbers**: lines starting with ``#`` (comments) and empty lines are dropped, and the
+  1-based file line of every remaining line is kept for error messages.
+
+Every error about a file's content is a ``ValueError`` on one line that starts with the file's
+name, followed by ``, line <n>`` where there is a line to name: ``"<path>, line <n>: <what
+was expected and found>"`` (:func:`file_error` formats it).
 
 Examples
 --------
 >>> import gzip, os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")  # gzip content under a plain name
 >>> with open(path, "wb") as f:
-...     _ = f.write(gzip.compress("\\ufeff# note\\r\\na,b\\r\\n\\r\\n1,2\\r\\n".encode()))
+...     _ = f.write(gzip.compress("\\ufeff# note\\r\\na,b\\r\\n\\r\\n1,2\\r3,4".encode()))
 >>> text = load_text(path)
 >>> text.data, text.lines.tolist()
-(b'a,b\\r\\n1,2\\r\\n', [2, 4])
+(b'a,b\\n1,2\\n3,4', [2, 4, 5])
 """
 
 from __future__ import annotations
@@ -31,12 +39,43 @@ import codecs
 import gzip
 import lzma
 import os
+import re
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass
+from numbers import Integral
+from typing import Literal
 
 import numpy as np
 
-__all__ = ["Text", "load_text"]
+__all__ = [
+    "DECOMPRESSION_FLOOR",
+    "DECOMPRESSION_RATIO",
+    "NUMBER",
+    "MaxBytes",
+    "Text",
+    "decompression_limit",
+    "file_error",
+    "load_text",
+    "read_bytes",
+    "shown",
+]
+
+#: ``max_decompressed_bytes``: ``"auto"`` (the default rule), None (no limit) or a byte count.
+MaxBytes = int | Literal["auto"] | None
+
+#: The default cap on a compressed file's content is this many times the file's size...
+DECOMPRESSION_RATIO = 200
+#: ...but never less than this many bytes (256 MiB).
+DECOMPRESSION_FLOOR = 256 * 2**20
+
+#: A number as every reader accepts it (the strings pyarrow's parser takes): an optional sign,
+#: ASCII digits with an optional point and exponent, or inf / infinity / nan in any case.
+#: Python's ``float`` alone would also take ``1_000`` and non-ASCII digits.
+NUMBER = re.compile(
+    r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))$"
+)
 
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
@@ -54,6 +93,32 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
 )
 
 
+def file_error(path: str, message: str, line: int | None = None) -> ValueError:
+    """The package's error about a file's content: ``"<path>[, line <n>]: <message>"``.
+
+    Examples
+    --------
+    >>> str(file_error("run.txt", "expected 6 fields; got 5", line=3))
+    'run.txt, line 3: expected 6 fields; got 5'
+    """
+    where = path if line is None else f"{path}, line {int(line)}"
+    return ValueError(f"{where}: {message}")
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to about ``limit`` characters for an error message.
+
+    Examples
+    --------
+    >>> shown("x" * 100, limit=10)
+    "'xxxxxxxxxx'… (100 characters)"
+    """
+    text = str(value)
+    if len(text) <= limit:
+        return repr(value)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
 @dataclass(frozen=True)
 class Text:
     """A file's content as UTF-8 bytes without comment or blank lines.
@@ -63,7 +128,7 @@ class Text:
     path : str
         The file, for error messages.
     data : bytes
-        UTF-8, no byte-order mark; each remaining line ends with its original line end.
+        UTF-8, no byte-order mark, every line ending in LF (but perhaps the last).
     lines : numpy.ndarray
         1-based line number in the file of each line of ``data``.
     """
@@ -76,13 +141,17 @@ class Text:
         """``"<path>, line <n>"`` for the ``index``-th (0-based) line of :attr:`data`."""
         return f"{self.path}, line {int(self.lines[index])}"
 
+    def error(self, index: int, message: str) -> ValueError:
+        """:func:`file_error` for the ``index``-th (0-based) line of :attr:`data`."""
+        return file_error(self.path, message, int(self.lines[index]))
+
     def decoded_lines(self) -> list[str]:
-        """The lines of :attr:`data` as ``str`` without their line ends (LF or CRLF only; other
-        Unicode line separators stay inside the line, as in :attr:`lines`)."""
+        """The lines of :attr:`data` as ``str`` without their line ends (other Unicode line
+        separators stay inside the line, as in :attr:`lines`)."""
         lines = self.data.decode("utf-8").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return [line.removesuffix("\r") for line in lines]
+        return lines
 
 
 def compression_of(head: bytes) -> str | None:
@@ -93,38 +162,109 @@ def compression_of(head: bytes) -> str | None:
     return None
 
 
-def read_bytes(path: str) -> bytes:
-    """The file's bytes, decompressed when its first bytes announce a compression."""
+def decompression_limit(max_decompressed_bytes: MaxBytes, compressed_size: int) -> int | None:
+    """The cap, in bytes, on the content of a compressed file of ``compressed_size`` bytes.
+
+    ``"auto"``: :data:`DECOMPRESSION_RATIO` times the compressed size, at least
+    :data:`DECOMPRESSION_FLOOR` (text compresses 4 to 10 times with gzip, up to about 50
+    times with xz on sorted ids; a file that inflates 1,000 times is a "bomb"). None: no
+    limit. An integer: that many bytes.
+
+    Examples
+    --------
+    >>> decompression_limit("auto", 10 * 2**20) // 2**20  # a 10 MiB file: 2,000 MiB
+    2000
+    >>> decompression_limit("auto", 1000) // 2**20  # a small one: the floor
+    256
+    >>> decompression_limit(-1, 1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_decompressed_bytes must be 'auto', None or an integer >= 1; got -1
+    """
+    if max_decompressed_bytes is None:
+        return None
+    if isinstance(max_decompressed_bytes, str) and max_decompressed_bytes == "auto":
+        return max(DECOMPRESSION_FLOOR, DECOMPRESSION_RATIO * int(compressed_size))
+    if (
+        isinstance(max_decompressed_bytes, bool)
+        or not isinstance(max_decompressed_bytes, Integral)
+        or max_decompressed_bytes < 1
+    ):
+        raise ValueError(
+            "max_decompressed_bytes must be 'auto', None or an integer >= 1; got "
+            f"{max_decompressed_bytes!r}"
+        )
+    return int(max_decompressed_bytes)
+
+
+def _too_large(path: str, kind: str, limit: int, size: int, given: MaxBytes) -> ValueError:
+    rule = (
+        f"the default cap: {DECOMPRESSION_RATIO} times the file's {size:,} bytes, at least "
+        f"{DECOMPRESSION_FLOOR:,}"
+        if given == "auto"
+        else "max_decompressed_bytes"
+    )
+    return file_error(
+        path,
+        f"this {kind} file decompresses to more than {limit:,} bytes ({rule}); if it is "
+        "genuine, pass a larger max_decompressed_bytes (None: no limit)",
+    )
+
+
+def read_bytes(path: str, *, max_decompressed_bytes: MaxBytes = "auto") -> bytes:
+    """The file's bytes, decompressed when its first bytes announce a compression.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the decompressed content of a compressed file (see
+        :func:`decompression_limit`); content beyond it is a ValueError naming the file and
+        the limit, read no further than the limit. Files that are not compressed are read
+        whole.
+    """
     with open(path, "rb") as handle:
         head = handle.read(8)
     kind = compression_of(head)
+    if kind is None:
+        decompression_limit(max_decompressed_bytes, 0)  # validate the option all the same
+        with open(path, "rb") as handle:
+            return handle.read()
+    size = os.path.getsize(path)
+    limit = decompression_limit(max_decompressed_bytes, size)
+    want = -1 if limit is None else limit + 1
     try:
-        if kind is None:
-            with open(path, "rb") as handle:
-                return handle.read()
-        if kind == "gzip":
-            with gzip.open(path, "rb") as handle:
-                return handle.read()
-        if kind == "bz2":
-            with bz2.open(path, "rb") as handle:
-                return handle.read()
-        if kind == "xz":
-            with lzma.open(path, "rb") as handle:
-                return handle.read()
         if kind == "zip":
             with zipfile.ZipFile(path) as archive:
                 names = [n for n in archive.namelist() if not n.endswith("/")]
                 if len(names) != 1:
-                    raise ValueError(
-                        f"{path}: a zip archive must hold exactly one file; it holds {len(names)}"
+                    raise file_error(
+                        path, f"a zip archive must hold exactly one file; it holds {len(names)}"
                     )
-                return archive.read(names[0])
-        import pyarrow as pa
+                with archive.open(names[0]) as member:
+                    data = member.read(want)
+        elif kind == "zstd":
+            import pyarrow as pa
 
-        with pa.input_stream(path, compression="zstd") as stream:
-            return stream.read()
-    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{path}: cannot decompress this {kind} file ({err})") from None
+            with pa.input_stream(path, compression="zstd") as stream:
+                data = stream.read() if limit is None else stream.read(want)
+        else:
+            opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind]
+            with opener(path, "rb") as handle:
+                data = handle.read(want)
+    except ValueError as err:
+        if str(err).startswith(path):
+            raise
+        raise file_error(path, f"cannot decompress this {kind} file ({err})") from None
+    except (
+        OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, zlib.error, struct.error,
+        NotImplementedError, RuntimeError,
+    ) as err:
+        raise file_error(path, f"cannot decompress this {kind} file ({err})") from None
+    if limit is not None and len(data) > limit:
+        raise _too_large(path, kind, limit, size, max_decompressed_bytes)
+    return data
 
 
 def to_utf8(raw: bytes, path: str, encoding: str = "utf-8") -> bytes:
@@ -146,19 +286,29 @@ def to_utf8(raw: bytes, path: str, encoding: str = "utf-8") -> bytes:
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
+        before = raw[: err.start].replace(b"\r\n", b"\n")
+        line = before.count(b"\n") + before.count(b"\r") + 1
         bad = raw[err.start : min(err.end, err.start + 4)]
-        raise ValueError(
-            f"{path}, line {line}: bytes {bad!r} are not valid {encoding} text; give the "
-            "file's encoding (e.g. latin-1 or cp1252) as the encoding option"
+        raise file_error(
+            path,
+            f"bytes {bad!r} are not valid {encoding} text; give the file's encoding (e.g. "
+            "latin-1 or cp1252) as the encoding option",
+            line,
         ) from None
     if codecs.lookup(encoding).name == "utf-8":
         return raw
     return text.encode("utf-8")
 
 
+def _line_ends_as_lf(data: bytes) -> bytes:
+    """``data`` with CRLF and lone CR made LF (a file line is a line of the result)."""
+    if b"\r" not in data:
+        return data
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
 def _kept_lines(data: bytes) -> tuple[bytes, np.ndarray]:
-    """Drop comment (``#`` first) and blank lines; the 1-based numbers of the others."""
+    """Drop comment (``#`` first) and empty lines; the 1-based numbers of the others."""
     arr = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
     if len(arr) and (not len(ends) or ends[-1] != len(arr) - 1):
@@ -166,8 +316,7 @@ def _kept_lines(data: bytes) -> tuple[bytes, np.ndarray]:
     starts = np.r_[0, ends[:-1] + 1]
     length = ends - starts
     first = arr[np.minimum(starts, max(len(arr) - 1, 0))] if len(arr) else np.empty(0, np.uint8)
-    blank = (length == 0) | ((length == 1) & (first == 13))
-    drop = blank | (first == ord("#"))
+    drop = (length == 0) | (first == ord("#"))
     if not drop.any():
         return data, np.arange(1, len(starts) + 1, dtype=np.int64)
     keep = np.flatnonzero(~drop)
@@ -181,8 +330,14 @@ def _kept_lines(data: bytes) -> tuple[bytes, np.ndarray]:
     return b"".join(pieces), keep.astype(np.int64) + 1
 
 
-def load_text(path: str | os.PathLike, *, encoding: str = "utf-8") -> Text:
-    """Read, decompress and decode a text file; comments and blank lines dropped.
+def load_text(
+    path: str | os.PathLike,
+    *,
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
+) -> Text:
+    """Read, decompress and decode a text file; line ends made LF, comments and empty lines
+    dropped.
 
     Parameters
     ----------
@@ -190,6 +345,8 @@ def load_text(path: str | os.PathLike, *, encoding: str = "utf-8") -> Text:
         The file.
     encoding : str, default "utf-8"
         Encoding of files without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (see :func:`read_bytes`).
 
     Returns
     -------
@@ -198,9 +355,11 @@ def load_text(path: str | os.PathLike, *, encoding: str = "utf-8") -> Text:
     Raises
     ------
     ValueError
-        Naming the file (and line) for an undecodable byte or a broken compressed file.
+        Naming the file (and line) for an undecodable byte, a broken compressed file or one
+        whose content exceeds the cap.
     """
     name = os.fspath(path)
-    data = to_utf8(read_bytes(name), name, encoding)
-    kept, lines = _kept_lines(data)
+    data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
+                   encoding)
+    kept, lines = _kept_lines(_line_ends_as_lf(data))
     return Text(name, kept, lines)

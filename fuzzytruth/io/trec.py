@@ -10,16 +10,20 @@ Formats (fields separated by whitespace):
   ``jg`` names the judgment group, i.e. the annotator.
 
 Every file goes through :func:`fuzzytruth.io.text.load_text`: compressed files (``.gz`` and
-others), a byte-order mark, CRLF line ends, lines starting with ``#`` (trec_eval 10's comments)
-and blank lines are accepted. A malformed line raises a ValueError naming the file, the 1-based
-line number and what was expected; so does a score that is NaN or a relevance that is not a
-finite number. Fields are separated by ASCII whitespace (trec_eval's ``isspace``). Files are
-parsed by pyarrow's CSV reader, after making whitespace single spaces and dropping fields
-after the run tag when the file needs it; a line-by-line reader gives the same result for the
-rest (lines of whitespace only) and finds the line of any error.
+others; ``max_decompressed_bytes`` caps what they may inflate to), a byte-order mark, LF,
+CRLF or CR line ends, lines starting with ``#`` (trec_eval 10's comments) and empty lines are
+accepted. Fields are separated by runs of ASCII whitespace (trec_eval's ``isspace``). A
+malformed line raises a ValueError naming the file, the 1-based line number and what was
+expected; so does a score that is NaN or a relevance that is not a finite number (rules in
+:mod:`fuzzytruth.io.trec_columns`).
 
-The writers refuse ids that would not read back (empty, containing whitespace, or a query id
-starting with ``#``) with a ValueError naming the id, rather than writing a broken file.
+The writers refuse what would not read back the same (an id that is empty, holds whitespace
+or, for a query id, starts with ``#``; a relevance that is not finite) with a ValueError
+naming the value, rather than writing a broken file. Numbers are written in the shortest form
+that reads back exactly (whole numbers without a decimal point, ``-0`` for negative zero).
+They write atomically (a temporary file renamed over the target: an error leaves no partial
+file) and compress when the name ends in ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or ``.zip``
+(:mod:`fuzzytruth.io.output`).
 
 Examples
 --------
@@ -36,11 +40,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from fuzzytruth.io.output import number_text, open_output
+from fuzzytruth.io.text import MaxBytes, shown
 from fuzzytruth.io.trec_columns import FIELD_SEPARATOR, QRELS_FIELDS, read_columns
 from fuzzytruth.runs import Run
 from fuzzytruth.truth.qrels import Qrels
@@ -56,7 +64,11 @@ __all__ = [
 
 
 def read_trec_run(
-    path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+    path: str | os.PathLike,
+    *,
+    duplicates: str = "error",
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Run:
     """Read a TREC run file ``qid Q0 docno rank score tag`` (fields after the tag ignored).
 
@@ -68,19 +80,31 @@ def read_trec_run(
         What to do with a document listed twice for one query (see :class:`~fuzzytruth.Run`).
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark (see :mod:`fuzzytruth.io.text`).
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file: "auto" is 200 times the file's size, at
+        least 256 MiB; None, no cap (see :func:`fuzzytruth.io.text.decompression_limit`).
 
     Returns
     -------
     Run
         Named after the tag of the first line.
     """
-    return Run.from_trec(path, duplicates=duplicates, encoding=encoding)
+    return Run.from_trec(
+        path, duplicates=duplicates, encoding=encoding,
+        max_decompressed_bytes=max_decompressed_bytes,
+    )
 
 
 def read_trec_qrels(
-    path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+    path: str | os.PathLike,
+    *,
+    duplicates: str = "error",
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Qrels:
     """Read a 4-column TREC qrels file ``qid iter docno rel``.
+
+    Options as in :func:`read_trec_run`.
 
     Examples
     --------
@@ -93,20 +117,32 @@ def read_trec_qrels(
     ...
     ValueError: ...qrels.txt, line 2: expected 4 whitespace-separated fields 'qid iter docno rel'...
     """
-    return Qrels.from_trec(path, duplicates=duplicates, encoding=encoding)
+    return Qrels.from_trec(
+        path, duplicates=duplicates, encoding=encoding,
+        max_decompressed_bytes=max_decompressed_bytes,
+    )
 
 
 def read_trec_qrels_jg(
-    path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+    path: str | os.PathLike,
+    *,
+    duplicates: str = "error",
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> dict[str, Qrels]:
     """Read trec_eval's judgment-group qrels ``qid jg docno rel``: one Qrels per group.
+
+    Options as in :func:`read_trec_run`.
 
     Returns
     -------
     dict of str to Qrels
         Keyed by judgment group (annotator), in sorted order.
     """
-    cols, source, lines = read_columns(path, QRELS_FIELDS, "rel", encoding=encoding)
+    cols, source, lines = read_columns(
+        path, QRELS_FIELDS, "rel", encoding=encoding,
+        max_decompressed_bytes=max_decompressed_bytes,
+    )
     groups = np.asarray(cols["iter"], dtype=object)
     out: dict[str, Qrels] = {}
     for g in sorted(set(groups.tolist())):
@@ -116,7 +152,7 @@ def read_trec_qrels_jg(
             np.asarray(cols["docno"], dtype=object)[sel],
             cols["rel"][sel],
             duplicates=duplicates,
-            source=f"{source} (judgment group {g})",
+            source=source,
             line_numbers=lines[sel],
         )
     return out
@@ -124,8 +160,8 @@ def read_trec_qrels_jg(
 
 def check_ids(ids: Iterable[Any], what: str, *, first_field: bool = False) -> None:
     """A ValueError naming the first id of ``what`` that would not read back from a
-    whitespace-separated file: empty, containing ASCII whitespace, or (``first_field``)
-    starting with ``#`` (a comment line) or a byte-order mark."""
+    whitespace-separated file: empty, containing ASCII whitespace (line ends included), or
+    (``first_field``) starting with ``#`` (a comment line) or a byte-order mark."""
     values = pd.Series(pd.unique(pd.Series(list(ids) if not hasattr(ids, "__len__") else ids)))
     text = values.astype(str)
     bad = text.str.contains(FIELD_SEPARATOR.pattern, regex=True) | (text == "")
@@ -134,23 +170,45 @@ def check_ids(ids: Iterable[Any], what: str, *, first_field: bool = False) -> No
     if bad.any():
         value = values[bad.to_numpy()].iloc[0]
         raise ValueError(
-            f"{what} {value!r} would not read back from a TREC file (fields are separated by "
-            "whitespace; a line starting with '#' is a comment): use ids without spaces"
-            + (" or a leading '#'" if first_field else "")
-            + (f", e.g. {'_'.join(str(value).split()) or 'run'!r}" if str(value).strip() else "")
+            f"{what} {shown(value)} would not read back from a TREC file (fields are "
+            "separated by whitespace; a line starting with '#' is a comment): use ids without "
+            "spaces" + (" or a leading '#'" if first_field else "")
+            + (f", e.g. {shown('_'.join(str(value).split()) or 'run')}"
+               if str(value).strip() else "")
         )
 
 
-def _format_number(values: np.ndarray) -> list[str]:
-    return [repr(float(v)) if not float(v).is_integer() else str(int(v)) for v in values]
+_TEXT = pa.large_string()
+
+
+def _strings(values: Any) -> pa.Array:
+    """``values`` (ids, or numbers: :func:`~fuzzytruth.io.output.number_text`) as Arrow
+    strings."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiu":
+        return number_text(values)
+    return pc.cast(pa.array(values), _TEXT)
+
+
+def _lines(fields: list[Any]) -> bytes:
+    """One line per row: the fields (Arrow strings, or a str for every row) joined by single
+    spaces, each line ending in LF."""
+    columns = [pa.scalar(f, _TEXT) if isinstance(f, str) else f for f in fields]
+    joined = pc.binary_join_element_wise(*columns, pa.scalar(" ", _TEXT))
+    if not isinstance(joined, pa.Array) or not len(joined):
+        return b""
+    joined = pc.binary_join_element_wise(joined, pa.scalar("\n", _TEXT), pa.scalar("", _TEXT))
+    offsets = np.frombuffer(joined.buffers()[1], dtype=np.int64)
+    first, last = offsets[joined.offset], offsets[joined.offset + len(joined)]
+    return joined.buffers()[2].to_pybytes()[first:last]
 
 
 def write_trec_run(run: Run, path: str | os.PathLike, *, tag: str | None = None) -> None:
     """Write ``run`` as a 6-column TREC run file, ranks from 1 in descending score order.
 
-    Scores are written with ``repr`` (round-trip exact). The rank column follows the order of
-    the rows sorted by query, score descending and document id descending. Ids or a tag that
-    would not read back (spaces, empty, a query id starting with ``#``) raise a ValueError.
+    Scores are written in the shortest form that reads back exactly. The rank column follows
+    the order of the rows sorted by query, score descending and document id descending. Ids
+    or a tag that would not read back (whitespace, empty, a query id starting with ``#``)
+    raise a ValueError. Written atomically, compressed by suffix (see the module docstring).
 
     Examples
     --------
@@ -167,37 +225,49 @@ def write_trec_run(run: Run, path: str | os.PathLike, *, tag: str | None = None)
     check_ids(df["query_id"], "query id", first_field=True)
     check_ids(df["doc_id"], "document id")
     df = df.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False])
-    df["rank"] = df.groupby("query_id").cumcount() + 1
-    with open(os.fspath(path), "w", encoding="utf-8") as handle:
-        for q, d, r, s in zip(
-            df["query_id"], df["doc_id"], df["rank"], df["score"].to_numpy(), strict=True
-        ):
-            handle.write(f"{q} Q0 {d} {r} {float(s)!r} {tag}\n")
+    rank = df.groupby("query_id", sort=False).cumcount().to_numpy() + 1
+    data = _lines([
+        _strings(df["query_id"].array), "Q0", _strings(df["doc_id"].array),
+        _strings(rank.astype(np.int64)), _strings(df["score"].to_numpy(np.float64)), str(tag),
+    ])
+    with open_output(path, binary=True) as handle:
+        handle.write(data)
 
 
-def _write_qrels_lines(handle: TextIO, qrels: Qrels, second: str) -> None:
-    """``qid <second> docno rel`` lines (integral grades without a decimal point)."""
+def _qrels_lines(qrels: Qrels, second: str) -> bytes:
+    """``qid <second> docno rel`` lines; a ValueError for what would not read back."""
     df = qrels.to_dataframe()
     check_ids(df["query_id"], "query id", first_field=True)
     check_ids(df["doc_id"], "document id")
-    grades = _format_number(df["relevance"].to_numpy())
-    for q, d, g in zip(df["query_id"], df["doc_id"], grades, strict=True):
-        handle.write(f"{q} {second} {d} {g}\n")
+    grades = df["relevance"].to_numpy(np.float64)
+    bad = np.flatnonzero(~np.isfinite(grades))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"relevance {float(grades[i])!r} of query {shown(df['query_id'].iloc[i])}, document "
+            f"{shown(df['doc_id'].iloc[i])} would not read back from a TREC qrels file "
+            "(relevance must be a finite number)"
+        )
+    return _lines(
+        [_strings(df["query_id"].array), second, _strings(df["doc_id"].array), _strings(grades)]
+    )
 
 
 def write_trec_qrels(qrels: Qrels, path: str | os.PathLike, *, iteration: str = "0") -> None:
     """Write ``qrels`` as a 4-column TREC qrels file (integral grades without a decimal point).
 
-    Ids that would not read back raise a ValueError (see :func:`write_trec_run`).
+    Ids that would not read back, or a relevance that is not finite, raise a ValueError (see
+    :func:`write_trec_run`). Written atomically, compressed by suffix.
     """
     check_ids([iteration], "iteration")
-    with open(os.fspath(path), "w", encoding="utf-8") as handle:
-        _write_qrels_lines(handle, qrels, iteration)
+    data = _qrels_lines(qrels, str(iteration))
+    with open_output(path, binary=True) as handle:
+        handle.write(data)
 
 
 def write_trec_qrels_jg(groups: Mapping[str, Qrels], path: str | os.PathLike) -> None:
     r"""Write one Qrels per judgment group (annotator) as ``qid jg docno rel``; round-trips
-    with :func:`read_trec_qrels_jg`.
+    with :func:`read_trec_qrels_jg`. Written atomically, compressed by suffix.
 
     Examples
     --------
@@ -209,7 +279,12 @@ def write_trec_qrels_jg(groups: Mapping[str, Qrels], path: str | os.PathLike) ->
     >>> open(path).read()
     'q1 ann1 d1 1\nq1 ann2 d2 2\n'
     """
-    check_ids([str(g) for g in groups], "judgment group")
-    with open(os.fspath(path), "w", encoding="utf-8") as handle:
-        for group, qrels in groups.items():
-            _write_qrels_lines(handle, qrels, str(group))
+    names = [str(g) for g in groups]
+    check_ids(names, "judgment group")
+    if len(set(names)) != len(names):
+        raise ValueError(
+            f"judgment groups must have distinct names as text; got {sorted(map(str, groups))}"
+        )
+    data = b"".join(_qrels_lines(q, name) for name, q in zip(names, groups.values(), strict=True))
+    with open_output(path, binary=True) as handle:
+        handle.write(data)

@@ -1,13 +1,23 @@
 """The columns of TREC's whitespace-separated files (runs, qrels, judgment-group qrels).
 
 Every file goes through :func:`fuzzytruth.io.text.load_text`: compressed files (``.gz`` and
-others), a byte-order mark, CRLF line ends, lines starting with ``#`` (trec_eval 10's comments)
-and blank lines are accepted. A malformed line raises a ValueError naming the file, the 1-based
-line number and what was expected; so does a score that is NaN or a relevance that is not a
-finite number. Fields are separated by ASCII whitespace (trec_eval's ``isspace``). Files are
-parsed by pyarrow's CSV reader, after making whitespace single spaces and dropping fields
-after the run tag when the file needs it; a line-by-line reader gives the same result for the
-rest (lines of whitespace only) and finds the line of any error.
+others, with a cap on the decompressed size), a byte-order mark, LF, CRLF or CR line ends,
+lines starting with ``#`` (trec_eval 10's comments) and empty lines are accepted.
+
+Fields are separated by runs of ASCII whitespace (trec_eval's ``isspace``: space, tab,
+vertical tab, form feed); whitespace at the start or end of a line is ignored, and a line of
+whitespace only is skipped. So ``" 0 d2 1"`` has three fields, not an empty query id, and a
+tab inside what looks like one field separates two. A line with too few fields (or too many,
+where the format allows none after its last), a numeric field that is not a number (ASCII
+digits, optional sign, point and exponent, or inf / nan: :data:`~fuzzytruth.io.text.NUMBER`),
+a number beyond the range of a 64-bit float (``1e400``), a score that is NaN or a relevance
+that is not finite raises a ValueError naming the file, the 1-based line and what was
+expected; a file without any line of data (empty, or comments only) is an error too.
+
+Files are parsed by pyarrow's CSV reader once whitespace is made single spaces (and, for runs,
+the fields after the tag are dropped); a line-by-line reader with the same rules reads what
+pyarrow cannot (lines of whitespace only, very long lines, errors) and finds the line of any
+error. Both give the same columns for every file (a property test holds them to it).
 
 This module builds no object: :meth:`fuzzytruth.runs.Run.from_trec`,
 :meth:`fuzzytruth.truth.qrels.Qrels.from_trec` and :mod:`fuzzytruth.io.trec` turn its columns
@@ -23,20 +33,36 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyarrow import csv
 
-from fuzzytruth.io.text import Text, load_text
+from fuzzytruth.io.text import NUMBER, MaxBytes, Text, file_error, load_text, shown
 
 __all__ = ["FIELD_SEPARATOR", "QRELS_FIELDS", "RUN_FIELDS", "TrecColumns", "read_columns"]
 
 
 #: The field separators of trec_eval (C ``isspace``): ASCII whitespace only, so an id holding
-#: a no-break space reads the same on the fast and the slow path.
+#: a no-break space reads the same on the fast and the slow path. (Line ends are LF by now.)
 _WHITESPACE = " \t\n\r\f\v"
 FIELD_SEPARATOR = re.compile(r"[ \t\n\r\f\v]+")
 _TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
+_INFINITY = re.compile(r"^[+-]?(?i:inf|infinity)$")
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
+
+
+def _number(text: Text, index: int, field: str, value: str) -> float:
+    """``value`` as a float, or a ValueError naming the line."""
+    if not NUMBER.match(value):
+        raise text.error(index, f"expected a number in field '{field}'; got {shown(value)}")
+    number = float(value)
+    if np.isinf(number) and not _INFINITY.match(value):
+        raise text.error(
+            index,
+            f"field '{field}' holds {shown(value)}, beyond the range of a 64-bit float "
+            "(about ±1.8e308)",
+        )
+    return number
 
 
 def _read_slow(
@@ -54,34 +80,27 @@ def _read_slow(
         parts = FIELD_SEPARATOR.split(stripped)
         if len(parts) < len(fields) or (len(parts) > len(fields) and not extra):
             want = f"at least {len(fields)}" if extra else str(len(fields))
-            raise ValueError(
-                f"{text.where(i)}: expected {want} whitespace-separated fields "
-                f"'{' '.join(fields)}'; got {len(parts)}: {line.rstrip()!r}"
+            raise text.error(
+                i,
+                f"expected {want} whitespace-separated fields '{' '.join(fields)}'; got "
+                f"{len(parts)}: {shown(line.rstrip(), 120)}",
             )
-        try:
-            value = float(parts[at])
-        except ValueError:
-            raise ValueError(
-                f"{text.where(i)}: expected a number in field '{numeric}'; got {parts[at]!r}"
-            ) from None
+        value = _number(text, i, numeric, parts[at])
         for f, p in zip(fields, parts[: len(fields)], strict=True):
             columns[f].append(value if f == numeric else p)
         kept.append(i)
     return columns, text.lines[np.asarray(kept, dtype=np.int64)]
 
 
-def _single_spaced(data: bytes, n_fields: int, extra: bool) -> bytes:
-    """``data`` with ASCII whitespace runs made single spaces, lines stripped and (``extra``)
-    the fields after the ``n_fields``-th dropped; line breaks are kept, so are line numbers.
-    Each step runs only when the data need it (a tab-separated file only needs the first)."""
+def _single_spaced(data: bytes) -> bytes:
+    """``data`` with ASCII whitespace runs made single spaces and lines stripped; line
+    breaks are kept, so are line numbers (a line of whitespace only becomes empty)."""
     data = data.translate(_TO_SPACE)
-    if b"\r" in data:  # CRLF: the \r is whitespace before the line break
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b" ")
     if b"  " in data:
         data = re.sub(rb" {2,}", b" ", data)
     if data.startswith(b" ") or b"\n " in data or b" \n" in data or data.endswith(b" "):
         data = re.sub(rb"(?m)^ | $", b"", data)
-    return _drop_extra_fields(data, n_fields) if extra else data
+    return data
 
 
 def _drop_extra_fields(data: bytes, n_fields: int) -> bytes:
@@ -106,8 +125,10 @@ def _drop_extra_fields(data: bytes, n_fields: int) -> bytes:
 def _read_fast(
     data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str
 ) -> dict[str, Any]:
-    """pyarrow's multi-threaded CSV reader; strict: one space between fields, ``n_lines``
-    rows (else a ValueError, e.g. when a line was empty)."""
+    """pyarrow's multi-threaded CSV reader, splitting at every space; strict: ``n_lines``
+    rows of ``len(fields)`` fields, none empty, and finite numbers (else a ValueError: e.g. a
+    line was empty, had a space too many, or a number out of range that only the line reader
+    can tell from ``inf``)."""
     table = csv.read_csv(
         pa.BufferReader(data),
         read_options=csv.ReadOptions(column_names=list(fields)),
@@ -120,10 +141,13 @@ def _read_fast(
     )
     if table.num_rows != n_lines:
         raise ValueError(f"{table.num_rows} rows from {n_lines} lines")
-    return {
-        f: table.column(f).to_numpy() if f == numeric else pd.array(table.column(f), dtype="str")
-        for f in fields
-    }
+    values = table.column(numeric).to_numpy()
+    if np.isinf(values).any():
+        raise ValueError("an infinite value: the line reader tells inf from an overflow")
+    strings = {f: table.column(f) for f in fields if f != numeric}
+    if any(pc.any(pc.equal(column, "")).as_py() for column in strings.values()):
+        raise ValueError("an empty field: a space at a line's start or two spaces in a row")
+    return {f: values if f == numeric else pd.array(strings[f], dtype="str") for f in fields}
 
 
 class TrecColumns(NamedTuple):
@@ -142,18 +166,52 @@ def read_columns(
     *,
     encoding: str = "utf-8",
     extra: bool = False,
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> TrecColumns:
-    """Every column of a whitespace-separated file, its name and each row's file line."""
-    text = load_text(path, encoding=encoding)
+    """Every column of a whitespace-separated file, its name and each row's file line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    fields : tuple of str
+        The names of the fields of a line.
+    numeric : str
+        The field read as a number.
+    encoding : str, default "utf-8"
+        Encoding of a file without a byte-order mark.
+    extra : bool, default False
+        Whether fields after the last are allowed (and ignored).
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (see
+        :func:`fuzzytruth.io.text.decompression_limit`).
+    """
+    text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
     n_lines = len(text.lines)
+    tabs = any(c in text.data for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
     try:  # pyarrow.ArrowInvalid is a ValueError
+        if tabs:
+            raise ValueError("tabs")
         cols, lines = _read_fast(text.data, n_lines, fields, numeric), text.lines
     except ValueError:
-        try:  # tabs, repeated spaces, extra fields: made single-spaced, still vectorised
-            spaced = _single_spaced(text.data, len(fields), extra)
-            cols, lines = _read_fast(spaced, n_lines, fields, numeric), text.lines
-        except ValueError:  # a malformed line, or one of whitespace only: read line by line
+        try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
+            data = _single_spaced(text.data)
+            try:
+                cols = _read_fast(data, n_lines, fields, numeric)
+            except ValueError:
+                if not extra:
+                    raise
+                cols = _read_fast(_drop_extra_fields(data, len(fields)), n_lines, fields,
+                                  numeric)
+            lines = text.lines
+        except ValueError:  # a malformed or very long line, one of whitespace only, inf
             cols, lines = _read_slow(text, fields, numeric, extra)
+    if not len(lines):
+        raise file_error(
+            text.path,
+            f"no lines of data (the file is empty, or holds only comments and blank lines); "
+            f"expected lines '{' '.join(fields)}'",
+        )
     values = np.asarray(cols[numeric], dtype=np.float64)
     bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
     if bad.any():

@@ -1,7 +1,7 @@
 """Measures: value objects with one canonical spelling, the registry of measure families and
 the convention presets (:mod:`~fuzzytruth.measures.registry`), the trec_eval and ir_measures
 spellings and the parser (:mod:`~fuzzytruth.measures.names`), and every convention table
-(:mod:`~fuzzytruth.measures.presets`). The built-in families register themselves from
+(:mod:`~fuzzytruth.measures.conventions`). The built-in families register themselves from
 :mod:`fuzzytruth.measures.builtin` when the registry is first used.
 
 Examples

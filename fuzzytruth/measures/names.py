@@ -24,6 +24,17 @@ trec_eval                              canonical
 ``gm_bpref``, ``num_nonrel_judged_ret``  ``GMBpref``, ``NumNonrelJudgedRet``
 ``utility``, ``utility.a,b,c,d``       ``Utility``, ``Utility(a=..,b=..,c=..,d=..)``
 ``binG``, ``ndcg_rel``                 ``BinG``, ``nDCGRel``
+``G``, ``Rndcg``, ``yaap``             ``G``, ``Rndcg``, ``YAAP``; ``G.1=3,2=9`` (or the printed
+                                       ``G_1=3,2=9``) is ``G(gain={1:3,2:9})``, likewise
+                                       ``Rndcg``, ``ndcg``, ``ndcg_rel``
+``ndcg_p``                             ``nDCG(discount=jk)``: J&K's b = 2 (its file is in
+                                       trec_eval's sources but not in its build)
+``11pt_avg.0.25,0.5``                  ``11pt(levels=[0.25,0.5])`` (printed ``11pt_avg_0.25,0.5``)
+``unj_k`` (trec_eval 10)               ``Unjudged@k``
+``map_avgjg``, ``P_avgjg_k``,          ``AP``, ``P@k``, ``RprecMult@m``: evaluated per judgment
+``Rprec_mult_avgjg_m``                 group and averaged (:data:`AVGJG`)
+``prefs_<kind>``,                      ``Prefs(kind=<kind>)``, ``NumPrefs(kind=<kind>)``
+``prefs_num_prefs_<kind>``
 =====================================  =========================================================
 
 ir_measures: ``SetP``/``SetR``/``SetF`` (its ``beta`` is β² as in trec_eval, so
@@ -36,11 +47,14 @@ spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.
 ``RBP`` without ``rel`` and trec_eval 10's ``rbp`` weight graded documents by their grade, so
 on graded qrels their values differ from the translation's.
 
-Groups (:func:`expand`): ``official`` is trec_eval's default output (no ``-m``); ``all_trec``
-every trec_eval measure implemented here, as ``trec_eval -m all_trec`` computes all of its
-measures; with ``trec_groups=True`` a bare trec_eval name with default cutoffs (``P``,
-``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``iprec_at_recall``, ``Rprec_mult``,
-``relative_P``) or a list (``P.5,10``) expands as ``trec_eval -m`` does.
+Groups (:func:`expand`, :data:`TREC_GROUPS`): ``official`` is trec_eval's default output (no
+``-m``); ``all_trec`` trec_eval 9.0.8's ``-m all_trec`` (every measure it computes from a
+qrels); ``set``, ``qrels_jg``, ``all_prefs`` and ``prefs`` its other groups. With
+``trec_groups=True`` a bare trec_eval name with default cutoffs (``P``, ``recall``,
+``ndcg_cut``, ``map_cut``, ``success``, ``iprec_at_recall``, ``Rprec_mult``, ``relative_P``,
+``unj``, ``P_avgjg``, ``Rprec_mult_avgjg``) or a list (``P.5,10``) expands as ``trec_eval -m``
+does: rank cutoffs read as integers (``ndcg_cut.23.4`` is ``nDCG@23``), sorted, duplicates
+refused. How trec_eval prints each measure: :mod:`fuzzytruth.measures.trec_output`.
 
 Examples
 --------
@@ -66,6 +80,9 @@ from typing import Any
 from fuzzytruth.measures.registry import Measure, families, family, family_alias
 
 __all__ = [
+    "AVGJG",
+    "TREC_GROUPS",
+    "TREC_MEASURE_ORDER",
     "TREC_OFFICIAL",
     "alias_table",
     "canonical",
@@ -73,6 +90,7 @@ __all__ = [
     "from_alias",
     "parse_measure",
     "parse_measures",
+    "trec_name",
 ]
 
 def _split_top_level(text: str) -> list[str]:
@@ -200,6 +218,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
 # trec_eval's default cutoff lists (m_*.c "Default params")
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _SUCCESS = (1, 5, 10)
+_UNJ = (5, 10, 20)
 _RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
 _RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
@@ -229,8 +248,19 @@ _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
     "utility": ("Utility", {}),
     "binG": ("BinG", {}),
     "ndcg_rel": ("nDCGRel", {}),
+    "G": ("G", {}),
+    "Rndcg": ("Rndcg", {}),
+    "ndcg_p": ("nDCG", {"discount": "jk"}),
+    "yaap": ("YAAP", {}),
+    "map_avgjg": ("AP", {}),
+    **{f"prefs_{kind}": ("Prefs", {"kind": kind}) for kind in (
+        "simp", "pair", "avgjg", "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret",
+        "avgjg_Rnonrel_ret", "simp_imp", "pair_imp", "avgjg_imp")},
+    **{f"prefs_num_prefs_{kind}": ("NumPrefs", {"kind": kind})
+       for kind in ("poss", "ful", "ful_ret")},
 }
-# trec_eval name with a cutoff parameter -> (family, parameter, default list)
+# trec_eval name with a list of cutoffs -> (family, parameter, default list); the cutoffs of
+# the first six are read with atol (23.4 is 23), the others with atof
 _TREC_CUT: dict[str, tuple[str, str, tuple]] = {
     "P": ("P", "k", _CUTOFFS),
     "recall": ("R", "k", _CUTOFFS),
@@ -238,11 +268,23 @@ _TREC_CUT: dict[str, tuple[str, str, tuple]] = {
     "ndcg_cut": ("nDCG", "k", _CUTOFFS),
     "success": ("Success", "k", _SUCCESS),
     "relative_P": ("RelativeP", "k", _CUTOFFS),
+    "P_avgjg": ("P", "k", _CUTOFFS),
+    "unj": ("Unjudged", "k", _UNJ),
     "iprec_at_recall": ("iP", "recall", _RECALL_LEVELS),
     "Rprec_mult": ("RprecMult", "mult", _RPREC_MULTS),
+    "Rprec_mult_avgjg": ("RprecMult", "mult", _RPREC_MULTS),
 }
 _TREC_CUT_RE = re.compile(r"^(" + "|".join(sorted(_TREC_CUT, key=len, reverse=True))
-                          + r")[_.]([0-9.,]+)$")
+                          + r")[_.]([-+0-9.,eE]+)$")
+_GAIN_NAMES = {"ndcg": ("nDCG", {}), "ndcg_rel": ("nDCGRel", {}), "G": ("G", {}),
+               "Rndcg": ("Rndcg", {}), "ndcg_p": ("nDCG", {"discount": "jk"})}
+_GAIN_RE = re.compile(r"^(" + "|".join(sorted(_GAIN_NAMES, key=len, reverse=True))
+                      + r")[._](.+=.*)$")
+AVGJG = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+"""trec_eval's judgment-group measures (``-R qrels_jg``): the base measure (``map``, ``P_k``,
+``Rprec_mult_m``) of each judgment group, averaged over the groups that judged the query
+(:func:`fuzzytruth.evaluation.per_annotator.evaluate_per_annotator`). They parse to the base
+measure: with one group they are it."""
 
 TREC_OFFICIAL = (
     ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -253,13 +295,47 @@ TREC_OFFICIAL = (
 """trec_eval 9.0.8's default measures (its output without ``-m``), in its order."""
 
 _TREC_ALL_EXTRA = (
-    [f"recall_{k}" for k in _CUTOFFS] + ["infAP"]
-    + [f"Rprec_mult_{m:.2f}" for m in _RPREC_MULTS] + ["11pt_avg", "ndcg"]
+    [f"recall_{k}" for k in _CUTOFFS] + ["infAP", "gm_bpref"]
+    + [f"Rprec_mult_{m:.2f}" for m in _RPREC_MULTS] + ["utility", "11pt_avg", "binG", "G",
+                                                       "ndcg", "ndcg_rel", "Rndcg"]
     + [f"ndcg_cut_{k}" for k in _CUTOFFS] + [f"map_cut_{k}" for k in _CUTOFFS]
     + [f"relative_P_{k}" for k in _CUTOFFS] + [f"success_{k}" for k in _SUCCESS]
-    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "gm_bpref",
-       "num_nonrel_judged_ret", "utility", "binG", "ndcg_rel"]
+    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"]
 )
+TREC_GROUPS: dict[str, list[str]] = {
+    "official": TREC_OFFICIAL,
+    "all_trec": TREC_OFFICIAL + _TREC_ALL_EXTRA,
+    "set": ["num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_relative_P", "set_recall", "set_map", "set_F"],
+    "qrels_jg": (["num_q", "map_avgjg"] + [f"P_avgjg_{k}" for k in _CUTOFFS]
+                 + [f"Rprec_mult_avgjg_{m:.2f}" for m in _RPREC_MULTS]),
+    "all_prefs": ["num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+                  "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+                  "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+                  "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+                  "prefs_avgjg_imp"],
+    "prefs": ["num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"],
+}
+"""trec_eval 9.0.8's measure groups (``-m official``, ``-m all_trec``, ``-m set``,
+``-m qrels_jg``, ``-m all_prefs``, ``-m prefs``), each in the order trec_eval prints it;
+``runid`` and ``relstring`` are labels, not measures, and are left out. (trec_eval 10 adds
+``unj``, ``rbp`` and ``rbp_resid`` to ``all_trec``.)"""
+
+TREC_MEASURE_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+    "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+    "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
+)
+"""trec_eval's measure table (``te_trec_measures`` in its ``measures.c``), the order in which it
+prints: 9.0.8's, with 10.0's additions (``dcg``, ``ideal_dcg``, ``rbp``, ``rbp_resid``, ``unj``)
+where 10.0 puts them."""
 
 # ir_measures aliases of canonical families, and its families spelled differently
 _IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
@@ -272,29 +348,61 @@ def _number(text: str) -> float:
     return int(value) if value.is_integer() else value
 
 
+def _atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text``, 0 when there is none."""
+    m = re.match(r"\s*([-+]?\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+def _trec_cutoffs(name: str, text: str) -> list[float]:
+    """trec_eval's parameter list of ``name``: read as it reads it (``atol`` for rank cutoffs,
+    ``atof`` otherwise), sorted; duplicates and non-positive rank cutoffs are refused, as
+    trec_eval refuses them."""
+    items = [v for v in text.split(",") if v]
+    integer = _TREC_CUT[name][1] == "k"
+    try:
+        values = sorted(_atol(v) if integer else float(v) for v in items)
+    except ValueError:
+        raise ValueError(
+            f"cannot read the parameters {text!r} of trec_eval measure {name!r}"
+        ) from None
+    if integer and values and values[0] <= 0:
+        raise ValueError(
+            f"trec_eval measure {name!r}: cutoffs must be positive (trec_eval reads them as "
+            f"integers); got {text!r}"
+        )
+    if len(set(values)) != len(values):
+        raise ValueError(f"trec_eval measure {name!r}: duplicate cutoffs in {text!r}")
+    return values
+
+
 def _trec(name: str) -> list[Measure] | None:
     """A trec_eval spelling (output name or ``-m`` argument), or None."""
     if name in _TREC_PLAIN:
         fam, fixed = _TREC_PLAIN[name]
         return [Measure(fam, **fixed)]
-    m = re.fullmatch(r"set_F[._]([0-9.]+)", name)
+    m = re.fullmatch(r"set_F[._]([0-9.eE+-]+)", name)
     if m:
         return [Measure("F", beta=math.sqrt(float(m.group(1))))]
-    m = re.fullmatch(r"utility\.([-0-9.e]+),([-0-9.e]+),([-0-9.e]+),([-0-9.e]+)", name)
+    m = re.fullmatch(r"utility[._]([-0-9.e]+),([-0-9.e]+),([-0-9.e]+),([-0-9.e]+)", name)
     if m:
         return [Measure("Utility", **dict(zip("abcd", map(float, m.groups()), strict=True)))]
-    m = re.fullmatch(r"(rbp|rbp_resid)\.p=([0-9.]+)", name)
+    m = re.fullmatch(r"(rbp|rbp_resid)[._]p=([0-9.]+)", name)
     if m:
         return [Measure(_TREC_PLAIN[m.group(1)][0], p=float(m.group(2)))]
-    m = re.fullmatch(r"(ndcg|ndcg_rel)\.(.+=.+)", name)
+    m = re.fullmatch(r"11pt_avg[._]([-+0-9.,eE]+)", name)
     if m:
+        return [Measure("11pt", levels=[float(v) for v in m.group(1).split(",") if v])]
+    m = _GAIN_RE.match(name)
+    if m:
+        fam, fixed = _GAIN_NAMES[m.group(1)]
         gain = _parse_mapping("{" + m.group(2).replace("=", ":") + "}")
-        return [Measure("nDCG" if m.group(1) == "ndcg" else "nDCGRel", gain=gain)]
+        return [Measure(fam, gain=gain, **fixed)]
     m = _TREC_CUT_RE.match(name)
     if m:
         fam, param, _ = _TREC_CUT[m.group(1)]
-        values = [v for v in m.group(2).split(",") if v]
-        return [Measure(fam, **{param: _number(v)}) for v in values]
+        values = _trec_cutoffs(m.group(1), m.group(2))
+        return [Measure(fam, **{param: _number(str(v))}) for v in values]
     return None
 
 
@@ -343,8 +451,8 @@ def _ir_measures(text: str) -> Measure | None:
 
 
 def _known_spellings() -> list[str]:
-    names = set(families()) | set(_TREC_PLAIN) | set(_IR_ALIASES) | {"official", "all_trec"}
-    names |= set(TREC_OFFICIAL) | set(_TREC_ALL_EXTRA) | set(_TREC_CUT)
+    names = set(families()) | set(_TREC_PLAIN) | set(_IR_ALIASES) | set(TREC_GROUPS)
+    names |= {n for group in TREC_GROUPS.values() for n in group} | set(_TREC_CUT)
     return sorted(names)
 
 
@@ -376,7 +484,7 @@ def from_alias(text: str, error: ValueError) -> Measure:
     m = _MEASURE_RE.match(text)
     if m is None or m.group(1) in families() or family_alias(m.group(1)) is not None:
         raise error  # not a name problem: the canonical parser's message says what is wrong
-    if text.strip() in ("official", "all_trec"):
+    if text.strip() in TREC_GROUPS:
         raise ValueError(f"{text!r} is a group of measures; use expand({text!r})")
     if text.strip() in _TREC_CUT:
         raise ValueError(
@@ -392,8 +500,9 @@ def expand(name: str | Measure, *, trec_groups: bool = False) -> list[Measure]:
     Parameters
     ----------
     name : str or Measure
-        A canonical, trec_eval or ir_measures spelling, ``official`` or ``all_trec``, or a
-        trec_eval list such as ``P.5,10``.
+        A canonical, trec_eval or ir_measures spelling, a trec_eval group (``official``,
+        ``all_trec``, ``set``, ``qrels_jg``: :data:`TREC_GROUPS`), or a trec_eval list such as
+        ``P.5,10`` (sorted, as trec_eval prints it).
     trec_groups : bool, default False
         Read a bare trec_eval name with default cutoffs (``P``, ``recall``, ``ndcg_cut``...) as
         ``trec_eval -m NAME`` does, i.e. its default cutoff list; otherwise ``P`` is the
@@ -413,9 +522,8 @@ def expand(name: str | Measure, *, trec_groups: bool = False) -> list[Measure]:
     if isinstance(name, Measure):
         return [name]
     text = name.strip()
-    if text in ("official", "all_trec"):
-        names = TREC_OFFICIAL + (_TREC_ALL_EXTRA if text == "all_trec" else [])
-        return [m for n in names for m in _trec(n) or []]
+    if text in TREC_GROUPS:
+        return [m for n in TREC_GROUPS[text] for m in _trec(n) or []]
     if trec_groups and text in _TREC_CUT:
         fam, param, values = _TREC_CUT[text]
         return [Measure(fam, **{param: v}) for v in values]
@@ -439,19 +547,72 @@ def canonical(name: str) -> str:
 
 
 def alias_table() -> list[tuple[str, str, str]]:
-    """``(spelling, source, canonical)`` for every trec_eval name in ``official`` and
-    ``all_trec`` and the ir_measures spellings that differ from the canonical ones.
+    """``(spelling, source, canonical)`` for every trec_eval name of its groups and every other
+    trec_eval name with a family here, and the ir_measures spellings that differ from the
+    canonical ones.
 
     Examples
     --------
     >>> ("set_F", "trec_eval", "F") in alias_table()
     True
     """
-    rows = [(n, "trec_eval", str(_trec(n)[0])) for n in TREC_OFFICIAL + _TREC_ALL_EXTRA]
-    rows += [(n, "trec_eval", str(_trec(n)[0])) for n in _TREC_PLAIN
-             if n not in TREC_OFFICIAL + _TREC_ALL_EXTRA]
+    listed = [n for group in TREC_GROUPS.values() for n in group]
+    listed = list(dict.fromkeys(listed + list(_TREC_PLAIN)))
+    rows = [(n, "trec_eval", str(_trec(n)[0])) for n in listed]
     examples = ["SetP", "SetR", "SetF", "SetF(beta=2)", "SetRelP", "IPrec@0.5", "NumRet(rel=1)",
                 "NumRelRet", "nDCG(dcg='exp-log2')@10", "MAP", "MRR", "NDCG@10", "Precision@5",
                 "Recall@100", "RPrec", "BPref"]
     rows += [(n, "ir_measures", canonical(n)) for n in examples]
     return rows
+
+
+def _cut_text(param: str, value: float) -> str:
+    """trec_eval's spelling of a cutoff in a printed name: ``%ld`` for a rank, ``%3.2f`` for a
+    recall level or an R multiple (``append_long`` / ``append_float`` in its meas_init.c)."""
+    return f"{value:3.2f}" if param in ("recall", "mult") else str(int(value))
+
+
+def _plain_number(value: float) -> str:
+    return format(float(value), ".6g")
+
+
+def trec_name(measure: str | Measure) -> str | None:
+    """trec_eval's printed name of a measure (the first column of its output), or None when
+    trec_eval has no such measure.
+
+    The inverse of the trec_eval spellings :func:`parse_measure` reads: a cutoff is printed as
+    trec_eval prints it (``P_10``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``); a measure
+    with parameters that trec_eval prints after its name (``set_F``, ``utility``, ``ndcg`` with
+    gains, ``rbp``) gets them in their shortest decimal form, where trec_eval repeats the text
+    given to its ``-m`` option.
+
+    Examples
+    --------
+    >>> trec_name("AP"), trec_name("P@10"), trec_name("iP@0.1"), trec_name("F(beta=2)")
+    ('map', 'P_10', 'iprec_at_recall_0.10', 'set_F_4')
+    >>> trec_name("ndcg.1=3,2=9"), trec_name("NumRelRet"), trec_name("nDCG(gain=exp)@10")
+    ('ndcg_1=3,2=9', 'num_rel_ret', None)
+    """
+    m = parse_measure(measure)
+    params = m.params
+    for name, (fam, fixed) in _TREC_PLAIN.items():
+        if Measure(fam, **fixed) == m:
+            return name
+    for name, (fam, param, _) in _TREC_CUT.items():
+        if m.name == fam and set(params) == {param}:
+            return f"{name}_{_cut_text(param, params[param])}"
+    if m.name == "F" and set(params) == {"beta"}:
+        return f"set_F_{_plain_number(params['beta'] ** 2)}"
+    if m.name == "Utility" and set(params) <= set("abcd"):
+        values = [params.get(k, m.family.param(k).default) for k in "abcd"]
+        return "utility_" + ",".join(map(_plain_number, values))
+    if m.name in ("RBP", "RBPResidual") and set(params) <= {"p"}:
+        p = params.get("p", m.family.param("p").default)
+        return ("rbp" if m.name == "RBP" else "rbp_resid") + f"_p={_plain_number(p)}"
+    if m.name in ("nDCG", "nDCGRel") and set(params) == {"gain"} and isinstance(
+        params["gain"], dict
+    ):
+        gains = ",".join(f"{_plain_number(g)}={_plain_number(v)}"
+                         for g, v in params["gain"].items())
+        return ("ndcg" if m.name == "nDCG" else "ndcg_rel") + "_" + gains
+    return None

@@ -215,6 +215,8 @@ class MeasureFamily:
 
 
 AGGREGATES = ("mean", "sum", "geometric")
+GRADES = ("float", "truncate")
+"""How a :class:`Preset` reads crisp grades: as given, or truncated as trec_eval's ``atol``."""
 USES = ("judged",)
 GEOMETRIC_FLOOR = 1e-5
 """trec_eval's floor for geometric means (``MIN_GEO_MEAN``): gm_map = exp(mean(log(max(AP, ε))))."""
@@ -350,7 +352,7 @@ def _load_kernels() -> None:
         package = importlib.import_module("fuzzytruth.measures.builtin")
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package.__name__}.{module.name}")
-        importlib.import_module("fuzzytruth.measures.presets")
+        importlib.import_module("fuzzytruth.measures.conventions")
 
 
 def family(name: str) -> MeasureFamily:
@@ -410,6 +412,8 @@ def _format_value(value: Any) -> str:
     if isinstance(value, Mapping):
         items = (f"{_format_value(k)}:{_format_value(v)}" for k, v in value.items())
         return "{" + ",".join(items) + "}"
+    if isinstance(value, tuple):
+        return "[" + ",".join(_format_value(v) for v in value) + "]"
     return str(value)
 
 
@@ -699,6 +703,12 @@ class Preset:
     min_relevant : int
         Queries with fewer relevant documents are left out of every aggregate (the PSB leaves
         out classes of fewer than 3 models: 2 relevant besides the query). Default 0.
+    grades : {"float", "truncate"}
+        How crisp qrels grades are read: as given (default), or truncated toward zero as
+        trec_eval reads them (``atol``: ``2.7`` is grade 2, ``0.5`` and ``-0.5`` are grade 0,
+        i.e. judged non-relevant), before any measure or ``-J``
+        (:func:`fuzzytruth.metrics.base.truncate_grades`). Uncertain truths have no grades to
+        read and are unaffected.
     description : str
         One line, recorded with results.
 
@@ -715,10 +725,12 @@ class Preset:
     score_dtype: str = "float64"
     renames: Mapping[str, str] = field(default_factory=dict)
     min_relevant: int = 0
+    grades: str = "float"
     description: str = ""
 
     def __post_init__(self) -> None:
         check_choice("ties", self.ties, TIES)
+        check_choice("grades", self.grades, GRADES)
         check_choice("score_dtype", self.score_dtype, SCORE_DTYPES)
         check_int("min_relevant", self.min_relevant)
         object.__setattr__(self, "renames", MappingProxyType(dict(self.renames)))
@@ -739,6 +751,7 @@ class Preset:
             "score_dtype": self.score_dtype,
             "renames": dict(self.renames),
             "min_relevant": self.min_relevant,
+            "grades": self.grades,
             "description": self.description,
         }
 

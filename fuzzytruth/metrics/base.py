@@ -41,7 +41,7 @@ matrix) nor a pairwise ``sum`` over a width set by other rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -243,6 +243,34 @@ def judged_grade_matrix(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np
     out = np.full((n_rows, int(count.max(initial=0))), np.nan)
     out[rows, np.arange(len(rows)) - start[rows]] = values
     return out
+
+
+def truncate_grades(rg: RankedGains) -> RankedGains:
+    """The ranked gains with every grade truncated toward zero, as trec_eval reads qrels.
+
+    trec_eval 9.0.8 and 10.0 read a qrels grade with C's ``atol`` (``get_qrels.c``): ``2.7`` is
+    grade 2, ``1.9`` grade 1, ``0.5`` and ``-0.5`` grade 0 (judged non-relevant, no longer "in
+    the pool, not judged"). Applied to ``gains``, ``ideal`` (which stays the positive grades,
+    descending) and ``judged_grades``; a negative zero becomes 0. (``atol`` reads the text:
+    ``1e1`` is grade 1 there, while a grade read as the number 10.0 stays 10 here.)
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[2.7, 0.5, -0.5]], [[2.7, 1.9, 0.5, -0.5]],
+    ...                             [[True, True, True]])
+    >>> out = truncate_grades(rg)
+    >>> out.gains.tolist(), out.ideal.tolist(), out.judged_grades.tolist()
+    ([[2.0, 0.0, 0.0]], [[2.0, 1.0, 0.0]], [[2.0, 1.0, 0.0, 0.0]])
+    """
+
+    def trunc(values: np.ndarray | None) -> np.ndarray | None:
+        if values is None or not np.issubdtype(values.dtype, np.floating):
+            return values  # integer grades are whole already
+        return np.trunc(values) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+    return replace(
+        rg, gains=trunc(rg.gains), ideal=trunc(rg.ideal), judged_grades=trunc(rg.judged_grades)
+    )
 
 
 def judged_only(rg: RankedGains) -> RankedGains:

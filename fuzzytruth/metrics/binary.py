@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ap", "counts", "dcg", "gained", "hits_within", "ndcg"]
+__all__ = ["ap", "ap_sums", "counts", "dcg", "gained", "hits_within", "ndcg"]
 
 BinaryKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -92,16 +92,26 @@ def ap(
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
         n = relevant.shape[1]
-        hits = np.zeros(n)  # float: whole numbers, exact; the pass then vectorises
-        total = np.zeros(n)
-        cut = _NO_CUT if k is None else k
-        _compiled()["ap"](relevant, _as_ranks(ranks), cut, hits, total)
+        hits, total = ap_sums(relevant, ranks, k)
         if denominator == "all_relevant":
             return np.divide(total, n_relevant, out=np.full(n, np.nan), where=n_relevant > 0)
         value = np.divide(total, hits, out=np.zeros(n), where=hits > 0)
         return np.where(n_relevant > 0, value, np.nan)
 
     return kernel
+
+
+def ap_sums(
+    relevant: np.ndarray, ranks: np.ndarray, k: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the relevant ranks within the top ``k`` and Σ (relevant so far / rank) over
+    them (AP's numerator), in one compiled pass over the candidate columns."""
+    n = relevant.shape[1]
+    hits = np.zeros(n)  # float: whole numbers, exact; the pass then vectorises
+    total = np.zeros(n)
+    cut = _NO_CUT if k is None else k
+    _compiled()["ap"](relevant, _as_ranks(ranks), cut, hits, total)
+    return hits, total
 
 
 def _discounts(params: dict[str, Any], depth: int) -> np.ndarray:

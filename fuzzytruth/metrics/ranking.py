@@ -23,7 +23,7 @@ The families registered here (see :mod:`fuzzytruth.measures` for the spelling):
             retrieved; 0 when no hit. trec_eval's ``set_F.x`` is F_β with **β² = x**.
 ``E``       van Rijsbergen's E_β = 1 − F_β (lower is better)
 ``iP@p``    interpolated precision at recall level p
-``11pt``    mean of iP at p = 0, 0.1, ..., 1
+``11pt``    mean of iP at p = 0, 0.1, ..., 1 (or at the given ``levels``)
 ==========  ==============================================================================
 
 Gains (``gain``): ``"linear"`` (the grade; negative grades give 0, as trec_eval), ``"exp"``
@@ -83,6 +83,8 @@ GAINS = ("linear", "exp")
 DISCOUNTS = ("log2", "jk")
 INTERPOLATIONS = ("textbook", "trec_eval9", "trec_eval10")
 AP_DENOMINATORS = ("all_relevant", "retrieved_relevant")
+ELEVEN_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+"""The recall levels of ``11pt`` (trec_eval's ``11pt_avg`` default)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,6 +535,21 @@ def ip_kernel(rg: RankedGains, *, rel: float, recall: float, interpolation: str)
     ]
 
 
-def eleven_point_kernel(rg: RankedGains, *, rel: float, interpolation: str) -> np.ndarray:
-    levels = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+def eleven_point_kernel(
+    rg: RankedGains,
+    *,
+    rel: float,
+    interpolation: str,
+    levels: tuple[float, ...] = ELEVEN_LEVELS,
+) -> np.ndarray:
+    """Interpolated precision averaged over recall ``levels`` (trec_eval ``11pt_avg``; with
+    other levels, ``11pt_avg.0.25,0.5,0.75``).
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, 1, 0, 0, 1]], [[1, 1, 1]])
+    >>> eleven_point_kernel(rg, rel=1, interpolation="trec_eval9", levels=(0.5, 1.0)).round(6)
+    array([0.583333])
+    """
+    levels = np.asarray(levels, dtype=np.float64)
     return interpolated_precision(rg, levels, rel=rel, interpolation=interpolation).mean(axis=1)

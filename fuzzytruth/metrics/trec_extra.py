@@ -26,6 +26,12 @@ neither relevant nor non-relevant for ``Bpref`` and ``infAP``.
 ``RprecMult@m``           precision at rank c = (long)(m·R + 0.9) (trec_eval ``Rprec_mult_m``)
 ``RelativeP@k``           relevant in the top k / min(k, R) (trec_eval ``relative_P_k``;
                           without k: / min(retrieved, R), ``set_relative_P``)
+``YAAP``                  Robertson's "yet another AP" (ECIR 2012), trec_eval ``yaap``:
+                          log((1 + S) / (1 + R − S)) with S = AP·R, the sum of the precisions
+                          at the relevant ranks; 0 when R = 0, negative below S = R/2
+``Unjudged@k``            documents in the top k that are not judged (not in the qrels, or
+                          graded negative) / k (trec_eval 10's ``unj_k``; ranks past the
+                          list's end count as judged)
 ========================  ===================================================================
 
 Families reading judged status declare ``uses={"judged"}``: their ``RankedGains`` must come
@@ -72,7 +78,9 @@ __all__ = [
     "relative_precision",
     "rprec_mult",
     "set_ap",
+    "unjudged_rate",
     "utility",
+    "yaap",
 ]
 
 INFAP_EPSILON = 1e-5
@@ -206,6 +214,41 @@ def set_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
     value = np.divide(hits * hits, rg.lengths * n_rel, out=np.zeros(len(rg)),
                       where=(rg.lengths > 0) & (n_rel > 0))
     return np.where(n_rel > 0, value, np.nan)
+
+
+def yaap(rg: RankedGains, *, rel: float) -> np.ndarray:
+    """trec_eval's ``yaap`` (``m_yaap.c``): log((1 + S) / (1 + R − S)), S = Σ over the relevant
+    retrieved documents of (relevant so far / rank). Defined (0) when R = 0.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, 1]], [[1, 1, 1]])
+    >>> yaap(rg, rel=1).round(6)        # S = 1 + 2/3: log(2.6667 / 2.3333)
+    array([0.133531])
+    """
+    relevant = rg.gains >= rel
+    ranks = np.arange(1, rg.depth + 1, dtype=np.float64)
+    total = np.where(relevant, np.cumsum(relevant, axis=1) / ranks, 0.0).sum(axis=1)
+    return np.log((1.0 + total) / (1.0 + rg.n_relevant(rel) - total))
+
+
+def unjudged_rate(rg: RankedGains, *, k: int) -> np.ndarray:
+    """Documents of the top ``k`` not judged in trec_eval's sense (not in the qrels, or with a
+    negative grade) / ``k`` (trec_eval 10's ``unj_k``, ``m_unjudged.c``); ranks past the list's
+    end are not counted as unjudged.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1, 0, -1]], [[1, -1]], [[True, False, True]])
+    >>> unjudged_rate(rg, k=2).tolist(), unjudged_rate(rg, k=5).tolist()
+    ([0.5], [0.4])
+    """
+    require_judged(rg, "Unjudged")
+    shown = np.arange(rg.depth)[None, :] < rg.lengths[:, None]
+    unjudged = shown & ~(rg.judged & (rg.gains >= 0))
+    if rg.tie_start is not None:
+        unjudged = rg.tie_mean(unjudged)
+    return _hits(unjudged, k) / k
 
 
 def num_nonrel_judged_ret(rg: RankedGains, *, rel: float) -> np.ndarray:
@@ -353,6 +396,19 @@ def binary_counts(depth: int, *, family: str, rel: float | None = None) -> Any:
 
 def binary_gmap(depth: int, *, rel: float) -> Any:
     return binary.ap(depth, rel=rel, denominator="all_relevant")
+
+
+def binary_yaap(depth: int, *, rel: float) -> Any:
+    if not binary_rel(rel):
+        return None
+
+    def kernel(
+        relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
+        _, total = binary.ap_sums(relevant, ranks)
+        return np.log((1.0 + total) / (1.0 + n_relevant - total))
+
+    return kernel
 
 
 def binary_set_ap(depth: int, *, rel: float) -> Any:

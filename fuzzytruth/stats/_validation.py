@@ -21,9 +21,11 @@ __all__ = [
     "check_alternative",
     "check_choice",
     "check_confidence_level",
+    "check_int",
     "check_n_resamples",
     "check_tolerance",
     "no_spread",
+    "significance_level",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -37,6 +39,23 @@ def check_alternative(alternative: object) -> str:
 def check_alpha(alpha: object) -> float:
     """Validate a significance level strictly between 0 and 1."""
     return check_confidence_level(alpha, name="alpha")
+
+
+def significance_level(confidence_level: float) -> float:
+    """``alpha = 1 - confidence_level``, rounded to 12 decimals: the one level every test,
+    interval and star of :mod:`fuzzytruth.stats` uses, so that a test rejects (``p < alpha``)
+    exactly when its interval excludes the null value.
+
+    Without the rounding ``1 - 0.95`` is ``0.05000000000000004``, and a Monte Carlo p-value of
+    exactly 0.05 (``(b + 1) / (B + 1)`` with B = 999 and b = 49) would fall below the interval's
+    level but not below the star's 0.05.
+
+    Examples
+    --------
+    >>> 1 - 0.95 == 0.05, significance_level(0.95) == 0.05
+    (False, True)
+    """
+    return round(1.0 - float(confidence_level), 12)
 
 
 def check_n_resamples(n_resamples: object, *, minimum: int = 1) -> int:

@@ -29,6 +29,7 @@ from scipy import special
 
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import CHUNK_PAIRS, bootstrap_means, row_chunks
+from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -36,6 +37,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_confidence_level,
     check_n_resamples,
+    significance_level,
 )
 
 INTERVAL_METHODS = ("percentile", "basic", "bca", "studentized")
@@ -203,9 +205,10 @@ class BootstrapResult:
                 raise ValueError(
                     f"confidence_level must exceed 0.5 for a one-sided interval; got {level!r}"
                 )
-            # rounded so that level 0.99 has tails of exactly 0.005 (its test's resolution)
-            tail = round((1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level,
-                         12)
+            # rounded (significance_level) so that level 0.99 has tails of exactly 0.005 (its
+            # test's resolution) and every procedure compares p with the same alpha
+            alpha = significance_level(level)
+            tail = alpha / 2.0 if alternative == "two-sided" else alpha
             levels = np.array([tail, 1.0 - tail])
         estimate = self.mean if target == "means" else self.difference
         low = np.empty_like(estimate)
@@ -223,7 +226,6 @@ class BootstrapResult:
             if method == "bca":
                 z0 = _bias_correction(rows, est)
             if want_pvalue:
-                rows.sort(axis=1)  # sorted rows serve both the quantiles and the crossings
                 if method == "studentized":
                     with np.errstate(divide="ignore", invalid="ignore"):
                         t_obs = np.where(est == 0, 0.0, est / se)
@@ -373,41 +375,35 @@ class BootstrapResult:
 
 def _bias_correction(boot: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     """BCa z0 per row: ndtri of the mid-rank share of resamples below the estimate."""
-    theta = estimate[:, None]
-    share = (
-        np.count_nonzero(boot < theta, axis=1) + np.count_nonzero(boot <= theta, axis=1)
-    ) / (2.0 * boot.shape[1])
-    return special.ndtri(share)
+    n_below, n_equal, _, _ = crossing_counts(boot, estimate)
+    return special.ndtri((2 * n_below + n_equal) / (2.0 * boot.shape[1]))
 
 
 def _crossing_levels(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where the interpolated quantile function of each sorted row crosses ``value``.
+    """Where the interpolated quantile function of each row crosses ``value``.
 
     With ``q(l)`` the quantile at level ``l`` (linear interpolation, :func:`numpy.quantile`),
     returns ``F = sup{l : q(l) <= value}`` and ``G = inf{l : q(l) >= value}`` per row
     (``F = 0`` when every entry exceeds the value, ``G = 1`` when every entry is below it);
     then ``q(l) > value`` exactly when ``l > F`` and ``q(l) < value`` exactly when ``l < G``.
-    NaN values give NaN.
+    NaN values give NaN. One pass per row, no sort: the order statistics next to the value
+    are the largest entry below it, the smallest above it, or the value itself when some
+    entries equal it.
     """
     width = rows.shape[1]
     value = np.asarray(value, dtype=np.float64)
+    n_below, n_equal, under, over = crossing_counts(rows, value)
+    tied = n_equal > 0
     out = []
-    for strict in (False, True):
-        below = rows < value[:, None] if strict else rows <= value[:, None]
-        k = np.count_nonzero(below, axis=1)  # entries counted on the low side
-        lo = np.clip(k - 1, 0, width - 1)
-        hi = np.clip(k, 0, width - 1)
-        v_lo = np.take_along_axis(rows, lo[:, None], axis=1)[:, 0]
-        v_hi = np.take_along_axis(rows, hi[:, None], axis=1)[:, 0]
+    # F counts the entries <= value, G those < value; k entries counted means the crossing
+    # lies between order statistics k - 1 and k
+    for k, v_lo, v_hi in ((n_below + n_equal, np.where(tied, value, under), over),
+                          (n_below, under, np.where(tied, value, over))):
         gap = v_hi - v_lo
         with np.errstate(invalid="ignore", divide="ignore"):
             frac = np.where(gap > 0, (value - v_lo) / gap, 0.0)
-        h = lo + np.clip(frac, 0.0, 1.0)
-        level = h / max(width - 1, 1)
-        if strict:  # G: first level where q reaches the value
-            level = np.where(k == 0, 0.0, np.where(k == width, 1.0, level))
-        else:  # F: last level where q stays at or below the value
-            level = np.where(k == 0, 0.0, np.where(k == width, 1.0, level))
+        level = (k - 1 + np.clip(frac, 0.0, 1.0)) / max(width - 1, 1)
+        level = np.where(k == 0, 0.0, np.where(k == width, 1.0, level))
         out.append(np.where(np.isnan(value), np.nan, level))
     return out[0], out[1]
 
@@ -448,9 +444,9 @@ def _row_quantiles(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """Quantiles of each row at per-row (or shared) levels, linear interpolation.
 
     ``levels`` is ``(2,)`` or ``(n_rows, 2)`` (NaN gives NaN); returns ``(n_rows, 2)``, the
-    same numbers as :func:`numpy.quantile` row by row. ``rows`` is reordered in place: only
-    the two tails that hold the wanted order statistics are sorted, after partitioning
-    them off, which costs far less than sorting whole rows.
+    same numbers as :func:`numpy.quantile` row by row. The four order statistics each row
+    needs come from :func:`~fuzzytruth.stats._order_statistics.order_statistics` (one pass
+    and a small partition per row, not a sort).
     """
     n_rows, width = rows.shape
     levels = np.broadcast_to(np.clip(levels, 0.0, 1.0), (n_rows, 2))
@@ -458,18 +454,8 @@ def _row_quantiles(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
     h = np.where(undefined, 0.0, levels) * (width - 1)
     lo = np.floor(h).astype(np.intp)
     hi = np.minimum(lo + 1, width - 1)
-    last_low = int(hi[:, 0].max())  # the lower bound needs order statistics 0..last_low
-    first_high = int(lo[:, 1].min())  # the upper bound needs first_high..width-1
-    if last_low + 1 < first_high:
-        rows.partition(last_low, axis=1)
-        rest = rows[:, last_low + 1 :]
-        rest.partition(first_high - last_low - 1, axis=1)
-        rows[:, : last_low + 1].sort(axis=1)
-        rows[:, first_high:].sort(axis=1)
-    else:
-        rows.sort(axis=1)
-    v_lo = np.take_along_axis(rows, lo, axis=1)
-    v_hi = np.take_along_axis(rows, hi, axis=1)
+    values = order_statistics(rows, np.column_stack([lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]]))
+    v_lo, v_hi = values[:, [0, 2]], values[:, [1, 3]]
     # bootstrap-t values can be infinite (a resample with zero spread but a non-zero
     # deviation): take an order statistic as it is when it is hit exactly or equals its
     # neighbour, so that inf - inf never turns an unbounded interval into NaN

@@ -17,13 +17,19 @@ Every row names its **estimand** (what the interval and the test generalise to) 
     the expected scores (``var_truth``, 0 when exact or when every world agrees). The
     truth's spread for *these* queries averages out over queries and is not charged again
     (resampling one world per replicate counted the per-query world noise twice and the
-    world-to-world spread once more: 99 % coverage for a nominal 95 %).
+    world-to-world spread once more: 100.0 % coverage for a nominal 95 % at 10–100 queries
+    on the uncertain-truth model of ``benchmarks/stats_validity.py``, 2,000 comparisons per
+    cell).
 ``estimand="population"`` (the annotator population;
 :func:`~fuzzytruth.stats.annotator_bootstrap`)
     The difference expected over new queries *and new annotators of the same kind*. Two-stage
-    bootstrap: queries resampled, annotators resampled within each item, membership and
-    measures rebuilt per replicate. Variance components: query sampling plus annotator
-    sampling (``var_truth``: the replicates' spread when only the annotators move).
+    bootstrap: queries resampled and annotators resampled, membership and measures rebuilt
+    per replicate. The annotators are resampled as the design was drawn: in a crossed design
+    (some annotator labelled more than one item: what ``annotators="auto"``, the default,
+    detects) the pool of annotators is resampled once per replicate and shared by every item;
+    in a nested one (fresh annotators per item) within each item. Variance components: query
+    sampling plus annotator sampling (``var_truth``: the replicates' spread when only the
+    annotators move).
 
 A test and its interval come from one procedure
 (:func:`~fuzzytruth.stats.procedures.paired_inference`), so ``pvalue < 1 - confidence_level``
@@ -53,6 +59,7 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
     check_tolerance,
+    significance_level,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 from fuzzytruth.stats.effect import cohens_dz, wins_ties_losses
@@ -336,14 +343,19 @@ def compare(
     method : {"t", "bootstrap", "bca", "percentile", "basic", "randomization", "wilcoxon", "sign"}
         The procedure giving both the test and the interval
         (:func:`~fuzzytruth.stats.procedures.paired_inference`). Default ``"t"``: in the
-        validity study it held 93–97 % coverage and 3.5–6.5 % size on every generating model
-        at 100 queries, and at 50 on all but strongly skewed differences, at the bar there
-        (6.6 % size over 1,000 comparisons, 6.0 % over 5,000; at 25: 3.9–7.8 % size,
-        92.9–97.4 % coverage), where BCa covered 85.9 % of heavy-tailed AP differences at
-        25 queries. ``"wilcoxon"`` and
-        ``"sign"`` test symmetry and the median, not the mean, and report no interval. For
-        ``estimand="population"``: ``"percentile"`` (default there: it covered best with
-        annotators shared across items), ``"bootstrap"`` or ``"basic"``.
+        validity study (``benchmarks/stats_validity.py``: eleven generating models, 2,000
+        null and 2,000 effect comparisons per cell, B = 999, Monte Carlo SE about 0.5 %) no
+        procedure held 93–97 % coverage and 3.5–6.5 % size on every model at any number of
+        queries, and t held on the most: at 50 queries on 8 of 11 (the randomisation test 7,
+        bootstrap-t 6, percentile 5, BCa 4), all but the strongly skewed ones (size 7.6–10.3 %
+        there; a warning says so). At 25 queries its size ranged over 3.5–28.2 % and its
+        coverage over 73.2–95.9 % across the models (the 28.2 % when 5 % of the queries carry
+        a large one-sided difference: 0.95**25 = 28 % of the samples of 25 hold none of them,
+        and those reject); details in
+        :mod:`fuzzytruth.stats.procedures`. ``"wilcoxon"`` and ``"sign"`` test symmetry and
+        the median, not the mean, and report no interval. For ``estimand="population"``:
+        ``"percentile"`` (default there: it covered best with annotators shared across
+        items), ``"bootstrap"`` or ``"basic"``.
     correction : {"holm", "bonferroni", "bh", "by", "romano-wolf", "tukey-randomized", \
 "tukey-anova", "none"}
         Multiple-comparison adjustment within each measure over the reported pairs: Holm,
@@ -351,7 +363,10 @@ def compare(
         bootstrap studentised max-|t| step-down of Romano & Wolf (no exchangeability
         needed); or a Tukey HSD family over all systems (randomised, or on the paired two-way
         ANOVA; two-sided only; **they assume exchangeable systems**, equal variances
-        included). An adjusted p-value is never below the row's own p-value.
+        included: with unequal variances their family-wise error was about 10 % at 5 % and
+        they found one shifted low-variance system in 9–28 % of the data sets where Holm
+        found it in 77–100 %; design and figures in :mod:`fuzzytruth.stats.multiple`). An
+        adjusted p-value is never below the row's own p-value.
     confidence_level : float
         Coverage of the intervals; the tests reject at ``1 - confidence_level``.
     alternative : {"two-sided", "less", "greater"}
@@ -385,9 +400,10 @@ def compare(
     Warns
     -----
     UnreliableInferenceWarning
-        Fewer than 25 queries, a pair tied on most queries, or a strongly skewed pair with
-        fewer than 50 queries: no procedure held its level on every model there in the
-        validity study.
+        Fewer than 25 queries, a pair tied on most queries, or (from 25 queries on) a pair
+        whose differences are too skewed for their number of queries (skewness² > 0.06 ×
+        queries, :func:`~fuzzytruth.stats.procedures.too_skewed`): no procedure held its
+        level on every model there in the validity study.
     DegenerateComparisonWarning
         A pair with the same difference on every query (its test, interval and effect size
         are NaN).
@@ -427,10 +443,10 @@ def compare(
     tol = check_tolerance(tie_tolerance)
     zero_method = check_choice("zero_method", zero_method, ZERO_METHODS)
     if alpha is None:
-        alpha = round(1.0 - level, 12)
+        alpha = significance_level(level)
     else:
         alpha = check_alpha(alpha)
-        if abs(alpha - (1.0 - level)) > 1e-12:
+        if abs(alpha - significance_level(level)) > 1e-12:
             raise ValueError(
                 "alpha must equal 1 - confidence_level so that a star never sits beside an "
                 f"interval that contains 0; got alpha={alpha!r} with "
@@ -624,5 +640,5 @@ def _system_intervals(
         interval = INTERVALS[method]
         ci = boot.confidence_interval(level, method=interval, target="means")
         return ci.low, ci.high, interval
-    _, low, high = t_interval(x, "two-sided", 1.0 - level)
+    _, low, high = t_interval(x, "two-sided", significance_level(level))
     return low, high, "t"

@@ -13,6 +13,8 @@ from fuzzytruth.stats._validation import (
     as_scores,
     check_alpha,
     check_alternative,
+    check_confidence_level,
+    check_int,
     check_tolerance,
     no_spread,
 )
@@ -113,8 +115,7 @@ def paired_power(
     0.808
     """
     d = _check_effect(effect_size)
-    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or n_queries < 2:
-        raise ValueError(f"n_queries must be an integer >= 2; got {n_queries!r}")
+    n_queries = check_int("n_queries", n_queries, minimum=2)
     alt = _POWER_ALTERNATIVES[check_alternative(alternative)]
     return float(
         TTestPower().power(effect_size=d, nobs=int(n_queries), alpha=check_alpha(alpha),
@@ -143,8 +144,7 @@ def queries_for_power(
     265
     """
     d = _check_effect(effect_size)
-    if isinstance(power, bool) or not isinstance(power, (int, float)) or not 0 < power < 1:
-        raise ValueError(f"power must be a number strictly between 0 and 1; got {power!r}")
+    power = check_confidence_level(power, name="power")
     alt = _POWER_ALTERNATIVES[check_alternative(alternative)]
     n = TTestPower().solve_power(
         effect_size=d, nobs=None, alpha=check_alpha(alpha), power=float(power), alternative=alt

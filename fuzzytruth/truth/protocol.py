@@ -76,18 +76,19 @@ class TruthKind(StrEnum):
     PROBABILISTIC_QRELS = "probabilistic_qrels"
     CATEGORICAL = "categorical"
     JUDGMENT_GROUPS = "judgment_groups"
+    PREFERENCES = "preferences"
 
     @property
     def crisp(self) -> bool:
         """True when every value is a point: one world, no spread over truths (crisp qrels,
-        and the per-annotator mean of crisp qrels).
+        the per-annotator mean of crisp qrels, preference judgments).
 
         Examples
         --------
         >>> TruthKind.JUDGMENT_GROUPS.crisp, TruthKind.CATEGORICAL.crisp
         (True, False)
         """
-        return self in (TruthKind.CRISP, TruthKind.JUDGMENT_GROUPS)
+        return self in (TruthKind.CRISP, TruthKind.JUDGMENT_GROUPS, TruthKind.PREFERENCES)
 
 
 @dataclass(frozen=True)

@@ -114,11 +114,20 @@ class Qrels(PairTable):
 
     @classmethod
     def from_trec(
-        cls, path: str | os.PathLike, *, duplicates: str = "error", encoding: str = "utf-8"
+        cls,
+        path: str | os.PathLike,
+        *,
+        duplicates: str = "error",
+        encoding: str = "utf-8",
+        max_decompressed_bytes: int | str | None = "auto",
     ) -> Qrels:
         """Read a 4-column TREC qrels file ``qid iter docno rel`` (format in
-        :mod:`fuzzytruth.io.trec_columns`)."""
-        cols, source, lines = read_columns(path, QRELS_FIELDS, "rel", encoding=encoding)
+        :mod:`fuzzytruth.io.trec_columns`). ``max_decompressed_bytes`` caps the content of a
+        compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
+        cols, source, lines = read_columns(
+            path, QRELS_FIELDS, "rel", encoding=encoding,
+            max_decompressed_bytes=max_decompressed_bytes,
+        )
         return cls(
             cols["qid"], cols["docno"], cols["rel"], duplicates=duplicates, source=source,
             line_numbers=lines,

@@ -617,6 +617,17 @@ def judged_exact(ctx: Any, *, k: int | None = None) -> DistributionBatch | None:
     return point_distribution(divide(top.sum(axis=1), shown))
 
 
+def unjudged_exact(ctx: Any, *, k: int) -> DistributionBatch | None:
+    """Unjudged@k does not depend on relevance either: the documents of the top min(k, n) the
+    truth does not know, over k; a point, when the context knows judged status."""
+    judged = getattr(ctx, "judged", None)
+    if judged is None:
+        return None
+    judged = np.asarray(judged, dtype=bool)[:, :k]
+    shown = np.arange(judged.shape[1])[None, :] < np.asarray(ctx.lengths)[:, None]
+    return point_distribution((shown & ~judged).sum(axis=1) / k)
+
+
 def nonrel_judged_ret_exact(ctx: Any, *, rel: float) -> DistributionBatch | None:
     """Judged documents retrieved that are not relevant: Poisson-binomial over the judged
     ranks with probabilities 1 − p (needs ``ctx.judged``)."""

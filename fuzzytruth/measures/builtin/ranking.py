@@ -22,6 +22,7 @@ from fuzzytruth.metrics import binary
 from fuzzytruth.metrics.ranking import (
     AP_DENOMINATORS,
     DISCOUNTS,
+    ELEVEN_LEVELS,
     GAINS,
     INTERPOLATIONS,
     average_precision,
@@ -47,6 +48,22 @@ def gain_map(value: Any) -> Any:
     if value not in GAINS:
         raise ValueError(f"must be one of {list(GAINS)} or a mapping {{grade:gain}}; got {value!r}")
     return value
+
+
+def recall_levels(value: Any) -> tuple[float, ...]:
+    """Recall levels from ``[0.25,0.5,0.75]``, ``0.25,0.5,0.75`` or a sequence: distinct
+    numbers in [0, 1], returned sorted (trec_eval sorts them and refuses duplicates)."""
+    if isinstance(value, str):
+        value = [v for v in value.strip().strip("[]()").split(",") if v.strip()]
+    try:
+        levels = sorted(unit_interval(v) for v in value)
+    except TypeError:
+        raise ValueError(f"must be a list of recall levels in [0, 1]; got {value!r}") from None
+    if not levels:
+        raise ValueError("must name at least one recall level; got none")
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"recall levels must be distinct; got {value!r}")
+    return tuple(levels)
 
 
 def choice(choices: tuple[str, ...]) -> Any:
@@ -123,5 +140,15 @@ register(
     at_required=True,
     description="interpolated precision at a recall level",
 )
-register("11pt", eleven_point_kernel, params=(REL, INTERP),
-         description="11-point interpolated average precision")
+register(
+    "11pt",
+    eleven_point_kernel,
+    params=(
+        REL,
+        INTERP,
+        Param("levels", default=ELEVEN_LEVELS, convert=recall_levels,
+              doc="recall levels averaged, e.g. [0.25,0.5,0.75] (trec_eval 11pt_avg.x,y,z); "
+                  "0, 0.1, ..., 1 if unset"),
+    ),
+    description="interpolated precision averaged over recall levels (11 by default)",
+)

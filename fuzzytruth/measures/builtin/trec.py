@@ -1,8 +1,9 @@
 """trec_eval's other measures as families: bpref, infAP, gm_bpref, gm_map, the num_* counts,
-utility, binG, ndcg_rel, set_map, Rprec_mult, relative_P, and ir_measures' Judged@k.
+utility, binG, ndcg_rel, set_map, Rprec_mult, relative_P, yaap, G, Rndcg, trec_eval 10's
+unj, and ir_measures' Judged@k.
 
-Crisp kernels in :mod:`fuzzytruth.metrics.trec_extra`, exact forms in
-:mod:`fuzzytruth.uncertain.closed_form`.
+Crisp kernels in :mod:`fuzzytruth.metrics.trec_extra` and :mod:`fuzzytruth.metrics.trec_gain`,
+exact forms in :mod:`fuzzytruth.uncertain.closed_form`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from fuzzytruth.metrics.trec_extra import (
     binary_rprec_mult,
     binary_set_ap,
     binary_utility,
+    binary_yaap,
     bpref,
     gmap,
     inferred_ap,
@@ -40,8 +42,11 @@ from fuzzytruth.metrics.trec_extra import (
     relative_precision,
     rprec_mult,
     set_ap,
+    unjudged_rate,
     utility,
+    yaap,
 )
+from fuzzytruth.metrics.trec_gain import g_measure, r_ndcg
 from fuzzytruth.uncertain import closed_form
 
 
@@ -127,4 +132,22 @@ register(
     tie_averaged=True,
     binary=binary_relative_p,
     description="relevant in the top k / min(k, R) (relative_P; set_relative_P without k)",
+)
+register("YAAP", yaap, params=(REL,), binary=binary_yaap,
+         description="Robertson's yet another AP: log((1 + AP·R) / (1 + R − AP·R)) (yaap)")
+register("G", g_measure, params=(GAIN,), uses_if=uses_judged,
+         description="trec_eval G: each gain discounted by the gain lost so far (G)")
+register("Rndcg", r_ndcg, params=(REL, GAIN), uses_if=uses_judged,
+         description="nDCG averaged where the ideal gain changes (trec_eval Rndcg)")
+register(
+    "Unjudged",
+    unjudged_rate,
+    params=(Param("k", convert=positive_int, doc="rank cutoff"),),
+    at="k",
+    at_required=True,
+    tie_averaged=True,
+    higher_is_better=False,
+    uses={"judged"},
+    exact=closed_form.unjudged_exact,
+    description="share of the top k not judged, over k (trec_eval 10 unj_k)",
 )

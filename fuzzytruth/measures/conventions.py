@@ -11,8 +11,10 @@ preset         ties         scores     what it reproduces
 =============  ===========  =========  ============================================================
 ``trec``       docid_desc   float32    trec_eval 9.0.8 (and pytrec_eval-terrier): relevance >= 1,
                                        log2(i+1) discount with linear gain, AP over all relevant,
-                                       interpolation cutoff ``(long)(p*R + 0.9)``
-``trec10``     docid_desc   float64    trec_eval 10.0: scores read as doubles, ``lround(p*R)``
+                                       interpolation cutoff ``(long)(p*R + 0.9)``, grades
+                                       truncated toward zero (``grades="truncate"``)
+``trec10``     docid_desc   float64    trec_eval 10.0: scores read as doubles, ``lround(p*R)``,
+                                       grades truncated
 ``textbook``   average      float64    expectation over tie orders, iP at recall >= p
 ``psb``        docid_asc    float64    Princeton Shape Benchmark ``psbTable``: recall-style
                                        tiers, E = F1@32, Järvelin–Kekäläinen DCG (b = 2), ties by
@@ -24,6 +26,15 @@ preset         ties         scores     what it reproduces
                                        (a ground-truth item in the top K), ties averaged
 =============  ===========  =========  ============================================================
 
+Fractional grades. trec_eval reads a qrels grade with C's ``atol``, so ``2.7`` is grade 2 and
+``0.5`` (or ``-0.5``) is grade 0, a judged non-relevant document; the ``trec`` and ``trec10``
+presets do the same (``Preset.grades="truncate"``, applied to crisp qrels before any measure
+and before ``judged_only``). Every other preset keeps the grades as given (``"float"``), so
+under ``textbook`` a grade of 2.7 gains 2.7 in nDCG and a grade of 0.5 is relevant from
+``rel=0.5``. trec_eval's preference input (``-R prefs``, ``-R qrels_prefs``) reads its levels
+with ``atof`` instead: :func:`fuzzytruth.evaluation.preferences.evaluate_preferences` keeps
+them as given (in float32, as trec_eval stores them).
+
 Examples
 --------
 >>> from fuzzytruth.measures import get_preset, parse_measure
@@ -31,6 +42,8 @@ Examples
 'Success(rel=1)@5'
 >>> get_preset("trec10").score_dtype
 'float64'
+>>> get_preset("trec").grades, get_preset("textbook").grades
+('truncate', 'float')
 """
 
 from __future__ import annotations
@@ -112,10 +125,11 @@ PRESETS: tuple[Preset, ...] = (
         params={**_TREC, "interpolation": "trec_eval9"},
         ties="docid_desc",
         score_dtype="float32",
+        grades="truncate",
         description=(
             "trec_eval 9.0.8 / pytrec_eval-terrier: scores compared in float32, ties by doc id "
             "descending, relevance >= 1, log2(i+1) discount with linear gain, AP over all "
-            "relevant, interpolation cutoff (long)(p*R+0.9)"
+            "relevant, interpolation cutoff (long)(p*R+0.9), grades truncated toward zero"
         ),
     ),
     Preset(
@@ -123,6 +137,7 @@ PRESETS: tuple[Preset, ...] = (
         params={**_TREC, "interpolation": "trec_eval10"},
         ties="docid_desc",
         score_dtype="float64",
+        grades="truncate",
         description=(
             "trec_eval 10.0: as 'trec' but scores compared as doubles and the interpolation "
             "cutoff lround(p*R)"

@@ -1,0 +1,179 @@
+"""Benchmark and evidence: truth models (fuzzytruth.truth.models) vs crowd-kit.
+
+Part 1, speed (issue 20 bars). Dawid–Skene on ImageNet ReaL (bundled: 924,810 votes, 184,962
+items, 85 raters): fuzzytruth's fit to convergence (default tol=1e-6) must take <= 10 s and
+<= 1 GB; with a fixed number of iterations (``FIXED_ITER``, tol below any reachable change,
+both started from the vote shares) it is timed side by side with crowd-kit's ``DawidSkene``
+and ``OneCoinDawidSkene``, and the largest posterior difference is printed. PrIRN on the
+dermatology rankings (1,947 cases x 419 conditions): 1,000 worlds of crisp labels, of top-1
+labels per plausibility sample, and of full plausibility vectors (memory bounded by blocks; the
+returned array itself is 6.5 GB for 1,000 worlds, so it is timed on 20 and scaled); bar <= 2 s;
+peer: plain numpy, every Gamma component drawn with ``Generator.standard_gamma`` and the argmax
+taken (what the dense Dirichlet of the reference JAX code computes). CPU time
+(``time.process_time``), wall time and peak traced memory are printed with
+the load average; on a shared machine expect noise of tens of percent.
+
+Part 2, evidence for Dawid–Skene's default world sampler. A simulated collection with a known
+truth (``N_ITEMS`` items, 3 classes with priors 0.5/0.3/0.2, ``N_ANNOTATORS`` annotators of
+accuracy uniform in [0.55, 0.9] with uniform errors, i.e. one-coin annotators, 3 labels per
+item), ``REPLICATES`` replicates: the 95 % interval of the number of items of class 0 over
+``N_WORLDS`` worlds, under ``uncertainty="parameters"`` (parameters drawn from their Dirichlet
+laws) and ``"posterior"`` (plug-in), for Dawid–Skene and one-coin; how often it covers the true
+count (Monte Carlo standard error sqrt(p(1-p)/REPLICATES) beside it), its mean width and the
+mean error of the worlds' average count.
+
+Run: ``.venv/bin/python benchmarks/truth_models.py`` (needs the ``crowd`` extra).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth.datasets import dermatology, imagenet_real
+from fuzzytruth.truth.models import DawidSkene, NonConvergenceWarning, OneCoin, PrIRN
+
+FIXED_ITER = 20
+N_WORLDS_PRIRN = 1_000
+N_ITEMS, N_ANNOTATORS, PER_ITEM = 120, 8, 3
+REPLICATES, N_WORLDS = 200, 400
+
+
+def timed(function, *args, **kwargs):
+    """(result, cpu seconds, wall seconds, peak traced MB)."""
+    tracemalloc.start()
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = function(*args, **kwargs)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    peak = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    return result, cpu, wall, peak
+
+
+def crowd_frame(annotations: Annotations) -> pd.DataFrame:
+    frame = annotations.to_frame().rename(columns={"item_id": "task", "annotator_id": "worker"})
+    return frame[["task", "worker", "label"]].astype({"label": str})
+
+
+def speed() -> None:
+    from crowdkit.aggregation import DawidSkene as CrowdDS
+    from crowdkit.aggregation import OneCoinDawidSkene as CrowdOneCoin
+
+    print(f"load average: {os.getloadavg()}")
+    ann = imagenet_real().annotations
+    fit, cpu, wall, peak = timed(DawidSkene().fit, ann)
+    print(f"Dawid–Skene on ImageNet ReaL to convergence: {fit.convergence.iterations} "
+          f"iterations, last change {fit.convergence.last_change:.2g}; cpu {cpu:.2f} s, wall "
+          f"{wall:.2f} s, peak {peak:.0f} MB (bars: 10 s, 1 GB)")
+    frame = crowd_frame(ann)
+    print(f"\nfixed {FIXED_ITER} iterations from the vote shares, side by side:")
+    print(f"{'model':12} {'ours cpu':>9} {'ours wall':>9} {'crowd-kit cpu':>13} "
+          f"{'crowd-kit wall':>14} {'ratio cpu':>9} {'max |diff|':>10}")
+    for name, ours, theirs in (("dawid-skene", DawidSkene, CrowdDS),
+                               ("one-coin", OneCoin, CrowdOneCoin)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NonConvergenceWarning)
+            fit, cpu, wall, _ = timed(ours(max_iter=FIXED_ITER, tol=0.0).fit, ann)
+        ck, ck_cpu, ck_wall, _ = timed(theirs(n_iter=FIXED_ITER, tol=-np.inf).fit, frame)
+        table = fit.posterior_frame()
+        diff = np.abs(table.to_numpy() - ck.probas_.reindex(
+            index=table.index, columns=[str(c) for c in table.columns]).to_numpy()).max()
+        print(f"{name:12} {cpu:9.2f} {wall:9.2f} {ck_cpu:13.2f} {ck_wall:14.2f} "
+              f"{ck_cpu / cpu:8.1f}x {diff:10.1e}")
+
+    data = dermatology()
+    fit = PrIRN().fit(data.rankings)
+    print(f"\nPrIRN (T=10, alpha=0.01) on dermatology, {N_WORLDS_PRIRN} worlds "
+          f"({data.rankings.n_items} cases x {len(data.conditions)} conditions):")
+    fit.sample_top1(2, seed=0)  # compile the kernels outside the timings
+    fit.sample_plausibilities(1, seed=0)
+    rng = np.random.default_rng(0)
+
+    def numpy_top1(worlds: int) -> np.ndarray:
+        """The plain-numpy peer: every Gamma component drawn, then the argmax."""
+        draws = rng.standard_gamma(fit.concentration, size=(worlds, *fit.concentration.shape))
+        return draws.argmax(axis=2)
+
+    _, peer_cpu, peer_wall, _ = timed(numpy_top1, 20)
+    peer_cpu, peer_wall = peer_cpu * N_WORLDS_PRIRN / 20, peer_wall * N_WORLDS_PRIRN / 20
+    print(f"  {'numpy peer: top-1':22} cpu {peer_cpu:7.2f} s, wall {peer_wall:7.2f} s "
+          "(Generator.standard_gamma on every component, argmax; timed on 20, scaled)")
+    for what, call, worlds in (
+        ("crisp labels", fit.sample_labels, N_WORLDS_PRIRN),
+        ("top-1 per sample", fit.sample_top1, N_WORLDS_PRIRN),
+        ("plausibility vectors", fit.sample_plausibilities, 20),
+    ):
+        _, cpu, wall, peak = timed(call, worlds, seed=0)
+        scale = N_WORLDS_PRIRN / worlds
+        note = f" (timed on {worlds}, scaled)" if scale != 1 else ""
+        print(f"  {what:22} cpu {cpu * scale:7.2f} s, wall {wall * scale:7.2f} s, peak "
+              f"{peak:5.0f} MB, numpy peer / ours {peer_cpu / (cpu * scale):5.1f}x{note} "
+              "(bar: 2 s)")
+
+
+def simulate(rng: np.random.Generator) -> tuple[Annotations, np.ndarray]:
+    priors = np.array([0.5, 0.3, 0.2])
+    truth = rng.choice(3, size=N_ITEMS, p=priors)
+    accuracy = rng.uniform(0.55, 0.9, size=N_ANNOTATORS)
+    who = np.argsort(rng.random((N_ITEMS, N_ANNOTATORS)), axis=1)[:, :PER_ITEM]
+    right = rng.random(who.shape) < accuracy[who]
+    wrong = (truth[:, None] + rng.integers(1, 3, size=who.shape)) % 3
+    label = np.where(right, truth[:, None], wrong)
+    frame = pd.DataFrame({
+        "item_id": np.repeat(np.arange(N_ITEMS), PER_ITEM),
+        "annotator_id": who.ravel(),
+        "label": np.array(["c0", "c1", "c2"])[label.ravel()],
+    })
+    return Annotations.from_frame(frame, taxonomy=Taxonomy.flat(["c0", "c1", "c2"])), truth
+
+
+CONFIGURATIONS = (
+    ("dawid-skene, posterior (plug-in)", DawidSkene(uncertainty="posterior")),
+    ("dawid-skene, parameters (default)", DawidSkene()),
+    ("dawid-skene, parameters, prior=1", DawidSkene(prior=1.0)),
+    ("one-coin, posterior (plug-in)", OneCoin(uncertainty="posterior")),
+    ("one-coin, parameters (default)", OneCoin()),
+)
+
+
+def evidence() -> None:
+    rng = np.random.default_rng(2026)
+    hits = {name: [] for name, _ in CONFIGURATIONS}
+    widths = {name: [] for name, _ in CONFIGURATIONS}
+    errors = {name: [] for name, _ in CONFIGURATIONS}
+    cpu = time.process_time()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NonConvergenceWarning)
+        for _ in range(REPLICATES):
+            ann, truth = simulate(rng)
+            target = int((truth == 0).sum())
+            seed = int(rng.integers(2**62))
+            for name, model in CONFIGURATIONS:
+                fit = model.fit(ann)
+                counts = (fit.sample_labels(N_WORLDS, seed=seed)
+                          == fit.taxonomy.index("c0")).sum(axis=1)
+                low, high = np.quantile(counts, [0.025, 0.975])
+                hits[name].append(low <= target <= high)
+                widths[name].append(high - low)
+                errors[name].append(counts.mean() - target)
+    print(f"\nworld samplers: coverage of the true class-0 count by the 95 % world interval "
+          f"({REPLICATES} simulated collections: {N_ITEMS} items, {N_ANNOTATORS} one-coin "
+          f"annotators, {PER_ITEM} labels per item; {N_WORLDS} worlds; "
+          f"{len(caught)} fits hit max_iter; cpu {time.process_time() - cpu:.0f} s)")
+    print(f"  {'model, worlds':36} {'coverage':>15} {'width':>6} {'mean error':>10}")
+    for name, _ in CONFIGURATIONS:
+        p = float(np.mean(hits[name]))
+        se = np.sqrt(p * (1 - p) / REPLICATES)
+        print(f"  {name:36} {p:8.3f} ± {se:.3f} {np.mean(widths[name]):6.1f} "
+              f"{np.mean(errors[name]):+10.2f}")
+
+
+if __name__ == "__main__":
+    speed()
+    evidence()

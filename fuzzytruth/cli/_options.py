@@ -1,0 +1,263 @@
+"""Options shared by the commands, built from the library's own tables and signatures.
+
+Every option that sets a library parameter is added through :func:`library_option`: its default
+is read from the library function's signature (never restated here), its choices are the tuple
+the library validates against, and the flag is recorded in the command's
+:class:`~fuzzytruth.cli._errors.Flags`, so that a library message naming the parameter names
+the flag instead. The library is imported when a command's parser is built, never for
+``fuzzytruth --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import textwrap
+import typing
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fuzzytruth.cli._errors import Flags
+
+__all__ = [
+    "DEFAULT_MEASURES",
+    "add_encoding_option",
+    "add_format_option",
+    "add_measure_option",
+    "add_rule_options",
+    "add_run_options",
+    "add_taxonomy_options",
+    "add_truth_options",
+    "add_world_options",
+    "library_option",
+    "listing",
+    "literal_choices",
+    "presets_epilog",
+    "signature_default",
+]
+
+DEFAULT_MEASURES = ("P@10", "AP", "nDCG@10")
+"""What ``evaluate`` and ``compare`` report without ``-m``."""
+
+
+def signature_default(function: Callable[..., Any], param: str) -> Any:
+    """The default of ``param`` in ``function``'s signature.
+
+    >>> from fuzzytruth._validation import check_int
+    >>> signature_default(check_int, "minimum")
+    0
+    """
+    value = inspect.signature(function).parameters[param].default
+    if value is inspect.Parameter.empty:
+        raise TypeError(f"{function.__qualname__}() has no default for {param!r}")
+    return value
+
+
+def literal_choices(alias: Any) -> tuple[Any, ...]:
+    """The values of a ``Literal[...]`` type alias, e.g. a library's ``DuplicatePolicy``.
+
+    >>> literal_choices(typing.Literal["a", "b"])
+    ('a', 'b')
+    """
+    return typing.get_args(alias)
+
+
+def listing(values: Iterable[object]) -> str:
+    """``a, b, c``: choices as a help text lists them."""
+    return ", ".join(map(str, values))
+
+
+def library_option(
+    target: argparse._ActionsContainer,
+    flags: Flags,
+    *names: str,
+    param: str,
+    function: Callable[..., Any] | None = None,
+    **kwargs: Any,
+) -> argparse.Action:
+    """Add an option that sets parameter ``param`` of a library function.
+
+    Without an explicit ``default``, the default is ``function``'s (read from its signature).
+    The option's long name is recorded as the flag of ``param`` in ``flags``.
+    """
+    if function is not None and "default" not in kwargs:
+        kwargs["default"] = signature_default(function, param)
+    action = target.add_argument(*names, **kwargs)
+    flags.add(param, max(names, key=len), choices=kwargs.get("choices"))
+    return action
+
+
+def add_taxonomy_options(target: argparse._ActionsContainer, flags: Flags, *, help: str) -> None:
+    """``--taxonomy`` and ``--implicit-root``."""
+    from fuzzytruth.io.tables import read_taxonomy
+
+    library_option(target, flags, "--taxonomy", param="taxonomy", type=Path, default=None,
+                   help=help)
+    library_option(
+        target, flags, "--implicit-root", param="implicit_root", function=read_taxonomy,
+        metavar="NAME", help="a taxonomy with several top nodes: add a root of this name above "
+        "them (default: none, one root is required)",
+    )
+
+
+def add_encoding_option(target: argparse._ActionsContainer, flags: Flags) -> None:
+    """``--encoding`` of the text files read (a file with a byte-order mark says its own)."""
+    from fuzzytruth.io.tables import read_annotations
+
+    library_option(
+        target, flags, "--encoding", param="encoding", function=read_annotations,
+        help="text encoding of the input files without a byte-order mark (default: %(default)s)",
+    )
+
+
+def add_truth_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
+    """The ground truth of ``evaluate`` and ``compare``: one kind of truth, read from files."""
+    group = parser.add_argument_group(
+        "ground truth (one kind: --taxonomy with --annotations, --qrels, or --prob-qrels)"
+    )
+    add_taxonomy_options(group, flags, help="taxonomy file (.json nested, .csv/.tsv edges)")
+    group.add_argument(
+        "--annotations",
+        type=Path,
+        help="annotation table (.csv/.tsv/.parquet: item_id, annotator_id, label)",
+    )
+    library_option(
+        group, flags, "--query-categories", param="query_categories", type=Path, default=None,
+        help="with --annotations: CSV query_id,category; default: each query item's own "
+        "uncertain category",
+    )
+    group.add_argument("--qrels", type=Path, help="crisp TREC qrels file (qid iter docno rel)")
+    group.add_argument(
+        "--prob-qrels",
+        type=Path,
+        help="qrels with a probability column (.csv/.tsv: query_id, doc_id, probability[, grade])",
+    )
+
+
+def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
+    """The runs: TREC files, and what a document listed twice means."""
+    from fuzzytruth._pairs import DUPLICATES
+    from fuzzytruth.io.trec import read_trec_run
+
+    parser.add_argument(
+        "--run",
+        type=Path,
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="TREC run file (qid Q0 docno rank score tag); repeat for several systems",
+    )
+    library_option(
+        parser, flags, "--duplicates", param="duplicates", function=read_trec_run,
+        choices=DUPLICATES,
+        help="a document listed twice for one query in a run or qrels file: an error, or keep "
+        "the highest score (max), the first or the last line (default: %(default)s)",
+    )
+    add_encoding_option(parser, flags)
+
+
+def add_measure_option(parser: argparse.ArgumentParser, flags: Flags) -> None:
+    """``-m``: measures in any spelling the library reads, and trec_eval's groups."""
+    library_option(
+        parser, flags, "--measure", "-m", param="measures", action="append", metavar="MEASURE",
+        default=None,
+        help="measure, repeatable: canonical (P@10, AP, nDCG@10), trec_eval (map, P_10, "
+        "ndcg_cut.10,20; a bare cutoff name such as P or recall means trec_eval's default "
+        "cutoffs) or ir_measures spelling, or a trec_eval group (official, all_trec); "
+        f"default: {listing(DEFAULT_MEASURES)}",
+    )
+
+
+def add_rule_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
+    """Conventions and trec_eval's rules for which queries and documents count."""
+    from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
+    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.runs import TIES
+
+    table = presets()
+    library_option(
+        parser, flags, "--preset", param="preset", function=evaluate, choices=tuple(table),
+        help="convention preset, described below (default: %(default)s)",
+    )
+    library_option(
+        parser, flags, "--ties", param="ties", function=evaluate, choices=TIES,
+        help="order of tied scores (default: the preset's: "
+        + listing(f"{name} {p.ties}" for name, p in table.items()) + ")",
+    )
+    rules = parser.add_argument_group("which queries and documents count (trec_eval's flags)")
+    library_option(
+        rules, flags, "-c", "--complete", param="complete", function=evaluate,
+        action="store_true",
+        help="also score the truth's queries that a run does not answer, as empty lists",
+    )
+    library_option(
+        rules, flags, "--undefined", param="undefined", function=evaluate, choices=UNDEFINED,
+        help="a query where a measure is undefined (no relevant document): it scores the "
+        "measure's undefined value, 0 as in trec_eval (zero), or is left out (skip) "
+        "(default: %(default)s)",
+    )
+    library_option(
+        rules, flags, "--missing", param="missing", function=evaluate, choices=MISSING,
+        help="run queries the truth does not judge: left out with a note (skip) or an error "
+        "(default: %(default)s)",
+    )
+    library_option(
+        rules, flags, "-M", "--depth", param="depth", function=evaluate, type=int,
+        help="evaluate only the top N of each list (default: all)",
+    )
+    library_option(
+        rules, flags, "-l", "--relevance-level", param="relevance_level", function=evaluate,
+        type=float,
+        help="grade from which a document is relevant (default: the preset's, "
+        + listing(sorted({str(p.params.get("rel")) for p in table.values()})) + ")",
+    )
+    library_option(
+        rules, flags, "-J", "--judged-only", param="judged_only", function=evaluate,
+        action="store_true",
+        help="crisp qrels: remove unjudged documents from the rankings first",
+    )
+
+
+def add_world_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
+    """Uncertain truth: how many worlds, the seed, the level of the intervals."""
+    from fuzzytruth.evaluation.engine import evaluate
+
+    group = parser.add_argument_group("uncertainty")
+    library_option(
+        group, flags, "--n-worlds", param="n_worlds", function=evaluate, type=int,
+        help="ground-truth worlds sampled from uncertain truth (default: %(default)s)",
+    )
+    library_option(
+        group, flags, "--seed", param="rng", type=int, default=0,
+        help="seed of the one random generator (default: %(default)s, so that a command run "
+        "twice gives the same numbers)",
+    )
+    library_option(
+        group, flags, "--confidence-level", param="confidence_level", function=evaluate,
+        type=float, help="level of the intervals (default: %(default)s)",
+    )
+
+
+def add_format_option(
+    parser: argparse.ArgumentParser, choices: Sequence[str], *, default: str | None = "text",
+    help: str | None = None,
+) -> None:
+    """``--format``: how the result is printed."""
+    parser.add_argument(
+        "--format", choices=choices, default=default,
+        help=help or "output format (default: %(default)s)",
+    )
+
+
+def presets_epilog() -> str:
+    """The presets with their descriptions, from the library's table, for a help epilog."""
+    from fuzzytruth.measures.registry import presets
+
+    lines = ["presets (--preset):"]
+    for name, preset in presets().items():
+        lines += textwrap.wrap(
+            f"{name}: {preset.description}", width=92, initial_indent="  ",
+            subsequent_indent="      ",
+        )
+    return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""The annotators' ranked answers (Santini eq. 19) as padded arrays, one row per list.
+
+Every annotator α answers a query with a ranked list ``I_1, ..., I_m`` of database items and a
+relevance ``s_k`` in [0, 1] for each; the paper assumes ``s_k >= s_(k+1)``. The long table of
+answers (one row per (query, annotator, item)) becomes :class:`AnnotatorLists`: the lists in a
+canonical order (queries sorted, then annotators sorted), each padded to the longest, so that
+the kernel scores all of them at once and nothing depends on the order of the table's rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth._validation import check_choice
+from fuzzytruth.displacement.frames import (
+    distinct_text,
+    first_duplicate,
+    lexsort_unless_sorted,
+    located,
+    numeric,
+    require,
+    text_codes,
+)
+
+__all__ = ["ON_UNSORTED", "AnnotatorLists", "annotator_lists"]
+
+ON_UNSORTED = ("raise", "sort")
+"""What to do with a list whose relevance increases down the list."""
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotatorLists:
+    """Every (query, annotator) answer, padded: row ``r`` is one list, column ``j`` its
+    position ``k = j + 1``.
+
+    Attributes
+    ----------
+    query_ids : numpy.ndarray
+        ``(n_queries,)`` the distinct query ids as given, sorted.
+    list_query : numpy.ndarray
+        ``(n_lists,)`` position in ``query_ids`` of each list's query.
+    list_annotator : numpy.ndarray
+        ``(n_lists,)`` annotator id of each list, as given (sorted within a query).
+    lengths : numpy.ndarray
+        ``(n_lists,)`` list length ``m``.
+    relevance : numpy.ndarray
+        ``(n_lists, width)`` relevance ``s_k``; 0 past the list's end.
+    items : numpy.ndarray
+        ``(n_lists, width)`` the item at each position, as a code into ``item_ids``; -1 past
+        the list's end.
+    item_ids : numpy.ndarray
+        ``(n_item_ids,)`` the distinct item ids of all lists, as text (the join key with the
+        runs' document ids).
+    """
+
+    query_ids: np.ndarray
+    list_query: np.ndarray
+    list_annotator: np.ndarray
+    lengths: np.ndarray
+    relevance: np.ndarray
+    items: np.ndarray
+    item_ids: np.ndarray
+
+    def __repr__(self) -> str:
+        return (
+            f"AnnotatorLists({len(self.lengths)} lists of {len(self.query_ids)} queries, "
+            f"longest {self.relevance.shape[1]})"
+        )
+
+    @property
+    def query_keys(self) -> np.ndarray:
+        """The query ids as text: the join key with the runs' query ids."""
+        return self.query_ids.astype(str)
+
+    def where(self, r: int) -> str:
+        """``"query 'q', annotator 'a'"`` for list ``r``, for messages."""
+        return f"query {self.query_ids[self.list_query[r]]!r}, annotator {self.list_annotator[r]!r}"
+
+
+def annotator_lists(
+    frame: pd.DataFrame, *, names: dict[str, str], on_unsorted: str = "raise"
+) -> AnnotatorLists:
+    """Validate the long table of answers and pad it into :class:`AnnotatorLists`.
+
+    Within a (query, annotator) list, ascending ``rank`` gives the order (ranks unique, not
+    necessarily contiguous); each item at most once; relevance in [0, 1] and non-increasing
+    down the list (else raise, or with ``on_unsorted="sort"`` re-order the list by decreasing
+    relevance, stably, with a ``UserWarning``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``query_id``, ``annotator_id``, ``item_id``, ``rank``, ``relevance`` (named
+        through ``names``).
+    names : dict
+        Column name of each role (:func:`~fuzzytruth.displacement.frames.column_names`).
+    on_unsorted : {"raise", "sort"}, default "raise"
+        See above.
+
+    Examples
+    --------
+    >>> from fuzzytruth.displacement.frames import column_names
+    >>> frame = pd.DataFrame({"query_id": "q", "annotator_id": ["v", "u", "u"],
+    ...                       "item_id": ["a", "b", "a"], "rank": [1, 2, 1],
+    ...                       "relevance": [1.0, 0.5, 1.0]})
+    >>> lists = annotator_lists(frame, names=column_names(None))
+    >>> lists.list_annotator.tolist(), lists.lengths.tolist()
+    (['u', 'v'], [2, 1])
+    >>> lists.items.tolist(), lists.item_ids.tolist()  # -1 pads the shorter list
+    ([[0, 1], [0, -1]], ['a', 'b'])
+    """
+    check_choice("on_unsorted", on_unsorted, ON_UNSORTED)
+    c = names
+    cols = [c["query_id"], c["annotator_id"], c["item_id"], c["rank"], c["relevance"]]
+    require(frame, "annotations", cols)
+    rank = numeric(frame, "annotations", c["rank"])
+    rel = numeric(frame, "annotations", c["relevance"])
+    outside = (rel < 0) | (rel > 1)
+    if outside.any():
+        j = int(np.argmax(outside))
+        raise ValueError(
+            f"{located(frame, j)}annotations column {c['relevance']!r} must lie in [0, 1]; got "
+            f"{int(outside.sum())} values outside, e.g. {rel[j]:g}"
+        )
+    q_codes, query_ids = text_codes(frame[c["query_id"]], "query ids")
+    a_codes, _ = pd.factorize(frame[c["annotator_id"]].to_numpy(), sort=True)
+    i_codes, i_uniques = pd.factorize(frame[c["item_id"]].to_numpy())
+    item_text, item_ids = distinct_text(i_uniques)
+    item = item_text[i_codes]
+
+    # lists in (query, annotator) order, rows of a list by rank; list number = rank of its key
+    key = q_codes * (int(a_codes.max()) + 1) + a_codes
+    order = lexsort_unless_sorted(rank, key)
+    new_list = np.ones(len(order), dtype=bool)
+    new_list[1:] = key[order[1:]] != key[order[:-1]]
+    lst = np.cumsum(new_list) - 1
+    dup = first_duplicate(rank[order], lst)
+    if dup is not None:
+        row = int(order[dup])
+        raise ValueError(
+            f"{located(frame, row)}annotations column {c['rank']!r} must be unique within each "
+            f"(query, annotator) list; query {frame[c['query_id']].iat[row]!r}, annotator "
+            f"{frame[c['annotator_id']].iat[row]!r} repeats rank {rank[row]:g}"
+        )
+    lengths = np.bincount(lst)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    pos = np.arange(len(lst)) - starts[lst]
+    first_row = order[starts]
+    width = int(lengths.max())
+    relevance = np.zeros((len(lengths), width))
+    relevance[lst, pos] = rel[order]
+    items = np.full((len(lengths), width), -1, dtype=np.int64)
+    items[lst, pos] = item[order]
+    lists = AnnotatorLists(
+        query_ids=query_ids,
+        list_query=q_codes[first_row],
+        list_annotator=frame[c["annotator_id"]].to_numpy()[first_row],
+        lengths=lengths,
+        relevance=relevance,
+        items=items,
+        item_ids=item_ids,
+    )
+    _check_items_unique(lists, frame, order, starts)
+    return _sorted_by_relevance(lists, on_unsorted, c["relevance"])
+
+
+def _check_items_unique(
+    lists: AnnotatorLists, frame: pd.DataFrame, order: np.ndarray, starts: np.ndarray
+) -> None:
+    """Each item at most once per list; else a ValueError naming the list and the item."""
+    by_item = np.sort(lists.items, axis=1)
+    dup = (by_item[:, 1:] == by_item[:, :-1]) & (by_item[:, 1:] >= 0)
+    if dup.any():
+        r = int(np.argmax(dup.any(axis=1)))
+        code = by_item[r, int(np.argmax(dup[r])) + 1]
+        second = int(np.flatnonzero(lists.items[r] == code)[1])
+        raise ValueError(
+            f"{located(frame, int(order[starts[r] + second]))}annotations must list each item "
+            f"at most once per (query, annotator); {lists.where(r)} lists item "
+            f"{lists.item_ids[code]!r} more than once"
+        )
+
+
+def _sorted_by_relevance(lists: AnnotatorLists, on_unsorted: str, column: str) -> AnnotatorLists:
+    """``lists`` unchanged if every list's relevance is non-increasing; else an error, or with
+    ``on_unsorted="sort"`` every list re-ordered by decreasing relevance (stable)."""
+    s = lists.relevance
+    valid = np.arange(s.shape[1]) < lists.lengths[:, None]
+    rising = (s[:, 1:] > s[:, :-1]) & valid[:, 1:]
+    if not rising.any():
+        return lists
+    bad = rising.any(axis=1)
+    r = int(np.argmax(bad))
+    if on_unsorted == "raise":
+        raise ValueError(
+            f"annotations column {column!r} must be non-increasing down each list (Santini "
+            f"eq. 15 assumes s_k >= s_(k+1)); {int(bad.sum())} lists are not, e.g. "
+            f"{lists.where(r)}. Pass on_unsorted='sort' to re-order them by decreasing relevance"
+        )
+    warnings.warn(
+        f"{int(bad.sum())} annotator lists were re-ordered by decreasing relevance (ties keep "
+        f"their rank order), e.g. {lists.where(r)}",
+        UserWarning,
+        stacklevel=4,
+    )
+    by_rel = np.argsort(np.where(valid, -s, np.inf), axis=1, kind="stable")
+    return AnnotatorLists(
+        query_ids=lists.query_ids,
+        list_query=lists.list_query,
+        list_annotator=lists.list_annotator,
+        lengths=lists.lengths,
+        relevance=np.take_along_axis(s, by_rel, axis=1),
+        items=np.take_along_axis(lists.items, by_rel, axis=1),
+        item_ids=lists.item_ids,
+    )

@@ -1,0 +1,102 @@
+"""Parquet tables of ids (annotations): read with every error naming the file, written
+atomically.
+
+A Parquet file may also be compressed as a whole (``labels.parquet.gz``): it goes through
+:func:`fuzzytruth.io.text.read_bytes` first. Before decoding, the size its footer declares
+(the row groups' uncompressed bytes, at least 8 bytes a value) is checked against the same cap
+as a compressed text file (``max_decompressed_bytes``). A corrupt file (truncated, a broken
+footer, pages that do not decode, strings that are not UTF-8) is one ValueError on one line
+naming the file; a missing or empty value names its 1-based row.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fuzzytruth.io.output import open_output
+from fuzzytruth.io.text import MaxBytes, decompression_limit, file_error, read_bytes, shown
+
+__all__ = ["read_parquet_columns", "write_parquet"]
+
+
+def read_parquet_columns(
+    name: str, columns: list[str], max_decompressed_bytes: MaxBytes
+) -> pd.DataFrame:
+    """The ``columns`` of a Parquet file (compressed as a whole or not) as string columns;
+    errors name the file (and the 1-based row)."""
+    import pyarrow.parquet as pq
+
+    data = read_bytes(name, max_decompressed_bytes=max_decompressed_bytes)
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        meta = parquet.metadata
+        limit = decompression_limit(max_decompressed_bytes, len(data))
+        decoded = max(
+            sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)),
+            8 * meta.num_rows * max(meta.num_columns, 1),
+        )
+        if limit is not None and decoded > limit:
+            raise file_error(
+                name,
+                f"this Parquet file decodes to about {decoded:,} bytes, more than "
+                f"{limit:,} (see max_decompressed_bytes; None: no limit)",
+            )
+        found = parquet.schema_arrow.names
+        missing = [c for c in columns if c not in found]
+        if missing:
+            raise file_error(name, f"missing column(s) {missing}; found {shown(found, 300)}")
+        table = parquet.read(columns=columns, use_pandas_metadata=False)
+    except ValueError as err:  # pyarrow.ArrowInvalid and ours
+        if str(err).startswith(name):
+            raise
+        raise file_error(name, f"not a readable Parquet file ({_first_line(err)})") from None
+    except (pa.ArrowException, OSError, KeyError, IndexError, TypeError) as err:
+        raise file_error(name, f"not a readable Parquet file ({_first_line(err)})") from None
+    out = {}
+    for column in columns:
+        values = table.column(column)
+        kind = values.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                or pa.types.is_integer(kind)):
+            raise file_error(
+                name, f"column {column!r} must hold text or integers; it holds {kind}"
+            )
+        values = pc.cast(values, pa.string())
+        try:  # Parquet does not check that its strings are UTF-8
+            values.validate(full=True)
+        except pa.ArrowInvalid:
+            raise file_error(
+                name, f"column {column!r} holds bytes that are not valid UTF-8 text"
+            ) from None
+        empty = pc.or_kleene(values.is_null(), pc.equal(values, ""))
+        rows = np.flatnonzero(empty.to_numpy(zero_copy_only=False))
+        if rows.size:
+            what = "a missing" if values[int(rows[0])].as_py() is None else "an empty"
+            raise file_error(name, f"{what} value in column {column!r}, row {int(rows[0]) + 1}")
+        out[column] = pd.array(values, dtype="str")
+    frame = pd.DataFrame(out)
+    frame.attrs["lines"] = np.arange(1, len(frame) + 1)
+    frame.attrs["unit"] = "row"
+    return frame
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return shown(text[0] if text else type(err).__name__, 200)[1:-1]
+
+
+def write_parquet(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``frame`` (string columns) as Parquet, atomically (compressed as a whole when the
+    name asks for it)."""
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame.astype(str), preserve_index=False)
+    with open_output(path, binary=True) as handle:
+        pq.write_table(table, handle)

@@ -1,0 +1,401 @@
+"""Partial rankings with ties: per item, per reader, an ordered list of tie-groups of classes.
+
+Formats
+-------
+Selectors (JSON; google-deepmind/uncertain_ground_truth's format)
+    A list with one entry per item; an item is a list of readers; a reader is a list of
+    tie-groups, best first; a group is a list of class ids (ints ``0 .. n_classes - 1``).
+    ``[[[[56]]], [[[342], [120]], [[342]]]]``: item 0 has one reader who named class 56; item
+    1 has two readers, the first ranked 342 first and then 120, the second named 342 only.
+    The format has no reader ids: reader ``r`` of an item gets ``reader_id`` ``r``, and the
+    same ``r`` in two items need not be the same person. A reader with no group (``[]``, the
+    padding that ``selectors_utils.pad_selectors`` writes) is skipped.
+Long table (CSV, TSV or Parquet)
+    One row per (item, reader, class): ``item_id, reader_id, class, rank_group``, with
+    ``rank_group`` the 0-based position of the class's tie-group in that reader's ranking.
+
+Rules (both formats): class ids must be known classes; within a reader a class appears once;
+a reader's groups are numbered ``0 .. G-1`` without gaps; no group is empty. A malformed file
+raises a ``ValueError`` naming the file and the line (JSON: the item and the reader).
+
+Text files go through :func:`fuzzytruth.io.text.load_text` / :func:`read_bytes`: compression
+recognised from the content, a byte-order mark removed, an ``encoding`` option.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from numbers import Integral
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.tables import read_delimited, write_delimited
+from fuzzytruth.io.text import read_bytes, to_utf8
+from fuzzytruth.taxonomy import Taxonomy, _show
+
+__all__ = ["Rankings", "read_rankings", "write_rankings"]
+
+_COLUMNS = ["item_id", "reader_id", "class", "rank_group"]
+_FORMATS = ("json", "csv", "tsv", "parquet")
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+
+@dataclass(frozen=True, eq=False)
+class Rankings:
+    """Partial rankings with ties, bound to a taxonomy whose nodes include the classes.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        ``item_id, reader_id, class, rank_group``, sorted by item (in order of first
+        appearance), reader and rank group.
+    taxonomy : Taxonomy
+        Every class is one of its nodes (a flat taxonomy of the classes by default).
+    classes : tuple
+        The classes rankings may name, in the order given (selector class ids are positions
+        in it; the columns of :func:`fuzzytruth.truth.models.irn`).
+
+    Examples
+    --------
+    >>> r = Rankings.from_selectors([[[[0, 3], [2]], [[1], [0]]], [[[2], [0, 1]]]],
+    ...                             classes=["a", "b", "c", "d"])
+    >>> r.to_selectors()
+    [[[[0, 3], [2]], [[1], [0]]], [[[2], [0, 1]]]]
+    >>> r.annotations().to_frame()
+       item_id  annotator_id label  weight
+    0        0             0     a     0.5
+    1        0             0     d     0.5
+    2        0             1     b     1.0
+    3        1             0     c     1.0
+    """
+
+    frame: pd.DataFrame
+    taxonomy: Taxonomy
+    classes: tuple[Hashable, ...]
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        taxonomy: Taxonomy | None = None,
+        classes: Sequence[Hashable] | None = None,
+        item: str = "item_id",
+        reader: str = "reader_id",
+        label: str = "class",
+        group: str = "rank_group",
+        where: np.ndarray | None = None,
+        source: str = "rankings",
+    ) -> Rankings:
+        """Validate a long table (one row per item, reader and class).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The table.
+        taxonomy : Taxonomy, optional
+            Every class must be one of its nodes; default a flat taxonomy of ``classes``.
+        classes : sequence, optional
+            The classes rankings may name (default: the taxonomy's leaves, or the classes
+            found, sorted, when there is no taxonomy).
+        item, reader, label, group : str
+            Column names.
+        where, source : optional
+            For messages: the file line of each row and the file's name.
+        """
+        for arg, col in (("item", item), ("reader", reader), ("label", label),
+                         ("group", group)):
+            if col not in frame.columns:
+                raise ValueError(f"{source}: {arg}={col!r} is not a column; columns are "
+                                 f"{list(frame.columns)}")
+        if len(frame) == 0:
+            raise ValueError(f"{source}: no rankings (the table has no rows)")
+        lines = np.arange(1, len(frame) + 1) if where is None else np.asarray(where)
+        kind = "row" if where is None else "line"
+        groups = pd.to_numeric(pd.Series(frame[group].to_numpy()), errors="coerce").to_numpy()
+        bad = np.flatnonzero(~np.isfinite(groups) | (groups < 0) | (groups != np.round(groups)))
+        if bad.size:
+            raise ValueError(f"{source}, {kind} {int(lines[bad[0]])}: {group} must be an integer "
+                             f">= 0; got {frame[group].iloc[bad[0]]!r}")
+        taxonomy, classes = _universe(taxonomy, classes, frame[label])
+        codes = pd.Index(classes).get_indexer(frame[label])
+        bad = np.flatnonzero(codes < 0)
+        if bad.size:
+            raise ValueError(f"{source}, {kind} {int(lines[bad[0]])}: class "
+                             f"{frame[label].iloc[bad[0]]!r} is not a known class")
+        table = pd.DataFrame({
+            "item_id": frame[item].to_numpy(), "reader_id": frame[reader].to_numpy(),
+            "class": np.asarray(classes, dtype=object)[codes],
+            "rank_group": groups.astype(np.int64), "_code": codes, "_line": lines,
+        })
+        item_codes = pd.factorize(table["item_id"])[0]
+        pair = pd.factorize(pd.MultiIndex.from_arrays([item_codes, table["reader_id"]]))[0]
+        dup = pd.Series(pair * len(classes) + codes).duplicated().to_numpy()
+        if dup.any():
+            row = table.iloc[np.flatnonzero(dup)[0]]
+            raise ValueError(f"{source}, {kind} {int(row['_line'])}: reader {row['reader_id']!r} "
+                             f"ranks class {row['class']!r} twice on item {row['item_id']!r}")
+        per = table.groupby(pair)["rank_group"].agg(["max", "nunique"])
+        gaps = np.flatnonzero(per["max"].to_numpy() + 1 != per["nunique"].to_numpy())
+        if gaps.size:
+            row = table.iloc[np.flatnonzero(pair == per.index[gaps[0]])[0]]
+            raise ValueError(f"{source}, {kind} {int(row['_line'])}: the rank groups of reader "
+                             f"{row['reader_id']!r} on item {row['item_id']!r} must be numbered "
+                             "0, 1, ... without gaps")
+        order = np.lexsort((table["rank_group"].to_numpy(), pair, item_codes))  # stable
+        table = table.iloc[order].drop(columns=["_code", "_line"]).reset_index(drop=True)
+        return cls(table, taxonomy, tuple(classes))
+
+    @classmethod
+    def from_selectors(
+        cls,
+        selectors: Sequence[Any],
+        *,
+        classes: Sequence[Hashable] | int | None = None,
+        taxonomy: Taxonomy | None = None,
+        items: Sequence[Hashable] | None = None,
+        source: str = "selectors",
+    ) -> Rankings:
+        """Rankings from the nested selectors lists (see the module docstring).
+
+        Parameters
+        ----------
+        selectors : list
+            One entry per item: readers, tie-groups, class ids.
+        classes : sequence or int, optional
+            Names of the class ids ``0 .. n - 1`` (or their number: the ids themselves are
+            the names); default ``0 .. max id``.
+        taxonomy : Taxonomy, optional
+            Must contain the class names (default: flat).
+        items : sequence, optional
+            Item ids (default ``0 .. n_items - 1``).
+        source : str
+            Name used in messages (the file).
+        """
+        if not isinstance(selectors, list):
+            raise ValueError(f"{source}: selectors must be a list of items; got "
+                             f"{type(selectors).__name__}")
+        if items is not None and len(items) != len(selectors):
+            raise ValueError(f"items must give one id per item: {len(items)} ids for "
+                             f"{len(selectors)} items")
+        rows = _flatten(selectors, source)
+        ids = np.array([r[3] for r in rows], dtype=np.int64) if rows else np.empty(0, np.int64)
+        if isinstance(classes, Integral) and not isinstance(classes, bool):
+            classes = list(range(int(classes)))
+        if classes is None:
+            classes = list(range(int(ids.max(initial=-1)) + 1))
+        n = len(classes)
+        bad = np.flatnonzero(ids >= n)
+        if bad.size:
+            item_pos, reader_pos = rows[bad[0]][0], rows[bad[0]][1]
+            raise ValueError(f"{source}, item {item_pos}, reader {reader_pos}: class id "
+                             f"{int(ids[bad[0]])} is not below the number of classes ({n})")
+        item_ids = np.arange(len(selectors)) if items is None else np.asarray(items, dtype=object)
+        frame = pd.DataFrame({
+            "item_id": item_ids[[r[0] for r in rows]] if rows else [],
+            "reader_id": [r[1] for r in rows],
+            "class": np.asarray(classes, dtype=object)[ids] if rows else [],
+            "rank_group": [r[2] for r in rows],
+        })
+        return cls.from_frame(frame, taxonomy=taxonomy, classes=classes, source=source)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def items(self) -> pd.Index:
+        """Item ids, in order of first appearance."""
+        return pd.Index(pd.unique(self.frame["item_id"]), name="item_id")
+
+    @property
+    def n_items(self) -> int:
+        """Number of items."""
+        return len(self.items)
+
+    def codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Integer codes ``(item, reader_in_item, class, rank_group)`` per row; ``item``
+        indexes :attr:`items`, ``class`` indexes :attr:`classes`."""
+        item = pd.Index(self.items).get_indexer(self.frame["item_id"])
+        pair = pd.factorize(pd.MultiIndex.from_arrays([item, self.frame["reader_id"]]))[0]
+        first = np.r_[0, np.flatnonzero(np.diff(item)) + 1]
+        reader = pair - pair[first][np.repeat(np.arange(len(first)), np.diff(np.r_[first,
+                                                                                 len(item)]))]
+        label = pd.Index(self.classes).get_indexer(self.frame["class"])
+        return item, reader, label, self.frame["rank_group"].to_numpy()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The long table ``item_id, reader_id, class, rank_group``."""
+        return self.frame.copy()
+
+    def to_selectors(self) -> list:
+        """The nested selectors lists, class ids as positions in :attr:`classes`."""
+        item, _, label, group = self.codes()
+        readers = pd.factorize(pd.MultiIndex.from_arrays([item, self.frame["reader_id"]]))[0]
+        out: list = [[] for _ in range(self.n_items)]
+        current: dict = {}
+        for i, r, c, g in zip(item.tolist(), readers.tolist(), label.tolist(), group.tolist(),
+                              strict=True):
+            ranking = current.get(r)
+            if ranking is None:
+                ranking = current[r] = []
+                out[i].append(ranking)
+            if len(ranking) <= g:
+                ranking.append([])
+            ranking[g].append(c)
+        return out
+
+    def annotations(self) -> Annotations:
+        """Each reader's top group as that reader's labels.
+
+        A reader whose top group holds k classes gives each one weight 1/k (the ``"split"``
+        duplicate policy of :class:`~fuzzytruth.annotations.Annotations`: the reader's vote is
+        shared, an ancestor common to the k classes gets the whole vote once). The annotator
+        id is the reader id; the ranks below the top group are not in the annotations (they
+        stay here).
+        """
+        top = self.frame[self.frame["rank_group"] == 0]
+        return Annotations.from_frame(
+            top.rename(columns={"reader_id": "annotator_id", "class": "label"}),
+            taxonomy=self.taxonomy, duplicates="split",
+        )
+
+    def __repr__(self) -> str:
+        n_readers = self.frame.groupby("item_id", sort=False)["reader_id"].nunique().sum()
+        return (f"Rankings({self.n_items} items, {n_readers} reader rankings, "
+                f"{len(self.classes)} classes)")
+
+
+def _universe(taxonomy, classes, found) -> tuple[Taxonomy, list]:
+    if classes is None:
+        classes = list(taxonomy.leaves) if taxonomy is not None else sorted(pd.unique(found))
+    classes = list(classes)
+    if pd.Index(classes).has_duplicates:
+        raise ValueError("classes must be distinct")
+    if taxonomy is None:
+        taxonomy = Taxonomy.flat(classes)
+    missing = [c for c in classes if c not in taxonomy]
+    if missing:
+        raise ValueError(f"classes {_show(missing)} are not nodes of the taxonomy")
+    return taxonomy, classes
+
+
+def _flatten(selectors: list, source: str) -> list[tuple[int, int, int, int]]:
+    """``(item, reader, group, class id)`` rows of the selectors, checked."""
+    rows = []
+    for i, readers in enumerate(selectors):
+        if not isinstance(readers, list):
+            raise ValueError(f"{source}, item {i}: expected a list of readers; got "
+                             f"{readers!r}")
+        kept = 0
+        for r, ranking in enumerate(readers):
+            where = f"{source}, item {i}, reader {r}"
+            if not isinstance(ranking, list):
+                raise ValueError(f"{where}: expected a list of tie-groups; got {ranking!r}")
+            if not ranking:
+                continue  # padding reader
+            seen: set = set()
+            for g, group in enumerate(ranking):
+                if not isinstance(group, list) or not group:
+                    raise ValueError(f"{where}: tie-group {g} must be a non-empty list of "
+                                     f"class ids; got {group!r}")
+                for c in group:
+                    if isinstance(c, bool) or not isinstance(c, Integral) or c < 0:
+                        raise ValueError(f"{where}: class ids must be integers >= 0; got "
+                                         f"{c!r}")
+                    if c in seen:
+                        raise ValueError(f"{where}: class {c} appears twice in one ranking")
+                    seen.add(c)
+                    rows.append((i, kept, g, int(c)))
+            kept += 1
+        if kept == 0:
+            raise ValueError(f"{source}, item {i}: no reader ranked anything")
+    return rows
+
+
+def _format(path: str | os.PathLike, given: str | None) -> str:
+    suffixes = [x.lower() for x in Path(path).suffixes]
+    while suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes.pop()
+    fmt = given or (suffixes[-1].lstrip(".") if suffixes else "")
+    if fmt not in _FORMATS:
+        raise ValueError(f"format must be one of {_FORMATS} (or a file ending in one of them); "
+                         f"got {fmt!r} for {os.fspath(path)!r}")
+    return fmt
+
+
+def read_rankings(
+    path: str | os.PathLike,
+    *,
+    format: str | None = None,
+    classes: Sequence[Hashable] | int | None = None,
+    taxonomy: Taxonomy | None = None,
+    encoding: str = "utf-8",
+) -> Rankings:
+    """Read partial rankings: selectors JSON, or a long CSV/TSV/Parquet table.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (compression recognised from the content).
+    format : {"json", "csv", "tsv", "parquet"}, optional
+        Overrides the suffix.
+    classes : sequence or int, optional
+        JSON: names of the class ids (see :meth:`Rankings.from_selectors`); tables: the classes
+        rankings may name.
+    taxonomy : Taxonomy, optional
+        Must contain the classes.
+    encoding : str
+        Encoding of a text file without a byte-order mark.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "sel.json")
+    >>> _ = open(path, "w").write("[[[[1], [0]], [[1]]], [[[0, 1]]]]")
+    >>> read_rankings(path, classes=["flu", "cold"]).to_frame()
+      item_id  reader_id class  rank_group
+    0       0          0  cold           0
+    1       0          0   flu           1
+    2       0          1  cold           0
+    3       1          0   flu           0
+    4       1          0  cold           0
+    """
+    fmt = _format(path, format)
+    name = os.fspath(path)
+    if fmt == "json":
+        try:
+            data = json.loads(to_utf8(read_bytes(name), name, encoding))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{name}, line {err.lineno}: invalid JSON ({err.msg}); expected "
+                             "selectors such as [[[[56]], [[342], [120]]]]") from None
+        return Rankings.from_selectors(data, classes=classes, taxonomy=taxonomy, source=name)
+    if fmt == "parquet":
+        frame = pd.read_parquet(name)
+        return Rankings.from_frame(frame, taxonomy=taxonomy, classes=classes, source=name,
+                                   where=np.arange(len(frame)) + 1)
+    frame = read_delimited(name, delimiter="," if fmt == "csv" else "\t", required=_COLUMNS,
+                           encoding=encoding)
+    return Rankings.from_frame(frame, taxonomy=taxonomy, classes=classes, source=name,
+                               where=frame.attrs["lines"])
+
+
+def write_rankings(rankings: Rankings, path: str | os.PathLike, *,
+                   format: str | None = None) -> None:
+    """Write rankings as selectors JSON (class ids = positions in ``rankings.classes``; item
+    and reader ids are not kept) or as a long table; round-trips with :func:`read_rankings`."""
+    fmt = _format(path, format)
+    if fmt == "json":
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(rankings.to_selectors(), handle)
+            handle.write("\n")
+    elif fmt == "parquet":
+        rankings.to_frame().to_parquet(path, index=False)
+    else:
+        write_delimited(rankings.to_frame().astype({"class": str}), path, fmt,
+                        ["item_id", "reader_id", "class"])

@@ -1,0 +1,357 @@
+"""Text for reports, read off the result objects: what was computed, and tables without
+columns that carry nothing.
+
+Every word about a procedure here comes from the tables that :func:`fuzzytruth.evaluate` and
+:func:`fuzzytruth.stats.compare` return (their ``method``, ``interval``, ``estimand``,
+``correction``, ``n_worlds`` columns and the Comparison's ``n_resamples``), never from what a
+caller believes it asked for: a report that runs a randomisation test says so, and says B;
+one that runs a t test names the t test and prints no B.
+
+* :func:`describe_comparison`: one sentence naming the procedure, estimand, correction, level,
+  and B and the number of worlds only where they were used;
+* :func:`comparison_table`: one measure's pairs as display strings, with a ``P(A>B)`` column
+  only under uncertain truth and an interval column only when the procedure has one;
+* :func:`comparison_notes`: what the stars, ``d_z``, ``W/T/L`` and ``P(A>B)`` mean, exactly;
+* :func:`system_table`: each system's mean with its interval over queries and its spread
+  over the truths, side by side, the spread dropped when it is zero-width (a crisp truth);
+* :func:`system_notes`: what each of those intervals means, in words;
+* :func:`drop_empty_columns`: a tidy table without all-NaN columns, zero-width interval
+  pairs and all-zero Monte Carlo errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.stats.paired import EXACT_MAX_QUERIES
+from fuzzytruth.stats.procedures import BOOTSTRAP_METHODS
+
+__all__ = [
+    "PROCEDURES",
+    "comparison_notes",
+    "comparison_table",
+    "describe_comparison",
+    "drop_empty_columns",
+    "resampling_used",
+    "system_notes",
+    "system_table",
+]
+
+PROCEDURES = {
+    "t": "paired t test with its t interval",
+    "bootstrap": "studentised bootstrap (bootstrap-t) test and interval",
+    "bca": "BCa bootstrap interval with the test that inverts it",
+    "percentile": "percentile bootstrap interval with the test that inverts it",
+    "basic": "basic bootstrap interval with the test that inverts it",
+    "randomization": "paired randomisation (sign-flip) test with the interval that inverts it",
+    "wilcoxon": "Wilcoxon signed-rank test (symmetry about 0; no interval)",
+    "sign": "sign test (median difference; no interval)",
+}
+"""What each ``method`` of :func:`~fuzzytruth.stats.compare` is, in words."""
+
+ESTIMANDS = {
+    "queries": "new queries like these, judged the same way",
+    "collection": "new queries like these, each scored by its expected value under these "
+    "annotators' labels",
+    "population": "new queries and new annotators of the same kind",
+}
+"""What each ``estimand`` generalises to, in words."""
+
+_CORRECTIONS = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini–Hochberg",
+    "by": "Benjamini–Yekutieli",
+    "romano-wolf": "Romano–Wolf max-|t| step-down",
+    "tukey-randomized": "randomised Tukey HSD (assumes exchangeable systems)",
+    "tukey-anova": "Tukey HSD on the paired ANOVA (assumes exchangeable systems)",
+    "none": "no",
+}
+_RESAMPLED_CORRECTIONS = ("romano-wolf", "tukey-randomized")
+
+
+def _one(table: pd.DataFrame, column: str) -> Any:
+    values = pd.unique(table[column])
+    if len(values) != 1:
+        raise ValueError(f"table must hold one {column} per report; got {list(values)}")
+    return values[0]
+
+
+def _query_count(table: pd.DataFrame) -> str:
+    """The number of queries of a table's rows: '100', or a range '98–100' when they differ
+    (the expected number per world under ``undefined="skip"`` is rounded)."""
+    counts = sorted({round(float(n)) for n in table["n_queries"]})
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+
+
+def resampling_used(table: pd.DataFrame) -> bool:
+    """Whether any row of a comparison table drew resamples (so that B means something).
+
+    Bootstrap procedures, the randomisation test beyond its exact range
+    (``n_queries > 16``: all sign flips are enumerated below), the resampled corrections
+    (Romano–Wolf, randomised Tukey) and the annotator-population estimand (its replicates)
+    resample; the t, Wilcoxon and sign tests with Holm-type corrections do not.
+
+    Examples
+    --------
+    >>> resampling_used(pd.DataFrame({"method": ["t"], "correction": ["holm"],
+    ...                               "estimand": ["queries"], "n_queries": [30]}))
+    False
+    >>> resampling_used(pd.DataFrame({"method": ["randomization"], "correction": ["holm"],
+    ...                               "estimand": ["queries"], "n_queries": [30]}))
+    True
+    """
+    method = table["method"].to_numpy(dtype=object)
+    randomized = (method == "randomization") & (table["n_queries"].to_numpy() > EXACT_MAX_QUERIES)
+    return bool(
+        np.isin(method, BOOTSTRAP_METHODS).any()
+        or randomized.any()
+        or table["correction"].isin(_RESAMPLED_CORRECTIONS).any()
+        or (table["estimand"] == "population").any()
+    )
+
+
+def describe_comparison(comparison: Any) -> str:
+    """One sentence saying what a :class:`~fuzzytruth.stats.Comparison` computed.
+
+    The procedure (from ``method``), its estimand and what that generalises to, the
+    correction, the alternative and level, the number of queries; B only where resampling
+    was used (:func:`resampling_used`) and the number of ground-truth worlds only where the
+    scores came from worlds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fuzzytruth.stats import compare
+    >>> rng = np.random.default_rng(0)
+    >>> scores = rng.random((2, 30))
+    >>> print(describe_comparison(compare(scores, rng=0)))
+    paired t test with its t interval, two-sided, 95% level, estimand "queries" (new queries like these, judged the same way), Holm correction within each measure, 30 queries.
+    >>> print(describe_comparison(compare(scores, method="randomization", n_resamples=999,
+    ...                                   rng=0)))
+    paired randomisation (sign-flip) test with the interval that inverts it, two-sided, 95% level, estimand "queries" (new queries like these, judged the same way), Holm correction within each measure, 30 queries, B = 999 resamples.
+    """  # noqa: E501
+    table = comparison.table
+    method = _one(table, "method")
+    estimand = _one(table, "estimand")
+    level = float(_one(table, "confidence_level"))
+    parts = [
+        PROCEDURES.get(method, method),
+        f"{_one(table, 'alternative')}",
+        f"{round(100 * level, 6):g}% level",
+        f'estimand "{estimand}" ({ESTIMANDS.get(estimand, estimand)})',
+        f"{_CORRECTIONS.get(_one(table, 'correction'), _one(table, 'correction'))} correction "
+        "within each measure",
+        f"{_query_count(table)} queries",
+    ]
+    if "n_worlds" in table.columns and table["n_worlds"].notna().any():
+        worlds = int(table["n_worlds"].max())
+        parts.append(f"each query's score averaged over {worlds} sampled ground-truth worlds")
+    if resampling_used(table):
+        noun = "replicates" if estimand == "population" else "resamples"
+        parts.append(f"B = {comparison.n_resamples} {noun}")
+    return ", ".join(parts) + "."
+
+
+def _p(value: float) -> str:
+    if not np.isfinite(value):
+        return "nan"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.DataFrame:
+    """One measure's pairs as display strings, without columns that carry nothing.
+
+    Columns ``A, B, mean A, mean B, A − B``, the interval (``95% CI``; left out when the
+    procedure has none, as the Wilcoxon and sign tests), ``p, p adj, d_z, W/T/L``,
+    ``P(A>B)`` (only when the table has ``prob_a_better``: uncertain truth) and a star
+    column (``*`` where ``pvalue_adjusted < alpha``). :func:`comparison_notes` explains them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fuzzytruth.stats import compare
+    >>> rng = np.random.default_rng(0)
+    >>> result = compare(rng.random((2, 30)) + [[0.2], [0.0]], measure="AP", rng=0)
+    >>> print(comparison_table(result, "AP").to_string(index=False))
+          A       B mean A mean B  A − B           95% CI     p p adj  d_z  W/T/L
+    system0 system1  0.734  0.476 +0.258 [+0.103, +0.413] 0.002 0.002 0.62 22/0/8 *
+    """
+    table = comparison.table[comparison.table["measure"] == measure]
+    if table.empty:
+        known = list(pd.unique(comparison.table["measure"]))
+        raise ValueError(f"measure must be one of {known}; got {measure!r}")
+    level = f"{round(100 * float(_one(table, 'confidence_level')), 6):g}% CI"
+    shown = pd.DataFrame({
+        "A": table["system_a"].astype(str),
+        "B": table["system_b"].astype(str),
+        "mean A": table["mean_a"].map(lambda v: f"{v:.{digits}f}"),
+        "mean B": table["mean_b"].map(lambda v: f"{v:.{digits}f}"),
+        "A − B": table["difference"].map(lambda v: f"{v:+.{digits}f}"),
+    })
+    if table[["ci_low", "ci_high"]].notna().any(axis=None):
+        shown[level] = [
+            f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" if np.isfinite(lo) else "none"
+            for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)
+        ]
+    shown["p"] = table["pvalue"].map(_p)
+    shown["p adj"] = table["pvalue_adjusted"].map(_p)
+    shown["d_z"] = table["effect_size"].map(lambda v: f"{v:.2f}")
+    shown["W/T/L"] = [f"{w}/{t}/{lo}" for w, t, lo in
+                      zip(table["wins"], table["ties"], table["losses"], strict=True)]
+    if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
+        shown["P(A>B)"] = table["prob_a_better"].map(lambda v: f"{v:.2f}")
+    shown[""] = np.where(table["pvalue_adjusted"] < comparison.alpha, "*", "")
+    return shown.reset_index(drop=True)
+
+
+def comparison_notes(comparison: Any) -> list[str]:
+    """Footnotes for :func:`comparison_table`: the star, ``d_z``, ``W/T/L`` and ``P(A>B)``.
+
+    ``P(A>B)`` is explained as :func:`~fuzzytruth.stats.compare` computes it: for estimand
+    "collection" the share of the sampled ground-truth worlds in which A's mean over these
+    queries is higher than B's (queries and labels fixed: a description of the truth's
+    uncertainty, not a test); for "population" the share of the two-stage replicates (new
+    queries and new annotators) in which A's mean is higher.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fuzzytruth.stats import compare
+    >>> worlds = np.random.default_rng(0).random((40, 2, 30))  # 40 worlds, 2 systems
+    >>> for note in comparison_notes(compare(worlds, rng=0)):
+    ...     print(note)
+    Starred rows (*): adjusted p < 0.05 (Holm within each measure); their intervals exclude 0.
+    d_z: Cohen's d_z, the mean difference over the standard deviation of the per-query differences.
+    W/T/L: queries on which A's score is higher / equal / lower than B's.
+    P(A>B): the share of the 40 sampled ground-truth worlds in which A's mean over these 30 queries is higher than B's (ties apart); the queries and the labels are held fixed, so it describes the truth's uncertainty and is not a test.
+    """  # noqa: E501
+    table = comparison.table
+    correction = _one(table, "correction")
+    star = f"Starred rows (*): adjusted p < {comparison.alpha:g}"
+    star += "" if correction == "none" else f" ({_CORRECTIONS.get(correction, correction)} " \
+        "within each measure)"
+    notes = [
+        star + "; their intervals exclude 0."
+        if table[["ci_low", "ci_high"]].notna().any(axis=None) else star + ".",
+        "d_z: Cohen's d_z, the mean difference over the standard deviation of the per-query "
+        "differences.",
+        "W/T/L: queries on which A's score is higher / equal / lower than B's.",
+    ]
+    if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
+        estimand = _one(table, "estimand")
+        n_queries = _query_count(table)
+        if estimand == "population":
+            notes.append(
+                f"P(A>B): the share of the {comparison.n_resamples} two-stage bootstrap "
+                "replicates (queries and annotators resampled, membership rebuilt) in which "
+                "A's mean is higher than B's."
+            )
+        else:
+            worlds = int(table["n_worlds"].max())
+            notes.append(
+                f"P(A>B): the share of the {worlds} sampled ground-truth worlds in which A's "
+                f"mean over these {n_queries} queries is higher than B's (ties apart); the "
+                "queries and the labels are held fixed, so it describes the truth's "
+                "uncertainty and is not a test."
+            )
+    return notes
+
+
+_INTERVAL_PAIRS = (("ci_low", "ci_high"), ("truth_low", "truth_high"))
+
+
+def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without the columns that carry nothing.
+
+    Dropped: columns that are NaN in every row; interval pairs (``ci_low/ci_high``,
+    ``truth_low/truth_high``) whose ends are equal in every row (zero width, as the spread
+    over truths of a crisp truth), with ``truth_std`` when the truth pair goes; ``mc_se``
+    (nothing was sampled) and ``p_undefined`` (every value defined) when 0 everywhere.
+
+    Examples
+    --------
+    >>> from fuzzytruth import Qrels, Run, evaluate
+    >>> qrels = Qrels(["q1", "q2", "q3"], ["a", "b", "c"], [1, 1, 1])
+    >>> run = Run(["q1", "q2", "q3"], ["a", "x", "c"], [1.0, 1.0, 1.0])
+    >>> table = evaluate(run, qrels, "P@1").aggregate()
+    >>> list(drop_empty_columns(table).columns)
+    ['system', 'measure', 'value', 'ci_low', 'ci_high', 'estimand', 'n_queries', 'confidence_level', 'method']
+    """  # noqa: E501
+    drop = [c for c in frame.columns if frame[c].isna().all()]
+    for low, high in _INTERVAL_PAIRS:
+        if low in frame.columns and high in frame.columns:
+            same = (frame[low] == frame[high]) | (frame[low].isna() & frame[high].isna())
+            if same.all():
+                drop += [low, high]
+                if low == "truth_low" and "truth_std" in frame.columns:
+                    drop.append("truth_std")
+    for column in ("mc_se", "p_undefined"):
+        if column in frame.columns and (frame[column].fillna(0) == 0).all():
+            drop.append(column)
+    return frame.drop(columns=list(dict.fromkeys(drop)))
+
+
+def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
+    """Each system's mean with its two intervals, as display strings.
+
+    Columns ``system, measure, mean``, ``over queries`` (``ci_low``–``ci_high``),
+    ``over truths`` (``truth_low``–``truth_high``; left out when zero-width everywhere, as
+    with a crisp truth, or absent) and ``method``. :func:`system_notes` says what the two
+    intervals mean.
+
+    Examples
+    --------
+    >>> from fuzzytruth import Qrels, Run, evaluate
+    >>> qrels = Qrels(["q1", "q2", "q3"], ["a", "b", "c"], [1, 1, 1])
+    >>> run = Run(["q1", "q2", "q3"], ["a", "x", "c"], [1.0, 1.0, 1.0])
+    >>> print(system_table(evaluate(run, qrels, "P@1").aggregate()).to_string(index=False))
+    system measure  mean    over queries method
+       run     P@1 0.667 [-0.768, 2.101]  crisp
+    """
+    kept = drop_empty_columns(aggregate)
+    shown = pd.DataFrame({
+        "system": aggregate["system"].astype(str),
+        "measure": aggregate["measure"].astype(str),
+        "mean": aggregate["value"].map(lambda v: f"{v:.{digits}f}"),
+    })
+    for name, (low, high) in zip(("over queries", "over truths"), _INTERVAL_PAIRS, strict=True):
+        if low in kept.columns:
+            shown[name] = [
+                f"[{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "none"
+                for lo, hi in zip(aggregate[low], aggregate[high], strict=True)
+            ]
+    shown["method"] = aggregate["method"].astype(str)
+    return shown.reset_index(drop=True)
+
+
+def system_notes(aggregate: pd.DataFrame, *, n_worlds: int = 0) -> list[str]:
+    """What the two intervals of :func:`system_table` mean, in words, from the table.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"value": [0.5], "ci_low": [0.4], "ci_high": [0.6],
+    ...     "estimand": ["collection"], "n_queries": [100], "truth_low": [0.48],
+    ...     "truth_high": [0.52], "confidence_level": [0.95]})
+    >>> for note in system_notes(table, n_worlds=500):
+    ...     print(note)
+    over queries: the 95% t interval over the 100 queries (estimand "collection"): where the mean would fall with new queries like these, each scored by its expected value under these annotators' labels.
+    over truths: the middle 95% of the mean over 500 sampled ground-truth worlds, the queries held fixed: how much the annotators' disagreement alone moves it.
+    """  # noqa: E501
+    level = f"{round(100 * float(_one(aggregate, 'confidence_level')), 6):g}%"
+    estimand = _one(aggregate, "estimand")
+    n_queries = _query_count(aggregate)
+    notes = [
+        f"over queries: the {level} t interval over the {n_queries} queries (estimand "
+        f'"{estimand}"): where the mean would fall with {ESTIMANDS.get(estimand, estimand)}.'
+    ]
+    if "truth_low" in drop_empty_columns(aggregate).columns:
+        notes.append(
+            f"over truths: the middle {level} of the mean over {n_worlds} sampled "
+            "ground-truth worlds, the queries held fixed: how much the annotators' "
+            "disagreement alone moves it."
+        )
+    return notes

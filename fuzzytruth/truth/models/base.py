@@ -1,0 +1,331 @@
+"""What every fitted truth model gives: a posterior, a keyed world sampler, diagnostics.
+
+A truth model is configured, then ``fit(annotations)`` returns a frozen result object (in the
+style of scipy's results) with:
+
+``posterior`` / ``classes``
+    p(class | item) over the labels the model reasons about (``classes``, nodes of the
+    taxonomy), one row per item (``items``), rows summing to 1;
+``membership``
+    the same posterior as a :class:`~fuzzytruth.truth.membership.Membership`: each class's mass is
+    closed over its ancestors, exactly as annotator shares are (Santini eq. 6–8), so a label
+    model's truth feeds everything a membership feeds;
+``sample_plausibilities(worlds, seed=...)`` / ``sample_labels(worlds, seed=...)``
+    plausible truths that carry the model's own uncertainty: per world, an items × classes
+    plausibility matrix (for soft measures) or one class per item (for retrieval measures);
+``name``, ``settings``, ``convergence``
+    what was fitted, with which settings, and how the fit ended.
+
+Keyed draws
+-----------
+Every random number of a world comes from :mod:`fuzzytruth._random`: it is a function
+of the seed, of what is drawn (a stream), of a unit key (an item's id, or an annotator's id and
+a class) and of the world's number, and of nothing else. A world is therefore the same whatever
+block of worlds it is computed in, whatever the order of the items, and whatever else is drawn
+with it. Blocks of worlds are sized from a memory budget
+(:data:`fuzzytruth._resampling.MEMORY_BUDGET`).
+
+Crisp labels are drawn from each world's plausibility row by inverse CDF on the keyed uniform of
+(item, world) in stream :data:`LABEL_STREAM`, the stream of today's annotator worlds
+(:func:`fuzzytruth.truth.categorical_worlds.sample_labels`), so the shares model reproduces them
+bit for bit. When the plausibilities of a world do not depend on the world (a point posterior),
+one crisp label per item per world is simply a draw from the posterior; what a model's own
+sampler adds (parameter draws, Dirichlet plausibilities) changes the *joint* law of the worlds —
+labels of different items drawn under the same drawn parameters are dependent — and the spread
+of soft measures, never the marginal p(class | item) of a single crisp label under a point
+posterior.
+Each model's docstring says what its sampler draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.truth.membership import Membership
+
+__all__ = [
+    "LABEL_STREAM",
+    "Convergence",
+    "FittedTruth",
+    "NonConvergenceWarning",
+    "as_seed",
+    "as_worlds",
+]
+
+LABEL_STREAM = 1
+"""Keyed stream of the crisp label draws (the stream of the annotator worlds)."""
+
+
+class NonConvergenceWarning(UserWarning):
+    """An iterative fit stopped at its iteration limit before meeting its tolerance."""
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """How an iterative fit ended.
+
+    Attributes
+    ----------
+    iterations : int
+        Iterations run (E-step + M-step pairs for EM); 0 for a closed-form model.
+    last_change : float
+        The stopping quantity at the last iteration (each model names it); 0.0 for a
+        closed-form model.
+    converged : bool
+        True when ``last_change <= tol`` (always True for a closed-form model).
+    tol : float
+        The tolerance the fit was run with (0.0 for a closed-form model).
+    criterion : str
+        What ``last_change`` measures.
+    """
+
+    iterations: int
+    last_change: float
+    converged: bool
+    tol: float = 0.0
+    criterion: str = "closed form"
+
+
+CLOSED_FORM = Convergence(iterations=0, last_change=0.0, converged=True)
+
+
+def as_seed(seed: int | np.random.Generator | None) -> int:
+    """The seed of the keyed draws: an int is used as given; a Generator (or None, fresh
+    entropy) gives one through :func:`fuzzytruth._random.draw_seed`."""
+    if isinstance(seed, bool):
+        raise ValueError(f"seed must be an int or a numpy Generator; got {seed!r}")
+    if isinstance(seed, int | np.integer):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative int; got {seed!r}")
+        return int(seed)
+    if seed is None or isinstance(seed, np.random.Generator):
+        return draw_seed(np.random.default_rng(seed))
+    raise ValueError(f"seed must be an int, a numpy Generator or None; got {seed!r}")
+
+
+def as_worlds(worlds: int | np.ndarray | range) -> np.ndarray:
+    """World numbers: ``n`` means ``0 .. n-1``; an array of non-negative ints is used as given."""
+    if isinstance(worlds, bool):
+        raise ValueError(f"worlds must be a count or an array of world numbers; got {worlds!r}")
+    if isinstance(worlds, int | np.integer):
+        if worlds < 1:
+            raise ValueError(f"worlds must be a positive count; got {worlds!r}")
+        return np.arange(int(worlds), dtype=np.int64)
+    arr = np.asarray(worlds)
+    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
+        raise ValueError(
+            "worlds must be a positive count or a 1-d array of non-negative world numbers; "
+            f"got {worlds!r}"
+        )
+    return arr.astype(np.int64)
+
+
+def categorical_pick(u: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draws: ``out[..., i]`` is the first column whose cumulative probability
+    exceeds ``u[..., i]``; a column of probability 0 is never drawn.
+
+    ``probabilities`` is ``(..., n_items, n_classes)`` with rows summing to 1 and ``u`` is
+    ``(..., n_items)``; the last column with a positive probability absorbs rounding.
+
+    Examples
+    --------
+    >>> categorical_pick(np.array([0.1, 0.6, 0.99]), np.array([[0.5, 0.0, 0.5]] * 3)).tolist()
+    [0, 2, 2]
+    """
+    cum = np.cumsum(probabilities, axis=-1)
+    positive = probabilities > 0
+    last = probabilities.shape[-1] - 1 - np.argmax(positive[..., ::-1], axis=-1)
+    cum[np.arange(cum.shape[-1]) >= last[..., None]] = np.inf
+    return (u[..., None] >= cum).sum(axis=-1)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FittedTruth:
+    """A fitted truth model: posterior, membership, keyed worlds and diagnostics.
+
+    Attributes
+    ----------
+    name : str
+        The model's name (``"shares"``, ``"dawid-skene"``, ...), as outputs will print it.
+    settings : Mapping[str, Any]
+        The settings it was fitted with.
+    taxonomy : Taxonomy
+        The taxonomy of the annotations.
+    items : pandas.Index
+        Item ids, the row order of :attr:`posterior`.
+    classes : tuple
+        The taxonomy nodes the posterior is over, its column order.
+    posterior : numpy.ndarray
+        ``(n_items, n_classes)`` p(class | item); rows sum to 1. Read-only.
+    convergence : Convergence
+        Iterations, last change and whether the tolerance was met.
+    """
+
+    name: str
+    settings: Mapping[str, Any]
+    taxonomy: Taxonomy
+    items: pd.Index
+    classes: tuple[Hashable, ...]
+    posterior: np.ndarray
+    convergence: Convergence = field(default=CLOSED_FORM)
+
+    #: True when every world's plausibilities are the posterior itself (no own sampler).
+    _point_posterior: ClassVar[bool] = True
+    #: True when crisp labels may be drawn from the posterior whatever the world's
+    #: plausibilities (items independent, the posterior their mean): same law, less work.
+    _labels_from_mean: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        self.posterior.flags.writeable = False
+
+    @cached_property
+    def membership(self) -> Membership:
+        """p(node | item) for every taxonomy node: the posterior closed over ancestors."""
+        table = pd.DataFrame(self.posterior, index=self.items, columns=list(self.classes))
+        return Membership.from_probabilities(table, taxonomy=self.taxonomy, close=True)
+
+    @cached_property
+    def item_keys(self) -> np.ndarray:
+        """uint64 keys of the item ids (:func:`fuzzytruth._random.unit_keys`)."""
+        return unit_keys(np.asarray(self.items, dtype=object))
+
+    def posterior_frame(self) -> pd.DataFrame:
+        """The posterior as a table: index ``item_id``, one column per class."""
+        return pd.DataFrame(
+            self.posterior,
+            index=self.items,
+            columns=pd.Index(list(self.classes), name="class"),
+        )
+
+    def most_probable(self) -> pd.Series:
+        """Each item's most probable class (the first one on ties), indexed by item."""
+        pick = np.asarray(self.classes, dtype=object)[self.posterior.argmax(axis=1)]
+        return pd.Series(pick, index=self.items, name="label")
+
+    # ------------------------------------------------------------------ worlds
+    def sample_plausibilities(
+        self,
+        worlds: int | np.ndarray,
+        *,
+        seed: int | np.random.Generator | None,
+        memory_budget: float = MEMORY_BUDGET,
+    ) -> np.ndarray:
+        """Plausibility matrices of the worlds: ``(n_worlds, n_items, n_classes)``.
+
+        Row ``[w, i]`` is a distribution over :attr:`classes`: the truth of item ``i`` in world
+        ``w`` as the model's own uncertainty allows it (see the model's docstring). Its
+        expectation over worlds is :attr:`posterior` for a point posterior and for PrIRN; under
+        parameter draws (Dawid–Skene and kin) it is the posterior averaged over the drawn
+        parameters, close to but not equal to the plug-in posterior. Computed in blocks of
+        worlds sized from ``memory_budget`` bytes.
+
+        Parameters
+        ----------
+        worlds : int or array of int
+            A count ``n`` (worlds ``0 .. n-1``) or the world numbers to draw.
+        seed : int, numpy.random.Generator or None
+            The seed of the keyed draws (a Generator gives one; None: fresh entropy).
+        memory_budget : float
+            Working memory of one block of worlds, in bytes.
+        """
+        worlds = as_worlds(worlds)
+        key = as_seed(seed)
+        per_world = self._bytes_per_world()
+        step = block_rows(1, memory_budget, bytes_per_unit=per_world)
+        out = np.empty((len(worlds), len(self.items), len(self.classes)))
+        for start in range(0, len(worlds), step):
+            block = worlds[start : start + step]
+            out[start : start + len(block)] = self._plausibility_block(key, block)
+        return out
+
+    def sample_labels(
+        self,
+        worlds: int | np.ndarray,
+        *,
+        seed: int | np.random.Generator | None,
+        memory_budget: float = MEMORY_BUDGET,
+    ) -> np.ndarray:
+        """One class per item per world: ``(n_worlds, n_items)`` node indices into
+        ``taxonomy.nodes`` (the encoding of the annotator worlds).
+
+        Item ``i``'s label in world ``w`` is the inverse-CDF draw, on the keyed uniform of
+        (``i``'s id, ``w``), from that world's plausibility row
+        (:meth:`sample_plausibilities`, same seed), so labels and plausibilities describe the
+        same worlds. (PrIRN draws them from its posterior mean instead: the same law, since
+        its items are independent, at a fraction of the cost; see its docstring.)
+        """
+        worlds = as_worlds(worlds)
+        key = as_seed(seed)
+        step = block_rows(1, memory_budget, bytes_per_unit=self._bytes_per_world())
+        columns = self.taxonomy.indices(self.classes)
+        dtype = np.int16 if len(self.taxonomy) < 2**15 else np.int32
+        out = np.empty((len(worlds), len(self.items)), dtype=dtype)
+        for start in range(0, len(worlds), step):
+            block = worlds[start : start + step]
+            out[start : start + len(block)] = columns[self._label_block(key, block)]
+        return out
+
+    # ------------------------------------------------------------------ model hooks
+    def _bytes_per_world(self) -> float:
+        """Working memory of one world of :meth:`_plausibility_block`, in bytes."""
+        return 3.0 * 8 * len(self.items) * len(self.classes)
+
+    def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        """``(n_worlds, n_items, n_classes)`` plausibilities; a point posterior by default."""
+        return np.broadcast_to(self.posterior, (len(worlds), *self.posterior.shape))
+
+    def _label_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities."""
+        if self._point_posterior or self._labels_from_mean:
+            draws = categorical_draws(seed, LABEL_STREAM, self.item_keys, self._cumulative, worlds)
+            return draws.T  # categorical_draws is (n_items, n_worlds)
+        u = uniforms(seed, LABEL_STREAM, self.item_keys, worlds)
+        return categorical_pick(u, self._plausibility_block(seed, worlds))
+
+    @cached_property
+    def _cumulative(self) -> np.ndarray:
+        """Cumulative posterior per item, +inf from its last positive class on: compiled
+        inverse-CDF draws on it equal :func:`categorical_pick` on the posterior."""
+        cum = np.cumsum(self.posterior, axis=1)
+        last = self.posterior.shape[1] - 1 - np.argmax(self.posterior[:, ::-1] > 0, axis=1)
+        cum[np.arange(cum.shape[1])[None, :] >= last[:, None]] = np.inf
+        return cum
+
+    def __repr__(self) -> str:
+        state = "converged" if self.convergence.converged else "NOT converged"
+        return (
+            f"{type(self).__name__}({self.name!r}, {len(self.items)} items × "
+            f"{len(self.classes)} classes, {state} after {self.convergence.iterations} "
+            "iterations)"
+        )
+
+
+def as_annotations(data: Any) -> Annotations:
+    """Annotations as given, or the annotations of partial rankings (each reader's top
+    group; :meth:`fuzzytruth.io.rankings.Rankings.annotations`)."""
+    if isinstance(data, Annotations):
+        return data
+    from fuzzytruth.io.rankings import Rankings
+
+    if isinstance(data, Rankings):
+        return data.annotations()
+    raise ValueError(
+        f"annotations must be an Annotations (or Rankings); got {type(data).__name__}"
+    )
+
+
+def used_classes(annotations: Annotations) -> tuple[np.ndarray, np.ndarray]:
+    """The label columns actually used (taxonomy order) and each vote's position among them."""
+    _, _, label, _ = annotations.codes()
+    used = np.unique(label)
+    return used, np.searchsorted(used, label)

@@ -1,0 +1,260 @@
+"""MACE (Hovy, Berg-Kirkpatrick, Vaswani & Hovy 2013): annotators who know, or spam.
+
+Model. Item i's true class is uniform over the K classes. On each item, annotator a spams with
+probability p_a (and then answers label l with its own strategy ξ_a[l]) or else gives the
+true class. So a's confusion matrix is θ_a[c, l] = p_a ξ_a[l] + (1 − p_a)·[c = l]: Dawid–Skene
+with a structured confusion matrix and fixed uniform priors, and the E-step is Dawid–Skene's.
+The M-step re-estimates, from the posterior probability that each vote was spam (given the
+item posteriors and the current parameters), p_a and ξ_a:
+
+* ``method="em"``: normalised expected counts plus ``smoothing`` (default 0.01/K, crowd-kit's);
+* ``method="vb"``: variational Bayes with a Beta(``alpha``, ``beta``) prior on (spam, know) and
+  a symmetric Dirichlet(``strategy_prior``) on ξ_a: exp ψ(count + prior) / exp ψ(Σ ...).
+
+Initialisation (deterministic, unlike MACE's random restarts): the item posteriors are the
+annotators' shares and the first M-step takes every vote that agrees with them as known
+(p_a from the expected share of votes that disagree, ξ_a from where they fall); then E-step,
+M-step, ... Stopping rule, classes (labels used), vote weights and degenerate cases as for
+:class:`~fuzzytruth.truth.models.dawid_skene.DawidSkene`; ``max_iter=0`` returns the posterior
+under the initial parameters.
+
+Worlds (``uncertainty="parameters"``): per world, each (spam, know) pair is drawn from the Beta
+law of its expected counts + ``prior``, each strategy from the Dirichlet law of its expected
+counts + ``prior``, and the item posteriors are recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.special import digamma
+
+from fuzzytruth._random import unit_keys
+from fuzzytruth._validation import check_choice
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.truth.models._keyed_gamma import dirichlet
+from fuzzytruth.truth.models.base import Convergence, as_annotations
+from fuzzytruth.truth.models.dawid_skene import (
+    _CRITERION,
+    _PARAMETER_STREAM,
+    DawidSkeneFit,
+    Votes,
+    check_identifiable,
+    check_settings,
+    posterior_from,
+    safe_log,
+    warn_if_not_converged,
+)
+
+__all__ = ["Mace", "MaceFit"]
+
+METHODS = ("em", "vb")
+
+
+def confusion(knowing: np.ndarray, strategy: np.ndarray) -> np.ndarray:
+    """``(..., n_annotators, K, K)``: θ[c, l] = p ξ[l] + q [c = l], with (p, q) the
+    (spam, know) weights of ``knowing`` (``(..., n_annotators, 2)``; q = 1 − p under EM,
+    exp E[log ·] weights that sum to less than 1 under VB)."""
+    k = strategy.shape[-1]
+    spam, know = knowing[..., 0], knowing[..., 1]
+    return spam[..., None, None] * strategy[..., None, :] + know[..., None, None] * np.eye(k)
+
+
+def spam_counts(
+    votes: Votes, posterior: np.ndarray, knowing: np.ndarray, strategy: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Expected counts of the E-step: per annotator, spammed and known votes, and the
+    spammed votes per label.
+
+    A vote (a, l) on item i was spam with probability 1 − T[i, l](1 − r_al), where
+    r_al = p_a ξ_a[l] / (p_a ξ_a[l] + q_a) is the chance that a vote for l was spam when l is
+    the true class.
+    """
+    counts = votes.expected_counts(posterior)  # [a, c, l]
+    said = counts.sum(axis=1)  # [a, l]: vote weight per label
+    agree = np.diagonal(counts, axis1=1, axis2=2)  # [a, l]: expected weight where c == l
+    hit = knowing[:, :1] * strategy
+    ratio = np.divide(hit, hit + knowing[:, 1:], out=np.zeros_like(hit),
+                      where=hit + knowing[:, 1:] > 0)
+    by_label = said - agree * (1 - ratio)
+    known = (agree * (1 - ratio)).sum(axis=1)
+    return by_label.sum(axis=1), known, by_label
+
+
+@dataclass(frozen=True)
+class Mace:
+    """MACE, fitted by EM or variational Bayes (see the module docstring).
+
+    Parameters
+    ----------
+    method : {"em", "vb"}
+        Maximum likelihood with smoothing, or variational Bayes with priors.
+    smoothing : float or None
+        Added to the expected counts by ``method="em"``; None means 0.01/K.
+    alpha, beta : float
+        Beta prior on (spam, know) of ``method="vb"``.
+    strategy_prior : float
+        Symmetric Dirichlet prior on each strategy of ``method="vb"``.
+    tol, max_iter, uncertainty, prior
+        As in :class:`~fuzzytruth.truth.models.dawid_skene.DawidSkene`.
+
+    Examples
+    --------
+    Annotator ``e`` answers at random; MACE finds it spams:
+
+    >>> from fuzzytruth import Annotations, Taxonomy
+    >>> truth = ["a", "b", "c", "a", "b", "c", "a", "b"]
+    >>> junk = ["c", "c", "a", "b", "a", "a", "c", "a"]
+    >>> rows = [(i, who, t) for i, t in enumerate(truth) for who in "abcd"]
+    >>> rows += [(i, "e", j) for i, j in enumerate(junk)]
+    >>> df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    >>> fit = Mace().fit(Annotations.from_frame(df, taxonomy=Taxonomy.flat(list("abc"))))
+    >>> fit.spamming.round(2).to_dict()
+    {'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 1.0}
+    """
+
+    method: Literal["em", "vb"] = "em"
+    smoothing: float | None = None
+    alpha: float = 0.5
+    beta: float = 0.5
+    strategy_prior: float = 10.0
+    tol: float = 1e-6
+    max_iter: int = 1000
+    uncertainty: Literal["parameters", "posterior"] = "parameters"
+    prior: float = 0.0
+
+    name: ClassVar[str] = "mace"
+
+    def __post_init__(self) -> None:
+        check_choice("method", self.method, METHODS)
+        check_settings(self.tol, self.max_iter, self.prior, self.uncertainty)
+        for arg in ("alpha", "beta", "strategy_prior"):
+            value = getattr(self, arg)
+            if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
+                raise ValueError(f"{arg} must be a finite number > 0; got {value!r}")
+        if self.smoothing is not None and not (
+            isinstance(self.smoothing, int | float) and np.isfinite(self.smoothing)
+            and self.smoothing >= 0
+        ):
+            raise ValueError(f"smoothing must be None or a finite number >= 0; got "
+                             f"{self.smoothing!r}")
+
+    def fit(self, annotations: Annotations) -> MaceFit:
+        """Fit the model to ``annotations``."""
+        annotations = as_annotations(annotations)
+        votes = Votes.from_annotations(annotations)
+        shares = votes.shares()
+        n_annot, k = votes.used.shape
+        if k == 1:
+            knowing = np.tile([0.0, 1.0], (n_annot, 1))
+            return self._result(annotations, votes, shares, knowing, np.ones((n_annot, 1)), [],
+                                Convergence(0, 0.0, True, self.tol, _CRITERION))
+        check_identifiable(votes, self.name)
+        knowing, strategy = self._m_step(votes, shares, np.tile([0.0, 1.0], (n_annot, 1)),
+                                         np.full((n_annot, k), 1 / k))
+        return self._iterate(annotations, votes, knowing, strategy)
+
+    def _iterate(self, annotations, votes, knowing, strategy):
+        """E-step under the given parameters, then up to ``max_iter`` (M-step, E-step)."""
+        k = votes.n_classes
+        log_priors = np.full(k, -np.log(k))
+        by_class, log_norm = posterior_from(
+            votes.log_likelihoods(safe_log(confusion(knowing, strategy)), log_priors))
+        history, change, it = [float(log_norm.sum())], np.inf, 0
+        for it in range(1, self.max_iter + 1):  # noqa: B007 - the count is the diagnostic
+            knowing, strategy = self._m_step(votes, by_class.T, knowing, strategy)
+            new, log_norm = posterior_from(
+                votes.log_likelihoods(safe_log(confusion(knowing, strategy)), log_priors))
+            history.append(float(log_norm.sum()))
+            change = float(np.abs(new - by_class).max())
+            by_class = new
+            if change <= self.tol:
+                break
+        convergence = Convergence(it if self.max_iter else 0, change, change <= self.tol,
+                                  self.tol, _CRITERION)
+        warn_if_not_converged(self.name, convergence, self.max_iter)
+        return self._result(annotations, votes, np.ascontiguousarray(by_class.T), knowing,
+                            strategy, history, convergence)
+
+    def _m_step(self, votes, posterior, knowing, strategy):
+        spammed, known, by_label = spam_counts(votes, posterior, knowing, strategy)
+        knowing = np.stack([spammed, known], axis=1)
+        if self.method == "em":
+            smoothing = 0.01 / votes.n_classes if self.smoothing is None else self.smoothing
+            knowing = (knowing + smoothing) / (knowing + smoothing).sum(axis=1, keepdims=True)
+            by_label = (by_label + smoothing) / (by_label + smoothing).sum(axis=1, keepdims=True)
+        else:
+            knowing = _variational(knowing, np.array([self.alpha, self.beta]))
+            by_label = _variational(by_label, np.full(by_label.shape[1], self.strategy_prior))
+        return knowing, by_label
+
+    def _result(self, annotations, votes, posterior, knowing, strategy, history, convergence):
+        k = votes.n_classes
+        return MaceFit(
+            name=self.name,
+            settings=asdict(self),
+            taxonomy=annotations.taxonomy,
+            items=votes.items,
+            classes=votes.classes,
+            posterior=posterior,
+            convergence=convergence,
+            priors=np.full(k, 1 / k),
+            errors=confusion(knowing, strategy),
+            log_likelihood=tuple(history),
+            votes=votes,
+            knowing=knowing,
+            strategy=strategy,
+        )
+
+
+def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """exp ψ(count + prior) / exp ψ(Σ (count + prior)), row by row."""
+    shifted = counts + prior
+    return np.exp(digamma(shifted) - digamma(shifted.sum(axis=1, keepdims=True)))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MaceFit(DawidSkeneFit):
+    """A fitted MACE model; :attr:`errors` holds the implied confusion matrices.
+
+    Attributes
+    ----------
+    knowing : numpy.ndarray
+        ``(n_annotators, 2)`` each annotator's (spam, know) weights: probabilities under EM,
+        the exp E[log ·] weights of the E-step under VB (they sum to less than 1).
+    strategy : numpy.ndarray
+        ``(n_annotators, n_classes)`` each annotator's label distribution when spamming.
+    """
+
+    knowing: np.ndarray = None  # type: ignore[assignment]
+    strategy: np.ndarray = None  # type: ignore[assignment]
+
+    @property
+    def spamming(self) -> pd.Series:
+        """Each annotator's spamming probability (spam weight over the pair's sum), indexed
+        by annotator."""
+        spam = self.knowing[:, 0] / self.knowing.sum(axis=1)
+        return pd.Series(spam, index=self.annotators, name="spamming")
+
+    def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        if self._point_posterior:
+            return super()._plausibility_block(seed, worlds)
+        spammed, known, by_label = spam_counts(self.votes, self.posterior, self.knowing,
+                                               self.strategy)
+        prior = self.settings["prior"]
+        names = [repr(a) for a in self.annotators]
+        knowing_keys = unit_keys(np.array(
+            [f"{a}\x1fspam\x1f{j}" for a in names for j in (0, 1)], dtype=object
+        )).reshape(-1, 2)
+        strategy_keys = unit_keys(np.array(
+            [f"{a}\x1fstrategy\x1f{c!r}" for a in names for c in self.classes], dtype=object
+        )).reshape(by_label.shape)
+        knowing = np.stack([spammed, known], axis=1) + prior
+        knowing = dirichlet(seed, _PARAMETER_STREAM, knowing_keys, knowing, worlds)
+        strategy = dirichlet(seed, _PARAMETER_STREAM, strategy_keys, by_label + prior, worlds)
+        k = len(self.classes)
+        log_priors = np.full((len(worlds), k), -np.log(k))
+        return self._world_posteriors(safe_log(confusion(knowing, strategy)), log_priors)

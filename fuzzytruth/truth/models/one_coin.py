@@ -1,0 +1,95 @@
+"""One-coin Dawid–Skene: one accuracy per annotator, errors uniform over the other classes.
+
+Annotator a answers the true class with probability s_a and each of the K − 1 other classes
+with probability (1 − s_a)/(K − 1) (Zhang, Chen, Zhou & Jordan 2016's one-coin model). EM as
+in :mod:`fuzzytruth.truth.models.dawid_skene` (same classes, initialisation from the shares,
+stopping rule, priors and degenerate cases); the M-step sets s_a to the annotator's expected
+accuracy, the mean over its votes of the posterior of the label it gave, and the confusion
+entries are clipped to [1e-10, 1 − 1e-10] (crowd-kit's ``OneCoinDawidSkene``, the oracle).
+
+Worlds (``uncertainty="parameters"``): per world, the priors are drawn as for Dawid–Skene and
+each accuracy from Beta(expected correct votes + prior, expected wrong votes + prior); the item
+posteriors are recomputed under the drawn parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth._random import unit_keys
+from fuzzytruth.truth.models._keyed_gamma import dirichlet
+from fuzzytruth.truth.models.dawid_skene import (
+    _PARAMETER_STREAM,
+    EPS,
+    DawidSkene,
+    DawidSkeneFit,
+    Votes,
+)
+
+__all__ = ["OneCoin", "OneCoinFit"]
+
+
+def errors_from_skills(skills: np.ndarray, n_classes: int) -> np.ndarray:
+    """``(..., n_annotators, K, K)`` one-coin confusion matrices of ``(..., n_annotators)``
+    accuracies, clipped to [1e-10, 1 - 1e-10]."""
+    off = (1.0 - skills) / (n_classes - 1)
+    eye = np.eye(n_classes, dtype=bool)
+    errors = np.where(eye, skills[..., None, None], off[..., None, None])
+    return np.clip(errors, EPS, 1.0 - EPS)
+
+
+def expected_accuracy(votes: Votes, posterior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per annotator, the expected number of correct votes and its total vote weight."""
+    counts = votes.expected_counts(posterior)
+    correct = np.trace(counts, axis1=1, axis2=2)
+    return correct, counts.sum(axis=(1, 2))
+
+
+@dataclass(frozen=True)
+class OneCoin(DawidSkene):
+    """One-coin Dawid–Skene (see the module docstring); parameters as :class:`DawidSkene`.
+
+    Examples
+    --------
+    >>> from fuzzytruth import Annotations, Taxonomy
+    >>> rows = [(i, a, "yes" if (a + i) % 4 else "no") for i in range(6) for a in range(5)]
+    >>> df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    >>> fit = OneCoin().fit(Annotations.from_frame(df, taxonomy=Taxonomy.flat(["no", "yes"])))
+    >>> fit.skills.round(2).tolist()
+    [0.67, 0.83, 0.83, 0.67, 0.67]
+    """
+
+    name: ClassVar[str] = "one-coin"
+
+    @staticmethod
+    def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
+        correct, total = expected_accuracy(votes, posterior)
+        return errors_from_skills(correct / total, votes.n_classes)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class OneCoinFit(DawidSkeneFit):
+    """A fitted one-coin model; :attr:`errors` holds the implied confusion matrices."""
+
+    @property
+    def skills(self) -> pd.Series:
+        """Each annotator's accuracy s_a (its expected share of correct votes)."""
+        correct, total = expected_accuracy(self.votes, self.posterior)
+        return pd.Series(correct / total, index=self.annotators, name="skill")
+
+    def _drawn_errors(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        correct, total = expected_accuracy(self.votes, self.posterior)
+        prior = self.settings["prior"]
+        concentration = np.stack([correct + prior, total - correct + prior], axis=1)
+        keys = unit_keys(np.array(
+            [f"{a!r}\\x1fskill\\x1f{j}" for a in self.annotators for j in (0, 1)], dtype=object
+        )).reshape(concentration.shape)
+        skills = dirichlet(seed, _PARAMETER_STREAM, keys, concentration, worlds)[..., 0]
+        return errors_from_skills(skills, len(self.classes))
+
+
+OneCoin._fit_class = OneCoinFit

@@ -1,0 +1,299 @@
+"""Plausibilities from partial rankings with ties: IRN and PrIRN (Stutz et al. 2023).
+
+IRN (inverse rank normalisation). For each reader, a class in tie-group g (0-based) gets
+1/(1 + g) and an unranked class 0; the scores are summed over the item's readers and normalised
+to 1 per item. It is deterministic: its worlds have no uncertainty of their own (plausibility
+worlds are IRN itself; crisp labels are drawn from it like annotator shares).
+
+PrIRN. The plausibilities of item i are drawn from Dirichlet(T · IRN_i + α) over all classes:
+the temperature T plays the part of the readers' reliability (higher: closer to IRN), and α > 0
+gives every unranked class some plausibility. The posterior (and so the membership) is the
+Dirichlet mean (T · IRN_i + α) / (T + K α).
+
+What PrIRN's sampler adds. Items are independent, so one crisp label per item per world drawn
+from that world's plausibilities has exactly the law of a draw from the mean: the Dirichlet
+changes nothing for measures computed from one crisp label per item (retrieval worlds), and
+:meth:`PrIRNFit.sample_labels` draws from the mean directly (the same law; not the categorical
+draw from the particular vectors :meth:`~PrIRNFit.sample_plausibilities` returns). It matters
+for soft measures computed from each world's plausibility vectors, and for Stutz et al.'s
+uncertainty-adjusted measures, which take each sample's *top-1* class
+(:meth:`PrIRNFit.sample_top1`): that label's law is not the mean's (at high temperature it
+concentrates on IRN's top class, at low temperature it spreads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import gammaincc, gammainccinv
+
+from fuzzytruth._random import uniforms, unit_keys
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.rankings import Rankings
+from fuzzytruth.truth.models._keyed_gamma import gammas, gammas_below
+from fuzzytruth.truth.models.base import FittedTruth, as_seed, as_worlds
+
+__all__ = ["IRN", "IRNFit", "PrIRN", "PrIRNFit", "irn"]
+
+_PLAUSIBILITY_STREAM = 0x5052524E  # "PRRN": Gamma draws of the ranked classes
+_REST_MAX_STREAM = 0x50524D58  # "PRMX": the maximum of the unranked block
+_REST_WHICH_STREAM = 0x50525748  # "PRWH": which unranked class holds it
+_REST_STREAM = 0x50525253  # "PRRS": the other unranked classes, below the maximum
+
+
+def irn(rankings: Rankings) -> np.ndarray:
+    """``(n_items, n_classes)`` IRN plausibilities of ``rankings`` (columns:
+    ``rankings.classes``).
+
+    Examples
+    --------
+    Reader 1 ranks a, then b and c tied; reader 2 names c: a gets 1, b 1/2, c 1/2 + 1.
+
+    >>> r = Rankings.from_selectors([[[[0], [1, 2]], [[2]]]], classes=["a", "b", "c"])
+    >>> irn(r).round(3).tolist()
+    [[0.333, 0.167, 0.5]]
+    """
+    item, _, label, group = rankings.codes()
+    k = len(rankings.classes)
+    scores = np.bincount(item * k + label, weights=1.0 / (1.0 + group),
+                         minlength=rankings.n_items * k).reshape(rankings.n_items, k)
+    return scores / scores.sum(axis=1, keepdims=True)
+
+
+def as_rankings(data: Rankings | Annotations, model: str) -> Rankings:
+    """``data`` if it holds rankings, else a ValueError naming the model."""
+    if isinstance(data, Rankings):
+        return data
+    kind = type(data).__name__
+    raise ValueError(
+        f"{model} needs partial rankings (fuzzytruth.io.rankings.Rankings, e.g. from "
+        f"read_rankings); got {kind}, which holds unranked labels: use an annotator model "
+        "(shares, dawid-skene, one-coin, mace) for them"
+    )
+
+
+@dataclass(frozen=True)
+class IRN:
+    """Inverse rank normalisation (see the module docstring).
+
+    Examples
+    --------
+    >>> r = Rankings.from_selectors([[[[0], [1]], [[1]]], [[[2]]]], classes=["a", "b", "c"])
+    >>> IRN().fit(r).posterior_frame().round(3)
+    class        a      b    c
+    item_id
+    0        0.4  0.6  0.0
+    1        0.0  0.0  1.0
+    """
+
+    name: ClassVar[str] = "irn"
+
+    def fit(self, rankings: Rankings) -> IRNFit:
+        """IRN of ``rankings`` (Annotations without ranks: a ValueError)."""
+        rankings = as_rankings(rankings, self.name)
+        return IRNFit(name=self.name, settings=asdict(self), taxonomy=rankings.taxonomy,
+                      items=rankings.items, classes=rankings.classes, posterior=irn(rankings))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class IRNFit(FittedTruth):
+    """Fitted IRN: a point posterior (no uncertainty of its own)."""
+
+
+@dataclass(frozen=True)
+class PrIRN:
+    """Probabilistic IRN: Dirichlet(T · IRN + α) plausibilities (see the module docstring).
+
+    Parameters
+    ----------
+    temperature : float
+        T > 0, the readers' reliability (Stutz et al. use 1 to 50).
+    alpha : float
+        α >= 0, the concentration every class gets (Stutz et al.: 0.01). With α = 0 unranked
+        classes have plausibility 0 in every world.
+
+    Examples
+    --------
+    >>> r = Rankings.from_selectors([[[[0], [1]], [[1]]]], classes=["a", "b", "c"])
+    >>> fit = PrIRN(temperature=10, alpha=0.01).fit(r)
+    >>> fit.posterior.round(4).tolist()   # (10 * [0.4, 0.6, 0] + 0.01) / 10.03
+    [[0.3998, 0.5992, 0.001]]
+    >>> fit.sample_plausibilities(2, seed=0).shape
+    (2, 1, 3)
+    """
+
+    temperature: float = 10.0
+    alpha: float = 0.01
+
+    name: ClassVar[str] = "prirn"
+
+    def __post_init__(self) -> None:
+        for arg, low in (("temperature", "> 0"), ("alpha", ">= 0")):
+            value = getattr(self, arg)
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(
+                value) and (value > 0 if arg == "temperature" else value >= 0)
+            if not ok:
+                raise ValueError(f"{arg} must be a finite number {low}; got {value!r}")
+
+    def fit(self, rankings: Rankings) -> PrIRNFit:
+        """PrIRN of ``rankings`` (Annotations without ranks: a ValueError)."""
+        rankings = as_rankings(rankings, self.name)
+        plausibility = irn(rankings)
+        concentration = self.temperature * plausibility + self.alpha
+        return PrIRNFit(
+            name=self.name, settings=asdict(self), taxonomy=rankings.taxonomy,
+            items=rankings.items, classes=rankings.classes,
+            posterior=concentration / concentration.sum(axis=1, keepdims=True),
+            irn=plausibility, concentration=concentration,
+        )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PrIRNFit(FittedTruth):
+    """Fitted PrIRN.
+
+    Attributes
+    ----------
+    irn : numpy.ndarray
+        ``(n_items, n_classes)`` the IRN plausibilities.
+    concentration : numpy.ndarray
+        ``(n_items, n_classes)`` the Dirichlet parameters T · IRN + α.
+    """
+
+    irn: np.ndarray = None  # type: ignore[assignment]
+    concentration: np.ndarray = None  # type: ignore[assignment]
+
+    _point_posterior: ClassVar[bool] = False
+    #: crisp labels from the Dirichlet mean: the law of a draw from each world's vector
+    _labels_from_mean: ClassVar[bool] = True
+
+    @cached_property
+    def _keys(self) -> np.ndarray:
+        """``(n_items, n_classes)`` keys of the (item, class) components."""
+        class_keys = unit_keys(np.array([repr(c) for c in self.classes], dtype=object))
+        with np.errstate(over="ignore"):
+            return (self.item_keys[:, None] * np.uint64(0x9E3779B97F4A7C15)) ^ class_keys
+
+    @cached_property
+    def _ranked(self) -> _Ranked:
+        return _Ranked.of(self.irn, self.concentration, self._keys)
+
+    def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        ranked, alpha = self._ranked, self.settings["alpha"]
+        drawn, best, wins, which, tail = self._draw(seed, worlds)
+        out = np.zeros((len(worlds), *self.concentration.shape))
+        if alpha > 0 and ranked.rest.any():
+            top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
+            # the inverse agrees with the comparison that decided `wins` up to rounding: keep it
+            # on the decided side so that argmax(plausibilities) is sample_top1, exactly
+            top = np.where(wins, np.maximum(top, np.nextafter(best, np.inf)),
+                           np.minimum(top, np.nextafter(best, 0)))
+            item, column = ranked.unranked
+            others = gammas_below(seed, _REST_STREAM, self._keys[item, column],
+                                  np.full(len(item), alpha), top[:, item], worlds)
+            out[:, item, column] = others
+            w_idx, i_idx = np.nonzero(np.broadcast_to(ranked.rest > 0, wins.shape))
+            out[w_idx, i_idx, which[w_idx, i_idx]] = top[w_idx, i_idx]
+        out[:, ranked.item, ranked.column] = drawn
+        out /= out.sum(axis=2, keepdims=True)
+        return out
+
+    def _draw(self, seed: int, worlds: np.ndarray):
+        """The ranked components' Gamma draws, their maximum per item, whether the unranked
+        block's maximum beats it, which unranked class holds that maximum, and the upper-tail
+        probability that fixes it (see :class:`_Ranked`)."""
+        ranked, alpha = self._ranked, self.settings["alpha"]
+        drawn = gammas(seed, _PLAUSIBILITY_STREAM, ranked.keys, ranked.shape, worlds)
+        best = np.maximum.reduceat(drawn, ranked.starts, axis=1)
+        shape = best.shape
+        if alpha == 0 or not ranked.rest.any():
+            empty = np.zeros(shape, dtype=bool)
+            return drawn, best, empty, np.zeros(shape, dtype=np.int64), np.ones(shape)
+        m = ranked.rest.astype(float)
+        u = uniforms(seed, _REST_MAX_STREAM, self.item_keys, worlds)
+        with np.errstate(divide="ignore"):
+            tail = -np.expm1(np.log(u) / np.where(m > 0, m, 1.0))  # P(one unranked > max)
+        wins = (m > 0) & (tail < gammaincc(alpha, best))
+        pick = np.floor(uniforms(seed, _REST_WHICH_STREAM, self.item_keys, worlds) * m)
+        return drawn, best, wins, ranked.unranked_class(pick.astype(np.int64)), tail
+
+    def sample_top1(
+        self,
+        worlds: int | np.ndarray,
+        *,
+        seed: int | np.random.Generator | None,
+        memory_budget: float = MEMORY_BUDGET,
+    ) -> np.ndarray:
+        """Each plausibility sample's most plausible class: ``(n_worlds, n_items)`` node
+        indices into ``taxonomy.nodes``, the argmax of :meth:`sample_plausibilities` with the
+        same seed, world by world (Stutz et al.'s label per sample).
+
+        Computed without the plausibility vectors: the ranked classes' Gamma draws, and for the
+        unranked classes (all of concentration α) only whether their maximum beats the ranked
+        maximum B — it does with probability 1 − P(α, B)^m for m unranked classes — and which
+        of them (uniformly) holds it (see :class:`_Ranked`).
+        """
+        worlds = as_worlds(worlds)
+        key = as_seed(seed)
+        ranked = self._ranked
+        per_world = 8.0 * (3 * len(ranked.item) + 8 * len(self.items))
+        step = block_rows(1, memory_budget, bytes_per_unit=per_world)
+        columns = self.taxonomy.indices(self.classes)
+        out = np.empty((len(worlds), len(self.items)), dtype=np.int32)
+        for start in range(0, len(worlds), step):
+            block = worlds[start : start + step]
+            drawn, best, wins, which, _ = self._draw(key, block)
+            first = ranked.first_argmax(drawn, best)
+            out[start : start + len(block)] = columns[np.where(wins, which, first)]
+        return out
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """The sparse structure of PrIRN's Dirichlet: per item, the ranked classes (IRN > 0,
+    concentration T · IRN + α, drawn one by one) and the m unranked ones (concentration α).
+
+    The unranked block of m i.i.d. Gamma(α) draws is drawn through its maximum: M = Q⁻¹(α, t)
+    with t = 1 − U^(1/m) (so P(M <= x) = P(α, x)^m), held by a uniformly chosen unranked class,
+    the other m − 1 drawn from Gamma(α) conditioned below M (exact for i.i.d. draws). The top-1
+    class then needs only the comparison of M with the ranked maximum.
+    """
+
+    item: np.ndarray
+    column: np.ndarray
+    starts: np.ndarray
+    keys: np.ndarray
+    shape: np.ndarray
+    rest: np.ndarray
+    padded: np.ndarray
+    unranked: tuple[np.ndarray, np.ndarray]
+
+    @classmethod
+    def of(cls, irn_: np.ndarray, concentration: np.ndarray, keys: np.ndarray) -> _Ranked:
+        ranked = irn_ > 0
+        item, column = np.nonzero(ranked)  # by item, then class
+        counts = ranked.sum(axis=1)
+        padded = np.full((len(irn_), int(counts.max(initial=0))), irn_.shape[1])
+        padded[item, np.arange(len(item)) - np.repeat(np.r_[0, np.cumsum(counts)[:-1]],
+                                                      counts)] = column
+        return cls(item=item, column=column, starts=np.r_[0, np.cumsum(counts)[:-1]],
+                   keys=keys[item, column], shape=concentration[item, column],
+                   rest=irn_.shape[1] - counts, padded=padded,
+                   unranked=np.nonzero(~ranked))
+
+    def unranked_class(self, j: np.ndarray) -> np.ndarray:
+        """The class of the ``j``-th unranked class of each item (``j``: worlds × items)."""
+        c = j.copy()
+        for col in range(self.padded.shape[1]):  # ranked classes in increasing order
+            c += self.padded[:, col][None, :] <= c
+        return c
+
+    def first_argmax(self, drawn: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """Per world and item, the first ranked class whose draw is the maximum."""
+        position = np.arange(drawn.shape[1])
+        hit = np.where(drawn >= best[:, self.item], position, drawn.shape[1])
+        return self.column[np.minimum.reduceat(hit, self.starts, axis=1)]

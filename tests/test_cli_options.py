@@ -1,0 +1,315 @@
+"""The command line is built from the library's tables: every value ``--help`` lists is one the
+library accepts, every value the library accepts is listed, defaults are the library's, and no
+library message reaches the user with a Python argument where a flag belongs."""
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import Qrels, Run
+from fuzzytruth.cli import agreement as agreement_command
+from fuzzytruth.cli import displacement as displacement_command
+from fuzzytruth.cli import main
+from fuzzytruth.cli._errors import Flags
+from fuzzytruth.cli.app import COMMANDS, command_parsers
+from fuzzytruth.datasets import santini_illustrative
+from fuzzytruth.io import write_annotations, write_taxonomy, write_trec_qrels, write_trec_run
+
+ROOT = Path(__file__).resolve().parents[1] / "fuzzytruth"
+PARSERS = command_parsers()
+CHOICES = [(name, action) for name, parser in PARSERS.items() for action in parser._actions
+           if action.choices is not None and not hasattr(action, "_name_parser_map")]
+
+
+def _quoted(message: str) -> set[str]:
+    """The values a library error lists as allowed: the quoted words before '; got'."""
+    return set(re.findall(r"'([^']*)'", message.split("; got")[0]))
+
+
+def _library_rejects(call) -> set[str]:
+    with pytest.raises(ValueError) as error:
+        call("no-such-value")
+    return _quoted(str(error.value))
+
+
+def _tiny_run_and_qrels():
+    run = Run(["q1"] * 3 + ["q2"] * 3, ["a", "b", "c"] * 2, [3.0, 2.0, 1.0] * 2, name="s")
+    qrels = Qrels(["q1", "q1", "q2"], ["a", "c", "b"], [1, 2, 1])
+    return run, qrels
+
+
+def _accepted(command: str, dest: str) -> set[str]:
+    """What the library (or, for the command line's own vocabulary, the command) accepts,
+    read from the error it raises for a value it does not know."""
+    from fuzzytruth.annotations import Annotations as Ann
+    from fuzzytruth.cli._output import format_frame
+    from fuzzytruth.collection import agreement
+    from fuzzytruth.demo import run_demo
+    from fuzzytruth.evaluation import evaluate
+    from fuzzytruth.measures import get_preset
+    from fuzzytruth.repro import SECTIONS
+    from fuzzytruth.runs import rank
+    from fuzzytruth.stats import compare
+
+    run, qrels = _tiny_run_and_qrels()
+    scores = np.arange(10.0).reshape(2, 5)
+    labels = pd.DataFrame({"item_id": ["i"], "annotator_id": ["a"], "label": ["x"]})
+    calls = {
+        "duplicates": lambda v: Run(["q"], ["d"], [1.0], duplicates=v),
+        "preset": get_preset,
+        "ties": lambda v: rank(run, ties=v),
+        "undefined": lambda v: evaluate(run, qrels, "AP", undefined=v),
+        "missing": lambda v: evaluate(run, qrels, "AP", missing=v),
+        "method": lambda v: compare(scores, method=v),
+        "correction": lambda v: compare(scores, correction=v),
+        "alternative": lambda v: compare(scores, alternative=v),
+        "metric": lambda v: agreement(santini_illustrative().annotations, metric=v),
+        "figure_format": lambda v: run_demo("unused", figure_format=v),
+    }
+    if command == "agreement" and dest == "duplicates":
+        return _library_rejects(lambda v: Ann.from_frame(labels, taxonomy=None, duplicates=v))
+    if dest == "format":
+        table = _library_rejects(lambda v: format_frame(pd.DataFrame(), v))
+        return table | {"evaluate": {"trec"}, "compare": {"latex"}}.get(command, set())
+    if dest == "section":
+        return {"all", *SECTIONS}
+    if dest == "view":  # the commands' own vocabulary: views of one result, each run below
+        return set(agreement_command.VIEWS)
+    if dest == "by":
+        return set(displacement_command.VIEWS)
+    return _library_rejects(calls[dest])
+
+
+@pytest.mark.parametrize(("command", "action"), CHOICES,
+                         ids=[f"{c}-{a.dest}" for c, a in CHOICES])
+def test_help_lists_exactly_what_is_accepted(command, action):
+    listed = set(map(str, action.choices))
+    accepted = _accepted(command, action.dest)
+    if command == "agreement" and action.dest == "duplicates":
+        # agreement needs one label per (item, annotator): a split vote is refused by every
+        # coefficient, so the command does not offer it
+        assert accepted - listed == {"split"}
+    else:
+        assert listed == accepted
+    help_text = " ".join(PARSERS[command].format_help().split())
+    for value in listed:
+        assert value in help_text
+
+
+@pytest.fixture(scope="module")
+def crisp_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("choices")
+    rng = np.random.default_rng(3)
+    docs = [f"d{i}" for i in range(30)]
+    for name in ("a", "b", "c"):
+        rows = [(f"q{q}", d, float(rng.integers(0, 5))) for q in range(8)
+                for d in rng.choice(docs, 15, replace=False)]
+        write_trec_run(Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
+                                                                      "score"]), name=name),
+                       folder / f"{name}.txt")
+    judged = [(f"q{q}", d, int(rng.integers(0, 3))) for q in range(8)
+              for d in rng.choice(docs, 20, replace=False)]
+    judged += [(f"q{q}", "d0", 1) for q in range(8) if (f"q{q}", "d0") not in
+               {(a, b) for a, b, _ in judged}]
+    write_trec_qrels(Qrels.from_dataframe(pd.DataFrame(judged, columns=["query_id", "doc_id",
+                                                                        "relevance"])),
+                     folder / "qrels.txt")
+    data = santini_illustrative()
+    write_taxonomy(data.taxonomy, folder / "tax.json")
+    write_annotations(data.annotations, folder / "labels.csv")
+    pd.DataFrame({"query_id": "q1", "annotator_id": "x", "item_id": list("abcde"),
+                  "rank": range(1, 6), "relevance": [1, 0.8, 0.6, 0.4, 0.2]}
+                 ).to_csv(folder / "answers.csv", index=False)
+    pd.DataFrame({"system": "S", "query_id": "q1", "item_id": list("caxby"),
+                  "rank": range(1, 6)}).to_csv(folder / "runs.csv", index=False)
+    return folder
+
+
+def _base_args(command, folder):
+    runs = [a for n in "abc" for a in ("--run", str(folder / f"{n}.txt"))]
+    if command in ("evaluate", "compare"):
+        return [command, "--qrels", str(folder / "qrels.txt"), *runs, "-m", "P_5",
+                "-m", "recip_rank"]
+    if command == "displacement":
+        return [command, "--answers", str(folder / "answers.csv"), "--runs",
+                str(folder / "runs.csv"), "--n-items", "20"]
+    return [command, "--taxonomy", str(folder / "tax.json"), "--annotations",
+            str(folder / "labels.csv"), "--n-resamples", "20"]
+
+
+RUNNABLE = [(c, a) for c, a in CHOICES if c not in ("repro", "demo")]  # those two: slow
+
+
+@pytest.mark.parametrize(("command", "action"), RUNNABLE,
+                         ids=[f"{c}-{a.dest}" for c, a in RUNNABLE])
+def test_every_listed_value_runs(capsys, crisp_files, command, action):
+    for value in action.choices:
+        args = _base_args(command, crisp_files)
+        if action.option_strings:
+            args += [action.option_strings[-1], value]
+        else:
+            args.insert(1, value)
+        if command == "compare" and action.dest in ("method", "correction"):
+            args += ["--n-resamples", "200"]
+        status = main(args)
+        err = capsys.readouterr().err
+        assert status == 0, (value, err)
+
+
+def test_defaults_are_the_library_s():
+    from fuzzytruth.collection import agreement
+    from fuzzytruth.demo import run_demo
+    from fuzzytruth.evaluation import evaluate
+    from fuzzytruth.io.trec import read_trec_run
+    from fuzzytruth.stats import compare
+
+    def default(function, param):
+        return inspect.signature(function).parameters[param].default
+
+    def parsed(command, dest):
+        return PARSERS[command].get_default(dest)
+
+    for dest in ("preset", "undefined", "missing", "n_worlds", "confidence_level", "depth",
+                 "relevance_level", "ties", "complete", "judged_only"):
+        assert parsed("evaluate", dest) == default(evaluate, dest), dest
+    assert parsed("evaluate", "duplicates") == default(read_trec_run, "duplicates")
+    for dest in ("correction", "alternative", "n_resamples", "method", "baseline"):
+        assert parsed("compare", dest) == default(compare, dest), dest
+    for dest in ("metric", "n_resamples", "confidence_level"):
+        assert parsed("agreement", dest) == default(agreement, dest), dest
+    for dest in ("figure_format", "n_worlds", "seed"):
+        assert parsed("demo", dest) == default(run_demo, dest), dest
+    # the help shows them: compare --help used to list fdr_bh, which compare() refuses
+    assert "(default: holm)" in " ".join(PARSERS["compare"].format_help().split())
+    assert "fdr_bh" not in PARSERS["compare"].format_help()
+
+
+# ---------------------------------------------------------------- messages name flags
+def _text(node) -> str:
+    """A message's text, f-string holes as '{}'."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_text(v) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text(node.left) + _text(node.right)
+    return ""
+
+
+def library_messages():
+    """(file, line, text) of every message the library raises or warns (outside the CLI)."""
+    for path in sorted(ROOT.rglob("*.py")):
+        if "cli" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                args = node.exc.args
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr == "warn"):
+                args = node.args[:1]
+            else:
+                continue
+            for arg in args:
+                text = _text(arg)
+                if text:
+                    yield path.relative_to(ROOT.parent), node.lineno, text
+
+
+def cli_keywords():
+    """Keyword arguments the command line passes to library functions (not its own)."""
+    found = set()
+    for path in sorted((ROOT / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        library = {alias.asname or alias.name
+                   for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   and node.module and node.module.startswith("fuzzytruth")
+                   and not node.module.startswith("fuzzytruth.cli")
+                   for alias in node.names}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.value.id if isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name) else None)
+            if name in library:
+                found |= {k.arg for k in node.keywords if k.arg is not None}
+    return found
+
+
+# passed by the command line itself, never from what the user types: a message about them
+# would be the command line's own bug, not the user's mistake
+FIXED = {"trec_groups", "stream", "judged", "score_dtype", "delimiter", "required",
+         "only_required", "bytes_per_world", "format"}
+
+
+def all_flags() -> Flags:
+    flags = Flags()
+    for parser in PARSERS.values():
+        for param, flag in parser.get_default("flags").items():
+            flags.add(param, flag)
+    return flags
+
+
+PYTHON_FORM = r"(?<![\w\-.'`]){}(?:=|\s+must\b|\s+applies\b|\s*[<>]=?\s)"
+
+
+def test_every_parameter_the_command_line_passes_has_a_flag():
+    passed = cli_keywords()
+    flagged = {param for param, _ in all_flags().items()}
+    assert passed - flagged - FIXED == set()
+    assert {"duplicates", "ties", "n_worlds", "correction", "metric"} <= passed
+
+
+def test_library_messages_about_those_parameters_name_the_flag():
+    flags = all_flags()
+    params = [param for param, _ in flags.items()]
+    checked = 0
+    for where, line, text in library_messages():
+        for param in params:
+            form = PYTHON_FORM.format(re.escape(param))
+            if re.search(form, text):
+                checked += 1
+                translated = flags.translate(text)
+                assert not re.search(form, translated), f"{where}:{line}: {translated}"
+    assert checked > 50  # the scan sees the library's messages
+
+
+def test_the_scan_would_catch_an_untranslated_message():
+    flags = Flags()
+    flags.add("n_worlds", "--n-worlds")
+    form = PYTHON_FORM.format("ties")
+    assert re.search(form, flags.translate("use ties='average'"))  # no flag for ties: kept
+    assert not re.search(PYTHON_FORM.format("n_worlds"), flags.translate("n_worlds must be"))
+
+
+def test_each_command_has_a_module_with_the_protocol():
+    import importlib
+
+    for name in COMMANDS:
+        module = importlib.import_module(f"fuzzytruth.cli.{name}")
+        assert module.HELP and "example" in module.EXAMPLES
+        assert list(inspect.signature(module.add_arguments).parameters) == ["parser", "flags"]
+        assert list(inspect.signature(module.run).parameters) == ["args"]
+
+
+
+def test_displacement_g_help_lists_what_the_library_accepts(capsys, crisp_files):
+    """--g has no tuple in the library to take choices from: its help must list exactly the
+    names weighted_displacement's own error lists, and each must run."""
+    from fuzzytruth.displacement import weighted_displacement
+
+    answers = pd.read_csv(crisp_files / "answers.csv")
+    runs = pd.read_csv(crisp_files / "runs.csv")
+    accepted = _library_rejects(lambda v: weighted_displacement(answers, runs, n_items=20, g=v))
+    action = next(a for a in PARSERS["displacement"]._actions if a.dest == "g")
+    assert set(re.findall(r"[a-z_]+", action.help.split(":")[1].split("(")[0])) - {"or"} \
+        == accepted
+    for value in accepted:
+        assert main([*_base_args("displacement", crisp_files), "--g", value]) == 0
+        capsys.readouterr()

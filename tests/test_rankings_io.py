@@ -1,0 +1,91 @@
+"""Reading and writing partial rankings: selectors JSON and long tables, through the shared
+text decoder (compression from the content, byte-order marks, file and line in errors)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import Taxonomy
+from fuzzytruth.io.rankings import Rankings, read_rankings, write_rankings
+
+SELECTORS = [[[[1], [0, 2]], [[2]]], [[[0, 1]]], [[[2], [1]], [[1]], [[0], [2], [1]]]]
+CLASSES = ["flu", "cold", "covid"]
+
+
+@pytest.fixture
+def rankings() -> Rankings:
+    return Rankings.from_selectors(SELECTORS, classes=CLASSES)
+
+
+@pytest.mark.parametrize("suffix", ["json", "csv", "tsv", "parquet"])
+def test_round_trip(tmp_path, rankings, suffix):
+    path = tmp_path / f"r.{suffix}"
+    write_rankings(rankings, path)
+    back = read_rankings(path, classes=CLASSES)
+    assert back.to_selectors() == SELECTORS
+    if suffix != "json":  # JSON keeps no item or reader ids: positions come back
+        pd.testing.assert_frame_equal(back.to_frame().astype(str),
+                                      rankings.to_frame().astype(str))
+
+
+def test_gzip_content_and_bom_under_a_plain_name(tmp_path):
+    path = tmp_path / "sel.json"
+    path.write_bytes(gzip.compress(b"\xef\xbb\xbf" + json.dumps(SELECTORS).encode()))
+    assert read_rankings(path, classes=CLASSES).to_selectors() == SELECTORS
+    table = tmp_path / "long.csv"
+    table.write_bytes(gzip.compress(
+        b"\xef\xbb\xbfitem_id,reader_id,class,rank_group\n# note\nx,r1,flu,0\nx,r1,cold,1\n"))
+    r = read_rankings(table, classes=CLASSES)
+    assert r.to_selectors() == [[[[0], [1]]]]
+    assert r.to_frame()["item_id"].tolist() == ["x", "x"]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("x,r1,flu,0\nx,r1,flu,1\n", r"line 3: reader 'r1' ranks class 'flu' twice"),
+    ("x,r1,flu,0\nx,r1,cold,2\n", r"line 2: the rank groups .* without gaps"),
+    ("x,r1,flu,zero\n", r"line 2: rank_group must be an integer >= 0"),
+    ("x,r1,flux,0\n", r"line 2: class 'flux' is not a known class"),
+])
+def test_malformed_tables_name_file_and_line(tmp_path, body, message):
+    path = tmp_path / "bad.csv"
+    path.write_text("item_id,reader_id,class,rank_group\n" + body)
+    with pytest.raises(ValueError, match=f"bad.csv, {message}"):
+        read_rankings(path, classes=CLASSES)
+
+
+def test_malformed_json_names_file_and_place(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("[[[[1], [0]]],\n [[[1, 1]]]]")
+    with pytest.raises(ValueError, match=r"bad.json, item 1, reader 0: class 1 appears twice"):
+        read_rankings(path, classes=CLASSES)
+    path.write_text("[[[[1]]]\n")
+    with pytest.raises(ValueError, match=r"bad.json, line 2: invalid JSON"):
+        read_rankings(path)
+    path.write_text("[[]]")
+    with pytest.raises(ValueError, match=r"item 0: no reader ranked anything"):
+        read_rankings(path)
+    with pytest.raises(ValueError, match="format must be one of"):
+        read_rankings(tmp_path / "r.xml")
+
+
+def test_annotations_are_top_groups_with_split_votes(rankings):
+    ann = rankings.annotations()
+    frame = ann.to_frame()
+    # item 1's only reader tied flu and cold first: half a vote each
+    item1 = frame[frame["item_id"] == 1]
+    assert item1["label"].tolist() == ["flu", "cold"] and item1["weight"].tolist() == [0.5, 0.5]
+    assert len(frame) == 1 + 1 + 2 + 1 + 1 + 1  # top groups only
+
+
+def test_taxonomy_and_classes():
+    tax = Taxonomy.from_nested({"all": {"viral": ["flu", "covid"], "other": ["cold"]}})
+    r = Rankings.from_selectors(SELECTORS, classes=CLASSES, taxonomy=tax)
+    assert r.classes == tuple(CLASSES)
+    with pytest.raises(ValueError, match="not nodes of the taxonomy"):
+        Rankings.from_selectors(SELECTORS, classes=["flu", "cold", "measles"], taxonomy=tax)
+    assert np.array_equal(r.codes()[1], [0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 2, 2])  # reader in item

@@ -1,0 +1,157 @@
+"""The report's words come from the result objects (issue 22 item 4): the procedure, estimand,
+B (only where resampling is used), the number of worlds, what P(A>B) is, and tables without
+columns that carry nothing. Each claim is checked against the objects it was read from."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate
+from fuzzytruth.demo import demo_report
+from fuzzytruth.report import (
+    PROCEDURES,
+    comparison_notes,
+    comparison_table,
+    describe_comparison,
+    drop_empty_columns,
+    resampling_used,
+    system_table,
+)
+from fuzzytruth.stats import compare
+
+N_QUERIES, N_WORLDS = 30, 40
+
+
+@pytest.fixture(scope="module")
+def uncertain():
+    """Two systems on 30 queries of probabilistic qrels, 40 sampled worlds."""
+    rng = np.random.default_rng(11)
+    queries = np.repeat([f"q{i:02d}" for i in range(N_QUERIES)], 10)
+    docs = np.tile([f"d{j}" for j in range(10)], N_QUERIES)
+    probability = rng.uniform(0, 1, queries.size).round(2)
+    truth = ProbabilisticQrels(queries, docs, probability)
+    scores = rng.random(queries.size)
+    runs = {"good": Run(queries, docs, scores + 0.5 * probability),
+            "poor": Run(queries, docs, scores)}
+    return evaluate(runs, truth, ["P@5", "AP"], n_worlds=N_WORLDS, rng=0)
+
+
+@pytest.fixture(scope="module")
+def crisp():
+    rng = np.random.default_rng(12)
+    queries = np.repeat([f"q{i:02d}" for i in range(N_QUERIES)], 10)
+    docs = np.tile([f"d{j}" for j in range(10)], N_QUERIES)
+    qrels = Qrels(queries, docs, (rng.random(queries.size) < 0.3).astype(int))
+    runs = {name: Run(queries, docs, rng.random(queries.size)) for name in ("a", "b")}
+    return evaluate(runs, qrels, ["P@5", "AP"])
+
+
+def _report(evaluation, comparison) -> str:
+    reliability = pd.DataFrame({"category": ["x", "y"], "ambiguous": [False, True]})
+    return demo_report(description="test collection", evaluation=evaluation,
+                       comparison=comparison, reliability=reliability, seed=3,
+                       figures={"forest.png": "differences"})
+
+
+def test_report_names_the_method_actually_used(uncertain):
+    """Issue 22: the section said "two-level bootstrap over queries and worlds" for a t test."""
+    randomized = compare(uncertain, method="randomization", n_resamples=999, rng=0)
+    text = _report(uncertain, randomized)
+    assert "## Pairwise comparison: " + PROCEDURES["randomization"] in text
+    assert PROCEDURES["t"] not in text and "t test" not in text
+    assert "two-level bootstrap" not in text
+    assert "B = 999 resamples" in text  # 30 queries > 16: sign flips are sampled
+    t_test = compare(uncertain, rng=0)
+    text = _report(uncertain, t_test)
+    assert "## Pairwise comparison: " + PROCEDURES["t"] in text
+    assert PROCEDURES["randomization"] not in text
+    assert "B =" not in text and "B=" not in text  # no resampling: no B
+    assert f"averaged over {N_WORLDS} sampled ground-truth worlds" in text
+    assert f"{N_WORLDS} ground-truth worlds (annotator model" not in text  # pq: no world model
+    assert "seed 3" in text
+
+
+@pytest.mark.parametrize("method", sorted(PROCEDURES))
+def test_describe_comparison_reads_the_table(uncertain, method):
+    comparison = compare(uncertain, method=method, n_resamples=199, rng=0)
+    text = describe_comparison(comparison)
+    table = comparison.table
+    assert text.startswith(PROCEDURES[table["method"].iloc[0]])
+    assert f'estimand "{table["estimand"].iloc[0]}"' in text
+    assert ("B = 199" in text) == resampling_used(table)
+    assert resampling_used(table) == (method in ("bootstrap", "bca", "percentile", "basic",
+                                                 "randomization"))
+
+
+def test_resampled_correction_and_exact_randomization():
+    rng = np.random.default_rng(0)
+    scores = rng.random((3, 12))  # 12 queries: the randomisation test enumerates all flips
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = compare(scores, method="randomization", n_resamples=99, rng=0)
+        romano = compare(scores, correction="romano-wolf", n_resamples=99, rng=0)
+    assert not resampling_used(exact.table) and "B =" not in describe_comparison(exact)
+    assert resampling_used(romano.table) and "B = 99 resamples" in describe_comparison(romano)
+
+
+def test_p_a_better_footnote_is_what_compare_computes(uncertain):
+    comparison = compare(uncertain, rng=0)
+    (note,) = [n for n in comparison_notes(comparison) if n.startswith("P(A>B)")]
+    assert f"the {N_WORLDS} sampled ground-truth worlds" in note
+    assert f"over these {N_QUERIES} queries" in note
+    # the share of worlds in which A's mean over the queries beats B's, recomputed
+    worlds = uncertain.world_scores("AP")  # (worlds, systems, queries)
+    means = worlds.mean(axis=2)
+    expected = float((means[:, 0] > means[:, 1]).mean())
+    row = comparison.table.query("measure == 'AP'").iloc[0]
+    assert row["prob_a_better"] == pytest.approx(expected)
+    shown = comparison_table(comparison, "AP")["P(A>B)"].iloc[0]
+    assert shown == f"{expected:.2f}"
+
+
+@pytest.mark.filterwarnings("ignore:1 pair\\(s\\) tie on more than 50%")
+def test_crisp_tables_omit_columns_that_carry_nothing(crisp):
+    comparison = compare(crisp, rng=0)
+    assert "P(A>B)" not in comparison_table(comparison, "AP").columns
+    assert not any(n.startswith("P(A>B)") for n in comparison_notes(comparison))
+    aggregate = crisp.aggregate()
+    assert (aggregate["truth_low"] == aggregate["truth_high"]).all()  # zero width
+    assert list(system_table(aggregate).columns) == [
+        "system", "measure", "mean", "over queries", "method"]
+    kept = drop_empty_columns(aggregate)
+    assert not {"truth_low", "truth_high", "truth_std", "mc_se"} & set(kept.columns)
+    per_query = drop_empty_columns(crisp.to_frame())
+    assert not {"p_undefined", "mc_se"} & set(per_query.columns)
+    assert {"mean", "method"} <= set(per_query.columns)
+    text = _report(crisp, comparison)
+    assert "over truths" not in text and "ground-truth worlds" not in text
+    assert 'estimand "queries"' in text
+
+
+def test_uncertain_system_table_shows_both_intervals_with_their_meaning(uncertain):
+    aggregate = uncertain.aggregate()
+    shown = system_table(aggregate)
+    assert list(shown.columns) == [
+        "system", "measure", "mean", "over queries", "over truths", "method"]
+    first = aggregate.iloc[0]
+    assert shown["over queries"].iloc[0] == f"[{first['ci_low']:.3f}, {first['ci_high']:.3f}]"
+    assert shown["over truths"].iloc[0] == (
+        f"[{first['truth_low']:.3f}, {first['truth_high']:.3f}]")
+    text = _report(uncertain, compare(uncertain, rng=0))
+    assert f"t interval over the {N_QUERIES} queries (estimand \"collection\")" in text
+    assert f"the mean over {N_WORLDS} sampled ground-truth worlds, the queries held fixed" in text
+
+
+def test_interval_column_left_out_for_tests_without_one(uncertain):
+    wilcoxon = compare(uncertain, method="wilcoxon", rng=0)
+    columns = comparison_table(wilcoxon, "AP").columns
+    assert not any(re.search(r"CI$", c) for c in columns)
+    assert comparison_notes(wilcoxon)[0].endswith("within each measure).")
+    with pytest.raises(ValueError, match=r"measure must be one of \['P@5', 'AP'\]; got 'RR'"):
+        comparison_table(wilcoxon, "RR")

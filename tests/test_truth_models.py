@@ -1,0 +1,314 @@
+"""Truth models fitted on annotations: shares, Dawid–Skene, one-coin, MACE.
+
+Oracles: Membership.from_annotations and the annotator worlds (shares); crowd-kit's hand values
+of ``test_dawid_skene_step_by_step`` (tests/aggregation/test_ds_aggregation.py, 2 decimals) and
+crowd-kit's own fits on the bundled data (Dawid–Skene, one-coin, MACE); brute-force likelihoods;
+a hypothesis law (annotators who all agree give the crisp truth under every model).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as sps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Annotations, Membership, Taxonomy
+from fuzzytruth.datasets import image_collection, imagenet_real
+from fuzzytruth.truth.categorical_worlds import sample_labels
+from fuzzytruth.truth.models import (
+    DawidSkene,
+    Mace,
+    NonConvergenceWarning,
+    OneCoin,
+    Shares,
+)
+from fuzzytruth.truth.models.dawid_skene import Votes
+
+crowdkit = pytest.importorskip("crowdkit.aggregation")
+# crowd-kit calls pandas APIs that pandas 3 deprecates: its warnings are not ours
+pytestmark = pytest.mark.filterwarnings("ignore::Warning:crowdkit")
+
+# crowd-kit's toy frame of test_dawid_skene_step_by_step
+TOY = [
+    ("t1", "w1", "no"), ("t1", "w2", "yes"), ("t1", "w4", "yes"), ("t1", "w5", "no"),
+    ("t2", "w1", "yes"), ("t2", "w2", "yes"), ("t2", "w3", "yes"), ("t2", "w4", "no"),
+    ("t2", "w5", "no"), ("t3", "w1", "yes"), ("t3", "w2", "no"), ("t3", "w3", "no"),
+    ("t3", "w4", "yes"), ("t3", "w5", "no"), ("t4", "w1", "yes"), ("t4", "w2", "yes"),
+    ("t4", "w3", "yes"), ("t4", "w4", "yes"), ("t4", "w5", "yes"), ("t5", "w1", "yes"),
+    ("t5", "w2", "no"), ("t5", "w3", "no"), ("t5", "w4", "no"), ("t5", "w5", "no"),
+]
+# crowd-kit's printed values after 0 and 1 EM iterations: probas (no, yes) per task, priors,
+# and errors[worker] = [[P(no|no), P(no|yes)], [P(yes|no), P(yes|yes)]] (rows: label said)
+HAND = {
+    0: {
+        "probas": [[0.5, 0.5], [0.4, 0.6], [0.6, 0.4], [0.0, 1.0], [0.8, 0.2]],
+        "priors": [0.46, 0.54],
+        "errors": {"w1": [[0.22, 0.19], [0.78, 0.81]], "w2": [[0.61, 0.22], [0.39, 0.78]],
+                   "w3": [[0.78, 0.27], [0.22, 0.73]], "w4": [[0.52, 0.30], [0.48, 0.70]],
+                   "w5": [[1.00, 0.63], [0.00, 0.37]]},
+    },
+    1: {
+        "probas": [[0.35, 0.65], [0.26, 0.74], [0.87, 0.13], [0.00, 1.00], [0.95, 0.05]],
+        "priors": [0.49, 0.51],
+        "errors": {"w1": [[0.14, 0.25], [0.86, 0.75]], "w2": [[0.75, 0.07], [0.25, 0.93]],
+                   "w3": [[0.87, 0.09], [0.13, 0.91]], "w4": [[0.50, 0.31], [0.50, 0.69]],
+                   "w5": [[1.00, 0.61], [0.00, 0.39]]},
+    },
+}
+
+
+def toy_annotations() -> Annotations:
+    df = pd.DataFrame(TOY, columns=["item_id", "annotator_id", "label"])
+    return Annotations.from_frame(df, taxonomy=Taxonomy.flat(["no", "yes"]))
+
+
+def crowd_frame(annotations: Annotations) -> pd.DataFrame:
+    df = annotations.to_frame().rename(columns={"item_id": "task", "annotator_id": "worker"})
+    return df[["task", "worker", "label"]].astype({"label": str})
+
+
+def fit_quietly(model, annotations):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonConvergenceWarning)
+        return model.fit(annotations)
+
+
+# ---------------------------------------------------------------------- shares
+@pytest.mark.parametrize("loader", [image_collection, lambda: _santini()])
+def test_shares_equal_membership_and_annotator_worlds(loader):
+    ann = loader().annotations
+    fit = Shares().fit(ann)
+    reference = Membership.from_annotations(ann)
+    assert np.array_equal(fit.membership.matrix, reference.matrix)
+    assert np.array_equal(fit.membership.direct, reference.direct)
+    ours = fit.sample_labels(200, seed=np.random.default_rng(5))
+    today = sample_labels(reference, 200, rng=5)
+    assert np.array_equal(ours, today)
+    np.testing.assert_allclose(fit.posterior.sum(axis=1), 1.0, atol=1e-12)
+
+
+def _santini():
+    from fuzzytruth.datasets import santini_illustrative
+
+    return santini_illustrative()
+
+
+def test_worlds_do_not_depend_on_blocks_or_item_order():
+    ann = image_collection().annotations
+    fit = fit_quietly(DawidSkene(max_iter=30), ann)
+    whole = fit.sample_plausibilities(np.arange(6), seed=11)
+    tiny = fit.sample_plausibilities(np.arange(6), seed=11, memory_budget=1.0)
+    part = fit.sample_plausibilities(np.array([4, 5]), seed=11)
+    assert np.array_equal(whole, tiny) and np.array_equal(whole[4:], part)
+    labels = fit.sample_labels(np.arange(6), seed=11)
+    assert np.array_equal(labels, fit.sample_labels(np.arange(6), seed=11, memory_budget=1.0))
+    # reversed item order: each item keeps its draws
+    frame = ann.to_frame().iloc[::-1]
+    rev = Annotations.from_frame(frame, taxonomy=ann.taxonomy)
+    fit_rev = fit_quietly(DawidSkene(max_iter=30), rev)
+    pos = fit_rev.items.get_indexer(fit.items)
+    np.testing.assert_allclose(fit_rev.posterior[pos], fit.posterior, atol=1e-12)
+    assert np.array_equal(fit_rev.sample_labels(np.arange(6), seed=11)[:, pos], labels)
+
+
+# ---------------------------------------------------------------------- Dawid–Skene oracles
+@pytest.mark.parametrize("n_iter", [0, 1])
+def test_dawid_skene_reproduces_crowdkit_step_by_step_hand_values(n_iter):
+    fit = fit_quietly(DawidSkene(max_iter=n_iter), toy_annotations())
+    assert fit.classes == ("no", "yes")
+    np.testing.assert_allclose(fit.posterior, HAND[n_iter]["probas"], atol=0.005)
+    np.testing.assert_allclose(fit.priors, HAND[n_iter]["priors"], atol=0.005)
+    for a, worker in enumerate(fit.annotators):
+        said_given_true = fit.errors[a].T  # rows: label said, columns: true class
+        np.testing.assert_allclose(said_given_true, HAND[n_iter]["errors"][worker], atol=0.005)
+
+
+def test_dawid_skene_overlap_case_of_crowdkit():
+    # crowd-kit's test_dawid_skene_overlap: 300 workers, 3 tasks, posterior (1/3, 2/3) each
+    rows = [(t, w, "yes" if (w - t) % 3 else "no") for w in range(300) for t in range(3)]
+    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["no", "yes"]))
+    fit = fit_quietly(DawidSkene(max_iter=20), ann)
+    np.testing.assert_allclose(fit.posterior, [[1 / 3, 2 / 3]] * 3, atol=0.005)
+    np.testing.assert_allclose(fit.priors, [1 / 3, 2 / 3], atol=0.005)
+
+
+@pytest.mark.parametrize("dataset", ["image_collection", "imagenet_real"])
+@pytest.mark.parametrize("model", ["dawid-skene", "one-coin"])
+def test_equal_to_crowdkit_on_bundled_data(dataset, model):
+    ann = image_collection().annotations if dataset == "image_collection" else (
+        imagenet_real().annotations)
+    n_iter = 10
+    ours_model, theirs_model = (
+        (DawidSkene, crowdkit.DawidSkene) if model == "dawid-skene"
+        else (OneCoin, crowdkit.OneCoinDawidSkene)
+    )
+    fit = fit_quietly(ours_model(max_iter=n_iter, tol=0.0), ann)
+    ck = theirs_model(n_iter=n_iter, tol=-np.inf).fit(crowd_frame(ann))
+    ours = fit.posterior_frame()
+    theirs = ck.probas_.reindex(index=ours.index, columns=[str(c) for c in ours.columns])
+    # crowd-kit clips its returned posteriors at 1e-10 (in its ELBO); ours are not clipped
+    assert np.abs(ours.to_numpy() - theirs.to_numpy()).max() < 1e-6
+    np.testing.assert_allclose(fit.priors, ck.priors_.reindex(theirs.columns), atol=1e-9)
+    if model == "dawid-skene":
+        errors = ck.errors_.stack().rename_axis(["annotator_id", "label", "true_class"])
+        errors = errors.unstack("label").reindex(
+            index=pd.MultiIndex.from_product([fit.annotators, list(theirs.columns)]),
+            columns=list(theirs.columns)).fillna(0.0)
+        assert np.abs(fit.errors_frame().to_numpy() - errors.to_numpy()).max() < 1e-9
+    else:
+        skills = ck.skills_.reindex(fit.annotators)
+        assert np.abs(fit.skills.to_numpy() - skills.to_numpy()).max() < 1e-9
+
+
+@pytest.mark.parametrize("method", ["em", "vb"])
+def test_mace_equal_to_crowdkit_from_its_initialisation(method):
+    ann = image_collection().annotations
+    df = ann.to_frame().astype({"label": str, "annotator_id": str})
+    # crowd-kit aligns its strategy counts by sorted worker and label while it indexes its
+    # parameters by first appearance: make the two orders agree
+    df = df.sort_values("annotator_id", kind="stable")
+    first = df.groupby("label").head(1).sort_values("label")
+    df = pd.concat([first, df.drop(first.index)]).reset_index(drop=True)
+    labels = sorted(df["label"].unique())
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(labels))
+    n_iter = 10
+    ck = crowdkit.MACE(n_restarts=1, n_iter=n_iter, method=method).fit(crowd_frame(ann))
+    # crowd-kit's initial parameters: scipy uniform(1, 1 + 0.5) draws with random_state=0
+    n_w, n_l = ann.n_annotators, len(labels)
+    knowing = sps.uniform(1, 1.5).rvs(size=(n_w, 2), random_state=0)
+    strategy = sps.uniform(1, 1.5).rvs(size=(n_w, n_l), random_state=0)
+    model = Mace(method=method, max_iter=n_iter, tol=0.0)
+    with pytest.warns(NonConvergenceWarning):  # tol=0: a fixed number of iterations
+        fit = model._iterate(ann, Votes.from_annotations(ann),
+                             knowing / knowing.sum(axis=1, keepdims=True),
+                             strategy / strategy.sum(axis=1, keepdims=True))
+    theirs = ck.probas_.reindex(index=fit.items, columns=list(fit.classes))
+    assert np.abs(fit.posterior - theirs.to_numpy()).max() < 1e-6
+    assert np.abs(fit.knowing - ck.spamming_).max() < 1e-9
+    assert np.abs(fit.strategy - ck.thetas_).max() < 1e-9
+
+
+# ---------------------------------------------------------------------- laws and diagnostics
+def brute_force_posterior(annotations, priors, errors):
+    """p(c | i) ∝ π_c Π θ_a[c, l], one item and one class at a time."""
+    frame = annotations.to_frame()
+    classes = sorted(frame["label"].unique(), key=annotations.taxonomy.index)
+    annots = list(annotations.annotators)
+    out = []
+    for item in annotations.items:
+        rows = frame[frame["item_id"] == item]
+        lik = np.array([priors[c] * np.prod([
+            errors[annots.index(a), c, classes.index(lab)]
+            for a, lab in zip(rows["annotator_id"], rows["label"], strict=True)
+        ]) for c in range(len(classes))])
+        out.append(lik / lik.sum())
+    return np.array(out)
+
+
+def test_dawid_skene_posterior_is_the_brute_force_e_step_and_likelihood_rises():
+    ann = toy_annotations()
+    fit = DawidSkene().fit(ann)  # the default settings
+    assert fit.convergence.converged and fit.convergence.last_change <= 1e-6
+    # one more E-step from the fitted parameters leaves the posterior in place (fixed point)
+    np.testing.assert_allclose(brute_force_posterior(ann, fit.priors, fit.errors),
+                               fit.posterior, atol=1e-5)
+    assert np.all(np.diff(fit.log_likelihood) >= -1e-9)
+    assert fit.membership.probability("t4", "yes") == pytest.approx(fit.posterior[3, 1])
+
+
+def test_finds_imagenet_real_rater_145():
+    fit = DawidSkene().fit(imagenet_real().annotations)
+    assert fit.convergence.converged
+    reliability = fit.reliability()
+    assert reliability.idxmin() == 145 and reliability.min() < 0.2
+
+
+def test_non_convergence_warns_with_iterations_and_change():
+    with pytest.warns(NonConvergenceWarning, match=r"after 2 iterations .* change"):
+        fit = DawidSkene(max_iter=2).fit(image_collection().annotations)
+    assert fit.convergence.iterations == 2 and not fit.convergence.converged
+    assert np.isfinite(fit.convergence.last_change)
+
+
+def test_degenerate_inputs():
+    tax = Taxonomy.flat(["a", "b"])
+    single = pd.DataFrame({"item_id": [1, 2, 3], "annotator_id": ["x", "x", "y"],
+                           "label": ["a", "b", "a"]})
+    for model in (DawidSkene(), OneCoin(), Mace()):
+        with pytest.raises(ValueError, match="at least two annotators"):
+            model.fit(Annotations.from_frame(single, taxonomy=tax))
+    one_class = pd.DataFrame({"item_id": [1, 1, 2], "annotator_id": ["x", "y", "x"],
+                              "label": ["a", "a", "a"]})
+    for model in (DawidSkene(), OneCoin(), Mace()):
+        fit = model.fit(Annotations.from_frame(one_class, taxonomy=tax))
+        assert fit.classes == ("a",) and np.array_equal(fit.posterior, np.ones((2, 1)))
+        assert fit.convergence.converged and not np.isnan(fit.membership.matrix).any()
+    with pytest.raises(ValueError, match="tol must be"):
+        DawidSkene(tol=-1)
+    with pytest.raises(ValueError, match="uncertainty must be one of"):
+        DawidSkene(uncertainty="bootstrap")
+    with pytest.raises(ValueError, match="method must be one of"):
+        Mace(method="gibbs")
+
+
+def test_unused_class_and_coarse_labels_close_over_ancestors():
+    tax = Taxonomy.from_nested({"all": {"animal": ["cat", "dog"], "thing": ["car", "bus"]}})
+    df = pd.DataFrame({
+        "item_id": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+        "annotator_id": list("abcabcabc"),
+        "label": ["cat", "cat", "animal", "car", "car", "car", "dog", "cat", "dog"],
+    })
+    fit = DawidSkene().fit(Annotations.from_frame(df, taxonomy=tax))
+    assert fit.classes == ("animal", "cat", "dog", "car")  # "bus" unused; taxonomy order
+    mem = fit.membership
+    assert mem.probabilities([1, 2, 3], "bus").tolist() == [0.0, 0.0, 0.0]
+    np.testing.assert_allclose(mem.probabilities([1, 2, 3], "all"), 1.0)
+    expected_animal = fit.posterior[:, :3].sum(axis=1)
+    np.testing.assert_allclose(mem.probabilities([1, 2, 3], "animal"), expected_animal)
+
+
+def test_parameter_worlds_vary_and_average_near_the_posterior():
+    ann = image_collection().annotations
+    fit = DawidSkene().fit(ann)
+    worlds = fit.sample_plausibilities(200, seed=3)
+    assert worlds.std(axis=0).max() > 0.01  # the parameters move between worlds
+    assert np.abs(worlds.mean(axis=0) - fit.posterior).mean() < 0.02
+    point = DawidSkene(uncertainty="posterior").fit(ann)
+    assert np.array_equal(point.sample_plausibilities(3, seed=3)[2], point.posterior)
+    labels = point.sample_labels(4000, seed=3)
+    column = point.taxonomy.indices(point.classes)
+    share = (labels == column[point.posterior.argmax(axis=1)][None, :]).mean(axis=0)
+    mc_error = np.sqrt(0.25 / 4000)
+    assert np.abs(share - point.posterior.max(axis=1)).max() < 5 * mc_error
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    truth=st.lists(st.sampled_from(["a", "b", "c"]), min_size=2, max_size=8),
+    n_annotators=st.integers(2, 4),
+)
+def test_annotators_who_all_agree_give_the_crisp_truth(truth, n_annotators):
+    """Shares, Dawid–Skene and one-coin (defaults, parameter worlds included): one-hot
+    posterior and the same labels in every world. MACE smooths its counts (EM) or shrinks
+    them to its priors (VB), and on few items a spammer whose strategy hits the truth cannot
+    be told from a knower, so its parameter worlds may move: for MACE the law is that the
+    posterior's most probable class is the truth, with probability above 0.99."""
+    rows = [(i, f"r{a}", t) for i, t in enumerate(truth) for a in range(n_annotators)]
+    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b", "c"]))
+    crisp = Membership.from_labels(dict(enumerate(truth)), taxonomy=ann.taxonomy)
+    expected = np.broadcast_to(ann.taxonomy.indices(truth), (20, len(truth)))
+    for model in (Shares(), DawidSkene(), OneCoin()):
+        fit = model.fit(ann)
+        np.testing.assert_allclose(fit.membership.matrix, crisp.matrix, atol=1e-9)
+        assert np.array_equal(fit.sample_labels(20, seed=1), expected)
+    for model in (Mace(), Mace(method="vb")):
+        fit = model.fit(ann)
+        assert fit.most_probable().tolist() == truth
+        assert fit.posterior.max(axis=1).min() > 0.99

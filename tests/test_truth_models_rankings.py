@@ -1,0 +1,203 @@
+"""IRN and PrIRN on partial rankings with ties.
+
+Oracles: a brute-force reading of the IRN rule (reader by reader, class by class); the
+Dirichlet's closed-form moments for PrIRN's samples (within Monte Carlo error); the hand values
+of google-deepmind/uncertain_ground_truth's tests (irn_test.py, formats_test.py,
+selectors_utils_test.py): values are facts, the code is ours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth.datasets import dermatology
+from fuzzytruth.io.rankings import Rankings
+from fuzzytruth.truth.models import IRN, PrIRN, irn
+
+
+def _dedupe(groups):
+    """Drop repeated classes within one reader (the format forbids them) and empty groups."""
+    seen, out = set(), []
+    for group in groups:
+        kept = [c for c in dict.fromkeys(group) if c not in seen]
+        seen.update(kept)
+        if kept:
+            out.append(kept)
+    return out
+
+
+selectors_strategy = st.lists(  # items
+    st.lists(  # readers
+        st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=3), min_size=1, max_size=3)
+        .map(_dedupe).filter(bool),
+        min_size=1, max_size=4,
+    ),
+    min_size=1, max_size=5,
+)
+
+
+
+def brute_force_irn(selectors, n_classes):
+    out = []
+    for readers in selectors:
+        score = [0.0] * n_classes
+        for ranking in readers:
+            for g, group in enumerate(ranking):
+                for c in group:
+                    score[c] += 1.0 / (1 + g)
+        total = sum(score)
+        out.append([s / total for s in score])
+    return np.array(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(selectors=selectors_strategy)
+def test_irn_is_the_brute_force_rule(selectors):
+    rankings = Rankings.from_selectors(selectors, classes=6)
+    np.testing.assert_allclose(irn(rankings), brute_force_irn(selectors, 6), atol=1e-15)
+    fit = IRN().fit(rankings)
+    np.testing.assert_allclose(fit.membership.matrix[:, 1:], brute_force_irn(selectors, 6))
+    assert rankings.to_selectors() == selectors
+
+
+def test_prirn_at_huge_temperature_samples_irn():
+    """irn_test.py: temperature 1e6, alpha 0: every sample equals the plausibilities to 2
+    decimals."""
+    plausibilities = np.array([[0.4, 0.3, 0.2, 0.1], [0.8, 0.1, 0.05, 0.05]])
+    # rankings whose IRN is exactly these rows: one reader per group position weight
+    fit = PrIRN(temperature=1e6, alpha=0.0).fit(_rankings_with_irn(plausibilities))
+    np.testing.assert_allclose(fit.irn, plausibilities, atol=1e-12)
+    samples = fit.sample_plausibilities(10, seed=0)
+    assert samples.shape == (10, 2, 4)
+    np.testing.assert_allclose(samples, np.broadcast_to(plausibilities, samples.shape),
+                               atol=0.005)
+
+
+def _rankings_with_irn(rows):
+    """Items whose IRN equals ``rows`` (multiples of 0.05): 20 top-group votes per 1.0."""
+    frame = []
+    for i, row in enumerate(rows):
+        reader = 0
+        for c, p in enumerate(row):
+            for _ in range(round(p * 20)):
+                frame.append((i, reader, c, 0))
+                reader += 1
+    df = pd.DataFrame(frame, columns=["item_id", "reader_id", "class", "rank_group"])
+    return Rankings.from_frame(df, classes=list(range(rows.shape[1])))
+
+
+@pytest.mark.parametrize(("temperature", "alpha"), [(10.0, 0.01), (1.0, 0.5), (3.0, 0.0)])
+def test_prirn_sample_moments_match_the_dirichlet(temperature, alpha):
+    rankings = Rankings.from_selectors(
+        [[[[0], [1, 2]], [[2]], [[0], [3]]], [[[3]]], [[[1, 2]], [[2], [0]]]], classes=5
+    )
+    fit = PrIRN(temperature=temperature, alpha=alpha).fit(rankings)
+    a = fit.concentration
+    a0 = a.sum(axis=1, keepdims=True)
+    mean, var = a / a0, a * (a0 - a) / (a0**2 * (a0 + 1))
+    n = 20_000
+    samples = fit.sample_plausibilities(n, seed=42)
+    np.testing.assert_allclose(fit.posterior, mean)
+    se = np.sqrt(var / n)
+    assert np.all(np.abs(samples.mean(axis=0) - mean) <= 5 * se + 1e-12)
+    # variance, within 5 standard errors (the sample's own fourth central moment)
+    m4 = ((samples - samples.mean(axis=0)) ** 4).mean(axis=0)
+    se_var = np.sqrt(np.maximum(m4 - samples.var(axis=0) ** 2, 0) / n)
+    assert np.all(np.abs(samples.var(axis=0) - var) <= 5 * se_var + 1e-12)
+    # top-1 per sample is the argmax of the same samples, world by world
+    top = fit.sample_top1(np.arange(50), seed=42)
+    columns = fit.taxonomy.indices(fit.classes)
+    assert np.array_equal(top, columns[samples[:50].argmax(axis=2)])
+    # crisp labels have the mean as their law (Monte Carlo)
+    labels = fit.sample_labels(n, seed=7)
+    share = (labels[:, :, None] == columns[None, None, :]).mean(axis=0)
+    assert np.all(np.abs(share - mean) <= 5 * np.sqrt(mean * (1 - mean) / n) + 1e-12)
+
+
+def test_formats_test_hand_values():
+    """formats_test.py: selectors [[3], [1], [2]] and [[0], [4, 1, 2]] over 5 classes give
+    their rankings/groups arrays; compared class by class (-1: unranked)."""
+    rankings = Rankings.from_selectors([[[[3], [1], [2]], [[0], [4, 1, 2]]]], classes=5)
+    frame = rankings.to_frame()
+    groups = np.full((2, 5), -1)
+    groups[frame["reader_id"].to_numpy(int), frame["class"].to_numpy(int)] = frame["rank_group"]
+    # their expected rankings [3,1,2,0,4] / [0,4,1,2,3] with groups [0,1,2,-1,-1] / [0,1,1,1,-1]
+    expected_rankings = np.array([[3, 1, 2, 0, 4], [0, 4, 1, 2, 3]])
+    expected_groups = np.array([[0, 1, 2, -1, -1], [0, 1, 1, 1, -1]])
+    by_class = np.full((2, 5), -1)
+    np.put_along_axis(by_class, expected_rankings, expected_groups, axis=1)
+    assert np.array_equal(groups, by_class)
+
+
+@pytest.mark.parametrize(("selectors", "message"), [
+    ([[[[3.0], [1], [2]], [[0], [4, 1, 2]]]], "integers"),  # float label: INVALID_TYPE
+    ([[[[3], [1], [2]], [[0], [4, 1, 2]], [[]]]], "non-empty"),  # empty group
+    ([[[[3], [1], [2]], [[0], [4, 1], [1, 3]]]], "twice"),  # duplicate in a reader
+    ([[[[3], [1], [2]]], [[[0], [4, 1], [1, 3]]]], "twice"),
+    ([[[[300]]]], "not below the number of classes"),  # id >= num_classes: INVALID_TYPE
+])
+def test_selectors_utils_invalid_cases_are_errors(selectors, message):
+    with pytest.raises(ValueError, match=message):
+        Rankings.from_selectors(selectors, classes=288)
+
+
+def test_selectors_utils_valid_cases_read():
+    """The valid cases of selectors_utils_test.py (num_classes 288); an empty reader is
+    padding here (their check calls it an error: pad_selectors writes it)."""
+    case = [[[269]], [[80], [135, 269]], [[80], [1, 269]], [[269]],
+            [[135, 269], [54, 151], [87]], [[269]], [[269]], [[80]], [[135]]]
+    rankings = Rankings.from_selectors([case], classes=288)
+    assert rankings.to_selectors() == [case]
+    padded = Rankings.from_selectors([[[[3], [1], [2]], [[0], [4, 1, 2]], []]], classes=288)
+    assert padded.to_selectors() == [[[[3], [1], [2]], [[0], [4, 1, 2]]]]
+
+
+def test_ranking_models_refuse_unranked_labels():
+    df = pd.DataFrame({"item_id": [1, 1], "annotator_id": ["a", "b"], "label": ["x", "y"]})
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["x", "y"]))
+    for model in (IRN(), PrIRN()):
+        with pytest.raises(ValueError, match="needs partial rankings"):
+            model.fit(ann)
+    with pytest.raises(ValueError, match="temperature must be"):
+        PrIRN(temperature=0)
+    with pytest.raises(ValueError, match="alpha must be"):
+        PrIRN(alpha=-1)
+
+
+def test_dermatology_irn_and_risk_membership():
+    data = dermatology()
+    fit = PrIRN(temperature=10, alpha=0.01).fit(data.rankings)  # defaults spelled out
+    assert PrIRN() == PrIRN(temperature=10, alpha=0.01)
+    mem = fit.membership
+    risk = mem.matrix[:, data.taxonomy.indices(["low risk", "medium risk", "high risk"])]
+    np.testing.assert_allclose(risk.sum(axis=1), 1.0)
+    np.testing.assert_allclose(mem.matrix[:, data.taxonomy.index("skin condition")], 1.0)
+    # case 0 is [[[56]]]: one reader, one condition; IRN puts all mass on it
+    assert fit.irn[0, 56] == 1.0 and fit.irn[0].sum() == 1.0
+    expected = (10 * 1.0 + 0.01) / (10 + 419 * 0.01)
+    assert fit.posterior[0, 56] == pytest.approx(expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(truth=st.lists(st.integers(0, 3), min_size=1, max_size=6), n_readers=st.integers(1, 4))
+def test_readers_who_all_agree_give_the_crisp_truth(truth, n_readers):
+    """Every reader names the same single class: IRN is one-hot, and so is every PrIRN world
+    when alpha = 0 (with alpha > 0 every class keeps some plausibility by construction, and
+    the top-1 class of a sample is the named one unless an unranked class beats it)."""
+    selectors = [[[[t]]] * n_readers for t in truth]
+    rankings = Rankings.from_selectors(selectors, classes=4)
+    onehot = np.eye(4)[truth]
+    np.testing.assert_array_equal(IRN().fit(rankings).posterior, onehot)
+    fit = PrIRN(temperature=5.0, alpha=0.0).fit(rankings)
+    np.testing.assert_array_equal(fit.posterior, onehot)
+    worlds = fit.sample_plausibilities(10, seed=2)
+    np.testing.assert_array_equal(worlds, np.broadcast_to(onehot, worlds.shape))
+    columns = fit.taxonomy.indices(fit.classes)
+    expected = np.broadcast_to(columns[truth], (10, len(truth)))
+    assert np.array_equal(fit.sample_labels(10, seed=2), expected)
+    assert np.array_equal(fit.sample_top1(10, seed=2), expected)
