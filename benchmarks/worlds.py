@@ -24,10 +24,15 @@ build the world's qrels from the same keyed draws (``run[q][d] = s`` dicts, as i
 documentation shows), evaluate the run — timed on 2 worlds and extrapolated linearly to 1,000
 (the output says so); ``--no-peer`` skips it.
 
+Before/after: ``--baseline DIR`` runs each shape also with the copy of the package found in
+``DIR`` (a directory that holds a ``fuzzytruth/`` folder, e.g. ``git archive main fuzzytruth |
+tar -x -C DIR``), interleaved with the current one shape by shape, and prints the ratios.
+
 Usage::
 
     python benchmarks/worlds.py                 # every shape
     python benchmarks/worlds.py harness graded  # some shapes (names: --list)
+    python benchmarks/worlds.py --no-peer --baseline /tmp/before   # before/after table
 
 Wall times vary by tens of percent on the shared 2-core machine; read the CPU time and the load.
 Threads: one per core unless ``FUZZYTRUTH_NUM_THREADS`` is set (it is passed to each shape).
@@ -205,10 +210,15 @@ print(json.dumps(out))
 """
 
 
-def run_shape(name: str, peer: bool) -> dict:
+def run_shape(name: str, peer: bool, package_dir: str | None = None) -> dict:
+    """One shape in a fresh process; ``package_dir``: the directory whose ``fuzzytruth/`` it
+    imports (default: the one this interpreter finds)."""
     args = json.dumps([SHAPES[name], N_WORLDS, MEASURES, PEER_WORLDS if peer else 0])
+    env = os.environ.copy()
+    if package_dir is not None:
+        env["PYTHONPATH"] = os.pathsep.join([package_dir, env.get("PYTHONPATH", "")])
     done = subprocess.run([sys.executable, "-c", WORKER, args], capture_output=True, text=True,
-                          env=os.environ.copy())
+                          env=env)
     if done.returncode:
         raise RuntimeError(f"shape {name!r} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -220,6 +230,13 @@ def main(argv: list[str]) -> None:
             print(f"{name:<22} {shape}")
         return
     peer = "--no-peer" not in argv
+    baseline = None
+    if "--baseline" in argv:
+        at = argv.index("--baseline")
+        if at + 1 >= len(argv) or not os.path.isdir(os.path.join(argv[at + 1], "fuzzytruth")):
+            raise SystemExit("--baseline needs a directory that holds a fuzzytruth/ package")
+        baseline = os.path.abspath(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     names = [a for a in argv if not a.startswith("--")] or list(SHAPES)
     unknown = sorted(set(names) - set(SHAPES))
     if unknown:
@@ -230,8 +247,10 @@ def main(argv: list[str]) -> None:
     header = (f"{'shape':<22} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'added MB':>9}  "
               f"{'agg s':>6} {'agg added MB':>12}  {'load':>9}  values")
     print(header)
-    results = {}
+    results, before = {}, {}
     for name in names:
+        if baseline is not None:
+            before[name] = run_shape(name, False, baseline)
         r = run_shape(name, peer and name == names[0])
         results[name] = r
         values = ", ".join(f"{k} {v}" for k, v in r["values"].items())
@@ -239,6 +258,8 @@ def main(argv: list[str]) -> None:
               f"{r['added_mb']:9.0f}  {r['agg_seconds']:6.2f} {r['agg_added_mb']:12.0f}  "
               f"{r['load_before']:4.1f}-{r['load_after']:<4.1f}  {values}", flush=True)
     print(f"package: {results[names[0]]['path']}")
+    if baseline is not None:
+        print_before_after(before, results)
     for key, label in (("seconds", "wall"), ("cpu", "CPU"), ("peak_mb", "peak"),
                        ("added_mb", "added memory")):
         worst = max(results, key=lambda n: results[n][key])
@@ -260,6 +281,20 @@ def main(argv: list[str]) -> None:
               f"world, timed on {PEER_WORLDS} worlds and extrapolated to {N_WORLDS}: "
               f"{peer_total:.0f} s; ratio pytrec_eval loop / fuzzytruth (wall): "
               f"{peer_total / first['seconds']:.0f}x")
+
+
+def print_before_after(before: dict, after: dict) -> None:
+    """The baseline's figures beside the current ones, shape by shape, with ratios."""
+    print(f"\nbefore ({before[next(iter(before))]['path']}) / after, evaluate() only:")
+    print(f"{'shape':<22} {'cpu s':>15} {'ratio':>6} {'wall s':>15} {'ratio':>6} "
+          f"{'added MB':>11} {'peak MB':>11}  {'same values':>11}")
+    for name, b in before.items():
+        a = after[name]
+        same = "yes" if b["values"] == a["values"] else "NO"
+        print(f"{name:<22} {b['cpu']:7.2f} {a['cpu']:7.2f} {a['cpu'] / b['cpu']:6.2f} "
+              f"{b['seconds']:7.2f} {a['seconds']:7.2f} {a['seconds'] / b['seconds']:6.2f} "
+              f"{b['added_mb']:5.0f} {a['added_mb']:5.0f} {b['peak_mb']:5.0f} "
+              f"{a['peak_mb']:5.0f}  {same:>11}")
 
 
 if __name__ == "__main__":
