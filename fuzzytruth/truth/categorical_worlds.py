@@ -13,11 +13,19 @@ World models
     that world (with ``"literal"`` weights, which are not annotator shares, the target is drawn
     from the weights). For one fixed target ω, items are independent with
     P(item ∈ ω) = p(ω|item): the model of the exact closed forms.
+
+    A truth fitted by a label model (:mod:`fuzzytruth.truth.models`) draws the labels with the
+    model's own sampler instead (its ``sample_labels``; the shares model's are the draws above,
+    bit for bit). A model whose worlds draw shared parameters (Dawid–Skene and kin) makes the
+    items of a world dependent, and their marginal is the posterior averaged over the drawn
+    parameters, not the fitted posterior: the exact closed forms do not describe those worlds
+    (the model says so: ``independent_items`` is False).
 ``"bernoulli"``
     Each (item, category) pair is a member independently with probability p(ω|item)
     (Santini's independence, per category; a world need not be consistent with the taxonomy).
     A query with an uncertain category draws its target from its mixture weights,
-    independently of the members.
+    independently of the members. Refused for a model whose worlds are dependent (it would
+    drop what they carry).
 
 Every draw is keyed (:mod:`fuzzytruth._random`): an item's label in world w depends on the
 seed, the item's id and w only.
@@ -32,7 +40,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -44,10 +52,28 @@ from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 if TYPE_CHECKING:
     from fuzzytruth.truth.membership import Membership
 
-__all__ = ["CategoricalWorlds", "sample_labels"]
+__all__ = ["CategoricalWorlds", "LabelModel", "sample_labels"]
 
 # streams of the keyed draws (shared numbering with the qrels worlds)
 _LABELS, _TARGETS, _MEMBERS = 1, 2, 3
+
+
+class LabelModel(Protocol):
+    """A fitted truth model as the worlds see it (a
+    :class:`~fuzzytruth.truth.models.base.FittedTruth`): its name, its sampler of one label per
+    item per world (node indices, items in the membership's order), and whether those labels
+    are independent draws from its posterior."""
+
+    name: str
+
+    @property
+    def independent_items(self) -> bool:
+        """True when each world's labels are independent draws from the posterior."""
+        ...
+
+    def sample_labels(self, worlds: np.ndarray, *, seed: int) -> np.ndarray:
+        """``(len(worlds), n_items)`` node indices of the worlds' labels."""
+        ...
 
 
 def sample_labels(
@@ -148,6 +174,9 @@ class CategoricalWorlds:
     query_ids : numpy.ndarray, optional
         ``(n_queries,)`` ids of the queries (the keys of their target draws); default their
         positions.
+    model : LabelModel, optional
+        The truth model the membership comes from: under ``"annotator"`` its own sampler
+        draws the labels (default: the annotators' direct shares).
     """
 
     binary = True
@@ -164,7 +193,16 @@ class CategoricalWorlds:
         exclude_query: bool,
         world_model: str,
         query_ids: np.ndarray | None = None,
+        model: LabelModel | None = None,
     ) -> None:
+        if model is not None and world_model == "bernoulli" and not model.independent_items:
+            raise ValueError(
+                f"world_model='bernoulli' draws every (item, category) pair independently from "
+                f"the posterior, which drops what {model.name}'s worlds carry (labels drawn "
+                "under shared parameter draws); use world_model='annotator' (the model's own "
+                "worlds), or fit the model with uncertainty='posterior'"
+            )
+        self.model = model
         self.membership = membership
         self.fixed = fixed
         self.query_item = query_item
@@ -217,10 +255,14 @@ class CategoricalWorlds:
         self.n_worlds = n_worlds
         n_items, n_nodes = len(self.membership.items), len(self.membership.categories)
         if self.world_model == "annotator":
-            _check_direct(self.membership)
-            self._labels = _LabelTable(self.membership.direct, self._item_keys)
-            # per world: the labels, their counts per node and the node sizes
-            self.world_bytes = (n_items + 1) * self._labels.labels.itemsize + 24 * n_nodes
+            if self.model is None:
+                _check_direct(self.membership)
+                self._labels = _LabelTable(self.membership.direct, self._item_keys)
+            # per world: the labels (a model's draws and their transposed copy), their counts
+            # per node and the node sizes
+            itemsize = 4 if self.model is not None else self._labels.labels.itemsize
+            copies = 2 if self.model is not None else 1
+            self.world_bytes = copies * (n_items + 1) * itemsize + 24 * n_nodes
         else:
             # the size of every node that can be a target, found from its row below
             self._possible = np.union1d(self.fixed[self.fixed >= 0], self.components[1])
@@ -257,7 +299,7 @@ class CategoricalWorlds:
         n_w = len(worlds)
         n_nodes = len(self.membership.categories)
         if self.world_model == "annotator":
-            labels = self._labels.draw(self.seed, worlds, padding=n_nodes)  # (n_items + 1, n_w)
+            labels = self._chunk_labels(worlds)  # (n_items + 1, n_w)
             flat = (labels.astype(np.int64) + (n_nodes + 1) * np.arange(n_w)[None, :]).ravel()
             label_counts = np.bincount(flat, minlength=n_w * (n_nodes + 1))
             sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
@@ -266,6 +308,18 @@ class CategoricalWorlds:
             self.seed, _MEMBERS, self._item_keys, self._matrix, self._possible, worlds
         )
         return {"worlds": worlds, "sizes": sizes}  # (n_possible, n_w)
+
+    def _chunk_labels(self, worlds: np.ndarray) -> np.ndarray:
+        """``(n_items + 1, n_w)`` every item's label in ``worlds``, then the padding node: from
+        the annotators' shares, or from the truth model's own sampler."""
+        n_nodes = len(self.membership.categories)
+        if self.model is None:
+            return self._labels.draw(self.seed, worlds, padding=n_nodes)
+        drawn = self.model.sample_labels(worlds, seed=self.seed)  # (n_w, n_items)
+        labels = np.empty((drawn.shape[1] + 1, len(worlds)), dtype=drawn.dtype)
+        labels[:-1] = drawn.T
+        labels[-1] = n_nodes
+        return labels
 
     def _targets(self, chunk: dict, queries: slice) -> np.ndarray:
         """``(n_q, n_w)`` each query's target category in each world: given, the query item's
