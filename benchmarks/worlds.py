@@ -215,10 +215,12 @@ def run_shape(name: str, peer: bool, package_dir: str | None = None) -> dict:
     imports (default: the one this interpreter finds)."""
     args = json.dumps([SHAPES[name], N_WORLDS, MEASURES, PEER_WORLDS if peer else 0])
     env = os.environ.copy()
-    if package_dir is not None:
+    flags = []
+    if package_dir is not None:  # -P: the working directory must not come first on the path
         env["PYTHONPATH"] = os.pathsep.join([package_dir, env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-c", WORKER, args], capture_output=True, text=True,
-                          env=env)
+        flags = ["-P"]
+    done = subprocess.run([sys.executable, *flags, "-c", WORKER, args], capture_output=True,
+                          text=True, env=env)
     if done.returncode:
         raise RuntimeError(f"shape {name!r} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -290,6 +292,8 @@ def print_before_after(before: dict, after: dict) -> None:
           f"{'added MB':>11} {'peak MB':>11}  {'same values':>11}")
     for name, b in before.items():
         a = after[name]
+        if a["path"] == b["path"]:
+            raise SystemExit(f"the baseline imported the same package ({a['path']})")
         same = "yes" if b["values"] == a["values"] else "NO"
         print(f"{name:<22} {b['cpu']:7.2f} {a['cpu']:7.2f} {a['cpu'] / b['cpu']:6.2f} "
               f"{b['seconds']:7.2f} {a['seconds']:7.2f} {a['seconds'] / b['seconds']:6.2f} "
