@@ -53,8 +53,11 @@ import pandas as pd
 from scipy.special import gammainc, gammaincinv
 
 __all__ = [
+    "ALWAYS",
+    "NEVER",
     "as_generator",
-    "bernoulli_counts",
+    "bernoulli_pick",
+    "bernoulli_sums",
     "categorical_draws",
     "dirichlet",
     "draw_seed",
@@ -63,14 +66,22 @@ __all__ = [
     "group_counts",
     "index_counts",
     "index_sums",
+    "member_pick",
+    "member_sums",
     "named_stream",
     "pair_keys",
     "permutations",
     "random_bytes",
+    "stream_bases",
+    "thresholds",
     "two_stage_sums",
     "uniforms",
     "unit_keys",
 ]
+
+NEVER, ALWAYS = -1, -2
+"""Unit indices of :func:`bernoulli_pick` and :func:`member_pick` that are not drawn: never
+(padding, a document of probability 0) and always (probability 1) true."""
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -185,59 +196,229 @@ def uniforms(seed: int, stream: int, keys: np.ndarray, worlds: np.ndarray) -> np
 
 
 def _stream_base(seed: int, stream: int, keys: np.ndarray) -> np.ndarray:
+    return _mix(np.asarray(keys, dtype=np.uint64) ^ _salt(seed, stream))
+
+
+def _salt(seed: int, stream: int) -> np.uint64:
+    """What a unit key is xor-ed with before mixing: the seed and the stream."""
     with np.errstate(over="ignore"):
-        return _mix(np.asarray(keys, dtype=np.uint64) ^ np.uint64(seed) ^ (np.uint64(stream) * _M2))
+        return np.uint64(seed) ^ (np.uint64(stream) * _M2)
 
 
-def bernoulli_counts(
-    seed: int,
-    stream: int,
-    keys: np.ndarray,
-    probability: np.ndarray,
-    group: np.ndarray,
-    n_groups: int,
+def stream_bases(seed: int, stream: int, keys: np.ndarray) -> np.ndarray:
+    """``(n_units,)`` uint64: what every draw of these units in this stream starts from, for
+    the passes below that draw the same units block after block (compute them once)."""
+    return _stream_base(seed, stream, keys)
+
+
+def thresholds(probability: np.ndarray) -> np.ndarray:
+    """``(n_units,)`` uint64 ``ceil(p × 2**53)``: a 53-bit draw ``k`` is a success when
+    ``k < threshold``, exactly when its uniform ``k / 2**53`` is ``< p``."""
+    return np.ceil(np.asarray(probability, dtype=np.float64) * 2.0**53).astype(np.uint64)
+
+
+def bernoulli_sums(
+    bases: np.ndarray,
+    threshold: np.ndarray,
+    start: np.ndarray,
+    stop: np.ndarray,
     worlds: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Keyed Bernoulli draws and their sums per group, in one compiled pass.
+) -> np.ndarray:
+    """Number of successes of keyed Bernoulli draws per group and world, without keeping the
+    draws: ``out[g, w]`` counts the units ``start[g] <= i < stop[g]`` that succeed in world
+    ``worlds[w]``: unit i succeeds when its uniform (:func:`uniforms`) is below its
+    probability, i.e. when its 53-bit draw is below ``threshold[i]``.
 
-    ``bits[w, i] = uniforms(seed, stream, keys, worlds)[w, i] < probability[i]`` (exactly the
-    same uniforms), and ``counts[w, g]`` the number of true bits of group ``g`` (``group`` is
-    ``(n_units,)``, in ``0..n_groups-1``).
+    ``bases`` from :func:`stream_bases`, ``threshold`` from :func:`thresholds`.
 
     Examples
     --------
     >>> keys = unit_keys(np.array(list("abcd"), dtype=object))
-    >>> bits, counts = bernoulli_counts(3, 1, keys, np.full(4, 0.5), np.array([0, 0, 1, 1]), 2,
-    ...                                 np.arange(5))
-    >>> bool((bits == (uniforms(3, 1, keys, np.arange(5)) < 0.5)).all())
-    True
-    >>> bool((counts == bits.reshape(5, 2, 2).sum(axis=2)).all())
+    >>> p = np.array([0.5, 0.2, 0.9, 0.6])
+    >>> bits = uniforms(3, 1, keys, np.arange(5)) < p
+    >>> sums = bernoulli_sums(stream_bases(3, 1, keys), thresholds(p),
+    ...                       np.array([0, 1]), np.array([1, 4]), np.arange(5))
+    >>> bool((sums == np.stack([bits[:, 0], bits[:, 1:].sum(axis=1)])).all())
     True
     """
-    base = _stream_base(seed, stream, keys)
-    threshold = np.ceil(np.asarray(probability, dtype=np.float64) * 2.0**53).astype(np.uint64)
-    bits = np.empty((len(worlds), len(base)), dtype=np.bool_)
-    counts = np.zeros((len(worlds), n_groups), dtype=np.int64)
-    _kernels()["bernoulli"](
-        base, threshold, np.asarray(group, dtype=np.int64),
-        np.asarray(worlds, dtype=np.uint64), bits, counts,
+    start = np.asarray(start, dtype=np.int64)
+    out = np.zeros((len(start), len(worlds)), dtype=np.int64)
+    _kernels()["bernoulli_sums"](
+        bases, threshold, start, np.asarray(stop, dtype=np.int64), _offsets(worlds), out
     )
-    return bits, counts
+    return out
 
 
-def _bernoulli_py(base, threshold, group, worlds, bits, counts):  # pragma: no cover - compiled
-    for w in range(len(worlds)):
-        for i in range(len(base)):
-            hit = _draw53(base[i], worlds[w]) < threshold[i]
-            bits[w, i] = hit
-            counts[w, group[i]] += hit
+def _bernoulli_sums_py(bases, threshold, start, stop, offsets, out):  # pragma: no cover
+    for g in range(len(start)):
+        for i in range(start[g], stop[g]):
+            base, limit = bases[i], threshold[i]
+            for w in range(len(offsets)):
+                out[g, w] += _mix53(base + offsets[w]) < limit
+
+
+def bernoulli_pick(
+    bases: np.ndarray,
+    threshold: np.ndarray,
+    units: np.ndarray,
+    worlds: np.ndarray,
+) -> np.ndarray:
+    """Keyed Bernoulli draws of the units a table points at.
+
+    ``out[c, r, w]`` (``(n_columns, n_rows, n_worlds)``, worlds contiguous) is the success of
+    unit ``units[r, c]`` in world ``worlds[w]`` (as in :func:`bernoulli_sums`), False for
+    :data:`NEVER` and True for :data:`ALWAYS`.
+
+    Examples
+    --------
+    >>> keys = unit_keys(np.array(list("abc"), dtype=object))
+    >>> p = np.array([0.3, 0.6, 0.9])
+    >>> bits = uniforms(2, 1, keys, np.arange(4)) < p
+    >>> units = np.array([[2, NEVER, 0], [ALWAYS, 1, 1]])
+    >>> out = bernoulli_pick(stream_bases(2, 1, keys), thresholds(p), units, np.arange(4))
+    >>> bool((out[0, 0] == bits[:, 2]).all() and (out[2, 1] == bits[:, 1]).all())
+    True
+    >>> bool(out[1, 0].any()), bool(out[0, 1].all())
+    (False, True)
+    """
+    units = np.asarray(units, dtype=np.int64)
+    out = np.empty((units.shape[1], units.shape[0], len(worlds)), dtype=np.bool_)
+    _kernels()["bernoulli_pick"](bases, threshold, units, _offsets(worlds), out)
+    return out
+
+
+def _bernoulli_pick_py(bases, threshold, units, offsets, out):  # pragma: no cover - compiled
+    for r in range(units.shape[0]):
+        for c in range(units.shape[1]):
+            unit = units[r, c]
+            row = out[c, r]
+            if unit < 0:
+                row[:] = unit == ALWAYS
+            else:
+                base, limit = bases[unit], threshold[unit]
+                for w in range(len(offsets)):
+                    row[w] = _mix53(base + offsets[w]) < limit
+
+
+def member_sums(
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    table: np.ndarray,
+    columns: np.ndarray,
+    worlds: np.ndarray,
+) -> np.ndarray:
+    """Keyed Bernoulli draws of the cells of a probability table, summed down each column.
+
+    Cell ``(i, j)`` of ``table`` (``(n_units, n_columns)``) is drawn with the uniform of key
+    ``keys[i] + j`` (:func:`uniforms`, stream ``stream``) and is a success when that uniform is
+    below ``table[i, j]``; ``out[k, w]`` counts the successes of column ``columns[k]`` in world
+    ``worlds[w]``. Cells of probability 0 or 1 are not drawn (their outcome is certain).
+
+    Examples
+    --------
+    >>> keys = unit_keys(np.array(list("abc"), dtype=object))
+    >>> table = np.array([[0.5, 1.0], [0.2, 0.0], [0.9, 0.4]])
+    >>> u = uniforms(4, 3, (keys[:, None] + np.arange(2, dtype=np.uint64)).ravel(),
+    ...              np.arange(6)).reshape(6, 3, 2)
+    >>> direct = (u < table[None]).sum(axis=1).T
+    >>> bool((member_sums(4, 3, keys, table, np.array([1, 0]), np.arange(6))
+    ...       == direct[[1, 0]]).all())
+    True
+    """
+    out = np.zeros((len(columns), len(worlds)), dtype=np.int64)
+    _kernels()["member_sums"](
+        _salt(seed, stream), np.asarray(keys, dtype=np.uint64),
+        np.ascontiguousarray(table, dtype=np.float64), np.asarray(columns, dtype=np.int64),
+        _offsets(worlds), out,
+    )
+    return out
+
+
+def _member_sums_py(salt, keys, table, columns, offsets, out):  # pragma: no cover - compiled
+    scale = 1.0 / 2.0**53
+    for k in range(len(columns)):
+        j = columns[k]
+        for i in range(len(keys)):
+            p = table[i, j]
+            if p <= 0.0:
+                continue
+            if p >= 1.0:
+                for w in range(len(offsets)):
+                    out[k, w] += 1
+                continue
+            base = _base(keys[i] + np.uint64(j), salt)
+            for w in range(len(offsets)):
+                out[k, w] += np.float64(_mix53(base + offsets[w])) * scale < p
+
+
+def member_pick(
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    table: np.ndarray,
+    units: np.ndarray,
+    columns: np.ndarray,
+    worlds: np.ndarray,
+) -> np.ndarray:
+    """The draws of :func:`member_sums` for picked cells: ``out[c, r, w]`` (``(n_c, n_r,
+    n_w)``) is the draw of cell ``(units[r, c], columns[r, w])`` in world ``worlds[w]``
+    (False where ``units`` is negative).
+
+    Examples
+    --------
+    >>> keys = unit_keys(np.array(list("abc"), dtype=object))
+    >>> table = np.array([[0.5, 1.0], [0.2, 0.0], [0.9, 0.4]])
+    >>> u = uniforms(4, 3, (keys[:, None] + np.arange(2, dtype=np.uint64)).ravel(),
+    ...              np.arange(6)).reshape(6, 3, 2)
+    >>> columns = np.array([[0, 1, 1, 0, 0, 1]])
+    >>> out = member_pick(4, 3, keys, table, np.array([[2, -1]]), columns, np.arange(6))
+    >>> bool((out[0, 0] == (u[np.arange(6), 2, columns[0]] < table[2, columns[0]])).all())
+    True
+    >>> bool(out[1, 0].any())
+    False
+    """
+    units = np.asarray(units, dtype=np.int64)
+    out = np.empty((units.shape[1], units.shape[0], len(worlds)), dtype=np.bool_)
+    _kernels()["member_pick"](
+        _salt(seed, stream), np.asarray(keys, dtype=np.uint64),
+        np.ascontiguousarray(table, dtype=np.float64), units,
+        np.asarray(columns, dtype=np.int64), _offsets(worlds), out,
+    )
+    return out
+
+
+def _member_pick_py(salt, keys, table, units, columns, offsets, out):  # pragma: no cover
+    scale = 1.0 / 2.0**53
+    for r in range(units.shape[0]):
+        for c in range(units.shape[1]):
+            i = units[r, c]
+            row = out[c, r]
+            if i < 0:
+                row[:] = False
+                continue
+            last, base, p = -1, np.uint64(0), 0.0
+            for w in range(len(offsets)):
+                j = columns[r, w]
+                if j != last:  # a cell's base and probability, reused while the column stays
+                    last, base, p = j, _base(keys[i] + np.uint64(j), salt), table[i, j]
+                # the 53-bit draw converts exactly through int64 (faster than from uint64)
+                row[w] = np.float64(np.int64(_mix53(base + offsets[w]))) * scale < p
 
 
 def categorical_draws(
-    seed: int, stream: int, keys: np.ndarray, cum: np.ndarray, worlds: np.ndarray
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    cum: np.ndarray,
+    worlds: np.ndarray,
+    *,
+    values: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Keyed inverse-CDF draws: ``out[w, i]`` is the first column of ``cum[i]`` (increasing,
-    last column >= 1) above ``uniforms(seed, stream, keys, worlds)[w, i]``; compiled.
+    """Keyed inverse-CDF draws, ``(n_units, n_worlds)``: ``out[i, w]`` is the first column
+    ``j`` of ``cum[i]`` (increasing, last column >= 1) above ``uniforms(seed, stream, keys,
+    worlds)[w, i]`` — or ``values[i, j]`` when ``values`` (same shape as ``cum``) is given;
+    compiled.
 
     Examples
     --------
@@ -245,27 +426,31 @@ def categorical_draws(
     >>> cum = np.array([[0.5, 1.0, 1.0], [0.1, 0.2, 1.0]])
     >>> draws = categorical_draws(1, 2, keys, cum, np.arange(6))
     >>> u = uniforms(1, 2, keys, np.arange(6))
-    >>> bool((draws == (u[:, :, None] >= cum[None]).sum(axis=2)).all())
+    >>> bool((draws.T == (u[:, :, None] >= cum[None]).sum(axis=2)).all())
+    True
+    >>> labels = np.array([[7, 8, 9], [4, 5, 6]], dtype=np.int16)
+    >>> bool((categorical_draws(1, 2, keys, cum, np.arange(6), values=labels)
+    ...       == np.take_along_axis(labels, draws, axis=1)).all())
     True
     """
     base = _stream_base(seed, stream, keys)
-    out = np.empty((len(worlds), len(base)), dtype=np.int64)
-    _kernels()["categorical"](
-        base, np.ascontiguousarray(cum, dtype=np.float64), np.asarray(worlds, dtype=np.uint64),
-        out,
-    )
+    cum = np.ascontiguousarray(cum, dtype=np.float64)
+    if values is None:
+        values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
+    out = np.empty((len(base), len(worlds)), dtype=values.dtype)
+    _kernels()["categorical"](base, cum, values, _offsets(worlds), out)
     return out
 
 
-def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
+def _categorical_py(base, cum, values, offsets, out):  # pragma: no cover - compiled
     # the first column above u (the last one if none), found by bisection: cum is
     # non-decreasing along a row, so this is the linear scan's answer in log2(n) steps;
     # items outside, worlds inside, so that an item's row stays in cache across the worlds
     scale = 1.0 / 2.0**53
     last = cum.shape[1] - 1
     for i in range(len(base)):
-        for w in range(len(worlds)):
-            u = np.float64(_draw53(base[i], worlds[w])) * scale
+        for w in range(len(offsets)):
+            u = np.float64(_mix53(base[i] + offsets[w])) * scale
             lo, hi = 0, last
             while lo < hi:
                 mid = (lo + hi) // 2
@@ -273,7 +458,7 @@ def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
                     lo = mid + 1
                 else:
                     hi = mid
-            out[w, i] = lo
+            out[i, w] = values[i, lo]
 
 
 def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:
@@ -575,6 +760,18 @@ def _permutations_py(base, worlds, out):  # pragma: no cover - compiled
                 out[w, g, i], out[w, g, j] = out[w, g, j], out[w, g, i]
 
 
+def _offsets(worlds: np.ndarray) -> np.ndarray:
+    """``(world + 1) × golden ratio`` (mod 2**64) of each world: what a draw adds to its unit's
+    base before mixing (:func:`uniforms`); computed once per block of worlds."""
+    with np.errstate(over="ignore"):
+        return (np.asarray(worlds, dtype=np.uint64) + np.uint64(1)) * _GOLDEN
+
+
+def _mix53_py(z):  # pragma: no cover - compiled
+    """SplitMix64's finaliser, its top 53 bits."""
+    return _mix_one(z) >> np.uint64(11)
+
+
 def gammas(
     seed: int, stream: int, keys: np.ndarray, shape: np.ndarray, worlds: np.ndarray
 ) -> np.ndarray:
@@ -676,7 +873,15 @@ def _mix_one_py(z):  # pragma: no cover - compiled
 def _draw53_py(base, world):  # pragma: no cover - compiled
     """The keyed draw of one unit in one world: SplitMix64's finaliser of the unit's base key
     offset by the world, its top 53 bits (the same numbers as :func:`uniforms` x 2**53)."""
-    return _mix_one(base + (world + np.uint64(1)) * _GOLDEN) >> np.uint64(11)
+    return _mix53(base + (world + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+
+
+def _base_py(key, salt):  # pragma: no cover - compiled
+    """One unit's :func:`stream_bases` entry: SplitMix64's finaliser of its key xor the salt."""
+    z = key ^ salt
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def _uniform_py(state, k):  # pragma: no cover - compiled
@@ -744,8 +949,10 @@ def _gammas_below_py(base, shape, bound, worlds, out, fallback):  # pragma: no c
 
 
 # replaced by their compiled forms (callees first) before the passes that call them
+_mix53: Any = _mix53_py
 _mix_one: Any = _mix_one_py
 _draw53: Any = _draw53_py
+_base: Any = _base_py
 _uniform: Any = _uniform_py
 _gamma: Any = _gamma_py
 
@@ -753,18 +960,23 @@ _gamma: Any = _gamma_py
 @functools.cache
 def _kernels() -> dict[str, Any]:
     """The compiled passes, built at first use (numba is slow to import); the one-unit
-    functions are compiled first, callees before callers, so that every pass calls the same
-    compiled functions."""
+    functions (draw, mix, base, uniform, gamma) are compiled first, callees before callers, so
+    that every pass calls the same compiled functions."""
     import numba
 
-    global _mix_one, _draw53, _uniform, _gamma
+    global _mix53, _mix_one, _draw53, _base, _uniform, _gamma
     jit = numba.njit(cache=True, nogil=True)
     _mix_one = jit(_mix_one_py)
+    _mix53 = jit(_mix53_py)
     _draw53 = jit(_draw53_py)
+    _base = jit(_base_py)
     _uniform = jit(_uniform_py)
     _gamma = jit(_gamma_py)
     return {
-        "bernoulli": jit(_bernoulli_py),
+        "bernoulli_sums": jit(_bernoulli_sums_py),
+        "bernoulli_pick": jit(_bernoulli_pick_py),
+        "member_sums": jit(_member_sums_py),
+        "member_pick": jit(_member_pick_py),
         "categorical": jit(_categorical_py),
         "index_counts": jit(_index_counts_py),
         "group_counts": jit(_group_counts_py),

@@ -90,6 +90,18 @@ def test_a_partition_of_the_queries_gives_the_same_world_values(data):
         assert np.array_equal(glued.query_means(m), whole.query_means(m))
 
 
+def test_the_world_kernels_take_one_thread_inside_a_worker_and_every_core_outside(
+    client, monkeypatch
+):
+    """A Dask worker's threads already run one task each: the world engine's blocks take one
+    thread there (more would oversubscribe the cores), and every core in a plain process."""
+    from fuzzytruth._threads import ENV_VARIABLE, default_threads
+
+    monkeypatch.delenv(ENV_VARIABLE, raising=False)
+    assert default_threads() == len(os.sched_getaffinity(0))
+    assert client.submit(default_threads, pure=False).result() == 1
+
+
 # ------------------------------------------------------------------------------ evaluate
 @pytest.mark.parametrize("npartitions", [1, 3, 8])
 def test_probabilistic_qrels_identical_for_any_partitioning(client, data, npartitions):

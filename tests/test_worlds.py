@@ -1,17 +1,20 @@
 """Possible worlds: the sampler's laws, reproducibility, and agreement with exact forms."""
 
 import zlib
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 from registry_families import package_families, resolve_default
 
-from fuzzytruth import Annotations, Membership, Taxonomy
+from fuzzytruth import Annotations, Membership, ProbabilisticQrels, Taxonomy
+from fuzzytruth._random import draw_seed, pair_keys, uniforms
 from fuzzytruth.evaluation import evaluate
 from fuzzytruth.measures import Measure, families, parse_measure
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.runs import Run
+from fuzzytruth.runs import Qrels, Run
+from fuzzytruth.truth.pair_worlds import QrelsWorlds
 from fuzzytruth.uncertain.worlds import (
     CategoricalWorlds,
     RankedDocs,
@@ -309,3 +312,202 @@ def test_every_family_with_a_binary_kernel_is_checked_above():
 def test_binary_route_is_not_taken_without_a_closed_count_form():
     assert binary_kernel(Measure("nDCG").resolve("trec"), 10) is None  # no cutoff: ideal needed
     assert binary_kernel(Measure("Rprec").resolve("trec"), 10) is None
+
+
+# ------------------------------------------------------------------- blocks, threads, oracles
+def qrels_worlds(rng, n_q=9, graded=False):
+    """A hand-built probabilistic qrels sampler (some pairs certain, some impossible, some
+    queries without judged pairs) and two systems ranking judged and unjudged documents."""
+    n_judged = rng.integers(0, 12, n_q)
+    pair_query = np.repeat(np.arange(n_q), n_judged)
+    u = rng.random(len(pair_query))
+    probability = np.where(u < 0.15, 0.0, np.where(u < 0.3, 1.0, rng.beta(0.6, 1.2, len(u))))
+    grade = rng.integers(1, 4, len(u)).astype(float) if graded else np.ones(len(u))
+    order = np.lexsort((-grade, pair_query))  # by query, then grade descending
+    pair_query, probability, grade = pair_query[order], probability[order], grade[order]
+    start = np.concatenate([[0], np.cumsum(n_judged)[:-1]])
+    systems = []
+    for depth in (7, 15):
+        docs = np.full((n_q, depth), -1)
+        for q in range(n_q):  # setup only
+            mine = start[q] + rng.permutation(n_judged[q])[: rng.integers(0, n_judged[q] + 1)]
+            slots = rng.choice(depth, size=min(len(mine), depth), replace=False)
+            docs[q, np.sort(slots)] = mine[: len(slots)]
+        lengths = rng.integers(0, depth + 1, n_q)
+        docs[np.arange(depth)[None, :] >= lengths[:, None]] = -1
+        systems.append(RankedDocs(docs, lengths))
+    truth = QrelsWorlds(pair_query, probability, grade, n_q)
+    return truth, systems
+
+
+def categorical_worlds(rng, world_model):
+    mem = random_membership(40, rng)
+    q, n = np.nonzero(mem.direct[[0, 1]])
+    truth = CategoricalWorlds(
+        mem,
+        fixed=np.array([TAX.index("a"), TAX.index("b1"), -1, -1, TAX.index("all")]),
+        query_item=np.array([-1, -1, 0, 1, -1]),
+        components=(np.array([2, 3])[q], n, mem.direct[[0, 1]][q, n]),
+        own_label=True,
+        exclude_query=True,
+        world_model=world_model,
+    )
+    systems = [RankedDocs(rng.integers(-1, 40, size=(5, d)), np.full(5, d)) for d in (7, 9)]
+    return truth, systems
+
+
+BLOCK_MEASURES = ["P@3", "AP", "R@5", "RR", "nDCG@5", "DCG", "RBP", "Rprec", "nDCG", "ADR",
+                  "Bpref", "ERR@5", "SetAP"]  # the 0/1 route, the crisp kernels, judged status
+
+
+@pytest.mark.parametrize("case", ["qrels", "graded", "annotator", "bernoulli"])
+def test_values_do_not_depend_on_the_memory_budget_nor_the_threads(case):
+    """A world's values are the same bits whatever the blocks of queries x worlds and the
+    number of threads: one world and one query per block, or everything at once; 1 or 3
+    threads. The default budget and thread count give the same bits too."""
+    measures = [parse_measure(m).resolve("trec") for m in BLOCK_MEASURES]
+    if case == "graded":  # judged status needs one grade (module docstring of the engine)
+        measures = [m for m in measures if "judged" not in m.uses]
+    results = []
+    for budget, threads in [(1.0, 1), (1.0, 3), (1e9, 1), (1e9, 3), (None, None)]:
+        rng = np.random.default_rng(21)
+        truth, systems = (
+            qrels_worlds(rng, graded=case == "graded") if case in ("qrels", "graded")
+            else categorical_worlds(rng, case)
+        )
+        options = {} if budget is None else {"memory_budget": budget, "n_threads": threads}
+        results.append(world_values(truth, systems, measures, n_worlds=23, seed=5,
+                                    min_relevant=2 if case in ("qrels", "graded") else 10,
+                                    **options))
+    for values, counted in results[1:]:
+        np.testing.assert_array_equal(values, results[0][0])
+        np.testing.assert_array_equal(counted, results[0][1])
+    assert np.isfinite(results[0][0]).any() and results[0][1].any() and not results[0][1].all()
+
+
+def test_evaluate_uses_the_thread_count_of_the_environment(monkeypatch):
+    rng = np.random.default_rng(4)
+    q = np.repeat([f"q{i}" for i in range(30)], 12)
+    d = np.tile([f"d{j}" for j in range(12)], 30)
+    run = Run(q, d, rng.random(len(q)))
+    pq = ProbabilisticQrels(q, d, rng.random(len(q)) * (rng.random(len(q)) < 0.5))
+    out = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", threads)
+        ev = evaluate(run, pq, ["AP", "P@5"], n_worlds=50, rng=3, memory_budget=20_000.0)
+        out.append(ev.world_scores("AP"))
+    np.testing.assert_array_equal(out[0], out[1])
+    monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="FUZZYTRUTH_NUM_THREADS must be an integer >= 1; "
+                                         "got 'many'"):
+        evaluate(run, pq, ["AP"], n_worlds=5, rng=3)
+    monkeypatch.delenv("FUZZYTRUTH_NUM_THREADS")
+    with pytest.raises(ValueError, match="n_threads must be an integer >= 1; got 0"):
+        world_values(*qrels_worlds(rng), [parse_measure("AP").resolve("trec")], n_worlds=2,
+                      seed=1, n_threads=0)
+    with pytest.raises(ValueError, match="memory_budget must be a number of bytes > 0"):
+        world_values(*qrels_worlds(rng), [parse_measure("AP").resolve("trec")], n_worlds=2,
+                     seed=1, memory_budget=0)
+
+
+def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels():
+    """Oracle: world w of probabilistic qrels is the crisp qrels whose pair (q, d) is relevant
+    when its keyed uniform (fuzzytruth._random.uniforms, stream 4, the pair's key) is below its
+    probability; every measure's world value is the crisp evaluate() of that qrels. The run
+    ranks every judged document, so each one is drawn (no Poisson-binomial rest)."""
+    rng = np.random.default_rng(8)
+    n_q, n_d = 12, 9
+    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
+    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
+    judged = rng.random(len(q)) < 0.7
+    u = rng.random(len(q))
+    p = np.where(u < 0.1, 0.0, np.where(u < 0.2, 1.0, rng.random(len(q))))
+    pq = ProbabilisticQrels(q[judged], d[judged], p[judged])
+    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    names = ["P@3", "AP", "R@5", "RR", "nDCG@5", "nDCG", "DCG", "Rprec", "Bpref", "ERR@4"]
+    ev = evaluate(run, pq, names, method="worlds", n_worlds=15, rng=6,
+                  memory_budget=3_000.0)
+    seed = draw_seed(6)
+    keys = pair_keys(pq.pairs)
+    for w in range(15):
+        relevant = uniforms(seed, 4, keys, np.array([w]))[0] < pq.probability
+        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant.astype(int)), names)
+        for name in names:
+            np.testing.assert_allclose(ev.world_scores(name)[w], crisp.world_scores(name)[0],
+                                       rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")
+
+
+ROW_SPELLINGS = ["P@5", "R@5", "RR", "AP", "AP@5", "nDCG", "nDCG@5", "nDCG(gain=exp)",
+                 "nDCG(discount=jk)@7", "DCG", "DCG(discount=jk)", "RBP", "RBP@10", "ERR@10",
+                 "ERR(gmax=4)", "ADR", "Bpref", "infAP", "GMAP", "Rprec", "RprecMult@0.5",
+                 "SetAP", "RelativeP@5", "Utility", "nDCGRel", "11pt", "iP@0.5", "F@10",
+                 "E@10", "FT", "ST", "NN", "E_psb", "BinG", "RBPResidual@5", "Judged@5",
+                 "NumNonrelJudgedRet"]
+
+
+def ranked_batch(rng, n, depth, graded):
+    """RankedGains with grades, judged status and ideals of varying widths."""
+    top = 4 if graded else 2
+    gains = rng.integers(0, top, (n, depth)) * (rng.random((n, depth)) < 0.4)
+    lengths = rng.integers(0, depth + 1, n)
+    gains = np.where(np.arange(depth)[None] < lengths[:, None], gains, 0).astype(float)
+    unretrieved = rng.integers(0, 30, n)
+    ideal = np.zeros((n, int(((gains > 0).sum(1) + unretrieved).max())))
+    judged_grades = np.full((n, ideal.shape[1] + 3), np.nan)
+    for i in range(n):  # setup only
+        grades = -np.sort(-np.concatenate([gains[i][gains[i] > 0],
+                                           rng.integers(1, top, unretrieved[i])]))
+        ideal[i, : len(grades)] = grades
+        judged_grades[i, : len(grades) + i % 4] = np.append(grades, np.zeros(i % 4))
+    shown = np.arange(depth)[None] < lengths[:, None]
+    judged = (gains > 0) | ((rng.random((n, depth)) < 0.5) & shown)
+    return RankedGains(np.arange(n).astype(object), gains, lengths, ideal, judged=judged,
+                       n_judged=(~np.isnan(judged_grades)).sum(1), judged_grades=judged_grades)
+
+
+def rows_of(rg, rows):
+    """Rows of a batch, ideal and judged grades cut to the widest of those rows."""
+    ideal, judged_grades = rg.ideal[rows], rg.judged_grades[rows]
+    width = int((ideal > 0).sum(1).max(initial=0))
+    judged_width = int((~np.isnan(judged_grades)).sum(1).max(initial=0))
+    return RankedGains(rg.query_ids[rows], rg.gains[rows], rg.lengths[rows],
+                       ideal[:, :width], judged=rg.judged[rows], n_judged=rg.n_judged[rows],
+                       judged_grades=judged_grades[:, :judged_width])
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_a_rows_value_does_not_depend_on_the_other_rows_of_its_batch(graded):
+    """What makes world values independent of the blocks: every kernel gives a row the same
+    bits in any batch (its number, order and the widths the other rows set; BLAS products and
+    pairwise sums over a batch-wide width break it)."""
+    rng = np.random.default_rng(17)
+    rg = ranked_batch(rng, 300, 30, graded)
+    for spelling in ROW_SPELLINGS:
+        measure = parse_measure(spelling).resolve("trec")
+        whole = measure.compute(rg)
+        for rows in (np.arange(1, 300), np.arange(3, 17), np.arange(299, -1, -1),
+                     np.arange(0, 300, 7)):
+            np.testing.assert_array_equal(measure.compute(rows_of(rg, rows)), whole[rows],
+                                          err_msg=spelling)
+
+
+def test_families_with_a_relevance_level_read_grades_only_through_it():
+    """The law behind the 0/1 route under graded truth (uncertain.worlds.binary_route): a
+    family with a 0/1-world kernel and a ``rel`` parameter gives, on graded rankings, what it
+    gives with ``rel=1`` on the 0/1 rankings ``grade >= rel``."""
+    rng = np.random.default_rng(9)
+    rg = ranked_batch(rng, 200, 25, graded=True)
+    checked = 0
+    for name, family in families().items():
+        if family.binary is None or "rel" not in [p.name for p in family.params]:
+            continue
+        params = resolve_default(name, family).params
+        for rel in (1.0, 2.0, 2.5):
+            graded = Measure(name, **{**params, "rel": rel}).resolve("trec")
+            binary = Measure(name, **{**params, "rel": 1.0}).resolve("trec")
+            flat = replace(rg, gains=(rg.gains >= rel).astype(float),
+                           ideal=(rg.ideal >= rel).astype(float))
+            np.testing.assert_array_equal(graded.compute(rg), binary.compute(flat),
+                                          err_msg=f"{name}, rel={rel}")
+        checked += 1
+    assert checked >= 10

@@ -89,6 +89,7 @@ import numpy as np
 
 from fuzzytruth._progress import Progress
 from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
 from fuzzytruth.evaluation.classifiers import evaluate_predictions, is_classifier_input
 from fuzzytruth.evaluation.result import Evaluation
@@ -109,7 +110,13 @@ from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
-from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model, kernel_params, world_values
+from fuzzytruth.uncertain.worlds import (
+    RankedDocs,
+    binary_route,
+    check_world_model,
+    kernel_params,
+    world_values,
+)
 
 __all__ = ["MISSING", "UNDEFINED", "evaluate", "evaluated_queries", "exact_input", "rank_runs"]
 
@@ -140,7 +147,7 @@ def evaluate(
     exclude_query: bool = True,
     ties: str | None = None,
     score_dtype: str | None = None,
-    memory_budget: float = 200e6,
+    memory_budget: float = MEMORY_BUDGET,
     progress: bool | None = None,
 ) -> Evaluation:
     """Evaluate one or several systems under crisp or uncertain ground truth.
@@ -205,7 +212,12 @@ def evaluate(
     ties, score_dtype : str, optional
         Override the preset's tie policy and score precision (:func:`fuzzytruth.runs.rank`).
     memory_budget : float
-        Bytes of working memory per chunk of worlds (default 200 MB).
+        Bytes of working memory shared by the blocks of queries × worlds in flight (default
+        :data:`~fuzzytruth._resampling.MEMORY_BUDGET`, 128 MB); the world values themselves
+        (``n_measures × n_systems × n_worlds × n_queries`` float64) are kept on top. The
+        blocks run on one thread per core (one inside a Dask worker; the environment
+        variable ``FUZZYTRUTH_NUM_THREADS`` sets another number); the numbers depend on
+        neither.
     progress : bool, optional
         Progress bar on stderr while worlds are drawn: None (default) only when stderr is a
         terminal, True always, False never.
@@ -345,12 +357,13 @@ def evaluate(
                 f"world by world, so {' and '.join(needs)}"
             )
         use_exact = [False] * len(resolved)
-    worlds = world_counted = None
+    worlds = world_counted = sampler = None
     if n_worlds > 0:
         check_n_worlds(n_worlds, bytes_per_world=8.0 * len(names) * len(ranked) * len(queries))
+        sampler = prepared.worlds(world_model)
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
             worlds, world_counted = world_values(
-                prepared.worlds(world_model), list(ranked.values()), resolved,
+                sampler, list(ranked.values()), resolved,
                 n_worlds=n_worlds, seed=draw_seed(rng), memory_budget=memory_budget,
                 on_chunk=bar.update, min_relevant=p.min_relevant,
             )
@@ -372,7 +385,7 @@ def evaluate(
                 methods[system, name] = "exact"
             else:
                 batches[system, name] = None  # summarised from the world values on demand
-                binary = measure.family.binary is not None and docs.tie_start is None
+                binary = binary_route(measure, docs, sampler) is not None
                 methods[system, name] = "worlds_binary" if binary else "worlds"
     ever = np.ones(len(queries), dtype=bool) if world_counted is None else world_counted.any(0)
     counted = dict.fromkeys(names, ever)

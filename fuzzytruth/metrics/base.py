@@ -31,6 +31,12 @@ a ranked document is *judged* in trec_eval's sense when ``judged & (gains >= 0)`
 The number of relevant documents at a threshold ``t`` is ``(ideal >= t).sum(axis=1)``; the
 query-level undefined cases (no relevant document) are decided by the caller, never silently
 inside a kernel.
+
+A kernel's value for a row depends on that row alone: not on the other rows of the batch (their
+number, order or widths), so that any partition of queries and worlds gives the same bits. Sums
+of a row's terms go through :func:`dot_rows` (left to right, as trec_eval adds them), never a
+BLAS product (which may add a row's terms in an order that depends on its position in the
+matrix) nor a pairwise ``sum`` over a width set by other rows.
 """
 
 from __future__ import annotations
@@ -198,6 +204,24 @@ class RankedGains:
             np.asarray(query_ids, dtype=object), gains, lengths, ideal,
             judged=judged, n_judged=n_judged, judged_grades=grades,
         )
+
+
+def dot_rows(values: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """``values @ weights`` (the row sums when ``weights`` is None), each row's terms added
+    left to right: a row's result depends on that row alone, and zero terms at its end change
+    nothing (module docstring).
+
+    Examples
+    --------
+    >>> dot_rows(np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 4.0]]), np.array([1.0, 0.5, 0.25]))
+    array([2. , 1.5])
+    >>> dot_rows(np.array([[1, 2], [3, 4]]))
+    array([3., 7.])
+    """
+    total = np.zeros(values.shape[0])
+    for j in range(values.shape[1]):  # a loop over columns, vectorised over rows
+        total += values[:, j] if weights is None else values[:, j] * weights[j]
+    return total
 
 
 def judged_grade_matrix(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:

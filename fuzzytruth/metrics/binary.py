@@ -21,6 +21,10 @@ and equals its family's crisp kernel on the same ranking with an ideal of R ones
 (``tests/test_worlds.py`` checks every family that has one). A factory returns ``None`` where
 its shortcut does not apply (a threshold above grade 1, where nothing is relevant; nDCG without
 a cutoff); the evaluation then runs the crisp kernel.
+
+The kernels of this module are compiled passes (numba, ``nogil``, so the world engine runs them
+on several threads) over tiles of rows: a tile's accumulators stay in the cache while the
+columns stream past, and each row adds its terms in rank order, as the crisp kernels do.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ap", "ap_sums", "counts", "dcg", "hits_within", "ndcg"]
+__all__ = ["ap", "ap_sums", "counts", "dcg", "gained", "hits_within", "ndcg"]
 
 BinaryKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -48,19 +52,20 @@ def counts(family: str) -> Callable[..., BinaryKernel | None]:
         if rel > 1:  # grades are 1: nothing would be relevant; the crisp kernel says what then
             return None
 
+        cut = _NO_CUT if k is None else k
+
         def kernel(
             relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
         ) -> np.ndarray:
-            top = hits_within(relevant, ranks, k)
-            if family == "RR":
-                if not len(top):
-                    return np.zeros(top.shape[1])
-                first = np.argmax(top, axis=0)
-                rank = np.take_along_axis(
-                    np.broadcast_to(ranks, top.shape), first[None, :], axis=0
-                )[0]
-                return np.where(top.any(axis=0), 1.0 / (rank + 1.0), 0.0)
-            hits = top.sum(axis=0, dtype=np.int64)
+            n = relevant.shape[1]
+            ranks = _as_ranks(ranks)
+            if family == "RR":  # the first relevant rank within the cutoff
+                first = np.full(n, cut, dtype=np.int64)
+                _compiled()["first"](relevant, ranks, cut, first)
+                found = first < cut
+                return np.where(found, 1.0 / (np.where(found, first, 0) + 1.0), 0.0)
+            hits = np.zeros(n, dtype=np.int64)
+            _compiled()["hits"](relevant, ranks, cut, hits)
             if family == "P":
                 if k is not None:
                     return hits / k
@@ -102,10 +107,10 @@ def ap_sums(
     """Per row, the relevant ranks within the top ``k`` and Σ (relevant so far / rank) over
     them (AP's numerator), in one compiled pass over the candidate columns."""
     n = relevant.shape[1]
-    hits = np.zeros(n, dtype=np.int64)
+    hits = np.zeros(n)  # float: whole numbers, exact; the pass then vectorises
     total = np.zeros(n)
-    cut = np.iinfo(np.int32).max if k is None else k
-    _ap_compiled()(relevant, np.asarray(ranks, dtype=np.int32), cut, hits, total)
+    cut = _NO_CUT if k is None else k
+    _compiled()["ap"](relevant, _as_ranks(ranks), cut, hits, total)
     return hits, total
 
 
@@ -119,32 +124,111 @@ def _discounts(params: dict[str, Any], depth: int) -> np.ndarray:
     return dcg_kernel(rg, **params)
 
 
-def _ap_py(relevant, ranks, cut, hits, total):  # pragma: no cover - compiled
-    """In place: per row, the number of relevant ranks within ``cut`` and Σ hits / rank."""
+_NO_CUT = int(np.iinfo(np.int32).max)  # a cutoff no rank reaches
+_TILE = 2048  # rows whose accumulators stay in the cache while the columns stream past
+
+
+def _as_ranks(ranks: np.ndarray) -> np.ndarray:
+    """Ranks as the compiled passes take them: int32, ``(C, n_rows)`` or ``(C, 1)``."""
+    return np.asarray(ranks, dtype=np.int32)
+
+
+def _hits_py(relevant, ranks, cut, hits):  # pragma: no cover - compiled
+    """In place: per row, the number of relevant columns ranked within ``cut``."""
+    n = relevant.shape[1]
     broadcast = ranks.shape[1] == 1
-    for j in range(relevant.shape[0]):
-        for i in range(relevant.shape[1]):
-            rank = ranks[j, 0] if broadcast else ranks[j, i]
-            if relevant[j, i] and rank < cut:
-                hits[i] += 1
-                total[i] += hits[i] / (rank + 1.0)
+    for start in range(0, n, _TILE):
+        stop = min(n, start + _TILE)
+        for j in range(relevant.shape[0]):
+            if broadcast:
+                if ranks[j, 0] >= cut:
+                    continue
+                for i in range(start, stop):
+                    hits[i] += relevant[j, i]
+            else:
+                for i in range(start, stop):
+                    hits[i] += relevant[j, i] and ranks[j, i] < cut
+
+
+def _first_py(relevant, ranks, cut, first):  # pragma: no cover - compiled
+    """In place: per row, the smallest rank of a relevant column (``first`` starts at ``cut``,
+    so ranks at or past the cutoff never enter)."""
+    n = relevant.shape[1]
+    broadcast = ranks.shape[1] == 1
+    for start in range(0, n, _TILE):
+        stop = min(n, start + _TILE)
+        for j in range(relevant.shape[0]):
+            for i in range(start, stop):
+                rank = ranks[j, 0] if broadcast else ranks[j, i]
+                if relevant[j, i] and rank < first[i]:
+                    first[i] = rank
+
+
+def _ap_py(relevant, ranks, cut, hits, total):  # pragma: no cover - compiled
+    """In place: per row, the number of relevant ranks within ``cut`` (``hits``, float) and
+    Σ hits / rank, the terms added in rank order (a row's columns are in rank order)."""
+    n = relevant.shape[1]
+    broadcast = ranks.shape[1] == 1
+    for start in range(0, n, _TILE):
+        stop = min(n, start + _TILE)
+        for j in range(relevant.shape[0]):
+            if broadcast:
+                rank = ranks[j, 0]
+                if rank >= cut:
+                    continue
+                position = rank + 1.0
+                for i in range(start, stop):  # branch-free (a 0 adds 0.0), so it vectorises
+                    r = np.float64(relevant[j, i])
+                    h = hits[i] + r
+                    hits[i] = h
+                    total[i] += r * (h / position)
+            else:
+                for i in range(start, stop):
+                    rank = ranks[j, i]
+                    if relevant[j, i] and rank < cut:
+                        hits[i] += 1
+                        total[i] += hits[i] / (rank + 1.0)
+
+
+def _gained_py(relevant, ranks, weights, total):  # pragma: no cover - compiled
+    """In place: per row, Σ over relevant columns of ``weights[min(rank, len - 1)]`` in rank
+    order (the last weight is 0: past the cutoff)."""
+    n = relevant.shape[1]
+    last = len(weights) - 1
+    broadcast = ranks.shape[1] == 1
+    for start in range(0, n, _TILE):
+        stop = min(n, start + _TILE)
+        for j in range(relevant.shape[0]):
+            if broadcast:
+                weight = weights[min(ranks[j, 0], last)]
+                for i in range(start, stop):
+                    total[i] += relevant[j, i] * weight
+            else:
+                for i in range(start, stop):
+                    total[i] += relevant[j, i] * weights[min(ranks[j, i], last)]
 
 
 @functools.cache
-def _ap_compiled():
-    """The AP pass compiled by numba at its first use (one pass over the candidate columns)."""
+def _compiled() -> dict[str, Callable[..., None]]:
+    """The passes compiled by numba at their first use."""
     import numba
 
-    return numba.njit(cache=True, nogil=True)(_ap_py)
+    jit = numba.njit(cache=True, nogil=True)
+    return {"hits": jit(_hits_py), "first": jit(_first_py), "ap": jit(_ap_py),
+            "gained": jit(_gained_py)}
 
 
-def _gained(relevant: np.ndarray, ranks: np.ndarray, disc: np.ndarray) -> np.ndarray:
-    """Σ over relevant columns of the discounted gain at their rank (0 past the cutoff)."""
-    extended = np.append(disc, 0.0)
-    weight = extended[np.minimum(ranks, len(disc))]  # (C, n_rows) or (C, 1)
+def gained(relevant: np.ndarray, ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``(n_rows,)`` Σ over the relevant columns of ``weights[rank]`` (0 at ranks past its
+    end), added in rank order whatever the number of rows (numpy's ``sum(axis=0)`` is
+    pairwise for a single row): DCG's discounts, RBP's weights.
+
+    >>> gained(np.array([[True], [False], [True]]), np.array([[0], [1], [5]]),
+    ...        np.array([1.0, 0.5, 0.25]))
+    array([1.])
+    """
     total = np.zeros(relevant.shape[1])
-    for j in range(len(relevant)):  # a loop over candidate columns, vectorised over rows
-        total += relevant[j] * weight[j]
+    _compiled()["gained"](relevant, _as_ranks(ranks), np.append(weights, 0.0), total)
     return total
 
 
@@ -152,7 +236,7 @@ def dcg(depth: int, **params: Any) -> BinaryKernel | None:
     """Factory for DCG: the discounted gains of the relevant ranks."""
     cut = depth if params.get("k") is None else min(params["k"], depth)
     disc = _discounts({**params, "k": None}, max(cut, 1))[:cut]
-    return lambda relevant, ranks, lengths, n_relevant: _gained(relevant, ranks, disc)
+    return lambda relevant, ranks, lengths, n_relevant: gained(relevant, ranks, disc)
 
 
 def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
@@ -169,7 +253,7 @@ def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
         best = ideal[np.minimum(n_relevant, k)]
-        gained = _gained(relevant, ranks, disc)
-        return np.divide(gained, best, out=np.full(len(best), np.nan), where=best != 0)
+        value = gained(relevant, ranks, disc)
+        return np.divide(value, best, out=np.full(len(best), np.nan), where=best != 0)
 
     return kernel

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, dot_rows
 from fuzzytruth.metrics.ranking import average_precision, precision, recall
 from fuzzytruth.metrics.shape import _check_rel, _ratio, first_tier, jk_discount, second_tier
 
@@ -194,7 +194,7 @@ def average_dynamic_recall(ranked: RankedGains) -> np.ndarray:
     r = dynamic_recall(ranked)
     present = ~np.isnan(r)
     n = present.sum(axis=1)
-    return np.where(n > 0, _ratio(np.where(present, r, 0.0).sum(axis=1), n), np.nan)
+    return np.where(n > 0, _ratio(dot_rows(np.where(present, r, 0.0)), n), np.nan)
 
 
 @dataclass(frozen=True, eq=False)

@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, dot_rows
 
 __all__ = [
     "average_precision",
@@ -409,7 +409,7 @@ def dcg(
 
 def _dcg_rows(gains: np.ndarray, k: int | None, discount: str, b: float | None) -> np.ndarray:
     depth = gains.shape[1] if k is None else min(k, gains.shape[1])
-    return gains[:, :depth] @ _discounts(depth, discount, b)
+    return dot_rows(gains[:, :depth], _discounts(depth, discount, b))
 
 
 def ndcg(

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, dot_rows
 
 __all__ = [
     "first_tier",
@@ -314,7 +314,8 @@ def psb_dcg(ranked: RankedGains, *, rel: float = 1.0) -> np.ndarray:
     n = max(relevance.shape[1], int(k.max(initial=0)))
     disc = jk_discount(n)
     ideal = np.concatenate([[0.0], np.cumsum(disc)])[k]
-    return _undefined_without_relevant(_ratio(relevance @ disc[: relevance.shape[1]], ideal), k)
+    gained = dot_rows(relevance, disc[: relevance.shape[1]])
+    return _undefined_without_relevant(_ratio(gained, ideal), k)
 
 
 def psb_precision_recall(

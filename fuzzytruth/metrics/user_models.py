@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth.metrics import binary
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, dot_rows
 from fuzzytruth.metrics.ranking import _expected_relevant
 from fuzzytruth.metrics.trec_extra import require_judged
 
@@ -54,7 +54,7 @@ def rbp(rg: RankedGains, *, p: float, rel: float, k: int | None = None) -> np.nd
     array([0.288])
     """
     relevant = _expected_relevant(rg, rel)[:, :k]
-    return relevant @ rbp_weights(relevant.shape[1], p)
+    return dot_rows(relevant, rbp_weights(relevant.shape[1], p))
 
 
 def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -> np.ndarray:
@@ -69,7 +69,7 @@ def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -
     array([0.5])
     """
     probabilities = np.asarray(probabilities, dtype=np.float64)[:, :k]
-    return probabilities @ rbp_weights(probabilities.shape[1], p)
+    return dot_rows(probabilities, rbp_weights(probabilities.shape[1], p))
 
 
 def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarray:
@@ -91,7 +91,7 @@ def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarr
         unjudged = rg.tie_mean(unjudged)
     unjudged = unjudged[:, :k]
     shown = rg.lengths if k is None else np.minimum(rg.lengths, k)
-    return p ** shown.astype(np.float64) + unjudged @ rbp_weights(unjudged.shape[1], p)
+    return p ** shown.astype(np.float64) + dot_rows(unjudged, rbp_weights(unjudged.shape[1], p))
 
 
 def _check_grades(grades: np.ndarray, gmax: float) -> None:
@@ -107,7 +107,7 @@ def _err_from_probabilities(stop: np.ndarray) -> np.ndarray:
     reach = np.ones_like(stop)
     np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
     ranks = np.arange(1, stop.shape[1] + 1, dtype=np.float64)
-    return (stop * reach) @ (1.0 / ranks)
+    return dot_rows(stop * reach, 1.0 / ranks)
 
 
 def err(rg: RankedGains, *, gmax: float, k: int | None = None) -> np.ndarray:
@@ -129,13 +129,12 @@ def binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any
     if rel > 1:
         return None
     cut = depth if k is None else min(k, depth)
-    weights = np.append(rbp_weights(cut, p), 0.0)  # the last entry: past the cutoff
+    weights = rbp_weights(cut, p)
 
     def kernel(
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
-        weight = weights[np.minimum(ranks, cut)]  # (C, n_rows) or (C, 1)
-        return (relevant * weight).sum(axis=0)
+        return binary.gained(relevant, ranks, weights)  # 0 past the cutoff
 
     return kernel
 

@@ -124,14 +124,19 @@ def plan_population(
     n_worlds: int,
     memory_budget: float,
     membership_of: Callable[[Any], Any] | None = None,
+    observed: tuple[tuple, tuple] | None = None,
 ) -> PopulationPlan:
     """The plan of the replicates: which measures take the fast path, and its geometry.
 
     ``membership_of`` (annotations -> Membership) replaces the annotators' shares by another
-    truth refitted on each replicate's labels; every measure then takes the general path.
+    truth refitted on each replicate's labels; every measure then takes the general path, as
+    it does for classifiers (runs that are not :class:`~fuzzytruth.Run`). ``observed``: the
+    systems and queries of the evaluation of the observed labels, which every replicate keeps
+    (needed for classifiers; checked against the runs' otherwise).
     """
     from fuzzytruth.evaluation.engine import evaluated_queries, rank_runs
     from fuzzytruth.measures import get_preset, parse_measures
+    from fuzzytruth.runs import Run
     from fuzzytruth.truth.membership import Membership
     from fuzzytruth.truth.protocol import as_truth
 
@@ -139,24 +144,37 @@ def plan_population(
     parsed = parse_measures(measures)
     measures = [str(m) for m in parsed]  # evaluate()'s names: one canonical spelling
     resolved = {n: m.resolve(preset) for n, m in zip(measures, parsed, strict=True)}
-    exact = preset.ties != "average" and preset.min_relevant == 0 and membership_of is None
+    ranked = isinstance(runs, Run) or (
+        isinstance(runs, Mapping) and all(isinstance(r, Run) for r in runs.values()))
+    exact = (ranked and preset.ties != "average" and preset.min_relevant == 0
+             and membership_of is None)
     probes = {n: _probe(m) for n, m in resolved.items() if exact and m.family.exact is not None}
     fast = tuple(n for n in resolved if probes.get(n, (False, False))[0])
-    observed = Membership.from_annotations(resampler.annotations_in)
-    bound = as_truth(observed, query_categories=query_categories, weights="direct",
-                     exclude_query=True)
-    rankings = rank_runs(runs, preset.ties, preset.score_dtype)
-    with warnings.catch_warnings():  # the observed evaluation has warned already
-        warnings.simplefilter("ignore", UserWarning)
-        queries = evaluated_queries(rankings, bound, "skip", False)
     geometry = None
+    if ranked:
+        bound = as_truth(Membership.from_annotations(resampler.annotations_in),
+                         query_categories=query_categories, weights="direct",
+                         exclude_query=True)
+        rankings = rank_runs(runs, preset.ties, preset.score_dtype)
+        with warnings.catch_warnings():  # the observed evaluation has warned already
+            warnings.simplefilter("ignore", UserWarning)
+            evaluated = evaluated_queries(rankings, bound, "skip", False)
+        systems, queries = tuple(rankings), tuple(evaluated)
+        if observed is not None and (tuple(observed[0]), tuple(observed[1])) != (
+                systems, queries):
+            raise ValueError("the runs' systems and queries differ from the observed "
+                             "evaluation's")
+    elif observed is None:
+        raise ValueError("observed (systems, queries) is needed for classifiers")
+    else:
+        systems, queries = tuple(observed[0]), tuple(observed[1])
     if fast:
-        prepared = bound.prepare(queries)
-        docs = tuple(prepared.doc_index(r.on(queries), run) for r, run in rankings.values())
+        prepared = bound.prepare(evaluated)
+        docs = tuple(prepared.doc_index(r.on(evaluated), run) for r, run in rankings.values())
         geometry = _geometry(resampler, prepared, docs)
     return PopulationPlan(
         runs=runs, resampler=resampler, scheme=scheme, seed=seed, measures=tuple(measures),
-        fast=fast, resolved=resolved, systems=tuple(rankings), queries=tuple(queries),
+        fast=fast, resolved=resolved, systems=tuple(systems), queries=tuple(queries),
         query_categories=query_categories, n_worlds=n_worlds, memory_budget=memory_budget,
         membership_of=membership_of, geometry=geometry,
         reads_rest=any(probes[n][1] for n in fast),

@@ -261,10 +261,12 @@ def annotator_bootstrap(
         runs, refit.truth(annotations), names, query_categories=query_categories,
         n_worlds=n_worlds, rng=named_stream(seed, "worlds"), memory_budget=memory_budget,
         progress=False))
+    first = next(iter(observed.values()))
     plan = plan_population(runs, resampler, names, scheme=scheme, seed=seed,
                            query_categories=query_categories, n_worlds=n_worlds,
                            memory_budget=memory_budget,
-                           membership_of=None if _is_shares(refit.model) else refit.truth)
+                           membership_of=None if _is_shares(refit.model) else refit.truth,
+                           observed=(first.systems, first.queries))
     blocks = replicate_blocks(n_resamples, plan.bytes_per_replicate(), memory_budget)
     if BLOCK_RUNNER.get() is None:
         parts = [replicate_block(plan, a, b) for a, b in track(

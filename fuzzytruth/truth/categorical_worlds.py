@@ -29,16 +29,23 @@ World models
 
 Every draw is keyed (:mod:`fuzzytruth._random`): an item's label in world w depends on the
 seed, the item's id and w only.
+
+Each chunk of worlds draws every item's label (annotator) and the size of every category that
+can be a target, once; its blocks of queries then draw their targets, count their relevant
+items from those sizes, and read the relevance of their ranked documents from the labels or draw
+it (Bernoulli), straight into the kernels' layout.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from fuzzytruth._random import draw_seed, uniforms, unit_keys
+from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 
@@ -105,14 +112,19 @@ def sample_labels(
     np.float64(0.4)
     """
     n_worlds = check_n_worlds(n_worlds, minimum=1)
+    _check_direct(membership)
+    seed = draw_seed(rng)
+    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
+    labels = table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
+    return np.ascontiguousarray(labels.T)
+
+
+def _check_direct(membership: Membership) -> None:
     if membership.direct is None:
         raise ValueError(
             "world_model='annotator' needs the annotators' direct shares, and this membership "
             "was built from already-closed probabilities; use world_model='bernoulli'"
         )
-    seed = draw_seed(rng)
-    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
-    return table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
 
 
 class _LabelTable:
@@ -131,15 +143,14 @@ class _LabelTable:
         self.cum = cum
         self.keys = keys
 
-    def draw(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        n_items, width = self.labels.shape
-        out = np.empty((len(worlds), n_items), dtype=self.labels.dtype)
-        step = max(1, 2**24 // max(n_items * width, 1))
-        for start in range(0, len(worlds), step):  # chunks bound the memory
-            u = uniforms(seed, _LABELS, self.keys, worlds[start : start + step])
-            pick = (u[:, :, None] >= self.cum[None, :, :]).sum(axis=2)
-            out[start : start + len(u)] = self.labels[np.arange(n_items)[None, :], pick]
-        return out
+    def draw(self, seed: int, worlds: np.ndarray, *, padding: int | None = None) -> np.ndarray:
+        """``(n_items, n_worlds)`` labels (one more row of ``padding`` when given): each
+        item's label is the first of its labels whose cumulative share exceeds the item's keyed
+        uniform (:func:`~fuzzytruth._random.categorical_draws`)."""
+        labels = categorical_draws(seed, _LABELS, self.keys, self.cum, worlds, values=self.labels)
+        if padding is None:
+            return labels
+        return np.concatenate([labels, np.full((1, len(worlds)), padding, labels.dtype)])
 
 
 class CategoricalWorlds:
@@ -169,6 +180,7 @@ class CategoricalWorlds:
     """
 
     binary = True
+    cell_bytes = 40  # per (query, world): the target, the relevant count, the query's own label
 
     def __init__(
         self,
@@ -202,78 +214,18 @@ class CategoricalWorlds:
         self._query_keys = unit_keys(ids)
         self._item_keys = unit_keys(np.asarray(membership.items))
         n_nodes = len(membership.categories)
-        anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.int8)
+        anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.uint8)
         anc[:n_nodes] = membership.taxonomy.ancestor_matrix
         self._anc = anc  # the last row is the padding "node": never relevant
-        # with at most 63 nodes, a label's ancestors fit in one integer's bits: relevance is
-        # then one gather and one bitwise and, instead of a two-index gather
-        self._bits = None
-        if n_nodes <= 63:
-            dtype = next(
-                t
-                for t in (np.uint8, np.uint16, np.uint32, np.uint64)
-                if np.iinfo(t).bits >= n_nodes
-            )
-            weights = np.ones(1, dtype=dtype) << np.arange(n_nodes, dtype=dtype)
-            self._bits = (anc.astype(dtype) * weights[None, :]).sum(axis=1, dtype=dtype)
+        self._matrix = np.ascontiguousarray(membership.matrix, dtype=np.float64)
+        self._mixture = self._mixture_table()
 
-    def plan(self, systems: Sequence[RankedDocs]) -> None:
-        """Every known item can be relevant to some target: the candidates are all of them."""
-
-    def n_judged(self) -> np.ndarray:
-        """``(n_q,)`` judged documents per query: every annotated item but the excluded query."""
-        return len(self.membership.items) - self.exclude.astype(np.int64)
-
-    def draw(self, n_worlds: int, seed: int) -> None:
-        """Draw what every world needs up front: labels (annotator) and targets."""
-        self.seed = seed
-        n_items = len(self.membership.items)
-        n_nodes = len(self.membership.categories)
-        n_q = len(self.fixed)
-        worlds = np.arange(n_worlds)
-        if self.world_model == "annotator":
-            if self.model is not None:
-                labels = self.model.sample_labels(worlds, seed=seed)
-            elif self.membership.direct is None:
-                raise ValueError(
-                    "world_model='annotator' needs the annotators' direct shares, and this "
-                    "membership was built from already-closed probabilities; use "
-                    "world_model='bernoulli'"
-                )
-            else:
-                labels = _LabelTable(self.membership.direct, self._item_keys).draw(seed, worlds)
-            self._labels = np.concatenate(
-                [labels, np.full((n_worlds, 1), n_nodes, dtype=labels.dtype)], axis=1
-            )
-        targets = np.broadcast_to(self.fixed, (n_worlds, n_q)).copy()
-        comp_query = self.components[0]
-        if len(comp_query):
-            if self.own_label:
-                mixed = np.unique(comp_query)
-                targets[:, mixed] = self._labels[:, self.query_item[mixed]]
-            else:
-                targets = self._draw_components(targets, seed)
-        self.targets = targets
-        if self.world_model == "annotator":
-            label_counts = np.zeros((n_worlds, n_nodes + 1), dtype=np.int64)
-            rows = np.repeat(np.arange(n_worlds), n_items + 1)
-            np.add.at(label_counts, (rows, self._labels.ravel()), 1)
-            sizes = label_counts @ self._anc.astype(np.int64)  # (n_worlds, n_nodes)
-            counts = np.take_along_axis(sizes, targets, axis=1)
-            counts -= self._query_relevance(self._labels, targets)
-            self.max_relevant = int(counts.max(initial=0))
-            self._counts = counts
-            self.draw_bytes = (n_items + 1) * (self._labels.itemsize + 8)  # labels, bits
-        else:
-            self._needed = np.unique(targets)
-            self._position = np.searchsorted(self._needed, targets)
-            probs = self.membership.matrix[:, self._needed]
-            self.max_relevant = int((probs > 0).sum(axis=0).max(initial=0))
-            self.draw_bytes = (n_items + 1) * len(self._needed) * 17  # uniforms + members
-
-    def _draw_components(self, targets: np.ndarray, seed: int) -> np.ndarray:
-        """Each mixed query's target drawn from its component weights, keyed by query."""
+    def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``(queries, cum, nodes)``: the queries whose target is drawn from their weights,
+        with the cumulative weights and the nodes of their components; None when none is."""
         comp_query, comp_node, comp_weight = self.components
+        if not len(comp_query) or self.own_label:
+            return None
         order = np.argsort(comp_query, kind="stable")
         node, weight = comp_node[order], comp_weight[order]
         queries, start, count = np.unique(
@@ -288,80 +240,190 @@ class CategoricalWorlds:
         )
         nodes[row, column] = node
         cum[np.arange(len(queries)), count - 1] = np.inf
-        u = uniforms(seed, _TARGETS, self._query_keys[queries], np.arange(len(targets)))
-        pick = (u[:, :, None] >= cum[None]).sum(axis=2)
-        targets[:, queries] = nodes[np.arange(len(queries))[None, :], pick]
-        return targets
+        return queries, cum, nodes
 
-    def _query_relevance(self, member_of: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """(n_worlds, n_q) 1 where the excluded query item belongs to its target."""
-        items = np.where(self.exclude, self.query_item, -1)  # -1: the padding column
-        labels = member_of[:, items]
-        return np.where(self.exclude, self._anc[labels, targets], 0).astype(np.int64)
+    def plan(self, systems: Sequence[RankedDocs]) -> None:
+        """Every known item can be relevant to some target: the candidates are all of them."""
+
+    def n_judged(self) -> np.ndarray:
+        """``(n_q,)`` judged documents per query: every annotated item but the excluded query."""
+        return len(self.membership.items) - self.exclude.astype(np.int64)
+
+    def draw(self, n_worlds: int, seed: int) -> None:
+        """The seed, and the per-item tables every chunk draws from."""
+        self.seed = seed
+        self.n_worlds = n_worlds
+        n_items, n_nodes = len(self.membership.items), len(self.membership.categories)
+        if self.world_model == "annotator":
+            if self.model is None:
+                _check_direct(self.membership)
+                self._labels = _LabelTable(self.membership.direct, self._item_keys)
+            # per world: the labels (a model's draws and their transposed copy), their counts
+            # per node and the node sizes
+            itemsize = 4 if self.model is not None else self._labels.labels.itemsize
+            copies = 2 if self.model is not None else 1
+            self.world_bytes = copies * (n_items + 1) * itemsize + 24 * n_nodes
+        else:
+            # the size of every node that can be a target, found from its row below
+            self._possible = np.union1d(self.fixed[self.fixed >= 0], self.components[1])
+            self._possible = self._possible.astype(np.int64)
+            self._row = np.zeros(n_nodes, dtype=np.int64)
+            self._row[self._possible] = np.arange(len(self._possible))
+            self.world_bytes = 8 * len(self._possible)
+        self._max_relevant: int | None = None
+
+    def max_relevant(self) -> int:
+        """The largest number of relevant items of a query in any drawn world (annotator: over
+        the drawn worlds, one more pass over their labels; Bernoulli: the items that can be
+        members of a possible target)."""
+        if self._max_relevant is None:
+            if self.world_model == "annotator":
+                n_q = len(self.fixed)
+                every = slice(0, n_q)
+                step = max(1, int(MEMORY_BUDGET // (self.world_bytes + n_q * self.cell_bytes)))
+                self._max_relevant = max(
+                    int(self.block(self.chunk(start, min(start + step, self.n_worlds)), every)[
+                        "counts"
+                    ].max(initial=0))
+                    for start in range(0, self.n_worlds, step)
+                )
+            else:
+                members = (self._matrix[:, self._possible] > 0).sum(axis=0)
+                self._max_relevant = int(members.max(initial=0))
+        return self._max_relevant
 
     def chunk(self, start: int, stop: int) -> dict:
-        """State of worlds ``start:stop`` (draws the Bernoulli members)."""
-        targets = self.targets[start:stop]
+        """What worlds ``start:stop`` share: (annotator) every item's label, and the size of
+        every node that can be a target."""
+        worlds = np.arange(start, stop)
+        n_w = len(worlds)
+        n_nodes = len(self.membership.categories)
         if self.world_model == "annotator":
-            return {
-                "labels": self._labels[start:stop],
-                "targets": targets,
-                "counts": self._counts[start:stop],
-            }
-        n_items = len(self.membership.items)
-        n_needed = len(self._needed)
-        keys = (self._item_keys[:, None] + self._needed[None, :].astype(np.uint64)).ravel()
-        u = uniforms(self.seed, _MEMBERS, keys, np.arange(start, stop))
-        probs = self.membership.matrix[:, self._needed]
-        members = (u.reshape(stop - start, n_items, n_needed) < probs[None]).astype(bool)
-        members = np.concatenate(
-            [members, np.zeros((stop - start, 1, n_needed), dtype=bool)], axis=1
+            labels = self._chunk_labels(worlds)  # (n_items + 1, n_w)
+            flat = (labels.astype(np.int64) + (n_nodes + 1) * np.arange(n_w)[None, :]).ravel()
+            label_counts = np.bincount(flat, minlength=n_w * (n_nodes + 1))
+            sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
+            return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
+        sizes = member_sums(
+            self.seed, _MEMBERS, self._item_keys, self._matrix, self._possible, worlds
         )
-        position = self._position[start:stop]
-        counts = np.take_along_axis(members.sum(axis=1), position, axis=1).astype(np.int64)
-        items = np.where(self.exclude, self.query_item, n_items)
-        worlds = np.arange(stop - start)[:, None]
-        counts -= np.where(self.exclude, members[worlds, items[None, :], position], 0)
-        return {"members": members, "position": position, "counts": counts}
+        return {"worlds": worlds, "sizes": sizes}  # (n_possible, n_w)
+
+    def _chunk_labels(self, worlds: np.ndarray) -> np.ndarray:
+        """``(n_items + 1, n_w)`` every item's label in ``worlds``, then the padding node: from
+        the annotators' shares, or from the truth model's own sampler."""
+        n_nodes = len(self.membership.categories)
+        if self.model is None:
+            return self._labels.draw(self.seed, worlds, padding=n_nodes)
+        drawn = self.model.sample_labels(worlds, seed=self.seed)  # (n_w, n_items)
+        labels = np.empty((drawn.shape[1] + 1, len(worlds)), dtype=drawn.dtype)
+        labels[:-1] = drawn.T
+        labels[-1] = n_nodes
+        return labels
+
+    def _targets(self, chunk: dict, queries: slice) -> np.ndarray:
+        """``(n_q, n_w)`` each query's target category in each world: given, the query item's
+        own label (annotator model, direct weights), or drawn from its weights (keyed by
+        query and world)."""
+        worlds = chunk["worlds"]
+        targets = np.repeat(self.fixed[queries].astype(np.int64)[:, None], len(worlds), axis=1)
+        if self.own_label and len(self.components[0]):
+            mixed = np.unique(self.components[0])
+            mixed = mixed[(mixed >= queries.start) & (mixed < queries.stop)]
+            targets[mixed - queries.start] = chunk["labels"][self.query_item[mixed]]
+        elif self._mixture is not None:
+            mixed, cum, nodes = self._mixture
+            rows = slice(*np.searchsorted(mixed, [queries.start, queries.stop]))
+            targets[mixed[rows] - queries.start] = categorical_draws(
+                self.seed, _TARGETS, self._query_keys[mixed[rows]], cum[rows], worlds,
+                values=nodes[rows],
+            )
+        return targets
+
+    def block(self, chunk: dict, queries: slice) -> dict:
+        """The queries ``queries`` in the chunk's worlds: their targets and relevant counts
+        (the target's size, less the query item when it is left out and a member)."""
+        worlds = chunk["worlds"]
+        targets = self._targets(chunk, queries)
+        exclude = self.exclude[queries]
+        items = np.where(exclude, self.query_item[queries], -1)  # -1: nothing left out
+        if self.world_model == "annotator":
+            counts = chunk["sizes"][targets, np.arange(len(worlds))[None, :]]
+            padding = len(chunk["labels"]) - 1
+            own = self._anc[chunk["labels"][np.where(items >= 0, items, padding)], targets]
+            counts -= np.where(exclude[:, None], own, 0)
+            return {"worlds": worlds, "labels": chunk["labels"], "targets": targets,
+                    "counts": counts}
+        counts = chunk["sizes"][self._row[targets], np.arange(len(worlds))[None, :]]
+        counts -= member_pick(
+            self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None], targets, worlds
+        )[0]
+        return {"worlds": worlds, "targets": targets, "counts": counts}
+
+    def counts(self, state: dict, rel: float | None = None) -> np.ndarray:
+        """(n_q, n_w) number of relevant items of each query in each world (membership is 0/1:
+        the 0/1 route's threshold ``rel`` changes nothing)."""
+        return state["counts"]
+
+    def _relevance(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """``(C, n_q, n_w)``: whether item ``docs[q, c]`` (-1: none) is in the target of query
+        q in world w of the block."""
+        if "labels" in state:
+            out = np.empty((docs.shape[1], docs.shape[0], len(state["worlds"])), dtype=bool)
+            labels = state["labels"]  # node indices >= 0: read as unsigned, indexed flat
+            _compiled()["relevance"](
+                self._anc.view(bool).ravel(), self._anc.shape[1],
+                labels.view(np.dtype(f"u{labels.itemsize}")), docs, state["targets"], out,
+            )
+            return out
+        return member_pick(
+            self.seed, _MEMBERS, self._item_keys, self._matrix, docs, state["targets"],
+            state["worlds"],
+        )
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(n_chunk, n_q, depth) boolean relevance of the ranked documents."""
-        if "labels" in state:
-            targets = state["targets"][:, :, None]
-            if self._bits is not None:
-                bits = self._bits[state["labels"]]  # ancestors of each item's label, as bits
-                target_bits = self._bits.dtype.type(1) << targets.astype(self._bits.dtype)
-                return (bits[:, docs] & target_bits) != 0  # -1 (padding): the last column
-            return self._anc[state["labels"][:, docs], targets].view(bool)
-        worlds = np.arange(len(state["counts"]))[:, None, None]
-        doc = np.where(docs >= 0, docs, len(self.membership.items))
-        return state["members"][worlds, doc[None], state["position"][:, :, None]]
+        """(n_q * n_w, depth) boolean relevance of the ranked documents."""
+        out = self._relevance(state, docs).transpose(1, 2, 0)
+        return out.reshape(out.shape[0] * out.shape[1], docs.shape[1])
 
     def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]:
         """The ranks that can be relevant: every rank (``(n_q, depth)`` docs; ranks None:
         column j is rank j)."""
         return system.docs, None
 
-    def relevant(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(C, n_q * n_chunk) boolean relevance of the ``docs`` columns, rows query-major."""
-        n_chunk = len(state["counts"])
-        if "labels" in state and self._bits is not None:
-            # each (rank, query) gathers one contiguous run of n_chunk worlds
-            bits = np.ascontiguousarray(self._bits[state["labels"]].T)  # (n_items + 1, chunk)
-            target_bits = self._bits.dtype.type(1) << state["targets"].T.astype(self._bits.dtype)
-            gathered = np.take(bits, docs.T, axis=0)  # take: much faster than fancy indexing
-            np.bitwise_and(gathered, target_bits[None], out=gathered)
-            out = gathered != 0
-        else:
-            out = np.ascontiguousarray(self.gains(state, docs).transpose(2, 1, 0))
-        return out.reshape(docs.shape[1], docs.shape[0] * n_chunk)
+    def relevant(self, state: dict, docs: np.ndarray, rel: float | None = None) -> np.ndarray:
+        """(C, n_q * n_w) boolean relevance of the ``docs`` columns, rows query-major (``rel``
+        as in :meth:`counts`)."""
+        out = self._relevance(state, docs)
+        return out.reshape(out.shape[0], out.shape[1] * out.shape[2])
 
-    def counts(self, state: dict) -> np.ndarray:
-        """(n_chunk, n_q) number of relevant items of each query in each world."""
-        return state["counts"]
-
-    def ideal(self, state: dict) -> np.ndarray:
-        """(n_chunk, n_q, width) int8 ideal: one 1 per relevant item."""
+    def ideal(self, state: dict, width: int) -> np.ndarray:
+        """(n_q * n_w, width) int8 ideal: one 1 per relevant item."""
         counts = state["counts"]
-        width = int(counts.max(initial=0))
-        return (np.arange(width)[None, None, :] < counts[:, :, None]).view(np.int8)
+        ideal = np.arange(width)[None, None, :] < counts[:, :, None]
+        return ideal.view(np.int8).reshape(counts.size, width)
+
+
+def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover - compiled
+    """``out[c, q, w] = anc[labels[docs[q, c], w] × n_nodes + targets[q, w]]`` (the ancestor
+    matrix flat; -1 docs: the padding row, the last of ``labels``, never relevant)."""
+    padding = labels.shape[0] - 1
+    width = np.uint64(n_nodes)
+    for q in range(docs.shape[0]):
+        target = targets[q]
+        for c in range(docs.shape[1]):
+            item = docs[q, c]
+            if item < 0:
+                item = padding
+            label = labels[item]
+            row = out[c, q]
+            for w in range(len(label)):
+                row[w] = anc[np.uint64(label[w]) * width + np.uint64(target[w])]
+
+
+@functools.cache
+def _compiled() -> dict[str, Callable[..., Any]]:
+    """The relevance pass, compiled by numba at its first use."""
+    import numba
+
+    return {"relevance": numba.njit(cache=True, nogil=True)(_relevance_py)}

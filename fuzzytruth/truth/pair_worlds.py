@@ -1,6 +1,13 @@
 """The worlds of a probabilistic qrels: each judged (query, document) relevant independently
 with its probability, drawn by keyed counter-based draws (:mod:`fuzzytruth._random`); the
-sampler the truth hands to the world engine (:mod:`fuzzytruth.uncertain.worlds`)."""
+sampler the truth hands to the world engine (:mod:`fuzzytruth.uncertain.worlds`).
+
+Nothing is kept from one block of queries × worlds to the next: a pair's relevance in a world is
+a function of the seed, the pair's key and the world's number, so each block draws what it
+reads — the relevance of the ranked candidates, straight into the kernels' layout, and the
+number of relevant documents per (query, world) — and a pair read by two systems is drawn twice,
+with the same result (a draw costs less than keeping it).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +15,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fuzzytruth._random import bernoulli_counts, categorical_draws, unit_keys
+from fuzzytruth._random import (
+    ALWAYS,
+    NEVER,
+    bernoulli_pick,
+    bernoulli_sums,
+    categorical_draws,
+    stream_bases,
+    thresholds,
+    unit_keys,
+)
 from fuzzytruth.uncertain import poibin
-from fuzzytruth.uncertain.worlds import RankedDocs, compress
+from fuzzytruth.uncertain.worlds import RankedDocs, candidate_columns
 
 __all__ = ["QrelsWorlds"]
 
@@ -36,6 +52,9 @@ class QrelsWorlds:
         ``(n_queries,)`` uint64 keys of the queries; default their positions.
     """
 
+    world_bytes = 0  # a chunk of worlds shares nothing but their numbers
+    cell_bytes = 24  # per (query, world) and threshold: the relevant count, the rest's draw
+
     def __init__(
         self,
         pair_query: np.ndarray,
@@ -53,24 +72,21 @@ class QrelsWorlds:
         self._grade = np.append(grade, 0.0)  # the last entry pads
         self._keys = unit_keys(np.arange(len(pair_query))) if keys is None else keys
         self._query_keys = unit_keys(np.arange(n_queries)) if query_keys is None else query_keys
-        counts = np.bincount(pair_query, minlength=n_queries)
-        width = int(counts.max(initial=0))
-        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        column = np.arange(len(pair_query)) - start[pair_query]
-        judged = np.full((n_queries, width), len(pair_query), dtype=np.int64)
-        judged[pair_query, column] = np.arange(len(pair_query))
-        self._judged = judged  # (n_q, width) pair indices, grade descending, padded
         positive = np.bincount(pair_query[probability > 0], minlength=n_queries)
-        self.max_relevant = int(positive.max(initial=0))
+        self._max_relevant = int(positive.max(initial=0))
 
     def n_judged(self) -> np.ndarray:
         """``(n_q,)`` judged pairs per query."""
         return np.bincount(self.pair_query, minlength=self.n_queries).astype(np.int64)
 
+    def max_relevant(self) -> int:
+        """The most pairs of a query with a positive probability: no world has more relevant."""
+        return self._max_relevant
+
     def plan(self, systems: Sequence[RankedDocs]) -> None:
         """Which pairs get one draw per world: with one grade, only the uncertain pairs some
-        system ranks (the others enter through the per-query count of the rest); all pairs
-        with several grades (the ideal needs their grades)."""
+        system ranks (the others enter through the per-query count of the rest); every
+        uncertain pair with several grades (the ideal needs their grades)."""
         n_pairs = len(self.probability)
         ranked = np.zeros(n_pairs + 1, dtype=bool)
         for system in systems:
@@ -78,18 +94,17 @@ class QrelsWorlds:
         ranked = ranked[:n_pairs]
         p = self.probability
         uncertain = (p > 0) & (p < 1)
-        drawn = uncertain & ranked if self.binary else p > 0
-        self._drawn = np.flatnonzero(drawn)
-        # slot of each pair in the per-world bit table: drawn pairs first, then "always"
-        # (probability 1) and "never" (probability 0, or padding)
-        n_drawn = len(self._drawn)
-        slot = np.full(n_pairs + 1, n_drawn + 1, dtype=np.int64)  # never
-        slot[self._drawn] = np.arange(n_drawn)
-        slot[np.flatnonzero((p == 1) & ~drawn)] = n_drawn  # always
-        self._slot = slot
-        self._certain = np.bincount(
-            self.pair_query[(p == 1) & ~drawn], minlength=self.n_queries
-        ).astype(np.int64)
+        drawn = np.flatnonzero(uncertain & ranked if self.binary else uncertain)
+        self._drawn = drawn  # sorted by query, like the pairs
+        # what each pair (and the padding index n_pairs) is to the draws: its position among
+        # the drawn pairs, or never / always relevant
+        unit = np.full(n_pairs + 1, NEVER, dtype=np.int64)
+        unit[:n_pairs][p == 1] = ALWAYS
+        unit[drawn] = np.arange(len(drawn))
+        self._unit = unit
+        per_query = np.bincount(self.pair_query[drawn], minlength=self.n_queries)
+        self._ptr = np.concatenate([[0], np.cumsum(per_query)])  # drawn pairs of each query
+        self._levels: dict[float | None, tuple[np.ndarray, np.ndarray]] = {}
         self._rest_cum = None
         if self.binary:
             rest = uncertain & ~ranked
@@ -102,64 +117,110 @@ class QrelsWorlds:
             ]
             if table.shape[1]:
                 self._rest_cum = np.cumsum(poibin.pmf(table), axis=1)
-        self.draw_bytes = (n_drawn + 2) * 17 + self.n_queries * 16
+        else:
+            self._judged = self._judged_table()
+
+    def _judged_table(self) -> np.ndarray:
+        """``(n_q, width)`` the pairs of each query, grade descending, padded with n_pairs."""
+        n_pairs = len(self.pair_query)
+        counts = np.bincount(self.pair_query, minlength=self.n_queries)
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        column = np.arange(n_pairs) - start[self.pair_query]
+        judged = np.full((self.n_queries, int(counts.max(initial=0))), n_pairs, dtype=np.int64)
+        judged[self.pair_query, column] = np.arange(n_pairs)
+        return judged
 
     def draw(self, n_worlds: int, seed: int) -> None:
-        """Nothing is shared by all worlds: every draw is per chunk (and keyed)."""
+        """The seed, and the start of every drawn pair's draws (the same in every block)."""
         self.seed = seed
+        self._bases = stream_bases(seed, _PAIRS, self._keys[self._drawn])
+        self._thresholds = thresholds(self.probability[self._drawn])
 
-    def chunk(self, start: int, stop: int) -> dict:
-        """Relevance of the drawn pairs in worlds ``start:stop``, and the relevant counts."""
-        worlds = np.arange(start, stop)
-        drawn, counts = bernoulli_counts(
-            self.seed, _PAIRS, self._keys[self._drawn], self.probability[self._drawn],
-            self.pair_query[self._drawn], self.n_queries, worlds,
-        )
-        bits = np.empty((stop - start, len(self._drawn) + 2), dtype=bool)
-        bits[:, : len(self._drawn)] = drawn
-        bits[:, -2] = True  # always relevant
-        bits[:, -1] = False  # never
-        counts += self._certain[None]
-        if self._rest_cum is not None:
-            counts += categorical_draws(
-                self.seed, _REST, self._query_keys, self._rest_cum, worlds
-            )
-        return {"bits": bits, "counts": counts}
-
-    def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(n_chunk, n_q, depth) grades of the ranked documents (boolean when binary)."""
-        pairs = np.where(docs >= 0, docs, len(self._grade) - 1)
-        hit = state["bits"][:, self._slot[pairs]]
+    def _level(self, rel: float | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(stop, certain)`` per query at the relevance threshold ``rel`` (None: any grade):
+        the end of the query's drawn pairs of grade ``>= rel`` (a prefix of them: a query's
+        pairs are sorted by grade, descending) and its certain pairs of grade ``>= rel``."""
         if self.binary:
-            return hit
-        return np.where(hit, self._grade[pairs][None], 0.0)
+            rel = None  # one grade: every threshold of the 0/1 route reads the same worlds
+        if rel not in self._levels:
+            grade = self._grade[:-1]
+            keep = np.ones(len(grade), dtype=bool) if rel is None else grade >= rel
+            drawn = self._drawn[keep[self._drawn]]
+            stop = self._ptr[:-1] + np.bincount(self.pair_query[drawn], minlength=self.n_queries)
+            certain = np.bincount(
+                self.pair_query[(self.probability == 1) & keep], minlength=self.n_queries
+            ).astype(np.int64)
+            self._levels[rel] = (stop, certain)
+        return self._levels[rel]
 
-    def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray]:
-        """The ranks that can be relevant (a positive probability), compressed."""
+    def chunk(self, start: int, stop: int) -> np.ndarray:
+        """What worlds ``start:stop`` share: their numbers."""
+        return np.arange(start, stop)
+
+    def block(self, chunk: np.ndarray, queries: slice) -> dict:
+        """The queries ``queries`` in the worlds ``chunk``; their draws are made on demand."""
+        return {"worlds": chunk, "queries": queries}
+
+    def counts(self, state: dict, rel: float | None = None) -> np.ndarray:
+        """(n_q, n_w) number of relevant judged documents (of grade ``>= rel``) of each query
+        in each world: the drawn pairs, the certain ones, and (one grade) the Poisson-binomial
+        count of the rest."""
+        key = ("counts", None if self.binary else rel)
+        if key not in state:
+            queries, worlds = state["queries"], state["worlds"]
+            stop, certain = self._level(rel)
+            counts = bernoulli_sums(
+                self._bases, self._thresholds, self._ptr[:-1][queries], stop[queries], worlds
+            )
+            counts += certain[queries, None]
+            if self._rest_cum is not None:
+                counts += categorical_draws(
+                    self.seed, _REST, self._query_keys[queries], self._rest_cum[queries], worlds
+                )
+            state[key] = counts
+        return state[key]
+
+    def _pick(self, state: dict, pairs: np.ndarray, rel: float | None = None) -> np.ndarray:
+        """``(C, n_q, n_w)``: whether pair ``pairs[q, c]`` (-1 or n_pairs: none) is relevant
+        (with a grade ``>= rel``) in world w of the block."""
+        pairs = np.where(pairs >= 0, pairs, len(self._unit) - 1)
+        units = self._unit[pairs]
+        if rel is not None and not self.binary:
+            units = np.where(self._grade[pairs] >= rel, units, NEVER)
+        return bernoulli_pick(self._bases, self._thresholds, units, state["worlds"])
+
+    def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ranks that can be relevant (a positive probability)."""
         docs = system.docs
         p = np.append(self.probability, 0.0)[np.where(docs >= 0, docs, len(self.probability))]
-        return compress(docs, p > 0)
+        return candidate_columns(docs, p > 0)
 
-    def relevant(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(C, n_q * n_chunk) boolean relevance of the ``docs`` columns, rows query-major."""
-        slots = self._slot[np.where(docs >= 0, docs, len(self._grade) - 1)]
-        table = np.ascontiguousarray(state["bits"].T)  # (n_slots, n_chunk)
-        out = np.take(table, slots.T, axis=0)  # (C, n_q, n_chunk)
-        return out.reshape(docs.shape[1], docs.shape[0] * table.shape[1])
+    def relevant(self, state: dict, docs: np.ndarray, rel: float | None = None) -> np.ndarray:
+        """(C, n_q * n_w) boolean relevance (a grade ``>= rel``) of the ``docs`` columns, rows
+        query-major."""
+        out = self._pick(state, docs, rel)
+        return out.reshape(out.shape[0], out.shape[1] * out.shape[2])
 
-    def counts(self, state: dict) -> np.ndarray:
-        """(n_chunk, n_q) number of relevant judged documents of each query in each world."""
-        return state["counts"]
-
-    def ideal(self, state: dict) -> np.ndarray:
-        """(n_chunk, n_q, width) grades of the relevant judged documents, descending."""
-        counts = state["counts"]
-        width = int(counts.max(initial=0))
+    def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
+        """(n_q * n_w, depth) grades of the ranked documents (boolean when binary)."""
+        hit = self._pick(state, docs).transpose(1, 2, 0)  # (n_q, n_w, depth)
+        n_rows = hit.shape[0] * hit.shape[1]
         if self.binary:
-            return (np.arange(width)[None, None, :] < counts[:, :, None]).view(np.int8)
-        hit = state["bits"][:, self._slot[self._judged]]
-        out = np.zeros((*hit.shape[:2], width))
-        w, q, j = np.nonzero(hit)
-        column = np.cumsum(hit, axis=2)[w, q, j] - 1
-        out[w, q, column] = self._grade[self._judged[q, j]]
-        return out
+            return hit.reshape(n_rows, docs.shape[1])
+        pairs = np.where(docs >= 0, docs, len(self._grade) - 1)
+        return np.where(hit, self._grade[pairs][:, None, :], 0.0).reshape(n_rows, docs.shape[1])
+
+    def ideal(self, state: dict, width: int) -> np.ndarray:
+        """(n_q * n_w, width) grades of the relevant judged documents, descending."""
+        counts = self.counts(state)
+        n_q, n_w = counts.shape
+        if self.binary:
+            ideal = np.arange(width)[None, None, :] < counts[:, :, None]
+            return ideal.view(np.int8).reshape(n_q * n_w, width)
+        judged = self._judged[state["queries"]]  # grade descending within each query
+        hit = self._pick(state, judged).transpose(1, 2, 0)  # (n_q, n_w, n_judged)
+        out = np.zeros((n_q, n_w, width))
+        q, w, j = np.nonzero(hit)
+        column = np.cumsum(hit, axis=2)[q, w, j] - 1
+        out[q, w, column] = self._grade[judged[q, j]]
+        return out.reshape(n_q * n_w, width)

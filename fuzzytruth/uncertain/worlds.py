@@ -20,10 +20,17 @@ the seed, the item's id and w only, a pair's relevance on the seed, the (query, 
 and w. Results therefore do not depend on the chunk size, on the order or partitioning of
 queries and items, nor on which other systems and measures are evaluated.
 
-Vectorisation and memory
-------------------------
-Worlds × queries are flattened into rows (query-major: row = query × n_chunk + world) and the
-kernels run on all of them at once, in chunks of worlds sized from a memory budget.
+Blocks, threads and memory
+--------------------------
+The work is cut into blocks of queries × worlds: the sampler draws what a chunk of worlds
+shares (:meth:`WorldSampler.chunk`, e.g. every item's label), then each block of queries of that
+chunk (:meth:`WorldSampler.block`) is drawn and measured on its own, its rows query-major (row =
+query × n_worlds_of_the_block + world). Block sizes come from the memory budget
+(:data:`fuzzytruth._resampling.MEMORY_BUDGET` by default), which all the blocks in flight share;
+the blocks of a chunk run on several threads (:mod:`fuzzytruth._threads`: one per core, one
+inside a Dask worker, or ``FUZZYTRUTH_NUM_THREADS``), their compiled kernels releasing the GIL.
+Only the world values themselves (``n_measures × n_systems × n_worlds × n_queries`` float64)
+are kept whole.
 
 Families with a 0/1-world kernel (``MeasureFamily.binary``; :mod:`fuzzytruth.metrics.binary`)
 read only the ranks that can be relevant: under probabilistic qrels, the ranked documents with
@@ -34,7 +41,8 @@ retrieved enter only through R, so their count is drawn directly from its Poisso
 (inverse CDF, keyed by query and world) instead of one draw per document. Any other family,
 graded relevance or the tie-averaged policy goes through the crisp kernels on dense
 :class:`~fuzzytruth.metrics.base.RankedGains` (binary relevance as ``int8``; the kernels give the
-same values as with float64).
+same values as with float64), whose ideal has the same width in every block (the truth's bound
+on the relevant count), so that no value depends on the blocks.
 """
 
 from __future__ import annotations
@@ -46,6 +54,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
+from fuzzytruth._resampling import MEMORY_BUDGET
+from fuzzytruth._threads import check_threads, run_in_threads
 from fuzzytruth._validation import check_choice, check_n_worlds
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.metrics.base import RankedGains
@@ -54,6 +64,8 @@ __all__ = [
     "WORLD_MODELS",
     "RankedDocs",
     "WorldSampler",
+    "binary_route",
+    "candidate_columns",
     "check_world_model",
     "compress",
     "kernel_params",
@@ -72,9 +84,13 @@ __getattr__, _ = lazy_names(
 )
 
 WORLD_MODELS = ("annotator", "bernoulli")
+# working memory, in bytes, that the block sizes are planned with
+_RANK_BYTES = 4  # per (row, candidate column) when compressed: the column's rank (int32)
+_ROW_BYTES = 48  # per (row, system): list length, relevant count, the kernels' accumulators
+_VALUE_BYTES = 16  # per (row, system, measure): the values and their transposed copy
 _CELL_BYTES = 64  # working memory of the crisp kernels per (row, rank) cell
-_FAST_CELL_BYTES = 16  # the 0/1 route: relevance, ranks, a few per-row vectors
 _IDEAL_BYTES = 32  # per (row, ideal column) cell (nDCG sorts a float64 copy of the ideal)
+_WORLDS_PER_BLOCK = 256  # at most, so that a block's inner loops are long
 
 
 def check_world_model(world_model: str) -> str:
@@ -101,36 +117,50 @@ class RankedDocs:
 class WorldSampler(Protocol):
     """What a truth's sampler gives the engine (:func:`world_values`).
 
-    ``plan(systems)`` sees the ranked documents of every system before drawing; ``draw(n_worlds,
-    seed)`` draws what all worlds share and sets ``max_relevant`` (the largest number of
-    relevant documents of a query in any world) and ``draw_bytes`` (memory per world of
-    ``chunk``); ``chunk(start, stop)`` is the state of worlds ``start:stop``; from a state,
-    ``gains`` (``(n_chunk, n_q, depth)`` relevance or grades of ranked documents), ``relevant``
-    (``(C, n_q * n_chunk)`` boolean relevance of candidate columns, rows query-major),
-    ``counts`` (``(n_chunk, n_q)`` relevant documents) and ``ideal`` (``(n_chunk, n_q, width)``
-    grades of the relevant documents, descending); ``candidates(system)`` the ranks that can be
-    relevant; ``n_judged()`` judged documents per query; ``binary`` whether relevance is 0/1.
+    Planning: ``plan(systems)`` sees the ranked documents of every system; ``draw(n_worlds,
+    seed)`` fixes the seed and prepares what every chunk needs; then ``world_bytes`` (memory of
+    one world of a chunk, every query) and ``cell_bytes`` (of one (query, world) of a block,
+    beyond what the engine counts) size the blocks, and ``max_relevant()`` bounds the number of
+    relevant documents of a query in any drawn world (the width of every block's ideal, so
+    that no value depends on the blocks).
+
+    Drawing: ``chunk(start, stop)`` is what worlds ``start:stop`` share (e.g. every item's
+    label); ``block(chunk, queries)`` the state of the queries ``queries`` (a slice) in those
+    worlds. From a block state, rows query-major (row = query × n_worlds + world):
+    ``counts(state, rel)`` ``(n_q, n_w)`` relevant documents (of a grade ``>= rel``; None: any
+    positive grade); ``relevant(state, docs, rel)`` ``(C, n_rows)`` relevance (a grade ``>=
+    rel``) of the candidate columns ``docs`` (the block's rows of ``candidates(system)[0]``);
+    ``gains(state, docs)`` ``(n_rows, depth)`` relevance (bool) or grades of ranked
+    documents; ``ideal(state, width)`` ``(n_rows, width)`` grades of the relevant documents,
+    descending, 0-padded.
+
+    ``candidates(system)`` the ranks that can be relevant (:func:`candidate_columns`);
+    ``n_judged()`` judged documents per query; ``binary`` whether relevance is 0/1.
     """
 
     binary: bool
-    max_relevant: int
-    draw_bytes: int
+    world_bytes: int
+    cell_bytes: int
 
     def plan(self, systems: Sequence[RankedDocs]) -> None: ...
 
     def draw(self, n_worlds: int, seed: int) -> None: ...
 
-    def chunk(self, start: int, stop: int) -> dict: ...
+    def max_relevant(self) -> int: ...
+
+    def chunk(self, start: int, stop: int) -> Any: ...
+
+    def block(self, chunk: Any, queries: slice) -> dict: ...
+
+    def counts(self, state: dict, rel: float | None = None) -> np.ndarray: ...
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray: ...
 
     def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]: ...
 
-    def relevant(self, state: dict, docs: np.ndarray) -> np.ndarray: ...
+    def relevant(self, state: dict, docs: np.ndarray, rel: float | None = None) -> np.ndarray: ...
 
-    def counts(self, state: dict) -> np.ndarray: ...
-
-    def ideal(self, state: dict) -> np.ndarray: ...
+    def ideal(self, state: dict, width: int) -> np.ndarray: ...
 
     def n_judged(self) -> np.ndarray: ...
 
@@ -145,6 +175,29 @@ def compress(docs: np.ndarray, candidate: np.ndarray) -> tuple[np.ndarray, np.nd
     keep = np.arange(width)[None, :] < count[:, None]
     ranks = np.where(keep, order, depth)
     return np.where(keep, np.take_along_axis(docs, order, axis=1), -1), ranks
+
+
+def candidate_columns(
+    docs: np.ndarray, candidate: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The columns the 0/1 kernels read: the candidates compressed (:func:`compress`) when that
+    is cheaper, else every rank (ranks None: column j is rank j, the others never relevant).
+
+    A compressed column costs its relevance and its rank (1 + 4 bytes per row), a dense one its
+    relevance only, so the candidates are compressed when they fill under a fifth of the
+    depth.
+
+    >>> docs = np.arange(12).reshape(2, 6)
+    >>> candidate_columns(docs, docs % 6 == 1)[1]
+    array([[1],
+           [1]])
+    >>> candidate_columns(docs, docs % 2 == 0)[1] is None
+    True
+    """
+    width = int(candidate.sum(axis=1).max(initial=0))
+    if (1 + _RANK_BYTES) * width >= docs.shape[1]:
+        return docs, None
+    return compress(docs, candidate)
 
 
 def kernel_params(measure: Measure) -> dict[str, Any]:
@@ -166,9 +219,10 @@ def world_values(
     *,
     n_worlds: int,
     seed: int,
-    memory_budget: float = 200e6,
+    memory_budget: float = MEMORY_BUDGET,
     on_chunk: Callable[[int], None] | None = None,
     min_relevant: int = 0,
+    n_threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Every measure of every system in every world, vectorised over worlds × queries.
 
@@ -185,12 +239,17 @@ def world_values(
     seed : int
         Seed of the keyed draws (:func:`~fuzzytruth._random.draw_seed`).
     memory_budget : float
-        Bytes of working memory per chunk of worlds (default 200 MB).
+        Bytes of working memory shared by the blocks in flight (default
+        :data:`~fuzzytruth._resampling.MEMORY_BUDGET`); the world values are kept on top.
     on_chunk : callable, optional
         Called with the number of worlds done after each chunk (the caller's progress bar).
     min_relevant : int
         A preset's class-size rule (:attr:`Preset.min_relevant <fuzzytruth.measures.Preset>`):
         when positive, which queries have at least this many relevant documents in each world.
+    n_threads : int, optional
+        Threads running the blocks (default :func:`fuzzytruth._threads.default_threads`: one
+        per core, one inside a Dask worker, or ``FUZZYTRUTH_NUM_THREADS``). The values do not
+        depend on it, nor on the memory budget.
 
     Returns
     -------
@@ -202,120 +261,183 @@ def world_values(
         (``min_relevant`` relevant documents or more); None when ``min_relevant`` is 0.
     """
     n_worlds = check_n_worlds(n_worlds, minimum=1)
+    if isinstance(memory_budget, bool) or not (
+        isinstance(memory_budget, int | float) and memory_budget > 0
+    ):
+        raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
+    n_threads = check_threads(n_threads)
     truth.plan(systems)
     truth.draw(n_worlds, seed)
     n_q = len(systems[0].lengths)
-    fast = [[_binary(m, s, truth) for m in measures] for s in systems]
+    fast = [[binary_route(m, s, truth) for m in measures] for s in systems]
     candidates = [
         truth.candidates(s) if any(f is not None for f in row) else None
         for s, row in zip(systems, fast, strict=True)
     ]
     generic = any(f is None for row in fast for f in row)
-    judged = any("judged" in m.uses for m in measures)
+    width = truth.max_relevant() if generic else 0
     depth = max(s.docs.shape[1] for s in systems)
-    width = max((c[0].shape[1] for c in candidates if c is not None), default=0)
-    per_world = truth.draw_bytes + n_q * (
-        width * _FAST_CELL_BYTES
-        + (depth * _CELL_BYTES + truth.max_relevant * _IDEAL_BYTES if generic else 0)
+    cell = truth.cell_bytes + len(systems) * (_ROW_BYTES + len(measures) * _VALUE_BYTES)
+    for c in candidates:
+        if c is not None:
+            cell += c[0].shape[1] * (1 if c[1] is None else 1 + _RANK_BYTES)
+    if generic:
+        cell += depth * _CELL_BYTES + width * _IDEAL_BYTES
+    n_chunk, n_block = _block_sizes(
+        n_worlds, n_q, truth.world_bytes, cell, memory_budget, n_threads
     )
-    step = int(max(1, min(n_worlds, memory_budget // max(per_world, 1))))
     out = np.empty((len(measures), len(systems), n_worlds, n_q))
     counted = np.empty((n_worlds, n_q), dtype=bool) if min_relevant > 0 else None
-    for start in range(0, n_worlds, step):  # chunks of worlds bound the memory
-        stop = min(n_worlds, start + step)
-        state = _world_chunk(
-            truth, systems, measures, fast, candidates, out, start, stop, n_q, judged=judged
+    plan = _Plan(
+        truth, systems, measures, fast, candidates, width,
+        truth.n_judged() if generic and any("judged" in m.uses for m in measures) else None,
+        out, counted, min_relevant,
+    )
+    blocks = [slice(q, min(q + n_block, n_q)) for q in range(0, n_q, n_block)]
+    for start in range(0, n_worlds, n_chunk):  # chunks of worlds, blocks of queries
+        stop = min(n_worlds, start + n_chunk)
+        shared = truth.chunk(start, stop)
+        todo = blocks
+        if start == 0:  # the first block here: the kernels compile once, before any thread
+            plan.fill(shared, slice(start, stop), blocks[0])
+            todo = blocks[1:]
+        run_in_threads(
+            lambda queries, s=shared, w=slice(start, stop): plan.fill(s, w, queries),
+            todo, n_threads=n_threads,
         )
-        if counted is not None:
-            counted[start:stop] = truth.counts(state) >= min_relevant
         if on_chunk is not None:
             on_chunk(stop - start)
     return out, counted
 
 
-def _binary(
+def _block_sizes(
+    n_worlds: int, n_q: int, world_bytes: int, cell_bytes: int, budget: float, n_threads: int
+) -> tuple[int, int]:
+    """Worlds per chunk and queries per block: a chunk's shared draws and its blocks in flight
+    (one per thread) within ``budget`` bytes. Blocks favour worlds: the kernels' inner loops
+    run over a block's worlds, so each (query, column)'s lookups (its unit, an item's labels
+    or probabilities) are shared by up to 256 worlds.
+
+    >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 2)   # 256 worlds, 2,500 queries per block
+    (256, 2500)
+    >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 1)
+    (256, 5000)
+    >>> _block_sizes(1000, 20_000, 10_000_000, 10_000, 128e6, 2)  # large shared draws
+    (6, 566)
+    """
+    n_chunk = min(n_worlds, _WORLDS_PER_BLOCK)
+    n_chunk = int(max(1, min(n_chunk, budget // (2 * (world_bytes + n_threads * cell_bytes)))))
+    room = max(budget - n_chunk * world_bytes, n_threads * n_chunk * cell_bytes)
+    n_block = int(room // (n_threads * n_chunk * cell_bytes))
+    return n_chunk, max(1, min(n_block, -(-n_q // n_threads)))
+
+
+def binary_route(
     measure: Measure, system: RankedDocs, truth: WorldSampler
-) -> Callable[..., np.ndarray] | None:
-    """The family's 0/1-world kernel for this measure and system, when it has one and it
-    applies (binary relevance, a strict ranking)."""
+) -> tuple[Callable[..., np.ndarray], float | None] | None:
+    """The family's 0/1-world kernel for this measure and system, and the relevance threshold
+    it reads the worlds at, when it has one and it applies: a strict ranking, and 0/1 worlds
+    (threshold None), or graded worlds read by a family with a ``rel`` parameter — such a
+    family sees a document only as ``grade >= rel`` (``tests/test_worlds.py`` checks it of
+    each), so its kernel runs on that relevance as on a 0/1 world. None otherwise: the crisp
+    kernel runs on the dense grades.
+    """
     factory = measure.family.binary
-    if factory is None or not truth.binary or system.tie_start is not None:
+    if factory is None or system.tie_start is not None:
         return None
-    return factory(system.docs.shape[1], **kernel_params(measure))
+    params = kernel_params(measure)
+    depth = system.docs.shape[1]
+    if truth.binary:
+        kernel = factory(depth, **params)
+        return None if kernel is None else (kernel, None)
+    if "rel" not in params:
+        return None
+    kernel = factory(depth, **{**params, "rel": 1.0})
+    return None if kernel is None else (kernel, params["rel"])
 
 
-def _world_chunk(
-    truth: WorldSampler,
-    systems: Sequence[RankedDocs],
-    measures: Sequence[Measure],
-    fast: list[list],
-    candidates: list,
-    out: np.ndarray,
-    start: int,
-    stop: int,
-    n_q: int,
-    *,
-    judged: bool = False,
-) -> dict:
-    """Fill ``out[:, :, start:stop]``: every measure and system in one chunk of worlds; the
-    chunk's drawn state is returned."""
-    n_chunk = stop - start
-    n_rows = n_chunk * n_q
-    state = truth.chunk(start, stop)
-    # the 0/1 route's rows are query-major (query, world)
-    counts = truth.counts(state).T.reshape(n_rows) if truth.binary else None
-    ideal = None
-    for s, system in enumerate(systems):  # a handful of systems, each vectorised
-        relevant = gains = ranks = None
-        for m, measure in enumerate(measures):
-            kernel = fast[s][m]
-            if kernel is not None:
-                if relevant is None:
-                    docs, ranks = candidates[s]
-                    relevant = truth.relevant(state, docs)
-                    if ranks is None:  # every rank is a column
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What every block needs, and where its values go."""
+
+    truth: WorldSampler
+    systems: Sequence[RankedDocs]
+    measures: Sequence[Measure]
+    fast: list[list]
+    candidates: list
+    width: int  # of the ideal, the same in every block
+    n_judged: np.ndarray | None  # judged documents per query, when a measure reads them
+    out: np.ndarray
+    counted: np.ndarray | None
+    min_relevant: int
+
+    def fill(self, shared: Any, worlds: slice, queries: slice) -> None:
+        """Every measure and system on one block: the queries ``queries`` in the chunk of
+        worlds ``worlds``; fills ``out[:, :, worlds, queries]``."""
+        truth = self.truth
+        state = truth.block(shared, queries)
+        counts = truth.counts(state)  # (n_q, n_w)
+        n_q, n_w = counts.shape
+        if self.counted is not None:
+            self.counted[worlds, queries] = (counts >= self.min_relevant).T
+        ideal = None
+        for s, system in enumerate(self.systems):  # a handful of systems, each vectorised
+            relevant: dict = {}  # by relevance threshold
+            gains = ranks = None
+            lengths = np.repeat(system.lengths[queries], n_w)
+            for m, measure in enumerate(self.measures):
+                route = self.fast[s][m]
+                if route is not None:
+                    kernel, rel = route
+                    docs, columns = self.candidates[s]
+                    if rel not in relevant:
+                        relevant[rel] = truth.relevant(state, docs[queries], rel)
+                    if ranks is None and columns is None:  # every rank is a column
                         ranks = np.arange(docs.shape[1], dtype=np.int32)[:, None]
-                    else:  # (n_q, C) -> (C, n_rows), rows query-major
-                        ranks = np.repeat(ranks.T.astype(np.int32), n_chunk, axis=1)
-                lengths = np.repeat(system.lengths, n_chunk)
-                values = kernel(relevant, ranks, lengths, counts)
-                out[m, s, start:stop] = values.reshape(n_q, n_chunk).T
-                continue
-            if gains is None:
-                gains = truth.gains(state, system.docs)
-            if ideal is None:
-                ideal = truth.ideal(state)
-                ideal = ideal.reshape(n_rows, ideal.shape[2])
-            rg = _ranked_gains(system, gains, ideal, n_chunk, n_rows)
-            if judged:
-                rg = _with_judged(rg, truth, state, system)
-            values = measure.compute(rg)
-            out[m, s, start:stop] = values.reshape(n_chunk, n_q)
-    return state
+                    elif ranks is None:  # (n_q, C) -> (C, n_rows), rows query-major
+                        ranks = np.repeat(columns[queries].T.astype(np.int32), n_w, axis=1)
+                    n_relevant = truth.counts(state, rel).reshape(n_q * n_w)
+                    values = kernel(relevant[rel], ranks, lengths, n_relevant)
+                else:
+                    if gains is None:
+                        gains = truth.gains(state, system.docs[queries])
+                    if ideal is None:
+                        ideal = truth.ideal(state, self.width)
+                    rg = _ranked_gains(system, queries, gains, ideal, lengths, n_w)
+                    if self.n_judged is not None and "judged" in measure.uses:
+                        rg = _with_judged(rg, truth, system, self.n_judged, queries, n_w)
+                    values = measure.compute(rg)
+                self.out[m, s, worlds, queries] = values.reshape(n_q, n_w).T
 
 
 def _ranked_gains(
-    system: RankedDocs, gains: np.ndarray, ideal: np.ndarray, n_chunk: int, n_rows: int
+    system: RankedDocs,
+    queries: slice,
+    gains: np.ndarray,
+    ideal: np.ndarray,
+    lengths: np.ndarray,
+    n_w: int,
 ) -> RankedGains:
-    flat = gains.reshape(n_rows, gains.shape[2])
-    if flat.dtype == bool:
-        flat = flat.view(np.int8)
+    """The block's rows (query-major) as the crisp kernels take them: C-contiguous, as in a
+    crisp evaluation (numpy may reduce other layouts in another order)."""
+    flat = np.ascontiguousarray(gains)
+    flat = flat.view(np.int8) if flat.dtype == bool else flat
     tie_start = tie_stop = None
     if system.tie_start is not None:
-        tie_start = np.tile(system.tie_start, (n_chunk, 1))
-        tie_stop = np.tile(system.tie_stop, (n_chunk, 1))
+        tie_start = np.repeat(system.tie_start[queries], n_w, axis=0)
+        tie_stop = np.repeat(system.tie_stop[queries], n_w, axis=0)
     return RankedGains(
-        np.zeros(n_rows, dtype=object),
-        flat,
-        np.tile(system.lengths, n_chunk),
-        ideal,
-        tie_start,
-        tie_stop,
+        np.zeros(len(lengths), dtype=object), flat, lengths, ideal, tie_start, tie_stop
     )
 
 
 def _with_judged(
-    rg: RankedGains, truth: WorldSampler, state: dict, system: RankedDocs
+    rg: RankedGains,
+    truth: WorldSampler,
+    system: RankedDocs,
+    n_judged: np.ndarray,
+    queries: slice,
+    n_w: int,
 ) -> RankedGains:
     """``rg`` with judged status: a ranked document is judged when the truth knows it (a
     judged pair; an annotated item); in each world the judged grades are its relevant count
@@ -325,9 +447,8 @@ def _with_judged(
             "measures that read judged status are available under graded probabilistic qrels "
             "only through their exact forms; use a single grade"
         )
-    n_chunk = len(state["counts"])
-    judged = np.tile(system.docs >= 0, (n_chunk, 1))
-    n_judged = np.tile(truth.n_judged(), n_chunk)
+    judged = np.repeat(system.docs[queries] >= 0, n_w, axis=0)
+    n_judged = np.repeat(n_judged[queries], n_w)
     cols = np.arange(int(n_judged.max(initial=0)))[None, :]
     grades = np.where(cols < rg.n_relevant(1)[:, None], 1.0, 0.0)
     grades = np.where(cols < n_judged[:, None], grades, np.nan)

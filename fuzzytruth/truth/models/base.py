@@ -335,7 +335,8 @@ class FittedTruth:
     def _label_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities."""
         if self._point_posterior or self._labels_from_mean:
-            return categorical_draws(seed, LABEL_STREAM, self.item_keys, self._cumulative, worlds)
+            draws = categorical_draws(seed, LABEL_STREAM, self.item_keys, self._cumulative, worlds)
+            return draws.T  # categorical_draws is (n_items, n_worlds)
         u = uniforms(seed, LABEL_STREAM, self.item_keys, worlds)
         return categorical_pick(u, self._plausibility_block(seed, worlds))
 

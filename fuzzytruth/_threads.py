@@ -1,0 +1,100 @@
+"""How many threads the compiled kernels may use, and the one way blocks are run on them.
+
+The world engine (:func:`fuzzytruth.uncertain.worlds.world_values`) cuts its work into blocks of
+queries × worlds whose compiled kernels release the GIL (numba ``nogil``), so a pool of Python
+threads runs them in parallel. Every block writes its own part of the output and every random
+draw is keyed (:mod:`fuzzytruth._random`), so the numbers never depend on the thread count.
+
+The rule (:func:`default_threads`):
+
+1. the environment variable ``FUZZYTRUTH_NUM_THREADS`` when it is set (a positive integer);
+2. one thread inside a Dask worker: the worker's own threads already run one task each, so
+   more would oversubscribe the cores;
+3. otherwise one thread per core this process may run on.
+
+Examples
+--------
+>>> run_in_threads(lambda block: block * 2, [1, 2, 3], n_threads=2)
+[2, 4, 6]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from fuzzytruth._validation import check_int
+
+__all__ = ["ENV_VARIABLE", "check_threads", "default_threads", "run_in_threads"]
+
+ENV_VARIABLE = "FUZZYTRUTH_NUM_THREADS"
+
+
+def check_threads(n_threads: object) -> int:
+    """``n_threads`` validated (an integer >= 1), or :func:`default_threads` when None.
+
+    Examples
+    --------
+    >>> check_threads(3)
+    3
+    >>> check_threads(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_threads must be an integer >= 1; got 0
+    """
+    if n_threads is None:
+        return default_threads()
+    return check_int("n_threads", n_threads, minimum=1)
+
+
+def default_threads() -> int:
+    """Threads for the compiled kernels: ``FUZZYTRUTH_NUM_THREADS``, else 1 inside a Dask
+    worker, else the cores this process may use (module docstring).
+
+    Examples
+    --------
+    >>> default_threads() >= 1
+    True
+    """
+    value = os.environ.get(ENV_VARIABLE)
+    if value is not None:
+        try:
+            return check_int(ENV_VARIABLE, int(value), minimum=1)
+        except ValueError:
+            raise ValueError(
+                f"the environment variable {ENV_VARIABLE} must be an integer >= 1; "
+                f"got {value!r}"
+            ) from None
+    if _in_dask_worker():
+        return 1
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _in_dask_worker() -> bool:
+    """Whether this code runs in a task of a Dask worker (without importing Dask)."""
+    if "distributed" not in sys.modules:
+        return False
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:  # "No worker found"
+        return False
+    return True
+
+
+def run_in_threads(
+    work: Callable[[Any], Any], blocks: Sequence[Any], *, n_threads: int
+) -> list[Any]:
+    """``[work(block) for block in blocks]``, on up to ``n_threads`` threads (in this thread
+    when one is enough); results in the order of ``blocks``, the first error raised."""
+    if n_threads <= 1 or len(blocks) <= 1:
+        return [work(block) for block in blocks]
+    with ThreadPoolExecutor(max_workers=min(n_threads, len(blocks))) as pool:
+        return list(pool.map(work, blocks))
