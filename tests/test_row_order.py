@@ -79,6 +79,24 @@ def test_categorical_evaluation_and_its_worlds(both):
     equal_frames(comparisons[0].systems, comparisons[1].systems)
 
 
+@pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
+def test_the_taxonomy_order_changes_no_draw(collection, world_model):
+    """Worlds walk a distribution over nodes in name order: with the taxonomy's edges in
+    another order (so its nodes too), the same seed draws the same worlds."""
+    c, runs = collection
+    results = []
+    for seed in (None, 11):
+        run_objects, _, membership = build(c, runs, seed, taxonomy_too=True)
+        results.append(ft.evaluate(run_objects, membership, ["P@10", "AP"], n_worlds=40, rng=3,
+                                   world_model=world_model))
+    assert results[0].conventions["measures"] == results[1].conventions["measures"]
+    for measure in ("P@10", "AP"):
+        np.testing.assert_array_equal(results[0].world_scores(measure),
+                                      results[1].world_scores(measure))
+    pd.testing.assert_frame_equal(results[0].to_frame(), results[1].to_frame(),
+                                  check_exact=False, rtol=0, atol=1e-12)
+
+
 def test_annotation_analyses(both):
     (_, first, m1), (_, second, m2) = both
     a, b = (ft.agreement(x, n_resamples=100, rng=2) for x in (first, second))

@@ -114,7 +114,8 @@ def sample_labels(
     n_worlds = check_n_worlds(n_worlds, minimum=1)
     _check_direct(membership)
     seed = draw_seed(rng)
-    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)))
+    table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)),
+                        node_rank(membership.categories))
     labels = table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
     return np.ascontiguousarray(labels.T)
 
@@ -127,13 +128,25 @@ def _check_direct(membership: Membership) -> None:
         )
 
 
-class _LabelTable:
-    """Per item, its possible labels and their cumulative shares, padded to a rectangle."""
+def node_rank(nodes: Sequence[object]) -> np.ndarray:
+    """Each node's position among the nodes sorted by name: the order the draws walk a
+    distribution over nodes in, so that the same seed draws the same labels whatever the
+    order the taxonomy was given in."""
+    order = np.argsort(np.array([str(n) for n in nodes], dtype=object), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
 
-    def __init__(self, direct: np.ndarray, keys: np.ndarray) -> None:
+
+class _LabelTable:
+    """Per item, its possible labels (in :func:`node_rank` order) and their cumulative shares,
+    padded to a rectangle."""
+
+    def __init__(self, direct: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> None:
         n_items, n_nodes = direct.shape
         width = max(int((direct > 0).sum(axis=1).max(initial=1)), 1)
-        order = np.argsort(direct <= 0, axis=1, kind="stable")[:, :width]
+        position = np.where(direct > 0, rank[None, :], n_nodes + rank[None, :])
+        order = np.argsort(position, axis=1, kind="stable")[:, :width]
         shares = np.take_along_axis(direct, order, axis=1)
         cum = np.cumsum(shares, axis=1)
         cum = np.where(shares > 0, cum, np.inf)
@@ -217,7 +230,12 @@ class CategoricalWorlds:
         anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.uint8)
         anc[:n_nodes] = membership.taxonomy.ancestor_matrix
         self._anc = anc  # the last row is the padding "node": never relevant
-        self._matrix = np.ascontiguousarray(membership.matrix, dtype=np.float64)
+        # the draws walk nodes in name order (node_rank): the Bernoulli members' keys are
+        # item key + rank, the matrix's columns in that order
+        self._rank = node_rank(membership.categories)
+        canonical = np.empty(n_nodes, dtype=np.int64)
+        canonical[self._rank] = np.arange(n_nodes)
+        self._matrix = np.ascontiguousarray(membership.matrix[:, canonical], dtype=np.float64)
         self._mixture = self._mixture_table()
 
     def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -226,7 +244,7 @@ class CategoricalWorlds:
         comp_query, comp_node, comp_weight = self.components
         if not len(comp_query) or self.own_label:
             return None
-        order = np.argsort(comp_query, kind="stable")
+        order = np.lexsort((self._rank[comp_node], comp_query))
         node, weight = comp_node[order], comp_weight[order]
         queries, start, count = np.unique(
             comp_query[order], return_index=True, return_counts=True
@@ -257,7 +275,8 @@ class CategoricalWorlds:
         if self.world_model == "annotator":
             if self.model is None:
                 _check_direct(self.membership)
-                self._labels = _LabelTable(self.membership.direct, self._item_keys)
+                self._labels = _LabelTable(self.membership.direct, self._item_keys,
+                                           self._rank)
             # per world: the labels (a model's draws and their transposed copy), their counts
             # per node and the node sizes
             itemsize = 4 if self.model is not None else self._labels.labels.itemsize
@@ -288,7 +307,7 @@ class CategoricalWorlds:
                     for start in range(0, self.n_worlds, step)
                 )
             else:
-                members = (self._matrix[:, self._possible] > 0).sum(axis=0)
+                members = (self._matrix[:, self._rank[self._possible]] > 0).sum(axis=0)
                 self._max_relevant = int(members.max(initial=0))
         return self._max_relevant
 
@@ -305,7 +324,8 @@ class CategoricalWorlds:
             sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
             return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
         sizes = member_sums(
-            self.seed, _MEMBERS, self._item_keys, self._matrix, self._possible, worlds
+            self.seed, _MEMBERS, self._item_keys, self._matrix, self._rank[self._possible],
+            worlds,
         )
         return {"worlds": worlds, "sizes": sizes}  # (n_possible, n_w)
 
@@ -356,7 +376,8 @@ class CategoricalWorlds:
                     "counts": counts}
         counts = chunk["sizes"][self._row[targets], np.arange(len(worlds))[None, :]]
         counts -= member_pick(
-            self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None], targets, worlds
+            self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None],
+            self._rank[targets], worlds,
         )[0]
         return {"worlds": worlds, "targets": targets, "counts": counts}
 
@@ -377,8 +398,8 @@ class CategoricalWorlds:
             )
             return out
         return member_pick(
-            self.seed, _MEMBERS, self._item_keys, self._matrix, docs, state["targets"],
-            state["worlds"],
+            self.seed, _MEMBERS, self._item_keys, self._matrix, docs,
+            self._rank[state["targets"]], state["worlds"],
         )
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
