@@ -2,13 +2,10 @@
 
 The reference files are trec_eval's ``test/`` folder (tests/data/trec_eval, README there: the
 trec_eval command behind each file). For every file, the command line is run with the same
-flags (trec_eval without ``-m`` is ``-m official`` here) and its output compared byte for byte:
-
-* ``test_byte_for_byte``: the whole file. Files that need what fuzzytruth does not have yet are
-  strict xfails naming it, to be flipped when it lands;
-* ``test_byte_for_byte_where_measures_exist``: the same runs without the ``-m`` arguments the
-  library cannot read yet, against the file without those measures' lines; what is left out
-  is checked against the list of known gaps, so a measure that disappears fails.
+flags (trec_eval without ``-m`` is ``-m official`` here; ``-R``, ``-Z``, ``-c``, ``-M``, ``-l``,
+``-q`` and the ``meas_params`` spellings as trec_eval was given them) and its whole output
+compared byte for byte. The same files with the defaults a user gets (no ``--format``: the
+trec_eval spellings choose it) are the cases themselves: no case passes ``--format``.
 """
 
 from pathlib import Path
@@ -16,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from fuzzytruth.cli import main
-from fuzzytruth.cli._errors import UserError
-from fuzzytruth.cli._trec import is_trec_spelling, table_entry, trec_lines
-from fuzzytruth.measures.names import trec_name
+from fuzzytruth.cli._trec import is_trec_spelling
+from fuzzytruth.measures.trec_output import trec_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 MEAS_PARAMS = [
@@ -44,18 +40,6 @@ CASES = {
                              ["-m", "all_prefs", "-q", "-R", "qrels_prefs"]),
     "out.test.qrels_jg": ("qrels.123", "results.test", ["-m", "qrels_jg", "-q", "-R", "qrels_jg"]),
 }
-NEEDS = {  # what each file needs that fuzzytruth does not have yet
-    "out.test.meas_params": "needs 11pt_avg with custom levels and ndcg_cut.23.4 read as "
-                            "trec_eval's atol reads it, 23 (helper trecmeasures)",
-    "out.test.aqZ": "needs trec_eval's -Z (per-query z-scores from a reference file)",
-    "out.test.prefs": "needs -R prefs and the prefs_* measures (helper trecmeasures)",
-    "out.test.qrels_prefs": "needs -R qrels_prefs and the prefs_* measures (helper trecmeasures)",
-    "out.test.qrels_jg": "needs -R qrels_jg and the *_avgjg measures (helper trecmeasures)",
-}
-# measures the library lacks today, per file, left out by the partial comparison
-KNOWN_GAPS = {
-    "out.test.meas_params": {"11pt_avg", "ndcg_cut"},
-}
 
 
 def run_cli(capsys, qrels, run, flags):
@@ -66,53 +50,10 @@ def run_cli(capsys, qrels, run, flags):
     return out.out
 
 
-@pytest.mark.parametrize(
-    "expected",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NEEDS[name]))
-     if name in NEEDS else name for name in CASES],
-)
+@pytest.mark.parametrize("expected", list(CASES))
 def test_byte_for_byte(capsys, expected):
     qrels, run, flags = CASES[expected]
     assert run_cli(capsys, qrels, run, flags) == (DATA / expected).read_text()
-
-
-def _measure_arguments(flags):
-    """(index, measure text) of every -m argument, in both spellings (-m X, -mX)."""
-    out, i = [], 0
-    while i < len(flags):
-        if flags[i] == "-m":
-            out.append((i, 2, flags[i + 1]))
-            i += 2
-        else:
-            if flags[i].startswith("-m"):
-                out.append((i, 1, flags[i][2:]))
-            i += 1
-    return out
-
-
-def _readable(text):
-    try:
-        trec_lines([text])
-    except UserError:  # -m TEXT: what the library says it cannot read
-        return False
-    return True
-
-
-@pytest.mark.parametrize("expected", list(KNOWN_GAPS))
-def test_byte_for_byte_where_measures_exist(capsys, expected):
-    qrels, run, flags = CASES[expected]
-    kept, dropped = list(flags), set()
-    for i, width, text in reversed(_measure_arguments(flags)):
-        if not _readable(text):
-            del kept[i:i + width]
-            dropped.add(text.partition(".")[0])
-    produced = {line.base for _, _, text in _measure_arguments(kept) for line in trec_lines([text])}
-    lines = (DATA / expected).read_text().splitlines(keepends=True)
-    bases = {table_entry(line.split()[0]) for line in lines}
-    missing = (bases - produced) | dropped
-    assert missing <= KNOWN_GAPS[expected], missing - KNOWN_GAPS[expected]
-    wanted = "".join(line for line in lines if table_entry(line.split()[0]) in produced)
-    assert run_cli(capsys, qrels, run, kept) == wanted
 
 
 # ------------------------------------------------------------------ trec_eval's names and rules
@@ -124,12 +65,18 @@ def test_byte_for_byte_where_measures_exist(capsys, expected):
         ("RprecMult@5", "Rprec_mult_5.00"), ("R@2000", "recall_2000"), ("nDCG@23", "ndcg_cut_23"),
         ("Success@2", "success_2"), ("RelativeP", "set_relative_P"), ("F", "set_F"),
         ("Utility(a=2,b=-1,c=0,d=0)", "utility_2,-1,0,0"), ("Bpref", "bpref"),
-        ("nDCG(gain={1:3,2:9,4:4.5})", "ndcg_1=3,2=9,4=4.5"), ("nDCG(gain=exp)@10", None),
-        ("P(rel=2)@10", None),
+        ("nDCG(gain={1:3,2:9,4:4.5})", "ndcg_1=3,2=9,4=4.5"),
     ],
 )
 def test_trec_name(measure, printed):
     assert trec_name(measure) == printed
+
+
+@pytest.mark.parametrize("measure", ["nDCG(gain=exp)@10", "ERR@20",
+                                     "AP(denominator=retrieved_relevant)", "nDCG(discount=jk)@10"])
+def test_measures_trec_eval_lacks_have_no_trec_name(measure):
+    with pytest.raises(ValueError, match="has no trec_eval name"):
+        trec_name(measure)
 
 
 def test_trec_spellings_choose_the_format():

@@ -1,5 +1,6 @@
 """Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), trec_eval's
-preference files (:mod:`fuzzytruth.io.prefs`), header-line tables (:mod:`fuzzytruth.io.tables`),
+preference files (:mod:`fuzzytruth.io.prefs`) and z-score reference files
+(:mod:`fuzzytruth.io.zscores`), header-line tables (:mod:`fuzzytruth.io.tables`),
 partial rankings with ties (:mod:`fuzzytruth.io.rankings`), one text decoder for all readers
 (:mod:`fuzzytruth.io.text`) and one atomic, compressing output for all writers
 (:mod:`fuzzytruth.io.output`).
@@ -36,6 +37,7 @@ _LAZY: dict[str, str] = {
     "write_trec_qrels": "fuzzytruth.io.trec",
     "write_trec_qrels_jg": "fuzzytruth.io.trec",
     "write_trec_run": "fuzzytruth.io.trec",
+    "read_trec_zscores": "fuzzytruth.io.zscores",
 }
 
 __all__ = sorted(_LAZY)
