@@ -142,8 +142,7 @@ def run(args: argparse.Namespace) -> int:
     aggregate = pd.concat([e.aggregate() for e in evaluations], ignore_index=True)
     table = format_frame(drop_empty_columns(aggregate), fmt)
     if fmt == "text":  # what the intervals mean, below the table a person reads
-        n_worlds = evaluations[0].conventions.get("n_worlds") or 0
-        notes = system_notes(aggregate, n_worlds=n_worlds, columns=True)
+        notes = system_notes(aggregate, n_worlds=evaluations[0].n_worlds, columns=True)
         table += "\n" + "\n".join(textwrap.fill(n, width=100) for n in notes) + "\n"
     write(table)
     return 0
