@@ -274,6 +274,11 @@ def comparison_notes(comparison: Any) -> list[str]:
     return notes
 
 
+def _fill(text: str, width: int) -> str:
+    """``text`` wrapped to ``width``, never inside a word (``per-query`` stays whole)."""
+    return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=False)
+
+
 def comparison_text(comparison: Any, *, seed: int | None = None, width: int = 100) -> str:
     """A :class:`~fuzzytruth.stats.Comparison` as plain text: what was computed
     (:func:`describe_comparison`), one table per measure (:func:`comparison_table`) and the
@@ -299,11 +304,11 @@ def comparison_text(comparison: Any, *, seed: int | None = None, width: int = 10
     per-query differences.
     W/T/L: queries on which A's score is higher / equal / lower than B's.
     """
-    blocks = [textwrap.fill(describe_comparison(comparison, seed=seed), width=width)]
+    blocks = [_fill(describe_comparison(comparison, seed=seed), width)]
     for measure in pd.unique(comparison.table["measure"]):
         table = comparison_table(comparison, measure).to_string(index=False)
         blocks.append(f"[{measure}]\n{table}")
-    blocks.append("\n".join(textwrap.fill(note, width=width)
+    blocks.append("\n".join(_fill(note, width)
                             for note in comparison_notes(comparison)))
     return "\n\n".join(blocks) + "\n"
 

@@ -8,6 +8,7 @@ compared byte for byte. The same files with the defaults a user gets (no ``--for
 trec_eval spellings choose it) are the cases themselves: no case passes ``--format``.
 """
 
+import math
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,121 @@ def test_relstring_by_hand(capsys, tmp_path):
     assert relstring("-m", "relstring", "-J") == "relstring             \tq1\t'>03'\n"
     assert relstring("-m", "relstring", "-M", "3") == "relstring             \tq1\t'>0-'\n"
     assert relstring("-m", "runid") == "runid                 \tall\ttag\n"
+
+
+# ------------------------------------------------------------------ -Z, -R: rules by hand
+def _write(folder, name, text):
+    (folder / name).write_text(text)
+    return str(folder / name)
+
+
+@pytest.fixture
+def small(tmp_path):
+    """Two judged queries a run answers, a third only judged; by hand: P_1 is 1 and 0,
+    map 1 and 0.5, num_ret 2 and 2."""
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\nq3 0 d5 1\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2 tag\nq1 Q0 d2 2 1 tag\n"
+                                  "q2 Q0 d4 1 1 tag\nq2 Q0 d3 2 0.5 tag\n")
+    zscores = _write(tmp_path, "zscores", "\n".join([
+        "q1 P_1 0.5 0.25",    # (1 - 0.5) / 0.25 = 2
+        "q2 P_1 0.5 0.25",    # (0 - 0.5) / 0.25 = -2
+        "q1 map 1 0",         # stddev 0, value equal to the mean: 0
+        "q2 map 0.25 0",      # stddev 0, another value: the sentinel -1000000
+        "q1 num_ret 1 nan",   # atof("nan"): nan
+        #                       q2 num_ret absent: the sentinel
+        "q1 gm_map 0 1",      # gm_map's per-query value is log(max(map, 1e-5)): log 1 = 0
+        "q2 gm_map -0.6931471805599453 1",  # log 0.5: z = 0
+    ]) + "\n")
+    return qrels, run, zscores
+
+
+def _main(capsys, *args):
+    try:
+        status = main(list(args))
+    except SystemExit as stop:
+        status = stop.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_zscores_by_hand(capsys, small):
+    """convert_zscores.c: z = (v − mean)/stddev; stddev 0 gives 0 for the mean itself and
+    MISSING_ZSCORE_VALUE (−1000000) otherwise, as does a pair absent from the file; the summary
+    accumulates the z-scores (counts: their sum; gm_map: exp of their mean). Printed
+    "Z%-22s\\t%s\\t%6.4f" (meas_print_single.c), counts included."""
+    qrels, run, zscores = small
+    flags = ["evaluate", "--qrels", qrels, "--run", run, "-m", "num_ret", "-m", "map", "-m",
+             "gm_map", "-m", "P.1", "-Z", zscores]
+    status, out, err = _main(capsys, *flags, "-q")
+    assert status == 0, err
+    assert out == (
+        "Znum_ret               \tq1\t   nan\n"
+        "Zmap                   \tq1\t0.0000\n"
+        "ZP_1                   \tq1\t2.0000\n"
+        "Znum_ret               \tq2\t-1000000.0000\n"
+        "Zmap                   \tq2\t-1000000.0000\n"
+        "ZP_1                   \tq2\t-2.0000\n"
+        "Znum_ret               \tall\t   nan\n"       # nan + (-1000000)
+        "Zmap                   \tall\t-500000.0000\n"  # (0 - 1000000) / 2
+        "Zgm_map                \tall\t1.0000\n"        # exp((0 + 0) / 2)
+        "ZP_1                   \tall\t0.0000\n"        # (2 - 2) / 2
+    )
+    # -c: q3 is averaged (as 0; log(1e-5) for gm_map) but not printed, as trec_eval does
+    status, out, err = _main(capsys, *flags, "-c", "-m", "num_q")
+    assert status == 0, err
+    assert out == (
+        "Znum_q                 \tall\t3.0000\n"
+        "Znum_ret               \tall\t   nan\n"
+        "Zmap                   \tall\t-333333.3333\n"
+        f"Zgm_map                \tall\t{math.exp(math.log(1e-5) / 3):6.4f}\n"
+        "ZP_1                   \tall\t0.0000\n"
+    )
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["-m", "AP", "-Z", "{zscores}"], "-Z prints trec_eval's per-query z-scores"),
+    (["-m", "map", "--format", "csv", "-Z", "{zscores}"], "goes with --format trec"),
+    (["-m", "map", "-Z", "{bad}"], "bad, line 2: expected 4 fields"),
+    (["-m", "map", "-Z", "{twice}"], "twice, line 2: query 'q1', measure 'map' is given twice"),
+    (["-m", "map_avgjg"], "need -R qrels_jg"),
+    (["-m", "qrels_jg"], "need -R qrels_jg"),
+    (["-m", "map", "-R", "qrels_prefs"], "-R qrels_prefs computes the preference measures"),
+    (["-m", "relstring", "-R", "qrels_prefs"], "relstring prints the grades of a qrels"),
+    (["-m", "all_prefs", "-R", "qrels_prefs", "-J"], "-J does not apply to preferences"),
+])
+def test_trec_flag_mistakes_are_one_line_naming_the_flag(capsys, small, tmp_path, flags,
+                                                         message):
+    qrels, run, zscores = small
+    files = {"zscores": zscores,
+             "bad": _write(tmp_path, "bad", "q1 map 0.1 0.1\nq1 map 0.1\n"),
+             "twice": _write(tmp_path, "twice", "q1 map 0.1 0.1\nq1 map 0.2 0.1\n")}
+    status, out, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run,
+                             *[f.format(**files) for f in flags])
+    assert status == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_rel_format_goes_with_qrels(capsys, small, tmp_path):
+    run = small[1]
+    pq = _write(tmp_path, "pq.csv", "query_id,doc_id,probability\nq1,d1,0.5\n")
+    status, _, err = _main(capsys, "evaluate", "--prob-qrels", pq, "--run", run, "-R",
+                           "qrels_jg", "-m", "AP")
+    assert status == 2 and "-R qrels_jg says how to read --qrels" in err
+
+
+def test_judgment_groups_and_preferences_in_the_tidy_table(capsys):
+    """The tidy table under -R holds the values trec_eval prints (out.test.qrels_jg:
+    map_avgjg all 0.1130; out.test.qrels_prefs: prefs_simp all 0.5684)."""
+    for rel_format, qrels, measure, printed, expected in [
+        ("qrels_jg", "qrels.123", "AP", "map_avgjg", "out.test.qrels_jg"),
+        ("qrels_prefs", "qrels.test", "Prefs", "prefs_simp", "out.test.qrels_prefs"),
+    ]:
+        status, out, err = _main(capsys, "evaluate", "--qrels", str(DATA / f"{qrels}.gz"),
+                                 "--run", str(DATA / "results.test.gz"), "-R", rel_format,
+                                 "-m", measure, "--format", "csv")
+        assert status == 0, err
+        lines = (DATA / expected).read_text().splitlines()
+        reference = next(line.split()[2] for line in lines
+                         if line.split()[:2] == [printed, "all"])
+        value = float(out.splitlines()[1].split(",")[2])
+        assert f"{value:6.4f}".strip() == reference

@@ -143,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
     table = format_frame(drop_empty_columns(aggregate), fmt)
     if fmt == "text":  # what the intervals mean, below the table a person reads
         notes = system_notes(aggregate, n_worlds=evaluations[0].n_worlds, columns=True)
-        table += "\n" + "\n".join(textwrap.fill(n, width=100) for n in notes) + "\n"
+        wrapped = [textwrap.fill(n, width=100, break_on_hyphens=False) for n in notes]
+        table += "\n" + "\n".join(wrapped) + "\n"
     write(table)
     return 0
 
