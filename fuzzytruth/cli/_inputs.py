@@ -44,7 +44,7 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         read_annotations,
         read_probabilistic_qrels,
         read_taxonomy,
-        read_trec_qrels,
+        read_trec_judgments,
     )
     from fuzzytruth.truth.membership import Membership
 
@@ -67,10 +67,9 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
                     f"{flag} goes with --annotations (categorical truth); {_TRUTHS[kind]} "
                     f"would ignore it"
                 )
-    if kind == "qrels" and rel_format != "qrels":
-        return _judgments(args.qrels, rel_format, args.duplicates, args.encoding), None
     if kind == "qrels":
-        qrels = read_trec_qrels(args.qrels, duplicates=args.duplicates, encoding=args.encoding)
+        qrels = read_trec_judgments(args.qrels, rel_format=rel_format,
+                                    duplicates=args.duplicates, encoding=args.encoding)
         if len(qrels) == 0:
             raise UserError(f"{args.qrels}: the qrels file has no judgment line (--qrels)")
         return qrels, None
@@ -86,16 +85,6 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
     if args.query_categories is not None:
         categories = _query_categories(args.query_categories, args.encoding)
     return membership, categories
-
-
-def _judgments(path: Path, rel_format: str, duplicates: str, encoding: str) -> Any:
-    """``--qrels`` read as trec_eval's ``-R`` format: judgment groups or preferences."""
-    from fuzzytruth.io import read_trec_prefs, read_trec_qrels_jg, read_trec_qrels_prefs
-
-    if rel_format == "qrels_jg":
-        return read_trec_qrels_jg(path, duplicates=duplicates, encoding=encoding)
-    reader = read_trec_prefs if rel_format == "prefs" else read_trec_qrels_prefs
-    return reader(path, encoding=encoding)
 
 
 def _query_categories(path: Path, encoding: str) -> dict:

@@ -25,6 +25,7 @@ from fuzzytruth.cli._options import (
     add_run_options,
     add_truth_options,
     add_world_options,
+    library_option,
     presets_epilog,
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
@@ -44,8 +45,6 @@ examples:
   fuzzytruth evaluate --qrels prefs.txt --run run.txt -m all_prefs -R prefs
 """
 FORMATS = ("trec", *TABLE_FORMATS)
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
-"""trec_eval's ``-R`` formats of the judgments file."""
 
 
 def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
@@ -60,9 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="one row per (system, query) instead of the aggregates; with --format trec, "
         "trec_eval's per-query lines before its summary",
     )
+    from fuzzytruth.io.judgments import REL_FORMATS, read_trec_judgments
+
     trec = parser.add_argument_group("trec_eval's judgment formats and z-scores")
-    trec.add_argument(
-        "-R", "--rel-format", choices=REL_FORMATS, default="qrels",
+    library_option(
+        trec, flags, "-R", "--rel-format", param="rel_format", function=read_trec_judgments,
+        choices=REL_FORMATS,
         help="how --qrels is read, as trec_eval's -R: qrels (qid iter docno rel), qrels_jg (the "
         "second column names a judgment group; measures averaged over the groups: -m "
         "qrels_jg), prefs (qid jg jsg docno rel preferences) or qrels_prefs (a qrels read as "
