@@ -71,6 +71,7 @@ API_MODULES = [
     ("fuzzytruth.taxonomy", "Taxonomies"),
     ("fuzzytruth.annotations", "Annotations"),
     ("fuzzytruth.truth", "Truths: crisp, probabilistic and categorical"),
+    ("fuzzytruth.truth.models", "Truth models: label models fitted on the annotations"),
     ("fuzzytruth.runs", "Runs and ranking"),
     ("fuzzytruth.measures", "Measures, presets and names"),
     ("fuzzytruth.evaluation", "Evaluation"),

@@ -27,13 +27,16 @@ def _as_ids(values: Any, name: str) -> Any:
     """1-D string ids as a pandas array (Arrow-backed when available: fast to factorize)."""
     if isinstance(values, pd.Series):
         values = values.array
-    arr = values if isinstance(values, pd.api.extensions.ExtensionArray) else np.asarray(values)
+    if isinstance(values, pd.api.extensions.ExtensionArray | np.ndarray):
+        arr = values
+    else:  # each id kept whole: a numpy unicode array drops trailing NUL characters
+        arr = np.asarray(values, dtype=object)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
     if pd.isna(arr).any():
         raise ValueError(f"{name} must not contain missing values")
     if isinstance(arr, np.ndarray) or arr.dtype != "str":
-        arr = pd.array(np.asarray(arr, dtype=object).astype(str), dtype="str")
+        arr = pd.array(np.asarray(arr, dtype=object), dtype="str")
     return arr
 
 

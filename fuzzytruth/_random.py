@@ -22,6 +22,14 @@ The generator is SplitMix64's output function applied twice (Steele, Lea & Flood
 unit key is mixed with the seed and the stream, then offset by the world times the golden
 ratio constant and mixed again; the top 53 bits make a uniform double in [0, 1).
 
+Gamma and Dirichlet draws (:func:`gammas`, :func:`gammas_below`, :func:`dirichlet`: the
+parameter and plausibility worlds of the truth models) use the same scheme: a unit's state in a
+world is its mixed key offset by the world and mixed again, and the ``k``-th uniform of the draw
+is the finaliser of that state offset by ``k`` times the golden-ratio constant. Gamma(a)
+variates are Marsaglia & Tsang's (2000) squeeze–rejection method for ``a >= 1`` (normals by
+Box–Muller), boosted for ``a < 1`` by ``U**(1/a)``; ``a == 0`` gives exactly 0 (a degenerate
+Dirichlet component).
+
 Examples
 --------
 >>> keys = unit_keys(np.array(["a", "b", "c"], dtype=object))
@@ -35,18 +43,23 @@ True
 from __future__ import annotations
 
 import functools
+import math
 import zlib
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammainc, gammaincinv
 
 __all__ = [
     "as_generator",
     "bernoulli_counts",
     "categorical_draws",
+    "dirichlet",
     "draw_seed",
+    "gammas",
+    "gammas_below",
     "index_counts",
     "index_sums",
     "named_stream",
@@ -499,28 +512,194 @@ def _permutations_py(base, worlds, out):  # pragma: no cover - compiled
                 out[w, g, i], out[w, g, j] = out[w, g, j], out[w, g, i]
 
 
+def gammas(
+    seed: int, stream: int, keys: np.ndarray, shape: np.ndarray, worlds: np.ndarray
+) -> np.ndarray:
+    """``(n_worlds, n_units)`` keyed Gamma(``shape[i]``, 1) variates (0 where the shape is 0);
+    compiled.
+
+    Parameters
+    ----------
+    seed, stream : int
+        As in :func:`uniforms`.
+    keys : numpy.ndarray
+        ``(n_units,)`` uint64 unit keys.
+    shape : numpy.ndarray
+        ``(n_units,)`` non-negative shape parameters.
+    worlds : numpy.ndarray
+        ``(n_worlds,)`` world numbers.
+
+    Examples
+    --------
+    >>> keys = np.arange(3, dtype=np.uint64)
+    >>> g = gammas(1, 2, keys, np.array([0.5, 2.0, 0.0]), np.arange(4))
+    >>> g.shape, bool((g[:, 2] == 0).all()), bool((g[:, :2] > 0).all())
+    ((4, 3), True, True)
+    >>> bool((gammas(1, 2, keys[1:], np.array([2.0, 0.0]), np.arange(2, 4)) == g[2:, 1:]).all())
+    True
+    """
+    base = _stream_base(seed, stream, keys)
+    out = np.empty((len(worlds), len(base)))
+    _kernels()["gammas"](
+        base, np.ascontiguousarray(shape, dtype=np.float64),
+        np.asarray(worlds, dtype=np.uint64), out,
+    )
+    return out
+
+
+def gammas_below(
+    seed: int, stream: int, keys: np.ndarray, shape: np.ndarray, bound: np.ndarray,
+    worlds: np.ndarray,
+) -> np.ndarray:
+    """``(n_worlds, n_units)`` keyed Gamma(``shape[i]``) variates conditioned to be below
+    ``bound[w, i]``: by rejection (each attempt a fresh keyed draw); after 32 rejections (a bound
+    far in the lower tail) by inversion, P⁻¹(a, V · P(a, bound)) with a keyed uniform V; 0 for a
+    bound <= 0 (below the smallest double).
+
+    Examples
+    --------
+    >>> keys = np.arange(4, dtype=np.uint64)
+    >>> g = gammas_below(3, 1, keys, np.full(4, 0.5), np.full((2, 4), 0.1), np.arange(2))
+    >>> bool(((0 <= g) & (g < 0.1)).all())
+    True
+    >>> tiny = gammas_below(3, 1, keys, np.full(4, 0.01), np.full((2, 4), 1e-200), np.arange(2))
+    >>> bool(((0 <= tiny) & (tiny < 1e-200)).all())  # by inversion: rejection would not end
+    True
+    """
+    base = _stream_base(seed, stream, keys)
+    out = np.empty((len(worlds), len(base)))
+    fallback = np.zeros_like(out)
+    shape = np.ascontiguousarray(shape, dtype=np.float64)
+    bound = np.ascontiguousarray(bound, dtype=np.float64)
+    _kernels()["gammas_below"](base, shape, bound, np.asarray(worlds, dtype=np.uint64), out,
+                               fallback)
+    missed = np.isnan(out)
+    if missed.any():
+        a = np.broadcast_to(shape, out.shape)[missed]
+        out[missed] = np.minimum(
+            gammaincinv(a, fallback[missed] * gammainc(a, bound[missed])),
+            np.nextafter(bound[missed], 0))
+    return out
+
+
+def dirichlet(
+    seed: int, stream: int, keys: np.ndarray, concentration: np.ndarray, worlds: np.ndarray
+) -> np.ndarray:
+    """Keyed Dirichlet rows: ``(n_worlds, *concentration.shape)``, each row (last axis) the
+    normalised Gamma draws of its components; ``keys`` has one key per component
+    (``concentration.shape``). A row whose concentrations are all 0 stays all 0.
+
+    Examples
+    --------
+    >>> keys = np.arange(6, dtype=np.uint64).reshape(2, 3)
+    >>> d = dirichlet(1, 2, keys, np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]), np.arange(5))
+    >>> d.shape, bool(np.allclose(d[:, 0].sum(axis=1), 1.0)), bool((d[:, 1] == 0).all())
+    ((5, 2, 3), True, True)
+    """
+    flat = gammas(seed, stream, keys.ravel(), concentration.ravel(), worlds)
+    draws = flat.reshape(len(worlds), *concentration.shape)
+    total = draws.sum(axis=-1, keepdims=True)
+    np.divide(draws, total, out=draws, where=total > 0)
+    return draws
+
+
+def _mix_one_py(z):  # pragma: no cover - compiled
+    """SplitMix64's finaliser of one uint64 (what :func:`_mix` does to an array)."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
 def _draw53_py(base, world):  # pragma: no cover - compiled
     """The keyed draw of one unit in one world: SplitMix64's finaliser of the unit's base key
     offset by the world, its top 53 bits (the same numbers as :func:`uniforms` x 2**53)."""
-    z = base + (world + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return z >> np.uint64(11)
+    return _mix_one(base + (world + np.uint64(1)) * _GOLDEN) >> np.uint64(11)
 
 
-_draw53: Any = _draw53_py  # replaced by its compiled form before the passes that call it
+def _uniform_py(state, k):  # pragma: no cover - compiled
+    """The k-th uniform in (0, 1) of a unit's state (never exactly 0)."""
+    z = _mix_one(state + np.uint64(k) * _GOLDEN)
+    return ((z >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+def _gamma_py(a, state):  # pragma: no cover - compiled
+    """One Gamma(a) variate from a unit's state (Marsaglia–Tsang; boosted when a < 1)."""
+    if a <= 0.0:
+        return 0.0
+    boost = 1.0
+    k = 1
+    if a < 1.0:
+        boost = math.exp(math.log(_uniform(state, k)) / a)
+        k += 1
+        a = a + 1.0
+    d = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        u1 = _uniform(state, k)
+        u2 = _uniform(state, k + 1)
+        k += 2
+        x = math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = _uniform(state, k)
+        k += 1
+        if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+            return d * v * boost
+
+
+def _gammas_py(base, shape, worlds, out):  # pragma: no cover - compiled
+    for w in range(len(worlds)):
+        offset = (np.uint64(worlds[w]) + np.uint64(1)) * _GOLDEN
+        for i in range(len(base)):
+            out[w, i] = _gamma(shape[i], _mix_one(base[i] + offset))
+
+
+_ATTEMPTS = 32
+
+
+def _gammas_below_py(base, shape, bound, worlds, out, fallback):  # pragma: no cover - compiled
+    """Gamma(shape) conditioned below ``bound[w, i]``: rejection, attempt ``t`` on the state
+    offset by ``t`` times a second constant; after ``_ATTEMPTS`` rejections ``out`` is NaN and
+    ``fallback`` holds a uniform for an inverse-CDF draw. A bound <= 0 gives 0."""
+    for w in range(len(worlds)):
+        offset = (np.uint64(worlds[w]) + np.uint64(1)) * _GOLDEN
+        for i in range(len(base)):
+            if bound[w, i] <= 0.0:
+                out[w, i] = 0.0
+                continue
+            state = _mix_one(base[i] + offset)
+            out[w, i] = np.nan
+            for attempt in range(_ATTEMPTS):
+                g = _gamma(shape[i], _mix_one(state + np.uint64(attempt) * _M1))
+                if g < bound[w, i]:
+                    out[w, i] = g
+                    break
+            if np.isnan(out[w, i]):
+                fallback[w, i] = _uniform(state, 0)
+
+
+# replaced by their compiled forms (callees first) before the passes that call them
+_mix_one: Any = _mix_one_py
+_draw53: Any = _draw53_py
+_uniform: Any = _uniform_py
+_gamma: Any = _gamma_py
 
 
 @functools.cache
 def _kernels() -> dict[str, Any]:
-    """The compiled passes, built at first use (numba is slow to import); the one-unit draw
-    is compiled first, so that every pass calls the same compiled function."""
+    """The compiled passes, built at first use (numba is slow to import); the one-unit
+    functions are compiled first, callees before callers, so that every pass calls the same
+    compiled functions."""
     import numba
 
-    global _draw53
+    global _mix_one, _draw53, _uniform, _gamma
     jit = numba.njit(cache=True, nogil=True)
+    _mix_one = jit(_mix_one_py)
     _draw53 = jit(_draw53_py)
+    _uniform = jit(_uniform_py)
+    _gamma = jit(_gamma_py)
     return {
         "bernoulli": jit(_bernoulli_py),
         "categorical": jit(_categorical_py),
@@ -529,4 +708,6 @@ def _kernels() -> dict[str, Any]:
         "random_bytes": jit(_random_bytes_py),
         "permutations": jit(_permutations_py),
         "two_stage": jit(_two_stage_py),
+        "gammas": jit(_gammas_py),
+        "gammas_below": jit(_gammas_below_py),
     }

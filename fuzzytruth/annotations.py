@@ -44,13 +44,20 @@ class Annotations:
         taxonomy: Taxonomy,
         annotator_weights: Mapping[Hashable, float] | None = None,
     ) -> None:
-        self._frame = frame.reset_index(drop=True)
         self._taxonomy = taxonomy
         self._annotator_weights = dict(annotator_weights) if annotator_weights else None
-        # codes in order of first appearance, computed once (codes() is called by every analysis)
-        self._item_codes, items = pd.factorize(self._frame["item_id"])
-        self._annotator_codes, annotators = pd.factorize(self._frame["annotator_id"])
-        self._label_codes = pd.Index(taxonomy.nodes).get_indexer(self._frame["label"])
+        # codes computed once (codes() is called by every analysis), in a canonical order:
+        # items and annotators sorted by id, rows by (item, annotator, label), so that the
+        # order of the given rows changes no number, not even the last bit of a sum
+        item_codes, items = _sorted_codes(frame["item_id"])
+        annotator_codes, annotators = _sorted_codes(frame["annotator_id"])
+        label_codes = pd.Index(taxonomy.nodes).get_indexer(frame["label"])
+        label_rank = np.argsort(np.argsort([str(n) for n in taxonomy.nodes], kind="stable"))
+        order = np.lexsort((label_rank[label_codes], annotator_codes, item_codes))
+        self._frame = frame.iloc[order].reset_index(drop=True)
+        self._item_codes = item_codes[order]
+        self._annotator_codes = annotator_codes[order]
+        self._label_codes = label_codes[order]
         self._items = pd.Index(items, name="item_id")
         self._annotators = pd.Index(annotators, name="annotator_id")
 
@@ -238,3 +245,17 @@ def _check_weights(weights: Mapping[Hashable, float]) -> None:
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
+
+
+def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize`` with the ids sorted (by value, or by their ``str`` when the values do
+    not compare, e.g. numbers mixed with strings)."""
+    codes, uniques = pd.factorize(values)
+    uniques = np.asarray(uniques, dtype=object)
+    try:
+        order = np.argsort(uniques, kind="stable")
+    except TypeError:
+        order = np.argsort(uniques.astype(str), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[codes], uniques[order]

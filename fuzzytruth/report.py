@@ -30,6 +30,7 @@ import pandas as pd
 
 from fuzzytruth.stats.paired import EXACT_MAX_QUERIES
 from fuzzytruth.stats.procedures import BOOTSTRAP_METHODS
+from fuzzytruth.truth.protocol import split_estimand
 
 __all__ = [
     "PROCEDURES",
@@ -63,6 +64,14 @@ ESTIMANDS = {
 }
 """What each ``estimand`` generalises to, in words."""
 
+_UNDER_MODEL = {
+    "collection": "new queries like these, each scored by its expected value under the {} "
+    "truth model fitted to these annotators' labels",
+    "population": "new queries and new annotators of the same kind, the {} truth model "
+    "refitted on each replicate's labels",
+}
+"""The same words when the truth is a model's fit (``"collection (truth model: M)"``)."""
+
 _CORRECTIONS = {
     "holm": "Holm",
     "bonferroni": "Bonferroni",
@@ -81,6 +90,14 @@ def _one(table: pd.DataFrame, column: str) -> Any:
     if len(values) != 1:
         raise ValueError(f"table must hold one {column} per report; got {list(values)}")
     return values[0]
+
+
+def _estimand_words(estimand: str) -> str:
+    """What an estimand label generalises to, in words, naming its truth model if any."""
+    base, model = split_estimand(estimand)
+    if model is not None and base in _UNDER_MODEL:
+        return _UNDER_MODEL[base].format(model)
+    return ESTIMANDS.get(base, estimand)
 
 
 def _query_count(table: pd.DataFrame) -> str:
@@ -113,7 +130,7 @@ def resampling_used(table: pd.DataFrame) -> bool:
         np.isin(method, BOOTSTRAP_METHODS).any()
         or randomized.any()
         or table["correction"].isin(_RESAMPLED_CORRECTIONS).any()
-        or (table["estimand"] == "population").any()
+        or any(split_estimand(e)[0] == "population" for e in pd.unique(table["estimand"]))
     )
 
 
@@ -151,7 +168,7 @@ def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
         PROCEDURES.get(method, method),
         f"{_one(table, 'alternative')}",
         f"{round(100 * level, 6):g}% level",
-        f'estimand "{estimand}" ({ESTIMANDS.get(estimand, estimand)})',
+        f'estimand "{estimand}" ({_estimand_words(estimand)})',
         f"{_CORRECTIONS.get(_one(table, 'correction'), _one(table, 'correction'))} correction "
         "within each measure",
         f"{_query_count(table)} queries",
@@ -162,7 +179,7 @@ def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
                      "sampled ground-truth worlds")
     resampled = resampling_used(table)
     if resampled:
-        noun = "replicates" if estimand == "population" else "resamples"
+        noun = "replicates" if split_estimand(estimand)[0] == "population" else "resamples"
         parts.append(f"B = {comparison.n_resamples} {noun}")
     if seed is not None and (resampled or worlds):
         parts.append(f"seed {seed}")
@@ -257,10 +274,12 @@ def comparison_notes(comparison: Any) -> list[str]:
     if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
         estimand = _one(table, "estimand")
         n_queries = _query_count(table)
-        if estimand == "population":
+        base, model = split_estimand(estimand)
+        if base == "population":
+            rebuilt = "membership rebuilt" if model is None else f"{model} refitted"
             notes.append(
                 f"P(A>B): the share of the {comparison.n_resamples} two-stage bootstrap "
-                "replicates (queries and annotators resampled, membership rebuilt) in which "
+                f"replicates (queries and annotators resampled, {rebuilt}) in which "
                 "A's mean is higher than B's."
             )
         else:
@@ -406,12 +425,14 @@ def system_notes(
                        else ("over queries", "over truths"))
     notes = [
         f"{queries}: the {level} t interval over the {n_queries} queries (estimand "
-        f'"{estimand}"): where the mean would fall with {ESTIMANDS.get(estimand, estimand)}.'
+        f'"{estimand}"): where the mean would fall with {_estimand_words(estimand)}.'
     ]
     if "truth_low" in drop_empty_columns(aggregate).columns:
+        model = split_estimand(estimand)[1]
+        source = ("the annotators' disagreement" if model is None
+                  else f"the {model} truth model's uncertainty about the labels")
         notes.append(
             f"{truths}: the middle {level} of the mean over {n_worlds} sampled "
-            "ground-truth worlds, the queries held fixed: how much the annotators' "
-            "disagreement alone moves it."
+            f"ground-truth worlds, the queries held fixed: how much {source} alone moves it."
         )
     return notes

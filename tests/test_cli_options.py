@@ -56,6 +56,7 @@ def _accepted(command: str, dest: str) -> set[str]:
     from fuzzytruth.repro import SECTIONS
     from fuzzytruth.runs import rank
     from fuzzytruth.stats import compare
+    from fuzzytruth.truth.models import fit_truth
 
     run, qrels = _tiny_run_and_qrels()
     scores = np.arange(10.0).reshape(2, 5)
@@ -72,6 +73,7 @@ def _accepted(command: str, dest: str) -> set[str]:
         "metric": lambda v: agreement(santini_illustrative().annotations, metric=v),
         "figure_format": lambda v: run_demo("unused", figure_format=v),
         "rel_format": lambda v: read_trec_judgments("unused", rel_format=v),
+        "truth_model": lambda v: fit_truth(santini_illustrative().annotations, v),
     }
     if command == "agreement" and dest == "duplicates":
         return _library_rejects(lambda v: Ann.from_frame(labels, taxonomy=None, duplicates=v))
@@ -131,6 +133,19 @@ def crisp_files(tmp_path_factory):
                  ).to_csv(folder / "answers.csv", index=False)
     pd.DataFrame({"system": "S", "query_id": "q1", "item_id": list("caxby"),
                   "rank": range(1, 6)}).to_csv(folder / "runs.csv", index=False)
+    # the items' labels as one-group rankings (for --truth-model irn and prirn), and runs of
+    # query-by-example over the items
+    labels = data.annotations.to_frame()
+    labels = labels[labels["label"].isin(data.taxonomy.leaves)]  # a table ranks leaves
+    pd.DataFrame({"item_id": labels["item_id"], "reader_id": labels["annotator_id"],
+                  "class": labels["label"], "rank_group": 0}).to_csv(folder / "rankings.csv",
+                                                                      index=False)
+    items = list(data.membership.items)
+    for name in ("qbe1", "qbe2"):
+        rows = [(q, d, float(rng.random())) for q in items[:6] for d in items]
+        write_trec_run(Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
+                                                                      "score"]), name=name),
+                       folder / f"{name}.txt")
     return folder
 
 
@@ -138,6 +153,18 @@ REL_FORMAT_RUNS = {  # -R value -> (judgments file, -m): what trec_eval computes
     "qrels": ("qrels.txt", "official"), "qrels_jg": ("qrels.txt", "qrels_jg"),
     "prefs": ("prefs.txt", "all_prefs"), "qrels_prefs": ("qrels.txt", "all_prefs"),
 }
+
+
+def _truth_model_args(command, folder, value):
+    """A command line on labels (--annotations, or --rankings for the ranking models) with
+    --truth-model ``value``."""
+    truth = (["--rankings", str(folder / "rankings.csv")] if value in ("irn", "prirn")
+             else ["--annotations", str(folder / "labels.csv")])
+    truth = ["--taxonomy", str(folder / "tax.json"), *truth, "--truth-model", value]
+    if command == "agreement":
+        return [command, "reliability", *truth]
+    return [command, *truth, "--run", str(folder / "qbe1.txt"), "--run", str(folder / "qbe2.txt"),
+            "-m", "P@5", "--n-worlds", "20"]
 
 
 def _base_args(command, folder, rel_format=None):
@@ -162,6 +189,10 @@ RUNNABLE = [(c, a) for c, a in CHOICES if c not in ("repro", "demo")]  # those t
                          ids=[f"{c}-{a.dest}" for c, a in RUNNABLE])
 def test_every_listed_value_runs(capsys, crisp_files, command, action):
     for value in action.choices:
+        if action.dest == "truth_model":
+            status = main(_truth_model_args(command, crisp_files, value))
+            assert status == 0, (value, capsys.readouterr().err)
+            continue
         args = _base_args(command, crisp_files, value if action.dest == "rel_format" else None)
         if action.option_strings:
             args += [action.option_strings[-1], value]
@@ -195,6 +226,10 @@ def test_defaults_are_the_library_s():
         assert parsed("compare", dest) == default(compare, dest), dest
     for dest in ("metric", "n_resamples", "confidence_level"):
         assert parsed("agreement", dest) == default(agreement, dest), dest
+    from fuzzytruth.truth.models import fit_truth
+
+    for command in ("evaluate", "compare", "agreement"):
+        assert parsed(command, "truth_model") == default(fit_truth, "truth_model")
     for dest in ("figure_format", "n_worlds", "seed"):
         assert parsed("demo", dest) == default(run_demo, dest), dest
     # the help shows them: compare --help used to list fdr_bh, which compare() refuses

@@ -142,6 +142,25 @@ def test_categorical_truth_broadcasts_the_membership(client):
     _same_evaluation(remote, local, exact=False)
 
 
+@pytest.mark.parametrize("model", ["dawid-skene", "shares"])
+def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, model):
+    """A fitted truth model (Dawid–Skene's parameter worlds: dependent items, every measure
+    from the worlds) is shipped whole to the workers; the worlds are keyed, so any
+    partitioning gives the in-memory bits, and the output names the model."""
+    from fuzzytruth.truth.models import fit_truth
+
+    col = image_collection()
+    fit = fit_truth(col.annotations, model)
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    local = evaluate(runs, fit, ["P@10", "AP"], n_worlds=50, rng=1)
+    remote = fd.evaluate(runs, fit, ["P@10", "AP"], n_worlds=50, rng=1, npartitions=5)
+    _same_evaluation(remote, local, exact=False)
+    assert remote.conventions["truth_model"] == model
+    assert remote.aggregate()["estimand"].equals(local.aggregate()["estimand"])
+
+
 def test_missing_error_is_raised_from_the_partition(client, data):
     runs, qrels, _ = data
     with pytest.raises(ValueError, match="q07"):

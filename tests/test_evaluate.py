@@ -227,6 +227,18 @@ def test_aggregate_mean_is_the_mean_of_the_query_expectations():
         se = ev.world_scores(measure).mean(axis=2).std(axis=0) / np.sqrt(ev.n_worlds)
         exact = agg.xs(measure, level="measure")["value"].to_numpy()
         assert (np.abs(world_means - exact) < 4.5 * np.maximum(se, 1e-12)).all(), measure
+        # the Monte Carlo error is the value's: none for the closed-form means, the world
+        # means' standard error (ddof=1) for the sampled ones
+        mc_se = agg.xs(measure, level="measure")["mc_se"].to_numpy()
+        if measure == "AP":
+            sampled = ev.world_scores(measure).mean(axis=2)
+            want = sampled.std(axis=0, ddof=1) / np.sqrt(ev.n_worlds)
+            np.testing.assert_allclose(mc_se, want, rtol=1e-9)
+        else:
+            assert (mc_se == 0).all(), measure
+    assert ev.conventions["seed"] == 1
+    unseeded = evaluate(runs, pq, "P@3", n_worlds=10, rng=np.random.default_rng(1))
+    assert unseeded.conventions["seed"] is None
 
 
 def test_categorical_aggregate_uses_shared_worlds():
@@ -353,7 +365,7 @@ RUN = Run(["q"], ["y"], [1.0])
         ({"runs": {"s": "not a run"}}, r"runs\['s'\] must be a Run; got str"),
         (
             {"truth": {"q": "a"}},
-            r"truth must be a Membership, a ProbabilisticQrels or a "
+            r"truth must be a Membership, a fitted truth model, a ProbabilisticQrels or a "
             r"Qrels; got dict",
         ),
     ],

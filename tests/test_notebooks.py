@@ -25,7 +25,8 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
 def test_there_are_notebooks():
-    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05"][: len(NOTEBOOKS)]
+    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"][
+        : len(NOTEBOOKS)]
     assert len(NOTEBOOKS) >= 2
 
 

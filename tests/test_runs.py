@@ -30,6 +30,18 @@ def test_run_from_dataframe_custom_columns_and_str_ids():
     assert run.to_dataframe().columns.tolist() == ["query_id", "doc_id", "score"]
 
 
+def test_ids_are_kept_whole_from_lists_arrays_and_frames():
+    """A trailing NUL is part of an id (numpy's fixed-width strings would drop it and join
+    "d\\0" with "d"); numbers become their str()."""
+    docs = ["d", "d\x00", "d\x00\x00"]
+    for given in (docs, pd.Series(docs), pd.array(docs, dtype="str"), np.array(docs, dtype=object)):
+        run = Run(["q"] * 3, given, [3.0, 2.0, 1.0])
+        assert run.doc_ids.tolist() == docs
+    qrels = Qrels(["q"], ["d\x00"], [1])
+    assert ranked_gains(run, qrels).gains[0].tolist() == [0, 1, 0]
+    assert Run([1, 2.5, np.int64(3)], ["a"] * 3, [1.0] * 3).queries == ["1", "2.5", "3"]
+
+
 def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
     with pytest.raises(ValueError, match=r"score_col='points' is not a column of the DataFrame"):

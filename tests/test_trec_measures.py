@@ -10,7 +10,7 @@ level 1, all documents) first; tuned options (relevance level 2, ``-J``) come on
 import numpy as np
 import pandas as pd
 import pytest
-import pytrec_eval
+import trec_eval_peer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +69,7 @@ def pytrec_values(run_df, qrels_df, measures, **kwargs):
         qrels.setdefault(q, {})[d] = int(r)
     for q, d, s in run_df.itertuples(index=False):
         run.setdefault(q, {})[d] = float(s)
-    return pytrec_eval.RelevanceEvaluator(qrels, measures, **kwargs).evaluate(run)
+    return trec_eval_peer.evaluate(qrels, run, measures, **kwargs)
 
 
 def trec_ranked_gains(run_df, qrels_df, *, judged_docs_only=False):

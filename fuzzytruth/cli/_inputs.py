@@ -2,9 +2,14 @@
 
 Mistakes the library cannot see are caught here, each naming its flag: a run file without a
 result line, two kinds of truth at once, an option that the chosen truth would silently ignore
-(``--taxonomy`` or ``--query-categories`` beside ``--qrels``), and a number of worlds whose
-values could not fit in memory (asked of :func:`fuzzytruth._validation.check_n_worlds` before
-anything is drawn).
+(``--taxonomy``, ``--query-categories``, ``--truth-model`` or ``--reliability`` beside
+``--qrels``), a truth model that does not fit the input (IRN on unranked ``--annotations``), and a
+number of worlds whose values could not fit in memory (asked of
+:func:`fuzzytruth._validation.check_n_worlds` before anything is drawn).
+
+Labels (``--annotations``) and partial rankings (``--rankings``) become the truth through
+:func:`fuzzytruth.truth.models.fit_truth` with ``--truth-model`` (default: the shares), so every
+output names the model beside the estimand.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from typing import Any
 
 from fuzzytruth.cli._errors import UserError
 
-__all__ = ["evaluate_runs", "is_crisp", "read_runs", "read_truth"]
+__all__ = ["evaluate_runs", "is_crisp", "read_labels", "read_runs", "read_truth", "truth_model"]
 
-_TRUTHS = {"annotations": "--annotations", "qrels": "--qrels", "prob_qrels": "--prob-qrels"}
+_TRUTHS = {"annotations": "--annotations", "rankings": "--rankings", "qrels": "--qrels",
+           "prob_qrels": "--prob-qrels"}
+_LABELS = ("annotations", "rankings")
 
 
 def read_runs(paths: Sequence[Path], *, duplicates: str, encoding: str) -> dict[str, Any]:
@@ -40,33 +47,34 @@ def read_runs(paths: Sequence[Path], *, duplicates: str, encoding: str) -> dict[
 
 def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """The ground truth and the query categories (categorical truth only)."""
-    from fuzzytruth.io import (
-        read_annotations,
-        read_probabilistic_qrels,
-        read_taxonomy,
-        read_trec_judgments,
-    )
-    from fuzzytruth.truth.membership import Membership
+    from fuzzytruth.io import read_probabilistic_qrels, read_trec_judgments
+    from fuzzytruth.truth.models import fit_truth
 
     kinds = [k for k in _TRUTHS if getattr(args, k) is not None]
     if len(kinds) != 1:
         given = f": {' and '.join(_TRUTHS[k] for k in kinds)}" if kinds else ""
         raise UserError(
-            "give exactly one ground truth: --taxonomy with --annotations, --qrels, or "
-            f"--prob-qrels (got {len(kinds)}{given})"
+            "give exactly one ground truth: --taxonomy with --annotations, --rankings, --qrels, "
+            f"or --prob-qrels (got {len(kinds)}{given})"
         )
     kind = kinds[0]
     rel_format = getattr(args, "rel_format", "qrels")
     if rel_format != "qrels" and kind != "qrels":
         raise UserError(f"-R {rel_format} says how to read --qrels; got {_TRUTHS.get(kind, kind)}")
-    if kind != "annotations":
-        for option in ("taxonomy", "query_categories", "implicit_root"):
+    if kind not in _LABELS:
+        for option in ("taxonomy", "query_categories", "implicit_root", "reliability",
+                       "classes"):
             if getattr(args, option) is not None:
                 flag = "--" + option.replace("_", "-")
                 raise UserError(
-                    f"{flag} goes with --annotations (categorical truth); {_TRUTHS[kind]} "
-                    f"would ignore it"
+                    f"{flag} goes with --annotations or --rankings (categorical truth); "
+                    f"{_TRUTHS[kind]} would ignore it"
                 )
+        if args.truth_model != "shares":
+            raise UserError(
+                f"--truth-model {args.truth_model} fits a truth on --annotations or --rankings; "
+                f"{_TRUTHS[kind]} is a truth already"
+            )
     if kind == "qrels":
         qrels = read_trec_judgments(args.qrels, rel_format=rel_format,
                                     duplicates=args.duplicates, encoding=args.encoding)
@@ -75,16 +83,62 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         return qrels, None
     if kind == "prob_qrels":
         return read_probabilistic_qrels(args.prob_qrels, encoding=args.encoding), None
-    if args.taxonomy is None:
+    if kind == "annotations" and args.taxonomy is None:
         raise UserError("--annotations needs --taxonomy")
-    taxonomy = read_taxonomy(args.taxonomy, implicit_root=args.implicit_root,
-                             encoding=args.encoding)
-    annotations = read_annotations(args.annotations, taxonomy=taxonomy, encoding=args.encoding)
-    membership = Membership.from_annotations(annotations)
+    model = truth_model(args)
     categories = None
     if args.query_categories is not None:
         categories = _query_categories(args.query_categories, args.encoding)
-    return membership, categories
+    return fit_truth(read_labels(args), model), categories
+
+
+def read_labels(args: argparse.Namespace) -> Any:
+    """The Annotations of ``--annotations`` (``--taxonomy`` required) or the Rankings of
+    ``--rankings`` (``--taxonomy`` optional: a flat one of the classes)."""
+    from fuzzytruth.io import read_annotations, read_rankings, read_taxonomy
+
+    taxonomy = None
+    if args.taxonomy is not None:
+        taxonomy = read_taxonomy(args.taxonomy, implicit_root=args.implicit_root,
+                                 encoding=args.encoding)
+    if args.rankings is not None:
+        classes = None
+        if args.classes is not None:
+            text = args.classes.read_text(encoding=args.encoding)
+            classes = [line.strip() for line in text.splitlines() if line.strip()]
+        try:
+            return read_rankings(args.rankings, classes=classes, taxonomy=taxonomy,
+                                 encoding=args.encoding)
+        except ValueError as err:
+            hint = (" (name the classes with --classes)" if args.classes is None and (
+                "not nodes of the taxonomy" in str(err) or "not a known class" in str(err))
+                else "")
+            raise UserError(f"--rankings: {err}{hint}") from None
+    if args.classes is not None:
+        raise UserError("--classes names the class ids of --rankings; --annotations names its "
+                        "labels")
+    return read_annotations(args.annotations, taxonomy=taxonomy, encoding=args.encoding)
+
+
+def truth_model(args: argparse.Namespace) -> Any:
+    """The model of ``--truth-model`` (with ``--reliability``), checked against the input."""
+    from fuzzytruth.truth.models import RANKING_MODELS, PrIRN, as_truth_model
+
+    name = args.truth_model
+    if args.reliability is not None and name != PrIRN.name:
+        raise UserError(
+            f"--reliability is PrIRN's temperature (--truth-model prirn); --truth-model {name} "
+            "takes none (dawid-skene, one-coin and mace estimate each annotator's reliability "
+            "from the labels; shares and irn have none)"
+        )
+    if name in RANKING_MODELS and args.rankings is None:
+        raise UserError(
+            f"--truth-model {name} needs partial rankings: give them with --rankings (the "
+            "labels of --annotations are unranked)"
+        )
+    if args.reliability is not None:
+        return PrIRN(temperature=args.reliability)
+    return as_truth_model(name)
 
 
 def _query_categories(path: Path, encoding: str) -> dict:

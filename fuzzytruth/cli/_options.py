@@ -25,9 +25,11 @@ __all__ = [
     "add_encoding_option",
     "add_format_option",
     "add_measure_option",
+    "add_rankings_options",
     "add_rule_options",
     "add_run_options",
     "add_taxonomy_options",
+    "add_truth_model_options",
     "add_truth_options",
     "add_world_options",
     "library_option",
@@ -111,10 +113,52 @@ def add_encoding_option(target: argparse._ActionsContainer, flags: Flags) -> Non
     )
 
 
+RANKINGS_HELP = (
+    "partial rankings with ties, for --truth-model irn or prirn (the others read each reader's "
+    "top group): selectors JSON (per item, per reader, tie-groups of class ids: line numbers "
+    "of --classes counted from 0, or the ids themselves) or a long .csv/.tsv/.parquet table "
+    "item_id, reader_id, class, rank_group"
+)
+
+
+def add_rankings_options(target: argparse._ActionsContainer, flags: Flags, *, help: str) -> None:
+    """``--rankings`` and ``--classes`` (the names of a selectors file's class ids)."""
+    target.add_argument("--rankings", type=Path, metavar="FILE", help=help)
+    library_option(
+        target, flags, "--classes", param="classes", type=Path, default=None, metavar="FILE",
+        help="with --rankings: the class names, one per line; a selectors file's class id i "
+        "is line i + 1, a table names only these (default: the ids are the names; a table "
+        "names the --taxonomy's leaves)",
+    )
+
+
+def add_truth_model_options(target: argparse._ActionsContainer, flags: Flags) -> None:
+    """``--truth-model`` and ``--reliability``: which model turns the labels into the truth."""
+    from fuzzytruth.truth.models import TRUTH_MODELS, PrIRN, fit_truth
+
+    library_option(
+        target, flags, "--truth-model", param="truth_model", function=fit_truth,
+        choices=tuple(TRUTH_MODELS),
+        help="the model that turns the labels into the truth, named beside the estimand in "
+        "the output: shares (the annotators' shares), dawid-skene, one-coin and mace (EM "
+        "label models that estimate each annotator's reliability), irn and prirn (plausibilities "
+        "from --rankings) (default: %(default)s)",
+    )
+    library_option(
+        target, flags, "--reliability", param="temperature", type=float, default=None,
+        metavar="T",
+        help="with --truth-model prirn, its temperature: the readers' reliability, higher is "
+        f"closer to IRN (default: PrIRN's, {signature_default(PrIRN, 'temperature'):g}); the "
+        "other models take none (dawid-skene, one-coin and mace estimate each annotator's "
+        "reliability from the labels)",
+    )
+
+
 def add_truth_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
     """The ground truth of ``evaluate`` and ``compare``: one kind of truth, read from files."""
     group = parser.add_argument_group(
-        "ground truth (one kind: --taxonomy with --annotations, --qrels, or --prob-qrels)"
+        "ground truth (one kind: --taxonomy with --annotations, --rankings, --qrels, or "
+        "--prob-qrels)"
     )
     add_taxonomy_options(group, flags, help="taxonomy file (.json nested, .csv/.tsv edges)")
     group.add_argument(
@@ -122,10 +166,12 @@ def add_truth_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         type=Path,
         help="annotation table (.csv/.tsv/.parquet: item_id, annotator_id, label)",
     )
+    add_rankings_options(group, flags, help=RANKINGS_HELP)
+    add_truth_model_options(group, flags)
     library_option(
         group, flags, "--query-categories", param="query_categories", type=Path, default=None,
-        help="with --annotations: CSV query_id,category; default: each query item's own "
-        "uncertain category",
+        help="with --annotations or --rankings: CSV query_id,category; default: each query "
+        "item's own uncertain category",
     )
     group.add_argument("--qrels", type=Path, help="crisp TREC qrels file (qid iter docno rel)")
     group.add_argument(

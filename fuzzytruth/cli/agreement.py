@@ -10,7 +10,10 @@ One command with four views of a multi-annotator table, each printed as text, CS
 
 With ``--taxonomy`` the labels are nodes of that taxonomy; without it they are a flat label
 set (the labels found in the file). The tables are the library's
-(:mod:`fuzzytruth.collection`), printed as they are.
+(:mod:`fuzzytruth.collection`), printed as they are. The reliability view takes its membership
+from a truth model (``--truth-model``, default the annotators' shares; ``--rankings`` for IRN
+and PrIRN, whose table then has the membership columns only: a ranking is not one label per
+reader, so ``closed_kappa`` is empty and nothing counts as a confusion).
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from fuzzytruth.cli._errors import Flags
+from fuzzytruth.cli._errors import Flags, UserError
 from fuzzytruth.cli._options import (
+    RANKINGS_HELP,
     add_encoding_option,
     add_format_option,
+    add_rankings_options,
     add_taxonomy_options,
+    add_truth_model_options,
     library_option,
     literal_choices,
 )
@@ -44,6 +50,9 @@ examples:
   fuzzytruth agreement levels --taxonomy tax.json --annotations labels.csv
   fuzzytruth agreement reliability --taxonomy tax.json --annotations labels.csv
   fuzzytruth agreement annotators --annotations labels.csv --format json
+  # the categories under a label model that weighs annotators by their estimated reliability
+  fuzzytruth agreement reliability --taxonomy tax.json --annotations labels.csv \
+      --truth-model dawid-skene
 """
 
 
@@ -59,10 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="what to report (default: %(default)s)",
     )
     parser.add_argument(
-        "--annotations", type=Path, required=True,
+        "--annotations", type=Path,
         help="long table, one row per label (.csv/.tsv, possibly .gz/.bz2/.xz/.zst/.zip, "
-        "or .parquet)",
+        "or .parquet); required but with --rankings",
     )
+    group = parser.add_argument_group("the truth of the reliability view")
+    add_rankings_options(group, flags, help=f"instead of --annotations, {RANKINGS_HELP}")
+    add_truth_model_options(group, flags)
     add_taxonomy_options(
         parser, flags, help="taxonomy (.json nested, .csv/.tsv edge list); default: flat label set"
     )
@@ -126,6 +138,30 @@ def _read(args: argparse.Namespace) -> Any:
         raise ValueError(f"--annotations: {err}{hint}") from None
 
 
+def _check_truth_options(args: argparse.Namespace) -> None:
+    """``--rankings``, ``--truth-model`` and ``--reliability`` go with the reliability view,
+    and one of ``--annotations`` and ``--rankings`` is given."""
+    if args.view != "reliability":
+        given = [flag for flag, on in (("--rankings", args.rankings is not None),
+                                       ("--truth-model", args.truth_model != "shares"),
+                                       ("--reliability", args.reliability is not None)) if on]
+        if given:
+            raise UserError(f"{given[0]} goes with the reliability view (fuzzytruth agreement "
+                            f"reliability); the {args.view} view reads the raw labels")
+    if (args.annotations is None) == (args.rankings is None):
+        raise UserError("give one of --annotations and --rankings (--rankings: reliability "
+                        "view only)")
+
+
+def _reliability_of_rankings(args: argparse.Namespace) -> Any:
+    from fuzzytruth import collection
+    from fuzzytruth.cli._inputs import read_labels, truth_model
+    from fuzzytruth.truth.models import fit_truth
+
+    fit = fit_truth(read_labels(args), truth_model(args))
+    return collection.category_reliability(fit.membership).to_frame()
+
+
 def _table(view: str, annotations: Any, args: argparse.Namespace) -> Any:
     from fuzzytruth import collection
 
@@ -141,7 +177,10 @@ def _table(view: str, annotations: Any, args: argparse.Namespace) -> Any:
         return collection.agreement_by_level(annotations, metric=args.metric,
                                              **bootstrap).to_frame()
     if view == "reliability":
-        frame = collection.category_reliability(annotations).to_frame()
+        from fuzzytruth.cli._inputs import truth_model
+
+        frame = collection.category_reliability(annotations,
+                                                truth_model=truth_model(args)).to_frame()
         return frame.assign(confused_with=frame["confused_with"].map(" ".join))
     return collection.annotator_agreement(annotations).to_frame()
 
@@ -153,6 +192,12 @@ def run(args: argparse.Namespace) -> int:
 
     check_int("n_resamples", args.n_resamples)
     check_confidence_level(args.confidence_level)
+    _check_truth_options(args)
+    if args.rankings is not None:
+        frame = _reliability_of_rankings(args)
+        write(format_frame(frame.assign(confused_with=frame["confused_with"].map(" ".join)),
+                           args.format))
+        return 0
     annotations = _read(args)
     try:
         frame = _table(args.view, annotations, args)

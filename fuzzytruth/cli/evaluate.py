@@ -38,6 +38,12 @@ examples:
   # categorical truth: a taxonomy and multi-annotator labels, runs of query-by-example
   fuzzytruth evaluate --taxonomy tax.json --annotations labels.csv \\
       --run strong.txt --run weak.txt --measure P@10 --measure AP --n-worlds 500
+  # the truth of a label model that weighs each annotator by its estimated reliability
+  fuzzytruth evaluate --taxonomy tax.json --annotations labels.csv --run strong.txt \
+      --measure AP --truth-model dawid-skene
+  # dermatologists' partial rankings, PrIRN at temperature (readers' reliability) 3
+  fuzzytruth evaluate --rankings selectors.json --classes conditions.txt --run model.txt \
+      --measure P@10 --truth-model prirn --reliability 3
   # crisp TREC qrels, a tidy table as CSV
   fuzzytruth evaluate --qrels qrels.txt --run run.txt --measure nDCG@10 --format csv
   # trec_eval's flags and names print trec_eval's output

@@ -190,6 +190,7 @@ def category_reliability(
     max_ambiguous_share: float = 0.5,
     min_kappa: float = 0.4,
     n_confused: int = 3,
+    truth_model: object | None = None,
 ) -> CategoryReliability:
     """Per-category reliability table: how much can a category be trusted as a query?
 
@@ -212,6 +213,14 @@ def category_reliability(
         "moderate" agreement in Landis & Koch 1977).
     n_confused : int
         How many siblings to list in ``confused_with`` (default 3).
+    truth_model : str or model, optional
+        With Annotations: the membership columns (``size`` to ``ambiguous_share``) are those of
+        this truth model's fit (a name of :data:`fuzzytruth.truth.models.TRUTH_MODELS` or a
+        configured model; :func:`fuzzytruth.truth.models.fit_truth`), e.g. ``"dawid-skene"``,
+        which weighs annotators by their estimated reliability. The voted items of ω are still
+        those some annotator placed in ω (a model's posterior is rarely exactly 0), and
+        ``closed_kappa`` and the confusions still count the raw labels. Default None: the
+        annotators' shares.
 
     Returns
     -------
@@ -259,24 +268,37 @@ def category_reliability(
     """
     low, high = _check_options(ambiguous_band, max_ambiguous_share, min_kappa, n_confused)
     if isinstance(data, Membership):
+        if truth_model is not None:
+            raise ValueError("truth_model needs the raw labels (an Annotations as data) to fit "
+                             "the model on; got a Membership")
         membership, annotations = data, None
     else:
         annotations = require_annotations(data, analysis="category_reliability", name="data")
-        membership = Membership.from_annotations(annotations)
+        if truth_model is None:
+            membership = Membership.from_annotations(annotations)
+        else:
+            from fuzzytruth.truth.models import fit_truth
+
+            membership = fit_truth(annotations, truth_model).membership
     taxonomy = membership.taxonomy
     p = membership.matrix
-    voted = p > 0
+    counts = None if annotations is None else label_counts(annotations)
+    if truth_model is None:
+        voted = p > 0
+    else:  # the items some annotator placed in the node (the shares' p > 0)
+        voted = counts @ taxonomy.ancestor_matrix.astype(float) > 0
     n_voted = voted.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean_membership = np.where(n_voted > 0, p.sum(axis=0) / n_voted, np.nan)
-        entropy = np.where(n_voted > 0, _binary_entropy(p).sum(axis=0) / n_voted, np.nan)
-        share = np.where(n_voted > 0, ((p > low) & (p < high)).sum(axis=0) / n_voted, np.nan)
+        mean_membership = np.where(n_voted > 0, (p * voted).sum(axis=0) / n_voted, np.nan)
+        entropy = np.where(n_voted > 0, (_binary_entropy(p) * voted).sum(axis=0) / n_voted,
+                           np.nan)
+        share = np.where(n_voted > 0, ((p > low) & (p < high) & voted).sum(axis=0) / n_voted,
+                         np.nan)
     n_nodes = len(taxonomy)
     if annotations is None:
         closed_kappa = np.full(n_nodes, np.nan)
         confusion = np.zeros((n_nodes, n_nodes))
     else:
-        counts = label_counts(annotations)
         closed_kappa = _closed_kappa(counts, taxonomy)
         confusion = _confusion_matrix(counts, taxonomy)
     # most confused first; stable sort keeps taxonomy order among ties

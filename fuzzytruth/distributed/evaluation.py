@@ -59,7 +59,8 @@ def evaluate(
         ``query_id, doc_id, score``) keep their partitions when they are by query.
     truth : Qrels, ProbabilisticQrels, Membership, Dask DataFrame or Parquet path
         A frame with a ``relevance`` column is crisp qrels, with ``probability`` (and
-        optionally ``grade``) probabilistic qrels; a Membership is broadcast to every worker.
+        optionally ``grade``) probabilistic qrels; a Membership or a fitted truth model
+        (:mod:`fuzzytruth.truth.models`) is broadcast to every worker.
     measures : str, Measure or iterable of them
         As in :func:`fuzzytruth.evaluation.evaluate`.
     client : distributed.Client, optional

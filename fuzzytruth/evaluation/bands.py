@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,7 +35,7 @@ _BAND_WORK = 2e7  # (component, cutoff, FN atom) steps per block of P-R bands: ~
 
 def precision_recall_bands(
     runs: Run | Mapping[str, Run],
-    truth: Membership | ProbabilisticQrels,
+    truth: Membership | ProbabilisticQrels | Any,
     *,
     preset: str | Preset = "trec",
     query_categories: Mapping[Hashable, Hashable] | None = None,
@@ -50,8 +51,10 @@ def precision_recall_bands(
 ) -> pd.DataFrame:
     """Precision and recall at every cutoff of every list, exactly: the P–R curve as bands.
 
-    Arguments as in :func:`evaluate` (relevance threshold: the preset's ``rel``; ``undefined``
-    applies to recall without any relevant document as everywhere else). The values are the
+    Arguments as in :func:`evaluate` (the truth: a Membership, a ProbabilisticQrels or a fitted
+    truth model whose worlds are independent items; relevance threshold: the preset's ``rel``;
+    ``undefined`` applies to recall without any relevant document as everywhere else). The
+    values are the
     ``P@k`` and ``R@k`` families' exact distributions at every cutoff k, mixed over each
     query's categories, so a band equals the per-cutoff measure of :func:`evaluate`; they are
     summarised for all cutoffs at once without listing the distributions' atoms
@@ -86,12 +89,19 @@ def precision_recall_bands(
         raise ValueError("precision_recall_bands needs a strict ranking; got ties='average'")
     if isinstance(truth, Qrels):
         raise ValueError(
-            "truth must be uncertain (a Membership or a ProbabilisticQrels); use "
-            "evaluate() for crisp qrels"
+            "truth must be uncertain (a Membership, a fitted truth model or a "
+            "ProbabilisticQrels); use evaluate() for crisp qrels"
         )
     bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
+    if not bound.independent:
+        raise ValueError(
+            f"precision_recall_bands is exact, and the worlds of the {bound.truth_model} truth "
+            "draw shared parameters, which no closed form describes: fit the model with "
+            "uncertainty='posterior' for the bands of its fitted posterior, or evaluate P@k and "
+            "R@k with evaluate() (from the worlds)"
+        )
     rankings = rank_runs(runs, ties, score_dtype or p.score_dtype)
     queries = evaluated_queries(rankings, bound, missing, complete=False)
     prepared = bound.prepare(queries)

@@ -6,7 +6,10 @@ The ground truth is one of (:mod:`fuzzytruth.truth`)
 * a :class:`~fuzzytruth.truth.probabilistic_qrels.ProbabilisticQrels` (each judged
   (query, document) relevant independently with a probability, e.g. the share of assessors);
 * a :class:`~fuzzytruth.truth.membership.Membership` (categorical: annotators put items in a
-  taxonomy; a document is relevant when it belongs to the query's category).
+  taxonomy; a document is relevant when it belongs to the query's category);
+* a fitted truth model (:mod:`fuzzytruth.truth.models`: ``DawidSkene().fit(annotations)``...):
+  the categorical truth of its posterior, its worlds drawn by the model's own sampler, the
+  model named beside the estimand (``conventions["truth_model"]``, the ``estimand`` column).
 
 Each run is ranked once (:func:`fuzzytruth.runs.rank`: the preset's tie rule and score
 precision), its documents are looked up in the truth, and each measure's *family* says how its
@@ -18,7 +21,9 @@ value is computed (:mod:`fuzzytruth.measures`); nothing here depends on a family
   under independent relevance; a query with an uncertain category mixes over its categories),
   otherwise Monte Carlo over sampled crisp worlds (``"worlds"``), through the family's fast 0/1
   kernel when it has one (``"worlds_binary"``) and its crisp kernel otherwise. ``"exact"``
-  requires a closed form, ``"worlds"`` never uses one.
+  requires a closed form, ``"worlds"`` never uses one. A truth whose worlds are not independent
+  items with the truth's probabilities (a label model drawing shared parameters,
+  :mod:`fuzzytruth.truth.models.base`) has no closed form: every measure comes from its worlds.
 
 The worlds (``n_worlds``, default 1000) are shared by every system and measure: they give the
 spread of each system's aggregate value over the truth (queries share items under categorical
@@ -78,6 +83,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
+from numbers import Integral
 
 import numpy as np
 
@@ -143,8 +149,9 @@ def evaluate(
     ----------
     runs : Run or mapping of str to Run
         One run (named by ``run.name``) or systems by name.
-    truth : Qrels, ProbabilisticQrels or Membership
-        Crisp qrels, probabilistic qrels, or categorical uncertain truth (module docstring).
+    truth : Qrels, ProbabilisticQrels, Membership or FittedTruth
+        Crisp qrels, probabilistic qrels, categorical uncertain truth, or a fitted truth model
+        (``DawidSkene().fit(annotations)``; module docstring).
     measures : str, Measure or iterable of them
         Any registered measures (``"P@10"``, ``"AP"``, ``"nDCG@10"``, ``"FT"``...), canonical
         or in trec_eval / ir_measures spelling.
@@ -181,7 +188,9 @@ def evaluate(
         Monte Carlo worlds, shared by all systems and measures (0: none; then every measure
         needs a closed form and aggregates have no interval).
     world_model : {"annotator", "bernoulli"}
-        How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`).
+        How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`). Under a truth model's fit,
+        ``"annotator"`` draws each item's label with the model's own sampler
+        (:mod:`fuzzytruth.truth.categorical_worlds`).
     rng : numpy.random.Generator or int, optional
         The one source of randomness.
     confidence_level : float
@@ -225,6 +234,7 @@ def evaluate(
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)
     n_worlds = check_n_worlds(n_worlds)
+    seed = int(rng) if isinstance(rng, Integral) else None
     rng = as_generator(rng)
     p = get_preset(preset)
     if relevance_level is not None:
@@ -265,6 +275,7 @@ def evaluate(
         "complete": complete,
         "depth": depth,
         "judged_only": judged_only,
+        "truth_model": bound.truth_model,
     }
     families = {n: r.family for n, r in zip(names, resolved, strict=True)}
     common = {
@@ -284,10 +295,17 @@ def evaluate(
     conventions.update(
         method=method, n_worlds=n_worlds, world_model=world_model, recall_form=recall_form,
         exclude_query=exclude_query, weights=weights,
+        seed=seed,
     )
     ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
     strict = ties != "average"
-    exact_ok = [strict and r.family.exact is not None for r in resolved]
+    if method == "exact" and not bound.independent:
+        raise ValueError(
+            f"method='exact': the worlds of the {bound.truth_model} truth draw shared "
+            "parameters, so its items are dependent and no closed form describes them; use "
+            "method='auto' or 'worlds' (or fit the model with uncertainty='posterior')"
+        )
+    exact_ok = [strict and bound.independent and r.family.exact is not None for r in resolved]
     if method == "exact" and not all(exact_ok):
         lacking = [n for n, ok in zip(names, exact_ok, strict=True) if not ok]
         raise ValueError(
@@ -320,8 +338,11 @@ def evaluate(
                 on_chunk=bar.update, min_relevant=p.min_relevant,
             )
     elif not all(use_exact):
+        why = "" if bound.independent else (
+            f" (the {bound.truth_model} truth's worlds are dependent: no measure has one)")
         raise ValueError(
-            "n_worlds=0 leaves no way to compute measures without a closed form; give n_worlds > 0"
+            f"n_worlds=0 leaves no way to compute measures without a closed form{why}; give "
+            "n_worlds > 0"
         )
     batches: dict[tuple[str, str], DistributionBatch | None] = {}
     methods: dict[tuple[str, str], str] = {}

@@ -14,7 +14,7 @@ from fuzzytruth._validation import check_choice, check_confidence_level
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
-from fuzzytruth.truth.protocol import TruthKind
+from fuzzytruth.truth.protocol import TruthKind, estimand_label
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.distribution import Distribution
 
@@ -37,7 +37,9 @@ class Evaluation:
         The rule for undefined values (:mod:`fuzzytruth.evaluation.undefined`), applied in
         every output.
     conventions : dict
-        Everything that fixes the numbers (preset, ties, each measure resolved, options).
+        Everything that fixes the numbers (preset, ties, each measure resolved, options;
+        under uncertain truth ``seed``: the ``rng`` given when it was an int, which draws the
+        same worlds again, None when it was a Generator or None).
     confidence_level : float
         Default level of the intervals.
     families : mapping of str to MeasureFamily
@@ -209,6 +211,15 @@ class Evaluation:
             methods=methods, worlds=worlds, counted=counted, world_counted=world_counted,
         )
 
+    @property
+    def estimand(self) -> str:
+        """What the intervals over queries generalise to: ``"queries"`` (crisp truth) or
+        ``"collection"`` (this collection's truth), naming the truth model when the truth is
+        a model's fit: ``"collection (truth model: dawid-skene)"``
+        (``conventions["truth_model"]``)."""
+        base = "queries" if self.truth.crisp else "collection"
+        return estimand_label(base, self.conventions.get("truth_model"))
+
     def family(self, measure: str | Measure) -> MeasureFamily:
         """The family of one of the evaluated measures."""
         name = str(measure)
@@ -217,9 +228,11 @@ class Evaluation:
 
     def __repr__(self) -> str:
         worlds = f", {self.n_worlds} worlds" if self.n_worlds else ""
+        model = self.conventions.get("truth_model")
+        model = f", truth_model={model!r}" if model else ""
         return (
             f"Evaluation({len(self.systems)} systems × {len(self.queries)} queries × "
-            f"{len(self.measures)} measures, truth={str(self.truth)!r}, "
+            f"{len(self.measures)} measures, truth={str(self.truth)!r}{model}, "
             f"undefined={str(self.undefined)!r}{worlds})"
         )
 
@@ -366,8 +379,9 @@ class Evaluation:
             ``log(max(v, 1e-5))`` for a geometric mean). Its estimand is ``"queries"`` with a
             crisp truth (what the system would score on new queries like these, judged the
             same way) and ``"collection"`` under uncertain truth (each query's expected value
-            under this collection's annotations: new queries, the same annotators' labels);
-            NaN with fewer than two queries.
+            under this collection's annotations: new queries, the same annotators' labels),
+            with the truth model when the truth is a model's fit (:attr:`estimand`); NaN with
+            fewer than two queries.
         ``truth_std``, ``truth_low``, ``truth_high``
             the spread of the system's value over the sampled worlds at the same level (how
             much the truth's uncertainty moves it, the queries held fixed): 0 and the value
@@ -376,7 +390,10 @@ class Evaluation:
             the number of queries averaged (the expected number per world under ``"skip"``
             with uncertain truth).
         ``mc_se``
-            the Monte Carlo standard error of ``value`` (0 when exact).
+            the Monte Carlo standard error of ``value``: 0 when it is exact (crisp truth, or
+            the mean of closed-form expectations, ``method`` ``"exact"``), otherwise the
+            standard deviation over the worlds of the per-world aggregate over their number's
+            square root.
 
         Examples
         --------
@@ -407,7 +424,7 @@ class Evaluation:
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
                                strict=True))
-                row["estimand"] = "queries" if self.truth.crisp else "collection"
+                row["estimand"] = self.estimand
                 if worlds is None or worlds.shape[0] == 1:
                     values = means if worlds is None else worlds[0, s]
                     exact_mean = not self.truth.crisp
@@ -433,12 +450,13 @@ class Evaluation:
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
                     alpha = (1 - level) / 2
                     spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
+                    exact = linear and self._methods[system, measure] == "exact"
                     row.update(
                         value=value,
                         truth_std=spread,
                         truth_low=float(np.nanquantile(per_world, alpha)),
                         truth_high=float(np.nanquantile(per_world, 1 - alpha)),
-                        mc_se=float(np.nanstd(per_world, ddof=1) / np.sqrt(len(per_world))),
+                        mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
                         n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
                         if by_world
                         else int(counted.sum()),

@@ -31,6 +31,9 @@ Every row names its **estimand** (what the interval and the test generalise to) 
     sampling plus annotator sampling (``var_truth``: the replicates' spread when only the
     annotators move).
 
+Under a truth model's fit (:mod:`fuzzytruth.truth.models`) the estimand names the model:
+``"collection (truth model: dawid-skene)"``, ``"population (truth model: dawid-skene)"``.
+
 A test and its interval come from one procedure
 (:func:`~fuzzytruth.stats.procedures.paired_inference`), so ``pvalue < 1 - confidence_level``
 exactly when the interval excludes 0. Stars (``summary()``, bold in ``to_latex()``, filled
@@ -84,6 +87,7 @@ from fuzzytruth.stats.procedures import (
 )
 from fuzzytruth.stats.scores import ScoreMatrix, as_score_matrices
 from fuzzytruth.stats.worlds import truth_decomposition, world_preference
+from fuzzytruth.truth.protocol import estimand_label
 
 ALL_CORRECTIONS = (*CORRECTIONS, "romano-wolf", "tukey-randomized", "tukey-anova", "none")
 ESTIMANDS = ("queries", "collection", "population")
@@ -537,10 +541,10 @@ def _compare_one(
         d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], stacklevel=4
     )
     if population is not None:
-        estimand = "population"
+        estimand = estimand_label("population", population.truth_model)
         boot = population.bootstrap(sm.measure, pairs)
     else:
-        estimand = "collection" if sm.has_worlds else "queries"
+        estimand = estimand_label("collection" if sm.has_worlds else "queries", sm.truth_model)
         boot = None
         if method in BOOTSTRAP_METHODS or correction == "romano-wolf":
             boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)

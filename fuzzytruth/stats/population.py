@@ -15,7 +15,10 @@ fact. Its replicates resample both levels (two-stage bootstrap; Davison & Hinkle
    picks ``"shared"`` when some annotator labelled more than one item;
 2. rebuilds the membership from those labels (:meth:`fuzzytruth.Membership.from_annotations`)
    and every measure for every system with :func:`fuzzytruth.evaluate` (each query's expected
-   score over the relabelled truth);
+   score over the relabelled truth); with ``truth_model`` (Dawid–Skene...), it refits the model
+   on those labels instead, so the estimand includes the model's fitting uncertainty
+   ("population (truth model: M)"): each drawn annotator keeps one identity across the items
+   (the k-th copy of an annotator drawn several times is one more annotator who labels alike);
 3. resamples the queries with replacement, one count vector shared by all systems and
    measures (paired).
 
@@ -84,6 +87,9 @@ class PopulationScores:
         B.
     annotators : str
         The annotator resampling scheme used (``"shared"`` or ``"within-items"``).
+    truth_model : str or None
+        The truth model refitted in every replicate (named beside the estimand), or None for
+        the annotators' shares as a membership.
     """
 
     scores: dict[str, ScoreMatrix]
@@ -93,6 +99,7 @@ class PopulationScores:
     _counts: np.ndarray = field(repr=False)
     n_resamples: int = 0
     annotators: str = "shared"
+    truth_model: str | None = None
 
     def bootstrap(self, measure: str, pairs: np.ndarray) -> BootstrapResult:
         """The replicates of ``measure`` as a :class:`BootstrapResult` over ``pairs``."""
@@ -133,6 +140,7 @@ def annotator_bootstrap(
     memory_budget: float = 200e6,
     rng: np.random.Generator | int | None = None,
     progress: bool | None = None,
+    truth_model: object | None = None,
 ) -> PopulationScores:
     """Two-stage bootstrap replicates (queries, and annotators within items) for every measure.
 
@@ -160,6 +168,12 @@ def annotator_bootstrap(
         independent child streams.
     progress : bool, optional
         Progress bar over the replicates (the :mod:`fuzzytruth._progress` convention).
+    truth_model : str or model, optional
+        Refit this truth model on the labels of every replicate (a name of
+        :data:`fuzzytruth.truth.models.TRUTH_MODELS` or a configured model,
+        :func:`fuzzytruth.truth.models.fit_truth`), so that the population estimand includes
+        the model's fitting uncertainty; default None: the annotators' shares as a membership.
+        Replicates whose fit stops at its iteration limit are counted in one warning.
 
     Returns
     -------
@@ -215,16 +229,19 @@ def annotator_bootstrap(
             UnreliableInferenceWarning,
             stacklevel=2,
         )
+    from fuzzytruth.truth.models.choice import Refitter  # deferred, as evaluate is
+
+    refit = Refitter(truth_model)  # truth_model: None, or refitted on every replicate
     seed = draw_seed(rng)
     annot_rng, count_rng, world_seed = (named_stream(seed, "population", i) for i in range(3))
 
-    def expected_scores(membership: Membership, world_rng: np.random.Generator) -> dict:
-        ev = evaluate(runs, membership, names, query_categories=query_categories,
+    def expected_scores(truth: object, world_rng: np.random.Generator) -> dict:
+        ev = evaluate(runs, truth, names, query_categories=query_categories,
                       n_worlds=n_worlds, rng=world_rng, memory_budget=memory_budget,
                       progress=False)
         return evaluation_scores(ev)
 
-    observed = expected_scores(Membership.from_annotations(annotations), world_seed)
+    observed = expected_scores(refit.truth(annotations), world_seed)
     first = observed[names[0]]
     n_systems, n_queries = first.averaged.shape
     counts = index_counts(draw_seed(count_rng), BOOTSTRAP_STREAM, n_queries,
@@ -235,8 +252,8 @@ def annotator_bootstrap(
     gram = {m: np.empty((n_resamples, n_systems, n_systems)) for m in names}
     for b in track(range(n_resamples), desc="population bootstrap", unit="replicates",
                    progress=progress):
-        membership = Membership.from_annotations(relabel.draw(annot_rng, scheme))
-        for m, sm in expected_scores(membership, world_seed).items():
+        truth = refit.truth(relabel.draw(annot_rng, scheme, identities=refit.model is not None))
+        for m, sm in expected_scores(truth, world_seed).items():
             f = sm.averaged  # (n_systems, n_queries)
             w = weights[b]
             replicates[m][b] = f @ w
@@ -253,6 +270,7 @@ def annotator_bootstrap(
         _counts=counts,
         n_resamples=n_resamples,
         annotators=scheme,
+        truth_model=refit.warn_and_name(n_resamples + 1),  # the observed labels too
     )
 
 
@@ -283,12 +301,24 @@ class _AnnotatorResampler:
         self._items = annotations.items.to_numpy()
         self._nodes = np.asarray(annotations.taxonomy.nodes, dtype=object)
 
+    def _identities(self, pick: np.ndarray) -> np.ndarray:
+        """Per drawn (item, annotator) pair, the annotator's code and copy number (its rank
+        among the draws of the same pair) in one integer."""
+        order = np.argsort(pick, kind="stable")
+        start = np.r_[0, np.flatnonzero(np.diff(pick[order])) + 1]
+        copy = np.empty(len(pick), dtype=np.int64)
+        copy[order] = np.arange(len(pick)) - np.repeat(start, np.diff(np.r_[start, len(pick)]))
+        return self._pair_annot[pick] * (int(copy.max(initial=0)) + 1) + copy
+
     @property
     def scheme(self) -> str:
         """``"shared"`` when some annotator labelled more than one item, else within items."""
         return "shared" if np.any(np.bincount(self._pair_annot) > 1) else "within-items"
 
-    def draw(self, rng: np.random.Generator, scheme: str) -> object:
+    def draw(self, rng: np.random.Generator, scheme: str, *, identities: bool = False) -> object:
+        """One replicate's annotations. Each drawn (item, annotator) pair is its own annotator
+        (shares need no more); with ``identities`` (what a truth model refitted on the labels
+        needs) the k-th copy of annotator a on an item is annotator (a, k) on every item."""
         from fuzzytruth.annotations import Annotations
 
         if scheme == "within-items":
@@ -312,7 +342,7 @@ class _AnnotatorResampler:
         frame = pd.DataFrame(
             {
                 "item_id": self._items[self._item[rows]],
-                "annotator_id": slot,
+                "annotator_id": self._identities(pick)[slot] if identities else slot,
                 "label": self._nodes[self._label[rows]],
                 "weight": self._weight[rows],
             }

@@ -38,6 +38,9 @@ class ScoreMatrix:
     expected : numpy.ndarray or None
         ``(n_systems, n_queries)`` each query's expected score over the uncertain truth when
         known more exactly than the mean over the worlds (closed forms); default that mean.
+    truth_model : str or None
+        The truth model behind the scores' truth (``"dawid-skene"``...), named beside the
+        estimand of :func:`~fuzzytruth.stats.compare`; None for a truth given as a table.
 
     Examples
     --------
@@ -52,6 +55,7 @@ class ScoreMatrix:
     measure: str = "score"
     worlds: tuple | None = None
     expected: np.ndarray | None = None
+    truth_model: str | None = None
 
     def __post_init__(self) -> None:
         values = as_scores(self.values, ndim=(2, 3))
@@ -193,6 +197,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
             queries=tuple(np.asarray(evaluation.queries, dtype=object)[keep]),
             measure=str(measure),
             expected=None if crisp else expected[:, keep],
+            truth_model=evaluation.conventions.get("truth_model"),
         )
     return out
 

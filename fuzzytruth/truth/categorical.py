@@ -5,6 +5,11 @@ items in a taxonomy, and a document is relevant when it is in the query's target
 A query's target is given (``query_categories``) or is the query item's own uncertain
 category: a mixture over the nodes, weighted by the annotators' direct shares (``"direct"``) or,
 as printed in the paper, by p(ω|q) over all nodes, normalised (``"literal"``).
+
+A truth model's fit (:class:`~fuzzytruth.truth.models.base.FittedTruth`) binds to this same
+truth on its membership, with its own label sampler for the worlds
+(:class:`~fuzzytruth.truth.categorical_worlds.CategoricalWorlds`), its name for the outputs and
+whether its worlds' items are independent (what the exact closed forms need).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import pandas as pd
 
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
-from fuzzytruth.truth.categorical_worlds import CategoricalWorlds
+from fuzzytruth.truth.categorical_worlds import CategoricalWorlds, LabelModel
 from fuzzytruth.truth.protocol import (
     BoundTruth,
     Components,
@@ -37,11 +42,14 @@ __all__ = ["CategoricalTruth", "PreparedCategorical"]
 
 class CategoricalTruth(BoundTruth):
     """A membership under the evaluation's options: a query is judged when it is an item of
-    the membership or its category is given."""
+    the membership or its category is given. With ``model`` (the truth model the membership
+    comes from), the worlds draw labels with the model's sampler and outputs name it."""
 
     kind = TruthKind.CATEGORICAL
 
-    def __init__(self, membership: Membership, options: TruthOptions) -> None:
+    def __init__(
+        self, membership: Membership, options: TruthOptions, *, model: LabelModel | None = None
+    ) -> None:
         if (
             options.weights == "direct"
             and membership.direct is None
@@ -53,6 +61,10 @@ class CategoricalTruth(BoundTruth):
                 "query_categories"
             )
         self.membership = membership
+        self.model = model
+        if model is not None:
+            self.truth_model = model.name
+            self.independent = model.independent_items
         self.categories: Mapping[str, Hashable] = {
             str(k): v for k, v in (options.query_categories or {}).items()
         }
@@ -107,6 +119,7 @@ class CategoricalTruth(BoundTruth):
             mixed=Components(mixed[row], node, shares[row, node]),
             own_label=self.weights == "direct",
             exclude_query=self.exclude_query,
+            model=self.model,
         )
 
 
@@ -116,7 +129,8 @@ class PreparedCategorical(PreparedTruth):
 
     ``query_item`` is the membership row of each query item (-1 when the query is not an item),
     ``fixed`` the node of an explicitly given target (-1 otherwise), ``mixed`` the mixture
-    components of the queries whose target is uncertain.
+    components of the queries whose target is uncertain, ``model`` the truth model whose
+    sampler draws the worlds' labels (None: the annotators' shares).
     """
 
     kind: TruthKind
@@ -129,6 +143,7 @@ class PreparedCategorical(PreparedTruth):
     mixed: Components
     own_label: bool
     exclude_query: bool
+    model: LabelModel | None = None
 
     def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
         codes = self.items.get_indexer(run.doc_ids).astype(np.int64)
@@ -191,4 +206,5 @@ class PreparedCategorical(PreparedTruth):
             exclude_query=self.exclude_query,
             world_model=world_model,
             query_ids=self.queries,
+            model=self.model,
         )

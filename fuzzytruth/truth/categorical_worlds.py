@@ -13,11 +13,19 @@ World models
     that world (with ``"literal"`` weights, which are not annotator shares, the target is drawn
     from the weights). For one fixed target ω, items are independent with
     P(item ∈ ω) = p(ω|item): the model of the exact closed forms.
+
+    A truth fitted by a label model (:mod:`fuzzytruth.truth.models`) draws the labels with the
+    model's own sampler instead (its ``sample_labels``; the shares model's are the draws above,
+    bit for bit). A model whose worlds draw shared parameters (Dawid–Skene and kin) makes the
+    items of a world dependent, and their marginal is the posterior averaged over the drawn
+    parameters, not the fitted posterior: the exact closed forms do not describe those worlds
+    (the model says so: ``independent_items`` is False).
 ``"bernoulli"``
     Each (item, category) pair is a member independently with probability p(ω|item)
     (Santini's independence, per category; a world need not be consistent with the taxonomy).
     A query with an uncertain category draws its target from its mixture weights,
-    independently of the members.
+    independently of the members. Refused for a model whose worlds are dependent (it would
+    drop what they carry).
 
 Every draw is keyed (:mod:`fuzzytruth._random`): an item's label in world w depends on the
 seed, the item's id and w only.
@@ -26,7 +34,7 @@ seed, the item's id and w only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -37,10 +45,28 @@ from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 if TYPE_CHECKING:
     from fuzzytruth.truth.membership import Membership
 
-__all__ = ["CategoricalWorlds", "sample_labels"]
+__all__ = ["CategoricalWorlds", "LabelModel", "sample_labels"]
 
 # streams of the keyed draws (shared numbering with the qrels worlds)
 _LABELS, _TARGETS, _MEMBERS = 1, 2, 3
+
+
+class LabelModel(Protocol):
+    """A fitted truth model as the worlds see it (a
+    :class:`~fuzzytruth.truth.models.base.FittedTruth`): its name, its sampler of one label per
+    item per world (node indices, items in the membership's order), and whether those labels
+    are independent draws from its posterior."""
+
+    name: str
+
+    @property
+    def independent_items(self) -> bool:
+        """True when each world's labels are independent draws from the posterior."""
+        ...
+
+    def sample_labels(self, worlds: np.ndarray, *, seed: int) -> np.ndarray:
+        """``(len(worlds), n_items)`` node indices of the worlds' labels."""
+        ...
 
 
 def sample_labels(
@@ -137,6 +163,9 @@ class CategoricalWorlds:
     query_ids : numpy.ndarray, optional
         ``(n_queries,)`` ids of the queries (the keys of their target draws); default their
         positions.
+    model : LabelModel, optional
+        The truth model the membership comes from: under ``"annotator"`` its own sampler
+        draws the labels (default: the annotators' direct shares).
     """
 
     binary = True
@@ -152,7 +181,16 @@ class CategoricalWorlds:
         exclude_query: bool,
         world_model: str,
         query_ids: np.ndarray | None = None,
+        model: LabelModel | None = None,
     ) -> None:
+        if model is not None and world_model == "bernoulli" and not model.independent_items:
+            raise ValueError(
+                f"world_model='bernoulli' draws every (item, category) pair independently from "
+                f"the posterior, which drops what {model.name}'s worlds carry (labels drawn "
+                "under shared parameter draws); use world_model='annotator' (the model's own "
+                "worlds), or fit the model with uncertainty='posterior'"
+            )
+        self.model = model
         self.membership = membership
         self.fixed = fixed
         self.query_item = query_item
@@ -194,13 +232,16 @@ class CategoricalWorlds:
         n_q = len(self.fixed)
         worlds = np.arange(n_worlds)
         if self.world_model == "annotator":
-            if self.membership.direct is None:
+            if self.model is not None:
+                labels = self.model.sample_labels(worlds, seed=seed)
+            elif self.membership.direct is None:
                 raise ValueError(
                     "world_model='annotator' needs the annotators' direct shares, and this "
                     "membership was built from already-closed probabilities; use "
                     "world_model='bernoulli'"
                 )
-            labels = _LabelTable(self.membership.direct, self._item_keys).draw(seed, worlds)
+            else:
+                labels = _LabelTable(self.membership.direct, self._item_keys).draw(seed, worlds)
             self._labels = np.concatenate(
                 [labels, np.full((n_worlds, 1), n_nodes, dtype=labels.dtype)], axis=1
             )

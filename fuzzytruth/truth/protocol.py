@@ -64,6 +64,8 @@ __all__ = [
     "TruthKind",
     "TruthOptions",
     "as_truth",
+    "estimand_label",
+    "split_estimand",
 ]
 
 WEIGHTS = ("direct", "literal")
@@ -165,9 +167,25 @@ class PreparedTruth(ABC):
 
 
 class BoundTruth(ABC):
-    """A truth with the evaluation's options: which queries it judges, and their preparation."""
+    """A truth with the evaluation's options: which queries it judges, and their preparation.
+
+    Two attributes say what the truth is, beyond its kind (defaults: a truth given as a table):
+
+    ``truth_model``
+        The name of the model the truth was fitted with (``"shares"``, ``"dawid-skene"``, ...;
+        :data:`fuzzytruth.truth.models.TRUTH_MODELS`), named in every output beside the
+        estimand; None for a truth given as a table (qrels, a membership).
+    ``independent``
+        True when, for a fixed target, the documents' relevance in the truth's worlds is
+        independent with P(relevant) = ``probabilities()``: the model of the exact closed
+        forms. False when the worlds draw something the documents share (a label model's
+        parameters): the closed forms would then describe another law than the worlds', and
+        :func:`fuzzytruth.evaluate` computes every measure from the worlds.
+    """
 
     kind: TruthKind
+    truth_model: str | None = None
+    independent: bool = True
 
     @property
     @abstractmethod
@@ -216,9 +234,37 @@ def as_truth(
 ) -> BoundTruth:
     """``truth`` bound to the evaluation's options, after checking it is a :class:`Truth`."""
     if not isinstance(truth, Truth):
+        hint = ""
+        if type(truth).__name__ in ("Annotations", "Rankings"):
+            hint = (": fit a truth model on it first, e.g. Shares().fit(annotations) (the "
+                    "annotators' shares) or DawidSkene().fit(annotations)")
         raise ValueError(
-            "truth must be a Membership, a ProbabilisticQrels or a Qrels; got "
-            f"{type(truth).__name__} (or any object implementing fuzzytruth.truth.Truth)"
+            "truth must be a Membership, a fitted truth model, a ProbabilisticQrels or a "
+            f"Qrels; got {type(truth).__name__} (or any object implementing "
+            f"fuzzytruth.truth.Truth){hint}"
         )
     options = TruthOptions(query_categories, weights, exclude_query)
     return truth.bind(options)
+
+
+def estimand_label(estimand: str, truth_model: str | None) -> str:
+    """An estimand as the outputs print it: with the truth model that defines the truth.
+
+    Examples
+    --------
+    >>> estimand_label("collection", "dawid-skene"), estimand_label("queries", None)
+    ('collection (truth model: dawid-skene)', 'queries')
+    """
+    return estimand if truth_model is None else f"{estimand} (truth model: {truth_model})"
+
+
+def split_estimand(label: str) -> tuple[str, str | None]:
+    """The estimand and the truth model of a label printed by :func:`estimand_label`.
+
+    Examples
+    --------
+    >>> split_estimand("population (truth model: mace)"), split_estimand("queries")
+    (('population', 'mace'), ('queries', None))
+    """
+    base, sep, model = label.partition(" (truth model: ")
+    return (base, model[:-1]) if sep and model.endswith(")") else (label, None)

@@ -12,7 +12,8 @@ diagnostics.
   (Stutz et al. 2023), deterministic and with Dirichlet uncertainty.
 
 :data:`TRUTH_MODELS` maps each model's name (what outputs print, what a command line takes)
-to its class.
+to its class; :func:`fit_truth` fits one by name or as configured. A fit is a ground truth:
+``evaluate(runs, DawidSkene().fit(annotations), ...)``.
 
 Examples
 --------
@@ -26,22 +27,32 @@ Examples
 ('dawid-skene', True, 1.0)
 >>> fit.sample_labels(4, seed=7).shape
 (4, 2)
+
+The fit is a ground truth, named beside the estimand:
+
+>>> from fuzzytruth import Run, evaluate
+>>> run = Run(["q", "q"], ["2", "1"], [2.0, 1.0], name="sys")
+>>> evaluate(run, fit, "P@1", query_categories={"q": "dog"}).aggregate()[["value", "estimand"]]
+   value                               estimand
+0    1.0  collection (truth model: dawid-skene)
 """
 
 from fuzzytruth.truth.models.base import Convergence, FittedTruth, NonConvergenceWarning
+from fuzzytruth.truth.models.choice import (
+    RANKING_MODELS,
+    TRUTH_MODELS,
+    as_truth_model,
+    fit_truth,
+)
 from fuzzytruth.truth.models.dawid_skene import DawidSkene, DawidSkeneFit
 from fuzzytruth.truth.models.mace import Mace, MaceFit
 from fuzzytruth.truth.models.one_coin import OneCoin, OneCoinFit
 from fuzzytruth.truth.models.rankings import IRN, IRNFit, PrIRN, PrIRNFit, irn
 from fuzzytruth.truth.models.shares import Shares, SharesFit
 
-TRUTH_MODELS: dict[str, type] = {
-    model.name: model for model in (Shares, DawidSkene, OneCoin, Mace, IRN, PrIRN)
-}
-"""Model name -> model class."""
-
 __all__ = [
     "IRN",
+    "RANKING_MODELS",
     "TRUTH_MODELS",
     "Convergence",
     "DawidSkene",
@@ -57,5 +68,7 @@ __all__ = [
     "PrIRNFit",
     "Shares",
     "SharesFit",
+    "as_truth_model",
+    "fit_truth",
     "irn",
 ]

@@ -71,10 +71,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from fuzzytruth._random import unit_keys
+from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.truth.models._keyed_gamma import dirichlet
 from fuzzytruth.truth.models.base import (
     Convergence,
     FittedTruth,
@@ -164,10 +163,11 @@ class Votes:
 
 
 def normalise_errors(counts: np.ndarray, used: np.ndarray) -> np.ndarray:
-    """Confusion matrices from expected counts: floored at :data:`EPS` on the labels each
-    annotator used, 0 elsewhere, each row ``[a, c, :]`` normalised to 1."""
+    """Confusion matrices from expected counts (or drawn ones): floored at :data:`EPS` on the
+    labels each annotator used, 0 elsewhere, each row ``[..., a, c, :]`` normalised to 1
+    (``counts``: ``(n_annotators, K, K)``, or with a leading axis of worlds)."""
     floored = np.where(used[:, None, :], np.maximum(counts, EPS), 0.0)
-    return floored / floored.sum(axis=2, keepdims=True)
+    return floored / floored.sum(axis=-1, keepdims=True)
 
 
 def posterior_from(log_lik: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -421,9 +421,7 @@ class DawidSkeneFit(FittedTruth):
         concentration = np.where(used, counts + self.settings["prior"], 0.0)
         errors = dirichlet(seed, _PARAMETER_STREAM, self._parameter_keys[1], concentration,
                            worlds)
-        errors = np.where(used, np.maximum(errors, EPS), 0.0)
-        errors /= errors.sum(axis=3, keepdims=True)
-        return errors
+        return normalise_errors(errors, self.votes.used)
 
     def _world_posteriors(self, log_errors: np.ndarray, log_priors: np.ndarray) -> np.ndarray:
         """Per world, the item posteriors under that world's parameters (one sparse

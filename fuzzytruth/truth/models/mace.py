@@ -20,7 +20,9 @@ under the initial parameters.
 
 Worlds (``uncertainty="parameters"``): per world, each (spam, know) pair is drawn from the Beta
 law of its expected counts + ``prior``, each strategy from the Dirichlet law of its expected
-counts + ``prior``, and the item posteriors are recomputed.
+counts + ``prior``, and the item posteriors are recomputed (the confusion cells that votes read
+floored at 1e-10, as Dawid–Skene's: a draw that underflows to 0 would otherwise make a vote
+certain evidence against every class but one).
 """
 
 from __future__ import annotations
@@ -32,10 +34,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma
 
-from fuzzytruth._random import unit_keys
+from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.truth.models._keyed_gamma import dirichlet
 from fuzzytruth.truth.models.base import Convergence, as_annotations
 from fuzzytruth.truth.models.dawid_skene import (
     _CRITERION,
@@ -44,6 +45,7 @@ from fuzzytruth.truth.models.dawid_skene import (
     Votes,
     check_identifiable,
     check_settings,
+    normalise_errors,
     posterior_from,
     safe_log,
     warn_if_not_converged,
@@ -257,4 +259,7 @@ class MaceFit(DawidSkeneFit):
         strategy = dirichlet(seed, _PARAMETER_STREAM, strategy_keys, by_label + prior, worlds)
         k = len(self.classes)
         log_priors = np.full((len(worlds), k), -np.log(k))
-        return self._world_posteriors(safe_log(confusion(knowing, strategy)), log_priors)
+        # a drawn spam weight or strategy entry can underflow to 0: floor the cells that votes
+        # read (as Dawid-Skene's draws are), else safe_log would read log 0 as log 1
+        errors = normalise_errors(confusion(knowing, strategy), self.votes.used)
+        return self._world_posteriors(safe_log(errors), log_priors)

@@ -20,8 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._random import unit_keys
-from fuzzytruth.truth.models._keyed_gamma import dirichlet
+from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth.truth.models.dawid_skene import (
     _PARAMETER_STREAM,
     EPS,

@@ -30,11 +30,10 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import gammaincc, gammainccinv
 
-from fuzzytruth._random import uniforms, unit_keys
+from fuzzytruth._random import gammas, gammas_below, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.rankings import Rankings
-from fuzzytruth.truth.models._keyed_gamma import gammas, gammas_below
 from fuzzytruth.truth.models.base import FittedTruth, as_seed, as_worlds
 
 __all__ = ["IRN", "IRNFit", "PrIRN", "PrIRNFit", "irn"]

@@ -1,0 +1,134 @@
+"""Choosing a truth model: by name (what outputs print, what the command line takes) or as a
+configured model, and the one path from annotations or rankings to a fitted truth.
+
+Every function that takes annotations and a ``truth_model`` option
+(:func:`fuzzytruth.stats.annotator_bootstrap`, :func:`fuzzytruth.collection.category_reliability`,
+the command line's ``--truth-model``) fits it through :func:`fit_truth`; :func:`fuzzytruth.evaluate`
+takes the fit itself (``evaluate(runs, DawidSkene().fit(annotations), ...)``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from fuzzytruth._validation import check_choice
+from fuzzytruth.truth.models.base import FittedTruth, NonConvergenceWarning
+from fuzzytruth.truth.models.dawid_skene import DawidSkene
+from fuzzytruth.truth.models.mace import Mace
+from fuzzytruth.truth.models.one_coin import OneCoin
+from fuzzytruth.truth.models.rankings import IRN, PrIRN
+from fuzzytruth.truth.models.shares import Shares
+
+__all__ = ["RANKING_MODELS", "TRUTH_MODELS", "Refitter", "as_truth_model", "fit_truth"]
+
+TRUTH_MODELS: dict[str, type] = {
+    model.name: model for model in (Shares, DawidSkene, OneCoin, Mace, IRN, PrIRN)
+}
+"""Model name -> model class."""
+
+RANKING_MODELS = (IRN.name, PrIRN.name)
+"""The models fitted on partial rankings (the others read annotators' labels)."""
+
+
+def as_truth_model(truth_model: Any) -> Any:
+    """A model from a name of :data:`TRUTH_MODELS` (with its defaults) or a configured model
+    (returned as it is).
+
+    Examples
+    --------
+    >>> as_truth_model("dawid-skene")
+    DawidSkene(tol=1e-06, max_iter=1000, uncertainty='parameters', prior=0.0)
+    >>> as_truth_model("majority")
+    Traceback (most recent call last):
+    ...
+    ValueError: truth_model must be one of ['shares', 'dawid-skene', 'one-coin', 'mace', \
+'irn', 'prirn']; got 'majority'
+    """
+    if isinstance(truth_model, str):
+        check_choice("truth_model", truth_model, tuple(TRUTH_MODELS))
+        return TRUTH_MODELS[truth_model]()
+    if isinstance(truth_model, tuple(TRUTH_MODELS.values())):
+        return truth_model
+    raise ValueError(
+        f"truth_model must be one of {list(TRUTH_MODELS)} or a configured model (e.g. "
+        f"DawidSkene(tol=1e-8)); got {type(truth_model).__name__}"
+    )
+
+
+def fit_truth(data: Any, truth_model: Any = "shares") -> FittedTruth:
+    """The truth of ``data`` under ``truth_model``.
+
+    Parameters
+    ----------
+    data : Annotations or Rankings
+        Annotators' labels, or partial rankings (IRN and PrIRN need them; the other models
+        read each reader's top group).
+    truth_model : str or model
+        A name of :data:`TRUTH_MODELS` (the model with its defaults; default ``"shares"``, the
+        annotators' shares) or a configured model such as ``PrIRN(temperature=3)``.
+
+    Returns
+    -------
+    FittedTruth
+        A ground truth for :func:`fuzzytruth.evaluate`, named by its model in every output.
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_illustrative
+    >>> fit = fit_truth(santini_illustrative().annotations, "dawid-skene")
+    >>> fit.name, fit.convergence.converged
+    ('dawid-skene', True)
+    """
+    return as_truth_model(truth_model).fit(data)
+
+
+class Refitter:
+    """One truth model refitted on many label sets (the replicates of
+    :func:`fuzzytruth.stats.annotator_bootstrap`), its non-convergence told once.
+
+    ``truth(annotations)`` is the model's fit of those labels, or with ``truth_model=None`` the
+    annotators' shares as a :class:`~fuzzytruth.Membership` (no model: the truth as a table);
+    the fits that stop at their iteration limit are counted, and :meth:`warn_and_name` says
+    how many in one :class:`NonConvergenceWarning` instead of one per fit.
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_illustrative
+    >>> refit = Refitter("dawid-skene")
+    >>> fit = refit.truth(santini_illustrative().annotations)
+    >>> fit.name, refit.warn_and_name(1)
+    ('dawid-skene', 'dawid-skene')
+    """
+
+    def __init__(self, truth_model: Any | None) -> None:
+        self.model = None if truth_model is None else as_truth_model(truth_model)
+        self.not_converged = 0
+
+    def truth(self, annotations: Any) -> Any:
+        """The truth of ``annotations``: the model's fit, or the shares' membership."""
+        from fuzzytruth.truth.membership import Membership
+
+        if self.model is None:
+            return Membership.from_annotations(annotations)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NonConvergenceWarning)
+            fit = self.model.fit(annotations)
+        self.not_converged += any(issubclass(w.category, NonConvergenceWarning)
+                                  for w in caught)
+        return fit
+
+    def warn_and_name(self, n_fits: int) -> str | None:
+        """The model's name (None without one), after one warning if any of the ``n_fits``
+        fits stopped at its iteration limit (``stacklevel`` points at the caller's caller)."""
+        if self.model is None:
+            return None
+        if self.not_converged:
+            warnings.warn(
+                f"{self.model.name} did not converge (max_iter={self.model.max_iter}) on "
+                f"{self.not_converged} of {n_fits} label sets (the observed labels and each "
+                "replicate's); raise max_iter or tol",
+                NonConvergenceWarning,
+                stacklevel=3,
+            )
+        return self.model.name
