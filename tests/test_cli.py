@@ -189,7 +189,7 @@ def test_compare_text_says_what_was_computed(capsys, here):
                             "50", "--seed", "7")
     assert status == 0, err
     flat = " ".join(text.split())
-    assert 'estimand "collection"' in flat and "B =" not in flat
+    assert 'estimand "collection (truth model: shares)"' in flat and "B =" not in flat
     assert "20 queries, each query's score averaged over 50 sampled ground-truth worlds, " \
         "seed 7." in flat
     assert "P(A>B): the share of the 50 sampled ground-truth worlds in which A's mean over " \
@@ -213,8 +213,8 @@ def test_evaluate_table_drops_empty_columns_and_says_what_intervals_mean(capsys,
     assert status == 0, err
     assert {"truth_low", "truth_high", "truth_std", "mc_se"} <= set(text.splitlines()[0].split())
     flat = " ".join(text.split())
-    assert 'ci_low, ci_high: the 95% t interval over the 20 queries (estimand "collection")' \
-        in flat
+    assert ('ci_low, ci_high: the 95% t interval over the 20 queries (estimand "collection '
+            '(truth model: shares)")') in flat
     assert "truth_low, truth_high: the middle 95% of the mean over 50 sampled ground-truth " \
         "worlds, the queries held fixed" in flat
 
