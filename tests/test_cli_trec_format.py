@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import pytest
+from test_cli import run as _main  # (status, stdout, stderr) of the command, in-process
 
 from fuzzytruth.cli import main
 from fuzzytruth.cli._trec import is_trec_spelling
@@ -146,15 +147,6 @@ def small(tmp_path):
         "q2 gm_map -0.6931471805599453 1",  # log 0.5: z = 0
     ]) + "\n")
     return qrels, run, zscores
-
-
-def _main(capsys, *args):
-    try:
-        status = main(list(args))
-    except SystemExit as stop:
-        status = stop.code
-    out = capsys.readouterr()
-    return status, out.out, out.err
 
 
 def test_zscores_by_hand(capsys, small):
