@@ -1,27 +1,41 @@
-"""Crisp evaluation benchmark: fuzzytruth vs pytrec-eval-terrier, ranx and ir-measures.
+"""Crisp evaluation benchmark: fuzzytruth against pytrec-eval-terrier (and ranx, ir_measures).
 
-Measures nDCG@10, MAP, P@10, R@100, bpref, RBP(p=0.8), ERR@20 and Judged@10 together on
-synthetic collections (graded qrels, about 50 relevant documents per query), each tool from its
-natural input and each computing those of the eight it has (pytrec_eval: the first five; ranx:
-the first five and RBP; ir_measures: all but RBP, which needs cwl_eval, and ERR, whose gdeval
-provider needs numeric query ids; fuzzytruth: all eight):
+The bars of issue 24 ("Crisp"): nDCG@10, AP, P@10 and R@100 at 10,000 queries × 1,000
+documents and 100,000 × 100, in at most 0.35× pytrec_eval's time from DataFrames, from NumPy
+object columns, from lists and from nested dicts, at most 0.4× from TREC files (reading
+included), a cost per query flat from 1,000 to 100,000 queries, and a peak memory at most
+0.5× pytrec_eval's.
 
-* ``df``: a pandas DataFrame (run: query_id, doc_id, score; qrels: query_id, doc_id, relevance)
-  -> fuzzytruth ``Run/Qrels.from_dataframe`` + ``evaluate``; pytrec_eval dict-of-dicts
-  built from the DataFrame + ``RelevanceEvaluator.evaluate``; ranx ``Qrels/Run.from_df`` +
-  ``evaluate``; ir_measures ``iter_calc`` on the DataFrames;
-* ``trec``: TREC files (6-column run, 4-column qrels) -> each tool's own file reader.
+Inputs (``--inputs``), each tool starting from the same data, the way its documentation shows:
 
-Every (tool, input, size) runs in a fresh subprocess, so each peak memory figure is that
-tool's alone: the worker loads its input, resets the kernel's peak-RSS counter
-(``/proc/self/clear_refs``), runs the timed phase, then reports the wall time and the peak RSS
-above the RSS before the phase. ranx is measured warm: its numba functions are compiled on a
-tiny collection first, and the timed phase includes building its Qrels and Run.
+* ``df``: pandas DataFrames (run: query_id, doc_id, score; qrels: query_id, doc_id, relevance;
+  pandas' default string columns). fuzzytruth: ``Run/Qrels.from_dataframe`` + ``evaluate``;
+  pytrec_eval: the usual ``run[q][d] = s`` loop over the columns (``.tolist()``, the fast way
+  to iterate a column), timed as part of its cost, then ``RelevanceEvaluator.evaluate``.
+* ``numpy``: NumPy object arrays of str and a float64 array; the same loop for pytrec_eval,
+  ``Run(query_ids, doc_ids, scores)`` for fuzzytruth.
+* ``lists``: Python lists; likewise.
+* ``dicts``: ``{query: {doc: score}}`` for both tools (pytrec_eval's input);
+  fuzzytruth: ``Run.from_dict`` / ``Qrels.from_dict``.
+* ``trec``: TREC files (6-column run in rank order, 4-column qrels); each tool's own reader
+  (pytrec_eval: ``parse_run`` / ``parse_qrel``), reading timed.
+
+Shapes (``--shapes``): the input generator varies what can move the cost -- document id format
+(numeric strings, UUIDs, long URLs), depth and judged share, grade distribution, scores with
+many ties -- and the report gives every shape and the worst ratio per (size, input).
+
+Every (tool, input, shape, size) runs in a fresh subprocess, so each figure is that tool's
+alone: the worker loads its input, resets the kernel's peak-RSS counter
+(``/proc/self/clear_refs``), runs the timed phase, then reports CPU time (``process_time``:
+every thread of the process), wall time and the peak RSS above the RSS before the phase. The
+load average is printed before and after each measurement: wall time is only meaningful on a
+quiet machine; the ratios are of CPU time.
 
 Usage::
 
-    python benchmarks/crisp.py                      # all four sizes
-    python benchmarks/crisp.py --sizes 1000x100     # quick look
+    python benchmarks/crisp.py                                   # the bars (long)
+    python benchmarks/crisp.py --sizes 1000x100 --shapes numeric # quick look
+    python benchmarks/crisp.py --sizes 1000x100,10000x100,100000x100 --inputs df  # flatness
 
 This is a plain script, not a test; timings depend on the machine and on its load.
 """
@@ -39,49 +53,118 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "Bpref", "RBP", "ERR@20", "Judged@10"]
-PYTREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@100": "recall_100",
-          "Bpref": "bpref"}
-RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100",
-        "Bpref": "bpref", "RBP": "rbp.80"}
+# measure the checkout this script belongs to, not whichever fuzzytruth is installed
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+MEASURES = ["nDCG@10", "AP", "P@10", "R@100"]
+PYTREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@100": "recall_100"}
+RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100"}
 TOOLS = ("fuzzytruth", "pytrec_eval", "ranx", "ir_measures")
-INPUTS = ("df", "trec")
-N_CORPUS = 5_000_000
+INPUTS = ("df", "numpy", "lists", "dicts", "trec")
+BARS = {"df": 0.35, "numpy": 0.35, "lists": 0.35, "dicts": 0.35, "trec": 0.40}
+N_CORPUS = 50_000_000
+
+SHAPES = {
+    # id format, judged share of the retrieved documents, judged unretrieved per query,
+    # grades, score ties
+    "numeric": {"ids": "numeric", "judged_share": 0.06, "unretrieved": 40,
+                "grades": "graded", "ties": False},
+    "uuid": {"ids": "uuid", "judged_share": 0.5, "unretrieved": 50,
+             "grades": "binary", "ties": False},
+    "url": {"ids": "url", "judged_share": 0.1, "unretrieved": 100,
+            "grades": "skewed", "ties": False},
+    "ties": {"ids": "numeric", "judged_share": 0.2, "unretrieved": 20,
+             "grades": "graded", "ties": True},
+}
 
 
 # ---------------------------------------------------------------------------------------------
 # data
 
 
-def make_collection(n_queries: int, depth: int, *, rng: np.random.Generator):
-    """Run and qrels DataFrames: ``depth`` documents per query from a 5M-document corpus;
-    100 judged documents per query (60 retrieved, 40 not), about 50 of them relevant (1-3)."""
-    q = np.repeat(np.arange(n_queries), depth)
-    docs = np.empty((n_queries, depth), dtype=np.int64)
-    for start in range(0, n_queries, 1000):  # distinct documents per query, in blocks
-        stop = min(start + 1000, n_queries)
-        block = rng.integers(0, N_CORPUS, size=(stop - start, depth * 2))
-        for i, row in enumerate(block):
-            docs[start + i] = pd.unique(row)[:depth]
-    scores = rng.random(n_queries * depth)
-    run = pd.DataFrame({
-        "query_id": pd.array(np.char.add("q", q.astype(str)), dtype="str"),
-        "doc_id": pd.array(np.char.add("D", docs.reshape(-1).astype(str)), dtype="str"),
-        "score": scores,
-    })
-    n_ret = min(60, depth)
-    cols = rng.permuted(np.tile(np.arange(depth), (n_queries, 1)), axis=1)[:, :n_ret]
+def _distinct_docs(n_queries: int, depth: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_queries, depth)`` document numbers, distinct within each row."""
+    docs = rng.integers(0, N_CORPUS, size=(n_queries, depth))
+    while True:
+        s = np.sort(docs, axis=1)
+        bad = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+        if not len(bad):
+            return docs
+        docs[bad] = rng.integers(0, N_CORPUS, size=(len(bad), depth))
+
+
+def _hex_ids(numbers: np.ndarray) -> pa.Array:
+    """UUID-like ids (8-4-4-4-12 hex digits) derived from ``numbers``."""
+    x = numbers.astype(np.uint64)
+    words = []
+    for salt in (0x9E3779B97F4A7C15, 0xD1B54A32D192ED03):
+        with np.errstate(over="ignore"):
+            z = (x + np.uint64(salt)) * np.uint64(0xBF58476D1CE4E5B9)
+            z ^= z >> np.uint64(31)
+            z *= np.uint64(0x94D049BB133111EB)
+        words.append(z ^ (z >> np.uint64(29)))
+    raw = np.stack(words, axis=1).view(np.uint8).reshape(len(x), 16)
+    hexes = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    digits = np.empty((len(x), 32), dtype=np.uint8)
+    digits[:, 0::2] = hexes[raw >> 4]
+    digits[:, 1::2] = hexes[raw & 15]
+    dash = np.full((len(x), 1), ord("-"), dtype=np.uint8)
+    parts = [digits[:, :8], dash, digits[:, 8:12], dash, digits[:, 12:16], dash,
+             digits[:, 16:20], dash, digits[:, 20:]]
+    fixed = np.ascontiguousarray(np.concatenate(parts, axis=1)).view("S36").ravel()
+    return pc.cast(pa.array(fixed), pa.string())
+
+
+def format_ids(numbers: np.ndarray, kind: str) -> pa.Array:
+    """Document ids of the given format for document ``numbers``."""
+    numeric = pc.cast(pa.array(numbers), pa.string())
+    if kind == "numeric":
+        return numeric
+    if kind == "uuid":
+        return _hex_ids(numbers)
+    if kind == "url":
+        return pc.binary_join_element_wise(
+            "https://www.example-collection.org/archive/2024/", numeric, "/index.html", "")
+    raise ValueError(f"ids must be numeric, uuid or url; got {kind!r}")
+
+
+def make_collection(n_queries: int, depth: int, shape: dict, *, rng: np.random.Generator):
+    """Run and qrels DataFrames of ``shape``: ``depth`` distinct documents per query, rows
+    grouped by query (scores in random order within a query); judged: a share of the
+    retrieved documents and some unretrieved ones."""
+    docs = _distinct_docs(n_queries, depth, rng)
+    scores = rng.random((n_queries, depth))
+    if shape["ties"]:
+        scores = np.round(scores * 20) / 20  # 21 distinct scores: ties everywhere
+    n_ret = max(1, round(shape["judged_share"] * depth))
+    cols = np.argsort(rng.random((n_queries, depth)), axis=1)[:, :n_ret]
     judged_ret = np.take_along_axis(docs, cols, axis=1)
-    judged_unret = N_CORPUS + rng.integers(0, N_CORPUS, size=(n_queries, 100 - n_ret))
+    judged_unret = N_CORPUS + _distinct_docs(n_queries, shape["unretrieved"], rng)
     judged = np.concatenate([judged_ret, judged_unret], axis=1)
-    grades = np.where(rng.random((n_queries, 100)) < 0.5, rng.integers(1, 4, (n_queries, 100)), 0)
-    qrels = pd.DataFrame({
-        "query_id": pd.array(np.char.add("q", np.repeat(np.arange(n_queries), 100).astype(str)),
+    per_query = judged.shape[1]
+    kind = shape["grades"]
+    if kind == "binary":
+        grades = (rng.random(judged.shape) < 0.3).astype(np.int64)
+    elif kind == "graded":
+        grades = np.where(rng.random(judged.shape) < 0.5, rng.integers(1, 4, judged.shape), 0)
+    else:  # skewed: mostly non-relevant, a few highly relevant
+        grades = rng.choice(5, size=judged.shape, p=[0.8, 0.1, 0.05, 0.03, 0.02])
+    queries = pc.cast(pa.array(np.arange(n_queries) + 100_000), pa.string())
+    run = pd.DataFrame({
+        "query_id": pd.array(queries.take(pa.array(np.repeat(np.arange(n_queries), depth))),
                              dtype="str"),
-        "doc_id": pd.array(np.char.add("D", judged.reshape(-1).astype(str)), dtype="str"),
-        "relevance": grades.reshape(-1),
-    }).drop_duplicates(["query_id", "doc_id"])
+        "doc_id": pd.array(format_ids(docs.ravel(), shape["ids"]), dtype="str"),
+        "score": scores.ravel(),
+    })
+    qrels = pd.DataFrame({
+        "query_id": pd.array(queries.take(pa.array(np.repeat(np.arange(n_queries), per_query))),
+                             dtype="str"),
+        "doc_id": pd.array(format_ids(judged.ravel(), shape["ids"]), dtype="str"),
+        "relevance": grades.ravel(),
+    })
     return run, qrels
 
 
@@ -89,11 +172,36 @@ def write_trec(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> None:
     """TREC files as systems write them: each query's documents in rank order."""
     ordered = run.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
     rank = ordered.groupby("query_id", sort=False).cumcount() + 1
-    lines = (ordered["query_id"] + " Q0 " + ordered["doc_id"] + " " + rank.astype(str) + " "
-             + ordered["score"].map(repr) + " bench")
-    (folder / "run.trec").write_text("\n".join(lines) + "\n")
-    qlines = qrels["query_id"] + " 0 " + qrels["doc_id"] + " " + qrels["relevance"].astype(str)
-    (folder / "qrels.trec").write_text("\n".join(qlines) + "\n")
+    table = pa.table({
+        "q": ordered["query_id"].array.__arrow_array__(),
+        "z": pa.array(["Q0"] * len(ordered)),
+        "d": ordered["doc_id"].array.__arrow_array__(),
+        "r": pa.array(rank.to_numpy()),
+        "s": pa.array(ordered["score"].to_numpy()),
+        "t": pa.array(["bench"] * len(ordered)),
+    })
+    _write_spaced(table, folder / "run.trec")
+    qtable = pa.table({
+        "q": qrels["query_id"].array.__arrow_array__(),
+        "z": pa.array(["0"] * len(qrels)),
+        "d": qrels["doc_id"].array.__arrow_array__(),
+        "r": pa.array(qrels["relevance"].to_numpy()),
+    })
+    _write_spaced(qtable, folder / "qrels.trec")
+
+
+def _write_spaced(table: pa.Table, path: Path) -> None:
+    from pyarrow import csv
+
+    csv.write_csv(table, path, write_options=csv.WriteOptions(
+        include_header=False, delimiter=" ", quoting_style="none"))
+
+
+def save(folder: Path, run: pd.DataFrame, qrels: pd.DataFrame) -> None:
+    """Every input form of the data, loaded by the workers before their timed phase."""
+    run.to_pickle(folder / "run.pkl")
+    qrels.to_pickle(folder / "qrels.pkl")
+    write_trec(run, qrels, folder)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,114 +221,127 @@ def _reset_peak() -> None:
         handle.write("5")
 
 
-def _pytrec_dicts(run: pd.DataFrame, qrels: pd.DataFrame):
-    def nested(df: pd.DataFrame, value: str, cast):
-        df = df.sort_values("query_id", kind="stable")
-        q = df["query_id"].to_numpy(dtype=object)
-        d = df["doc_id"].tolist()
-        v = df[value].to_numpy().tolist()
-        bounds = np.flatnonzero(q[1:] != q[:-1]) + 1
-        starts = np.r_[0, bounds]
-        stops = np.r_[bounds, len(q)]
-        return {q[a]: dict(zip(d[a:b], map(cast, v[a:b]), strict=True))
-                for a, b in zip(starts, stops, strict=True)}
+def _nested(queries, docs, values, cast) -> dict:
+    """The usual loop: ``run[q][d] = s``."""
+    out: dict = {}
+    for q, d, v in zip(queries, docs, values, strict=True):
+        if q not in out:
+            out[q] = {}
+        out[q][d] = cast(v)
+    return out
 
-    return nested(run, "score", float), nested(qrels, "relevance", int)
+
+def _load(folder: Path, kind: str):
+    """The input, as the tool's user holds it before evaluating (not timed)."""
+    if kind == "trec":
+        return None
+    run, qrels = pd.read_pickle(folder / "run.pkl"), pd.read_pickle(folder / "qrels.pkl")
+    if kind == "df":
+        return run, qrels
+    cols = [
+        (np.asarray(f["query_id"], dtype=object), np.asarray(f["doc_id"], dtype=object),
+         f[v].to_numpy())
+        for f, v in ((run, "score"), (qrels, "relevance"))
+    ]
+    del run, qrels
+    if kind == "numpy":
+        return cols
+    if kind == "lists":
+        return [tuple(c.tolist() for c in part) for part in cols]
+    if kind == "dicts":
+        return (_nested(*(c.tolist() for c in cols[0]), float),
+                _nested(*(c.tolist() for c in cols[1]), int))
+    raise ValueError(f"input must be one of {INPUTS}; got {kind!r}")
 
 
 def _phase(tool: str, kind: str, folder: Path, data):
-    """The timed phase: input -> per-query values of the four measures."""
+    """The timed phase: input -> mean of each measure over the queries."""
     if tool == "fuzzytruth":
         from fuzzytruth.evaluation import evaluate
-        from fuzzytruth.io import read_trec_qrels, read_trec_run
         from fuzzytruth.runs import Qrels, Run
 
         if kind == "df":
             run, qrels = Run.from_dataframe(data[0]), Qrels.from_dataframe(data[1])
+        elif kind in ("numpy", "lists"):
+            run, qrels = Run(*data[0]), Qrels(*data[1])
+        elif kind == "dicts":
+            run, qrels = Run.from_dict(data[0]), Qrels.from_dict(data[1])
         else:
-            run, qrels = read_trec_run(folder / "run.trec"), read_trec_qrels(folder / "qrels.trec")
+            run, qrels = Run.from_trec(folder / "run.trec"), Qrels.from_trec(folder / "qrels.trec")
         res = evaluate(run, qrels, MEASURES).aggregate()
         return dict(zip(res["measure"], res["value"], strict=True))
     if tool == "pytrec_eval":
         import pytrec_eval
 
         if kind == "df":
-            run, qrels = _pytrec_dicts(*data)
+            run = _nested(*(data[0][c].tolist() for c in ("query_id", "doc_id", "score")), float)
+            qrels = _nested(*(data[1][c].tolist() for c in ("query_id", "doc_id", "relevance")),
+                            int)
+        elif kind == "numpy":
+            run = _nested(*data[0], float)
+            qrels = _nested(*data[1], int)
+        elif kind == "lists":
+            run, qrels = _nested(*data[0], float), _nested(*data[1], int)
+        elif kind == "dicts":
+            run, qrels = data
         else:
             with open(folder / "run.trec") as f_run, open(folder / "qrels.trec") as f_qrels:
                 run, qrels = pytrec_eval.parse_run(f_run), pytrec_eval.parse_qrel(f_qrels)
-        ev = pytrec_eval.RelevanceEvaluator(
-            qrels, {"ndcg_cut.10", "map", "P.10", "recall.100", "bpref"})
+        ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "P.10", "recall.100"})
         res = ev.evaluate(run)
         return {m: float(np.mean([v[k] for v in res.values()])) for m, k in PYTREC.items()}
     if tool == "ranx":
         import ranx
 
-        if kind == "df":
-            run_df = data[0].rename(columns={"query_id": "q_id"})
-            qrels_df = data[1].rename(columns={"query_id": "q_id", "relevance": "score"})
-            qrels = ranx.Qrels.from_df(qrels_df, q_id_col="q_id", doc_id_col="doc_id",
-                                       score_col="score")
-            run = ranx.Run.from_df(run_df, q_id_col="q_id", doc_id_col="doc_id",
-                                   score_col="score")
-        else:
+        if kind == "dicts":
+            qrels, run = ranx.Qrels(data[1]), ranx.Run(data[0])
+        elif kind == "trec":
             qrels = ranx.Qrels.from_file(str(folder / "qrels.trec"), kind="trec")
             run = ranx.Run.from_file(str(folder / "run.trec"), kind="trec")
+        else:
+            raise ValueError("ranx is measured from dicts and TREC files")
         res = ranx.evaluate(qrels, run, list(RANX.values()))
         return {m: float(res[k]) for m, k in RANX.items()}
     if tool == "ir_measures":
         import ir_measures
-        from ir_measures import AP, Bpref, Judged, P, R, nDCG
+        from ir_measures import AP, P, R, nDCG
 
         if kind == "df":
             qrels, run = data[1], data[0]
-        else:
+        elif kind == "trec":
             qrels = ir_measures.read_trec_qrels(str(folder / "qrels.trec"))
             run = ir_measures.read_trec_run(str(folder / "run.trec"))
-        measures = {"nDCG@10": nDCG @ 10, "AP": AP, "P@10": P @ 10, "R@100": R @ 100,
-                    "Bpref": Bpref, "Judged@10": Judged @ 10}
-        values: dict[str, list[float]] = {str(m): [] for m in measures.values()}
-        for metric in ir_measures.iter_calc(list(measures.values()), qrels, run):
-            values[str(metric.measure)].append(metric.value)
-        return {m: float(np.mean(values[str(v)])) for m, v in measures.items()}
+        else:
+            raise ValueError("ir_measures is measured from DataFrames and TREC files")
+        measures = {"nDCG@10": nDCG @ 10, "AP": AP, "P@10": P @ 10, "R@100": R @ 100}
+        got = ir_measures.calc_aggregate(list(measures.values()), qrels, run)
+        return {m: float(got[v]) for m, v in measures.items()}
     raise ValueError(f"tool must be one of {list(TOOLS)}; got {tool!r}")
 
 
-def _import(tool: str) -> None:
-    """Import the tool before the timed phase (import time is not evaluation time)."""
-    if tool == "fuzzytruth":
-        from fuzzytruth.measures import families
-
-        families()  # loads every kernel module of the registry
-    else:
-        __import__(tool)
+def _warm(tool: str, folder: Path) -> None:
+    """Import the tool and run it once on a tiny collection: import and compile time are not
+    evaluation time (ranx compiles numba functions; fuzzytruth loads its registry)."""
+    __import__(tool)
+    tiny = folder / "tiny"
+    warm = {"fuzzytruth": ("df", "trec"), "pytrec_eval": ("dicts", "trec"),
+            "ranx": ("dicts", "trec")}
+    for kind in warm.get(tool, ()):
+        _phase(tool, kind, tiny, _load(tiny, kind))
 
 
 def worker(tool: str, kind: str, folder: Path) -> None:
-    _import(tool)
-    data = _load(folder, kind, tool)
-    if tool == "ranx":  # compile numba functions first: ranx is measured warm
-        _phase(tool, kind, folder / "tiny", _load(folder / "tiny", kind, tool))
+    _warm(tool, folder)
+    data = _load(folder, kind)
     before = _status("VmRSS:")
+    load = os.getloadavg()[0]
     _reset_peak()
-    start = time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     values = _phase(tool, kind, folder, data)
-    seconds = time.perf_counter() - start
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     peak = _status("VmHWM:")
-    print(json.dumps({"seconds": seconds, "peak_extra": max(peak - before, 0), "peak": peak,
-                      "values": values}))
-
-
-def _load(folder: Path, kind: str, tool: str):
-    """The DataFrames (pandas' default Arrow-backed strings); ranx's from_df asserts object
-    dtype, so its natural input has object columns (converted here, before the timed phase)."""
-    if kind != "df":
-        return None
-    run, qrels = pd.read_pickle(folder / "run.pkl"), pd.read_pickle(folder / "qrels.pkl")
-    if tool == "ranx":
-        run = run.astype({"query_id": object, "doc_id": object})
-        qrels = qrels.astype({"query_id": object, "doc_id": object})
-    return run, qrels
+    print(json.dumps({"cpu": cpu, "wall": wall, "peak_extra": max(peak - before, 0),
+                      "load": [load, os.getloadavg()[0]], "values": values}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,63 +358,101 @@ def run_worker(tool: str, kind: str, folder: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def prepare(folder: Path, n_queries: int, depth: int, rng: np.random.Generator) -> None:
-    run, qrels = make_collection(n_queries, depth, rng=rng)
-    run.to_pickle(folder / "run.pkl")
-    qrels.to_pickle(folder / "qrels.pkl")
-    write_trec(run, qrels, folder)
+def prepare(folder: Path, n_queries: int, depth: int, shape: dict, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    save(folder, *make_collection(n_queries, depth, shape, rng=rng))
     tiny = folder / "tiny"
     tiny.mkdir(exist_ok=True)
-    t_run, t_qrels = make_collection(5, 20, rng=rng)
-    t_run.to_pickle(tiny / "run.pkl")
-    t_qrels.to_pickle(tiny / "qrels.pkl")
-    write_trec(t_run, t_qrels, tiny)
+    save(tiny, *make_collection(5, 20, shape, rng=rng))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000x100,1000x1000,10000x100,10000x1000",
+    parser.add_argument("--sizes", default="10000x1000,100000x100",
                         help="comma-separated n_queries x depth")
-    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--tools", default="fuzzytruth,pytrec_eval")
     parser.add_argument("--inputs", default=",".join(INPUTS))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeat", type=int, default=2,
-                        help="fresh processes per (tool, input); the best time is reported")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="fresh processes per (tool, input); the least CPU time is kept")
+    parser.add_argument("--json", help="also write every measurement to this file")
     parser.add_argument("--worker", nargs=3, metavar=("TOOL", "INPUT", "FOLDER"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker[0], args.worker[1], Path(args.worker[2]))
         return
-    rng = np.random.default_rng(args.seed)
     tools = args.tools.split(",")
-    print(f"cpus: {os.cpu_count()}, load average: {os.getloadavg()}")
-    print(f"{'size':>11} {'input':>5} {'tool':>12} {'seconds':>9} {'ratio':>7} "
-          f"{'peak MB':>9} {'nDCG@10':>9} {'MAP':>9} {'bpref':>9}  measures")
+    import fuzzytruth
+
+    print(f"cpus: {os.cpu_count()}, load average at start: {os.getloadavg()}, "
+          f"fuzzytruth from {Path(fuzzytruth.__file__).parent}")
+    print(f"{'size':>11} {'shape':>8} {'input':>6} {'tool':>12} {'cpu s':>7} {'wall s':>7} "
+          f"{'ratio':>6} {'bar':>5} {'peak MB':>8} {'mem':>5} {'us/q':>6} {'load':>10}  "
+          "nDCG@10 / AP")
+    records = []
     for size in args.sizes.split(","):
         n_queries, depth = map(int, size.split("x"))
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            prepare(folder, n_queries, depth, rng)
-            for kind in args.inputs.split(","):
-                results = {}
-                for tool in tools:  # best time of --repeat fresh processes; largest peak
-                    runs = [run_worker(tool, kind, folder) for _ in range(args.repeat)]
-                    best = min(runs, key=lambda r: r["seconds"])
-                    best["peak_extra"] = max(r["peak_extra"] for r in runs)
-                    results[tool] = best
-                base = results.get("fuzzytruth")
-                for tool, r in results.items():
-                    ratio = base["seconds"] / r["seconds"] if base else float("nan")
-                    print(f"{size:>11} {kind:>5} {tool:>12} {r['seconds']:9.2f} {ratio:7.3f} "
-                          f"{r['peak_extra'] / 2**20:9.0f} {r['values']['nDCG@10']:9.6f} "
-                          f"{r['values']['AP']:9.6f} {r['values']['Bpref']:9.6f}  "
-                          f"{len(r['values'])}", flush=True)
-    print("seconds = best of --repeat runs; ratio = fuzzytruth seconds / tool seconds (bars at "
-          "10000x1000 from a DataFrame: <= 0.35 vs pytrec_eval, peak MB below pytrec_eval's and "
-          "ranx's); measures = how many of the eight the tool computed; peak MB = largest peak "
-          "RSS above "
-          "the RSS before the timed phase")
+        for shape_name in args.shapes.split(","):
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp)
+                prepare(folder, n_queries, depth, SHAPES[shape_name], args.seed)
+                for kind in args.inputs.split(","):
+                    results = {}
+                    for tool in tools:
+                        if (tool, kind) in {("ranx", "df"), ("ranx", "numpy"), ("ranx", "lists"),
+                                            ("ir_measures", "numpy"), ("ir_measures", "lists"),
+                                            ("ir_measures", "dicts")}:
+                            continue
+                        runs = [run_worker(tool, kind, folder) for _ in range(args.repeat)]
+                        best = min(runs, key=lambda r: r["cpu"])
+                        best["peak_extra"] = max(r["peak_extra"] for r in runs)
+                        results[tool] = best
+                    base = results.get("fuzzytruth")
+                    for tool, r in results.items():
+                        ratio = base["cpu"] / r["cpu"] if base else float("nan")
+                        mem = base["peak_extra"] / r["peak_extra"] if base else float("nan")
+                        bar = BARS[kind] if tool == "pytrec_eval" else float("nan")
+                        load = "/".join(f"{x:.1f}" for x in r["load"])
+                        print(f"{size:>11} {shape_name:>8} {kind:>6} {tool:>12} {r['cpu']:7.2f} "
+                              f"{r['wall']:7.2f} {ratio:6.3f} {bar:5.2f} "
+                              f"{r['peak_extra'] / 2**20:8.0f} {mem:5.2f} "
+                              f"{1e6 * r['cpu'] / n_queries:6.1f} {load:>10}  "
+                              f"{r['values']['nDCG@10']:.6f} / {r['values']['AP']:.6f}",
+                              flush=True)
+                        records.append({"size": size, "shape": shape_name, "input": kind,
+                                        "tool": tool, **r})
+    summarise(records)
+    if args.json:
+        Path(args.json).write_text(json.dumps(records, indent=1))
+
+
+def summarise(records: list[dict]) -> None:
+    """The worst shape per (size, input): the largest ratio of CPU time and of peak memory
+    to pytrec_eval's, and fuzzytruth's cost per query."""
+    frame = pd.DataFrame(records)
+    if frame.empty or not {"fuzzytruth", "pytrec_eval"} <= set(frame["tool"]):
+        return
+    wide = frame.pivot_table(index=["size", "input", "shape"], columns="tool",
+                             values=["cpu", "peak_extra"], aggfunc="first")
+    ratio = (wide["cpu"]["fuzzytruth"] / wide["cpu"]["pytrec_eval"]).rename("cpu_ratio")
+    mem = (wide["peak_extra"]["fuzzytruth"] / wide["peak_extra"]["pytrec_eval"]).rename("mem")
+    both = pd.concat([ratio, mem], axis=1).reset_index()
+    print("\nworst shape per (size, input): ratio = fuzzytruth CPU / pytrec_eval CPU (bar: "
+          f"{BARS}); mem = peak RSS above the start of the phase, fuzzytruth / pytrec_eval "
+          "(bar 0.5)")
+    for (size, kind), part in both.groupby(["size", "input"], sort=False):
+        worst = part.loc[part["cpu_ratio"].idxmax()]
+        worst_mem = part.loc[part["mem"].idxmax()]
+        ok = "ok" if worst["cpu_ratio"] <= BARS[kind] else "ABOVE THE BAR"
+        print(f"  {size:>11} {kind:>6}: cpu ratio {worst['cpu_ratio']:.3f} ({worst['shape']}, "
+              f"{ok}); mem {worst_mem['mem']:.2f} ({worst_mem['shape']})")
+    fz = frame[frame["tool"] == "fuzzytruth"].copy()
+    fz["us_per_query"] = 1e6 * fz["cpu"] / fz["size"].str.split("x").str[0].astype(int)
+    print("\nfuzzytruth CPU per query (us), by size:")
+    print(fz.pivot_table(index=["input", "shape"], columns="size", values="us_per_query")
+          .round(1).to_string())
 
 
 if __name__ == "__main__":

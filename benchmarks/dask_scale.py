@@ -10,12 +10,17 @@ Workloads:
 * uncertain: probabilistic qrels, P@10 + AP + nDCG@10, ``--worlds`` (200) sampled worlds;
 * crisp: qrels, AP + nDCG@10.
 
-Each is run on a LocalCluster of 1 and 2 worker processes (one thread each, memory limit
-``--memory-limit`` each, default 1.5 GB), reading the Parquet dataset (one reader call), and
+Each is run on a LocalCluster of 1 and 2 worker processes (``--workers``, one thread each,
+memory limit ``--memory-limit`` each, default 1.5 GB), reading the Parquet dataset (one reader
+call), and
 beside it the in-memory path (pandas reads the files, :func:`fuzzytruth.evaluation.evaluate`)
-in a fresh process, where it fits (``--in-memory-max`` queries). Printed: wall time, peak
-resident memory of each worker process (Linux ``VmHWM``) and of the in-memory process, the ratio
-of times, and whether the results are identical (world values bit for bit, crisp to 1e-12).
+in a fresh process, where it fits (``--in-memory-max`` queries). Printed: wall time, CPU time
+(in memory: the process; on the cluster: the workers' and the driver's), the time per core
+(wall time x workers over the in-memory wall time; issue 24's bar: <= 1.5 for crisp at 200k
+queries on 2 workers), the fixed costs of the cluster (start, with the workers' imports, and the
+round trip of an empty task), the one-minute load, peak resident memory of each worker
+process (Linux ``VmHWM``) and of the in-memory process, and whether the results are
+identical (world values bit for bit, crisp to 1e-12).
 Memory flatness: the cluster path is run on a quarter of the queries and on all of them; the
 peak per worker must not grow with the input (partitions are of a fixed number of queries).
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import resource
 import shutil
 import tempfile
@@ -83,7 +89,7 @@ def _in_memory(root: str, workload: str, n_worlds: int, queue: multiprocessing.Q
     from fuzzytruth.runs import Qrels, Run
     from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     frame = pd.read_parquet(root)
     run = Run.from_dataframe(frame, name="run")
     if workload == "uncertain":
@@ -93,16 +99,16 @@ def _in_memory(root: str, workload: str, n_worlds: int, queue: multiprocessing.Q
         truth = Qrels.from_dataframe(frame)
         ev = evaluate(run, truth, CRISP)
     del frame, run, truth
-    seconds = time.perf_counter() - start
-    queue.put((seconds, peak_rss_mb(), _fingerprint(ev)))
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    queue.put((seconds, cpu, peak_rss_mb(), _fingerprint(ev)))
 
 
 def _fingerprint(ev) -> dict:
     return {m: (ev.world_scores(m) if ev.n_worlds else ev.query_means(m)) for m in ev.measures}
 
 
-def in_memory(root: Path, workload: str, n_worlds: int) -> tuple[float, float, dict]:
-    """Time, peak RSS and results of the in-memory path, in a fresh process."""
+def in_memory(root: Path, workload: str, n_worlds: int) -> tuple[float, float, float, dict]:
+    """Wall time, CPU time, peak RSS and results of the in-memory path, in a fresh process."""
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=_in_memory, args=(str(root), workload, n_worlds, queue))
@@ -113,18 +119,28 @@ def in_memory(root: Path, workload: str, n_worlds: int) -> tuple[float, float, d
 
 
 def on_cluster(root: Path, workload: str, n_worlds: int, n_workers: int, memory_limit: str
-               ) -> tuple[float, list[float], dict]:
-    """Time (reading included), peak RSS of each worker and results on a fresh LocalCluster."""
+               ) -> tuple[float, float, list[float], dict, dict]:
+    """Wall time (reading included), CPU time of the workers and of the driver, peak RSS of
+    each worker, results, and the fixed costs (cluster start, per-task round trip) on a fresh
+    LocalCluster."""
     from distributed import Client, LocalCluster
 
     from fuzzytruth import distributed as fd
 
+    fixed = {}
+    start = time.perf_counter()
     with (
         LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                      memory_limit=memory_limit, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
-        start = time.perf_counter()
+        client.run(lambda: __import__("fuzzytruth.evaluation"))  # the workers' imports
+        fixed["cluster start s"] = time.perf_counter() - start
+        t0 = time.perf_counter()
+        client.gather(client.map(_nothing, range(200), pure=False))
+        fixed["per empty task ms"] = (time.perf_counter() - t0) / 200 * 1000 * n_workers
+        before = client.run(time.process_time)
+        start, driver = time.perf_counter(), time.process_time()
         if workload == "uncertain":
             runs = fd.read_parquet(root, columns=["query_id", "doc_id", "score"])
             truth = fd.read_parquet(root, columns=["query_id", "doc_id", "probability"])
@@ -133,9 +149,15 @@ def on_cluster(root: Path, workload: str, n_worlds: int, n_workers: int, memory_
             runs = fd.read_parquet(root, columns=["query_id", "doc_id", "score"])
             truth = fd.read_parquet(root, columns=["query_id", "doc_id", "relevance"])
             ev = fd.evaluate({"run": runs}, truth, CRISP)
-        seconds = time.perf_counter() - start
+        seconds, driver = time.perf_counter() - start, time.process_time() - driver
+        after = client.run(time.process_time)
+        cpu = sum(after[w] - before[w] for w in after if w in before) + driver
         peaks = sorted(client.run(peak_rss_mb).values())
-    return seconds, peaks, _fingerprint(ev)
+    return seconds, cpu, peaks, _fingerprint(ev), fixed
+
+
+def _nothing(i: int) -> int:
+    return i
 
 
 def same(a: dict, b: dict, exact: bool) -> bool:
@@ -161,9 +183,11 @@ def main() -> None:
         sizes = [args.queries // 4, args.queries]
         print(f"{args.docs} documents per query, {args.per_file} queries per Parquet file, "
               f"{args.worlds} worlds, workers limited to {args.memory_limit} each")
-        header = (f"{'workload':<10} {'queries':>8} {'path':<14} {'time s':>8} "
-                  f"{'ratio':>6} {'peak MB per process':>24}  identical")
+        header = (f"{'workload':<10} {'queries':>8} {'path':<14} {'wall s':>8} {'CPU s':>7} "
+                  f"{'per core':>8} {'peak MB per process':>22}  identical  load")
         print(header)
+        print("per core: wall time x workers / the in-memory wall time (bar <= 1.5 for crisp at "
+              "200k queries on 2 workers)")
         for n in sizes:
             root = tmp / f"q{n}"
             t0 = time.perf_counter()
@@ -172,18 +196,22 @@ def main() -> None:
             for workload in ("uncertain", "crisp"):
                 base = None
                 if n <= args.in_memory_max:
-                    seconds, peak, base = in_memory(root, workload, args.worlds)
-                    print(f"{workload:<10} {n:>8} {'in memory':<14} {seconds:>8.1f} "
-                          f"{1.0:>6.2f} {peak:>24.0f}  -", flush=True)
+                    seconds, cpu, peak, base = in_memory(root, workload, args.worlds)
+                    print(f"{workload:<10} {n:>8} {'in memory':<14} {seconds:>8.1f} {cpu:>7.1f} "
+                          f"{1.0:>8.2f} {peak:>22.0f}  -          {os.getloadavg()[0]:.1f}",
+                          flush=True)
                     reference = seconds
                 for workers in args.workers:
-                    seconds, peaks, result = on_cluster(root, workload, args.worlds, workers,
-                                                        args.memory_limit)
-                    ratio = f"{seconds / reference:>6.2f}" if base is not None else f"{'-':>6}"
+                    seconds, cpu, peaks, result, fixed = on_cluster(
+                        root, workload, args.worlds, workers, args.memory_limit)
+                    ratio = (f"{seconds * workers / reference:>8.2f}" if base is not None
+                             else f"{'-':>8}")
                     ok = "-" if base is None else same(result, base, workload == "uncertain")
                     shown = " ".join(f"{p:.0f}" for p in peaks)
                     print(f"{workload:<10} {n:>8} {f'dask {workers} worker':<14} "
-                          f"{seconds:>8.1f} {ratio} {shown:>24}  {ok}", flush=True)
+                          f"{seconds:>8.1f} {cpu:>7.1f} {ratio} {shown:>22}  {ok!s:<9}  "
+                          f"{os.getloadavg()[0]:.1f}", flush=True)
+                    print("  fixed cost: " + ", ".join(f"{k} {v:.2f}" for k, v in fixed.items()))
             shutil.rmtree(root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

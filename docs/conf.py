@@ -2,8 +2,11 @@
 
 The build needs no network: no intersphinx, no remote images. The API reference is generated
 from the public modules' ``__all__`` (:func:`write_api_pages`), so it follows the code; the
-notebooks of ``notebooks/`` are copied in and executed at build time by myst-nb, so the
-outputs on the site are those of the code being documented.
+notebooks of ``notebooks/`` are executed at build time (:func:`copy_notebooks`) and rendered
+by myst-nb, so the outputs on the site are those of the code being documented. The build keeps
+each execution with a fingerprint of what ran (``execute_notebooks.execute_for_docs``), so that
+``tests/test_notebooks.py`` checks the stored outputs against it instead of executing the
+notebooks a second time.
 """
 
 from __future__ import annotations
@@ -19,7 +22,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # this checkout's fuzzytruth, for autodoc
 
+import nbformat  # noqa: E402
+
 import fuzzytruth  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+from execute_notebooks import execute_for_docs  # noqa: E402
 
 project = "fuzzytruth"
 author = "the fuzzytruth authors"
@@ -52,11 +60,12 @@ autodoc_class_signature = "separated"
 add_module_names = False
 suppress_warnings = ["myst.header"]
 
-# notebooks: executed at every build, a failing cell fails the build
-nb_execution_mode = os.environ.get("FUZZYTRUTH_DOCS_EXECUTE", "force")
-nb_execution_timeout = int(os.environ.get("FUZZYTRUTH_DOCS_CELL_TIMEOUT", "1800"))
-nb_execution_raise_on_error = True
-nb_execution_show_tb = True
+# notebooks: executed at every build by copy_notebooks (FUZZYTRUTH_DOCS_EXECUTE=off: rendered
+# with their stored outputs), a failing cell fails the build; myst-nb renders, it does not
+# execute
+EXECUTE_NOTEBOOKS = os.environ.get("FUZZYTRUTH_DOCS_EXECUTE", "force") != "off"
+CELL_TIMEOUT = int(os.environ.get("FUZZYTRUTH_DOCS_CELL_TIMEOUT", "1800"))
+nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 
@@ -156,12 +165,16 @@ def write_api_pages(out: Path) -> None:
 
 
 def copy_notebooks(out: Path) -> None:
-    """The notebooks of ``notebooks/`` into the source tree, where myst-nb executes them."""
+    """The notebooks of ``notebooks/`` into the source tree, executed (unless
+    ``FUZZYTRUTH_DOCS_EXECUTE=off``): a failing cell raises and fails the build."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        shutil.copy2(path, out / path.name)
+        if EXECUTE_NOTEBOOKS:
+            nbformat.write(execute_for_docs(path, timeout=CELL_TIMEOUT), out / path.name)
+        else:
+            shutil.copy2(path, out / path.name)
 
 
 _LITERAL = re.compile(r"(``.*?``)")
@@ -195,3 +208,4 @@ def setup(app) -> None:
     write_api_pages(HERE / "api")
     copy_notebooks(HERE / "notebooks")
     app.connect("autodoc-process-docstring", escape_math_in_text)
+

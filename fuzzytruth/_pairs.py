@@ -1,43 +1,83 @@
 """Tables of (query, document, value) rows, the storage shared by runs and qrels.
 
-Ids are strings (numbers given in a DataFrame are converted with ``str``), factorised once by
-query; a document listed twice for one query is an error or resolved by a named policy
-(``duplicates``). :class:`~fuzzytruth.runs.Run` and :class:`~fuzzytruth.truth.qrels.Qrels`
-are the two kinds.
+Ids are strings (numbers given in a DataFrame are converted with ``str``), held as Arrow string
+arrays: a DataFrame's string columns and the TREC reader's columns are used without a copy, and
+object columns or lists are converted once. Query ids are factorised once (a column grouped by
+query, as runs and qrels usually are, costs one comparison of neighbours and the hashing of
+one id per query); document ids are hashed a block of queries at a time (:func:`blocks`),
+where the hash tables fit the CPU cache, by the duplicate check here and by the join with the
+judgments (:func:`fuzzytruth.truth.judged_pairs.grades_by_row`). A document listed twice for
+one query is an error or resolved by a named policy (``duplicates``).
+:class:`~fuzzytruth.runs.Run` and :class:`~fuzzytruth.truth.qrels.Qrels` are the two kinds.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from fuzzytruth._validation import check_choice
 
-__all__ = ["DUPLICATES", "PairTable", "check_columns"]
+__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns"]
 
 
 DUPLICATES = ("error", "max", "first", "last")
 
 
+def arrow_strings(values: Any) -> pa.Array:
+    """The Arrow string array behind a pandas string array (one chunk; no copy when it has
+    one)."""
+    chunked = values.__arrow_array__()
+    if isinstance(chunked, pa.ChunkedArray):
+        return chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()
+    return chunked
+
+
+def _to_arrow(values: Any, name: str) -> pa.Array:
+    """Ids given as a list, tuple or NumPy/pandas array, as an Arrow string array: strings as
+    they are (converted in one C pass, without a NumPy copy for lists), anything else through
+    ``str``."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "US":
+        values = values.astype(str)
+    if not isinstance(values, list | tuple | np.ndarray):
+        values = np.asarray(values, dtype=object)
+    try:  # every element a str (the usual case); None and NaN become nulls
+        out = pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = np.asarray(values, dtype=object)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}") from None
+        if pd.isna(arr).any():
+            raise ValueError(f"{name} must not contain missing values") from None
+        return pa.array([str(v) for v in arr], type=pa.large_string())
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
+    if out.null_count:
+        raise ValueError(f"{name} must not contain missing values")
+    return out
+
+
 def _as_ids(values: Any, name: str) -> Any:
-    """1-D string ids as a pandas array (Arrow-backed when available: fast to factorize)."""
+    """1-D string ids as a pandas Arrow string array (columns of str dtype are not copied)."""
     if isinstance(values, pd.Series):
         values = values.array
-    if isinstance(values, pd.api.extensions.ExtensionArray | np.ndarray):
-        arr = values
-    else:  # each id kept whole: a numpy unicode array drops trailing NUL characters
-        arr = np.asarray(values, dtype=object)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    if pd.isna(arr).any():
-        raise ValueError(f"{name} must not contain missing values")
-    if isinstance(arr, np.ndarray) or arr.dtype != "str":
-        arr = pd.array(np.asarray(arr, dtype=object), dtype="str")
-    return arr
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        strings = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+        values = (
+            pd.array(values, dtype="str") if strings
+            else values.to_numpy(zero_copy_only=False)
+        )
+    if isinstance(values, pd.arrays.ArrowStringArray):
+        if values.isna().any():
+            raise ValueError(f"{name} must not contain missing values")
+        return values
+    return pd.array(_to_arrow(values, name), dtype="str")
 
 
 def _as_values(values: Any, name: str) -> np.ndarray:
@@ -54,13 +94,14 @@ def _as_values(values: Any, name: str) -> np.ndarray:
 
 
 _BLOCK_ROWS = 1 << 14
-"""Rows per block of queries in the block-wise joins: hashing document ids a block at a time
-keeps the hash tables small enough for the CPU cache (several times faster than one table)."""
+"""Rows per block of queries in the block-wise hashing of document ids: tables of that size
+stay in the CPU cache (several times faster than one table for all rows)."""
 
 
-def blocks(counts: np.ndarray) -> np.ndarray:
-    """Boundaries (in units of ``counts``' entries) of consecutive blocks of ~_BLOCK_ROWS rows."""
-    target = _BLOCK_ROWS
+def blocks(counts: np.ndarray, target: int | None = None) -> np.ndarray:
+    """Boundaries (in units of ``counts``' entries) of consecutive blocks of about ``target``
+    rows (default ``_BLOCK_ROWS``); an entry larger than ``target`` is a block of its own."""
+    target = _BLOCK_ROWS if target is None else target
     total = np.cumsum(counts)
     if len(total) == 0:
         return np.zeros(1, dtype=np.int64)
@@ -68,25 +109,52 @@ def blocks(counts: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([[0], cuts, [len(counts)]])).astype(np.int64)
 
 
-def _grouped(q_codes: np.ndarray) -> np.ndarray | None:
+def factorize_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (int64) and uniques (object array of str, in order of first appearance) of
+    ``ids``; a column grouped into runs of equal ids hashes one id per run."""
+    n = len(ids)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    change = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    heads = np.flatnonzero(np.concatenate([[True], change]))
+    encoded = pc.dictionary_encode(ids.take(pa.array(heads)) if len(heads) < n else ids)
+    head_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    if len(heads) == n:
+        return head_codes, uniques
+    return np.repeat(head_codes, np.diff(np.append(heads, n))), uniques
+
+
+def _grouped(q_codes: np.ndarray, n_queries: int) -> np.ndarray | None:
     """A stable order grouping rows by query code, or None if they are grouped already."""
     if len(q_codes) < 2 or (np.diff(q_codes) >= 0).all():
         return None
+    if n_queries <= np.iinfo(np.uint16).max:  # NumPy's stable sort of 16-bit keys is a radix
+        return np.argsort(q_codes.astype(np.uint16), kind="stable")
     return np.argsort(q_codes, kind="stable")
 
 
-def _has_duplicate_pairs(q_codes: np.ndarray, docs: Any, order: np.ndarray | None) -> bool:
-    """Whether a (query, document) pair occurs twice, hashing documents a block at a time.
+def query_blocks(q_codes: np.ndarray) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` row ranges of consecutive blocks of whole queries, rows grouped by
+    ascending query code."""
+    if not len(q_codes):
+        return iter(())
+    bounds = blocks(np.bincount(q_codes))
+    return itertools.pairwise(np.searchsorted(q_codes, bounds).tolist())
 
-    ``order`` groups the rows by query (None: they are grouped already).
-    """
-    codes = q_codes if order is None else q_codes[order]
-    docs = docs if order is None else docs.take(order)
-    bounds = blocks(np.bincount(codes)) if len(codes) else np.zeros(1, dtype=np.int64)
-    starts = np.searchsorted(codes, bounds)
-    for a, b in itertools.pairwise(starts):
-        local, uniques = pd.factorize(docs[a:b])
-        keys = (codes[a:b] - codes[a]) * len(uniques) + local
+
+def _has_duplicate_pairs(q_codes: np.ndarray, docs: pa.Array) -> bool:
+    """Whether a (query, document) pair occurs twice, rows grouped by query: the documents are
+    encoded a block of queries at a time; only the rows whose document occurs more than once
+    in the block (none, when all are distinct) have their (query, document) pairs compared."""
+    for a, b in query_blocks(q_codes):
+        encoded = pc.dictionary_encode(docs.slice(a, b - a))
+        n_local = len(encoded.dictionary)
+        if n_local == b - a:
+            continue
+        local = encoded.indices.to_numpy(zero_copy_only=False)
+        repeated = np.flatnonzero(np.bincount(local, minlength=n_local)[local] > 1)
+        keys = q_codes[a + repeated] * n_local + local[repeated]
         keys.sort()
         if (keys[1:] == keys[:-1]).any():
             return True
@@ -94,7 +162,13 @@ def _has_duplicate_pairs(q_codes: np.ndarray, docs: Any, order: np.ndarray | Non
 
 
 class PairTable:
-    """Shared storage of Run and Qrels: (query, doc, value) rows, factorised by query."""
+    """Shared storage of Run and Qrels: (query, doc, value) rows, factorised by query.
+
+    Attributes read by the package: ``_docs`` (document id of each row, a pandas Arrow string
+    array), ``_values``, ``_q_codes`` (query code of each row), ``_q_uniques`` (the query ids,
+    in order of first appearance) and ``_group_order`` (a stable order grouping the rows by
+    query, None when they are grouped already).
+    """
 
     _value_name = "value"
     _duplicate_hint = "pass duplicates='max', 'first' or 'last' to keep one"
@@ -118,24 +192,42 @@ class PairTable:
                 f"query_ids, doc_ids and {self._value_name} must have the same length; got "
                 f"{len(queries)}, {len(docs)} and {len(vals)}"
             )
-        q_codes, q_uniques = pd.factorize(queries)
-        q_codes = q_codes.astype(np.int64)
-        group_order = _grouped(q_codes)
-        if _has_duplicate_pairs(q_codes, docs, group_order):
+        q_codes, q_uniques = factorize_ids(arrow_strings(queries))
+        self._store(q_codes, q_uniques, docs, vals)
+        grouped_docs = arrow_strings(docs)
+        if self._group_order is not None:
+            grouped_docs = grouped_docs.take(pa.array(self._group_order))
+            grouped_codes = q_codes[self._group_order]
+        else:
+            grouped_codes = q_codes
+        if _has_duplicate_pairs(grouped_codes, grouped_docs):
             d_codes, d_uniques = pd.factorize(docs)
             keys = q_codes * max(len(d_uniques), 1) + d_codes.astype(np.int64)
             dup = pd.Series(keys).duplicated(keep=False).to_numpy()
             keep = self._resolve_duplicates(
-                keys, vals, dup, duplicates, queries, docs, source, line_numbers
+                keys, vals, dup, duplicates, q_uniques[q_codes], docs, source, line_numbers
             )
-            queries, docs, vals, q_codes = queries[keep], docs[keep], vals[keep], q_codes[keep]
-            group_order = _grouped(q_codes)
-        self._queries = queries
+            self._store(q_codes[keep], q_uniques, docs[keep], vals[keep])
+
+    def _store(
+        self, q_codes: np.ndarray, q_uniques: np.ndarray, docs: Any, values: np.ndarray
+    ) -> None:
         self._docs = docs
-        self._values = vals
+        self._values = values
         self._q_codes = q_codes
         self._q_uniques = q_uniques
-        self._group_order = group_order  # None: rows are grouped by query already
+        self._group_order = _grouped(q_codes, len(q_uniques))
+
+    @classmethod
+    def _from_nested(cls, nested: Mapping[Any, Mapping[Any, Any]], what: str, **kwargs: Any) -> Any:
+        """A table from ``{query: {document: value}}`` (pytrec_eval's input, called ``what`` in
+        messages); string keys of a mapping are distinct, so the rows need no duplicate check."""
+        q_codes, q_uniques, docs, values, strings = flatten_nested(nested, what)
+        if not strings:
+            return cls(q_uniques[q_codes], docs, values, **kwargs)
+        table = cls.__new__(cls)
+        table._store(q_codes, q_uniques, docs, _as_values(values, cls._value_name))
+        return table
 
     def _resolve_duplicates(
         self,
@@ -185,9 +277,14 @@ class PairTable:
         return len(self._values)
 
     @property
+    def _queries(self) -> np.ndarray:
+        """Query id of each row (object array of str), built on demand."""
+        return self._q_uniques[self._q_codes]
+
+    @property
     def query_ids(self) -> np.ndarray:
         """Query id of each row (object array of str)."""
-        return np.asarray(self._queries, dtype=object)
+        return self._queries
 
     @property
     def doc_ids(self) -> np.ndarray:
@@ -201,6 +298,44 @@ class PairTable:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({len(self._q_uniques)} queries, {len(self)} rows)"
+
+
+def flatten_nested(
+    nested: Mapping[Any, Mapping[Any, Any]], name: str
+) -> tuple[np.ndarray, np.ndarray, Any, Any, bool]:
+    """Query codes, query ids, document ids, values (as given) and whether the ids were all
+    strings, of a ``{query: {document: value}}`` mapping (pytrec_eval's input), in its order.
+    String keys of one inner mapping are distinct; other keys become strings with ``str``,
+    which may make two of them equal."""
+    if not isinstance(nested, Mapping):
+        raise ValueError(
+            f"{name} must be a mapping {{query_id: {{doc_id: value}}}}; got "
+            f"{type(nested).__name__}"
+        )
+    inner = list(nested.values())
+    for query, docs in zip(nested, inner, strict=True):
+        if not isinstance(docs, Mapping):
+            raise ValueError(
+                f"{name}[{query!r}] must be a mapping {{doc_id: value}}; got "
+                f"{type(docs).__name__}"
+            )
+    lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    keys = [q for q, n in zip(nested, lengths.tolist(), strict=True) if n]  # with rows only
+    q_uniques = np.empty(len(keys), dtype=object)
+    q_uniques[:] = [q if isinstance(q, str) else str(q) for q in keys]
+    lengths = lengths[lengths > 0]
+    q_codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    doc_list = list(itertools.chain.from_iterable(inner))
+    try:  # every document id a str: converted in one C pass
+        docs = pa.array(doc_list, type=pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        docs = None
+    if docs is None or docs.null_count:  # str() of each, or the error for a missing id
+        docs, strings = _to_arrow(doc_list, "doc_ids"), False
+    else:
+        strings = all(isinstance(q, str) for q in keys)
+    values = list(itertools.chain.from_iterable(d.values() for d in inner))
+    return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
 
 
 def check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:

@@ -60,6 +60,7 @@ __all__ = [
     "draw_seed",
     "gammas",
     "gammas_below",
+    "group_counts",
     "index_counts",
     "index_sums",
     "named_stream",
@@ -257,15 +258,22 @@ def categorical_draws(
 
 
 def _categorical_py(base, cum, worlds, out):  # pragma: no cover - compiled
+    # the first column above u (the last one if none), found by bisection: cum is
+    # non-decreasing along a row, so this is the linear scan's answer in log2(n) steps;
+    # items outside, worlds inside, so that an item's row stays in cache across the worlds
     scale = 1.0 / 2.0**53
     last = cum.shape[1] - 1
-    for w in range(len(worlds)):
-        for i in range(len(base)):
+    for i in range(len(base)):
+        for w in range(len(worlds)):
             u = np.float64(_draw53(base[i], worlds[w])) * scale
-            j = 0
-            while j < last and cum[i, j] <= u:
-                j += 1
-            out[w, i] = j
+            lo, hi = 0, last
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cum[i, mid] <= u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[w, i] = lo
 
 
 def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:
@@ -296,6 +304,61 @@ def _index_counts_py(base, worlds, out):  # pragma: no cover - compiled
         for j in range(len(base)):
             i = int(np.float64(_draw53(base[j], worlds[w])) * scale * n)
             out[w, min(i, n - 1)] += 1.0
+
+
+def group_counts(
+    seed: int, stream: int, group_keys: np.ndarray, sizes: np.ndarray, worlds: np.ndarray
+) -> np.ndarray:
+    """Keyed draws with replacement within groups, counted: one pass, compiled.
+
+    Group ``g`` has ``sizes[g]`` members, the consecutive columns ``start_g ..
+    start_g + sizes[g] - 1`` of the output (``start_g`` the sum of the sizes before it). In
+    world (replicate) ``w`` it draws ``sizes[g]`` of its members with replacement: draw ``j``
+    is member ``floor(u * sizes[g])``, ``u`` the uniform of the unit keyed by the group's key
+    and ``j`` (:func:`uniforms` of the key ``mix(group_keys[g] * φ + j)``, φ the golden ratio
+    constant), so a group's draws depend on the seed, its key, ``j`` and ``w`` only: not on the
+    other groups, their order, nor the block of worlds. ``out[w, start_g + i]`` counts the
+    draws of member ``i``. (Annotators resampled within each item: groups are items, members
+    the item's annotators.)
+
+    Examples
+    --------
+    >>> keys = unit_keys(np.array(["x", "y"], dtype=object))
+    >>> counts = group_counts(3, 1, keys, np.array([2, 3]), np.arange(4))
+    >>> counts.shape, counts[:, :2].sum(axis=1).tolist(), counts[:, 2:].sum(axis=1).tolist()
+    ((4, 5), [2.0, 2.0, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0])
+    >>> alone = group_counts(3, 1, keys[1:], np.array([3]), np.arange(2, 4))
+    >>> bool((alone == counts[2:, 2:]).all())  # any subset of groups, any block of worlds
+    True
+    """
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    group_keys = np.asarray(group_keys, dtype=np.uint64)
+    if group_keys.shape != sizes.shape or np.any(sizes < 0):
+        raise ValueError(
+            f"group_keys and sizes must be 1-D of one length, sizes >= 0; got shapes "
+            f"{group_keys.shape} and {sizes.shape}"
+        )
+    slot = np.arange(int(sizes.sum()), dtype=np.uint64) - np.repeat(
+        (np.cumsum(sizes) - sizes).astype(np.uint64), sizes
+    )
+    with np.errstate(over="ignore"):
+        keys = _mix(np.repeat(group_keys, sizes) * _GOLDEN + slot)
+    base = _stream_base(seed, stream, keys)
+    out = np.zeros((len(worlds), len(base)))  # float: what the products with weights need
+    _kernels()["group_counts"](base, sizes, np.asarray(worlds, dtype=np.uint64), out)
+    return out
+
+
+def _group_counts_py(base, sizes, worlds, out):  # pragma: no cover - compiled
+    scale = 1.0 / 2.0**53
+    for w in range(len(worlds)):
+        start = 0
+        for g in range(len(sizes)):
+            n = sizes[g]
+            for j in range(n):
+                u = np.float64(_draw53(base[start + j], worlds[w])) * scale
+                out[w, start + min(int(u * n), n - 1)] += 1.0
+            start += n
 
 
 def index_sums(
@@ -704,6 +767,7 @@ def _kernels() -> dict[str, Any]:
         "bernoulli": jit(_bernoulli_py),
         "categorical": jit(_categorical_py),
         "index_counts": jit(_index_counts_py),
+        "group_counts": jit(_group_counts_py),
         "weighted_sums": jit(_weighted_sums_py),
         "random_bytes": jit(_random_bytes_py),
         "permutations": jit(_permutations_py),

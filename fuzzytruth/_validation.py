@@ -14,6 +14,7 @@ __all__ = [
     "check_choice",
     "check_confidence_level",
     "check_int",
+    "check_memory_budget",
     "check_n_worlds",
     "physical_memory",
 ]
@@ -78,6 +79,25 @@ def check_int(name: str, value: object, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+def check_memory_budget(memory_budget: object, name: str = "memory_budget") -> float:
+    """Validate a memory budget, a number of bytes > 0 (bools are refused); return it as a
+    float.
+
+    Examples
+    --------
+    >>> check_memory_budget(64e6)
+    64000000.0
+    >>> check_memory_budget(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: memory_budget must be a number of bytes > 0; got 0
+    """
+    if (isinstance(memory_budget, bool) or not isinstance(memory_budget, Real)
+            or not memory_budget > 0 or memory_budget == float("inf")):
+        raise ValueError(f"{name} must be a number of bytes > 0; got {memory_budget!r}")
+    return float(memory_budget)
 
 
 def physical_memory() -> float | None:

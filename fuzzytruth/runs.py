@@ -22,6 +22,7 @@ Tie policies (``ties``):
 Examples
 --------
 >>> import pandas as pd
+>>> from fuzzytruth.truth.qrels import Qrels, ranked_gains
 >>> run = Run.from_dataframe(pd.DataFrame(
 ...     {"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "score": [0.5, 0.9, 0.5]}))
 >>> qrels = Qrels.from_dataframe(pd.DataFrame(
@@ -36,6 +37,7 @@ array([[2., 1.]])
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,6 +187,26 @@ class Run(PairTable):
             line_numbers=lines,
         )
 
+    @classmethod
+    def from_dict(
+        cls, run: Mapping[Any, Mapping[Any, float]], *, name: str = "run",
+        duplicates: str = "error",
+    ) -> Run:
+        """Build a run from ``{query_id: {doc_id: score}}``, pytrec_eval's run format.
+
+        Ids that are not strings are converted with ``str`` (then two of them may become
+        equal: ``duplicates`` applies).
+
+        Examples
+        --------
+        >>> run = Run.from_dict({"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d1": 0.5}})
+        >>> run, run.doc_ids.tolist()
+        (Run(2 queries, 3 rows), ['d1', 'd2', 'd1'])
+        """
+        out = cls._from_nested(run, "run", name=name, duplicates=duplicates)
+        out.name = name
+        return out
+
     def to_dataframe(self) -> pd.DataFrame:
         """The rows as a DataFrame with columns ``query_id``, ``doc_id``, ``score``."""
         return pd.DataFrame(
@@ -194,9 +216,11 @@ class Run(PairTable):
 
 def _sortable_float32(scores: np.ndarray) -> np.ndarray:
     """int64 keys ordered like the float32 values of ``scores`` (-0.0 == 0.0)."""
-    s32 = scores.astype(np.float32) + np.float32(0.0)
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, still in order
+        s32 = scores.astype(np.float32) + np.float32(0.0)
     bits = s32.view(np.int32)
-    return np.where(bits >= 0, bits, bits ^ np.int32(0x7FFFFFFF)).astype(np.int64)
+    # negative floats: flip every bit but the sign (bits >> 31 is -1 for them, 0 otherwise)
+    return (bits ^ ((bits >> 31) & np.int32(0x7FFFFFFF))).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,8 +274,13 @@ class Ranking:
         array([['b', 'a']], dtype=object)
         """
         values = np.asarray(values)
-        out = np.full((len(self.query_ids), self.depth), fill, dtype=values.dtype)
-        out[self.query, self.position] = values[self.rows]
+        n, depth = len(self.query_ids), self.depth
+        taken = values[self.rows]
+        flat = self.query * depth + self.position
+        if len(flat) == n * depth and (flat == np.arange(len(flat))).all():
+            return taken.reshape(n, depth)  # every list full, entries in row-major order
+        out = np.full((n, depth), fill, dtype=values.dtype)
+        out.reshape(-1)[flat] = taken
         return out
 
     def truncate(self, depth: int) -> Ranking:
@@ -285,6 +314,8 @@ class Ranking:
         [1, 0]
         """
         queries = np.asarray(queries, dtype=object)
+        if len(queries) == len(self.query_ids) and (queries == self.query_ids).all():
+            return self
         where = pd.Index(queries).get_indexer(self.query_ids)  # our query -> new row, or -1
         keep = where[self.query] >= 0
         lengths = np.zeros(len(queries), dtype=np.int64)
@@ -347,25 +378,21 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
     check_choice("score_dtype", score_dtype, SCORE_DTYPES)
     if not isinstance(run, Run):
         raise ValueError(f"run must be a Run; got {type(run).__name__}")
-    query_ids = pd.Index(run._q_uniques)
-    sorted_ids = np.sort(np.asarray(query_ids, dtype=object))
+    by_id = np.argsort(run._q_uniques, kind="stable")
+    sorted_ids = run._q_uniques[by_id]
     n_rows = len(sorted_ids)
-    row_of_code = pd.Index(sorted_ids).get_indexer(query_ids).astype(np.int64)
-    row = row_of_code[run._q_codes] if len(run) else np.zeros(0, dtype=np.int64)
+    row_of_code = np.empty(n_rows, dtype=np.int64)
+    row_of_code[by_id] = np.arange(n_rows)
     scores = run._values
-    if score_dtype == "float32":
-        # one int64 key: row in the high 32 bits, descending float32 order in the low 32 bits
-        key = (row << 32) + ((1 << 31) - 1 - _sortable_float32(scores))
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        tied = key[1:] == key[:-1]
-        row = key >> 32
-    else:
-        by_score = np.argsort(-scores, kind="stable")
-        order = by_score[np.argsort(row[by_score], kind="stable")]
+    order, row, desc = _order_by_score(
+        run, row_of_code, scores if score_dtype == "float64" else None
+    )
+    tied = (desc[1:] == desc[:-1]) & (row[1:] == row[:-1])
+    if score_dtype == "float64" and tied.any():
+        # float32 rounding is monotone: only scores equal in float32 need their float64 order
+        order = _refine(order, tied, -scores)
         s_sorted = scores[order]
-        row = row[order]
-        tied = (s_sorted[1:] == s_sorted[:-1]) & (row[1:] == row[:-1])
+        tied &= s_sorted[1:] == s_sorted[:-1]
     if ties in ("docid_desc", "docid_asc") and tied.any():
         order = _break_ties_by_docid(order, tied, run._docs, ascending=ties == "docid_asc")
     lengths = np.bincount(row, minlength=n_rows).astype(np.int64)
@@ -382,6 +409,92 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
     return Ranking(sorted_ids, order, row, pos, lengths, tie_start, tie_stop)
 
 
+_POSITION_BITS = 31
+_EMPTY = np.iinfo(np.int64).max  # padding of the per-query key matrix: sorts last
+
+
+def _order_by_score(
+    run: Run, row_of_code: np.ndarray, scores64: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The run's rows ranked query by query (queries in ``row_of_code`` order), score
+    descending, ties in row order: the order, each entry's query row, and its descending
+    float32 score key (equal keys: tied in float32).
+
+    Without a global sort where possible: a run grouped by query with each query's scores
+    already descending (checked in float64 when ``scores64`` is given; a TREC file, a system's
+    output as written) only puts its queries in order; otherwise each query's keys, made
+    unique by their position, are sorted in one row of a (queries × longest list) matrix when
+    the lists are about equally long; else one stable sort of (query, key) for all rows.
+    """
+    n = len(run)
+    desc = (1 << 31) - 1 - _sortable_float32(run._values)  # in [0, 2**32): ascending
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), desc
+    grouping = run._group_order
+    codes = run._q_codes if grouping is None else run._q_codes[grouping]
+    grouped = desc if grouping is None else desc[grouping]
+    new = np.ones(n, dtype=bool)
+    new[1:] = codes[1:] != codes[:-1]
+    starts = np.flatnonzero(new)
+    lengths = np.diff(np.append(starts, n))
+    longest = int(lengths.max())
+    if len(starts) * longest > n + n // 4 + 1024:  # very unequal lists: one global sort
+        key = (row_of_code[run._q_codes] << 32) + desc
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        return order, key >> 32, key & 0xFFFFFFFF
+    group_rows = row_of_code[codes[starts]]
+    by_row = np.argsort(group_rows, kind="stable")
+    if scores64 is not None:
+        s = scores64 if grouping is None else scores64[grouping]
+        presorted = ((s[1:] <= s[:-1]) | new[1:]).all()
+    else:
+        presorted = ((grouped[1:] >= grouped[:-1]) | new[1:]).all()
+    position = np.arange(n) - np.repeat(starts, lengths)
+    if presorted:
+        within = None
+    else:  # each query's keys in one row, made unique by their position: a plain sort
+        keys = (grouped << _POSITION_BITS) | position
+        if len(starts) * longest == n:
+            matrix = keys.reshape(len(starts), longest)
+        else:
+            matrix = np.full((len(starts), longest), _EMPTY, dtype=np.int64)
+            matrix.reshape(-1)[np.repeat(np.arange(len(starts)), lengths) * longest
+                               + position] = keys
+        matrix.sort(axis=1)
+        within = matrix[by_row].reshape(-1)
+        if len(within) != n:
+            within = within[within != _EMPTY]
+    lengths = lengths[by_row]
+    first = np.repeat(starts[by_row], lengths)
+    if within is None:
+        at = first + (np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        sorted_desc = grouped[at]
+    else:
+        at = first + (within & ((1 << _POSITION_BITS) - 1))
+        sorted_desc = within >> _POSITION_BITS
+    order = at if grouping is None else grouping[at]
+    return order, np.repeat(group_rows[by_row], lengths), sorted_desc
+
+
+def _tied_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted positions in runs of ties (``tied[i]``: positions i and i + 1 are tied) and
+    the run number of each."""
+    first = np.flatnonzero(tied)
+    idx = np.union1d(first, first + 1)
+    starts = np.ones(len(idx), dtype=bool)
+    starts[1:] = ~tied[idx[1:] - 1]
+    return idx, np.cumsum(starts)
+
+
+def _refine(order: np.ndarray, tied: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Reorder every run of tied positions of ``order`` by ``keys`` of its rows (stable)."""
+    idx, group = _tied_groups(tied)
+    out = order.copy()
+    out[idx] = order[idx[np.lexsort((keys[order[idx]], group))]]
+    return out
+
+
 def _break_ties_by_docid(
     order: np.ndarray, tied: np.ndarray, docs: Any, *, ascending: bool = False
 ) -> np.ndarray:
@@ -389,12 +502,9 @@ def _break_ties_by_docid(
 
     ``tied[i]`` says sorted positions i and i + 1 are tied; only those positions are touched.
     """
-    first = np.flatnonzero(tied)
-    idx = np.union1d(first, first + 1)
-    starts = np.ones(len(idx), dtype=bool)
-    starts[1:] = ~tied[idx[1:] - 1]
+    idx, group = _tied_groups(tied)
     keys = _docid_order_keys(docs[order[idx]], ascending)
-    sub = pd.DataFrame({"g": np.cumsum(starts), "d": keys})
+    sub = pd.DataFrame({"g": group, "d": keys})
     sub = sub.sort_values(["g", "d"], ascending=[True, ascending], kind="stable")
     out = order.copy()
     out[idx] = order[idx[sub.index.to_numpy()]]

@@ -4,8 +4,16 @@ from fuzzytruth.measures import Measure, families
 
 
 def package_families():
-    """Every family the package registers (not those other tests register on the fly)."""
-    return {n: f for n, f in families().items() if f.kernel.__module__.startswith("fuzzytruth.")}
+    """Every ranking family the package registers (not those other tests register on the fly,
+    nor the classifier families, which read a classifier's classes instead of a run)."""
+    return {n: f for n, f in families().items()
+            if f.kernel.__module__.startswith("fuzzytruth.") and f.reads == "ranking"}
+
+
+def classifier_families():
+    """Every classifier family the package registers (``reads="classes"``)."""
+    return {n: f for n, f in families().items()
+            if f.kernel.__module__.startswith("fuzzytruth.") and f.reads == "classes"}
 
 
 def resolve_default(name, fam):

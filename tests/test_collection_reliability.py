@@ -8,6 +8,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 from test_collection import TREE, random_annotations
@@ -235,6 +237,25 @@ def test_majority_agreement_matches_brute_force(seed):
     expected = brute_force_majority(ann)
     for a, value in zip(res.annotators, res.majority_agreement, strict=True):
         assert value == pytest.approx(expected[a], abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["b1", "b2", "b3", "c"]), min_size=1, max_size=7),
+                min_size=1, max_size=8))
+def test_majority_agreement_matches_brute_force_with_ties(rows):
+    # few labels and up to 7 annotators per item: ties for the top label at every count
+    frame = pd.DataFrame([(f"i{i}", f"r{a}", label) for i, row in enumerate(rows)
+                          for a, label in enumerate(row)],
+                         columns=["item_id", "annotator_id", "label"])
+    ann = Annotations.from_frame(frame, taxonomy=TREE)
+    res = annotator_agreement(ann)
+    expected = brute_force_majority(ann)
+    for a, value, n in zip(res.annotators, res.majority_agreement, res.n_majority_items,
+                           strict=True):
+        if a in expected:
+            assert value == pytest.approx(expected[a], abs=1e-12)
+        else:
+            assert np.isnan(value) and n == 0
 
 
 def test_majority_tie_rule():

@@ -40,13 +40,21 @@ def test_blocks_are_sized_from_the_budget():
 def test_agreement_is_the_same_under_any_budget(santini):
     a = agreement(santini, n_resamples=300, rng=2, memory_budget=24 * 20 * 3)
     b = agreement(santini, n_resamples=300, rng=2)
-    # same replicates; the block shape only changes the rounding of the matrix products
-    np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=1e-12)
+    # same replicates, summed in a fixed order: the same bits whatever the blocks
+    np.testing.assert_array_equal(a.bootstrap_distribution, b.bootstrap_distribution)
     c = agreement_by_level(santini, n_resamples=100, rng=2, memory_budget=500)
     d = agreement_by_level(santini, n_resamples=100, rng=2)
-    np.testing.assert_allclose(c.bootstrap_distribution, d.bootstrap_distribution, rtol=1e-12)
+    np.testing.assert_array_equal(c.bootstrap_distribution, d.bootstrap_distribution)
     with pytest.raises(ValueError, match=r"memory_budget must be a number of bytes > 0; got 0"):
         agreement(santini, memory_budget=0)
+
+
+@pytest.mark.parametrize("budget", [-1.0, float("nan"), float("inf"), True, "64e6", None])
+@pytest.mark.parametrize("function", [agreement, agreement_by_level])
+def test_a_budget_that_is_not_a_number_of_bytes_is_refused(santini, function, budget):
+    # one check (fuzzytruth._validation.check_memory_budget), before any counting
+    with pytest.raises(ValueError, match=r"memory_budget must be a number of bytes > 0; got"):
+        function(santini, memory_budget=budget)
 
 
 def test_zero_resamples_gives_the_same_point_estimates(santini):
@@ -127,3 +135,51 @@ def test_dataset_objects_print_short():
     for data in (fleiss_1971(), image_collection(), imagenet_real()):
         text = repr(data)
         assert len(text) < 200 and "\n" not in text, text
+
+
+# ---------------------------------------------------------------------------- tables (issue 22)
+def test_levels_table_has_no_root_row_and_says_why_a_level_is_undefined(santini):
+    table = agreement_by_level(santini, n_resamples=0).to_frame()
+    assert sorted(set(table["depth"])) == [1, 2]  # the root, where all labels agree, has none
+    assert table["value"].notna().all()
+    # one category left at depth 1: no expected disagreement, NaN, and n_categories says so
+    tax = Taxonomy.from_nested({"all": {"only": ["x", "y"]}})
+    frame = pd.DataFrame({"item_id": list("aabb"), "annotator_id": list("rsrs"),
+                          "label": ["x", "y", "x", "x"]})
+    levels = agreement_by_level(Annotations.from_frame(frame, taxonomy=tax),
+                                n_resamples=0).to_frame()
+    depth1 = levels[levels["depth"] == 1]
+    assert depth1["value"].isna().all() and (depth1["n_categories"] == 1).all()
+    assert levels.loc[levels["depth"] == 2, "value"].notna().all()
+    root_only = Taxonomy.from_nested({"all": None})
+    votes = pd.DataFrame({"item_id": ["a", "a"], "annotator_id": ["r", "s"], "label": "all"})
+    with pytest.raises(ValueError, match="needs a taxonomy with a level below its root"):
+        agreement_by_level(Annotations.from_frame(votes, taxonomy=root_only))
+
+
+def test_annotator_table_goes_from_least_to_most_reliable():
+    # r1 says crowd where r2 and r3 say single (kappa 0 with each, majority agreement 0);
+    # r2 and r3 tie on kappa and are ordered by majority agreement (1/2 each), then id; the
+    # loner shares no item (undefined)
+    frame = pd.DataFrame({
+        "item_id": ["x", "x", "x", "y", "y", "y", "z"],
+        "annotator_id": ["r2", "r1", "r3", "r1", "r2", "r3", "loner"],
+        "label": ["single", "crowd", "single", "crowd", "single", "single", "city"],
+    })
+    tax = santini_illustrative().taxonomy
+    ann = Annotations.from_frame(frame, taxonomy=tax)
+    res = annotator_agreement(ann)
+    table = res.to_frame()
+    kappa = table["mean_pairwise_kappa"].to_numpy()
+    defined = kappa[np.isfinite(kappa)]
+    assert (np.diff(defined) >= 0).all() and np.isnan(kappa[len(defined):]).all()
+    assert table["annotator_id"].iloc[-1] == "loner"  # undefined: last
+    assert table["annotator_id"].iloc[0] == "r1"
+    # the arrays keep the order of Annotations.annotators
+    # (Annotations put their annotators in sorted id order since rehouse's d7dc8d0)
+    assert res.annotators == tuple(ann.annotators) == ("loner", "r1", "r2", "r3")
+    pairs = res.pairs_to_frame()
+    assert (pairs["annotator_id"] < pairs["other"]).all()  # the smaller id first
+    kappas = pairs["cohen_kappa"].to_numpy()
+    assert (np.diff(kappas[np.isfinite(kappas)]) >= 0).all()
+    assert pairs.iloc[0][["annotator_id", "other"]].tolist() == ["r1", "r2"]

@@ -1,4 +1,6 @@
-"""Tests of fuzzytruth.metrics.crossmodal: image-text retrieval R@K, medr, meanr, rsum, mR.
+"""Tests of image-text retrieval R@K, medr, meanr, rsum, mR: the kernels of
+fuzzytruth.metrics.crossmodal and the similarity-matrix view over evaluate()
+(fuzzytruth.evaluation.matrices).
 
 Reference numbers: metric-conventions.md C.3 (VSE++/SCAN ``i2t``/``t2i`` formulas, C.2) and the
 definitions of the seed page 001 (R@Sum = sum of the six R@K, mR = R@Sum / 6). Property tests
@@ -16,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fuzzytruth.metrics.crossmodal as crossmodal
+from fuzzytruth.evaluation.matrices import image_text_retrieval, retrieval_ranks
 from fuzzytruth.measures import get_preset
-from fuzzytruth.metrics.crossmodal import image_text_retrieval, rank_summary, retrieval_ranks
+from fuzzytruth.metrics.crossmodal import rank_summary
 
 I2T_RANKS = [0, 2, 7, 12]  # conventions C.3, 0-based, 4 images
 T2I_RANKS = [0, 0, 1, 3, 9, 0, 4, 5, 11, 2]  # conventions C.3, 0-based, 10 captions
@@ -204,12 +206,7 @@ def test_ranges_and_order_of_policies(data, ties: str) -> None:
 def test_row_blocks_do_not_change_results(data) -> None:
     sim, mapping = data
     whole = image_text_retrieval(sim, text_to_image=mapping)
-    original = crossmodal._BLOCK_CELLS
-    try:
-        crossmodal._BLOCK_CELLS = 1  # one row per block
-        blocked = image_text_retrieval(sim, text_to_image=mapping)
-    finally:
-        crossmodal._BLOCK_CELLS = original
+    blocked = image_text_retrieval(sim, text_to_image=mapping, memory_budget=1)  # row by row
     assert blocked == whole
 
 
@@ -285,8 +282,8 @@ def test_preset() -> None:
         (lambda: image_text_retrieval(np.zeros((4, 8)), n_folds=0),
          "n_folds must be a positive integer; got 0"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), ties="random"),
-         "ties must be one of 'expected', 'optimistic', 'pessimistic', 'stable_index'; "
-         "got 'random'"),
+         "ties must be one of 'docid_desc', 'docid_asc', 'input_order', 'average', "
+         "'optimistic', 'pessimistic'; got 'random'"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), medr="mean"),
          "medr must be one of 'vsepp', 'median_1based'; got 'mean'"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), ks=(0, 5)),

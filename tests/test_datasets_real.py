@@ -95,7 +95,8 @@ def test_bundled_copy_matches_the_published_totals(real):
 
 def test_agreement_on_real_matches_statsmodels_and_krippendorff(real):
     krippendorff = pytest.importorskip("krippendorff")
-    counts = label_counts(real.annotations)[:, 1:]  # drop the root column (never a label)
+    # dense, without the root column (never a label)
+    counts = label_counts(real.annotations).toarray()[:, 1:]
     res = agreement(real.annotations, n_resamples=0)
     assert res.value("fleiss_kappa") == pytest.approx(fleiss_kappa(counts), abs=1e-12)
     alpha = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")

@@ -142,6 +142,24 @@ def test_categorical_truth_broadcasts_the_membership(client):
     _same_evaluation(remote, local, exact=False)
 
 
+def test_frames_of_runs_with_a_broadcast_membership(client):
+    """Dask DataFrame runs with a Membership (issue 24: they were refused): the membership is
+    sent to every worker once, the runs keep their partitions (or are hash-partitioned when a
+    query is split), and the numbers are those of the in-memory path, bit for bit."""
+    col = image_collection()
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    local = evaluate(runs, col.membership, ["P@10", "AP"], n_worlds=50, rng=1)
+    frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
+              for name, r in runs.items()}
+    remote = fd.evaluate(frames, col.membership, ["P@10", "AP"], n_worlds=50, rng=1)
+    _same_evaluation(remote, local, exact=False)
+    forced = fd.evaluate(frames, col.membership, ["P@10", "AP"], n_worlds=50, rng=1,
+                         npartitions=2)  # hash-partitioned on the query id
+    _same_evaluation(forced, local, exact=False)
+
+
 @pytest.mark.parametrize("model", ["dawid-skene", "shares"])
 def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, model):
     """A fitted truth model (Dawid–Skene's parameter worlds: dependent items, every measure
@@ -157,6 +175,10 @@ def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, mode
     local = evaluate(runs, fit, ["P@10", "AP"], n_worlds=50, rng=1)
     remote = fd.evaluate(runs, fit, ["P@10", "AP"], n_worlds=50, rng=1, npartitions=5)
     _same_evaluation(remote, local, exact=False)
+    frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=2, sort=False)
+              for name, r in runs.items()}  # Dask DataFrame runs with the broadcast model
+    _same_evaluation(fd.evaluate(frames, fit, ["P@10", "AP"], n_worlds=50, rng=1), local,
+                     exact=False)
     assert remote.conventions["truth_model"] == model
     assert remote.aggregate()["estimand"].equals(local.aggregate()["estimand"])
 

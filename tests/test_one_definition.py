@@ -175,10 +175,16 @@ def test_uncertain_truth_table_aggregate_and_compare_agree(kind):
         assert comparison[key] == pytest.approx(value, abs=1e-12), key
 
 
-def test_a_family_registered_by_a_user_gets_every_path_it_supplies():
+def test_a_family_registered_by_a_user_gets_every_path_it_supplies(monkeypatch):
     """A user family with only a crisp kernel runs under every truth through the generic
-    paths; with a 0/1 kernel or an exact form it gets those, and `method` says which ran."""
+    paths; with a 0/1 kernel or an exact form it gets those, and `method` says which ran.
+    The registrations vanish with the test (later tests walk the registry)."""
     from fuzzytruth.measures import Param, positive_float, register
+    from fuzzytruth.measures import registry as measure_registry
+
+    measure_registry._load_kernels()
+    monkeypatch.setattr(measure_registry, "_FAMILIES", dict(measure_registry._FAMILIES))
+    monkeypatch.setattr(measure_registry, "_ALIASES", dict(measure_registry._ALIASES))
     from fuzzytruth.metrics.binary import counts
     from fuzzytruth.uncertain.closed_form import success_exact
 

@@ -502,8 +502,8 @@ def test_heatmap_from_agreement_result(example):
 def test_heatmap_by_depth(example):
     frame = agreement_by_level(example.annotations, n_resamples=0).to_frame()
     ax = plot_agreement_heatmap(frame, index="depth")
-    assert tick_texts(ax.get_yticklabels()) == ["0", "1", "2"]
-    assert len(ax.texts) == frame["value"].notna().sum() == 6  # depth 0 is undefined
+    assert tick_texts(ax.get_yticklabels()) == ["1", "2"]  # the root (depth 0) has no row
+    assert len(ax.texts) == frame["value"].notna().sum() == 6
     assert ax.get_title() == "Agreement per depth"
 
 
@@ -646,11 +646,25 @@ def _figure_texts(ax: Axes) -> dict[str, object]:
     }
 
 
+def _reliability_table() -> pd.DataFrame:
+    """Classifier accuracy against reader reliability on two items (issue 21)."""
+    from fuzzytruth.classify import Predictions, reliability_curves
+    from fuzzytruth.io.rankings import Rankings
+
+    rankings = Rankings.from_selectors([[[[0]], [[0], [1]]], [[[1]], [[2]]]],
+                                       classes=["a", "b", "c"])
+    net = Predictions([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]], items=[0, 1], classes=["a", "b", "c"],
+                      name="net")
+    return reliability_curves(net, rankings, "Acc(target=top1)", temperatures=(1, 10),
+                              n_worlds=50, rng=0)
+
+
 def _every_figure(example, curves, comparison, displacement, small_evaluation):
     """Each public figure function, drawn from inputs a user has, with every text it shows."""
     from fuzzytruth.plots import (
         plot_annotator_scores,
         plot_query_distribution,
+        plot_reliability,
         plot_system_intervals,
         plot_system_pr,
     )
@@ -714,6 +728,14 @@ def _every_figure(example, curves, comparison, displacement, small_evaluation):
              "ylabel": "category (* flagged ambiguous)" if reliability["ambiguous"].any()
              else "category"},
         ),
+        "plot_reliability": (
+            lambda: plot_reliability(_reliability_table(), measure="Acc(target=top1)"),
+            {"xlabel": "reader reliability (PrIRN temperature)",
+             "ylabel": "Acc(target=top1), mean over items",
+             "title": "Acc(target=top1) against reader reliability",
+             "legend": ["net", "deterministic aggregation (IRN argmax)",
+                        "95% interval over the sampled truths"], "legend_title": ""},
+        ),
         "plot_annotator_scores": (
             lambda: plot_annotator_scores(scores, "majority_agreement", "golden_accuracy"),
             {"xlabel": "majority_agreement (axis clipped: 1 off scale)",
@@ -736,7 +758,7 @@ def test_every_figure_function_is_checked(example, curves, comparison, displacem
 @pytest.mark.parametrize("name", [
     "plot_distribution", "plot_query_distribution", "plot_pr_curves", "plot_system_pr",
     "plot_forest", "plot_system_intervals", "plot_displacement", "plot_agreement_heatmap",
-    "plot_annotator_scores",
+    "plot_annotator_scores", "plot_reliability",
 ])
 def test_every_figure_renders_with_its_labels_legend_and_title(
     name, example, curves, comparison, displacement, small_evaluation
@@ -814,3 +836,28 @@ def test_annotator_scores_outlier_on_the_edge():
     assert robust_limits(np.array([0.5, 0.5, 0.5])) == pytest.approx((0.45, 0.55))
     with pytest.raises(ValueError, match=r"table must have columns .* missing \['kappa'\]"):
         plot_annotator_scores(scores, "agreement", "kappa")
+
+
+def test_reliability_bands_are_the_tables_columns_and_irn_is_dashed():
+    """The band of each system runs truth_low..truth_high (or ci_low..ci_high), the curve
+    is the table's values at the finite temperatures, the IRN row a dashed line."""
+    from fuzzytruth.plots import plot_reliability
+
+    table = _reliability_table()
+    for band, (low, high) in {"truth": ("truth_low", "truth_high"),
+                              "items": ("ci_low", "ci_high")}.items():
+        ax = plot_reliability(table, band=band)
+        finite = table[np.isfinite(table["reliability"])].sort_values("reliability")
+        (fill,) = ax.collections
+        drawn = set(np.round(fill.get_paths()[0].vertices[:, 1], 12))
+        assert drawn == set(np.round(finite[[low, high]].to_numpy().ravel(), 12))
+        curve = [line for line in ax.lines if line.get_linestyle() == "-"]
+        assert np.allclose(curve[0].get_ydata(), finite["value"])
+        dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+        irn = table.loc[~np.isfinite(table["reliability"]), "value"]
+        assert [line.get_ydata()[0] for line in dashed] == pytest.approx(list(irn))
+        ax.figure.clf()
+    with pytest.raises(ValueError, match="band must be one of"):
+        plot_reliability(table, band="worlds")
+    with pytest.raises(ValueError, match="measure 'CE' is not in the table"):
+        plot_reliability(table, measure="CE")

@@ -17,6 +17,10 @@ from fuzzytruth.datasets import image_collection
 
 N_QUERIES = 25
 
+# small designs: the inference warnings speak to the numbers, which are not the subject here
+pytestmark = [pytest.mark.filterwarnings("ignore::fuzzytruth.UnreliableInferenceWarning"),
+              pytest.mark.filterwarnings("ignore::fuzzytruth.ResamplingResolutionWarning")]
+
 
 def shuffled(frame: pd.DataFrame, seed: int | None) -> pd.DataFrame:
     """``frame``'s rows in a random order (None: as given)."""

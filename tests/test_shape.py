@@ -1,4 +1,5 @@
-"""Tests of fuzzytruth.metrics.shape: PSB/SHREC shape-benchmark measures.
+"""Tests of fuzzytruth.metrics.shape (PSB/SHREC shape-benchmark kernels) and of the
+dissimilarity-matrix view over evaluate() (fuzzytruth.evaluation.matrices).
 
 Reference numbers come from shared/reference/metric-conventions.md section A.3 (psbTable and
 psbPlot semantics ported line by line, float32) or from the hand derivation written next to
@@ -16,19 +17,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuzzytruth.evaluation.matrices import (
+    average_over_queries,
+    rank_by_dissimilarity,
+    shape_summary,
+)
 from fuzzytruth.measures import get_preset, parse_measure
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.shape import (
-    average_over_queries,
     first_tier,
     jk_discount,
     nearest_neighbor,
     psb_dcg,
     psb_e_measure,
     psb_precision_recall,
-    rank_by_dissimilarity,
     second_tier,
-    shape_summary,
 )
 
 # metric-conventions A.3: |C| = 4 (K = 3), N = 9, relevance of the 8 other models in rank order.
@@ -270,8 +273,8 @@ def test_registered_families_match_kernels(a3: RankedGains) -> None:
     ("call", "message"),
     [
         (lambda: rank_by_dissimilarity(np.zeros((2, 2)), [0, 1], ties="random"),
-         "ties must be one of 'index_ascending', 'optimistic', 'pessimistic', 'expected'; "
-         "got 'random'"),
+         "ties must be one of 'docid_desc', 'docid_asc', 'input_order', 'average', "
+         "'optimistic', 'pessimistic'; got 'random'"),
         (lambda: rank_by_dissimilarity(np.zeros((2, 3)), [0, 1]),
          r"dissimilarity must be square when target_labels is None .*got shape \(2, 3\)"),
         (lambda: rank_by_dissimilarity(np.zeros((2, 2)), [0, 1, 2]),

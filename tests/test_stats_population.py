@@ -1,14 +1,23 @@
 """The annotator-population estimand: two-stage resampling, oracles and compare() output."""
 
+import pickle
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from fuzzytruth import Annotations, Run, Taxonomy
+from fuzzytruth import Annotations, Membership, Run, Taxonomy, evaluate
+from fuzzytruth._resampling import BLOCK_RUNNER, BLOCKING
+from fuzzytruth.measures import families, family, parse_measure
 from fuzzytruth.stats import annotator_bootstrap, compare
-from fuzzytruth.stats.population import _AnnotatorResampler
+from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats._population_replicates import (
+    _fast_scores,
+    plan_population,
+    replicate_scores,
+)
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
 TAX = Taxonomy.from_nested({"all": {"rel": None, "non": None}})
@@ -29,12 +38,12 @@ def labelled(shares: dict[str, list[str]], *, crossed: bool) -> Annotations:
 def test_within_items_keeps_each_items_own_annotators_and_their_number():
     ann = labelled({"d1": ["rel", "non", "non"], "d2": ["rel", "rel"], "d3": ["non"] * 4},
                    crossed=False)
-    resampler = _AnnotatorResampler(ann)
+    resampler = AnnotatorResampler(ann)
     assert resampler.scheme == "within-items"
-    rng = np.random.default_rng(0)
+    mult = resampler.multiplicities(0, "within-items", np.arange(200))
     seen = {"d1": set(), "d2": set(), "d3": set()}
-    for _ in range(200):
-        frame = resampler.draw(rng, "within-items").to_frame()
+    for row in mult:
+        frame = resampler.annotations(row).to_frame()
         sizes = frame.groupby("item_id").size()
         assert sizes.to_dict() == {"d1": 3, "d2": 2, "d3": 4}
         for item, group in frame.groupby("item_id"):
@@ -42,18 +51,68 @@ def test_within_items_keeps_each_items_own_annotators_and_their_number():
     assert seen == {"d1": {0, 1, 2, 3}, "d2": {2}, "d3": {0}}  # Binomial(3, 1/3) support
 
 
+def test_within_items_counts_follow_the_multinomial_law():
+    # an item's n annotators drawn n times with replacement: each one's count is
+    # Binomial(n, 1/n), so P(count = 0) = (1 - 1/n)^n; 4,000 keyed replicates, 5 SE bounds
+    ann = labelled({"d1": ["rel", "non", "non", "rel"], "d2": ["rel", "non"]}, crossed=False)
+    mult = AnnotatorResampler(ann).multiplicities(3, "within-items", np.arange(4000))
+    for cols, n in ((slice(0, 4), 4), (slice(4, 6), 2)):
+        p0 = (1 - 1 / n) ** n
+        se = np.sqrt(p0 * (1 - p0) / 4000)
+        assert np.abs((mult[:, cols] == 0).mean(axis=0) - p0).max() < 5 * se
+        assert (mult[:, cols].sum(axis=1) == n).all()
+
+
 def test_shared_draws_one_annotator_multiset_for_every_item():
     ann = labelled({"d1": ["rel", "non", "non"], "d2": ["rel", "non", "rel"]}, crossed=True)
-    resampler = _AnnotatorResampler(ann)
+    resampler = AnnotatorResampler(ann)
     assert resampler.scheme == "shared"
-    rng = np.random.default_rng(1)
-    for _ in range(50):
-        frame = resampler.draw(rng, "shared").to_frame()
-        d1 = frame[frame["item_id"] == "d1"]["label"].tolist()
-        d2 = frame[frame["item_id"] == "d2"]["label"].tolist()
+    for row in resampler.multiplicities(1, "shared", np.arange(50)):
+        frame = resampler.annotations(row).to_frame()
+        d1 = frame[frame["item_id"] == "d1"]
+        d2 = frame[frame["item_id"] == "d2"]
         assert len(d1) == len(d2) == 3  # every annotator labelled every item
+        # the same resampled annotators (copies named alike) label both items
+        assert sorted(d1["annotator_id"]) == sorted(d2["annotator_id"])
         # annotator a0 says rel on both items, a1 non on both: the same draw on both items
-        assert d1.count("rel") <= d2.count("rel")
+        assert d1["label"].tolist().count("rel") <= d2["label"].tolist().count("rel")
+
+
+def test_shared_item_with_no_drawn_annotator_keeps_its_labels():
+    ann = Annotations.from_frame(pd.DataFrame({
+        "item_id": ["d1", "d1", "d2"], "annotator_id": ["a", "b", "c"],
+        "label": ["rel", "non", "rel"]}), taxonomy=TAX)
+    mult = AnnotatorResampler(ann).multiplicities(2, "shared", np.arange(300))
+    pool = mult.copy()
+    nobody = mult[:, :2].sum(axis=1) == 0  # neither a nor b drawn: d1 keeps both
+    assert not nobody.any()  # ... which the fallback makes impossible to observe
+    drawn_c_only = (mult[:, 2] == 3)
+    assert (pool[drawn_c_only, :2] == 1).all()
+    assert drawn_c_only.any()  # P = 1/27 per replicate: about 11 of 300
+
+
+def _by_pair(resampler: AnnotatorResampler, mult: np.ndarray) -> pd.DataFrame:
+    """Multiplicities with (item, annotator) ids as columns."""
+    ann = resampler.annotations_in
+    cols = pd.MultiIndex.from_arrays([ann.items[resampler.pair_item],
+                                      ann.annotators[resampler.pair_annot]])
+    return pd.DataFrame(mult, columns=cols).sort_index(axis=1)
+
+
+@pytest.mark.parametrize("scheme", ["within-items", "shared"])
+def test_annotator_draws_are_keyed_by_replicate_item_and_slot(scheme):
+    rows = [("d1", "a", "rel"), ("d1", "b", "non"), ("d2", "a", "rel"), ("d2", "c", "rel"),
+            ("d2", "d", "non"), ("d3", "b", "non")]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    resampler = AnnotatorResampler(Annotations.from_frame(frame, taxonomy=TAX))
+    whole = resampler.multiplicities(9, scheme, np.arange(20))
+    assert (resampler.multiplicities(9, scheme, np.arange(5, 9)) == whole[5:9]).all()
+    # neither the order of the rows nor of the items changes a pair's draws
+    swapped = AnnotatorResampler(Annotations.from_frame(frame.iloc[::-1], taxonomy=TAX))
+    assert swapped.annotations_in.to_frame()["item_id"].tolist() == sorted(frame["item_id"])
+    again = swapped.multiplicities(9, scheme, np.arange(20))
+    pd.testing.assert_frame_equal(_by_pair(swapped, again), _by_pair(resampler, whole))
+    assert not (whole == whole[0]).all()  # the replicates differ
 
 
 def _runs_and_labels(shares, crossed=False):
@@ -100,7 +159,11 @@ def test_truth_share_is_zero_when_the_labels_cannot_move_the_scores():
         table = compare(pop, method="percentile", n_resamples=40).table
     assert table.loc[0, "estimand"] == "population"
     assert table.loc[0, "share_truth"] == pytest.approx(0.0, abs=1e-12)
-    assert table.loc[0, "prob_a_better"] == pytest.approx(1.0)
+    # A scores 1 on every query, B only on q0: they tie exactly in the replicates that draw
+    # q0 alone (probability 1/27 each), and A is better in all the others
+    tie = (pop._counts[:, 1:] == 0).all(axis=1).mean()
+    assert table.loc[0, "prob_tie"] == pytest.approx(tie)
+    assert table.loc[0, "prob_a_better"] == pytest.approx(1 - tie)
 
 
 def test_compare_population_table_and_errors():
@@ -133,3 +196,149 @@ def test_compare_population_table_and_errors():
     with pytest.raises(ValueError, match=r"annotators must be one of \['auto', 'shared', "
                                          r"'within-items'\]; got 'items'"):
         annotator_bootstrap(runs, ann, "P@1", annotators="items")
+
+
+# ---------------------------------------------------------------------------------------------
+# the fast path (replicates computed together) against the general path (one evaluate() each)
+
+TREE = Taxonomy.from_nested({"all": {"animal": ["cat", "dog"], "thing": ["car", "cup"]}})
+NODES = ["animal", "cat", "dog", "thing", "car", "cup"]
+#: one measure (or more) of every family with an exact form, defaults and options
+EXACT_MEASURES = ["P@5", "P", "R@5", "R", "Success@3", "RR", "RR@4", "F@5", "E(beta=2)@5",
+                  "NumNonrelJudgedRet", "Utility(a=2,b=-1)", "NumQ", "NumRet", "NumRel",
+                  "NumRelRet", "Judged@5", "Unjudged@5", "RBPResidual(p=0.8)@10"]
+
+
+def _collection(crossed: bool, seed: int = 0):
+    """30 items labelled in a two-level tree (inner nodes too, some votes split between two
+    labels), by 2-5 fresh annotators each or by subsets of 6 shared ones (two of them
+    weighted); queries with a given category (a leaf, an inner node, the root) or their own
+    uncertain one; two systems with lists of 6-14 items, B without a list for one query."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{k}" for k in range(30)]
+    rows = []
+    for item in items:
+        who = (rng.choice(6, size=rng.integers(3, 7), replace=False) if crossed
+               else range(rng.integers(2, 6)))
+        for a in who:
+            annotator = f"a{a}" if crossed else f"{item}-a{a}"
+            for label in rng.choice(NODES, size=1 + (rng.random() < 0.15), replace=False):
+                rows.append((item, annotator, label))
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    ann = Annotations.from_frame(frame, taxonomy=TREE, duplicates="split",
+                                 annotator_weights={"a0": 2.0, "a1": 0.5} if crossed else None)
+    queries = ["i0", "i1", "i2", "i3", "x1", "x2", "x3"]
+    cats = {"x1": "cat", "x2": "animal", "x3": "all"}
+    runs = {}
+    for name in ("A", "B"):
+        qs, ds, ss = [], [], []
+        for q in queries if name == "A" else queries[:-1]:
+            n = int(rng.integers(6, 15))
+            docs = rng.choice(items, size=n, replace=False)
+            qs += [q] * n
+            ds += list(docs)
+            ss += list(rng.permutation(n).astype(float))
+        runs[name] = Run(qs, ds, ss, name=name)
+    return runs, ann, cats
+
+
+def test_every_family_with_an_exact_form_is_in_the_equality_test():
+    # the built-in ones: other tests register families of their own (test_one_definition)
+    covered = {parse_measure(m).family.name for m in EXACT_MEASURES}
+    assert covered == {f for f in families() if family(f).exact is not None
+                       and family(f).exact.__module__.startswith("fuzzytruth.")}
+
+
+@pytest.mark.parametrize(("crossed", "scheme"), [(False, "within-items"), (True, "shared"),
+                                                 (True, "within-items")])
+def test_fast_path_equals_the_general_path_on_the_same_replicates(crossed, scheme):
+    runs, ann, cats = _collection(crossed)
+    resampler = AnnotatorResampler(ann)
+    assert resampler.scheme == ("shared" if crossed else "within-items")
+    plan = plan_population(runs, resampler, [*EXACT_MEASURES, "AP", "nDCG@5"], scheme=scheme,
+                           seed=5, query_categories=cats, n_worlds=20, memory_budget=64e6)
+    assert plan.fast == plan.measures[:-2] and plan.reads_rest
+    fast = replicate_scores(plan, 3, 15)
+    general = replicate_scores(plan, 3, 15, fast=False)
+    for m in plan.measures:
+        assert fast[m].shape == (12, 2, 7)
+        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    moved = np.ptp(fast["P@5"], axis=0)  # the labels move the scores between replicates
+    assert (moved > 0).sum() >= 4
+
+
+@pytest.mark.parametrize("crossed", [False, True])
+def test_fast_path_on_the_labels_as_given_is_the_evaluation(crossed):
+    # every pair counted once: the fast path's shares and mixtures are Membership's and
+    # evaluate()'s own (exact forms, direct-share mixtures, the query left out of its list)
+    runs, ann, cats = _collection(crossed, seed=1)
+    resampler = AnnotatorResampler(ann)
+    plan = plan_population(runs, resampler, EXACT_MEASURES, scheme=resampler.scheme, seed=0,
+                           query_categories=cats, n_worlds=0, memory_budget=64e6)
+    once = _fast_scores(plan, np.ones((1, resampler.n_pairs)), plan.fast)
+    ev = evaluate(runs, Membership.from_annotations(ann), EXACT_MEASURES,
+                  query_categories=cats, n_worlds=0)
+    assert plan.fast == ev.measures
+    for m in plan.fast:
+        np.testing.assert_allclose(once[m][0], ev.query_means(m), rtol=0, atol=1e-12,
+                                   err_msg=m)
+
+
+def test_a_refitted_truth_model_takes_the_general_path():
+    runs, ann, cats = _collection(False)
+    resampler = AnnotatorResampler(ann)
+    calls = []
+
+    def shares(annotations):
+        calls.append(annotations.n_annotators)
+        return Membership.from_annotations(annotations)
+
+    plan = plan_population(runs, resampler, ["P@5"], scheme="within-items", seed=2,
+                           query_categories=cats, n_worlds=10, memory_budget=64e6,
+                           membership_of=shares)
+    assert plan.fast == ()
+    refit = replicate_scores(plan, 0, 4)
+    assert len(calls) == 4
+    fast = replicate_scores(replace(plan, fast=("P@5",), membership_of=None,
+                                    geometry=_geometry_of(runs, ann, cats)), 0, 4)
+    np.testing.assert_allclose(refit["P@5"], fast["P@5"], rtol=0, atol=1e-12)
+
+
+def _geometry_of(runs, ann, cats):
+    resampler = AnnotatorResampler(ann)
+    return plan_population(runs, resampler, ["P@5"], scheme="within-items", seed=2,
+                           query_categories=cats, n_worlds=10, memory_budget=64e6).geometry
+
+
+def test_population_defaults_are_the_same_in_any_blocks_and_on_a_runner():
+    runs, ann, cats = _collection(True, seed=2)
+    with pytest.warns(UnreliableInferenceWarning, match="only 6 annotators shared"):
+        whole = annotator_bootstrap(runs, ann, ["P@5", "RR", "AP"], n_resamples=30,
+                                    query_categories=cats, n_worlds=20, rng=4)
+    assert whole.annotators == "shared"
+    token = BLOCKING.set((7, 1))
+    shipped = []
+
+    def runner(kernel, shared, blocks):  # as a cluster would: the plan pickled, any order
+        shipped.append(len(pickle.dumps(shared)))
+        return [kernel(pickle.loads(pickle.dumps(shared)), a, b) for a, b in blocks[::-1]][::-1]
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnreliableInferenceWarning)
+            blocked = annotator_bootstrap(runs, ann, ["P@5", "RR", "AP"], n_resamples=30,
+                                          query_categories=cats, n_worlds=20, rng=4)
+            runner_token = BLOCK_RUNNER.set(runner)
+            try:
+                remote = annotator_bootstrap(runs, ann, ["P@5", "RR", "AP"], n_resamples=30,
+                                             query_categories=cats, n_worlds=20, rng=4)
+            finally:
+                BLOCK_RUNNER.reset(runner_token)
+    finally:
+        BLOCKING.reset(token)
+    assert shipped
+    for pop in (blocked, remote):
+        for m in ("P@5", "RR", "AP"):
+            assert (pop.replicates[m] == whole.replicates[m]).all()
+            assert (pop.annotators_only[m] == whole.annotators_only[m]).all()
+        assert (pop._counts == whole._counts).all()

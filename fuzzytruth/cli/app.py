@@ -42,7 +42,7 @@ from fuzzytruth.cli._errors import (
 
 __all__ = ["COMMANDS", "UserError", "build_parser", "command_parsers", "console", "main"]
 
-COMMANDS = ("evaluate", "compare", "agreement", "displacement", "repro", "demo")
+COMMANDS = ("evaluate", "compare", "classify", "agreement", "displacement", "repro", "demo")
 """The sub-commands, each a module ``fuzzytruth.cli.<name>``, in the order ``--help`` lists."""
 
 

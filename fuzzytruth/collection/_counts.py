@@ -1,8 +1,14 @@
-"""Shared building blocks: label counts per item, disagreement metrics, bootstrap counts.
+"""Shared building blocks: sparse label counts per item, the canonical item order, disagreement
+metrics, bootstrap settings.
 
-Everything in :mod:`fuzzytruth.collection` starts from one ``(n_items, n_nodes)`` matrix of
-label counts (how many annotators of each item chose each node directly), built once from the
-codes of an :class:`~fuzzytruth.annotations.Annotations`.
+Everything in :mod:`fuzzytruth.collection` starts from one sparse ``(n_items, n_nodes)`` table
+of label counts (how many annotators of each item chose each node directly): a CSR array with
+one stored value per (item, label) that occurs, so its size grows with the number of labels
+given, never with items × nodes.
+
+**Row order never matters.** Every analysis puts the items (and annotators) in one canonical
+order first, their ids sorted (:func:`sorted_order`), so the result of an analysis, bootstrap
+replicates included, is the same bits whatever the order of the rows of the annotation table.
 """
 
 from __future__ import annotations
@@ -11,9 +17,10 @@ from collections.abc import Callable, Hashable
 from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
+import pandas as pd
+from scipy import sparse
 
-from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_confidence_level
+from fuzzytruth._validation import check_confidence_level, check_int, check_memory_budget
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
@@ -38,29 +45,74 @@ def require_annotations(data: object, *, analysis: str, name: str = "annotations
     raise ValueError(f"{name} must be {allowed}; got {type(data).__name__}")
 
 
-class LabelCounts(NamedTuple):
-    """A label-count table (:func:`label_counts`: items × taxonomy nodes, rows in the
-    annotations' item order) and its taxonomy: what the agreement coefficients read. The Dask
-    back end assembles one from item partitions and passes it where Annotations go."""
+# ---------------------------------------------------------------------------- canonical order
+def sorted_order(ids: object) -> np.ndarray:
+    """The permutation that sorts ``ids``: by value when the ids compare with each other
+    (numbers, strings), else by type name, then text (a mix of numbers and strings).
 
-    counts: np.ndarray
+    Examples
+    --------
+    >>> sorted_order(["b", "a", "c"]).tolist(), sorted_order([10, 2, 1]).tolist()
+    ([1, 0, 2], [2, 1, 0])
+    >>> sorted_order(np.array(["x", 3, "a"], dtype=object)).tolist()  # int before str
+    [1, 2, 0]
+    """
+    index = pd.Index(ids)
+    try:
+        return np.asarray(index.argsort(kind="stable"), dtype=np.intp)
+    except TypeError:  # values of several types that do not compare: one loop, this case only
+        text = np.array([f"{type(v).__name__}\x00{v}" for v in index], dtype=object)
+        return np.argsort(text, kind="stable").astype(np.intp)
+
+
+def ranks(order: np.ndarray) -> np.ndarray:
+    """Inverse of a permutation: ``ranks(order)[order[k]] == k``."""
+    out = np.empty(len(order), dtype=np.intp)
+    out[order] = np.arange(len(order))
+    return out
+
+
+def canonical(annotations: Annotations) -> Annotations:
+    """The same annotations with their rows sorted by item id, then annotator id, then label
+    (in taxonomy order): :attr:`~Annotations.items` come out sorted, the annotators in the
+    order they first appear in the sorted rows, and every sum over rows is taken in an order
+    that does not depend on how the table was given."""
+    item, annot, label, _ = annotations.codes()
+    item_rank = ranks(sorted_order(annotations.items))[item]
+    annot_rank = ranks(sorted_order(annotations.annotators))[annot]
+    rows = np.lexsort((label, annot_rank, item_rank))
+    if np.array_equal(rows, np.arange(len(rows))):
+        return annotations
+    frame = annotations.to_frame().take(rows).reset_index(drop=True)
+    return Annotations(frame, annotations.taxonomy, annotations.annotator_weights)
+
+
+# ---------------------------------------------------------------------------- label counts
+class LabelCounts(NamedTuple):
+    """A sparse label-count table (items × taxonomy nodes, rows in sorted item-id order; see
+    :func:`counts_of`) and its taxonomy: what the agreement coefficients read. The Dask back
+    end assembles one from item partitions and passes it where Annotations go."""
+
+    counts: sparse.csr_array
     taxonomy: Taxonomy
 
 
-def counts_of(data: object, *, analysis: str) -> LabelCounts:
-    """The label-count table of Annotations (or ``data`` itself when it is one already)."""
-    if isinstance(data, LabelCounts):
-        return data
-    annotations = require_annotations(data, analysis=analysis)
-    return LabelCounts(label_counts(annotations), annotations.taxonomy)
-
-
-def label_counts(annotations: Annotations) -> np.ndarray:
-    """``(n_items, n_nodes)`` float counts of annotators choosing each node directly.
+def label_counts(annotations: Annotations) -> sparse.csr_array:
+    """``(n_items, n_nodes)`` sparse float counts of annotators choosing each node directly,
+    rows in :attr:`Annotations.items` order.
 
     Annotator weights are ignored (agreement is about the raw labels). Votes split between
     several labels (``duplicates="split"``) are an error: agreement coefficients are defined
     for one label per annotator and item.
+
+    Examples
+    --------
+    >>> from fuzzytruth.datasets import santini_figure1
+    >>> data = santini_figure1()  # one item, five annotators
+    >>> counts = label_counts(data.annotations)
+    >>> names = data.taxonomy.nodes
+    >>> counts.shape, {names[j]: float(c) for j, c in zip(counts.indices, counts.data)}
+    ((1, 8), {'people': 2.0, 'crowd': 1.0, 'city': 2.0})
     """
     item, _, label, _ = annotations.codes()
     if not annotations.one_label_per_pair():
@@ -69,21 +121,43 @@ def label_counts(annotations: Annotations) -> np.ndarray:
             "votes between several labels (duplicates='split'): rebuild them with "
             "duplicates='first' or 'last'"
         )
-    n_nodes = len(annotations.taxonomy)
-    cells = item.astype(np.int64) * n_nodes + label
-    counts = np.bincount(cells, minlength=annotations.n_items * n_nodes)
-    return counts.reshape(annotations.n_items, n_nodes).astype(float)
+    shape = (annotations.n_items, len(annotations.taxonomy))
+    counts = sparse.coo_array((np.ones(len(item)), (item, label)), shape=shape).tocsr()
+    counts.sum_duplicates()
+    return counts
 
 
-def metric_matrix(metric: Metric, taxonomy: Taxonomy) -> np.ndarray:
-    """The ``(n_nodes, n_nodes)`` disagreement matrix δ of a metric name, matrix or callable.
+def counts_of(data: object, *, analysis: str) -> LabelCounts:
+    """The label-count table of Annotations, rows in sorted item-id order (or ``data`` itself
+    when it is a LabelCounts already, whose rows are in that order)."""
+    if isinstance(data, LabelCounts):
+        return data
+    annotations = require_annotations(data, analysis=analysis)
+    counts = label_counts(annotations)
+    return LabelCounts(counts[sorted_order(annotations.items)], annotations.taxonomy)
+
+
+# ---------------------------------------------------------------------------- metrics
+def metric_matrix(
+    metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray | None = None
+) -> np.ndarray:
+    """The disagreement matrix δ of a metric name, matrix or callable, between ``nodes``
+    (column indices of taxonomy nodes; default all of them).
 
     ``"nominal"``: 0 on the diagonal, 1 elsewhere. ``"path"``: number of edges on the shortest
     path between the two labels (:meth:`Taxonomy.distance_matrix`). ``"squared_path"``: its
     square. A matrix must be square over the taxonomy's nodes, finite, non-negative, symmetric
-    and zero on the diagonal; a callable ``f(a, b)`` is evaluated on every pair of node names.
+    and zero on the diagonal; a callable ``f(a, b)`` is evaluated on every pair of ``nodes``
+    (and must be so between them).
+
+    Examples
+    --------
+    >>> tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": None}})
+    >>> metric_matrix("path", tax, tax.indices(["a1", "a2", "b"])).tolist()
+    [[0.0, 2.0, 3.0], [2.0, 0.0, 3.0], [3.0, 3.0, 0.0]]
     """
     n = len(taxonomy)
+    nodes = np.arange(n) if nodes is None else np.asarray(nodes, dtype=np.intp)
     if isinstance(metric, str):
         if metric not in _METRIC_NAMES:
             raise ValueError(
@@ -91,51 +165,42 @@ def metric_matrix(metric: Metric, taxonomy: Taxonomy) -> np.ndarray:
                 f"callable; got {metric!r}"
             )
         if metric == "nominal":
-            return 1.0 - np.eye(n)
-        dist = taxonomy.distance_matrix().astype(float)
+            return 1.0 - np.eye(len(nodes))
+        dist = taxonomy.distance_matrix()[np.ix_(nodes, nodes)].astype(float)
         return dist if metric == "path" else dist**2
     if callable(metric):
-        nodes = taxonomy.nodes
-        delta = np.array([[float(metric(a, b)) for b in nodes] for a in nodes])
+        names = [taxonomy.nodes[j] for j in nodes]
+        delta = np.array([[float(metric(a, b)) for b in names] for a in names]).reshape(
+            len(nodes), len(nodes)
+        )
     else:
         delta = np.array(metric, dtype=float)
-    if delta.shape != (n, n):
-        raise ValueError(
-            f"metric matrix must have shape (n_nodes, n_nodes) = {(n, n)}; got {delta.shape}"
-        )
-    if not np.all(np.isfinite(delta)) or delta.min() < 0:
+        if delta.shape != (n, n):
+            raise ValueError(
+                f"metric matrix must have shape (n_nodes, n_nodes) = {(n, n)}; got {delta.shape}"
+            )
+    if not np.all(np.isfinite(delta)) or (delta.size and delta.min() < 0):
         raise ValueError("metric values must be finite and >= 0")
     if np.any(np.diag(delta) != 0):
         raise ValueError("metric must be 0 between a label and itself (zero diagonal)")
     if not np.allclose(delta, delta.T):
         raise ValueError("metric must be symmetric: metric(a, b) == metric(b, a)")
-    return delta
+    return delta if callable(metric) else delta[np.ix_(nodes, nodes)]
 
 
-def collapse_matrix(taxonomy: Taxonomy, depth: int) -> np.ndarray:
-    """``(n_nodes, n_nodes)`` 0/1 matrix sending each node to its ancestor at ``depth``.
-
-    A node shallower than ``depth`` is sent to itself (:meth:`Taxonomy.ancestor_at_depth`), so
-    ``counts @ collapse_matrix(tax, d)`` are the label counts after collapsing to depth ``d``.
-    """
-    n = len(taxonomy)
-    target = taxonomy.indices(taxonomy.ancestor_at_depth(node, depth) for node in taxonomy)
-    out = np.zeros((n, n))
-    out[np.arange(n), target] = 1.0
-    return out
+def ancestor_columns(taxonomy: Taxonomy, depth: int) -> np.ndarray:
+    """``(n_nodes,)`` column of each node's ancestor at ``depth`` (the node itself when it is
+    shallower: :meth:`Taxonomy.ancestor_at_depth`); mapping the label columns of a count
+    table through it collapses the labels to that depth."""
+    return taxonomy.indices(taxonomy.ancestor_at_depth(node, depth) for node in taxonomy)
 
 
-def check_bootstrap(
-    n_resamples: int, confidence_level: float, memory_budget: float = MEMORY_BUDGET
-) -> None:
+# ---------------------------------------------------------------------------- settings
+def check_bootstrap(n_resamples: int, confidence_level: float, memory_budget: float) -> None:
     """ValueErrors naming ``n_resamples``, ``confidence_level`` or ``memory_budget``."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
-        raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
-    if n_resamples < 0:
-        raise ValueError(f"n_resamples must be an integer >= 0; got {n_resamples!r}")
+    check_int("n_resamples", n_resamples, minimum=0)
     check_confidence_level(confidence_level)
-    if not (isinstance(memory_budget, (int, float)) and memory_budget > 0):
-        raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
+    check_memory_budget(memory_budget)
 
 
 def format_estimate(value: float, low: float, high: float) -> str:

@@ -10,14 +10,18 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.collection._counts import label_counts, require_annotations
+from fuzzytruth.collection._counts import (
+    canonical,
+    label_counts,
+    ranks,
+    require_annotations,
+    sorted_order,
+)
 
 __all__ = ["AnnotatorAgreement", "annotator_agreement", "annotator_weights"]
 
-#: Bytes the temporaries of one block of the leave-one-out majority may take: a float copy
-#: of the other annotators' counts and a boolean tie mask, 9 bytes per (label row, category).
 _WEIGHT_RULES = ("kappa", "majority")
 
 
@@ -52,9 +56,11 @@ class AnnotatorAgreement:
 
     @property
     def mean_kappa(self) -> np.ndarray:
-        """Mean of each annotator's defined pairwise κ with the others (NaN if none)."""
+        """Mean of each annotator's defined pairwise κ with the others (NaN if none); the
+        values are added up in sorted order, so the bits do not depend on the annotators'
+        order."""
         defined = np.isfinite(self.pairwise_kappa)
-        total = np.where(defined, self.pairwise_kappa, 0.0).sum(axis=1)
+        total = np.sort(np.where(defined, self.pairwise_kappa, 0.0), axis=1).sum(axis=1)
         n = defined.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, total / n, np.nan)
@@ -64,11 +70,14 @@ class AnnotatorAgreement:
         """Number of other annotators with a defined pairwise κ."""
         return np.isfinite(self.pairwise_kappa).sum(axis=1)
 
+    def _id_ranks(self) -> np.ndarray:
+        return ranks(sorted_order(self.annotators))
+
     def __repr__(self) -> str:
         def lowest(values: np.ndarray, name: str) -> str:
             if not np.isfinite(values).any():
                 return f"{name} undefined"
-            i = int(np.nanargmin(values))
+            i = int(np.lexsort((self._id_ranks(), values))[0])  # ties: the smallest id
             return (
                 f"{name} {np.nanmin(values):.3f}–{np.nanmax(values):.3f} "
                 f"(lowest {self.annotators[i]!r})"
@@ -83,24 +92,41 @@ class AnnotatorAgreement:
     def to_frame(self) -> pd.DataFrame:
         """One row per annotator: ``annotator_id, n_items_labelled, majority_agreement,
         n_majority_items, mean_pairwise_kappa, n_partners`` (``n_items`` in the agreement
-        tables is the size of the collection, hence the longer name here)."""
+        tables is the size of the collection, hence the longer name here).
+
+        Rows go from the least to the most reliable annotator, so the ones to check come
+        first: by ``mean_pairwise_kappa`` (chance-corrected, the default reliability weight of
+        :func:`annotator_weights`), then ``majority_agreement``, both ascending, undefined
+        values last, then by annotator id.
+        """
+        order = np.lexsort((self._id_ranks(), self.majority_agreement, self.mean_kappa))
         return pd.DataFrame(
             {
-                "annotator_id": pd.Series(self.annotators, dtype=object),
-                "n_items_labelled": self.n_items,
-                "majority_agreement": self.majority_agreement,
-                "n_majority_items": self.n_majority_items,
-                "mean_pairwise_kappa": self.mean_kappa,
-                "n_partners": self.n_partners,
+                "annotator_id": pd.Series(self.annotators, dtype=object)[order],
+                "n_items_labelled": self.n_items[order],
+                "majority_agreement": self.majority_agreement[order],
+                "n_majority_items": self.n_majority_items[order],
+                "mean_pairwise_kappa": self.mean_kappa[order],
+                "n_partners": self.n_partners[order],
             }
-        )
+        ).reset_index(drop=True)
 
     def pairs_to_frame(self) -> pd.DataFrame:
         """One row per unordered pair sharing at least one item: ``annotator_id, other,
-        n_shared, cohen_kappa``."""
+        n_shared, cohen_kappa``, ``annotator_id`` the smaller of the two ids.
+
+        Rows go from the least to the most agreeing pair (``cohen_kappa`` ascending,
+        undefined last), then by the two ids.
+        """
+        rank = self._id_ranks()
+        by_id = np.argsort(rank)  # annotator positions in id order
         a, b = np.triu_indices(len(self.annotators), k=1)
+        a, b = by_id[a], by_id[b]
         keep = self.n_shared[a, b] > 0
         a, b = a[keep], b[keep]
+        kappa = self.pairwise_kappa[a, b]
+        order = np.lexsort((rank[b], rank[a], kappa))
+        a, b = a[order], b[order]
         ids = np.array(self.annotators, dtype=object)
         return pd.DataFrame(
             {
@@ -113,21 +139,31 @@ class AnnotatorAgreement:
 
 
 def _majority_credit(
-    item: np.ndarray, label: np.ndarray, counts: np.ndarray
+    item: np.ndarray, label: np.ndarray, counts: sparse.csr_array
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per label row: credit for matching the majority of the item's other annotators, and
-    whether the item has other annotators at all."""
-    n_rows, n_labels = len(item), counts.shape[1]
-    credit = np.zeros(n_rows)
-    step = block_rows(n_labels, MEMORY_BUDGET, bytes_per_unit=9)
-    for start in range(0, n_rows, step):
-        rows = slice(start, min(start + step, n_rows))
-        others = counts[item[rows]]
-        local = np.arange(others.shape[0])
-        others[local, label[rows]] -= 1.0
-        top = others.max(axis=1)
-        tied = others == top[:, None]
-        credit[rows] = tied[local, label[rows]] / tied.sum(axis=1)
+    whether the item has other annotators at all.
+
+    From each item's largest label count m1 (held by t1 labels) and the next one m2 (held by
+    t2 labels): the other annotators' top labels are the label of the row alone when it holds
+    m1 alone and m1 − 1 > m2 (credit 1), it and the t2 others when m1 − 1 = m2 (credit
+    1/(1 + t2)); otherwise some other label is on top alone or tied (credit 0). One pass over
+    the stored counts: no items × labels table.
+    """
+    indptr, data = counts.indptr, counts.data
+    per_item = np.diff(indptr)
+    row = np.repeat(np.arange(counts.shape[0]), per_item)
+    m1 = np.maximum.reduceat(data, indptr[:-1])
+    t1 = np.bincount(row, data == m1[row], len(m1))
+    below = np.where(data < m1[row], data, 0.0)
+    m2 = np.maximum.reduceat(below, indptr[:-1])
+    t2 = np.bincount(row, (data == m2[row]) & (m2[row] > 0), len(m1))
+    # the count of each label row's own label: the stored value at (item, label)
+    keys = row.astype(np.int64) * counts.shape[1] + counts.indices
+    own = data[np.searchsorted(keys, item.astype(np.int64) * counts.shape[1] + label)]
+    top = m1[item]
+    alone = (own == top) & (t1[item] == 1)
+    credit = np.where(alone, np.where(top - 1 > m2[item], 1.0, 1.0 / (1.0 + t2[item])), 0.0)
     has_others = counts.sum(axis=1)[item] >= 2
     return np.where(has_others, credit, 0.0), has_others
 
@@ -148,9 +184,20 @@ def _pairwise_kappa(
     )
     shared = (present.T @ present).toarray()
     agree = (by_item_label.T @ by_item_label).toarray()
-    # margins[a, c, b]: items labelled c by a that b also labelled
-    margins = (chose.T @ present).toarray().reshape(n_annot, n_labels, n_annot)
-    chance_pairs = np.einsum("acb,bca->ab", margins, margins)
+    # margins (a, c, b): items labelled c by a that b also labelled, stored where non-zero
+    # (never n_annotators² × n_labels); chance_pairs[a, b] = Σ_c margins(a, c, b) margins(b, c, a)
+    margins = (chose.T @ present).tocoo()
+    a, c = np.divmod(margins.row.astype(np.int64), n_labels)
+    b = margins.col.astype(np.int64)
+    keys = (a * n_labels + c) * n_annot + b
+    order = np.argsort(keys)
+    partner = (b * n_labels + c) * n_annot + a
+    at = np.minimum(np.searchsorted(keys[order], partner), len(keys) - 1)
+    found = keys[order][at] == partner
+    products = np.where(found, margins.data * margins.data[order][at], 0.0)
+    chance_pairs = np.bincount(a * n_annot + b, products, n_annot * n_annot).reshape(
+        n_annot, n_annot
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         p_o = agree / shared
         p_e = chance_pairs / shared**2
@@ -187,7 +234,12 @@ def annotator_agreement(annotations: Annotations) -> AnnotatorAgreement:
     product of the two annotators' label shares on those items (Cohen 1960; as
     ``sklearn.metrics.cohen_kappa_score``). Undefined (NaN) without a shared item or when
     p_e = 1 (both used one and the same label throughout). ``mean_kappa`` averages the defined
-    values with equal weight per partner. Memory grows as n_annotators² × n_labels.
+    values with equal weight per partner. Memory grows as n_annotators² (the pairwise tables)
+    plus the (annotator, label, co-annotator) triples that occur.
+
+    The result's arrays follow :attr:`Annotations.annotators`; its tables go from the least to
+    the most reliable annotator (:meth:`AnnotatorAgreement.to_frame`). Every number is the
+    same whatever the order of the rows of the annotation table.
 
     Examples
     --------
@@ -195,32 +247,33 @@ def annotator_agreement(annotations: Annotations) -> AnnotatorAgreement:
     >>> res = annotator_agreement(santini_illustrative().annotations)
     >>> res.to_frame()[["annotator_id", "majority_agreement", "mean_pairwise_kappa"]].round(3)
       annotator_id  majority_agreement  mean_pairwise_kappa
-    0           s1               0.812                0.514
-    1           s2               0.650                0.394
-    2           s3               0.550                0.308
-    3           s4               0.612                0.393
-    4           s5               0.350                0.173
+    0           s5               0.350                0.173
+    1           s3               0.550                0.308
+    2           s4               0.612                0.393
+    3           s2               0.650                0.394
+    4           s1               0.812                0.514
     """
     annotations = require_annotations(annotations, analysis="annotator_agreement")
-    counts = label_counts(annotations)  # also checks one label per (item, annotator)
-    item, annot, label, _ = annotations.codes()
-    used, label_code = np.unique(label, return_inverse=True)
-    counts = counts[:, used]
-    n_annot = annotations.n_annotators
-    credit, has_others = _majority_credit(item, label_code, counts)
+    ordered = canonical(annotations)  # sums over rows in an order the table's cannot change
+    counts = label_counts(ordered)  # also checks one label per (item, annotator)
+    item, annot, label, _ = ordered.codes()
+    n_annot = ordered.n_annotators
+    credit, has_others = _majority_credit(item, label, counts)
     n_items = np.bincount(annot, minlength=n_annot)
     n_majority = np.bincount(annot, weights=has_others, minlength=n_annot).astype(np.int64)
     total = np.bincount(annot, weights=credit, minlength=n_annot)
     with np.errstate(invalid="ignore", divide="ignore"):
         majority = np.where(n_majority > 0, total / n_majority, np.nan)
-    kappa, shared = _pairwise_kappa(item, annot, label_code, annotations.n_items, n_annot)
+    _, label_code = np.unique(label, return_inverse=True)
+    kappa, shared = _pairwise_kappa(item, annot, label_code, ordered.n_items, n_annot)
+    back = ordered.annotators.get_indexer(annotations.annotators)  # to the given order
     return AnnotatorAgreement(
         annotators=tuple(annotations.annotators),
-        n_items=n_items,
-        majority_agreement=majority,
-        n_majority_items=n_majority,
-        pairwise_kappa=kappa,
-        n_shared=shared,
+        n_items=n_items[back],
+        majority_agreement=majority[back],
+        n_majority_items=n_majority[back],
+        pairwise_kappa=kappa[np.ix_(back, back)],
+        n_shared=shared[np.ix_(back, back)],
     )
 
 
@@ -261,8 +314,7 @@ def annotator_weights(
     {'s1': 0.514, 's2': 0.394, 's3': 0.308, 's4': 0.393, 's5': 0.173}
     >>> weighted = ann.with_annotator_weights(weights)
     """
-    if by not in _WEIGHT_RULES:
-        raise ValueError(f"by must be one of {_WEIGHT_RULES}; got {by!r}")
+    check_choice("by", by, _WEIGHT_RULES)
     if undefined is not None and (not np.isfinite(undefined) or undefined < 0):
         raise ValueError(f"undefined must be a finite weight >= 0 or None; got {undefined!r}")
     result = data if isinstance(data, AnnotatorAgreement) else annotator_agreement(data)

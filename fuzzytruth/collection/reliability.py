@@ -7,9 +7,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
+from fuzzytruth._validation import check_int
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.collection._counts import label_counts, require_annotations
+from fuzzytruth.collection._counts import (
+    canonical,
+    label_counts,
+    require_annotations,
+    sorted_order,
+)
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
 
@@ -30,10 +37,10 @@ def _sibling_pairs(taxonomy: Taxonomy) -> np.ndarray:
     return np.array(sorted(pairs), dtype=np.intp).reshape(-1, 2)
 
 
-def _confusion_matrix(counts: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
+def _confusion_matrix(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarray:
     """Symmetric ``(n_nodes, n_nodes)`` sibling confusion counts (0 for non-siblings)."""
     # cross[x, y] (x != y): annotator pairs on one item, one labelling x and the other y
-    cross = counts.T @ counts
+    cross = (counts.T @ counts).toarray()
     np.fill_diagonal(cross, 0.0)
     under = taxonomy.ancestor_matrix  # under[x, c]: label x is c or below c
     pairs = _sibling_pairs(taxonomy)
@@ -101,17 +108,21 @@ def _binary_entropy(p: np.ndarray) -> np.ndarray:
     return np.where((p > 0) & (p < 1), h, 0.0)
 
 
-def _closed_kappa(counts: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
+def _closed_kappa(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarray:
     """Fleiss' κ_ω of the dichotomy "in ω or not" per node, from closed label counts, with
     unequal numbers of annotators handled as in :func:`~fuzzytruth.collection.agreement`."""
     n = counts.sum(axis=1)
-    closed = counts @ taxonomy.ancestor_matrix.astype(float)
     pairable = n >= 2
     if not pairable.any():
         return np.full(len(taxonomy), np.nan)
-    m, k = closed[pairable], n[pairable]
-    disagreement = (m * (k[:, None] - m) / (k * (k - 1))[:, None]).mean(axis=0)
-    p = (closed / n[:, None]).mean(axis=0)
+    # closed[i, w]: labels of item i at w or below (sparse: only the labels' ancestors)
+    closed = (counts @ sparse.csr_array(taxonomy.ancestor_matrix.astype(float))).tocoo()
+    m, k = closed.data, n[closed.row]
+    safe = np.where(pairable, n, 2.0)[closed.row]
+    pair_disagreement = np.where(k >= 2, m * (k - m) / (safe * (safe - 1)), 0.0)
+    n_nodes = len(taxonomy)
+    disagreement = np.bincount(closed.col, pair_disagreement, n_nodes) / pairable.sum()
+    p = np.bincount(closed.col, m / k, n_nodes) / len(n)
     pq = p * (1 - p)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(pq > 0, 1 - disagreement / pq, np.nan)
@@ -272,16 +283,19 @@ def category_reliability(
             raise ValueError("truth_model needs the raw labels (an Annotations as data) to fit "
                              "the model on; got a Membership")
         membership, annotations = data, None
+        p = membership.matrix[sorted_order(membership.items)]
     else:
-        annotations = require_annotations(data, analysis="category_reliability", name="data")
+        annotations = canonical(
+            require_annotations(data, analysis="category_reliability", name="data")
+        )
         if truth_model is None:
             membership = Membership.from_annotations(annotations)
         else:
             from fuzzytruth.truth.models import fit_truth
 
             membership = fit_truth(annotations, truth_model).membership
+        p = membership.matrix
     taxonomy = membership.taxonomy
-    p = membership.matrix
     counts = None if annotations is None else label_counts(annotations)
     if truth_model is None:
         voted = p > 0
@@ -344,8 +358,5 @@ def _check_options(
         raise ValueError(f"max_ambiguous_share must be within [0, 1]; got {max_share!r}")
     if not -1 <= min_kappa <= 1:
         raise ValueError(f"min_kappa must be within [-1, 1]; got {min_kappa!r}")
-    if isinstance(n_confused, bool) or not isinstance(n_confused, (int, np.integer)):
-        raise ValueError(f"n_confused must be an integer >= 0; got {n_confused!r}")
-    if n_confused < 0:
-        raise ValueError(f"n_confused must be an integer >= 0; got {n_confused!r}")
+    check_int("n_confused", n_confused, minimum=0)
     return low, high

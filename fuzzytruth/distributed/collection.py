@@ -2,19 +2,21 @@
 replicates as tasks, the same numbers as in memory.
 
 The bootstrap of :mod:`fuzzytruth.collection.agreement` works in blocks of replicates sized
-from the memory budget, and every draw of a replicate is keyed by (seed, replicate, draw)
-(:func:`~fuzzytruth.collection._counts.resample_block`). Here the blocks are Dask tasks: the
-per-item table (small: items × a few dozen columns) is broadcast once, each task draws and
-evaluates its block, and the driver puts the blocks back in order. Same blocks, same draws,
-same matrix products: the result equals the in-memory one bit for bit, whatever the number of
+from the memory budget, every draw of a replicate is keyed by (seed, replicate, draw)
+(:func:`~fuzzytruth._resampling.resample_block`), and every replicate's sums are added up
+item by item in a fixed order by a compiled pass (no BLAS). Here the blocks are Dask tasks:
+the sparse per-item table (a few stored values per label given) is broadcast once, each task
+draws and evaluates its block, and the driver puts the blocks back in order. Same blocks, same
+draws, same sums: the result equals the in-memory one bit for bit, whatever the number of
 workers.
 
 The annotations can be given as an :class:`~fuzzytruth.annotations.Annotations`, a Dask
 DataFrame or a partitioned Parquet dataset (one reader call) with columns ``item_id``,
 ``annotator_id``, ``label``, partitioned by item: the partitioning is checked (an item split
 across partitions is an error naming it). Each worker counts its partition's labels per item
-(the rows of the label-count table, items × taxonomy nodes) and only those rows come back to
-the driver, in partition order, which is the item order of the in-memory Annotations: the
+(sparse rows of the label-count table, items × taxonomy nodes) and only those rows and the
+item ids come back to the driver, which puts the rows in sorted item-id order, the order of
+the in-memory analysis (so neither the partitioning nor the row order changes a number): the
 votes themselves never leave the workers. The bootstrap then runs on the workers.
 """
 
@@ -25,11 +27,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
-from fuzzytruth.collection._counts import LabelCounts, label_counts
+from fuzzytruth.collection._counts import LabelCounts, label_counts, sorted_order
 from fuzzytruth.collection.agreement import AgreementResult, LevelAgreement
 from fuzzytruth.distributed.partitions import blocks_on, is_frame, read_parquet
 from fuzzytruth.taxonomy import Taxonomy
@@ -96,29 +99,33 @@ def _label_counts(annotations: Any, taxonomy: Taxonomy | None) -> LabelCounts:
         labels = dask.compute(*[dask.delayed(_unique)(part["label"]) for part in parts])
         taxonomy = Taxonomy.flat(pd.unique(np.concatenate(labels)))
     counted = dask.compute(*[dask.delayed(_partition_counts)(part, taxonomy) for part in parts])
-    homes = pd.DataFrame({
-        "item": np.concatenate([items for items, _ in counted]),
-        "partition": np.repeat(np.arange(len(counted)), [len(items) for items, _ in counted]),
-    })
-    split = homes["item"].duplicated(keep=False)
+    items = pd.Series(np.concatenate([np.empty(0, dtype=object)]
+                                     + [items for items, _ in counted]))
+    split = items.duplicated(keep=False).to_numpy()
     if split.any():
-        item = homes.loc[split, "item"].iloc[0]
-        where = homes.loc[homes["item"] == item, "partition"].tolist()
+        item = items[split].iloc[0]
+        sizes = [len(items) for items, _ in counted]
+        home = np.repeat(np.arange(len(counted)), sizes)
+        where = home[(items == item).to_numpy()].tolist()
         raise ValueError(
-            f"annotations are not partitioned by item: item {item!r} is split across "
+            f"annotations are not partitioned by item: item {str(item)!r} is split across "
             f"partitions {where[0]} and {where[1]}; put every item's rows in one partition"
         )
-    return LabelCounts(np.concatenate([counts for _, counts in counted]), taxonomy)
+    counts = sparse.vstack([counts for _, counts in counted], format="csr")
+    # rows in sorted item-id order, as the in-memory counts_of puts them
+    return LabelCounts(sparse.csr_array(counts[sorted_order(items.to_numpy())]), taxonomy)
 
 
 def _unique(labels: pd.Series) -> np.ndarray:
     return pd.unique(labels.to_numpy(dtype=object))
 
 
-def _partition_counts(part: pd.DataFrame, taxonomy: Taxonomy) -> tuple[np.ndarray, np.ndarray]:
-    """On a worker: one partition's items (as text, in order of first appearance) and their
+def _partition_counts(
+    part: pd.DataFrame, taxonomy: Taxonomy
+) -> tuple[np.ndarray, sparse.csr_array]:
+    """On a worker: one partition's items (in order of first appearance) and their sparse
     label-count rows, validated as :class:`~fuzzytruth.annotations.Annotations` validates."""
     if not len(part):
-        return np.empty(0, dtype=object), np.zeros((0, len(taxonomy)))
+        return np.empty(0, dtype=object), sparse.csr_array((0, len(taxonomy)))
     annotations = Annotations.from_frame(part.reset_index(drop=True), taxonomy=taxonomy)
-    return np.asarray(annotations.items.astype(str), dtype=object), label_counts(annotations)
+    return np.asarray(annotations.items, dtype=object), label_counts(annotations)

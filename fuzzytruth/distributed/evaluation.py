@@ -33,7 +33,7 @@ from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
 from fuzzytruth.runs import Run
-from fuzzytruth.truth.protocol import Truth, as_truth
+from fuzzytruth.truth.protocol import as_truth
 
 __all__ = ["evaluate", "evaluate_per_annotator"]
 
@@ -60,7 +60,8 @@ def evaluate(
     truth : Qrels, ProbabilisticQrels, Membership, Dask DataFrame or Parquet path
         A frame with a ``relevance`` column is crisp qrels, with ``probability`` (and
         optionally ``grade``) probabilistic qrels; a Membership or a fitted truth model
-        (:mod:`fuzzytruth.truth.models`) is broadcast to every worker.
+        (:mod:`fuzzytruth.truth.models`) is broadcast to every worker (once), with in-memory
+        runs or with frames (then only the runs are partitioned).
     measures : str, Measure or iterable of them
         As in :func:`fuzzytruth.evaluation.evaluate`.
     client : distributed.Client, optional
@@ -99,7 +100,8 @@ def evaluate(
     kind = truth_kind(truth)
     framed = [is_frame(r) for r in runs.values()] + [is_frame(truth)]
     if any(framed):
-        tasks = _frame_tasks(runs, truth, measures, options, rng, repartition, npartitions)
+        tasks = _frame_tasks(client, runs, truth, measures, options, rng, repartition,
+                             npartitions)
     else:
         if npartitions is None:
             npartitions = 2 * max(sum(client.nthreads().values()), 1)
@@ -213,32 +215,42 @@ def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: An
     ]
 
 
-def _frame_tasks(runs: Mapping[str, Any], truth: Any, measures: Any, options: dict,
-                 rng: np.random.Generator, repartition: bool, npartitions: int | None) -> list:
+def _frame_tasks(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any,
+                 options: dict, rng: np.random.Generator, repartition: bool,
+                 npartitions: int | None) -> list:
+    """One task per partition of the frames. A truth shared by every query (a Membership:
+    ``per_query`` False) is sent to every worker once, and only the runs are partitioned."""
     from dask import delayed
 
-    if isinstance(truth, Truth) and not truth.per_query:
-        raise ValueError(f"a {type(truth).__name__} is broadcast, not partitioned: pass the "
-                         "runs in memory (Run objects) with it")
     frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]") for name, run in runs.items()}
-    frames["truth"] = as_frame(truth, "truth")
+    shared = None
+    if not is_frame(truth) and not getattr(truth, "per_query", True):  # a Membership, a model
+        as_truth(truth, query_categories=options.get("query_categories"))  # checks early
+        [shared] = client.scatter([truth], broadcast=True)
+    else:
+        frames["truth"] = as_frame(truth, "truth")
     frames = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
     columns = [frame.to_delayed() for frame in frames.values()]
     names = list(runs)
-    return [
-        delayed(_evaluate_frames, pure=False)(names, parts[:-1], parts[-1], measures, options,
-                                              copy.deepcopy(rng))
-        for parts in zip(*columns, strict=True)
-    ]
+    tasks = []
+    for parts in zip(*columns, strict=True):
+        run_parts, truth_part = (parts, shared) if shared is not None else (parts[:-1],
+                                                                             parts[-1])
+        tasks.append(delayed(_evaluate_frames, pure=False)(
+            names, run_parts, truth_part, measures, options, copy.deepcopy(rng)))
+    return tasks
 
 
-def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part: pd.DataFrame,
+def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,
                      measures: Any, options: dict, rng: np.random.Generator
                      ) -> tuple[Evaluation | None, list[str]]:
+    """One partition of frames on a worker; ``truth_part`` is the truth's rows of these
+    queries, or the shared truth itself."""
     runs = {name: Run.from_dataframe(part.reset_index(drop=True), name=name)
             for name, part in zip(names, run_parts, strict=True)}
-    return _evaluate_part(runs, truth_from_frame(truth_part.reset_index(drop=True)), measures,
-                          options, rng)
+    if isinstance(truth_part, pd.DataFrame):
+        truth_part = truth_from_frame(truth_part.reset_index(drop=True))
+    return _evaluate_part(runs, truth_part, measures, options, rng)
 
 
 def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dict,

@@ -90,6 +90,7 @@ import numpy as np
 from fuzzytruth._progress import Progress
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
+from fuzzytruth.evaluation.classifiers import evaluate_predictions, is_classifier_input
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
 from fuzzytruth.measures import (
@@ -147,8 +148,11 @@ def evaluate(
 
     Parameters
     ----------
-    runs : Run or mapping of str to Run
-        One run (named by ``run.name``) or systems by name.
+    runs : Run or mapping of str to Run, or Predictions or mapping of str to Predictions
+        One run (named by ``run.name``) or systems by name; or classifiers
+        (:class:`~fuzzytruth.classify.Predictions`), evaluated item by item with the
+        classifier families (:mod:`fuzzytruth.evaluation.classifiers`: items play the
+        queries; the options that rank runs do not apply).
     truth : Qrels, ProbabilisticQrels, Membership or FittedTruth
         Crisp qrels, probabilistic qrels, categorical uncertain truth, or a fitted truth model
         (``DawidSkene().fit(annotations)``; module docstring).
@@ -245,11 +249,31 @@ def evaluate(
         p = replace(p, params={**p.params, "rel": rel}, name=f"{p.name}(rel={rel:g})")
     if depth is not None:
         depth = check_int("depth", depth, minimum=1)
+    given = {"ties": ties, "score_dtype": score_dtype}  # for the classifier branch's checks
     ties = ties or p.ties
     score_dtype = score_dtype or p.score_dtype
     asked = parse_measures(measures)
     names = [str(m) for m in asked]
     resolved = [m.resolve(p) for m in asked]
+    if is_classifier_input(runs):  # items play the queries (fuzzytruth.evaluation.classifiers)
+        options = {
+            "query_categories": query_categories, "weights": weights,
+            "exclude_query": exclude_query, "recall_form": recall_form, "depth": depth,
+            "relevance_level": relevance_level, "judged_only": judged_only, **given,
+            "world_model": world_model,
+        }
+        return evaluate_predictions(
+            runs, truth, resolved, names, preset=p, undefined=undefined, missing=missing,
+            complete=complete, method=method, n_worlds=n_worlds, rng=rng,
+            confidence_level=confidence_level, memory_budget=memory_budget, progress=progress,
+            options=options,
+        )
+    for name, m in zip(names, resolved, strict=True):
+        if m.family.reads != "ranking":
+            raise ValueError(
+                f"measure {name!r} reads a classifier's predictions; evaluate a "
+                "fuzzytruth.classify.Predictions (or a mapping of them) with it, not runs"
+            )
 
     if isinstance(truth, Preferences):
         raise ValueError(

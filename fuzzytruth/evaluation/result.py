@@ -15,7 +15,7 @@ from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind, estimand_label
-from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["Evaluation"]
@@ -44,16 +44,21 @@ class Evaluation:
         Default level of the intervals.
     families : mapping of str to MeasureFamily
         Each measure's family.
-    batches : mapping of (system, measure) to DistributionBatch or None
-        Per-query distributions (rows in ``queries``); None where the values are summarised
-        from the world values on demand.
+    batches : mapping of (system, measure) to DistributionBatch, DeferredBatch or None
+        Per-query distributions (rows in ``queries``); a
+        :class:`~fuzzytruth.uncertain.batch.DeferredBatch` when the exact law is built on
+        demand (its means known); None where the values are summarised from the world values
+        on demand.
     methods : mapping of (system, measure) to str
         Which path computed each: crisp, exact, worlds or worlds_binary.
     counted : mapping of str to numpy.ndarray
         Per measure, ``(n_queries,)`` bool: the queries that enter aggregates (the preset's
         class-size rule).
     worlds : numpy.ndarray, optional
-        ``(n_measures, n_systems, n_worlds, n_queries)`` values in each sampled world.
+        ``(n_measures, n_systems, n_worlds, n_queries)`` values in each sampled world: an
+        array, or any object with that ``shape`` whose ``[m, s]`` gives one system's values of
+        one measure (a classifier evaluation computes them from the worlds' labels on
+        demand, :class:`fuzzytruth.evaluation.classifiers.ClassWorlds`).
     world_counted : numpy.ndarray, optional
         ``(n_worlds, n_queries)`` bool: the preset's class-size rule world by world.
     groups : pandas.DataFrame, optional
@@ -70,7 +75,7 @@ class Evaluation:
     confidence_level: float
     groups: pd.DataFrame | None = field(repr=False)
     _families: dict[str, MeasureFamily] = field(repr=False)
-    _batches: dict[tuple[str, str], DistributionBatch | None] = field(repr=False)
+    _batches: dict[tuple[str, str], DistributionBatch | DeferredBatch | None] = field(repr=False)
     _methods: dict[tuple[str, str], str] = field(repr=False)
     _worlds: np.ndarray | None = field(repr=False)
     _counted: dict[str, np.ndarray] = field(repr=False)
@@ -87,7 +92,7 @@ class Evaluation:
         conventions: Mapping[str, Any],
         confidence_level: float,
         families: Mapping[str, MeasureFamily],
-        batches: Mapping[tuple[str, str], DistributionBatch | None],
+        batches: Mapping[tuple[str, str], DistributionBatch | DeferredBatch | None],
         methods: Mapping[tuple[str, str], str],
         counted: Mapping[str, np.ndarray],
         worlds: np.ndarray | None = None,
@@ -251,6 +256,8 @@ class Evaluation:
         batch = self._batches[system, measure]
         if batch is None:  # built on demand: n_queries x n_worlds atoms
             return DistributionBatch.from_samples(self._samples(system, measure))
+        if isinstance(batch, DeferredBatch):
+            return batch.resolve()
         return batch
 
     def batch(self, system: str, measure: str | Measure) -> DistributionBatch:
@@ -324,17 +331,24 @@ class Evaluation:
         fill = self._families[name].undefined_value
         rows = []
         for system in self.systems:
-            if self._batches[system, name] is not None:
+            batch = self._batches[system, name]
+            if isinstance(batch, DeferredBatch):
+                counts = self.undefined.counts and not np.isnan(fill)
+                rows.append(batch.filled_mean(fill) if counts else batch.mean())
+                continue
+            if batch is not None:
                 rows.append(self.batch(system, name).mean())
                 continue
-            samples = self._samples(system, name)
-            keep = np.ones(samples.shape, dtype=bool)
-            if self._world_counted is not None:
-                keep &= self._world_counted
-            samples = self.undefined.apply(samples, fill)
-            keep &= ~np.isnan(samples)  # what the rule leaves undefined stays out
-            total = np.where(keep, samples, 0.0).sum(axis=0)
-            count = keep.sum(axis=0)
+            total = np.zeros(len(self.queries))
+            count = np.zeros(len(self.queries), dtype=np.int64)
+            for start, samples in self._raw_world_blocks(name, self.systems.index(system)):
+                keep = np.ones(samples.shape, dtype=bool)
+                if self._world_counted is not None:
+                    keep &= self._world_counted[start : start + len(samples)]
+                samples = self.undefined.apply(samples, fill)
+                keep &= ~np.isnan(samples)  # what the rule leaves undefined stays out
+                total += np.where(keep, samples, 0.0).sum(axis=0)
+                count += keep.sum(axis=0)
             rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
                                   where=count > 0))
         return np.where(self._counted[name][None, :], np.stack(rows), np.nan)
@@ -347,17 +361,44 @@ class Evaluation:
         leaves out of aggregates are NaN (world by world under uncertain truth).
         """
         name = self._key(self.systems[0], measure)[1]
-        m = self.measures.index(name)
-        if self.truth.crisp:
-            values = np.stack([self._batches[s, name].mean() for s in self.systems])[None]
-        elif self._worlds is None:
+        if not self.truth.crisp and self._worlds is None:
             raise ValueError("no worlds were drawn; evaluate with n_worlds > 0")
+        return np.stack([self._system_world_scores(name, s) for s in range(len(self.systems))],
+                        axis=1)
+
+    def _system_world_scores(self, name: str, s: int) -> np.ndarray | None:
+        """``(n_worlds, n_queries)`` one system's values of measure ``name`` in each world,
+        under the rules of :meth:`world_scores`; None without worlds."""
+        blocks = [block for _, block in self._world_blocks(name, s)]
+        return np.concatenate(blocks) if blocks else None
+
+    def _raw_world_blocks(self, name: str, s: int):
+        """``(start, values)``: one system's world values of measure ``name`` in blocks of
+        worlds (the whole array at once when it is kept; a classifier evaluation computes
+        them block by block), before any rule."""
+        m = self.measures.index(name)
+        blocks = getattr(self._worlds, "blocks", None)
+        if blocks is not None:
+            yield from blocks(m, s)
         else:
-            values = self._worlds[m].transpose(1, 0, 2)
-        values = self.undefined.apply(values, self._families[name].undefined_value)
-        if self._world_counted is not None:
-            values = np.where(self._world_counted[:, None, :], values, np.nan)
-        return np.where(self._counted[name][None, None, :], values, np.nan)
+            yield 0, self._worlds[m, s]
+
+    def _world_blocks(self, name: str, s: int):
+        """``(start, values)``: :meth:`_raw_world_blocks` under the rules of
+        :meth:`world_scores` (a crisp truth: its one world)."""
+        if self.truth.crisp:
+            blocks = [(0, self._batches[self.systems[s], name].mean()[None])]
+        elif self._worlds is None:
+            return
+        else:
+            blocks = self._raw_world_blocks(name, s)
+        fill = self._families[name].undefined_value
+        for start, raw in blocks:
+            values = self.undefined.apply(raw, fill)
+            if self._world_counted is not None:
+                values = np.where(self._world_counted[start : start + len(values)], values,
+                                  np.nan)
+            yield start, np.where(self._counted[name][None, :], values, np.nan)
 
     # ------------------------------------------------------------------ per system
     def aggregate(self, confidence_level: float | None = None) -> pd.DataFrame:
@@ -411,22 +452,25 @@ class Evaluation:
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
         rows = []
-        worlds_of = {
-            m: None if self._worlds is None else self.world_scores(m) for m in self.measures
-        }
         means_of = {m: self.query_means(m) for m in self.measures}
         for s, system in enumerate(self.systems):
             for measure in self.measures:
                 fam = self._families[measure]
                 counted = self._counted[measure]
-                worlds = worlds_of[measure]
+                # the per-world aggregates, one block of worlds at a time
+                per_world, defined, first = [], 0, None
+                for _, block in self._world_blocks(measure, s):
+                    per_world.append(fam.combine(block, axis=1))
+                    defined += int((~np.isnan(block)).sum())
+                    first = block[0] if first is None else first
+                n_worlds = sum(len(p) for p in per_world)
                 means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
                                strict=True))
                 row["estimand"] = self.estimand
-                if worlds is None or worlds.shape[0] == 1:
-                    values = means if worlds is None else worlds[0, s]
+                if n_worlds <= 1:
+                    values = means if n_worlds == 0 else first
                     exact_mean = not self.truth.crisp
                     if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
                         raise ValueError(
@@ -444,7 +488,7 @@ class Evaluation:
                         n_queries=int((~np.isnan(values)).sum()),
                     )
                 else:
-                    per_world = fam.combine(worlds[:, s], axis=1)
+                    per_world = np.concatenate(per_world)
                     by_world = not self.undefined.counts or self._world_counted is not None
                     linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
@@ -457,9 +501,7 @@ class Evaluation:
                         truth_low=float(np.nanquantile(per_world, alpha)),
                         truth_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
-                        n_queries=float((~np.isnan(worlds[:, s])).sum(axis=1).mean())
-                        if by_world
-                        else int(counted.sum()),
+                        n_queries=defined / n_worlds if by_world else int(counted.sum()),
                     )
                 row["confidence_level"] = level
                 row["method"] = self._methods[system, measure]

@@ -11,6 +11,10 @@ what happens to it:
     the query is left out of that measure's aggregate (world by world under uncertain truth),
     and ``n_queries`` says how many were averaged.
 
+A family whose ``undefined_value`` is NaN leaves its undefined queries out of every aggregate
+under both rules: that is its definition (ImageNet ReaL accuracy leaves out the images with an
+empty label set).
+
 Every output — the per-query table, :meth:`~fuzzytruth.evaluation.result.Evaluation.aggregate`,
 ``query_means``, ``world_scores``, the P–R bands, per-annotator evaluation, ``compare()`` and the
 command line — reads values through :class:`Undefined`, never by testing the rule's name.
@@ -66,8 +70,9 @@ class Undefined(StrEnum):
 
     def apply_batch(self, batch: DistributionBatch, fill: float) -> DistributionBatch:
         """Per-query distributions under the rule: the undefined outcome's mass moves to
-        ``fill`` under ``"zero"``; under ``"skip"`` summaries are conditional on being defined."""
-        return batch.fill_undefined(fill) if self.counts else batch
+        ``fill`` under ``"zero"``; under ``"skip"`` (or a NaN ``fill``) summaries are
+        conditional on being defined."""
+        return batch.fill_undefined(fill) if self.counts and not np.isnan(fill) else batch
 
 
 UNDEFINED: tuple[str, ...] = tuple(rule.value for rule in Undefined)

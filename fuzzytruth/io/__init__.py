@@ -2,9 +2,9 @@
 preference files (:mod:`fuzzytruth.io.prefs`) and z-score reference files
 (:mod:`fuzzytruth.io.zscores`), all of trec_eval's judgment formats (``-R``) through one
 reader (:mod:`fuzzytruth.io.judgments`), header-line tables (:mod:`fuzzytruth.io.tables`),
-partial rankings with ties (:mod:`fuzzytruth.io.rankings`), one text decoder for all readers
-(:mod:`fuzzytruth.io.text`) and one atomic, compressing output for all writers
-(:mod:`fuzzytruth.io.output`).
+partial rankings with ties (:mod:`fuzzytruth.io.rankings`), classifiers' predictions
+(:mod:`fuzzytruth.io.predictions`), one text decoder for all readers (:mod:`fuzzytruth.io.text`)
+and one atomic, compressing output for all writers (:mod:`fuzzytruth.io.output`).
 
 Every reader raises a ``ValueError`` on one line that starts with the file's name,
 ``"<path>: ..."`` or ``"<path>, line <n>: ..."`` (:func:`fuzzytruth.io.text.file_error`), and
@@ -29,6 +29,8 @@ _LAZY: dict[str, str] = {
     "write_annotations": "fuzzytruth.io.tables",
     "write_probabilistic_qrels": "fuzzytruth.io.tables",
     "write_taxonomy": "fuzzytruth.io.tables",
+    "read_predictions": "fuzzytruth.io.predictions",
+    "write_predictions": "fuzzytruth.io.predictions",
     "Rankings": "fuzzytruth.io.rankings",
     "read_rankings": "fuzzytruth.io.rankings",
     "write_rankings": "fuzzytruth.io.rankings",

@@ -24,6 +24,9 @@ preset         ties         scores     what it reproduces
                                        relevant, JK DCG with b = 2
 ``crossmodal`` average      float64    image–text retrieval (VSE++/SCAN): ``R@K`` is Success@K
                                        (a ground-truth item in the top K), ties averaged
+``lewidi``     (classifiers)           LeWiDi 2025's official scripts: each item's Manhattan
+                                       distance (``MD``) rounded to 5 decimals (``average_MD``);
+                                       the scripts round the mean too, a step of reporting
 =============  ===========  =========  ============================================================
 
 Fractional grades. trec_eval reads a qrels grade with C's ``atol``, so ``2.7`` is grade 2 and
@@ -63,16 +66,17 @@ PSB_CONVENTIONS: dict[str, object] = {
     "e_k": 32,
     "averaging": "micro",
     "min_class_size": 3,
-    "tie_break": "index_ascending",
 }
 """Conventions of the ``"psb"`` preset (Princeton Shape Benchmark ``psbTable``/``psbPlot``).
 
 Registry parameters (``rel``, ``tier_style``, ``discount``, ``gain``, ``denominator``,
 ``interpolation``) fill the families' parameters; ``nDCG`` without cut-off under this preset is
-the PSB "DCG". The others record the settings of
-:func:`~fuzzytruth.metrics.shape.rank_by_dissimilarity`,
-:func:`~fuzzytruth.metrics.shape.average_over_queries` and
-:func:`~fuzzytruth.metrics.shape.shape_summary` that reproduce ``psbTable``.
+the PSB "DCG". The others record the settings of the dissimilarity-matrix view
+(:func:`~fuzzytruth.evaluation.matrices.rank_by_dissimilarity`,
+:func:`~fuzzytruth.evaluation.matrices.average_over_queries`,
+:func:`~fuzzytruth.evaluation.matrices.shape_summary`) that reproduce ``psbTable``; the tie rule
+(target index ascending: ``docid_asc`` on the matrix's column indices) is the preset's
+``ties``.
 """
 
 
@@ -99,16 +103,17 @@ CROSSMODAL_CONVENTIONS: dict[str, object] = {
     "ks": (1, 5, 10),
     "percent": True,
     "medr": "vsepp",
-    "ties": "expected",
     "multi_positive": "best_rank",
     "n_folds": 1,
 }
 """Conventions of the ``"crossmodal"`` preset (VSE++/SCAN; COCO 1K uses ``n_folds=5``).
 
-The keys other than ``rel`` are the defaults of
-:func:`~fuzzytruth.metrics.crossmodal.image_text_retrieval`. In the registry, ``Success@K``
-on the ranked captions of each image is i2t R@K (as a fraction) and ``RR`` the reciprocal of
-the 1-based rank.
+The keys other than ``rel`` are the defaults of the similarity-matrix view
+:func:`~fuzzytruth.evaluation.matrices.image_text_retrieval`; its tie rule (the expectation
+over the orders of tied items) is the preset's ``ties``. In the registry, ``Success@K`` on the
+ranked captions of each image is i2t R@K (as a fraction), ``FirstRelRank`` the 1-based rank of
+the best-ranked ground-truth item (medr and meanr are its median and mean) and ``RR`` its
+reciprocal.
 """
 
 
@@ -173,6 +178,20 @@ PRESETS: tuple[Preset, ...] = (
             "SHREC 2006: grades 2 (highly relevant) / 1 (marginally relevant), precision-style "
             "tiers d1 = min(Va, C), d2 = min(Va, 2C), AP over the retrieved relevant items, "
             "Järvelin-Kekäläinen DCG (b=2) with the ideal zero-padded to the list length"
+        ),
+    ),
+    Preset(
+        "lewidi",
+        params={**_TREC, "interpolation": "trec_eval9"},
+        ties="docid_desc",
+        score_dtype="float32",
+        grades="truncate",
+        family_params={"MD": {"decimals": 5}},
+        description=(
+            "LeWiDi 2025 (Evaluation_LeWiDi_2025_Metrics.ipynb): each item's Manhattan distance "
+            "rounded to 5 decimals as average_MD does (Python's round); the official "
+            "average_MD and average_WS also round the mean to 5 decimals when reporting; "
+            "ranking measures as under 'trec' (the default)"
         ),
     ),
     Preset(

@@ -45,6 +45,13 @@ used, so nothing else has to be edited to add one; their kernels live in
   ``ValueError`` under the tie-averaged policy.
 * ``aliases={"F1": {"beta": 1.0}}`` lets extra spellings parse to the family with fixed
   parameters (the canonical spelling stays the family's).
+* ``reads="classes"`` registers a *classifier* family (:mod:`fuzzytruth.classify`): its kernel
+  is ``kernel(view, truth, **params) -> (n_rows, n_items)``, one value per item for each row
+  of the truth (world labels, plausibility vectors or label sets), and
+  :func:`fuzzytruth.evaluate` gives it a :class:`~fuzzytruth.classify.Predictions` instead of
+  a run (:mod:`fuzzytruth.metrics.classification`). ``per_item=False`` marks a statistic of
+  the whole collection (ECE, a correlation) whose kernel returns linearised per-item values:
+  it has no per-item law of its own, only worlds.
 * :func:`register_preset` adds or replaces a named :class:`Preset`.
 * Converters for ``Param(convert=...)``: :func:`positive_int`, :func:`positive_float`,
   :func:`unit_interval`, :func:`finite_float`.
@@ -179,6 +186,8 @@ class MeasureFamily:
     binary: Callable[..., Any] | None = None
     uses: frozenset[str] = frozenset()
     uses_if: Callable[..., Iterable[str]] | None = None
+    reads: str = "ranking"
+    per_item: bool = True
 
     def combine(self, values: np.ndarray, axis: int = -1) -> np.ndarray:
         """The system's value from per-query ``values`` along ``axis`` (NaN entries left out).
@@ -218,6 +227,8 @@ AGGREGATES = ("mean", "sum", "geometric")
 GRADES = ("float", "truncate")
 """How a :class:`Preset` reads crisp grades: as given, or truncated as trec_eval's ``atol``."""
 USES = ("judged",)
+READS = ("ranking", "classes")
+"""What a family's kernel reads: a ranked list per query, or a classifier's classes per item."""
 GEOMETRIC_FLOOR = 1e-5
 """trec_eval's floor for geometric means (``MIN_GEO_MEAN``): gm_map = exp(mean(log(max(AP, ε))))."""
 
@@ -244,6 +255,8 @@ def register(
     binary: Callable[..., Any] | None = None,
     uses: Iterable[str] = (),
     uses_if: Callable[..., Iterable[str]] | None = None,
+    reads: str = "ranking",
+    per_item: bool = True,
     replace: bool = False,
 ) -> MeasureFamily:
     """Register a measure family under ``name``.
@@ -295,6 +308,12 @@ def register(
         ``uses_if(**params) -> iterable of str``: fields that only some parameter values read
         (nDCG reads ``judged`` only for a gain map giving grade 0 a gain); see
         :attr:`Measure.uses`.
+    reads : {"ranking", "classes"}, default "ranking"
+        What the kernel reads: ranked gains of a run (retrieval), or a classifier's view of
+        the truth (module docstring).
+    per_item : bool, default True
+        For a classifier family: whether each item's value depends on that item alone (False
+        for statistics of the whole collection, whose kernels return linearised values).
     replace : bool, default False
         Allow replacing an existing family of the same name.
 
@@ -315,6 +334,8 @@ def register(
         raise ValueError(f"at={at!r} of measure {name!r} must be one of its parameters {names}")
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate must be one of {list(AGGREGATES)}; got {aggregate!r}")
+    check_choice("reads", reads, READS)
+    check_choice("per_item", per_item, (True, False))
     uses = frozenset(uses)
     if not uses <= set(USES):
         raise ValueError(f"uses must be a subset of {list(USES)}; got {sorted(uses)}")
@@ -334,6 +355,8 @@ def register(
         binary=binary,
         uses=uses,
         uses_if=uses_if,
+        reads=reads,
+        per_item=per_item,
     )
     for alias, fixed in fam.aliases.items():
         for pname in fixed:

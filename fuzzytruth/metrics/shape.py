@@ -11,12 +11,12 @@ SHREC 2008-2019 Matlab toolkits, computed for all queries at once from a
 * :func:`psb_dcg` -- Järvelin-Kekäläinen DCG (b = 2) over the whole list, normalised by the
   ideal DCG of ``K`` relevant items;
 * :func:`psb_precision_recall` -- the PSB 20-point, linearly interpolated precision-recall
-  curve, with small classes skipped at low recall levels;
-* :func:`average_over_queries` -- micro or macro averaging with a minimum class size and
-  excluded classes;
-* :func:`rank_by_dissimilarity` -- the ranked data from a dense dissimilarity matrix and class
-  labels, in one vectorised sort;
-* :func:`shape_summary` -- the ``psbTable`` row (NN, FT, ST, E, DCG).
+  curve, with small classes skipped at low recall levels.
+
+A dissimilarity matrix with class labels becomes ranked data, and the ``psbTable`` row (NN, FT,
+ST, E, DCG) with its micro or macro averages, in :mod:`fuzzytruth.evaluation.matrices`
+(``rank_by_dissimilarity``, ``shape_summary``, ``average_over_queries``), which evaluates the
+matrix through :func:`fuzzytruth.evaluation.evaluate` under the ``psb`` preset.
 
 Relevance
     A ranked item is relevant when its grade is ``>= rel`` (default 1); ``K``, the number of
@@ -31,7 +31,7 @@ Undefined cases
     0 there, but the PSB excludes those classes anyway (``min_class_size=3``). A ratio whose
     denominator is 0 for a query *with* relevant items (an empty list) is 0. The
     precision-recall curve is also NaN at the recall levels where a query is skipped.
-    :func:`average_over_queries` leaves NaN out.
+    ``average_over_queries`` leaves NaN out.
 
 See ``shared/reference/metric-conventions.md`` section A for the sources and worked numbers.
 """
@@ -39,29 +39,34 @@ See ``shared/reference/metric-conventions.md`` section A for the sources and wor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from fuzzytruth._lazy import lazy_names
 from fuzzytruth.metrics.base import RankedGains
 
 __all__ = [
-    "ShapeRanking",
-    "average_over_queries",
     "first_tier",
     "jk_discount",
     "nearest_neighbor",
     "psb_dcg",
     "psb_e_measure",
     "psb_precision_recall",
-    "rank_by_dissimilarity",
     "second_tier",
-    "shape_summary",
 ]
 
-TIE_POLICIES = ("index_ascending", "optimistic", "pessimistic", "expected")
+# the dissimilarity-matrix front doors moved to fuzzytruth.evaluation.matrices; importable
+# from here for one release
+__getattr__, _ = lazy_names(
+    "fuzzytruth.metrics.shape",
+    dict.fromkeys(
+        ("ShapeRanking", "average_over_queries", "rank_by_dissimilarity", "shape_summary"),
+        "fuzzytruth.evaluation.matrices",
+    ),
+    globals(),
+)
+
 TIER_STYLES = ("recall", "precision")
-AVERAGING = ("micro", "macro")
 
 
 def _check_choice(name: str, value: object, allowed: Sequence[str]) -> None:
@@ -132,147 +137,6 @@ def jk_discount(n: int, *, base: float = 2.0) -> np.ndarray:
         raise ValueError(f"base must be > 1; got {base!r}")
     ranks = np.arange(1, n + 1, dtype=np.float64)
     return np.where(ranks < base, 1.0, np.log(base) / np.log(np.maximum(ranks, base)))
-
-
-@dataclass(frozen=True, eq=False)
-class ShapeRanking:
-    """Ranked relevance of every query, with the class information needed for averaging.
-
-    Parameters
-    ----------
-    ranked : RankedGains
-        0/1 relevance of the ranked targets of each query (with tie groups under
-        ``ties="expected"``); ``ranked.ideal`` holds ``K`` ones per query.
-    query_labels : numpy.ndarray
-        ``(n_queries,)`` class label of each query.
-    class_sizes : numpy.ndarray
-        ``(n_queries,)`` size ``|C|`` of the query's class: in the whole collection (the query
-        included) when the queries are in the collection, else the number of targets of the
-        class. This is the size that ``min_class_size`` is compared with.
-    """
-
-    ranked: RankedGains
-    query_labels: np.ndarray
-    class_sizes: np.ndarray
-
-
-def rank_by_dissimilarity(
-    dissimilarity: np.ndarray,
-    labels: Sequence | np.ndarray,
-    *,
-    target_labels: Sequence | np.ndarray | None = None,
-    ties: str = "index_ascending",
-) -> ShapeRanking:
-    """Rank all targets of every query by ascending dissimilarity, in one sort.
-
-    Parameters
-    ----------
-    dissimilarity : array_like
-        ``(n_queries, n_targets)`` dissimilarities (smaller is more similar); no NaN.
-    labels : array_like
-        ``(n_queries,)`` class of each query.
-    target_labels : array_like, optional
-        ``(n_targets,)`` class of each target. ``None`` (default) means the queries *are* the
-        collection (PSB): the matrix must be square, query ``i`` is target ``i``, it is left
-        out of its own list (``n - 1`` ranked items) and ``K = |C| - 1``. Otherwise the queries
-        are outside the target set (SHREC sketch/image-based tracks): every target is ranked
-        and ``K`` is the number of targets of the query's class.
-    ties : {"index_ascending", "optimistic", "pessimistic", "expected"}
-        Order of targets with equal dissimilarity. ``"index_ascending"`` (PSB ``psbTable``):
-        lower target index first. ``"optimistic"``/``"pessimistic"``: relevant targets
-        first/last within a tie, then by index. ``"expected"`` (the tie-averaged policy):
-        index order, plus the tie groups in ``ranked.tie_start``/``tie_stop``, so that the
-        kernels return expectations over uniformly random orders of each tie.
-
-    Returns
-    -------
-    ShapeRanking
-        Ranked relevance, query labels and class sizes.
-
-    Examples
-    --------
-    Four shapes in two classes; shape 0 is nearest to 2, then 1, then 3:
-
-    >>> d = np.array([[0, 2, 1, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 1, 2, 0]])
-    >>> r = rank_by_dissimilarity(d, ["a", "b", "a", "b"])
-    >>> r.ranked.gains
-    array([[1., 0., 0.],
-           [1., 0., 0.],
-           [1., 0., 0.],
-           [1., 0., 0.]])
-    >>> r.class_sizes.tolist()
-    [2, 2, 2, 2]
-    """
-    _check_choice("ties", ties, TIE_POLICIES)
-    d = np.asarray(dissimilarity, dtype=np.float64)
-    if d.ndim != 2:
-        raise ValueError(f"dissimilarity must be a 2-D array; got shape {d.shape}")
-    if np.isnan(d).any():
-        raise ValueError("dissimilarity must not contain NaN")
-    query_labels = np.asarray(labels)
-    if query_labels.shape != (d.shape[0],):
-        raise ValueError(
-            f"labels must have shape ({d.shape[0]},), one per row of dissimilarity; "
-            f"got {query_labels.shape}"
-        )
-    in_collection = target_labels is None
-    if in_collection:
-        if d.shape[0] != d.shape[1]:
-            raise ValueError(
-                "dissimilarity must be square when target_labels is None (queries are the "
-                f"collection); got shape {d.shape}"
-            )
-        targets = query_labels
-    else:
-        targets = np.asarray(target_labels)
-        if targets.shape != (d.shape[1],):
-            raise ValueError(
-                f"target_labels must have shape ({d.shape[1]},), one per column of "
-                f"dissimilarity; got {targets.shape}"
-            )
-    n_q, n_t = d.shape
-    relevant = query_labels[:, None] == targets[None, :]
-    excluded = np.eye(n_q, dtype=bool) if in_collection else np.zeros_like(relevant)
-    n_ranked = n_t - 1 if in_collection else n_t
-    n_rel = relevant.sum(axis=1) - excluded.sum(axis=1)
-
-    if ties == "optimistic":
-        tie_key = ~relevant
-    elif ties == "pessimistic":
-        tie_key = relevant
-    else:
-        tie_key = np.zeros_like(relevant)
-    # np.lexsort is stable: the last key is primary, the column index breaks remaining ties.
-    order = np.lexsort((tie_key, d, excluded), axis=-1)[:, :n_ranked]
-    gains = np.take_along_axis(relevant, order, axis=1).astype(np.float64)
-    tie_start = tie_stop = None
-    if ties == "expected":
-        tie_start, tie_stop = _tie_groups(np.take_along_axis(d, order, axis=1))
-
-    ideal = (np.arange(int(n_rel.max(initial=0)))[None, :] < n_rel[:, None]).astype(np.float64)
-    ranked = RankedGains(
-        query_ids=np.arange(n_q),
-        gains=gains,
-        lengths=np.full(n_q, n_ranked, dtype=np.int64),
-        ideal=ideal,
-        tie_start=tie_start,
-        tie_stop=tie_stop,
-    )
-    class_sizes = n_rel + 1 if in_collection else n_rel
-    return ShapeRanking(ranked, query_labels, class_sizes.astype(np.int64))
-
-
-def _tie_groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start (inclusive) and stop (exclusive) column of the run of equal sorted ``keys``."""
-    n_q, n = keys.shape
-    cols = np.broadcast_to(np.arange(n), (n_q, n))
-    new = np.ones((n_q, n), dtype=bool)
-    new[:, 1:] = keys[:, 1:] != keys[:, :-1]
-    start = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
-    last = np.ones((n_q, n), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    stop = np.minimum.accumulate(np.where(last, cols + 1, n)[:, ::-1], axis=1)[:, ::-1]
-    return start.astype(np.int64), np.ascontiguousarray(stop, dtype=np.int64)
 
 
 _EXAMPLE = ([[1, 0, 1, 0, 0, 1, 0, 0]], [[1, 1, 1]])  # metric-conventions A.3, K = 3
@@ -506,8 +370,8 @@ def psb_precision_recall(
             )
     if ranked.tie_start is not None:
         raise ValueError(
-            "psb_precision_recall has no tie-averaged form; rank with ties='index_ascending', "
-            "'optimistic' or 'pessimistic'"
+            "psb_precision_recall has no tie-averaged form; rank with a strict tie rule "
+            "(ties='docid_asc', 'optimistic' or 'pessimistic')"
         )
     relevance, k = _relevance(ranked, rel)
     n_q = relevance.shape[0]
@@ -529,141 +393,6 @@ def psb_precision_recall(
     p1 = np.take_along_axis(points, x1, axis=1)
     p2 = np.take_along_axis(points, x2, axis=1)
     return np.where(skip, np.nan, p1 * (1.0 - dx) + p2 * dx)
-def average_over_queries(
-    values: np.ndarray,
-    query_labels: Sequence | np.ndarray,
-    *,
-    class_sizes: Sequence[int] | np.ndarray | None = None,
-    averaging: str = "micro",
-    min_class_size: int = 1,
-    exclude_classes: Sequence = (),
-) -> np.ndarray | float:
-    """Average per-query values over queries (micro) or over classes (macro), as ``psbTable``.
-
-    Parameters
-    ----------
-    values : array_like
-        ``(n_queries,)`` or ``(n_queries, m)`` per-query values. NaN entries (a query without
-        relevant items, or skipped at a precision-recall level) are left out of the means.
-    query_labels : array_like
-        ``(n_queries,)`` class of each query.
-    class_sizes : array_like, optional
-        ``(n_queries,)`` size of each query's class (:attr:`ShapeRanking.class_sizes`);
-        required when ``min_class_size > 1``.
-    averaging : {"micro", "macro"}, default "micro"
-        ``"micro"``: mean over queries. ``"macro"``: mean over classes of the per-class means.
-    min_class_size : int, default 1
-        Queries of classes smaller than this are left out (the PSB uses 3: ``psbTable``
-        drops classes with ``|C| <= 2``).
-    exclude_classes : sequence, default ()
-        Classes left out entirely (the PSB's miscellaneous class).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        A float for 1-D ``values``, else an ``(m,)`` array. A mean over nothing is 0
-        (``psbPlot``'s rule for a recall level at which every query is skipped).
-
-    Examples
-    --------
-    >>> v = np.array([1.0, 0.0, 0.5, 1.0])
-    >>> average_over_queries(v, ["a", "a", "a", "b"])
-    0.625
-    >>> average_over_queries(v, ["a", "a", "a", "b"], averaging="macro")
-    0.75
-    >>> average_over_queries(v, ["a", "a", "a", "b"], class_sizes=[3, 3, 3, 1], min_class_size=3)
-    0.5
-    """
-    _check_choice("averaging", averaging, AVERAGING)
-    vals = np.asarray(values, dtype=np.float64)
-    if vals.ndim not in (1, 2):
-        raise ValueError(f"values must be 1-D or 2-D; got shape {vals.shape}")
-    labels = np.asarray(query_labels)
-    n_q = vals.shape[0]
-    if labels.shape != (n_q,):
-        raise ValueError(f"query_labels must have shape ({n_q},); got {labels.shape}")
-    keep = ~np.isin(labels, np.array(list(exclude_classes), dtype=object))
-    _check_positive_int("min_class_size", min_class_size)
-    if min_class_size > 1:
-        if class_sizes is None:
-            raise ValueError("class_sizes is required when min_class_size > 1")
-        sizes = np.asarray(class_sizes)
-        if sizes.shape != (n_q,):
-            raise ValueError(f"class_sizes must have shape ({n_q},); got {sizes.shape}")
-        keep &= sizes >= min_class_size
-    v2 = vals.reshape(n_q, -1)[keep]
-    present = ~np.isnan(v2)
-    filled = np.where(present, v2, 0.0)
-    if averaging == "micro":
-        out = _ratio(filled.sum(axis=0), present.sum(axis=0))
-    else:
-        _, cls = np.unique(labels[keep], return_inverse=True)
-        onehot = np.zeros((int(cls.max(initial=-1)) + 1, v2.shape[0]))
-        onehot[cls, np.arange(v2.shape[0])] = 1.0
-        counts = onehot @ present
-        class_means = _ratio(onehot @ filled, counts)
-        has = counts > 0
-        out = _ratio(np.where(has, class_means, 0.0).sum(axis=0), has.sum(axis=0))
-    return float(out[0]) if vals.ndim == 1 else out
-
-
-def shape_summary(
-    ranking: ShapeRanking,
-    *,
-    averaging: str = "micro",
-    min_class_size: int = 1,
-    exclude_classes: Sequence = (),
-    tier_style: str = "recall",
-    e_k: int = 32,
-) -> dict[str, float]:
-    """The ``psbTable`` row: mean NN, first tier, second tier, E-measure and DCG.
-
-    Parameters
-    ----------
-    ranking : ShapeRanking
-        Output of :func:`rank_by_dissimilarity`.
-    averaging : {"micro", "macro"}, default "micro"
-        See :func:`average_over_queries`.
-    min_class_size : int, default 1
-        The PSB preset uses 3.
-    exclude_classes : sequence, default ()
-        Classes left out.
-    tier_style : {"recall", "precision"}, default "recall"
-        See :func:`first_tier`.
-    e_k : int, default 32
-        E-measure cut-off.
-
-    Returns
-    -------
-    dict
-        Keys ``"NN"``, ``"FT"``, ``"ST"``, ``"E"``, ``"DCG"`` (fractions, not percentages);
-        queries without relevant items are left out (module docs).
-
-    Examples
-    --------
-    >>> d = np.array([[0, 2, 1, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 1, 2, 0]])
-    >>> shape_summary(rank_by_dissimilarity(d, ["a", "b", "a", "b"]))
-    {'NN': 1.0, 'FT': 1.0, 'ST': 1.0, 'E': 0.5, 'DCG': 1.0}
-    """
-    rg = ranking.ranked
-    per_query = {
-        "NN": nearest_neighbor(rg),
-        "FT": first_tier(rg, tier_style=tier_style),
-        "ST": second_tier(rg, tier_style=tier_style),
-        "E": psb_e_measure(rg, k=e_k),
-        "DCG": psb_dcg(rg),
-    }
-    return {
-        name: average_over_queries(
-            v,
-            ranking.query_labels,
-            class_sizes=ranking.class_sizes,
-            averaging=averaging,
-            min_class_size=min_class_size,
-            exclude_classes=exclude_classes,
-        )
-        for name, v in per_query.items()
-    }
 
 
 def psb_ip_kernel(rg: RankedGains, *, rel: float, recall: float) -> np.ndarray:

@@ -20,7 +20,10 @@ it is over (queries, or the sampled truths). Colours come from seaborn's colour-
 * :func:`plot_agreement_heatmap`: agreement per category and measure (or taxonomy depth), one
   colour scale per meaning, flagged categories marked (:mod:`~fuzzytruth.plots.heatmap`);
 * :func:`plot_annotator_scores`: two scores of every annotator, axes fitted to the bulk
-  (:mod:`~fuzzytruth.plots.scatter`).
+  (:mod:`~fuzzytruth.plots.scatter`);
+* :func:`plot_reliability`: classifiers' measures against reader reliability (PrIRN
+  temperature) with bands, the deterministic aggregation dashed
+  (:mod:`~fuzzytruth.plots.reliability`).
 """
 
 from fuzzytruth.plots.displacement import plot_displacement
@@ -33,6 +36,7 @@ from fuzzytruth.plots.precision_recall import (
     plot_system_pr,
     system_pr_measures,
 )
+from fuzzytruth.plots.reliability import plot_reliability
 from fuzzytruth.plots.scatter import plot_annotator_scores, robust_limits
 
 __all__ = [
@@ -45,6 +49,7 @@ __all__ = [
     "plot_forest",
     "plot_pr_curves",
     "plot_query_distribution",
+    "plot_reliability",
     "plot_system_intervals",
     "plot_system_pr",
     "robust_limits",

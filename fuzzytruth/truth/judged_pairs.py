@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from fuzzytruth._pairs import PairTable, blocks
+from fuzzytruth._pairs import PairTable, arrow_strings, blocks
 from fuzzytruth._random import pair_keys, unit_keys
 from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
 from fuzzytruth.runs import Ranking, Run
@@ -93,59 +95,94 @@ def grades_by_row(
     values = qrels._values if values is None else values
     order = run._group_order
     run_qc = run._q_codes if order is None else run._q_codes[order]
-    run_docs = run._docs if order is None else run._docs.take(order)
+    run_docs = arrow_strings(run._docs)
+    if order is not None:
+        run_docs = run_docs.take(pa.array(order))
     n_q = len(run._q_uniques)
     # qrels rows of the run's queries, grouped by the run's query code
     q_in_run = pd.Index(run._q_uniques).get_indexer(qrels._q_uniques).astype(np.int64)
-    qrc = q_in_run[qrels._q_codes] if len(qrels) else np.zeros(0, dtype=np.int64)
+    qrc = q_in_run[qrels._q_codes]
     judged = np.flatnonzero(qrc >= 0)
     qorder = judged[np.argsort(qrc[judged], kind="stable")]
+    qrels_docs = arrow_strings(qrels._docs)
+    if len(qorder) != len(qrels) or (np.diff(qorder) < 0).any():
+        qrels_docs = qrels_docs.take(pa.array(qorder))
     run_count = np.bincount(run_qc, minlength=n_q)
     qrels_count = np.bincount(qrc[qorder], minlength=n_q)
     run_start = np.concatenate([[0], np.cumsum(run_count)])
     qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    grades, matched = _join_grades(
-        run_docs, run_qc, run_start, qrels._docs.take(qorder), qrc[qorder],
-        values[qorder], qrels_start, run_count + qrels_count,
+    qrels_row = qrc[qorder]
+    at = _judged_row_of(
+        run_docs, run_qc, run_start, qrels_docs, qrels_row, qrels_start,
+        blocks(run_count + _RUN_ROWS_PER_JUDGED * qrels_count, _JOIN_BLOCK),
     )
+    hit = at >= 0
+    grades = np.zeros(len(at))
+    grades[hit] = values[qorder][at[hit]]
     if order is None:
-        return grades, matched
-    out, out_matched = np.empty_like(grades), np.empty_like(matched)
-    out[order], out_matched[order] = grades, matched
+        return grades, hit
+    out, out_matched = np.empty_like(grades), np.empty_like(hit)
+    out[order], out_matched[order] = grades, hit
     return out, out_matched
 
 
-def _join_grades(
-    run_docs: Any,
+_RUN_ROWS_PER_JUDGED = 32
+_JOIN_BLOCK = 1 << 17
+"""The join's blocks of queries hold at most about ``_JOIN_BLOCK`` run rows (the size of the
+temporaries) and ``_JOIN_BLOCK / _RUN_ROWS_PER_JUDGED`` judged rows: the judged documents form
+the block's hash table, which stays in the CPU cache while the run's documents stream through
+it (measured: 4,096 judged rows per table probe 2 M run rows in a fifth of the time one table
+of every judged document takes)."""
+
+
+def _judged_row_of(
+    run_docs: pa.Array,
     run_row: np.ndarray,
     run_start: np.ndarray,
-    qrels_docs: Any,
+    qrels_docs: pa.Array,
     qrels_row: np.ndarray,
-    qrels_values: np.ndarray,
     qrels_start: np.ndarray,
-    counts: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each run row (0 if unjudged) and whether it matched a qrels row; both sides
-    grouped by query, joined block-wise."""
-    grades = np.zeros(len(run_row))
-    matched = np.zeros(len(run_row), dtype=bool)
-    bounds = blocks(counts)
-    for r0, r1 in itertools.pairwise(bounds):
+    bounds: np.ndarray,
+) -> np.ndarray:
+    """For each run row, the qrels row (both sides grouped by query) judging the same
+    (query, document), or -1: a block of queries at a time, the block's judged documents are
+    encoded (a small hash table) and the run's documents looked up in it. When no document is
+    judged for two queries of the block (the usual case), a document's code is its qrels row
+    and the query is compared directly; otherwise (query, code) pairs are matched."""
+    at = np.full(len(run_row), -1, dtype=np.int64)
+    for r0, r1 in itertools.pairwise(bounds.tolist()):
         a, b = run_start[r0], run_start[r1]
         c, d = qrels_start[r0], qrels_start[r1]
         if a == b or c == d:
             continue
-        both = pd.concat([pd.Series(qrels_docs[c:d]), pd.Series(run_docs[a:b])], ignore_index=True)
-        codes, uniques = pd.factorize(both)
-        n = len(uniques)
-        qkeys = (qrels_row[c:d] - r0) * n + codes[: d - c]
-        rkeys = (run_row[a:b] - r0) * n + codes[d - c :]
-        sorter = np.argsort(qkeys)
-        pos = np.minimum(np.searchsorted(qkeys, rkeys, sorter=sorter), d - c - 1)
-        match = qkeys[sorter[pos]] == rkeys
-        grades[a:b] = np.where(match, qrels_values[c:d][sorter[pos]], 0.0)
-        matched[a:b] = match
-    return grades, matched
+        encoded = pc.dictionary_encode(qrels_docs.slice(c, d - c))
+        found = pc.index_in(run_docs.slice(a, b - a), value_set=encoded.dictionary)
+        code = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        n = len(encoded.dictionary)
+        if n == d - c:  # distinct documents: code i is the block's judged row i
+            row = np.where(code >= 0, c + code, -1)
+            hit = qrels_row[row] == run_row[a:b]  # row -1 is masked below
+            at[a:b] = np.where(hit & (code >= 0), row, -1)
+            continue
+        qkeys = (qrels_row[c:d] - r0) * n + encoded.indices.to_numpy(zero_copy_only=False)
+        rkeys = np.where(code >= 0, (run_row[a:b] - r0) * n + code, -1)
+        local = _positions(qkeys, rkeys, (r1 - r0) * n)
+        at[a:b] = np.where(local >= 0, c + local, -1)
+    return at
+
+
+def _positions(keys: np.ndarray, wanted: np.ndarray, span: int) -> np.ndarray:
+    """Position in ``keys`` (distinct, in ``[0, span)``) of each of ``wanted``, -1 where absent
+    (a wanted key of -1 is absent): a lookup table when ``span`` is small, else a search in the
+    sorted keys."""
+    if span <= 4 * (len(keys) + len(wanted)):
+        slot = np.full(span + 1, -1, dtype=np.int64)  # the last entry answers key -1
+        slot[keys] = np.arange(len(keys))
+        return slot[wanted]
+    sorter = np.argsort(keys)
+    found = np.minimum(np.searchsorted(keys, wanted, sorter=sorter), len(keys) - 1)
+    at = sorter[found]
+    return np.where(keys[at] == wanted, at, -1)
 
 
 # ---------------------------------------------------------------------------------------------

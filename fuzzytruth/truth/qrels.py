@@ -22,6 +22,7 @@ array([[2., 1.]])
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -111,6 +112,22 @@ class Qrels(PairTable):
             df, {"query_col": query_col, "doc_col": doc_col, "relevance_col": relevance_col}
         )
         return cls(df[query_col], df[doc_col], df[relevance_col], duplicates=duplicates)
+
+    @classmethod
+    def from_dict(
+        cls, qrels: Mapping[Any, Mapping[Any, float]], *, duplicates: str = "error"
+    ) -> Qrels:
+        """Build qrels from ``{query_id: {doc_id: grade}}``, pytrec_eval's qrels format.
+
+        Ids that are not strings are converted with ``str`` (then two of them may become
+        equal: ``duplicates`` applies).
+
+        Examples
+        --------
+        >>> Qrels.from_dict({"q1": {"d1": 1, "d2": 0}, "q2": {"d7": 2}}).relevance
+        array([1., 0., 2.])
+        """
+        return cls._from_nested(qrels, "qrels", duplicates=duplicates)
 
     @classmethod
     def from_trec(

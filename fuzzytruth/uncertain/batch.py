@@ -20,7 +20,7 @@ import numpy as np
 from fuzzytruth._validation import check_confidence_level
 from fuzzytruth.uncertain.distribution import Distribution
 
-__all__ = ["DistributionBatch"]
+__all__ = ["DeferredBatch", "DistributionBatch"]
 
 _METHODS = ("exact", "monte_carlo", "point")
 _CDF_TOLERANCE = 1e-12  # as in Distribution.quantile
@@ -314,3 +314,63 @@ class DistributionBatch:
             n_samples=self.n_samples,
         )
         return out
+
+
+class DeferredBatch:
+    """A :class:`DistributionBatch` built on first use, whose means are known beforehand.
+
+    An exact per-item law can be wide (a classifier's cross-entropy under a posterior over
+    1,000 classes has 1,000 atoms per item) while aggregates need only its mean: the mean and
+    the probability of being undefined are kept, the atoms built by ``build()`` when a
+    distribution is asked for.
+
+    Parameters
+    ----------
+    build : callable
+        ``build() -> DistributionBatch``, the full batch.
+    mean : numpy.ndarray
+        ``(n_rows,)`` each row's mean given defined (NaN when undefined for sure).
+    p_undefined : numpy.ndarray
+        ``(n_rows,)`` probability of being undefined.
+    method : str
+        How the batch is obtained (as :class:`DistributionBatch`).
+
+    Examples
+    --------
+    >>> full = DistributionBatch([[0.0, 1.0]], [[0.5, 0.5]], [0.0])
+    >>> lazy = DeferredBatch(lambda: full, np.array([0.5]), np.array([0.0]))
+    >>> len(lazy), lazy.filled_mean(0.0).tolist(), lazy.resolve() is full
+    (1, [0.5], True)
+    """
+
+    def __init__(self, build: object, mean: np.ndarray, p_undefined: np.ndarray,
+                 method: str = "exact") -> None:
+        self._build = build
+        self._mean = np.asarray(mean, dtype=np.float64)
+        self.p_undefined = np.asarray(p_undefined, dtype=np.float64)
+        self.method = method
+        self._built: DistributionBatch | None = None
+
+    def __len__(self) -> int:
+        return len(self._mean)
+
+    def __repr__(self) -> str:
+        state = "built" if self._built is not None else "not built"
+        return f"DeferredBatch({len(self)} rows, method={self.method!r}, {state})"
+
+    def mean(self) -> np.ndarray:
+        """Each row's mean given defined (NaN when undefined for sure)."""
+        return self._mean
+
+    def filled_mean(self, value: float) -> np.ndarray:
+        """Each row's mean with the undefined outcome scored ``value`` (as
+        :meth:`DistributionBatch.fill_undefined` then :meth:`DistributionBatch.mean`)."""
+        u = self.p_undefined
+        defined = np.where(u < 1.0, self._mean, 0.0)
+        return np.where(u >= 1.0, value, defined * (1.0 - u) + value * u)
+
+    def resolve(self) -> DistributionBatch:
+        """The full batch (built once)."""
+        if self._built is None:
+            self._built = self._build()
+        return self._built

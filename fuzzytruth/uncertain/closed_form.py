@@ -47,7 +47,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.metrics.base import RankedGains
@@ -233,6 +232,8 @@ def _count_pmf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(values) > _MAX_GROUPS or probs.shape[1] <= 4 * len(values):
         pmf = poibin.pmf(probs) if probs.shape[1] else np.ones((n, 1))
         return _trim(pmf, offset)
+    from scipy import stats  # here, not at import: a crisp evaluation never needs scipy.stats
+
     pmf = np.ones((n, 1))
     for v in values:  # a loop over distinct probabilities, vectorised over rows
         count = (probs == v).sum(axis=1)

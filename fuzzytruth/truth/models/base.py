@@ -311,7 +311,10 @@ class FittedTruth:
         """
         worlds = as_worlds(worlds)
         key = as_seed(seed)
-        step = block_rows(1, memory_budget, bytes_per_unit=self._bytes_per_world())
+        # independent draws read the cumulative posterior in place: a world costs its labels
+        direct = self._point_posterior or self._labels_from_mean
+        per_world = 16.0 * len(self.items) if direct else self._bytes_per_world()
+        step = block_rows(1, memory_budget, bytes_per_unit=per_world)
         columns = self.taxonomy.indices(self.classes)
         dtype = np.int16 if len(self.taxonomy) < 2**15 else np.int32
         out = np.empty((len(worlds), len(self.items)), dtype=dtype)

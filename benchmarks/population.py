@@ -1,0 +1,218 @@
+"""Benchmark: the annotator-population bootstrap (fuzzytruth.stats.annotator_bootstrap), issue 24.
+
+Bars: 1,000 replicates on 1,000 items × 20 annotators × 50 queries (P@10, R@10, Success@10
+and RR together) in <= 5 s; on 240 items × 5 annotators × 25 queries, P@10, <= 0.5 s.
+
+Each shape is a simulated collection: items with a true leaf of a taxonomy (``flat``: 10
+leaves under the root; ``deep``: 4 × 4 × 4 = 64 leaves three levels down; ``wide``: 1,000
+leaves under 25 inner nodes); each annotator gives the true leaf with probability 0.6-0.95
+(its own accuracy), else the true leaf's parent (0.4 of the errors) or a uniformly drawn leaf;
+annotators are fresh per item (``nested``) or drawn from a pool of 2.5 × per-item annotators
+(``crossed``, each item labelled by a random subset). Queries are items that ask for their own
+uncertain category (``own``) or for a given inner node or leaf (``given``); two systems rank
+100 items per query, the first by a noisy score of relevance to the query's true category, the
+second with twice the noise. ``annotator_bootstrap`` runs with its defaults (B = 1,000,
+``annotators="auto"``, ``n_worlds=200`` for measures without an exact form).
+
+The peer is the general path (what every replicate cost before: the labels written out, a
+Membership built, ``evaluate()`` run with its worlds), on the same keyed replicates: it is
+timed on the first ``GENERAL_REPLICATES`` replicates and scaled to B (so the ratio is
+``fast / (general per replicate × B)``); the largest difference between the two paths on those
+replicates is printed. CPU time (``time.process_time``), wall time and peak traced memory
+(``tracemalloc``, a second run) of the whole call — the observed evaluation included — and
+the load average before and after each shape; the machine is shared, expect tens of percent
+of noise on the wall time.
+
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/population.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+import tracemalloc
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+import fuzzytruth
+from fuzzytruth import Annotations, Run, Taxonomy
+from fuzzytruth._random import draw_seed
+from fuzzytruth.stats import annotator_bootstrap, compare
+from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats._population_replicates import plan_population, replicate_scores
+from fuzzytruth.stats.procedures import UnreliableInferenceWarning
+
+N_RESAMPLES = 1000
+GENERAL_REPLICATES = 5
+DEPTH = 100
+FOUR = ["P@10", "R@10", "Success@10", "RR"]
+
+
+@dataclass(frozen=True)
+class Shape:
+    items: int
+    per_item: int
+    queries: int
+    taxonomy: str
+    design: str
+    categories: str
+    measures: tuple[str, ...]
+    bar: float | None = None
+
+
+SHAPES = [
+    Shape(240, 5, 25, "flat", "nested", "given", ("P@10",), bar=0.5),
+    Shape(240, 5, 25, "flat", "crossed", "own", ("P@10",), bar=0.5),
+    Shape(240, 5, 50, "deep", "nested", "own", ("P@10",)),
+    Shape(1000, 20, 50, "flat", "nested", "given", tuple(FOUR), bar=5.0),
+    Shape(1000, 20, 50, "flat", "crossed", "given", tuple(FOUR), bar=5.0),
+    Shape(1000, 20, 50, "deep", "nested", "own", tuple(FOUR), bar=5.0),
+    Shape(1000, 20, 50, "wide", "crossed", "own", tuple(FOUR), bar=5.0),
+    Shape(1000, 20, 50, "flat", "nested", "given", ("P@10",)),
+    Shape(5000, 10, 200, "deep", "nested", "own", ("P@10", "RR")),
+    Shape(240, 5, 25, "flat", "nested", "given", ("P@10", "AP")),
+]
+
+
+def taxonomy(kind: str) -> tuple[Taxonomy, np.ndarray, dict[str, str]]:
+    """The taxonomy, its leaves and each leaf's parent."""
+    if kind == "flat":
+        tree = {"all": {f"c{i}": None for i in range(10)}}
+    elif kind == "deep":
+        tree = {"all": {f"a{i}": {f"a{i}b{j}": [f"a{i}b{j}c{k}" for k in range(4)]
+                                  for j in range(4)} for i in range(4)}}
+    else:
+        tree = {"all": {f"g{i}": [f"g{i}l{j}" for j in range(40)] for i in range(25)}}
+    tax = Taxonomy.from_nested(tree)
+    parents = {}
+
+    def walk(node: str, children: object) -> None:
+        kids = children if isinstance(children, list) else list((children or {}).items())
+        for kid in kids:
+            name, sub = (kid, None) if isinstance(kid, str) else kid
+            parents[name] = node
+            walk(name, sub)
+
+    walk("all", tree["all"])
+    leaves = np.array([n for n in tax.nodes if n not in parents.values() and n != "all"])
+    return tax, leaves, parents
+
+
+def collection(shape: Shape, seed: int = 0) -> tuple[dict[str, Run], Annotations, dict | None]:
+    rng = np.random.default_rng(seed)
+    tax, leaves, parents = taxonomy(shape.taxonomy)
+    truth = rng.choice(leaves, size=shape.items)
+    items = np.array([f"item{i:05d}" for i in range(shape.items)], dtype=object)
+    if shape.design == "nested":
+        annotators = np.array([[f"{i}-{a}" for a in range(shape.per_item)] for i in items])
+        pool_accuracy = None
+    else:
+        pool = int(2.5 * shape.per_item)
+        pool_accuracy = rng.uniform(0.6, 0.95, size=pool)
+        annotators = np.stack([rng.choice(pool, size=shape.per_item, replace=False)
+                               for _ in range(shape.items)])
+    accuracy = (pool_accuracy[annotators] if pool_accuracy is not None
+                else rng.uniform(0.6, 0.95, size=annotators.shape))
+    right = rng.random(accuracy.shape) < accuracy
+    to_parent = rng.random(accuracy.shape) < 0.4
+    parent_of = np.vectorize(parents.get)(truth)
+    labels = np.where(right, truth[:, None],
+                      np.where(to_parent, parent_of[:, None],
+                               rng.choice(leaves, size=accuracy.shape)))
+    frame = pd.DataFrame({
+        "item_id": np.repeat(items, shape.per_item),
+        "annotator_id": annotators.ravel().astype(str),
+        "label": labels.ravel(),
+    })
+    ann = Annotations.from_frame(frame, taxonomy=tax)
+    query_items = rng.choice(shape.items, size=shape.queries, replace=False)
+    queries = [f"q{j:04d}" for j in range(shape.queries)] if shape.categories == "given" \
+        else list(items[query_items])
+    target = truth[query_items]
+    cats = None
+    if shape.categories == "given":  # alternately the query's leaf and its parent
+        cats = {q: (t if j % 2 else parents[t]) for j, (q, t) in enumerate(zip(queries, target,
+                                                                           strict=True))}
+    runs = {}
+    for name, noise in (("A", 1.0), ("B", 2.0)):
+        qs, ds, ss = [], [], []
+        for q, t in zip(queries, target, strict=True):
+            docs = rng.choice(shape.items, size=DEPTH, replace=False)
+            score = (truth[docs] == t) + noise * rng.standard_normal(DEPTH)
+            qs += [q] * DEPTH
+            ds += list(items[docs])
+            ss += list(score)
+        runs[name] = Run(qs, ds, ss, name=name)
+    return runs, ann, cats
+
+
+def timed(function, *args, **kwargs):
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def run_shape(shape: Shape) -> dict:
+    runs, ann, cats = collection(shape)
+    load = os.getloadavg()[0]
+    kwargs = {"query_categories": cats, "n_resamples": N_RESAMPLES, "rng": 1,
+              "progress": False}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreliableInferenceWarning)
+        pop, cpu, wall = timed(annotator_bootstrap, runs, ann, list(shape.measures), **kwargs)
+        _, cpu_ci, _ = timed(compare, pop)
+        tracemalloc.start()
+        annotator_bootstrap(runs, ann, list(shape.measures), **kwargs)
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    # the peer: the general path on the same keyed replicates, and the paths' difference
+    resampler = AnnotatorResampler(ann)
+    plan = plan_population(runs, resampler, list(shape.measures), scheme=resampler.scheme,
+                           seed=draw_seed(1), query_categories=cats, n_worlds=200,
+                           memory_budget=200e6)
+    fast = replicate_scores(plan, 0, GENERAL_REPLICATES)
+    general, cpu_g, _ = timed(replicate_scores, plan, 0, GENERAL_REPLICATES, fast=False)
+    diff = max(float(np.abs(fast[m] - general[m]).max()) for m in plan.measures)
+    general_cpu = cpu_g / GENERAL_REPLICATES * N_RESAMPLES
+    return {
+        "items": shape.items, "per_item": shape.per_item, "queries": shape.queries,
+        "taxonomy": shape.taxonomy, "design": pop.annotators, "categories": shape.categories,
+        "measures": ",".join(shape.measures), "fast_path": ",".join(plan.fast) or "-",
+        "cpu_s": cpu, "wall_s": wall, "compare_cpu_s": cpu_ci, "peak_mb": peak,
+        "general_cpu_s": general_cpu, "ratio": cpu / general_cpu, "max_diff": diff,
+        "bar_s": shape.bar, "meets_bar": None if shape.bar is None else cpu <= shape.bar,
+        "load_before": load, "load_after": os.getloadavg()[0],
+    }
+
+
+def main() -> None:
+    print(f"fuzzytruth from {fuzzytruth.__file__}")
+    with warnings.catch_warnings():  # warm-up: numba compiles (or loads) its kernels
+        warnings.simplefilter("ignore")
+        runs, ann, cats = collection(SHAPES[0])
+        annotator_bootstrap(runs, ann, "P@10", query_categories=cats, n_resamples=20, rng=0)
+    rows = []
+    for shape in SHAPES:  # a line per shape as it ends: the whole run takes minutes
+        rows.append(run_shape(shape))
+        row = rows[-1]
+        print(f"  {row['items']} x {row['per_item']} x {row['queries']} {row['taxonomy']} "
+              f"{row['design']} {row['categories']} {row['measures']}: {row['cpu_s']:.3g} s CPU,"
+              f" ratio {row['ratio']:.3g}", flush=True)
+    table = pd.DataFrame(rows)
+    with pd.option_context("display.width", 250, "display.max_columns", 30,
+                           "display.float_format", "{:.3g}".format):
+        print(table.to_string(index=False))
+    worst = table.loc[table["ratio"].idxmax()]
+    print(f"\nB = {N_RESAMPLES}; general path timed on {GENERAL_REPLICATES} replicates and "
+          f"scaled; worst ratio fast / general {worst['ratio']:.3g} ({worst['taxonomy']}, "
+          f"{worst['design']}, {worst['items']} items, {worst['measures']}); largest "
+          f"|fast - general| {table['max_diff'].max():.2g}; peak RSS of the process "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

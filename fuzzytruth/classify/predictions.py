@@ -1,0 +1,411 @@
+"""Predictions: one classifier's scores or probabilities, items × classes.
+
+A classifier is evaluated the way a retrieval system is: each item plays a query, its classes
+ranked by the classifier's scores play the result list (:mod:`fuzzytruth.classify.ranking`
+ranks them, with a named tie rule), and the truth says which class the item belongs to.
+:class:`Predictions` holds the dense matrix, not a long run: a classifier gives every class a
+score, and the measures read whole rows (top-k sets, predicted distributions).
+
+Ids are strings, as in a :class:`~fuzzytruth.runs.Run` (numbers are converted with ``str``);
+classes are matched to the truth's taxonomy nodes by the same string form. Scores keep their
+dtype when it is float32 or float64 (50,000 items × 1,000 classes take 200 MB in float32).
+
+Probabilities or scores. ``probabilities=None`` (default) decides from the values: every row
+finite, within [0, 1] and summing to 1 within ``sqrt(eps)`` of its dtype (scikit-learn's
+tolerance in ``log_loss``) makes probabilities, anything else scores (logits, margins). Measures
+that read probabilities (cross-entropy, Brier, the distances between distributions, ECE) refuse
+scores with an error naming the first row that does not sum to 1; ``probabilities=True``
+demands them at construction.
+
+Examples
+--------
+>>> p = Predictions([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]], items=["x", "y"],
+...                 classes=["cat", "dog", "cow"], name="net")
+>>> p
+Predictions('net', 2 items × 3 classes, probabilities)
+>>> p.to_frame().head(3)
+  item_id class  score
+0       x   cat    0.7
+1       x   dog    0.2
+2       x   cow    0.1
+>>> Predictions([[0.5, np.nan]], items=["x"], classes=["a", "b"])
+Traceback (most recent call last):
+...
+ValueError: scores must be finite; item 'x', class 'b' is nan
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.taxonomy import _show
+
+__all__ = ["Predictions", "probability_tolerance"]
+
+
+def probability_tolerance(dtype: np.dtype) -> float:
+    """How far a row's sum may be from 1 for probabilities of ``dtype``: ``sqrt(eps)``
+    (scikit-learn's ``log_loss`` tolerance).
+
+    Examples
+    --------
+    >>> probability_tolerance(np.dtype("float32")) > probability_tolerance(np.dtype("float64"))
+    True
+    """
+    return float(np.sqrt(np.finfo(dtype).eps))
+
+
+def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
+    index = pd.Index([str(v) for v in values], dtype=object, name=what)
+    if index.has_duplicates:
+        raise ValueError(f"{what} ids must be unique; repeated: {_show(index[index.duplicated()])}")
+    return index
+
+
+class Predictions:
+    """One classifier's scores (or probabilities): a row per item, a column per class.
+
+    Parameters
+    ----------
+    scores : array_like
+        ``(n_items, n_classes)`` finite numbers; float32 and float64 are kept as given, other
+        numbers become float64.
+    items : sequence
+        Item ids of the rows (converted to str; unique).
+    classes : sequence
+        Class of each column (converted to str; unique), matched to the truth's taxonomy nodes.
+    name : str
+        The classifier's name, as outputs print it.
+    probabilities : bool, optional
+        None (default): probabilities when every row is within [0, 1] and sums to 1 (module
+        docstring); True: they must be, or a ValueError names the first row that is not;
+        False: scores, whatever the values.
+
+    Examples
+    --------
+    >>> Predictions([[2.0, -1.0]], items=[7], classes=["a", "b"]).probabilities
+    False
+    >>> Predictions([[0.6, 0.6]], items=[7], classes=["a", "b"], probabilities=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: probabilities must sum to 1 in every row (within 1.5e-08); item '7' sums to 1.2
+    """
+
+    def __init__(
+        self,
+        scores: Any,
+        *,
+        items: Sequence[Hashable],
+        classes: Sequence[Hashable],
+        name: str = "classifier",
+        probabilities: bool | None = None,
+    ) -> None:
+        array = np.asarray(scores)
+        if array.dtype not in (np.float32, np.float64):
+            if array.dtype == object or not (
+                np.issubdtype(array.dtype, np.number) or array.dtype == bool
+            ):
+                raise ValueError(f"scores must be numbers; got an array of {array.dtype}")
+            array = array.astype(np.float64)
+        if array.ndim != 2:
+            raise ValueError(
+                f"scores must be a 2-D array (n_items, n_classes); got shape {array.shape}"
+            )
+        self._items = _ids(items, "item")
+        self._classes = _ids(classes, "class")
+        if array.shape != (len(self._items), len(self._classes)):
+            raise ValueError(
+                f"scores must have shape (n_items, n_classes) = "
+                f"({len(self._items)}, {len(self._classes)}); got {array.shape}"
+            )
+        if len(self._classes) == 0:
+            raise ValueError("predictions need at least one class")
+        finite = np.isfinite(array)
+        if not finite.all():
+            row, col = np.argwhere(~finite)[0]
+            raise ValueError(
+                f"scores must be finite; item {self._items[row]!r}, class "
+                f"{self._classes[col]!r} is {float(array[row, col])!r}"
+            )
+        if probabilities not in (None, True, False):
+            raise ValueError(f"probabilities must be None, True or False; got {probabilities!r}")
+        problem = self._not_probabilities(array)
+        if probabilities and problem:
+            raise ValueError(f"probabilities must {problem}")
+        array = np.array(array, copy=not array.flags.owndata or not array.flags.c_contiguous)
+        array = np.ascontiguousarray(array)
+        array.flags.writeable = False
+        self._scores = array
+        self._problem = problem if probabilities is not False else "be declared so"
+        self._is_probability = not self._problem
+        self.name = str(name)
+
+    def _not_probabilities(self, array: np.ndarray) -> str:
+        """Why ``array`` is not a matrix of probabilities ('' when it is)."""
+        if array.size == 0:
+            return ""
+        low, high = array.min(axis=1), array.max(axis=1)
+        bad = np.flatnonzero((low < 0) | (high > 1))
+        if bad.size:
+            row = bad[0]
+            value = low[row] if low[row] < 0 else high[row]
+            return f"be within [0, 1]; item {self._items[row]!r} has {float(value)!r}"
+        sums = array.sum(axis=1, dtype=np.float64)
+        tol = probability_tolerance(array.dtype)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
+        if bad.size:
+            row = bad[0]
+            return (
+                f"sum to 1 in every row (within {tol:.2g}); item {self._items[row]!r} sums to "
+                f"{float(sums[row]):.6g}"
+            )
+        return ""
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        item: str = "item_id",
+        cls_col: str = "class",
+        score: str = "score",
+        name: str = "classifier",
+        probabilities: bool | None = None,
+        classes: Sequence[Hashable] | None = None,
+    ) -> Predictions:
+        """Predictions from a long table, one row per (item, class).
+
+        Every item needs a score for every class; a repeated (item, class) pair or a missing
+        one is a ValueError naming it. Classes are in order of first appearance unless
+        ``classes`` gives the order (and the set).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"item_id": [1, 1, 2, 2], "class": ["a", "b", "a", "b"],
+        ...                    "score": [0.9, 0.1, 0.4, 0.6]})
+        >>> Predictions.from_frame(df).scores.tolist()
+        [[0.9, 0.1], [0.4, 0.6]]
+        >>> Predictions.from_frame(df.iloc[:3])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: item '2' has no score for class 'b': a classifier scores every class (1 of...
+        """
+        for param, column in (("item", item), ("cls_col", cls_col), ("score", score)):
+            if column not in frame.columns:
+                raise ValueError(
+                    f"{param}={column!r} is not a column of the table; its columns are "
+                    f"{list(frame.columns)}"
+                )
+        item_ids = frame[item].astype(str).to_numpy()
+        class_ids = frame[cls_col].astype(str).to_numpy()
+        values = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise ValueError(
+                f"column {score!r} must hold finite numbers; row {int(bad[0])} (item "
+                f"{item_ids[bad[0]]!r}, class {class_ids[bad[0]]!r}) has "
+                f"{frame[score].iloc[bad[0]]!r}"
+            )
+        return cls._from_long(item_ids, class_ids, values, name=name,
+                              probabilities=probabilities, classes=classes, rows=None)
+
+    @classmethod
+    def _from_long(
+        cls,
+        item_ids: np.ndarray,
+        class_ids: np.ndarray,
+        values: np.ndarray,
+        *,
+        name: str,
+        probabilities: bool | None,
+        classes: Sequence[Hashable] | None,
+        rows: Any,
+    ) -> Predictions:
+        """The matrix of a long table; ``rows(i)`` says where row ``i`` came from."""
+        where = rows or (lambda i: f"row {int(i)}")
+        item_code, items = pd.factorize(pd.Series(item_ids, dtype=object), sort=False)
+        if classes is None:
+            class_index = pd.Index(pd.unique(pd.Series(class_ids, dtype=object)), dtype=object)
+        else:
+            class_index = _ids(classes, "class")
+        class_code = class_index.get_indexer(class_ids)
+        unknown = np.flatnonzero(class_code < 0)
+        if unknown.size:
+            raise ValueError(
+                f"{where(unknown[0])}: class {class_ids[unknown[0]]!r} is not one of the "
+                f"given classes {_show(class_index)}"
+            )
+        n_items, n_classes = len(items), len(class_index)
+        flat = item_code.astype(np.int64) * n_classes + class_code
+        seen = np.zeros(n_items * n_classes, dtype=np.int64)
+        np.add.at(seen, flat, 1)
+        if seen.max(initial=0) > 1:
+            twice = np.flatnonzero(seen[flat] > 1)
+            raise ValueError(
+                f"{where(twice[1])}: item {item_ids[twice[1]]!r} has a second score for class "
+                f"{class_ids[twice[1]]!r} (first at {where(twice[0])})"
+            )
+        missing = np.flatnonzero(seen == 0)
+        if missing.size:
+            row, col = divmod(int(missing[0]), n_classes)
+            given = int(seen.reshape(n_items, n_classes)[row].sum())
+            raise ValueError(
+                f"item {items[row]!r} has no score for class {class_index[col]!r}: a classifier "
+                f"scores every class ({given} of {n_classes} classes given)"
+            )
+        matrix = np.empty(n_items * n_classes)
+        matrix[flat] = values
+        return cls(matrix.reshape(n_items, n_classes), items=items, classes=class_index,
+                   name=name, probabilities=probabilities)
+
+    @classmethod
+    def from_wide(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        item: str | None = None,
+        name: str = "classifier",
+        probabilities: bool | None = None,
+    ) -> Predictions:
+        """Predictions from a wide table: one row per item, one column per class.
+
+        The items are the frame's index, or the column ``item`` when given.
+
+        Examples
+        --------
+        >>> wide = pd.DataFrame({"id": ["x", "y"], "cat": [0.9, 0.2], "dog": [0.1, 0.8]})
+        >>> Predictions.from_wide(wide, item="id").classes
+        ('cat', 'dog')
+        """
+        if item is not None:
+            if item not in frame.columns:
+                raise ValueError(
+                    f"item={item!r} is not a column of the table; its columns are "
+                    f"{list(frame.columns)}"
+                )
+            frame = frame.set_index(item)
+        values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+        return cls(values, items=frame.index, classes=frame.columns, name=name,
+                   probabilities=probabilities)
+
+    @classmethod
+    def from_labels(
+        cls,
+        labels: Mapping[Hashable, Hashable | Sequence[Hashable]] | pd.Series,
+        *,
+        classes: Sequence[Hashable],
+        name: str = "labels",
+    ) -> Predictions:
+        """One-hot probabilities of hard labels (a label set splits the mass evenly): an
+        annotator, or any hard classifier, scored as a classifier.
+
+        Examples
+        --------
+        >>> Predictions.from_labels({"x": "b", "y": ["a", "b"]}, classes=["a", "b"]).scores
+        array([[0. , 1. ],
+               [0.5, 0.5]])
+        """
+        series = pd.Series(labels) if not isinstance(labels, pd.Series) else labels
+        class_index = _ids(classes, "class")
+        matrix = np.zeros((len(series), len(class_index)))
+        for row, value in enumerate(series.to_numpy()):
+            chosen = [value] if isinstance(value, str) or not isinstance(value, Iterable) else \
+                list(value)
+            cols = class_index.get_indexer([str(v) for v in chosen])
+            if len(cols) == 0 or (cols < 0).any():
+                bad = [v for v, c in zip(chosen, cols, strict=True) if c < 0] or chosen
+                raise ValueError(
+                    f"label(s) {_show(bad)} of item {series.index[row]!r} are not among the "
+                    f"classes {_show(class_index)}"
+                )
+            matrix[row, cols] += 1.0 / len(cols)
+        return cls(matrix, items=series.index, classes=class_index, name=name,
+                   probabilities=True)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def scores(self) -> np.ndarray:
+        """``(n_items, n_classes)`` scores (read-only), rows in :attr:`items` order."""
+        return self._scores
+
+    @property
+    def items(self) -> pd.Index:
+        """Item ids (str), the row order."""
+        return self._items
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """Class names (str), the column order."""
+        return tuple(self._classes)
+
+    @property
+    def n_items(self) -> int:
+        """Number of items."""
+        return len(self._items)
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes."""
+        return len(self._classes)
+
+    @property
+    def probabilities(self) -> bool:
+        """Whether the rows are probability distributions (see the module docstring)."""
+        return self._is_probability
+
+    def require_probabilities(self, measure: str) -> None:
+        """A ValueError naming ``measure`` when the rows are not probabilities."""
+        if not self._is_probability:
+            raise ValueError(
+                f"measure {measure!r} reads predicted probabilities, and the predictions "
+                f"{self.name!r} hold scores: they must {self._problem}"
+            )
+
+    def class_index(self, classes: Iterable[Hashable]) -> np.ndarray:
+        """Column positions of ``classes`` (-1 for classes not predicted)."""
+        return self._classes.get_indexer([str(c) for c in classes])
+
+    def rows(self, items: Iterable[Hashable]) -> np.ndarray:
+        """Row positions of ``items``; a ValueError names those not predicted."""
+        items = [str(i) for i in items]
+        pos = self._items.get_indexer(items)
+        if (pos < 0).any():
+            lost = [i for i, p in zip(items, pos, strict=True) if p < 0]
+            raise ValueError(
+                f"the predictions {self.name!r} have no row for {len(lost)} item(s) the "
+                f"evaluation needs: {_show(lost)}"
+            )
+        return pos
+
+    def subset(self, items: Iterable[Hashable]) -> Predictions:
+        """The predictions of some items, in the given order."""
+        rows = self.rows(items)
+        out = object.__new__(Predictions)
+        scores = self._scores[rows]
+        scores.flags.writeable = False
+        out._scores, out._items = scores, self._items[rows]
+        out._classes, out.name = self._classes, self.name
+        out._problem, out._is_probability = self._problem, self._is_probability
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """The long table ``item_id, class, score`` (one row per pair)."""
+        n_items, n_classes = self._scores.shape
+        return pd.DataFrame({
+            "item_id": np.repeat(self._items.to_numpy(), n_classes),
+            "class": np.tile(np.asarray(self._classes, dtype=object), n_items),
+            "score": self._scores.ravel(),
+        })
+
+    def __len__(self) -> int:
+        return self.n_items
+
+    def __repr__(self) -> str:
+        kind = "probabilities" if self._is_probability else "scores"
+        return (f"Predictions({self.name!r}, {self.n_items} items × {self.n_classes} classes, "
+                f"{kind})")

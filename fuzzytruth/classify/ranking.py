@@ -1,0 +1,214 @@
+"""Ranking a classifier's classes: top-k sets with a named rule for ties.
+
+Each item's classes are ranked by score, highest first. Where scores tie, tools differ, and
+each rule here is one of them, named:
+
+``"last"`` (default)
+    among tied classes, the later column ranks first: scikit-learn's ``top_k_accuracy_score``
+    (a stable ascending sort, reversed; checked by experiment in the tests: with four equal
+    scores class 3 is its top-1);
+``"first"``
+    the earlier column ranks first: ``numpy.argmax`` (so ``accuracy_score(y, p.argmax(1))``),
+    ``jax.lax.top_k`` and Stutz et al.'s ``topk_sets`` without jitter;
+``"all"``
+    every class tied with the k-th is in the top k (TensorFlow's ``in_top_k``): a class is in
+    the top k when fewer than k classes score strictly higher;
+``"average"``
+    the expectation over all orders of the tied classes (what a random tie-break, such as
+    Stutz et al.'s ±1e-4 jitter, gives on average): a class in a tie group straddling rank k
+    is in the top k with probability (slots left) / (group size).
+
+Each item's ranking is summarised by its *candidates*: the classes that can be in the top
+``kmax``, with the range of ranks ``[lo, hi)`` each can take (``hi = lo + 1`` under a strict
+rule; the tie group's span under ``"all"`` and ``"average"``). Items are ranked in blocks
+sized from a memory budget, with a partial sort; only items whose scores tie across the
+``kmax`` boundary are fully sorted.
+
+Examples
+--------
+>>> scores = np.array([[0.1, 0.4, 0.4, 0.1]])
+>>> [candidates(scores, 1, ties).columns.tolist() for ties in ("last", "first")]
+[[[2]], [[1]]]
+>>> c = candidates(scores, 1, "all")
+>>> c.columns.tolist(), c.lo.tolist(), c.hi.tolist()
+([[2, 1]], [[0, 0]], [[2, 2]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._validation import check_choice
+
+__all__ = ["CLASS_TIES", "Candidates", "candidates", "top_class"]
+
+CLASS_TIES = ("last", "first", "all", "average")
+"""The tie rules for ranking classes, the default (scikit-learn's) first."""
+
+STRICT_TIES = ("last", "first")
+
+
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """The classes of each item that can be among its top ``kmax``.
+
+    Attributes
+    ----------
+    columns : numpy.ndarray
+        ``(n_items, width)`` class columns in rank order (-1 pads).
+    lo, hi : numpy.ndarray
+        ``(n_items, width)`` each candidate's ranks ``[lo, hi)`` (0-based): its rank under a
+        strict rule (``hi = lo + 1``), its tie group's span otherwise.
+    kmax : int
+        The deepest rank asked for.
+    ties : str
+        The rule (:data:`CLASS_TIES`).
+    """
+
+    columns: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    kmax: int
+    ties: str
+
+    def credit(self, k: int) -> np.ndarray:
+        """``(n_items, width)`` each candidate's probability of being in the top ``k``.
+
+        Examples
+        --------
+        >>> c = candidates(np.array([[0.2, 0.4, 0.4]]), 3, "average")
+        >>> c.columns.tolist(), c.credit(1).tolist()
+        ([[2, 1, 0]], [[0.5, 0.5, 0.0]])
+        """
+        lo, hi = self.lo, self.hi
+        valid = self.columns >= 0
+        if self.ties == "average":
+            span = np.maximum(hi - lo, 1)
+            return np.where(valid, np.clip((k - lo) / span, 0.0, 1.0), 0.0)
+        return (valid & (lo < k)).astype(np.float64)
+
+
+def candidates(
+    scores: np.ndarray, kmax: int, ties: str = "last", *, memory_budget: float = MEMORY_BUDGET
+) -> Candidates:
+    """The candidates for the top ``kmax`` of every row of ``scores`` (module docstring).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        ``(n_items, n_classes)`` finite scores.
+    kmax : int
+        Deepest rank needed (capped at ``n_classes``).
+    ties : {"last", "first", "all", "average"}
+        The tie rule.
+    memory_budget : float
+        Bytes of working memory per block of items.
+
+    Returns
+    -------
+    Candidates
+
+    Examples
+    --------
+    >>> c = candidates(np.array([[0.3, 0.1, 0.6], [0.5, 0.5, 0.0]]), 2)
+    >>> c.columns.tolist()
+    [[2, 0], [1, 0]]
+    """
+    check_choice("ties", ties, CLASS_TIES)
+    n_items, n_classes = scores.shape
+    kmax = int(min(max(kmax, 1), n_classes))
+    step = block_rows(n_classes, memory_budget, bytes_per_unit=24.0)
+    parts = [
+        _block(scores[start : start + step], kmax, ties)
+        for start in range(0, max(n_items, 1), step)
+    ]
+    width = max(p[0].shape[1] for p in parts)
+    columns, lo, hi = (
+        np.concatenate([_pad(p[j], width, -1 if j == 0 else kmax) for p in parts])
+        for j in range(3)
+    )
+    return Candidates(columns, lo, hi, kmax, ties)
+
+
+def top_class(scores: np.ndarray, ties: str = "last") -> np.ndarray:
+    """``(n_items,)`` each row's top-ranked class column under a strict tie rule.
+
+    Examples
+    --------
+    >>> top_class(np.array([[0.5, 0.5], [0.2, 0.8]])).tolist(), top_class(
+    ...     np.array([[0.5, 0.5]]), "first").tolist()
+    ([1, 1], [0])
+    """
+    check_choice("ties", ties, STRICT_TIES)
+    if ties == "first":
+        return np.argmax(scores, axis=1)
+    return scores.shape[1] - 1 - np.argmax(scores[:, ::-1], axis=1)
+
+
+def _pad(array: np.ndarray, width: int, fill: int) -> np.ndarray:
+    if array.shape[1] == width:
+        return array
+    return np.pad(array, ((0, 0), (0, width - array.shape[1])), constant_values=fill)
+
+
+def _block(scores: np.ndarray, kmax: int, ties: str) -> tuple[np.ndarray, ...]:
+    """Candidates of one block of rows: ``(columns, lo, hi)``."""
+    n, n_classes = scores.shape
+    if n == 0:
+        empty = np.zeros((0, kmax), dtype=np.int32)
+        return empty, empty, empty
+    if kmax == n_classes:
+        top = np.tile(np.arange(n_classes), (n, 1))
+        tied = np.zeros(n, dtype=bool)
+    else:
+        top = np.argpartition(scores, n_classes - kmax, axis=1)[:, n_classes - kmax:]
+        threshold = np.take_along_axis(scores, top, axis=1).min(axis=1)
+        # ties across the boundary: more classes reach the threshold than there are slots
+        tied = (scores >= threshold[:, None]).sum(axis=1) > kmax
+    columns, lo, hi = _ordered(scores, top, ties)
+    if not tied.any():
+        return columns, lo, hi
+    full = _full_rows(scores[tied], kmax, ties)
+    width = max(columns.shape[1], full[0].shape[1])
+    columns, lo, hi = (_pad(a, width, -1 if j == 0 else kmax)
+                       for j, a in enumerate((columns, lo, hi)))
+    for out, part in zip((columns, lo, hi), full, strict=True):
+        out[tied] = _pad(part, width, -1 if out is columns else kmax)
+    return columns, lo, hi
+
+
+def _ordered(scores: np.ndarray, cols: np.ndarray, ties: str) -> tuple[np.ndarray, ...]:
+    """``cols`` of each row (all the classes that can rank above any other of the row) in rank
+    order, with their rank ranges."""
+    values = np.take_along_axis(scores, cols, axis=1)
+    tiebreak = cols if ties == "first" else -cols  # later column first unless "first"
+    order = np.lexsort((tiebreak, -values), axis=1)
+    cols = np.take_along_axis(cols, order, axis=1)
+    values = np.take_along_axis(values, order, axis=1)
+    width = cols.shape[1]
+    position = np.broadcast_to(np.arange(width), cols.shape)
+    if ties in STRICT_TIES:
+        lo = position.astype(np.int32)
+        return cols.astype(np.int32), lo, lo + 1
+    # tie groups of equal values: lo = the group's first position, hi = one past its last
+    starts = np.ones(cols.shape, dtype=bool)
+    starts[:, 1:] = values[:, 1:] != values[:, :-1]
+    lo = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    ends = np.ones(cols.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    hi = np.minimum.accumulate(np.where(ends, position, width - 1)[:, ::-1], axis=1)[:, ::-1]
+    return cols.astype(np.int32), lo.astype(np.int32), (hi + 1).astype(np.int32)
+
+
+def _full_rows(scores: np.ndarray, kmax: int, ties: str) -> tuple[np.ndarray, ...]:
+    """Rows with ties across the boundary: every class ranked, kept while it can reach the
+    top ``kmax``."""
+    n, n_classes = scores.shape
+    cols, lo, hi = _ordered(scores, np.tile(np.arange(n_classes), (n, 1)), ties)
+    keep = lo < kmax
+    width = int(keep.sum(axis=1).max())
+    return (np.where(keep, cols, -1)[:, :width], np.where(keep, lo, kmax)[:, :width],
+            np.where(keep, hi, kmax)[:, :width])

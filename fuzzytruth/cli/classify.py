@@ -1,0 +1,287 @@
+"""``fuzzytruth classify``: classifiers' predictions against uncertain (or set-valued) truth.
+
+Each ``--predictions`` file is one classifier (:func:`fuzzytruth.io.read_predictions`: a long
+or wide table, or a NumPy matrix); the truth is annotations (``--annotations`` with
+``--taxonomy``) or partial rankings (``--rankings``) turned into a truth by ``--truth-model``,
+or crisp label sets (``--qrels``, ImageNet ReaL). Prints each classifier's value of each
+measure with its interval over items and its spread over the truth (the default), one row per
+item (``-q``), or every pairwise comparison (``--compare``: :func:`fuzzytruth.stats.compare`);
+``--human`` adds the annotators scored against each other (leave-one-annotator-out).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from fuzzytruth.cli._errors import Flags, UserError
+from fuzzytruth.cli._options import (
+    add_encoding_option,
+    add_format_option,
+    add_taxonomy_options,
+    library_option,
+    listing,
+    presets_epilog,
+)
+from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
+
+__all__ = ["DEFAULT_MEASURES", "EXAMPLES", "HELP", "add_arguments", "run"]
+
+HELP = "evaluate and compare classifiers against uncertain truth"
+EXAMPLES = """\
+examples:
+  # two classifiers against annotators' labels (their shares), top-1/top-5 and cross-entropy
+  fuzzytruth classify --predictions a.csv --predictions b.csv \\
+      --annotations labels.csv --taxonomy tax.json -m top1 -m top5 -m CE
+  # a Dawid-Skene truth, pairwise comparisons
+  fuzzytruth classify --predictions a.npz --predictions b.npz --annotations labels.csv \\
+      --taxonomy tax.json --truth-model dawid-skene -m Acc --compare
+  # readers' partial rankings, PrIRN at reliability 5, accuracy at the risk level, and the
+  # readers themselves scored against the others
+  fuzzytruth classify --predictions net.csv --rankings ddx.json --classes conditions.txt \\
+      --taxonomy risks.csv --truth-model prirn --reliability 5 \\
+      -m "Acc(target=top1)@3" -m "Acc(level=1)" --human
+  # ImageNet ReaL: crisp label sets as qrels (item, 0, class, 1)
+  fuzzytruth classify --predictions net.csv --qrels real.qrels -m ReaL -m ReaL@5
+"""
+DEFAULT_MEASURES = ("Acc", "top5")
+"""What ``classify`` reports without ``-m``."""
+
+
+def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
+    """The options of ``classify``."""
+    from fuzzytruth.classify.human import leave_one_annotator_out
+    from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
+    from fuzzytruth.io.predictions import LAYOUTS, read_predictions
+    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.stats.compare import ALL_CORRECTIONS, compare
+    from fuzzytruth.stats.procedures import METHODS
+    from fuzzytruth.truth.models import TRUTH_MODELS, PrIRN
+
+    parser.add_argument(
+        "--predictions", type=Path, action="append", required=True, metavar="FILE",
+        help="one classifier's predictions, repeatable: a long table (item_id, class, score), "
+        "a wide one (item_id, then one column per class) as .csv/.tsv/.parquet, or a .npy/.npz "
+        "matrix (named after the file)",
+    )
+    library_option(
+        parser, flags, "--layout", param="layout", function=read_predictions, choices=LAYOUTS,
+        help="how a predictions table is laid out (default: %(default)s: long when the header "
+        "names item_id, class and score)",
+    )
+    library_option(
+        parser, flags, "--prediction-classes", param="classes", type=Path, default=None,
+        metavar="FILE", help="the classes of a .npy matrix's columns, one per line",
+    )
+    truth = parser.add_argument_group(
+        "ground truth (one kind: --annotations with --taxonomy, --rankings, or --qrels)")
+    add_taxonomy_options(truth, flags, help="taxonomy file (.json nested, .csv/.tsv edges); "
+                         "its levels are what level= in a measure counts")
+    truth.add_argument("--annotations", type=Path,
+                       help="annotation table (.csv/.tsv/.parquet: item_id, annotator_id, label)")
+    truth.add_argument(
+        "--rankings", type=Path, metavar="FILE",
+        help="partial rankings with ties: selectors JSON or a long table item_id, reader_id, "
+        "class, rank_group",
+    )
+    truth.add_argument("--classes", type=Path, metavar="FILE",
+                       help="with --rankings: the class names, one per line (a selectors "
+                       "file's class id i is line i + 1)")
+    truth.add_argument("--qrels", type=Path,
+                       help="crisp label sets as TREC qrels (item 0 class 1): ImageNet ReaL")
+    library_option(
+        truth, flags, "--truth-model", param="truth_model", default="shares",
+        choices=tuple(TRUTH_MODELS),
+        help="the model that turns the labels into the truth: shares, dawid-skene, one-coin, "
+        "mace, irn or prirn (the last two need --rankings) (default: %(default)s)",
+    )
+    library_option(
+        truth, flags, "--reliability", param="temperature", type=float, default=None,
+        metavar="T", help="with --truth-model prirn, its temperature (the readers' "
+        f"reliability; default {PrIRN.temperature:g})",
+    )
+    library_option(
+        parser, flags, "--measure", "-m", param="measures", action="append", metavar="MEASURE",
+        default=None,
+        help="classifier measure, repeatable: Acc, top1, top5, Acc(level=1)@3, "
+        "Acc(target=top1), ReaL, CE, KL, JS, poJSD, TV, MD, Wasserstein, SoftAcc, SoftF1, "
+        f"Brier, ECE, EntropyCorr (default: {listing(DEFAULT_MEASURES)})",
+    )
+    table = presets()
+    library_option(
+        parser, flags, "--preset", param="preset", function=evaluate, choices=tuple(table),
+        help="convention preset, described below (default: %(default)s; lewidi rounds as the "
+        "LeWiDi scripts)",
+    )
+    rules = parser.add_argument_group("which items count")
+    library_option(rules, flags, "--undefined", param="undefined", function=evaluate,
+                   choices=UNDEFINED, help="an item where a measure is undefined: it scores "
+                   "the measure's undefined value (zero) or is left out (skip) (default: "
+                   "%(default)s)")
+    library_option(rules, flags, "--missing", param="missing", function=evaluate,
+                   choices=MISSING, help="predicted items the truth lacks: left out with a note "
+                   "(skip) or an error (default: %(default)s)")
+    library_option(rules, flags, "-c", "--complete", param="complete", function=evaluate,
+                   action="store_true", help="every item of the truth must be predicted")
+    group = parser.add_argument_group("uncertainty")
+    library_option(group, flags, "--n-worlds", param="n_worlds", function=evaluate, type=int,
+                   help="truth worlds sampled (default: %(default)s)")
+    library_option(group, flags, "--seed", param="rng", type=int, default=0,
+                   help="seed of the one random generator (default: %(default)s)")
+    library_option(group, flags, "--confidence-level", param="confidence_level",
+                   function=evaluate, type=float,
+                   help="level of the intervals (default: %(default)s)")
+    out = parser.add_argument_group("output")
+    out.add_argument("-q", "--per-item", action="store_true",
+                     help="one row per (classifier, item, measure) instead of the aggregates")
+    out.add_argument("--compare", action="store_true",
+                     help="every pair of classifiers: tests with their intervals")
+    library_option(out, flags, "--baseline", param="baseline", function=compare,
+                   help="with --compare: compare every other classifier with this one")
+    library_option(out, flags, "--method", param="method", function=compare, choices=METHODS,
+                   help="with --compare: the procedure (default: compare()'s, t)")
+    library_option(out, flags, "--correction", param="correction", function=compare,
+                   choices=ALL_CORRECTIONS,
+                   help="with --compare: multiple-comparison adjustment (default: %(default)s)")
+    out.add_argument(
+        "--human", action="store_true",
+        help="add the annotators, each scored against the others' truth (leave-one-annotator-"
+        f"out, {leave_one_annotator_out.__module__})",
+    )
+    add_encoding_option(parser, flags)
+    add_format_option(parser, TABLE_FORMATS)
+    parser.epilog = f"{EXAMPLES}\n{presets_epilog()}\n"
+
+
+def read_classifiers(args: argparse.Namespace) -> dict[str, Any]:
+    """The classifiers by name (their file names; two files of one name are an error)."""
+    from fuzzytruth.io.predictions import read_predictions
+
+    out: dict[str, Any] = {}
+    for path in args.predictions:
+        predictions = read_predictions(path, layout=args.layout, classes=args.prediction_classes,
+                                       encoding=args.encoding)
+        if predictions.name in out:
+            raise UserError(f"two classifiers are named {predictions.name!r} (--predictions); "
+                            "rename a file")
+        out[predictions.name] = predictions
+    return out
+
+
+def read_labels(args: argparse.Namespace) -> Any:
+    """The labels the truth model fits: Annotations or Rankings."""
+    from fuzzytruth.io import read_annotations, read_rankings, read_taxonomy
+
+    taxonomy = None
+    if args.taxonomy is not None:
+        taxonomy = read_taxonomy(args.taxonomy, implicit_root=args.implicit_root,
+                                 encoding=args.encoding)
+    if args.rankings is not None:
+        classes = None
+        if args.classes is not None:
+            text = args.classes.read_text(encoding=args.encoding)
+            classes = [line.strip() for line in text.splitlines() if line.strip()]
+        return read_rankings(args.rankings, classes=classes, taxonomy=taxonomy,
+                             encoding=args.encoding)
+    if args.classes is not None:
+        raise UserError("--classes names the class ids of --rankings; give --rankings")
+    if taxonomy is None:
+        raise UserError("--annotations needs --taxonomy")
+    return read_annotations(args.annotations, taxonomy=taxonomy, encoding=args.encoding)
+
+
+def truth_model(args: argparse.Namespace) -> Any:
+    """The configured model of ``--truth-model`` (with ``--reliability``)."""
+    from fuzzytruth.truth.models import TRUTH_MODELS, PrIRN
+
+    name = args.truth_model
+    if args.reliability is not None:
+        if name != PrIRN.name:
+            raise UserError(f"--reliability is PrIRN's temperature (--truth-model prirn); "
+                            f"--truth-model {name} takes none")
+        return PrIRN(temperature=args.reliability)
+    if name in ("irn", "prirn") and args.rankings is None:
+        raise UserError(f"--truth-model {name} needs partial rankings: give --rankings")
+    return TRUTH_MODELS[name]()
+
+
+def read_truth(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The truth, and the labels it was fitted on (None for label sets)."""
+    from fuzzytruth.io import read_trec_qrels
+
+    given = [f for f in ("annotations", "rankings", "qrels") if getattr(args, f) is not None]
+    if len(given) != 1:
+        raise UserError("give exactly one ground truth: --annotations (with --taxonomy), "
+                        f"--rankings or --qrels (got {len(given)}"
+                        + (f": {', '.join('--' + g for g in given)})" if given else ")"))
+    if args.qrels is not None:
+        for option in ("taxonomy", "classes", "reliability"):
+            if getattr(args, option) is not None:
+                raise UserError(f"--{option} goes with --annotations or --rankings; --qrels "
+                                "would ignore it")
+        if args.truth_model != "shares" or args.human:
+            flag = "--human" if args.human else "--truth-model"
+            raise UserError(f"{flag} needs labels (--annotations or --rankings); --qrels are "
+                            "label sets already")
+        return read_trec_qrels(args.qrels, encoding=args.encoding), None
+    labels = read_labels(args)
+    model = truth_model(args)
+    try:
+        return model.fit(labels), labels
+    except ValueError as err:
+        raise UserError(f"--truth-model {args.truth_model}: {err}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate the classifiers (and compare them) and print."""
+    import pandas as pd
+
+    from fuzzytruth._validation import check_n_worlds
+    from fuzzytruth.cli.evaluate import measure_list
+    from fuzzytruth.evaluation.engine import evaluate
+    from fuzzytruth.stats import compare
+
+    truth, labels = read_truth(args)
+    classifiers = read_classifiers(args)
+    measures = measure_list(args.measure or list(DEFAULT_MEASURES))
+    n_items = max(p.n_items for p in classifiers.values())
+    check_n_worlds(args.n_worlds, bytes_per_world=8.0 * n_items)
+    options = dict(preset=args.preset, undefined=args.undefined, missing=args.missing,
+                   complete=args.complete, n_worlds=args.n_worlds,
+                   confidence_level=args.confidence_level)
+    evaluation = evaluate(classifiers, truth, measures, rng=args.seed, **options)
+    if args.compare:
+        comparison = compare(evaluation, baseline=args.baseline, method=args.method,
+                             correction=args.correction,
+                             confidence_level=args.confidence_level, rng=args.seed)
+        frame = comparison.table
+        if args.format == "text":
+            write(comparison.summary() + "\n")
+            return 0
+    elif args.per_item:
+        frame = evaluation.to_frame().rename(columns={"query_id": "item_id"})
+    else:
+        frame = evaluation.aggregate().rename(columns={"n_queries": "n_items"})
+        if args.human:
+            frame = pd.concat([frame, _human(args, labels, measures, options)],
+                              ignore_index=True)
+    write(format_frame(frame, args.format))
+    return 0
+
+
+def _human(args: argparse.Namespace, labels: Any, measures: list, options: dict) -> Any:
+    """The leave-one-annotator-out rows, in the aggregate table's columns."""
+    from fuzzytruth.classify.human import leave_one_annotator_out
+
+    if labels is None:
+        raise UserError("--human needs labels (--annotations or --rankings)")
+    options = {k: v for k, v in options.items() if k != "complete"}
+    human = leave_one_annotator_out(labels, measures, truth_model=truth_model(args),
+                                    rng=args.seed, **options)
+    table = human.summary()
+    return table.assign(system="annotators (leave-one-out)", estimand="items",
+                        method="leave-one-annotator-out").rename(
+        columns={"n_items": "n_items"})[
+        ["system", "measure", "value", "ci_low", "ci_high", "estimand", "n_items",
+         "truth_low", "truth_high", "confidence_level", "method"]]

@@ -1,0 +1,89 @@
+"""Compiled passes of the agreement bootstrap: count-weighted column sums of a sparse per-item
+table, and quadratic forms of label totals with a disagreement matrix.
+
+Both compute each replicate's numbers on their own, in a fixed order of summation (items in
+row order; labels in column order), so a replicate is the same bits whatever the number of
+replicates computed with it (the memory budget, the block, the machine: no BLAS call, whose
+rounding may depend on the shape of the block and on its thread count). numba is imported,
+and the passes compiled (cached on disk), at first use.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+
+def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.ndarray:
+    """``weights @ table``: ``(n_replicates, n_columns)`` sums of the rows of ``table``
+    (``(n_items, n_columns)`` CSR), row ``i`` counted ``weights[r, i]`` times in replicate
+    ``r``; every sum is added up item by item in item order.
+
+    Examples
+    --------
+    >>> table = sparse.csr_array(np.array([[1.0, 0.0], [0.5, 2.0], [0.0, 3.0]]))
+    >>> weights = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]])
+    >>> weighted_column_sums(table, weights).tolist()
+    [[1.0, 6.0], [1.5, 6.0]]
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    out = np.zeros((table.shape[1], weights.shape[0]))
+    _kernels()["column_sums"](  # compiled once per index type (int32 or int64)
+        table.indptr, table.indices, table.data.astype(np.float64, copy=False), weights, out
+    )
+    return np.ascontiguousarray(out.T)  # rows: reductions over a row add up the same way
+
+
+def quadratic_forms(totals: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """``(n_replicates,)`` values ``t δ tᵀ`` for every row ``t`` of ``totals``
+    (``(n_replicates, n_labels)``), with ``delta`` ``(n_labels, n_labels)``.
+
+    Examples
+    --------
+    >>> delta = np.array([[0.0, 2.0], [2.0, 0.0]])
+    >>> quadratic_forms(np.array([[1.0, 3.0], [2.0, 2.0]]), delta).tolist()
+    [12.0, 16.0]
+    """
+    by_label = np.ascontiguousarray(np.asarray(totals, dtype=np.float64).T)
+    out = np.zeros(by_label.shape[1])
+    _kernels()["quadratic_forms"](by_label, np.ascontiguousarray(delta, dtype=np.float64), out)
+    return out
+
+
+def _column_sums_py(indptr, indices, data, weights, out):  # pragma: no cover - compiled
+    n_rows = weights.shape[0]
+    w = np.empty(n_rows)
+    for i in range(len(indptr) - 1):
+        for r in range(n_rows):
+            w[r] = weights[r, i]
+        for p in range(indptr[i], indptr[i + 1]):
+            column = indices[p]
+            value = data[p]
+            for r in range(n_rows):
+                out[column, r] += value * w[r]
+
+
+def _quadratic_forms_py(by_label, delta, out):  # pragma: no cover - compiled
+    n_labels, n_rows = by_label.shape
+    acc = np.empty(n_rows)
+    for a in range(n_labels):
+        acc[:] = 0.0
+        for b in range(n_labels):
+            d = delta[a, b]
+            if d != 0.0:
+                for r in range(n_rows):
+                    acc[r] += d * by_label[b, r]
+        for r in range(n_rows):
+            out[r] += by_label[a, r] * acc[r]
+
+
+@functools.cache
+def _kernels() -> dict[str, Any]:
+    """The compiled passes, built at first use (numba is slow to import)."""
+    import numba
+
+    jit = numba.njit(cache=True, nogil=True)
+    return {"column_sums": jit(_column_sums_py), "quadratic_forms": jit(_quadratic_forms_py)}

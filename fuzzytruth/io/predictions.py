@@ -1,0 +1,308 @@
+"""Reading and writing a classifier's predictions (:class:`~fuzzytruth.classify.Predictions`).
+
+Formats
+-------
+Long table (``.csv``, ``.tsv``, ``.parquet``)
+    ``item_id, class, score``: one row per (item, class); every item scores every class.
+Wide table (``.csv``, ``.tsv``, ``.parquet``)
+    ``item_id`` then one column per class (the header names the classes), one row per item.
+NumPy (``.npy``, ``.npz``)
+    ``.npy``: the ``(n_items, n_classes)`` matrix; ``classes`` must be given (a list, or a text
+    file with one class per line), ``items`` may be (default ``0 .. n-1``). ``.npz``: an array
+    ``scores`` (or ``probabilities``, or the archive's only 2-D array) with ``classes`` and
+    optionally ``items`` arrays in the archive (or given).
+
+``layout="auto"`` reads a table as long when its header names the item, class and score
+columns, and as wide otherwise. CSV/TSV files go through the shared reader
+(:func:`fuzzytruth.io.delimited.read_delimited`: compression from the content and its cap,
+``#`` comments, an ``encoding`` option); every refusal names the file and line (a value that
+is not a finite number, a repeated (item, class) pair, an item without a score for some
+class).
+
+Examples
+--------
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "net.csv")
+>>> _ = open(path, "w").write("item_id,cat,dog\\nx,0.9,0.1\\ny,0.2,0.8\\n")
+>>> read_predictions(path)
+Predictions('net', 2 items × 2 classes, probabilities)
+>>> _ = open(path, "w").write("item_id,class,score\\nx,cat,0.9\\nx,dog,oops\\n")
+>>> read_predictions(path)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: ...net.csv, line 3: column 'score' must hold finite numbers; got 'oops'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth.classify.predictions import Predictions
+from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
+from fuzzytruth.io.output import open_output
+from fuzzytruth.io.text import MaxBytes, file_error, load_text, read_bytes
+
+__all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
+
+LAYOUTS = ("auto", "long", "wide")
+_FORMATS = ("csv", "tsv", "parquet", "npy", "npz")
+
+
+def read_predictions(
+    path: str | os.PathLike,
+    *,
+    layout: str = "auto",
+    format: str | None = None,
+    item: str = "item_id",
+    cls: str = "class",
+    score: str = "score",
+    classes: Sequence[Hashable] | str | os.PathLike | None = None,
+    items: Sequence[Hashable] | None = None,
+    name: str | None = None,
+    probabilities: bool | None = None,
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
+) -> Predictions:
+    """Read one classifier's predictions (module docstring for the formats).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    layout : {"auto", "long", "wide"}
+        How a table is laid out.
+    format : {"csv", "tsv", "parquet", "npy", "npz"}, optional
+        Overrides the suffix (a compression suffix such as ``.gz`` is looked through).
+    item, cls, score : str
+        Column names of the item ids, the classes (long tables) and the scores.
+    classes : sequence or path-like, optional
+        The classes of a NumPy matrix's columns (or a text file, one per line); for a long
+        table, the order (and the set) of the classes.
+    items : sequence, optional
+        The item ids of a NumPy matrix's rows (default ``0 .. n-1``).
+    name : str, optional
+        The classifier's name (default: the file name without its suffixes).
+    probabilities : bool, optional
+        As :class:`~fuzzytruth.classify.Predictions` (None: decided from the values).
+    encoding : str
+        Encoding of a text file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None
+        Cap on what a compressed file may inflate to
+        (:func:`fuzzytruth.io.text.read_bytes`).
+
+    Returns
+    -------
+    Predictions
+    """
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {list(LAYOUTS)}; got {layout!r}")
+    fmt = format_of(path, format, _FORMATS)
+    where = os.fspath(path)
+    name = name or Path(where).name.split(".")[0]
+    try:
+        if fmt in ("npy", "npz"):
+            # an .npz is itself a zip archive: read as it is; an .npy may be compressed
+            data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes) \
+                if fmt == "npy" else Path(where).read_bytes()
+            return _read_numpy(where, data, fmt, classes, items, name, probabilities, encoding)
+        if fmt == "parquet":
+            frame = _read_parquet(where, max_decompressed_bytes)
+            lines = np.arange(len(frame)) + 1
+            unit = "row"
+        else:
+            frame = read_delimited(where, delimiter="," if fmt == "csv" else "\t",
+                                   required=[item], encoding=encoding,
+                                   max_decompressed_bytes=max_decompressed_bytes)
+            lines = frame.attrs["lines"]
+            unit = "line"
+    except ValueError as err:
+        raise ValueError(str(err) if where in str(err) else f"{where}: {err}") from None
+    long = {item, cls, score} <= set(frame.columns)
+    if layout == "long" or (layout == "auto" and long):
+        return _long(frame, where, lines, unit, item, cls, score, classes, name, probabilities)
+    return _wide(frame, where, lines, unit, item, name, probabilities)
+
+
+def _numbers(frame: pd.DataFrame, column: str, where: str, lines: np.ndarray,
+             unit: str) -> np.ndarray:
+    if frame[column].dtype.kind in "fiub":
+        values = frame[column].to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise ValueError(
+                f"{where}, {unit} {int(lines[bad[0]])}: column {column!r} must hold finite "
+                f"numbers; got {values[bad[0]]!r}"
+            )
+        return values
+    frame.attrs["lines"] = lines
+    try:
+        return finite_numbers(frame, column, where)
+    except ValueError as err:
+        raise ValueError(str(err).replace(", line ", f", {unit} ")) from None
+
+
+def _long(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: str, cls: str,
+          score: str, classes: object, name: str, probabilities: bool | None) -> Predictions:
+    missing = [c for c in (item, cls, score) if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{where}: a long table needs the columns {[item, cls, score]}; missing {missing} "
+            f"(found {list(frame.columns)})"
+        )
+    values = _numbers(frame, score, where, lines, unit)
+    try:
+        return Predictions._from_long(
+            frame[item].astype(str).to_numpy(), frame[cls].astype(str).to_numpy(), values,
+            name=name, probabilities=probabilities,
+            classes=None if classes is None else list(classes),
+            rows=lambda i: f"{where}, {unit} {int(lines[i])}",
+        )
+    except ValueError as err:
+        raise ValueError(str(err) if where in str(err) else f"{where}: {err}") from None
+
+
+def _wide(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: str,
+          name: str, probabilities: bool | None) -> Predictions:
+    if item not in frame.columns:
+        raise ValueError(
+            f"{where}: a wide table needs an item column {item!r} (then one column per class); "
+            f"found {list(frame.columns)}"
+        )
+    classes = [c for c in frame.columns if c != item]
+    if not classes:
+        raise ValueError(f"{where}: a wide table needs one column per class after {item!r}")
+    matrix = np.column_stack([_numbers(frame, c, where, lines, unit) for c in classes])
+    ids = frame[item].astype(str).to_numpy()
+    repeated = pd.Series(ids).duplicated().to_numpy()
+    if repeated.any():
+        row = int(np.argmax(repeated))
+        raise ValueError(f"{where}, {unit} {int(lines[row])}: item {ids[row]!r} has a second "
+                         "row")
+    try:
+        return Predictions(matrix, items=ids, classes=classes, name=name,
+                           probabilities=probabilities)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+
+
+def _class_list(classes: object, encoding: str) -> list[str] | None:
+    if classes is None:
+        return None
+    if isinstance(classes, str | os.PathLike):
+        text = load_text(classes, encoding=encoding)
+        return [line.strip() for line in text.decoded_lines() if line.strip()]
+    return [str(c) for c in classes]
+
+
+def _read_parquet(where: str, max_decompressed_bytes: MaxBytes) -> pd.DataFrame:
+    """A Parquet file (compressed as a whole or not, under the decompression cap) as a frame
+    with its own column types; a file that does not decode is one error naming it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes)
+    try:
+        return pq.read_table(pa.BufferReader(data)).to_pandas()
+    except (pa.ArrowException, OSError, ValueError, TypeError) as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+        raise file_error(where, f"not a readable Parquet file ({first})") from None
+
+
+def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: object, name: str,
+                probabilities: bool | None, encoding: str) -> Predictions:
+    import io
+    import zipfile
+
+    class_list = _class_list(classes, encoding)
+    try:
+        loaded = np.load(io.BytesIO(data), allow_pickle=False)
+        if fmt == "npz":
+            with loaded as archive:
+                arrays = {key: archive[key] for key in archive.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+        raise file_error(where, f"not a readable .{fmt} file ({first})") from None
+    if fmt == "npy":
+        matrix = loaded
+        stored_items = None
+    else:
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise file_error(where, "not a .npz archive (a single array: name the file .npy)")
+        key = next((k for k in ("scores", "probabilities") if k in arrays), None)
+        if key is None:
+            matrices = [k for k, a in arrays.items() if a.ndim == 2]
+            if len(matrices) != 1:
+                raise ValueError(
+                    f"{where}: expected an array 'scores' (or 'probabilities', or a single 2-D "
+                    f"array); found {sorted(arrays)}"
+                )
+            key = matrices[0]
+        matrix = arrays[key]
+        if class_list is None and "classes" in arrays:
+            class_list = [str(c) for c in arrays["classes"]]
+        stored_items = arrays.get("items")
+    if matrix.ndim != 2:
+        raise ValueError(f"{where}: expected a 2-D (items × classes) array; got shape "
+                         f"{matrix.shape}")
+    if class_list is None:
+        raise ValueError(
+            f"{where}: a NumPy matrix does not name its classes; give them (argument "
+            "'classes', or --prediction-classes: a list, or a text file with one class per "
+            "line)" + (" or store a 'classes' array in the .npz" if fmt == "npz" else "")
+        )
+    if items is None:
+        items = stored_items if stored_items is not None else np.arange(matrix.shape[0])
+    if len(class_list) != matrix.shape[1] or len(items) != matrix.shape[0]:
+        raise ValueError(
+            f"{where}: the matrix is {matrix.shape[0]} items × {matrix.shape[1]} classes; got "
+            f"{len(items)} item ids and {len(class_list)} classes"
+        )
+    return Predictions(matrix, items=list(items), classes=class_list, name=name,
+                       probabilities=probabilities)
+
+
+def write_predictions(
+    predictions: Predictions, path: str | os.PathLike, *, layout: str = "long",
+    format: str | None = None,
+) -> None:
+    """Write predictions as a long or wide table (CSV, TSV, Parquet) or a ``.npz`` archive
+    (``scores``, ``classes``, ``items``); :func:`read_predictions` reads them back.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = Predictions([[0.5, 0.5]], items=["x"], classes=["a", "b"], name="net")
+    >>> path = os.path.join(tempfile.mkdtemp(), "net.npz")
+    >>> write_predictions(p, path)
+    >>> read_predictions(path).scores.tolist()
+    [[0.5, 0.5]]
+    """
+    if layout not in ("long", "wide"):
+        raise ValueError(f"layout must be 'long' or 'wide'; got {layout!r}")
+    fmt = format_of(path, format, ("csv", "tsv", "parquet", "npz"))
+    if fmt == "npz":
+        with open_output(path, binary=True) as handle:
+            np.savez(handle, scores=predictions.scores,
+                     classes=np.asarray(predictions.classes, dtype=str),
+                     items=np.asarray(predictions.items, dtype=str))
+        return
+    if layout == "long":
+        frame = predictions.to_frame()
+        ids = ["item_id", "class"]
+    else:
+        frame = pd.DataFrame(predictions.scores, columns=list(predictions.classes))
+        frame.insert(0, "item_id", predictions.items.to_numpy())
+        ids = ["item_id"]
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        with open_output(path, binary=True) as handle:  # atomic, scores keep their type
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), handle)
+    else:
+        write_delimited(frame, path, fmt, ids)

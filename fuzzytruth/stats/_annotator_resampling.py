@@ -1,0 +1,207 @@
+"""Annotators resampled within items by keyed draws: the first stage of the population bootstrap.
+
+A replicate of the annotator level is a *multiplicity* for every (item, annotator) pair — how
+many times the pair's labels count in that replicate — drawn from the counter-based generator
+of :mod:`fuzzytruth._random`, keyed by (seed, replicate, item, slot), so a replicate is the same
+whatever block of replicates it is drawn in, here or on a cluster, and whatever the order of
+the labels' rows:
+
+``"within-items"`` (nested designs)
+    item ``i`` with ``n_i`` annotators draws ``n_i`` of them with replacement: slot ``j`` is
+    annotator ``floor(u * n_i)`` (in the order of the annotators' id keys), ``u`` keyed by the
+    item's id, ``j`` and the replicate (:func:`fuzzytruth._random.group_counts`);
+``"shared"`` (crossed designs)
+    the pool of annotators is drawn with replacement once per replicate (draw ``j`` is
+    annotator ``floor(u * n_pool)`` in the order of their id keys, ``u`` keyed by ``j`` and the
+    replicate: :func:`fuzzytruth._random.index_counts`) and every pair counts as often as
+    its annotator was drawn; an item none of whose annotators was drawn keeps its labels
+    (multiplicity 1).
+
+From the multiplicities, :meth:`AnnotatorResampler.annotations` writes the resampled labels
+out (what any truth model can be refitted on), and :meth:`AnnotatorResampler.shares` computes
+the annotators' shares of a whole block of replicates at once, without writing them out:
+p(ω|i) = Σ_s m_s c_s(ω) / Σ_s m_s t_s over the pairs ``s`` of item ``i``, with ``c_s(ω)`` the
+pair's weight on labels at or below ω and ``t_s`` its total weight — the
+:meth:`~fuzzytruth.Membership.from_annotations` of the written-out labels, as a matrix product.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from fuzzytruth import Annotations, Taxonomy
+>>> tax = Taxonomy.from_nested({"all": {"rel": None, "non": None}})
+>>> ann = Annotations.from_frame(pd.DataFrame({
+...     "item_id": ["d1"] * 3 + ["d2"] * 2, "annotator_id": ["a", "b", "c", "d", "e"],
+...     "label": ["rel", "non", "non", "rel", "rel"]}), taxonomy=tax)
+>>> resampler = AnnotatorResampler(ann)
+>>> resampler.scheme
+'within-items'
+>>> mult = resampler.multiplicities(7, "within-items", np.arange(4))
+>>> mult.shape, mult[:, :3].sum(axis=1).tolist()   # d1 keeps 3 annotators in every replicate
+((4, 5), [3.0, 3.0, 3.0, 3.0])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from fuzzytruth._random import group_counts, index_counts, unit_keys
+
+if TYPE_CHECKING:
+    from scipy import sparse
+
+    from fuzzytruth.annotations import Annotations
+
+__all__ = ["ANNOTATOR_STREAM", "AnnotatorResampler"]
+
+#: Keyed stream (:mod:`fuzzytruth._random`) of the annotator draws.
+ANNOTATOR_STREAM = 0x414E4E4F  # "ANNO"
+
+
+class AnnotatorResampler:
+    """The (item, annotator) pairs of some annotations, and their keyed resamples.
+
+    Pairs are sorted by item (in :attr:`Annotations.items` order), then by the stable key of the
+    annotator's id (:func:`fuzzytruth._random.unit_keys`), so that the draws do not depend on
+    the order of the table's rows; the rows of one pair (several under
+    ``duplicates="split"``) share its multiplicity.
+    """
+
+    def __init__(self, annotations: Annotations) -> None:
+        self.annotations_in = annotations
+        item, annot, label, weight = annotations.codes()
+        n_annotators = annotations.n_annotators
+        # annotators in the order of their ids' stable keys, not of the table's rows
+        by_key = np.argsort(unit_keys(annotations.annotators.to_numpy()), kind="stable")
+        self._annotator_rank = np.empty(n_annotators, dtype=np.int64)
+        self._annotator_rank[by_key] = np.arange(n_annotators)
+        key = item.astype(np.int64) * n_annotators + self._annotator_rank[annot]
+        order = np.argsort(key, kind="stable")
+        uniq, first_row, rows_per_pair = np.unique(
+            key[order], return_index=True, return_counts=True
+        )
+        n_pairs = len(uniq)
+        self._order = order
+        self._pair_first = first_row
+        self._pair_rows = rows_per_pair
+        self.pair_item = (uniq // n_annotators).astype(np.int64)
+        self.pair_annot = by_key[uniq % n_annotators].astype(np.int64)
+        self.per_item = np.bincount(self.pair_item, minlength=annotations.n_items)
+        self.item_start = np.concatenate([[0], np.cumsum(self.per_item)[:-1]])
+        self.row_pair = np.empty(len(order), dtype=np.int64)
+        self.row_pair[order] = np.repeat(np.arange(n_pairs), rows_per_pair)
+        self.pair_total = np.bincount(self.row_pair, weights=weight, minlength=n_pairs)
+        self._item = item
+        self._label = label
+        self._weight = weight
+        self._items = annotations.items.to_numpy()
+        self._item_keys = unit_keys(self._items)
+        self._annotator_ids = annotations.annotators.to_numpy()
+        self._nodes = np.asarray(annotations.taxonomy.nodes, dtype=object)
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of (item, annotator) pairs."""
+        return len(self.pair_item)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.per_item)
+
+    @property
+    def scheme(self) -> str:
+        """``"shared"`` when some annotator labelled more than one item, else within items."""
+        return "shared" if np.any(np.bincount(self.pair_annot) > 1) else "within-items"
+
+    def multiplicities(self, seed: int, scheme: str, replicates: np.ndarray) -> np.ndarray:
+        """``(n_replicates, n_pairs)`` float: how often each pair counts in each replicate
+        (module docstring); replicate ``r`` depends on ``seed`` and ``r`` only."""
+        replicates = np.asarray(replicates)
+        if scheme == "within-items":
+            return group_counts(seed, ANNOTATOR_STREAM, self._item_keys, self.per_item,
+                                replicates)
+        n_pool = len(self._annotator_ids)
+        drawn = index_counts(seed, ANNOTATOR_STREAM, n_pool, replicates)
+        times = drawn[:, self._annotator_rank[self.pair_annot]]
+        kept = np.add.reduceat(times, self.item_start, axis=1)
+        return np.where(kept[:, self.pair_item] > 0, times, 1.0)  # nobody drawn: keep as is
+
+    def annotations(self, multiplicity: np.ndarray) -> Annotations:
+        """The resampled labels of one replicate: each pair's rows repeated ``multiplicity``
+        times, copy ``c`` of annotator ``a`` named ``"a#c"`` (the same name on every item, so
+        that a crossed design stays crossed for a truth model refitted on them)."""
+        from fuzzytruth.annotations import Annotations
+
+        times = np.asarray(multiplicity).astype(np.int64)
+        pick = np.repeat(np.arange(self.n_pairs), times)
+        copy = np.arange(len(pick)) - np.repeat(np.cumsum(times) - times, times)
+        n_rows = self._pair_rows[pick]
+        starts = np.repeat(self._pair_first[pick], n_rows)
+        within = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
+        rows = self._order[starts + within]
+        names = [f"{a}#{c}" for a, c in zip(self._annotator_ids[self.pair_annot[pick]], copy,
+                                            strict=True)]
+        frame = pd.DataFrame(
+            {
+                "item_id": self._items[self._item[rows]],
+                "annotator_id": np.repeat(np.array(names, dtype=object), n_rows),
+                "label": self._nodes[self._label[rows]],
+                "weight": self._weight[rows],
+            }
+        )
+        return Annotations(frame, self.annotations_in.taxonomy)
+
+    # ------------------------------------------------------------------ shares, batched
+    def item_matrix(self, values: np.ndarray | None = None) -> sparse.csr_matrix:
+        """``(n_pairs, n_items)`` sparse: pair ``s`` has ``values[s]`` (default its total
+        weight) in its item's column; ``multiplicities @ item_matrix()`` are the items'
+        total weights per replicate."""
+        from scipy import sparse
+
+        values = self.pair_total if values is None else values
+        return sparse.csr_matrix(
+            (values, (np.arange(self.n_pairs), self.pair_item)),
+            shape=(self.n_pairs, self.n_items),
+        )
+
+    def vote_matrix(self, items: np.ndarray, nodes: np.ndarray, *, closed: bool
+                     ) -> sparse.csr_matrix:
+        """``(n_pairs, n_cells)`` sparse, cell ``c`` = (``items[c]``, ``nodes[c]``): pair ``s``
+        of item ``items[c]`` has its weight on labels at or below ``nodes[c]`` (``closed``) or
+        on ``nodes[c]`` itself; ``multiplicities @ vote_matrix(...)`` are the cells' votes
+        per replicate."""
+        from scipy import sparse
+
+        items = np.asarray(items, dtype=np.int64)
+        nodes = np.asarray(nodes, dtype=np.int64)
+        n_rows = np.bincount(self._item, minlength=self.n_items)
+        first = np.concatenate([[0], np.cumsum(n_rows)[:-1]])
+        by_item = np.argsort(self._item, kind="stable")  # rows grouped by item
+        count = n_rows[items]
+        cell = np.repeat(np.arange(len(items)), count)
+        rows = by_item[np.repeat(first[items], count) + np.arange(count.sum())
+                       - np.repeat(np.cumsum(count) - count, count)]
+        label = self._label[rows]
+        if closed:
+            hit = self.annotations_in.taxonomy.ancestor_matrix[label, nodes[cell]]
+        else:
+            hit = label == nodes[cell]
+        return sparse.csr_matrix(
+            (np.where(hit, self._weight[rows], 0.0), (self.row_pair[rows], cell)),
+            shape=(self.n_pairs, len(items)),
+        )
+
+    def shares(self, multiplicity: np.ndarray, votes: sparse.csr_matrix,
+               totals: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """``(n_replicates, n_cells)`` shares: the cells' votes (``vote_matrix``) over their
+        items' total weights ``totals`` (``(n_replicates, n_items)``, from ``item_matrix``)."""
+        denominator = totals[:, items]
+        if np.any(denominator <= 0):
+            bad = self._items[np.asarray(items)[(denominator <= 0).any(axis=0)]].tolist()
+            raise ValueError(
+                f"item(s) {bad[:5]} have total annotator weight 0 in a replicate: only "
+                "annotators of weight 0 were drawn for them"
+            )
+        return np.asarray(multiplicity @ votes) / denominator

@@ -1,0 +1,351 @@
+"""Replicates of the population bootstrap (:mod:`fuzzytruth.stats.population`), block by block.
+
+Replicate ``r`` draws the annotators (:mod:`fuzzytruth.stats._annotator_resampling`, keyed by
+``r``), computes every system's expected score on every query under the relabelled truth, and
+resamples the queries (keyed by ``r``). Any block of replicates is one independent task
+(:func:`fuzzytruth._resampling.run_blocks`); blocks are sized from the memory budget. Each
+(system, measure) gets its per-query scores from one of two paths, which give the same numbers
+(to rounding; ``tests/test_stats_population.py`` holds them within 1e-12 on the same
+replicates, for every family with an exact form, nested and crossed):
+
+fast (every family with an exact form, under the annotators' shares)
+    resampling annotators reweights each item's label counts, so the shares of a whole block
+    of replicates are one product, multiplicities × votes (:meth:`AnnotatorResampler.shares`).
+    The family's exact form then runs once on the block, its rows being (replicate,
+    component) pairs — the same :class:`~fuzzytruth.uncertain.closed_form.ExactInput` that
+    :func:`fuzzytruth.evaluate` builds for one truth, stacked over replicates — and a query
+    with its own uncertain category mixes its components with the replicate's direct shares.
+    For P@k the expected score is linear in the shares (the mean of the ranked documents'
+    p(ω|d)); Success@k and RR are polynomials in them, R@k, F and E need the joint law of
+    the relevant documents retrieved and missed. All are computed the same way, without
+    writing the resampled labels out or drawing worlds.
+general (families without an exact form — AP, nDCG, R-prec, the shape measures... — and every
+family when the membership comes from a refitted truth model)
+    the resampled labels are written out (:meth:`AnnotatorResampler.annotations`), turned
+    into a membership (the shares, or ``membership_of`` — a function from annotations to a
+    :class:`~fuzzytruth.Membership`, e.g. a truth model refitted per replicate), and
+    :func:`fuzzytruth.evaluate` runs on it, its worlds keyed by the replicate.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fuzzytruth._random import index_counts, named_stream
+from fuzzytruth._resampling import BOOTSTRAP_STREAM
+from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats.scores import evaluation_scores
+
+__all__ = ["PopulationPlan", "plan_population", "replicate_block", "replicate_scores"]
+
+#: Bytes of exact-form temporaries per ranked (replicate, component, rank) cell (the
+#: probabilities, the Poisson-binomial PMF or survival products, the masses).
+_EXACT_BYTES_PER_CELL = 48.0
+#: The same for each (replicate, component, item) cell of the relevant documents not retrieved
+#: and the joint law of the relevant documents retrieved and missed (calibrated with
+#: tracemalloc on the shapes of benchmarks/population.py).
+_REST_BYTES_PER_CELL = 96.0
+
+
+@dataclass(frozen=True, eq=False)
+class _Geometry:
+    """What the fast path reads, fixed for every replicate: the components (query, target
+    node) of the observed truth, each system's ranked documents as item rows, and the sparse
+    vote matrices whose products with the multiplicities give a block's shares."""
+
+    comp_query: np.ndarray  # (n_comp,) query of each component, sorted
+    comp_col: np.ndarray  # (n_comp,) column of its target node among ``nodes``
+    comp_starts: np.ndarray  # first component of each query
+    mixed: np.ndarray  # components whose weight is the replicate's direct share
+    query_item: np.ndarray  # (n_queries,) item row of each query, -1 when none
+    exclude_query: bool
+    docs: tuple  # per system: RankedDocs on the evaluated queries
+    n_nodes: int  # len(nodes): the target nodes of the components
+    root_col: np.ndarray  # columns of ``nodes`` that are the taxonomy's root
+    totals: Any  # (n_pairs, n_items) sparse: items' total weights
+    closed: Any  # (n_pairs, n_items * n_nodes) sparse: votes at or below each target node
+    direct: Any  # (n_pairs, n_mixed) sparse: votes for the mixed components' nodes
+    mixed_items: np.ndarray  # (n_mixed,) the query item of each mixed component
+
+
+@dataclass(frozen=True, eq=False)
+class PopulationPlan:
+    """Everything a block of replicates needs, built once (and shipped to a cluster whole)."""
+
+    runs: Mapping[str, Any]
+    resampler: AnnotatorResampler
+    scheme: str
+    seed: int
+    measures: tuple[str, ...]
+    fast: tuple[str, ...]
+    resolved: Mapping[str, Any]
+    systems: tuple[str, ...]
+    queries: tuple
+    query_categories: Mapping | None
+    n_worlds: int
+    memory_budget: float
+    membership_of: Callable[[Any], Any] | None
+    geometry: _Geometry | None
+    reads_rest: bool
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    def bytes_per_replicate(self) -> float:
+        """Working memory of one replicate of a block (an estimate from the arrays' sizes)."""
+        geo = self.geometry
+        n_items = self.resampler.n_items
+        out = 8.0 * (3 * self.resampler.n_pairs + n_items
+                     + 3 * len(self.measures) * len(self.systems) * (self.n_queries + 8))
+        if geo is None or not self.fast:
+            return out
+        n_comp = len(geo.comp_query)
+        depth = max((d.docs.shape[1] for d in geo.docs), default=1)
+        out += 8.0 * 4 * n_items * geo.n_nodes + _EXACT_BYTES_PER_CELL * n_comp * max(depth, 1)
+        if self.reads_rest:
+            out += _REST_BYTES_PER_CELL * n_comp * n_items
+        return out
+
+
+def plan_population(
+    runs: Any,
+    resampler: AnnotatorResampler,
+    measures: list[str],
+    *,
+    scheme: str,
+    seed: int,
+    query_categories: Mapping | None,
+    n_worlds: int,
+    memory_budget: float,
+    membership_of: Callable[[Any], Any] | None = None,
+) -> PopulationPlan:
+    """The plan of the replicates: which measures take the fast path, and its geometry.
+
+    ``membership_of`` (annotations -> Membership) replaces the annotators' shares by another
+    truth refitted on each replicate's labels; every measure then takes the general path.
+    """
+    from fuzzytruth.evaluation.engine import evaluated_queries, rank_runs
+    from fuzzytruth.measures import get_preset, parse_measures
+    from fuzzytruth.truth.membership import Membership
+    from fuzzytruth.truth.protocol import as_truth
+
+    preset = get_preset("trec")  # what evaluate() uses in every replicate
+    parsed = parse_measures(measures)
+    measures = [str(m) for m in parsed]  # evaluate()'s names: one canonical spelling
+    resolved = {n: m.resolve(preset) for n, m in zip(measures, parsed, strict=True)}
+    exact = preset.ties != "average" and preset.min_relevant == 0 and membership_of is None
+    probes = {n: _probe(m) for n, m in resolved.items() if exact and m.family.exact is not None}
+    fast = tuple(n for n in resolved if probes.get(n, (False, False))[0])
+    observed = Membership.from_annotations(resampler.annotations_in)
+    bound = as_truth(observed, query_categories=query_categories, weights="direct",
+                     exclude_query=True)
+    rankings = rank_runs(runs, preset.ties, preset.score_dtype)
+    with warnings.catch_warnings():  # the observed evaluation has warned already
+        warnings.simplefilter("ignore", UserWarning)
+        queries = evaluated_queries(rankings, bound, "skip", False)
+    geometry = None
+    if fast:
+        prepared = bound.prepare(queries)
+        docs = tuple(prepared.doc_index(r.on(queries), run) for r, run in rankings.values())
+        geometry = _geometry(resampler, prepared, docs)
+    return PopulationPlan(
+        runs=runs, resampler=resampler, scheme=scheme, seed=seed, measures=tuple(measures),
+        fast=fast, resolved=resolved, systems=tuple(rankings), queries=tuple(queries),
+        query_categories=query_categories, n_worlds=n_worlds, memory_budget=memory_budget,
+        membership_of=membership_of, geometry=geometry,
+        reads_rest=any(probes[n][1] for n in fast),
+    )
+
+
+def _geometry(resampler: AnnotatorResampler, prepared: Any, docs: tuple) -> _Geometry:
+    comp_query, comp_node, _ = prepared.components
+    nodes, comp_col = np.unique(comp_node, return_inverse=True)
+    taxonomy = prepared.membership.taxonomy
+    n_items = resampler.n_items
+    mixed = np.flatnonzero(prepared.fixed[comp_query] < 0)
+    mixed_items = prepared.query_item[comp_query[mixed]]
+    comp_starts = np.flatnonzero(np.r_[True, np.diff(comp_query) > 0])
+    return _Geometry(
+        comp_query=comp_query,
+        comp_col=comp_col,
+        comp_starts=comp_starts,
+        mixed=mixed,
+        query_item=prepared.query_item,
+        exclude_query=prepared.exclude_query,
+        docs=docs,
+        n_nodes=len(nodes),
+        root_col=np.flatnonzero(nodes == taxonomy.index(taxonomy.root)),
+        totals=resampler.item_matrix(),
+        closed=resampler.vote_matrix(np.repeat(np.arange(n_items), len(nodes)),
+                                     np.tile(nodes, n_items), closed=True),
+        direct=resampler.vote_matrix(mixed_items, comp_node[mixed], closed=False),
+        mixed_items=mixed_items,
+    )
+
+
+def _probe(measure: Any) -> tuple[bool, bool]:
+    """Whether a family's exact form applies to the measure's parameters (it may return None),
+    and whether it reads the relevant documents not retrieved (its cost then grows with the
+    collection): asked of the form itself, on a one-row input."""
+    from fuzzytruth.uncertain.closed_form import ExactInput
+    from fuzzytruth.uncertain.worlds import kernel_params
+
+    asked = []
+
+    def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
+        asked.append(rel)
+        return np.zeros((1, 0)), np.zeros(1, dtype=np.int64)
+
+    def size() -> np.ndarray:
+        asked.append(None)
+        return np.ones(1)
+
+    ctx = ExactInput(lambda rel: np.full((1, 1), 0.5), np.ones(1, dtype=np.int64), rest, size,
+                     judged=np.ones((1, 1), dtype=bool))
+    applies = measure.family.exact(ctx, **kernel_params(measure)) is not None
+    return applies, bool(asked)
+
+
+# ---------------------------------------------------------------------------------------------
+# a block of replicates
+
+
+def replicate_scores(
+    plan: PopulationPlan, start: int, stop: int, *, fast: bool = True
+) -> dict[str, np.ndarray]:
+    """``(stop - start, n_systems, n_queries)`` expected per-query scores of replicates
+    ``start .. stop - 1``, per measure; ``fast=False`` sends every measure down the general
+    path (the reference the fast path is tested against)."""
+    replicates = np.arange(start, stop)
+    mult = plan.resampler.multiplicities(plan.seed, plan.scheme, replicates)
+    quick = plan.fast if fast else ()
+    out = _fast_scores(plan, mult, quick) if quick else {}
+    general = [m for m in plan.measures if m not in quick]
+    if general:
+        out.update(_general_scores(plan, mult, replicates, general))
+    return {m: out[m] for m in plan.measures}
+
+
+def replicate_block(plan: PopulationPlan, start: int, stop: int) -> tuple[np.ndarray, ...]:
+    """Replicates ``start .. stop - 1``: per measure, the means over the resampled queries
+    ``(n, n_systems)``, over every query once ``(n, n_systems)`` and the count-weighted
+    second moments ``(n, n_systems, n_systems)``; the query counts are keyed by replicate."""
+    scores = replicate_scores(plan, start, stop)
+    counts = index_counts(plan.seed, BOOTSTRAP_STREAM, plan.n_queries, np.arange(start, stop))
+    weights = counts / plan.n_queries
+    out: list[np.ndarray] = []
+    for m in plan.measures:
+        f = scores[m]
+        out += [np.einsum("bsq,bq->bs", f, weights), f.mean(axis=2),
+                np.einsum("bsq,btq,bq->bst", f, f, weights)]
+    return (counts, *out)
+
+
+def _general_scores(
+    plan: PopulationPlan, mult: np.ndarray, replicates: np.ndarray, names: list[str]
+) -> dict[str, np.ndarray]:
+    from fuzzytruth.evaluation.engine import evaluate
+    from fuzzytruth.truth.membership import Membership
+
+    membership_of = plan.membership_of or Membership.from_annotations
+    out = {m: np.empty((len(mult), len(plan.systems), plan.n_queries)) for m in names}
+    for i, r in enumerate(replicates):  # one evaluation per replicate: the general path
+        membership = membership_of(plan.resampler.annotations(mult[i]))
+        ev = evaluate(plan.runs, membership, names, query_categories=plan.query_categories,
+                      n_worlds=plan.n_worlds, rng=named_stream(plan.seed, "worlds", int(r)),
+                      memory_budget=plan.memory_budget, progress=False)
+        for m, sm in evaluation_scores(ev).items():
+            if sm.queries != plan.queries:
+                raise ValueError(
+                    f"replicate {r} evaluated other queries than the observed labels "
+                    f"({len(sm.queries)} against {plan.n_queries}) for measure {m!r}"
+                )
+            out[m][i] = sm.averaged
+    return out
+
+
+def _fast_scores(
+    plan: PopulationPlan, mult: np.ndarray, names: tuple[str, ...]
+) -> dict[str, np.ndarray]:
+    from fuzzytruth.evaluation.undefined import Undefined
+    from fuzzytruth.uncertain.worlds import kernel_params
+
+    geo = plan.geometry
+    n_rep, n_items = len(mult), plan.resampler.n_items
+    totals = np.asarray(mult @ geo.totals)
+    items = np.repeat(np.arange(n_items), geo.n_nodes)
+    shares = plan.resampler.shares(mult, geo.closed, totals, items)
+    shares = np.minimum(shares.reshape(n_rep, n_items, geo.n_nodes), 1.0)
+    shares[:, :, geo.root_col] = 1.0  # Membership: the root always has probability 1
+    weights = np.ones((n_rep, len(geo.comp_query)))
+    if len(geo.mixed):  # a query's own category: components weighted by its direct shares
+        direct = plan.resampler.shares(mult, geo.direct, totals, geo.mixed_items)
+        weights[:, geo.mixed] = direct
+        by_query = np.add.reduceat(weights, geo.comp_starts, axis=1)
+        weights[:, geo.mixed] = direct / by_query[:, _owner(geo)[geo.mixed]]
+    norm = np.add.reduceat(weights, geo.comp_starts, axis=1)
+    out = {m: np.empty((n_rep, len(plan.systems), plan.n_queries)) for m in names}
+    for s, docs in enumerate(geo.docs):
+        ctx = _stacked_input(geo, docs, shares)
+        for m in names:
+            measure = plan.resolved[m]
+            comp = measure.family.exact(ctx, **kernel_params(measure))
+            comp = Undefined.ZERO.apply_batch(comp, measure.family.undefined_value)
+            means = comp.mean().reshape(n_rep, -1)
+            out[m][:, s] = np.add.reduceat(weights * means, geo.comp_starts, axis=1) / norm
+    return out
+
+
+def _owner(geo: _Geometry) -> np.ndarray:
+    """The query (position among the evaluated queries' components) of each component."""
+    return np.repeat(np.arange(len(geo.comp_starts)),
+                     np.diff(np.r_[geo.comp_starts, len(geo.comp_query)]))
+
+
+def _stacked_input(geo: _Geometry, docs: Any, shares: np.ndarray) -> Any:
+    """One system's :class:`ExactInput` over a block: row ``r * n_comp + c`` is component
+    ``c`` in replicate ``r`` (what ``PreparedCategorical`` gives for one truth)."""
+    from fuzzytruth.uncertain.closed_form import ExactInput
+
+    n_rep, n_items, _ = shares.shape
+    q, col = geo.comp_query, geo.comp_col
+    n_comp = len(q)
+    ranked = docs.docs[q]  # (n_comp, depth), -1 for padding and the excluded query item
+    n_rows = n_rep * n_comp
+
+    def probabilities(rel: float) -> np.ndarray:
+        if rel > 1:  # categorical membership has grade 1
+            return np.zeros((n_rows, ranked.shape[1]))
+        padded = np.concatenate([shares, np.zeros((n_rep, 1, shares.shape[2]))], axis=1)
+        return padded[:, ranked, col[:, None]].reshape(n_rows, ranked.shape[1])
+
+    def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
+        if rel > 1:
+            return np.zeros((n_rows, 0)), np.zeros(n_rows, dtype=np.int64)
+        retrieved = np.zeros((n_comp, n_items + 1), dtype=bool)
+        retrieved[np.arange(n_comp)[:, None], ranked] = True  # -1 marks the last column
+        if geo.exclude_query:
+            item = geo.query_item[q]
+            retrieved[np.arange(n_comp), np.where(item >= 0, item, n_items)] = True
+        probs = np.where(retrieved[None, :, :n_items], 0.0,
+                         shares[:, :, col].transpose(0, 2, 1)).reshape(n_rows, n_items)
+        certain = (probs == 1).sum(axis=1)
+        uncertain = np.where(probs < 1, probs, 0.0)
+        return uncertain[:, uncertain.any(axis=0)], certain
+
+    def expected_size() -> np.ndarray:
+        sizes = shares.sum(axis=1)[:, col]
+        if geo.exclude_query:
+            item = geo.query_item[q]
+            own = np.where(item >= 0, shares[:, np.maximum(item, 0), col], 0.0)
+            sizes = sizes - own
+        return sizes.ravel()
+
+    return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
+                      judged=np.tile(ranked >= 0, (n_rep, 1)))

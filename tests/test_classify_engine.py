@@ -1,0 +1,295 @@
+"""evaluate() on classifiers: exact laws against brute-force enumeration of every truth, the
+worlds against the exact forms, levels of the taxonomy, the retrieval engine's reading of the
+same question, compare() with its three estimands, the human baseline, and the errors."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import Annotations, Membership, Qrels, Run, Taxonomy, compare, evaluate
+from fuzzytruth.classify import (
+    Predictions,
+    annotation_certainty,
+    leave_one_annotator_out,
+)
+from fuzzytruth.io.rankings import Rankings
+from fuzzytruth.stats import annotator_bootstrap
+from fuzzytruth.truth.models import IRN, DawidSkene, PrIRN
+
+CLASSES = ["a", "b", "c"]
+
+
+def small_case(seed=0, n_items=3):
+    rng = np.random.default_rng(seed)
+    shares = rng.dirichlet(np.ones(3), n_items)
+    shares[0] = [0.5, 0.5, 0.0]  # an item whose support leaves a class out
+    items = [f"i{i}" for i in range(n_items)]
+    truth = Membership.from_probabilities(pd.DataFrame(shares, index=items, columns=CLASSES))
+    preds = {
+        name: Predictions(rng.dirichlet(np.ones(3), n_items), items=items, classes=CLASSES,
+                          name=name)
+        for name in ("p", "q")
+    }
+    return truth, preds, shares
+
+
+def by_hand(measure, q, label):
+    """A measure's value for probabilities q (one item) and a one-hot true class, written out
+    from its definition."""
+    y = np.eye(3)[label]
+    order = np.argsort(-q, kind="stable")[::-1][::-1]  # no ties in these cases
+    if measure == "Acc":
+        return float(order[0] == label)
+    if measure == "Acc@2":
+        return float(label in order[:2])
+    if measure == "CE(target=label)":
+        return -np.log(q[label])
+    if measure == "Brier(target=label)":
+        return float(((q - y) ** 2).sum())
+    if measure == "TV(target=label)":
+        return 0.5 * float(np.abs(q - y).sum())
+    if measure == "JS(target=label)":
+        m = (q + y) / 2
+        return 0.5 * float((y[y > 0] * np.log2(y[y > 0] / m[y > 0])).sum()
+                           + (q * np.log2(q / m)).sum())
+    raise AssertionError(measure)
+
+
+PER_ITEM = ["Acc", "Acc@2", "CE(target=label)", "Brier(target=label)", "TV(target=label)",
+            "JS(target=label)"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_laws_equal_the_enumeration_of_every_truth(seed):
+    truth, preds, shares = small_case(seed)
+    ev = evaluate(preds, truth, PER_ITEM, rng=0, n_worlds=50)
+    worlds = list(itertools.product(range(3), repeat=3))  # every complete truth
+    weight = np.array([np.prod([shares[i, w[i]] for i in range(3)]) for w in worlds])
+    for name, pred in preds.items():
+        q = pred.scores
+        for measure in PER_ITEM:
+            assert ev.method(name, measure) == "exact"
+            per_world = np.array([[by_hand(measure, q[i], w[i]) for i in range(3)]
+                                  for w in worlds])
+            # the mean over items, averaged over every truth
+            assert ev.value(name, measure) == pytest.approx(weight @ per_world.mean(axis=1))
+            for i, item in enumerate(ev.queries):
+                law = pd.Series(weight).groupby(per_world[:, i].round(12)).sum()
+                law = law[law > 0]
+                dist = ev.distribution(name, item, measure).to_frame()
+                assert dist["value"].round(12).tolist() == law.index.tolist()
+                assert dist["probability"].to_numpy() == pytest.approx(law.to_numpy())
+
+
+def test_collection_statistics_from_worlds_match_the_enumeration():
+    """ECE (labels) has no per-item law: its worlds' mean approaches the expectation over
+    every truth, within the Monte Carlo error."""
+    truth, preds, shares = small_case(3)
+    worlds = list(itertools.product(range(3), repeat=3))
+    weight = np.array([np.prod([shares[i, w[i]] for i in range(3)]) for w in worlds])
+    q = preds["p"].scores
+    conf = q.max(axis=1)
+    top = q.argmax(axis=1)
+    bins = np.clip(np.ceil(conf * 15).astype(int) - 1, 0, 14)
+
+    def ece(w):
+        r = (top == np.array(w)) - conf
+        return sum(abs(r[bins == b].sum()) for b in set(bins)) / 3
+
+    exact = weight @ np.array([ece(w) for w in worlds])
+    ev = evaluate(preds["p"], truth, "ECE(target=label)", rng=5, n_worlds=4000)
+    row = ev.aggregate().iloc[0]
+    assert row["method"] == "worlds"
+    assert abs(row["value"] - exact) < 4 * row["mc_se"]
+
+
+def test_worlds_agree_with_the_exact_means():
+    truth, preds, _ = small_case(4, n_items=6)
+    ev = evaluate(preds, truth, ["Acc@2", "CE(target=label)"], rng=1, n_worlds=4000)
+    for measure in ev.measures:
+        exact = ev.query_means(measure)
+        worlds = ev.world_scores(measure)
+        se = worlds.std(axis=0) / np.sqrt(len(worlds)) + 1e-12
+        assert (np.abs(worlds.mean(axis=0) - exact) < 4.5 * se).all()
+
+
+def test_label_distribution_and_top1_targets():
+    """Three readings of one truth: a label drawn per world (its expectation: the mass of the
+    top-k), the plausibility vector (the same expectation, a point), the argmax (deterministic
+    aggregation)."""
+    truth, preds, shares = small_case(5)
+    q = preds["p"].scores
+    ev = evaluate(preds["p"], truth, ["Acc", "Acc(target=distribution)", "Acc(target=top1)"],
+                  rng=0, n_worlds=20)
+    top = q.argmax(axis=1)
+    mass = shares[np.arange(3), top]
+    hit = (top == shares.argmax(axis=1)).astype(float)
+    assert ev.query_means("Acc")[0] == pytest.approx(mass)
+    assert ev.query_means("Acc(target=distribution)")[0] == pytest.approx(mass)
+    assert ev.query_means("Acc(target=top1)")[0] == pytest.approx(hit)
+    spread = ev.aggregate().set_index("measure")["truth_std"]
+    assert spread["Acc"] > 0 and spread["Acc(target=distribution)"] == 0
+
+
+def test_levels_count_a_prediction_where_it_meets_the_truth():
+    tax = Taxonomy.from_nested({"all": {"low": ["l1", "l2"], "high": ["h1", "h2"]}})
+    ann = Annotations.from_frame(pd.DataFrame({
+        "item_id": ["x", "x", "y", "y", "z"], "annotator_id": ["a", "b", "a", "b", "a"],
+        "label": ["l1", "l2", "h1", "h1", "high"]}), taxonomy=tax)
+    classes = ["l1", "l2", "h1", "h2"]
+    scores = np.array([[0.1, 0.6, 0.2, 0.1],   # x: l2 (half right; its group right)
+                       [0.5, 0.1, 0.3, 0.1],   # y: l1 (wrong; group wrong); top-2 has h1
+                       [0.1, 0.1, 0.2, 0.6]])  # z: h2, under the annotator's 'high'
+    pred = Predictions(scores, items=["x", "y", "z"], classes=classes)
+    ev = evaluate(pred, Membership.from_annotations(ann),
+                  ["Acc", "Acc(level=1)", "Acc@2", "CE(level=1)"], rng=0)
+    means = {m: ev.query_means(m)[0] for m in ev.measures}
+    assert means["Acc"] == pytest.approx([0.5, 0.0, 1.0])
+    assert means["Acc(level=1)"] == pytest.approx([1.0, 0.0, 1.0])
+    assert means["Acc@2"] == pytest.approx([0.5, 1.0, 1.0])
+    # risk-level distributions: x low (0.7 predicted), y high (0.4), z high (0.8)
+    assert means["CE(level=1)"] == pytest.approx(-np.log([0.7, 0.4, 0.8]))
+    with pytest.raises(ValueError, match=r"puts mass on 'high'.*set level="):
+        evaluate(pred, Membership.from_annotations(ann), "CE", rng=0)
+
+
+def test_acc_is_the_retrieval_engines_success_with_classes_as_documents():
+    """The design observation, checked: an item is a query, its classes ranked by the scores
+    are its results, a class document belongs to its class, the item's category is uncertain
+    with weights p(class | item): Success@k and P@1 of the exact mixture are Acc@k and Acc."""
+    truth, preds, shares = small_case(7, n_items=5)
+    items = list(truth.items)
+    docs = {f"doc:{c}": c for c in CLASSES}
+    table = pd.DataFrame(np.vstack([shares, np.eye(3)]), index=items + list(docs),
+                         columns=CLASSES)
+    both = Membership.from_probabilities(table)
+    q = preds["p"].scores
+    run = Run(np.repeat(items, 3), np.tile(list(docs), len(items)), q.ravel(), name="p")
+    retrieval = evaluate(run, both, ["P@1", "Success@2"], method="exact", n_worlds=0)
+    ours = evaluate(preds["p"], truth, ["Acc", "Acc@2"], n_worlds=0)
+    assert retrieval.query_means("P@1")[0] == pytest.approx(ours.query_means("Acc")[0])
+    assert retrieval.query_means("Success@2")[0] == pytest.approx(ours.query_means("Acc@2")[0])
+
+
+def test_dawid_skene_parameter_worlds_are_monte_carlo():
+    rng = np.random.default_rng(0)
+    rows = [(f"i{i}", f"a{a}", CLASSES[rng.integers(3)]) for i in range(40) for a in range(3)]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]),
+                                 taxonomy=Taxonomy.flat(CLASSES))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = DawidSkene().fit(ann)
+    pred = Predictions(rng.dirichlet(np.ones(3), 40), items=[f"i{i}" for i in range(40)],
+                       classes=CLASSES)
+    ev = evaluate(pred, fit, ["Acc", "CE"], rng=0, n_worlds=100)
+    assert set(ev.aggregate()["method"]) == {"worlds"}
+    with pytest.raises(ValueError, match=r"method='exact': no exact law"):
+        evaluate(pred, fit, "Acc", method="exact", rng=0)
+    with pytest.raises(ValueError, match=r"n_worlds=0"):
+        evaluate(pred, fit, "Acc", n_worlds=0)
+
+
+def test_prirn_top1_is_the_argmax_of_each_plausibility_sample():
+    r = Rankings.from_selectors([[[[0], [1]], [[1]]], [[[2]], [[0]], [[2], [1]]]],
+                                classes=CLASSES)
+    fit = PrIRN(temperature=3).fit(r)
+    pred = Predictions([[0.2, 0.7, 0.1], [0.5, 0.1, 0.4]], items=[0, 1], classes=CLASSES)
+    ev = evaluate(pred, fit, ["Acc(target=top1)"], rng=9, n_worlds=500)
+    seed_free = fit.sample_plausibilities(500, seed=123).argmax(axis=2)  # independent draws
+    expected = (seed_free == np.array([1, 0])).mean(axis=0)
+    worlds = ev.world_scores("Acc(target=top1)")[:, 0, :]
+    se = np.sqrt(expected * (1 - expected) / 500 * 2) + 1e-9
+    assert (np.abs(worlds.mean(axis=0) - expected) < 4 * se).all()
+    assert ev.method(pred.name, "Acc(target=top1)") == "worlds"
+    irn = evaluate(pred, IRN().fit(r), ["Acc(target=top1)", "Acc"], n_worlds=0)
+    assert irn.query_means("Acc(target=top1)")[0] == pytest.approx([1.0, 0.0])  # the argmax
+    # IRN, item 0: a 1, b 0.5 + 1 (of 2.5): argmax b, the prediction's top; item 1: c 1 + 1,
+    # a 1, b 0.5 (of 3.5): argmax c, the prediction's top is a
+    assert irn.query_means("Acc")[0] == pytest.approx([1.5 / 2.5, 1 / 3.5])
+
+
+def test_compare_has_the_three_estimands():
+    rng = np.random.default_rng(2)
+    items = [f"i{i:02d}" for i in range(30)]
+    rows = [(i, f"a{a}", CLASSES[rng.integers(3)]) for i in items for a in range(4)]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]),
+                                 taxonomy=Taxonomy.flat(CLASSES))
+    preds = {n: Predictions(rng.dirichlet(np.ones(3), 30), items=items, classes=CLASSES, name=n)
+             for n in ("p", "q")}
+    mem = Membership.from_annotations(ann)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        collection = compare(evaluate(preds, mem, ["Acc", "CE"], rng=0, n_worlds=200), rng=0)
+        population = compare(annotator_bootstrap(preds, ann, ["Acc", "CE"], n_resamples=30,
+                                                 n_worlds=20, rng=0), rng=0)
+        labels = dict(zip(items, ann.to_frame().groupby("item_id")["label"].first(),
+                          strict=True))
+        crisp = Qrels(list(labels), list(labels.values()), [1] * len(labels))
+        items_only = compare(evaluate(preds, crisp, ["Acc"]), rng=0)
+    assert set(collection.table["estimand"]) == {"collection"}
+    assert set(population.table["estimand"]) == {"population"}
+    assert set(items_only.table["estimand"]) == {"queries"}
+    assert collection.table["n_worlds"].iloc[0] == 200
+    # the population interval is wider than the collection's: annotators move too
+    width = lambda t: (t["ci_high"] - t["ci_low"]).to_numpy()  # noqa: E731
+    assert (width(population.table) > 0).all()
+
+
+def test_human_baseline_scores_each_reader_against_the_others():
+    """Hand derivation with IRN: item 0 readers rank (a), (b), (a then b); leaving out reader 0
+    the others' IRN is b: 1 + 1/2 = 1.5 vs a: 1 -> b, so reader 0 (a) misses; reader 1 (b) vs
+    IRN(a + a, b/2) -> a, miss; reader 2 (a first) vs a:1, b:1 tie -> a (first), hit."""
+    r = Rankings.from_selectors([[[[0]], [[1]], [[0], [1]]]], classes=CLASSES)
+    human = leave_one_annotator_out(r, ["Acc(target=top1)"], truth_model="irn", n_worlds=0)
+    table = human.by_annotator().set_index("annotator_id")["value"]
+    assert table.to_dict() == {"0": 0.0, "1": 0.0, "2": 1.0}
+    assert human.summary()["value"].iloc[0] == pytest.approx(1 / 3)
+
+
+def test_annotation_certainty_of_point_and_sampled_truths():
+    r = Rankings.from_selectors([[[[0]], [[0]], [[1]]], [[[2]]]], classes=CLASSES)
+    point = annotation_certainty(IRN().fit(r), k=1)
+    assert point.certainty.tolist() == [1.0, 1.0] and point.n_worlds == 1
+    sampled = annotation_certainty(PrIRN(temperature=1).fit(r), k=1, n_worlds=2000, rng=0)
+    assert 0.5 < sampled.certainty.iloc[0] < 1.0
+    assert sampled.mode.tolist() == ["a", "c"]
+    assert sampled.frequencies.sum(axis=1).to_numpy() == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------- errors
+def test_errors_name_what_is_wrong():
+    truth, preds, _ = small_case(0)
+    p = preds["p"]
+    with pytest.raises(ValueError, match=r"not nodes of the truth's taxonomy.*closest"):
+        evaluate(Predictions(p.scores, items=list(p.items), classes=["a", "b", "cc"]), truth,
+                 "Acc")
+    scores = Predictions(p.scores * 3, items=list(p.items), classes=CLASSES, name="logits")
+    with pytest.raises(ValueError, match=r"measure 'CE' reads predicted probabilities.*'logits'"):
+        evaluate(scores, truth, "CE")
+    evaluate(scores, truth, "Acc")  # scores rank classes: fine
+    with pytest.raises(ValueError, match=r"measure 'AP' reads a ranked run"):
+        evaluate(p, truth, "AP")
+    with pytest.raises(ValueError, match=r"measure 'Acc' reads a classifier's predictions"):
+        evaluate(Run(["i0"], ["i1"], [1.0]), truth, "Acc")
+    with pytest.raises(ValueError, match=r"ties='first' applies to runs"):
+        evaluate(p, truth, "Acc", ties="first")
+    extra = Predictions(np.vstack([p.scores, [[0.2, 0.3, 0.5]]]), items=[*p.items, "new"],
+                        classes=CLASSES, name="p")
+    with pytest.warns(UserWarning, match=r"the truth has no item 'new'.*1 item"):
+        ev = evaluate(extra, truth, "Acc", n_worlds=0)
+    assert ev.queries == ("i0", "i1", "i2")
+    with pytest.raises(ValueError, match=r"no item 'new'.*missing='error'"):
+        evaluate(extra, truth, "Acc", missing="error")
+    short = Predictions(p.scores[:2], items=list(p.items)[:2], classes=CLASSES, name="short")
+    with pytest.raises(ValueError, match=r"'short' have no row for 1 item.*same items"):
+        evaluate({"p": p, "short": short}, truth, "Acc")
+    with pytest.raises(ValueError, match=r"complete=True.*missing from the predictions: 'i2'"):
+        evaluate(short, truth, "Acc", complete=True)
+    with pytest.raises(ValueError, match=r"a set-valued truth.*gives accuracy only"), \
+            pytest.warns(UserWarning, match=r"no item 'i1', 'i2'"):
+        evaluate(p, Qrels(["i0"], ["a"], [1]), "CE")

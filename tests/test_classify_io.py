@@ -1,0 +1,158 @@
+"""Predictions as data: construction checks, the file readers and writers, and the
+``fuzzytruth classify`` command."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth.classify import Predictions
+from fuzzytruth.cli import main
+from fuzzytruth.io import read_predictions, write_predictions
+
+
+def test_construction_checks_name_the_item_and_class():
+    with pytest.raises(ValueError, match=r"item 'y', class 'b' is inf"):
+        Predictions([[0.5, 0.5], [0.1, np.inf]], items=["x", "y"], classes=["a", "b"])
+    with pytest.raises(ValueError, match=r"class ids must be unique; repeated: 'a'"):
+        Predictions([[0.5, 0.5]], items=["x"], classes=["a", "a"])
+    with pytest.raises(ValueError, match=r"shape \(n_items, n_classes\) = \(1, 3\)"):
+        Predictions([[0.5, 0.5]], items=["x"], classes=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"within \[0, 1\]; item 'x' has -0.5"):
+        Predictions([[1.5, -0.5]], items=["x"], classes=["a", "b"], probabilities=True)
+    assert not Predictions([[1.5, -0.5]], items=["x"], classes=["a", "b"]).probabilities
+    # float32 rows summing to 1 within sqrt(float32 eps) are probabilities
+    p32 = np.array([[0.1, 0.2, 0.7]], dtype=np.float32)
+    assert Predictions(p32, items=["x"], classes="abc").scores.dtype == np.float32
+    assert Predictions(p32, items=["x"], classes="abc").probabilities
+
+
+@pytest.mark.parametrize(("layout", "fmt"), [("long", "csv"), ("wide", "tsv"),
+                                              ("long", "parquet"), ("wide", "parquet"),
+                                              ("long", "npz")])
+def test_files_round_trip(tmp_path, layout, fmt):
+    p = Predictions(np.random.default_rng(0).dirichlet(np.ones(4), 5),
+                    items=[f"i{i}" for i in range(5)], classes=["w", "x", "y", "z"], name="net")
+    path = tmp_path / f"net.{fmt}"
+    write_predictions(p, path, layout=layout)
+    back = read_predictions(path)
+    assert back.name == "net" and back.classes == p.classes and list(back.items) == list(p.items)
+    assert back.scores == pytest.approx(p.scores, rel=1e-15)
+
+
+def test_npy_needs_its_classes(tmp_path):
+    path = tmp_path / "m.npy"
+    np.save(path, np.eye(3))
+    with pytest.raises(ValueError,
+                       match=r"does not name its classes; give them \(argument 'classes'"):
+        read_predictions(path)
+    names = tmp_path / "classes.txt"
+    names.write_text("a\nb\nc\n")
+    p = read_predictions(path, classes=names, items=["x", "y", "z"])
+    assert p.classes == ("a", "b", "c") and p.probabilities
+
+
+def test_malformed_tables_name_file_and_line(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("item_id,class,score\nx,a,0.5\nx,b,0.5\ny,a,1\nx,a,0.2\n")
+    with pytest.raises(ValueError, match=r"bad.csv, line 5: item 'x' has a second score for "
+                                         r"class 'a' \(first at .*line 2\)"):
+        read_predictions(path)
+    path.write_text("item_id,class,score\nx,a,0.5\nx,b,0.5\ny,a,1\n")
+    with pytest.raises(ValueError, match=r"bad.csv: item 'y' has no score for class 'b'"):
+        read_predictions(path)
+    path.write_text("item_id,a,b\nx,0.5,0.5\ny,nan,1\n")
+    with pytest.raises(ValueError, match=r"bad.csv, line 3: column 'a' must hold finite"):
+        read_predictions(path)
+    path.write_text("id,a,b\nx,0.5,0.5\n")
+    with pytest.raises(ValueError,
+                       match=r"bad.csv, line 1: header must name the columns \['item_id'\]"):
+        read_predictions(path)
+
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "npy", "npz"])
+def test_corrupt_binary_files_are_one_error_naming_the_file(tmp_path, fmt):
+    path = tmp_path / f"broken.{fmt}"
+    path.write_bytes(b"not a real file\n")
+    with pytest.raises(ValueError, match=rf"broken.{fmt}: not a readable"):
+        read_predictions(path, classes=["a", "b"])
+
+
+def test_compressed_csv_and_npy_read_through_the_shared_cap(tmp_path):
+    import gzip
+
+    p = Predictions([[0.25, 0.75], [1.0, 0.0]], items=["x", "y"], classes=["a", "b"], name="n")
+    write_predictions(p, tmp_path / "n.csv.gz")
+    assert read_predictions(tmp_path / "n.csv.gz").scores.tolist() == p.scores.tolist()
+    np.save(tmp_path / "m.npy", p.scores)
+    (tmp_path / "m.npy.gz").write_bytes(gzip.compress((tmp_path / "m.npy").read_bytes()))
+    assert read_predictions(tmp_path / "m.npy.gz", classes=["a", "b"]).scores.tolist() == \
+        p.scores.tolist()
+    with pytest.raises(ValueError, match=r"m.npy.gz: .*max_decompressed_bytes"):
+        read_predictions(tmp_path / "m.npy.gz", classes=["a", "b"], max_decompressed_bytes=10)
+
+@pytest.fixture
+def collection(tmp_path):
+    rng = np.random.default_rng(0)
+    classes = ["cat", "dog", "cow"]
+    truth = rng.integers(0, 3, 40)
+    rows = [(f"i{i}", f"a{a}", classes[t if rng.random() < 0.7 else rng.integers(3)])
+            for i, t in enumerate(truth) for a in range(3)]
+    pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]).to_csv(
+        tmp_path / "labels.csv", index=False)
+    (tmp_path / "tax.json").write_text(json.dumps({"animal": {c: {} for c in classes}}))
+    for name, strength in (("good", 2.0), ("weak", 0.5)):
+        logits = rng.normal(size=(40, 3))
+        logits[np.arange(40), truth] += strength
+        p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        write_predictions(Predictions(p, items=[f"i{i}" for i in range(40)], classes=classes,
+                                      name=name), tmp_path / f"{name}.csv")
+    return tmp_path
+
+
+def run_cli(capsys, *argv):
+    status = main(["classify", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_classify_command(collection, capsys):
+    d = collection
+    status, out, err = run_cli(capsys, "--predictions", d / "good.csv", "--predictions",
+                               d / "weak.csv", "--annotations", d / "labels.csv", "--taxonomy",
+                               d / "tax.json", "-m", "top1", "-m", "CE", "--format", "csv",
+                               "--human", "--n-worlds", "50")
+    assert status == 0, err
+    table = pd.read_csv(pd.io.common.StringIO(out))
+    assert set(table["system"]) == {"good", "weak", "annotators (leave-one-out)"}
+    assert set(table["measure"]) == {"Acc", "CE"}
+    value = table.set_index(["system", "measure"])["value"]
+    assert value["good", "Acc"] > value["weak", "Acc"]
+    status, out, _ = run_cli(capsys, "--predictions", d / "good.csv", "--predictions",
+                             d / "weak.csv", "--annotations", d / "labels.csv", "--taxonomy",
+                             d / "tax.json", "--truth-model", "dawid-skene", "--compare",
+                             "--n-worlds", "50", "--format", "json")
+    assert status == 0
+    rows = json.loads(out)
+    assert rows[0]["system_a"] == "good"
+    assert rows[0]["estimand"] == "collection (truth model: dawid-skene)"
+
+
+def test_classify_command_errors_are_one_line(collection, capsys):
+    d = collection
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--annotations",
+                             d / "labels.csv")
+    assert status == 2 and "--annotations needs --taxonomy" in err
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--annotations",
+                             d / "labels.csv", "--taxonomy", d / "tax.json", "--truth-model",
+                             "irn")
+    assert status == 2 and "--truth-model irn needs partial rankings" in err
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--annotations",
+                             d / "labels.csv", "--taxonomy", d / "tax.json", "-m", "AP")
+    assert status == 2 and "reads a ranked run" in err and len(err.strip().splitlines()) == 1
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--predictions",
+                             d / "good.csv", "--annotations", d / "labels.csv", "--taxonomy",
+                             d / "tax.json")
+    assert status == 2 and "two classifiers are named 'good'" in err

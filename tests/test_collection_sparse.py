@@ -1,0 +1,206 @@
+"""The sparse agreement path against a dense brute force (issue 24): point estimates and every
+bootstrap replicate on random taxonomies, label sets and metrics; the compiled passes against
+numpy, and their bits independent of the block of replicates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import sparse
+
+from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth._resampling import resample_chunks
+from fuzzytruth.collection import agreement, agreement_by_level
+from fuzzytruth.collection._kernels import quadratic_forms, weighted_column_sums
+
+
+# ---------------------------------------------------------------------------- brute force
+def dense_coefficients(counts: np.ndarray, weights: np.ndarray, delta: np.ndarray) -> dict:
+    """Fleiss' κ (Gwet's form for unequal numbers of annotators), κ_j, nominal α and α with
+    ``delta``, straight from their definitions on a dense ``(n_items, n_nodes)`` table, item
+    ``i`` counted ``weights[i]`` times (a bootstrap replicate)."""
+    n = counts.sum(axis=1)
+    pair = (n >= 2) & (weights > 0)
+    w, c, m = weights[pair], counts[pair], n[pair]
+    p = (weights[:, None] * counts / n[:, None]).sum(axis=0) / weights.sum()
+    pq = p * (1 - p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_d = (w[:, None] * c * (m[:, None] - c) / (m * (m - 1))[:, None]).sum(axis=0) / w.sum()
+        kappa = 1 - mean_d.sum() / pq.sum() if pq.sum() > 0 else np.nan
+        kappa_j = np.where(pq > 0, 1 - mean_d / pq, np.nan)
+
+    def alpha(d: np.ndarray) -> float:
+        observed = sum(wi * (ci @ d @ ci) / (mi - 1) for wi, ci, mi in zip(w, c, m, strict=True))
+        totals = (w[:, None] * c).sum(axis=0)
+        expected = totals @ d @ totals
+        return 1 - (totals.sum() - 1) * observed / expected if expected > 0 else np.nan
+
+    nominal = 1.0 - np.eye(len(delta))
+    return {"fleiss_kappa": kappa, "krippendorff_alpha": alpha(nominal),
+            "taxonomy_alpha": alpha(delta), "label_kappa": kappa_j}
+
+
+def taxonomy_of(parents: list[int]) -> Taxonomy:
+    """Node ``k + 1`` is a child of node ``parents[k]`` (< k + 1): any tree."""
+    return Taxonomy.from_edges([(f"n{p}", f"n{k + 1}") for k, p in enumerate(parents)])
+
+
+@st.composite
+def collections(draw):
+    """A random tree, items with 1–6 labels (anywhere in the tree, the root included; some
+    items with a single annotator), item ids in no particular order, and a metric."""
+    parents = draw(st.lists(st.integers(0, 30), min_size=1, max_size=10))
+    parents = [min(p, k) for k, p in enumerate(parents)]
+    tax = taxonomy_of(parents)
+    n_nodes = len(tax)
+    labels = draw(st.lists(st.lists(st.integers(0, n_nodes - 1), min_size=1, max_size=6),
+                           min_size=2, max_size=14))
+    ids = draw(st.permutations(range(len(labels))))
+    rows = [(f"item{ids[i]:02d}", f"r{a}", tax.nodes[v])
+            for i, row in enumerate(labels) for a, v in enumerate(row)]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    kind = draw(st.sampled_from(["path", "squared_path", "nominal", "matrix"]))
+    if kind == "matrix":
+        upper = np.triu(np.array(draw(st.lists(
+            st.floats(0, 5, allow_nan=False), min_size=n_nodes**2, max_size=n_nodes**2
+        ))).reshape(n_nodes, n_nodes), 1)
+        metric = upper + upper.T
+        delta = metric
+    else:
+        metric = kind
+        path = tax.distance_matrix().astype(float)
+        delta = {"path": path, "squared_path": path**2, "nominal": 1 - np.eye(n_nodes)}[kind]
+    return Annotations.from_frame(frame, taxonomy=tax), metric, delta
+
+
+def dense_counts(ann: Annotations) -> np.ndarray:
+    """``(n_items, n_nodes)`` label counts, items in sorted id order (the bootstrap's order)."""
+    frame = ann.to_frame()
+    table = pd.crosstab(frame["item_id"], frame["label"])
+    return table.reindex(columns=list(ann.taxonomy.nodes), fill_value=0).sort_index().to_numpy(
+        dtype=float
+    )
+
+
+def assert_close(got: float, expected: float) -> None:
+    if np.isnan(expected):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------- sparse = dense
+@settings(max_examples=40, deadline=None)
+@given(collections())
+def test_sparse_agreement_equals_the_dense_brute_force(case):
+    ann, metric, delta = case
+    counts = dense_counts(ann)
+    if (counts.sum(axis=1) < 2).all():
+        with pytest.raises(ValueError, match="two or more annotators"):
+            agreement(ann, metric=metric, n_resamples=0)
+        return
+    res = agreement(ann, metric=metric, n_resamples=4, rng=7)
+    (weights,) = list(resample_chunks(ann.n_items, 4, np.random.default_rng(7)))
+    used = np.flatnonzero(counts.sum(axis=0) > 0)
+    assert [c for c in res.category if c is not None] == [ann.taxonomy.nodes[j] for j in used]
+    for column, w in enumerate([np.ones(ann.n_items), *weights]):
+        expected = dense_coefficients(counts, w, delta)
+        values = res.estimate if column == 0 else res.bootstrap_distribution[:, column - 1]
+        for row, (measure, category) in enumerate(zip(res.measure, res.category, strict=True)):
+            if measure == "label_kappa":
+                want = expected["label_kappa"][ann.taxonomy.index(category)]
+            else:
+                want = expected[measure]
+            assert_close(values[row], want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(collections())
+def test_sparse_levels_equal_the_dense_brute_force_on_collapsed_labels(case):
+    ann, metric, delta = case
+    counts = dense_counts(ann)
+    if (counts.sum(axis=1) < 2).all():
+        return
+    tax = ann.taxonomy
+    res = agreement_by_level(ann, metric=metric, n_resamples=3, rng=1)
+    (weights,) = list(resample_chunks(ann.n_items, 3, np.random.default_rng(1)))
+    depths = range(1, int(tax.depths.max()) + 1)
+    assert res.depth.tolist() == [d for d in depths for _ in range(3)]
+    for d in depths:
+        collapse = np.zeros((len(tax), len(tax)))
+        collapse[np.arange(len(tax)), tax.indices(tax.ancestor_at_depth(n, d) for n in tax)] = 1
+        level = counts @ collapse
+        rows = np.flatnonzero(res.depth == d)
+        assert (res.n_categories[rows] == (level.sum(axis=0) > 0).sum()).all()
+        for column, w in enumerate([np.ones(ann.n_items), *weights]):
+            expected = dense_coefficients(level, w, delta)
+            values = res.estimate if column == 0 else res.bootstrap_distribution[:, column - 1]
+            for row in rows:
+                assert_close(values[row], expected[res.measure[row]])
+
+
+# ---------------------------------------------------------------------------- compiled passes
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 9), st.integers(1, 12))
+def test_weighted_column_sums_are_the_product_and_do_not_depend_on_the_block(
+    seed, n_items, n_columns, n_rows
+):
+    rng = np.random.default_rng(seed)
+    dense = rng.random((n_items, n_columns)) * (rng.random((n_items, n_columns)) < 0.4)
+    table = sparse.csr_array(dense)
+    weights = rng.integers(0, 4, size=(n_rows, n_items)).astype(float)
+    sums = weighted_column_sums(table, weights)
+    np.testing.assert_allclose(sums, weights @ dense, rtol=1e-12, atol=1e-12)
+    split = rng.integers(0, n_rows + 1)
+    parts = np.vstack([weighted_column_sums(table, weights[:split]),
+                       weighted_column_sums(table, weights[split:])])
+    assert np.array_equal(parts, sums)  # bit for bit: a replicate does not see the others
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 15), st.integers(1, 12))
+def test_quadratic_forms_are_tdt_and_do_not_depend_on_the_block(seed, n_labels, n_rows):
+    rng = np.random.default_rng(seed)
+    upper = np.triu(rng.random((n_labels, n_labels)) * 3, 1)
+    delta = upper + upper.T
+    totals = rng.integers(0, 50, size=(n_rows, n_labels)).astype(float)
+    out = quadratic_forms(totals, delta)
+    np.testing.assert_allclose(out, np.einsum("ra,ab,rb->r", totals, delta, totals),
+                               rtol=1e-12)
+    one_by_one = np.concatenate([quadratic_forms(totals[r : r + 1], delta)
+                                 for r in range(n_rows)])
+    assert np.array_equal(one_by_one, out)
+
+
+def wide_collection(n_items: int = 3000, n_labels: int = 9000) -> Annotations:
+    """Flat labels, more categories than numpy's reduction buffer (8,192 elements)."""
+    rng = np.random.default_rng(3)
+    truth = rng.integers(n_labels, size=n_items)
+    labels = np.where(rng.random((n_items, 3)) < 0.6, truth[:, None],
+                      rng.integers(n_labels, size=(n_items, 3)))
+    frame = pd.DataFrame({"item_id": np.repeat(np.arange(n_items), 3),
+                          "annotator_id": np.tile(["a", "b", "c"], n_items),
+                          "label": [f"c{v}" for v in labels.ravel()]})
+    return Annotations.from_frame(frame, taxonomy=Taxonomy.flat(f"c{v}" for v in range(n_labels)))
+
+
+@pytest.mark.parametrize("data", ["image_collection", "wide"])
+def test_replicates_are_the_same_bits_under_any_memory_budget(data):
+    # the draws are keyed and each replicate's sums are added up in a fixed order, so the
+    # blocks (here 1, about 7 and all replicates at a time) change no bit
+    from fuzzytruth.datasets import image_collection
+
+    if data == "image_collection":
+        ann, metric = image_collection().annotations, "path"
+    else:  # nominal: the path metric would need a 9,001² distance matrix
+        ann, metric = wide_collection(), "nominal"
+    n = ann.n_items
+    for fn in (agreement, agreement_by_level):
+        runs = [fn(ann, metric=metric, n_resamples=30, rng=5,
+                   memory_budget=budget).bootstrap_distribution
+                for budget in (1, 24 * n * 7 + 1, 1e9)]
+        for other in runs[1:]:
+            np.testing.assert_array_equal(other, runs[0])  # NaN where NaN, else equal bits

@@ -1,0 +1,205 @@
+"""rank(), the run-qrels join and the duplicate check against straightforward Python (a sort
+per query, a dict lookup, a set of pairs), on every internal path: runs grouped by query or
+not, lists already in rank order or not, about equally long or not (per-query matrix sort or
+one global sort), ids held as Arrow strings (DataFrames, TREC files) or as Python objects
+(lists, object arrays, nested dicts), scores tied in float32 only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fuzzytruth._pairs as pairs
+from fuzzytruth.runs import Run, rank
+from fuzzytruth.truth.judged_pairs import grades_by_row
+from fuzzytruth.truth.qrels import Qrels
+
+SCORES = [0.0, 1.0, 1.0 + 1e-9, 2.0, -0.0, 0.5, 1e300]  # 1.0 and 1.0 + 1e-9 tie in float32
+
+
+@st.composite
+def runs(draw):
+    n_q = draw(st.integers(1, 5))
+    queries = [f"q{draw(st.integers(0, 30))}" for _ in range(n_q)]
+    queries = list(dict.fromkeys(queries))
+    balanced = draw(st.booleans())
+    length = draw(st.integers(1, 8))
+    rows = []
+    for q in queries:
+        n = length if balanced else draw(st.integers(1, 8))
+        docs = draw(st.lists(st.sampled_from([f"d{i}" for i in range(12)]), min_size=n,
+                             max_size=n, unique=True))
+        scores = draw(st.lists(st.sampled_from(SCORES) | st.floats(-5, 5), min_size=n,
+                               max_size=n))
+        if draw(st.booleans()):  # in rank order, as a TREC file
+            scores = sorted(scores, reverse=True)
+        rows += [(q, d, s) for d, s in zip(docs, scores, strict=True)]
+    if draw(st.booleans()):
+        rows = draw(st.permutations(rows))
+    return rows
+
+
+def brute_rank(rows, ties: str, score_dtype: str) -> list[list[int]]:
+    """Row indices per query (queries in id order): score descending in the given precision,
+    ties by the rule (document id descending / ascending as strings, or row order)."""
+    cast = np.float32 if score_dtype == "float32" else np.float64
+    out = []
+    for q in sorted({r[0] for r in rows}):
+        idx = [i for i, r in enumerate(rows) if r[0] == q]
+        if ties == "docid_desc":
+            idx.sort(key=lambda i: rows[i][1], reverse=True)
+        elif ties == "docid_asc":
+            idx.sort(key=lambda i: rows[i][1])
+        with np.errstate(over="ignore"):  # 1e300 is inf in float32
+            idx.sort(key=lambda i: -float(cast(rows[i][2])))  # stable: keeps the tie order
+        out.append(idx)
+    return out
+
+
+def as_run(rows, form: str) -> Run:
+    q, d, s = (list(c) for c in zip(*rows, strict=True))
+    if form == "dataframe":
+        return Run.from_dataframe(pd.DataFrame({"query_id": q, "doc_id": d, "score": s}))
+    if form == "objects":
+        return Run(np.array(q, dtype=object), np.array(d, dtype=object), np.array(s))
+    return Run(q, d, s)
+
+
+@settings(max_examples=150, deadline=None)
+@given(runs(), st.sampled_from(["docid_desc", "docid_asc", "input_order"]),
+       st.sampled_from(["float32", "float64"]), st.sampled_from(["dataframe", "objects",
+                                                                 "lists"]))
+def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form):
+    run = as_run(rows, form)
+    ranking = rank(run, ties=ties, score_dtype=score_dtype)
+    expected = brute_rank(rows, ties, score_dtype)
+    got = [ranking.rows[ranking.query == i].tolist() for i in range(len(ranking.query_ids))]
+    assert got == expected
+    assert ranking.query_ids.tolist() == sorted({r[0] for r in rows})
+    assert ranking.lengths.tolist() == [len(e) for e in expected]
+    for i in range(len(expected)):
+        assert ranking.position[ranking.query == i].tolist() == list(range(len(expected[i])))
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs(), st.sampled_from(["float32", "float64"]))
+def test_tie_groups_are_the_runs_of_equal_scores(rows, score_dtype):
+    ranking = rank(as_run(rows, "lists"), ties="average", score_dtype=score_dtype)
+    cast = np.float32 if score_dtype == "float32" else np.float64
+    for i in range(len(ranking.query_ids)):
+        mine = ranking.rows[ranking.query == i]
+        with np.errstate(over="ignore"):
+            values = [float(cast(rows[r][2])) for r in mine]
+        for j, v in enumerate(values):
+            same = [k for k, w in enumerate(values) if w == v]
+            assert ranking.tie_start[i, j] == min(same)
+            assert ranking.tie_stop[i, j] == max(same) + 1
+
+
+@st.composite
+def judged(draw, rows):
+    queries = sorted({r[0] for r in rows} | {"q99"})
+    out = {}
+    for q in queries:
+        docs = draw(st.lists(st.sampled_from([f"d{i}" for i in range(14)]), max_size=6,
+                             unique=True))
+        for d in docs:
+            out[q, d] = float(draw(st.integers(-1, 3)))
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.sampled_from(["dataframe", "objects", "lists", "dicts"]),
+       st.sampled_from(["dataframe", "objects", "dicts"]))
+def test_join_is_a_lookup(data, run_form, qrels_form):
+    rows = data.draw(runs())
+    truth = data.draw(judged(rows))
+    if not truth:
+        return
+    if run_form == "dicts":
+        nested: dict = {}
+        for q, d, s in rows:
+            nested.setdefault(q, {})[d] = s
+        run = Run.from_dict(nested)
+        rows = [(q, d, s) for q, docs in nested.items() for d, s in docs.items()]
+    else:
+        run = as_run(rows, run_form)
+    keys = list(truth)
+    if qrels_form == "dicts":
+        nested = {}
+        for (q, d), g in truth.items():
+            nested.setdefault(q, {})[d] = g
+        qrels = Qrels.from_dict(nested)
+    elif qrels_form == "objects":
+        qrels = Qrels(np.array([k[0] for k in keys], dtype=object),
+                      np.array([k[1] for k in keys], dtype=object), list(truth.values()))
+    else:
+        qrels = Qrels.from_dataframe(pd.DataFrame(
+            {"query_id": [k[0] for k in keys], "doc_id": [k[1] for k in keys],
+             "relevance": list(truth.values())}))
+    grades, matched = grades_by_row(run, qrels)
+    assert grades.tolist() == [truth.get((q, d), 0.0) for q, d, _ in rows]
+    assert matched.tolist() == [(q, d) in truth for q, d, _ in rows]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]),
+                          st.sampled_from(["a", "b", "c", "d", "e"])), min_size=1, max_size=30),
+       st.sampled_from(["dataframe", "objects", "lists"]), st.integers(1, 8))
+def test_duplicate_check_is_exact(pairs_, form, block_rows):
+    original = pairs._BLOCK_ROWS
+    pairs._BLOCK_ROWS = block_rows  # many blocks: the blocks' boundaries are crossed
+    try:
+        rows = [(q, d, float(i)) for i, (q, d) in enumerate(pairs_)]
+        if len(set(pairs_)) == len(pairs_):
+            assert len(as_run(rows, form)) == len(rows)
+        else:
+            with pytest.raises(ValueError, match=r"is listed \d+ times"):
+                as_run(rows, form)
+            kept = Run(*zip(*rows, strict=True), duplicates="max")
+            assert sorted(zip(kept.query_ids, kept.doc_ids, strict=True)) == sorted(set(pairs_))
+    finally:
+        pairs._BLOCK_ROWS = original
+
+
+def test_from_dict_is_the_same_run_as_from_rows():
+    nested = {"q2": {"b": 1.0, "a": 2.0}, "q1": {"c": 0.5}, "q3": {}}
+    run = Run.from_dict(nested, name="sys")
+    assert run.name == "sys" and len(run) == 3
+    assert run.query_ids.tolist() == ["q2", "q2", "q1"]
+    assert run.doc_ids.tolist() == ["b", "a", "c"]
+    assert run.scores.tolist() == [1.0, 2.0, 0.5]
+    assert run.queries == ["q1", "q2"]  # a query without documents has no rows
+    # non-str ids become str, and two that become equal are duplicates
+    with pytest.raises(ValueError, match="is listed 2 times"):
+        Run.from_dict({"q": {1: 1.0, "1": 2.0}})
+    assert Run.from_dict({"q": {1: 1.0, "1": 2.0}}, duplicates="max").scores.tolist() == [2.0]
+    with pytest.raises(ValueError, match=r"run\['q'\] must be a mapping"):
+        Run.from_dict({"q": [1, 2]})
+    with pytest.raises(ValueError, match="scores must not contain NaN"):
+        Run.from_dict({"q": {"a": float("nan")}})
+
+
+def test_pickled_run_joins_in_another_process():
+    """A Run carries no hash of the process that built it: one built from Python objects
+    and pickled (as the Dask back end does) joins correctly after unpickling."""
+    import pickle
+    import subprocess
+    import sys
+
+    run = Run(np.array(["q", "q"], dtype=object), np.array(["a", "b"], dtype=object), [1.0, 2.0])
+    grades_by_row(run, Qrels(["q"], ["b"], [3]))  # the ids hashed in this process
+    code = (
+        "import pickle, sys\n"
+        "from fuzzytruth.truth.qrels import Qrels\n"
+        "from fuzzytruth.truth.judged_pairs import grades_by_row\n"
+        "run = pickle.loads(sys.stdin.buffer.read())\n"
+        "qrels = Qrels.from_dict({'q': {'b': 3}})\n"
+        "print(grades_by_row(run, qrels)[0].tolist())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(run),
+                         capture_output=True, check=True)
+    assert out.stdout.decode().strip() == "[0.0, 3.0]"
