@@ -12,6 +12,7 @@ one that runs a t test names the t test and prints no B.
 * :func:`comparison_table`: one measure's pairs as display strings, with a ``P(A>B)`` column
   only under uncertain truth and an interval column only when the procedure has one;
 * :func:`comparison_notes`: what the stars, ``d_z``, ``W/T/L`` and ``P(A>B)`` mean, exactly;
+* :func:`comparison_text`: the three together, as the command line prints a comparison;
 * :func:`system_table`: each system's mean with its interval over queries and its spread
   over the truths, side by side, the spread dropped when it is zero-width (a crisp truth);
 * :func:`system_notes`: what each of those intervals means, in words;
@@ -21,6 +22,7 @@ one that runs a t test names the t test and prints no B.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,7 @@ __all__ = [
     "PROCEDURES",
     "comparison_notes",
     "comparison_table",
+    "comparison_text",
     "describe_comparison",
     "drop_empty_columns",
     "resampling_used",
@@ -131,13 +134,14 @@ def resampling_used(table: pd.DataFrame) -> bool:
     )
 
 
-def describe_comparison(comparison: Any) -> str:
+def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
     """One sentence saying what a :class:`~fuzzytruth.stats.Comparison` computed.
 
     The procedure (from ``method``), its estimand and what that generalises to, the
     correction, the alternative and level, the number of queries; B only where resampling
     was used (:func:`resampling_used`) and the number of ground-truth worlds only where the
-    scores came from worlds.
+    scores came from worlds; ``seed`` (the one the evaluation and the comparison were given,
+    which the Comparison does not record) only where either of those drew random numbers.
 
     Examples
     --------
@@ -150,6 +154,11 @@ def describe_comparison(comparison: Any) -> str:
     >>> print(describe_comparison(compare(scores, method="randomization", n_resamples=999,
     ...                                   rng=0)))
     paired randomisation (sign-flip) test with the interval that inverts it, two-sided, 95% level, estimand "queries" (new queries like these, judged the same way), Holm correction within each measure, 30 queries, B = 999 resamples.
+
+    The seed is named only where something was drawn:
+
+    >>> describe_comparison(compare(scores, rng=0), seed=0).endswith("30 queries.")
+    True
     """  # noqa: E501
     table = comparison.table
     method = _one(table, "method")
@@ -164,12 +173,16 @@ def describe_comparison(comparison: Any) -> str:
         "within each measure",
         f"{_query_count(table)} queries",
     ]
-    if "n_worlds" in table.columns and table["n_worlds"].notna().any():
-        worlds = int(table["n_worlds"].max())
-        parts.append(f"each query's score averaged over {worlds} sampled ground-truth worlds")
-    if resampling_used(table):
+    worlds = "n_worlds" in table.columns and bool(table["n_worlds"].notna().any())
+    if worlds:
+        parts.append(f"each query's score averaged over {int(table['n_worlds'].max())} "
+                     "sampled ground-truth worlds")
+    resampled = resampling_used(table)
+    if resampled:
         noun = "replicates" if split_estimand(estimand)[0] == "population" else "resamples"
         parts.append(f"B = {comparison.n_resamples} {noun}")
+    if seed is not None and (resampled or worlds):
+        parts.append(f"seed {seed}")
     return ", ".join(parts) + "."
 
 
@@ -280,6 +293,45 @@ def comparison_notes(comparison: Any) -> list[str]:
     return notes
 
 
+def _fill(text: str, width: int) -> str:
+    """``text`` wrapped to ``width``, never inside a word (``per-query`` stays whole)."""
+    return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=False)
+
+
+def comparison_text(comparison: Any, *, seed: int | None = None, width: int = 100) -> str:
+    """A :class:`~fuzzytruth.stats.Comparison` as plain text: what was computed
+    (:func:`describe_comparison`), one table per measure (:func:`comparison_table`) and the
+    footnotes (:func:`comparison_notes`), prose wrapped to ``width`` characters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fuzzytruth.stats import compare
+    >>> scores = np.random.default_rng(0).random((2, 30)) + [[0.2], [0.0]]
+    >>> print(comparison_text(compare(scores, measure="AP", rng=0), width=72))
+    paired t test with its t interval, two-sided, 95% level, estimand
+    "queries" (new queries like these, judged the same way), Holm correction
+    within each measure, 30 queries.
+    <BLANKLINE>
+    [AP]
+          A       B mean A mean B  A − B           95% CI     p p adj  d_z  W/T/L
+    system0 system1  0.734  0.476 +0.258 [+0.103, +0.413] 0.002 0.002 0.62 22/0/8 *
+    <BLANKLINE>
+    Starred rows (*): adjusted p < 0.05 (Holm within each measure); their
+    intervals exclude 0.
+    d_z: Cohen's d_z, the mean difference over the standard deviation of the
+    per-query differences.
+    W/T/L: queries on which A's score is higher / equal / lower than B's.
+    """
+    blocks = [_fill(describe_comparison(comparison, seed=seed), width)]
+    for measure in pd.unique(comparison.table["measure"]):
+        table = comparison_table(comparison, measure).to_string(index=False)
+        blocks.append(f"[{measure}]\n{table}")
+    blocks.append("\n".join(_fill(note, width)
+                            for note in comparison_notes(comparison)))
+    return "\n\n".join(blocks) + "\n"
+
+
 _INTERVAL_PAIRS = (("ci_low", "ci_high"), ("truth_low", "truth_high"))
 
 
@@ -347,8 +399,14 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     return shown.reset_index(drop=True)
 
 
-def system_notes(aggregate: pd.DataFrame, *, n_worlds: int = 0) -> list[str]:
+def system_notes(
+    aggregate: pd.DataFrame, *, n_worlds: int = 0, columns: bool = False
+) -> list[str]:
     """What the two intervals of :func:`system_table` mean, in words, from the table.
+
+    With ``columns`` the notes name the tidy table's columns (``ci_low, ci_high`` and
+    ``truth_low, truth_high``, as :meth:`Evaluation.aggregate` and the command line print
+    them) instead of :func:`system_table`'s headers.
 
     Examples
     --------
@@ -363,8 +421,10 @@ def system_notes(aggregate: pd.DataFrame, *, n_worlds: int = 0) -> list[str]:
     level = f"{round(100 * float(_one(aggregate, 'confidence_level')), 6):g}%"
     estimand = _one(aggregate, "estimand")
     n_queries = _query_count(aggregate)
+    queries, truths = (("ci_low, ci_high", "truth_low, truth_high") if columns
+                       else ("over queries", "over truths"))
     notes = [
-        f"over queries: the {level} t interval over the {n_queries} queries (estimand "
+        f"{queries}: the {level} t interval over the {n_queries} queries (estimand "
         f'"{estimand}"): where the mean would fall with {_estimand_words(estimand)}.'
     ]
     if "truth_low" in drop_empty_columns(aggregate).columns:
@@ -372,7 +432,7 @@ def system_notes(aggregate: pd.DataFrame, *, n_worlds: int = 0) -> list[str]:
         source = ("the annotators' disagreement" if model is None
                   else f"the {model} truth model's uncertainty about the labels")
         notes.append(
-            f"over truths: the middle {level} of the mean over {n_worlds} sampled "
+            f"{truths}: the middle {level} of the mean over {n_worlds} sampled "
             f"ground-truth worlds, the queries held fixed: how much {source} alone moves it."
         )
     return notes

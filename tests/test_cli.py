@@ -159,6 +159,9 @@ def test_compare_formats(capsys, here):
                             "100", "--method", "randomization", "--n-resamples", "2000")
     assert status == 0, err
     assert "strong" in text and "95%" in text
+    flat = " ".join(text.split())
+    # 20 queries > 16: the sign flips are sampled, so B and the seed are printed
+    assert "sampled ground-truth worlds, B = 2000 resamples, seed 0." in flat
     _, csv, _ = run(capsys, "compare", *CATEGORICAL, *RUNS, "-m", "AP", "--n-worlds", "100",
                     "--baseline", "weak", "--format", "csv")
     table = pd.read_csv(io.StringIO(csv))
@@ -167,6 +170,53 @@ def test_compare_formats(capsys, here):
     status, latex, _ = run(capsys, "compare", "--qrels", "qrels.txt", *RUNS, "-m", "AP",
                            "--format", "latex")
     assert status == 0 and "\\begin{tabular}" in latex
+
+
+def test_compare_text_says_what_was_computed(capsys, here):
+    """Issue 22 item 4: the header printed B=10000 for a t test; the worlds, the seed and
+    P(A>B) were not explained. The words come from the Comparison (fuzzytruth.report)."""
+    status, text, err = run(capsys, "compare", "--qrels", "qrels.txt", *RUNS, "-m", "AP",
+                            "-m", "P@10", "--seed", "7")
+    assert status == 0, err
+    flat = " ".join(text.split())
+    assert flat.startswith('paired t test with its t interval, two-sided, 95% level, estimand '
+                           '"queries" (new queries like these, judged the same way), Holm '
+                           "correction within each measure, 20 queries.")
+    assert "B=" not in text and "B =" not in text and "seed" not in text  # nothing drawn
+    assert "[AP]" in text and "[P@10]" in text and "P(A>B)" not in text
+    assert "Starred rows (*): adjusted p < 0.05 (Holm within each measure)" in flat
+    status, text, err = run(capsys, "compare", *CATEGORICAL, *RUNS, "-m", "AP", "--n-worlds",
+                            "50", "--seed", "7")
+    assert status == 0, err
+    flat = " ".join(text.split())
+    assert 'estimand "collection (truth model: shares)"' in flat and "B =" not in flat
+    assert "20 queries, each query's score averaged over 50 sampled ground-truth worlds, " \
+        "seed 7." in flat
+    assert "P(A>B): the share of the 50 sampled ground-truth worlds in which A's mean over " \
+        "these 20 queries is higher than B's" in flat
+
+
+def test_evaluate_table_drops_empty_columns_and_says_what_intervals_mean(capsys, here):
+    status, text, err = run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "AP")
+    assert status == 0, err
+    header = text.splitlines()[0].split()
+    assert header == ["system", "measure", "value", "ci_low", "ci_high", "estimand",
+                      "n_queries", "confidence_level", "method"]  # no zero-width truth_*
+    flat = " ".join(text.split())
+    assert 'ci_low, ci_high: the 95% t interval over the 20 queries (estimand "queries")' in flat
+    assert "truth_low" not in text
+    _, csv, _ = run(capsys, "evaluate", "--qrels", "qrels.txt", *RUNS, "-m", "AP", "--format",
+                    "csv")
+    assert csv.splitlines()[0].split(",") == header  # the notes only below the text table
+    status, text, err = run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "AP", "--n-worlds",
+                            "50")
+    assert status == 0, err
+    assert {"truth_low", "truth_high", "truth_std", "mc_se"} <= set(text.splitlines()[0].split())
+    flat = " ".join(text.split())
+    assert ('ci_low, ci_high: the 95% t interval over the 20 queries (estimand "collection '
+            '(truth model: shares)")') in flat
+    assert "truth_low, truth_high: the middle 95% of the mean over 50 sampled ground-truth " \
+        "worlds, the queries held fixed" in flat
 
 
 def test_displacement(capsys, tmp_path, monkeypatch):

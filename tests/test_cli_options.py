@@ -51,6 +51,7 @@ def _accepted(command: str, dest: str) -> set[str]:
     from fuzzytruth.collection import agreement
     from fuzzytruth.demo import run_demo
     from fuzzytruth.evaluation import evaluate
+    from fuzzytruth.io import read_trec_judgments
     from fuzzytruth.measures import get_preset
     from fuzzytruth.repro import SECTIONS
     from fuzzytruth.runs import rank
@@ -71,6 +72,7 @@ def _accepted(command: str, dest: str) -> set[str]:
         "alternative": lambda v: compare(scores, alternative=v),
         "metric": lambda v: agreement(santini_illustrative().annotations, metric=v),
         "figure_format": lambda v: run_demo("unused", figure_format=v),
+        "rel_format": lambda v: read_trec_judgments("unused", rel_format=v),
         "truth_model": lambda v: fit_truth(santini_illustrative().annotations, v),
     }
     if command == "agreement" and dest == "duplicates":
@@ -121,6 +123,8 @@ def crisp_files(tmp_path_factory):
     write_trec_qrels(Qrels.from_dataframe(pd.DataFrame(judged, columns=["query_id", "doc_id",
                                                                         "relevance"])),
                      folder / "qrels.txt")
+    # -R prefs: the same judgments as one user's preferences (qid jg jsg docno rel)
+    (folder / "prefs.txt").write_text("".join(f"{q} u1 s1 {d} {r}\n" for q, d, r in judged))
     data = santini_illustrative()
     write_taxonomy(data.taxonomy, folder / "tax.json")
     write_annotations(data.annotations, folder / "labels.csv")
@@ -145,6 +149,12 @@ def crisp_files(tmp_path_factory):
     return folder
 
 
+REL_FORMAT_RUNS = {  # -R value -> (judgments file, -m): what trec_eval computes from each
+    "qrels": ("qrels.txt", "official"), "qrels_jg": ("qrels.txt", "qrels_jg"),
+    "prefs": ("prefs.txt", "all_prefs"), "qrels_prefs": ("qrels.txt", "all_prefs"),
+}
+
+
 def _truth_model_args(command, folder, value):
     """A command line on labels (--annotations, or --rankings for the ranking models) with
     --truth-model ``value``."""
@@ -157,8 +167,11 @@ def _truth_model_args(command, folder, value):
             "-m", "P@5", "--n-worlds", "20"]
 
 
-def _base_args(command, folder):
+def _base_args(command, folder, rel_format=None):
     runs = [a for n in "abc" for a in ("--run", str(folder / f"{n}.txt"))]
+    if rel_format is not None:
+        judgments, measure = REL_FORMAT_RUNS[rel_format]
+        return [command, "--qrels", str(folder / judgments), *runs, "-m", measure]
     if command in ("evaluate", "compare"):
         return [command, "--qrels", str(folder / "qrels.txt"), *runs, "-m", "P_5",
                 "-m", "recip_rank"]
@@ -180,7 +193,7 @@ def test_every_listed_value_runs(capsys, crisp_files, command, action):
             status = main(_truth_model_args(command, crisp_files, value))
             assert status == 0, (value, capsys.readouterr().err)
             continue
-        args = _base_args(command, crisp_files)
+        args = _base_args(command, crisp_files, value if action.dest == "rel_format" else None)
         if action.option_strings:
             args += [action.option_strings[-1], value]
         else:
@@ -280,7 +293,9 @@ def cli_keywords():
 # passed by the command line itself, never from what the user types: a message about them
 # would be the command line's own bug, not the user's mistake
 FIXED = {"trec_groups", "stream", "judged", "score_dtype", "delimiter", "required",
-         "only_required", "bytes_per_world", "format"}
+         "only_required", "bytes_per_world", "format",
+         "judgment_groups",  # follows -R qrels_jg
+         "columns"}  # the notes below the text table name its columns
 
 
 def all_flags() -> Flags:

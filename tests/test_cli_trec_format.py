@@ -2,23 +2,21 @@
 
 The reference files are trec_eval's ``test/`` folder (tests/data/trec_eval, README there: the
 trec_eval command behind each file). For every file, the command line is run with the same
-flags (trec_eval without ``-m`` is ``-m official`` here) and its output compared byte for byte:
-
-* ``test_byte_for_byte``: the whole file. Files that need what fuzzytruth does not have yet are
-  strict xfails naming it, to be flipped when it lands;
-* ``test_byte_for_byte_where_measures_exist``: the same runs without the ``-m`` arguments the
-  library cannot read yet, against the file without those measures' lines; what is left out
-  is checked against the list of known gaps, so a measure that disappears fails.
+flags (trec_eval without ``-m`` is ``-m official`` here; ``-R``, ``-Z``, ``-c``, ``-M``, ``-l``,
+``-q`` and the ``meas_params`` spellings as trec_eval was given them) and its whole output
+compared byte for byte. The same files with the defaults a user gets (no ``--format``: the
+trec_eval spellings choose it) are the cases themselves: no case passes ``--format``.
 """
 
+import math
 from pathlib import Path
 
 import pytest
+from test_cli import run as _main  # (status, stdout, stderr) of the command, in-process
 
 from fuzzytruth.cli import main
-from fuzzytruth.cli._errors import UserError
-from fuzzytruth.cli._trec import is_trec_spelling, table_entry, trec_lines
-from fuzzytruth.measures.names import trec_name
+from fuzzytruth.cli._trec import is_trec_spelling
+from fuzzytruth.measures.trec_output import trec_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 MEAS_PARAMS = [
@@ -44,18 +42,6 @@ CASES = {
                              ["-m", "all_prefs", "-q", "-R", "qrels_prefs"]),
     "out.test.qrels_jg": ("qrels.123", "results.test", ["-m", "qrels_jg", "-q", "-R", "qrels_jg"]),
 }
-NEEDS = {  # what each file needs that fuzzytruth does not have yet
-    "out.test.meas_params": "needs 11pt_avg with custom levels and ndcg_cut.23.4 read as "
-                            "trec_eval's atol reads it, 23 (helper trecmeasures)",
-    "out.test.aqZ": "needs trec_eval's -Z (per-query z-scores from a reference file)",
-    "out.test.prefs": "needs -R prefs and the prefs_* measures (helper trecmeasures)",
-    "out.test.qrels_prefs": "needs -R qrels_prefs and the prefs_* measures (helper trecmeasures)",
-    "out.test.qrels_jg": "needs -R qrels_jg and the *_avgjg measures (helper trecmeasures)",
-}
-# measures the library lacks today, per file, left out by the partial comparison
-KNOWN_GAPS = {
-    "out.test.meas_params": {"11pt_avg", "ndcg_cut"},
-}
 
 
 def run_cli(capsys, qrels, run, flags):
@@ -66,53 +52,10 @@ def run_cli(capsys, qrels, run, flags):
     return out.out
 
 
-@pytest.mark.parametrize(
-    "expected",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NEEDS[name]))
-     if name in NEEDS else name for name in CASES],
-)
+@pytest.mark.parametrize("expected", list(CASES))
 def test_byte_for_byte(capsys, expected):
     qrels, run, flags = CASES[expected]
     assert run_cli(capsys, qrels, run, flags) == (DATA / expected).read_text()
-
-
-def _measure_arguments(flags):
-    """(index, measure text) of every -m argument, in both spellings (-m X, -mX)."""
-    out, i = [], 0
-    while i < len(flags):
-        if flags[i] == "-m":
-            out.append((i, 2, flags[i + 1]))
-            i += 2
-        else:
-            if flags[i].startswith("-m"):
-                out.append((i, 1, flags[i][2:]))
-            i += 1
-    return out
-
-
-def _readable(text):
-    try:
-        trec_lines([text])
-    except UserError:  # -m TEXT: what the library says it cannot read
-        return False
-    return True
-
-
-@pytest.mark.parametrize("expected", list(KNOWN_GAPS))
-def test_byte_for_byte_where_measures_exist(capsys, expected):
-    qrels, run, flags = CASES[expected]
-    kept, dropped = list(flags), set()
-    for i, width, text in reversed(_measure_arguments(flags)):
-        if not _readable(text):
-            del kept[i:i + width]
-            dropped.add(text.partition(".")[0])
-    produced = {line.base for _, _, text in _measure_arguments(kept) for line in trec_lines([text])}
-    lines = (DATA / expected).read_text().splitlines(keepends=True)
-    bases = {table_entry(line.split()[0]) for line in lines}
-    missing = (bases - produced) | dropped
-    assert missing <= KNOWN_GAPS[expected], missing - KNOWN_GAPS[expected]
-    wanted = "".join(line for line in lines if table_entry(line.split()[0]) in produced)
-    assert run_cli(capsys, qrels, run, kept) == wanted
 
 
 # ------------------------------------------------------------------ trec_eval's names and rules
@@ -124,12 +67,18 @@ def test_byte_for_byte_where_measures_exist(capsys, expected):
         ("RprecMult@5", "Rprec_mult_5.00"), ("R@2000", "recall_2000"), ("nDCG@23", "ndcg_cut_23"),
         ("Success@2", "success_2"), ("RelativeP", "set_relative_P"), ("F", "set_F"),
         ("Utility(a=2,b=-1,c=0,d=0)", "utility_2,-1,0,0"), ("Bpref", "bpref"),
-        ("nDCG(gain={1:3,2:9,4:4.5})", "ndcg_1=3,2=9,4=4.5"), ("nDCG(gain=exp)@10", None),
-        ("P(rel=2)@10", None),
+        ("nDCG(gain={1:3,2:9,4:4.5})", "ndcg_1=3,2=9,4=4.5"),
     ],
 )
 def test_trec_name(measure, printed):
     assert trec_name(measure) == printed
+
+
+@pytest.mark.parametrize("measure", ["nDCG(gain=exp)@10", "ERR@20",
+                                     "AP(denominator=retrieved_relevant)", "nDCG(discount=jk)@10"])
+def test_measures_trec_eval_lacks_have_no_trec_name(measure):
+    with pytest.raises(ValueError, match="has no trec_eval name"):
+        trec_name(measure)
 
 
 def test_trec_spellings_choose_the_format():
@@ -172,3 +121,112 @@ def test_relstring_by_hand(capsys, tmp_path):
     assert relstring("-m", "relstring", "-J") == "relstring             \tq1\t'>03'\n"
     assert relstring("-m", "relstring", "-M", "3") == "relstring             \tq1\t'>0-'\n"
     assert relstring("-m", "runid") == "runid                 \tall\ttag\n"
+
+
+# ------------------------------------------------------------------ -Z, -R: rules by hand
+def _write(folder, name, text):
+    (folder / name).write_text(text)
+    return str(folder / name)
+
+
+@pytest.fixture
+def small(tmp_path):
+    """Two judged queries a run answers, a third only judged; by hand: P_1 is 1 and 0,
+    map 1 and 0.5, num_ret 2 and 2."""
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\nq3 0 d5 1\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2 tag\nq1 Q0 d2 2 1 tag\n"
+                                  "q2 Q0 d4 1 1 tag\nq2 Q0 d3 2 0.5 tag\n")
+    zscores = _write(tmp_path, "zscores", "\n".join([
+        "q1 P_1 0.5 0.25",    # (1 - 0.5) / 0.25 = 2
+        "q2 P_1 0.5 0.25",    # (0 - 0.5) / 0.25 = -2
+        "q1 map 1 0",         # stddev 0, value equal to the mean: 0
+        "q2 map 0.25 0",      # stddev 0, another value: the sentinel -1000000
+        "q1 num_ret 1 nan",   # atof("nan"): nan
+        #                       q2 num_ret absent: the sentinel
+        "q1 gm_map 0 1",      # gm_map's per-query value is log(max(map, 1e-5)): log 1 = 0
+        "q2 gm_map -0.6931471805599453 1",  # log 0.5: z = 0
+    ]) + "\n")
+    return qrels, run, zscores
+
+
+def test_zscores_by_hand(capsys, small):
+    """convert_zscores.c: z = (v − mean)/stddev; stddev 0 gives 0 for the mean itself and
+    MISSING_ZSCORE_VALUE (−1000000) otherwise, as does a pair absent from the file; the summary
+    accumulates the z-scores (counts: their sum; gm_map: exp of their mean). Printed
+    "Z%-22s\\t%s\\t%6.4f" (meas_print_single.c), counts included."""
+    qrels, run, zscores = small
+    flags = ["evaluate", "--qrels", qrels, "--run", run, "-m", "num_ret", "-m", "map", "-m",
+             "gm_map", "-m", "P.1", "-Z", zscores]
+    status, out, err = _main(capsys, *flags, "-q")
+    assert status == 0, err
+    assert out == (
+        "Znum_ret               \tq1\t   nan\n"
+        "Zmap                   \tq1\t0.0000\n"
+        "ZP_1                   \tq1\t2.0000\n"
+        "Znum_ret               \tq2\t-1000000.0000\n"
+        "Zmap                   \tq2\t-1000000.0000\n"
+        "ZP_1                   \tq2\t-2.0000\n"
+        "Znum_ret               \tall\t   nan\n"       # nan + (-1000000)
+        "Zmap                   \tall\t-500000.0000\n"  # (0 - 1000000) / 2
+        "Zgm_map                \tall\t1.0000\n"        # exp((0 + 0) / 2)
+        "ZP_1                   \tall\t0.0000\n"        # (2 - 2) / 2
+    )
+    # -c: q3 is averaged (as 0; log(1e-5) for gm_map) but not printed, as trec_eval does
+    status, out, err = _main(capsys, *flags, "-c", "-m", "num_q")
+    assert status == 0, err
+    assert out == (
+        "Znum_q                 \tall\t3.0000\n"
+        "Znum_ret               \tall\t   nan\n"
+        "Zmap                   \tall\t-333333.3333\n"
+        f"Zgm_map                \tall\t{math.exp(math.log(1e-5) / 3):6.4f}\n"
+        "ZP_1                   \tall\t0.0000\n"
+    )
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["-m", "AP", "-Z", "{zscores}"], "-Z prints trec_eval's per-query z-scores"),
+    (["-m", "map", "--format", "csv", "-Z", "{zscores}"], "goes with --format trec"),
+    (["-m", "map", "-Z", "{bad}"], "bad, line 2: expected 4 fields"),
+    (["-m", "map", "-Z", "{twice}"], "twice, line 2: query 'q1', measure 'map' is given twice"),
+    (["-m", "map_avgjg"], "need -R qrels_jg"),
+    (["-m", "qrels_jg"], "need -R qrels_jg"),
+    (["-m", "map", "-R", "qrels_prefs"], "-R qrels_prefs computes the preference measures"),
+    (["-m", "relstring", "-R", "qrels_prefs"], "relstring prints the grades of a qrels"),
+    (["-m", "all_prefs", "-R", "qrels_prefs", "-J"], "-J does not apply to preferences"),
+])
+def test_trec_flag_mistakes_are_one_line_naming_the_flag(capsys, small, tmp_path, flags,
+                                                         message):
+    qrels, run, zscores = small
+    files = {"zscores": zscores,
+             "bad": _write(tmp_path, "bad", "q1 map 0.1 0.1\nq1 map 0.1\n"),
+             "twice": _write(tmp_path, "twice", "q1 map 0.1 0.1\nq1 map 0.2 0.1\n")}
+    status, out, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run,
+                             *[f.format(**files) for f in flags])
+    assert status == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_rel_format_goes_with_qrels(capsys, small, tmp_path):
+    run = small[1]
+    pq = _write(tmp_path, "pq.csv", "query_id,doc_id,probability\nq1,d1,0.5\n")
+    status, _, err = _main(capsys, "evaluate", "--prob-qrels", pq, "--run", run, "-R",
+                           "qrels_jg", "-m", "AP")
+    assert status == 2 and "-R qrels_jg says how to read --qrels" in err
+
+
+def test_judgment_groups_and_preferences_in_the_tidy_table(capsys):
+    """The tidy table under -R holds the values trec_eval prints (out.test.qrels_jg:
+    map_avgjg all 0.1130; out.test.qrels_prefs: prefs_simp all 0.5684)."""
+    for rel_format, qrels, measure, printed, expected in [
+        ("qrels_jg", "qrels.123", "AP", "map_avgjg", "out.test.qrels_jg"),
+        ("qrels_prefs", "qrels.test", "Prefs", "prefs_simp", "out.test.qrels_prefs"),
+    ]:
+        status, out, err = _main(capsys, "evaluate", "--qrels", str(DATA / f"{qrels}.gz"),
+                                 "--run", str(DATA / "results.test.gz"), "-R", rel_format,
+                                 "-m", measure, "--format", "csv")
+        assert status == 0, err
+        lines = (DATA / expected).read_text().splitlines()
+        reference = next(line.split()[2] for line in lines
+                         if line.split()[:2] == [printed, "all"])
+        value = float(out.splitlines()[1].split(",")[2])
+        assert f"{value:6.4f}".strip() == reference

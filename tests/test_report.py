@@ -16,9 +16,11 @@ from fuzzytruth.report import (
     PROCEDURES,
     comparison_notes,
     comparison_table,
+    comparison_text,
     describe_comparison,
     drop_empty_columns,
     resampling_used,
+    system_notes,
     system_table,
 )
 from fuzzytruth.stats import compare
@@ -155,3 +157,39 @@ def test_interval_column_left_out_for_tests_without_one(uncertain):
     assert comparison_notes(wilcoxon)[0].endswith("within each measure).")
     with pytest.raises(ValueError, match=r"measure must be one of \['P@5', 'AP'\]; got 'RR'"):
         comparison_table(wilcoxon, "RR")
+
+
+@pytest.mark.filterwarnings("ignore:1 pair\\(s\\) tie on more than 50%")
+def test_seed_is_named_only_where_something_was_drawn(crisp, uncertain):
+    t_crisp = compare(crisp, rng=5)
+    assert "seed" not in describe_comparison(t_crisp, seed=5)  # nothing drawn: no seed
+    flips = compare(crisp, method="randomization", n_resamples=99, rng=5)  # 30 > 16 queries
+    assert describe_comparison(flips, seed=5).endswith("B = 99 resamples, seed 5.")
+    t_worlds = compare(uncertain, rng=5)  # the scores came from sampled worlds
+    assert describe_comparison(t_worlds, seed=5).endswith(
+        f"{N_WORLDS} sampled ground-truth worlds, seed 5.")
+    assert "seed" not in describe_comparison(t_worlds)  # a caller that gives none
+
+
+def test_comparison_text_is_the_description_tables_and_notes(uncertain):
+    comparison = compare(uncertain, rng=0)
+    text = comparison_text(comparison, seed=0, width=80)
+    assert max(map(len, text.splitlines())) <= max(
+        80, *(len(line) for m in ("P@5", "AP")
+              for line in comparison_table(comparison, m).to_string(index=False).splitlines()))
+    flat = " ".join(text.split())
+    assert flat.startswith(" ".join(describe_comparison(comparison, seed=0).split()))
+    for measure in ("P@5", "AP"):
+        table = comparison_table(comparison, measure).to_string(index=False)
+        assert f"[{measure}]\n{table}\n" in text
+    for note in comparison_notes(comparison):
+        assert " ".join(note.split()) in flat
+    assert "B=" not in text and "B =" not in text  # a t test resamples nothing
+
+
+def test_system_notes_can_name_the_tidy_columns(uncertain):
+    aggregate = uncertain.aggregate()
+    notes = system_notes(aggregate, n_worlds=N_WORLDS, columns=True)
+    assert [n.split(":")[0] for n in notes] == ["ci_low, ci_high", "truth_low, truth_high"]
+    plain = system_notes(aggregate, n_worlds=N_WORLDS)
+    assert [n.split(":", 1)[1] for n in notes] == [n.split(":", 1)[1] for n in plain]

@@ -336,3 +336,9 @@ def test_readers_and_bad_input(tmp_path):
         evaluate_preferences(Run(["q2"], ["d1"], [1.0]), good, missing="error")
     with pytest.raises(ValueError, match=r"parameter 'kind' of measure 'Prefs': must be one of"):
         evaluate_preferences(run, good, ["Prefs(kind=simple)"])
+
+
+def test_evaluate_given_preferences_points_to_evaluate_preferences():
+    prefs = Preferences(["q", "q"], ["u1", "u1"], ["s", "s"], ["a", "b"], [2, 1])
+    with pytest.raises(ValueError, match=r"evaluate_preferences\(runs, preferences, measures\)"):
+        evaluate(Run(["q"], ["a"], [1.0]), prefs, "AP")

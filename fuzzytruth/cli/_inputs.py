@@ -47,7 +47,7 @@ def read_runs(paths: Sequence[Path], *, duplicates: str, encoding: str) -> dict[
 
 def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """The ground truth and the query categories (categorical truth only)."""
-    from fuzzytruth.io import read_probabilistic_qrels, read_trec_qrels
+    from fuzzytruth.io import read_probabilistic_qrels, read_trec_judgments
     from fuzzytruth.truth.models import fit_truth
 
     kinds = [k for k in _TRUTHS if getattr(args, k) is not None]
@@ -58,6 +58,9 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
             f"or --prob-qrels (got {len(kinds)}{given})"
         )
     kind = kinds[0]
+    rel_format = getattr(args, "rel_format", "qrels")
+    if rel_format != "qrels" and kind != "qrels":
+        raise UserError(f"-R {rel_format} says how to read --qrels; got {_TRUTHS.get(kind, kind)}")
     if kind not in _LABELS:
         for option in ("taxonomy", "query_categories", "implicit_root", "reliability",
                        "classes"):
@@ -73,7 +76,8 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
                 f"{_TRUTHS[kind]} is a truth already"
             )
     if kind == "qrels":
-        qrels = read_trec_qrels(args.qrels, duplicates=args.duplicates, encoding=args.encoding)
+        qrels = read_trec_judgments(args.qrels, rel_format=rel_format,
+                                    duplicates=args.duplicates, encoding=args.encoding)
         if len(qrels) == 0:
             raise UserError(f"{args.qrels}: the qrels file has no judgment line (--qrels)")
         return qrels, None

@@ -1,59 +1,66 @@
 """``--format trec``: the output of trec_eval 9.0.8, byte for byte, from an evaluation.
 
-trec_eval prints one line per value, ``"%-22s\\t%s\\t%6.4f\\n"`` (name, query or ``all``,
-value; counts as integers, ``%ld``). The layout, read from its source (``trec_eval.c``,
-``meas_print_single.c``, ``meas_print_final.c``, ``meas_init.c``, ``m_runid.c``,
-``m_relstring.c``):
+What each measure prints as — its name, integer or not, whether it has per-query lines, its
+place — is the library's table, :mod:`fuzzytruth.measures.trec_output`; this module adds the
+two lines that are not measures (``runid``, ``relstring``) and lays the output out as
+trec_eval does (``trec_eval.c``, ``meas_print_single.c``, ``meas_print_final.c``,
+``m_runid.c``, ``m_relstring.c``):
 
-* measures come in the order of trec_eval's measure table
-  (:data:`fuzzytruth.measures.names.TREC_MEASURE_ORDER`), whatever the order of ``-m``; the
-  cutoffs of one measure in increasing order (``-m P.5,7,3`` prints ``P_3``, ``P_5``, ``P_7``);
+* one line per value, ``"%-22s\\t%s\\t%6.4f\\n"`` (name, query or ``all``, value; counts
+  with ``%ld``); measures in the order of trec_eval's measure table, whatever the order of
+  ``-m``; the cutoffs of one measure in increasing order (``-m P.5,7,3`` prints ``P_3``,
+  ``P_5``, ``P_7``);
 * with ``-q``, every query the run answers and the truth judges, in ``strcmp`` order of the
   query ids, gets its lines first; queries added by ``-c`` are averaged but not printed;
-  ``runid``, ``num_q``, ``gm_map`` and ``gm_bpref`` have no per-query line;
 * then the ``all`` lines: ``runid`` (the run's tag) and every measure's aggregate;
   ``relstring`` (the grades of the top documents, one character each) has per-query lines only;
-* a measure given with parameters that trec_eval prints after its name (``set_F.0.5``,
-  ``utility.2,-1,0,0``, ``ndcg.1=3,2=9``, ``relstring.20``) is printed with the parameter text
-  as typed; cutoffs are printed as trec_eval formats them (``ndcg_cut.23.4`` is ``ndcg_cut_23``).
+* with ``-Z``, every value line is ``"Z%-22s\\t%s\\t%6.4f\\n"`` (counts too), the per-query
+  values are z-scores (:mod:`fuzzytruth.evaluation.zscores`) and the summary their mean (their
+  sum for counts, ``exp`` of their mean for ``gm_map``), as trec_eval accumulates them.
 
 Several runs are printed one after the other, each evaluated on its own as trec_eval would.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
-    "TrecLine", "is_trec_spelling", "relevance_strings", "render", "table_entry", "trec_lines",
+    "TrecLine", "is_trec_spelling", "relevance_strings", "render", "summaries", "table_entry",
+    "trec_lines",
 ]
 
-GROUPS = {"official": ("runid",), "all_trec": ("runid", "relstring")}
-"""trec_eval's groups with the lines they hold besides the library's measures."""
-SUMMARY_ONLY = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
-"""Measures without per-query lines (``te_print_single_meas_empty`` in their ``m_*.c``)."""
+SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
+            "all_trec": ("runid", "relstring")}
+"""trec_eval's groups with the lines they hold that are not measures (``measures.c``)."""
 RELSTRING_LENGTH = 10
 """Documents in ``relstring`` without a parameter (``m_relstring.c``)."""
+_CUTOFF_PARAMS = ("k", "recall", "mult")
 
 
 @dataclass(frozen=True)
 class TrecLine:
-    """One measure line of trec_eval's output: where it goes, how it is named and printed.
+    """One line (or, with ``-q``, one line per query) of trec_eval's output.
 
     ``measure`` is the library measure whose values are printed (None for ``runid`` and
-    ``relstring``), ``length`` the documents of a ``relstring``.
+    ``relstring``); ``order`` its place in trec_eval's table and ``cutoff`` within a cutoff
+    list; ``length`` the documents of a ``relstring``.
     """
 
-    position: tuple[int, float, int]
+    order: int
+    cutoff: float
     name: str
     base: str
     measure: Any = None
     integer: bool = False
+    per_query: bool = True
     length: int = 0
 
 
@@ -63,11 +70,11 @@ def table_entry(printed: str) -> str | None:
     >>> table_entry("ndcg_cut_10"), table_entry("P_avgjg_5"), table_entry("num_rel")
     ('ndcg_cut', 'P_avgjg', 'num_rel')
     """
-    from fuzzytruth.measures.names import TREC_MEASURE_ORDER
+    from fuzzytruth.measures.trec_output import TREC_TABLE
 
-    if printed in TREC_MEASURE_ORDER:
+    if printed in TREC_TABLE:
         return printed
-    heads = [b for b in TREC_MEASURE_ORDER if printed.startswith(b + "_")]
+    heads = [b for b in TREC_TABLE if printed.startswith(b + "_")]
     return max(heads, key=len) if heads else None
 
 
@@ -80,30 +87,32 @@ def is_trec_spelling(text: str) -> bool:
     >>> is_trec_spelling("AP"), is_trec_spelling("nDCG@10")
     (False, False)
     """
-    from fuzzytruth.measures.names import TREC_MEASURE_ORDER, parse_measure, trec_name
+    from fuzzytruth.measures.names import TREC_GROUPS
+    from fuzzytruth.measures.trec_output import TREC_TABLE, trec_name
 
     text = text.strip()
-    if text in GROUPS or text.split(".", 1)[0] in TREC_MEASURE_ORDER:
+    if text in TREC_GROUPS or text.split(".", 1)[0] in TREC_TABLE:
         return True
     try:
-        return trec_name(parse_measure(text)) == text
+        return trec_name(text) == text
     except ValueError:
         return False
 
 
-def trec_lines(texts: Sequence[str]) -> list[TrecLine]:
+def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[TrecLine]:
     """The lines ``-m texts`` ask for, in trec_eval's order, each once.
 
     As in trec_eval, the first ``-m NAME.PARAMS`` of a measure sets its parameters wherever it
     is asked for (``-m all_trec -m relstring.20`` prints ``relstring_20`` only); a later one
-    for the same measure is left out, with a note.
+    for the same measure is left out, with a note. ``judgment_groups`` (``-R qrels_jg``)
+    prints ``map``, ``P`` and ``Rprec_mult`` as their ``*_avgjg`` forms.
     """
-    from fuzzytruth.measures.names import TREC_MEASURE_ORDER
+    from fuzzytruth.measures.trec_output import TREC_TABLE
 
     explicit: dict[str, str] = {}
     for text in (t.strip() for t in texts):
         head, dot, _ = text.partition(".")
-        if dot and head in TREC_MEASURE_ORDER:
+        if dot and head in TREC_TABLE:
             if explicit.setdefault(head, text) != text:
                 note(f"-m {text} is left out: as in trec_eval, the first parameters given for "
                      f"{head} ({explicit[head]}) apply")
@@ -113,60 +122,52 @@ def trec_lines(texts: Sequence[str]) -> list[TrecLine]:
         if head in explicit and explicit[head] != text:
             continue
         try:
-            found = _lines_of(text)
+            found = _lines_of(text, judgment_groups)
         except ValueError as err:
             raise UserError(f"-m {text}: {err}") from None
         for line in found:
             if line.base in explicit and explicit[line.base] != text:
                 continue  # a group's member whose parameters another -m gives
-            lines.setdefault(line.name, replace(line, position=(*line.position[:2], len(lines))))
-    return sorted(lines.values(), key=lambda line: line.position)
+            lines.setdefault(line.name, line)
+    return sorted(lines.values(), key=lambda line: (line.order, line.cutoff))
 
 
-def _lines_of(text: str) -> list[TrecLine]:
+def _lines_of(text: str, judgment_groups: bool) -> list[TrecLine]:
     """The lines one ``-m`` argument asks for."""
-    from fuzzytruth.measures.names import TREC_MEASURE_ORDER, expand, trec_name
+    from fuzzytruth.measures.names import AVGJG
+    from fuzzytruth.measures.trec_output import TREC_TABLE, trec_measures
 
-    head, dot, param = text.partition(".")
+    head = text.partition(".")[0]
     if head == "relstring" or text == "runid":
-        specials, measures = (text,), []
+        specials, pairs = (text,), []
     else:
-        specials, measures = GROUPS.get(text, ()), expand(text, trec_groups=True)
-    out = []
-    for special in specials:
-        name, _, length = special.partition(".")
-        out.append(TrecLine(
-            (TREC_MEASURE_ORDER.index(name), 0.0, 0), f"{name}_{length}" if length else name,
-            name, length=(_relstring_length(length) if length else RELSTRING_LENGTH)
-            if name == "relstring" else 0,
-        ))
-    for measure in measures:
-        printed = trec_name(measure)
-        if printed is None:
-            raise UserError(f"--format trec: {text!r} has no trec_eval name ({measure})")
-        base = table_entry(printed)
-        listed = len(expand(base, trec_groups=True)) > 1  # a measure at several cutoffs
-        if dot and not listed and head == base:
-            printed = f"{head}_{param}"  # trec_eval repeats a parameter as typed
-        out.append(TrecLine(
-            (TREC_MEASURE_ORDER.index(base), _cutoff(printed, base) if listed else 0.0, 0),
-            printed, base, measure, integer=measure.family.aggregate == "sum",
-        ))
+        if not judgment_groups and (text == "qrels_jg" or table_entry(head) in AVGJG):
+            raise ValueError("the judgment-group measures need -R qrels_jg (a qrels whose "
+                             "second column names the judgment group)")
+        specials, pairs = SPECIALS.get(text, ()), trec_measures(text,
+                                                                 judgment_groups=judgment_groups)
+    out = [_special(special) for special in specials]
+    for measure, printing in pairs:
+        cutoff = next((float(measure.params[p]) for p in _CUTOFF_PARAMS
+                       if p in measure.params), 0.0)
+        out.append(TrecLine(printing.order, cutoff, printing.name, TREC_TABLE[printing.order],
+                            measure, printing.integer, printing.per_query))
     return out
 
 
-def _relstring_length(text: str) -> int:
+def _special(text: str) -> TrecLine:
+    """``runid`` or ``relstring[.length]``: lines that are not measures."""
+    from fuzzytruth.measures.trec_output import TREC_TABLE
+
+    name, _, length = text.partition(".")
+    if name == "runid":
+        return TrecLine(TREC_TABLE.index(name), 0.0, name, name, per_query=False)
     try:
-        return int(float(text))
+        n = int(float(length)) if length else RELSTRING_LENGTH
     except ValueError:
-        raise UserError(f"-m relstring.{text}: the length must be a number, e.g. relstring.20") \
-            from None
-
-
-def _cutoff(printed: str, base: str) -> float:
-    """The cutoff of a printed name (``P_10`` -> 10.0), for trec_eval's increasing order."""
-    match = re.fullmatch(re.escape(base) + r"_([-+0-9.eE]+)", printed)
-    return float(match.group(1)) if match else 0.0
+        raise UserError(f"-m {text}: the length must be a number, e.g. relstring.20") from None
+    return TrecLine(TREC_TABLE.index(name), 0.0, f"{name}_{length}" if length else name, name,
+                    length=n)
 
 
 def relevance_strings(
@@ -203,6 +204,51 @@ def relevance_strings(
     return out
 
 
+def summaries(
+    lines: Sequence[TrecLine],
+    per_query: Mapping[tuple[str, str], float],
+    queries: Sequence[str],
+    n_queries: int,
+    reference: Any,
+) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
+    """trec_eval ``-Z``: the per-query values of ``queries`` as z-scores against
+    ``reference`` (:func:`fuzzytruth.io.read_trec_zscores`), and each line's summary from them.
+
+    As trec_eval accumulates only the queries it prints and divides by ``n_queries`` (all
+    evaluated, ``-c`` included): the mean of the z-scores (counts: their sum; ``gm_map``,
+    ``gm_bpref``: ``exp`` of the mean of the z-scores of ``log(max(v, 1e-5))``, a query added
+    by ``-c`` counting ``log(1e-5)``; ``num_q``: the number of queries). Both maps are keyed
+    by the line's printed name.
+    """
+    from fuzzytruth.evaluation.zscores import trec_zscores
+    from fuzzytruth.measures.registry import GEOMETRIC_FLOOR
+
+    valued = [line for line in lines if line.measure is not None]
+    names = [line.name for line in valued for _ in queries]
+    aggregates = [line.measure.family.aggregate for line in valued]
+    raw = np.array([per_query[q, str(line.measure)] for line in valued for q in queries],
+                   dtype=np.float64).reshape(len(valued), len(queries))
+    geometric = np.array([a == "geometric" for a in aggregates])
+    raw[geometric] = np.log(np.maximum(raw[geometric], GEOMETRIC_FLOOR))
+    z = trec_zscores(list(queries) * len(valued), names, raw.ravel(), reference).reshape(
+        raw.shape)
+    values = {(q, line.name): float(z[i, j]) for i, line in enumerate(valued)
+              for j, q in enumerate(queries)}
+    summary = {}
+    for i, (line, aggregate) in enumerate(zip(valued, aggregates, strict=True)):
+        total = float(z[i].sum())
+        if line.base == "num_q":
+            summary[line.name] = float(n_queries)
+        elif aggregate == "sum":
+            summary[line.name] = total
+        elif aggregate == "geometric":
+            total += (n_queries - len(queries)) * math.log(GEOMETRIC_FLOOR)
+            summary[line.name] = math.exp(total / n_queries)
+        else:
+            summary[line.name] = total / n_queries
+    return values, summary
+
+
 def render(
     lines: Sequence[TrecLine],
     *,
@@ -212,31 +258,32 @@ def render(
     queries: Sequence[str],
     relstrings: Mapping[int, Mapping[str, str]],
     query_lines: bool,
+    zscores: bool = False,
 ) -> str:
     """trec_eval's output for one run.
 
-    ``per_query`` maps (query, measure label) to a value and ``summary`` a measure label to
-    its aggregate; ``queries`` are those printed with ``query_lines`` (``-q``);
-    ``relstrings`` maps a length to each query's relevance string.
+    ``per_query`` maps (query, printed name) to a value and ``summary`` a printed name to its
+    aggregate; ``queries`` are those printed with ``query_lines`` (``-q``); ``relstrings``
+    maps a length to each query's relevance string; ``zscores``: the values are ``-Z``'s.
     """
     out: list[str] = []
     if query_lines:
         for query in sorted(queries):
             for line in lines:
-                if line.base in SUMMARY_ONLY:
-                    continue
                 if line.base == "relstring":
                     out.append(f"{line.name:<22}\t{query}\t'{relstrings[line.length][query]}'")
-                else:
-                    out.append(_value_line(line, query, per_query[query, str(line.measure)]))
+                elif line.per_query:
+                    out.append(_value_line(line, query, per_query[query, line.name], zscores))
     for line in lines:
         if line.base == "runid":
             out.append(f"{'runid':<22}\tall\t{run_name}")
         elif line.base != "relstring":
-            out.append(_value_line(line, "all", summary[str(line.measure)]))
+            out.append(_value_line(line, "all", summary[line.name], zscores))
     return "".join(f"{text}\n" for text in out)
 
 
-def _value_line(line: TrecLine, query: str, value: float) -> str:
+def _value_line(line: TrecLine, query: str, value: float, zscores: bool) -> str:
+    if zscores:
+        return f"Z{line.name:<22}\t{query}\t{value:6.4f}"
     text = str(int(value)) if line.integer else f"{value:6.4f}"
     return f"{line.name:<22}\t{query}\t{text}"

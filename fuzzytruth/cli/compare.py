@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from fuzzytruth.cli._inputs import evaluate_runs, read_runs, read_truth
     from fuzzytruth.cli._options import DEFAULT_MEASURES
     from fuzzytruth.cli.evaluate import measure_list
+    from fuzzytruth.report import comparison_text
     from fuzzytruth.stats import compare
 
     truth, categories = read_truth(args)
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "latex":
         write(comparison.to_latex() + "\n")
     elif args.format == "text":
-        write(comparison.summary() + "\n")
+        write(comparison_text(comparison, seed=args.seed))
     else:
         write(format_frame(comparison.table, args.format))
     return 0

@@ -2,13 +2,18 @@
 
 Per-system aggregates (default), per-query values (``-q``), or, with ``--format trec``,
 trec_eval's own output (:mod:`fuzzytruth.cli._trec`) — the default when the truth is crisp
-qrels and every ``-m`` is a trec_eval name, as a trec_eval user types them.
+qrels and every ``-m`` is a trec_eval name, as a trec_eval user types them. trec_eval's
+``-R`` reads ``--qrels`` as judgment groups (:func:`fuzzytruth.evaluate_per_annotator`) or as
+preferences (:func:`fuzzytruth.evaluation.preferences.evaluate_preferences`); its ``-Z``
+prints per-query z-scores against a reference file.
 """
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from fuzzytruth.cli._errors import Flags, UserError
@@ -20,6 +25,7 @@ from fuzzytruth.cli._options import (
     add_run_options,
     add_truth_options,
     add_world_options,
+    library_option,
     presets_epilog,
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
@@ -42,6 +48,7 @@ examples:
   fuzzytruth evaluate --qrels qrels.txt --run run.txt --measure nDCG@10 --format csv
   # trec_eval's flags and names print trec_eval's output
   fuzzytruth evaluate --qrels qrels.txt --run run.txt -m official -q -c
+  fuzzytruth evaluate --qrels prefs.txt --run run.txt -m all_prefs -R prefs
 """
 FORMATS = ("trec", *TABLE_FORMATS)
 
@@ -57,6 +64,23 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "-q", "--per-query", action="store_true",
         help="one row per (system, query) instead of the aggregates; with --format trec, "
         "trec_eval's per-query lines before its summary",
+    )
+    from fuzzytruth.io.judgments import REL_FORMATS, read_trec_judgments
+
+    trec = parser.add_argument_group("trec_eval's judgment formats and z-scores")
+    library_option(
+        trec, flags, "-R", "--rel-format", param="rel_format", function=read_trec_judgments,
+        choices=REL_FORMATS,
+        help="how --qrels is read, as trec_eval's -R: qrels (qid iter docno rel), qrels_jg (the "
+        "second column names a judgment group; measures averaged over the groups: -m "
+        "qrels_jg), prefs (qid jg jsg docno rel preferences) or qrels_prefs (a qrels read as "
+        "preferences; -m all_prefs or prefs) (default: %(default)s)",
+    )
+    trec.add_argument(
+        "-Z", "--zscores", type=Path, metavar="FILE",
+        help="with --format trec, print each per-query value as a z-score against FILE's "
+        "mean and standard deviation of that query and measure (lines: qid measure mean "
+        "stddev), as trec_eval's -Z; the summary is their mean",
     )
     add_format_option(
         parser, FORMATS, default=None,
@@ -89,17 +113,22 @@ def measure_list(texts: Sequence[str]) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print."""
+    import pandas as pd
+
     from fuzzytruth.cli._inputs import evaluate_runs, is_crisp, read_runs, read_truth
     from fuzzytruth.cli._trec import is_trec_spelling
+    from fuzzytruth.report import drop_empty_columns, system_notes
 
     truth, categories = read_truth(args)
     runs = read_runs(args.run, duplicates=args.duplicates, encoding=args.encoding)
     texts = args.measure or list(DEFAULT_MEASURES)
-    crisp = is_crisp(truth)
+    crisp = is_crisp(truth) or args.rel_format != "qrels"
     fmt = args.format
     if fmt is None:
         trec = crisp and args.measure is not None and all(map(is_trec_spelling, texts))
         fmt = "trec" if trec else "text"
+    if args.zscores is not None and fmt != "trec":
+        raise UserError("-Z prints trec_eval's per-query z-scores: it goes with --format trec")
     if fmt == "trec":
         if not crisp:
             raise UserError(
@@ -108,37 +137,61 @@ def run(args: argparse.Namespace) -> int:
             )
         write(_trec_output(args, runs, truth, texts))
         return 0
-    evaluation = evaluate_runs(args, runs, truth, categories, measure_list(texts))
-    frame = evaluation.to_frame() if args.per_query else evaluation.aggregate()
-    write(format_frame(frame, fmt))
+    measures = measure_list(texts)
+    if args.rel_format == "qrels":
+        evaluations = [evaluate_runs(args, runs, truth, categories, measures)]
+    else:
+        evaluations = [_evaluate_judgments(args, name, run, truth, measures)
+                       for name, run in runs.items()]
+    if args.per_query:
+        write(format_frame(pd.concat([e.to_frame() for e in evaluations], ignore_index=True),
+                           fmt))
+        return 0
+    aggregate = pd.concat([e.aggregate() for e in evaluations], ignore_index=True)
+    table = format_frame(drop_empty_columns(aggregate), fmt)
+    if fmt == "text":  # what the intervals mean, below the table a person reads
+        notes = system_notes(aggregate, n_worlds=evaluations[0].n_worlds, columns=True)
+        wrapped = [textwrap.fill(n, width=100, break_on_hyphens=False) for n in notes]
+        table += "\n" + "\n".join(wrapped) + "\n"
+    write(table)
     return 0
 
 
-def _trec_output(args: argparse.Namespace, runs: dict[str, Any], qrels: Any,
+def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
                  texts: Sequence[str]) -> str:
     """trec_eval's output for each run, evaluated on its own as trec_eval evaluates it."""
-    from fuzzytruth.cli._inputs import evaluate_runs
-    from fuzzytruth.cli._trec import relevance_strings, render, trec_lines
+    from fuzzytruth.cli._trec import relevance_strings, render, summaries, trec_lines
     from fuzzytruth.measures import Measure
 
-    lines = trec_lines(texts)
+    lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg")
+    lengths = {line.length for line in lines if line.base == "relstring"}
+    if lengths and args.rel_format != "qrels":
+        raise UserError(f"-m relstring prints the grades of a qrels: it needs -R qrels; got -R "
+                        f"{args.rel_format}")
+    reference = _zscores(args)
     # the queries and ranking conventions come from an evaluation, even of runid alone
     measures = [line.measure for line in lines if line.measure is not None] or [Measure("NumQ")]
-    lengths = {line.length for line in lines if line.base == "relstring"}
     blocks = []
     for name, run in runs.items():
-        evaluation = evaluate_runs(args, {name: run}, qrels, None, measures)
+        evaluation = _evaluate_judgments(args, name, run, truth, measures)
         frame = evaluation.to_frame()
-        per_query = dict(zip(zip(frame["query_id"], frame["measure"], strict=True),
-                             frame["mean"], strict=True))
+        values = dict(zip(zip(frame["query_id"], frame["measure"], strict=True), frame["mean"],
+                          strict=True))
         aggregate = evaluation.aggregate()
-        summary = dict(zip(aggregate["measure"], aggregate["value"], strict=True))
+        totals = dict(zip(aggregate["measure"], aggregate["value"], strict=True))
         answered = set(run.queries)
         queries = [q for q in evaluation.queries if q in answered]  # -c adds others: not printed
+        valued = [line for line in lines if line.measure is not None]
+        per_query = {(q, line.name): values[q, str(line.measure)]
+                     for line in valued for q in queries}
+        summary = {line.name: totals[str(line.measure)] for line in valued}
+        if reference is not None:
+            per_query, summary = summaries(lines, values, queries, len(evaluation.queries),
+                                           reference)
         conventions = evaluation.conventions
         relstrings = {
             length: relevance_strings(
-                run, qrels, queries, length=length, ties=conventions["ties"],
+                run, truth, queries, length=length, ties=conventions["ties"],
                 score_dtype=conventions["score_dtype"], depth=conventions["depth"],
                 judged_only=conventions["judged_only"],
             )
@@ -146,6 +199,48 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], qrels: Any,
         }
         blocks.append(render(
             lines, run_name=run.name, per_query=per_query, summary=summary, queries=queries,
-            relstrings=relstrings, query_lines=args.per_query,
+            relstrings=relstrings, query_lines=args.per_query, zscores=reference is not None,
         ))
     return "".join(blocks)
+
+
+def _evaluate_judgments(args: argparse.Namespace, name: str, run: Any, truth: Any,
+                        measures: Sequence[Any]) -> Any:
+    """One run evaluated against ``--qrels`` read as ``-R`` says."""
+    from fuzzytruth.cli._inputs import evaluate_runs
+
+    if args.rel_format == "qrels":
+        return evaluate_runs(args, {name: run}, truth, None, measures)
+    if args.rel_format == "qrels_jg":
+        from fuzzytruth.evaluation.per_annotator import evaluate_per_annotator
+
+        return evaluate_per_annotator(
+            run, truth, list(measures), preset=args.preset, ties=args.ties,
+            undefined=args.undefined, missing=args.missing, complete=args.complete,
+            depth=args.depth, relevance_level=args.relevance_level,
+            judged_only=args.judged_only, confidence_level=args.confidence_level,
+        )
+    from fuzzytruth.evaluation.preferences import PREFERENCE_FAMILIES, evaluate_preferences
+
+    for flag, given in (("-l", args.relevance_level is not None), ("-J", args.judged_only)):
+        if given:
+            raise UserError(f"{flag} does not apply to preferences (-R {args.rel_format})")
+    wrong = [str(m) for m in measures if m.name not in PREFERENCE_FAMILIES]
+    if wrong:
+        raise UserError(f"-R {args.rel_format} computes the preference measures (-m all_prefs, "
+                        f"-m prefs, prefs_simp...); got -m {', '.join(wrong)}")
+    ties = {} if args.ties is None else {"ties": args.ties}
+    return evaluate_preferences(
+        {name: run}, truth, list(measures), undefined=args.undefined, missing=args.missing,
+        complete=args.complete, depth=args.depth, confidence_level=args.confidence_level,
+        **ties,
+    )
+
+
+def _zscores(args: argparse.Namespace) -> Any:
+    """The ``-Z`` reference table, or None."""
+    if args.zscores is None:
+        return None
+    from fuzzytruth.io.zscores import read_trec_zscores
+
+    return read_trec_zscores(args.zscores, encoding=args.encoding)

@@ -105,6 +105,7 @@ from fuzzytruth.metrics.base import judged_only as judged_only_gains
 from fuzzytruth.metrics.base import truncate_grades
 from fuzzytruth.runs import Ranking, Run, rank
 from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth
 from fuzzytruth.truth.qrels import Qrels
@@ -286,6 +287,12 @@ def evaluate(
                 "fuzzytruth.classify.Predictions (or a mapping of them) with it, not runs"
             )
 
+    if isinstance(truth, Preferences):
+        raise ValueError(
+            "truth is a Preferences (preference judgments): evaluate it with "
+            "fuzzytruth.evaluation.evaluate_preferences(runs, preferences, measures), which "
+            "computes trec_eval's prefs_* measures"
+        )
     bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )

@@ -1,5 +1,7 @@
 """Reading and writing files: TREC runs and qrels (:mod:`fuzzytruth.io.trec`), trec_eval's
-preference files (:mod:`fuzzytruth.io.prefs`), header-line tables (:mod:`fuzzytruth.io.tables`),
+preference files (:mod:`fuzzytruth.io.prefs`) and z-score reference files
+(:mod:`fuzzytruth.io.zscores`), all of trec_eval's judgment formats (``-R``) through one
+reader (:mod:`fuzzytruth.io.judgments`), header-line tables (:mod:`fuzzytruth.io.tables`),
 partial rankings with ties (:mod:`fuzzytruth.io.rankings`), classifiers' predictions
 (:mod:`fuzzytruth.io.predictions`), one text decoder for all readers (:mod:`fuzzytruth.io.text`)
 and one atomic, compressing output for all writers (:mod:`fuzzytruth.io.output`).
@@ -38,6 +40,8 @@ _LAZY: dict[str, str] = {
     "write_trec_qrels": "fuzzytruth.io.trec",
     "write_trec_qrels_jg": "fuzzytruth.io.trec",
     "write_trec_run": "fuzzytruth.io.trec",
+    "read_trec_zscores": "fuzzytruth.io.zscores",
+    "read_trec_judgments": "fuzzytruth.io.judgments",
 }
 
 __all__ = sorted(_LAZY)

@@ -82,7 +82,6 @@ from fuzzytruth.measures.registry import Measure, families, family, family_alias
 __all__ = [
     "AVGJG",
     "TREC_GROUPS",
-    "TREC_MEASURE_ORDER",
     "TREC_OFFICIAL",
     "alias_table",
     "canonical",
@@ -90,7 +89,6 @@ __all__ = [
     "from_alias",
     "parse_measure",
     "parse_measures",
-    "trec_name",
 ]
 
 def _split_top_level(text: str) -> list[str]:
@@ -322,21 +320,6 @@ TREC_GROUPS: dict[str, list[str]] = {
 ``runid`` and ``relstring`` are labels, not measures, and are left out. (trec_eval 10 adds
 ``unj``, ``rbp`` and ``rbp_resid`` to ``all_trec``.)"""
 
-TREC_MEASURE_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
-    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-    "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-    "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
-)
-"""trec_eval's measure table (``te_trec_measures`` in its ``measures.c``), the order in which it
-prints: 9.0.8's, with 10.0's additions (``dcg``, ``ideal_dcg``, ``rbp``, ``rbp_resid``, ``unj``)
-where 10.0 puts them."""
-
 # ir_measures aliases of canonical families, and its families spelled differently
 _IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
                "RPrec": "Rprec", "BPref": "Bpref", "SetP": "P", "SetR": "R", "SetF": "F",
@@ -564,55 +547,3 @@ def alias_table() -> list[tuple[str, str, str]]:
                 "Recall@100", "RPrec", "BPref"]
     rows += [(n, "ir_measures", canonical(n)) for n in examples]
     return rows
-
-
-def _cut_text(param: str, value: float) -> str:
-    """trec_eval's spelling of a cutoff in a printed name: ``%ld`` for a rank, ``%3.2f`` for a
-    recall level or an R multiple (``append_long`` / ``append_float`` in its meas_init.c)."""
-    return f"{value:3.2f}" if param in ("recall", "mult") else str(int(value))
-
-
-def _plain_number(value: float) -> str:
-    return format(float(value), ".6g")
-
-
-def trec_name(measure: str | Measure) -> str | None:
-    """trec_eval's printed name of a measure (the first column of its output), or None when
-    trec_eval has no such measure.
-
-    The inverse of the trec_eval spellings :func:`parse_measure` reads: a cutoff is printed as
-    trec_eval prints it (``P_10``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``); a measure
-    with parameters that trec_eval prints after its name (``set_F``, ``utility``, ``ndcg`` with
-    gains, ``rbp``) gets them in their shortest decimal form, where trec_eval repeats the text
-    given to its ``-m`` option.
-
-    Examples
-    --------
-    >>> trec_name("AP"), trec_name("P@10"), trec_name("iP@0.1"), trec_name("F(beta=2)")
-    ('map', 'P_10', 'iprec_at_recall_0.10', 'set_F_4')
-    >>> trec_name("ndcg.1=3,2=9"), trec_name("NumRelRet"), trec_name("nDCG(gain=exp)@10")
-    ('ndcg_1=3,2=9', 'num_rel_ret', None)
-    """
-    m = parse_measure(measure)
-    params = m.params
-    for name, (fam, fixed) in _TREC_PLAIN.items():
-        if Measure(fam, **fixed) == m:
-            return name
-    for name, (fam, param, _) in _TREC_CUT.items():
-        if m.name == fam and set(params) == {param}:
-            return f"{name}_{_cut_text(param, params[param])}"
-    if m.name == "F" and set(params) == {"beta"}:
-        return f"set_F_{_plain_number(params['beta'] ** 2)}"
-    if m.name == "Utility" and set(params) <= set("abcd"):
-        values = [params.get(k, m.family.param(k).default) for k in "abcd"]
-        return "utility_" + ",".join(map(_plain_number, values))
-    if m.name in ("RBP", "RBPResidual") and set(params) <= {"p"}:
-        p = params.get("p", m.family.param("p").default)
-        return ("rbp" if m.name == "RBP" else "rbp_resid") + f"_p={_plain_number(p)}"
-    if m.name in ("nDCG", "nDCGRel") and set(params) == {"gain"} and isinstance(
-        params["gain"], dict
-    ):
-        gains = ",".join(f"{_plain_number(g)}={_plain_number(v)}"
-                         for g, v in params["gain"].items())
-        return ("ndcg" if m.name == "nDCG" else "ndcg_rel") + "_" + gains
-    return None

@@ -13,9 +13,9 @@ trec_eval (9.0.8 and 10.0, ``meas_init.c``, ``meas_print_*.c``) names a measure'
   measure canonically, :func:`trec_measures` keeps the user's text;
 
 and prints the counts (``num_*``, ``prefs_num_prefs_*``) as integers (``%ld``), everything
-else with ``%6.4f``. ``num_q`` has no per-query line. Lines come in the order of trec_eval's
-measure table (:data:`TREC_TABLE`), whatever the order of the ``-m`` options; within a cutoff
-list, in increasing order.
+else with ``%6.4f``. ``num_q``, ``gm_map`` and ``gm_bpref`` have no per-query line. Lines
+come in the order of trec_eval's measure table (:data:`TREC_TABLE`), whatever the order of the
+``-m`` options; within a cutoff list, in increasing order.
 
 Examples
 --------
@@ -56,7 +56,8 @@ source file trec_eval does not build, is put last."""
 
 _INTEGER = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
                       "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret"})
-_NO_PER_QUERY = frozenset({"num_q"})
+# te_print_single_meas_empty in their m_*.c: a summary line only
+_NO_PER_QUERY = frozenset({"num_q", "gm_map", "gm_bpref"})
 # families whose trec_eval name has no parameter: family -> name
 _PLAIN = {"NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret",
           "GMAP": "gm_map", "Rprec": "Rprec", "Bpref": "bpref", "infAP": "infAP",
@@ -82,7 +83,8 @@ class TrecPrinting:
         The value is printed as an integer (``%ld``): the counts ``num_*`` and
         ``prefs_num_prefs_*``; every other value with ``%6.4f``.
     per_query : bool
-        ``-q`` prints a line per query (``num_q`` has only its summary line).
+        ``-q`` prints a line per query (``num_q``, ``gm_map`` and ``gm_bpref`` have only
+        their summary line).
     order : int
         Position of the measure in trec_eval's table (:data:`TREC_TABLE`): its lines come in
         this order.
