@@ -12,13 +12,20 @@ import pandas as pd
 import pytest
 
 from fuzzytruth import Qrels, Run
+from fuzzytruth.classify import Predictions
 from fuzzytruth.cli import agreement as agreement_command
 from fuzzytruth.cli import displacement as displacement_command
 from fuzzytruth.cli import main
 from fuzzytruth.cli._errors import Flags
 from fuzzytruth.cli.app import COMMANDS, command_parsers
 from fuzzytruth.datasets import santini_illustrative
-from fuzzytruth.io import write_annotations, write_taxonomy, write_trec_qrels, write_trec_run
+from fuzzytruth.io import (
+    write_annotations,
+    write_predictions,
+    write_taxonomy,
+    write_trec_qrels,
+    write_trec_run,
+)
 
 ROOT = Path(__file__).resolve().parents[1] / "fuzzytruth"
 PARSERS = command_parsers()
@@ -51,7 +58,7 @@ def _accepted(command: str, dest: str) -> set[str]:
     from fuzzytruth.collection import agreement
     from fuzzytruth.demo import run_demo
     from fuzzytruth.evaluation import evaluate
-    from fuzzytruth.io import read_trec_judgments
+    from fuzzytruth.io import read_predictions, read_trec_judgments
     from fuzzytruth.measures import get_preset
     from fuzzytruth.repro import SECTIONS
     from fuzzytruth.runs import rank
@@ -74,6 +81,7 @@ def _accepted(command: str, dest: str) -> set[str]:
         "figure_format": lambda v: run_demo("unused", figure_format=v),
         "rel_format": lambda v: read_trec_judgments("unused", rel_format=v),
         "truth_model": lambda v: fit_truth(santini_illustrative().annotations, v),
+        "layout": lambda v: read_predictions("unused.csv", layout=v),
     }
     if command == "agreement" and dest == "duplicates":
         return _library_rejects(lambda v: Ann.from_frame(labels, taxonomy=None, duplicates=v))
@@ -141,6 +149,14 @@ def crisp_files(tmp_path_factory):
                   "class": labels["label"], "rank_group": 0}).to_csv(folder / "rankings.csv",
                                                                       index=False)
     items = list(data.membership.items)
+    # a classifier's predictions over every node the annotators use, in both table layouts
+    classes = [n for n in data.taxonomy.nodes if n != data.taxonomy.root]
+    scores = rng.dirichlet(np.ones(len(classes)), len(items))
+    predictions = Predictions(scores, items=items, classes=classes, name="clf")
+    for layout in ("long", "wide"):  # two files of each: two classifiers per layout
+        for suffix in ("", "2"):
+            write_predictions(predictions, folder / f"predictions_{layout}{suffix}.csv",
+                              layout=layout)
     for name in ("qbe1", "qbe2"):
         rows = [(q, d, float(rng.random())) for q in items[:6] for d in items]
         write_trec_run(Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
@@ -163,6 +179,9 @@ def _truth_model_args(command, folder, value):
     truth = ["--taxonomy", str(folder / "tax.json"), *truth, "--truth-model", value]
     if command == "agreement":
         return [command, "reliability", *truth]
+    if command == "classify":
+        return [command, *truth, "--predictions", str(folder / "predictions_long.csv"),
+                "-m", "Acc", "-m", "CE", "--n-worlds", "20"]
     return [command, *truth, "--run", str(folder / "qbe1.txt"), "--run", str(folder / "qbe2.txt"),
             "-m", "P@5", "--n-worlds", "20"]
 
@@ -175,6 +194,12 @@ def _base_args(command, folder, rel_format=None):
     if command in ("evaluate", "compare"):
         return [command, "--qrels", str(folder / "qrels.txt"), *runs, "-m", "P_5",
                 "-m", "recip_rank"]
+    if command == "classify":
+        return [command, "--taxonomy", str(folder / "tax.json"), "--annotations",
+                str(folder / "labels.csv"), "--predictions",
+                str(folder / "predictions_long.csv"), "--predictions",
+                str(folder / "predictions_wide.csv"), "-m", "Acc", "-m", "CE", "--n-worlds",
+                "20", "--compare"]
     if command == "displacement":
         return [command, "--answers", str(folder / "answers.csv"), "--runs",
                 str(folder / "runs.csv"), "--n-items", "20"]
@@ -198,8 +223,11 @@ def test_every_listed_value_runs(capsys, crisp_files, command, action):
             args += [action.option_strings[-1], value]
         else:
             args.insert(1, value)
-        if command == "compare" and action.dest in ("method", "correction"):
+        if command in ("compare", "classify") and action.dest in ("method", "correction"):
             args += ["--n-resamples", "200"]
+        if command == "classify" and action.dest == "layout" and value != "auto":
+            args = [a.replace("predictions_wide", f"predictions_{value}2")
+                    .replace("predictions_long", f"predictions_{value}") for a in args]
         status = main(args)
         err = capsys.readouterr().err
         assert status == 0, (value, err)

@@ -310,3 +310,11 @@ def test_romano_wolf_correction_in_compare(scores):
     assert (t["correction"] == "romano-wolf").all()
     # step-down with the pairs' dependence: never more conservative than Holm here
     assert (t["pvalue_adjusted"] <= holm["pvalue_adjusted"] + 0.01).all()
+
+
+def test_the_summary_names_b_only_where_resamples_were_drawn():
+    """Issue 22 item 4: a t test drew no resamples, so its header has no B."""
+    x = np.random.default_rng(0).random((3, 30))
+    assert "B=" not in compare(x).summary().splitlines()[0]
+    assert "B=999," in compare(x, method="bootstrap", n_resamples=999).summary()
+    assert "B=999," in compare(x, correction="romano-wolf", n_resamples=999).summary()

@@ -144,6 +144,9 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     library_option(out, flags, "--correction", param="correction", function=compare,
                    choices=ALL_CORRECTIONS,
                    help="with --compare: multiple-comparison adjustment (default: %(default)s)")
+    library_option(out, flags, "--n-resamples", param="n_resamples", function=compare,
+                   type=int, help="with --compare: resamples of the bootstrap and "
+                   "randomisation procedures (default: %(default)s)")
     out.add_argument(
         "--human", action="store_true",
         help="add the annotators, each scored against the others' truth (leave-one-annotator-"
@@ -253,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
     evaluation = evaluate(classifiers, truth, measures, rng=args.seed, **options)
     if args.compare:
         comparison = compare(evaluation, baseline=args.baseline, method=args.method,
-                             correction=args.correction,
+                             correction=args.correction, n_resamples=args.n_resamples,
                              confidence_level=args.confidence_level, rng=args.seed)
         frame = comparison.table
         if args.format == "text":

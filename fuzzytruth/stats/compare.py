@@ -187,7 +187,8 @@ class Comparison:
             f"test={first['method']} ({first['hypothesis']}), "
             f"correction={first['correction']}, alternative={first['alternative']}, "
             f"{level} {first['interval']} intervals, estimand={first['estimand']}, "
-            f"B={self.n_resamples}, * = adjusted p < {self.alpha:g}",
+            + (f"B={self.n_resamples}, " if _resampled(first) else "")
+            + f"* = adjusted p < {self.alpha:g}",
         ]
         for measure, block in t.groupby("measure", sort=False):
             lines.append("")
@@ -646,3 +647,11 @@ def _system_intervals(
         return ci.low, ci.high, interval
     _, low, high = t_interval(x, "two-sided", significance_level(level))
     return low, high, "t"
+
+
+def _resampled(row: pd.Series) -> bool:
+    """Whether a comparison drew resamples (a bootstrap or randomisation test, a resampling
+    correction, or the population's replicates): where B means something."""
+    return (row["method"] in (*BOOTSTRAP_METHODS, "randomization")
+            or row["correction"] in ("romano-wolf", "tukey-randomized")
+            or str(row["estimand"]).startswith("population"))
