@@ -28,8 +28,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.stats.paired import EXACT_MAX_QUERIES
-from fuzzytruth.stats.procedures import BOOTSTRAP_METHODS
 from fuzzytruth.truth.protocol import split_estimand
 
 __all__ = [
@@ -39,7 +37,6 @@ __all__ = [
     "comparison_text",
     "describe_comparison",
     "drop_empty_columns",
-    "resampling_used",
     "system_notes",
     "system_table",
 ]
@@ -82,7 +79,6 @@ _CORRECTIONS = {
     "tukey-anova": "Tukey HSD on the paired ANOVA (assumes exchangeable systems)",
     "none": "no",
 }
-_RESAMPLED_CORRECTIONS = ("romano-wolf", "tukey-randomized")
 
 
 def _one(table: pd.DataFrame, column: str) -> Any:
@@ -107,39 +103,12 @@ def _query_count(table: pd.DataFrame) -> str:
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
 
 
-def resampling_used(table: pd.DataFrame) -> bool:
-    """Whether any row of a comparison table drew resamples (so that B means something).
-
-    Bootstrap procedures, the randomisation test beyond its exact range
-    (``n_queries > 16``: all sign flips are enumerated below), the resampled corrections
-    (Romano–Wolf, randomised Tukey) and the annotator-population estimand (its replicates)
-    resample; the t, Wilcoxon and sign tests with Holm-type corrections do not.
-
-    Examples
-    --------
-    >>> resampling_used(pd.DataFrame({"method": ["t"], "correction": ["holm"],
-    ...                               "estimand": ["queries"], "n_queries": [30]}))
-    False
-    >>> resampling_used(pd.DataFrame({"method": ["randomization"], "correction": ["holm"],
-    ...                               "estimand": ["queries"], "n_queries": [30]}))
-    True
-    """
-    method = table["method"].to_numpy(dtype=object)
-    randomized = (method == "randomization") & (table["n_queries"].to_numpy() > EXACT_MAX_QUERIES)
-    return bool(
-        np.isin(method, BOOTSTRAP_METHODS).any()
-        or randomized.any()
-        or table["correction"].isin(_RESAMPLED_CORRECTIONS).any()
-        or any(split_estimand(e)[0] == "population" for e in pd.unique(table["estimand"]))
-    )
-
-
 def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
     """One sentence saying what a :class:`~fuzzytruth.stats.Comparison` computed.
 
     The procedure (from ``method``), its estimand and what that generalises to, the
     correction, the alternative and level, the number of queries; B only where resampling
-    was used (:func:`resampling_used`) and the number of ground-truth worlds only where the
+    was used (:func:`~fuzzytruth.stats.compare.resampling_used`) and the number of ground-truth worlds only where the
     scores came from worlds; ``seed`` (the one the evaluation and the comparison were given,
     which the Comparison does not record) only where either of those drew random numbers.
 
@@ -177,6 +146,8 @@ def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
     if worlds:
         parts.append(f"each query's score averaged over {int(table['n_worlds'].max())} "
                      "sampled ground-truth worlds")
+    from fuzzytruth.stats.compare import resampling_used  # stats: not on the crisp path
+
     resampled = resampling_used(table)
     if resampled:
         noun = "replicates" if split_estimand(estimand)[0] == "population" else "resamples"

@@ -19,11 +19,11 @@ from fuzzytruth.report import (
     comparison_text,
     describe_comparison,
     drop_empty_columns,
-    resampling_used,
     system_notes,
     system_table,
 )
 from fuzzytruth.stats import compare
+from fuzzytruth.stats.compare import resampling_used
 
 N_QUERIES, N_WORLDS = 30, 40
 

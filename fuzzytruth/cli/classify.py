@@ -172,43 +172,6 @@ def read_classifiers(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def read_labels(args: argparse.Namespace) -> Any:
-    """The labels the truth model fits: Annotations or Rankings."""
-    from fuzzytruth.io import read_annotations, read_rankings, read_taxonomy
-
-    taxonomy = None
-    if args.taxonomy is not None:
-        taxonomy = read_taxonomy(args.taxonomy, implicit_root=args.implicit_root,
-                                 encoding=args.encoding)
-    if args.rankings is not None:
-        classes = None
-        if args.classes is not None:
-            text = args.classes.read_text(encoding=args.encoding)
-            classes = [line.strip() for line in text.splitlines() if line.strip()]
-        return read_rankings(args.rankings, classes=classes, taxonomy=taxonomy,
-                             encoding=args.encoding)
-    if args.classes is not None:
-        raise UserError("--classes names the class ids of --rankings; give --rankings")
-    if taxonomy is None:
-        raise UserError("--annotations needs --taxonomy")
-    return read_annotations(args.annotations, taxonomy=taxonomy, encoding=args.encoding)
-
-
-def truth_model(args: argparse.Namespace) -> Any:
-    """The configured model of ``--truth-model`` (with ``--reliability``)."""
-    from fuzzytruth.truth.models import TRUTH_MODELS, PrIRN
-
-    name = args.truth_model
-    if args.reliability is not None:
-        if name != PrIRN.name:
-            raise UserError(f"--reliability is PrIRN's temperature (--truth-model prirn); "
-                            f"--truth-model {name} takes none")
-        return PrIRN(temperature=args.reliability)
-    if name in ("irn", "prirn") and args.rankings is None:
-        raise UserError(f"--truth-model {name} needs partial rankings: give --rankings")
-    return TRUTH_MODELS[name]()
-
-
 def read_truth(args: argparse.Namespace) -> tuple[Any, Any]:
     """The truth, and the labels it was fitted on (None for label sets)."""
     from fuzzytruth.io import read_trec_qrels
@@ -228,6 +191,10 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, Any]:
             raise UserError(f"{flag} needs labels (--annotations or --rankings); --qrels are "
                             "label sets already")
         return read_trec_qrels(args.qrels, encoding=args.encoding), None
+    from fuzzytruth.cli._inputs import read_labels, truth_model
+
+    if args.annotations is not None and args.taxonomy is None:
+        raise UserError("--annotations needs --taxonomy")
     labels = read_labels(args)
     model = truth_model(args)
     try:
@@ -280,6 +247,8 @@ def _human(args: argparse.Namespace, labels: Any, measures: list, options: dict)
     if labels is None:
         raise UserError("--human needs labels (--annotations or --rankings)")
     options = {k: v for k, v in options.items() if k != "complete"}
+    from fuzzytruth.cli._inputs import truth_model
+
     human = leave_one_annotator_out(labels, measures, truth_model=truth_model(args),
                                     rng=args.seed, **options)
     table = human.summary()

@@ -74,7 +74,7 @@ from fuzzytruth.stats.multiple import (
     romano_wolf,
     warn_if_unresolvable,
 )
-from fuzzytruth.stats.paired import ZERO_METHODS
+from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS
 from fuzzytruth.stats.population import PopulationScores
 from fuzzytruth.stats.procedures import (
     BOOTSTRAP_METHODS,
@@ -87,7 +87,7 @@ from fuzzytruth.stats.procedures import (
 )
 from fuzzytruth.stats.scores import ScoreMatrix, as_score_matrices
 from fuzzytruth.stats.worlds import truth_decomposition, world_preference
-from fuzzytruth.truth.protocol import estimand_label
+from fuzzytruth.truth.protocol import estimand_label, split_estimand
 
 ALL_CORRECTIONS = (*CORRECTIONS, "romano-wolf", "tukey-randomized", "tukey-anova", "none")
 ESTIMANDS = ("queries", "collection", "population")
@@ -187,7 +187,7 @@ class Comparison:
             f"test={first['method']} ({first['hypothesis']}), "
             f"correction={first['correction']}, alternative={first['alternative']}, "
             f"{level} {first['interval']} intervals, estimand={first['estimand']}, "
-            + (f"B={self.n_resamples}, " if _resampled(first) else "")
+            + (f"B={self.n_resamples}, " if resampling_used(t) else "")
             + f"* = adjusted p < {self.alpha:g}",
         ]
         for measure, block in t.groupby("measure", sort=False):
@@ -430,7 +430,7 @@ def compare(
     1     near     bm25    0.003493         0.391606  queries
     >>> print(res)  # doctest: +NORMALIZE_WHITESPACE
     Paired comparison of 3 systems: test=t (mean difference = 0), correction=holm,
-    alternative=two-sided, 95% t intervals, estimand=queries, B=10000, * = adjusted p < 0.05
+    alternative=two-sided, 95% t intervals, estimand=queries, * = adjusted p < 0.05
     <BLANKLINE>
     [nDCG@10] 30 queries
         A    B mean A mean B  A - B           95% CI      p  p adj  d_z   W/T/L
@@ -649,9 +649,28 @@ def _system_intervals(
     return low, high, "t"
 
 
-def _resampled(row: pd.Series) -> bool:
-    """Whether a comparison drew resamples (a bootstrap or randomisation test, a resampling
-    correction, or the population's replicates): where B means something."""
-    return (row["method"] in (*BOOTSTRAP_METHODS, "randomization")
-            or row["correction"] in ("romano-wolf", "tukey-randomized")
-            or str(row["estimand"]).startswith("population"))
+def resampling_used(table: pd.DataFrame) -> bool:
+    """Whether any row of a comparison table drew resamples (so that B means something).
+
+    Bootstrap procedures, the randomisation test beyond its exact range
+    (``n_queries > 16``: all sign flips are enumerated below), the resampled corrections
+    (Romano–Wolf, randomised Tukey) and the annotator-population estimand (its replicates)
+    resample; the t, Wilcoxon and sign tests with Holm-type corrections do not.
+
+    Examples
+    --------
+    >>> resampling_used(pd.DataFrame({"method": ["t"], "correction": ["holm"],
+    ...                               "estimand": ["queries"], "n_queries": [30]}))
+    False
+    >>> resampling_used(pd.DataFrame({"method": ["randomization"], "correction": ["holm"],
+    ...                               "estimand": ["queries"], "n_queries": [30]}))
+    True
+    """
+    method = table["method"].to_numpy(dtype=object)
+    randomized = (method == "randomization") & (table["n_queries"].to_numpy() > EXACT_MAX_QUERIES)
+    return bool(
+        np.isin(method, BOOTSTRAP_METHODS).any()
+        or randomized.any()
+        or table["correction"].isin(("romano-wolf", "tukey-randomized")).any()
+        or any(split_estimand(e)[0] == "population" for e in pd.unique(table["estimand"]))
+    )
