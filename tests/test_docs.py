@@ -76,3 +76,11 @@ def test_readme_links_to_the_site():
     readme = (ROOT / "README.md").read_text()
     assert "`make docs`" in readme and "docs/_build/html/index.html" in readme
     assert "docs:" in (ROOT / "Makefile").read_text()
+
+
+def test_every_notebook_is_in_the_site_s_table_of_contents():
+    """A notebook left out of docs/index.md's toctree fails the docs build only (CI's
+    ``make docs``, warnings as errors): caught here first."""
+    index = (ROOT / "docs" / "index.md").read_text()
+    listed = set(re.findall(r"^notebooks/(\S+)$", index, re.M))
+    assert listed == {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
