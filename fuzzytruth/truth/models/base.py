@@ -333,19 +333,30 @@ class FittedTruth:
         return np.broadcast_to(self.posterior, (len(worlds), *self.posterior.shape))
 
     def _label_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities."""
+        """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities with
+        the classes walked in name order (as the annotator worlds walk the nodes,
+        :func:`~fuzzytruth.truth.categorical_worlds.node_rank`: the same seed, the same labels,
+        whatever the taxonomy's order)."""
+        order = self._name_order
         if self._point_posterior or self._labels_from_mean:
             draws = categorical_draws(seed, LABEL_STREAM, self.item_keys, self._cumulative, worlds)
-            return draws.T  # categorical_draws is (n_items, n_worlds)
+            return order[draws.T]  # categorical_draws is (n_items, n_worlds)
         u = uniforms(seed, LABEL_STREAM, self.item_keys, worlds)
-        return categorical_pick(u, self._plausibility_block(seed, worlds))
+        return order[categorical_pick(u, self._plausibility_block(seed, worlds)[..., order])]
+
+    @cached_property
+    def _name_order(self) -> np.ndarray:
+        """Class positions sorted by class name."""
+        return np.argsort(np.array([str(c) for c in self.classes], dtype=object), kind="stable")
 
     @cached_property
     def _cumulative(self) -> np.ndarray:
-        """Cumulative posterior per item, +inf from its last positive class on: compiled
-        inverse-CDF draws on it equal :func:`categorical_pick` on the posterior."""
-        cum = np.cumsum(self.posterior, axis=1)
-        last = self.posterior.shape[1] - 1 - np.argmax(self.posterior[:, ::-1] > 0, axis=1)
+        """Cumulative posterior per item over the classes in name order, +inf from its last
+        positive class on: compiled inverse-CDF draws on it equal :func:`categorical_pick` on
+        the posterior's columns in that order."""
+        posterior = self.posterior[:, self._name_order]
+        cum = np.cumsum(posterior, axis=1)
+        last = posterior.shape[1] - 1 - np.argmax(posterior[:, ::-1] > 0, axis=1)
         cum[np.arange(cum.shape[1])[None, :] >= last[:, None]] = np.inf
         return cum
 
