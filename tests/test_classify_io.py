@@ -156,3 +156,16 @@ def test_classify_command_errors_are_one_line(collection, capsys):
                              d / "good.csv", "--annotations", d / "labels.csv", "--taxonomy",
                              d / "tax.json")
     assert status == 2 and "two classifiers are named 'good'" in err
+
+
+def test_classify_compare_text_is_the_compare_command_s(collection, capsys):
+    """--compare prints the report's comparison text, as fuzzytruth compare does: the
+    procedure and estimand in words, the worlds and the seed, no B for a t test."""
+    d = collection
+    status, out, err = run_cli(capsys, "--predictions", d / "good.csv", "--predictions",
+                               d / "weak.csv", "--annotations", d / "labels.csv", "--taxonomy",
+                               d / "tax.json", "-m", "Acc", "--compare", "--n-worlds", "50")
+    assert status == 0, err
+    text = " ".join(out.split())
+    assert "paired t test" in text and "50 sampled ground-truth worlds, seed 0" in text
+    assert "B =" not in text

@@ -227,7 +227,9 @@ def run(args: argparse.Namespace) -> int:
                              confidence_level=args.confidence_level, rng=args.seed)
         frame = comparison.table
         if args.format == "text":
-            write(comparison.summary() + "\n")
+            from fuzzytruth.report import comparison_text
+
+            write(comparison_text(comparison, seed=args.seed))
             return 0
     elif args.per_item:
         frame = evaluation.to_frame().rename(columns={"query_id": "item_id"})
