@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
-from fuzzytruth.truth.categorical_worlds import CategoricalWorlds, LabelModel
+from fuzzytruth.truth.categorical_worlds import CategoricalWorlds, CategoryShares, LabelModel
 from fuzzytruth.truth.protocol import (
     BoundTruth,
     Components,
@@ -33,9 +32,6 @@ from fuzzytruth.truth.protocol import (
     TruthOptions,
 )
 from fuzzytruth.uncertain.worlds import RankedDocs
-
-if TYPE_CHECKING:
-    from fuzzytruth.truth.membership import Membership
 
 __all__ = ["CategoricalTruth", "PreparedCategorical"]
 
@@ -48,7 +44,7 @@ class CategoricalTruth(BoundTruth):
     kind = TruthKind.CATEGORICAL
 
     def __init__(
-        self, membership: Membership, options: TruthOptions, *, model: LabelModel | None = None
+        self, membership: CategoryShares, options: TruthOptions, *, model: LabelModel | None = None
     ) -> None:
         if (
             options.weights == "direct"
@@ -136,7 +132,7 @@ class PreparedCategorical(PreparedTruth):
     kind: TruthKind
     queries: np.ndarray
     components: Components
-    membership: Membership
+    membership: CategoryShares
     items: pd.Index
     query_item: np.ndarray
     fixed: np.ndarray

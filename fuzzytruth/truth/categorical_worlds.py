@@ -50,12 +50,42 @@ from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 
 if TYPE_CHECKING:
-    from fuzzytruth.truth.membership import Membership
+    from fuzzytruth.taxonomy import Taxonomy
 
-__all__ = ["CategoricalWorlds", "LabelModel", "sample_labels"]
+__all__ = ["CategoricalWorlds", "CategoryShares", "LabelModel", "node_rank", "sample_labels"]
 
 # streams of the keyed draws (shared numbering with the qrels worlds)
 _LABELS, _TARGETS, _MEMBERS = 1, 2, 3
+
+
+class CategoryShares(Protocol):
+    """What the worlds read of a membership (:class:`~fuzzytruth.truth.membership.Membership`,
+    named structurally so that this module and the membership do not import each other)."""
+
+    @property
+    def taxonomy(self) -> Taxonomy:
+        """The taxonomy of the categories."""
+        ...
+
+    @property
+    def items(self) -> Any:
+        """The item ids, in row order."""
+        ...
+
+    @property
+    def categories(self) -> Any:
+        """The taxonomy's nodes, in column order."""
+        ...
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """``(n_items, n_categories)`` p(category | item), closed over ancestors."""
+        ...
+
+    @property
+    def direct(self) -> np.ndarray | None:
+        """``(n_items, n_categories)`` the annotators' direct shares, or None."""
+        ...
 
 
 class LabelModel(Protocol):
@@ -77,7 +107,7 @@ class LabelModel(Protocol):
 
 
 def sample_labels(
-    membership: Membership,
+    membership: CategoryShares,
     n_worlds: int,
     *,
     rng: np.random.Generator | int | None = None,
@@ -120,7 +150,7 @@ def sample_labels(
     return np.ascontiguousarray(labels.T)
 
 
-def _check_direct(membership: Membership) -> None:
+def _check_direct(membership: CategoryShares) -> None:
     if membership.direct is None:
         raise ValueError(
             "world_model='annotator' needs the annotators' direct shares, and this membership "
@@ -197,7 +227,7 @@ class CategoricalWorlds:
 
     def __init__(
         self,
-        membership: Membership,
+        membership: CategoryShares,
         fixed: np.ndarray,
         query_item: np.ndarray,
         components: tuple[np.ndarray, np.ndarray, np.ndarray],
