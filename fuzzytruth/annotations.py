@@ -8,6 +8,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import name_order, ranks, sorted_order
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
 
 __all__ = ["Annotations"]
@@ -49,10 +50,14 @@ class Annotations:
         # codes computed once (codes() is called by every analysis), in a canonical order:
         # items and annotators sorted by id, rows by (item, annotator, label), so that the
         # order of the given rows changes no number, not even the last bit of a sum
-        item_codes, items = _sorted_codes(frame["item_id"])
-        annotator_codes, annotators = _sorted_codes(frame["annotator_id"])
+        item_codes, items = pd.factorize(frame["item_id"])
+        annotator_codes, annotators = pd.factorize(frame["annotator_id"])
+        item_order, annotator_order = sorted_order(items), sorted_order(annotators)
+        item_codes, items = ranks(item_order)[item_codes], np.asarray(items)[item_order]
+        annotator_codes = ranks(annotator_order)[annotator_codes]
+        annotators = np.asarray(annotators)[annotator_order]
         label_codes = pd.Index(taxonomy.nodes).get_indexer(frame["label"])
-        label_rank = np.argsort(np.argsort([str(n) for n in taxonomy.nodes], kind="stable"))
+        label_rank = ranks(name_order(taxonomy.nodes))
         order = np.lexsort((label_rank[label_codes], annotator_codes, item_codes))
         self._frame = frame.iloc[order].reset_index(drop=True)
         self._item_codes = item_codes[order]
@@ -245,17 +250,3 @@ def _check_weights(weights: Mapping[Hashable, float]) -> None:
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
-
-
-def _sorted_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize`` with the ids sorted (by value, or by their ``str`` when the values do
-    not compare, e.g. numbers mixed with strings)."""
-    codes, uniques = pd.factorize(values)
-    uniques = np.asarray(uniques, dtype=object)
-    try:
-        order = np.argsort(uniques, kind="stable")
-    except TypeError:
-        order = np.argsort(uniques.astype(str), kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[codes], uniques[order]

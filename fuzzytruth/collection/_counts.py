@@ -7,7 +7,8 @@ one stored value per (item, label) that occurs, so its size grows with the numbe
 given, never with items × nodes.
 
 **Row order never matters.** Every analysis puts the items (and annotators) in one canonical
-order first, their ids sorted (:func:`sorted_order`), so the result of an analysis, bootstrap
+order first, their ids sorted (:func:`fuzzytruth._order.sorted_order`; Annotations keep
+that order themselves), so the result of an analysis, bootstrap
 replicates included, is the same bits whatever the order of the rows of the annotation table.
 """
 
@@ -17,7 +18,6 @@ from collections.abc import Callable, Hashable
 from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 
 from fuzzytruth._validation import check_confidence_level, check_int, check_memory_budget
@@ -43,48 +43,6 @@ def require_annotations(data: object, *, analysis: str, name: str = "annotations
         )
     allowed = "an Annotations or a Membership" if name == "data" else "an Annotations"
     raise ValueError(f"{name} must be {allowed}; got {type(data).__name__}")
-
-
-# ---------------------------------------------------------------------------- canonical order
-def sorted_order(ids: object) -> np.ndarray:
-    """The permutation that sorts ``ids``: by value when the ids compare with each other
-    (numbers, strings), else by type name, then text (a mix of numbers and strings).
-
-    Examples
-    --------
-    >>> sorted_order(["b", "a", "c"]).tolist(), sorted_order([10, 2, 1]).tolist()
-    ([1, 0, 2], [2, 1, 0])
-    >>> sorted_order(np.array(["x", 3, "a"], dtype=object)).tolist()  # int before str
-    [1, 2, 0]
-    """
-    index = pd.Index(ids)
-    try:
-        return np.asarray(index.argsort(kind="stable"), dtype=np.intp)
-    except TypeError:  # values of several types that do not compare: one loop, this case only
-        text = np.array([f"{type(v).__name__}\x00{v}" for v in index], dtype=object)
-        return np.argsort(text, kind="stable").astype(np.intp)
-
-
-def ranks(order: np.ndarray) -> np.ndarray:
-    """Inverse of a permutation: ``ranks(order)[order[k]] == k``."""
-    out = np.empty(len(order), dtype=np.intp)
-    out[order] = np.arange(len(order))
-    return out
-
-
-def canonical(annotations: Annotations) -> Annotations:
-    """The same annotations with their rows sorted by item id, then annotator id, then label
-    (in taxonomy order): :attr:`~Annotations.items` come out sorted, the annotators in the
-    order they first appear in the sorted rows, and every sum over rows is taken in an order
-    that does not depend on how the table was given."""
-    item, annot, label, _ = annotations.codes()
-    item_rank = ranks(sorted_order(annotations.items))[item]
-    annot_rank = ranks(sorted_order(annotations.annotators))[annot]
-    rows = np.lexsort((label, annot_rank, item_rank))
-    if np.array_equal(rows, np.arange(len(rows))):
-        return annotations
-    frame = annotations.to_frame().take(rows).reset_index(drop=True)
-    return Annotations(frame, annotations.taxonomy, annotations.annotator_weights)
 
 
 # ---------------------------------------------------------------------------- label counts
@@ -132,9 +90,8 @@ def counts_of(data: object, *, analysis: str) -> LabelCounts:
     when it is a LabelCounts already, whose rows are in that order)."""
     if isinstance(data, LabelCounts):
         return data
-    annotations = require_annotations(data, analysis=analysis)
-    counts = label_counts(annotations)
-    return LabelCounts(counts[sorted_order(annotations.items)], annotations.taxonomy)
+    annotations = require_annotations(data, analysis=analysis)  # items in sorted order
+    return LabelCounts(label_counts(annotations), annotations.taxonomy)
 
 
 # ---------------------------------------------------------------------------- metrics

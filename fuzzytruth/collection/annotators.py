@@ -10,15 +10,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.collection._counts import (
-    canonical,
-    label_counts,
-    ranks,
-    require_annotations,
-    sorted_order,
-)
+from fuzzytruth.collection._counts import label_counts, require_annotations
 
 __all__ = ["AnnotatorAgreement", "annotator_agreement", "annotator_weights"]
 
@@ -254,7 +249,7 @@ def annotator_agreement(annotations: Annotations) -> AnnotatorAgreement:
     4           s1               0.812                0.514
     """
     annotations = require_annotations(annotations, analysis="annotator_agreement")
-    ordered = canonical(annotations)  # sums over rows in an order the table's cannot change
+    ordered = annotations  # canonical rows: sums in an order the given table's cannot change
     counts = label_counts(ordered)  # also checks one label per (item, annotator)
     item, annot, label, _ = ordered.codes()
     n_annot = ordered.n_annotators

@@ -9,14 +9,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._order import sorted_order
 from fuzzytruth._validation import check_int
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.collection._counts import (
-    canonical,
-    label_counts,
-    require_annotations,
-    sorted_order,
-)
+from fuzzytruth.collection._counts import label_counts, require_annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
 
@@ -285,9 +281,8 @@ def category_reliability(
         membership, annotations = data, None
         p = membership.matrix[sorted_order(membership.items)]
     else:
-        annotations = canonical(
-            require_annotations(data, analysis="category_reliability", name="data")
-        )
+        # items in sorted order: Annotations keep their rows canonical
+        annotations = require_annotations(data, analysis="category_reliability", name="data")
         if truth_model is None:
             membership = Membership.from_annotations(annotations)
         else:

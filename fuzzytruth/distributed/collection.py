@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._order import sorted_order
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
-from fuzzytruth.collection._counts import LabelCounts, label_counts, sorted_order
+from fuzzytruth.collection._counts import LabelCounts, label_counts
 from fuzzytruth.collection.agreement import AgreementResult, LevelAgreement
 from fuzzytruth.distributed.partitions import blocks_on, is_frame, read_parquet
 from fuzzytruth.taxonomy import Taxonomy

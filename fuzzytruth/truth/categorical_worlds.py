@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_n_worlds
@@ -52,7 +53,7 @@ from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 if TYPE_CHECKING:
     from fuzzytruth.taxonomy import Taxonomy
 
-__all__ = ["CategoricalWorlds", "CategoryShares", "LabelModel", "node_rank", "sample_labels"]
+__all__ = ["CategoricalWorlds", "CategoryShares", "LabelModel", "sample_labels"]
 
 # streams of the keyed draws (shared numbering with the qrels worlds)
 _LABELS, _TARGETS, _MEMBERS = 1, 2, 3
@@ -145,7 +146,7 @@ def sample_labels(
     _check_direct(membership)
     seed = draw_seed(rng)
     table = _LabelTable(membership.direct, unit_keys(np.asarray(membership.items)),
-                        node_rank(membership.categories))
+                        ranks(name_order(membership.categories)))
     labels = table.draw(seed, np.arange(n_worlds) if worlds is None else worlds)
     return np.ascontiguousarray(labels.T)
 
@@ -158,19 +159,9 @@ def _check_direct(membership: CategoryShares) -> None:
         )
 
 
-def node_rank(nodes: Sequence[object]) -> np.ndarray:
-    """Each node's position among the nodes sorted by name: the order the draws walk a
-    distribution over nodes in, so that the same seed draws the same labels whatever the
-    order the taxonomy was given in."""
-    order = np.argsort(np.array([str(n) for n in nodes], dtype=object), kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank
-
-
 class _LabelTable:
-    """Per item, its possible labels (in :func:`node_rank` order) and their cumulative shares,
-    padded to a rectangle."""
+    """Per item, its possible labels (in name order, :func:`fuzzytruth._order.name_order`)
+    and their cumulative shares, padded to a rectangle."""
 
     def __init__(self, direct: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> None:
         n_items, n_nodes = direct.shape
@@ -260,9 +251,9 @@ class CategoricalWorlds:
         anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.uint8)
         anc[:n_nodes] = membership.taxonomy.ancestor_matrix
         self._anc = anc  # the last row is the padding "node": never relevant
-        # the draws walk nodes in name order (node_rank): the Bernoulli members' keys are
+        # the draws walk nodes in name order (fuzzytruth._order): the Bernoulli members' keys are
         # item key + rank, the matrix's columns in that order
-        self._rank = node_rank(membership.categories)
+        self._rank = ranks(name_order(membership.categories))
         canonical = np.empty(n_nodes, dtype=np.int64)
         canonical[self._rank] = np.arange(n_nodes)
         self._matrix = np.ascontiguousarray(membership.matrix[:, canonical], dtype=np.float64)

@@ -74,6 +74,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import name_order
 from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth.annotations import Annotations
@@ -335,7 +336,7 @@ class FittedTruth:
     def _label_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities with
         the classes walked in name order (as the annotator worlds walk the nodes,
-        :func:`~fuzzytruth.truth.categorical_worlds.node_rank`: the same seed, the same labels,
+        :func:`~fuzzytruth._order.name_order`: the same seed, the same labels,
         whatever the taxonomy's order)."""
         order = self._name_order
         if self._point_posterior or self._labels_from_mean:
@@ -347,7 +348,7 @@ class FittedTruth:
     @cached_property
     def _name_order(self) -> np.ndarray:
         """Class positions sorted by class name."""
-        return np.argsort(np.array([str(c) for c in self.classes], dtype=object), kind="stable")
+        return name_order(self.classes)
 
     @cached_property
     def _cumulative(self) -> np.ndarray:

@@ -1,0 +1,58 @@
+"""Canonical orders, the one home for "which comes first": ids sorted by value, nodes by name.
+
+Results must not depend on the order in which rows, items or a taxonomy's edges were given
+(issue 23). Annotations put their items and annotators in :func:`sorted_order`; every draw
+over a distribution on taxonomy nodes or classes walks them in :func:`name_order`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["name_order", "ranks", "sorted_order"]
+
+
+def sorted_order(ids: object) -> np.ndarray:
+    """The permutation that sorts ``ids``: by value when the ids compare with each other
+    (numbers, strings), else by type name, then text (a mix of numbers and strings).
+
+    Examples
+    --------
+    >>> sorted_order(["b", "a", "c"]).tolist(), sorted_order([10, 2, 1]).tolist()
+    ([1, 0, 2], [2, 1, 0])
+    >>> sorted_order(np.array(["x", 3, "a"], dtype=object)).tolist()  # int before str
+    [1, 2, 0]
+    """
+    index = pd.Index(ids)
+    try:
+        return np.asarray(index.argsort(kind="stable"), dtype=np.intp)
+    except TypeError:  # values of several types that do not compare: one loop, this case only
+        text = np.array([f"{type(v).__name__}\x00{v}" for v in index], dtype=object)
+        return np.argsort(text, kind="stable").astype(np.intp)
+
+
+def name_order(nodes: Sequence[object]) -> np.ndarray:
+    """The permutation that sorts taxonomy nodes (or classes) by their name as text.
+
+    Examples
+    --------
+    >>> name_order(["people", "all", "crowd"]).tolist()
+    [1, 2, 0]
+    """
+    return np.argsort(np.array([str(n) for n in nodes], dtype=object), kind="stable")
+
+
+def ranks(order: np.ndarray) -> np.ndarray:
+    """Inverse of a permutation: ``ranks(order)[order[k]] == k``.
+
+    Examples
+    --------
+    >>> ranks(np.array([2, 0, 1])).tolist()
+    [1, 2, 0]
+    """
+    out = np.empty(len(order), dtype=np.intp)
+    out[order] = np.arange(len(order))
+    return out
