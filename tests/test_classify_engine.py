@@ -63,6 +63,27 @@ PER_ITEM = ["Acc", "Acc@2", "CE(target=label)", "Brier(target=label)", "TV(targe
 
 
 @pytest.mark.parametrize("seed", [0, 1])
+def test_unpredicted_items_are_named_how_many_and_the_first_few():
+    # 60 items in the truth, 49 predicted: the note says 11 and shows the first five
+    tax = Taxonomy.flat(CLASSES)
+    items = [f"i{k:02d}" for k in range(60)]
+    truth = Membership.from_labels({i: CLASSES[k % 3] for k, i in enumerate(items)},
+                                   taxonomy=tax)
+    p = Predictions(np.full((49, 3), 1 / 3), items=items[:49], classes=CLASSES, name="p")
+    with pytest.warns(UserWarning) as caught:
+        ev = evaluate(p, truth, "Acc", n_worlds=0)
+    notes = [str(w.message) for w in caught if "missing from the predictions" in str(w.message)]
+    assert notes == ["11 item(s) of the truth missing from the predictions: 'i49', 'i50', "
+                     "'i51', 'i52', 'i53', … (11 in all): not evaluated (complete=False)"]
+    assert len(ev.queries) == 49 and ev.aggregate()["n_queries"].iloc[0] == 49
+    with pytest.raises(ValueError, match=r"complete=True .* 11 item\(s\) of the truth"):
+        evaluate(p, truth, "Acc", n_worlds=0, complete=True)
+    with warnings.catch_warnings():  # every item predicted: no note
+        warnings.simplefilter("error")
+        evaluate(Predictions(np.full((60, 3), 1 / 3), items=items, classes=CLASSES, name="p"),
+                 truth, "Acc", n_worlds=0)
+
+
 def test_exact_laws_equal_the_enumeration_of_every_truth(seed):
     truth, preds, shares = small_case(seed)
     ev = evaluate(preds, truth, PER_ITEM, rng=0, n_worlds=50)
@@ -290,6 +311,10 @@ def test_errors_name_what_is_wrong():
         evaluate({"p": p, "short": short}, truth, "Acc")
     with pytest.raises(ValueError, match=r"complete=True.*missing from the predictions: 'i2'"):
         evaluate(short, truth, "Acc", complete=True)
+    with pytest.warns(UserWarning, match=r"^1 item\(s\) of the truth missing from the "
+                      r"predictions: 'i2': not evaluated \(complete=False\)$"):
+        ev = evaluate(short, truth, "Acc", n_worlds=0)
+    assert ev.queries == ("i0", "i1")
     with pytest.raises(ValueError, match=r"a set-valued truth.*gives accuracy only"), \
             pytest.warns(UserWarning, match=r"no item 'i1', 'i2'"):
         evaluate(p, Qrels(["i0"], ["a"], [1]), "CE")
