@@ -8,25 +8,31 @@ measures are top-1 and top-5 accuracy, cross-entropy and ECE, each reading one l
 (``target="label"``): exact per-item laws for the first three, and 1,000 shared worlds for the
 spread of every system's value and for ECE.
 
-Phases, each timed alone:
+Phases, in one process (no pickled inputs loaded twice):
 
 1. setup (not part of the bar): simulate, fit Dawid–Skene;
-2. ``fuzzytruth``: ``evaluate(...).aggregate()`` in a fresh child process that loads the
-   predictions and the fit; its peak RSS includes those inputs (1.0 GB of predictions, 0.4 GB
-   of posterior and the fit's parameters);
+2. ``fuzzytruth``: ``evaluate(...).aggregate()``; the peak resident set is reset before it
+   (Linux ``/proc/self/clear_refs``), so the reported peak is this phase's with the inputs in
+   it (1.0 GB of predictions, 0.4 GB of posterior, the fit's parameters and the libraries);
 3. scikit-learn's point metrics on the same data against the posterior's most probable class
    (``top_k_accuracy_score`` k = 1 and 5, ``log_loss``; scikit-learn has no ECE), one
-   classifier at a time, in the parent.
+   classifier at a time.
 
-Measured 2026-11-23 (load 17 before, 7 after, 2 shared cores): fuzzytruth 51.7 s CPU
-(187 s wall), peak RSS 4.19 GB of which 2.64 GB after loading the inputs; scikit-learn's three
-point metrics 40.4 s CPU; ratio 1.28x. The values agree with scikit-learn's against the
-posterior's most probable class to 3-4 decimals (they differ by design: the posterior's law,
-not its argmax). The bar (<= 10 s, <= 2 GB) is NOT met: see the report of issue 21.
+Measured 2026-11-23 (load 5.5 before, 9.1 after, 2 shared cores): fuzzytruth 6.14 s CPU
+(17.1 s wall), peak RSS 2.01 GB of which 1.70 GB before the evaluation started;
+scikit-learn's three point metrics 51.0 s CPU; ratio 0.12x. Before this round's rewrite:
+59.4 s CPU, 4.32 GB. The values agree with scikit-learn's against the posterior's most
+probable class to 3-4 decimals (they differ by design: the posterior's law, not its argmax).
+The time bar (<= 10 s) is met; the memory bar (<= 2 GB) is missed by 0.01 GB, nearly all of
+it the inputs. Where the CPU goes (profile at 50k): the exact expected cross-entropy (a
+compiled pass of 250 million logarithms, about a third), the keyed label draws (50 million,
+about an eighth), the top-k pass (one per classifier), the world sums (the labels' spread
+around a base label per item: a kernel call per distinct item-label pair, not per cell).
 
 CPU time is ``time.process_time``; wall time and the load average are printed beside it (the
 machine is shared). Run from the worktree root: ``PYTHONPATH=. python benchmarks/classify.py``
-(``--items``, ``--classes``, ``--worlds`` for smaller runs).
+(``--items``, ``--classes``, ``--worlds`` for smaller runs). The first run in a fresh
+environment also compiles the numba kernels (cached on disk afterwards).
 """
 
 from __future__ import annotations
