@@ -94,28 +94,30 @@ def peak_rss_reset() -> bool:
         return False
 
 
-def peak_rss_gb() -> float:
-    """The peak resident set since the last reset (``VmHWM``), else since the start."""
+def status_gb(field: str) -> float | None:
+    """A memory field of ``/proc/self/status`` (``VmHWM``, ``VmRSS``) in GB; None where it
+    cannot be read."""
     try:
         with open("/proc/self/status") as handle:
             for line in handle:
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) * 1024 / 1e9
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    return None
+
+
+def peak_rss_gb() -> float:
+    """The peak resident set since the last reset (``VmHWM``), else since the start."""
+    peak = status_gb("VmHWM")
+    return peak if peak is not None else resource.getrusage(
+        resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
 def current_rss_gb() -> float:
     """The resident set now (``VmRSS``), NaN where it cannot be read."""
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024 / 1e9
-    except OSError:
-        pass
-    return float("nan")
+    rss = status_gb("VmRSS")
+    return float("nan") if rss is None else rss
 
 
 def run_fuzzytruth(predictions: dict, fit, n_worlds: int) -> tuple[pd.DataFrame, dict]:

@@ -151,7 +151,7 @@ def test_distances_exact_laws_equal_the_enumeration(seed):
     for name, pred in preds.items():
         for measure in measures:
             weight, per_world = enumerated_law(
-                shares, lambda i, label: more_by_hand(measure, pred.scores[i], label))
+                shares, lambda i, label, m=measure, q=pred.scores: more_by_hand(m, q[i], label))
             assert_law(ev, name, measure, weight, per_world)
 
 
