@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["name_order", "ranks", "sorted_order"]
+__all__ = ["is_identity", "name_order", "ranks", "sorted_order"]
 
 
 def sorted_order(ids: object) -> np.ndarray:
@@ -56,3 +56,15 @@ def ranks(order: np.ndarray) -> np.ndarray:
     out = np.empty(len(order), dtype=np.intp)
     out[order] = np.arange(len(order))
     return out
+
+
+def is_identity(rows: np.ndarray, n: int) -> bool:
+    """Whether ``rows`` picks all ``n`` rows in their order (so that a copy can be skipped).
+
+    Examples
+    --------
+    >>> is_identity(np.arange(3), 3), is_identity(np.array([1, 0, 2]), 3)
+    (True, False)
+    """
+    rows = np.asarray(rows)
+    return len(rows) == n and bool((rows == np.arange(n)).all())

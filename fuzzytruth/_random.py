@@ -414,11 +414,18 @@ def categorical_draws(
     worlds: np.ndarray,
     *,
     values: np.ndarray | None = None,
+    order: np.ndarray | None = None,
 ) -> np.ndarray:
     """Keyed inverse-CDF draws, ``(n_units, n_worlds)``: ``out[i, w]`` is the first column
     ``j`` of ``cum[i]`` (increasing, last column >= 1) above ``uniforms(seed, stream, keys,
     worlds)[w, i]`` — or ``values[i, j]`` when ``values`` (same shape as ``cum``) is given;
     compiled.
+
+    With ``order`` (a permutation of the columns), ``cum`` holds probabilities instead: each
+    row's cumulative sums over its columns in that order (``numpy.cumsum``'s, +inf from the
+    last positive one on) are built in the compiled pass, row by row, rather than as a copy
+    of the table, and ``out[i, w]`` is a position in that order, or ``values[position]``
+    when ``values`` (one per column, the same for every row) is given.
 
     Examples
     --------
@@ -432,33 +439,80 @@ def categorical_draws(
     >>> bool((categorical_draws(1, 2, keys, cum, np.arange(6), values=labels)
     ...       == np.take_along_axis(labels, draws, axis=1)).all())
     True
+    >>> p = np.array([[0.5, 0.5, 0.0], [0.8, 0.1, 0.1]])
+    >>> order = np.array([2, 0, 1])
+    >>> same = categorical_draws(1, 2, keys, np.cumsum(p[:, order], axis=1), np.arange(6))
+    >>> bool((categorical_draws(1, 2, keys, p, np.arange(6), order=order) == same).all())
+    True
+    >>> names = np.array([20, 21, 22], dtype=np.int16)
+    >>> bool((categorical_draws(1, 2, keys, p, np.arange(6), order=order, values=names)
+    ...       == names[same]).all())
+    True
     """
     base = _stream_base(seed, stream, keys)
     cum = np.ascontiguousarray(cum, dtype=np.float64)
+    out = np.empty((len(base), len(worlds)),
+                   dtype=np.int64 if values is None else values.dtype)
+    if order is not None:
+        if values is None:
+            values = np.arange(cum.shape[1])
+        _kernels()["categorical_of"](base, cum, np.asarray(order, dtype=np.int64), values,
+                                     _offsets(worlds), out)
+        return out
     if values is None:
         values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
-    out = np.empty((len(base), len(worlds)), dtype=values.dtype)
     _kernels()["categorical"](base, cum, values, _offsets(worlds), out)
     return out
 
 
 def _categorical_py(base, cum, values, offsets, out):  # pragma: no cover - compiled
-    # the first column above u (the last one if none), found by bisection: cum is
-    # non-decreasing along a row, so this is the linear scan's answer in log2(n) steps;
     # items outside, worlds inside, so that an item's row stays in cache across the worlds
-    scale = 1.0 / 2.0**53
-    last = cum.shape[1] - 1
     for i in range(len(base)):
-        for w in range(len(offsets)):
-            u = np.float64(_mix53(base[i] + offsets[w])) * scale
-            lo, hi = 0, last
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if cum[i, mid] <= u:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[i, w] = values[i, lo]
+        _categorical_row(base[i], cum[i], values[i], offsets, out[i])
+
+
+def _categorical_of_py(base, probabilities, order, values, offsets, out):  # pragma: no cover
+    # each row's cumulative sums in the given column order (added one by one, as cumsum),
+    # +inf from its last positive column on, then the draws of _categorical_py
+    n = probabilities.shape[1]
+    cum = np.empty(n)
+    for i in range(len(base)):
+        total, last = 0.0, n - 1  # no positive column: the last one
+        for j in range(n):
+            p = probabilities[i, order[j]]
+            total += p
+            cum[j] = total
+            if p > 0.0:
+                last = j
+        cum[last:] = np.inf
+        _categorical_row(base[i], cum, values, offsets, out[i])
+
+
+def _categorical_row_py(base, cum, values, offsets, out):  # pragma: no cover - compiled
+    # the first column above u (the last one if none). The column with the largest step is
+    # tried first: a draw inside its step needs no search (a concentrated law: most draws);
+    # the others are found by bisection, cum being non-decreasing
+    scale = 1.0 / 2.0**53
+    last = len(cum) - 1
+    guide, low, high, widest, before = 0, -np.inf, cum[0], -1.0, 0.0
+    for j in range(len(cum)):
+        step = min(cum[j], 1.0) - min(before, 1.0)
+        if step > widest:
+            guide, low, high, widest = j, before if j > 0 else -np.inf, cum[j], step
+        before = cum[j]
+    for w in range(len(offsets)):
+        u = np.float64(_mix53(base + offsets[w])) * scale
+        if low <= u < high:
+            out[w] = values[guide]
+            continue
+        lo, hi = 0, last
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if cum[mid] <= u:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[w] = values[lo]
 
 
 def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np.ndarray:
@@ -955,6 +1009,7 @@ _draw53: Any = _draw53_py
 _base: Any = _base_py
 _uniform: Any = _uniform_py
 _gamma: Any = _gamma_py
+_categorical_row: Any = _categorical_row_py
 
 
 @functools.cache
@@ -964,7 +1019,7 @@ def _kernels() -> dict[str, Any]:
     that every pass calls the same compiled functions."""
     import numba
 
-    global _mix53, _mix_one, _draw53, _base, _uniform, _gamma
+    global _mix53, _mix_one, _draw53, _base, _uniform, _gamma, _categorical_row
     jit = numba.njit(cache=True, nogil=True)
     _mix_one = jit(_mix_one_py)
     _mix53 = jit(_mix53_py)
@@ -972,12 +1027,14 @@ def _kernels() -> dict[str, Any]:
     _base = jit(_base_py)
     _uniform = jit(_uniform_py)
     _gamma = jit(_gamma_py)
+    _categorical_row = jit(_categorical_row_py)
     return {
         "bernoulli_sums": jit(_bernoulli_sums_py),
         "bernoulli_pick": jit(_bernoulli_pick_py),
         "member_sums": jit(_member_sums_py),
         "member_pick": jit(_member_pick_py),
         "categorical": jit(_categorical_py),
+        "categorical_of": jit(_categorical_of_py),
         "index_counts": jit(_index_counts_py),
         "group_counts": jit(_group_counts_py),
         "weighted_sums": jit(_weighted_sums_py),

@@ -62,6 +62,27 @@ PER_ITEM = ["Acc", "Acc@2", "CE(target=label)", "Brier(target=label)", "TV(targe
             "JS(target=label)"]
 
 
+def test_unpredicted_items_are_named_how_many_and_the_first_few():
+    # 60 items in the truth, 49 predicted: the note says 11 and shows the first five
+    tax = Taxonomy.flat(CLASSES)
+    items = [f"i{k:02d}" for k in range(60)]
+    truth = Membership.from_labels({i: CLASSES[k % 3] for k, i in enumerate(items)},
+                                   taxonomy=tax)
+    p = Predictions(np.full((49, 3), 1 / 3), items=items[:49], classes=CLASSES, name="p")
+    with pytest.warns(UserWarning) as caught:
+        ev = evaluate(p, truth, "Acc", n_worlds=0)
+    notes = [str(w.message) for w in caught if "missing from the predictions" in str(w.message)]
+    assert notes == ["11 item(s) of the truth missing from the predictions: 'i49', 'i50', "
+                     "'i51', 'i52', 'i53', … (11 in all): not evaluated (complete=False)"]
+    assert len(ev.queries) == 49 and ev.aggregate()["n_queries"].iloc[0] == 49
+    with pytest.raises(ValueError, match=r"complete=True .* 11 item\(s\) of the truth"):
+        evaluate(p, truth, "Acc", n_worlds=0, complete=True)
+    with warnings.catch_warnings():  # every item predicted: no note
+        warnings.simplefilter("error")
+        evaluate(Predictions(np.full((60, 3), 1 / 3), items=items, classes=CLASSES, name="p"),
+                 truth, "Acc", n_worlds=0)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_exact_laws_equal_the_enumeration_of_every_truth(seed):
     truth, preds, shares = small_case(seed)
@@ -82,6 +103,107 @@ def test_exact_laws_equal_the_enumeration_of_every_truth(seed):
                 dist = ev.distribution(name, item, measure).to_frame()
                 assert dist["value"].round(12).tolist() == law.index.tolist()
                 assert dist["probability"].to_numpy() == pytest.approx(law.to_numpy())
+
+
+def more_by_hand(measure, q, label):
+    """KL, MD, SoftAcc, poJSD and Wasserstein against a one-hot true class, from their
+    definitions (the classes in their order for Wasserstein)."""
+    y = np.eye(3)[label]
+    if measure == "KL(target=label)":
+        return float(sum(y[j] * np.log(y[j] / q[j]) for j in range(3) if y[j] > 0))
+    if measure == "MD(target=label)":
+        return float(np.abs(y - q).sum())
+    if measure == "SoftAcc(target=label)":
+        return float(np.minimum(y, q).sum())
+    if measure == "poJSD(target=label)":
+        return 1.0 - by_hand("JS(target=label)", q, label)
+    if measure == "Wasserstein(target=label)":
+        return float(np.abs(np.cumsum(y) - np.cumsum(q))[:-1].sum())
+    raise AssertionError(measure)
+
+
+def enumerated_law(shares, values):
+    """Each item's law over every complete truth: ``values[w][i]`` is item i's value in world
+    ``w`` of ``itertools.product`` over the classes; returns (weights, per-world values)."""
+    n_items, n_classes = shares.shape
+    worlds = list(itertools.product(range(n_classes), repeat=n_items))
+    weight = np.array([np.prod([shares[i, w[i]] for i in range(n_items)]) for w in worlds])
+    return weight, np.array([[values(i, w[i]) for i in range(n_items)] for w in worlds])
+
+
+def assert_law(ev, name, measure, weight, per_world):
+    assert ev.method(name, measure) == "exact"
+    assert ev.value(name, measure) == pytest.approx(weight @ per_world.mean(axis=1))
+    for i, item in enumerate(ev.queries):
+        law = pd.Series(weight).groupby(per_world[:, i].round(12)).sum()
+        law = law[law > 0]
+        dist = ev.distribution(name, item, measure).to_frame()
+        assert dist["value"].round(12).tolist() == law.index.tolist()
+        assert dist["probability"].to_numpy() == pytest.approx(law.to_numpy())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_distances_exact_laws_equal_the_enumeration(seed):
+    measures = ["KL(target=label)", "MD(target=label)", "SoftAcc(target=label)",
+                "poJSD(target=label)", "Wasserstein(target=label)"]
+    truth, preds, shares = small_case(seed)
+    ev = evaluate(preds, truth, measures, rng=0, n_worlds=0)
+    for name, pred in preds.items():
+        for measure in measures:
+            weight, per_world = enumerated_law(
+                shares, lambda i, label, m=measure, q=pred.scores: more_by_hand(m, q[i], label))
+            assert_law(ev, name, measure, weight, per_world)
+
+
+def test_tie_averaged_accuracy_equals_the_enumeration_of_truths_and_orders():
+    """ties='average': the expectation over every order of the tied classes (enumerated as
+    permutations consistent with the scores), and over every truth."""
+    classes = ["a", "b", "c", "d"]
+    scores = np.array([[0.4, 0.2, 0.2, 0.2],   # three tied behind the first
+                       [0.3, 0.3, 0.3, 0.1],   # three tied in front
+                       [0.25, 0.25, 0.25, 0.25]])
+    shares = np.array([[0.5, 0.5, 0.0, 0.0], [0.2, 0.0, 0.3, 0.5], [0.1, 0.2, 0.3, 0.4]])
+    items = ["x", "y", "z"]
+    truth = Membership.from_probabilities(pd.DataFrame(shares, index=items, columns=classes))
+    pred = Predictions(scores, items=items, classes=classes, name="p")
+
+    def hit(i, label, k):
+        orders = [o for o in itertools.permutations(range(4))
+                  if all(scores[i, o[j]] >= scores[i, o[j + 1]] for j in range(3))]
+        return np.mean([label in o[:k] for o in orders])
+
+    measures = {k: f"Acc(ties=average)@{k}" if k > 1 else "Acc(ties=average)"
+                for k in (1, 2, 3)}
+    ev = evaluate(pred, truth, list(measures.values()), rng=0, n_worlds=0)
+    for k, measure in measures.items():
+        weight, per_world = enumerated_law(shares, lambda i, label, k=k: hit(i, label, k))
+        assert_law(ev, "p", measure, weight, per_world)
+
+
+def test_level_exact_laws_equal_the_enumeration():
+    """level=1: a prediction counts where it meets the truth's group (accuracy), and the
+    predicted distribution is summed over each group (cross-entropy)."""
+    tax = Taxonomy.from_nested({"all": {"g1": ["a", "b"], "g2": ["c"]}})
+    group = {"a": 0, "b": 0, "c": 1}
+    shares = np.array([[0.5, 0.25, 0.25], [0.0, 0.4, 0.6], [0.2, 0.0, 0.8]])
+    items = ["x", "y", "z"]
+    truth = Membership.from_probabilities(pd.DataFrame(shares, index=items, columns=CLASSES),
+                                          taxonomy=tax)
+    scores = np.array([[0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.6, 0.1, 0.3]])
+    pred = Predictions(scores, items=items, classes=CLASSES, name="p")
+    ev = evaluate(pred, truth, ["Acc(level=1)", "CE(level=1,target=label)"], rng=0,
+                  n_worlds=0)
+
+    def acc(i, label):
+        return float(group[CLASSES[int(np.argmax(scores[i]))]] == group[CLASSES[label]])
+
+    def ce(i, label):
+        return -np.log(sum(scores[i, j] for j in range(3)
+                           if group[CLASSES[j]] == group[CLASSES[label]]))
+
+    for measure, value in (("Acc(level=1)", acc), ("CE(level=1,target=label)", ce)):
+        weight, per_world = enumerated_law(shares, value)
+        assert_law(ev, "p", measure, weight, per_world)
 
 
 def test_collection_statistics_from_worlds_match_the_enumeration():
@@ -290,6 +412,10 @@ def test_errors_name_what_is_wrong():
         evaluate({"p": p, "short": short}, truth, "Acc")
     with pytest.raises(ValueError, match=r"complete=True.*missing from the predictions: 'i2'"):
         evaluate(short, truth, "Acc", complete=True)
+    with pytest.warns(UserWarning, match=r"^1 item\(s\) of the truth missing from the "
+                      r"predictions: 'i2': not evaluated \(complete=False\)$"):
+        ev = evaluate(short, truth, "Acc", n_worlds=0)
+    assert ev.queries == ("i0", "i1")
     with pytest.raises(ValueError, match=r"a set-valued truth.*gives accuracy only"), \
             pytest.warns(UserWarning, match=r"no item 'i1', 'i2'"):
         evaluate(p, Qrels(["i0"], ["a"], [1]), "CE")

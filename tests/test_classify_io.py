@@ -169,3 +169,65 @@ def test_classify_compare_text_is_the_compare_command_s(collection, capsys):
     text = " ".join(out.split())
     assert "paired t test" in text and "50 sampled ground-truth worlds, seed 0" in text
     assert "B =" not in text
+
+
+def test_classify_takes_the_issue_s_and_scikit_learn_s_spellings(collection, capsys):
+    """Issue 21's own example (-m top1 -m top5 -m ce) and scikit-learn's names run, and give
+    the canonical measures' numbers."""
+    d = collection
+    base = ["--predictions", d / "good.csv", "--annotations", d / "labels.csv", "--taxonomy",
+            d / "tax.json", "--n-worlds", "20", "--format", "csv"]
+    status, out, err = run_cli(capsys, *base, "-m", "top1", "-m", "top5", "-m", "ce",
+                               "-m", "brier", "-m", "ece")
+    assert status == 0, err
+    aliased = pd.read_csv(pd.io.common.StringIO(out))
+    assert list(aliased["measure"]) == ["Acc", "Acc@5", "CE", "Brier", "ECE"]
+    status, out, err = run_cli(capsys, *base, "-m", "accuracy", "-m", "log_loss", "-m", "Brier")
+    sklearn = pd.read_csv(pd.io.common.StringIO(out)).set_index("measure")["value"]
+    status, out, err = run_cli(capsys, *base, "-m", "Acc", "-m", "CE", "-m", "Brier")
+    canonical = pd.read_csv(pd.io.common.StringIO(out)).set_index("measure")["value"]
+    assert sklearn.to_dict() == canonical.to_dict()
+    assert aliased.set_index("measure")["value"]["CE"] == canonical["CE"]
+
+
+def test_npy_predictions_take_item_ids_from_a_file(collection, tmp_path, capsys):
+    d = collection
+    p = read_predictions(d / "good.csv")
+    np.save(tmp_path / "net.npy", p.scores)
+    (tmp_path / "classes.txt").write_text("\n".join(p.classes) + "\n")
+    (tmp_path / "items.txt").write_text("\n".join(map(str, p.items)) + "\n")
+    back = read_predictions(tmp_path / "net.npy", classes=tmp_path / "classes.txt",
+                            items=tmp_path / "items.txt")
+    assert list(back.items) == list(p.items) and back.scores.tolist() == p.scores.tolist()
+    argv = ["--annotations", d / "labels.csv", "--taxonomy", d / "tax.json", "-m", "Acc",
+            "--n-worlds", "0", "--format", "csv"]
+    status, out, err = run_cli(capsys, "--predictions", tmp_path / "net.npy",
+                               "--prediction-classes", tmp_path / "classes.txt",
+                               "--prediction-items", tmp_path / "items.txt", *argv)
+    assert status == 0, err
+    status, reference, _ = run_cli(capsys, "--predictions", d / "good.csv", *argv)
+    assert out.replace("net,", "good,") == reference
+    # without the item ids the rows are 0, 1, ...: no item of the truth, one clear error
+    status, _, err = run_cli(capsys, "--predictions", tmp_path / "net.npy",
+                             "--prediction-classes", tmp_path / "classes.txt", *argv)
+    assert status == 2 and "no item of the predictions is in the truth" in err
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--prediction-items",
+                             tmp_path / "items.txt", *argv)
+    assert status == 2 and "--prediction-items applies to a NumPy matrix" in err
+
+
+def test_complete_is_named_as_the_switch_it_is(collection, capsys):
+    d = collection
+    p = read_predictions(d / "good.csv")
+    write_predictions(p.subset(list(p.items)[:30]), d / "short.csv")
+    argv = ["--predictions", d / "short.csv", "--annotations", d / "labels.csv", "--taxonomy",
+            d / "tax.json", "-m", "Acc", "--n-worlds", "0", "--format", "csv"]
+    status, out, err = run_cli(capsys, *argv, "-c")
+    assert status == 2
+    assert "--complete evaluates every item of the truth, and there are 10 item(s)" in err
+    assert "True" not in err
+    status, out, err = run_cli(capsys, *argv)
+    assert status == 0
+    assert "10 item(s) of the truth missing from the predictions" in err
+    assert "not evaluated (without --complete)" in err
+    assert pd.read_csv(pd.io.common.StringIO(out))["n_items"].tolist() == [30]

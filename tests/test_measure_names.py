@@ -12,7 +12,13 @@ import pandas as pd
 import pytest
 from test_trec_measures import per_query, pytrec_values, random_collection, trec_ranked_gains
 
-from fuzzytruth.measure_names import TREC_OFFICIAL, alias_table, canonical, expand
+from fuzzytruth.measure_names import (
+    CLASSIFIER_ALIASES,
+    TREC_OFFICIAL,
+    alias_table,
+    canonical,
+    expand,
+)
 from fuzzytruth.measures import GEOMETRIC_FLOOR, parse_measure, parse_measures
 
 # trec_eval measures with no family here (reported as unknown names)
@@ -164,7 +170,27 @@ def test_alias_table_rows_parse_back():
     rows = alias_table()
     assert len(rows) > 80
     for spelling, source, target in rows:
-        assert source in ("trec_eval", "ir_measures")
+        assert source in ("trec_eval", "ir_measures", "classifiers")
         assert str(parse_measure(target)) == target == canonical(spelling)
     frame = pd.DataFrame(rows, columns=["spelling", "source", "canonical"])
     assert frame["spelling"].is_unique
+
+
+@pytest.mark.parametrize(("spelling", "expected"), [
+    ("ce", "CE"), ("log_loss", "CE"), ("top1", "Acc"), ("top5", "Acc@5"), ("acc", "Acc"),
+    ("accuracy", "Acc"), ("accuracy_score", "Acc"), ("brier", "Brier"),
+    ("brier_score_loss", "Brier"), ("ece", "ECE"), ("kl", "KL"), ("jsd", "JS"),
+    ("pojsd", "poJSD"), ("wd", "Wasserstein"), ("top_k_accuracy", "Acc@2"),
+    ("top_k_accuracy@5", "Acc@5"), ("ce(level=1)", "CE(level=1)"),
+    ("accuracy(ties=first)@3", "Acc(ties=first)@3"), ("real@5", "Acc@5"),
+])
+def test_classifier_spellings(spelling, expected):
+    # scikit-learn's names (its top_k_accuracy_score defaults to k=2) and issue 21's -m ce
+    assert canonical(spelling) == expected
+    if spelling in CLASSIFIER_ALIASES:  # listed in the alias table under its source
+        assert (spelling, "classifiers", expected) in alias_table()
+
+
+def test_a_misspelt_classifier_measure_gets_suggestions():
+    with pytest.raises(ValueError, match=r"unknown measure 'cee'; closest known spellings: ce"):
+        canonical("cee")

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -32,8 +33,9 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth._resampling import MEMORY_BUDGET
+from fuzzytruth._validation import check_choice
 from fuzzytruth.classify.predictions import Predictions
-from fuzzytruth.classify.ranking import STRICT_TIES, Candidates, candidates, top_class
+from fuzzytruth.classify.ranking import STRICT_TIES, Candidates, candidates
 from fuzzytruth.classify.targets import ClassMap, PreparedClassTruth
 
 __all__ = ["SystemView", "Target", "hit_probability"]
@@ -109,13 +111,18 @@ class SystemView:
         The truth on the same items.
     memory_budget : float
         Bytes of working memory per block (ranking).
+    depths : mapping of str to int, optional
+        The deepest top k the evaluation reads under each tie rule: the classes are ranked
+        once to that depth, whichever k is asked first.
     """
 
     def __init__(self, predictions: Predictions, truth: PreparedClassTruth,
-                 memory_budget: float = MEMORY_BUDGET) -> None:
+                 memory_budget: float = MEMORY_BUDGET,
+                 depths: Mapping[str, int] | None = None) -> None:
         self.predictions = predictions
         self.truth = truth
         self.memory_budget = memory_budget
+        self._depths = dict(depths or {})
         self._maps: dict[Any, ClassMap] = {}
         self._candidates: dict[str, Candidates] = {}
         self._credit: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
@@ -146,13 +153,16 @@ class SystemView:
         """The top-``kmax`` candidates under ``ties`` (cached; deeper ones serve shallower)."""
         kept = self._candidates.get(ties)
         if kept is None or kept.kmax < min(kmax, self.predictions.n_classes):
-            kept = candidates(self.scores, kmax, ties, memory_budget=self.memory_budget)
+            depth = max(kmax, self._depths.get(ties, 0))
+            kept = candidates(self.scores, depth, ties, memory_budget=self.memory_budget)
             self._candidates[ties] = kept
         return kept
 
     def top(self, ties: str) -> np.ndarray:
-        """``(n_items,)`` the top-ranked class of each item under a strict rule."""
-        return top_class(self.scores, ties)
+        """``(n_items,)`` the top-ranked class of each item under a strict rule (the first
+        candidate: one ranking serves top-k sets and top classes)."""
+        check_choice("ties", ties, STRICT_TIES)
+        return self.candidates(1, ties).columns[:, 0].astype(np.int64)
 
     def top_groups(self, ties: str, level: int | None) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each item's top class (strict rule) and the hard groups it counts for, as slots:
@@ -160,8 +170,7 @@ class SystemView:
         key = ("top", ties, level)
         if key not in self._credit:
             top = self.top(ties)
-            slots = [groups[top] for groups in _memberships(self.map(level),
-                                                             self.predictions.n_classes)]
+            slots = [groups[top] for groups in self.slots(level)]
             self._credit[key] = (top, slots)
         return self._credit[key]
 
@@ -191,7 +200,7 @@ class SystemView:
         rows = np.repeat(np.arange(n), width).reshape(n, width)
         valid = cand.columns >= 0
         col = np.where(valid, cand.columns, 0)
-        for groups in _memberships(cmap, self.predictions.n_classes):
+        for groups in self.slots(level):
             g = groups[col]
             ok = valid & (g >= 0) & (cand.lo < depth)
             # candidates come in rank order: assign the worst first so the best rank stays
@@ -199,6 +208,40 @@ class SystemView:
             best[r, gg] = np.minimum(best[r, gg], lo.astype(dtype))
         self._credit[key] = (best, cmap.hard_group, depth)
         return best, cmap.hard_group
+
+    def top_k_groups(self, k: int, ties: str, level: int | None) -> list[np.ndarray]:
+        """Under a strict rule or ``"all"``: per membership slot, ``(n_items, width)`` the
+        hard group each candidate in the top ``k`` counts for (-1 for the others): the groups
+        the top k meet, read from the few candidates rather than a table of every group."""
+        key = ("top_k", k, ties, level)
+        if key not in self._credit:
+            cand = self.candidates(k, ties)
+            inside = (cand.columns >= 0) & (cand.lo < k)
+            col = np.where(inside, cand.columns, 0)
+            self._credit[key] = [np.where(inside, groups[col], -1).astype(np.int32)
+                                 for groups in self.slots(level)]
+        return self._credit[key]
+
+    def hits(self, k: int, ties: str, level: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Under a strict rule or ``"all"``: the (item, hard group) pairs whose group the top
+        ``k`` meet, ``(rows, groups)`` sorted by item then group (as ``numpy.nonzero`` of
+        :meth:`best_rank`'s ``best < k`` lists them)."""
+        n_groups = len(self.map(level).hard_members)
+        keys = []
+        for g in self.top_k_groups(k, ties, level):
+            rows = np.broadcast_to(np.arange(len(g), dtype=np.int64)[:, None], g.shape)
+            keys.append(rows[g >= 0] * n_groups + g[g >= 0])
+        keys = np.sort(np.concatenate(keys))  # two top classes may count for one group
+        keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
+        return np.divmod(keys, n_groups)
+
+    def slots(self, level: int | None) -> list[np.ndarray]:
+        """The hard groups each class counts for at ``level``, as slots: ``slots[s][c]`` is
+        class c's s-th group (-1 when it has fewer); cached."""
+        key = ("slots", level)
+        if key not in self._credit:
+            self._credit[key] = _memberships(self.map(level), self.predictions.n_classes)
+        return self._credit[key]
 
     def _average_credit(self, k: int, level: int | None) -> tuple[np.ndarray, np.ndarray]:
         """The ``"average"`` rule's hit probabilities per hard group, for this k."""
@@ -215,7 +258,7 @@ class SystemView:
         full = np.zeros((n, n_groups), dtype=bool)
         count = np.zeros((n, n_groups), dtype=np.int64)
         straddle = valid & (cand.lo < k) & (cand.hi > k)
-        for groups in _memberships(cmap, self.predictions.n_classes):
+        for groups in self.slots(level):
             g = groups[col]
             ok = valid & (g >= 0) & (cand.hi <= k)
             full[rows[ok], g[ok]] = True

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import is_identity
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "probability_tolerance"]
@@ -383,8 +384,11 @@ class Predictions:
         return pos
 
     def subset(self, items: Iterable[Hashable]) -> Predictions:
-        """The predictions of some items, in the given order."""
+        """The predictions of some items, in the given order (itself when they are its rows
+        already, as evaluate() usually asks: no copy of the scores)."""
         rows = self.rows(items)
+        if is_identity(rows, self.n_items):
+            return self
         out = object.__new__(Predictions)
         scores = self._scores[rows]
         scores.flags.writeable = False

@@ -36,14 +36,16 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice
 
-__all__ = ["CLASS_TIES", "Candidates", "candidates", "top_class"]
+__all__ = ["CLASS_TIES", "Candidates", "candidates"]
 
 CLASS_TIES = ("last", "first", "all", "average")
 """The tie rules for ranking classes, the default (scikit-learn's) first."""
@@ -133,21 +135,6 @@ def candidates(
     return Candidates(columns, lo, hi, kmax, ties)
 
 
-def top_class(scores: np.ndarray, ties: str = "last") -> np.ndarray:
-    """``(n_items,)`` each row's top-ranked class column under a strict tie rule.
-
-    Examples
-    --------
-    >>> top_class(np.array([[0.5, 0.5], [0.2, 0.8]])).tolist(), top_class(
-    ...     np.array([[0.5, 0.5]]), "first").tolist()
-    ([1, 1], [0])
-    """
-    check_choice("ties", ties, STRICT_TIES)
-    if ties == "first":
-        return np.argmax(scores, axis=1)
-    return scores.shape[1] - 1 - np.argmax(scores[:, ::-1], axis=1)
-
-
 def _pad(array: np.ndarray, width: int, fill: int) -> np.ndarray:
     if array.shape[1] == width:
         return array
@@ -163,6 +150,11 @@ def _block(scores: np.ndarray, kmax: int, ties: str) -> tuple[np.ndarray, ...]:
     if kmax == n_classes:
         top = np.tile(np.arange(n_classes), (n, 1))
         tied = np.zeros(n, dtype=bool)
+    elif ties in STRICT_TIES:  # one compiled pass keeps each row's top kmax in rank order
+        columns = np.empty((n, kmax), dtype=np.int32)
+        _compiled()["top"](scores, ties == "last", columns)
+        lo = np.broadcast_to(np.arange(kmax, dtype=np.int32), (n, kmax))
+        return columns, lo.copy(), lo + 1
     else:
         top = np.argpartition(scores, n_classes - kmax, axis=1)[:, n_classes - kmax:]
         threshold = np.take_along_axis(scores, top, axis=1).min(axis=1)
@@ -178,6 +170,37 @@ def _block(scores: np.ndarray, kmax: int, ties: str) -> tuple[np.ndarray, ...]:
     for out, part in zip((columns, lo, hi), full, strict=True):
         out[tied] = _pad(part, width, -1 if out is columns else kmax)
     return columns, lo, hi
+
+
+def _top_py(scores, last, out):  # pragma: no cover - compiled
+    # each row's top out.shape[1] columns in rank order, by insertion: a column enters when
+    # it ranks before the last one kept (score higher, or equal and later under "last": the
+    # columns come in increasing order)
+    kmax = out.shape[1]
+    kept = np.empty(kmax, dtype=scores.dtype)
+    for i in range(scores.shape[0]):
+        filled = 0
+        for j in range(scores.shape[1]):
+            v = scores[i, j]
+            if filled == kmax and (v < kept[kmax - 1] or (v == kept[kmax - 1] and not last)):
+                continue
+            p = filled if filled < kmax else kmax - 1
+            while p > 0 and (kept[p - 1] < v or (kept[p - 1] == v and last)):
+                kept[p] = kept[p - 1]
+                out[i, p] = out[i, p - 1]
+                p -= 1
+            kept[p] = v
+            out[i, p] = j
+            if filled < kmax:
+                filled += 1
+
+
+@functools.cache
+def _compiled() -> dict[str, Any]:
+    """The passes compiled by numba at their first use."""
+    import numba
+
+    return {"top": numba.njit(cache=True, nogil=True)(_top_py)}
 
 
 def _ordered(scores: np.ndarray, cols: np.ndarray, ties: str) -> tuple[np.ndarray, ...]:

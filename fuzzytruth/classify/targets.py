@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import is_identity
 from fuzzytruth._resampling import block_rows
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.protocol import TruthKind
@@ -115,6 +116,10 @@ class PreparedClassTruth:
 
     def support(self) -> np.ndarray:
         """``(n_nodes,)`` bool: nodes that can carry some item's truth."""
+        return self._support
+
+    @cached_property
+    def _support(self) -> np.ndarray:
         if self.sets is not None:
             return self.sets.any(axis=0)
         if self.law is not None:
@@ -132,8 +137,9 @@ class PreparedClassTruth:
         if isinstance(self._source, Membership):
             membership = self._source.subset(self._source.items[self._rows])
             return sample_labels(membership, len(worlds), rng=seed, worlds=worlds)
-        drawn = self._source.sample_labels(worlds, seed=seed)[:, self._rows]
-        return self._from_taxonomy(drawn)
+        # a fitted truth's nodes are its classes: its draws need no translation
+        drawn = self._source.sample_labels(worlds, seed=seed, encoding="class")
+        return drawn if self._all_rows else drawn[:, self._rows]
 
     def top1(self, worlds: np.ndarray, seed: int, memory_budget: float) -> np.ndarray | None:
         """``(len(worlds), n_items)`` each world's most plausible node (``target="top1"``), or
@@ -142,7 +148,8 @@ class PreparedClassTruth:
             return None
         sampler = getattr(self._source, "sample_top1", None)
         if sampler is not None:
-            return self._from_taxonomy(sampler(worlds, seed=seed)[:, self._rows])
+            drawn = sampler(worlds, seed=seed)
+            return self._from_taxonomy(drawn if self._all_rows else drawn[:, self._rows])
         out = np.empty((len(worlds), self.n_items), dtype=np.int32)
         for start, block in self.plausibility_blocks(worlds, seed, memory_budget):
             out[start : start + len(block)] = block.argmax(axis=2)
@@ -164,6 +171,11 @@ class PreparedClassTruth:
                 worlds[start : start + step], seed=seed, memory_budget=memory_budget
             )
             yield start, block[:, self._rows]
+
+    @cached_property
+    def _all_rows(self) -> bool:
+        """Whether the evaluated items are all the source's items, in its order."""
+        return is_identity(self._rows, len(self._source.items))
 
     def _from_taxonomy(self, drawn: np.ndarray) -> np.ndarray:
         """Taxonomy node indices -> positions in :attr:`nodes`."""
@@ -191,7 +203,7 @@ class ClassTruth:
 
     def answerable(self, items: Sequence[str]) -> np.ndarray:
         """``(len(items),)`` bool: which items the truth knows."""
-        return self.items.get_indexer(list(items)) >= 0
+        return self.items.get_indexer(pd.Index(items)) >= 0
 
     def missing_message(self, missing: Sequence[str]) -> str:
         """What to say about items of the predictions the truth does not know."""
@@ -218,18 +230,25 @@ class ClassTruth:
                     "from_probabilities(close=True)"
                 )
             tax = source.taxonomy
-            direct = np.ascontiguousarray(source.direct[rows])
+            direct = _rows_of(source.direct, rows)
             return PreparedClassTruth(
                 TruthKind.CATEGORICAL, tuple(str(n) for n in tax.nodes), tax, direct, direct,
                 None, self.model, source, rows,
             )
-        posterior = np.ascontiguousarray(source.posterior[rows])
+        posterior = _rows_of(source.posterior, rows)
         independent = _independent_items(source)
         point = posterior if _point_posterior(source) else None
         return PreparedClassTruth(
             TruthKind.CATEGORICAL, tuple(str(c) for c in source.classes), source.taxonomy,
             posterior if independent else None, point, None, self.model, source, rows,
         )
+
+
+def _rows_of(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``array[rows]``, C-contiguous, without a copy when ``rows`` are all of them in order."""
+    if is_identity(rows, len(array)):
+        return np.ascontiguousarray(array)
+    return np.ascontiguousarray(array[rows])
 
 
 def _independent_items(fit: Any) -> bool:

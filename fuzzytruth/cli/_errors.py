@@ -51,13 +51,26 @@ class Flags:
     def __init__(self) -> None:
         self._flags: dict[str, str] = {}
         self._choices: dict[str, tuple[str, ...]] = {}
+        self._switches: set[str] = set()
 
-    def add(self, param: str, flag: str, choices: Iterable[object] | None = None) -> None:
+    def add(self, param: str, flag: str, choices: Iterable[object] | None = None,
+            switch: bool = False) -> None:
         """Record that ``flag`` sets the library's parameter ``param``; with ``choices``, a
-        message listing values of ``param`` lists only those the flag accepts."""
+        message listing values of ``param`` lists only those the flag accepts; a ``switch``
+        takes no value (``complete=True`` is ``-c``, not ``-c True``).
+
+        Examples
+        --------
+        >>> flags = Flags()
+        >>> flags.add("complete", "--complete", switch=True)
+        >>> flags.translate("complete=True evaluates every item; complete=False skips them")
+        '--complete evaluates every item; without --complete skips them'
+        """
         self._flags[param] = flag
         if choices is not None:
             self._choices[param] = tuple(map(str, choices))
+        if switch:
+            self._switches.add(param)
 
     def items(self) -> list[tuple[str, str]]:
         """``(parameter, flag)`` pairs, in the order they were added."""
@@ -72,13 +85,20 @@ class Flags:
             name = re.escape(param)
             message = re.sub(
                 rf"(?<![\w.\-'`]){name}=({_VALUE}{_MORE})",
-                lambda m, p=param: f"{self._flags[p]} {self._values(p, m.group(1))}",
+                lambda m, p=param: self._setting(p, m.group(1)),
                 message,
             )
             message = re.sub(rf"(?<![\w.\-'`]){name}{_SUBJECT}", flag, message)
             message = message.replace(f"the {param} option", flag)
         return message
 
+
+    def _setting(self, param: str, text: str) -> str:
+        """``param=text`` as typed: the flag and its value, or a switch on or off."""
+        flag = self._flags[param]
+        if param in self._switches and text in ("True", "False"):
+            return flag if text == "True" else f"without {flag}"
+        return f"{flag} {self._values(param, text)}"
 
     def _values(self, param: str, text: str) -> str:
         """``'max', 'first' or 'last'`` -> ``max, first or last``: values as typed on a command

@@ -86,7 +86,8 @@ def library_option(
     if function is not None and "default" not in kwargs:
         kwargs["default"] = signature_default(function, param)
     action = target.add_argument(*names, **kwargs)
-    flags.add(param, max(names, key=len), choices=kwargs.get("choices"))
+    flags.add(param, max(names, key=len), choices=kwargs.get("choices"),
+              switch=kwargs.get("action") == "store_true")
     return action
 
 

@@ -74,6 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         parser, flags, "--prediction-classes", param="classes", type=Path, default=None,
         metavar="FILE", help="the classes of a .npy matrix's columns, one per line",
     )
+    library_option(
+        parser, flags, "--prediction-items", param="items", type=Path, default=None,
+        metavar="FILE", help="the item ids of a .npy matrix's rows, one per line (default: an "
+        ".npz's items array, else 0, 1, ...)",
+    )
     truth = parser.add_argument_group(
         "ground truth (one kind: --annotations with --taxonomy, --rankings, or --qrels)")
     add_taxonomy_options(truth, flags, help="taxonomy file (.json nested, .csv/.tsv edges); "
@@ -106,7 +111,8 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         default=None,
         help="classifier measure, repeatable: Acc, top1, top5, Acc(level=1)@3, "
         "Acc(target=top1), ReaL, CE, KL, JS, poJSD, TV, MD, Wasserstein, SoftAcc, SoftF1, "
-        f"Brier, ECE, EntropyCorr (default: {listing(DEFAULT_MEASURES)})",
+        "Brier, ECE, EntropyCorr, or as scikit-learn names them (acc, accuracy, log_loss, ce, "
+        f"brier, ece...) (default: {listing(DEFAULT_MEASURES)})",
     )
     table = presets()
     library_option(
@@ -164,7 +170,7 @@ def read_classifiers(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in args.predictions:
         predictions = read_predictions(path, layout=args.layout, classes=args.prediction_classes,
-                                       encoding=args.encoding)
+                                       items=args.prediction_items, encoding=args.encoding)
         if predictions.name in out:
             raise UserError(f"two classifiers are named {predictions.name!r} (--predictions); "
                             "rename a file")

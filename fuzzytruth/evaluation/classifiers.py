@@ -71,6 +71,12 @@ from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.classify.context import SystemView, Target
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.classify.targets import ClassTruth, PreparedClassTruth, class_truth
+from fuzzytruth.evaluation.label_spread import (
+    LabelSpread,
+    binned_sums,
+    label_sums,
+    spread_blocks,
+)
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import Measure, Preset
@@ -121,7 +127,11 @@ def evaluated_items(
     """The evaluated items: those of the predictions the truth knows (with ``complete`` every
     item of the truth), sorted; every classifier must score every one of them."""
     names = list(systems)
-    items = pd.Index(sorted(set().union(*(set(p.items) for p in systems.values()))))
+    first = systems[names[0]].items
+    if all(systems[n].items.equals(first) for n in names[1:]) and first.is_unique:
+        items = pd.Index(np.sort(np.asarray(first, dtype=object)))  # the usual case: one set
+    else:
+        items = pd.Index(sorted(set().union(*(set(p.items) for p in systems.values()))))
     for name in names:
         lost = items.difference(systems[name].items)
         if len(lost):
@@ -140,16 +150,18 @@ def evaluated_items(
             UserWarning, stacklevel=4,
         )
         items = items[ok]
-    if complete:
-        lost = truth.items.difference(items)
-        if len(lost):
-            raise ValueError(
-                f"complete=True evaluates every item of the truth, and {len(lost)} of them are "
-                f"missing from the predictions: {_show(sorted(lost))}"
-            )
+    lost = truth.items.difference(items)
+    if len(lost):
+        unpredicted = f"{len(lost)} item(s) of the truth missing from the predictions: " \
+            f"{_show(sorted(lost))}"
+        if complete:
+            raise ValueError(f"complete=True evaluates every item of the truth, and there are "
+                             f"{unpredicted}")
+        warnings.warn(f"{unpredicted}: not evaluated (complete=False)", UserWarning,
+                      stacklevel=4)
     if len(items) == 0:
         raise ValueError("no item left to evaluate: no item of the predictions is in the truth")
-    return sorted(items)
+    return list(items)
 
 
 @dataclass(frozen=True)
@@ -219,7 +231,13 @@ def evaluate_predictions(
     bound = class_truth(truth)
     items = evaluated_items(systems, bound, missing, complete)
     prepared = bound.prepare(items)
-    views = [SystemView(p.subset(items), prepared, memory_budget) for p in systems.values()]
+    depths: dict[str, int] = {}  # each tie rule's deepest top k: one ranking serves every k
+    for m in measures:
+        params = kernel_params(m)
+        if m.family.kernel is kernels.accuracy:
+            depths[params["ties"]] = max(depths.get(params["ties"], 0), params["k"])
+    views = [SystemView(p.subset(items), prepared, memory_budget, depths)
+             for p in systems.values()]
     plans = [_plan(m, prepared, method) for m in measures]
     crisp = prepared.kind is TruthKind.CRISP
     lacking = [n for n, p in zip(names, plans, strict=True) if p.method == "worlds"]
@@ -359,6 +377,20 @@ _EXPECTED = {kernels.accuracy: kernels.expected_accuracy,
 pass (the per-node sum of :func:`_exact` gives the same numbers, node by node)."""
 
 
+def _defined(values: np.ndarray, rule: Undefined, fill: float,
+             counted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` under ``rule`` as sums read them: the defined values of the counted items
+    (0 elsewhere) and the indicator of being defined and counted (float)."""
+    values = rule.apply(values, fill)
+    keep = ~np.isnan(values) & counted
+    return np.where(keep, values, 0.0), keep.astype(np.float64)
+
+
+_BINNED = {kernels.calibration_error: kernels.calibration_parts}
+"""Statistics of the whole collection summed from the labels' spread
+(:func:`~fuzzytruth.evaluation.label_spread.binned_sums`), and what each bins."""
+
+
 def _atoms(view: SystemView, kernel: Any, params: dict, law: np.ndarray) -> DistributionBatch:
     """The exact per-item law's atoms: the kernel at each node of positive mass."""
     positive = law > 0
@@ -463,6 +495,75 @@ class ClassWorlds:
         for start in range(0, n_worlds, step):  # rows are worlds: any statistic is per row
             rows = data[start : start + step]
             yield start, measure.family.kernel(view, Target("labels", labels=rows), **params)
+
+    def sums(self, keys: Iterable[tuple[int, int]], rule: Undefined,
+             fills: Mapping[int, float], counted: Mapping[int, np.ndarray],
+             ) -> dict[tuple[int, int], tuple[np.ndarray, ...]]:
+        """Sums of the values of measure ``m`` of classifier ``s`` for each ``(m, s)`` of
+        ``keys`` that can be summed from the worlds' labels without building every world's
+        values (:mod:`~fuzzytruth.evaluation.label_spread`): ``(world_total, world_count,
+        item_total, item_count)`` of the values under ``rule`` (NaN scored ``fills[m]`` or
+        left out), over the items ``counted[m]`` of each world and over the worlds of each
+        item. Per-item measures and ECE reading labels qualify, and a truth the same in every
+        world; the worlds are read once, in blocks sized from the memory budget."""
+        n_worlds = self.shape[2]
+        out: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+        spread_keys = []
+        for m, s in keys:
+            kind, data = self._sources[m]
+            if kind == "point":  # the same values in every world
+                total, count = _defined(data[s], rule, fills[m], counted[m])
+                out[m, s] = (np.full(n_worlds, total.sum()), np.full(n_worlds, count.sum()),
+                             n_worlds * total, n_worlds * count)
+            elif kind == "labels" and (self._measures[m].family.per_item or (
+                    self._measures[m].family.kernel in _BINNED and counted[m].all())):
+                spread_keys.append((m, s))
+        for labels in self._labels.values():  # "labels" and "top1": each read once
+            keys = [(m, s) for m, s in spread_keys if self._sources[m][1] is labels]
+            if keys:
+                out.update(self._spread_sums(keys, labels, rule, fills, counted))
+        return out
+
+    def _spread_sums(self, keys: list[tuple[int, int]], labels: np.ndarray, rule: Undefined,
+                     fills: Mapping[int, float], counted: Mapping[int, np.ndarray],
+                     ) -> dict[tuple[int, int], tuple[np.ndarray, ...]]:
+        """:meth:`sums` of the ``keys`` reading ``labels``, in one pass over its blocks."""
+        n_worlds, n_items = self.shape[2:]
+        sums = {key: [np.zeros(n_worlds), np.zeros(n_worlds), np.zeros(n_items),
+                      np.zeros(n_items)] for key in keys}
+        base = self._base_labels(labels)
+        for start, stop in spread_blocks(labels, base, self._budget):
+            spread = LabelSpread(labels[start:stop], base)
+            for m, s in keys:
+                measure, view = self._measures[m], self._views[s]
+                params = kernel_params(measure)
+                target = Target("labels", labels=spread.grid)
+                acc = sums[m, s]
+                if measure.family.per_item:
+                    table = measure.family.kernel(view, target, **params)
+                    total, count = _defined(table, rule, fills[m], counted[m])
+                    for j, part in enumerate((total, count)):
+                        world, item = label_sums(spread, part[0], spread.values(part))
+                        acc[j][start:stop] = world
+                        acc[j + 2] += item
+                    continue
+                correct, conf, bins = _BINNED[measure.family.kernel](view, target, **params)
+                correct = np.asarray(correct, dtype=np.float64)
+                world, item = binned_sums(spread, correct[0], spread.values(correct), conf,
+                                          bins, params["n_bins"])
+                acc[0][start:stop] = world
+                acc[1][start:stop] = n_items
+                acc[2] += item
+                acc[3] += spread.n_worlds
+        return {key: tuple(parts) for key, parts in sums.items()}
+
+    @staticmethod
+    def _base_labels(labels: np.ndarray) -> np.ndarray:
+        """Each item's base label: the one at least two of the first three worlds give (the
+        first world's when they all differ), the most probable one as a rule."""
+        if len(labels) < 3:
+            return labels[0]
+        return np.where(labels[1] == labels[2], labels[1], labels[0])
 
     def _values(self, m: int, s: int) -> np.ndarray:
         parts = [values for _, values in self.blocks(m, s)]

@@ -328,9 +328,14 @@ class Evaluation:
         by the preset (e.g. ``psb``'s small classes; under uncertain truth the expectation is
         over the worlds where the query enters them, NaN when it enters none)."""
         name = self._key(self.systems[0], measure)[1]
+        return self._query_means(name, {})
+
+    def _query_means(self, name: str, sums: Mapping[tuple[int, str], WorldSums]) -> np.ndarray:
+        """:meth:`query_means` of measure ``name``, reading world sums from ``sums`` where
+        given (:meth:`_world_sums`)."""
         fill = self._families[name].undefined_value
         rows = []
-        for system in self.systems:
+        for s, system in enumerate(self.systems):
             batch = self._batches[system, name]
             if isinstance(batch, DeferredBatch):
                 counts = self.undefined.counts and not np.isnan(fill)
@@ -339,19 +344,43 @@ class Evaluation:
             if batch is not None:
                 rows.append(self.batch(system, name).mean())
                 continue
-            total = np.zeros(len(self.queries))
-            count = np.zeros(len(self.queries), dtype=np.int64)
-            for start, samples in self._raw_world_blocks(name, self.systems.index(system)):
-                keep = np.ones(samples.shape, dtype=bool)
-                if self._world_counted is not None:
-                    keep &= self._world_counted[start : start + len(samples)]
-                samples = self.undefined.apply(samples, fill)
-                keep &= ~np.isnan(samples)  # what the rule leaves undefined stays out
-                total += np.where(keep, samples, 0.0).sum(axis=0)
-                count += keep.sum(axis=0)
-            rows.append(np.divide(total, count, out=np.full(len(count), np.nan),
-                                  where=count > 0))
+            summed = sums.get((s, name)) or self._world_sums([(s, name)])[s, name]
+            rows.append(summed.item_means())
         return np.where(self._counted[name][None, :], np.stack(rows), np.nan)
+
+    def _world_sums(self, keys: Sequence[tuple[int, str]]) -> dict[tuple[int, str], WorldSums]:
+        """One pass over the worlds for every ``(system index, measure)`` of ``keys``: each
+        one's values under the rules of :meth:`world_scores`, summed over the queries of each
+        world and over the worlds of each query. A classifier evaluation sums them from its
+        worlds' labels without building every world's values (``ClassWorlds.sums``); other
+        keys are summed block by block."""
+        out: dict[tuple[int, str], WorldSums] = {}
+        fast = getattr(self._worlds, "sums", None)
+        if fast is not None and self._world_counted is None and not self.truth.crisp:
+            plain = [(self.measures.index(n), s) for s, n in keys
+                     if self._families[n].aggregate != "geometric"]
+            fills = {m: self._families[self.measures[m]].undefined_value for m, _ in plain}
+            counted = {m: self._counted[self.measures[m]] for m, _ in plain}
+            for (m, s), parts in fast(plain, self.undefined, fills, counted).items():
+                name = self.measures[m]
+                out[s, name] = WorldSums.of_sums(*parts, self._families[name])
+        for s, name in keys:
+            if (s, name) in out:
+                continue
+            fam = self._families[name]
+            per_world, world_count, item_total, item_count = [], [], 0.0, 0
+            for _, block in self._world_blocks(name, s):
+                defined = ~np.isnan(block)
+                per_world.append(fam.combine(block, axis=1))
+                world_count.append(defined.sum(axis=1))
+                item_total = item_total + np.where(defined, block, 0.0).sum(axis=0)
+                item_count = item_count + defined.sum(axis=0)
+            if per_world:
+                world_count = np.concatenate(world_count)
+                out[s, name] = WorldSums(np.concatenate(per_world), int(world_count.sum()),
+                                         np.asarray(item_total, dtype=np.float64),
+                                         np.asarray(item_count))
+        return out
 
     def world_scores(self, measure: str | Measure) -> np.ndarray:
         """``(n_worlds, n_systems, n_queries)`` values of one measure in each shared world.
@@ -452,25 +481,22 @@ class Evaluation:
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
         rows = []
-        means_of = {m: self.query_means(m) for m in self.measures}
+        sums = self._world_sums([(s, m) for s in range(len(self.systems))
+                                 for m in self.measures])
+        means_of = {m: self._query_means(m, sums) for m in self.measures}
         for s, system in enumerate(self.systems):
             for measure in self.measures:
                 fam = self._families[measure]
                 counted = self._counted[measure]
-                # the per-world aggregates, one block of worlds at a time
-                per_world, defined, first = [], 0, None
-                for _, block in self._world_blocks(measure, s):
-                    per_world.append(fam.combine(block, axis=1))
-                    defined += int((~np.isnan(block)).sum())
-                    first = block[0] if first is None else first
-                n_worlds = sum(len(p) for p in per_world)
+                summed = sums.get((s, measure))
+                n_worlds = 0 if summed is None else len(summed.per_world)
                 means = means_of[measure][s]
                 row: dict[str, Any] = {"system": system, "measure": measure}
                 row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
                                strict=True))
                 row["estimand"] = self.estimand
                 if n_worlds <= 1:
-                    values = means if n_worlds == 0 else first
+                    values = means if n_worlds == 0 else summed.item_means()
                     exact_mean = not self.truth.crisp
                     if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
                         raise ValueError(
@@ -488,7 +514,7 @@ class Evaluation:
                         n_queries=int((~np.isnan(values)).sum()),
                     )
                 else:
-                    per_world = np.concatenate(per_world)
+                    per_world = summed.per_world
                     by_world = not self.undefined.counts or self._world_counted is not None
                     linear = fam.aggregate == "mean" and not by_world
                     value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
@@ -501,7 +527,7 @@ class Evaluation:
                         truth_low=float(np.nanquantile(per_world, alpha)),
                         truth_high=float(np.nanquantile(per_world, 1 - alpha)),
                         mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
-                        n_queries=defined / n_worlds if by_world else int(counted.sum()),
+                        n_queries=summed.defined / n_worlds if by_world else int(counted.sum()),
                     )
                 row["confidence_level"] = level
                 row["method"] = self._methods[system, measure]
@@ -518,6 +544,32 @@ class Evaluation:
         table = self.aggregate()
         pick = (table["system"] == system) & (table["measure"] == measure)
         return float(table.loc[pick, "value"].iloc[0])
+
+
+@dataclass(frozen=True, eq=False)
+class WorldSums:
+    """One system's values of one measure in every world, summed two ways: ``per_world`` its
+    aggregate in each world (the family's combination of the world's defined values),
+    ``defined`` the number of defined values in all, and ``item_total``, ``item_count`` each
+    query's sum and number of defined values over the worlds."""
+
+    per_world: np.ndarray
+    defined: int
+    item_total: np.ndarray
+    item_count: np.ndarray
+
+    @classmethod
+    def of_sums(cls, world_total: np.ndarray, world_count: np.ndarray, item_total: np.ndarray,
+                item_count: np.ndarray, family: MeasureFamily) -> WorldSums:
+        """From each world's sum and count of defined values (a mean or sum aggregate)."""
+        return cls(family.combine_sums(world_total, world_count), int(np.sum(world_count)),
+                   np.asarray(item_total, dtype=np.float64), np.asarray(item_count))
+
+    def item_means(self) -> np.ndarray:
+        """Each query's mean over the worlds where it is defined (NaN in none)."""
+        count = self.item_count
+        return np.divide(self.item_total, count, out=np.full(len(count), np.nan),
+                         where=count > 0)
 
 
 def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> DistributionBatch:

@@ -62,7 +62,7 @@ def read_predictions(
     cls: str = "class",
     score: str = "score",
     classes: Sequence[Hashable] | str | os.PathLike | None = None,
-    items: Sequence[Hashable] | None = None,
+    items: Sequence[Hashable] | str | os.PathLike | None = None,
     name: str | None = None,
     probabilities: bool | None = None,
     encoding: str = "utf-8",
@@ -83,8 +83,9 @@ def read_predictions(
     classes : sequence or path-like, optional
         The classes of a NumPy matrix's columns (or a text file, one per line); for a long
         table, the order (and the set) of the classes.
-    items : sequence, optional
-        The item ids of a NumPy matrix's rows (default ``0 .. n-1``).
+    items : sequence or path-like, optional
+        The item ids of a NumPy matrix's rows (or a text file, one per line; default: the
+        ``items`` array of an ``.npz``, else ``0 .. n-1``).
     name : str, optional
         The classifier's name (default: the file name without its suffixes).
     probabilities : bool, optional
@@ -110,6 +111,9 @@ def read_predictions(
             data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes) \
                 if fmt == "npy" else Path(where).read_bytes()
             return _read_numpy(where, data, fmt, classes, items, name, probabilities, encoding)
+        if items is not None:
+            raise ValueError(f"items applies to a NumPy matrix (.npy, .npz) only; a table "
+                             f"names its items in its {item!r} column")
         if fmt == "parquet":
             frame = _read_parquet(where, max_decompressed_bytes)
             lines = np.arange(len(frame)) + 1
@@ -191,6 +195,7 @@ def _wide(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
 
 
 def _class_list(classes: object, encoding: str) -> list[str] | None:
+    """Names given as a sequence, or as a text file with one per line (classes, item ids)."""
     if classes is None:
         return None
     if isinstance(classes, str | os.PathLike):
@@ -219,6 +224,8 @@ def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: objec
     import zipfile
 
     class_list = _class_list(classes, encoding)
+    if isinstance(items, str | os.PathLike):
+        items = _class_list(items, encoding)
     try:
         loaded = np.load(io.BytesIO(data), allow_pickle=False)
         if fmt == "npz":

@@ -47,6 +47,16 @@ spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.
 ``RBP`` without ``rel`` and trec_eval 10's ``rbp`` weight graded documents by their grade, so
 on graded qrels their values differ from the translation's.
 
+Classifier spellings (:data:`CLASSIFIER_ALIASES`), lower case as scikit-learn names its
+metrics and as the classifier papers write them: ``acc``, ``accuracy``, ``accuracy_score``
+(``Acc``), ``top_k_accuracy``/``top_k_accuracy_score`` (``Acc@2``, scikit-learn's default k;
+``top_k_accuracy@5`` is ``Acc@5``), ``ce``, ``log_loss``, ``cross_entropy`` (``CE``),
+``brier``, ``brier_score``, ``brier_score_loss`` (``Brier``), ``ece`` (``ECE``), ``kl``,
+``js``, ``jsd``, ``pojsd``, ``tv``, ``md``, ``wd``, ``wasserstein``, ``soft_acc``,
+``soft_f1``, ``entropy_correlation``, ``real``; ``top1`` ... ``top10`` and ``ReaL`` are the
+accuracy family's own aliases. Parameters and ``@k`` pass through: ``ce(level=1)`` is
+``CE(level=1)``.
+
 Groups (:func:`expand`, :data:`TREC_GROUPS`): ``official`` is trec_eval's default output (no
 ``-m``); ``all_trec`` trec_eval 9.0.8's ``-m all_trec`` (every measure it computes from a
 qrels); ``set``, ``qrels_jg``, ``all_prefs`` and ``prefs`` its other groups. With
@@ -81,6 +91,7 @@ from fuzzytruth.measures.registry import Measure, families, family, family_alias
 
 __all__ = [
     "AVGJG",
+    "CLASSIFIER_ALIASES",
     "TREC_GROUPS",
     "TREC_OFFICIAL",
     "alias_table",
@@ -326,6 +337,38 @@ _IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Reca
                "SetRelP": "RelativeP", "IPrec": "iP"}
 
 
+CLASSIFIER_ALIASES = {
+    **dict.fromkeys(("acc", "accuracy", "accuracy_score", "real"), "Acc"),
+    **dict.fromkeys(("top_k_accuracy", "top_k_accuracy_score"), "Acc@2"),
+    **dict.fromkeys(("ce", "log_loss", "logloss", "cross_entropy"), "CE"),
+    **dict.fromkeys(("brier", "brier_score", "brier_score_loss"), "Brier"),
+    **dict.fromkeys(("js", "jsd"), "JS"),
+    **dict.fromkeys(("wd", "wasserstein"), "Wasserstein"),
+    **dict.fromkeys(("soft_acc", "softacc", "soft_accuracy"), "SoftAcc"),
+    **dict.fromkeys(("soft_f1", "softf1"), "SoftF1"),
+    **dict.fromkeys(("entropy_correlation", "entropycorr"), "EntropyCorr"),
+    "ece": "ECE", "kl": "KL", "pojsd": "poJSD", "tv": "TV", "md": "MD",
+}
+"""Spellings of the classifier measures that scikit-learn users and the papers write (issue
+21's own example says ``-m ce``), each with the canonical measure it stands for."""
+
+
+def _classifier(text: str) -> Measure | None:
+    """A spelling of :data:`CLASSIFIER_ALIASES`, its parameters and ``@k`` kept, or None."""
+    m = _MEASURE_RE.match(text)
+    if m is None or m.group(1) not in CLASSIFIER_ALIASES:  # as written: ir_measures has an
+        return None  # "Accuracy" of its own
+    name, inner, at_text = m.groups()
+    base = parse_measure(CLASSIFIER_ALIASES[name])
+    params: dict[str, Any] = base.params
+    for item in _split_top_level(inner or ""):
+        key, _, value = item.partition("=")
+        params[key.strip()] = value.strip().strip("'\"")
+    if at_text is not None:
+        params[base.family.at] = at_text.strip()
+    return Measure(base.family.name, **params)
+
+
 def _number(text: str) -> float:
     value = float(text)
     return int(value) if value.is_integer() else value
@@ -435,6 +478,7 @@ def _ir_measures(text: str) -> Measure | None:
 
 def _known_spellings() -> list[str]:
     names = set(families()) | set(_TREC_PLAIN) | set(_IR_ALIASES) | set(TREC_GROUPS)
+    names |= set(CLASSIFIER_ALIASES)
     names |= {n for group in TREC_GROUPS.values() for n in group} | set(_TREC_CUT)
     return sorted(names)
 
@@ -462,6 +506,8 @@ def from_alias(text: str, error: ValueError) -> Measure:
             raise ValueError(f"{text!r} names {len(measures)} measures; use expand({text!r})")
         return measures[0]
     measure = _ir_measures(text)
+    if measure is None:
+        measure = _classifier(text)
     if measure is not None:
         return measure
     m = _MEASURE_RE.match(text)
@@ -531,8 +577,8 @@ def canonical(name: str) -> str:
 
 def alias_table() -> list[tuple[str, str, str]]:
     """``(spelling, source, canonical)`` for every trec_eval name of its groups and every other
-    trec_eval name with a family here, and the ir_measures spellings that differ from the
-    canonical ones.
+    trec_eval name with a family here, the ir_measures spellings that differ from the
+    canonical ones, and the classifier spellings (:data:`CLASSIFIER_ALIASES`).
 
     Examples
     --------
@@ -546,4 +592,5 @@ def alias_table() -> list[tuple[str, str, str]]:
                 "NumRelRet", "nDCG(dcg='exp-log2')@10", "MAP", "MRR", "NDCG@10", "Precision@5",
                 "Recall@100", "RPrec", "BPref"]
     rows += [(n, "ir_measures", canonical(n)) for n in examples]
+    rows += [(n, "classifiers", canonical(n)) for n in CLASSIFIER_ALIASES]
     return rows

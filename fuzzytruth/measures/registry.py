@@ -207,10 +207,23 @@ class MeasureFamily:
         if self.aggregate == "geometric":
             values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
         total = np.where(defined, values, 0.0).sum(axis=axis)
+        mean = self.combine_sums(total, count)
+        return np.exp(mean) if self.aggregate == "geometric" else mean
+
+    def combine_sums(self, total: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """:meth:`combine` from the sums ``total`` of defined values and their ``count``
+        (of the logs for a geometric mean, whose ``exp`` is left to the caller): NaN where
+        ``count`` is 0.
+
+        Examples
+        --------
+        >>> family("AP").combine_sums(np.array([1.5, 0.0]), np.array([2, 0])).tolist()
+        [0.75, nan]
+        """
+        total, count = np.asarray(total, dtype=np.float64), np.asarray(count)
         if self.aggregate == "sum":
             return np.where(count > 0, total, np.nan)
-        mean = np.divide(total, count, out=np.full(np.shape(total), np.nan), where=count > 0)
-        return np.exp(mean) if self.aggregate == "geometric" else mean
+        return np.divide(total, count, out=np.full(np.shape(total), np.nan), where=count > 0)
 
     def param(self, name: str) -> Param:
         """Return the :class:`Param` called ``name``."""

@@ -38,6 +38,7 @@ plain arrays, for the oracles and for users.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ __all__ = [
     "average_overlap",
     "brier",
     "calibration_error",
+    "calibration_parts",
     "cross_entropy",
     "entropy_correlation",
     "expected_accuracy",
@@ -69,6 +71,9 @@ __all__ = [
 ]
 
 BRIER_HALF = ("auto", "yes", "no")
+SHALLOW = 16
+"""Up to this k, accuracy on labels compares each label with the groups its item's top k meet;
+deeper, it reads a table of every group's best rank."""
 LN2 = np.log(2.0)
 
 
@@ -167,6 +172,11 @@ def accuracy(view: Any, truth: Any, *, k: int, ties: str, level: int | None,
         table, group = view.hard_credit(k, ties, level)
         hits = table[_rows(table.shape[0]), group[truth.labels]] if truth.kind == "labels" \
             else table[:, group]
+    elif truth.kind == "labels" and k <= SHALLOW:  # the label's group among those the top k meet
+        wanted = view.map(level).hard_group[truth.labels][..., None]
+        hits = np.zeros(truth.labels.shape, dtype=bool)
+        for groups in view.top_k_groups(k, ties, level):
+            hits |= (groups[None] == wanted).any(axis=-1)
     else:  # one best-rank table serves every k
         best, group = view.best_rank(k, ties, level)
         hits = best[_rows(best.shape[0]), group[truth.labels]] < k if truth.kind == "labels" \
@@ -181,9 +191,9 @@ def expected_accuracy(view: Any, law: np.ndarray, *, k: int, ties: str, level: i
     """``(n_items,)`` the mean of :func:`accuracy` over one label per item drawn from ``law``
     (``(n_items, n_nodes)``): the law's mass on the nodes whose group the top k meet, read
     where the top k are, not over every node (strict rules and ``"all"``)."""
-    best, group = view.best_rank(k, ties, level)
-    rows, hit = np.nonzero(best < k)  # the (item, group) pairs the top k meet: few per item
-    n_groups = best.shape[1]
+    group = view.map(level).hard_group
+    rows, hit = view.hits(k, ties, level)  # the (item, group) pairs the top k meet
+    n_groups = len(view.map(level).hard_members)
     if len(group) == n_groups and (group == np.arange(n_groups)).all():
         mass = law[rows, hit]
     else:  # the law per hard group, summed over the nodes that count for it
@@ -195,14 +205,13 @@ def expected_accuracy(view: Any, law: np.ndarray, *, k: int, ties: str, level: i
 
 
 def expected_cross_entropy(view: Any, law: np.ndarray, *, eps: Any, level: int | None,
-                           memory_budget: float, **_: Any) -> np.ndarray:
+                           **_: Any) -> np.ndarray:
     """``(n_items,)`` the mean of :func:`cross_entropy` (and of :func:`kl_divergence`, equal
     under labels) over one label per item drawn from ``law``: −Σ_t p_t log clip(q_col(t)),
-    in blocks of items sized from ``memory_budget``."""
-    from fuzzytruth._resampling import block_rows
-
+    in one compiled pass (no temporary)."""
     q, column = view.soft(level, "CE")
-    support = np.flatnonzero((law > 0).any(axis=0))
+    support = np.flatnonzero(view.truth.support() if law is view.truth.law
+                             else (law > 0).any(axis=0))
     lost = support[column[support] < 0]
     if lost.size:
         raise ValueError(
@@ -210,14 +219,31 @@ def expected_cross_entropy(view: Any, law: np.ndarray, *, eps: Any, level: int |
             f"which the predictions {view.name!r} have no class at level={level!r} (set level= "
             "to a depth where every true node meets a class)"
         )
-    cols = column[support]
+    eps = np.finfo(q.dtype).eps if eps is None else float(eps)
+    low, high = q.dtype.type(eps), q.dtype.type(1.0 - eps)  # as _clip bounds q in its dtype
     out = np.empty(law.shape[0])
-    step = block_rows(len(support), memory_budget, bytes_per_unit=24.0)
-    for start in range(0, law.shape[0], step):
-        stop = start + step
-        logq = np.log(_clip(q[start:stop][:, cols], eps).astype(np.float64))
-        out[start:stop] = -np.einsum("it,it->i", law[start:stop][:, support], logq)
+    _compiled()["expected_log"](q, law, support, column[support], low, high, out)
     return out
+
+
+def _expected_log_py(q, law, support, cols, low, high, out):  # pragma: no cover - compiled
+    # −Σ_t law[i, t] log clip(q[i, col(t)]): the log of the clipped value in float64, as
+    # cross_entropy takes it, without a float64 copy of the predictions
+    for i in range(law.shape[0]):
+        total = 0.0
+        for j in range(len(support)):
+            p = law[i, support[j]]
+            if p != 0.0:
+                total += p * np.log(np.float64(min(max(q[i, cols[j]], low), high)))
+        out[i] = -total
+
+
+@functools.cache
+def _compiled() -> dict[str, Any]:
+    """The passes compiled by numba at their first use."""
+    import numba
+
+    return {"expected_log": numba.njit(cache=True, nogil=True)(_expected_log_py)}
 
 
 # ---------------------------------------------------------------------------- soft
@@ -351,6 +377,29 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
     over all items of (correct − confidence) 1[item in b]; item value sign(S_b(i)) (correct −
     confidence), whose mean is ECE.
     """
+    correct, conf, bins = calibration_parts(view, truth, n_bins=n_bins, ties=ties, level=level)
+    if truth.kind == "labels":
+        # per (world, bin): the count of correct items (exact in float32 below 2**24 items)
+        # minus the bin's total confidence, the same in every world
+        onehot = np.zeros((view.n_items, n_bins), dtype=np.float32)
+        onehot[np.arange(view.n_items), bins] = 1.0
+        sums = correct.astype(np.float32) @ onehot - np.bincount(bins, weights=conf,
+                                                                 minlength=n_bins)
+        return np.sign(sums)[:, bins] * (correct - conf[None, :])
+    residual = correct - conf[None, :]
+    n_rows = residual.shape[0]
+    flat = (np.arange(n_rows)[:, None] * n_bins + bins[None, :]).ravel()
+    sums = np.bincount(flat, weights=residual.ravel(), minlength=n_rows * n_bins)
+    sign = np.sign(sums.reshape(n_rows, n_bins))
+    return sign[:, bins] * residual
+
+
+def calibration_parts(view: Any, truth: Any, *, n_bins: int, ties: str, level: int | None,
+                      **_: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`calibration_error` bins: ``(correct, confidence, bins)``, the correctness of
+    each item's top class in each row (``(n_rows, n_items)``: a count of the hard groups it
+    meets under labels, the target mass on them under vectors), its confidence and its bin
+    (``(n_items,)``)."""
     view.predictions.require_probabilities("ECE")
     top, slots = view.top_groups(ties, level)
     conf = view.scores[np.arange(view.n_items), top].astype(np.float64)
@@ -361,33 +410,21 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
         correct = slots[0][None, :] == label_group
         for groups in slots[1:]:  # the other hard groups the top class counts for
             correct = correct.astype(np.float32) + (groups[None, :] == label_group)
-        # per (world, bin): the count of correct items (exact in float32 below 2**24 items)
-        # minus the bin's total confidence, the same in every world
-        onehot = np.zeros((view.n_items, n_bins), dtype=np.float32)
-        onehot[np.arange(view.n_items), bins] = 1.0
-        sums = correct.astype(np.float32) @ onehot - np.bincount(bins, weights=conf,
-                                                                 minlength=n_bins)
-        return np.sign(sums)[:, bins] * (correct - conf[None, :])
-    else:  # the target mass on the nodes the top class counts for
-        vectors = truth.vectors
-        n_groups = len(view.map(level).hard_members)
-        if n_groups == vectors.shape[-1] and (group == np.arange(n_groups)).all():
-            by_group = vectors
-        else:
-            by_group = np.zeros((*vectors.shape[:-1], n_groups))
-            for t, g in enumerate(group):
-                by_group[..., g] += vectors[..., t]
-        correct = np.zeros(vectors.shape[:-1])
-        items = np.arange(view.n_items)
-        for groups in slots:
-            ok = groups >= 0
-            correct[:, ok] += by_group[:, items[ok], groups[ok]]
-    residual = correct - conf[None, :]
-    n_rows = residual.shape[0]
-    flat = (np.arange(n_rows)[:, None] * n_bins + bins[None, :]).ravel()
-    sums = np.bincount(flat, weights=residual.ravel(), minlength=n_rows * n_bins)
-    sign = np.sign(sums.reshape(n_rows, n_bins))
-    return sign[:, bins] * residual
+        return correct, conf, bins
+    vectors = truth.vectors  # the target mass on the nodes the top class counts for
+    n_groups = len(view.map(level).hard_members)
+    if n_groups == vectors.shape[-1] and (group == np.arange(n_groups)).all():
+        by_group = vectors
+    else:
+        by_group = np.zeros((*vectors.shape[:-1], n_groups))
+        for t, g in enumerate(group):
+            by_group[..., g] += vectors[..., t]
+    correct = np.zeros(vectors.shape[:-1])
+    items = np.arange(view.n_items)
+    for groups in slots:
+        ok = groups >= 0
+        correct[:, ok] += by_group[:, items[ok], groups[ok]]
+    return correct, conf, bins
 
 
 def entropy_correlation(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray:

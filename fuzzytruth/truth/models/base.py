@@ -77,6 +77,7 @@ import pandas as pd
 from fuzzytruth._order import name_order
 from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._validation import check_choice
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -300,9 +301,11 @@ class FittedTruth:
         *,
         seed: int | np.random.Generator | None,
         memory_budget: float = MEMORY_BUDGET,
+        encoding: str = "node",
     ) -> np.ndarray:
         """One class per item per world: ``(n_worlds, n_items)`` node indices into
-        ``taxonomy.nodes`` (the encoding of the annotator worlds).
+        ``taxonomy.nodes`` (the encoding of the annotator worlds), or positions in
+        :attr:`classes` with ``encoding="class"``.
 
         Item ``i``'s label in world ``w`` is the inverse-CDF draw, on the keyed uniform of
         (``i``'s id, ``w``), from that world's plausibility row
@@ -316,12 +319,15 @@ class FittedTruth:
         direct = self._point_posterior or self._labels_from_mean
         per_world = 16.0 * len(self.items) if direct else self._bytes_per_world()
         step = block_rows(1, memory_budget, bytes_per_unit=per_world)
-        columns = self.taxonomy.indices(self.classes)
+        check_choice("encoding", encoding, ("node", "class"))
+        columns = (self.taxonomy.indices(self.classes) if encoding == "node"
+                   else np.arange(len(self.classes)))
         dtype = np.int16 if len(self.taxonomy) < 2**15 else np.int32
         out = np.empty((len(worlds), len(self.items)), dtype=dtype)
         for start in range(0, len(worlds), step):
             block = worlds[start : start + step]
-            out[start : start + len(block)] = columns[self._label_block(key, block)]
+            out[start : start + len(block)] = self._label_block(key, block,
+                                                                columns.astype(dtype))
         return out
 
     # ------------------------------------------------------------------ model hooks
@@ -333,33 +339,23 @@ class FittedTruth:
         """``(n_worlds, n_items, n_classes)`` plausibilities; a point posterior by default."""
         return np.broadcast_to(self.posterior, (len(worlds), *self.posterior.shape))
 
-    def _label_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        """``(n_worlds, n_items)`` class positions, drawn from the block's plausibilities with
-        the classes walked in name order (as the annotator worlds walk the nodes,
-        :func:`~fuzzytruth._order.name_order`: the same seed, the same labels,
-        whatever the taxonomy's order)."""
+    def _label_block(self, seed: int, worlds: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``(n_worlds, n_items)`` ``values`` of the classes drawn (one per class position),
+        from the block's plausibilities with the classes walked in name order (as the
+        annotator worlds walk the nodes, :func:`~fuzzytruth._order.name_order`: the same
+        seed, the same labels, whatever the taxonomy's order)."""
         order = self._name_order
         if self._point_posterior or self._labels_from_mean:
-            draws = categorical_draws(seed, LABEL_STREAM, self.item_keys, self._cumulative, worlds)
-            return order[draws.T]  # categorical_draws is (n_items, n_worlds)
+            return categorical_draws(seed, LABEL_STREAM, self.item_keys, self.posterior, worlds,
+                                     order=order, values=values[order]).T
         u = uniforms(seed, LABEL_STREAM, self.item_keys, worlds)
-        return order[categorical_pick(u, self._plausibility_block(seed, worlds)[..., order])]
+        drawn = categorical_pick(u, self._plausibility_block(seed, worlds)[..., order])
+        return values[order[drawn]]
 
     @cached_property
     def _name_order(self) -> np.ndarray:
         """Class positions sorted by class name."""
         return name_order(self.classes)
-
-    @cached_property
-    def _cumulative(self) -> np.ndarray:
-        """Cumulative posterior per item over the classes in name order, +inf from its last
-        positive class on: compiled inverse-CDF draws on it equal :func:`categorical_pick` on
-        the posterior's columns in that order."""
-        posterior = self.posterior[:, self._name_order]
-        cum = np.cumsum(posterior, axis=1)
-        last = posterior.shape[1] - 1 - np.argmax(posterior[:, ::-1] > 0, axis=1)
-        cum[np.arange(cum.shape[1])[None, :] >= last[:, None]] = np.inf
-        return cum
 
     def __repr__(self) -> str:
         state = "converged" if self.convergence.converged else "NOT converged"
