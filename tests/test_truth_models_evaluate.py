@@ -235,6 +235,33 @@ def test_outputs_name_the_model_beside_the_estimand(collection):
     assert crisp.estimand == "queries" and crisp.conventions["truth_model"] is None
 
 
+def test_pr_bands_name_the_estimand_as_evaluate_does(collection):
+    """The bands' estimand column is evaluate()'s, with the truth model of a fit, for the
+    truths the bands take; the values are the P@k and R@k of evaluate() at each cutoff."""
+    data, runs = collection
+    rankings = _small_rankings()
+    items = [str(i) for i in rankings.items]
+    rng = np.random.default_rng(2)
+    ranked_runs = {"x": Run(np.repeat(items[:6], len(items)), np.tile(items, 6),
+                            rng.random(6 * len(items)), name="x")}
+    truths = [(runs, data.membership), (runs, DawidSkene(uncertainty="posterior").fit(
+        data.annotations)), (runs, Shares().fit(data.annotations)),
+        (ranked_runs, IRN().fit(rankings)), (ranked_runs, PrIRN().fit(rankings))]
+    for system_runs, truth in truths:
+        bands = ft.precision_recall_bands(system_runs, truth)
+        ev = ft.evaluate(system_runs, truth, ["P@3"], n_worlds=0)
+        assert set(bands["estimand"]) == {ev.estimand}, ev.estimand
+        at3 = bands[(bands["cutoff"] == 3) & (bands["measure"] == "precision")]
+        means = ev.query_means("P@3")
+        for s, system in enumerate(ev.systems):
+            rows = at3[at3["system"] == system].set_index("query_id")["mean"]
+            np.testing.assert_allclose(rows.loc[list(ev.queries)], means[s], atol=1e-12)
+    assert {ft.evaluate(r, t, ["P@3"], n_worlds=0).estimand for r, t in truths} == {
+        "collection", "collection (truth model: dawid-skene)",
+        "collection (truth model: shares)", "collection (truth model: irn)",
+        "collection (truth model: prirn)"}
+
+
 def test_a_truth_model_s_input_is_not_a_truth():
     data = image_collection()
     with pytest.raises(ValueError, match=r"got Annotations .*: fit a truth model on it first"):
