@@ -248,6 +248,26 @@ def test_non_convergence_warns_with_iterations_and_change():
     assert np.isfinite(fit.convergence.last_change)
 
 
+def test_refits_warn_once_with_the_largest_last_change():
+    """The population bootstrap's refits: one warning for all the fits that stopped at their
+    limit, with how many and the largest last change (the single fit's warning gives its own);
+    a fit that converges is not counted."""
+    from fuzzytruth.truth.models.choice import Refitter
+
+    ann = image_collection().annotations
+    half = Annotations(ann.to_frame().iloc[: len(ann.to_frame()) // 2], ann.taxonomy)
+    refit = Refitter(DawidSkene(max_iter=2))
+    changes = [refit.truth(data).convergence.last_change for data in (ann, half)]
+    assert Refitter("shares").warn_and_name(3) == "shares"
+    with pytest.warns(NonConvergenceWarning) as caught:
+        assert refit.warn_and_name(3) == "dawid-skene"
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        "dawid-skene did not converge (max_iter=2) on 2 of 3 label sets (the observed labels "
+        "and each replicate's): the largest last change of an item's posterior was "
+        f"{max(changes):.3g} > tol=1e-06; raise max_iter or tol")
+
+
 def test_degenerate_inputs():
     tax = Taxonomy.flat(["a", "b"])
     single = pd.DataFrame({"item_id": [1, 2, 3], "annotator_id": ["x", "x", "y"],
