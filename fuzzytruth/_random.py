@@ -974,16 +974,16 @@ _ATTEMPTS = 32
 _TINY = 2.0**-54  # below it exp(-x) >= 1 - x exceeds every uniform (at most 1 - 2**-54)
 
 
-def _gamma_below_py(a, bound, power, state):  # pragma: no cover - compiled
+def _gamma_below_py(a, bound, upper, state):  # pragma: no cover - compiled
     """One Gamma(a) variate conditioned below ``bound`` (> 0) from a unit's state.
 
     ``a < 1``: Ahrens & Dieter's GS with ``b = 1 + a/e``: ``p = b U``; ``p <= 1`` proposes
     ``x = p**(1/a)``, accepted with probability ``exp(-x)``; else ``x = -log((b - p)/a)``,
     accepted with probability ``x**(a-1)``. As ``x`` increases with ``p``, the proposal is cut
-    at the bound by drawing ``p`` below ``power = bound**a`` (bound <= 1) or below
-    ``b - a exp(-bound)``. ``a >= 1``: Marsaglia–Tsang draws until one falls below the bound,
-    attempt ``t`` on the state offset by ``t`` times a second constant; NaN after
-    ``_ATTEMPTS`` rejections (the caller inverts the CDF).
+    at the bound by drawing ``p`` below ``upper`` (:func:`_gs_upper`). ``a >= 1``:
+    Marsaglia–Tsang draws until one falls below the bound, attempt ``t`` on the state offset by
+    ``t`` times a second constant; NaN after ``_ATTEMPTS`` rejections (the caller inverts the
+    CDF).
     """
     if a >= 1.0:
         for attempt in range(_ATTEMPTS):
@@ -991,8 +991,6 @@ def _gamma_below_py(a, bound, power, state):  # pragma: no cover - compiled
             if g < bound:
                 return g
         return np.nan
-    b = 1.0 + a * 0.36787944117144233  # 1 + a/e
-    upper = power if bound <= 1.0 else b - a * math.exp(-bound)
     k = 0
     while True:
         p = upper * _uniform(state, k)
@@ -1008,13 +1006,21 @@ def _gamma_below_py(a, bound, power, state):  # pragma: no cover - compiled
             if u <= 1.0 - x or u <= math.exp(-x):
                 return x
         else:
-            x = -math.log((b - p) / a)
+            x = -math.log((1.0 + a * 0.36787944117144233 - p) / a)
             if x >= bound:
                 continue
             u = _uniform(state, k)
             k += 1
             if u <= math.exp((a - 1.0) * math.log(x)):
                 return x
+
+
+def _gs_upper_py(a, bound):  # pragma: no cover - compiled
+    """Where GS's ``p`` is cut for draws below ``bound``: ``bound**a`` (bound <= 1) or
+    ``b - a exp(-bound)`` with ``b = 1 + a/e``."""
+    if bound <= 1.0:
+        return math.exp(a * math.log(bound))
+    return 1.0 + a * 0.36787944117144233 - a * math.exp(-bound)
 
 
 def _gammas_below_py(base, shape, bound, skip, worlds, out, normalise):  # pragma: no cover
@@ -1026,16 +1032,16 @@ def _gammas_below_py(base, shape, bound, skip, worlds, out, normalise):  # pragm
         offset = (np.uint64(worlds[w]) + np.uint64(1)) * _GOLDEN
         for r in range(n_rows):
             limit = bound[w, r]
-            last_a, power, total, row_missed = -1.0, 0.0, 0.0, False
+            last_a, upper, total, row_missed = -1.0, 0.0, 0.0, False
             for c in range(n_cols):
                 a = shape[r, c]
                 if a > 0.0 and c != skip[w, r]:
                     if limit <= 0.0:
                         g = 0.0
                     else:
-                        if a != last_a:  # bound**a, reused while the shape stays
-                            last_a, power = a, math.exp(a * math.log(limit))
-                        g = _gamma_below(a, limit, power, _mix_one(base[r, c] + offset))
+                        if a != last_a:  # the cut, reused while the shape stays
+                            last_a, upper = a, _gs_upper(a, limit)
+                        g = _gamma_below(a, limit, upper, _mix_one(base[r, c] + offset))
                     out[w, r, c] = g
                     if np.isnan(g):
                         row_missed = True
@@ -1057,6 +1063,7 @@ _base: Any = _base_py
 _uniform: Any = _uniform_py
 _gamma: Any = _gamma_py
 _gamma_below: Any = _gamma_below_py
+_gs_upper: Any = _gs_upper_py
 
 
 @functools.cache
@@ -1066,7 +1073,7 @@ def _kernels() -> dict[str, Any]:
     that every pass calls the same compiled functions."""
     import numba
 
-    global _mix53, _mix_one, _draw53, _base, _uniform, _gamma, _gamma_below
+    global _mix53, _mix_one, _draw53, _base, _uniform, _gamma, _gamma_below, _gs_upper
     jit = numba.njit(cache=True, nogil=True)
     _mix_one = jit(_mix_one_py)
     _mix53 = jit(_mix53_py)
@@ -1075,6 +1082,7 @@ def _kernels() -> dict[str, Any]:
     _uniform = jit(_uniform_py)
     _gamma = jit(_gamma_py)
     _gamma_below = jit(_gamma_below_py)
+    _gs_upper = jit(_gs_upper_py)
     return {
         "bernoulli_sums": jit(_bernoulli_sums_py),
         "bernoulli_pick": jit(_bernoulli_pick_py),
