@@ -8,31 +8,40 @@ and ``OneCoinDawidSkene``, and the largest posterior difference is printed. PrIR
 dermatology rankings (1,947 cases x 419 conditions): 1,000 worlds of crisp labels, of top-1
 labels per plausibility sample, and of full plausibility vectors, read block by block
 (``plausibility_blocks``, blocks sized from the memory budget: what a consumer of every world's
-vectors reads; timed on ``N_WORLDS_BLOCKS`` worlds and scaled, the peak is one block) and kept
+vectors reads; timed on ``N_WORLDS_BLOCKS`` worlds and scaled) and kept
 whole (``sample_plausibilities``: the array itself is 6.5 GB for 1,000 worlds, so timed on 20
 and scaled); bar <= 2 s; peer: plain numpy, every Gamma component drawn with
 ``Generator.standard_gamma`` and the argmax taken (what the dense Dirichlet of the reference
 JAX code computes). CPU time (``time.process_time``), wall time and peak traced memory are
 printed with the load average; on a shared machine expect noise of tens of percent.
 
-Measured (2 cores shared with other jobs; per 1,000 worlds, CPU seconds):
+Measured at load 7.6-8.3 (2 cores shared with other jobs): Dawid–Skene to convergence, 318
+iterations, 5.6-5.9 s CPU, 325 MB peak resident (319 MB of it the loaded data); 20 iterations
+0.39 s against crowd-kit's 7.90 s (20x), one-coin 0.40 s against 11.49 s (28x), posteriors
+equal to 1e-10.
 
-=========================  =================  =================  ============
-PrIRN, dermatology         before (f26c0f9)    after              numpy peer
-=========================  =================  =================  ============
-crisp labels               0.09 (35 MB)       0.09 (35 MB)
-top-1 per sample           1.55 (126 MB)      1.11 (126 MB)      43.6
-full vectors, kept whole   116.9 (345 MB/20)  56.8               43.6
-full vectors, by blocks    (none)             see below
-=========================  =================  =================  ============
+PrIRN (CPU seconds per 1,000 worlds; before = f26c0f9 and
+after = this tree, run alternately twice at load 7.4-7.9, peaks traced; the by-blocks row and
+the peer from one run of this script at load 7.7-8.3):
 
-Before: load 5.2-6.0; after: load 4.0 (same script, ``PYTHONPATH`` on each tree). Full
-vectors cannot meet 2 s: 1,000 worlds hold 816 million components, 808 million of them the
+========================  ====================  ====================  ==============
+PrIRN, dermatology        before                after                 numpy peer
+========================  ====================  ====================  ==============
+crisp labels              0.09 (35 MB)          0.10-0.14 (35 MB)
+top-1 per sample          1.42-1.64 (126 MB)    1.42-1.50 (126 MB)    31.5 (argmax)
+vectors, kept whole       126-156 (345 MB/20)   64-75 (274 MB/20)
+vectors, by blocks        (none)                57.6 (251 MB)
+========================  ====================  ====================  ==============
+
+Full vectors cannot meet 2 s: 1,000 worlds hold 816 million components, 808 million of them
 conditions nobody ranked; each is one keyed Gamma(0.01) draw below the unranked maximum
-(Ahrens–Dieter's GS cut at the bound: two uniforms, a logarithm and an exponential, about
-40 ns compiled on this machine, against the about 80 ns of the Marsaglia–Tsang draw with the
-small-shape boost it replaces, and rejection) and 8 bytes written, 6.5 GB in all. The top-1
-draw, what Stutz et al.'s measures read, draws none of them.
+(Ahrens–Dieter's GS cut at the bound: two uniforms, a logarithm and an exponential, 40-48 ns
+compiled at that load, where the Marsaglia–Tsang draw with the small-shape boost it replaced
+cost 80-90 ns and needed rejection) and 8 bytes written, 6.5 GB in all, plus the inverse
+incomplete gamma of each case's unranked maximum (about 7 ms per world). The numpy peer's
+``standard_gamma`` (a sequential generator, not keyed draws) is faster per component. The
+labels and the top-1 draw, which Stutz et al.'s measures read, draw none of them. The
+by-blocks peak is two blocks of the 128 MB budget (the consumer's and the next).
 
 Part 2, evidence for Dawid–Skene's default world sampler. A simulated collection with a known
 truth (``N_ITEMS`` items, 3 classes with priors 0.5/0.3/0.2, ``N_ANNOTATORS`` annotators of
