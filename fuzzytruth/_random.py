@@ -28,7 +28,10 @@ world is its mixed key offset by the world and mixed again, and the ``k``-th uni
 is the finaliser of that state offset by ``k`` times the golden-ratio constant. Gamma(a)
 variates are Marsaglia & Tsang's (2000) squeeze–rejection method for ``a >= 1`` (normals by
 Box–Muller), boosted for ``a < 1`` by ``U**(1/a)``; ``a == 0`` gives exactly 0 (a degenerate
-Dirichlet component).
+Dirichlet component). Gamma(a) variates conditioned below a bound (:func:`gammas_below`) are,
+for ``a < 1``, Ahrens & Dieter's (1974) GS rejection method with its proposal cut at the bound
+(exact, and about one attempt whatever the bound: two uniforms, a logarithm and an
+exponential); for ``a >= 1``, rejection from the unconditioned draws, then inversion.
 
 Examples
 --------
@@ -863,36 +866,76 @@ def gammas(
 
 def gammas_below(
     seed: int, stream: int, keys: np.ndarray, shape: np.ndarray, bound: np.ndarray,
-    worlds: np.ndarray,
+    worlds: np.ndarray, out: np.ndarray, *, skip: np.ndarray | None = None,
+    normalise: bool = False,
 ) -> np.ndarray:
-    """``(n_worlds, n_units)`` keyed Gamma(``shape[i]``) variates conditioned to be below
-    ``bound[w, i]``: by rejection (each attempt a fresh keyed draw); after 32 rejections (a bound
-    far in the lower tail) by inversion, P⁻¹(a, V · P(a, bound)) with a keyed uniform V; 0 for a
-    bound <= 0 (below the smallest double).
+    """Keyed Gamma(``shape[r, c]``) variates conditioned below ``bound[w, r]``, written into
+    ``out[w, r, c]`` in place (then, with ``normalise``, every row ``out[w, r]`` divided by its
+    sum: a Dirichlet row whose other cells the caller has set); compiled.
+
+    Cells of shape 0, and column ``skip[w, r]`` of each row (-1: none), keep what ``out``
+    holds. A bound <= 0 (below the smallest double) gives 0. For ``a < 1`` the draw is
+    Ahrens & Dieter's GS method with its proposal cut at the bound: the proposal's density is
+    ``x**(a-1)`` on [0, 1] and ``exp(-x)`` beyond, drawn by inversion, so it is drawn below
+    the bound directly, and the acceptance probability stays above ``1/e`` whatever the bound.
+    For ``a >= 1``, rejection from :func:`gammas`' method (each attempt a fresh keyed draw)
+    and, after 32 rejections (a bound far in the lower tail), inversion
+    ``P⁻¹(a, V · P(a, bound))`` with a keyed uniform ``V``.
+
+    Parameters
+    ----------
+    seed, stream : int
+        As in :func:`uniforms`.
+    keys, shape : numpy.ndarray
+        ``(n_rows, n_cols)`` uint64 unit keys and shape parameters of the cells.
+    bound : numpy.ndarray
+        ``(n_worlds, n_rows)`` the bound of each row in each world.
+    worlds : numpy.ndarray
+        ``(n_worlds,)`` world numbers.
+    out : numpy.ndarray
+        ``(n_worlds, n_rows, n_cols)`` float64, C-contiguous; returned.
+    skip : numpy.ndarray, optional
+        ``(n_worlds, n_rows)`` int: a column of each row not drawn.
+    normalise : bool
+        Divide each row by its sum afterwards (a row summing to 0 stays 0).
 
     Examples
     --------
-    >>> keys = np.arange(4, dtype=np.uint64)
-    >>> g = gammas_below(3, 1, keys, np.full(4, 0.5), np.full((2, 4), 0.1), np.arange(2))
-    >>> bool(((0 <= g) & (g < 0.1)).all())
+    >>> keys = np.arange(8, dtype=np.uint64).reshape(2, 4)
+    >>> shape = np.array([[0.5, 0.5, 0.5, 0.0], [0.01, 0.01, 2.0, 2.0]])
+    >>> g = gammas_below(3, 1, keys, shape, np.full((3, 2), 0.1), np.arange(3),
+    ...                  np.full((3, 2, 4), 7.0))
+    >>> bool(((0 <= g[..., :3]) & (g[..., :3] < 0.1)).all()), bool((g[:, 0, 3] == 7).all())
+    (True, True)
+    >>> tiny = np.full((3, 2), 1e-200)  # a < 1: exact at any bound; a >= 1: by inversion
+    >>> g = gammas_below(3, 1, keys, shape, tiny, np.arange(3), np.zeros((3, 2, 4)))
+    >>> bool(((0 <= g) & (g < 1e-200)).all())
     True
-    >>> tiny = gammas_below(3, 1, keys, np.full(4, 0.01), np.full((2, 4), 1e-200), np.arange(2))
-    >>> bool(((0 <= tiny) & (tiny < 1e-200)).all())  # by inversion: rejection would not end
+    >>> one = gammas_below(3, 1, keys[1:], shape[1:], tiny[1:2, 1:], np.arange(1, 2),
+    ...                    np.zeros((1, 1, 4)))
+    >>> bool((one[0] == g[1, 1:]).all())  # keyed: any subset of rows and worlds
     True
     """
     base = _stream_base(seed, stream, keys)
-    out = np.empty((len(worlds), len(base)))
-    fallback = np.zeros_like(out)
     shape = np.ascontiguousarray(shape, dtype=np.float64)
     bound = np.ascontiguousarray(bound, dtype=np.float64)
-    _kernels()["gammas_below"](base, shape, bound, np.asarray(worlds, dtype=np.uint64), out,
-                               fallback)
-    missed = np.isnan(out)
-    if missed.any():
-        a = np.broadcast_to(shape, out.shape)[missed]
-        out[missed] = np.minimum(
-            gammaincinv(a, fallback[missed] * gammainc(a, bound[missed])),
-            np.nextafter(bound[missed], 0))
+    skip = np.full(bound.shape, -1, dtype=np.int64) if skip is None else np.ascontiguousarray(
+        skip, dtype=np.int64)
+    if not (out.flags.c_contiguous and out.dtype == np.float64):
+        raise ValueError("out must be a C-contiguous float64 array")
+    missed = _kernels()["gammas_below"](base, shape, bound, skip,
+                                        np.asarray(worlds, dtype=np.uint64), out, normalise)
+    if missed:  # a >= 1 and a bound far in the lower tail: inversion on a keyed uniform
+        w, r, c = np.nonzero(np.isnan(out))
+        state = _mix(base[r, c] + _offsets(worlds)[w])
+        v = ((_mix(state) >> np.uint64(11)).astype(np.float64) + 0.5) * (1.0 / 2**53)
+        a, b = shape[r, c], bound[w, r]
+        out[w, r, c] = np.minimum(gammaincinv(a, v * gammainc(a, b)), np.nextafter(b, 0))
+        if normalise:
+            w, r = np.unique(np.stack([w, r]), axis=1)
+            total = out[w, r].sum(axis=1, keepdims=True)
+            out[w, r] = np.divide(out[w, r], total, where=total > 0,
+                                  out=np.zeros_like(out[w, r]))
     return out
 
 
@@ -967,6 +1010,9 @@ def _gamma_py(a, state):  # pragma: no cover - compiled
         v = v * v * v
         u = _uniform(state, k)
         k += 1
+        # Marsaglia & Tsang's squeeze: inside the acceptance region, decided without logs
+        if u < 1.0 - 0.0331 * (x * x) * (x * x):
+            return d * v * boost
         if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
             return d * v * boost
 
@@ -979,27 +1025,88 @@ def _gammas_py(base, shape, worlds, out):  # pragma: no cover - compiled
 
 
 _ATTEMPTS = 32
+_TINY = 2.0**-54  # below it exp(-x) >= 1 - x exceeds every uniform (at most 1 - 2**-54)
 
 
-def _gammas_below_py(base, shape, bound, worlds, out, fallback):  # pragma: no cover - compiled
-    """Gamma(shape) conditioned below ``bound[w, i]``: rejection, attempt ``t`` on the state
-    offset by ``t`` times a second constant; after ``_ATTEMPTS`` rejections ``out`` is NaN and
-    ``fallback`` holds a uniform for an inverse-CDF draw. A bound <= 0 gives 0."""
+def _gamma_below_py(a, bound, upper, state):  # pragma: no cover - compiled
+    """One Gamma(a) variate conditioned below ``bound`` (> 0) from a unit's state.
+
+    ``a < 1``: Ahrens & Dieter's GS with ``b = 1 + a/e``: ``p = b U``; ``p <= 1`` proposes
+    ``x = p**(1/a)``, accepted with probability ``exp(-x)``; else ``x = -log((b - p)/a)``,
+    accepted with probability ``x**(a-1)``. As ``x`` increases with ``p``, the proposal is cut
+    at the bound by drawing ``p`` below ``upper`` (:func:`_gs_upper`). ``a >= 1``:
+    Marsaglia–Tsang draws until one falls below the bound, attempt ``t`` on the state offset by
+    ``t`` times a second constant; NaN after ``_ATTEMPTS`` rejections (the caller inverts the
+    CDF).
+    """
+    if a >= 1.0:
+        for attempt in range(_ATTEMPTS):
+            g = _gamma(a, _mix_one(state + np.uint64(attempt) * _M1))
+            if g < bound:
+                return g
+        return np.nan
+    k = 0
+    while True:
+        p = upper * _uniform(state, k)
+        k += 1
+        if p <= 1.0:
+            x = math.exp(math.log(p) / a)
+            if x >= bound:  # rounding at the cut
+                continue
+            if x <= _TINY:  # accepted whatever the uniform: it is not drawn
+                return x
+            u = _uniform(state, k)
+            k += 1
+            if u <= 1.0 - x or u <= math.exp(-x):
+                return x
+        else:
+            x = -math.log((1.0 + a * 0.36787944117144233 - p) / a)
+            if x >= bound:
+                continue
+            u = _uniform(state, k)
+            k += 1
+            if u <= math.exp((a - 1.0) * math.log(x)):
+                return x
+
+
+def _gs_upper_py(a, bound):  # pragma: no cover - compiled
+    """Where GS's ``p`` is cut for draws below ``bound``: ``bound**a`` (bound <= 1) or
+    ``b - a exp(-bound)`` with ``b = 1 + a/e``."""
+    if bound <= 1.0:
+        return math.exp(a * math.log(bound))
+    return 1.0 + a * 0.36787944117144233 - a * math.exp(-bound)
+
+
+def _gammas_below_py(base, shape, bound, skip, worlds, out, normalise):  # pragma: no cover
+    """:func:`gammas_below`'s pass, rows outside and cells inside; returns the number of cells
+    left NaN for inversion (their rows are not normalised here)."""
+    missed = 0
+    n_rows, n_cols = shape.shape
     for w in range(len(worlds)):
         offset = (np.uint64(worlds[w]) + np.uint64(1)) * _GOLDEN
-        for i in range(len(base)):
-            if bound[w, i] <= 0.0:
-                out[w, i] = 0.0
-                continue
-            state = _mix_one(base[i] + offset)
-            out[w, i] = np.nan
-            for attempt in range(_ATTEMPTS):
-                g = _gamma(shape[i], _mix_one(state + np.uint64(attempt) * _M1))
-                if g < bound[w, i]:
-                    out[w, i] = g
-                    break
-            if np.isnan(out[w, i]):
-                fallback[w, i] = _uniform(state, 0)
+        for r in range(n_rows):
+            limit = bound[w, r]
+            last_a, upper, total, row_missed = -1.0, 0.0, 0.0, False
+            for c in range(n_cols):
+                a = shape[r, c]
+                if a > 0.0 and c != skip[w, r]:
+                    if limit <= 0.0:
+                        g = 0.0
+                    else:
+                        if a != last_a:  # the cut, reused while the shape stays
+                            last_a, upper = a, _gs_upper(a, limit)
+                        g = _gamma_below(a, limit, upper, _mix_one(base[r, c] + offset))
+                    out[w, r, c] = g
+                    if np.isnan(g):
+                        row_missed = True
+                        missed += 1
+                        continue
+                total += out[w, r, c]
+            if normalise and not row_missed and total > 0.0:
+                scale = 1.0 / total
+                for c in range(n_cols):
+                    out[w, r, c] *= scale
+    return missed
 
 
 # replaced by their compiled forms (callees first) before the passes that call them
@@ -1010,6 +1117,8 @@ _base: Any = _base_py
 _uniform: Any = _uniform_py
 _gamma: Any = _gamma_py
 _categorical_row: Any = _categorical_row_py
+_gamma_below: Any = _gamma_below_py
+_gs_upper: Any = _gs_upper_py
 
 
 @functools.cache
@@ -1020,6 +1129,7 @@ def _kernels() -> dict[str, Any]:
     import numba
 
     global _mix53, _mix_one, _draw53, _base, _uniform, _gamma, _categorical_row
+    global _gamma_below, _gs_upper
     jit = numba.njit(cache=True, nogil=True)
     _mix_one = jit(_mix_one_py)
     _mix53 = jit(_mix53_py)
@@ -1028,6 +1138,8 @@ def _kernels() -> dict[str, Any]:
     _uniform = jit(_uniform_py)
     _gamma = jit(_gamma_py)
     _categorical_row = jit(_categorical_row_py)
+    _gamma_below = jit(_gamma_below_py)
+    _gs_upper = jit(_gs_upper_py)
     return {
         "bernoulli_sums": jit(_bernoulli_sums_py),
         "bernoulli_pick": jit(_bernoulli_pick_py),

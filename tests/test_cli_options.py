@@ -57,6 +57,7 @@ def _accepted(command: str, dest: str) -> set[str]:
     from fuzzytruth.cli._output import format_frame
     from fuzzytruth.collection import agreement
     from fuzzytruth.demo import run_demo
+    from fuzzytruth.displacement import weighted_displacement
     from fuzzytruth.evaluation import evaluate
     from fuzzytruth.io import read_predictions, read_trec_judgments
     from fuzzytruth.measures import get_preset
@@ -68,6 +69,8 @@ def _accepted(command: str, dest: str) -> set[str]:
     run, qrels = _tiny_run_and_qrels()
     scores = np.arange(10.0).reshape(2, 5)
     labels = pd.DataFrame({"item_id": ["i"], "annotator_id": ["a"], "label": ["x"]})
+    answers = pd.DataFrame({"query_id": ["q"], "annotator_id": ["a"], "item_id": ["d"],
+                            "rank": [1], "relevance": [1.0], "system": ["s"]})
     calls = {
         "duplicates": lambda v: Run(["q"], ["d"], [1.0], duplicates=v),
         "preset": get_preset,
@@ -82,6 +85,8 @@ def _accepted(command: str, dest: str) -> set[str]:
         "rel_format": lambda v: read_trec_judgments("unused", rel_format=v),
         "truth_model": lambda v: fit_truth(santini_illustrative().annotations, v),
         "layout": lambda v: read_predictions("unused.csv", layout=v),
+        "annotator_ties": lambda v: weighted_displacement(answers, answers, n_items=9,
+                                                          annotator_ties=v),
     }
     if command == "agreement" and dest == "duplicates":
         return _library_rejects(lambda v: Ann.from_frame(labels, taxonomy=None, duplicates=v))

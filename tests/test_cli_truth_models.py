@@ -125,6 +125,13 @@ def test_agreement_reliability_under_a_model(capsys, here):
     membership = ft.fit_truth(here[1], "irn").membership
     assert table.loc["high risk", "size"] == pytest.approx(
         membership.category_size("high risk"), abs=1e-9)
+    # the columns that count one label per reader are left out, and said so (they were NaN,
+    # 0 and empty on every row)
+    library = ft.category_reliability(membership).to_frame().set_index("category")
+    assert list(table.columns) == [c for c in library.columns if c not in (
+        "closed_kappa", "n_confusions", "confused_with")]
+    assert "closed_kappa, n_confusions and confused_with are left out" in err
+    assert table["ambiguous"].equals(library["ambiguous"])
 
 
 @pytest.mark.parametrize(("args", "flags"), [

@@ -172,15 +172,29 @@ def test_frames_of_runs_with_a_broadcast_membership(client):
     _same_evaluation(forced, local, exact=False)
 
 
-@pytest.mark.parametrize("model", ["dawid-skene", "shares"])
+@pytest.mark.parametrize("model", ["dawid-skene", "shares", "irn", "prirn"])
 def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, model):
     """A fitted truth model (Dawid–Skene's parameter worlds: dependent items, every measure
-    from the worlds) is shipped whole to the workers; the worlds are keyed, so any
-    partitioning gives the in-memory bits, and the output names the model."""
+    from the worlds; IRN and PrIRN fitted on rankings) is shipped whole to the workers; the
+    worlds are keyed, so any partitioning gives the in-memory bits, and the output names the
+    model."""
+    from fuzzytruth.io.rankings import Rankings
     from fuzzytruth.truth.models import fit_truth
 
     col = image_collection()
-    fit = fit_truth(col.annotations, model)
+    labels = col.annotations
+    if model in ("irn", "prirn"):  # each annotator's label, then its parent (but the root)
+        frame = labels.to_frame()
+        parents = [col.taxonomy.parents(label)[0] for label in frame["label"]]
+        labels = Rankings.from_frame(pd.DataFrame({
+            "item_id": np.tile(frame["item_id"], 2),
+            "reader_id": np.tile(frame["annotator_id"], 2),
+            "class": [*frame["label"], *parents],
+            "rank_group": np.repeat([0, 1], len(frame))}).query(
+                "`class` != @col.taxonomy.root").drop_duplicates(
+                ["item_id", "reader_id", "class"]), taxonomy=col.taxonomy,
+            classes=[n for n in col.taxonomy.nodes if n != col.taxonomy.root])
+    fit = fit_truth(labels, model)
     runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
                                      name=name)
             for name, df in col.runs.items()}

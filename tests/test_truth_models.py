@@ -29,9 +29,15 @@ from fuzzytruth.truth.models import (
 )
 from fuzzytruth.truth.models.dawid_skene import Votes
 
-crowdkit = pytest.importorskip("crowdkit.aggregation")
 # crowd-kit calls pandas APIs that pandas 3 deprecates: its warnings are not ours
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:crowdkit")
+
+
+@pytest.fixture
+def crowdkit():
+    """crowd-kit's aggregators, an oracle: the tests that compare with them are skipped when
+    the ``crowd`` extra is not installed (the others run)."""
+    return pytest.importorskip("crowdkit.aggregation")
 
 # crowd-kit's toy frame of test_dawid_skene_step_by_step
 TOY = [
@@ -140,7 +146,7 @@ def test_dawid_skene_overlap_case_of_crowdkit():
 
 @pytest.mark.parametrize("dataset", ["image_collection", "imagenet_real"])
 @pytest.mark.parametrize("model", ["dawid-skene", "one-coin"])
-def test_equal_to_crowdkit_on_bundled_data(dataset, model):
+def test_equal_to_crowdkit_on_bundled_data(crowdkit, dataset, model):
     ann = image_collection().annotations if dataset == "image_collection" else (
         imagenet_real().annotations)
     n_iter = 10
@@ -166,9 +172,13 @@ def test_equal_to_crowdkit_on_bundled_data(dataset, model):
         assert np.abs(fit.skills.to_numpy() - skills.to_numpy()).max() < 1e-9
 
 
-@pytest.mark.parametrize("method", ["em", "vb"])
-def test_mace_equal_to_crowdkit_from_its_initialisation(method):
-    ann = image_collection().annotations
+@pytest.mark.parametrize(("dataset", "method", "n_iter"), [
+    ("image_collection", "em", 10), ("image_collection", "vb", 10),
+    ("imagenet_real", "em", 2),  # crowd-kit takes about a second per iteration on ReaL
+])
+def test_mace_equal_to_crowdkit_from_its_initialisation(crowdkit, dataset, method, n_iter):
+    ann = image_collection().annotations if dataset == "image_collection" else (
+        imagenet_real().annotations)
     df = ann.to_frame().astype({"label": str, "annotator_id": str})
     # crowd-kit aligns its strategy counts by sorted worker and label while it indexes its
     # parameters by first appearance: make the two orders agree
@@ -177,7 +187,6 @@ def test_mace_equal_to_crowdkit_from_its_initialisation(method):
     df = pd.concat([first, df.drop(first.index)]).reset_index(drop=True)
     labels = sorted(df["label"].unique())
     ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(labels))
-    n_iter = 10
     # crowd-kit reads the rows in the order arranged above (Annotations sorts its own rows)
     arranged = df.rename(columns={"item_id": "task", "annotator_id": "worker"})
     ck = crowdkit.MACE(n_restarts=1, n_iter=n_iter, method=method).fit(
@@ -237,6 +246,26 @@ def test_non_convergence_warns_with_iterations_and_change():
         fit = DawidSkene(max_iter=2).fit(image_collection().annotations)
     assert fit.convergence.iterations == 2 and not fit.convergence.converged
     assert np.isfinite(fit.convergence.last_change)
+
+
+def test_refits_warn_once_with_the_largest_last_change():
+    """The population bootstrap's refits: one warning for all the fits that stopped at their
+    limit, with how many and the largest last change (the single fit's warning gives its own);
+    a fit that converges is not counted."""
+    from fuzzytruth.truth.models.choice import Refitter
+
+    ann = image_collection().annotations
+    half = Annotations(ann.to_frame().iloc[: len(ann.to_frame()) // 2], ann.taxonomy)
+    refit = Refitter(DawidSkene(max_iter=2))
+    changes = [refit.truth(data).convergence.last_change for data in (ann, half)]
+    assert Refitter("shares").warn_and_name(3) == "shares"
+    with pytest.warns(NonConvergenceWarning) as caught:
+        assert refit.warn_and_name(3) == "dawid-skene"
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        "dawid-skene did not converge (max_iter=2) on 2 of 3 label sets (the observed labels "
+        "and each replicate's): the largest last change of an item's posterior was "
+        f"{max(changes):.3g} > tol=1e-06; raise max_iter or tol")
 
 
 def test_degenerate_inputs():

@@ -235,6 +235,33 @@ def test_outputs_name_the_model_beside_the_estimand(collection):
     assert crisp.estimand == "queries" and crisp.conventions["truth_model"] is None
 
 
+def test_pr_bands_name_the_estimand_as_evaluate_does(collection):
+    """The bands' estimand column is evaluate()'s, with the truth model of a fit, for the
+    truths the bands take; the values are the P@k and R@k of evaluate() at each cutoff."""
+    data, runs = collection
+    rankings = _small_rankings()
+    items = [str(i) for i in rankings.items]
+    rng = np.random.default_rng(2)
+    ranked_runs = {"x": Run(np.repeat(items[:6], len(items)), np.tile(items, 6),
+                            rng.random(6 * len(items)), name="x")}
+    truths = [(runs, data.membership), (runs, DawidSkene(uncertainty="posterior").fit(
+        data.annotations)), (runs, Shares().fit(data.annotations)),
+        (ranked_runs, IRN().fit(rankings)), (ranked_runs, PrIRN().fit(rankings))]
+    for system_runs, truth in truths:
+        bands = ft.precision_recall_bands(system_runs, truth)
+        ev = ft.evaluate(system_runs, truth, ["P@3"], n_worlds=0)
+        assert set(bands["estimand"]) == {ev.estimand}, ev.estimand
+        at3 = bands[(bands["cutoff"] == 3) & (bands["measure"] == "precision")]
+        means = ev.query_means("P@3")
+        for s, system in enumerate(ev.systems):
+            rows = at3[at3["system"] == system].set_index("query_id")["mean"]
+            np.testing.assert_allclose(rows.loc[list(ev.queries)], means[s], atol=1e-12)
+    assert {ft.evaluate(r, t, ["P@3"], n_worlds=0).estimand for r, t in truths} == {
+        "collection", "collection (truth model: dawid-skene)",
+        "collection (truth model: shares)", "collection (truth model: irn)",
+        "collection (truth model: prirn)"}
+
+
 def test_a_truth_model_s_input_is_not_a_truth():
     data = image_collection()
     with pytest.raises(ValueError, match=r"got Annotations .*: fit a truth model on it first"):
@@ -332,6 +359,109 @@ def test_resampled_annotators_keep_one_identity_across_items(small_population, s
             assert (drawn.size() == 12).all()
         else:
             assert drawn.ngroups <= 16  # (annotator, copy) pairs: 4 x at most 4 copies
+
+
+@dataclass(frozen=True)
+class _RecordingIRN(IRN):
+    """IRN, keeping every ranking set it is fitted on."""
+
+    seen: list = field(default_factory=list, compare=False, repr=False)
+
+    def fit(self, data):
+        self.seen.append(data)
+        return super().fit(data)
+
+
+def _ranked_population():
+    """The 60 small ranked cases and two query-by-example systems over 20 of them."""
+    rankings = _small_rankings()
+    items = [str(i) for i in rankings.items]
+    rng = np.random.default_rng(3)
+    runs = {n: Run(np.repeat(items[:20], len(items)), np.tile(items, 20),
+                   rng.random(20 * len(items)), name=n) for n in ("x", "y")}
+    return rankings, runs
+
+
+def _readers(rankings):
+    """{case: [each reader's ranking as a tuple of tie-groups]}."""
+    out: dict = {}
+    frame = rankings.to_frame()
+    for (case, _), rows in frame.groupby(["item_id", "reader_id"], sort=False):
+        groups = rows.groupby("rank_group")["class"].apply(lambda c: tuple(sorted(c)))
+        out.setdefault(case, []).append(tuple(groups))
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.UnreliableInferenceWarning",
+                            "ignore::fuzzytruth.stats.ResamplingResolutionWarning")
+def test_population_bootstrap_refits_irn_on_resampled_readers():
+    """Readers resampled within cases, each with its whole ranking: what IRN is refitted on
+    has, per case, as many readers as the case had, each one of the case's own rankings; the
+    estimand names the model; a replicate's scores are an evaluate() of IRN refitted on the
+    rankings written out by hand from the keyed multiplicities."""
+    from fuzzytruth._random import named_stream
+    from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+    from fuzzytruth.stats._population_replicates import plan_population, replicate_scores
+
+    rankings, runs = _ranked_population()
+    model = _RecordingIRN()
+    pop = annotator_bootstrap(runs, rankings, ["P@5", "AP"], n_resamples=8, n_worlds=30,
+                              rng=6, truth_model=model)
+    assert pop.annotators == "within-items" and pop.truth_model == "irn"
+    assert set(compare(pop).table["estimand"]) == {"population (truth model: irn)"}
+    assert np.isfinite(pop.replicates["AP"]).all()
+    assert len(model.seen) == 9  # the observed rankings, then each replicate's
+    original = _readers(rankings)
+    for drawn in map(_readers, model.seen[1:]):
+        assert drawn.keys() == original.keys()
+        for case, readers in drawn.items():
+            assert len(readers) == len(original[case])
+            assert all(r in original[case] for r in readers)
+    assert any(_readers(r) != original for r in model.seen[1:])  # the readers did move
+    # the replicate by hand: the pairs' multiplicities, each pair's reader written out
+    resampler = AnnotatorResampler(rankings)
+    plan = plan_population(runs, resampler, ["P@5"], scheme="within-items", seed=11,
+                           query_categories=None, n_worlds=30, memory_budget=64e6,
+                           membership_of=IRN().fit)
+    mult = resampler.multiplicities(11, "within-items", np.arange(2))
+    by_pair = rankings.to_frame().groupby(["item_id", "reader_id"], sort=False)
+    pairs = [(resampler.annotations_in.items[i], resampler.annotations_in.annotators[a])
+             for i, a in zip(resampler.pair_item, resampler.pair_annot, strict=True)]
+    for r in range(2):
+        rows = [by_pair.get_group(pair).assign(reader_id=f"{pair[1]}#{c}")
+                for pair, times in zip(pairs, mult[r].astype(int), strict=True)
+                for c in range(times)]
+        by_hand = Rankings.from_frame(pd.concat(rows), classes=rankings.classes)
+        expected = ft.evaluate(runs, IRN().fit(by_hand), ["P@5"], n_worlds=30,
+                               rng=named_stream(11, "worlds", r))
+        got = replicate_scores(plan, r, r + 1)["P@5"][0]
+        np.testing.assert_allclose(got, expected.query_means("P@5"), rtol=0, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.UnreliableInferenceWarning",
+                            "ignore::fuzzytruth.stats.ResamplingResolutionWarning")
+def test_population_bootstrap_on_rankings_for_every_model():
+    """PrIRN refits too; the label models and the default read the readers' top groups, and
+    give the numbers of the same bootstrap on those (read within items); IRN on unranked
+    labels is refused by name."""
+    rankings, runs = _ranked_population()
+    args = dict(n_resamples=6, n_worlds=20, rng=2)
+    prirn = annotator_bootstrap(runs, rankings, ["P@5"], truth_model=PrIRN(temperature=3),
+                                **args)
+    assert prirn.truth_model == "prirn" and np.isfinite(prirn.replicates["P@5"]).all()
+    irn = annotator_bootstrap(runs, rankings, ["P@5"], truth_model="irn", **args)
+    assert not np.array_equal(prirn.replicates["P@5"], irn.replicates["P@5"])
+    top = rankings.annotations()
+    for model in (None, "shares", OneCoin(max_iter=50)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NonConvergenceWarning)
+            ranked = annotator_bootstrap(runs, rankings, ["P@5"], truth_model=model, **args)
+            labels = annotator_bootstrap(runs, top, ["P@5"], truth_model=model,
+                                         annotators="within-items", **args)
+        assert ranked.annotators == "within-items"
+        assert np.array_equal(ranked.replicates["P@5"], labels.replicates["P@5"]), model
+    with pytest.raises(ValueError, match="irn needs partial rankings"):
+        annotator_bootstrap(runs, top, ["P@5"], truth_model="irn", **args)
 
 
 # ---------------------------------------------------------------------- collection analysis

@@ -201,3 +201,45 @@ def test_readers_who_all_agree_give_the_crisp_truth(truth, n_readers):
     expected = np.broadcast_to(columns[truth], (10, len(truth)))
     assert np.array_equal(fit.sample_labels(10, seed=2), expected)
     assert np.array_equal(fit.sample_top1(10, seed=2), expected)
+
+
+@pytest.mark.parametrize(("a", "bound"), [
+    (0.01, 1e-3), (0.01, 0.7), (0.3, 3.0), (0.9, 1e-12), (0.5, 40.0),  # GS cut at the bound
+    (2.0, 1.5), (5.0, 0.3),  # a >= 1: rejection, and inversion after 32 rejections
+])
+def test_gammas_below_follow_the_truncated_gamma_law(a, bound):
+    """PrIRN's unranked classes below the maximum: Gamma(a) conditioned below the bound, so
+    P(a, x) / P(a, bound) is uniform (Kolmogorov–Smirnov on 20,000 keyed draws), every draw
+    below the bound."""
+    from scipy import stats
+    from scipy.special import gammainc
+
+    from fuzzytruth._random import gammas_below
+
+    keys = np.arange(20_000, dtype=np.uint64).reshape(100, 200) * np.uint64(2654435761)
+    out = gammas_below(7, 3, keys, np.full(keys.shape, a), np.full((1, 100), bound),
+                       np.arange(1), np.zeros((1, 100, 200)))
+    assert ((out >= 0) & (out < bound)).all()
+    u = gammainc(a, out.ravel()) / gammainc(a, bound)
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+
+
+def test_dermatology_plausibility_worlds_are_keyed_and_argmax_is_top1():
+    """The full vectors (the unranked conditions drawn below their maximum in one compiled
+    pass): the same worlds in any blocks, their argmax the top-1 sampler's, rows summing to 1,
+    and the unranked block's maximum where the top-1 draw put it."""
+    fit = PrIRN(temperature=3, alpha=0.01).fit(dermatology().rankings)
+    worlds = np.array([0, 5, 999])
+    whole = fit.sample_plausibilities(worlds, seed=4)
+    blocks = list(fit.plausibility_blocks(worlds, seed=4, memory_budget=1.0))
+    assert [start for start, _ in blocks] == [0, 1, 2]
+    assert np.array_equal(np.concatenate([b for _, b in blocks]), whole)
+    assert np.array_equal(fit.sample_plausibilities(worlds[1:], seed=4), whole[1:])
+    np.testing.assert_allclose(whole.sum(axis=2), 1.0, atol=1e-12)
+    columns = fit.taxonomy.indices(fit.classes)
+    assert np.array_equal(columns[whole.argmax(axis=2)], fit.sample_top1(worlds, seed=4))
+    unranked = np.where(fit.irn > 0, -np.inf, whole)
+    holders = unranked.argmax(axis=2)
+    # one unranked condition holds the block's maximum; the others lie strictly below it
+    top = np.take_along_axis(unranked, holders[..., None], axis=2)
+    assert ((unranked < top) | (np.arange(whole.shape[2]) == holders[..., None])).all()

@@ -52,7 +52,6 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._resampling import block_rows
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.protocol import TruthKind
 
@@ -164,12 +163,8 @@ class PreparedClassTruth:
     ) -> Iterator[tuple[int, np.ndarray]]:
         """``(start, block)`` pairs: the plausibilities of worlds ``start ..`` as ``(w, n_items,
         n_nodes)`` blocks sized from ``memory_budget`` (``target="distribution"``)."""
-        n_total = len(self._source.items)
-        step = block_rows(1, memory_budget, bytes_per_unit=24.0 * n_total * len(self.nodes))
-        for start in range(0, len(worlds), step):
-            block = self._source.sample_plausibilities(
-                worlds[start : start + step], seed=seed, memory_budget=memory_budget
-            )
+        for start, block in self._source.plausibility_blocks(worlds, seed=seed,
+                                                             memory_budget=memory_budget):
             yield start, block[:, self._rows]
 
     @cached_property

@@ -12,8 +12,10 @@ With ``--taxonomy`` the labels are nodes of that taxonomy; without it they are a
 set (the labels found in the file). The tables are the library's
 (:mod:`fuzzytruth.collection`), printed as they are. The reliability view takes its membership
 from a truth model (``--truth-model``, default the annotators' shares; ``--rankings`` for IRN
-and PrIRN, whose table then has the membership columns only: a ranking is not one label per
-reader, so ``closed_kappa`` is empty and nothing counts as a confusion).
+and PrIRN, whose table then has the membership columns and the flag only: ``closed_kappa``,
+``n_confusions`` and ``confused_with`` count one label per reader, and a ranking's top group
+may tie several classes (945 of the 9,602 dermatology rankings do), so they are left out, with
+a note, and the flag reads ``ambiguous_share`` alone).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from fuzzytruth.cli._errors import Flags, UserError
+from fuzzytruth.cli._errors import Flags, UserError, note
 from fuzzytruth.cli._options import (
     RANKINGS_HELP,
     add_encoding_option,
@@ -153,13 +155,21 @@ def _check_truth_options(args: argparse.Namespace) -> None:
                         "view only)")
 
 
+_LABEL_COLUMNS = ("closed_kappa", "n_confusions", "confused_with")
+"""The reliability table's columns that count the raw labels, one per (item, annotator)."""
+
+
 def _reliability_of_rankings(args: argparse.Namespace) -> Any:
     from fuzzytruth import collection
     from fuzzytruth.cli._inputs import read_labels, truth_model
     from fuzzytruth.truth.models import fit_truth
 
     fit = fit_truth(read_labels(args), truth_model(args))
-    return collection.category_reliability(fit.membership).to_frame()
+    frame = collection.category_reliability(fit.membership).to_frame()
+    note("--rankings: closed_kappa, n_confusions and confused_with are left out (they count "
+         "one label per reader, and a ranking's top group may tie several classes); the "
+         "ambiguous flag reads ambiguous_share alone")
+    return frame.drop(columns=list(_LABEL_COLUMNS))
 
 
 def _table(view: str, annotations: Any, args: argparse.Namespace) -> Any:
@@ -194,9 +204,7 @@ def run(args: argparse.Namespace) -> int:
     check_confidence_level(args.confidence_level)
     _check_truth_options(args)
     if args.rankings is not None:
-        frame = _reliability_of_rankings(args)
-        write(format_frame(frame.assign(confused_with=frame["confused_with"].map(" ".join)),
-                           args.format))
+        write(format_frame(_reliability_of_rankings(args), args.format))
         return 0
     annotations = _read(args)
     try:

@@ -5,12 +5,17 @@ relevance ``s_k`` in [0, 1] for each; the paper assumes ``s_k >= s_(k+1)``. The 
 answers (one row per (query, annotator, item)) becomes :class:`AnnotatorLists`: the lists in a
 canonical order (queries sorted, then annotators sorted), each padded to the longest, so that
 the kernel scores all of them at once and nothing depends on the order of the table's rows.
+
+Partial rankings with ties (:class:`~fuzzytruth.io.rankings.Rankings`) are answers too:
+:func:`rankings_answers` writes them as the long table, tied classes sharing a rank, and the
+tie rule of :mod:`fuzzytruth.displacement.ties` reads them.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,8 +30,12 @@ from fuzzytruth.displacement.frames import (
     require,
     text_codes,
 )
+from fuzzytruth.displacement.ties import ANNOTATOR_TIES
 
-__all__ = ["ON_UNSORTED", "AnnotatorLists", "annotator_lists"]
+if TYPE_CHECKING:
+    from fuzzytruth.io.rankings import Rankings
+
+__all__ = ["ON_UNSORTED", "AnnotatorLists", "annotator_lists", "rankings_answers"]
 
 ON_UNSORTED = ("raise", "sort")
 """What to do with a list whose relevance increases down the list."""
@@ -55,6 +64,10 @@ class AnnotatorLists:
     item_ids : numpy.ndarray
         ``(n_item_ids,)`` the distinct item ids of all lists, as text (the join key with the
         runs' document ids).
+    groups : numpy.ndarray or None
+        ``(n_lists, width)`` the tie group of each position (``0, 1, ...`` down the list;
+        ``width`` past its end), or None when no list has a tie
+        (:mod:`fuzzytruth.displacement.ties`).
     """
 
     query_ids: np.ndarray
@@ -64,6 +77,7 @@ class AnnotatorLists:
     relevance: np.ndarray
     items: np.ndarray
     item_ids: np.ndarray
+    groups: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return (
@@ -78,16 +92,20 @@ class AnnotatorLists:
 
     def where(self, r: int) -> str:
         """``"query 'q', annotator 'a'"`` for list ``r``, for messages."""
-        return f"query {self.query_ids[self.list_query[r]]!r}, annotator {self.list_annotator[r]!r}"
+        query, annotator = (x.item() if isinstance(x, np.generic) else x for x in (
+            self.query_ids[self.list_query[r]], self.list_annotator[r]))
+        return f"query {query!r}, annotator {annotator!r}"
 
 
 def annotator_lists(
-    frame: pd.DataFrame, *, names: dict[str, str], on_unsorted: str = "raise"
+    frame: pd.DataFrame, *, names: dict[str, str], on_unsorted: str = "raise",
+    ties: str = "raise",
 ) -> AnnotatorLists:
     """Validate the long table of answers and pad it into :class:`AnnotatorLists`.
 
     Within a (query, annotator) list, ascending ``rank`` gives the order (ranks unique, not
-    necessarily contiguous); each item at most once; relevance in [0, 1] and non-increasing
+    necessarily contiguous; with ``ties="best"`` equal ranks are a tie group, whose items must
+    share one relevance); each item at most once; relevance in [0, 1] and non-increasing
     down the list (else raise, or with ``on_unsorted="sort"`` re-order the list by decreasing
     relevance, stably, with a ``UserWarning``).
 
@@ -100,6 +118,8 @@ def annotator_lists(
         Column name of each role (:func:`~fuzzytruth.displacement.frames.column_names`).
     on_unsorted : {"raise", "sort"}, default "raise"
         See above.
+    ties : {"raise", "best"}, default "raise"
+        Equal ranks within a list: an error, or a tie (:mod:`fuzzytruth.displacement.ties`).
 
     Examples
     --------
@@ -114,6 +134,7 @@ def annotator_lists(
     ([[0, 1], [0, -1]], ['a', 'b'])
     """
     check_choice("on_unsorted", on_unsorted, ON_UNSORTED)
+    check_choice("annotator_ties", ties, ANNOTATOR_TIES)
     c = names
     cols = [c["query_id"], c["annotator_id"], c["item_id"], c["rank"], c["relevance"]]
     require(frame, "annotations", cols)
@@ -139,12 +160,13 @@ def annotator_lists(
     new_list[1:] = key[order[1:]] != key[order[:-1]]
     lst = np.cumsum(new_list) - 1
     dup = first_duplicate(rank[order], lst)
-    if dup is not None:
+    if dup is not None and ties == "raise":
         row = int(order[dup])
         raise ValueError(
             f"{located(frame, row)}annotations column {c['rank']!r} must be unique within each "
             f"(query, annotator) list; query {frame[c['query_id']].iat[row]!r}, annotator "
-            f"{frame[c['annotator_id']].iat[row]!r} repeats rank {rank[row]:g}"
+            f"{frame[c['annotator_id']].iat[row]!r} repeats rank {rank[row]:g} (pass "
+            "annotator_ties='best' to read equal ranks as a tie)"
         )
     lengths = np.bincount(lst)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
@@ -163,9 +185,34 @@ def annotator_lists(
         relevance=relevance,
         items=items,
         item_ids=item_ids,
+        groups=None if dup is None else _tie_groups(frame, c, rank[order], rel[order], order,
+                                                     new_list, (lst, pos, width)),
     )
     _check_items_unique(lists, frame, order, starts)
     return _sorted_by_relevance(lists, on_unsorted, c["relevance"])
+
+
+def _tie_groups(frame: pd.DataFrame, c: dict[str, str], rank: np.ndarray, rel: np.ndarray,
+                order: np.ndarray, new_list: np.ndarray, cells: tuple) -> np.ndarray:
+    """``(n_lists, width)`` tie group of each position (rows in list order: equal ranks in a
+    list are one group), after checking that a group's items share one relevance."""
+    lst, pos, width = cells
+    new_group = new_list.copy()
+    new_group[1:] |= rank[1:] != rank[:-1]
+    mixed = np.flatnonzero(~new_group[1:] & (rel[1:] != rel[:-1])) + 1
+    if mixed.size:
+        j = int(mixed[0])
+        row = int(order[j])
+        raise ValueError(
+            f"{located(frame, row)}annotations column {c['relevance']!r} must be the same for "
+            f"the tied items of a list (equal {c['rank']!r}); query "
+            f"{frame[c['query_id']].iat[row]!r}, annotator {frame[c['annotator_id']].iat[row]!r}"
+            f" gives rank {rank[j]:g} relevances {rel[j - 1]:g} and {rel[j]:g}"
+        )
+    number = np.cumsum(new_group) - 1
+    groups = np.full((int(lst.max()) + 1, width), width, dtype=np.int64)
+    groups[lst, pos] = number - number[np.flatnonzero(new_list)][lst]
+    return groups
 
 
 def _check_items_unique(
@@ -208,6 +255,12 @@ def _sorted_by_relevance(lists: AnnotatorLists, on_unsorted: str, column: str) -
         stacklevel=4,
     )
     by_rel = np.argsort(np.where(valid, -s, np.inf), axis=1, kind="stable")
+    groups = lists.groups
+    if groups is not None:  # a group's items share a relevance: they stay together; renumber
+        groups = np.take_along_axis(groups, by_rel, axis=1)
+        starts = np.ones(groups.shape, dtype=bool)
+        starts[:, 1:] = groups[:, 1:] != groups[:, :-1]
+        groups = np.where(valid, np.cumsum(starts, axis=1) - 1, groups.shape[1])
     return AnnotatorLists(
         query_ids=lists.query_ids,
         list_query=lists.list_query,
@@ -216,4 +269,49 @@ def _sorted_by_relevance(lists: AnnotatorLists, on_unsorted: str, column: str) -
         relevance=np.take_along_axis(s, by_rel, axis=1),
         items=np.take_along_axis(lists.items, by_rel, axis=1),
         item_ids=lists.item_ids,
+        groups=groups,
     )
+
+
+def rankings_answers(rankings: Rankings, *, names: dict[str, str]) -> pd.DataFrame:
+    """Partial rankings as annotators' answers (Santini eq. 19): the long table of
+    :func:`annotator_lists`, one row per (case, reader, class).
+
+    A case is a query, a reader an annotator (``reader_id``), a class an item (its name: the
+    join key with the runs' document ids). A class in the reader's tie group ``g`` (0-based)
+    has relevance ``1 / (1 + g)``, its weight in IRN
+    (:func:`fuzzytruth.truth.models.irn`), and rank ``1 +`` the number of classes in the
+    reader's earlier groups (the first position of its group), so the classes of a group share
+    one rank: read them with ``ties="best"``.
+
+    Examples
+    --------
+    >>> from fuzzytruth.displacement.frames import column_names
+    >>> from fuzzytruth.io.rankings import Rankings
+    >>> r = Rankings.from_selectors([[[[2], [0, 1]]]], classes=["a", "b", "c"])
+    >>> rankings_answers(r, names=column_names(None))
+       query_id  annotator_id item_id  rank  relevance
+    0         0             0       c     1        1.0
+    1         0             0       a     2        0.5
+    2         0             0       b     2        0.5
+    """
+    item, reader, _, group = rankings.codes()
+    pair = pd.factorize(pd.MultiIndex.from_arrays([item, reader]))[0]
+    order = np.lexsort((group, pair))
+    new_pair = np.ones(len(order), dtype=bool)
+    new_pair[1:] = pair[order[1:]] != pair[order[:-1]]
+    new_group = new_pair.copy()
+    new_group[1:] |= group[order[1:]] != group[order[:-1]]
+    row = np.arange(len(order))
+    pair_start = np.maximum.accumulate(np.where(new_pair, row, 0))
+    group_start = np.maximum.accumulate(np.where(new_group, row, 0))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = group_start - pair_start + 1
+    frame = rankings.frame
+    return pd.DataFrame({
+        names["query_id"]: frame["item_id"].to_numpy(),
+        names["annotator_id"]: frame["reader_id"].to_numpy(),
+        names["item_id"]: frame["class"].to_numpy(),
+        names["rank"]: rank,
+        names["relevance"]: 1.0 / (1.0 + group),
+    })

@@ -4,21 +4,25 @@ annotator's own ranked answer. The definitions are in :mod:`fuzzytruth.displacem
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import check_choice
-from fuzzytruth.displacement.answers import AnnotatorLists, annotator_lists
+from fuzzytruth.displacement.answers import AnnotatorLists, annotator_lists, rankings_answers
 from fuzzytruth.displacement.frames import column_names
 from fuzzytruth.displacement.g import qualities, resolve_g
 from fuzzytruth.displacement.kernel import HYPOTHESES, displacement_kernel
 from fuzzytruth.displacement.positions import POSITION_TIES, run_positions
 from fuzzytruth.displacement.result import DisplacementResult
 from fuzzytruth.displacement.systems import as_systems
+from fuzzytruth.displacement.ties import in_run_order
 from fuzzytruth.measures import Preset, get_preset
 from fuzzytruth.runs import SCORE_DTYPES, Run
+
+if TYPE_CHECKING:
+    from fuzzytruth.io.rankings import Rankings
 
 __all__ = ["DEFAULT_PRESET", "weighted_displacement"]
 
@@ -28,10 +32,10 @@ DEFAULT_PRESET = "trec10"
 
 
 def weighted_displacement(
-    annotations: pd.DataFrame,
+    annotations: pd.DataFrame | Rankings,
     runs: pd.DataFrame | Run | Mapping[Any, Run],
     *,
-    n_items: int | Mapping[Any, int] | pd.Series,
+    n_items: int | Mapping[Any, int] | pd.Series | None = None,
     g: str | Callable[[np.ndarray], Any] = "rational",
     use_deeper_ranks: bool = True,
     run_order: str | None = None,
@@ -39,6 +43,7 @@ def weighted_displacement(
     ties: str | None = None,
     score_dtype: str | None = None,
     on_unsorted: str = "raise",
+    annotator_ties: str | None = None,
     columns: Mapping[str, str] | None = None,
 ) -> DisplacementResult:
     """Score every system against every annotator's own ranked answer (Santini §5).
@@ -48,12 +53,18 @@ def weighted_displacement(
 
     Parameters
     ----------
-    annotations : pandas.DataFrame
+    annotations : pandas.DataFrame or Rankings
         Long table with columns ``query_id``, ``annotator_id``, ``item_id``, ``rank``,
         ``relevance``: each annotator's answer, full or truncated. Within a (query, annotator)
-        list, ascending ``rank`` gives the order (positions 1..m; ranks must be unique but need
-        not be contiguous) and relevance must lie in [0, 1]. Ids are matched with the runs'
-        as text (``1`` and ``"1"`` are the same id), as everywhere in the library.
+        list, ascending ``rank`` gives the order (positions 1..m; ranks must be unique, unless
+        ``annotator_ties="best"``, but need not be contiguous) and relevance must lie in
+        [0, 1]. Ids are matched with the runs' as text (``1`` and ``"1"`` are the same id), as
+        everywhere in the library. Or partial rankings with ties
+        (:class:`~fuzzytruth.io.rankings.Rankings`, e.g. from
+        :func:`~fuzzytruth.io.read_rankings`): each case a query, each reader an annotator,
+        the classes the items, a class in tie group ``g`` of relevance ``1 / (1 + g)`` (IRN's
+        weight; :func:`~fuzzytruth.displacement.answers.rankings_answers` writes the table, to
+        change the weights and pass it back).
     runs : Run, mapping of str to Run, or pandas.DataFrame
         The systems' ranked lists: one :class:`~fuzzytruth.runs.Run` (a system named by
         ``run.name``) or systems by name, ranked by score; or a long table with columns
@@ -63,7 +74,8 @@ def weighted_displacement(
         annotated are ignored.
     n_items : int or mapping
         Database size ``N``, for all queries or per ``query_id``. It must be at least the number
-        of distinct items in each (annotator list, whole run) pair of the query.
+        of distinct items in each (annotator list, whole run) pair of the query. Required for a
+        table; for rankings the default is their number of classes.
     g : {'rational', 'exponential', 'scale_free'} or callable, default 'rational'
         Normalisation of ``w`` into ``q``: ``'rational'`` is ``RationalG(p=1)``,
         ``'exponential'`` is ``ExponentialG(lam=1)``; pass an instance for other parameters, or
@@ -93,6 +105,13 @@ def weighted_displacement(
         What to do with an annotator list whose relevance increases down the list: raise, or
         re-order it by decreasing relevance (stable, so ties keep their rank order) with a
         ``UserWarning``.
+    annotator_ties : {'raise', 'best'}, optional
+        Equal ranks within an annotator's list: an error (the default for a table), or a tie
+        read in the system's favour (the default for rankings): within a tie group the items
+        the run placed come first, in the run's order, then the others. It is the ordering
+        consistent with the ties that minimises ``w`` under the optimist and the exact
+        pessimist; see :mod:`fuzzytruth.displacement.ties` for the rule, the proof and the
+        rules rejected. A list without ties gives the same numbers under both.
     columns : mapping, optional
         Rename columns: keys among ``system``, ``query_id``, ``annotator_id``, ``item_id``,
         ``rank``, ``relevance``, ``score``; values are the names in both tables.
@@ -137,6 +156,17 @@ def weighted_displacement(
     3.4
     >>> weighted_displacement(answers, run, n_items=100, ties="docid_asc").to_frame()["w_a"].item()
     1.8
+
+    Partial rankings: reader 0 ranks ``c`` first, then ``a`` and ``b`` tied (positions 2-3,
+    relevance 1/2). The run ``c, b, x, a`` is read as the tie ordered ``b, a``: ``w_a`` is
+    ``1·0 + .5·0 + .5·|3 − 4|``.
+
+    >>> from fuzzytruth.io.rankings import Rankings
+    >>> r = Rankings.from_selectors([[[[2], [0, 1]]]], classes=["a", "b", "c", "x"])
+    >>> run = Run([0] * 4, ["c", "b", "x", "a"], [4.0, 3.0, 2.0, 1.0], name="S")
+    >>> weighted_displacement(r, run).to_frame()[["query_id", "m", "n_items", "w_a"]]
+       query_id  m  n_items  w_a
+    0         0  3        4  0.5
     """
     if not isinstance(use_deeper_ranks, bool | np.bool_):
         raise ValueError(f"use_deeper_ranks must be True or False; got {use_deeper_ranks!r}")
@@ -153,7 +183,14 @@ def weighted_displacement(
     check_choice("ties", ties, POSITION_TIES)
     check_choice("score_dtype", score_dtype, SCORE_DTYPES)
     names = column_names(columns)
-    lists = annotator_lists(annotations, names=names, on_unsorted=on_unsorted)
+    if not isinstance(annotations, pd.DataFrame):
+        annotations, n_items, annotator_ties = _rankings_input(
+            annotations, names, n_items, annotator_ties)
+    elif n_items is None:
+        raise ValueError("n_items (the database size N) is required with a table of answers; "
+                         "got None")
+    lists = annotator_lists(annotations, names=names, on_unsorted=on_unsorted,
+                            ties=annotator_ties or "raise")
     systems = as_systems(runs, names=names, run_order=run_order, query_keys=lists.query_keys)
     placed = run_positions(lists, systems, ties=ties, score_dtype=score_dtype)
     list_n = _n_items_per_query(n_items, lists.query_ids)[lists.list_query]
@@ -167,8 +204,11 @@ def weighted_displacement(
         if not use_deeper_ranks:
             depth = np.minimum(depth, lists.lengths)
             pi = np.where(pi > lists.lengths[:, None], 0, pi)
+        relevance = lists.relevance
+        if lists.groups is not None:  # tied items in the run's order (displacement.ties)
+            relevance, pi = in_run_order(lists.groups, relevance, pi)
         out = displacement_kernel(
-            lists.relevance, pi, lengths=lists.lengths, run_depth=depth, n_items=list_n
+            relevance, pi, lengths=lists.lengths, run_depth=depth, n_items=list_n
         )
         out["run_depth"] = depth
         for key, val in out.items():
@@ -205,6 +245,20 @@ def weighted_displacement(
         ties=ties if by_score else None,
         score_dtype=score_dtype if by_score else None,
     )
+
+
+def _rankings_input(
+    rankings: Any, names: dict[str, str], n_items: Any, ties: str | None
+) -> tuple[pd.DataFrame, Any, str]:
+    """The answers table of partial rankings, their number of classes as the default ``N``,
+    and ``"best"`` as the default tie rule."""
+    from fuzzytruth.io.rankings import Rankings  # deferred: the reader loads the table I/O
+
+    if not isinstance(rankings, Rankings):
+        raise ValueError("annotations must be a pandas DataFrame of answers or Rankings; got "
+                         f"{type(rankings).__name__}")
+    n = len(rankings.classes) if n_items is None else n_items
+    return rankings_answers(rankings, names=names), n, ties or "best"
 
 
 def _check_database_size(

@@ -22,7 +22,7 @@ from fuzzytruth.runs import Run
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
-from fuzzytruth.truth.protocol import as_truth
+from fuzzytruth.truth.protocol import as_truth, estimand_label
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS
 from fuzzytruth.uncertain.cutoffs import SUMMARIES, cutoff_summaries
@@ -66,7 +66,10 @@ def precision_recall_bands(
     -------
     pandas.DataFrame
         ``system, query_id, cutoff, measure ("precision" or "recall"), mean, std, ci_low,
-        ci_high, confidence_level, p_undefined, method``.
+        ci_high, confidence_level, p_undefined, method, estimand``: the estimand as
+        :func:`evaluate` names it, ``"collection"`` with the truth model of a fit
+        (``"collection (truth model: irn)"``): the bands are the spread of each value over
+        this collection's truth under that model.
 
     Examples
     --------
@@ -102,6 +105,7 @@ def precision_recall_bands(
             "uncertainty='posterior' for the bands of its fitted posterior, or evaluate P@k and "
             "R@k with evaluate() (from the worlds)"
         )
+    estimand = estimand_label("collection", bound.truth_model)
     rankings = rank_runs(runs, ties, score_dtype or p.score_dtype)
     queries = evaluated_queries(rankings, bound, missing, complete=False)
     prepared = bound.prepare(queries)
@@ -149,6 +153,7 @@ def precision_recall_bands(
                         "confidence_level": confidence_level,
                         "p_undefined": columns["p_undefined"],
                         "method": "exact",
+                        "estimand": estimand,
                     }
                 )
             )

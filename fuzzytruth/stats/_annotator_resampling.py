@@ -17,9 +17,16 @@ the labels' rows:
     its annotator was drawn; an item none of whose annotators was drawn keeps its labels
     (multiplicity 1).
 
+Partial rankings (:class:`~fuzzytruth.io.rankings.Rankings`) are resampled the same way, a
+reader being an annotator: a drawn reader brings its whole ranking, and the shares are those
+of the readers' top groups (:meth:`~fuzzytruth.io.rankings.Rankings.annotations`). A selectors
+file numbers the readers of each case from 0, so reader 0 of two cases need not be one person:
+``scheme`` is then ``"within-items"``.
+
 From the multiplicities, :meth:`AnnotatorResampler.annotations` writes the resampled labels
-out (what any truth model can be refitted on), and :meth:`AnnotatorResampler.shares` computes
-the annotators' shares of a whole block of replicates at once, without writing them out:
+(or rankings) out (what any truth model can be refitted on), and
+:meth:`AnnotatorResampler.shares` computes the annotators' shares of a whole block of
+replicates at once, without writing them out:
 p(ω|i) = Σ_s m_s c_s(ω) / Σ_s m_s t_s over the pairs ``s`` of item ``i``, with ``c_s(ω)`` the
 pair's weight on labels at or below ω and ``t_s`` its total weight — the
 :meth:`~fuzzytruth.Membership.from_annotations` of the written-out labels, as a matrix product.
@@ -53,6 +60,7 @@ if TYPE_CHECKING:
     from scipy import sparse
 
     from fuzzytruth.annotations import Annotations
+    from fuzzytruth.io.rankings import Rankings
 
 __all__ = ["ANNOTATOR_STREAM", "AnnotatorResampler"]
 
@@ -69,7 +77,12 @@ class AnnotatorResampler:
     ``duplicates="split"``) share its multiplicity.
     """
 
-    def __init__(self, annotations: Annotations) -> None:
+    def __init__(self, annotations: Annotations | Rankings) -> None:
+        from fuzzytruth.annotations import Annotations
+
+        self.rankings_in = None
+        if not isinstance(annotations, Annotations):  # Rankings: the readers' top groups
+            self.rankings_in, annotations = annotations, annotations.annotations()
         self.annotations_in = annotations
         item, annot, label, weight = annotations.codes()
         n_annotators = annotations.n_annotators
@@ -100,6 +113,9 @@ class AnnotatorResampler:
         self._item_keys = unit_keys(self._items)
         self._annotator_ids = annotations.annotators.to_numpy()
         self._nodes = np.asarray(annotations.taxonomy.nodes, dtype=object)
+        if self.rankings_in is not None:
+            self._ranks = _RankRows.of(self.rankings_in, annotations, uniq,
+                                       self._annotator_rank)
 
     @property
     def n_pairs(self) -> int:
@@ -112,7 +128,10 @@ class AnnotatorResampler:
 
     @property
     def scheme(self) -> str:
-        """``"shared"`` when some annotator labelled more than one item, else within items."""
+        """``"shared"`` when some annotator labelled more than one item, else within items
+        (always for rankings: their reader ids need not name one reader across items)."""
+        if self.rankings_in is not None:
+            return "within-items"
         return "shared" if np.any(np.bincount(self.pair_annot) > 1) else "within-items"
 
     def multiplicities(self, seed: int, scheme: str, replicates: np.ndarray) -> np.ndarray:
@@ -128,15 +147,18 @@ class AnnotatorResampler:
         kept = np.add.reduceat(times, self.item_start, axis=1)
         return np.where(kept[:, self.pair_item] > 0, times, 1.0)  # nobody drawn: keep as is
 
-    def annotations(self, multiplicity: np.ndarray) -> Annotations:
+    def annotations(self, multiplicity: np.ndarray) -> Annotations | Rankings:
         """The resampled labels of one replicate: each pair's rows repeated ``multiplicity``
         times, copy ``c`` of annotator ``a`` named ``"a#c"`` (the same name on every item, so
-        that a crossed design stays crossed for a truth model refitted on them)."""
+        that a crossed design stays crossed for a truth model refitted on them). For rankings,
+        the resampled rankings: each drawn reader's whole ranking, named likewise."""
         from fuzzytruth.annotations import Annotations
 
         times = np.asarray(multiplicity).astype(np.int64)
         pick = np.repeat(np.arange(self.n_pairs), times)
         copy = np.arange(len(pick)) - np.repeat(np.cumsum(times) - times, times)
+        if self.rankings_in is not None:
+            return self._ranks.rankings(self.rankings_in, pick, copy)
         n_rows = self._pair_rows[pick]
         starts = np.repeat(self._pair_first[pick], n_rows)
         within = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
@@ -205,3 +227,37 @@ class AnnotatorResampler:
                 "annotators of weight 0 were drawn for them"
             )
         return np.asarray(multiplicity @ votes) / denominator
+
+
+class _RankRows:
+    """The rows of partial rankings grouped by (item, reader) pair, in the resampler's pair
+    order: what a drawn reader brings."""
+
+    def __init__(self, order: np.ndarray, first: np.ndarray, count: np.ndarray) -> None:
+        self.order, self.first, self.count = order, first, count
+
+    @classmethod
+    def of(cls, rankings: Rankings, annotations: Annotations, pair_keys: np.ndarray,
+           annotator_rank: np.ndarray) -> _RankRows:
+        frame = rankings.frame
+        item = annotations.items.get_indexer(frame["item_id"])
+        reader = annotations.annotators.get_indexer(frame["reader_id"])
+        pair = np.searchsorted(pair_keys, item.astype(np.int64) * len(annotator_rank)
+                               + annotator_rank[reader])
+        order = np.lexsort((frame["rank_group"].to_numpy(), pair))
+        count = np.bincount(pair, minlength=len(pair_keys))
+        return cls(order, np.concatenate([[0], np.cumsum(count)[:-1]]), count)
+
+    def rankings(self, rankings: Rankings, pick: np.ndarray, copy: np.ndarray) -> Rankings:
+        """Pairs ``pick`` (copy ``copy`` of each), every row of each, readers ``"r#c"``."""
+        from fuzzytruth.io.rankings import Rankings
+
+        n_rows = self.count[pick]
+        within = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
+        rows = self.order[np.repeat(self.first[pick], n_rows) + within]
+        frame = rankings.frame.iloc[rows]
+        names = np.array([f"{r}#{c}" for r, c in zip(frame["reader_id"].to_numpy(),
+                                                     np.repeat(copy, n_rows), strict=True)],
+                         dtype=object)
+        return Rankings.from_frame(frame.assign(reader_id=names), taxonomy=rankings.taxonomy,
+                                   classes=rankings.classes)

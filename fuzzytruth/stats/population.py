@@ -20,7 +20,10 @@ fact. Its replicates resample both levels (two-stage bootstrap; Davison & Hinkle
    it); with ``truth_model`` (Dawid–Skene...), it refits the model on those labels instead,
    so the estimand includes the model's fitting uncertainty ("population (truth model: M)"):
    each drawn annotator keeps one identity across the items (the k-th copy of an annotator
-   drawn several times is one more annotator who labels alike);
+   drawn several times is one more annotator who labels alike). Partial rankings
+   (:class:`~fuzzytruth.io.rankings.Rankings`) are resampled reader by reader within each case,
+   a drawn reader bringing its whole ranking, and IRN or PrIRN is refitted on them
+   ("population (truth model: irn)"); the other models read the readers' top groups;
 3. resamples the queries with replacement, one count vector shared by all systems and
    measures (paired), keyed by the replicate.
 
@@ -165,8 +168,13 @@ def annotator_bootstrap(
     ----------
     runs : Run or mapping of str to Run
         The systems, as for :func:`fuzzytruth.evaluate`.
-    annotations : Annotations
-        The labels (:class:`fuzzytruth.Annotations`); its annotator weights are kept.
+    annotations : Annotations or Rankings
+        The labels (:class:`fuzzytruth.Annotations`; its annotator weights are kept), or
+        partial rankings (:class:`~fuzzytruth.io.rankings.Rankings`: readers are resampled
+        within cases, ``annotators="auto"`` reading them as ``"within-items"`` since a
+        selectors file numbers each case's readers from 0; ``truth_model`` ``"irn"`` or
+        ``"prirn"`` refits on the drawn readers' rankings, the other models and the default
+        read their top groups).
     measures : str or iterable of str
         Measures to rebuild in every replicate (the keys of the result are their canonical
         names, as in :func:`~fuzzytruth.evaluate`).
@@ -226,14 +234,16 @@ def annotator_bootstrap(
     """
     from fuzzytruth.annotations import Annotations
     from fuzzytruth.evaluation.engine import evaluate  # deferred: evaluate pulls in the metrics
+    from fuzzytruth.io.rankings import Rankings
     from fuzzytruth.truth.membership import Membership
+    from fuzzytruth.truth.models.choice import RANKING_MODELS, Refitter
 
-    if not isinstance(annotations, Annotations):
+    if not isinstance(annotations, Annotations | Rankings):
         hint = (" (a Membership holds the shares, not the labels: pass the Annotations it was "
                 "built from)" if isinstance(annotations, Membership) else "")
         raise ValueError(
-            "annotations must be a fuzzytruth.Annotations, the labels the bootstrap "
-            f"resamples; got {type(annotations).__name__}{hint}"
+            "annotations must be a fuzzytruth.Annotations (or Rankings), the labels the "
+            f"bootstrap resamples; got {type(annotations).__name__}{hint}"
         )
     names = [measures] if isinstance(measures, str) else [str(m) for m in measures]
     if not names:
@@ -241,11 +251,17 @@ def annotator_bootstrap(
                          f"of strings); got {measures!r}")
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     check_choice("annotators", annotators, ANNOTATOR_SCHEMES)
+    refit = Refitter(truth_model)  # truth_model: None, or refitted on every replicate
+    if isinstance(annotations, Rankings) and (
+            refit.model is None or refit.model.name not in RANKING_MODELS):
+        annotations, annotators = annotations.annotations(), (
+            "within-items" if annotators == "auto" else annotators)  # readers' top groups
     resampler = AnnotatorResampler(annotations)
     scheme = resampler.scheme if annotators == "auto" else annotators
-    if scheme == "shared" and annotations.n_annotators < FEW_ANNOTATORS:
+    if scheme == "shared" and resampler.annotations_in.n_annotators < FEW_ANNOTATORS:
         warnings.warn(
-            f"only {annotations.n_annotators} annotators shared across items: the annotator "
+            f"only {resampler.annotations_in.n_annotators} annotators shared across items: the "
+            "annotator "
             "level of the population interval rests on that many clusters and under-covers "
             "(with 5 annotators, 86-94 % at 95 % for 10 to 100 queries on the labelling-only "
             "model of benchmarks/stats_validity.py, 400 data sets per cell, MC SE 1.5 %; "
@@ -253,9 +269,6 @@ def annotator_bootstrap(
             UnreliableInferenceWarning,
             stacklevel=2,
         )
-    from fuzzytruth.truth.models.choice import Refitter  # deferred, as evaluate is
-
-    refit = Refitter(truth_model)  # truth_model: None, or refitted on every replicate
     seed = draw_seed(rng)
     observed = evaluation_scores(evaluate(
         runs, refit.truth(annotations), names, query_categories=query_categories,

@@ -66,7 +66,7 @@ Each model's docstring says what its sampler draws.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -260,6 +260,40 @@ class FittedTruth:
         return pd.Series(pick, index=self.items, name="label")
 
     # ------------------------------------------------------------------ worlds
+    def plausibility_blocks(
+        self,
+        worlds: int | np.ndarray,
+        *,
+        seed: int | np.random.Generator | None,
+        memory_budget: float = MEMORY_BUDGET,
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """The plausibility matrices of the worlds, block by block: ``(start, block)`` pairs,
+        ``block`` the ``(n, n_items, n_classes)`` matrices of worlds ``start .. start + n - 1``
+        (of ``worlds``), each block sized from ``memory_budget`` bytes of working memory.
+
+        What a consumer of every world's vectors reads (soft measures, rank-k certainty):
+        the worlds are :meth:`sample_plausibilities`' (same seed, same numbers, whatever the
+        blocks), without holding them all at once.
+
+        Examples
+        --------
+        >>> from fuzzytruth.io.rankings import Rankings
+        >>> from fuzzytruth.truth.models import PrIRN
+        >>> r = Rankings.from_selectors([[[[0], [1]]], [[[2]]]], classes=["a", "b", "c"])
+        >>> fit = PrIRN().fit(r)
+        >>> blocks = list(fit.plausibility_blocks(5, seed=0, memory_budget=100))
+        >>> [(start, block.shape) for start, block in blocks][:2]
+        [(0, (1, 2, 3)), (1, (1, 2, 3))]
+        >>> bool((np.concatenate([b for _, b in blocks]) == fit.sample_plausibilities(
+        ...     5, seed=0)).all())
+        True
+        """
+        worlds = as_worlds(worlds)
+        key = as_seed(seed)
+        step = block_rows(1, memory_budget, bytes_per_unit=self._bytes_per_world())
+        for start in range(0, len(worlds), step):
+            yield start, self._plausibility_block(key, worlds[start : start + step])
+
     def sample_plausibilities(
         self,
         worlds: int | np.ndarray,
@@ -274,7 +308,9 @@ class FittedTruth:
         expectation over worlds is :attr:`posterior` for a point posterior and for PrIRN; under
         parameter draws (Dawid–Skene and kin) it is the posterior averaged over the drawn
         parameters, close to but not equal to the plug-in posterior. Computed in blocks of
-        worlds sized from ``memory_budget`` bytes.
+        worlds sized from ``memory_budget`` bytes (:meth:`plausibility_blocks`, which gives
+        them one block at a time); the returned array holds them all (8 bytes per world, item
+        and class).
 
         Parameters
         ----------
@@ -286,13 +322,10 @@ class FittedTruth:
             Working memory of one block of worlds, in bytes.
         """
         worlds = as_worlds(worlds)
-        key = as_seed(seed)
-        per_world = self._bytes_per_world()
-        step = block_rows(1, memory_budget, bytes_per_unit=per_world)
         out = np.empty((len(worlds), len(self.items), len(self.classes)))
-        for start in range(0, len(worlds), step):
-            block = worlds[start : start + step]
-            out[start : start + len(block)] = self._plausibility_block(key, block)
+        for start, block in self.plausibility_blocks(worlds, seed=seed,
+                                                     memory_budget=memory_budget):
+            out[start : start + len(block)] = block
         return out
 
     def sample_labels(

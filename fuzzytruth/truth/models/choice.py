@@ -90,7 +90,8 @@ class Refitter:
     ``truth(annotations)`` is the model's fit of those labels, or with ``truth_model=None`` the
     annotators' shares as a :class:`~fuzzytruth.Membership` (no model: the truth as a table);
     the fits that stop at their iteration limit are counted, and :meth:`warn_and_name` says
-    how many in one :class:`NonConvergenceWarning` instead of one per fit.
+    how many, and the largest last change among them, in one :class:`NonConvergenceWarning`
+    instead of one per fit.
 
     Examples
     --------
@@ -104,6 +105,7 @@ class Refitter:
     def __init__(self, truth_model: Any | None) -> None:
         self.model = None if truth_model is None else as_truth_model(truth_model)
         self.not_converged = 0
+        self.largest_change = 0.0  # the largest last change of the fits that did not converge
 
     def truth(self, annotations: Any) -> Any:
         """The truth of ``annotations``: the model's fit, or the shares' membership."""
@@ -114,8 +116,9 @@ class Refitter:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", NonConvergenceWarning)
             fit = self.model.fit(annotations)
-        self.not_converged += any(issubclass(w.category, NonConvergenceWarning)
-                                  for w in caught)
+        if any(issubclass(w.category, NonConvergenceWarning) for w in caught):
+            self.not_converged += 1
+            self.largest_change = max(self.largest_change, fit.convergence.last_change)
         return fit
 
     def warn_and_name(self, n_fits: int) -> str | None:
@@ -127,7 +130,8 @@ class Refitter:
             warnings.warn(
                 f"{self.model.name} did not converge (max_iter={self.model.max_iter}) on "
                 f"{self.not_converged} of {n_fits} label sets (the observed labels and each "
-                "replicate's); raise max_iter or tol",
+                "replicate's): the largest last change of an item's posterior was "
+                f"{self.largest_change:.3g} > tol={self.model.tol:g}; raise max_iter or tol",
                 NonConvergenceWarning,
                 stacklevel=3,
             )

@@ -181,25 +181,35 @@ class PrIRNFit(FittedTruth):
     def _ranked(self) -> _Ranked:
         return _Ranked.of(self.irn, self.concentration, self._keys)
 
+    def _bytes_per_world(self) -> float:
+        """One plausibility matrix, written in place, and the ranked classes' draws."""
+        return 8.0 * (len(self.items) * len(self.classes) + 3 * len(self._ranked.item)
+                      + 8 * len(self.items))
+
+    @cached_property
+    def _rest_shape(self) -> np.ndarray:
+        """``(n_items, n_classes)`` α on the unranked classes, 0 on the ranked ones."""
+        return np.where(self.irn > 0, 0.0, self.settings["alpha"])
+
     def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         ranked, alpha = self._ranked, self.settings["alpha"]
         drawn, best, wins, which, tail = self._draw(seed, worlds)
         out = np.zeros((len(worlds), *self.concentration.shape))
-        if alpha > 0 and ranked.rest.any():
-            top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
-            # the inverse agrees with the comparison that decided `wins` up to rounding: keep it
-            # on the decided side so that argmax(plausibilities) is sample_top1, exactly
-            top = np.where(wins, np.maximum(top, np.nextafter(best, np.inf)),
-                           np.minimum(top, np.nextafter(best, 0)))
-            item, column = ranked.unranked
-            others = gammas_below(seed, _REST_STREAM, self._keys[item, column],
-                                  np.full(len(item), alpha), top[:, item], worlds)
-            out[:, item, column] = others
-            w_idx, i_idx = np.nonzero(np.broadcast_to(ranked.rest > 0, wins.shape))
-            out[w_idx, i_idx, which[w_idx, i_idx]] = top[w_idx, i_idx]
         out[:, ranked.item, ranked.column] = drawn
-        out /= out.sum(axis=2, keepdims=True)
-        return out
+        if not (alpha > 0 and ranked.rest.any()):
+            out /= out.sum(axis=2, keepdims=True)
+            return out
+        top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
+        # the inverse agrees with the comparison that decided `wins` up to rounding: keep it on
+        # the decided side so that argmax(plausibilities) is sample_top1, exactly
+        top = np.where(wins, np.maximum(top, np.nextafter(best, np.inf)),
+                       np.minimum(top, np.nextafter(best, 0)))
+        holder = np.where(ranked.rest > 0, which, -1)
+        w_idx, i_idx = np.nonzero(holder >= 0)
+        out[w_idx, i_idx, holder[w_idx, i_idx]] = top[w_idx, i_idx]
+        # the other unranked classes below the maximum, and every row normalised, in one pass
+        return gammas_below(seed, _REST_STREAM, self._keys, self._rest_shape, top, worlds,
+                            out, skip=holder, normalise=True)
 
     def _draw(self, seed: int, worlds: np.ndarray):
         """The ranked components' Gamma draws, their maximum per item, whether the unranked
