@@ -221,8 +221,9 @@ def as_score_matrices(
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is an Evaluation; "
                              "the labels come from it")
-        out = evaluation_scores(scores)
-        return _select(out, measure)
+        if not scores.measures:
+            raise ValueError("scores must hold at least one measure; got an Evaluation of none")
+        return _select(evaluation_scores(scores), measure)
     if isinstance(scores, pd.DataFrame):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "
