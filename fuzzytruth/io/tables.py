@@ -370,10 +370,6 @@ def write_annotations(
     frame = annotations.to_frame()[["item_id", "annotator_id", "label"]]
     ids = ["item_id", "annotator_id", "label"]
     if fmt == "parquet":
-        for column in ids:
-            text = frame[column].astype(str)
-            if (text == "").any():
-                raise ValueError(f"an empty {column} would not read back from a Parquet file")
         write_parquet(frame, path)
     else:
         write_delimited(frame, path, fmt, ids)
