@@ -1,8 +1,10 @@
 """Hostile inputs through every reader of fuzzytruth.io, tallied (issue 23).
 
-For each format of ``tests/hostile.py`` (TREC runs, qrels and judgment-group qrels; JSON,
-CSV and TSV taxonomies; CSV, TSV and Parquet annotations; CSV and TSV probabilistic qrels;
-query categories; a generic TSV table), ``N_PER_FORMAT`` mutated files drawn by hypothesis
+For each format of ``tests/hostile.py`` (TREC runs, qrels and judgment-group qrels, prefs,
+qrels read as prefs, the judgments front door, z-scores; JSON, CSV and TSV taxonomies; CSV, TSV
+and Parquet annotations; CSV and TSV probabilistic qrels; query categories; a generic TSV
+table; rankings as selectors JSON, CSV and Parquet; predictions long, wide, Parquet and
+``.npz``; the displacement tables), ``N_PER_FORMAT`` mutated files drawn by hypothesis
 (truncation, byte flips, inserted bytes, wrong column counts, NaN / inf / huge / negative
 numbers, duplicated lines, empty, comments only, binary garbage, very long lines, hostile ids,
 CR and CRLF line ends, every compression, whole or truncated) go through the public reader.

@@ -44,7 +44,7 @@ from fuzzytruth.io import (
     write_trec_run,
 )
 from fuzzytruth.io import text as text_module
-from fuzzytruth.io.predictions import write_predictions
+from fuzzytruth.io.predictions import read_predictions, write_predictions
 from fuzzytruth.io.rankings import Rankings, read_rankings, write_rankings
 from fuzzytruth.io.tables import read_query_categories, read_table
 from fuzzytruth.runs import Qrels, Run
@@ -491,6 +491,29 @@ def test_writers_refuse_what_their_readers_refuse(tmp_path):
         with pytest.raises(ValueError, match=r"would not read back"):
             write_probabilistic_qrels(ProbabilisticQrels([bad], ["d"], [0.5]), tmp_path / "p.csv")
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("name", "suffix", "layout", "message"), [
+    (" a", "csv", "wide", r"column name ' a' would not read back from a CSV/TSV header"),
+    ("a\rb", "tsv", "wide", r"column name 'a\\rb' would not read back"),
+    ("a\nb", "csv", "wide", r"column name 'a\\nb' would not read back"),
+    ("item_id", "parquet", "wide", r"a wide table with a class named 'item_id'"),
+    ("a\x00", "npz", "long", r"class 'a\\x00' ends in a NUL character, which a \.npz"),
+])
+def test_predictions_writer_refuses_names_its_reader_changes(tmp_path, name, suffix, layout,
+                                                             message):
+    # issue 23: a wide table's class ' a' came back as 'a' and 'a\rb' was written but could
+    # not be read; a .npz dropped the trailing NUL of an id
+    path = tmp_path / f"net.{suffix}"
+    predictions = Predictions([[0.25, 0.75]], items=["x"], classes=[name, "b"])
+    with pytest.raises(ValueError, match=message):
+        write_predictions(predictions, path, layout=layout)
+    assert not path.exists()
+    items = Predictions([[0.25, 0.75]], items=["x\x00"], classes=["a", "b"])
+    with pytest.raises(ValueError, match=r"item 'x\\x00' ends in a NUL character"):
+        write_predictions(items, tmp_path / "net.npz")
+    write_predictions(items, tmp_path / "net.csv")  # CSV keeps it
+    assert list(read_predictions(tmp_path / "net.csv").items) == ["x\x00"]
 
 
 def _annotations_with_empty_annotator():
