@@ -697,3 +697,29 @@ def test_parquet_strings_that_are_not_utf8_name_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"ann\.parquet: column 'label' holds bytes that are "
                                          r"not valid UTF-8 text"):
         read_annotations(path, taxonomy=TAX)
+
+
+# ------------------------------------------------------------------ small ones
+def test_a_pair_given_twice_in_probabilistic_qrels_names_the_file_lines(tmp_path):
+    # issue 23: the message said "rows 0, 1", the positions in the table, not the file's lines
+    path = tmp_path / "pq.csv"
+    path.write_text("query_id,doc_id,probability\n# a comment\nq1,d1,0.5\nq2,d1,1\nq1,d1,0.6\n")
+    with pytest.raises(ValueError, match=rf"^{path}, line 5: document 'd1' is listed 2 times for "
+                                         r"query 'q1' \(lines 3, 5\); give one probability"):
+        read_probabilistic_qrels(path)
+
+
+def test_annotations_without_a_taxonomy_are_a_flat_label_set():
+    # issue 23: Annotations.from_frame(taxonomy=None) raised AttributeError; None is the
+    # documented flat label set of read_annotations, labels in sorted order
+    frame = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "annotator_id": ["a", "b", "a"],
+                          "label": ["dog", "cat", "cat"]})
+    ann = Annotations.from_frame(frame, taxonomy=None)
+    assert ann.taxonomy.leaves == ("cat", "dog")
+    assert ann.to_frame()[["item_id", "annotator_id", "label"]].values.tolist() == [
+        ["i1", "a", "dog"], ["i1", "b", "cat"], ["i2", "a", "cat"]]
+    mixed = frame.assign(label=[3, "cat", 1])  # labels of two types still order canonically
+    assert Annotations.from_frame(mixed, taxonomy=None).taxonomy.leaves == (1, 3, "cat")
+    with pytest.raises(ValueError, match=r"taxonomy must be a fuzzytruth.Taxonomy, or None .*"
+                                         r"got dict"):
+        Annotations.from_frame(frame, taxonomy={"all": ["cat", "dog"]})

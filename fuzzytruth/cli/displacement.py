@@ -7,7 +7,12 @@ import argparse
 from pathlib import Path
 
 from fuzzytruth.cli._errors import Flags
-from fuzzytruth.cli._options import add_format_option, library_option
+from fuzzytruth.cli._options import (
+    add_format_option,
+    add_reading_options,
+    library_option,
+    reading,
+)
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
 
 __all__ = ["EXAMPLES", "HELP", "VIEWS", "add_arguments", "run"]
@@ -43,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     )
     parser.add_argument("--by", choices=VIEWS, default="system",
                         help="one row per list, query or system (default: %(default)s)")
+    add_reading_options(parser, flags)
     add_format_option(parser, TABLE_FORMATS)
 
 
@@ -51,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from fuzzytruth.displacement import read_answers, read_runs, weighted_displacement
 
     result = weighted_displacement(
-        read_answers(args.answers), read_runs(args.runs), n_items=args.n_items, g=args.g,
+        read_answers(args.answers, **reading(args)), read_runs(args.runs, **reading(args)),
+        n_items=args.n_items, g=args.g,
         use_deeper_ranks=not args.cut_at_m,
     )
     views = {"list": result.to_frame, "query": result.by_query, "system": result.by_system}

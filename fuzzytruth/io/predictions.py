@@ -45,7 +45,7 @@ import pandas as pd
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
 from fuzzytruth.io.output import open_output
-from fuzzytruth.io.text import MaxBytes, file_error, load_text, read_bytes, shown
+from fuzzytruth.io.text import MaxBytes, file_error, read_bytes, read_names, shown
 
 __all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
 
@@ -194,8 +194,7 @@ def _class_list(classes: object, encoding: str) -> list[str] | None:
     if classes is None:
         return None
     if isinstance(classes, str | os.PathLike):
-        text = load_text(classes, encoding=encoding)
-        return [line.strip() for line in text.decoded_lines() if line.strip()]
+        return read_names(classes, encoding=encoding)
     return [str(c) for c in classes]
 
 

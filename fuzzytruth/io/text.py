@@ -64,6 +64,7 @@ __all__ = [
     "load_json",
     "load_text",
     "read_bytes",
+    "read_names",
     "shown",
 ]
 
@@ -102,15 +103,17 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
 )
 
 
-def file_error(path: str, message: str, line: int | None = None) -> ValueError:
-    """The package's error about a file's content: ``"<path>[, line <n>]: <message>"``.
+def file_error(path: str, message: str, line: int | None = None,
+               unit: str = "line") -> ValueError:
+    """The package's error about a file's content: ``"<path>[, line <n>]: <message>"`` (a
+    Parquet file's ``unit`` is the row).
 
     Examples
     --------
     >>> str(file_error("run.txt", "expected 6 fields; got 5", line=3))
     'run.txt, line 3: expected 6 fields; got 5'
     """
-    where = path if line is None else f"{path}, line {int(line)}"
+    where = path if line is None else f"{path}, {unit} {int(line)}"
     return ValueError(f"{where}: {message}")
 
 
@@ -413,6 +416,31 @@ def load_text(
                    encoding)
     kept, lines = _kept_lines(_line_ends_as_lf(data))
     return Text(name, kept, lines)
+
+
+def read_names(
+    path: str | os.PathLike, *, encoding: str = "utf-8", max_decompressed_bytes: MaxBytes = "auto"
+) -> list[str]:
+    """Names given one per line (class names): the lines of a text file read by
+    :func:`load_text` (so ``#`` comment lines and blank lines are dropped), stripped; a name
+    given twice is a ValueError naming both lines.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "classes.txt")
+    >>> _ = open(path, "w").write("# conditions\\nflu \\n\\ncold\\r\\n")
+    >>> read_names(path)
+    ['flu', 'cold']
+    """
+    text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
+    first: dict[str, int] = {}
+    for index, line in enumerate(text.decoded_lines()):
+        name = line.strip()
+        if name and first.setdefault(name, index) != index:
+            raise text.error(index, f"name {shown(name)} is given twice (first on line "
+                             f"{int(text.lines[first[name]])})")
+    return list(first)
 
 
 def load_json(
