@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.output import open_output
 from fuzzytruth.io.parquet import read_parquet_columns, write_parquet
@@ -61,8 +62,10 @@ class Rankings:
     Attributes
     ----------
     frame : pandas.DataFrame
-        ``item_id, reader_id, class, rank_group``, sorted by item (in order of first
-        appearance), reader and rank group.
+        ``item_id, reader_id, class, rank_group``, sorted by item id, reader id (each by
+        value, :func:`fuzzytruth._order.sorted_order`) and rank group, the classes of a
+        tie-group in the order given: the order of the readers and items in the input never
+        changes a fit on the rankings, to the bit.
     taxonomy : Taxonomy
         Every class is one of its nodes (a flat taxonomy of the classes by default).
     classes : tuple
@@ -157,7 +160,9 @@ class Rankings:
             raise ValueError(f"{source}, {kind} {int(row['_line'])}: the rank groups of reader "
                              f"{row['reader_id']!r} on item {row['item_id']!r} must be numbered "
                              "0, 1, ... without gaps")
-        order = np.lexsort((table["rank_group"].to_numpy(), pair, item_codes))  # stable
+        canonical = [ranks(sorted_order(uniques))[codes_of] for codes_of, uniques in (
+            pd.factorize(table[column]) for column in ("item_id", "reader_id"))]
+        order = np.lexsort((table["rank_group"].to_numpy(), canonical[1], canonical[0]))
         table = table.iloc[order].drop(columns=["_code", "_line"]).reset_index(drop=True)
         return cls(table, taxonomy, tuple(classes))
 
@@ -217,7 +222,7 @@ class Rankings:
     # ------------------------------------------------------------------ views
     @property
     def items(self) -> pd.Index:
-        """Item ids, in order of first appearance."""
+        """Item ids, sorted (see :attr:`frame`)."""
         return pd.Index(pd.unique(self.frame["item_id"]), name="item_id")
 
     @property
