@@ -92,6 +92,16 @@ def refused(write, *args, **kwargs) -> bool:
     return False
 
 
+def written(bad: bool, write, value, path, **kwargs) -> bool:
+    """Write ``value`` to ``path`` (removed first: hypothesis examples share ``tmp_path``);
+    the writer must refuse exactly when ``bad``, leaving no file. Whether it wrote."""
+    path.unlink(missing_ok=True)
+    assert refused(write, value, path, **kwargs) == bad
+    if bad:
+        assert not path.exists()
+    return not bad
+
+
 # ------------------------------------------------------------------ TREC
 @ROUND_TRIP
 @given(rows=st.lists(st.tuples(names, names, numbers | st.sampled_from([np.inf, -np.inf])),
@@ -101,12 +111,9 @@ def test_run_writer_round_trip(tmp_path, rows, tag, suffix):
     run = Run([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
               name=tag)
     path = tmp_path / f"run.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
     bad = (trec_id_unreadable(tag) or any(trec_id_unreadable(r[0], True) for r in rows)
            or any(trec_id_unreadable(r[1]) for r in rows))
-    assert refused(write_trec_run, run, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_trec_run, run, path):
         return
     back = read_trec_run(path)
     assert back.name == tag
@@ -160,10 +167,7 @@ def test_taxonomy_writer_round_trip(tmp_path, tax, suffix):
     else:
         bad = clash or any(table_value_unreadable(t) for t in texts)
     path = tmp_path / f"tax.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_taxonomy, tax, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_taxonomy, tax, path):
         return
     back = read_taxonomy(path)
     assert back.nodes == tuple(texts)
@@ -183,10 +187,7 @@ def test_annotations_writer_round_trip(tmp_path, rows, suffix):
     ann = Annotations.from_frame(frame, taxonomy=tax)
     bad = suffix != "parquet" and any(table_value_unreadable(v) for r in rows for v in r)
     path = tmp_path / f"ann.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_annotations, ann, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_annotations, ann, path):
         return
     back = read_annotations(path, taxonomy=tax).to_frame()[["item_id", "annotator_id", "label"]]
     assert sorted(back.itertuples(index=False, name=None)) == sorted(rows)
@@ -208,10 +209,7 @@ def test_probabilistic_qrels_writer_round_trip(tmp_path, rows, suffix):
     pq = ProbabilisticQrels(q, d, p, g)
     bad = any(table_value_unreadable(v) for v in q + d)
     path = tmp_path / f"pq.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_probabilistic_qrels, pq, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_probabilistic_qrels, pq, path):
         return
     back = read_probabilistic_qrels(path).to_dataframe()
     got = {(r.query_id, r.doc_id): (r.probability, r.grade) for r in back.itertuples()}
@@ -253,10 +251,7 @@ def test_rankings_writer_round_trip(tmp_path, rows, suffix):
     ids = [v for r in rows for v in r]
     bad = suffix.startswith(("csv", "tsv")) and any(table_value_unreadable(v) for v in ids)
     path = tmp_path / f"rankings.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_rankings, rankings, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_rankings, rankings, path):
         return
     back = read_rankings(path, classes=classes)
     assert back.to_selectors() == rankings.to_selectors()
@@ -292,10 +287,7 @@ def test_predictions_writer_round_trip(tmp_path, items, classes, data, layout, s
                or (text and (any(table_value_unreadable(v) for v in items)
                             or any(header_unreadable(c) for c in classes))))
     path = tmp_path / f"net.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_predictions, predictions, path, layout=layout) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_predictions, predictions, path, layout=layout):
         return
     back = read_predictions(path, probabilities=False)
     assert sorted(back.items) == sorted(items) and sorted(back.classes) == sorted(classes)
