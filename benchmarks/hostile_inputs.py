@@ -1,8 +1,10 @@
 """Hostile inputs through every reader of fuzzytruth.io, tallied (issue 23).
 
-For each format of ``tests/hostile.py`` (TREC runs, qrels and judgment-group qrels; JSON,
-CSV and TSV taxonomies; CSV, TSV and Parquet annotations; CSV and TSV probabilistic qrels;
-query categories; a generic TSV table), ``N_PER_FORMAT`` mutated files drawn by hypothesis
+For each format of ``tests/hostile.py`` (TREC runs, qrels and judgment-group qrels, prefs,
+qrels read as prefs, the judgments front door, z-scores; JSON, CSV and TSV taxonomies; CSV, TSV
+and Parquet annotations; CSV and TSV probabilistic qrels; query categories; a generic TSV
+table; rankings as selectors JSON, CSV and Parquet; predictions long, wide, Parquet and
+``.npz``; the displacement tables), ``N_PER_FORMAT`` mutated files drawn by hypothesis
 (truncation, byte flips, inserted bytes, wrong column counts, NaN / inf / huge / negative
 numbers, duplicated lines, empty, comments only, binary garbage, very long lines, hostile ids,
 CR and CRLF line ends, every compression, whole or truncated) go through the public reader.
@@ -13,14 +15,22 @@ file and the line), ``error`` (naming the file, no line: e.g. a broken compresse
 empty file, a Parquet footer), or a failure of the law (another exception, a message without
 the file, a read the reference disagrees with), which stops the script.
 
+Last, a "bomb": a gzip file of about 5 MB that inflates to 5 GB, read under the default cap
+(200 times its size, about 1 GB) in a fresh process: its CPU time and peak memory (the
+process's maximum resident set) until the refusal. The decoder keeps at most 64 MiB of content
+and only counts the rest (``fuzzytruth.io.text.read_bytes``); before issue 23 it kept the cap's
+worth, 1,044 MB at the peak.
+
 Run: ``.venv/bin/python benchmarks/hostile_inputs.py [N_PER_FORMAT]`` (default 110).
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -65,6 +75,30 @@ def main() -> None:
           f"{total['error']:>6}")
     print(f"law held on every file (no other exception, every message names the file, every "
           f"read agrees with the reference); CPU {time.process_time() - start:.1f} s")
+    bomb()
+
+
+def bomb() -> None:
+    """A 5 MB gzip file of 5 GB of zeros, read in a child process: CPU and peak memory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.txt.gz"
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+        with open(path, "wb") as handle:
+            for _ in range(5000):
+                handle.write(packer.compress(bytes(2**20)))
+            handle.write(packer.flush())
+        # the child reports its own peak (VmHWM, Linux): a parent's ru_maxrss of its children
+        # counts the parent's pages the child held between fork and exec
+        code = ("import re, time; from fuzzytruth.io.text import read_bytes\n"
+                "t = time.process_time()\n"
+                f"try: read_bytes({str(path)!r})\n"
+                "except ValueError as err: print(str(err).split(';')[0])\n"
+                "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1]\n"
+                "print(f'(CPU {time.process_time() - t:.1f} s; peak memory of the reading "
+                "process {int(peak) / 1024:.0f} MB)')")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout
+        print(f"bomb: {path.stat().st_size:,} bytes of gzip -> {' '.join(out.split())}")
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ class Annotations:
         cls,
         frame: pd.DataFrame,
         *,
-        taxonomy: Taxonomy,
+        taxonomy: Taxonomy | None,
         item: str = "item_id",
         annotator: str = "annotator_id",
         label: str = "label",
@@ -84,8 +84,10 @@ class Annotations:
         ----------
         frame : pandas.DataFrame
             One row per (item, annotator, label).
-        taxonomy : Taxonomy
-            Every label must be one of its nodes.
+        taxonomy : Taxonomy or None
+            Every label must be one of its nodes. None: the labels are a flat label set,
+            :meth:`Taxonomy.flat` of the labels found, in sorted order (for agreement on labels
+            without a hierarchy).
         item, annotator, label : str
             Column names in ``frame``.
         duplicates : {"error", "first", "last", "split"}
@@ -128,6 +130,12 @@ class Annotations:
                 raise ValueError(
                     f"missing value in column {arg!r} at row(s) {_show(rows.tolist())}"
                 )
+        if taxonomy is None:
+            found = pd.unique(df["label"])
+            taxonomy = Taxonomy.flat(found[sorted_order(found)])
+        elif not isinstance(taxonomy, Taxonomy):
+            raise ValueError("taxonomy must be a fuzzytruth.Taxonomy, or None for a flat label "
+                             f"set of the labels found; got {type(taxonomy).__name__}")
         unknown = pd.unique(df.loc[~df["label"].isin(list(taxonomy.nodes)), "label"])
         if len(unknown):
             hints = "; ".join(

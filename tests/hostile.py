@@ -39,13 +39,22 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
 from fuzzytruth import Taxonomy
+from fuzzytruth.displacement import read_answers
+from fuzzytruth.displacement import read_runs as read_displacement_runs
 from fuzzytruth.io import (
     read_annotations,
     read_probabilistic_qrels,
+    read_rankings,
+    read_trec_judgments,
+    read_trec_prefs,
     read_trec_qrels,
     read_trec_qrels_jg,
+    read_trec_qrels_prefs,
     read_trec_run,
+    read_trec_zscores,
 )
+from fuzzytruth.io.predictions import read_predictions
+from fuzzytruth.io.prefs import PREFS_FIELDS
 from fuzzytruth.io.tables import (
     read_delimited,
     read_query_categories,
@@ -91,6 +100,28 @@ ANN_CSV = b"item_id,annotator_id,label\ni1,a,people\ni1,b,crowd\ni2,a,scenery\ni
 PQ_CSV = b"query_id,doc_id,probability,grade\nq1,d1,0.5,1\nq1,d2,1,2\nq2,d1,0,1\n"
 CATEGORIES = b"query_id,category\nq1,people\nq2,scenery\n"
 TABLE = b"query_id\titem\trank\nq1\ta\t1\nq1\tb\t2\nq2\ta\t1\n"
+PREFS = b"q1 u1 s1 d1 3\nq1 u1 s1 d2 1.5\nq1 u2 s1 d2 0\nq2 u1 s2 d3 -1\n"
+ZSCORES = b"301 map 0.0949 0.1053\n301\tP_10 0.42 0.3068\n302 set_F nan nan\n"
+SELECTORS = b"[[[[1], [0, 2]], [[2]]],\n [[[0, 1]]],\n [[[2], [1]], [[1]]]]\n"
+CLASSES = ["flu", "cold", "covid"]
+RANKINGS_COLUMNS = ["item_id", "reader_id", "class", "rank_group"]
+RANKINGS_CSV = (b"item_id,reader_id,class,rank_group\nx,r1,cold,0\nx,r1,flu,1\nx,r1,covid,1\n"
+                b"x,r2,covid,0\ny,r1,flu,0\ny,r1,cold,0\n")
+PREDICTIONS_LONG = (b"item_id,class,score\nx,cat,0.9\nx,dog,0.1\ny,cat,0.25\ny,dog,0.75\n"
+                    b"z,cat,1e-300\nz,dog,1\n")
+PREDICTIONS_WIDE = b"item_id,cat,dog\nx,0.9,0.1\ny,0.25,0.75\nz,-0.0,1\n"
+ANSWERS = (b"query_id,annotator_id,item_id,rank,relevance\nq1,ann1,a,1,1.0\nq1,ann1,b,2,0.5\n"
+           b"q1,ann2,b,1,1\nq2,ann1,c,1,0.25\n")
+DISPLACEMENT_RUNS = b"system,query_id,item_id,rank\nS,q1,b,1\nS,q1,a,2\nT,q1,a,1\nS,q2,c,1\n"
+
+
+def _npz(wide: bytes) -> bytes:
+    """The wide predictions as an ``.npz`` archive (scores, classes, items)."""
+    frame = pd.read_csv(io.BytesIO(wide))
+    sink = io.BytesIO()
+    np.savez(sink, scores=frame[["cat", "dog"]].to_numpy(), classes=np.array(["cat", "dog"]),
+             items=frame["item_id"].to_numpy(dtype=str))
+    return sink.getvalue()
 
 
 def _columns(fields: tuple[str, ...], numeric: str, extra: bool) -> Callable[[Path], Any]:
@@ -144,6 +175,37 @@ FORMATS = {
         Format("query_categories", "categories.csv", CATEGORIES, read_query_categories),
         Format("table_tsv", "answers.tsv", TABLE,
                lambda p: read_table(p, required=["query_id", "item"], numeric=["rank"])),
+        Format("trec_prefs", "prefs.txt", PREFS, read_trec_prefs,
+               _columns(PREFS_FIELDS, "rel", False),
+               lambda b: reference_trec(b, PREFS_FIELDS, "rel", extra=False)),
+        Format("trec_qrels_prefs", "qrels.prefs", QRELS, read_trec_qrels_prefs,
+               _columns(QRELS_FIELDS, "rel", False),
+               lambda b: reference_trec(b, QRELS_FIELDS, "rel", extra=False)),
+        Format("trec_judgments_prefs", "judgments.txt", PREFS,
+               lambda p: read_trec_judgments(p, rel_format="prefs")),
+        Format("trec_zscores", "zscores.txt", ZSCORES, read_trec_zscores),
+        Format("rankings_json", "sel.json", SELECTORS,
+               lambda p: read_rankings(p, classes=CLASSES)),
+        Format("rankings_csv", "rankings.csv", RANKINGS_CSV,
+               lambda p: read_rankings(p, classes=CLASSES),
+               _delimited(",", RANKINGS_COLUMNS),
+               lambda b: reference_table(b, ",", RANKINGS_COLUMNS)),
+        Format("rankings_parquet", "rankings.parquet",
+               _parquet(pd.read_csv(io.BytesIO(RANKINGS_CSV))), read_rankings),
+        Format("predictions_long_csv", "net.csv", PREDICTIONS_LONG, read_predictions,
+               _delimited(",", ["item_id", "class", "score"]),
+               lambda b: reference_table(b, ",", ["item_id", "class", "score"])),
+        Format("predictions_wide_tsv", "net.tsv", PREDICTIONS_WIDE.replace(b",", b"\t"),
+               read_predictions),
+        Format("predictions_parquet", "net.parquet",
+               _parquet(pd.read_csv(io.BytesIO(PREDICTIONS_LONG))), read_predictions),
+        Format("predictions_npz", "net.npz", _npz(PREDICTIONS_WIDE), read_predictions),
+        Format("displacement_answers", "answers.csv", ANSWERS, read_answers,
+               _delimited(",", ["query_id", "annotator_id", "item_id", "rank", "relevance"]),
+               lambda b: reference_table(
+                   b, ",", ["query_id", "annotator_id", "item_id", "rank", "relevance"])),
+        Format("displacement_runs", "druns.tsv", DISPLACEMENT_RUNS.replace(b",", b"\t"),
+               read_displacement_runs),
     ]
 }
 

@@ -479,3 +479,31 @@ def test_tie_averaged_policy_goes_through_worlds_and_matches_the_crisp_kernels()
     np.testing.assert_allclose(got[measures], expected[measures], atol=1e-12)
     with pytest.raises(ValueError, match=r"method='exact': no closed form for \['AP', 'P@3'"):
         evaluate(run, mem, measures, preset="textbook", query_categories={"q": "a"}, method="exact")
+
+
+@pytest.mark.parametrize("kind", ["crisp", "probabilistic"])
+def test_no_measures_is_refused_by_name_and_an_empty_evaluation_tabulates_to_no_rows(kind):
+    # issue 23: evaluate(measures=[]) built an Evaluation whose to_frame() and compare() raised
+    # pandas' "No objects to concatenate"
+    from fuzzytruth.stats import compare
+
+    run = Run(["q"] * 2, ["a", "b"], [2.0, 1.0])
+    truth = (
+        Qrels.from_dataframe(pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}))
+        if kind == "crisp" else ProbabilisticQrels.from_dataframe(
+            pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "probability": [0.5]}))
+    )
+    for empty in ([], (), iter([])):
+        with pytest.raises(ValueError, match=r"measures must name at least one measure.*got"):
+            evaluate({"A": run, "B": run}, truth, empty)
+    full = evaluate({"A": run, "B": run}, truth, ["P@1"], n_worlds=4, rng=0)
+    none = full.replace(
+        measures=(), families={}, counted={}, batches={}, methods={},
+        worlds=None if full.n_worlds == 0 else full._worlds[:0],
+    )
+    frame = none.to_frame()
+    assert len(frame) == 0
+    assert list(frame.columns) == list(full.to_frame().columns)
+    assert frame.dtypes.to_dict() == full.to_frame().dtypes.to_dict()
+    with pytest.raises(ValueError, match="scores must hold at least one measure; got an Evalu"):
+        compare(none)

@@ -12,7 +12,12 @@ a writer that refuses too much fails as surely as one that writes a file its rea
   CR, and empty or ``#`` lines are dropped, so a value may not be empty, be surrounded by
   whitespace, hold a CR, an empty line (``\\n\\n``) or a line starting with ``#``;
 * every taxonomy file holds names as text: two nodes with one ``str`` are refused; JSON
-  names may not be blank.
+  names may not be blank;
+* a CSV/TSV header is one line of names read like values: a wide predictions table's class may
+  not break the value rule nor hold a line end, and may not be ``item_id`` (nor may ``class``
+  and ``score`` both be classes: the header would read as a long table);
+* a ``.npz`` archive holds NumPy text arrays, which drop trailing NUL characters;
+* selectors JSON keeps no item or reader ids (its positions come back).
 """
 
 import math
@@ -24,6 +29,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth.classify import Predictions
 from fuzzytruth.io import (
     read_annotations,
     read_probabilistic_qrels,
@@ -38,6 +44,8 @@ from fuzzytruth.io import (
     write_trec_qrels_jg,
     write_trec_run,
 )
+from fuzzytruth.io.predictions import read_predictions, write_predictions
+from fuzzytruth.io.rankings import Rankings, read_rankings, write_rankings
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain import ProbabilisticQrels
 
@@ -74,13 +82,24 @@ def same_number(a: float, b: float) -> bool:
     return a == b and math.copysign(1, a) == math.copysign(1, b)
 
 
-def refused(write, *args) -> bool:
+def refused(write, *args, **kwargs) -> bool:
     try:
-        write(*args)
+        write(*args, **kwargs)
     except ValueError as err:
-        assert "would not read back" in str(err) or "both written" in str(err), str(err)
+        assert any(why in str(err) for why in ("would not read back", "both written",
+                                               "a .npz archive drops")), str(err)
         return True
     return False
+
+
+def written(bad: bool, write, value, path, **kwargs) -> bool:
+    """Write ``value`` to ``path`` (removed first: hypothesis examples share ``tmp_path``);
+    the writer must refuse exactly when ``bad``, leaving no file. Whether it wrote."""
+    path.unlink(missing_ok=True)
+    assert refused(write, value, path, **kwargs) == bad
+    if bad:
+        assert not path.exists()
+    return not bad
 
 
 # ------------------------------------------------------------------ TREC
@@ -92,12 +111,9 @@ def test_run_writer_round_trip(tmp_path, rows, tag, suffix):
     run = Run([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
               name=tag)
     path = tmp_path / f"run.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
     bad = (trec_id_unreadable(tag) or any(trec_id_unreadable(r[0], True) for r in rows)
            or any(trec_id_unreadable(r[1]) for r in rows))
-    assert refused(write_trec_run, run, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_trec_run, run, path):
         return
     back = read_trec_run(path)
     assert back.name == tag
@@ -151,10 +167,7 @@ def test_taxonomy_writer_round_trip(tmp_path, tax, suffix):
     else:
         bad = clash or any(table_value_unreadable(t) for t in texts)
     path = tmp_path / f"tax.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_taxonomy, tax, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_taxonomy, tax, path):
         return
     back = read_taxonomy(path)
     assert back.nodes == tuple(texts)
@@ -174,10 +187,7 @@ def test_annotations_writer_round_trip(tmp_path, rows, suffix):
     ann = Annotations.from_frame(frame, taxonomy=tax)
     bad = suffix != "parquet" and any(table_value_unreadable(v) for r in rows for v in r)
     path = tmp_path / f"ann.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_annotations, ann, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_annotations, ann, path):
         return
     back = read_annotations(path, taxonomy=tax).to_frame()[["item_id", "annotator_id", "label"]]
     assert sorted(back.itertuples(index=False, name=None)) == sorted(rows)
@@ -199,10 +209,7 @@ def test_probabilistic_qrels_writer_round_trip(tmp_path, rows, suffix):
     pq = ProbabilisticQrels(q, d, p, g)
     bad = any(table_value_unreadable(v) for v in q + d)
     path = tmp_path / f"pq.{suffix}"
-    path.unlink(missing_ok=True)  # examples share tmp_path
-    assert refused(write_probabilistic_qrels, pq, path) == bad
-    if bad:
-        assert not path.exists()
+    if not written(bad, write_probabilistic_qrels, pq, path):
         return
     back = read_probabilistic_qrels(path).to_dataframe()
     got = {(r.query_id, r.doc_id): (r.probability, r.grade) for r in back.itertuples()}
@@ -220,3 +227,70 @@ def test_each_nasty_name_is_refused_or_read_back_by_the_table_writer(tmp_path, v
     if not bad:
         assert read_probabilistic_qrels(tmp_path / "pq.csv").to_dataframe()["query_id"].tolist() \
             == [value]
+
+
+# ------------------------------------------------------------------ rankings
+@ROUND_TRIP
+@given(rows=st.lists(st.tuples(names, names, st.sampled_from([*NASTY[:12], "cat", "dog"])),
+                     min_size=1, max_size=8, unique_by=lambda r: (r[0], r[1], r[2])),
+       suffix=st.sampled_from(["json", "csv", "tsv", "parquet", "csv.gz", "json.xz"]))
+def test_rankings_writer_round_trip(tmp_path, rows, suffix):
+    # each reader ranks its classes in the order drawn, one tie-group each
+    seen: dict = {}
+    records = []
+    for i, r, c in rows:
+        seen[i, r] = seen.get((i, r), -1) + 1
+        records.append((i, r, c, seen[i, r]))
+    frame = pd.DataFrame(records, columns=["item_id", "reader_id", "class", "rank_group"])
+    classes = sorted({c for _, _, c in rows})
+    assume(all(v != "" for r in rows for v in r))
+    try:
+        rankings = Rankings.from_frame(frame, classes=classes)
+    except ValueError:  # not the writer's concern (e.g. two classes with one text)
+        assume(False)
+    ids = [v for r in rows for v in r]
+    bad = suffix.startswith(("csv", "tsv")) and any(table_value_unreadable(v) for v in ids)
+    path = tmp_path / f"rankings.{suffix}"
+    if not written(bad, write_rankings, rankings, path):
+        return
+    back = read_rankings(path, classes=classes)
+    assert back.to_selectors() == rankings.to_selectors()
+    if not suffix.startswith("json"):  # selectors keep no item or reader ids
+        pd.testing.assert_frame_equal(back.to_frame(), rankings.to_frame(), check_dtype=False)
+
+
+# ------------------------------------------------------------------ predictions
+def header_unreadable(value: str) -> bool:
+    return table_value_unreadable(value) or "\n" in value
+
+
+@ROUND_TRIP
+@given(items=st.lists(names, min_size=1, max_size=4, unique=True),
+       classes=st.lists(st.one_of(names, st.sampled_from(["item_id", "class", "score"])),
+                        min_size=1, max_size=4, unique=True),
+       data=st.data(),
+       layout=st.sampled_from(["long", "wide"]),
+       suffix=st.sampled_from(["csv", "tsv", "parquet", "npz", "tsv.bz2"]))
+def test_predictions_writer_round_trip(tmp_path, items, classes, data, layout, suffix):
+    scores = np.array(data.draw(st.lists(numbers, min_size=len(items) * len(classes),
+                                         max_size=len(items) * len(classes))),
+                      dtype=np.float64).reshape(len(items), len(classes))
+    predictions = Predictions(scores, items=items, classes=classes, name="net",
+                              probabilities=False)
+    text = suffix.startswith(("csv", "tsv"))
+    if suffix == "npz":
+        bad = any(v.endswith("\x00") for v in items + classes)
+    elif layout == "long":
+        bad = text and any(table_value_unreadable(v) for v in items + classes)
+    else:
+        bad = ("item_id" in classes or {"class", "score"} <= set(classes)
+               or (text and (any(table_value_unreadable(v) for v in items)
+                            or any(header_unreadable(c) for c in classes))))
+    path = tmp_path / f"net.{suffix}"
+    if not written(bad, write_predictions, predictions, path, layout=layout):
+        return
+    back = read_predictions(path, probabilities=False)
+    assert sorted(back.items) == sorted(items) and sorted(back.classes) == sorted(classes)
+    got = back.to_frame().set_index(["item_id", "class"])["score"]  # long tables come sorted
+    assert all(same_number(got[i, c], scores[r, k]) for r, i in enumerate(items)
+               for k, c in enumerate(classes))

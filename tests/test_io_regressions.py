@@ -21,14 +21,21 @@ import pyarrow as pa
 import pytest
 
 from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth.classify import Predictions
+from fuzzytruth.displacement import read_answers
+from fuzzytruth.displacement import read_runs as read_displacement_runs
 from fuzzytruth.io import output as output_module
 from fuzzytruth.io import (
     read_annotations,
     read_probabilistic_qrels,
     read_taxonomy,
+    read_trec_judgments,
+    read_trec_prefs,
     read_trec_qrels,
     read_trec_qrels_jg,
+    read_trec_qrels_prefs,
     read_trec_run,
+    read_trec_zscores,
     write_annotations,
     write_probabilistic_qrels,
     write_taxonomy,
@@ -37,6 +44,8 @@ from fuzzytruth.io import (
     write_trec_run,
 )
 from fuzzytruth.io import text as text_module
+from fuzzytruth.io.predictions import read_predictions, write_predictions
+from fuzzytruth.io.rankings import Rankings, read_rankings, write_rankings
 from fuzzytruth.io.tables import read_query_categories, read_table
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain import ProbabilisticQrels
@@ -258,7 +267,7 @@ def _parquet_bytes():
     return path.getvalue().to_pybytes()
 
 
-@pytest.mark.parametrize(
+CORRUPTIONS = pytest.mark.parametrize(
     "corrupt",
     [
         lambda b: b"garbage",
@@ -270,6 +279,9 @@ def _parquet_bytes():
     ],
     ids=["garbage", "truncated", "empty-pages", "footer-zero", "footer-huge", "zeroed"],
 )
+
+
+@CORRUPTIONS
 def test_corrupt_parquet_is_one_line_naming_the_file(tmp_path, corrupt):
     # issue 23: a KeyError traceback or an ArrowInvalid message without the file name
     path = tmp_path / "ann.parquet"
@@ -277,6 +289,43 @@ def test_corrupt_parquet_is_one_line_naming_the_file(tmp_path, corrupt):
     with pytest.raises(ValueError) as err:
         read_annotations(path, taxonomy=TAX)
     assert str(err.value).startswith(f"{path}: ") and "\n" not in str(err.value)
+
+
+@CORRUPTIONS
+def test_corrupt_parquet_rankings_are_one_line_naming_the_file(tmp_path, corrupt):
+    # issue 23: read_rankings read Parquet with pandas: a raw OSError or ArrowInvalid without
+    # the file's name
+    path = tmp_path / "r.parquet"
+    write_rankings(Rankings.from_selectors(SELECTORS, classes=["a", "b", "c"]), path)
+    path.write_bytes(corrupt(path.read_bytes()))
+    with pytest.raises(ValueError) as err:
+        read_rankings(path, classes=["a", "b", "c"])
+    assert str(err.value).startswith(f"{path}: ") and "\n" not in str(err.value)
+
+
+SELECTORS = [[[[1], [0, 2]], [[2]]], [[[0, 1]]]]
+
+
+@pytest.mark.parametrize("depth", [5, 1_500, 100_000])
+def test_selectors_nested_too_deep_name_the_file(tmp_path, depth):
+    # issue 23: more than about 1,000 levels gave a RecursionError (a traceback on the command
+    # line); a few levels too many, a message naming the item and reader
+    path = tmp_path / "deep.json"
+    path.write_text("[" * depth + "0" + "]" * depth)
+    with pytest.raises(ValueError) as err:
+        read_rankings(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}") and "\n" not in message
+    assert ("nests far deeper" in message) == (depth > 5)
+
+
+def test_rankings_are_capped_like_every_compressed_file(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_bytes(gzip.compress(json.dumps(SELECTORS * 100).encode()))
+    with pytest.raises(ValueError, match=r"r\.json: this gzip file decompresses to more than 10 "
+                                         r"bytes .*pass a larger max_decompressed_bytes"):
+        read_rankings(path, max_decompressed_bytes=10)
+    assert read_rankings(path, max_decompressed_bytes=None).n_items == 200
 
 
 def test_parquet_columns_of_other_types_and_missing_values_are_errors(tmp_path):
@@ -356,7 +405,16 @@ def test_default_cap_is_a_ratio_with_a_floor(tmp_path, monkeypatch):
     lambda p, m: read_table(p, max_decompressed_bytes=m),
     lambda p, m: read_trec_run(p, max_decompressed_bytes=m),
     lambda p, m: read_trec_qrels_jg(p, max_decompressed_bytes=m),
-], ids=["taxonomy", "annotations", "prob-qrels", "categories", "table", "run", "qrels-jg"])
+    lambda p, m: read_trec_prefs(p, max_decompressed_bytes=m),
+    lambda p, m: read_trec_qrels_prefs(p, max_decompressed_bytes=m),
+    lambda p, m: read_trec_judgments(p, rel_format="prefs", max_decompressed_bytes=m),
+    lambda p, m: read_trec_zscores(p, max_decompressed_bytes=m),
+    lambda p, m: read_rankings(p, format="csv", max_decompressed_bytes=m),
+    lambda p, m: read_answers(p, max_decompressed_bytes=m),
+    lambda p, m: read_displacement_runs(p, max_decompressed_bytes=m),
+], ids=["taxonomy", "annotations", "prob-qrels", "categories", "table", "run", "qrels-jg",
+        "prefs", "qrels-prefs", "judgments", "zscores", "rankings", "answers",
+        "displacement-runs"])
 def test_every_reader_takes_the_cap_option(tmp_path, reader):
     path = tmp_path / "x.csv.gz"
     path.write_bytes(gzip.compress(b"a,b\n" + b"1,2\n" * 1000))
@@ -365,6 +423,40 @@ def test_every_reader_takes_the_cap_option(tmp_path, reader):
     with pytest.raises(ValueError, match=r"max_decompressed_bytes must be 'auto', None or an "
                                          r"integer >= 1; got 0"):
         reader(path, 0)
+
+
+@pytest.mark.parametrize("kind", ["gz", "zip", "zst"])  # three decoders (bz2 and xz: slow)
+def test_a_refused_bomb_takes_the_kept_share_not_the_cap_in_memory(tmp_path, monkeypatch, kind):
+    # issue 23: a 5 MB gzip bomb took about 1.2 GB (its cap) before the refusal. Now the
+    # content is kept up to KEPT_WHILE_COUNTING (lowered to 1 MiB here) and only counted
+    # beyond it. Oracle: tracemalloc's peak, which sees every bytes object the decoder makes.
+    import tracemalloc
+
+    monkeypatch.setattr(text_module, "KEPT_WHILE_COUNTING", 1 << 20)
+    path = tmp_path / f"bomb.{kind}"
+    path.write_bytes(_packed(b"0" * (72 << 20), kind))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"decompresses to more than 67,108,864 bytes"):
+            text_module.read_bytes(str(path), max_decompressed_bytes=64 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the kept MiB and a block or two in flight; the cap's 64 MiB before
+    assert peak < 8 << 20, f"{peak:,} bytes at the peak"
+
+
+def test_a_file_beyond_the_kept_share_is_read_again_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(text_module, "KEPT_WHILE_COUNTING", 1000)
+    monkeypatch.setattr(text_module, "_BLOCK", 333)
+    data = b"".join(f"q{i} 0 d{i} 1\n".encode() for i in range(3000))
+    for kind in sorted(COMPRESSORS):
+        path = tmp_path / f"qrels.{kind}"
+        path.write_bytes(_packed(data, kind))
+        for cap in (len(data), None, "auto"):
+            assert text_module.read_bytes(str(path), max_decompressed_bytes=cap) == data
+        with pytest.raises(ValueError, match=f"more than {len(data) - 1:,} bytes"):
+            text_module.read_bytes(str(path), max_decompressed_bytes=len(data) - 1)
 
 
 def test_parquet_decoded_size_is_capped(tmp_path):
@@ -399,6 +491,29 @@ def test_writers_refuse_what_their_readers_refuse(tmp_path):
         with pytest.raises(ValueError, match=r"would not read back"):
             write_probabilistic_qrels(ProbabilisticQrels([bad], ["d"], [0.5]), tmp_path / "p.csv")
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("name", "suffix", "layout", "message"), [
+    (" a", "csv", "wide", r"column name ' a' would not read back from a CSV/TSV header"),
+    ("a\rb", "tsv", "wide", r"column name 'a\\rb' would not read back"),
+    ("a\nb", "csv", "wide", r"column name 'a\\nb' would not read back"),
+    ("item_id", "parquet", "wide", r"a wide table with a class named 'item_id'"),
+    ("a\x00", "npz", "long", r"class 'a\\x00' ends in a NUL character, which a \.npz"),
+])
+def test_predictions_writer_refuses_names_its_reader_changes(tmp_path, name, suffix, layout,
+                                                             message):
+    # issue 23: a wide table's class ' a' came back as 'a' and 'a\rb' was written but could
+    # not be read; a .npz dropped the trailing NUL of an id
+    path = tmp_path / f"net.{suffix}"
+    predictions = Predictions([[0.25, 0.75]], items=["x"], classes=[name, "b"])
+    with pytest.raises(ValueError, match=message):
+        write_predictions(predictions, path, layout=layout)
+    assert not path.exists()
+    items = Predictions([[0.25, 0.75]], items=["x\x00"], classes=["a", "b"])
+    with pytest.raises(ValueError, match=r"item 'x\\x00' ends in a NUL character"):
+        write_predictions(items, tmp_path / "net.npz")
+    write_predictions(items, tmp_path / "net.csv")  # CSV keeps it
+    assert list(read_predictions(tmp_path / "net.csv").items) == ["x\x00"]
 
 
 def _annotations_with_empty_annotator():
@@ -473,6 +588,14 @@ WRITERS = {
         read_annotations(_ann_file(p), taxonomy=TAX), p / "out.parquet"),
     "prob_qrels": lambda p: write_probabilistic_qrels(
         ProbabilisticQrels(["q"], ["d"], [0.5]), p / "out.csv"),
+    **{f"rankings_{suffix}": lambda p, suffix=suffix: write_rankings(
+        Rankings.from_selectors(SELECTORS, classes=["a", "b", "c"]), p / f"out.{suffix}")
+       for suffix in ("json", "csv", "parquet")},
+    **{f"predictions_{layout}_{suffix}": lambda p, layout=layout, suffix=suffix:
+       write_predictions(Predictions([[0.25, 0.75]], items=["x"], classes=["a", "b"]),
+                         p / f"out.{suffix}", layout=layout)
+       for layout, suffix in (("long", "csv"), ("wide", "tsv"), ("wide", "parquet"),
+                              ("long", "npz"))},
 }
 
 
@@ -574,3 +697,29 @@ def test_parquet_strings_that_are_not_utf8_name_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"ann\.parquet: column 'label' holds bytes that are "
                                          r"not valid UTF-8 text"):
         read_annotations(path, taxonomy=TAX)
+
+
+# ------------------------------------------------------------------ small ones
+def test_a_pair_given_twice_in_probabilistic_qrels_names_the_file_lines(tmp_path):
+    # issue 23: the message said "rows 0, 1", the positions in the table, not the file's lines
+    path = tmp_path / "pq.csv"
+    path.write_text("query_id,doc_id,probability\n# a comment\nq1,d1,0.5\nq2,d1,1\nq1,d1,0.6\n")
+    with pytest.raises(ValueError, match=rf"^{path}, line 5: document 'd1' is listed 2 times for "
+                                         r"query 'q1' \(lines 3, 5\); give one probability"):
+        read_probabilistic_qrels(path)
+
+
+def test_annotations_without_a_taxonomy_are_a_flat_label_set():
+    # issue 23: Annotations.from_frame(taxonomy=None) raised AttributeError; None is the
+    # documented flat label set of read_annotations, labels in sorted order
+    frame = pd.DataFrame({"item_id": ["i1", "i1", "i2"], "annotator_id": ["a", "b", "a"],
+                          "label": ["dog", "cat", "cat"]})
+    ann = Annotations.from_frame(frame, taxonomy=None)
+    assert ann.taxonomy.leaves == ("cat", "dog")
+    assert ann.to_frame()[["item_id", "annotator_id", "label"]].values.tolist() == [
+        ["i1", "a", "dog"], ["i1", "b", "cat"], ["i2", "a", "cat"]]
+    mixed = frame.assign(label=[3, "cat", 1])  # labels of two types still order canonically
+    assert Annotations.from_frame(mixed, taxonomy=None).taxonomy.leaves == (1, 3, "cat")
+    with pytest.raises(ValueError, match=r"taxonomy must be a fuzzytruth.Taxonomy, or None .*"
+                                         r"got dict"):
+        Annotations.from_frame(frame, taxonomy={"all": ["cat", "dog"]})

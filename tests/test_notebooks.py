@@ -25,9 +25,29 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 sys.path.insert(0, str(ROOT / "docs"))
-from execute_notebooks import execute, executed_by_docs  # noqa: E402
+from execute_notebooks import cell_timeout, execute, executed_by_docs  # noqa: E402
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+@pytest.mark.parametrize(("load", "cores", "expected"), [
+    ((12.0, 9.0, 7.0), 2, 1800),  # load 12 on 2 cores: six times the idle timeout
+    ((0.5, 0.5, 0.5), 2, 300),  # an idle machine: the base, never less
+    ((3.0, 1.0, 1.0), None, 900),  # cpu_count unknown: one core
+    (OSError, 2, 300),  # no load average on this platform: the base
+])
+def test_cell_timeout_is_sized_to_the_load(monkeypatch, load, cores, expected):
+    # issue 23: notebook 05 failed when the machine was loaded (it passes alone in 33 s); the
+    # rule: base seconds times the one-minute load per core, at least the base
+    def getloadavg():
+        if load is OSError:
+            raise OSError("no load average")
+        return load
+
+    monkeypatch.setattr("os.getloadavg", getloadavg)
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    assert cell_timeout(300.0) == expected
+    assert cell_timeout(120.0) == expected * 120 // 300
 
 
 def test_there_are_notebooks():

@@ -61,7 +61,10 @@ def test_malformed_tables_name_file_and_line(tmp_path, body, message):
 def test_malformed_json_names_file_and_place(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text("[[[[1], [0]]],\n [[[1, 1]]]]")
-    with pytest.raises(ValueError, match=r"bad.json, item 1, reader 0: class 1 appears twice"):
+    # the line where the item starts (issue 23: "item 1, reader 0" alone did not say where)
+    with pytest.raises(ValueError, match=r"bad.json, line 2, item 1, reader 0: class 1 appears "
+                                         r"twice in one ranking \(items and readers counted "
+                                         r"from 0\)$"):
         read_rankings(path, classes=CLASSES)
     path.write_text("[[[[1]]]\n")
     with pytest.raises(ValueError, match=r"bad.json, line 2: invalid JSON"):

@@ -27,7 +27,11 @@ def test_reads_trec_evals_own_file():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("q1 map 0.1 0.2\nq1 P_5 x 0.2\n", "line 2: the mean and stddev must be numbers"),
+    ("q1 map 0.1 0.2\nq1 P_5 x 0.2\n", "line 2: expected a number in field 'mean'; got 'x'"),
+    # issue 23: float() took these; the TREC readers' one number grammar does not
+    ("q1 map 1_000 0.2\n", "line 1: expected a number in field 'mean'; got '1_000'"),
+    ("q1 map 0.1 \u0660.\u0661\n", "line 1: expected a number in field 'stddev'"),
+    ("q1 map 1e999 0.2\n", "line 1: field 'mean' holds '1e999', beyond the range"),
     ("q1 map 0.1 0.2 9\n", "line 1: expected 4 fields"),
     ("# only a comment\n", "no lines of data"),
 ])

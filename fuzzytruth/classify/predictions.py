@@ -182,8 +182,8 @@ class Predictions:
         """Predictions from a long table, one row per (item, class).
 
         Every item needs a score for every class; a repeated (item, class) pair or a missing
-        one is a ValueError naming it. Classes are in order of first appearance unless
-        ``classes`` gives the order (and the set).
+        one is a ValueError naming it. Items and classes are sorted (so that the order of the
+        rows never changes a result) unless ``classes`` gives the classes' order (and set).
 
         Examples
         --------
@@ -229,9 +229,10 @@ class Predictions:
     ) -> Predictions:
         """The matrix of a long table; ``rows(i)`` says where row ``i`` came from."""
         where = rows or (lambda i: f"row {int(i)}")
-        item_code, items = pd.factorize(pd.Series(item_ids, dtype=object), sort=False)
+        item_code, items = pd.factorize(pd.Series(item_ids, dtype=object), sort=True)
         if classes is None:
-            class_index = pd.Index(pd.unique(pd.Series(class_ids, dtype=object)), dtype=object)
+            class_index = pd.Index(np.sort(pd.unique(pd.Series(class_ids, dtype=object))),
+                                   dtype=object)
         else:
             class_index = _ids(classes, "class")
         class_code = class_index.get_indexer(class_ids)

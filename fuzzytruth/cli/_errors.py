@@ -6,7 +6,8 @@ which parameter (:class:`Flags`, filled by the option builders of
 :mod:`fuzzytruth.cli._options`), and every message is rewritten through that table before it is
 printed: ``n_worlds=5`` becomes ``--n-worlds 5``, ``ties='docid_desc' or 'input_order'``
 becomes ``--ties docid_desc or input_order``, ``confidence_level must`` becomes
-``--confidence-level must``.
+``--confidence-level must``, and a parameter whose name no English word shares (one with an
+underscore: ``give them in query_categories``) becomes its flag wherever it stands.
 
 Examples
 --------
@@ -19,6 +20,16 @@ Examples
 '--n-worlds must be an integer >= 0; got -3'
 >>> flags.translate("pass duplicates='first', 'last' or 'split' to choose a policy")
 'pass --duplicates first or last to choose a policy'
+>>> flags.add("query_categories", "--query-categories")
+>>> flags.translate("query 'q9' has no category: give it in query_categories")
+"query 'q9' has no category: give it in --query-categories"
+
+A message naming an input by the name the library knows it by (a run's tag) also gets the flag
+and file it came from:
+
+>>> flags.source("run 'bm25'", "--run runs/bm25.txt")
+>>> flags.translate("document(s) 'd9' of run 'bm25' are not items of the membership")
+"document(s) 'd9' of run 'bm25' (--run runs/bm25.txt) are not items of the membership"
 """
 
 from __future__ import annotations
@@ -52,6 +63,7 @@ class Flags:
         self._flags: dict[str, str] = {}
         self._choices: dict[str, tuple[str, ...]] = {}
         self._switches: set[str] = set()
+        self._sources: dict[str, str] = {}
 
     def add(self, param: str, flag: str, choices: Iterable[object] | None = None,
             switch: bool = False) -> None:
@@ -72,6 +84,11 @@ class Flags:
         if switch:
             self._switches.add(param)
 
+    def source(self, phrase: str, where: str) -> None:
+        """Record that the input a message calls ``phrase`` (``run 'bm25'``) came from
+        ``where`` (``--run runs/bm25.txt``)."""
+        self._sources[phrase] = where
+
     def items(self) -> list[tuple[str, str]]:
         """``(parameter, flag)`` pairs, in the order they were added."""
         return list(self._flags.items())
@@ -90,6 +107,10 @@ class Flags:
             )
             message = re.sub(rf"(?<![\w.\-'`]){name}{_SUBJECT}", flag, message)
             message = message.replace(f"the {param} option", flag)
+            if "_" in param:  # a Python identifier wherever it stands
+                message = re.sub(rf"(?<![\w.\-'`]){name}(?![\w'`])", flag, message)
+        for phrase, where in self._sources.items():
+            message = message.replace(phrase, f"{phrase} ({where})")
         return message
 
 

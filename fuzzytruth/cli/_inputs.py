@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuzzytruth.cli._errors import UserError
+from fuzzytruth.cli._errors import Flags, UserError
 
 __all__ = ["evaluate_runs", "is_crisp", "read_labels", "read_runs", "read_truth", "truth_model"]
 
@@ -28,13 +28,16 @@ _TRUTHS = {"annotations": "--annotations", "rankings": "--rankings", "qrels": "-
 _LABELS = ("annotations", "rankings")
 
 
-def read_runs(paths: Sequence[Path], *, duplicates: str, encoding: str) -> dict[str, Any]:
-    """Runs by name (their tag, or the file name when tags are missing or clash)."""
+def read_runs(paths: Sequence[Path], *, duplicates: str, flags: Flags,
+              **reading: Any) -> dict[str, Any]:
+    """Runs by name (their tag, or the file name when tags are missing or clash), each one's
+    file recorded in ``flags`` for messages; ``reading``:
+    :func:`fuzzytruth.cli._options.reading`."""
     from fuzzytruth.io import read_trec_run
 
     runs: dict[str, Any] = {}
     for path in paths:
-        run = read_trec_run(path, duplicates=duplicates, encoding=encoding)
+        run = read_trec_run(path, duplicates=duplicates, **reading)
         if len(run) == 0:
             raise UserError(f"{path}: the run file has no result line (--run)")
         name = run.name if run.name and run.name not in runs else path.stem
@@ -42,12 +45,15 @@ def read_runs(paths: Sequence[Path], *, duplicates: str, encoding: str) -> dict[
             raise UserError(f"two runs are named {name!r} (--run); rename a file or its tag "
                             "column")
         runs[name] = run
+        flags.source(f"run {name!r}", f"--run {path}")
     return runs
 
 
 def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """The ground truth and the query categories (categorical truth only)."""
+    from fuzzytruth.cli._options import reading
     from fuzzytruth.io import read_probabilistic_qrels, read_trec_judgments
+    from fuzzytruth.io.tables import read_query_categories
     from fuzzytruth.truth.models import fit_truth
 
     kinds = [k for k in _TRUTHS if getattr(args, k) is not None]
@@ -77,38 +83,44 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
             )
     if kind == "qrels":
         qrels = read_trec_judgments(args.qrels, rel_format=rel_format,
-                                    duplicates=args.duplicates, encoding=args.encoding)
+                                    duplicates=args.duplicates, **reading(args))
         if len(qrels) == 0:
             raise UserError(f"{args.qrels}: the qrels file has no judgment line (--qrels)")
         return qrels, None
     if kind == "prob_qrels":
-        return read_probabilistic_qrels(args.prob_qrels, encoding=args.encoding), None
+        return read_probabilistic_qrels(args.prob_qrels, **reading(args)), None
     if kind == "annotations" and args.taxonomy is None:
         raise UserError("--annotations needs --taxonomy")
     model = truth_model(args)
+    truth = fit_truth(read_labels(args), model)
     categories = None
     if args.query_categories is not None:
-        categories = _query_categories(args.query_categories, args.encoding)
-    return fit_truth(read_labels(args), model), categories
+        try:
+            categories = read_query_categories(args.query_categories, taxonomy=truth.taxonomy,
+                                               **reading(args))
+        except ValueError as err:
+            raise UserError(f"--query-categories: {err}") from None
+    return truth, categories
 
 
 def read_labels(args: argparse.Namespace) -> Any:
     """The Annotations of ``--annotations`` (``--taxonomy`` required) or the Rankings of
     ``--rankings`` (``--taxonomy`` optional: a flat one of the classes)."""
+    from fuzzytruth.cli._options import reading
     from fuzzytruth.io import read_annotations, read_rankings, read_taxonomy
+    from fuzzytruth.io.text import read_names
 
     taxonomy = None
     if args.taxonomy is not None:
         taxonomy = read_taxonomy(args.taxonomy, implicit_root=args.implicit_root,
-                                 encoding=args.encoding)
+                                 **reading(args))
     if args.rankings is not None:
         classes = None
         if args.classes is not None:
-            text = args.classes.read_text(encoding=args.encoding)
-            classes = [line.strip() for line in text.splitlines() if line.strip()]
+            classes = read_names(args.classes, **reading(args))
         try:
             return read_rankings(args.rankings, classes=classes, taxonomy=taxonomy,
-                                 encoding=args.encoding)
+                                 **reading(args))
         except ValueError as err:
             hint = (" (name the classes with --classes)" if args.classes is None and (
                 "not nodes of the taxonomy" in str(err) or "not a known class" in str(err))
@@ -117,7 +129,7 @@ def read_labels(args: argparse.Namespace) -> Any:
     if args.classes is not None:
         raise UserError("--classes names the class ids of --rankings; --annotations names its "
                         "labels")
-    return read_annotations(args.annotations, taxonomy=taxonomy, encoding=args.encoding)
+    return read_annotations(args.annotations, taxonomy=taxonomy, **reading(args))
 
 
 def truth_model(args: argparse.Namespace) -> Any:
@@ -139,20 +151,6 @@ def truth_model(args: argparse.Namespace) -> Any:
     if args.reliability is not None:
         return PrIRN(temperature=args.reliability)
     return as_truth_model(name)
-
-
-def _query_categories(path: Path, encoding: str) -> dict:
-    from fuzzytruth.io.tables import read_delimited
-
-    tab = ".tsv" in Path(path).name.lower()
-    frame = read_delimited(path, delimiter="\t" if tab else ",", encoding=encoding,
-                           required=["query_id", "category"], only_required=True)
-    again = frame["query_id"].duplicated().to_numpy()
-    if again.any():
-        line = int(frame.attrs["lines"][again.argmax()])
-        raise UserError(f"{path}, line {line}: query {frame['query_id'][again].iloc[0]!r} "
-                        "has a second category (--query-categories: one row per query)")
-    return dict(zip(frame["query_id"], frame["category"], strict=True))
 
 
 def is_crisp(truth: Any) -> bool:

@@ -22,20 +22,22 @@ from fuzzytruth.cli._errors import Flags
 
 __all__ = [
     "DEFAULT_MEASURES",
-    "add_encoding_option",
     "add_format_option",
     "add_measure_option",
     "add_rankings_options",
+    "add_reading_options",
     "add_rule_options",
     "add_run_options",
     "add_taxonomy_options",
     "add_truth_model_options",
     "add_truth_options",
     "add_world_options",
+    "decompressed_bytes",
     "library_option",
     "listing",
     "literal_choices",
     "presets_epilog",
+    "reading",
     "signature_default",
 ]
 
@@ -104,14 +106,45 @@ def add_taxonomy_options(target: argparse._ActionsContainer, flags: Flags, *, he
     )
 
 
-def add_encoding_option(target: argparse._ActionsContainer, flags: Flags) -> None:
-    """``--encoding`` of the text files read (a file with a byte-order mark says its own)."""
+def add_reading_options(target: argparse._ActionsContainer, flags: Flags) -> None:
+    """How input files are read: ``--encoding`` of a text file without a byte-order mark and
+    ``--max-decompressed-bytes``, the cap on what a compressed file may inflate to; give them
+    to every reader with :func:`reading`."""
     from fuzzytruth.io.tables import read_annotations
+    from fuzzytruth.io.text import DECOMPRESSION_FLOOR, DECOMPRESSION_RATIO
 
     library_option(
         target, flags, "--encoding", param="encoding", function=read_annotations,
         help="text encoding of the input files without a byte-order mark (default: %(default)s)",
     )
+    library_option(
+        target, flags, "--max-decompressed-bytes", param="max_decompressed_bytes",
+        function=read_annotations, type=decompressed_bytes, metavar="BYTES",
+        help="cap on what a compressed input file may inflate to: a number of bytes, none (no "
+        f"cap) or auto ({DECOMPRESSION_RATIO} times the file's size, at least "
+        f"{DECOMPRESSION_FLOOR // 2**20} MiB) (default: %(default)s)",
+    )
+
+
+def decompressed_bytes(text: str) -> int | str | None:
+    """The value of ``--max-decompressed-bytes``: ``auto``, ``none`` (any case) or a number of
+    bytes >= 1.
+
+    >>> decompressed_bytes("None"), decompressed_bytes("auto"), decompressed_bytes("1000")
+    (None, 'auto', 1000)
+    """
+    word = text.strip().lower()
+    if word in ("auto", "none"):
+        return None if word == "none" else "auto"
+    if word.isascii() and word.isdigit() and int(word) >= 1:
+        return int(word)
+    raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, auto or none; got "
+                                     f"{text!r}")
+
+
+def reading(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of :func:`add_reading_options` as keyword arguments of every reader."""
+    return {"encoding": args.encoding, "max_decompressed_bytes": args.max_decompressed_bytes}
 
 
 RANKINGS_HELP = (
@@ -201,7 +234,7 @@ def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="a document listed twice for one query in a run or qrels file: an error, or keep "
         "the highest score (max), the first or the last line (default: %(default)s)",
     )
-    add_encoding_option(parser, flags)
+    add_reading_options(parser, flags)
 
 
 def add_measure_option(parser: argparse.ArgumentParser, flags: Flags) -> None:

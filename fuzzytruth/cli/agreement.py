@@ -27,13 +27,14 @@ from typing import Any
 from fuzzytruth.cli._errors import Flags, UserError, note
 from fuzzytruth.cli._options import (
     RANKINGS_HELP,
-    add_encoding_option,
     add_format_option,
     add_rankings_options,
+    add_reading_options,
     add_taxonomy_options,
     add_truth_model_options,
     library_option,
     literal_choices,
+    reading,
 )
 
 __all__ = ["EXAMPLES", "HELP", "VIEWS", "add_arguments", "run"]
@@ -93,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="an annotator labelling an item twice: an error, or keep the first or last label "
         "(default: %(default)s)",
     )
-    add_encoding_option(parser, flags)
+    add_reading_options(parser, flags)
     library_option(
         parser, flags, "--metric", param="metric", function=agreement,
         choices=literal_choices(MetricName),
@@ -118,7 +119,7 @@ def _read(args: argparse.Namespace) -> Any:
     if args.taxonomy is not None:
         try:
             taxonomy = read_taxonomy(args.taxonomy, implicit_root=args.implicit_root,
-                                     encoding=args.encoding)
+                                     **reading(args))
         except ValueError as err:
             raise ValueError(f"--taxonomy: {err}") from None
     try:
@@ -129,7 +130,7 @@ def _read(args: argparse.Namespace) -> Any:
             annotator=args.annotator_column,
             label=args.label_column,
             duplicates=args.duplicates,
-            encoding=args.encoding,
+            **reading(args),
         )
     except ValueError as err:
         hint = (

@@ -17,12 +17,13 @@ from typing import Any
 
 from fuzzytruth.cli._errors import Flags, UserError
 from fuzzytruth.cli._options import (
-    add_encoding_option,
     add_format_option,
+    add_reading_options,
     add_taxonomy_options,
     library_option,
     listing,
     presets_epilog,
+    reading,
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
 
@@ -158,7 +159,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="add the annotators, each scored against the others' truth (leave-one-annotator-"
         f"out, {leave_one_annotator_out.__module__})",
     )
-    add_encoding_option(parser, flags)
+    add_reading_options(parser, flags)
     add_format_option(parser, TABLE_FORMATS)
     parser.epilog = f"{EXAMPLES}\n{presets_epilog()}\n"
 
@@ -170,7 +171,7 @@ def read_classifiers(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in args.predictions:
         predictions = read_predictions(path, layout=args.layout, classes=args.prediction_classes,
-                                       items=args.prediction_items, encoding=args.encoding)
+                                       items=args.prediction_items, **reading(args))
         if predictions.name in out:
             raise UserError(f"two classifiers are named {predictions.name!r} (--predictions); "
                             "rename a file")
@@ -196,7 +197,7 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, Any]:
             flag = "--human" if args.human else "--truth-model"
             raise UserError(f"{flag} needs labels (--annotations or --rankings); --qrels are "
                             "label sets already")
-        return read_trec_qrels(args.qrels, encoding=args.encoding), None
+        return read_trec_qrels(args.qrels, **reading(args)), None
     from fuzzytruth.cli._inputs import read_labels, truth_model
 
     if args.annotations is not None and args.taxonomy is None:

@@ -16,6 +16,7 @@ from fuzzytruth.cli._options import (
     library_option,
     listing,
     presets_epilog,
+    reading,
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
 
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from fuzzytruth.stats import compare
 
     truth, categories = read_truth(args)
-    runs = read_runs(args.run, duplicates=args.duplicates, encoding=args.encoding)
+    runs = read_runs(args.run, duplicates=args.duplicates, flags=args.flags, **reading(args))
     measures = measure_list(args.measure or list(DEFAULT_MEASURES))
     evaluation = evaluate_runs(args, runs, truth, categories, measures)
     comparison = compare(

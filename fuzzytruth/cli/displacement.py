@@ -15,10 +15,11 @@ from pathlib import Path
 from fuzzytruth.cli._errors import Flags, UserError
 from fuzzytruth.cli._options import (
     RANKINGS_HELP,
-    add_encoding_option,
     add_format_option,
     add_rankings_options,
+    add_reading_options,
     library_option,
+    reading,
     signature_default,
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
@@ -73,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     )
     parser.add_argument("--by", choices=VIEWS, default="system",
                         help="one row per list, query or system (default: %(default)s)")
-    add_encoding_option(parser, flags)
+    add_reading_options(parser, flags)
     add_format_option(parser, TABLE_FORMATS)
     parser.set_defaults(taxonomy=None, implicit_root=None, annotations=None)
 
@@ -91,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"give one of {first} and {second}")
     if args.classes is not None and args.rankings is None:
         raise UserError("--classes names the class ids of --rankings; --answers names its items")
-    answers = read_answers(args.answers, encoding=args.encoding) if args.rankings is None \
+    answers = read_answers(args.answers, **reading(args)) if args.rankings is None \
         else read_labels(args)
-    runs = (read_run_table(args.runs, encoding=args.encoding) if args.run is None else
-            read_runs(args.run, encoding=args.encoding,
-                      duplicates=signature_default(read_trec_run, "duplicates")))
+    runs = (read_run_table(args.runs, **reading(args)) if args.run is None else
+            read_runs(args.run, duplicates=signature_default(read_trec_run, "duplicates"),
+                      flags=args.flags, **reading(args)))
     result = weighted_displacement(
         answers, runs, n_items=args.n_items, g=args.g, use_deeper_ranks=not args.cut_at_m,
         annotator_ties=args.annotator_ties,

@@ -27,6 +27,7 @@ from fuzzytruth.cli._options import (
     add_world_options,
     library_option,
     presets_epilog,
+    reading,
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
 
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from fuzzytruth.report import drop_empty_columns, system_notes
 
     truth, categories = read_truth(args)
-    runs = read_runs(args.run, duplicates=args.duplicates, encoding=args.encoding)
+    runs = read_runs(args.run, duplicates=args.duplicates, flags=args.flags, **reading(args))
     texts = args.measure or list(DEFAULT_MEASURES)
     crisp = is_crisp(truth) or args.rel_format != "qrels"
     fmt = args.format
@@ -243,4 +244,4 @@ def _zscores(args: argparse.Namespace) -> Any:
         return None
     from fuzzytruth.io.zscores import read_trec_zscores
 
-    return read_trec_zscores(args.zscores, encoding=args.encoding)
+    return read_trec_zscores(args.zscores, **reading(args))

@@ -41,6 +41,7 @@ from fuzzytruth._validation import check_choice
 from fuzzytruth.displacement.frames import column_names
 from fuzzytruth.displacement.systems import RUN_ORDERS
 from fuzzytruth.io.tables import finite_numbers, read_delimited
+from fuzzytruth.io.text import MaxBytes
 
 __all__ = ["read_answers", "read_runs"]
 
@@ -56,11 +57,12 @@ def _delimiter(path: str | os.PathLike) -> str:
 
 
 def _read(
-    path: str | os.PathLike, ids: list[str], numbers: list[str], encoding: str
+    path: str | os.PathLike, ids: list[str], numbers: list[str], encoding: str,
+    max_decompressed_bytes: MaxBytes,
 ) -> pd.DataFrame:
     name = os.fspath(path)
     frame = read_delimited(path, delimiter=_delimiter(path), required=[*ids, *numbers],
-                           encoding=encoding)
+                           encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
     for column in numbers:
         frame[column] = finite_numbers(frame, column, name)
     frame.index = pd.Index(frame.attrs.pop("lines"), name="line")
@@ -73,6 +75,7 @@ def read_answers(
     *,
     columns: Mapping[str, str] | None = None,
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> pd.DataFrame:
     """Read the annotators' answers: ``query_id, annotator_id, item_id, rank, relevance``.
 
@@ -84,6 +87,8 @@ def read_answers(
         Other column names, as in :func:`weighted_displacement`.
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (:func:`fuzzytruth.io.text.read_bytes`).
 
     Returns
     -------
@@ -93,7 +98,7 @@ def read_answers(
     """
     c = column_names(columns)
     return _read(path, [c["query_id"], c["annotator_id"], c["item_id"]],
-                 [c["rank"], c["relevance"]], encoding)
+                 [c["rank"], c["relevance"]], encoding, max_decompressed_bytes)
 
 
 def read_runs(
@@ -102,6 +107,7 @@ def read_runs(
     run_order: str = "rank",
     columns: Mapping[str, str] | None = None,
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> pd.DataFrame:
     """Read the systems' rankings: ``system, query_id, item_id`` and ``rank`` (or ``score``).
 
@@ -115,6 +121,8 @@ def read_runs(
         Other column names, as in :func:`weighted_displacement`.
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (:func:`fuzzytruth.io.text.read_bytes`).
 
     Returns
     -------
@@ -124,4 +132,5 @@ def read_runs(
     """
     check_choice("run_order", run_order, RUN_ORDERS)
     c = column_names(columns)
-    return _read(path, [c["system"], c["query_id"], c["item_id"]], [c[run_order]], encoding)
+    return _read(path, [c["system"], c["query_id"], c["item_id"]], [c[run_order]], encoding,
+                 max_decompressed_bytes)

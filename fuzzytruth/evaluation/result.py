@@ -21,6 +21,13 @@ from fuzzytruth.uncertain.distribution import Distribution
 __all__ = ["Evaluation"]
 
 
+_EMPTY = pd.DataFrame({  # to_frame() of an evaluation without systems or measures
+    c: pd.Series(dtype="str" if c in ("system", "query_id", "measure", "method") else float)
+    for c in ("system", "query_id", "measure", "mean", "std", "ci_low", "ci_high",
+              "confidence_level", "p_undefined", "method", "mc_se")
+})
+
+
 @dataclass(frozen=True, eq=False, init=False)
 class Evaluation:
     """Distributions of every (system, query, measure), one batch per (system, measure), with
@@ -319,7 +326,7 @@ class Evaluation:
                         }
                     )
                 )
-        return pd.concat(parts, ignore_index=True)
+        return pd.concat(parts, ignore_index=True) if parts else _EMPTY.copy()
 
     def query_means(self, measure: str | Measure) -> np.ndarray:
         """``(n_systems, n_queries)`` each query's expected value under the uncertain truth

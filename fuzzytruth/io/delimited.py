@@ -286,9 +286,18 @@ def write_delimited(
     :func:`read_delimited` reads it back.
 
     Values of the ``ids`` columns that would not read back (see the module docstring) raise a
-    ValueError naming the value. When a first-column value starts with ``#``, every field is
-    quoted, so that the line is not taken for a comment.
+    ValueError naming the value, and so do column names (the header is one line: no line end
+    in a name either). When a first-column value starts with ``#``, every field is quoted, so
+    that the line is not taken for a comment.
     """
+    header = pd.Series([str(c) for c in frame.columns], dtype=object)
+    bad = _unreadable(header) | header.str.contains("\n", regex=False).to_numpy(dtype=bool)
+    if bad.any():
+        raise ValueError(
+            f"column name {shown(header[bad].iloc[0])} would not read back from a CSV/TSV "
+            "header: names are stripped of surrounding whitespace, may not be empty, and may "
+            "not hold a line end"
+        )
     check_readable(frame, ids)
     first = frame.iloc[:, 0].astype(str).str.startswith("#").any()
     with open_output(path) as handle:

@@ -30,6 +30,7 @@ from typing import Any
 
 from fuzzytruth._validation import check_choice
 from fuzzytruth.io.prefs import read_trec_prefs, read_trec_qrels_prefs
+from fuzzytruth.io.text import MaxBytes
 from fuzzytruth.io.trec import read_trec_qrels, read_trec_qrels_jg
 
 __all__ = ["REL_FORMATS", "read_trec_judgments"]
@@ -44,6 +45,7 @@ def read_trec_judgments(
     rel_format: str = "qrels",
     duplicates: str = "error",
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Any:
     """Read a judgments file in one of trec_eval's formats (module docstring).
 
@@ -57,15 +59,18 @@ def read_trec_judgments(
         A document judged twice for one query (qrels formats; :func:`read_trec_qrels`).
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (:func:`fuzzytruth.io.text.read_bytes`).
 
     Returns
     -------
     Qrels, dict of str to Qrels, or Preferences
     """
     check_choice("rel_format", rel_format, REL_FORMATS)
+    reading = {"encoding": encoding, "max_decompressed_bytes": max_decompressed_bytes}
     if rel_format == "qrels":
-        return read_trec_qrels(path, duplicates=duplicates, encoding=encoding)
+        return read_trec_qrels(path, duplicates=duplicates, **reading)
     if rel_format == "qrels_jg":
-        return read_trec_qrels_jg(path, duplicates=duplicates, encoding=encoding)
+        return read_trec_qrels_jg(path, duplicates=duplicates, **reading)
     reader = read_trec_prefs if rel_format == "prefs" else read_trec_qrels_prefs
-    return reader(path, encoding=encoding)
+    return reader(path, **reading)

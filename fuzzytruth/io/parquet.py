@@ -19,7 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth.io.output import open_output
-from fuzzytruth.io.text import MaxBytes, decompression_limit, file_error, read_bytes, shown
+from fuzzytruth.io.text import (
+    RAISE_THE_CAP,
+    MaxBytes,
+    decompression_limit,
+    file_error,
+    read_bytes,
+    shown,
+)
 
 __all__ = ["read_parquet_columns", "write_parquet"]
 
@@ -44,7 +51,7 @@ def read_parquet_columns(
             raise file_error(
                 name,
                 f"this Parquet file decodes to about {decoded:,} bytes, more than "
-                f"{limit:,} (see max_decompressed_bytes; None: no limit)",
+                f"{limit:,}; {RAISE_THE_CAP}",
             )
         found = parquet.schema_arrow.names
         missing = [c for c in columns if c not in found]
@@ -92,11 +99,18 @@ def _first_line(err: BaseException) -> str:
     return shown(text[0] if text else type(err).__name__, 200)[1:-1]
 
 
-def write_parquet(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    """Write ``frame`` (string columns) as Parquet, atomically (compressed as a whole when the
-    name asks for it)."""
+def write_parquet(
+    frame: pd.DataFrame, path: str | os.PathLike, *, numbers: tuple[str, ...] = ()
+) -> None:
+    """Write ``frame`` as Parquet, atomically (compressed as a whole when the name asks for
+    it): the ``numbers`` columns as they are, the others as text, of which an empty value (which
+    :func:`read_parquet_columns` refuses) is a ValueError naming the column."""
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pandas(frame.astype(str), preserve_index=False)
+    text = frame.astype({c: str for c in frame.columns if c not in numbers})
+    for column in text.columns.difference(list(numbers)):
+        if (text[column] == "").any():
+            raise ValueError(f"an empty {column} would not read back from a Parquet file")
+    table = pa.Table.from_pandas(text, preserve_index=False)
     with open_output(path, binary=True) as handle:
         pq.write_table(table, handle)

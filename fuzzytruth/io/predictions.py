@@ -45,7 +45,7 @@ import pandas as pd
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
 from fuzzytruth.io.output import open_output
-from fuzzytruth.io.text import MaxBytes, file_error, load_text, read_bytes
+from fuzzytruth.io.text import MaxBytes, file_error, read_bytes, read_names, shown
 
 __all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
 
@@ -199,8 +199,7 @@ def _class_list(classes: object, encoding: str) -> list[str] | None:
     if classes is None:
         return None
     if isinstance(classes, str | os.PathLike):
-        text = load_text(classes, encoding=encoding)
-        return [line.strip() for line in text.decoded_lines() if line.strip()]
+        return read_names(classes, encoding=encoding)
     return [str(c) for c in classes]
 
 
@@ -240,6 +239,10 @@ def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: objec
     else:
         if not isinstance(loaded, np.lib.npyio.NpzFile):
             raise file_error(where, "not a .npz archive (a single array: name the file .npy)")
+        other = [k for k, a in arrays.items() if not isinstance(a, np.ndarray)]
+        if other:
+            raise file_error(where, f"not a .npz archive of arrays: its member {shown(other[0])} "
+                             "is not a .npy file")
         key = next((k for k in ("scores", "probabilities") if k in arrays), None)
         if key is None:
             matrices = [k for k, a in arrays.items() if a.ndim == 2]
@@ -278,7 +281,10 @@ def write_predictions(
     format: str | None = None,
 ) -> None:
     """Write predictions as a long or wide table (CSV, TSV, Parquet) or a ``.npz`` archive
-    (``scores``, ``classes``, ``items``); :func:`read_predictions` reads them back.
+    (``scores``, ``classes``, ``items``); :func:`read_predictions` reads them back, and names
+    it would not give back as they are (a class that is not a valid CSV/TSV header name in a
+    wide table, an id ending in a NUL character in ``.npz``) are a ValueError. Written
+    atomically, compressed by suffix (tables).
 
     Examples
     --------
@@ -293,6 +299,13 @@ def write_predictions(
         raise ValueError(f"layout must be 'long' or 'wide'; got {layout!r}")
     fmt = format_of(path, format, ("csv", "tsv", "parquet", "npz"))
     if fmt == "npz":
+        for what, labels in (("item", predictions.items), ("class", predictions.classes)):
+            dropped = [v for v in map(str, labels) if v.endswith("\0")]
+            if dropped:
+                raise ValueError(
+                    f"{what} {shown(dropped[0])} ends in a NUL character, which a .npz archive "
+                    "drops (NumPy text arrays); write a CSV, TSV or Parquet file instead"
+                )
         with open_output(path, binary=True) as handle:
             np.savez(handle, scores=predictions.scores,
                      classes=np.asarray(predictions.classes, dtype=str),
@@ -302,6 +315,13 @@ def write_predictions(
         frame = predictions.to_frame()
         ids = ["item_id", "class"]
     else:
+        names = set(map(str, predictions.classes))
+        if "item_id" in names or {"class", "score"} <= names:
+            raise ValueError(
+                "a wide table with a class named 'item_id', or classes named 'class' and "
+                "'score', would not read back (its header would name the item column, or those "
+                "of a long table); write layout='long' instead"
+            )
         frame = pd.DataFrame(predictions.scores, columns=list(predictions.classes))
         frame.insert(0, "item_id", predictions.items.to_numpy())
         ids = ["item_id"]

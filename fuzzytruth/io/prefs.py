@@ -31,6 +31,7 @@ import os
 
 import numpy as np
 
+from fuzzytruth.io.text import MaxBytes
 from fuzzytruth.io.trec_columns import QRELS_FIELDS, read_columns
 from fuzzytruth.truth.preferences import Preferences
 
@@ -39,7 +40,9 @@ __all__ = ["PREFS_FIELDS", "read_trec_prefs", "read_trec_qrels_prefs"]
 PREFS_FIELDS = ("qid", "jg", "jsg", "docno", "rel")
 
 
-def read_trec_prefs(path: str | os.PathLike, *, encoding: str = "utf-8") -> Preferences:
+def read_trec_prefs(
+    path: str | os.PathLike, *, encoding: str = "utf-8", max_decompressed_bytes: MaxBytes = "auto"
+) -> Preferences:
     """Read a preference file ``qid jg jsg docno rel`` (trec_eval ``-R prefs``).
 
     Parameters
@@ -48,12 +51,15 @@ def read_trec_prefs(path: str | os.PathLike, *, encoding: str = "utf-8") -> Pref
         The file (compressed or not).
     encoding : str, default "utf-8"
         Encoding of a file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (:func:`fuzzytruth.io.text.read_bytes`).
 
     Returns
     -------
     Preferences
     """
-    cols, source, lines = read_columns(path, PREFS_FIELDS, "rel", encoding=encoding)
+    cols, source, lines = read_columns(path, PREFS_FIELDS, "rel", encoding=encoding,
+                                       max_decompressed_bytes=max_decompressed_bytes)
     return Preferences(
         np.asarray(cols["qid"], dtype=object), np.asarray(cols["jg"], dtype=object),
         np.asarray(cols["jsg"], dtype=object), np.asarray(cols["docno"], dtype=object),
@@ -61,9 +67,12 @@ def read_trec_prefs(path: str | os.PathLike, *, encoding: str = "utf-8") -> Pref
     )
 
 
-def read_trec_qrels_prefs(path: str | os.PathLike, *, encoding: str = "utf-8") -> Preferences:
+def read_trec_qrels_prefs(
+    path: str | os.PathLike, *, encoding: str = "utf-8", max_decompressed_bytes: MaxBytes = "auto"
+) -> Preferences:
     """Read a qrels ``qid jg docno rel`` as preferences (trec_eval ``-R qrels_prefs``): one
-    judgment group per value of the second column, one subgroup each.
+    judgment group per value of the second column, one subgroup each; the options are those
+    of :func:`read_trec_prefs`.
 
     Examples
     --------
@@ -74,7 +83,8 @@ def read_trec_qrels_prefs(path: str | os.PathLike, *, encoding: str = "utf-8") -
     >>> read_trec_qrels_prefs(path)
     Preferences(1 queries, 1 judgment groups, 2 lines)
     """
-    cols, source, lines = read_columns(path, QRELS_FIELDS, "rel", encoding=encoding)
+    cols, source, lines = read_columns(path, QRELS_FIELDS, "rel", encoding=encoding,
+                                       max_decompressed_bytes=max_decompressed_bytes)
     return Preferences(
         np.asarray(cols["qid"], dtype=object), np.asarray(cols["iter"], dtype=object),
         np.full(len(lines), "0", dtype=object), np.asarray(cols["docno"], dtype=object),

@@ -16,16 +16,21 @@ Long table (CSV, TSV or Parquet)
 
 Rules (both formats): class ids must be known classes; within a reader a class appears once;
 a reader's groups are numbered ``0 .. G-1`` without gaps; no group is empty. A malformed file
-raises a ``ValueError`` naming the file and the line (JSON: the item and the reader).
+raises a ``ValueError`` on one line naming the file and the line (JSON: the line where the item
+starts, and the item and the reader, counted from 0 in the selectors list); a corrupt Parquet
+file names the file.
 
-Text files go through :func:`fuzzytruth.io.text.load_text` / :func:`read_bytes`: compression
-recognised from the content, a byte-order mark removed, an ``encoding`` option.
+Files go through :func:`fuzzytruth.io.text.read_bytes`: compression recognised from the
+content and its decompressed size capped (``max_decompressed_bytes``), a byte-order mark
+removed, an ``encoding`` option for text. Written atomically
+(:func:`fuzzytruth.io.output.open_output`), compressed by suffix.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
@@ -35,9 +40,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.output import open_output
+from fuzzytruth.io.parquet import read_parquet_columns, write_parquet
 from fuzzytruth.io.tables import read_delimited, write_delimited
-from fuzzytruth.io.text import read_bytes, to_utf8
+from fuzzytruth.io.text import MaxBytes, load_json
 from fuzzytruth.taxonomy import Taxonomy, _show
 
 __all__ = ["Rankings", "read_rankings", "write_rankings"]
@@ -54,8 +62,10 @@ class Rankings:
     Attributes
     ----------
     frame : pandas.DataFrame
-        ``item_id, reader_id, class, rank_group``, sorted by item (in order of first
-        appearance), reader and rank group.
+        ``item_id, reader_id, class, rank_group``, sorted by item id, reader id (each by
+        value, :func:`fuzzytruth._order.sorted_order`) and rank group, the classes of a
+        tie-group in the order given: the order of the readers and items in the input never
+        changes a fit on the rankings, to the bit.
     taxonomy : Taxonomy
         Every class is one of its nodes (a flat taxonomy of the classes by default).
     classes : tuple
@@ -150,7 +160,9 @@ class Rankings:
             raise ValueError(f"{source}, {kind} {int(row['_line'])}: the rank groups of reader "
                              f"{row['reader_id']!r} on item {row['item_id']!r} must be numbered "
                              "0, 1, ... without gaps")
-        order = np.lexsort((table["rank_group"].to_numpy(), pair, item_codes))  # stable
+        canonical = [ranks(sorted_order(uniques))[codes_of] for codes_of, uniques in (
+            pd.factorize(table[column]) for column in ("item_id", "reader_id"))]
+        order = np.lexsort((table["rank_group"].to_numpy(), canonical[1], canonical[0]))
         table = table.iloc[order].drop(columns=["_code", "_line"]).reset_index(drop=True)
         return cls(table, taxonomy, tuple(classes))
 
@@ -196,8 +208,8 @@ class Rankings:
         bad = np.flatnonzero(ids >= n)
         if bad.size:
             item_pos, reader_pos = rows[bad[0]][0], rows[bad[0]][1]
-            raise ValueError(f"{source}, item {item_pos}, reader {reader_pos}: class id "
-                             f"{int(ids[bad[0]])} is not below the number of classes ({n})")
+            raise _SelectorError(source, item_pos, reader_pos, f"class id {int(ids[bad[0]])} "
+                                 f"is not below the number of classes ({n})")
         item_ids = np.arange(len(selectors)) if items is None else np.asarray(items, dtype=object)
         frame = pd.DataFrame({
             "item_id": item_ids[[r[0] for r in rows]] if rows else [],
@@ -210,7 +222,7 @@ class Rankings:
     # ------------------------------------------------------------------ views
     @property
     def items(self) -> pd.Index:
-        """Item ids, in order of first appearance."""
+        """Item ids, sorted (see :attr:`frame`)."""
         return pd.Index(pd.unique(self.frame["item_id"]), name="item_id")
 
     @property
@@ -285,37 +297,58 @@ def _universe(taxonomy, classes, found) -> tuple[Taxonomy, list]:
     return taxonomy, classes
 
 
+class _SelectorError(ValueError):
+    """A malformed selectors list: where (item, and reader when known) and what."""
+
+    def __init__(self, source: str, item: int, reader: int | None, detail: str) -> None:
+        self.item, self.detail = item, detail
+        self.place = f"item {item}" + ("" if reader is None else f", reader {reader}")
+        super().__init__(f"{source}, {self.place}: {detail} (items and readers counted from 0)")
+
+
 def _flatten(selectors: list, source: str) -> list[tuple[int, int, int, int]]:
     """``(item, reader, group, class id)`` rows of the selectors, checked."""
     rows = []
     for i, readers in enumerate(selectors):
         if not isinstance(readers, list):
-            raise ValueError(f"{source}, item {i}: expected a list of readers; got "
-                             f"{readers!r}")
+            raise _SelectorError(source, i, None,
+                                 f"expected a list of readers; got {_show([readers])[1:-1]}")
         kept = 0
         for r, ranking in enumerate(readers):
-            where = f"{source}, item {i}, reader {r}"
             if not isinstance(ranking, list):
-                raise ValueError(f"{where}: expected a list of tie-groups; got {ranking!r}")
+                raise _SelectorError(source, i, r, "expected a list of tie-groups; got "
+                                     f"{_show([ranking])[1:-1]}")
             if not ranking:
                 continue  # padding reader
             seen: set = set()
             for g, group in enumerate(ranking):
                 if not isinstance(group, list) or not group:
-                    raise ValueError(f"{where}: tie-group {g} must be a non-empty list of "
-                                     f"class ids; got {group!r}")
+                    raise _SelectorError(source, i, r, f"tie-group {g} must be a non-empty "
+                                         f"list of class ids; got {_show([group])[1:-1]}")
                 for c in group:
                     if isinstance(c, bool) or not isinstance(c, Integral) or c < 0:
-                        raise ValueError(f"{where}: class ids must be integers >= 0; got "
-                                         f"{c!r}")
+                        raise _SelectorError(source, i, r, "class ids must be integers >= 0; "
+                                             f"got {c!r}")
                     if c in seen:
-                        raise ValueError(f"{where}: class {c} appears twice in one ranking")
+                        raise _SelectorError(source, i, r,
+                                             f"class {c} appears twice in one ranking")
                     seen.add(c)
                     rows.append((i, kept, g, int(c)))
             kept += 1
         if kept == 0:
-            raise ValueError(f"{source}, item {i}: no reader ranked anything")
+            raise _SelectorError(source, i, None, "no reader ranked anything")
     return rows
+
+
+def _item_line(text: str, item: int) -> int:
+    """The line of ``text`` (valid JSON, a list) on which the list's entry ``item`` starts."""
+    decoder = json.JSONDecoder()
+    space = re.compile(r"[ \t\n\r]*")
+    at = space.match(text, text.index("[") + 1).end()
+    for _ in range(item):
+        at = space.match(text, decoder.raw_decode(text, at)[1]).end() + 1  # past the comma
+        at = space.match(text, at).end()
+    return text.count("\n", 0, at) + 1
 
 
 def _format(path: str | os.PathLike, given: str | None) -> str:
@@ -336,6 +369,7 @@ def read_rankings(
     classes: Sequence[Hashable] | int | None = None,
     taxonomy: Taxonomy | None = None,
     encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
 ) -> Rankings:
     """Read partial rankings: selectors JSON, or a long CSV/TSV/Parquet table.
 
@@ -352,6 +386,8 @@ def read_rankings(
         Must contain the classes.
     encoding : str
         Encoding of a text file without a byte-order mark.
+    max_decompressed_bytes : int, "auto" or None, default "auto"
+        Cap on the content of a compressed file (:func:`fuzzytruth.io.text.read_bytes`).
 
     Examples
     --------
@@ -365,22 +401,33 @@ def read_rankings(
     2       0          1  cold           0
     3       1          0   flu           0
     4       1          0  cold           0
+    >>> _ = open(path, "w").write("[[[[1], [0]]],\\n [[[0, 0]]]]")
+    >>> read_rankings(path, classes=["flu", "cold"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...sel.json, line 2, item 1, reader 0: class 0 appears twice in one ranking ...
     """
     fmt = _format(path, format)
     name = os.fspath(path)
     if fmt == "json":
+        data, text = load_json(
+            name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
+            expected="selectors such as [[[[56]], [[342], [120]]]]",
+            too_deep="selectors nest 4 levels (items, readers, tie-groups, class ids); this "
+            "file nests far deeper",
+        )
         try:
-            data = json.loads(to_utf8(read_bytes(name), name, encoding))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{name}, line {err.lineno}: invalid JSON ({err.msg}); expected "
-                             "selectors such as [[[[56]], [[342], [120]]]]") from None
-        return Rankings.from_selectors(data, classes=classes, taxonomy=taxonomy, source=name)
+            return Rankings.from_selectors(data, classes=classes, taxonomy=taxonomy,
+                                           source=name)
+        except _SelectorError as err:
+            raise ValueError(f"{name}, line {_item_line(text, err.item)}, {err.place}: "
+                             f"{err.detail} (items and readers counted from 0)") from None
     if fmt == "parquet":
-        frame = pd.read_parquet(name)
-        return Rankings.from_frame(frame, taxonomy=taxonomy, classes=classes, source=name,
-                                   where=np.arange(len(frame)) + 1)
-    frame = read_delimited(name, delimiter="," if fmt == "csv" else "\t", required=_COLUMNS,
-                           encoding=encoding)
+        frame = read_parquet_columns(name, _COLUMNS, max_decompressed_bytes)
+    else:
+        frame = read_delimited(name, delimiter="," if fmt == "csv" else "\t",
+                               required=_COLUMNS, encoding=encoding,
+                               max_decompressed_bytes=max_decompressed_bytes)
     return Rankings.from_frame(frame, taxonomy=taxonomy, classes=classes, source=name,
                                where=frame.attrs["lines"])
 
@@ -388,14 +435,16 @@ def read_rankings(
 def write_rankings(rankings: Rankings, path: str | os.PathLike, *,
                    format: str | None = None) -> None:
     """Write rankings as selectors JSON (class ids = positions in ``rankings.classes``; item
-    and reader ids are not kept) or as a long table; round-trips with :func:`read_rankings`."""
+    and reader ids are not kept) or as a long table; round-trips with :func:`read_rankings`.
+    Written atomically, compressed by suffix; ids that a table would not read back (see
+    :mod:`fuzzytruth.io.delimited`; an empty one in Parquet) are a ValueError."""
     fmt = _format(path, format)
     if fmt == "json":
-        with open(path, "w", encoding="utf-8") as handle:
+        with open_output(path) as handle:
             json.dump(rankings.to_selectors(), handle)
             handle.write("\n")
     elif fmt == "parquet":
-        rankings.to_frame().to_parquet(path, index=False)
+        write_parquet(rankings.to_frame(), path, numbers=("rank_group",))
     else:
         write_delimited(rankings.to_frame().astype({"class": str}), path, fmt,
                         ["item_id", "reader_id", "class"])

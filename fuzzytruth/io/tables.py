@@ -147,18 +147,32 @@ def read_table(
     return frame
 
 
+def _check_nodes(frame: pd.DataFrame, column: str, what: str, taxonomy: Taxonomy,
+                 name: str) -> None:
+    """Every value of ``frame[column]`` is a node of ``taxonomy``, or a ValueError naming the
+    file's line (or row) of the first that is not, and the closest nodes."""
+    unknown = np.flatnonzero(pd.Index(taxonomy.nodes).get_indexer(frame[column]) < 0)
+    if unknown.size:
+        value = frame[column].iloc[unknown[0]]
+        hint = ", ".join(repr(h) for h in closest_names(value, taxonomy.nodes)) or "none"
+        raise file_error(name, f"{what} {shown(value)} is not in the taxonomy (closest: {hint})",
+                         int(frame.attrs["lines"][unknown[0]]), frame.attrs.get("unit", "line"))
+
+
 def read_query_categories(
     path: str | os.PathLike,
     *,
     query: str = "query_id",
     category: str = "category",
     format: str | None = None,
+    taxonomy: Taxonomy | None = None,
     encoding: str = "utf-8",
     max_decompressed_bytes: MaxBytes = "auto",
 ) -> dict[str, str]:
     r"""Read each query's category (the target category of a query for
     :class:`~fuzzytruth.Membership`): a CSV/TSV table ``query_id, category``, one row per
-    query; other columns are ignored.
+    query; other columns are ignored. With ``taxonomy``, a category that is not one of its
+    nodes is an error naming its line.
 
     Examples
     --------
@@ -183,6 +197,8 @@ def read_query_categories(
             f"query {shown(frame[query].iloc[i])} has a second category (one row per query)",
             int(frame.attrs["lines"][i]),
         )
+    if taxonomy is not None:
+        _check_nodes(frame, category, "category", taxonomy, os.fspath(path))
     return dict(zip(frame[query], frame[category], strict=True))
 
 
@@ -331,18 +347,8 @@ def read_annotations(
             path, delimiter=delimiter_of(fmt), required=columns, encoding=encoding,
             max_decompressed_bytes=max_decompressed_bytes,
         )
-    where, lines = frame.attrs.get("unit", "line"), frame.attrs["lines"]
-    if taxonomy is None:
-        taxonomy = Taxonomy.flat(sorted(pd.unique(frame[label])))
-    known = pd.Index(taxonomy.nodes)
-    unknown = np.flatnonzero(known.get_indexer(frame[label]) < 0)
-    if unknown.size:
-        value = frame[label].iloc[unknown[0]]
-        hint = ", ".join(repr(h) for h in closest_names(value, taxonomy.nodes)) or "none"
-        raise ValueError(
-            f"{name}, {where} {int(lines[unknown[0]])}: label {shown(value)} is not in the "
-            f"taxonomy (closest: {hint})"
-        )
+    if taxonomy is not None:
+        _check_nodes(frame, label, "label", taxonomy, name)
     try:
         return Annotations.from_frame(
             frame,
@@ -370,10 +376,6 @@ def write_annotations(
     frame = annotations.to_frame()[["item_id", "annotator_id", "label"]]
     ids = ["item_id", "annotator_id", "label"]
     if fmt == "parquet":
-        for column in ids:
-            text = frame[column].astype(str)
-            if (text == "").any():
-                raise ValueError(f"an empty {column} would not read back from a Parquet file")
         write_parquet(frame, path)
     else:
         write_delimited(frame, path, fmt, ids)
@@ -424,9 +426,13 @@ def read_probabilistic_qrels(
             )
         frame[column] = values
     try:
-        return ProbabilisticQrels.from_dataframe(frame, grade_col="grade" if has_grade else None)
+        return ProbabilisticQrels(
+            frame["query_id"], frame["doc_id"], frame["probability"],
+            frame["grade"] if has_grade else None, source=name,
+            line_numbers=frame.attrs["lines"],
+        )
     except ValueError as err:
-        raise file_error(name, str(err)) from None
+        raise err if str(err).startswith(name) else file_error(name, str(err)) from None
 
 
 def write_probabilistic_qrels(

@@ -15,7 +15,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from fuzzytruth.io.output import open_output
-from fuzzytruth.io.text import MaxBytes, file_error, read_bytes, shown, to_utf8
+from fuzzytruth.io.text import MaxBytes, file_error, load_json, shown
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["MAX_JSON_DEPTH", "read_json_taxonomy", "write_json_taxonomy"]
@@ -23,6 +23,8 @@ __all__ = ["MAX_JSON_DEPTH", "read_json_taxonomy", "write_json_taxonomy"]
 #: Deepest nesting of a JSON taxonomy (levels below the root); a deeper one is an error that
 #: says to write it as a CSV/TSV edge list, which has no such limit.
 MAX_JSON_DEPTH = 256
+_TOO_DEEP = (f"the taxonomy is nested more than {MAX_JSON_DEPTH} levels deep; write a taxonomy "
+             "this deep as a CSV/TSV edge list")
 
 
 class _RepeatedKey(ValueError):
@@ -51,11 +53,7 @@ def _check_nested(name: str, tree: Any) -> None:
     while stack:
         node, depth, where = stack.pop()  # the names in node are at depth ``depth``
         if depth > MAX_JSON_DEPTH and node:
-            raise file_error(
-                name,
-                f"the taxonomy is nested more than {MAX_JSON_DEPTH} levels deep; write a "
-                "taxonomy this deep as a CSV/TSV edge list",
-            )
+            raise file_error(name, _TOO_DEEP)
         if isinstance(node, dict):
             for key, sub in node.items():
                 if not key.strip():
@@ -84,27 +82,15 @@ def _check_nested(name: str, tree: Any) -> None:
 
 def read_json_taxonomy(name: str, encoding: str, implicit_root: str | None,
                         max_decompressed_bytes: MaxBytes) -> Taxonomy:
-    data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
-                   encoding)
     try:
-        tree = json.loads(data.decode("utf-8"), object_pairs_hook=_no_repeated_keys)  # UTF-8:
-        # to_utf8 checked it; json.loads on bytes would guess UTF-16 from a leading NUL byte
+        tree, _ = load_json(
+            name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
+            expected='a nested mapping such as {"all": {"people": {}, "scenery": {}}}',
+            too_deep=_TOO_DEEP, object_pairs_hook=_no_repeated_keys,
+        )
     except _RepeatedKey as err:
         raise file_error(
             name, f"node {shown(err.args[0])} is given twice under one parent"
-        ) from None
-    except json.JSONDecodeError as err:
-        raise file_error(
-            name,
-            f"invalid JSON ({err.msg}); expected a nested mapping such as "
-            '{"all": {"people": {}, "scenery": {}}}',
-            err.lineno,
-        ) from None
-    except RecursionError:
-        raise file_error(
-            name,
-            f"the taxonomy is nested more than {MAX_JSON_DEPTH} levels deep; write a "
-            "taxonomy this deep as a CSV/TSV edge list",
         ) from None
     _check_nested(name, tree)
     try:

@@ -36,16 +36,19 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import contextlib
 import gzip
+import json
 import lzma
 import os
 import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Literal
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
@@ -53,12 +56,15 @@ __all__ = [
     "DECOMPRESSION_FLOOR",
     "DECOMPRESSION_RATIO",
     "NUMBER",
+    "RAISE_THE_CAP",
     "MaxBytes",
     "Text",
     "decompression_limit",
     "file_error",
+    "load_json",
     "load_text",
     "read_bytes",
+    "read_names",
     "shown",
 ]
 
@@ -77,6 +83,10 @@ NUMBER = re.compile(
     r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))$"
 )
 
+#: How every refusal of an oversized file ends (the command line names its flag instead).
+RAISE_THE_CAP = ("if it is genuine, pass a larger max_decompressed_bytes, or "
+                 "max_decompressed_bytes=None for no limit")
+
 _MAGIC = (
     (b"\x1f\x8b", "gzip"),
     (b"BZh", "bz2"),
@@ -93,15 +103,17 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
 )
 
 
-def file_error(path: str, message: str, line: int | None = None) -> ValueError:
-    """The package's error about a file's content: ``"<path>[, line <n>]: <message>"``.
+def file_error(path: str, message: str, line: int | None = None,
+               unit: str = "line") -> ValueError:
+    """The package's error about a file's content: ``"<path>[, line <n>]: <message>"`` (a
+    Parquet file's ``unit`` is the row).
 
     Examples
     --------
     >>> str(file_error("run.txt", "expected 6 fields; got 5", line=3))
     'run.txt, line 3: expected 6 fields; got 5'
     """
-    where = path if line is None else f"{path}, line {int(line)}"
+    where = path if line is None else f"{path}, {unit} {int(line)}"
     return ValueError(f"{where}: {message}")
 
 
@@ -206,8 +218,7 @@ def _too_large(path: str, kind: str, limit: int, size: int, given: MaxBytes) -> 
     )
     return file_error(
         path,
-        f"this {kind} file decompresses to more than {limit:,} bytes ({rule}); if it is "
-        "genuine, pass a larger max_decompressed_bytes (None: no limit)",
+        f"this {kind} file decompresses to more than {limit:,} bytes ({rule}); {RAISE_THE_CAP}",
     )
 
 
@@ -221,8 +232,15 @@ def read_bytes(path: str, *, max_decompressed_bytes: MaxBytes = "auto") -> bytes
     max_decompressed_bytes : int, "auto" or None, default "auto"
         Cap on the decompressed content of a compressed file (see
         :func:`decompression_limit`); content beyond it is a ValueError naming the file and
-        the limit, read no further than the limit. Files that are not compressed are read
-        whole.
+        the limit. Files that are not compressed are read whole.
+
+    Notes
+    -----
+    The content is decompressed in blocks with a running count, kept while it is under
+    :data:`KEPT_WHILE_COUNTING` bytes; past that it is only counted, up to the cap, and read
+    again once it is known to fit. A file beyond the cap (a "bomb") thus costs the time to
+    decompress the cap's worth but never more memory than about ``KEPT_WHILE_COUNTING``, and
+    a genuine file above it is decompressed twice.
     """
     with open(path, "rb") as handle:
         head = handle.read(8)
@@ -233,26 +251,13 @@ def read_bytes(path: str, *, max_decompressed_bytes: MaxBytes = "auto") -> bytes
             return handle.read()
     size = os.path.getsize(path)
     limit = decompression_limit(max_decompressed_bytes, size)
-    want = -1 if limit is None else limit + 1
     try:
-        if kind == "zip":
-            with zipfile.ZipFile(path) as archive:
-                names = [n for n in archive.namelist() if not n.endswith("/")]
-                if len(names) != 1:
-                    raise file_error(
-                        path, f"a zip archive must hold exactly one file; it holds {len(names)}"
-                    )
-                with archive.open(names[0]) as member:
-                    data = member.read(want)
-        elif kind == "zstd":
-            import pyarrow as pa
-
-            with pa.input_stream(path, compression="zstd") as stream:
-                data = stream.read() if limit is None else stream.read(want)
-        else:
-            opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind]
-            with opener(path, "rb") as handle:
-                data = handle.read(want)
+        total, data = _inflate(path, kind, limit)
+        if total is not None and limit is not None and total > limit:
+            raise _too_large(path, kind, limit, size, max_decompressed_bytes)
+        if data is None:  # counted, not kept: read again, in one block of the known size
+            with _decompressed(path, kind) as stream:
+                data = stream.read(total)
     except ValueError as err:
         if str(err).startswith(path):
             raise
@@ -262,9 +267,57 @@ def read_bytes(path: str, *, max_decompressed_bytes: MaxBytes = "auto") -> bytes
         NotImplementedError, RuntimeError,
     ) as err:
         raise file_error(path, f"cannot decompress this {kind} file ({err})") from None
-    if limit is not None and len(data) > limit:
-        raise _too_large(path, kind, limit, size, max_decompressed_bytes)
     return data
+
+
+#: :func:`read_bytes` keeps the decompressed content while it is below this many bytes (64 MiB)
+#: and counts the rest before reading it again: the memory a refused "bomb" can take.
+KEPT_WHILE_COUNTING = 64 * 2**20
+_BLOCK = 2**20
+
+
+@contextlib.contextmanager
+def _decompressed(path: str, kind: str) -> Iterator[BinaryIO]:
+    """The decompressed content of a ``kind`` file as a stream."""
+    if kind == "zip":
+        with zipfile.ZipFile(path) as archive:
+            names = [n for n in archive.namelist() if not n.endswith("/")]
+            if len(names) != 1:
+                raise file_error(
+                    path, f"a zip archive must hold exactly one file; it holds {len(names)}"
+                )
+            with archive.open(names[0]) as member:
+                yield member
+    elif kind == "zstd":
+        import pyarrow as pa
+
+        with pa.input_stream(path, compression="zstd") as stream:
+            yield stream
+    else:
+        opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind]
+        with opener(path, "rb") as stream:
+            yield stream
+
+
+def _inflate(path: str, kind: str, limit: int | None) -> tuple[int | None, bytes | None]:
+    """``(size, content)`` of a compressed file, decompressed in blocks with a running count
+    that stops one block past ``limit``; the content is None once it has outgrown
+    :data:`KEPT_WHILE_COUNTING` (then only counted), the size None when it was read whole."""
+    with _decompressed(path, kind) as stream:
+        if limit is None:
+            return None, stream.read()
+        kept: list[bytes] | None = []
+        total = 0
+        while total <= limit:
+            block = stream.read(_BLOCK)
+            if not block:
+                break
+            total += len(block)
+            if kept is not None:
+                kept.append(block)
+                if total > KEPT_WHILE_COUNTING:
+                    kept = None  # count only: a bomb must not take the cap's worth of memory
+    return total, None if kept is None else b"".join(kept)
 
 
 def to_utf8(raw: bytes, path: str, encoding: str = "utf-8") -> bytes:
@@ -363,3 +416,67 @@ def load_text(
                    encoding)
     kept, lines = _kept_lines(_line_ends_as_lf(data))
     return Text(name, kept, lines)
+
+
+def read_names(
+    path: str | os.PathLike, *, encoding: str = "utf-8", max_decompressed_bytes: MaxBytes = "auto"
+) -> list[str]:
+    """Names given one per line (class names): the lines of a text file read by
+    :func:`load_text` (so ``#`` comment lines and blank lines are dropped), stripped; a name
+    given twice is a ValueError naming both lines.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "classes.txt")
+    >>> _ = open(path, "w").write("# conditions\\nflu \\n\\ncold\\r\\n")
+    >>> read_names(path)
+    ['flu', 'cold']
+    """
+    text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
+    first: dict[str, int] = {}
+    for index, line in enumerate(text.decoded_lines()):
+        name = line.strip()
+        if name and first.setdefault(name, index) != index:
+            raise text.error(index, f"name {shown(name)} is given twice (first on line "
+                             f"{int(text.lines[first[name]])})")
+    return list(first)
+
+
+def load_json(
+    path: str | os.PathLike,
+    *,
+    expected: str,
+    too_deep: str,
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> tuple[Any, str]:
+    """A JSON file's value and its text, read as :func:`load_text` reads a file (compression,
+    its cap, byte-order mark, ``encoding``).
+
+    Invalid JSON is a ValueError naming the file and line and showing ``expected`` (an
+    example of the format); nesting deeper than Python's parser follows (about 1,000 levels,
+    where it raises ``RecursionError``) is the ValueError ``"<path>: <too_deep>"``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "deep.json")
+    >>> _ = open(path, "w").write("[" * 100_000 + "]" * 100_000)
+    >>> load_json(path, expected="[1, 2]", too_deep="expected a flat list")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...deep.json: expected a flat list
+    """
+    name = os.fspath(path)
+    data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
+                   encoding)
+    text = data.decode("utf-8")  # json.loads on bytes would guess UTF-16 from a leading NUL
+    try:
+        return json.loads(text, object_pairs_hook=object_pairs_hook), text
+    except json.JSONDecodeError as err:
+        raise file_error(name, f"invalid JSON ({err.msg}); expected {expected}",
+                         err.lineno) from None
+    except RecursionError:
+        raise file_error(name, too_deep) from None

@@ -207,6 +207,12 @@ def _parse_canonical(text: str) -> Measure:
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse one measure or an iterable of them; duplicates are dropped, order kept.
 
+    Raises
+    ------
+    ValueError
+        When ``measures`` names no measure (an empty iterable): every evaluation, comparison
+        and bootstrap needs at least one.
+
     Examples
     --------
     >>> parse_measures(["P@10", "AP", "P@10"])
@@ -221,6 +227,9 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
         for m in expand(item):  # one measure, or a group such as "official" or "P.5,10"
             if m not in out:
                 out.append(m)
+    if not out:
+        raise ValueError("measures must name at least one measure (a string, a Measure or an "
+                         f"iterable of them); got {measures!r}")
     return out
 
 

@@ -425,3 +425,135 @@ def alarm_study(
         fired_null={r: np.concatenate(v) for r, v in fired[False].items()},
         fired_effect={r: np.concatenate(v) for r, v in fired[True].items()},
     )
+
+
+# ---- can any per-sample trigger see rare large differences? (issue 23) ----------------------
+
+
+def _largest_query_share(d: np.ndarray) -> np.ndarray:
+    """One query's deviation carries more than a third of the sum of squared deviations."""
+    c = d - d.mean(axis=1, keepdims=True)
+    total = (c * c).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, (c * c).max(axis=1) / total, 0.0) > 1 / 3
+
+
+def hill_tail_index(d: np.ndarray) -> np.ndarray:
+    """Hill's estimate of the tail index of each row's heavier one-sided tail: the ``k =
+    max(5, n // 5)`` largest deviations from the median on each side, ``k / sum(log(x_i /
+    x_(k+1)))``, the smaller of the two sides' estimates (a small index is a heavy tail)."""
+    n = d.shape[1]
+    k = min(max(5, n // 5), n // 2 - 1)
+    c = d - np.median(d, axis=1, keepdims=True)
+    out = np.full(d.shape[0], np.inf)
+    for side in (c, -c):
+        top = -np.sort(-side, axis=1)[:, : k + 1]  # the k + 1 largest, decreasing
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log(top[:, :k] / top[:, k : k + 1])
+            index = np.where(top[:, k] > 0, k / logs.sum(axis=1), np.inf)
+        out = np.minimum(out, index)
+    return out
+
+
+#: The per-sample triggers compared by :func:`trigger_study` (the first is the one
+#: :func:`~fuzzytruth.stats.procedures.too_skewed` uses).
+TRIGGERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "skewness^2 > 0.06 n": too_skewed,
+    "top 5 % one side > 1/2": _top_share_rule,
+    "largest query > 1/3": _largest_query_share,
+    "Hill tail index < 2": lambda d: hill_tail_index(d) < 2.0,
+}
+
+
+def _mixture(rate: float, large: float, noise: float) -> Callable[..., tuple]:
+    """Null differences: ``large`` on a share ``rate`` of the queries, ``-rate * large / (1 -
+    rate)`` on the others (mean 0), plus ``noise`` N(0, 1); and which comparisons drew a
+    large one."""
+
+    def draw(rng: np.random.Generator, m: int, n: int) -> tuple:
+        hit = rng.random((m, n)) < rate
+        d = np.where(hit, large, -rate * large / (1 - rate))
+        return d + noise * rng.standard_normal((m, n)), hit.any(axis=1)
+
+    return draw
+
+
+def _lognormal(rng: np.random.Generator, m: int, n: int) -> tuple:
+    return 0.05 * (np.exp(rng.standard_normal((m, n))) - np.exp(0.5)), None
+
+
+def _pareto(rng: np.random.Generator, m: int, n: int) -> tuple:
+    alpha = 2.5  # a power-law right tail: finite variance, no third moment
+    return 0.02 * (rng.pareto(alpha, (m, n)) - 1 / (alpha - 1)), None
+
+
+def _normal_differences(rng: np.random.Generator, m: int, n: int) -> tuple:
+    return 0.1 * rng.standard_normal((m, n)), None
+
+
+def _from_scores(model: str) -> Callable[..., tuple]:
+    """A model of :data:`MODELS` as null differences; "drew a large one": above 0.2."""
+
+    def draw(rng: np.random.Generator, m: int, n: int) -> tuple:
+        scores, _ = MODELS[model].draw(rng, m, n, False)
+        d = scores[0::2] - scores[1::2]
+        return d, (d > 0.2).any(axis=1)
+
+    return draw
+
+
+#: Null differences (mean 0) of the trigger study: ``name -> (draw, description)``; a draw
+#: gives ``(differences (m, n), drew_large (m,) or None)``. Four are new here (issue 23),
+#: two come from :data:`MODELS`.
+TRIGGER_MODELS: dict[str, tuple[Callable[..., tuple], str]] = {
+    "normal (sd 0.1)": (_normal_differences, "normal differences, sd 0.1"),
+    "rare-large-10": (_from_scores("rare-large-10"), "10 % of queries +0.45, rest -0.05"),
+    "rare-large-5": (_from_scores("rare-large-5"), "5 % of queries +0.95, rest -0.05"),
+    "mixture 3 %": (_mixture(0.03, 0.9, 0.03), "3 % of queries +0.9, rest -0.028, 0.03 N"),
+    "mixture 20 %": (_mixture(0.20, 0.3, 0.03), "20 % of queries +0.3, rest -0.075, 0.03 N"),
+    "lognormal": (_lognormal, "0.05 (exp(N) - e^0.5): skewness 6.2"),
+    "pareto 2.5": (_pareto, "0.02 (Pareto(2.5) - 2/3): power-law right tail"),
+}
+
+
+@dataclass(frozen=True)
+class TriggerStudy:
+    """The t test (two-sided, 5 %) on null differences, and where each trigger fired.
+
+    ``failed``: the test rejected the true null; ``fired[rule]``: the trigger fired;
+    ``drew_large``: the sample holds at least one large difference (mixtures; else None).
+    """
+
+    model: str
+    n_queries: int
+    failed: np.ndarray
+    fired: dict[str, np.ndarray]
+    drew_large: np.ndarray | None
+
+    def rate(self, hits: np.ndarray, where: np.ndarray | None = None) -> tuple[float, int]:
+        """``(share of hits among the comparisons where, how many those are)``."""
+        chosen = hits if where is None else hits[where]
+        return (float(chosen.mean()) if chosen.size else float("nan")), int(chosen.size)
+
+
+def trigger_study(model: str, n_queries: int, *, n_comparisons: int = 20_000,
+                  seed: int = 0) -> TriggerStudy:
+    """Every trigger of :data:`TRIGGERS` and the t test on the same null comparisons."""
+    draw = TRIGGER_MODELS[model][0]
+    rng = named_stream(seed, "trigger data", model, n_queries)
+    crit = sps.t.isf(0.025, n_queries - 1)
+    failed, large = [], []
+    fired: dict[str, list] = {r: [] for r in TRIGGERS}
+    for start in range(0, n_comparisons, 2000):
+        m = min(2000, n_comparisons - start)
+        d, drew = draw(rng, m, n_queries)
+        half = crit * d.std(axis=1, ddof=1) / np.sqrt(n_queries)
+        failed.append(np.abs(d.mean(axis=1)) > half)
+        large.append(drew)
+        for rule, trigger in TRIGGERS.items():
+            fired[rule].append(trigger(d))
+    return TriggerStudy(
+        model=model, n_queries=n_queries, failed=np.concatenate(failed),
+        fired={r: np.concatenate(v) for r, v in fired.items()},
+        drew_large=None if large[0] is None else np.concatenate(large),
+    )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -105,7 +106,9 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
     frame : pandas.DataFrame
         Columns ``system``, ``query_id``, ``measure``, ``value`` and optionally ``world``.
         Every system must have exactly one value for every query (and every world) of a
-        measure. Systems, queries, measures and worlds keep their order of first appearance.
+        measure. Systems, queries, measures and worlds are sorted by value
+        (:func:`fuzzytruth._order.sorted_order`), so that the order of the rows never changes
+        a result (which system is A in a pair, a bootstrap's draws).
 
     Returns
     -------
@@ -135,8 +138,10 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
     with_worlds = "world" in frame.columns
     keys = ["system", "query_id", *(["world"] if with_worlds else [])]
     out: dict[str, ScoreMatrix] = {}
-    for measure, group in frame.groupby("measure", sort=False):
-        codes = [pd.factorize(group[k], sort=False) for k in keys]
+    measures = pd.unique(frame["measure"])
+    for measure in measures[sorted_order(measures)]:
+        group = frame[(frame["measure"] == measure).to_numpy()]
+        codes = [_canonical_codes(group[k]) for k in keys]
         shape = tuple(len(labels) for _, labels in codes)
         flat = np.ravel_multi_index(tuple(c for c, _ in codes), shape)
         dup = pd.Series(flat).duplicated().to_numpy()
@@ -167,6 +172,13 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
             worlds=tuple(codes[2][1]) if with_worlds else None,
         )
     return out
+
+
+def _canonical_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` with the labels sorted by value (:func:`sorted_order`)."""
+    codes, uniques = pd.factorize(values, sort=False)
+    order = sorted_order(uniques)
+    return ranks(order)[codes], np.asarray(uniques, dtype=object)[order]
 
 
 def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
@@ -221,8 +233,9 @@ def as_score_matrices(
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is an Evaluation; "
                              "the labels come from it")
-        out = evaluation_scores(scores)
-        return _select(out, measure)
+        if not scores.measures:
+            raise ValueError("scores must hold at least one measure; got an Evaluation of none")
+        return _select(evaluation_scores(scores), measure)
     if isinstance(scores, pd.DataFrame):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "

@@ -30,6 +30,9 @@ class ProbabilisticQrels:
         P(relevant) of each pair, within [0, 1].
     grade : array_like, optional
         Grade of the document when relevant (> 0; default 1).
+    source, line_numbers : optional
+        The file the pairs were read from and each pair's line in it, for messages (a pair
+        given twice names its lines), as in :class:`~fuzzytruth.runs.Qrels`.
 
     Examples
     --------
@@ -48,8 +51,11 @@ class ProbabilisticQrels:
         doc_ids: Any,
         probability: Any,
         grade: Any = None,
+        *,
+        source: str | None = None,
+        line_numbers: np.ndarray | None = None,
     ) -> None:
-        pairs = _Pairs(query_ids, doc_ids, probability)
+        pairs = _Pairs(query_ids, doc_ids, probability, source=source, line_numbers=line_numbers)
         prob = pairs.relevance
         grades = np.ones(len(prob)) if grade is None else np.asarray(grade, dtype=float)
         if grades.shape != prob.shape:
