@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "latex":
         write(comparison.to_latex() + "\n")
     elif args.format == "text":
-        write(comparison_text(comparison, seed=args.seed))
+        write(comparison_text(comparison))
     else:
         write(format_frame(comparison.table, args.format))
     return 0

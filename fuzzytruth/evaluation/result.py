@@ -38,8 +38,7 @@ class Evaluation:
         every output.
     conventions : dict
         Everything that fixes the numbers (preset, ties, each measure resolved, options;
-        under uncertain truth ``seed``: the ``rng`` given when it was an int, which draws the
-        same worlds again, None when it was a Generator or None).
+        under uncertain truth ``seed``: :attr:`seed`).
     confidence_level : float
         Default level of the intervals.
     families : mapping of str to MeasureFamily
@@ -224,6 +223,14 @@ class Evaluation:
         (``conventions["truth_model"]``)."""
         base = "queries" if self.truth.crisp else "collection"
         return estimand_label(base, self.conventions.get("truth_model"))
+
+    @property
+    def seed(self) -> int | None:
+        """The seed of the sampled worlds: the ``rng`` given to :func:`evaluate` when it was
+        an int (or a SeedSequence of one, :func:`fuzzytruth._random.recorded_seed`), which
+        draws the same worlds again; None when it was a Generator or None (nothing recorded
+        repeats the draws), and with a crisp truth (nothing drawn)."""
+        return self.conventions.get("seed")
 
     def family(self, measure: str | Measure) -> MeasureFamily:
         """The family of one of the evaluated measures."""
