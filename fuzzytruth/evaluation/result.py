@@ -292,13 +292,31 @@ class Evaluation:
 
     # ------------------------------------------------------------------ per query
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Tidy table, one row per (system, query, measure).
+        """Tidy table, one row per (system, query, measure): the distribution of the query's
+        value over the truths consistent with the labels.
 
-        Columns ``system, query_id, measure, mean, std, ci_low, ci_high, confidence_level,
-        p_undefined, method, mc_se`` (``mc_se``: Monte Carlo standard error of the mean, 0 when
-        exact). Under ``undefined="zero"`` an undefined outcome counts as the family's
-        ``undefined_value``; under ``"skip"`` summaries are conditional on being defined (NaN
-        for a query undefined for sure). ``p_undefined`` is reported in both.
+        Columns ``system, query_id, measure, mean, truth_std, truth_low, truth_high,
+        confidence_level, p_undefined, method, mc_se``: ``mean`` the expected value;
+        ``truth_std`` its standard deviation over the truths and ``truth_low, truth_high``
+        the equal-tailed interval holding ``confidence_level`` of it (named as in
+        :meth:`aggregate`, whose ``truth_*`` columns are the same spread for a system's
+        mean; there ``ci_low, ci_high`` are the interval over queries, which one query does
+        not have); ``mc_se`` the Monte Carlo standard error of the mean, 0 when exact. A crisp
+        truth gives ``truth_std`` 0 and ``truth_low = truth_high = mean``
+        (:func:`fuzzytruth.report.drop_empty_columns` drops such columns). Under
+        ``undefined="zero"`` an undefined outcome counts as the family's ``undefined_value``;
+        under ``"skip"`` summaries are conditional on being defined (NaN for a query
+        undefined for sure). ``p_undefined`` is reported in both.
+
+        Examples
+        --------
+        >>> from fuzzytruth import ProbabilisticQrels, Run, evaluate
+        >>> truth = ProbabilisticQrels(["q1", "q1"], ["a", "b"], [0.5, 1.0])
+        >>> run = Run(["q1", "q1"], ["a", "b"], [2.0, 1.0])
+        >>> frame = evaluate(run, truth, "P@1").to_frame()
+        >>> frame[["query_id", "mean", "truth_std", "truth_low", "truth_high"]]
+          query_id  mean  truth_std  truth_low  truth_high
+        0       q1   0.5        0.5        0.0         1.0
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
@@ -316,9 +334,9 @@ class Evaluation:
                             "query_id": queries,
                             "measure": measure,
                             "mean": b.mean(),
-                            "std": b.std(),
-                            "ci_low": low,
-                            "ci_high": high,
+                            "truth_std": b.std(),
+                            "truth_low": low,
+                            "truth_high": high,
                             "confidence_level": level,
                             "p_undefined": raw.p_undefined,
                             "method": self._methods[system, measure],
