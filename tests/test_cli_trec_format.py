@@ -26,7 +26,8 @@ MEAS_PARAMS = [
 ]
 # expected file -> (qrels, run, flags as trec_eval was given them)
 CASES = {
-    "out.test": ("qrels.test", "results.test", ["-m", "official"]),
+    "out.test": ("qrels.test", "results.test", []),  # trec_eval without -m
+    "out.test -m official": ("qrels.test", "results.test", ["-m", "official"]),
     "out.test.a": ("qrels.test", "results.test", ["-m", "all_trec"]),
     "out.test.aq": ("qrels.test", "results.test", ["-m", "all_trec", "-q"]),
     "out.test.aqc": ("qrels.test", "results.trunc", ["-m", "all_trec", "-q", "-c"]),
@@ -55,7 +56,67 @@ def run_cli(capsys, qrels, run, flags):
 @pytest.mark.parametrize("expected", list(CASES))
 def test_byte_for_byte(capsys, expected):
     qrels, run, flags = CASES[expected]
-    assert run_cli(capsys, qrels, run, flags) == (DATA / expected).read_text()
+    assert run_cli(capsys, qrels, run, flags) == (DATA / expected.split()[0]).read_text()
+
+
+def _printed(expected: str) -> list[str]:
+    """The names trec_eval printed in an expected output, in order, each once."""
+    lines = (DATA / expected).read_text().splitlines()
+    return list(dict.fromkeys(line.split("\t")[0].strip() for line in lines))
+
+
+def _lines_of(expected: str, name: str, *, per_query: bool) -> str:
+    """The lines of ``name`` in an expected output: its per-query lines, or its ``all``
+    line."""
+    lines = (DATA / expected).read_text().splitlines(keepends=True)
+    return "".join(line for line in lines if line.split("\t")[0].strip() == name
+                   and (line.split("\t")[1] == "all") != per_query)
+
+
+@pytest.mark.parametrize("name", _printed("out.test.meas_params"))
+def test_a_printed_name_pasted_back_prints_itself(capsys, name):
+    """Issue 22 item 7: what trec_eval prints can be pasted after -m (README); it chooses
+    trec_eval's output and prints trec_eval's own name, parameters as written
+    (``11pt_avg_.25,.5,.75``, not ``11pt_avg_0.25,0.5,0.75``). Reference: trec_eval's lines of
+    that name in out.test.meas_params, which was made with -q."""
+    assert is_trec_spelling(name)
+    out = run_cli(capsys, "qrels.test", "results.test", ["-m", name, "-q"])
+    assert out == (_lines_of("out.test.meas_params", name, per_query=True)
+                   + _lines_of("out.test.meas_params", name, per_query=False))
+
+
+@pytest.mark.parametrize("name", [n for n in _printed("out.test.qrels_jg") if "avgjg" in n])
+def test_judgment_group_names_pasted_back(capsys, name):
+    """``P_avgjg_5``, ``Rprec_mult_avgjg_0.20``: trec_eval's output (they gave the tidy table
+    with a column saying P@5); reference: out.test.qrels_jg."""
+    assert is_trec_spelling(name)
+    out = run_cli(capsys, "qrels.123", "results.test", ["-R", "qrels_jg", "-m", name])
+    assert out == _lines_of("out.test.qrels_jg", name, per_query=False)
+    status, _, err = _main(capsys, "evaluate", "--qrels", str(DATA / "qrels.test.gz"),
+                           "--run", str(DATA / "results.test.gz"), "-m", name)
+    assert status == 2 and "need -R qrels_jg" in err  # trec_eval's name, trec_eval's rule
+
+
+def test_relstring_pasted_back(capsys):
+    """``-m relstring_20`` is ``-m relstring.20`` (it did not parse); reference: the
+    relstring_20 lines of out.test.aql."""
+    assert is_trec_spelling("relstring_20")
+    out = run_cli(capsys, "qrels.rel_level", "results.test", ["-m", "relstring_20", "-q", "-l2"])
+    assert out == _lines_of("out.test.aql", "relstring_20", per_query=True)
+    status, _, err = _main(capsys, "evaluate", "--qrels", str(DATA / "qrels.test.gz"),
+                           "--run", str(DATA / "results.test.gz"), "-m", "relstring_20",
+                           "--format", "csv")
+    assert status == 2 and "a line of trec_eval's output, not a measure" in err
+
+
+def test_no_measure_is_trec_eval_s_default_only_where_trec_eval_would_print(capsys):
+    """Without -m, crisp --qrels print trec_eval's official output (out.test above); a table
+    format asked for keeps the tidy table of the library's default measures."""
+    status, out, err = _main(capsys, "evaluate", "--qrels", str(DATA / "qrels.test.gz"),
+                             "--run", str(DATA / "results.test.gz"), "--format", "csv")
+    assert status == 0, err
+    assert out.splitlines()[0].startswith("system,measure,value")
+    assert [line.split(",")[1] for line in out.splitlines()[1:]] == ["P@10", "AP", "nDCG@10"]
 
 
 # ------------------------------------------------------------------ trec_eval's names and rules

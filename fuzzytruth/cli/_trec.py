@@ -33,8 +33,8 @@ import numpy as np
 from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
-    "TrecLine", "is_trec_spelling", "relevance_strings", "render", "summaries", "table_entry",
-    "trec_lines",
+    "TrecLine", "is_trec_spelling", "relevance_strings", "relstring_option", "render",
+    "summaries", "table_entry", "trec_lines",
 ]
 
 SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
@@ -78,25 +78,49 @@ def table_entry(printed: str) -> str | None:
     return max(heads, key=len) if heads else None
 
 
+def relstring_option(text: str) -> str | None:
+    """``relstring``'s ``-m`` argument (``relstring`` or ``relstring.20``) from it or from its
+    printed name (``relstring_20``); None for any other text.
+
+    >>> relstring_option("relstring_20"), relstring_option("relstring.5"), relstring_option("P_5")
+    ('relstring.20', 'relstring.5', None)
+    """
+    text = text.strip()
+    if text == "relstring" or text.startswith("relstring."):
+        return text
+    if text.startswith("relstring_"):
+        return "relstring." + text.removeprefix("relstring_")
+    return None
+
+
 def is_trec_spelling(text: str) -> bool:
     """Whether ``-m text`` is in trec_eval's vocabulary: a group, a name of its measure table
-    (with ``.parameters`` or not), or a printed name such as ``P_10``.
+    (with ``.parameters`` or not), or a name as trec_eval prints it, such as ``P_10``,
+    ``11pt_avg_.25,.5,.75``, ``P_avgjg_5`` or ``relstring_20``.
 
     >>> is_trec_spelling("map"), is_trec_spelling("P.5,10"), is_trec_spelling("ndcg_cut_10")
     (True, True, True)
+    >>> is_trec_spelling("11pt_avg_.25,.5,.75"), is_trec_spelling("P_avgjg_5")
+    (True, True)
     >>> is_trec_spelling("AP"), is_trec_spelling("nDCG@10")
     (False, False)
     """
     from fuzzytruth.measures.names import TREC_GROUPS
-    from fuzzytruth.measures.trec_output import TREC_TABLE, trec_name
+    from fuzzytruth.measures.trec_output import TREC_TABLE, option_spelling, trec_name
 
     text = text.strip()
-    if text in TREC_GROUPS or text.split(".", 1)[0] in TREC_TABLE:
+    if text in TREC_GROUPS or relstring_option(text) is not None:
         return True
-    try:
-        return trec_name(text) == text
-    except ValueError:
-        return False
+    text = option_spelling(text)
+    if text.split(".", 1)[0] in TREC_TABLE:
+        return True
+    for judgment_groups in (False, True):
+        try:
+            if trec_name(text, judgment_groups=judgment_groups) == text:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[TrecLine]:
@@ -107,17 +131,19 @@ def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[T
     for the same measure is left out, with a note. ``judgment_groups`` (``-R qrels_jg``)
     prints ``map``, ``P`` and ``Rprec_mult`` as their ``*_avgjg`` forms.
     """
-    from fuzzytruth.measures.trec_output import TREC_TABLE
+    from fuzzytruth.measures.trec_output import TREC_TABLE, option_spelling
 
+    # a printed name is the -m argument it came from (relstring_20 is relstring.20)
+    texts = [relstring_option(t) or option_spelling(t) for t in texts]
     explicit: dict[str, str] = {}
-    for text in (t.strip() for t in texts):
+    for text in texts:
         head, dot, _ = text.partition(".")
         if dot and head in TREC_TABLE:
             if explicit.setdefault(head, text) != text:
                 note(f"-m {text} is left out: as in trec_eval, the first parameters given for "
                      f"{head} ({explicit[head]}) apply")
     lines: dict[str, TrecLine] = {}
-    for text in (t.strip() for t in texts):
+    for text in texts:
         head = text.partition(".")[0]
         if head in explicit and explicit[head] != text:
             continue
