@@ -1,7 +1,8 @@
 """``fuzzytruth evaluate --format trec`` against trec_eval 9.0.8's own expected outputs.
 
 The reference files are trec_eval's ``test/`` folder (tests/data/trec_eval, README there: the
-trec_eval command behind each file). For every file, the command line is run with the same
+trec_eval command behind each file; ``v10/`` holds trec_eval 10.0's, run here under
+``--preset trec10``). For every file, the command line is run with the same
 flags (trec_eval without ``-m`` is ``-m official`` here; ``-R``, ``-Z``, ``-c``, ``-M``, ``-l``,
 ``-q`` and the ``meas_params`` spellings as trec_eval was given them) and its whole output
 compared byte for byte. The same files with the defaults a user gets (no ``--format``: the
@@ -14,8 +15,11 @@ from pathlib import Path
 import pytest
 from test_cli import run as _main  # (status, stdout, stderr) of the command, in-process
 
+from fuzzytruth import evaluate
 from fuzzytruth.cli import main
 from fuzzytruth.cli._trec import is_trec_spelling
+from fuzzytruth.io import read_trec_qrels, read_trec_run
+from fuzzytruth.measures.names import expand
 from fuzzytruth.measures.trec_output import trec_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -42,6 +46,10 @@ CASES = {
     "out.test.qrels_prefs": ("qrels.test", "results.test",
                              ["-m", "all_prefs", "-q", "-R", "qrels_prefs"]),
     "out.test.qrels_jg": ("qrels.123", "results.test", ["-m", "qrels_jg", "-q", "-R", "qrels_jg"]),
+    # trec_eval 10.0's outputs: its all_trec adds rbp, rbp_resid and unj (--preset trec10)
+    "v10/out.test.a": ("qrels.test", "results.test", ["--preset", "trec10", "-m", "all_trec"]),
+    "v10/out.test.aq": ("qrels.test", "results.test",
+                        ["--preset", "trec10", "-m", "all_trec", "-q"]),
 }
 
 
@@ -57,6 +65,25 @@ def run_cli(capsys, qrels, run, flags):
 def test_byte_for_byte(capsys, expected):
     qrels, run, flags = CASES[expected]
     assert run_cli(capsys, qrels, run, flags) == (DATA / expected.split()[0]).read_text()
+
+
+def test_trec10_s_all_trec_is_the_preset_s_group():
+    """measures.c of trec_eval 10.0 (trec_names) adds rbp, rbp_resid and unj to all_trec; its
+    rbp and rbp_resid are two measures (m_rbp.c, m_rbp_resid.c), so -m rbp prints rbp alone.
+    The preset table holds the group (Preset.groups), and every entry point reads it."""
+    nine = [str(m) for m in expand("all_trec")]
+    ten = [str(m) for m in expand("all_trec", preset="trec10")]
+    assert ten == [*nine, "RBP(p=0.9)", "RBPResidual(p=0.9)", "Unjudged@5", "Unjudged@10",
+                   "Unjudged@20"]
+    assert expand("all_trec", preset="textbook") == expand("all_trec")
+    run, qrels = (read_trec_run(DATA / "results.test.gz"),
+                  read_trec_qrels(DATA / "qrels.test.gz"))
+    assert list(evaluate(run, qrels, "all_trec", preset="trec10").measures) == ten
+
+
+def test_trec10_rbp_prints_rbp_alone(capsys):
+    out = run_cli(capsys, "qrels.test", "results.test", ["--preset", "trec10", "-m", "rbp"])
+    assert out == _lines_of("v10/out.test.a", "rbp", per_query=False)
 
 
 def _printed(expected: str) -> list[str]:

@@ -123,13 +123,15 @@ def is_trec_spelling(text: str) -> bool:
     return False
 
 
-def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[TrecLine]:
+def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False,
+               preset: Any = None) -> list[TrecLine]:
     """The lines ``-m texts`` ask for, in trec_eval's order, each once.
 
     As in trec_eval, the first ``-m NAME.PARAMS`` of a measure sets its parameters wherever it
     is asked for (``-m all_trec -m relstring.20`` prints ``relstring_20`` only); a later one
     for the same measure is left out, with a note. ``judgment_groups`` (``-R qrels_jg``)
-    prints ``map``, ``P`` and ``Rprec_mult`` as their ``*_avgjg`` forms.
+    prints ``map``, ``P`` and ``Rprec_mult`` as their ``*_avgjg`` forms; ``preset`` says
+    whose groups (``--preset trec10``: trec_eval 10's ``all_trec``).
     """
     from fuzzytruth.measures.trec_output import TREC_TABLE, option_spelling
 
@@ -148,7 +150,7 @@ def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[T
         if head in explicit and explicit[head] != text:
             continue
         try:
-            found = _lines_of(text, judgment_groups)
+            found = _lines_of(text, judgment_groups, preset)
         except ValueError as err:
             raise UserError(f"-m {text}: {err}") from None
         for line in found:
@@ -158,7 +160,7 @@ def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[T
     return sorted(lines.values(), key=lambda line: (line.order, line.cutoff))
 
 
-def _lines_of(text: str, judgment_groups: bool) -> list[TrecLine]:
+def _lines_of(text: str, judgment_groups: bool, preset: Any) -> list[TrecLine]:
     """The lines one ``-m`` argument asks for."""
     from fuzzytruth.measures.names import AVGJG
     from fuzzytruth.measures.trec_output import TREC_TABLE, trec_measures
@@ -170,8 +172,8 @@ def _lines_of(text: str, judgment_groups: bool) -> list[TrecLine]:
         if not judgment_groups and (text == "qrels_jg" or table_entry(head) in AVGJG):
             raise ValueError("the judgment-group measures need -R qrels_jg (a qrels whose "
                              "second column names the judgment group)")
-        specials, pairs = SPECIALS.get(text, ()), trec_measures(text,
-                                                                 judgment_groups=judgment_groups)
+        specials = SPECIALS.get(text, ())
+        pairs = trec_measures(text, judgment_groups=judgment_groups, preset=preset)
     out = [_special(special) for special in specials]
     for measure, printing in pairs:
         cutoff = next((float(measure.params[p]) for p in _CUTOFF_PARAMS

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
     truth, categories = read_truth(args)
     runs = read_runs(args.run, duplicates=args.duplicates, encoding=args.encoding)
-    measures = measure_list(args.measure or list(DEFAULT_MEASURES))
+    measures = measure_list(args.measure or list(DEFAULT_MEASURES), preset=args.preset)
     evaluation = evaluate_runs(args, runs, truth, categories, measures)
     comparison = compare(
         evaluation,

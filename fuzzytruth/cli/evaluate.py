@@ -96,9 +96,9 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     parser.epilog = f"{EXAMPLES}\n{presets_epilog()}\n"
 
 
-def measure_list(texts: Sequence[str]) -> list[Any]:
-    """The measures ``-m`` names, groups expanded (trec_eval's meaning of a bare cutoff name),
-    each once."""
+def measure_list(texts: Sequence[str], *, preset: str | None = None) -> list[Any]:
+    """The measures ``-m`` names, groups expanded (trec_eval's meaning of a bare cutoff name;
+    the groups of ``preset``), each once."""
     from fuzzytruth.cli._trec import relstring_option
     from fuzzytruth.measures.names import expand
 
@@ -110,7 +110,7 @@ def measure_list(texts: Sequence[str]) -> list[Any]:
                 "--format trec"
             )
         try:
-            named = expand(text, trec_groups=True)
+            named = expand(text, trec_groups=True, preset=preset)
         except ValueError as err:
             raise UserError(f"-m {text}: {err}") from None
         measures += [m for m in named if m not in measures]
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             )
         write(_trec_output(args, runs, truth, texts))
         return 0
-    measures = measure_list(texts)
+    measures = measure_list(texts, preset=args.preset)
     if args.rel_format == "qrels":
         evaluations = [evaluate_runs(args, runs, truth, categories, measures)]
     else:
@@ -172,7 +172,8 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     from fuzzytruth.cli._trec import relevance_strings, render, summaries, trec_lines
     from fuzzytruth.measures import Measure
 
-    lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg")
+    lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg",
+                       preset=args.preset)
     lengths = {line.length for line in lines if line.base == "relstring"}
     if lengths and args.rel_format != "qrels":
         raise UserError(f"-m relstring prints the grades of a qrels: it needs -R qrels; got -R "

@@ -265,7 +265,7 @@ def evaluate(
     given = {"ties": ties, "score_dtype": score_dtype}  # for the classifier branch's checks
     ties = ties or p.ties
     score_dtype = score_dtype or p.score_dtype
-    asked = parse_measures(measures)
+    asked = parse_measures(measures, preset=p)
     names = [str(m) for m in asked]
     resolved = [m.resolve(p) for m in asked]
     if is_classifier_input(runs):  # items play the queries (fuzzytruth.evaluation.classifiers)

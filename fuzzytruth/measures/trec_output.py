@@ -270,7 +270,7 @@ def option_spelling(text: str) -> str:
 
 
 def trec_measures(
-    spelling: str, *, judgment_groups: bool = False
+    spelling: str, *, judgment_groups: bool = False, preset: Any = None
 ) -> list[tuple[Measure, TrecPrinting]]:
     """What ``trec_eval -m spelling`` computes and prints: each measure with its printing, in
     trec_eval's order. A measure with a parameter string keeps the spelling's own text in its
@@ -284,6 +284,9 @@ def trec_measures(
         cutoffs (``P``) or a group (``all_trec``).
     judgment_groups : bool, default False
         As in :func:`trec_printing`.
+    preset : str or Preset, optional
+        Whose groups (:func:`~fuzzytruth.measures.names.expand`): under ``trec10``,
+        ``all_trec`` is trec_eval 10's.
 
     Returns
     -------
@@ -299,7 +302,7 @@ def trec_measures(
     ['11pt_avg_.25,.5,.75']
     """
     spelling = option_spelling(spelling)
-    measures = expand(spelling, trec_groups=True)
+    measures = expand(spelling, trec_groups=True, preset=preset)
     out = [(m, trec_printing(m, judgment_groups=judgment_groups)) for m in measures]
     base, sep, raw = spelling.partition(".")
     if len(out) == 1 and sep and base in _PARAMETER_STRING:
