@@ -318,3 +318,21 @@ def test_judgment_groups_and_preferences_in_the_tidy_table(capsys):
                          if line.split()[:2] == [printed, "all"])
         value = float(out.splitlines()[1].split(",")[2])
         assert f"{value:6.4f}".strip() == reference
+
+
+@pytest.mark.parametrize(("preset", "noted"), [("trec", True), ("trec10", True),
+                                               ("textbook", False)])
+def test_truncated_fractional_grades_get_a_note(capsys, tmp_path, preset, noted):
+    """trec_eval truncates 2.7 to 2 and 0.5 to 0 silently (atol); a note says so, once, where
+    the preset does it (Preset.grades), and names the file."""
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 2.7\nq1 0 d2 0.5\nq1 0 d3 1\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 3 tag\nq1 Q0 d2 2 2 tag\nq1 Q0 d3 3 1 tag\n")
+    status, _, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run, "-m", "P.2",
+                           "--preset", preset)
+    assert status == 0
+    message = (f"{qrels}: 2 fractional grade(s) read as trec_eval reads them, truncated toward "
+               f"zero under --preset {preset} (2.7 is grade 2)")
+    assert (message in err) == noted and err.count("fractional grade(s)") == int(noted)
+    integers = _write(tmp_path, "whole", "q1 0 d1 2\nq1 0 d2 0\n")
+    _, _, err = _main(capsys, "evaluate", "--qrels", integers, "--run", run, "-m", "P.2")
+    assert "fractional grade(s)" not in err
