@@ -3,7 +3,8 @@
 The build needs no network: no intersphinx, no remote images. The API reference is generated
 from the public modules' ``__all__`` (:func:`write_api_pages`), so it follows the code; the
 notebooks of ``notebooks/`` are executed at build time (:func:`copy_notebooks`) and rendered
-by myst-nb, so the outputs on the site are those of the code being documented. The build keeps
+by myst-nb, and myst-nb executes the code cells of the user guide's pages, so the outputs on
+the site are those of the code being documented. The build keeps
 each execution with a fingerprint of what ran (``execute_notebooks.execute_for_docs``), so that
 ``tests/test_notebooks.py`` checks the stored outputs against it instead of executing the
 notebooks a second time.
@@ -60,12 +61,19 @@ autodoc_class_signature = "separated"
 add_module_names = False
 suppress_warnings = ["myst.header"]
 
-# notebooks: executed at every build by copy_notebooks (FUZZYTRUTH_DOCS_EXECUTE=off: rendered
-# with their stored outputs), a failing cell fails the build; myst-nb renders, it does not
-# execute
+# Executed at every build, a failing cell failing the build (FUZZYTRUTH_DOCS_EXECUTE=off:
+# nothing is executed, the notebooks rendered with their stored outputs): the notebooks by
+# copy_notebooks, with the executor of make notebooks and of the test; every other page with
+# code cells (the user guide's MyST pages, whichever exist) by myst-nb. myst-nb leaves the
+# notebooks alone (nb_execution_excludepatterns: its stream merging would rewrite their saved
+# outputs, see execute_notebooks.py).
 EXECUTE_NOTEBOOKS = os.environ.get("FUZZYTRUTH_DOCS_EXECUTE", "force") != "off"
 CELL_TIMEOUT = int(os.environ.get("FUZZYTRUTH_DOCS_CELL_TIMEOUT", "1800"))
-nb_execution_mode = "off"
+nb_execution_mode = "force" if EXECUTE_NOTEBOOKS else "off"
+nb_execution_excludepatterns = ["*.ipynb"]
+nb_execution_timeout = CELL_TIMEOUT
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 

@@ -75,6 +75,7 @@ __all__ = [
     "pair_keys",
     "permutations",
     "random_bytes",
+    "recorded_seed",
     "stream_bases",
     "thresholds",
     "two_stage_sums",
@@ -154,6 +155,31 @@ def draw_seed(rng: object) -> int:
     True
     """
     return int(as_generator(rng).integers(0, 2**63))
+
+
+def recorded_seed(rng: object) -> int | None:
+    """The seed a result records of its ``rng`` argument: one that draws the same numbers
+    again when given as ``rng``.
+
+    An int seed is itself; a SeedSequence of an int entropy with no spawn key and the default
+    pool size (what ``default_rng(5)`` builds from 5) is that int. A
+    Generator, a spawned SeedSequence or None leave nothing that draws the same numbers
+    again: None (the reports then say "seed not recorded").
+
+    Examples
+    --------
+    >>> recorded_seed(7), recorded_seed(np.random.SeedSequence(7))
+    (7, 7)
+    >>> recorded_seed(np.random.default_rng(7)) is None, recorded_seed(None) is None
+    (True, True)
+    """
+    if isinstance(rng, Integral) and not isinstance(rng, bool):
+        return int(rng)
+    if (isinstance(rng, np.random.SeedSequence) and not rng.spawn_key
+            and isinstance(rng.entropy, Integral)
+            and rng.pool_size == np.random.SeedSequence(0).pool_size):
+        return int(rng.entropy)
+    return None
 
 
 def named_stream(seed: int, *names: str | int) -> np.random.Generator:

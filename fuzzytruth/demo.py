@@ -142,7 +142,6 @@ def run_demo(
         evaluation=evaluation,
         comparison=comparison,
         reliability=reliability,
-        seed=seed,
         figures=captions,
     )
     paths["report"] = folder / "report.md"
@@ -163,11 +162,12 @@ def demo_report(
     evaluation: Any,
     comparison: Any,
     reliability: pd.DataFrame,
-    seed: int | None,
     figures: Mapping[str, str],
     per_query_rows: int = 12,
 ) -> str:
-    """The demo's report in Markdown, every setting read off the result objects.
+    """The demo's report in Markdown, every setting read off the result objects (the seeds
+    too: :attr:`Evaluation.seed <fuzzytruth.evaluation.Evaluation.seed>`,
+    :attr:`Comparison.draws <fuzzytruth.stats.Comparison.draws>`).
 
     Parameters
     ----------
@@ -179,8 +179,6 @@ def demo_report(
         Its pairwise comparison.
     reliability : pandas.DataFrame
         :func:`~fuzzytruth.collection.category_reliability`'s table.
-    seed : int or None
-        The seed the evaluation and the comparison were given (the objects do not record it).
     figures : mapping of str to str
         File name -> caption of each figure written beside the report.
     per_query_rows : int
@@ -195,6 +193,7 @@ def demo_report(
         comparison_table,
         describe_comparison,
         drop_empty_columns,
+        seed_text,
         system_notes,
         system_table,
     )
@@ -210,11 +209,9 @@ def demo_report(
         settings.append(
             f"{evaluation.n_worlds} ground-truth worlds"
             + (f" ({model} model)" if model else "")
-            + ", shared by every system"
+            + f", shared by every system ({seed_text(evaluation.seed)})"
         )
     settings.append(f"truth: {evaluation.truth}")
-    if seed is not None:
-        settings.append(f"seed {seed} (given to evaluate() and compare())")
     lines = [
         "# fuzzytruth demo: systems compared under an uncertain ground truth",
         "",

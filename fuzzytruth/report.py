@@ -8,16 +8,19 @@ caller believes it asked for: a report that runs a randomisation test says so, a
 one that runs a t test names the t test and prints no B.
 
 * :func:`describe_comparison`: one sentence naming the procedure, estimand, correction, level,
-  and B and the number of worlds only where they were used;
+  and the number of worlds, B and the seed only where they were used (the seeds as the result
+  objects recorded them, :func:`seed_text`);
 * :func:`comparison_table`: one measure's pairs as display strings, with a ``P(A>B)`` column
   only under uncertain truth and an interval column only when the procedure has one;
 * :func:`comparison_notes`: what the stars, ``d_z``, ``W/T/L`` and ``P(A>B)`` mean, exactly;
 * :func:`comparison_text`: the three together, as the command line prints a comparison;
-* :func:`system_table`: each system's mean with its interval over queries and its spread
-  over the truths, side by side, the spread dropped when it is zero-width (a crisp truth);
+* :func:`system_table`: each system's mean with its interval over queries (and the estimand
+  it generalises to) and its spread over the truths, side by side, the spread dropped when it
+  is zero-width (a crisp truth);
 * :func:`system_notes`: what each of those intervals means, in words;
 * :func:`drop_empty_columns`: a tidy table without all-NaN columns, zero-width interval
-  pairs and all-zero Monte Carlo errors.
+  pairs and all-zero Monte Carlo errors;
+* :func:`notes_text`: footnotes as the command line prints them below a table.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ __all__ = [
     "comparison_text",
     "describe_comparison",
     "drop_empty_columns",
+    "notes_text",
+    "seed_text",
     "system_notes",
     "system_table",
 ]
@@ -103,14 +108,35 @@ def _query_count(table: pd.DataFrame) -> str:
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
 
 
-def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
+def seed_text(seed: int | None) -> str:
+    """How a report names a recorded seed: ``"seed 5"``, or ``"seed not recorded"`` when the
+    ``rng`` was a Generator or None (or the scores came as arrays): nothing then repeats the
+    draws (:func:`fuzzytruth._random.recorded_seed`).
+
+    Examples
+    --------
+    >>> seed_text(5), seed_text(None)
+    ('seed 5', 'seed not recorded')
+    """
+    return "seed not recorded" if seed is None else f"seed {seed}"
+
+
+def _seeds(draws: dict[str, int | None]) -> str:
+    """The seeds of what was drawn: one phrase when they are one seed, else one per draw."""
+    if len(set(draws.values())) == 1:
+        return seed_text(next(iter(draws.values())))
+    return " and ".join(f"{seed_text(seed)} for the {kind}" for kind, seed in draws.items())
+
+
+def describe_comparison(comparison: Any) -> str:
     """One sentence saying what a :class:`~fuzzytruth.stats.Comparison` computed.
 
     The procedure (from ``method``), its estimand and what that generalises to, the
-    correction, the alternative and level, the number of queries; B only where resampling
-    was used (:func:`~fuzzytruth.stats.compare.resampling_used`) and the number of ground-truth worlds only where the
-    scores came from worlds; ``seed`` (the one the evaluation and the comparison were given,
-    which the Comparison does not record) only where either of those drew random numbers.
+    correction, the alternative and level, the number of queries; the number of ground-truth
+    worlds only where the scores came from worlds, B only where resampling was used, and the
+    seed of what was drawn only where something was (:attr:`Comparison.draws
+    <fuzzytruth.stats.Comparison.draws>`: the seeds the result objects recorded,
+    :func:`seed_text`).
 
     Examples
     --------
@@ -122,11 +148,9 @@ def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
     paired t test with its t interval, two-sided, 95% level, estimand "queries" (new queries like these, judged the same way), Holm correction within each measure, 30 queries.
     >>> print(describe_comparison(compare(scores, method="randomization", n_resamples=999,
     ...                                   rng=0)))
-    paired randomisation (sign-flip) test with the interval that inverts it, two-sided, 95% level, estimand "queries" (new queries like these, judged the same way), Holm correction within each measure, 30 queries, B = 999 resamples.
-
-    The seed is named only where something was drawn:
-
-    >>> describe_comparison(compare(scores, rng=0), seed=0).endswith("30 queries.")
+    paired randomisation (sign-flip) test with the interval that inverts it, two-sided, 95% level, estimand "queries" (new queries like these, judged the same way), Holm correction within each measure, 30 queries, B = 999 resamples, seed 0.
+    >>> describe_comparison(compare(scores, method="bootstrap", n_resamples=999,
+    ...                             rng=np.random.default_rng(0))).endswith("seed not recorded.")
     True
     """  # noqa: E501
     table = comparison.table
@@ -142,18 +166,15 @@ def describe_comparison(comparison: Any, *, seed: int | None = None) -> str:
         "within each measure",
         f"{_query_count(table)} queries",
     ]
-    worlds = "n_worlds" in table.columns and bool(table["n_worlds"].notna().any())
-    if worlds:
+    draws = comparison.draws
+    if "worlds" in draws:
         parts.append(f"each query's score averaged over {int(table['n_worlds'].max())} "
                      "sampled ground-truth worlds")
-    from fuzzytruth.stats.compare import resampling_used  # stats: not on the crisp path
-
-    resampled = resampling_used(table)
-    if resampled:
-        noun = "replicates" if split_estimand(estimand)[0] == "population" else "resamples"
+    if "replicates" in draws or "resamples" in draws:
+        noun = "replicates" if "replicates" in draws else "resamples"
         parts.append(f"B = {comparison.n_resamples} {noun}")
-    if seed is not None and (resampled or worlds):
-        parts.append(f"seed {seed}")
+    if draws:
+        parts.append(_seeds(draws))
     return ", ".join(parts) + "."
 
 
@@ -269,10 +290,25 @@ def _fill(text: str, width: int) -> str:
     return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=False)
 
 
-def comparison_text(comparison: Any, *, seed: int | None = None, width: int = 100) -> str:
+def notes_text(notes: list[str], *, width: int = 100) -> str:
+    """Footnotes as plain text, one a line, each wrapped to ``width`` characters (never
+    inside a word), as the command line prints them below a table.
+
+    Examples
+    --------
+    >>> print(notes_text(["W/T/L: queries on which A's score is higher / equal / lower."],
+    ...                  width=40))
+    W/T/L: queries on which A's score is
+    higher / equal / lower.
+    """
+    return "\n".join(_fill(note, width) for note in notes)
+
+
+def comparison_text(comparison: Any, *, digits: int = 3, width: int = 100) -> str:
     """A :class:`~fuzzytruth.stats.Comparison` as plain text: what was computed
-    (:func:`describe_comparison`), one table per measure (:func:`comparison_table`) and the
-    footnotes (:func:`comparison_notes`), prose wrapped to ``width`` characters.
+    (:func:`describe_comparison`), one table per measure (:func:`comparison_table`, numbers
+    to ``digits``) and the footnotes (:func:`comparison_notes`), prose wrapped to ``width``
+    characters. ``print(comparison)`` prints it.
 
     Examples
     --------
@@ -294,12 +330,11 @@ def comparison_text(comparison: Any, *, seed: int | None = None, width: int = 10
     per-query differences.
     W/T/L: queries on which A's score is higher / equal / lower than B's.
     """
-    blocks = [_fill(describe_comparison(comparison, seed=seed), width)]
+    blocks = [_fill(describe_comparison(comparison), width)]
     for measure in pd.unique(comparison.table["measure"]):
-        table = comparison_table(comparison, measure).to_string(index=False)
+        table = comparison_table(comparison, measure, digits=digits).to_string(index=False)
         blocks.append(f"[{measure}]\n{table}")
-    blocks.append("\n".join(_fill(note, width)
-                            for note in comparison_notes(comparison)))
+    blocks.append(notes_text(comparison_notes(comparison), width=width))
     return "\n\n".join(blocks) + "\n"
 
 
@@ -341,9 +376,9 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     """Each system's mean with its two intervals, as display strings.
 
     Columns ``system, measure, mean``, ``over queries`` (``ci_low``–``ci_high``),
-    ``over truths`` (``truth_low``–``truth_high``; left out when zero-width everywhere, as
-    with a crisp truth, or absent) and ``method``. :func:`system_notes` says what the two
-    intervals mean.
+    ``estimand`` (what that interval generalises to), ``over truths``
+    (``truth_low``–``truth_high``; left out when zero-width everywhere, as with a crisp
+    truth, or absent) and ``method``. :func:`system_notes` says what the two intervals mean.
 
     Examples
     --------
@@ -351,8 +386,8 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     >>> qrels = Qrels(["q1", "q2", "q3"], ["a", "b", "c"], [1, 1, 1])
     >>> run = Run(["q1", "q2", "q3"], ["a", "x", "c"], [1.0, 1.0, 1.0])
     >>> print(system_table(evaluate(run, qrels, "P@1").aggregate()).to_string(index=False))
-    system measure  mean    over queries method
-       run     P@1 0.667 [-0.768, 2.101]  crisp
+    system measure  mean    over queries estimand method
+       run     P@1 0.667 [-0.768, 2.101]  queries  crisp
     """
     kept = drop_empty_columns(aggregate)
     shown = pd.DataFrame({
@@ -366,18 +401,22 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
                 f"[{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "none"
                 for lo, hi in zip(aggregate[low], aggregate[high], strict=True)
             ]
+        if name == "over queries":
+            shown["estimand"] = aggregate["estimand"].astype(str)
     shown["method"] = aggregate["method"].astype(str)
     return shown.reset_index(drop=True)
 
 
 def system_notes(
-    aggregate: pd.DataFrame, *, n_worlds: int = 0, columns: bool = False
+    aggregate: pd.DataFrame, *, n_worlds: int = 0, columns: bool = False,
+    unit: str = "queries",
 ) -> list[str]:
     """What the two intervals of :func:`system_table` mean, in words, from the table.
 
     With ``columns`` the notes name the tidy table's columns (``ci_low, ci_high`` and
     ``truth_low, truth_high``, as :meth:`Evaluation.aggregate` and the command line print
-    them) instead of :func:`system_table`'s headers.
+    them) instead of :func:`system_table`'s headers. ``unit`` names what was sampled:
+    ``"items"`` for classifiers, whose items play the queries.
 
     Examples
     --------
@@ -394,9 +433,10 @@ def system_notes(
     n_queries = _query_count(aggregate)
     queries, truths = (("ci_low, ci_high", "truth_low, truth_high") if columns
                        else ("over queries", "over truths"))
+    words = _estimand_words(estimand).replace("queries", unit)
     notes = [
-        f"{queries}: the {level} t interval over the {n_queries} queries (estimand "
-        f'"{estimand}"): where the mean would fall with {_estimand_words(estimand)}.'
+        f"{queries}: the {level} t interval over the {n_queries} {unit} (estimand "
+        f'"{estimand}"): where the mean would fall with {words}.'
     ]
     if "truth_low" in drop_empty_columns(aggregate).columns:
         model = split_estimand(estimand)[1]
@@ -404,6 +444,6 @@ def system_notes(
                   else f"the {model} truth model's uncertainty about the labels")
         notes.append(
             f"{truths}: the middle {level} of the mean over {n_worlds} sampled "
-            f"ground-truth worlds, the queries held fixed: how much {source} alone moves it."
+            f"ground-truth worlds, the {unit} held fixed: how much {source} alone moves it."
         )
     return notes

@@ -231,3 +231,22 @@ def test_complete_is_named_as_the_switch_it_is(collection, capsys):
     assert "10 item(s) of the truth missing from the predictions" in err
     assert "not evaluated (without --complete)" in err
     assert pd.read_csv(pd.io.common.StringIO(out))["n_items"].tolist() == [30]
+
+
+def test_classify_text_says_what_its_intervals_mean(collection, capsys):
+    """Issue 22: the text table of classify printed no notes, where evaluate's does; the
+    notes are the report's (system_notes), read off the evaluation, items for queries."""
+    d = collection
+    status, out, err = run_cli(capsys, "--predictions", d / "good.csv", "--predictions",
+                               d / "weak.csv", "--annotations", d / "labels.csv", "--taxonomy",
+                               d / "tax.json", "-m", "Acc", "--n-worlds", "50")
+    assert status == 0, err
+    text = " ".join(out.split())
+    assert ('ci_low, ci_high: the 95% t interval over the 40 items (estimand "collection '
+            '(truth model: shares)"): where the mean would fall with new items like these') in text
+    assert ("truth_low, truth_high: the middle 95% of the mean over 50 sampled ground-truth "
+            "worlds, the items held fixed") in text
+    status, out, err = run_cli(capsys, "--predictions", d / "good.csv", "--annotations",
+                               d / "labels.csv", "--taxonomy", d / "tax.json", "-m", "Acc",
+                               "--n-worlds", "50", "--format", "csv")
+    assert status == 0 and "truth_low" in out.splitlines()[0] and "t interval" not in out

@@ -103,8 +103,12 @@ def test_evaluate_categorical_text_csv_json(capsys, here):
                     "--format", "csv", "--per-query")
     frame = pd.read_csv(io.StringIO(csv))
     assert len(frame) == 3 * 20
-    assert {"system", "query_id", "measure", "mean", "ci_low", "ci_high", "method"} <= set(frame)
-    assert (frame["ci_low"] <= frame["mean"]).all() and (frame["mean"] <= frame["ci_high"]).all()
+    # one query's spread over the truths: truth_low/truth_high, as aggregate() names it
+    assert {"system", "query_id", "measure", "mean", "truth_low", "truth_high", "method"} <= set(
+        frame)
+    assert "ci_low" not in frame and "ci_high" not in frame
+    assert (frame["truth_low"] <= frame["mean"]).all()
+    assert (frame["mean"] <= frame["truth_high"]).all()
     _, js, _ = run(capsys, "evaluate", *CATEGORICAL, *RUNS, "-m", "P@10", "--n-worlds", "100",
                    "--format", "json")
     records = json.loads(js)
@@ -117,7 +121,10 @@ def test_evaluate_crisp_qrels_gives_point_masses(capsys, here):
                            "--format", "csv", "--per-query")
     assert status == 0, err
     frame = pd.read_csv(io.StringIO(out))
-    assert (frame["std"] == 0).all() and (frame["ci_low"] == frame["ci_high"]).all()
+    # point masses: the spread over truths (0, and both ends the mean) carries nothing and is
+    # left out, as the README says (issue 22)
+    assert not {"truth_std", "truth_low", "truth_high", "p_undefined", "mc_se"} & set(frame)
+    assert {"system", "query_id", "measure", "mean", "method"} <= set(frame)
 
 
 def test_evaluate_probabilistic_qrels(capsys, here):

@@ -328,7 +328,8 @@ def cli_keywords():
 FIXED = {"trec_groups", "stream", "judged", "score_dtype", "delimiter", "required",
          "only_required", "bytes_per_world", "format",
          "judgment_groups",  # follows -R qrels_jg
-         "columns"}  # the notes below the text table name its columns
+         "columns",  # the notes below the text table name its columns
+         "unit"}  # classify's notes say items for queries
 
 
 def all_flags() -> Flags:

@@ -1,7 +1,8 @@
 """``fuzzytruth evaluate --format trec`` against trec_eval 9.0.8's own expected outputs.
 
 The reference files are trec_eval's ``test/`` folder (tests/data/trec_eval, README there: the
-trec_eval command behind each file). For every file, the command line is run with the same
+trec_eval command behind each file; ``v10/`` holds trec_eval 10.0's, run here under
+``--preset trec10``). For every file, the command line is run with the same
 flags (trec_eval without ``-m`` is ``-m official`` here; ``-R``, ``-Z``, ``-c``, ``-M``, ``-l``,
 ``-q`` and the ``meas_params`` spellings as trec_eval was given them) and its whole output
 compared byte for byte. The same files with the defaults a user gets (no ``--format``: the
@@ -14,8 +15,11 @@ from pathlib import Path
 import pytest
 from test_cli import run as _main  # (status, stdout, stderr) of the command, in-process
 
+from fuzzytruth import evaluate
 from fuzzytruth.cli import main
 from fuzzytruth.cli._trec import is_trec_spelling
+from fuzzytruth.io import read_trec_qrels, read_trec_run
+from fuzzytruth.measures.names import expand
 from fuzzytruth.measures.trec_output import trec_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -26,7 +30,8 @@ MEAS_PARAMS = [
 ]
 # expected file -> (qrels, run, flags as trec_eval was given them)
 CASES = {
-    "out.test": ("qrels.test", "results.test", ["-m", "official"]),
+    "out.test": ("qrels.test", "results.test", []),  # trec_eval without -m
+    "out.test -m official": ("qrels.test", "results.test", ["-m", "official"]),
     "out.test.a": ("qrels.test", "results.test", ["-m", "all_trec"]),
     "out.test.aq": ("qrels.test", "results.test", ["-m", "all_trec", "-q"]),
     "out.test.aqc": ("qrels.test", "results.trunc", ["-m", "all_trec", "-q", "-c"]),
@@ -41,6 +46,10 @@ CASES = {
     "out.test.qrels_prefs": ("qrels.test", "results.test",
                              ["-m", "all_prefs", "-q", "-R", "qrels_prefs"]),
     "out.test.qrels_jg": ("qrels.123", "results.test", ["-m", "qrels_jg", "-q", "-R", "qrels_jg"]),
+    # trec_eval 10.0's outputs: its all_trec adds rbp, rbp_resid and unj (--preset trec10)
+    "v10/out.test.a": ("qrels.test", "results.test", ["--preset", "trec10", "-m", "all_trec"]),
+    "v10/out.test.aq": ("qrels.test", "results.test",
+                        ["--preset", "trec10", "-m", "all_trec", "-q"]),
 }
 
 
@@ -55,7 +64,86 @@ def run_cli(capsys, qrels, run, flags):
 @pytest.mark.parametrize("expected", list(CASES))
 def test_byte_for_byte(capsys, expected):
     qrels, run, flags = CASES[expected]
-    assert run_cli(capsys, qrels, run, flags) == (DATA / expected).read_text()
+    assert run_cli(capsys, qrels, run, flags) == (DATA / expected.split()[0]).read_text()
+
+
+def test_trec10_s_all_trec_is_the_preset_s_group():
+    """measures.c of trec_eval 10.0 (trec_names) adds rbp, rbp_resid and unj to all_trec; its
+    rbp and rbp_resid are two measures (m_rbp.c, m_rbp_resid.c), so -m rbp prints rbp alone.
+    The preset table holds the group (Preset.groups), and every entry point reads it."""
+    nine = [str(m) for m in expand("all_trec")]
+    ten = [str(m) for m in expand("all_trec", preset="trec10")]
+    assert ten == [*nine, "RBP(p=0.9)", "RBPResidual(p=0.9)", "Unjudged@5", "Unjudged@10",
+                   "Unjudged@20"]
+    assert expand("all_trec", preset="textbook") == expand("all_trec")
+    run, qrels = (read_trec_run(DATA / "results.test.gz"),
+                  read_trec_qrels(DATA / "qrels.test.gz"))
+    assert list(evaluate(run, qrels, "all_trec", preset="trec10").measures) == ten
+
+
+def test_trec10_rbp_prints_rbp_alone(capsys):
+    out = run_cli(capsys, "qrels.test", "results.test", ["--preset", "trec10", "-m", "rbp"])
+    assert out == _lines_of("v10/out.test.a", "rbp", per_query=False)
+
+
+def _printed(expected: str) -> list[str]:
+    """The names trec_eval printed in an expected output, in order, each once."""
+    lines = (DATA / expected).read_text().splitlines()
+    return list(dict.fromkeys(line.split("\t")[0].strip() for line in lines))
+
+
+def _lines_of(expected: str, name: str, *, per_query: bool) -> str:
+    """The lines of ``name`` in an expected output: its per-query lines, or its ``all``
+    line."""
+    lines = (DATA / expected).read_text().splitlines(keepends=True)
+    return "".join(line for line in lines if line.split("\t")[0].strip() == name
+                   and (line.split("\t")[1] == "all") != per_query)
+
+
+@pytest.mark.parametrize("name", _printed("out.test.meas_params"))
+def test_a_printed_name_pasted_back_prints_itself(capsys, name):
+    """Issue 22 item 7: what trec_eval prints can be pasted after -m (README); it chooses
+    trec_eval's output and prints trec_eval's own name, parameters as written
+    (``11pt_avg_.25,.5,.75``, not ``11pt_avg_0.25,0.5,0.75``). Reference: trec_eval's lines of
+    that name in out.test.meas_params, which was made with -q."""
+    assert is_trec_spelling(name)
+    out = run_cli(capsys, "qrels.test", "results.test", ["-m", name, "-q"])
+    assert out == (_lines_of("out.test.meas_params", name, per_query=True)
+                   + _lines_of("out.test.meas_params", name, per_query=False))
+
+
+@pytest.mark.parametrize("name", [n for n in _printed("out.test.qrels_jg") if "avgjg" in n])
+def test_judgment_group_names_pasted_back(capsys, name):
+    """``P_avgjg_5``, ``Rprec_mult_avgjg_0.20``: trec_eval's output (they gave the tidy table
+    with a column saying P@5); reference: out.test.qrels_jg."""
+    assert is_trec_spelling(name)
+    out = run_cli(capsys, "qrels.123", "results.test", ["-R", "qrels_jg", "-m", name])
+    assert out == _lines_of("out.test.qrels_jg", name, per_query=False)
+    status, _, err = _main(capsys, "evaluate", "--qrels", str(DATA / "qrels.test.gz"),
+                           "--run", str(DATA / "results.test.gz"), "-m", name)
+    assert status == 2 and "need -R qrels_jg" in err  # trec_eval's name, trec_eval's rule
+
+
+def test_relstring_pasted_back(capsys):
+    """``-m relstring_20`` is ``-m relstring.20`` (it did not parse); reference: the
+    relstring_20 lines of out.test.aql."""
+    assert is_trec_spelling("relstring_20")
+    out = run_cli(capsys, "qrels.rel_level", "results.test", ["-m", "relstring_20", "-q", "-l2"])
+    assert out == _lines_of("out.test.aql", "relstring_20", per_query=True)
+    status, _, err = _main(capsys, "evaluate", "--qrels", str(DATA / "qrels.test.gz"),
+                           "--run", str(DATA / "results.test.gz"), "-m", "relstring_20",
+                           "--format", "csv")
+    assert status == 2 and "a line of trec_eval's output, not a measure" in err
+
+
+def test_no_measure_is_trec_eval_s_default_only_where_trec_eval_would_print(capsys):
+    """Without -m, crisp --qrels print trec_eval's official output (out.test above); a table
+    format asked for keeps the tidy table of the library's default measures."""
+    status, out, err = _main(capsys, "evaluate", "--qrels", str(DATA / "qrels.test.gz"),
+                             "--run", str(DATA / "results.test.gz"), "--format", "csv")
+    assert status == 0, err
+    assert out.splitlines()[0].startswith("system,measure,value")
+    assert [line.split(",")[1] for line in out.splitlines()[1:]] == ["P@10", "AP", "nDCG@10"]
 
 
 # ------------------------------------------------------------------ trec_eval's names and rules
@@ -230,3 +318,21 @@ def test_judgment_groups_and_preferences_in_the_tidy_table(capsys):
                          if line.split()[:2] == [printed, "all"])
         value = float(out.splitlines()[1].split(",")[2])
         assert f"{value:6.4f}".strip() == reference
+
+
+@pytest.mark.parametrize(("preset", "noted"), [("trec", True), ("trec10", True),
+                                               ("textbook", False)])
+def test_truncated_fractional_grades_get_a_note(capsys, tmp_path, preset, noted):
+    """trec_eval truncates 2.7 to 2 and 0.5 to 0 silently (atol); a note says so, once, where
+    the preset does it (Preset.grades), and names the file."""
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 2.7\nq1 0 d2 0.5\nq1 0 d3 1\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 3 tag\nq1 Q0 d2 2 2 tag\nq1 Q0 d3 3 1 tag\n")
+    status, _, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run, "-m", "P.2",
+                           "--preset", preset)
+    assert status == 0
+    message = (f"{qrels}: 2 fractional grade(s) read as trec_eval reads them, truncated toward "
+               f"zero under --preset {preset} (2.7 is grade 2)")
+    assert (message in err) == noted and err.count("fractional grade(s)") == int(noted)
+    integers = _write(tmp_path, "whole", "q1 0 d1 2\nq1 0 d2 0\n")
+    _, _, err = _main(capsys, "evaluate", "--qrels", integers, "--run", run, "-m", "P.2")
+    assert "fractional grade(s)" not in err

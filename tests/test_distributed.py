@@ -68,7 +68,7 @@ def _same_evaluation(a, b, *, exact: bool) -> None:
     fa, fb = a.to_frame(), b.to_frame()
     assert fa[["system", "query_id", "measure", "method"]].equals(
         fb[["system", "query_id", "measure", "method"]])
-    numbers = ["mean", "std", "ci_low", "ci_high", "p_undefined", "mc_se"]
+    numbers = ["mean", "truth_std", "truth_low", "truth_high", "p_undefined", "mc_se"]
     np.testing.assert_allclose(fa[numbers], fb[numbers], rtol=0, atol=1e-12)
     ga, gb = a.aggregate(), b.aggregate()
     numbers = ["value", "ci_low", "ci_high", "truth_std", "truth_low", "truth_high", "mc_se",

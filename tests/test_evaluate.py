@@ -83,7 +83,7 @@ def assert_point_masses(ev: Evaluation, ref: pd.DataFrame):
         np.testing.assert_allclose(
             got["mean"][~undefined], expected[~undefined], atol=1e-12, err_msg=str(measure)
         )
-        assert (got["std"][~undefined] < 1e-12).all(), measure
+        assert (got["truth_std"][~undefined] < 1e-12).all(), measure
 
 
 @settings(max_examples=25, deadline=None)
@@ -275,9 +275,9 @@ def test_tables_for_the_statistics_module():
         "query_id",
         "measure",
         "mean",
-        "std",
-        "ci_low",
-        "ci_high",
+        "truth_std",
+        "truth_low",
+        "truth_high",
         "confidence_level",
         "p_undefined",
         "method",
@@ -303,11 +303,11 @@ def test_confidence_interval_of_a_point_and_of_an_exact_distribution():
     row = ev.to_frame(confidence_level=0.4).iloc[0]
     # TP ~ Binomial(2, 1/2): P@2 in {0, .5, 1} w.p. 1/4, 1/2, 1/4 (hand derivation); the
     # 0.3 and 0.7 quantiles are both 0.5
-    assert (row["mean"], row["ci_low"], row["ci_high"]) == (0.5, 0.5, 0.5)
+    assert (row["mean"], row["truth_low"], row["truth_high"]) == (0.5, 0.5, 0.5)
     assert ev.distribution("run", "q", "P@2").interval(0.4) == (0.5, 0.5)
     row = ev.to_frame(confidence_level=0.9).iloc[0]
-    assert (row["ci_low"], row["ci_high"]) == (0.0, 1.0)
-    assert row["std"] == pytest.approx(np.sqrt(0.125))
+    assert (row["truth_low"], row["truth_high"]) == (0.0, 1.0)
+    assert row["truth_std"] == pytest.approx(np.sqrt(0.125))
 
 
 def test_systems_without_results_for_a_query_score_an_empty_list():

@@ -26,7 +26,16 @@ SUMMARY_COLUMNS = ["mean", "std", "ci_low", "ci_high", "p_undefined"]
 def per_cutoff_oracle(runs, truth, depth, **options):
     """evaluate() at every cutoff: P@k and R@k, exact, as a bands-shaped table."""
     measures = [f"{m}@{k}" for m in ("P", "R") for k in range(1, depth + 1)]
-    frame = evaluate(runs, truth, measures, n_worlds=0, method="exact", **options).to_frame()
+    return as_bands(evaluate(runs, truth, measures, n_worlds=0, method="exact",
+                             **options).to_frame())
+
+
+def as_bands(frame):
+    """evaluate()'s per-query table of P@k and R@k in the bands' shape. to_frame names one
+    query's spread over the truths as aggregate() does (truth_*); the bands keep a
+    distribution's own names."""
+    frame = frame.rename(columns={"truth_std": "std", "truth_low": "ci_low",
+                                  "truth_high": "ci_high"})
     frame["cutoff"] = frame["measure"].str.split("@").str[1].astype(int)
     frame["measure"] = frame["measure"].str[0].map({"P": "precision", "R": "recall"})
     return frame
@@ -120,9 +129,7 @@ def test_bands_with_the_defaults_on_the_bundled_collection_equal_evaluate():
     assert bands["cutoff"].max() == 100 and bands["query_id"].nunique() == 100
     cutoffs = [1, 7, 50, 100]
     measures = [f"{m}@{k}" for m in ("P", "R") for k in cutoffs]
-    oracle = evaluate(runs, collection.membership, measures, n_worlds=0).to_frame()
-    oracle["cutoff"] = oracle["measure"].str.split("@").str[1].astype(int)
-    oracle["measure"] = oracle["measure"].str[0].map({"P": "precision", "R": "recall"})
+    oracle = as_bands(evaluate(runs, collection.membership, measures, n_worlds=0).to_frame())
     assert_bands_match(bands[bands["cutoff"].isin(cutoffs)], oracle)
     # the bands are not degenerate: recall grows with the cutoff, precision spreads
     recall = bands[bands["measure"] == "recall"].groupby("cutoff")["mean"].mean()

@@ -28,9 +28,8 @@ from fuzzytruth.stats.compare import resampling_used
 N_QUERIES, N_WORLDS = 30, 40
 
 
-@pytest.fixture(scope="module")
-def uncertain():
-    """Two systems on 30 queries of probabilistic qrels, 40 sampled worlds."""
+def _uncertain_inputs():
+    """Two systems on 30 queries of probabilistic qrels."""
     rng = np.random.default_rng(11)
     queries = np.repeat([f"q{i:02d}" for i in range(N_QUERIES)], 10)
     docs = np.tile([f"d{j}" for j in range(10)], N_QUERIES)
@@ -39,7 +38,16 @@ def uncertain():
     scores = rng.random(queries.size)
     runs = {"good": Run(queries, docs, scores + 0.5 * probability),
             "poor": Run(queries, docs, scores)}
-    return evaluate(runs, truth, ["P@5", "AP"], n_worlds=N_WORLDS, rng=0)
+    return runs, truth
+
+
+_UNCERTAIN_RUNS, _UNCERTAIN_TRUTH = _uncertain_inputs()
+
+
+@pytest.fixture(scope="module")
+def uncertain():
+    """The two systems, 40 sampled worlds."""
+    return evaluate(_UNCERTAIN_RUNS, _UNCERTAIN_TRUTH, ["P@5", "AP"], n_worlds=N_WORLDS, rng=0)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +63,7 @@ def crisp():
 def _report(evaluation, comparison) -> str:
     reliability = pd.DataFrame({"category": ["x", "y"], "ambiguous": [False, True]})
     return demo_report(description="test collection", evaluation=evaluation,
-                       comparison=comparison, reliability=reliability, seed=3,
+                       comparison=comparison, reliability=reliability,
                        figures={"forest.png": "differences"})
 
 
@@ -74,7 +82,7 @@ def test_report_names_the_method_actually_used(uncertain):
     assert "B =" not in text and "B=" not in text  # no resampling: no B
     assert f"averaged over {N_WORLDS} sampled ground-truth worlds" in text
     assert f"{N_WORLDS} ground-truth worlds (annotator model" not in text  # pq: no world model
-    assert "seed 3" in text
+    assert "shared by every system (seed 0)" in text  # recorded by evaluate(rng=0)
 
 
 @pytest.mark.parametrize("method", sorted(PROCEDURES))
@@ -125,11 +133,12 @@ def test_crisp_tables_omit_columns_that_carry_nothing(crisp):
     aggregate = crisp.aggregate()
     assert (aggregate["truth_low"] == aggregate["truth_high"]).all()  # zero width
     assert list(system_table(aggregate).columns) == [
-        "system", "measure", "mean", "over queries", "method"]
+        "system", "measure", "mean", "over queries", "estimand", "method"]
     kept = drop_empty_columns(aggregate)
     assert not {"truth_low", "truth_high", "truth_std", "mc_se"} & set(kept.columns)
     per_query = drop_empty_columns(crisp.to_frame())
-    assert not {"p_undefined", "mc_se"} & set(per_query.columns)
+    assert not {"p_undefined", "mc_se", "truth_std", "truth_low", "truth_high"} & set(
+        per_query.columns)
     assert {"mean", "method"} <= set(per_query.columns)
     text = _report(crisp, comparison)
     assert "over truths" not in text and "ground-truth worlds" not in text
@@ -140,7 +149,8 @@ def test_uncertain_system_table_shows_both_intervals_with_their_meaning(uncertai
     aggregate = uncertain.aggregate()
     shown = system_table(aggregate)
     assert list(shown.columns) == [
-        "system", "measure", "mean", "over queries", "over truths", "method"]
+        "system", "measure", "mean", "over queries", "estimand", "over truths", "method"]
+    assert (shown["estimand"] == aggregate["estimand"]).all()
     first = aggregate.iloc[0]
     assert shown["over queries"].iloc[0] == f"[{first['ci_low']:.3f}, {first['ci_high']:.3f}]"
     assert shown["over truths"].iloc[0] == (
@@ -160,25 +170,51 @@ def test_interval_column_left_out_for_tests_without_one(uncertain):
 
 
 @pytest.mark.filterwarnings("ignore:1 pair\\(s\\) tie on more than 50%")
-def test_seed_is_named_only_where_something_was_drawn(crisp, uncertain):
+def test_seed_is_read_off_the_objects_and_named_only_where_something_was_drawn(crisp,
+                                                                               uncertain):
+    """Issue 22 item 4: the seed comes from the results (it was the caller's word)."""
     t_crisp = compare(crisp, rng=5)
-    assert "seed" not in describe_comparison(t_crisp, seed=5)  # nothing drawn: no seed
+    assert t_crisp.seed == 5 and t_crisp.draws == {}
+    assert "seed" not in describe_comparison(t_crisp)  # nothing drawn: no seed
     flips = compare(crisp, method="randomization", n_resamples=99, rng=5)  # 30 > 16 queries
-    assert describe_comparison(flips, seed=5).endswith("B = 99 resamples, seed 5.")
-    t_worlds = compare(uncertain, rng=5)  # the scores came from sampled worlds
-    assert describe_comparison(t_worlds, seed=5).endswith(
-        f"{N_WORLDS} sampled ground-truth worlds, seed 5.")
-    assert "seed" not in describe_comparison(t_worlds)  # a caller that gives none
+    assert flips.draws == {"resamples": 5}
+    assert describe_comparison(flips).endswith("B = 99 resamples, seed 5.")
+    t_worlds = compare(uncertain, rng=5)  # the worlds of evaluate(rng=0); a t test draws none
+    assert uncertain.seed == 0 and t_worlds.draws == {"worlds": 0}
+    assert describe_comparison(t_worlds).endswith(
+        f"{N_WORLDS} sampled ground-truth worlds, seed 0.")
+    both = compare(uncertain, method="randomization", n_resamples=99, rng=5)
+    assert describe_comparison(both).endswith(
+        "B = 99 resamples, seed 0 for the worlds and seed 5 for the resamples.")
+    given = compare(crisp, method="randomization", n_resamples=99, rng=np.random.default_rng(5))
+    assert given.seed is None and describe_comparison(given).endswith(
+        "B = 99 resamples, seed not recorded.")
+
+
+def test_a_recorded_seed_draws_the_same_numbers_again(uncertain):
+    """What Evaluation.seed and Comparison.seed record repeats the draws when given back."""
+    again = evaluate(_UNCERTAIN_RUNS, _UNCERTAIN_TRUTH, ["P@5", "AP"], n_worlds=N_WORLDS,
+                     rng=np.random.SeedSequence(uncertain.seed))
+    assert again.seed == 0
+    np.testing.assert_array_equal(again.world_scores("AP"), uncertain.world_scores("AP"))
+    generator = evaluate(_UNCERTAIN_RUNS, _UNCERTAIN_TRUTH, "AP", n_worlds=5,
+                         rng=np.random.default_rng(0))
+    assert generator.seed is None  # a Generator leaves nothing that repeats its draws
+    assert "(seed not recorded)" in _report(generator, compare(generator, rng=0))
+    first = compare(uncertain, method="bootstrap", n_resamples=99, rng=3)
+    second = compare(uncertain, method="bootstrap", n_resamples=99, rng=first.seed)
+    pd.testing.assert_frame_equal(first.table, second.table)
+    assert first.scores_seed == uncertain.seed == 0
 
 
 def test_comparison_text_is_the_description_tables_and_notes(uncertain):
     comparison = compare(uncertain, rng=0)
-    text = comparison_text(comparison, seed=0, width=80)
+    text = comparison_text(comparison, width=80)
     assert max(map(len, text.splitlines())) <= max(
         80, *(len(line) for m in ("P@5", "AP")
               for line in comparison_table(comparison, m).to_string(index=False).splitlines()))
     flat = " ".join(text.split())
-    assert flat.startswith(" ".join(describe_comparison(comparison, seed=0).split()))
+    assert flat.startswith(" ".join(describe_comparison(comparison).split()))
     for measure in ("P@5", "AP"):
         table = comparison_table(comparison, measure).to_string(index=False)
         assert f"[{measure}]\n{table}\n" in text

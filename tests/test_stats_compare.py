@@ -143,7 +143,7 @@ def test_worlds_give_the_collection_estimand_on_expected_scores(scores):
     np.testing.assert_allclose(sm.values, worlds[..., order])
     via_frame = compare(frame, n_resamples=1000, rng=2).table
     np.testing.assert_allclose(via_frame["ci_low"], t["ci_low"])
-    assert "P(A>B)" in res.summary() and "estimand=collection" in res.summary()
+    assert "P(A>B)" in res.summary() and 'estimand "collection"' in res.summary()
 
 
 def test_tukey_corrections(scores):
@@ -171,11 +171,15 @@ def test_summary_and_latex(scores):
     res = compare(scores, systems=["bm25", "dense_v2", "c", "d"], n_resamples=300, rng=0)
     text = str(res)
     assert text == res.summary()
-    assert "test=t (mean difference = 0), correction=holm" in text and "dense_v2" in text
-    assert "estimand=queries" in text
+    # one rendering (issue 22): the report's description, tables and notes
+    assert text.startswith("paired t test with its t interval") and "dense_v2" in text
+    assert "Holm correction" in text and 'estimand "queries"' in text
     latex = res.to_latex(caption="50% of runs", label="tab:cmp")
     assert latex.startswith("\\begin{table}") and latex.rstrip().endswith("\\end{table}")
-    assert "dense\\_v2" in latex and "50\\% of runs" in latex and "\\label{tab:cmp}" in latex
+    assert "dense\\_v2" in latex and "\\label{tab:cmp}" in latex
+    # the caption says what was computed, after the caller's words
+    assert "\\caption{50\\% of runs. Paired t test with its t interval" in latex
+    assert "estimand ``queries''" in latex and "Starred rows (*)" in latex
     assert latex.count("\\\\") == len(res.table) + 1  # header + one row per pair
     significant = res.significant()
     assert latex.count("\\mathbf") == len(significant)
@@ -318,6 +322,9 @@ def test_romano_wolf_correction_in_compare(scores):
 def test_the_summary_names_b_only_where_resamples_were_drawn():
     """Issue 22 item 4: a t test drew no resamples, so its header has no B."""
     x = np.random.default_rng(0).random((3, 30))
-    assert "B=" not in compare(x).summary().splitlines()[0]
-    assert "B=999," in compare(x, method="bootstrap", n_resamples=999).summary()
-    assert "B=999," in compare(x, correction="romano-wolf", n_resamples=999).summary()
+    def flat(comparison):  # the summary's prose is wrapped
+        return " ".join(comparison.summary().split())
+
+    assert "B =" not in flat(compare(x))
+    assert "B = 999 resamples" in flat(compare(x, method="bootstrap", n_resamples=999))
+    assert "B = 999 resamples" in flat(compare(x, correction="romano-wolf", n_resamples=999))

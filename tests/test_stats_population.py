@@ -188,8 +188,10 @@ def test_compare_population_table_and_errors():
                        [np.var(pop.replicates[m][:, 0] - pop.replicates[m][:, 1], ddof=1)
                         for m in ("P@1", "P@2")])
     assert (res.systems["estimand"] == "population").all()
-    default = compare(pop).table  # the percentile interval by default for this estimand
-    assert (default["interval"] == "percentile").all()
+    default = compare(pop)  # the percentile interval by default for this estimand
+    assert (default.table["interval"] == "percentile").all()
+    # the replicates' seed is the one given to annotator_bootstrap, recorded on its result
+    assert pop.seed == 1 and default.draws == {"replicates": 1}
     with pytest.raises(ValueError, match=r"method must be one of \['percentile', 'bootstrap', "
                                          r"'basic'\] for the annotator population"):
         compare(pop, method="bca")

@@ -121,7 +121,9 @@ def test_wilcoxon_and_sign_name_their_hypothesis_and_give_no_mean_interval():
         warnings.simplefilter("ignore", UnreliableInferenceWarning)
         table = compare(x, method="sign").table
     assert table.loc[0, "hypothesis"] == "median difference = 0"
-    assert "none" in compare(x, method="sign").summary()
+    summary = compare(x, method="sign").summary()  # no interval column, no "none" (issue 22)
+    assert "sign test (median difference; no interval)" in summary
+    assert "CI" not in summary and "none" not in summary
 
 
 # ---- degenerate input: a clear error or a documented NaN with a warning -----------------------

@@ -464,7 +464,7 @@ def test_new_families_under_probabilistic_qrels_and_membership():
         assert frame.loc["YAAP", "method"] == "worlds_binary"
         assert frame.loc["Unjudged@3", "method"] == "exact"
         # the unjudged share does not depend on relevance: a point (x is in pq's top 3)
-        assert frame.loc["Unjudged@3", "std"] == 0
+        assert frame.loc["Unjudged@3", "truth_std"] == 0
     assert expected["Unjudged@3"] == 0 and frame.loc["Unjudged@3", "mean"] == 0
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuzzytruth.cli._errors import Flags, UserError
+from fuzzytruth.cli._errors import Flags, UserError, note
 
 __all__ = ["evaluate_runs", "is_crisp", "read_labels", "read_runs", "read_truth", "truth_model"]
 
@@ -86,6 +86,7 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
                                     duplicates=args.duplicates, **reading(args))
         if len(qrels) == 0:
             raise UserError(f"{args.qrels}: the qrels file has no judgment line (--qrels)")
+        _note_truncated_grades(qrels, args)
         return qrels, None
     if kind == "prob_qrels":
         return read_probabilistic_qrels(args.prob_qrels, **reading(args)), None
@@ -101,6 +102,24 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         except ValueError as err:
             raise UserError(f"--query-categories: {err}") from None
     return truth, categories
+
+
+def _note_truncated_grades(qrels: Any, args: argparse.Namespace) -> None:
+    """One line when the preset truncates fractional grades, which trec_eval does silently."""
+    import numpy as np
+
+    from fuzzytruth.measures import get_preset
+    from fuzzytruth.truth.qrels import Qrels
+
+    preset = getattr(args, "preset", None)
+    if not isinstance(qrels, Qrels) or preset is None or get_preset(preset).grades != "truncate":
+        return
+    grades = qrels.relevance
+    fractional = grades[grades != np.trunc(grades)]
+    if len(fractional):
+        note(f"{args.qrels}: {len(fractional)} fractional grade(s) read as trec_eval reads "
+             f"them, truncated toward zero under --preset {preset} ({fractional[0]:g} is "
+             f"grade {np.trunc(fractional[0]) + 0.0:g}); --preset textbook keeps them as given")
 
 
 def read_labels(args: argparse.Namespace) -> Any:

@@ -237,15 +237,17 @@ def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
     add_reading_options(parser, flags)
 
 
-def add_measure_option(parser: argparse.ArgumentParser, flags: Flags) -> None:
-    """``-m``: measures in any spelling the library reads, and trec_eval's groups."""
+def add_measure_option(parser: argparse.ArgumentParser, flags: Flags, *,
+                       default: str | None = None) -> None:
+    """``-m``: measures in any spelling the library reads, and trec_eval's groups; ``default``
+    says what the command measures without ``-m`` (default :data:`DEFAULT_MEASURES`)."""
     library_option(
         parser, flags, "--measure", "-m", param="measures", action="append", metavar="MEASURE",
         default=None,
         help="measure, repeatable: canonical (P@10, AP, nDCG@10), trec_eval (map, P_10, "
         "ndcg_cut.10,20; a bare cutoff name such as P or recall means trec_eval's default "
         "cutoffs) or ir_measures spelling, or a trec_eval group (official, all_trec); "
-        f"default: {listing(DEFAULT_MEASURES)}",
+        f"default: {default or listing(DEFAULT_MEASURES)}",
     )
 
 

@@ -33,8 +33,8 @@ import numpy as np
 from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
-    "TrecLine", "is_trec_spelling", "relevance_strings", "render", "summaries", "table_entry",
-    "trec_lines",
+    "TrecLine", "is_trec_spelling", "relevance_strings", "relstring_option", "render",
+    "summaries", "table_entry", "trec_lines",
 ]
 
 SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
@@ -78,51 +78,79 @@ def table_entry(printed: str) -> str | None:
     return max(heads, key=len) if heads else None
 
 
+def relstring_option(text: str) -> str | None:
+    """``relstring``'s ``-m`` argument (``relstring`` or ``relstring.20``) from it or from its
+    printed name (``relstring_20``); None for any other text.
+
+    >>> relstring_option("relstring_20"), relstring_option("relstring.5"), relstring_option("P_5")
+    ('relstring.20', 'relstring.5', None)
+    """
+    text = text.strip()
+    if text == "relstring" or text.startswith("relstring."):
+        return text
+    if text.startswith("relstring_"):
+        return "relstring." + text.removeprefix("relstring_")
+    return None
+
+
 def is_trec_spelling(text: str) -> bool:
     """Whether ``-m text`` is in trec_eval's vocabulary: a group, a name of its measure table
-    (with ``.parameters`` or not), or a printed name such as ``P_10``.
+    (with ``.parameters`` or not), or a name as trec_eval prints it, such as ``P_10``,
+    ``11pt_avg_.25,.5,.75``, ``P_avgjg_5`` or ``relstring_20``.
 
     >>> is_trec_spelling("map"), is_trec_spelling("P.5,10"), is_trec_spelling("ndcg_cut_10")
     (True, True, True)
+    >>> is_trec_spelling("11pt_avg_.25,.5,.75"), is_trec_spelling("P_avgjg_5")
+    (True, True)
     >>> is_trec_spelling("AP"), is_trec_spelling("nDCG@10")
     (False, False)
     """
     from fuzzytruth.measures.names import TREC_GROUPS
-    from fuzzytruth.measures.trec_output import TREC_TABLE, trec_name
+    from fuzzytruth.measures.trec_output import TREC_TABLE, option_spelling, trec_name
 
     text = text.strip()
-    if text in TREC_GROUPS or text.split(".", 1)[0] in TREC_TABLE:
+    if text in TREC_GROUPS or relstring_option(text) is not None:
         return True
-    try:
-        return trec_name(text) == text
-    except ValueError:
-        return False
+    text = option_spelling(text)
+    if text.split(".", 1)[0] in TREC_TABLE:
+        return True
+    for judgment_groups in (False, True):
+        try:
+            if trec_name(text, judgment_groups=judgment_groups) == text:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
-def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[TrecLine]:
+def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False,
+               preset: Any = None) -> list[TrecLine]:
     """The lines ``-m texts`` ask for, in trec_eval's order, each once.
 
     As in trec_eval, the first ``-m NAME.PARAMS`` of a measure sets its parameters wherever it
     is asked for (``-m all_trec -m relstring.20`` prints ``relstring_20`` only); a later one
     for the same measure is left out, with a note. ``judgment_groups`` (``-R qrels_jg``)
-    prints ``map``, ``P`` and ``Rprec_mult`` as their ``*_avgjg`` forms.
+    prints ``map``, ``P`` and ``Rprec_mult`` as their ``*_avgjg`` forms; ``preset`` says
+    whose groups (``--preset trec10``: trec_eval 10's ``all_trec``).
     """
-    from fuzzytruth.measures.trec_output import TREC_TABLE
+    from fuzzytruth.measures.trec_output import TREC_TABLE, option_spelling
 
+    # a printed name is the -m argument it came from (relstring_20 is relstring.20)
+    texts = [relstring_option(t) or option_spelling(t) for t in texts]
     explicit: dict[str, str] = {}
-    for text in (t.strip() for t in texts):
+    for text in texts:
         head, dot, _ = text.partition(".")
         if dot and head in TREC_TABLE:
             if explicit.setdefault(head, text) != text:
                 note(f"-m {text} is left out: as in trec_eval, the first parameters given for "
                      f"{head} ({explicit[head]}) apply")
     lines: dict[str, TrecLine] = {}
-    for text in (t.strip() for t in texts):
+    for text in texts:
         head = text.partition(".")[0]
         if head in explicit and explicit[head] != text:
             continue
         try:
-            found = _lines_of(text, judgment_groups)
+            found = _lines_of(text, judgment_groups, preset)
         except ValueError as err:
             raise UserError(f"-m {text}: {err}") from None
         for line in found:
@@ -132,7 +160,7 @@ def trec_lines(texts: Sequence[str], *, judgment_groups: bool = False) -> list[T
     return sorted(lines.values(), key=lambda line: (line.order, line.cutoff))
 
 
-def _lines_of(text: str, judgment_groups: bool) -> list[TrecLine]:
+def _lines_of(text: str, judgment_groups: bool, preset: Any) -> list[TrecLine]:
     """The lines one ``-m`` argument asks for."""
     from fuzzytruth.measures.names import AVGJG
     from fuzzytruth.measures.trec_output import TREC_TABLE, trec_measures
@@ -144,8 +172,8 @@ def _lines_of(text: str, judgment_groups: bool) -> list[TrecLine]:
         if not judgment_groups and (text == "qrels_jg" or table_entry(head) in AVGJG):
             raise ValueError("the judgment-group measures need -R qrels_jg (a qrels whose "
                              "second column names the judgment group)")
-        specials, pairs = SPECIALS.get(text, ()), trec_measures(text,
-                                                                 judgment_groups=judgment_groups)
+        specials = SPECIALS.get(text, ())
+        pairs = trec_measures(text, judgment_groups=judgment_groups, preset=preset)
     out = [_special(special) for special in specials]
     for measure, printing in pairs:
         cutoff = next((float(measure.params[p]) for p in _CUTOFF_PARAMS

@@ -236,16 +236,27 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "text":
             from fuzzytruth.report import comparison_text
 
-            write(comparison_text(comparison, seed=args.seed))
+            write(comparison_text(comparison))
             return 0
     elif args.per_item:
         frame = evaluation.to_frame().rename(columns={"query_id": "item_id"})
     else:
-        frame = evaluation.aggregate().rename(columns={"n_queries": "n_items"})
+        aggregate = evaluation.aggregate()
+        frame = aggregate.rename(columns={"n_queries": "n_items"})
         if args.human:
             frame = pd.concat([frame, _human(args, labels, measures, options)],
                               ignore_index=True)
-    write(format_frame(frame, args.format))
+    if args.compare:
+        write(format_frame(frame, args.format))
+        return 0
+    from fuzzytruth.report import drop_empty_columns, notes_text, system_notes
+
+    table = format_frame(drop_empty_columns(frame), args.format)  # as evaluate prints
+    if args.format == "text" and not args.per_item:  # what the intervals mean
+        notes = system_notes(aggregate, n_worlds=evaluation.n_worlds, columns=True,
+                             unit="items")
+        table += "\n" + notes_text(notes) + "\n"
+    write(table)
     return 0
 
 

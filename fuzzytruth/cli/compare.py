@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     truth, categories = read_truth(args)
     runs = read_runs(args.run, duplicates=args.duplicates, flags=args.flags, **reading(args))
-    measures = measure_list(args.measure or list(DEFAULT_MEASURES))
+    measures = measure_list(args.measure or list(DEFAULT_MEASURES), preset=args.preset)
     evaluation = evaluate_runs(args, runs, truth, categories, measures)
     comparison = compare(
         evaluation,
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "latex":
         write(comparison.to_latex() + "\n")
     elif args.format == "text":
-        write(comparison_text(comparison, seed=args.seed))
+        write(comparison_text(comparison))
     else:
         write(format_frame(comparison.table, args.format))
     return 0

@@ -2,7 +2,8 @@
 
 Per-system aggregates (default), per-query values (``-q``), or, with ``--format trec``,
 trec_eval's own output (:mod:`fuzzytruth.cli._trec`) — the default when the truth is crisp
-qrels and every ``-m`` is a trec_eval name, as a trec_eval user types them. trec_eval's
+qrels and every ``-m`` is a trec_eval name, as a trec_eval user types them, and when there is
+no ``-m`` at all (trec_eval's default, ``-m official``: a drop-in). trec_eval's
 ``-R`` reads ``--qrels`` as judgment groups (:func:`fuzzytruth.evaluate_per_annotator`) or as
 preferences (:func:`fuzzytruth.evaluation.preferences.evaluate_preferences`); its ``-Z``
 prints per-query z-scores against a reference file.
@@ -11,7 +12,6 @@ prints per-query z-scores against a reference file.
 from __future__ import annotations
 
 import argparse
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from fuzzytruth.cli._options import (
     add_truth_options,
     add_world_options,
     library_option,
+    listing,
     presets_epilog,
     reading,
 )
@@ -58,7 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     """The options of ``evaluate``."""
     add_truth_options(parser, flags)
     add_run_options(parser, flags)
-    add_measure_option(parser, flags)
+    add_measure_option(
+        parser, flags, default=f"{listing(DEFAULT_MEASURES)}; with crisp --qrels and no "
+        "--format, trec_eval's own default, official, in its output")
     add_rule_options(parser, flags)
     add_world_options(parser, flags)
     parser.add_argument(
@@ -86,26 +89,29 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     add_format_option(
         parser, FORMATS, default=None,
         help="trec: trec_eval 9.0.8's output, byte for byte (the default when the truth is "
-        "--qrels and every -m is a trec_eval name, e.g. map, P_10, ndcg_cut.10, official); "
-        "text (the default otherwise), csv or json: a tidy table",
+        "--qrels and every -m is a trec_eval name, e.g. map, P_10, ndcg_cut.10, official, or "
+        "a name as trec_eval prints it, e.g. 11pt_avg_.25,.5,.75, relstring_20; and, as "
+        "trec_eval prints -m official without one, when there is no -m at all); text (the "
+        "default otherwise), csv or json: a tidy table",
     )
     parser.epilog = f"{EXAMPLES}\n{presets_epilog()}\n"
 
 
-def measure_list(texts: Sequence[str]) -> list[Any]:
-    """The measures ``-m`` names, groups expanded (trec_eval's meaning of a bare cutoff name),
-    each once."""
+def measure_list(texts: Sequence[str], *, preset: str | None = None) -> list[Any]:
+    """The measures ``-m`` names, groups expanded (trec_eval's meaning of a bare cutoff name;
+    the groups of ``preset``), each once."""
+    from fuzzytruth.cli._trec import relstring_option
     from fuzzytruth.measures.names import expand
 
     measures: list[Any] = []
     for text in texts:
-        if text.strip() == "runid" or text.strip().partition(".")[0] == "relstring":
+        if text.strip() == "runid" or relstring_option(text) is not None:
             raise UserError(
                 f"-m {text}: a line of trec_eval's output, not a measure; it is printed with "
                 "--format trec"
             )
         try:
-            named = expand(text, trec_groups=True)
+            named = expand(text, trec_groups=True, preset=preset)
         except ValueError as err:
             raise UserError(f"-m {text}: {err}") from None
         measures += [m for m in named if m not in measures]
@@ -118,16 +124,20 @@ def run(args: argparse.Namespace) -> int:
 
     from fuzzytruth.cli._inputs import evaluate_runs, is_crisp, read_runs, read_truth
     from fuzzytruth.cli._trec import is_trec_spelling
-    from fuzzytruth.report import drop_empty_columns, system_notes
+    from fuzzytruth.report import drop_empty_columns, notes_text, system_notes
 
     truth, categories = read_truth(args)
     runs = read_runs(args.run, duplicates=args.duplicates, flags=args.flags, **reading(args))
-    texts = args.measure or list(DEFAULT_MEASURES)
     crisp = is_crisp(truth) or args.rel_format != "qrels"
     fmt = args.format
+    if args.measure is not None:
+        texts = args.measure
+    elif crisp and args.rel_format == "qrels" and fmt in (None, "trec"):
+        texts = ["official"]  # trec_eval without -m: its default measures, in its output
+    else:
+        texts = list(DEFAULT_MEASURES)
     if fmt is None:
-        trec = crisp and args.measure is not None and all(map(is_trec_spelling, texts))
-        fmt = "trec" if trec else "text"
+        fmt = "trec" if crisp and all(map(is_trec_spelling, texts)) else "text"
     if args.zscores is not None and fmt != "trec":
         raise UserError("-Z prints trec_eval's per-query z-scores: it goes with --format trec")
     if fmt == "trec":
@@ -138,22 +148,21 @@ def run(args: argparse.Namespace) -> int:
             )
         write(_trec_output(args, runs, truth, texts))
         return 0
-    measures = measure_list(texts)
+    measures = measure_list(texts, preset=args.preset)
     if args.rel_format == "qrels":
         evaluations = [evaluate_runs(args, runs, truth, categories, measures)]
     else:
         evaluations = [_evaluate_judgments(args, name, run, truth, measures)
                        for name, run in runs.items()]
-    if args.per_query:
-        write(format_frame(pd.concat([e.to_frame() for e in evaluations], ignore_index=True),
-                           fmt))
+    if args.per_query:  # each query's spread over the truths; on crisp qrels, none
+        frame = pd.concat([e.to_frame() for e in evaluations], ignore_index=True)
+        write(format_frame(drop_empty_columns(frame), fmt))
         return 0
     aggregate = pd.concat([e.aggregate() for e in evaluations], ignore_index=True)
     table = format_frame(drop_empty_columns(aggregate), fmt)
     if fmt == "text":  # what the intervals mean, below the table a person reads
         notes = system_notes(aggregate, n_worlds=evaluations[0].n_worlds, columns=True)
-        wrapped = [textwrap.fill(n, width=100, break_on_hyphens=False) for n in notes]
-        table += "\n" + "\n".join(wrapped) + "\n"
+        table += "\n" + notes_text(notes) + "\n"
     write(table)
     return 0
 
@@ -164,7 +173,8 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     from fuzzytruth.cli._trec import relevance_strings, render, summaries, trec_lines
     from fuzzytruth.measures import Measure
 
-    lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg")
+    lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg",
+                       preset=args.preset)
     lengths = {line.length for line in lines if line.base == "relstring"}
     if lengths and args.rel_format != "qrels":
         raise UserError(f"-m relstring prints the grades of a qrels: it needs -R qrels; got -R "

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._validation import check_int
 from fuzzytruth.distributed.partitions import (
     aligned_frames,
@@ -92,6 +92,7 @@ def evaluate(
     client = get_client() if client is None else client
     retries = check_int("retries", retries)
     options["progress"] = False
+    seed = recorded_seed(rng)  # the partitions get copies of a Generator: recorded here
     rng = as_generator(rng)
     if isinstance(runs, Run) or (not isinstance(runs, Mapping)):
         runs = {_run_name(runs): runs}
@@ -116,7 +117,10 @@ def evaluate(
     parts = [ev for ev, _ in results if ev is not None]
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
-    return Evaluation.concatenate(parts)
+    evaluation = Evaluation.concatenate(parts)
+    if "seed" in evaluation.conventions:
+        evaluation = evaluation.replace(conventions={**evaluation.conventions, "seed": seed})
+    return evaluation
 
 
 def evaluate_per_annotator(

@@ -209,9 +209,11 @@ def evaluate_predictions(
     memory_budget: float,
     progress: bool | None,
     options: Mapping[str, Any],
+    recorded_seed: int | None = None,
 ) -> Evaluation:
     """The classifier branch of :func:`fuzzytruth.evaluation.evaluate` (module docstring);
-    ``measures`` are resolved, ``names`` as asked, ``options`` the run options given."""
+    ``measures`` are resolved, ``names`` as asked, ``options`` the run options given,
+    ``recorded_seed`` the ``rng`` as recorded (:func:`fuzzytruth._random.recorded_seed`)."""
     for option, default in RUN_OPTIONS.items():
         value = options.get(option, default)
         if value != default:
@@ -295,6 +297,7 @@ def evaluate_predictions(
         "complete": complete,
         "method": method,
         "n_worlds": n_worlds,
+        "seed": recorded_seed,
         "items": "each item is evaluated as a query: its classes ranked by the classifier",
     }
     families = {n: m.family for n, m in zip(names, measures, strict=True)}

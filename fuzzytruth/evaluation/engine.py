@@ -83,12 +83,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
-from numbers import Integral
 
 import numpy as np
 
 from fuzzytruth._progress import Progress
-from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
 from fuzzytruth.evaluation.classifiers import evaluate_predictions, is_classifier_input
@@ -203,7 +202,9 @@ def evaluate(
         ``"annotator"`` draws each item's label with the model's own sampler
         (:mod:`fuzzytruth.truth.categorical_worlds`).
     rng : numpy.random.Generator or int, optional
-        The one source of randomness.
+        The one source of randomness. An int seed (or a SeedSequence of one) is recorded on
+        the result (:attr:`Evaluation.seed <fuzzytruth.evaluation.Evaluation.seed>`), which
+        the reports print; a Generator or None leaves it unrecorded.
     confidence_level : float
         Default level of the intervals (0.95).
     recall_form : {"exact", "expected_size"}
@@ -250,7 +251,7 @@ def evaluate(
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)
     n_worlds = check_n_worlds(n_worlds)
-    seed = int(rng) if isinstance(rng, Integral) else None
+    seed = recorded_seed(rng)
     rng = as_generator(rng)
     p = get_preset(preset)
     if relevance_level is not None:
@@ -264,7 +265,7 @@ def evaluate(
     given = {"ties": ties, "score_dtype": score_dtype}  # for the classifier branch's checks
     ties = ties or p.ties
     score_dtype = score_dtype or p.score_dtype
-    asked = parse_measures(measures)
+    asked = parse_measures(measures, preset=p)
     names = [str(m) for m in asked]
     resolved = [m.resolve(p) for m in asked]
     if is_classifier_input(runs):  # items play the queries (fuzzytruth.evaluation.classifiers)
@@ -276,7 +277,7 @@ def evaluate(
         }
         return evaluate_predictions(
             runs, truth, resolved, names, preset=p, undefined=undefined, missing=missing,
-            complete=complete, method=method, n_worlds=n_worlds, rng=rng,
+            complete=complete, method=method, n_worlds=n_worlds, rng=rng, recorded_seed=seed,
             confidence_level=confidence_level, memory_budget=memory_budget, progress=progress,
             options=options,
         )

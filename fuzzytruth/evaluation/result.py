@@ -45,8 +45,7 @@ class Evaluation:
         every output.
     conventions : dict
         Everything that fixes the numbers (preset, ties, each measure resolved, options;
-        under uncertain truth ``seed``: the ``rng`` given when it was an int, which draws the
-        same worlds again, None when it was a Generator or None).
+        under uncertain truth ``seed``: :attr:`seed`).
     confidence_level : float
         Default level of the intervals.
     families : mapping of str to MeasureFamily
@@ -232,6 +231,14 @@ class Evaluation:
         base = "queries" if self.truth.crisp else "collection"
         return estimand_label(base, self.conventions.get("truth_model"))
 
+    @property
+    def seed(self) -> int | None:
+        """The seed of the sampled worlds: the ``rng`` given to :func:`evaluate` when it was
+        an int (or a SeedSequence of one, :func:`fuzzytruth._random.recorded_seed`), which
+        draws the same worlds again; None when it was a Generator or None (nothing recorded
+        repeats the draws), and with a crisp truth (nothing drawn)."""
+        return self.conventions.get("seed")
+
     def family(self, measure: str | Measure) -> MeasureFamily:
         """The family of one of the evaluated measures."""
         name = str(measure)
@@ -292,13 +299,31 @@ class Evaluation:
 
     # ------------------------------------------------------------------ per query
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
-        """Tidy table, one row per (system, query, measure).
+        """Tidy table, one row per (system, query, measure): the distribution of the query's
+        value over the truths consistent with the labels.
 
-        Columns ``system, query_id, measure, mean, std, ci_low, ci_high, confidence_level,
-        p_undefined, method, mc_se`` (``mc_se``: Monte Carlo standard error of the mean, 0 when
-        exact). Under ``undefined="zero"`` an undefined outcome counts as the family's
-        ``undefined_value``; under ``"skip"`` summaries are conditional on being defined (NaN
-        for a query undefined for sure). ``p_undefined`` is reported in both.
+        Columns ``system, query_id, measure, mean, truth_std, truth_low, truth_high,
+        confidence_level, p_undefined, method, mc_se``: ``mean`` the expected value;
+        ``truth_std`` its standard deviation over the truths and ``truth_low, truth_high``
+        the equal-tailed interval holding ``confidence_level`` of it (named as in
+        :meth:`aggregate`, whose ``truth_*`` columns are the same spread for a system's
+        mean; there ``ci_low, ci_high`` are the interval over queries, which one query does
+        not have); ``mc_se`` the Monte Carlo standard error of the mean, 0 when exact. A crisp
+        truth gives ``truth_std`` 0 and ``truth_low = truth_high = mean``
+        (:func:`fuzzytruth.report.drop_empty_columns` drops such columns). Under
+        ``undefined="zero"`` an undefined outcome counts as the family's ``undefined_value``;
+        under ``"skip"`` summaries are conditional on being defined (NaN for a query
+        undefined for sure). ``p_undefined`` is reported in both.
+
+        Examples
+        --------
+        >>> from fuzzytruth import ProbabilisticQrels, Run, evaluate
+        >>> truth = ProbabilisticQrels(["q1", "q1"], ["a", "b"], [0.5, 1.0])
+        >>> run = Run(["q1", "q1"], ["a", "b"], [2.0, 1.0])
+        >>> frame = evaluate(run, truth, "P@1").to_frame()
+        >>> frame[["query_id", "mean", "truth_std", "truth_low", "truth_high"]]
+          query_id  mean  truth_std  truth_low  truth_high
+        0       q1   0.5        0.5        0.0         1.0
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
@@ -316,9 +341,9 @@ class Evaluation:
                             "query_id": queries,
                             "measure": measure,
                             "mean": b.mean(),
-                            "std": b.std(),
-                            "ci_low": low,
-                            "ci_high": high,
+                            "truth_std": b.std(),
+                            "truth_low": low,
+                            "truth_high": high,
                             "confidence_level": level,
                             "p_undefined": raw.p_undefined,
                             "method": self._methods[system, measure],

@@ -14,7 +14,8 @@ preset         ties         scores     what it reproduces
                                        interpolation cutoff ``(long)(p*R + 0.9)``, grades
                                        truncated toward zero (``grades="truncate"``)
 ``trec10``     docid_desc   float64    trec_eval 10.0: scores read as doubles, ``lround(p*R)``,
-                                       grades truncated
+                                       grades truncated, ``all_trec`` with ``rbp``,
+                                       ``rbp_resid`` and ``unj``
 ``textbook``   average      float64    expectation over tie orders, iP at recall >= p
 ``psb``        docid_asc    float64    Princeton Shape Benchmark ``psbTable``: recall-style
                                        tiers, E = F1@32, Järvelin–Kekäläinen DCG (b = 2), ties by
@@ -51,6 +52,7 @@ Examples
 
 from __future__ import annotations
 
+from fuzzytruth.measures.names import TREC10_ALL_TREC
 from fuzzytruth.measures.registry import Preset, register_preset
 
 __all__ = ["CROSSMODAL_CONVENTIONS", "PRESETS", "PSB_CONVENTIONS", "SHREC2006_CONVENTIONS"]
@@ -143,9 +145,10 @@ PRESETS: tuple[Preset, ...] = (
         ties="docid_desc",
         score_dtype="float64",
         grades="truncate",
+        groups={"all_trec": TREC10_ALL_TREC},
         description=(
             "trec_eval 10.0: as 'trec' but scores compared as doubles and the interpolation "
-            "cutoff lround(p*R)"
+            "cutoff lround(p*R); -m all_trec adds rbp, rbp_resid and unj"
         ),
     ),
     Preset(

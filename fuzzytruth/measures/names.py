@@ -87,11 +87,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from fuzzytruth.measures.registry import Measure, families, family, family_alias
+from fuzzytruth.measures.registry import Measure, families, family, family_alias, get_preset
 
 __all__ = [
     "AVGJG",
     "CLASSIFIER_ALIASES",
+    "TREC10_ALL_TREC",
     "TREC_GROUPS",
     "TREC_OFFICIAL",
     "alias_table",
@@ -204,8 +205,11 @@ def _parse_canonical(text: str) -> Measure:
     return Measure(name, **params)
 
 
-def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
-    """Parse one measure or an iterable of them; duplicates are dropped, order kept.
+def parse_measures(
+    measures: str | Measure | Iterable[str | Measure], *, preset: Any = None
+) -> list[Measure]:
+    """Parse one measure or an iterable of them; duplicates are dropped, order kept; a group
+    lists the measures it holds under ``preset`` (:func:`expand`).
 
     Raises
     ------
@@ -224,7 +228,7 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Me
         measures = [measures]
     out: list[Measure] = []
     for item in measures:
-        for m in expand(item):  # one measure, or a group such as "official" or "P.5,10"
+        for m in expand(item, preset=preset):  # a measure, or a group ("official", "P.5,10")
             if m not in out:
                 out.append(m)
     if not out:
@@ -338,7 +342,12 @@ TREC_GROUPS: dict[str, list[str]] = {
 """trec_eval 9.0.8's measure groups (``-m official``, ``-m all_trec``, ``-m set``,
 ``-m qrels_jg``, ``-m all_prefs``, ``-m prefs``), each in the order trec_eval prints it;
 ``runid`` and ``relstring`` are labels, not measures, and are left out. (trec_eval 10 adds
-``unj``, ``rbp`` and ``rbp_resid`` to ``all_trec``.)"""
+``rbp``, ``rbp_resid`` and ``unj`` to ``all_trec``: :data:`TREC10_ALL_TREC`, the ``trec10``
+preset's ``all_trec``.)"""
+
+TREC10_ALL_TREC = (*TREC_GROUPS["all_trec"], "rbp", "rbp_resid", *(f"unj_{k}" for k in _UNJ))
+"""trec_eval 10.0's ``-m all_trec`` (``measures.c``: its ``trec_names``), in the order it
+prints it: 9.0.8's, then ``rbp``, ``rbp_resid`` and ``unj`` at their default parameters."""
 
 # ir_measures aliases of canonical families, and its families spelled differently
 _IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
@@ -532,7 +541,9 @@ def from_alias(text: str, error: ValueError) -> Measure:
     raise _unknown(text) from None
 
 
-def expand(name: str | Measure, *, trec_groups: bool = False) -> list[Measure]:
+def expand(
+    name: str | Measure, *, trec_groups: bool = False, preset: Any = None
+) -> list[Measure]:
     """The measures a name stands for: one for a measure, several for a group.
 
     Parameters
@@ -545,6 +556,10 @@ def expand(name: str | Measure, *, trec_groups: bool = False) -> list[Measure]:
         Read a bare trec_eval name with default cutoffs (``P``, ``recall``, ``ndcg_cut``...) as
         ``trec_eval -m NAME`` does, i.e. its default cutoff list; otherwise ``P`` is the
         canonical set precision.
+    preset : str or Preset, optional
+        Whose groups: a preset's own (:attr:`Preset.groups
+        <fuzzytruth.measures.Preset.groups>`: ``trec10``'s ``all_trec`` is trec_eval 10's,
+        :data:`TREC10_ALL_TREC`) replace :data:`TREC_GROUPS`' of the same name.
 
     Returns
     -------
@@ -556,12 +571,15 @@ def expand(name: str | Measure, *, trec_groups: bool = False) -> list[Measure]:
     (29, 'AP')
     >>> [str(m) for m in expand("success", trec_groups=True)]
     ['Success@1', 'Success@5', 'Success@10']
+    >>> len(expand("all_trec")), len(expand("all_trec", preset="trec10"))
+    (93, 98)
     """
     if isinstance(name, Measure):
         return [name]
     text = name.strip()
-    if text in TREC_GROUPS:
-        return [m for n in TREC_GROUPS[text] for m in _trec(n) or []]
+    groups = TREC_GROUPS if preset is None else {**TREC_GROUPS, **get_preset(preset).groups}
+    if text in groups:
+        return [m for n in groups[text] for m in _trec(n) or []]
     if trec_groups and text in _TREC_CUT:
         fam, param, values = _TREC_CUT[text]
         return [Measure(fam, **{param: v}) for v in values]

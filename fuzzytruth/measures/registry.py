@@ -745,6 +745,10 @@ class Preset:
         i.e. judged non-relevant), before any measure or ``-J``
         (:func:`fuzzytruth.metrics.base.truncate_grades`). Uncertain truths have no grades to
         read and are unaffected.
+    groups : mapping
+        Measure groups that list other measures under this preset than
+        :data:`fuzzytruth.measures.names.TREC_GROUPS` (their names, in any spelling): trec_eval
+        10's ``all_trec`` adds ``rbp``, ``rbp_resid`` and ``unj`` to 9.0.8's.
     description : str
         One line, recorded with results.
 
@@ -762,6 +766,7 @@ class Preset:
     renames: Mapping[str, str] = field(default_factory=dict)
     min_relevant: int = 0
     grades: str = "float"
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -770,6 +775,8 @@ class Preset:
         check_choice("score_dtype", self.score_dtype, SCORE_DTYPES)
         check_int("min_relevant", self.min_relevant)
         object.__setattr__(self, "renames", MappingProxyType(dict(self.renames)))
+        object.__setattr__(self, "groups", MappingProxyType(
+            {str(k): tuple(v) for k, v in self.groups.items()}))
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(
             self,
@@ -788,6 +795,7 @@ class Preset:
             "renames": dict(self.renames),
             "min_relevant": self.min_relevant,
             "grades": self.grades,
+            "groups": {k: list(v) for k, v in self.groups.items()},
             "description": self.description,
         }
 

@@ -10,7 +10,9 @@ trec_eval (9.0.8 and 10.0, ``meas_init.c``, ``meas_print_*.c``) names a measure'
 * ``name_<parameters>`` for a measure with one parameter string, the string as the user wrote
   it after the first ``.`` of ``-m`` (``ndcg_1=3,2=9,4=4.5``, ``11pt_avg_.25,.5,.75``,
   ``set_F_4``, ``utility_2,-1,0,0``); :func:`trec_printing` renders the parameters of a
-  measure canonically, :func:`trec_measures` keeps the user's text;
+  measure canonically, :func:`trec_measures` keeps the user's text, and reads the printed
+  name back as the ``-m`` argument it came from (:func:`option_spelling`), so that a pasted
+  ``11pt_avg_.25,.5,.75`` prints as itself;
 
 and prints the counts (``num_*``, ``prefs_num_prefs_*``) as integers (``%ld``), everything
 else with ``%6.4f``. ``num_q``, ``gm_map`` and ``gm_bpref`` have no per-query line. Lines
@@ -36,7 +38,8 @@ from typing import Any
 from fuzzytruth.measures.names import AVGJG, expand, parse_measure
 from fuzzytruth.measures.registry import Measure
 
-__all__ = ["TREC_TABLE", "TrecPrinting", "trec_measures", "trec_name", "trec_printing"]
+__all__ = ["TREC_TABLE", "TrecPrinting", "option_spelling", "trec_measures", "trec_name",
+           "trec_printing"]
 
 TREC_TABLE = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -243,12 +246,36 @@ def trec_name(measure: str | Measure, *, judgment_groups: bool = False) -> str:
     return trec_printing(measure, judgment_groups=judgment_groups).name
 
 
+def option_spelling(text: str) -> str:
+    """The ``-m`` argument behind a printed name of a measure with a parameter string
+    (``11pt_avg_.25,.5,.75`` is ``11pt_avg..25,.5,.75``); any other text unchanged (a
+    printed cutoff name such as ``ndcg_cut_10`` reads as it is).
+
+    Examples
+    --------
+    >>> option_spelling("11pt_avg_.25,.5,.75"), option_spelling("ndcg_1=3,2=9")
+    ('11pt_avg..25,.5,.75', 'ndcg.1=3,2=9')
+    >>> option_spelling("ndcg_cut_10"), option_spelling("rbp_resid"), option_spelling("AP")
+    ('ndcg_cut_10', 'rbp_resid', 'AP')
+    """
+    text = text.strip()
+    try:
+        measures = expand(text, trec_groups=True)
+        base = TREC_TABLE[trec_printing(measures[0]).order] if len(measures) == 1 else None
+    except ValueError:
+        return text
+    if base in _PARAMETER_STRING and text.startswith(base + "_"):
+        return f"{base}.{text[len(base) + 1:]}"
+    return text
+
+
 def trec_measures(
-    spelling: str, *, judgment_groups: bool = False
+    spelling: str, *, judgment_groups: bool = False, preset: Any = None
 ) -> list[tuple[Measure, TrecPrinting]]:
     """What ``trec_eval -m spelling`` computes and prints: each measure with its printing, in
     trec_eval's order. A measure with a parameter string keeps the spelling's own text in its
-    printed name, as trec_eval does (``11pt_avg..25,.5,.75`` prints ``11pt_avg_.25,.5,.75``).
+    printed name, as trec_eval does (``11pt_avg..25,.5,.75`` prints ``11pt_avg_.25,.5,.75``,
+    and so does that printed name: :func:`option_spelling`).
 
     Parameters
     ----------
@@ -257,6 +284,9 @@ def trec_measures(
         cutoffs (``P``) or a group (``all_trec``).
     judgment_groups : bool, default False
         As in :func:`trec_printing`.
+    preset : str or Preset, optional
+        Whose groups (:func:`~fuzzytruth.measures.names.expand`): under ``trec10``,
+        ``all_trec`` is trec_eval 10's.
 
     Returns
     -------
@@ -268,10 +298,13 @@ def trec_measures(
     ['P_5', 'P_20']
     >>> [p.name for _, p in trec_measures("ndcg.1=3,2=9,4=4.5")]
     ['ndcg_1=3,2=9,4=4.5']
+    >>> [p.name for _, p in trec_measures("11pt_avg_.25,.5,.75")]
+    ['11pt_avg_.25,.5,.75']
     """
-    measures = expand(spelling, trec_groups=True)
+    spelling = option_spelling(spelling)
+    measures = expand(spelling, trec_groups=True, preset=preset)
     out = [(m, trec_printing(m, judgment_groups=judgment_groups)) for m in measures]
-    base, sep, raw = spelling.strip().partition(".")
+    base, sep, raw = spelling.partition(".")
     if len(out) == 1 and sep and base in _PARAMETER_STRING:
         m, p = out[0]
         out = [(m, TrecPrinting(f"{base}_{raw}", p.integer, p.per_query, p.order))]

@@ -46,6 +46,7 @@ unstarred row may exclude 0 when the correction is what stops it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._progress import track
-from fuzzytruth._random import draw_seed, named_stream
+from fuzzytruth._random import draw_seed, named_stream, recorded_seed
 from fuzzytruth.stats._validation import (
     all_pairs,
     baseline_pairs,
@@ -159,7 +160,21 @@ class Comparison:
         ``1 - confidence_level``: rows with ``pvalue_adjusted < alpha`` are starred.
     n_resamples : int
         B used by the bootstrap intervals and Monte Carlo tests.
+    seed : int or None
+        The ``rng`` given to :func:`compare` when it was an int (or a SeedSequence of one),
+        which draws the same resamples again; None when it was a Generator or None.
+    scores_seed : int or None
+        The seed recorded by what the scores came from: the Evaluation's worlds
+        (:attr:`Evaluation.seed <fuzzytruth.evaluation.Evaluation.seed>`) or the
+        PopulationScores' replicates; None for arrays and tables, or when not recorded.
     """
+
+    table: pd.DataFrame
+    systems: pd.DataFrame
+    alpha: float
+    n_resamples: int
+    seed: int | None = None
+    scores_seed: int | None = None
 
     def __repr__(self) -> str:
         measures = self.table["measure"].nunique()
@@ -168,63 +183,42 @@ class Comparison:
             f"alpha={self.alpha}; print() for the summary, .table for the numbers)"
         )
 
+    @property
+    def draws(self) -> dict[str, int | None]:
+        """What was drawn at random behind the numbers, each with its recorded seed (None:
+        not recorded): ``"worlds"``, the ground-truth worlds each query's score was averaged
+        over (:attr:`scores_seed`); ``"replicates"``, the two-stage bootstrap of the
+        annotator population (:attr:`scores_seed`); ``"resamples"``, this comparison's own
+        bootstrap resamples, sign flips or permutations (:attr:`seed`). Empty when nothing
+        was drawn (a t test on crisp scores).
 
-    table: pd.DataFrame
-    systems: pd.DataFrame
-    alpha: float
-    n_resamples: int
+        Examples
+        --------
+        >>> x = np.random.default_rng(0).random((2, 30))
+        >>> compare(x, rng=5).draws, compare(x, method="randomization", rng=5).draws
+        ({}, {'resamples': 5})
+        """
+        table = self.table
+        out: dict[str, int | None] = {}
+        if "n_worlds" in table.columns and table["n_worlds"].notna().any():
+            out["worlds"] = self.scores_seed
+        if _population_rows(table).any():
+            out["replicates"] = self.scores_seed
+        if _own_resampling(table).any():
+            out["resamples"] = self.seed
+        return out
 
     def significant(self) -> pd.DataFrame:
         """Rows whose adjusted p-value is below ``alpha``."""
         return self.table[self.table["pvalue_adjusted"] < self.alpha].reset_index(drop=True)
 
-    def summary(self, *, digits: int = 3) -> str:
-        """A readable report: settings, then one block per measure (``*`` = significant)."""
-        t = self.table
-        first = t.iloc[0]
-        level = f"{first['confidence_level']:.0%}"
-        lines = [
-            f"Paired comparison of {self.systems['system'].nunique()} systems: "
-            f"test={first['method']} ({first['hypothesis']}), "
-            f"correction={first['correction']}, alternative={first['alternative']}, "
-            f"{level} {first['interval']} intervals, estimand={first['estimand']}, "
-            + (f"B={self.n_resamples}, " if resampling_used(t) else "")
-            + f"* = adjusted p < {self.alpha:g}",
-        ]
-        for measure, block in t.groupby("measure", sort=False):
-            lines.append("")
-            lines.append(f"[{measure}] {int(block['n_queries'].iloc[0])} queries")
-            shown = pd.DataFrame(
-                {
-                    "A": block["system_a"].astype(str),
-                    "B": block["system_b"].astype(str),
-                    "mean A": block["mean_a"].map(lambda v: f"{v:.{digits}f}"),
-                    "mean B": block["mean_b"].map(lambda v: f"{v:.{digits}f}"),
-                    "A - B": block["difference"].map(lambda v: f"{v:+.{digits}f}"),
-                    f"{level} CI": [
-                        _format_interval(lo, hi, digits)
-                        for lo, hi in zip(block["ci_low"], block["ci_high"], strict=True)
-                    ],
-                    "p": block["pvalue"].map(_format_p),
-                    "p adj": block["pvalue_adjusted"].map(_format_p),
-                    "d_z": block["effect_size"].map(lambda v: f"{v:.2f}"),
-                    "W/T/L": [
-                        f"{w}/{ti}/{lo}"
-                        for w, ti, lo in zip(
-                            block["wins"], block["ties"], block["losses"], strict=True
-                        )
-                    ],
-                    "": np.where(block["pvalue_adjusted"] < self.alpha, "*", ""),
-                }
-            )
-            if "prob_a_better" in block and block["prob_a_better"].notna().any():
-                shown.insert(
-                    len(shown.columns) - 1,
-                    "P(A>B)",
-                    block["prob_a_better"].map(lambda v: f"{v:.2f}"),
-                )
-            lines.append(shown.to_string(index=False))
-        return "\n".join(lines)
+    def summary(self, *, digits: int = 3, width: int = 100) -> str:
+        """The comparison as text, as the command line prints it
+        (:func:`fuzzytruth.report.comparison_text`): what was computed, one table per measure
+        (``*`` = significant), and what the columns mean."""
+        from fuzzytruth.report import comparison_text
+
+        return comparison_text(self, digits=digits, width=width).rstrip("\n")
 
     def __str__(self) -> str:
         return self.summary()
@@ -236,60 +230,68 @@ class Comparison:
         caption: str | None = None,
         label: str | None = None,
     ) -> str:
-        """A booktabs ``table`` environment; significant differences are set in bold.
+        """A booktabs ``table`` environment: the tables of :meth:`summary` in one, a measure
+        column first; significant differences starred and set in bold.
 
-        Needs ``\\usepackage{booktabs}``.
-
-        Columns: measure, A, B, A - B, the interval, the adjusted p-value, d_z and W/T/L.
-        Text is escaped for LaTeX (``_``, ``%``, ``&``, ``#``, ``$``, ``{``, ``}``, ``~``,
-        ``^``, ``\\``).
+        Needs ``\\usepackage{booktabs}``. The caption is ``caption`` (if given) followed by
+        what was computed (:func:`fuzzytruth.report.describe_comparison`: the procedure,
+        estimand, worlds, B and seed); the footnotes of :meth:`summary` follow the table. The
+        interval column is left out when the procedure has none (Wilcoxon, sign). Text is
+        escaped for LaTeX (``_``, ``%``, ``&``, ``#``, ``$``, ``{``, ``}``, ``~``, ``^``,
+        ``\\``, ``<``, ``>``, ``|``).
         """
-        level = f"{self.table['confidence_level'].iloc[0] * 100:g}\\%"
-        head = ("Measure", "A", "B", "$A - B$", f"{level} CI", "$p_{adj}$", "$d_z$", "W/T/L")
+        from fuzzytruth.report import comparison_notes, comparison_table, describe_comparison
+
+        parts = []
+        for measure in pd.unique(self.table["measure"]):
+            part = comparison_table(self, measure, digits=digits).rename(columns={"": "*"})
+            part.insert(0, "measure", measure)
+            parts.append(part)
+        shown = pd.concat(parts, ignore_index=True).fillna("")
         rows = []
-        for r in self.table.itertuples(index=False):
-            diff = f"{r.difference:+.{digits}f}"
-            diff = f"$\\mathbf{{{diff}}}$" if r.pvalue_adjusted < self.alpha else f"${diff}$"
-            rows.append(
-                (
-                    _latex_escape(r.measure),
-                    _latex_escape(r.system_a),
-                    _latex_escape(r.system_b),
-                    diff,
-                    f"${_format_interval(r.ci_low, r.ci_high, digits)}$",
-                    _format_p(r.pvalue_adjusted),
-                    f"{r.effect_size:.2f}",
-                    f"{r.wins}/{r.ties}/{r.losses}",
-                )
-            )
-        out = ["\\begin{table}", "\\centering"]
+        for record in shown.to_dict("records"):
+            cells = [_latex_cell(column, str(value)) for column, value in record.items()]
+            if record["*"]:  # significant: the difference in bold too
+                position = list(shown.columns).index("A − B")
+                cells[position] = f"$\\mathbf{{{record['A − B']}}}$"
+            rows.append(" & ".join(cells) + " \\\\")
+        head = " & ".join(_LATEX_HEADERS.get(c, _latex_escape(c)) for c in shown.columns)
+        align = "".join(_LATEX_ALIGN.get(c, "r") for c in shown.columns)
+        text = describe_comparison(self)
+        text = text[0].upper() + text[1:]
         if caption is not None:
-            out.append(f"\\caption{{{_latex_escape(caption)}}}")
+            text = f"{caption.rstrip('.')}. {text}"
+        out = ["\\begin{table}", "\\centering", f"\\caption{{{_latex_text(text)}}}"]
         if label is not None:
             out.append(f"\\label{{{label}}}")
         out += [
-            "\\begin{tabular}{lllrcrrc}",
+            f"\\begin{{tabular}}{{{align}}}",
             "\\toprule",
-            " & ".join(head) + " \\\\",
+            head + " \\\\",
             "\\midrule",
-            *(" & ".join(row) + " \\\\" for row in rows),
+            *rows,
             "\\bottomrule",
             "\\end{tabular}",
+            "\\par\\smallskip",
+            "{\\footnotesize " + " \\par\n".join(_latex_text(n) for n in comparison_notes(self))
+            + "\\par}",
             "\\end{table}",
         ]
         return "\n".join(out) + "\n"
 
 
-def _format_interval(low: float, high: float, digits: int) -> str:
-    if np.isnan(low) and np.isnan(high):
-        return "none"
-    return f"[{low:+.{digits}f}, {high:+.{digits}f}]"
+_LATEX_HEADERS = {"measure": "Measure", "A − B": "$A - B$", "p adj": "$p_{adj}$",
+                  "d_z": "$d_z$", "P(A>B)": "$P(A>B)$", "p": "$p$", "*": ""}
+_LATEX_ALIGN = {"measure": "l", "A": "l", "B": "l", "W/T/L": "c", "*": "l"}
+_LATEX_TEXT_COLUMNS = frozenset({"measure", "A", "B", "W/T/L", "*"})
 
 
-def _format_p(p: float) -> str:
-    if not np.isfinite(p):
-        return "nan"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+def _latex_cell(column: str, value: str) -> str:
+    """One cell of :meth:`Comparison.to_latex`: names escaped, numbers in math mode (their
+    minus signs, ``<0.001``)."""
+    if column in _LATEX_TEXT_COLUMNS or not value:
+        return _latex_escape(value)
+    return f"${value}$"
 
 
 _LATEX_SPECIAL = {
@@ -303,11 +305,19 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
 def _latex_escape(value: object) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
+
+
+def _latex_text(text: str) -> str:
+    """Prose for a caption or a footnote: escaped, "quotes" typeset as ``quotes''."""
+    return re.sub(r'"([^"]*)"', r"``\1''", _latex_escape(text))
 
 
 def compare(
@@ -435,13 +445,18 @@ def compare(
     0    dense     bm25    0.155216         0.000225  queries
     1     near     bm25    0.003493         0.391606  queries
     >>> print(res)  # doctest: +NORMALIZE_WHITESPACE
-    Paired comparison of 3 systems: test=t (mean difference = 0), correction=holm,
-    alternative=two-sided, 95% t intervals, estimand=queries, * = adjusted p < 0.05
+    paired t test with its t interval, two-sided, 95% level, estimand "queries" (new queries
+    like these, judged the same way), Holm correction within each measure, 30 queries.
     <BLANKLINE>
-    [nDCG@10] 30 queries
-        A    B mean A mean B  A - B           95% CI      p  p adj  d_z   W/T/L
+    [nDCG@10]
+        A    B mean A mean B  A − B           95% CI      p  p adj  d_z   W/T/L
     dense bm25  0.690  0.534 +0.155 [+0.084, +0.226] <0.001 <0.001 0.81  23/0/7 *
      near bm25  0.538  0.534 +0.003 [-0.005, +0.012]  0.392  0.392 0.16 17/0/13
+    <BLANKLINE>
+    Starred rows (*): adjusted p < 0.05 (Holm within each measure); their intervals exclude 0.
+    d_z: Cohen's d_z, the mean difference over the standard deviation of the per-query
+    differences.
+    W/T/L: queries on which A's score is higher / equal / lower than B's.
     """
     population = scores if isinstance(scores, PopulationScores) else None
     if method is None:
@@ -484,6 +499,7 @@ def compare(
             matrices = {measure: matrices[measure]}
     else:
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
+    given_seed = recorded_seed(rng)
     base_seed = draw_seed(rng)
     pair_frames = []
     system_frames = []
@@ -506,11 +522,15 @@ def compare(
         )
         pair_frames.append(pairs_df)
         system_frames.append(systems_df)
+    scores_seed = (population.seed if population is not None
+                   else next(iter(matrices.values())).seed)
     return Comparison(
         table=pd.concat(pair_frames, ignore_index=True),
         systems=pd.concat(system_frames, ignore_index=True),
         alpha=alpha,
         n_resamples=population.n_resamples if population is not None else n_resamples,
+        seed=given_seed,
+        scores_seed=scores_seed,
     )
 
 
@@ -672,11 +692,23 @@ def resampling_used(table: pd.DataFrame) -> bool:
     ...                               "estimand": ["queries"], "n_queries": [30]}))
     True
     """
+    return bool(_own_resampling(table).any() or _population_rows(table).any())
+
+
+def _population_rows(table: pd.DataFrame) -> np.ndarray:
+    """Rows whose estimand is the annotator population (their B replicates were drawn by
+    :func:`~fuzzytruth.stats.annotator_bootstrap`)."""
+    return np.array([split_estimand(e)[0] == "population" for e in table["estimand"]],
+                    dtype=bool)
+
+
+def _own_resampling(table: pd.DataFrame) -> np.ndarray:
+    """Rows for which :func:`compare` itself drew resamples: a bootstrap procedure, sampled
+    sign flips (beyond the exact range) or Romano–Wolf on its own bootstrap (the population
+    estimand's come with its replicates), and the randomised Tukey test."""
     method = table["method"].to_numpy(dtype=object)
-    randomized = (method == "randomization") & (table["n_queries"].to_numpy() > EXACT_MAX_QUERIES)
-    return bool(
-        np.isin(method, BOOTSTRAP_METHODS).any()
-        or randomized.any()
-        or table["correction"].isin(("romano-wolf", "tukey-randomized")).any()
-        or any(split_estimand(e)[0] == "population" for e in pd.unique(table["estimand"]))
-    )
+    flips = (method == "randomization") & (table["n_queries"].to_numpy() > EXACT_MAX_QUERIES)
+    booted = np.isin(method, BOOTSTRAP_METHODS) | flips
+    booted |= (table["correction"] == "romano-wolf").to_numpy()
+    return (booted & ~_population_rows(table)) | (
+        table["correction"] == "tukey-randomized").to_numpy()

@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuzzytruth._progress import track
-from fuzzytruth._random import draw_seed, named_stream
+from fuzzytruth._random import draw_seed, named_stream, recorded_seed
 from fuzzytruth._resampling import BLOCK_RUNNER, replicate_blocks, run_blocks
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import plan_population, replicate_block
@@ -110,6 +110,9 @@ class PopulationScores:
     truth_model : str or None
         The truth model refitted in every replicate (named beside the estimand), or None for
         the annotators' shares as a membership.
+    seed : int or None
+        The ``rng`` given to :func:`annotator_bootstrap` when it was an int (or a SeedSequence
+        of one), which draws the same replicates again; None when not recorded.
     """
 
     scores: dict[str, ScoreMatrix]
@@ -120,6 +123,7 @@ class PopulationScores:
     n_resamples: int = 0
     annotators: str = "shared"
     truth_model: str | None = None
+    seed: int | None = None
 
     def bootstrap(self, measure: str, pairs: np.ndarray) -> BootstrapResult:
         """The replicates of ``measure`` as a :class:`BootstrapResult` over ``pairs``."""
@@ -269,6 +273,7 @@ def annotator_bootstrap(
             UnreliableInferenceWarning,
             stacklevel=2,
         )
+    given_seed = recorded_seed(rng)
     seed = draw_seed(rng)
     observed = evaluation_scores(evaluate(
         runs, refit.truth(annotations), names, query_categories=query_categories,
@@ -302,6 +307,7 @@ def annotator_bootstrap(
         n_resamples=n_resamples,
         annotators=scheme,
         truth_model=refit.warn_and_name(n_resamples + 1),  # the observed labels too
+        seed=given_seed,
     )
 
 

@@ -42,6 +42,10 @@ class ScoreMatrix:
     truth_model : str or None
         The truth model behind the scores' truth (``"dawid-skene"``...), named beside the
         estimand of :func:`~fuzzytruth.stats.compare`; None for a truth given as a table.
+    seed : int or None
+        The seed the worlds were drawn with (:attr:`Evaluation.seed
+        <fuzzytruth.evaluation.Evaluation.seed>`), printed by the reports; None when not
+        recorded (scores given as arrays or tables, or an ``rng`` that was a Generator).
 
     Examples
     --------
@@ -57,6 +61,7 @@ class ScoreMatrix:
     worlds: tuple | None = None
     expected: np.ndarray | None = None
     truth_model: str | None = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         values = as_scores(self.values, ndim=(2, 3))
@@ -210,6 +215,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
             measure=str(measure),
             expected=None if crisp else expected[:, keep],
             truth_model=evaluation.conventions.get("truth_model"),
+            seed=evaluation.seed,
         )
     return out
 
