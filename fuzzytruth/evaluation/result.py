@@ -23,7 +23,7 @@ __all__ = ["Evaluation"]
 
 _EMPTY = pd.DataFrame({  # to_frame() of an evaluation without systems or measures
     c: pd.Series(dtype="str" if c in ("system", "query_id", "measure", "method") else float)
-    for c in ("system", "query_id", "measure", "mean", "std", "ci_low", "ci_high",
+    for c in ("system", "query_id", "measure", "mean", "truth_std", "truth_low", "truth_high",
               "confidence_level", "p_undefined", "method", "mc_se")
 })
 
