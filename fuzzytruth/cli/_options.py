@@ -218,7 +218,7 @@ def add_measure_option(parser: argparse.ArgumentParser, flags: Flags) -> None:
 def add_rule_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
     """Conventions and trec_eval's rules for which queries and documents count."""
     from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
-    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.measures.catalog import presets
     from fuzzytruth.runs import TIES
 
     table = presets()
@@ -298,7 +298,7 @@ def add_format_option(
 
 def presets_epilog() -> str:
     """The presets with their descriptions, from the library's table, for a help epilog."""
-    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.measures.catalog import presets
 
     lines = ["presets (--preset):"]
     for name, preset in presets().items():

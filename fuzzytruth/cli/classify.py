@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     from fuzzytruth.classify.human import leave_one_annotator_out
     from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
     from fuzzytruth.io.predictions import LAYOUTS, read_predictions
-    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.measures.catalog import presets
     from fuzzytruth.stats.compare import ALL_CORRECTIONS, compare
     from fuzzytruth.stats.procedures import METHODS
     from fuzzytruth.truth.models import TRUTH_MODELS, PrIRN

@@ -77,7 +77,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from fuzzytruth.measures.registry import Measure, families, family, family_alias
+from fuzzytruth.measures.catalog import Measure, families, family, family_alias
 
 __all__ = [
     "AVGJG",

@@ -6,7 +6,7 @@ Each reads a classifier's classes (``reads="classes"``); kernels in
 :mod:`fuzzytruth.metrics.classification`. Their shared parameters:
 
 ``target``
-    how a world of the truth is read (:data:`fuzzytruth.classify.targets.TARGETS`): one class
+    how a world of the truth is read (:data:`fuzzytruth.metrics.class_rules.TARGETS`): one class
     per item (``label``, the default of accuracy), the world's most plausible class (``top1``,
     Stutz et al.'s label per plausibility sample) or the world's plausibility vector
     (``distribution``, the default of the measures between distributions);
@@ -14,7 +14,7 @@ Each reads a classifier's classes (``reads="classes"``); kernels in
     the taxonomy depth at which the truth is read (its nodes lifted to their ancestor there):
     a prediction counts at the level where it meets the truth (condition vs risk group);
 ``ties``
-    how tied scores rank (:data:`fuzzytruth.classify.ranking.CLASS_TIES`; default ``last``,
+    how tied scores rank (:data:`fuzzytruth.metrics.class_rules.CLASS_TIES`; default ``last``,
     scikit-learn's ``top_k_accuracy_score``).
 
 Examples
@@ -30,10 +30,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fuzzytruth.classify.ranking import CLASS_TIES, STRICT_TIES
-from fuzzytruth.classify.targets import TARGETS
 from fuzzytruth.measures.registry import Param, positive_int, register
 from fuzzytruth.metrics import classification as kernels
+from fuzzytruth.metrics.class_rules import CLASS_TIES, STRICT_TIES, TARGETS
 
 
 def _choice(choices: tuple) -> Any:
