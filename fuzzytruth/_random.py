@@ -52,6 +52,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammainc, gammaincinv
 
+from fuzzytruth._lazy import Renamed, lazy_names
+
 __all__ = [
     "ALWAYS",
     "NEVER",
@@ -78,6 +80,21 @@ __all__ = [
     "uniforms",
     "unit_keys",
 ]
+
+# fuzzytruth.uncertain.keyed (this module's old path) had bernoulli_counts; kept for one release
+__getattr__, _ = lazy_names(
+    __name__,
+    {},
+    globals(),
+    renamed={
+        "bernoulli_counts": Renamed(
+            "fuzzytruth._random.bernoulli_sums (groups as ranges of units), or "
+            "uniforms(seed, stream, keys, worlds) < probability for the draws",
+            serves="fuzzytruth._random._bernoulli_counts",
+            was="fuzzytruth.uncertain.keyed",
+        )
+    },
+)
 
 NEVER, ALWAYS = -1, -2
 """Unit indices of :func:`bernoulli_pick` and :func:`member_pick` that are not drawn: never
@@ -255,6 +272,24 @@ def _bernoulli_sums_py(bases, threshold, start, stop, offsets, out):  # pragma: 
             base, limit = bases[i], threshold[i]
             for w in range(len(offsets)):
                 out[g, w] += _mix53(base + offsets[w]) < limit
+
+
+def _bernoulli_counts(
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    probability: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    worlds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``fuzzytruth.uncertain.keyed.bernoulli_counts``, kept for one release: the keyed draws
+    ``bits[w, i] = uniforms(seed, stream, keys, worlds)[w, i] < probability[i]`` and
+    ``counts[w, g]``, the number of true bits of the units of group ``g``."""
+    bits = uniforms(seed, stream, keys, worlds) < np.asarray(probability, dtype=np.float64)
+    counts = np.zeros((len(bits), n_groups), dtype=np.int64)
+    np.add.at(counts.T, np.asarray(group, dtype=np.intp), bits.T)
+    return bits, counts
 
 
 def bernoulli_pick(

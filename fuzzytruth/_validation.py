@@ -10,6 +10,8 @@ import os
 from collections.abc import Sequence
 from numbers import Integral, Real
 
+from fuzzytruth._lazy import lazy_names
+
 __all__ = [
     "check_choice",
     "check_confidence_level",
@@ -18,6 +20,11 @@ __all__ = [
     "check_n_worlds",
     "physical_memory",
 ]
+
+# as_generator moved to fuzzytruth._random; importable from here for one release
+__getattr__, _ = lazy_names(
+    "fuzzytruth._validation", {"as_generator": "fuzzytruth._random"}, globals()
+)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:

@@ -29,11 +29,16 @@ from fuzzytruth.metrics.shape import _check_choice, _check_rel
 
 __all__ = ["MEDR_CONVENTIONS", "first_relevant_rank", "rank_summary"]
 
-# the similarity-matrix front doors moved to fuzzytruth.evaluation.matrices; importable from
-# here for one release
+# the similarity-matrix front doors moved to fuzzytruth.evaluation.matrices, the cross-modal
+# conventions to fuzzytruth.measures.conventions; importable from here for one release
 __getattr__, _ = lazy_names(
     "fuzzytruth.metrics.crossmodal",
-    dict.fromkeys(("image_text_retrieval", "retrieval_ranks"), "fuzzytruth.evaluation.matrices"),
+    {
+        **dict.fromkeys(
+            ("image_text_retrieval", "retrieval_ranks"), "fuzzytruth.evaluation.matrices"
+        ),
+        "CROSSMODAL_CONVENTIONS": "fuzzytruth.measures.conventions",
+    },
     globals(),
 )
 

@@ -55,14 +55,17 @@ __all__ = [
     "second_tier",
 ]
 
-# the dissimilarity-matrix front doors moved to fuzzytruth.evaluation.matrices; importable
-# from here for one release
+# the dissimilarity-matrix front doors moved to fuzzytruth.evaluation.matrices, the PSB
+# conventions to fuzzytruth.measures.conventions; importable from here for one release
 __getattr__, _ = lazy_names(
     "fuzzytruth.metrics.shape",
-    dict.fromkeys(
-        ("ShapeRanking", "average_over_queries", "rank_by_dissimilarity", "shape_summary"),
-        "fuzzytruth.evaluation.matrices",
-    ),
+    {
+        **dict.fromkeys(
+            ("ShapeRanking", "average_over_queries", "rank_by_dissimilarity", "shape_summary"),
+            "fuzzytruth.evaluation.matrices",
+        ),
+        "PSB_CONVENTIONS": "fuzzytruth.measures.conventions",
+    },
     globals(),
 )
 
