@@ -304,7 +304,7 @@ def cli_keywords():
         library = {alias.asname or alias.name
                    for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                    and node.module and node.module.startswith("fuzzytruth")
-                   and not node.module.startswith("fuzzytruth.cli")
+                   and not node.module.startswith(("fuzzytruth.cli", "fuzzytruth._lazy"))
                    for alias in node.names}
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
