@@ -282,14 +282,14 @@ def test_preset() -> None:
         (lambda: image_text_retrieval(np.zeros((4, 8)), n_folds=0),
          "n_folds must be a positive integer; got 0"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), ties="random"),
-         "ties must be one of 'docid_desc', 'docid_asc', 'input_order', 'average', "
-         "'optimistic', 'pessimistic'; got 'random'"),
+         r"ties must be one of \['docid_desc', 'docid_asc', 'input_order', 'average', "
+         r"'optimistic', 'pessimistic'\]; got 'random'"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), medr="mean"),
-         "medr must be one of 'vsepp', 'median_1based'; got 'mean'"),
+         r"medr must be one of \['vsepp', 'median_1based'\]; got 'mean'"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), ks=(0, 5)),
          r"ks must be a non-empty sequence of positive integers; got \(0, 5\)"),
         (lambda: retrieval_ranks(np.zeros((2, 4)), direction="both"),
-         "direction must be one of 'i2t', 't2i'; got 'both'"),
+         r"direction must be one of \['i2t', 't2i'\]; got 'both'"),
         (lambda: rank_summary([-1, 2]), "ranks must be non-empty, non-negative 0-based ranks"),
     ],
 )

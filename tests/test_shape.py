@@ -273,8 +273,8 @@ def test_registered_families_match_kernels(a3: RankedGains) -> None:
     ("call", "message"),
     [
         (lambda: rank_by_dissimilarity(np.zeros((2, 2)), [0, 1], ties="random"),
-         "ties must be one of 'docid_desc', 'docid_asc', 'input_order', 'average', "
-         "'optimistic', 'pessimistic'; got 'random'"),
+         r"ties must be one of \['docid_desc', 'docid_asc', 'input_order', 'average', "
+         r"'optimistic', 'pessimistic'\]; got 'random'"),
         (lambda: rank_by_dissimilarity(np.zeros((2, 3)), [0, 1]),
          r"dissimilarity must be square when target_labels is None .*got shape \(2, 3\)"),
         (lambda: rank_by_dissimilarity(np.zeros((2, 2)), [0, 1, 2]),
@@ -286,7 +286,7 @@ def test_registered_families_match_kernels(a3: RankedGains) -> None:
         (lambda: rank_by_dissimilarity(np.zeros(3), [0, 1, 2]),
          r"dissimilarity must be a 2-D array; got shape \(3,\)"),
         (lambda: first_tier(RankedGains.from_lists(["q"], [[1]], [[1]]), tier_style="psb"),
-         "tier_style must be one of 'recall', 'precision'; got 'psb'"),
+         r"tier_style must be one of \['recall', 'precision'\]; got 'psb'"),
         (lambda: first_tier(RankedGains.from_lists(["q"], [[1]], [[1]]), rel=0),
          r"rel must be > 0 \(grade 0 is not relevant\); got 0"),
         (lambda: psb_e_measure(RankedGains.from_lists(["q"], [[1]], [[1]]), k=0),
@@ -295,7 +295,7 @@ def test_registered_families_match_kernels(a3: RankedGains) -> None:
                                       recall_levels=[0.0, 0.5]),
          r"recall_levels must be a positive integer or non-empty levels in \(0, 1\]"),
         (lambda: average_over_queries([1.0], ["a"], averaging="mean"),
-         "averaging must be one of 'micro', 'macro'; got 'mean'"),
+         r"averaging must be one of \['micro', 'macro'\]; got 'mean'"),
         (lambda: average_over_queries([1.0], ["a"], min_class_size=3),
          "class_sizes is required when min_class_size > 1"),
         (lambda: average_over_queries([1.0, 2.0], ["a"]),

@@ -49,12 +49,13 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._validation import check_choice
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.measures import get_preset
 from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.crossmodal import MEDR_CONVENTIONS, _check_ks, summary_from_hits
-from fuzzytruth.metrics.shape import TIER_STYLES, _check_choice, _check_positive_int, _ratio
+from fuzzytruth.metrics.shape import TIER_STYLES, _check_positive_int, _ratio
 from fuzzytruth.runs import TIES, Run
 from fuzzytruth.truth.qrels import Qrels, ranked_gains
 
@@ -88,7 +89,7 @@ def _tie_rule(ties: str | None, preset: str) -> tuple[str, str | None]:
     if ties is None:
         return get_preset(preset).ties, None
     ties = _FIRST_SPELLINGS.get(ties, ties) if isinstance(ties, str) else ties
-    _check_choice("ties", ties, MATRIX_TIES)
+    check_choice("ties", ties, MATRIX_TIES)
     return ("input_order", ties) if ties in BOUNDS else (ties, None)
 
 
@@ -297,7 +298,7 @@ def average_over_queries(
     >>> average_over_queries(v, ["a", "a", "a", "b"], class_sizes=[3, 3, 3, 1], min_class_size=3)
     0.5
     """
-    _check_choice("averaging", averaging, AVERAGING)
+    check_choice("averaging", averaging, AVERAGING)
     vals = np.asarray(values, dtype=np.float64)
     if vals.ndim not in (1, 2):
         raise ValueError(f"values must be 1-D or 2-D; got shape {vals.shape}")
@@ -380,7 +381,7 @@ def shape_summary(
     {'NN': 1.0, 'FT': 1.0, 'ST': 1.0, 'E': 0.5, 'DCG': 1.0}
     """
     if tier_style is not None:
-        _check_choice("tier_style", tier_style, TIER_STYLES)
+        check_choice("tier_style", tier_style, TIER_STYLES)
     _check_positive_int("e_k", e_k)
     style = "" if tier_style is None else f"(tier_style={tier_style})"
     names = {"NN": "NN", "FT": f"FT{style}", "ST": f"ST{style}", "E": f"E_psb@{e_k}",
@@ -586,7 +587,7 @@ def retrieval_ranks(
     ...  ("average", "optimistic", "pessimistic", "docid_asc")]
     [0.6667, 0.0, 2.0, 0.0]
     """
-    _check_choice("direction", direction, DIRECTIONS)
+    check_choice("direction", direction, DIRECTIONS)
     _tie_rule(ties, "crossmodal")
     sim = _check_similarity(similarity)
     mapping = _check_mapping(text_to_image, sim.shape)
@@ -663,7 +664,7 @@ def image_text_retrieval(
     ks = _check_ks(table["ks"] if ks is None else ks)
     _tie_rule(ties, "crossmodal")
     medr = table["medr"] if medr is None else medr
-    _check_choice("medr", medr, MEDR_CONVENTIONS)
+    check_choice("medr", medr, MEDR_CONVENTIONS)
     percent = table["percent"] if percent is None else percent
     sim = _check_similarity(similarity)
     mapping = _check_mapping(text_to_image, sim.shape)

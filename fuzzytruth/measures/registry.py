@@ -129,18 +129,23 @@ class Param:
     doc: str = ""
 
     def validate(self, value: Any, family_name: str) -> Any:
-        """Convert ``value`` and check it against ``choices``; raise a ValueError naming both."""
+        """Convert ``value`` and check it against ``choices``; raise a ValueError naming both.
+
+        Examples
+        --------
+        >>> Param("discount", choices=("log2", "jk")).validate("ln", "nDCG")
+        Traceback (most recent call last):
+        ...
+        ValueError: parameter 'discount' of measure 'nDCG': must be one of ['log2', 'jk']; got 'ln'
+        """
         try:
             out = self.convert(value)
+            if self.choices is not None and out not in self.choices:
+                raise ValueError(f"must be one of {list(self.choices)}; got {value!r}")
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"parameter {self.name!r} of measure {family_name!r}: {exc}"
             ) from None
-        if self.choices is not None and out not in self.choices:
-            raise ValueError(
-                f"parameter {self.name!r} of measure {family_name!r} must be one of "
-                f"{list(self.choices)}; got {value!r}"
-            )
         return out
 
 

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
+from fuzzytruth._validation import check_choice
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.metrics.shape import _check_choice, _check_rel
+from fuzzytruth.metrics.shape import _check_rel
 
 __all__ = ["MEDR_CONVENTIONS", "first_relevant_rank", "rank_summary"]
 
@@ -162,7 +163,7 @@ def rank_summary(
     5.5
     """
     ks = _check_ks(ks)
-    _check_choice("medr", medr, MEDR_CONVENTIONS)
+    check_choice("medr", medr, MEDR_CONVENTIONS)
     r = np.asarray(ranks, dtype=np.float64).ravel()
     if r.size == 0 or np.isnan(r).any() or (r < 0).any():
         raise ValueError(f"ranks must be non-empty, non-negative 0-based ranks; got {ranks!r}")

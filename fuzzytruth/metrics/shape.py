@@ -43,6 +43,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
+from fuzzytruth._validation import check_choice
 from fuzzytruth.metrics.base import RankedGains, dot_rows
 
 __all__ = [
@@ -70,11 +71,6 @@ __getattr__, _ = lazy_names(
 )
 
 TIER_STYLES = ("recall", "precision")
-
-
-def _check_choice(name: str, value: object, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
 
 
 def _check_rel(rel: float) -> None:
@@ -199,7 +195,7 @@ def first_tier(
     >>> first_tier(rg).round(6).tolist()
     [0.666667]
     """
-    _check_choice("tier_style", tier_style, TIER_STYLES)
+    check_choice("tier_style", tier_style, TIER_STYLES)
     relevance, k = _relevance(ranked, rel)
     depth = k if tier_style == "recall" else np.minimum(np.asarray(ranked.lengths), k)
     return _undefined_without_relevant(_ratio(_hits_at(relevance, depth), depth), k)
@@ -233,7 +229,7 @@ def second_tier(
     >>> second_tier(rg).tolist(), second_tier(rg, tier_style="precision").tolist()
     ([1.0], [0.5])
     """
-    _check_choice("tier_style", tier_style, TIER_STYLES)
+    check_choice("tier_style", tier_style, TIER_STYLES)
     relevance, k = _relevance(ranked, rel)
     if tier_style == "recall":
         return _undefined_without_relevant(_ratio(_hits_at(relevance, 2 * k), k), k)
