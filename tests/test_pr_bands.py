@@ -144,7 +144,7 @@ def test_recall_without_any_relevant_document_follows_the_undefined_rule():
     p, start, w = np.zeros((1, 2)), np.array([0, 1]), np.array([1.0])
     rest, certain, size = np.zeros((1, 0)), np.array([0]), np.array([0.0])
     zero = cutoff_summaries(p, start, w, rest, certain, size)["recall"]
-    skip = cutoff_summaries(p, start, w, rest, certain, size, undefined="skip")["recall"]
+    skip = cutoff_summaries(p, start, w, rest, certain, size, fill_undefined=False)["recall"]
     assert zero["p_undefined"].tolist() == skip["p_undefined"].tolist() == [[1.0, 1.0]]
     assert zero["mean"].tolist() == [[0.0, 0.0]]
     assert np.isnan(skip["mean"]).all() and np.isnan(skip["ci_high"]).all()

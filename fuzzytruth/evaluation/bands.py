@@ -128,7 +128,8 @@ def precision_recall_bands(
             out = cutoff_summaries(
                 probabilities[rows], comp_start[block[0] : block[-1] + 2] - rows.start,
                 comp_weight[rows], rest_p[rows], certain[rows], ctx.expected_size()[rows],
-                recall_form=recall_form, undefined=undefined, undefined_value=undefined_value,
+                recall_form=recall_form, fill_undefined=undefined.fills(undefined_value),
+                undefined_value=undefined_value,
                 confidence_level=confidence_level,
             )
             for measure in summaries:
