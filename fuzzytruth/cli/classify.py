@@ -208,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from fuzzytruth._validation import check_n_worlds
+    from fuzzytruth.cli._inputs import check_comparable
     from fuzzytruth.cli.evaluate import measure_list
     from fuzzytruth.evaluation.engine import evaluate
     from fuzzytruth.stats import compare
@@ -222,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
                    confidence_level=args.confidence_level)
     evaluation = evaluate(classifiers, truth, measures, rng=args.seed, **options)
     if args.compare:
+        check_comparable(evaluation, "classify --compare", "items", "classifiers")
         comparison = compare(evaluation, baseline=args.baseline, method=args.method,
                              correction=args.correction, n_resamples=args.n_resamples,
                              confidence_level=args.confidence_level, rng=args.seed)
