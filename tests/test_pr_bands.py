@@ -157,3 +157,22 @@ def test_bad_inputs_are_named():
         cutoff_summaries(p, np.array([0, 0, 1]), w, rest, certain, size)
     with pytest.raises(ValueError, match=r"undefined_value must be 0 or 1; got 0.5"):
         cutoff_summaries(p, np.array([0, 1]), w, rest, certain, size, undefined_value=0.5)
+
+
+def test_a_crisp_truth_is_sent_to_evaluate():
+    """The bands are for uncertain truth; a crisp one (told by its kind, whatever its class)
+    is refused with the way to its numbers."""
+    from fuzzytruth import Qrels
+    from fuzzytruth.truth import TruthKind
+
+    class Wrapped:  # a truth of another class that binds as crisp qrels
+        truth_kind, per_query = TruthKind.CRISP, True
+
+        def bind(self, options):
+            return Qrels(["q"], ["a"], [1]).bind(options)
+
+    run = Run(["q", "q"], ["a", "b"], [2.0, 1.0])
+    for truth in (Qrels(["q"], ["a"], [1]), Wrapped()):
+        with pytest.raises(ValueError, match=r"truth must be uncertain .*use evaluate\(\) for "
+                                             r"a crisp truth"):
+            precision_recall_bands(run, truth)

@@ -164,10 +164,8 @@ def _query_categories(path: Path, encoding: str) -> dict:
 
 
 def is_crisp(truth: Any) -> bool:
-    """Whether ``truth`` is crisp qrels (one value per query, no worlds)."""
-    from fuzzytruth.truth.qrels import Qrels
-
-    return isinstance(truth, Qrels)
+    """Whether ``truth`` is crisp (one value per query, no worlds), as its kind says."""
+    return truth.truth_kind.crisp
 
 
 def evaluate_runs(
