@@ -33,14 +33,16 @@ The vocabulary of :func:`fuzzytruth.runs.rank`, plus two bounds that need the re
     best and worst any order of the ties can give. Each query's cells are given in that order
     and ranked with ``"input_order"``.
 
-The first spellings of these front doors are accepted for one release: ``"index_ascending"``
-and ``"stable_index"`` mean ``"docid_asc"``, ``"expected"`` means ``"average"``.
+The first spellings of these front doors are accepted for one release, with a
+:class:`DeprecationWarning` naming the new one: ``"index_ascending"`` and ``"stable_index"``
+mean ``"docid_asc"``, ``"expected"`` means ``"average"``.
 
 See ``shared/reference/metric-conventions.md`` sections A (PSB) and C (cross-modal).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -83,12 +85,26 @@ _BYTES_PER_CELL = 32
 """Temporaries per matrix cell of a block of query rows (the cell's score, masks, indices)."""
 
 
+def _spelling(ties: str | None) -> str | None:
+    """``ties`` in :data:`MATRIX_TIES`' vocabulary: a first spelling is mapped with a
+    DeprecationWarning. Called by the front doors themselves, so the warning points at their
+    caller."""
+    new = _FIRST_SPELLINGS.get(ties) if isinstance(ties, str) else None
+    if new is None:
+        return ties
+    warnings.warn(
+        f"ties={ties!r} is deprecated and kept for one release: use ties={new!r}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return new
+
+
 def _tie_rule(ties: str | None, preset: str) -> tuple[str, str | None]:
     """The :func:`~fuzzytruth.runs.rank` rule and the bound (or None) that ``ties`` names;
     None means the preset's rule."""
     if ties is None:
         return get_preset(preset).ties, None
-    ties = _FIRST_SPELLINGS.get(ties, ties) if isinstance(ties, str) else ties
     check_choice("ties", ties, MATRIX_TIES)
     return ("input_order", ties) if ties in BOUNDS else (ties, None)
 
@@ -199,7 +215,7 @@ def rank_by_dissimilarity(
     >>> r.class_sizes.tolist(), r.ties
     ([2, 2, 2, 2], 'docid_asc')
     """
-    rule, bound = _tie_rule(ties, "psb")
+    rule, bound = _tie_rule(_spelling(ties), "psb")
     d = np.asarray(dissimilarity, dtype=np.float64)
     if d.ndim != 2:
         raise ValueError(f"dissimilarity must be a 2-D array; got shape {d.shape}")
@@ -588,6 +604,7 @@ def retrieval_ranks(
     [0.6667, 0.0, 2.0, 0.0]
     """
     check_choice("direction", direction, DIRECTIONS)
+    ties = _spelling(ties)
     _tie_rule(ties, "crossmodal")
     sim = _check_similarity(similarity)
     mapping = _check_mapping(text_to_image, sim.shape)
@@ -662,6 +679,7 @@ def image_text_retrieval(
     """
     table = CROSSMODAL_CONVENTIONS
     ks = _check_ks(table["ks"] if ks is None else ks)
+    ties = _spelling(ties)
     _tie_rule(ties, "crossmodal")
     medr = table["medr"] if medr is None else medr
     check_choice("medr", medr, MEDR_CONVENTIONS)
