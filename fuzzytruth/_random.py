@@ -511,9 +511,17 @@ def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np
     >>> bool((index_counts(5, 2, 4, np.arange(3)) == direct).all())
     True
     """
-    base = _stream_base(seed, stream, np.arange(n_items, dtype=np.uint64))
     out = np.zeros((len(worlds), n_items))  # float: what the products with counts need
-    _kernels()["index_counts"](base, np.asarray(worlds, dtype=np.uint64), out)
+    return _numbered("index_counts", seed, stream, n_items, worlds, out)
+
+
+def _numbered(
+    kernel: str, seed: int, stream: int, n_units: int, worlds: np.ndarray, out: np.ndarray
+) -> np.ndarray:
+    """The compiled ``kernel`` over units ``0 .. n_units - 1`` of ``stream`` (keyed by their
+    numbers) in ``worlds``, written into ``out``."""
+    base = _stream_base(seed, stream, np.arange(n_units, dtype=np.uint64))
+    _kernels()[kernel](base, np.asarray(worlds, dtype=np.uint64), out)
     return out
 
 
@@ -651,10 +659,8 @@ def random_bytes(seed: int, stream: int, n_bytes: int, worlds: np.ndarray) -> np
     True
     """
     n_words = -(-int(n_bytes) // 6)
-    base = _stream_base(seed, stream, np.arange(n_words, dtype=np.uint64))
     out = np.empty((len(worlds), int(n_bytes)), dtype=np.uint8)
-    _kernels()["random_bytes"](base, np.asarray(worlds, dtype=np.uint64), out)
-    return out
+    return _numbered("random_bytes", seed, stream, n_words, worlds, out)
 
 
 def _random_bytes_py(base, worlds, out):  # pragma: no cover - compiled
@@ -776,10 +782,8 @@ def permutations(
     >>> bool((permutations(1, 2, 3, 5, np.arange(2, 4)) == p[2:]).all())
     True
     """
-    base = _stream_base(seed, stream, np.arange(int(n_groups) * int(size), dtype=np.uint64))
     out = np.empty((len(worlds), int(n_groups), int(size)), dtype=np.int64)
-    _kernels()["permutations"](base, np.asarray(worlds, dtype=np.uint64), out)
-    return out
+    return _numbered("permutations", seed, stream, int(n_groups) * int(size), worlds, out)
 
 
 def _permutations_py(base, worlds, out):  # pragma: no cover - compiled
