@@ -164,8 +164,11 @@ def _query_categories(path: Path, encoding: str) -> dict:
 
 
 def is_crisp(truth: Any) -> bool:
-    """Whether ``truth`` is crisp (one value per query, no worlds), as its kind says."""
-    return truth.truth_kind.crisp
+    """Whether ``truth`` is crisp (one value per query, no worlds), as its kind says. What
+    ``-R`` reads besides qrels (judgment groups by group, preferences) has no kind until it is
+    evaluated, and both kinds are crisp."""
+    kind = getattr(truth, "truth_kind", None)
+    return True if kind is None else kind.crisp
 
 
 def evaluate_runs(
