@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_columns as check_frame_columns
 
 __all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns"]
 
@@ -339,10 +340,6 @@ def flatten_nested(
 
 
 def check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame; got {type(df).__name__}")
-    for param, col in columns.items():
-        if col not in df.columns:
-            raise ValueError(
-                f"{param}={col!r} is not a column of the DataFrame; columns are {list(df.columns)}"
-            )
+    """The columns that parameters name (``{"score_col": "score"}``) are in ``df``, which may
+    have no rows (:func:`fuzzytruth._validation.check_columns`)."""
+    check_frame_columns(df, "df", columns, rows=False)

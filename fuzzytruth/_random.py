@@ -55,6 +55,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammainc, gammaincinv
 
+from fuzzytruth._lazy import Renamed, lazy_names
+
 __all__ = [
     "ALWAYS",
     "NEVER",
@@ -82,6 +84,21 @@ __all__ = [
     "uniforms",
     "unit_keys",
 ]
+
+# fuzzytruth.uncertain.keyed (this module's old path) had bernoulli_counts; kept for one release
+__getattr__, _ = lazy_names(
+    __name__,
+    {},
+    globals(),
+    renamed={
+        "bernoulli_counts": Renamed(
+            "fuzzytruth._random.bernoulli_sums (groups as ranges of units), or "
+            "uniforms(seed, stream, keys, worlds) < probability for the draws",
+            serves="fuzzytruth._random._bernoulli_counts",
+            was="fuzzytruth.uncertain.keyed",
+        )
+    },
+)
 
 NEVER, ALWAYS = -1, -2
 """Unit indices of :func:`bernoulli_pick` and :func:`member_pick` that are not drawn: never
@@ -284,6 +301,24 @@ def _bernoulli_sums_py(bases, threshold, start, stop, offsets, out):  # pragma: 
             base, limit = bases[i], threshold[i]
             for w in range(len(offsets)):
                 out[g, w] += _mix53(base + offsets[w]) < limit
+
+
+def _bernoulli_counts(
+    seed: int,
+    stream: int,
+    keys: np.ndarray,
+    probability: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    worlds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``fuzzytruth.uncertain.keyed.bernoulli_counts``, kept for one release: the keyed draws
+    ``bits[w, i] = uniforms(seed, stream, keys, worlds)[w, i] < probability[i]`` and
+    ``counts[w, g]``, the number of true bits of the units of group ``g``."""
+    bits = uniforms(seed, stream, keys, worlds) < np.asarray(probability, dtype=np.float64)
+    counts = np.zeros((len(bits), n_groups), dtype=np.int64)
+    np.add.at(counts.T, np.asarray(group, dtype=np.intp), bits.T)
+    return bits, counts
 
 
 def bernoulli_pick(
@@ -559,9 +594,17 @@ def index_counts(seed: int, stream: int, n_items: int, worlds: np.ndarray) -> np
     >>> bool((index_counts(5, 2, 4, np.arange(3)) == direct).all())
     True
     """
-    base = _stream_base(seed, stream, np.arange(n_items, dtype=np.uint64))
     out = np.zeros((len(worlds), n_items))  # float: what the products with counts need
-    _kernels()["index_counts"](base, np.asarray(worlds, dtype=np.uint64), out)
+    return _numbered("index_counts", seed, stream, n_items, worlds, out)
+
+
+def _numbered(
+    kernel: str, seed: int, stream: int, n_units: int, worlds: np.ndarray, out: np.ndarray
+) -> np.ndarray:
+    """The compiled ``kernel`` over units ``0 .. n_units - 1`` of ``stream`` (keyed by their
+    numbers) in ``worlds``, written into ``out``."""
+    base = _stream_base(seed, stream, np.arange(n_units, dtype=np.uint64))
+    _kernels()[kernel](base, np.asarray(worlds, dtype=np.uint64), out)
     return out
 
 
@@ -699,10 +742,8 @@ def random_bytes(seed: int, stream: int, n_bytes: int, worlds: np.ndarray) -> np
     True
     """
     n_words = -(-int(n_bytes) // 6)
-    base = _stream_base(seed, stream, np.arange(n_words, dtype=np.uint64))
     out = np.empty((len(worlds), int(n_bytes)), dtype=np.uint8)
-    _kernels()["random_bytes"](base, np.asarray(worlds, dtype=np.uint64), out)
-    return out
+    return _numbered("random_bytes", seed, stream, n_words, worlds, out)
 
 
 def _random_bytes_py(base, worlds, out):  # pragma: no cover - compiled
@@ -824,10 +865,8 @@ def permutations(
     >>> bool((permutations(1, 2, 3, 5, np.arange(2, 4)) == p[2:]).all())
     True
     """
-    base = _stream_base(seed, stream, np.arange(int(n_groups) * int(size), dtype=np.uint64))
     out = np.empty((len(worlds), int(n_groups), int(size)), dtype=np.int64)
-    _kernels()["permutations"](base, np.asarray(worlds, dtype=np.uint64), out)
-    return out
+    return _numbered("permutations", seed, stream, int(n_groups) * int(size), worlds, out)
 
 
 def _permutations_py(base, worlds, out):  # pragma: no cover - compiled

@@ -7,17 +7,25 @@ same message wherever it is made: the parameter's name, what is allowed, what wa
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
+
+from fuzzytruth._lazy import lazy_names
 
 __all__ = [
     "check_choice",
+    "check_columns",
     "check_confidence_level",
     "check_int",
     "check_memory_budget",
     "check_n_worlds",
     "physical_memory",
 ]
+
+# as_generator moved to fuzzytruth._random; importable from here for one release
+__getattr__, _ = lazy_names(
+    "fuzzytruth._validation", {"as_generator": "fuzzytruth._random"}, globals()
+)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
@@ -39,6 +47,60 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
     if not ok or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
     return value
+
+
+def check_columns(
+    frame: object,
+    name: str,
+    columns: Sequence[str] | Mapping[str, str],
+    *,
+    rows: bool = True,
+    hint: str = "",
+) -> None:
+    """Check that ``frame`` is a DataFrame (pandas, or one with ``columns``: Dask's) holding
+    ``columns`` and, with ``rows``, at least one row; else a ValueError naming ``name``, the
+    columns missing and those found.
+
+    ``columns`` is the required names, or a mapping from the caller's parameters to the
+    columns they name (``{"score_col": "score"}``): then the message names the parameter.
+    ``hint`` follows the required columns in the message (how to rename them...).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_columns(pd.DataFrame({"a": [1]}), "table", ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: table must have columns ['a', 'b']; missing ['b'], found ['a']
+    >>> check_columns(pd.DataFrame({"a": [1]}), "df", {"score_col": "points"})
+    Traceback (most recent call last):
+    ...
+    ValueError: score_col='points' is not a column of the DataFrame df; columns are ['a']
+    >>> check_columns(pd.DataFrame({"a": []}), "table", ["a"])
+    Traceback (most recent call last):
+    ...
+    ValueError: table must not be empty
+    """
+    found = getattr(frame, "columns", None)
+    if found is None:
+        raise ValueError(f"{name} must be a pandas DataFrame; got {type(frame).__name__}")
+    found = list(found)
+    if isinstance(columns, Mapping):
+        for param, column in columns.items():
+            if column not in found:
+                raise ValueError(
+                    f"{param}={column!r} is not a column of the DataFrame {name}; "
+                    f"columns are {found}"
+                )
+    else:
+        missing = [c for c in columns if c not in found]
+        if missing:
+            raise ValueError(
+                f"{name} must have columns {list(columns)}{' ' + hint if hint else ''}; "
+                f"missing {missing}, found {found}"
+            )
+    if rows and len(frame) == 0:
+        raise ValueError(f"{name} must not be empty")
 
 
 def check_confidence_level(confidence_level: object, name: str = "confidence_level") -> float:

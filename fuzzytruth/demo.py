@@ -197,6 +197,7 @@ def demo_report(
         system_notes,
         system_table,
     )
+    from fuzzytruth.truth.protocol import TruthKind
 
     aggregate = evaluation.aggregate()
     per_query = evaluation.to_frame()
@@ -204,8 +205,8 @@ def demo_report(
     settings = [f"{len(evaluation.queries)} queries", f"{len(evaluation.systems)} systems"]
     if evaluation.n_worlds:
         # the world model applies to a categorical truth (membership from annotations)
-        model = evaluation.conventions.get("world_model") if evaluation.truth == "categorical" \
-            else None
+        categorical = evaluation.truth is TruthKind.CATEGORICAL
+        model = evaluation.conventions.get("world_model") if categorical else None
         settings.append(
             f"{evaluation.n_worlds} ground-truth worlds"
             + (f" ({model} model)" if model else "")

@@ -7,7 +7,11 @@ edges count too; a module importing a sibling inside its own package does not re
 package's ``__init__``. Lazy name tables (:mod:`fuzzytruth._lazy`) are strings, not imports:
 they load a module on first use, which is the point. Imports under ``if TYPE_CHECKING:`` are
 for type checkers only and never run, so they are not counted (as import-linter's
-``exclude_type_checking_imports`` does).
+``exclude_type_checking_imports`` does). Modules a module loads through
+``importlib.import_module`` count as its imports: a literal name, an f-string's package prefix
+(``f"fuzzytruth.cli.{name}"``: every public module directly in that package; a name made at
+run time is a command or a plugin, never a private module or ``__main__``), and every module of
+a package it walks with ``pkgutil.iter_modules`` (the measure catalog's plugins).
 """
 
 from __future__ import annotations
@@ -48,6 +52,28 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
+def _dynamic_imports(nodes: list[ast.AST], modules: dict[str, Path]) -> list[str]:
+    """The modules ``importlib.import_module`` calls among ``nodes`` load (module docstring)."""
+    walks = any(isinstance(n, ast.Call) and ast.unparse(n.func).endswith("iter_modules")
+                for n in nodes)
+    out: list[str] = []
+    for node in nodes:
+        if not (isinstance(node, ast.Call) and node.args
+                and ast.unparse(node.func).endswith("import_module")):
+            continue
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            out.append(arg.value)
+            if walks:  # the package's modules, loaded by walking it
+                out += [m for m in modules if m.startswith(arg.value + ".")]
+        elif isinstance(arg, ast.JoinedStr) and isinstance(arg.values[0], ast.Constant):
+            prefix = str(arg.values[0].value)
+            if prefix.endswith("."):
+                out += [m for m in modules if m.startswith(prefix)
+                        and "." not in m[len(prefix):] and not m[len(prefix):].startswith("_")]
+    return out
+
+
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     """Module -> the package modules it imports (directly or through parent packages)."""
     modules = _modules(root)
@@ -61,24 +87,25 @@ def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     for module, path in modules.items():
         is_package = path.name == "__init__.py"
         own = set(_packages_of(module)) | ({module} if is_package else set())
-        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: list[str] = []
+        nodes = _runtime_nodes(ast.parse(path.read_text(encoding="utf-8")))
+        targets = _dynamic_imports(nodes, modules)
+        for node in nodes:
             if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
+                targets += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
                     anchor = module.split(".") if is_package else module.split(".")[:-1]
                     anchor = anchor[: len(anchor) - (node.level - 1)]
                     base = ".".join([*anchor, base] if base else anchor)
-                targets = [f"{base}.{alias.name}" for alias in node.names]
-            for target in targets:
-                found = resolve(target)
-                if found is None:
-                    continue
-                for dep in [*_packages_of(found), found]:
-                    if dep in modules and dep != module and dep not in own:
-                        graph[module].add(dep)
+                targets += [f"{base}.{alias.name}" for alias in node.names]
+        for target in targets:
+            found = resolve(target)
+            if found is None:
+                continue
+            for dep in [*_packages_of(found), found]:
+                if dep in modules and dep != module and dep not in own:
+                    graph[module].add(dep)
     return graph
 
 
@@ -149,6 +176,31 @@ def test_the_checker_finds_a_cycle_behind_a_function_level_import(tmp_path):
     assert graph["pkg.sub.c"] == set()  # a sibling import does not re-enter the package
     assert graph["pkg.f"] == set()  # never imported at run time
     assert cycles(graph) == [["pkg.a", "pkg.b"]]
+
+
+def test_the_checker_counts_modules_loaded_by_importlib(tmp_path):
+    """A registry that loads its plugins by name, plugins that import the registry: the cycle
+    the measure registry had (its plugins imported it to register, it loaded them)."""
+    pkg = tmp_path / "pkg"
+    (pkg / "plugins").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "registry.py").write_text(
+        "import importlib, pkgutil\n"
+        "def load():\n"
+        "    package = importlib.import_module('pkg.plugins')\n"
+        "    for m in pkgutil.iter_modules(package.__path__):\n"
+        "        importlib.import_module(f'{package.__name__}.{m.name}')\n"
+    )
+    (pkg / "plugins" / "__init__.py").write_text("")
+    (pkg / "plugins" / "one.py").write_text("from pkg.registry import load\n")
+    (pkg / "app.py").write_text(
+        "import importlib\ndef command(name):\n"
+        "    return importlib.import_module(f'pkg.plugins.{name}')\n"
+    )
+    graph = import_graph(pkg)
+    assert graph["pkg.registry"] == {"pkg.plugins", "pkg.plugins.one"}
+    assert graph["pkg.app"] == {"pkg.plugins", "pkg.plugins.one"}
+    assert cycles(graph) == [["pkg.plugins.one", "pkg.registry"]]
 
 
 @pytest.mark.parametrize("layer", ["fuzzytruth.metrics", "fuzzytruth.uncertain.poibin"])

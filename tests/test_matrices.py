@@ -45,14 +45,18 @@ def test_first_tie_spellings_are_the_vocabulary_of_rank():
     d = rng.integers(0, 3, size=(7, 7)).astype(float)  # many ties
     labels = ["a", "a", "b", "b", "b", "c", "a"]
     for old, new in (("index_ascending", "docid_asc"), ("expected", "average")):
-        a = rank_by_dissimilarity(d, labels, ties=old)
+        with pytest.deprecated_call(match=f"ties='{old}' is deprecated .*: use ties='{new}'"):
+            a = rank_by_dissimilarity(d, labels, ties=old)
         b = rank_by_dissimilarity(d, labels, ties=new)
         assert a.ties == b.ties == new
         np.testing.assert_array_equal(a.ranked.gains, b.ranked.gains)
         assert shape_summary(a) == shape_summary(b)
     sim = rng.integers(0, 3, size=(3, 9)).astype(float)
     for old, new in (("stable_index", "docid_asc"), ("expected", "average")):
-        assert image_text_retrieval(sim, ties=old) == image_text_retrieval(sim, ties=new)
+        with pytest.deprecated_call(match=f"use ties='{new}'"):
+            assert image_text_retrieval(sim, ties=old) == image_text_retrieval(sim, ties=new)
+        with pytest.deprecated_call(match=f"use ties='{new}'"):
+            assert (retrieval_ranks(sim, ties=old) == retrieval_ranks(sim, ties=new)).all()
     # in a matrix the cells are given in column order: input order is index order
     assert image_text_retrieval(sim, ties="input_order") == image_text_retrieval(
         sim, ties="docid_asc")

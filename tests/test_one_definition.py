@@ -179,10 +179,10 @@ def test_a_family_registered_by_a_user_gets_every_path_it_supplies(monkeypatch):
     """A user family with only a crisp kernel runs under every truth through the generic
     paths; with a 0/1 kernel or an exact form it gets those, and `method` says which ran.
     The registrations vanish with the test (later tests walk the registry)."""
-    from fuzzytruth.measures import Param, positive_float, register
+    from fuzzytruth.measures import Param, families, positive_float, register
     from fuzzytruth.measures import registry as measure_registry
 
-    measure_registry._load_kernels()
+    families()  # the built-in families are loaded before the tables are copied
     monkeypatch.setattr(measure_registry, "_FAMILIES", dict(measure_registry._FAMILIES))
     monkeypatch.setattr(measure_registry, "_ALIASES", dict(measure_registry._ALIASES))
     from fuzzytruth.metrics.binary import counts

@@ -151,7 +151,7 @@ def test_recall_without_any_relevant_document_follows_the_undefined_rule():
     p, start, w = np.zeros((1, 2)), np.array([0, 1]), np.array([1.0])
     rest, certain, size = np.zeros((1, 0)), np.array([0]), np.array([0.0])
     zero = cutoff_summaries(p, start, w, rest, certain, size)["recall"]
-    skip = cutoff_summaries(p, start, w, rest, certain, size, undefined="skip")["recall"]
+    skip = cutoff_summaries(p, start, w, rest, certain, size, fill_undefined=False)["recall"]
     assert zero["p_undefined"].tolist() == skip["p_undefined"].tolist() == [[1.0, 1.0]]
     assert zero["mean"].tolist() == [[0.0, 0.0]]
     assert np.isnan(skip["mean"]).all() and np.isnan(skip["ci_high"]).all()
@@ -164,3 +164,22 @@ def test_bad_inputs_are_named():
         cutoff_summaries(p, np.array([0, 0, 1]), w, rest, certain, size)
     with pytest.raises(ValueError, match=r"undefined_value must be 0 or 1; got 0.5"):
         cutoff_summaries(p, np.array([0, 1]), w, rest, certain, size, undefined_value=0.5)
+
+
+def test_a_crisp_truth_is_sent_to_evaluate():
+    """The bands are for uncertain truth; a crisp one (told by its kind, whatever its class)
+    is refused with the way to its numbers."""
+    from fuzzytruth import Qrels
+    from fuzzytruth.truth import TruthKind
+
+    class Wrapped:  # a truth of another class that binds as crisp qrels
+        truth_kind, per_query = TruthKind.CRISP, True
+
+        def bind(self, options):
+            return Qrels(["q"], ["a"], [1]).bind(options)
+
+    run = Run(["q", "q"], ["a", "b"], [2.0, 1.0])
+    for truth in (Qrels(["q"], ["a"], [1]), Wrapped()):
+        with pytest.raises(ValueError, match=r"truth must be uncertain .*use evaluate\(\) for "
+                                             r"a crisp truth"):
+            precision_recall_bands(run, truth)

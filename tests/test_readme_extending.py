@@ -1,13 +1,14 @@
 """The README's "Extending fuzzytruth" section: its layout is the package's, its recipes run
 and do what they say (a measure in one call, a truth through the protocol, a command in one
-module)."""
+module), each executed from the README's text."""
 
-import argparse
 import contextlib
+import dataclasses
 import io
 import re
 import sys
 import types
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 
 import fuzzytruth as ft
 from fuzzytruth.cli import app
-from fuzzytruth.measures import registry
+from fuzzytruth.measures import families, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = re.search(
@@ -41,6 +42,26 @@ def listed_packages() -> set[str]:
     return found
 
 
+def listed_top_level() -> set[str]:
+    """What the tree lists directly under fuzzytruth/: the leading names (``x.py``, ``x/``) of
+    its lines indented by two spaces."""
+    found = set()
+    for line in blocks("text")[0].splitlines():
+        if re.match(r"  \S", line):
+            for token in line.split("  ")[1].split():
+                if not re.fullmatch(r"\w+(\.py|/)", token):
+                    break
+                found.add(token)
+    return found
+
+
+def test_the_layout_lists_every_top_level_module_and_package_and_nothing_else():
+    package = ROOT / "fuzzytruth"
+    on_disk = {p.name for p in package.glob("*.py")} | {
+        p.parent.name + "/" for p in package.glob("*/__init__.py")}
+    assert listed_top_level() == on_disk
+
+
 def test_the_layout_lists_every_package_and_only_packages():
     on_disk = {
         str(p.parent.relative_to(ROOT)) for p in (ROOT / "fuzzytruth").rglob("__init__.py")
@@ -58,7 +79,7 @@ def test_the_modules_the_layout_names_exist():
 @pytest.fixture
 def scratch_registry(monkeypatch):
     """Registrations made by a test vanish with it."""
-    registry._load_kernels()
+    families()  # the built-in families are loaded before the tables are copied
     monkeypatch.setattr(registry, "_FAMILIES", dict(registry._FAMILIES))
     monkeypatch.setattr(registry, "_ALIASES", dict(registry._ALIASES))
 
@@ -94,12 +115,28 @@ def test_the_measure_recipe_leaves_no_trace_outside_its_test():
 def test_the_truth_recipe_is_evaluated_through_the_protocol(scratch_registry):
     namespace: dict = {}
     run_block(blocks("python")[0], namespace)
-    printed = run_block(blocks("python")[1], namespace).split()
-    pq, run = namespace["pq"], namespace["run"]
-    thresholded = ft.Qrels(["q1", "q1", "q2"], ["a", "b", "c"], [1, 0, 1])
-    assert float(printed[-1]) == ft.evaluate(run, thresholded, "P@1").value("run", "P@1") == 1.0
-    # the probabilistic truth itself gives the expectation instead: (0.9 + 0.6) / 2
-    assert ft.evaluate(run, pq, "P@1", n_worlds=0).value("run", "P@1") == pytest.approx(0.75)
+    printed = run_block(blocks("python")[1], namespace).splitlines()
+    run, items = namespace["run"], namespace["items"]
+    # the same truth as crisp qrels: each target relevant, every other document judged not
+    qrels = ft.Qrels(["q1", "q1", "q2"], ["b", "a", "c"], [1, 0, 1])
+    expected = ft.evaluate(run, qrels, ["RR", "Success@1"])
+    for line in printed[1:]:
+        measure, value = line.split()[1:]
+        assert float(value) == expected.value("run", measure)
+    # q1's target is ranked 2nd, q2's 1st
+    assert [(line.split()[1], float(line.split()[2])) for line in printed[1:]] == [
+        ("RR", 0.75), ("Success@1", 0.5)]
+    # its prepared form is frozen; a query without a target is left out with its message
+    prepared = items.bind(ft.truth.TruthOptions()).prepare(np.array(["q1"], dtype=object))
+    assert dataclasses.is_dataclass(prepared)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        prepared.targets = None
+    more = ft.Run(["q1", "q3"], ["b", "x"], [1.0, 1.0], name="run")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = ft.evaluate(more, items, "RR")
+    assert ev.queries == ("q1",) and ev.value("run", "RR") == 1.0
+    assert any("queries ['q3'] have no known item" in str(w.message) for w in caught)
 
 
 def test_every_command_is_one_module_with_the_stated_members():
@@ -111,20 +148,21 @@ def test_every_command_is_one_module_with_the_stated_members():
             assert hasattr(module, member), (name, member)
 
 
-def test_a_new_command_is_one_module_and_one_entry(monkeypatch, capsys):
-    hello = types.ModuleType("fuzzytruth.cli.hello")
-    hello.HELP = "say hello"
-    hello.EXAMPLES = "example:\n  fuzzytruth hello --name ann\n"
-
-    def add_arguments(parser: argparse.ArgumentParser, flags) -> None:
-        parser.add_argument("--name", default="world")
-
-    hello.add_arguments = add_arguments
-    hello.run = lambda args: print(f"hello {args.name}") or 0
-    monkeypatch.setitem(sys.modules, "fuzzytruth.cli.hello", hello)
-    monkeypatch.setattr(app, "COMMANDS", (*app.COMMANDS, "hello"))
-    assert app.main(["hello", "--name", "ann"]) == 0
-    assert capsys.readouterr().out == "hello ann\n"
+def test_the_command_recipe_is_one_module_and_one_entry(monkeypatch, capsys, tmp_path):
+    sizes = types.ModuleType("fuzzytruth.cli.sizes")
+    exec(compile(blocks("python")[2], "README.md", "exec"), sizes.__dict__)
+    monkeypatch.setitem(sys.modules, "fuzzytruth.cli.sizes", sizes)
+    monkeypatch.setattr(app, "COMMANDS", (*app.COMMANDS, "sizes"))
+    a = ft.Run(["q1", "q1", "q2"], ["d1", "d2", "d1"], [2.0, 1.0, 1.0], name="a")
+    b = ft.Run(["q3"], ["d9"], [1.0], name="b")
+    for run in (a, b):
+        ft.io.write_trec_run(run, tmp_path / f"{run.name}.txt")
+    args = ["sizes", "--run", str(tmp_path / "a.txt"), "--run", str(tmp_path / "b.txt")]
+    assert app.main([*args, "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "run,queries,documents\na,2,3\nb,1,1\n"
+    (tmp_path / "empty.txt").write_text("")
+    assert app.main(["sizes", "--run", str(tmp_path / "empty.txt")]) == 2
+    assert "empty.txt: no lines of data" in capsys.readouterr().err  # the file is named
     with pytest.raises(SystemExit):
         app.main(["--help"])
-    assert "say hello" in capsys.readouterr().out
+    assert "queries and ranked documents of each run" in capsys.readouterr().out

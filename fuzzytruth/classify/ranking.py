@@ -44,13 +44,9 @@ import numpy as np
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice
+from fuzzytruth.metrics.class_rules import CLASS_TIES, STRICT_TIES
 
 __all__ = ["CLASS_TIES", "Candidates", "candidates"]
-
-CLASS_TIES = ("last", "first", "all", "average")
-"""The tie rules for ranking classes, the default (scikit-learn's) first."""
-
-STRICT_TIES = ("last", "first")
 
 
 @dataclass(frozen=True, eq=False)

@@ -52,13 +52,11 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
+from fuzzytruth.metrics.class_rules import TARGETS
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.protocol import TruthKind
 
 __all__ = ["TARGETS", "ClassMap", "ClassTruth", "PreparedClassTruth", "class_truth"]
-
-TARGETS = ("label", "top1", "distribution")
-"""How a measure reads a world of a categorical truth (module docstring)."""
 
 
 def _str_index(values: Sequence[Hashable]) -> pd.Index:

@@ -6,7 +6,7 @@ Names load their module on first use, so that ``--help`` stays cheap.
 
 from __future__ import annotations
 
-from fuzzytruth._lazy import lazy_names
+from fuzzytruth._lazy import Renamed, lazy_names
 
 _LAZY: dict[str, str] = {
     "UserError": "fuzzytruth.cli.app",
@@ -17,4 +17,15 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-__getattr__, __dir__ = lazy_names("fuzzytruth.cli", _LAZY, globals())
+# names of the single-module command line (fuzzytruth/cli.py), kept for one release
+_KEPT = {"EXIT_USAGE": "fuzzytruth.cli._errors", "text_table": "fuzzytruth.cli._output"}
+_RENAMED = {
+    **{f"cmd_{name}": Renamed(f"fuzzytruth.cli.{name}.run")
+       for name in ("evaluate", "compare", "displacement", "repro", "demo")},
+    **{f"{name.upper()}_EXAMPLE": Renamed(f"fuzzytruth.cli.{name}.EXAMPLES")
+       for name in ("evaluate", "compare", "displacement", "repro", "demo")},
+}
+
+__getattr__, __dir__ = lazy_names(
+    "fuzzytruth.cli", {**_LAZY, **_KEPT}, globals(), renamed=_RENAMED
+)

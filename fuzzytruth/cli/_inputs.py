@@ -21,7 +21,15 @@ from typing import Any
 
 from fuzzytruth.cli._errors import Flags, UserError, note
 
-__all__ = ["evaluate_runs", "is_crisp", "read_labels", "read_runs", "read_truth", "truth_model"]
+__all__ = [
+    "check_comparable",
+    "evaluate_runs",
+    "is_crisp",
+    "read_labels",
+    "read_runs",
+    "read_truth",
+    "truth_model",
+]
 
 _TRUTHS = {"annotations": "--annotations", "rankings": "--rankings", "qrels": "--qrels",
            "prob_qrels": "--prob-qrels"}
@@ -173,10 +181,11 @@ def truth_model(args: argparse.Namespace) -> Any:
 
 
 def is_crisp(truth: Any) -> bool:
-    """Whether ``truth`` is crisp qrels (one value per query, no worlds)."""
-    from fuzzytruth.truth.qrels import Qrels
-
-    return isinstance(truth, Qrels)
+    """Whether ``truth`` is crisp (one value per query, no worlds), as its kind says. What
+    ``-R`` reads besides qrels (judgment groups by group, preferences) has no kind until it is
+    evaluated, and both kinds are crisp."""
+    kind = getattr(truth, "truth_kind", None)
+    return True if kind is None else kind.crisp
 
 
 def evaluate_runs(
@@ -214,3 +223,28 @@ def evaluate_runs(
         rng=args.seed,
         confidence_level=args.confidence_level,
     )
+
+
+def check_comparable(evaluation: Any, command: str, units: str, systems: str) -> None:
+    """A :class:`UserError` in the command's words when ``evaluation`` has fewer queries (or
+    items: ``units``) than a paired comparison takes; the library's own check speaks of the
+    last axis of a score array.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> try:
+    ...     check_comparable(SimpleNamespace(queries=("q1",)), "compare", "queries", "runs")
+    ... except UserError as error:
+    ...     print(error)
+    compare needs at least 2 queries to compare runs; 1 was evaluated ('q1')
+    """
+    from fuzzytruth.stats._validation import MIN_QUERIES
+    from fuzzytruth.taxonomy import _show
+
+    n = len(evaluation.queries)
+    if n < MIN_QUERIES:
+        raise UserError(
+            f"{command} needs at least {MIN_QUERIES} {units} to compare {systems}; {n} "
+            f"{'was' if n == 1 else 'were'} evaluated ({_show(list(evaluation.queries))})"
+        )

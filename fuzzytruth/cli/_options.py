@@ -251,10 +251,30 @@ def add_measure_option(parser: argparse.ArgumentParser, flags: Flags, *,
     )
 
 
+def add_undefined_options(
+    target: argparse._ActionsContainer, flags: Flags, *, unit: str, missing: str, why: str = "",
+    zero: str = "",
+) -> None:
+    """``--undefined`` and ``--missing`` (:func:`fuzzytruth.evaluate`'s rules), for the
+    ``unit`` evaluated (``"a query"``, ``"an item"``) and the ``missing`` ones the truth
+    lacks; ``why`` a measure is undefined and what ``zero`` scores, when worth saying."""
+    from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
+
+    library_option(
+        target, flags, "--undefined", param="undefined", function=evaluate, choices=UNDEFINED,
+        help=f"{unit} where a measure is undefined{why}: it scores the measure's undefined "
+        f"value{zero} (zero) or is left out (skip) (default: %(default)s)",
+    )
+    library_option(
+        target, flags, "--missing", param="missing", function=evaluate, choices=MISSING,
+        help=f"{missing}: left out with a note (skip) or an error (default: %(default)s)",
+    )
+
+
 def add_rule_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
     """Conventions and trec_eval's rules for which queries and documents count."""
-    from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
-    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.evaluation.engine import evaluate
+    from fuzzytruth.measures.catalog import presets
     from fuzzytruth.runs import TIES
 
     table = presets()
@@ -273,16 +293,9 @@ def add_rule_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         action="store_true",
         help="also score the truth's queries that a run does not answer, as empty lists",
     )
-    library_option(
-        rules, flags, "--undefined", param="undefined", function=evaluate, choices=UNDEFINED,
-        help="a query where a measure is undefined (no relevant document): it scores the "
-        "measure's undefined value, 0 as in trec_eval (zero), or is left out (skip) "
-        "(default: %(default)s)",
-    )
-    library_option(
-        rules, flags, "--missing", param="missing", function=evaluate, choices=MISSING,
-        help="run queries the truth does not judge: left out with a note (skip) or an error "
-        "(default: %(default)s)",
+    add_undefined_options(
+        rules, flags, unit="a query", why=" (no relevant document)", zero=", 0 as in trec_eval",
+        missing="run queries the truth does not judge",
     )
     library_option(
         rules, flags, "-M", "--depth", param="depth", function=evaluate, type=int,
@@ -334,7 +347,7 @@ def add_format_option(
 
 def presets_epilog() -> str:
     """The presets with their descriptions, from the library's table, for a help epilog."""
-    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.measures.catalog import presets
 
     lines = ["presets (--preset):"]
     for name, preset in presets().items():

@@ -24,6 +24,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from fuzzytruth._lazy import Renamed, lazy_names
 from fuzzytruth.cli._errors import Flags, UserError, note
 from fuzzytruth.cli._options import (
     RANKINGS_HELP,
@@ -38,6 +39,24 @@ from fuzzytruth.cli._options import (
 )
 
 __all__ = ["EXAMPLES", "HELP", "VIEWS", "add_arguments", "run"]
+
+# the names of fuzzytruth.cli_collection (this module's old path) that changed, for one release
+__getattr__, _ = lazy_names(
+    __name__,
+    {},
+    globals(),
+    renamed={
+        "add_parsers": Renamed(
+            "fuzzytruth.cli.app.add_command(subparsers, 'agreement')",
+            serves="fuzzytruth.cli.app._agreement_parsers",
+            was="fuzzytruth.cli_collection",
+        ),
+        "cmd_agreement": Renamed("fuzzytruth.cli.agreement.run", was="fuzzytruth.cli_collection"),
+        "AGREEMENT_EXAMPLE": Renamed(
+            "fuzzytruth.cli.agreement.EXAMPLES", was="fuzzytruth.cli_collection"
+        ),
+    },
+)
 
 HELP = "inter-annotator agreement, per-level agreement, category and annotator reliability"
 DESCRIPTION = "\n\n".join(__doc__.split("\n\n")[1:3]).replace("``", "")

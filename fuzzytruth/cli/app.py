@@ -40,7 +40,15 @@ from fuzzytruth.cli._errors import (
     one_line,
 )
 
-__all__ = ["COMMANDS", "UserError", "build_parser", "command_parsers", "console", "main"]
+__all__ = [
+    "COMMANDS",
+    "UserError",
+    "add_command",
+    "build_parser",
+    "command_parsers",
+    "console",
+    "main",
+]
 
 COMMANDS = ("evaluate", "compare", "classify", "agreement", "displacement", "repro", "demo")
 """The sub-commands, each a module ``fuzzytruth.cli.<name>``, in the order ``--help`` lists."""
@@ -86,6 +94,37 @@ def _fill(parser: argparse.ArgumentParser, module: ModuleType) -> None:
     parser.set_defaults(handler=module.run, flags=flags)
 
 
+def add_command(subparsers: Any, name: str) -> argparse.ArgumentParser:
+    """Add command ``name`` (one of :data:`COMMANDS`) to ``subparsers`` (what
+    ``parser.add_subparsers()`` returned): its options are added when it is first parsed if the
+    sub-parsers are this module's, at once otherwise.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="tool")
+    >>> _ = add_command(parser.add_subparsers(), "repro")
+    >>> parser.parse_args(["repro", "section4"]).handler.__module__
+    'fuzzytruth.cli.repro'
+    """
+    module = _command(name)
+    options = {
+        "help": module.HELP,
+        "description": getattr(module, "DESCRIPTION", module.HELP),
+        "epilog": module.EXAMPLES,
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+    if subparsers._parser_class is _Parser:
+        return subparsers.add_parser(name, fill=lambda p: _fill(p, module), **options)
+    parser = subparsers.add_parser(name, **options)
+    _fill(parser, module)
+    return parser
+
+
+def _agreement_parsers(subparsers: Any) -> None:
+    """``fuzzytruth.cli_collection.add_parsers``, kept for one release."""
+    add_command(subparsers, "agreement")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``fuzzytruth`` command (options added on first use)."""
     parser = _Parser(
@@ -96,15 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     for name in COMMANDS:
-        module = _command(name)
-        sub.add_parser(
-            name,
-            help=module.HELP,
-            description=getattr(module, "DESCRIPTION", module.HELP),
-            epilog=module.EXAMPLES,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            fill=lambda p, module=module: _fill(p, module),
-        )
+        add_command(sub, name)
     return parser
 
 

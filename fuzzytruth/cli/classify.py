@@ -20,6 +20,7 @@ from fuzzytruth.cli._options import (
     add_format_option,
     add_reading_options,
     add_taxonomy_options,
+    add_undefined_options,
     library_option,
     listing,
     presets_epilog,
@@ -53,9 +54,9 @@ DEFAULT_MEASURES = ("Acc", "top5")
 def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     """The options of ``classify``."""
     from fuzzytruth.classify.human import leave_one_annotator_out
-    from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, evaluate
+    from fuzzytruth.evaluation.engine import evaluate
     from fuzzytruth.io.predictions import LAYOUTS, read_predictions
-    from fuzzytruth.measures.registry import presets
+    from fuzzytruth.measures.catalog import presets
     from fuzzytruth.stats.compare import ALL_CORRECTIONS, compare
     from fuzzytruth.stats.procedures import METHODS
     from fuzzytruth.truth.models import TRUTH_MODELS, PrIRN
@@ -122,13 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "LeWiDi scripts)",
     )
     rules = parser.add_argument_group("which items count")
-    library_option(rules, flags, "--undefined", param="undefined", function=evaluate,
-                   choices=UNDEFINED, help="an item where a measure is undefined: it scores "
-                   "the measure's undefined value (zero) or is left out (skip) (default: "
-                   "%(default)s)")
-    library_option(rules, flags, "--missing", param="missing", function=evaluate,
-                   choices=MISSING, help="predicted items the truth lacks: left out with a note "
-                   "(skip) or an error (default: %(default)s)")
+    add_undefined_options(rules, flags, unit="an item", missing="predicted items the truth lacks")
     library_option(rules, flags, "-c", "--complete", param="complete", function=evaluate,
                    action="store_true", help="every item of the truth must be predicted")
     group = parser.add_argument_group("uncertainty")
@@ -215,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from fuzzytruth._validation import check_n_worlds
+    from fuzzytruth.cli._inputs import check_comparable
     from fuzzytruth.cli.evaluate import measure_list
     from fuzzytruth.evaluation.engine import evaluate
     from fuzzytruth.stats import compare
@@ -229,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
                    confidence_level=args.confidence_level)
     evaluation = evaluate(classifiers, truth, measures, rng=args.seed, **options)
     if args.compare:
+        check_comparable(evaluation, "classify --compare", "items", "classifiers")
         comparison = compare(evaluation, baseline=args.baseline, method=args.method,
                              correction=args.correction, n_resamples=args.n_resamples,
                              confidence_level=args.confidence_level, rng=args.seed)

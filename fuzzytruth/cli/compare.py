@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate, compare and print."""
-    from fuzzytruth.cli._inputs import evaluate_runs, read_runs, read_truth
+    from fuzzytruth.cli._inputs import check_comparable, evaluate_runs, read_runs, read_truth
     from fuzzytruth.cli._options import DEFAULT_MEASURES
     from fuzzytruth.cli.evaluate import measure_list
     from fuzzytruth.report import comparison_text
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     runs = read_runs(args.run, duplicates=args.duplicates, flags=args.flags, **reading(args))
     measures = measure_list(args.measure or list(DEFAULT_MEASURES), preset=args.preset)
     evaluation = evaluate_runs(args, runs, truth, categories, measures)
+    check_comparable(evaluation, "compare", "queries", "runs")
     comparison = compare(
         evaluation,
         baseline=args.baseline,

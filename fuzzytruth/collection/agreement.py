@@ -322,8 +322,35 @@ def _delta(metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray) -> np.ndarray 
 
 
 # ---------------------------------------------------------------------------- results
+class _Coefficients:
+    """Rows of coefficients with their bootstrap replicates: the interval and the table the
+    result classes share."""
+
+    estimate: np.ndarray
+    bootstrap_distribution: np.ndarray
+    confidence_level: float
+
+    def confidence_interval(
+        self, confidence_level: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Percentile bootstrap interval per row (NaN without replicates).
+
+        Replicates in which a coefficient is undefined (e.g. a resample with no expected
+        disagreement, or without the category) are left out of its interval.
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return percentile_interval(self.bootstrap_distribution, level)
+
+    def _table(self, keys: dict, extra: dict, confidence_level: float | None) -> pd.DataFrame:
+        """``keys`` columns, then ``value, ci_low, ci_high, confidence_level``, then ``extra``."""
+        level = self.confidence_level if confidence_level is None else confidence_level
+        low, high = self.confidence_interval(level)
+        return pd.DataFrame({**keys, "value": self.estimate, "ci_low": low, "ci_high": high,
+                             "confidence_level": level, **extra})
+
+
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(_Coefficients):
     """Agreement coefficients of a collection with their bootstrap distributions.
 
     Rows are the three collection-wide coefficients (``category`` None) followed by Fleiss'
@@ -391,37 +418,16 @@ class AgreementResult:
             f"{sorted(set(self.measure))} and categories {[c for c in self.category if c]}"
         )
 
-    def confidence_interval(
-        self, confidence_level: float | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Percentile bootstrap interval per row (NaN without replicates).
-
-        Replicates in which a coefficient is undefined (e.g. a resample with no expected
-        disagreement, or without the category) are left out of its interval.
-        """
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return percentile_interval(self.bootstrap_distribution, level)
-
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Tidy table ``measure, category, value, ci_low, ci_high, confidence_level,
         n_items``."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        low, high = self.confidence_interval(level)
-        return pd.DataFrame(
-            {
-                "measure": list(self.measure),
-                "category": pd.Series(list(self.category), dtype=object),
-                "value": self.estimate,
-                "ci_low": low,
-                "ci_high": high,
-                "confidence_level": level,
-                "n_items": self.n_items,
-            }
-        )
+        keys = {"measure": list(self.measure),
+                "category": pd.Series(list(self.category), dtype=object)}
+        return self._table(keys, {"n_items": self.n_items}, confidence_level)
 
 
 @dataclass(frozen=True)
-class LevelAgreement:
+class LevelAgreement(_Coefficients):
     """Agreement after collapsing every label to its ancestor at each depth of the taxonomy.
 
     Attributes
@@ -465,29 +471,11 @@ class LevelAgreement:
             f"n_items={self.n_items}, n_resamples={self.bootstrap_distribution.shape[1]})"
         )
 
-    def confidence_interval(
-        self, confidence_level: float | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Percentile bootstrap interval per row, leaving out undefined replicates."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return percentile_interval(self.bootstrap_distribution, level)
-
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Tidy table ``depth, measure, value, ci_low, ci_high, confidence_level,
         n_categories``."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        low, high = self.confidence_interval(level)
-        return pd.DataFrame(
-            {
-                "depth": self.depth,
-                "measure": list(self.measure),
-                "value": self.estimate,
-                "ci_low": low,
-                "ci_high": high,
-                "confidence_level": level,
-                "n_categories": self.n_categories,
-            }
-        )
+        keys = {"depth": self.depth, "measure": list(self.measure)}
+        return self._table(keys, {"n_categories": self.n_categories}, confidence_level)
 
 
 # ---------------------------------------------------------------------------- public API

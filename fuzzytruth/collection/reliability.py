@@ -10,6 +10,7 @@ import pandas as pd
 from scipy import sparse
 
 from fuzzytruth._order import sorted_order
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, row_chunks
 from fuzzytruth._validation import check_int
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
@@ -18,8 +19,9 @@ from fuzzytruth.truth.membership import Membership
 
 __all__ = ["CategoryReliability", "category_reliability", "sibling_confusions"]
 
-#: Sibling pairs processed at a time when counting confusions.
-_CHUNK_PAIRS = 1024
+_PAIR_BYTES = 40
+"""Temporaries per sibling pair and node when counting confusions (two float64 indicator
+columns, their product with the cross counts, boolean masks)."""
 
 
 def _sibling_pairs(taxonomy: Taxonomy) -> np.ndarray:
@@ -41,8 +43,9 @@ def _confusion_matrix(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarra
     under = taxonomy.ancestor_matrix  # under[x, c]: label x is c or below c
     pairs = _sibling_pairs(taxonomy)
     out = np.zeros((len(taxonomy), len(taxonomy)))
-    for start in range(0, len(pairs), _CHUNK_PAIRS):
-        c, d = pairs[start : start + _CHUNK_PAIRS].T
+    size = block_rows(len(taxonomy), MEMORY_BUDGET, bytes_per_unit=_PAIR_BYTES)
+    for rows in row_chunks(len(pairs), size):
+        c, d = pairs[rows].T
         # labels under c but not d, and under d but not c (a DAG label can be under both)
         only_c = (under[:, c] & ~under[:, d]).astype(float)
         only_d = (under[:, d] & ~under[:, c]).astype(float)

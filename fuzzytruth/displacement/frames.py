@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_columns
+
 __all__ = ["COLUMNS", "as_text", "column_names", "located", "numeric", "require"]
 
 COLUMNS = ("system", "query_id", "annotator_id", "item_id", "rank", "relevance", "score")
@@ -61,16 +63,7 @@ def located(frame: pd.DataFrame, row: int) -> str:
 def require(frame: pd.DataFrame, table: str, wanted: list[str]) -> None:
     """``frame`` is a non-empty DataFrame with the ``wanted`` columns, none of them missing a
     value; else a ValueError naming ``table``, the column and (first) row."""
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"{table} must be a pandas DataFrame; got {type(frame).__name__}")
-    missing = [c for c in wanted if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{table} must have columns {wanted} (rename through columns=); missing {missing}, "
-            f"found {list(frame.columns)}"
-        )
-    if len(frame) == 0:
-        raise ValueError(f"{table} must not be empty")
+    check_columns(frame, table, wanted, hint="(rename through columns=)")
     for c in wanted:
         na = frame[c].isna().to_numpy()
         if na.any():

@@ -84,6 +84,13 @@ class DisplacementResult:
         stats.columns = [f"{c[len(measure) + 1 :]}_{s}" for c, s in stats.columns]
         return stats
 
+    def _with_spread(self, keys: list[str], measure: str, counts: pd.DataFrame,
+                     mean: pd.DataFrame) -> pd.DataFrame:
+        """``counts`` and each hypothesis' ``mean`` per ``keys``, each beside its spread over
+        the (query, annotator) lists."""
+        out = pd.concat([counts, mean, self._summary(keys, measure)], axis=1)
+        return out[[*counts.columns, *_ordered(HYPOTHESES)]].reset_index()
+
     def by_query(self, *, measure: str = "q") -> pd.DataFrame:
         """Per (system, query): mean over annotators and the spread across them.
 
@@ -106,10 +113,8 @@ class DisplacementResult:
         table = _canonical(self.table)
         mean = table.groupby(keys, sort=True)[cols].mean()
         mean.columns = list(HYPOTHESES)
-        spread = self._summary(keys, measure)
-        n = table.groupby(keys, sort=True).size().rename("n_annotators")
-        out = pd.concat([n, mean, spread], axis=1)
-        return out[["n_annotators", *_ordered(HYPOTHESES)]].reset_index()
+        n = table.groupby(keys, sort=True).size().rename("n_annotators").to_frame()
+        return self._with_spread(keys, measure, n, mean)
 
     def by_system(self, *, measure: str = "q") -> pd.DataFrame:
         """Per system: mean over queries of the per-query mean over annotators, and the spread.
@@ -128,12 +133,10 @@ class DisplacementResult:
         """
         per_query = self.by_query(measure=measure)
         mean = per_query.groupby("system", sort=True)[list(HYPOTHESES)].mean()
-        spread = self._summary(["system"], measure)
         counts = per_query.groupby("system", sort=True).agg(
             n_queries=("query_id", "size"), n_lists=("n_annotators", "sum")
         )
-        out = pd.concat([counts, mean, spread], axis=1)
-        return out[["n_queries", "n_lists", *_ordered(HYPOTHESES)]].reset_index()
+        return self._with_spread(["system"], measure, counts, mean)
 
     def bootstrap(
         self,

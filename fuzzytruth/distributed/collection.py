@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import sparse
 
 from fuzzytruth._order import sorted_order
+from fuzzytruth._validation import check_columns
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection import agreement as agreement_in_memory
 from fuzzytruth.collection import agreement_by_level as agreement_by_level_in_memory
@@ -89,12 +90,7 @@ def _label_counts(annotations: Any, taxonomy: Taxonomy | None) -> LabelCounts:
     frame = read_parquet(annotations) if isinstance(annotations, str | os.PathLike) else (
         annotations
     )
-    missing = [c for c in (_ITEM, "annotator_id", "label") if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"annotations must have columns item_id, annotator_id, label; missing {missing}, "
-            f"got {list(frame.columns)}"
-        )
+    check_columns(frame, "annotations", (_ITEM, "annotator_id", "label"), rows=False)
     parts = frame[[_ITEM, "annotator_id", "label"]].to_delayed()
     if taxonomy is None:  # the flat set of the labels, in order of first appearance
         labels = dask.compute(*[dask.delayed(_unique)(part["label"]) for part in parts])

@@ -23,7 +23,6 @@ from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.protocol import as_truth, estimand_label
-from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS
 from fuzzytruth.uncertain.cutoffs import SUMMARIES, cutoff_summaries
 
@@ -90,14 +89,14 @@ def precision_recall_bands(
     ties = ties or p.ties
     if ties == "average":
         raise ValueError("precision_recall_bands needs a strict ranking; got ties='average'")
-    if isinstance(truth, Qrels):
-        raise ValueError(
-            "truth must be uncertain (a Membership, a fitted truth model or a "
-            "ProbabilisticQrels); use evaluate() for crisp qrels"
-        )
     bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
+    if bound.kind.crisp:
+        raise ValueError(
+            "truth must be uncertain (a Membership, a fitted truth model or a "
+            f"ProbabilisticQrels); use evaluate() for a {bound.kind} truth"
+        )
     if not bound.independent:
         raise ValueError(
             f"precision_recall_bands is exact, and the worlds of the {bound.truth_model} truth "
@@ -132,7 +131,8 @@ def precision_recall_bands(
             out = cutoff_summaries(
                 probabilities[rows], comp_start[block[0] : block[-1] + 2] - rows.start,
                 comp_weight[rows], rest_p[rows], certain[rows], ctx.expected_size()[rows],
-                recall_form=recall_form, undefined=undefined, undefined_value=undefined_value,
+                recall_form=recall_form, fill_undefined=undefined.fills(undefined_value),
+                undefined_value=undefined_value,
                 confidence_level=confidence_level,
             )
             for measure in summaries:

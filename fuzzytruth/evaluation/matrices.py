@@ -33,14 +33,16 @@ The vocabulary of :func:`fuzzytruth.runs.rank`, plus two bounds that need the re
     best and worst any order of the ties can give. Each query's cells are given in that order
     and ranked with ``"input_order"``.
 
-The first spellings of these front doors are accepted for one release: ``"index_ascending"``
-and ``"stable_index"`` mean ``"docid_asc"``, ``"expected"`` means ``"average"``.
+The first spellings of these front doors are accepted for one release, with a
+:class:`DeprecationWarning` naming the new one: ``"index_ascending"`` and ``"stable_index"``
+mean ``"docid_asc"``, ``"expected"`` means ``"average"``.
 
 See ``shared/reference/metric-conventions.md`` sections A (PSB) and C (cross-modal).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -49,12 +51,13 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._validation import check_choice
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.measures import get_preset
 from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.crossmodal import MEDR_CONVENTIONS, _check_ks, summary_from_hits
-from fuzzytruth.metrics.shape import TIER_STYLES, _check_choice, _check_positive_int, _ratio
+from fuzzytruth.metrics.shape import TIER_STYLES, _check_positive_int, _ratio
 from fuzzytruth.runs import TIES, Run
 from fuzzytruth.truth.qrels import Qrels, ranked_gains
 
@@ -82,13 +85,27 @@ _BYTES_PER_CELL = 32
 """Temporaries per matrix cell of a block of query rows (the cell's score, masks, indices)."""
 
 
+def _spelling(ties: str | None) -> str | None:
+    """``ties`` in :data:`MATRIX_TIES`' vocabulary: a first spelling is mapped with a
+    DeprecationWarning. Called by the front doors themselves, so the warning points at their
+    caller."""
+    new = _FIRST_SPELLINGS.get(ties) if isinstance(ties, str) else None
+    if new is None:
+        return ties
+    warnings.warn(
+        f"ties={ties!r} is deprecated and kept for one release: use ties={new!r}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return new
+
+
 def _tie_rule(ties: str | None, preset: str) -> tuple[str, str | None]:
     """The :func:`~fuzzytruth.runs.rank` rule and the bound (or None) that ``ties`` names;
     None means the preset's rule."""
     if ties is None:
         return get_preset(preset).ties, None
-    ties = _FIRST_SPELLINGS.get(ties, ties) if isinstance(ties, str) else ties
-    _check_choice("ties", ties, MATRIX_TIES)
+    check_choice("ties", ties, MATRIX_TIES)
     return ("input_order", ties) if ties in BOUNDS else (ties, None)
 
 
@@ -198,7 +215,7 @@ def rank_by_dissimilarity(
     >>> r.class_sizes.tolist(), r.ties
     ([2, 2, 2, 2], 'docid_asc')
     """
-    rule, bound = _tie_rule(ties, "psb")
+    rule, bound = _tie_rule(_spelling(ties), "psb")
     d = np.asarray(dissimilarity, dtype=np.float64)
     if d.ndim != 2:
         raise ValueError(f"dissimilarity must be a 2-D array; got shape {d.shape}")
@@ -297,7 +314,7 @@ def average_over_queries(
     >>> average_over_queries(v, ["a", "a", "a", "b"], class_sizes=[3, 3, 3, 1], min_class_size=3)
     0.5
     """
-    _check_choice("averaging", averaging, AVERAGING)
+    check_choice("averaging", averaging, AVERAGING)
     vals = np.asarray(values, dtype=np.float64)
     if vals.ndim not in (1, 2):
         raise ValueError(f"values must be 1-D or 2-D; got shape {vals.shape}")
@@ -380,7 +397,7 @@ def shape_summary(
     {'NN': 1.0, 'FT': 1.0, 'ST': 1.0, 'E': 0.5, 'DCG': 1.0}
     """
     if tier_style is not None:
-        _check_choice("tier_style", tier_style, TIER_STYLES)
+        check_choice("tier_style", tier_style, TIER_STYLES)
     _check_positive_int("e_k", e_k)
     style = "" if tier_style is None else f"(tier_style={tier_style})"
     names = {"NN": "NN", "FT": f"FT{style}", "ST": f"ST{style}", "E": f"E_psb@{e_k}",
@@ -586,7 +603,8 @@ def retrieval_ranks(
     ...  ("average", "optimistic", "pessimistic", "docid_asc")]
     [0.6667, 0.0, 2.0, 0.0]
     """
-    _check_choice("direction", direction, DIRECTIONS)
+    check_choice("direction", direction, DIRECTIONS)
+    ties = _spelling(ties)
     _tie_rule(ties, "crossmodal")
     sim = _check_similarity(similarity)
     mapping = _check_mapping(text_to_image, sim.shape)
@@ -661,9 +679,10 @@ def image_text_retrieval(
     """
     table = CROSSMODAL_CONVENTIONS
     ks = _check_ks(table["ks"] if ks is None else ks)
+    ties = _spelling(ties)
     _tie_rule(ties, "crossmodal")
     medr = table["medr"] if medr is None else medr
-    _check_choice("medr", medr, MEDR_CONVENTIONS)
+    check_choice("medr", medr, MEDR_CONVENTIONS)
     percent = table["percent"] if percent is None else percent
     sim = _check_similarity(similarity)
     mapping = _check_mapping(text_to_image, sim.shape)

@@ -370,8 +370,7 @@ class Evaluation:
         for s, system in enumerate(self.systems):
             batch = self._batches[system, name]
             if isinstance(batch, DeferredBatch):
-                counts = self.undefined.counts and not np.isnan(fill)
-                rows.append(batch.filled_mean(fill) if counts else batch.mean())
+                rows.append(batch.filled_mean(fill) if self.undefined.fills(fill) else batch.mean())
                 continue
             if batch is not None:
                 rows.append(self.batch(system, name).mean())

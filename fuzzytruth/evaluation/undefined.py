@@ -62,6 +62,18 @@ class Undefined(StrEnum):
         """Whether an undefined query counts in aggregates (with its family's value)."""
         return self is Undefined.ZERO
 
+    def fills(self, fill: float) -> bool:
+        """Whether an undefined outcome scores ``fill``: the rule counts it and ``fill`` is a
+        number. What :meth:`apply_batch` does, and what a deferred batch or a compiled kernel
+        is told.
+
+        Examples
+        --------
+        >>> Undefined.ZERO.fills(0.0), Undefined.SKIP.fills(0.0), Undefined.ZERO.fills(np.nan)
+        (True, False, False)
+        """
+        return self.counts and not np.isnan(fill)
+
     def apply(self, values: np.ndarray, fill: float) -> np.ndarray:
         """``values`` (NaN where undefined) as the outputs read them: NaN becomes ``fill``
         under ``"zero"`` and stays NaN (left out of every average) under ``"skip"``."""
@@ -72,7 +84,7 @@ class Undefined(StrEnum):
         """Per-query distributions under the rule: the undefined outcome's mass moves to
         ``fill`` under ``"zero"``; under ``"skip"`` (or a NaN ``fill``) summaries are
         conditional on being defined."""
-        return batch.fill_undefined(fill) if self.counts and not np.isnan(fill) else batch
+        return batch.fill_undefined(fill) if self.fills(fill) else batch
 
 
 UNDEFINED: tuple[str, ...] = tuple(rule.value for rule in Undefined)

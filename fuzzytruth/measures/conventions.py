@@ -52,8 +52,8 @@ Examples
 
 from __future__ import annotations
 
-from fuzzytruth.measures.names import TREC10_ALL_TREC
 from fuzzytruth.measures.registry import Preset, register_preset
+from fuzzytruth.measures.trec_groups import TREC10_ALL_TREC
 
 __all__ = ["CROSSMODAL_CONVENTIONS", "PRESETS", "PSB_CONVENTIONS", "SHREC2006_CONVENTIONS"]
 

@@ -87,7 +87,18 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from fuzzytruth.measures.registry import Measure, families, family, family_alias, get_preset
+from fuzzytruth.measures.catalog import Measure, families, family, family_alias, get_preset
+from fuzzytruth.measures.trec_groups import (
+    AVGJG,
+    RECALL_LEVELS,
+    RPREC_MULTS,
+    SUCCESS_CUTOFFS,
+    TREC10_ALL_TREC,
+    TREC_CUTOFFS,
+    TREC_GROUPS,
+    TREC_OFFICIAL,
+    UNJ_CUTOFFS,
+)
 
 __all__ = [
     "AVGJG",
@@ -237,12 +248,6 @@ def parse_measures(
     return out
 
 
-# trec_eval's default cutoff lists (m_*.c "Default params")
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_SUCCESS = (1, 5, 10)
-_UNJ = (5, 10, 20)
-_RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
-_RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 # trec_eval name -> (family, fixed params)
 _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
@@ -284,17 +289,17 @@ _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
 # trec_eval name with a list of cutoffs -> (family, parameter, default list); the cutoffs of
 # the first six are read with atol (23.4 is 23), the others with atof
 _TREC_CUT: dict[str, tuple[str, str, tuple]] = {
-    "P": ("P", "k", _CUTOFFS),
-    "recall": ("R", "k", _CUTOFFS),
-    "map_cut": ("AP", "k", _CUTOFFS),
-    "ndcg_cut": ("nDCG", "k", _CUTOFFS),
-    "success": ("Success", "k", _SUCCESS),
-    "relative_P": ("RelativeP", "k", _CUTOFFS),
-    "P_avgjg": ("P", "k", _CUTOFFS),
-    "unj": ("Unjudged", "k", _UNJ),
-    "iprec_at_recall": ("iP", "recall", _RECALL_LEVELS),
-    "Rprec_mult": ("RprecMult", "mult", _RPREC_MULTS),
-    "Rprec_mult_avgjg": ("RprecMult", "mult", _RPREC_MULTS),
+    "P": ("P", "k", TREC_CUTOFFS),
+    "recall": ("R", "k", TREC_CUTOFFS),
+    "map_cut": ("AP", "k", TREC_CUTOFFS),
+    "ndcg_cut": ("nDCG", "k", TREC_CUTOFFS),
+    "success": ("Success", "k", SUCCESS_CUTOFFS),
+    "relative_P": ("RelativeP", "k", TREC_CUTOFFS),
+    "P_avgjg": ("P", "k", TREC_CUTOFFS),
+    "unj": ("Unjudged", "k", UNJ_CUTOFFS),
+    "iprec_at_recall": ("iP", "recall", RECALL_LEVELS),
+    "Rprec_mult": ("RprecMult", "mult", RPREC_MULTS),
+    "Rprec_mult_avgjg": ("RprecMult", "mult", RPREC_MULTS),
 }
 _TREC_CUT_RE = re.compile(r"^(" + "|".join(sorted(_TREC_CUT, key=len, reverse=True))
                           + r")[_.]([-+0-9.,eE]+)$")
@@ -302,52 +307,6 @@ _GAIN_NAMES = {"ndcg": ("nDCG", {}), "ndcg_rel": ("nDCGRel", {}), "G": ("G", {})
                "Rndcg": ("Rndcg", {}), "ndcg_p": ("nDCG", {"discount": "jk"})}
 _GAIN_RE = re.compile(r"^(" + "|".join(sorted(_GAIN_NAMES, key=len, reverse=True))
                       + r")[._](.+=.*)$")
-AVGJG = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-"""trec_eval's judgment-group measures (``-R qrels_jg``): the base measure (``map``, ``P_k``,
-``Rprec_mult_m``) of each judgment group, averaged over the groups that judged the query
-(:func:`fuzzytruth.evaluation.per_annotator.evaluate_per_annotator`). They parse to the base
-measure: with one group they are it."""
-
-TREC_OFFICIAL = (
-    ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-     "recip_rank"]
-    + [f"iprec_at_recall_{p:.2f}" for p in _RECALL_LEVELS]
-    + [f"P_{k}" for k in _CUTOFFS]
-)
-"""trec_eval 9.0.8's default measures (its output without ``-m``), in its order."""
-
-_TREC_ALL_EXTRA = (
-    [f"recall_{k}" for k in _CUTOFFS] + ["infAP", "gm_bpref"]
-    + [f"Rprec_mult_{m:.2f}" for m in _RPREC_MULTS] + ["utility", "11pt_avg", "binG", "G",
-                                                       "ndcg", "ndcg_rel", "Rndcg"]
-    + [f"ndcg_cut_{k}" for k in _CUTOFFS] + [f"map_cut_{k}" for k in _CUTOFFS]
-    + [f"relative_P_{k}" for k in _CUTOFFS] + [f"success_{k}" for k in _SUCCESS]
-    + ["set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"]
-)
-TREC_GROUPS: dict[str, list[str]] = {
-    "official": TREC_OFFICIAL,
-    "all_trec": TREC_OFFICIAL + _TREC_ALL_EXTRA,
-    "set": ["num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-            "set_relative_P", "set_recall", "set_map", "set_F"],
-    "qrels_jg": (["num_q", "map_avgjg"] + [f"P_avgjg_{k}" for k in _CUTOFFS]
-                 + [f"Rprec_mult_avgjg_{m:.2f}" for m in _RPREC_MULTS]),
-    "all_prefs": ["num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-                  "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-                  "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-                  "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-                  "prefs_avgjg_imp"],
-    "prefs": ["num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-              "prefs_simp", "prefs_pair", "prefs_avgjg"],
-}
-"""trec_eval 9.0.8's measure groups (``-m official``, ``-m all_trec``, ``-m set``,
-``-m qrels_jg``, ``-m all_prefs``, ``-m prefs``), each in the order trec_eval prints it;
-``runid`` and ``relstring`` are labels, not measures, and are left out. (trec_eval 10 adds
-``rbp``, ``rbp_resid`` and ``unj`` to ``all_trec``: :data:`TREC10_ALL_TREC`, the ``trec10``
-preset's ``all_trec``.)"""
-
-TREC10_ALL_TREC = (*TREC_GROUPS["all_trec"], "rbp", "rbp_resid", *(f"unj_{k}" for k in _UNJ))
-"""trec_eval 10.0's ``-m all_trec`` (``measures.c``: its ``trec_names``), in the order it
-prints it: 9.0.8's, then ``rbp``, ``rbp_resid`` and ``unj`` at their default parameters."""
 
 # ir_measures aliases of canonical families, and its families spelled differently
 _IR_ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",

@@ -35,8 +35,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from fuzzytruth.measures.catalog import Measure
 from fuzzytruth.measures.names import AVGJG, expand, parse_measure
-from fuzzytruth.measures.registry import Measure
 
 __all__ = ["TREC_TABLE", "TrecPrinting", "option_spelling", "trec_measures", "trec_name",
            "trec_printing"]

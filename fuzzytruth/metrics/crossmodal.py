@@ -24,16 +24,22 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
+from fuzzytruth._validation import check_choice
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.metrics.shape import _check_choice, _check_rel
+from fuzzytruth.metrics.shape import _check_rel
 
 __all__ = ["MEDR_CONVENTIONS", "first_relevant_rank", "rank_summary"]
 
-# the similarity-matrix front doors moved to fuzzytruth.evaluation.matrices; importable from
-# here for one release
+# the similarity-matrix front doors moved to fuzzytruth.evaluation.matrices, the cross-modal
+# conventions to fuzzytruth.measures.conventions; importable from here for one release
 __getattr__, _ = lazy_names(
     "fuzzytruth.metrics.crossmodal",
-    dict.fromkeys(("image_text_retrieval", "retrieval_ranks"), "fuzzytruth.evaluation.matrices"),
+    {
+        **dict.fromkeys(
+            ("image_text_retrieval", "retrieval_ranks"), "fuzzytruth.evaluation.matrices"
+        ),
+        "CROSSMODAL_CONVENTIONS": "fuzzytruth.measures.conventions",
+    },
     globals(),
 )
 
@@ -157,7 +163,7 @@ def rank_summary(
     5.5
     """
     ks = _check_ks(ks)
-    _check_choice("medr", medr, MEDR_CONVENTIONS)
+    check_choice("medr", medr, MEDR_CONVENTIONS)
     r = np.asarray(ranks, dtype=np.float64).ravel()
     if r.size == 0 or np.isnan(r).any() or (r < 0).any():
         raise ValueError(f"ranks must be non-empty, non-negative 0-based ranks; got {ranks!r}")

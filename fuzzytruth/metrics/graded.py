@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fuzzytruth._lazy import lazy_names
 from fuzzytruth.metrics.base import RankedGains, dot_rows
 from fuzzytruth.metrics.ranking import average_precision, precision, recall
 from fuzzytruth.metrics.shape import _check_rel, _ratio, first_tier, jk_discount, second_tier
@@ -50,6 +51,14 @@ __all__ = [
     "dynamic_recall",
     "shrec2006_measures",
 ]
+
+# the SHREC 2006 conventions moved to fuzzytruth.measures.conventions; importable from here for
+# one release
+__getattr__, _ = lazy_names(
+    "fuzzytruth.metrics.graded",
+    {"SHREC2006_CONVENTIONS": "fuzzytruth.measures.conventions"},
+    globals(),
+)
 
 # The SHREC 2006 example (shared/seeds/003_..., metric-conventions B.2), used in the examples.
 _EXAMPLE_GAINS = [2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]

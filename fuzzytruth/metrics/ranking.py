@@ -383,6 +383,25 @@ def _rank_gains(rg: RankedGains, gain: str | Mapping[float, float]) -> np.ndarra
     return np.where(rg.judged, values, 0.0)
 
 
+def ideal_gains(rg: RankedGains, gain: str | Mapping[float, float] = "linear") -> np.ndarray:
+    """``(n_queries, n)`` gains of every judged document of positive gain, descending, 0-padded.
+
+    Examples
+    --------
+    >>> rg = RankedGains.from_lists(["q"], [[1]], [[2, 1, 0]], [[True]])
+    >>> ideal_gains(rg, {0: 0.5, 2: -1}).tolist()     # grade 2 gains -1: not in the ideal
+    [[1.0, 0.5, 0.0]]
+    """
+    if needs_judged(gain):
+        if rg.judged_grades is None:
+            _rank_gains(rg, gain)  # raises the error naming ranked_gains(..., judged=True)
+        grades = rg.judged_grades
+    else:
+        grades = rg.ideal
+    ideal = _gain_values(grades, gain)
+    return -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
+
+
 def dcg(
     rg: RankedGains,
     *,
@@ -439,15 +458,7 @@ def ndcg(
     >>> ndcg(rg, gain={1: -1}).round(6)   # trec_eval -m ndcg.1=-1: 0.9013
     array([0.901287])
     """
-    if needs_judged(gain):
-        if rg.judged_grades is None:
-            _rank_gains(rg, gain)  # raises the error naming ranked_gains(..., judged=True)
-        grades = rg.judged_grades
-    else:
-        grades = rg.ideal
-    ideal = _gain_values(grades, gain)
-    ideal = -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
-    ideal_dcg = _dcg_rows(ideal, k, discount, b)
+    ideal_dcg = _dcg_rows(ideal_gains(rg, gain), k, discount, b)
     return divide(dcg(rg, k=k, gain=gain, discount=discount, b=b), ideal_dcg)
 
 

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
+from fuzzytruth._validation import check_choice
 from fuzzytruth.metrics.base import RankedGains, dot_rows
 
 __all__ = [
@@ -55,23 +56,21 @@ __all__ = [
     "second_tier",
 ]
 
-# the dissimilarity-matrix front doors moved to fuzzytruth.evaluation.matrices; importable
-# from here for one release
+# the dissimilarity-matrix front doors moved to fuzzytruth.evaluation.matrices, the PSB
+# conventions to fuzzytruth.measures.conventions; importable from here for one release
 __getattr__, _ = lazy_names(
     "fuzzytruth.metrics.shape",
-    dict.fromkeys(
-        ("ShapeRanking", "average_over_queries", "rank_by_dissimilarity", "shape_summary"),
-        "fuzzytruth.evaluation.matrices",
-    ),
+    {
+        **dict.fromkeys(
+            ("ShapeRanking", "average_over_queries", "rank_by_dissimilarity", "shape_summary"),
+            "fuzzytruth.evaluation.matrices",
+        ),
+        "PSB_CONVENTIONS": "fuzzytruth.measures.conventions",
+    },
     globals(),
 )
 
 TIER_STYLES = ("recall", "precision")
-
-
-def _check_choice(name: str, value: object, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
 
 
 def _check_rel(rel: float) -> None:
@@ -196,7 +195,7 @@ def first_tier(
     >>> first_tier(rg).round(6).tolist()
     [0.666667]
     """
-    _check_choice("tier_style", tier_style, TIER_STYLES)
+    check_choice("tier_style", tier_style, TIER_STYLES)
     relevance, k = _relevance(ranked, rel)
     depth = k if tier_style == "recall" else np.minimum(np.asarray(ranked.lengths), k)
     return _undefined_without_relevant(_ratio(_hits_at(relevance, depth), depth), k)
@@ -230,7 +229,7 @@ def second_tier(
     >>> second_tier(rg).tolist(), second_tier(rg, tier_style="precision").tolist()
     ([1.0], [0.5])
     """
-    _check_choice("tier_style", tier_style, TIER_STYLES)
+    check_choice("tier_style", tier_style, TIER_STYLES)
     relevance, k = _relevance(ranked, rel)
     if tier_style == "recall":
         return _undefined_without_relevant(_ratio(_hits_at(relevance, 2 * k), k), k)

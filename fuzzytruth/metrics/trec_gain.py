@@ -40,28 +40,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.metrics.ranking import _discounts, _gain_values, _rank_gains, divide, needs_judged
+from fuzzytruth.metrics.ranking import _discounts, _rank_gains, divide, ideal_gains
 
 __all__ = ["g_measure", "ideal_gains", "r_ndcg"]
-
-
-def ideal_gains(rg: RankedGains, gain: str | Mapping[float, float] = "linear") -> np.ndarray:
-    """``(n_queries, n)`` gains of every judged document of positive gain, descending, 0-padded.
-
-    Examples
-    --------
-    >>> rg = RankedGains.from_lists(["q"], [[1]], [[2, 1, 0]], [[True]])
-    >>> ideal_gains(rg, {0: 0.5, 2: -1}).tolist()     # grade 2 gains -1: not in the ideal
-    [[1.0, 0.5, 0.0]]
-    """
-    if needs_judged(gain):
-        if rg.judged_grades is None:
-            _rank_gains(rg, gain)  # raises the error naming ranked_gains(..., judged=True)
-        grades = rg.judged_grades
-    else:
-        grades = rg.ideal
-    ideal = _gain_values(grades, gain)
-    return -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
 
 
 def _padded(values: np.ndarray, width: int) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from fuzzytruth._validation import check_confidence_level
+from fuzzytruth._validation import check_columns, check_confidence_level
 
 PALETTE = "colorblind"
 """seaborn's colour-blind-safe palette: every figure's categorical colours."""
@@ -27,15 +27,9 @@ def axes(ax: Axes | None) -> Axes:
 
 
 def require(frame: pd.DataFrame, name: str, columns: Sequence[str]) -> None:
-    """Raise a ValueError naming the missing columns, or an empty table."""
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{name} must have columns {list(columns)}; missing {missing}, "
-            f"found {list(frame.columns)}"
-        )
-    if len(frame) == 0:
-        raise ValueError(f"{name} must not be empty")
+    """Raise a ValueError naming the missing columns, or an empty table
+    (:func:`fuzzytruth._validation.check_columns`)."""
+    check_columns(frame, name, columns)
 
 
 def numeric(frame: pd.DataFrame, name: str, column: str) -> np.ndarray:

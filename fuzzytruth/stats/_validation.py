@@ -29,6 +29,8 @@ __all__ = [
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+MIN_QUERIES = 2
+"""The fewest queries (units) a paired comparison takes."""
 
 
 def check_alternative(alternative: object) -> str:
@@ -87,9 +89,9 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
             {2: "(n_systems, n_queries)", 3: "(n_worlds, n_systems, n_queries)"}[d] for d in ndim
         )
         raise ValueError(f"{name} must have shape {shapes}; got an array of shape {arr.shape}")
-    if arr.shape[-1] < 2:
+    if arr.shape[-1] < MIN_QUERIES:
         raise ValueError(
-            f"{name} must hold at least 2 queries (last axis); got {arr.shape[-1]}"
+            f"{name} must hold at least {MIN_QUERIES} queries (last axis); got {arr.shape[-1]}"
         )
     if arr.shape[-2] < 1:
         raise ValueError(f"{name} must hold at least 1 system; got shape {arr.shape}")

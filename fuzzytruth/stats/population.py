@@ -76,7 +76,7 @@ import numpy as np
 
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
-from fuzzytruth._resampling import BLOCK_RUNNER, replicate_blocks, run_blocks
+from fuzzytruth._resampling import BLOCK_RUNNER, MEMORY_BUDGET, replicate_blocks, run_blocks
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import plan_population, replicate_block
 from fuzzytruth.stats._validation import check_choice, check_n_resamples
@@ -161,7 +161,7 @@ def annotator_bootstrap(
     annotators: str = "auto",
     query_categories: Mapping[Hashable, Hashable] | None = None,
     n_worlds: int = 200,
-    memory_budget: float = 200e6,
+    memory_budget: float = MEMORY_BUDGET,
     rng: np.random.Generator | int | None = None,
     progress: bool | None = None,
     truth_model: object | None = None,

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
+from fuzzytruth._validation import check_columns
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -130,16 +131,7 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
     >>> sm.values.tolist()
     [[0.5, 0.7], [0.4, 0.6]]
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"frame must be a pandas DataFrame; got {type(frame).__name__}")
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"frame must have columns {list(REQUIRED_COLUMNS)} (and optionally 'world'); "
-            f"missing {missing}, got {list(frame.columns)}"
-        )
-    if len(frame) == 0:
-        raise ValueError("frame must have at least one row; got an empty frame")
+    check_columns(frame, "frame", REQUIRED_COLUMNS, hint="(and optionally 'world')")
     with_worlds = "world" in frame.columns
     keys = ["system", "query_id", *(["world"] if with_worlds else [])]
     out: dict[str, ScoreMatrix] = {}

@@ -12,7 +12,9 @@ three steps, each a typed object:
    about the others, and prepares the evaluated queries;
 3. the prepared truth (:class:`PreparedTruth`, frozen) holds the *components* — one row per
    (query, target): one per query, except a categorical query with an uncertain category,
-   which is a mixture over the query's categories — and answers per system:
+   which is a mixture over the query's categories — and answers per system (an uncertain
+   truth the first three, a crisp one the last; what a truth does not answer raises
+   ``NotImplementedError``):
 
    ``doc_index(ranking, run)``
        the ranked documents as indices in the truth's document space
@@ -140,13 +142,13 @@ class PreparedTruth(ABC):
     queries: np.ndarray
     components: Components
 
-    @abstractmethod
     def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
         """The ranked documents of one system as indices in the truth's document space."""
+        raise NotImplementedError(f"a {self.kind} truth has no document space")
 
-    @abstractmethod
     def probabilities(self, docs: RankedDocs, rel: float) -> np.ndarray:
         """``(n_components, depth)`` P(relevant at threshold ``rel``) of the ranked documents."""
+        raise NotImplementedError(f"a {self.kind} truth has no relevance probabilities")
 
     def rest(self, docs: RankedDocs, rel: float) -> tuple[np.ndarray, np.ndarray]:
         """Per component, the probabilities of the relevant documents not retrieved that are

@@ -67,7 +67,7 @@ def cutoff_summaries(
     expected_size: np.ndarray,
     *,
     recall_form: str = "exact",
-    undefined: str = "zero",
+    fill_undefined: bool = True,
     undefined_value: float = 0.0,
     confidence_level: float = 0.95,
 ) -> dict[str, dict[str, np.ndarray]]:
@@ -90,11 +90,12 @@ def cutoff_summaries(
         ``(n_components,)`` E|relevant| (``recall_form="expected_size"``).
     recall_form : {"exact", "expected_size"}
         TP/(TP + FN), or TP/E|ω| as Santini prints it.
-    undefined : {"zero", "skip"}
-        Recall without any relevant document scores ``undefined_value`` ("zero"), or the
-        summaries are conditional on recall being defined ("skip").
+    fill_undefined : bool
+        Whether recall without any relevant document scores ``undefined_value`` (True), or
+        the summaries are conditional on recall being defined (False): the ``undefined``
+        rule's decision (:meth:`Undefined.fills <fuzzytruth.evaluation.undefined.Undefined.fills>`).
     undefined_value : {0.0, 1.0}
-        The value of an undefined recall under ``undefined="zero"``.
+        The value of an undefined recall when ``fill_undefined``.
     confidence_level : float
         Coverage of the equal-tailed interval.
 
@@ -129,7 +130,7 @@ def cutoff_summaries(
             np.ascontiguousarray(offset, dtype=np.int64),
             np.ascontiguousarray(expected_size, dtype=float),
             exact,
-            undefined == "zero",
+            bool(fill_undefined),
             float(undefined_value),
             np.array([tail, 1.0 - tail]),
             out,

@@ -56,7 +56,7 @@ import numpy as np
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._threads import check_threads, run_in_threads
-from fuzzytruth._validation import check_choice, check_n_worlds
+from fuzzytruth._validation import check_choice, check_memory_budget, check_n_worlds
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.metrics.base import RankedGains
 
@@ -261,10 +261,7 @@ def world_values(
         (``min_relevant`` relevant documents or more); None when ``min_relevant`` is 0.
     """
     n_worlds = check_n_worlds(n_worlds, minimum=1)
-    if isinstance(memory_budget, bool) or not (
-        isinstance(memory_budget, int | float) and memory_budget > 0
-    ):
-        raise ValueError(f"memory_budget must be a number of bytes > 0; got {memory_budget!r}")
+    memory_budget = check_memory_budget(memory_budget)
     n_threads = check_threads(n_threads)
     truth.plan(systems)
     truth.draw(n_worlds, seed)

@@ -6,7 +6,7 @@ Each reads a classifier's classes (``reads="classes"``); kernels in
 :mod:`fuzzytruth.metrics.classification`. Their shared parameters:
 
 ``target``
-    how a world of the truth is read (:data:`fuzzytruth.classify.targets.TARGETS`): one class
+    how a world of the truth is read (:data:`fuzzytruth.metrics.class_rules.TARGETS`): one class
     per item (``label``, the default of accuracy), the world's most plausible class (``top1``,
     Stutz et al.'s label per plausibility sample) or the world's plausibility vector
     (``distribution``, the default of the measures between distributions);
@@ -14,7 +14,7 @@ Each reads a classifier's classes (``reads="classes"``); kernels in
     the taxonomy depth at which the truth is read (its nodes lifted to their ancestor there):
     a prediction counts at the level where it meets the truth (condition vs risk group);
 ``ties``
-    how tied scores rank (:data:`fuzzytruth.classify.ranking.CLASS_TIES`; default ``last``,
+    how tied scores rank (:data:`fuzzytruth.metrics.class_rules.CLASS_TIES`; default ``last``,
     scikit-learn's ``top_k_accuracy_score``).
 
 Examples
@@ -30,19 +30,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fuzzytruth.classify.ranking import CLASS_TIES, STRICT_TIES
-from fuzzytruth.classify.targets import TARGETS
 from fuzzytruth.measures.registry import Param, positive_int, register
 from fuzzytruth.metrics import classification as kernels
-
-
-def _choice(choices: tuple) -> Any:
-    def convert(value: Any) -> Any:
-        if value not in choices:
-            raise ValueError(f"must be one of {list(choices)}; got {value!r}")
-        return value
-
-    return convert
+from fuzzytruth.metrics.class_rules import CLASS_TIES, STRICT_TIES, TARGETS
 
 
 def _depth(value: Any) -> int:
@@ -77,14 +67,14 @@ def _decimals(value: Any) -> int:
 
 def target(default: str, choices: tuple[str, ...] = TARGETS) -> Param:
     """The ``target`` parameter with a family's default."""
-    return Param("target", default=default, convert=_choice(choices),
+    return Param("target", default=default, choices=choices,
                  doc="how a world of the truth is read: " + ", ".join(choices))
 
 
-TIES = Param("ties", default="last", convert=_choice(CLASS_TIES),
+TIES = Param("ties", default="last", choices=CLASS_TIES,
              doc="tied scores: last (scikit-learn), first (numpy argmax), all (TensorFlow "
              "in_top_k), average (expected over tie orders)")
-STRICT = Param("ties", default="last", convert=_choice(STRICT_TIES),
+STRICT = Param("ties", default="last", choices=STRICT_TIES,
                doc="which tied class is the top class: last (scikit-learn) or first (argmax)")
 LEVEL = Param("level", default=None, convert=_depth,
               doc="taxonomy depth at which the truth is read (its nodes' ancestors there)")
@@ -133,7 +123,7 @@ register("SoftF1", kernels.soft_f1, params=(LEVEL, target("distribution")), read
          per_item=False,
          description="soft micro-F1 2 sum min / sum (truth + prediction) over the collection")
 register("Brier", kernels.brier,
-         params=(Param("half", default="auto", convert=_choice(kernels.BRIER_HALF),
+         params=(Param("half", default="auto", choices=kernels.BRIER_HALF,
                        doc="halve the score: auto (for two classes, scikit-learn), yes, no"),
                  LEVEL, target("distribution")),
          reads="classes", higher_is_better=False,

@@ -12,14 +12,13 @@ doc id *ascending* for these measures (by doc id descending for all others): wit
 
 from __future__ import annotations
 
-from fuzzytruth.measures.builtin.ranking import choice
 from fuzzytruth.measures.registry import Param, register
 from fuzzytruth.metrics.prefs import COUNT_KINDS, KINDS, num_prefs_kernel, prefs_kernel
 
 register(
     "Prefs",
     prefs_kernel,
-    params=(Param("kind", default="simp", convert=choice(KINDS),
+    params=(Param("kind", default="simp", choices=KINDS,
                   doc="trec_eval's prefs_<kind>: simp, pair, avgjg, avgjg_Rnonrel, with _ret "
                       "(both documents retrieved) or _imp (at least one)"),),
     uses={"judged"},
@@ -28,7 +27,7 @@ register(
 register(
     "NumPrefs",
     num_prefs_kernel,
-    params=(Param("kind", default="poss", convert=choice(COUNT_KINDS),
+    params=(Param("kind", default="poss", choices=COUNT_KINDS,
                   doc="poss (possible), ful (fulfilled, implied included) or ful_ret"),),
     aggregate="sum",
     uses={"judged"},

@@ -66,28 +66,19 @@ def recall_levels(value: Any) -> tuple[float, ...]:
     return tuple(levels)
 
 
-def choice(choices: tuple[str, ...]) -> Any:
-    def convert(value: Any) -> str:
-        if value not in choices:
-            raise ValueError(f"must be one of {list(choices)}; got {value!r}")
-        return value
-
-    return convert
-
-
 REL = Param("rel", convert=positive_float, doc="relevance threshold: grade >= rel is relevant")
 K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
 BETA = Param("beta", default=1.0, convert=positive_float, doc="textbook β (trec set_F.x: x = β²)")
 GAIN = Param("gain", convert=gain_map, doc="'linear', 'exp' (2^g − 1) or a mapping {grade: gain}")
 DISCOUNT = Param(
-    "discount", convert=choice(DISCOUNTS), doc="'log2': 1/log2(i+1); 'jk': Järvelin–Kekäläinen"
+    "discount", choices=DISCOUNTS, doc="'log2': 1/log2(i+1); 'jk': Järvelin–Kekäläinen"
 )
 B = Param(
     "b", default=None, convert=positive_float, doc="log base of the jk discount (2 if unset)"
 )
 INTERP = Param(
     "interpolation",
-    convert=choice(INTERPOLATIONS),
+    choices=INTERPOLATIONS,
     doc="recall level -> relevant count: 'textbook', 'trec_eval9', 'trec_eval10'",
 )
 
@@ -107,7 +98,7 @@ register(
         K,
         Param(
             "denominator",
-            convert=choice(AP_DENOMINATORS),
+            choices=AP_DENOMINATORS,
             doc="'all_relevant' (trec_eval) or 'retrieved_relevant' (SHREC 2006, NIST)",
         ),
     ),

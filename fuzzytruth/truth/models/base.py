@@ -140,7 +140,7 @@ def as_seed(seed: int | np.random.Generator | None) -> int:
             raise ValueError(f"seed must be a non-negative int; got {seed!r}")
         return int(seed)
     if seed is None or isinstance(seed, np.random.Generator):
-        return draw_seed(np.random.default_rng(seed))
+        return draw_seed(seed)
     raise ValueError(f"seed must be an int, a numpy Generator or None; got {seed!r}")
 
 

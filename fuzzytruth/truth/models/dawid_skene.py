@@ -65,7 +65,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -325,19 +325,8 @@ class DawidSkene:
         return normalise_errors(votes.expected_counts(posterior), votes.used)
 
     def _result(self, annotations, votes, posterior, priors, errors, history, convergence):
-        return self._fit_class(
-            name=self.name,
-            settings=asdict(self),
-            taxonomy=annotations.taxonomy,
-            items=votes.items,
-            classes=votes.classes,
-            posterior=posterior,
-            convergence=convergence,
-            priors=priors,
-            errors=errors,
-            log_likelihood=tuple(history),
-            votes=votes,
-        )
+        return self._fit_class.of(self, annotations, votes, posterior, convergence,
+                                  priors=priors, errors=errors, history=history)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -361,6 +350,17 @@ class DawidSkeneFit(FittedTruth):
     errors: np.ndarray = None  # type: ignore[assignment]
     log_likelihood: tuple[float, ...] = ()
     votes: Votes = None  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls, model: Any, annotations: Any, votes: Votes, posterior: np.ndarray,
+           convergence: Convergence, *, priors: np.ndarray, errors: np.ndarray,
+           history: list[float], **fields: Any) -> DawidSkeneFit:
+        """The fit of ``model`` (a Dawid–Skene model or one fitted from the same votes, such
+        as MACE) on ``annotations``; ``fields`` are the subclass's own."""
+        return cls(name=model.name, settings=asdict(model), taxonomy=annotations.taxonomy,
+                   items=votes.items, classes=votes.classes, posterior=posterior,
+                   convergence=convergence, priors=priors, errors=errors,
+                   log_likelihood=tuple(history), votes=votes, **fields)
 
     @property
     def annotators(self) -> pd.Index:

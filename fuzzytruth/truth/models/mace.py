@@ -27,7 +27,7 @@ certain evidence against every class but one).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -195,21 +195,9 @@ class Mace:
 
     def _result(self, annotations, votes, posterior, knowing, strategy, history, convergence):
         k = votes.n_classes
-        return MaceFit(
-            name=self.name,
-            settings=asdict(self),
-            taxonomy=annotations.taxonomy,
-            items=votes.items,
-            classes=votes.classes,
-            posterior=posterior,
-            convergence=convergence,
-            priors=np.full(k, 1 / k),
-            errors=confusion(knowing, strategy),
-            log_likelihood=tuple(history),
-            votes=votes,
-            knowing=knowing,
-            strategy=strategy,
-        )
+        return MaceFit.of(self, annotations, votes, posterior, convergence,
+                          priors=np.full(k, 1 / k), errors=confusion(knowing, strategy),
+                          history=history, knowing=knowing, strategy=strategy)
 
 
 def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
