@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from fuzzytruth._validation import check_choice
 from fuzzytruth._validation import check_columns as check_frame_columns
 
-__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns"]
+__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns", "doc_positions"]
 
 
 DUPLICATES = ("error", "max", "first", "last")
@@ -108,6 +108,15 @@ def blocks(counts: np.ndarray, target: int | None = None) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
     cuts = np.searchsorted(total, np.arange(target, total[-1], target), side="left") + 1
     return np.unique(np.concatenate([[0], cuts, [len(counts)]])).astype(np.int64)
+
+
+def doc_positions(table: PairTable, ids: Any) -> np.ndarray:
+    """Position (int64) of each row's document id of ``table`` among ``ids`` (distinct str),
+    -1 where absent: one Arrow hash lookup, without turning the rows into Python strings."""
+    docs = arrow_strings(table._docs)
+    value_set = pa.array(list(ids), type=pa.large_string()).cast(docs.type)
+    found = pc.index_in(docs, value_set=value_set)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def factorize_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -372,8 +372,9 @@ def _stacked_input(
     def probabilities(rel: float) -> np.ndarray:
         if rel > 1:  # categorical membership has grade 1
             return np.zeros((n_rows, ranked.shape[1]))
-        padded = np.concatenate([shares, np.zeros((n_rep, 1, shares.shape[2]))], axis=1)
-        return padded[:, ranked, col[:, None]].reshape(n_rows, ranked.shape[1])
+        out = shares[:, np.maximum(ranked, 0), col[:, None]]  # no padded copy of the shares
+        out[:, ranked < 0] = 0.0
+        return out.reshape(n_rows, ranked.shape[1])
 
     def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
         if rel > 1:
