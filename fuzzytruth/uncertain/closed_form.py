@@ -418,8 +418,8 @@ def recall_mean(
     TP (in the top ``k``) and FN (outside) are independent, and t / (t + f) = t ∫₀¹ x^(t+f-1)
     dx, so E[TP/(TP+FN); TP > 0] = Σ_t P(TP = t) t ∫₀¹ x^(t-1) G(x) dx with G the probability
     generating function of FN, Π (1 - q + q x) over its documents: a polynomial, integrated
-    exactly by Gauss–Legendre, whose logarithm at the nodes is one product of the counts with
-    log(1 - v (1 - x)). Recall is undefined when TP = FN = 0. The same numbers as
+    exactly by Gauss–Legendre (rows grouped by the degree of their polynomial), whose logarithm
+    at the nodes is one product of the counts with log(1 - v (1 - x)). Recall is undefined when TP = FN = 0. The same numbers as
     :func:`recall`'s law (to rounding) at the cost of TP's law and one matrix product: no
     joint law of (TP, FN), whose rows hold k × width(FN) atoms.
 
@@ -433,13 +433,20 @@ def recall_mean(
     tp = tp_pmf(p, k=k)
     top = tp.shape[1] - 1
     certain = np.asarray(certain, dtype=np.int64)
-    degree = int((counts.sum(axis=1) + certain).max(initial=0)) + top
-    x, w = _unit_gauss(-(-(degree // 2 + 1) // 64) * 64)  # rounded up: the same n for blocks
-    log_g = counts @ np.log1p(-np.outer(values, 1.0 - x)) + certain[:, None] * np.log(x)
-    # below e^-700 a node's term is 0 to double precision (and exp would go through slow
-    # subnormals)
-    g = np.exp(log_g, where=log_g > -700.0, out=np.zeros_like(log_g))
-    moments = (g * w) @ (x[:, None] ** np.arange(top)).reshape(len(x), top)
+    # each row's integrand has degree (its documents outside the top k) + top - 1: rows are
+    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2)
+    need = (counts.sum(axis=1).astype(np.int64) + certain + top) // 2 + 1
+    size = np.maximum(16, 2 ** np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64))
+    moments = np.zeros((len(tp), top))
+    for n in np.unique(size).tolist():
+        rows = np.flatnonzero(size == n)
+        x, w = _unit_gauss(n)
+        log_g = counts[rows] @ np.log1p(-np.outer(values, 1.0 - x))
+        log_g += certain[rows, None] * np.log(x)
+        # below e^-700 a node's term is 0 to double precision (and exp would go through
+        # slow subnormals)
+        g = np.exp(log_g, where=log_g > -700.0, out=np.zeros_like(log_g))
+        moments[rows] = (g * w) @ (x[:, None] ** np.arange(top)).reshape(len(x), top)
     defined_part = (tp[:, 1:] * np.arange(1, top + 1) * moments).sum(axis=1)
     no_fn = np.where(certain == 0, np.exp(counts @ np.log1p(-values)), 0.0)
     undefined = tp[:, 0] * no_fn
