@@ -419,9 +419,10 @@ def recall_mean(
     dx, so E[TP/(TP+FN); TP > 0] = Σ_t P(TP = t) t ∫₀¹ x^(t-1) G(x) dx with G the probability
     generating function of FN, Π (1 - q + q x) over its documents: a polynomial, integrated
     exactly by Gauss–Legendre (rows grouped by the degree of their polynomial), whose logarithm
-    at the nodes is one product of the counts with log(1 - v (1 - x)). Recall is undefined when TP = FN = 0. The same numbers as
-    :func:`recall`'s law (to rounding) at the cost of TP's law and one matrix product: no
-    joint law of (TP, FN), whose rows hold k × width(FN) atoms.
+    at the nodes is one product of the counts with log(1 - v (1 - x)). Recall is undefined
+    when TP = FN = 0. The same numbers as :func:`recall`'s law (to rounding) at the cost of
+    TP's law and one matrix product: no joint law of (TP, FN), whose rows hold k × width(FN)
+    atoms.
 
     Examples
     --------
