@@ -339,12 +339,13 @@ def _share_groups(shares: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     system misses are counted by value, not listed (see :func:`_stacked_input`)."""
     flat = shares.ravel()
     values = np.unique(shares[0])  # the first replicate's values, then any the others add
-    while True:
-        code = np.minimum(np.searchsorted(values, flat), len(values) - 1)
-        missing = values[code] != flat
-        if not missing.any():
-            break
-        values = np.union1d(values, flat[missing])
+    code = np.minimum(np.searchsorted(values, flat), len(values) - 1)
+    missing = np.flatnonzero(values[code] != flat)
+    if len(missing):  # one more search, of the missing shares only; the others renumbered
+        more = np.union1d(values, flat[missing])
+        code = np.searchsorted(more, values)[code]
+        code[missing] = np.searchsorted(more, flat[missing])
+        values = more
     n_rep, _, n_nodes = shares.shape
     code = code.reshape(shares.shape)
     cell = (np.arange(n_rep)[:, None, None] * n_nodes + np.arange(n_nodes)) * len(values)
