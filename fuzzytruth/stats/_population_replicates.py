@@ -318,7 +318,7 @@ def _fast_scores(
             comp = measure.family.exact(ctx, **kernel_params(measure))
             fill = measure.family.undefined_value
             if isinstance(comp, DeferredBatch):  # a mean computed without the law
-                means = comp.mean() if np.isnan(fill) else comp.filled_mean(fill)
+                means = comp.filled_mean(fill) if Undefined.ZERO.fills(fill) else comp.mean()
             else:
                 means = Undefined.ZERO.apply_batch(comp, fill).mean()
             means = means.reshape(n_rep, -1)
