@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from fuzzytruth._validation import check_choice
 from fuzzytruth._validation import check_columns as check_frame_columns
 
-__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns"]
+__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns", "doc_positions"]
 
 
 DUPLICATES = ("error", "max", "first", "last")
@@ -48,8 +48,8 @@ def _to_arrow(values: Any, name: str) -> pa.Array:
         values = values.astype(str)
     if not isinstance(values, list | tuple | np.ndarray):
         values = np.asarray(values, dtype=object)
-    try:  # every element a str (the usual case); None and NaN become nulls
-        out = pa.array(values, type=pa.large_string(), from_pandas=True)
+    try:  # every element a str (the usual case); None becomes a null, NaN an error (below)
+        out = pa.array(values, type=pa.large_string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         arr = np.asarray(values, dtype=object)
         if arr.ndim != 1:
@@ -110,6 +110,15 @@ def blocks(counts: np.ndarray, target: int | None = None) -> np.ndarray:
     return np.unique(np.concatenate([[0], cuts, [len(counts)]])).astype(np.int64)
 
 
+def doc_positions(table: PairTable, ids: Any) -> np.ndarray:
+    """Position (int64) of each row's document id of ``table`` among ``ids`` (distinct str),
+    -1 where absent: one Arrow hash lookup, without turning the rows into Python strings."""
+    docs = arrow_strings(table._docs)
+    value_set = pa.array(list(ids), type=pa.large_string()).cast(docs.type)
+    found = pc.index_in(docs, value_set=value_set)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
 def factorize_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Codes (int64) and uniques (object array of str, in order of first appearance) of
     ``ids``; a column grouped into runs of equal ids hashes one id per run."""
@@ -124,6 +133,36 @@ def factorize_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if len(heads) == n:
         return head_codes, uniques
     return np.repeat(head_codes, np.diff(np.append(heads, n))), uniques
+
+
+def _object_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and uniques (as :func:`factorize_ids`) of query ids given as Python objects and
+    grouped into runs of equal ids, without converting every row to Arrow (a 10 M-row column
+    of 10,000 queries: 0.2 s instead of 0.7): equal neighbours are compared in place and only
+    the first id of each run is looked at. None when that does not apply (not objects, not
+    grouped, or a run that starts with anything but a ``str``: then ``str()`` decides)."""
+    if not (isinstance(values, list | tuple)
+            or (isinstance(values, np.ndarray) and values.dtype == object)):
+        return None
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim != 1 or len(arr) < 2:
+        return None
+    try:
+        change = np.asarray(arr[1:] != arr[:-1], dtype=bool)
+    except (TypeError, ValueError):
+        return None
+    heads = np.flatnonzero(np.concatenate([[True], change]))
+    if len(heads) > len(arr) // 4:
+        return None
+    first = arr[heads].tolist()
+    if not all(type(q) is str for q in first):  # a str equals only a str of the same text
+        return None
+    table: dict[str, int] = {}
+    head_codes = np.fromiter((table.setdefault(q, len(table)) for q in first), dtype=np.int64,
+                             count=len(first))
+    uniques = np.empty(len(table), dtype=object)
+    uniques[:] = list(table)
+    return np.repeat(head_codes, np.diff(np.append(heads, len(arr)))), uniques
 
 
 def _grouped(q_codes: np.ndarray, n_queries: int) -> np.ndarray | None:
@@ -185,7 +224,8 @@ class PairTable:
         line_numbers: np.ndarray | None,
     ) -> None:
         check_choice("duplicates", duplicates, DUPLICATES)
-        queries = _as_ids(query_ids, "query_ids")
+        grouped = _object_query_codes(query_ids)
+        queries = _as_ids(query_ids, "query_ids") if grouped is None else grouped[0]
         docs = _as_ids(doc_ids, "doc_ids")
         vals = _as_values(values, self._value_name)
         if not len(queries) == len(docs) == len(vals):
@@ -193,7 +233,7 @@ class PairTable:
                 f"query_ids, doc_ids and {self._value_name} must have the same length; got "
                 f"{len(queries)}, {len(docs)} and {len(vals)}"
             )
-        q_codes, q_uniques = factorize_ids(arrow_strings(queries))
+        q_codes, q_uniques = grouped or factorize_ids(arrow_strings(queries))
         self._store(q_codes, q_uniques, docs, vals)
         grouped_docs = arrow_strings(docs)
         if self._group_order is not None:

@@ -88,6 +88,39 @@ def test_exact_recall_and_f_match_the_kernels(p, rest, k, beta):
         assert_same(batch_masses(f), brute_force(p, rest, measure))
 
 
+@settings(max_examples=80, deadline=None)
+@given(ranked, st.lists(probability, min_size=0, max_size=6), st.integers(1, 6),
+       st.integers(0, 2))
+def test_recall_mean_without_the_law_is_the_brute_force_mean(p, rest, k, certain):
+    # the population bootstrap's route: the mean from TP's law and FN's generating function
+    rest = [r for r in rest if r < 1]  # certain ones are counted in `certain`
+    arr, rest_arr = np.array([p]), np.array([rest]).reshape(1, -1)
+    for kk in (k, None):
+        masses, undefined = brute_force(p, rest + [1.0] * certain,
+                                        Measure("R", k=kk) if kk else Measure("R"))
+        values = closed_form.fn_counts(arr, kk, rest_arr, certain)
+        mean, p_undefined = closed_form.recall_mean(arr, kk, *values)
+        assert p_undefined[0] == pytest.approx(undefined, abs=1e-12)
+        if undefined < 1 - 1e-12:
+            expected = sum(v * m for v, m in masses.items()) / (1 - undefined)
+            assert mean[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_means_only_input_defers_the_recall_law_and_keeps_its_mean():
+    rng = np.random.default_rng(3)
+    p = rng.choice([0.0, 0.05, 0.5, 0.95, 1.0], size=(40, 12))
+    rest = rng.choice([0.0, 0.05, 0.5, 0.95], size=(40, 300))  # a wide FN law
+    full = closed_form.recall_exact(closed_form.ExactInput.from_arrays(p, rest_p=rest),
+                                    rel=1, k=10)
+    ctx = closed_form.ExactInput.from_arrays(p, rest_p=rest)
+    ctx.means_only = True
+    lazy = closed_form.recall_exact(ctx, rel=1, k=10)
+    np.testing.assert_allclose(lazy.mean(), full.mean(), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(lazy.filled_mean(0.0), full.fill_undefined(0.0).mean(),
+                               rtol=0, atol=1e-13)
+    np.testing.assert_array_equal(lazy.resolve().masses, full.masses)
+
+
 def test_certain_unretrieved_documents_shift_fn():
     # 2 certain unretrieved relevant documents + one ranked at p = 0.5: recall is 1/3 or 0
     b = closed_form.recall(np.array([[0.5]]), rest_p=np.zeros((1, 0)), rest_certain=2)

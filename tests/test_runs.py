@@ -1,8 +1,10 @@
 """Run, Qrels, TREC file reading/writing and the conversion to ranked gains."""
 
+import hypothesis
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import strategies as st
 
 from fuzzytruth.io import (
     read_trec_qrels,
@@ -190,3 +192,27 @@ def test_duplicates_found_across_blocks_and_ungrouped_rows(monkeypatch):
     with pytest.raises(ValueError, match=r"document 'd2' is listed 2 times for query 'q2' "
                        r"\(rows 2, 37\)"):
         Run(q, d, np.arange(40.0))
+
+
+@hypothesis.settings(max_examples=80, deadline=None)
+@hypothesis.given(st.lists(st.sampled_from(["q1", "q2", "q10", "é", 1, 1.0, 2, "1"]), min_size=0,
+                max_size=40),
+       st.booleans())
+def test_query_ids_given_as_objects_factorise_as_their_str_forms(ids, grouped):
+    # grouped object ids take the in-place path (neighbours compared, runs' first ids read);
+    # the same rows as a str column take the Arrow path: the same queries, the same rows
+    if grouped:
+        ids = sorted(ids, key=str)
+    as_str = pd.array([str(q) for q in ids], dtype="str")
+    docs = [f"d{i}" for i in range(len(ids))]
+    for column in (ids, np.array(ids, dtype=object)):
+        run, ref = Run(column, docs, np.ones(len(ids))), Run(as_str, docs, np.ones(len(ids)))
+        assert run.query_ids.tolist() == ref.query_ids.tolist() == [str(q) for q in ids]
+        assert run.queries == ref.queries
+        assert run._q_uniques.tolist() == ref._q_uniques.tolist()
+
+
+def test_missing_query_ids_are_refused_from_object_columns():
+    for missing in (None, float("nan")):
+        with pytest.raises(ValueError, match="query_ids must not contain missing values"):
+            Run(np.array(["q1", "q1", missing], dtype=object), ["a", "b", "c"], [1.0, 2.0, 3.0])

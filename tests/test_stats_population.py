@@ -344,3 +344,17 @@ def test_population_defaults_are_the_same_in_any_blocks_and_on_a_runner():
             assert (pop.replicates[m] == whole.replicates[m]).all()
             assert (pop.annotators_only[m] == whole.annotators_only[m]).all()
         assert (pop._counts == whole._counts).all()
+
+
+def test_share_groups_code_every_share_and_count_them_by_node():
+    from fuzzytruth.stats._population_replicates import _share_groups
+
+    rng = np.random.default_rng(4)
+    shares = rng.integers(0, 6, (4, 30, 3)) / 5.0
+    shares[1:] = np.where(rng.random((3, 30, 3)) < 0.3, 1 / 3, shares[1:])  # not in replicate 0
+    values, code, by_node = _share_groups(shares)
+    assert np.array_equal(values, np.unique(shares))
+    assert np.array_equal(values[code], shares)
+    brute = np.array([[[(shares[r, :, n] == v).sum() for v in values] for n in range(3)]
+                      for r in range(4)])
+    assert np.array_equal(by_node, brute)

@@ -60,9 +60,6 @@ def read_runs(paths: Sequence[Path], *, duplicates: str, flags: Flags,
 def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """The ground truth and the query categories (categorical truth only)."""
     from fuzzytruth.cli._options import reading
-    from fuzzytruth.io import read_probabilistic_qrels, read_trec_judgments
-    from fuzzytruth.io.tables import read_query_categories
-    from fuzzytruth.truth.models import fit_truth
 
     kinds = [k for k in _TRUTHS if getattr(args, k) is not None]
     if len(kinds) != 1:
@@ -89,7 +86,9 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
                 f"--truth-model {args.truth_model} fits a truth on --annotations or --rankings; "
                 f"{_TRUTHS[kind]} is a truth already"
             )
-    if kind == "qrels":
+    if kind == "qrels":  # each reader imported where it is used: crisp qrels start fast
+        from fuzzytruth.io import read_trec_judgments
+
         qrels = read_trec_judgments(args.qrels, rel_format=rel_format,
                                     duplicates=args.duplicates, **reading(args))
         if len(qrels) == 0:
@@ -97,13 +96,19 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         _note_truncated_grades(qrels, args)
         return qrels, None
     if kind == "prob_qrels":
+        from fuzzytruth.io import read_probabilistic_qrels
+
         return read_probabilistic_qrels(args.prob_qrels, **reading(args)), None
     if kind == "annotations" and args.taxonomy is None:
         raise UserError("--annotations needs --taxonomy")
+    from fuzzytruth.truth.models import fit_truth
+
     model = truth_model(args)
     truth = fit_truth(read_labels(args), model)
     categories = None
     if args.query_categories is not None:
+        from fuzzytruth.io.tables import read_query_categories
+
         try:
             categories = read_query_categories(args.query_categories, taxonomy=truth.taxonomy,
                                                **reading(args))

@@ -261,8 +261,7 @@ def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dic
                    rng: np.random.Generator) -> tuple[Evaluation | None, list[str]]:
     """One partition on a worker: its Evaluation (None when it has no query to evaluate) and
     the warnings it gave."""
-    queries = np.unique(np.concatenate([np.asarray(r.query_ids, dtype=object).astype(str)
-                                        for r in runs.values()]))
+    queries = np.unique(np.concatenate([r._q_uniques for r in runs.values()]).astype(str))
     bound = as_truth(
         truth, query_categories=options.get("query_categories"),
         weights=options.get("weights", "direct"),

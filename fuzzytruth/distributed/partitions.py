@@ -192,7 +192,10 @@ def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: in
 
 
 def _unique_queries(series: pd.Series) -> np.ndarray:
-    return pd.unique(series.astype(str).to_numpy(dtype=object))
+    """The partition's distinct query ids as str, in order of first appearance: the column's
+    distinct values first (a hash of the column as it is), then their str forms (two values
+    may share one), not a Python string per row."""
+    return pd.unique(np.asarray([str(q) for q in pd.unique(series)], dtype=object))
 
 
 def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:

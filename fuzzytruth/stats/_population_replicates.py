@@ -292,6 +292,7 @@ def _fast_scores(
     plan: PopulationPlan, mult: np.ndarray, names: tuple[str, ...]
 ) -> dict[str, np.ndarray]:
     from fuzzytruth.evaluation.undefined import Undefined
+    from fuzzytruth.uncertain.batch import DeferredBatch
     from fuzzytruth.uncertain.worlds import kernel_params
 
     geo = plan.geometry
@@ -309,13 +310,18 @@ def _fast_scores(
         weights[:, geo.mixed] = direct / by_query[:, _owner(geo)[geo.mixed]]
     norm = np.add.reduceat(weights, geo.comp_starts, axis=1)
     out = {m: np.empty((n_rep, len(plan.systems), plan.n_queries)) for m in names}
+    groups = _share_groups(shares) if plan.reads_rest else None
     for s, docs in enumerate(geo.docs):
-        ctx = _stacked_input(geo, docs, shares)
+        ctx = _stacked_input(geo, docs, shares, groups)
         for m in names:
             measure = plan.resolved[m]
             comp = measure.family.exact(ctx, **kernel_params(measure))
-            comp = Undefined.ZERO.apply_batch(comp, measure.family.undefined_value)
-            means = comp.mean().reshape(n_rep, -1)
+            fill = measure.family.undefined_value
+            if isinstance(comp, DeferredBatch):  # a mean computed without the law
+                means = comp.filled_mean(fill) if Undefined.ZERO.fills(fill) else comp.mean()
+            else:
+                means = Undefined.ZERO.apply_batch(comp, fill).mean()
+            means = means.reshape(n_rep, -1)
             out[m][:, s] = np.add.reduceat(weights * means, geo.comp_starts, axis=1) / norm
     return out
 
@@ -326,9 +332,36 @@ def _owner(geo: _Geometry) -> np.ndarray:
                      np.diff(np.r_[geo.comp_starts, len(geo.comp_query)]))
 
 
-def _stacked_input(geo: _Geometry, docs: Any, shares: np.ndarray) -> Any:
+def _share_groups(shares: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct shares of a block ``(V,)``, each share's position among them (shape of
+    ``shares``), and how many items have each, per replicate and node ``(n_rep, n_nodes, V)``:
+    annotators' shares take few values (votes over annotators), so the relevant documents a
+    system misses are counted by value, not listed (see :func:`_stacked_input`)."""
+    flat = shares.ravel()
+    values = np.unique(shares[0])  # the first replicate's values, then any the others add
+    code = np.minimum(np.searchsorted(values, flat), len(values) - 1)
+    missing = np.flatnonzero(values[code] != flat)
+    if len(missing):  # one more search, of the missing shares only; the others renumbered
+        more = np.union1d(values, flat[missing])
+        code = np.searchsorted(more, values)[code]
+        code[missing] = np.searchsorted(more, flat[missing])
+        values = more
+    n_rep, _, n_nodes = shares.shape
+    code = code.reshape(shares.shape)
+    cell = (np.arange(n_rep)[:, None, None] * n_nodes + np.arange(n_nodes)) * len(values)
+    by_node = np.bincount((cell + code).ravel(), minlength=n_rep * n_nodes * len(values))
+    return values, code, by_node.reshape(n_rep, n_nodes, len(values))
+
+
+def _stacked_input(
+    geo: _Geometry, docs: Any, shares: np.ndarray,
+    groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> Any:
     """One system's :class:`ExactInput` over a block: row ``r * n_comp + c`` is component
-    ``c`` in replicate ``r`` (what ``PreparedCategorical`` gives for one truth)."""
+    ``c`` in replicate ``r`` (what ``PreparedCategorical`` gives for one truth). With the
+    block's ``groups`` (:func:`_share_groups`), the documents outside the top k are counted by
+    share (the items of the target node, less those ranked in the top k and the excluded query
+    item): the exact recall's mean then needs no (replicate, component, item) matrix."""
     from fuzzytruth.uncertain.closed_form import ExactInput
 
     n_rep, n_items, _ = shares.shape
@@ -340,8 +373,9 @@ def _stacked_input(geo: _Geometry, docs: Any, shares: np.ndarray) -> Any:
     def probabilities(rel: float) -> np.ndarray:
         if rel > 1:  # categorical membership has grade 1
             return np.zeros((n_rows, ranked.shape[1]))
-        padded = np.concatenate([shares, np.zeros((n_rep, 1, shares.shape[2]))], axis=1)
-        return padded[:, ranked, col[:, None]].reshape(n_rows, ranked.shape[1])
+        out = shares[:, np.maximum(ranked, 0), col[:, None]]  # no padded copy of the shares
+        out[:, ranked < 0] = 0.0
+        return out.reshape(n_rows, ranked.shape[1])
 
     def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
         if rel > 1:
@@ -365,5 +399,26 @@ def _stacked_input(geo: _Geometry, docs: Any, shares: np.ndarray) -> Any:
             sizes = sizes - own
         return sizes.ravel()
 
+    def fn_counts(rel: float, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        values, code, by_node = groups
+        if rel > 1:
+            return values[:0], np.zeros((n_rows, 0)), np.zeros(n_rows, dtype=np.int64)
+        n_values = len(values)
+        counts = by_node[:, col, :].reshape(-1)  # (n_rep, n_comp, V): every item of the node
+        out = [ranked if k is None else ranked[:, :k]]  # less the top k...
+        if geo.exclude_query:  # ...and the query's own item
+            out.append(np.where(geo.query_item[q] >= 0, geo.query_item[q], -1)[:, None])
+        for taken in out:
+            comp = np.broadcast_to(np.arange(n_comp)[:, None], taken.shape)[taken >= 0]
+            items = taken[taken >= 0]
+            at = code[:, items, col[comp]]  # (n_rep, n_taken)
+            cell = (np.arange(n_rep)[:, None] * n_comp + comp[None, :]) * n_values + at
+            counts = counts - np.bincount(cell.ravel(), minlength=len(counts))
+        counts = counts.reshape(n_rows, n_values)
+        uncertain = (values > 0) & (values < 1)
+        certain = counts[:, values == 1].sum(axis=1)
+        return values[uncertain], counts[:, uncertain].astype(float), certain
+
     return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
-                      judged=np.tile(ranked >= 0, (n_rep, 1)))
+                      judged=np.tile(ranked >= 0, (n_rep, 1)), means_only=groups is not None,
+                      fn_counts=None if groups is None else fn_counts)

@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._pairs import doc_positions
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.categorical_worlds import CategoricalWorlds, CategoryShares, LabelModel
@@ -142,7 +143,7 @@ class PreparedCategorical(PreparedTruth):
     model: LabelModel | None = None
 
     def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
-        codes = self.items.get_indexer(run.doc_ids).astype(np.int64)
+        codes = doc_positions(run, self.items)
         docs = ranking.matrix(codes, fill=-2)
         if (docs == -1).any():
             unknown = pd.unique(ranking.matrix(run.doc_ids, fill=None)[docs == -1]).tolist()

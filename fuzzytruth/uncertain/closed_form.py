@@ -44,6 +44,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,7 @@ from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import DISCOUNTS, dcg, divide
 from fuzzytruth.metrics.user_models import rbp_weights
 from fuzzytruth.uncertain import poibin
-from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
 
 __all__ = [
     "ExactInput",
@@ -61,10 +62,12 @@ __all__ = [
     "expected_dcg",
     "f_measure",
     "f_measure_exact",
+    "fn_counts",
     "precision",
     "precision_exact",
     "recall",
     "recall_exact",
+    "recall_mean",
     "reciprocal_rank",
     "reciprocal_rank_exact",
     "success",
@@ -373,6 +376,86 @@ def _from_joint(values: np.ndarray, masses: np.ndarray, defined: np.ndarray) -> 
     return DistributionBatch(values, kept * scale[:, None], np.minimum(p_undefined * scale, 1.0))
 
 
+def fn_counts(
+    p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray | int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The relevant documents outside the top ``k`` (ranked below it, or not retrieved)
+    grouped by probability: the distinct probabilities strictly between 0 and 1 ``(V,)``, how
+    many documents of each row have each ``(n_rows, V)``, and each row's count of certain
+    ones ``(n_rows,)``.
+
+    Examples
+    --------
+    >>> v, c, certain = fn_counts(np.array([[1.0, 0.5, 1.0]]), 1, np.array([[0.5, 0.2]]), 1)
+    >>> v.tolist(), c.tolist(), certain.tolist()
+    ([0.2, 0.5], [[1.0, 2.0]], [2])
+    """
+    below = p[:, k:] if k is not None else p[:, :0]
+    rest = np.concatenate([below, np.asarray(rest_p, dtype=float)], axis=1)
+    certain = np.asarray(rest_certain, dtype=np.int64) + (below == 1).sum(axis=1)
+    values, code = np.unique(rest, return_inverse=True)
+    rows = np.repeat(np.arange(len(rest)), rest.shape[1])
+    counts = np.bincount(rows * len(values) + code.ravel(),
+                         minlength=len(rest) * len(values)).reshape(len(rest), len(values))
+    keep = (values > 0) & (values < 1)
+    return values[keep], counts[:, keep].astype(float), np.broadcast_to(certain, (len(p),))
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_gauss(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on [0, 1]: exact for polynomials of degree < 2n
+    (cached: an eigenvalue problem of size n)."""
+    nodes, weights = np.polynomial.legendre.leggauss(n)
+    return (nodes + 1.0) / 2.0, weights / 2.0
+
+
+def recall_mean(
+    p: np.ndarray, k: int | None, values: np.ndarray, counts: np.ndarray, certain: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact recall's mean given defined and its probability of being undefined, per row,
+    without its law: the relevant documents outside the top ``k`` given as :func:`fn_counts`.
+
+    TP (in the top ``k``) and FN (outside) are independent, and t / (t + f) = t ∫₀¹ x^(t+f-1)
+    dx, so E[TP/(TP+FN); TP > 0] = Σ_t P(TP = t) t ∫₀¹ x^(t-1) G(x) dx with G the probability
+    generating function of FN, Π (1 - q + q x) over its documents: a polynomial, integrated
+    exactly by Gauss–Legendre (rows grouped by the degree of their polynomial), whose logarithm
+    at the nodes is one product of the counts with log(1 - v (1 - x)). Recall is undefined
+    when TP = FN = 0. The same numbers as :func:`recall`'s law (to rounding) at the cost of
+    TP's law and one matrix product: no joint law of (TP, FN), whose rows hold k × width(FN)
+    atoms.
+
+    Examples
+    --------
+    >>> p, rest = np.array([[1.0, 0.0]]), np.array([[0.5]])
+    >>> mean, undefined = recall_mean(p, None, *fn_counts(p, None, rest, 0))
+    >>> mean.round(12).tolist(), undefined.tolist()   # (1/2 + 1) / 2, as recall()'s law
+    ([0.75], [0.0])
+    """
+    tp = tp_pmf(p, k=k)
+    top = tp.shape[1] - 1
+    certain = np.asarray(certain, dtype=np.int64)
+    # each row's integrand has degree (its documents outside the top k) + top - 1: rows are
+    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2)
+    need = (counts.sum(axis=1).astype(np.int64) + certain + top) // 2 + 1
+    size = np.maximum(16, 2 ** np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64))
+    moments = np.zeros((len(tp), top))
+    for n in np.unique(size).tolist():
+        rows = np.flatnonzero(size == n)
+        x, w = _unit_gauss(n)
+        log_g = counts[rows] @ np.log1p(-np.outer(values, 1.0 - x))
+        log_g += certain[rows, None] * np.log(x)
+        # below e^-700 a node's term is 0 to double precision (and exp would go through
+        # slow subnormals)
+        g = np.exp(log_g, where=log_g > -700.0, out=np.zeros_like(log_g))
+        moments[rows] = (g * w) @ (x[:, None] ** np.arange(top)).reshape(len(x), top)
+    defined_part = (tp[:, 1:] * np.arange(1, top + 1) * moments).sum(axis=1)
+    no_fn = np.where(certain == 0, np.exp(counts @ np.log1p(-values)), 0.0)
+    undefined = tp[:, 0] * no_fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(undefined < 1.0, defined_part / (1.0 - undefined), np.nan)
+    return mean, undefined
+
+
 def expected_dcg(
     expected_gains: np.ndarray,
     *,
@@ -440,6 +523,13 @@ class ExactInput:
     judged : numpy.ndarray, optional
         ``(n_rows, depth)`` bool: the ranked document is judged (known to the truth), for the
         families that read judged status.
+    means_only : bool, default False
+        Only the means are read (the population bootstrap): a form may then return a
+        :class:`~fuzzytruth.uncertain.batch.DeferredBatch` whose law is built on demand.
+    fn_counts : callable, optional
+        ``fn_counts(rel, k) -> (values, counts, certain)``: the relevant documents outside the
+        top ``k`` grouped by probability, as :func:`fn_counts` (which is the default, from
+        ``probabilities`` and ``rest``); a caller that knows the groups gives them directly.
 
     Examples
     --------
@@ -457,6 +547,8 @@ class ExactInput:
         *,
         recall_form: str = "exact",
         judged: np.ndarray | None = None,
+        means_only: bool = False,
+        fn_counts: Any = None,
     ) -> None:
         if recall_form not in RECALL_FORMS:
             raise ValueError(
@@ -469,6 +561,8 @@ class ExactInput:
         self.lengths = lengths
         self.recall_form = recall_form
         self.judged = judged
+        self.means_only = means_only
+        self._fn_counts = fn_counts
 
     @classmethod
     def from_arrays(
@@ -506,6 +600,18 @@ class ExactInput:
             self._cache[key] = self._rest(rel)
         return self._cache[key]
 
+    def fn_counts(self, rel: float, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The relevant documents outside the top ``k`` grouped by probability (cached; see
+        :func:`fn_counts`)."""
+        key = ("fn", rel, k)
+        if key not in self._cache:
+            if self._fn_counts is not None:
+                self._cache[key] = self._fn_counts(rel, k)
+            else:
+                rest_p, certain = self.rest(rel)
+                self._cache[key] = fn_counts(self.probabilities(rel), k, rest_p, certain)
+        return self._cache[key]
+
     def expected_size(self) -> np.ndarray:
         """``(n_rows,)`` expected number of relevant documents."""
         if "size" not in self._cache:
@@ -535,6 +641,11 @@ def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> Distri
     p = ctx.probabilities(rel)
     if ctx.recall_form == "expected_size":
         return recall(p, k=k, expected_size=ctx.expected_size())
+    if ctx.means_only:  # the mean without the joint law of (TP, FN); the law on demand
+        mean, undefined = recall_mean(p, k, *ctx.fn_counts(rel, k))
+        return DeferredBatch(
+            lambda: recall(p, k=k, rest_p=ctx.rest(rel)[0], rest_certain=ctx.rest(rel)[1]),
+            mean, undefined)
     rest_p, certain = ctx.rest(rel)
     return recall(p, k=k, rest_p=rest_p, rest_certain=certain)
 

@@ -28,7 +28,6 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import gammaincc, gammainccinv
 
 from fuzzytruth._random import gammas, gammas_below, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
@@ -199,6 +198,8 @@ class PrIRNFit(FittedTruth):
         if not (alpha > 0 and ranked.rest.any()):
             out /= out.sum(axis=2, keepdims=True)
             return out
+        from scipy.special import gammainccinv  # imported where used: start-up
+
         top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
         # the inverse agrees with the comparison that decided `wins` up to rounding: keep it on
         # the decided side so that argmax(plausibilities) is sample_top1, exactly
@@ -222,6 +223,8 @@ class PrIRNFit(FittedTruth):
         if alpha == 0 or not ranked.rest.any():
             empty = np.zeros(shape, dtype=bool)
             return drawn, best, empty, np.zeros(shape, dtype=np.int64), np.ones(shape)
+        from scipy.special import gammaincc
+
         m = ranked.rest.astype(float)
         u = uniforms(seed, _REST_MAX_STREAM, self.item_keys, worlds)
         with np.errstate(divide="ignore"):
