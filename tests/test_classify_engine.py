@@ -87,22 +87,12 @@ def test_unpredicted_items_are_named_how_many_and_the_first_few():
 def test_exact_laws_equal_the_enumeration_of_every_truth(seed):
     truth, preds, shares = small_case(seed)
     ev = evaluate(preds, truth, PER_ITEM, rng=0, n_worlds=50)
-    worlds = list(itertools.product(range(3), repeat=3))  # every complete truth
-    weight = np.array([np.prod([shares[i, w[i]] for i in range(3)]) for w in worlds])
     for name, pred in preds.items():
         q = pred.scores
         for measure in PER_ITEM:
-            assert ev.method(name, measure) == "exact"
-            per_world = np.array([[by_hand(measure, q[i], w[i]) for i in range(3)]
-                                  for w in worlds])
-            # the mean over items, averaged over every truth
-            assert ev.value(name, measure) == pytest.approx(weight @ per_world.mean(axis=1))
-            for i, item in enumerate(ev.queries):
-                law = pd.Series(weight).groupby(per_world[:, i].round(12)).sum()
-                law = law[law > 0]
-                dist = ev.distribution(name, item, measure).to_frame()
-                assert dist["value"].round(12).tolist() == law.index.tolist()
-                assert dist["probability"].to_numpy() == pytest.approx(law.to_numpy())
+            weight, per_world = enumerated_law(
+                shares, lambda i, label, q=q, measure=measure: by_hand(measure, q[i], label))
+            assert_law(ev, name, measure, weight, per_world)
 
 
 def more_by_hand(measure, q, label):
