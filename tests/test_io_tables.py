@@ -103,10 +103,17 @@ def test_taxonomy_error_names_the_file(tmp_path):
 
 
 def test_unknown_format(tmp_path):
-    with pytest.raises(ValueError, match=r"format must be one of \('json', 'csv', 'tsv'\).*'xml'"):
+    """A format read from the file name says so (the user named no format); a format given
+    by name is checked against the allowed ones."""
+    inferred = r"tax\.xml: the format is read from the file name.*\.json, \.csv, \.tsv.*got \.xml"
+    with pytest.raises(ValueError, match=inferred):
         read_taxonomy(tmp_path / "tax.xml")
-    with pytest.raises(ValueError, match=r"format must be one of .*'parquet'.*got 'xlsx'"):
+    with pytest.raises(ValueError, match=r"got no suffix"):
+        read_taxonomy(tmp_path / "taxonomy")
+    with pytest.raises(ValueError, match=r"\.parquet.*got \.xlsx"):
         write_annotations(santini_illustrative().annotations, tmp_path / "a.xlsx")
+    with pytest.raises(ValueError, match=r"format must be one of .*'parquet'.*got 'xlsx'"):
+        write_annotations(santini_illustrative().annotations, tmp_path / "a.csv", format="xlsx")
 
 
 def test_annotations_object_is_returned():

@@ -45,17 +45,30 @@ __all__ = [
 
 
 def format_of(path: str | os.PathLike, given: str | None, allowed: tuple[str, ...]) -> str:
-    """The format ``given``, else the file's suffix before any compression suffix."""
+    """The format ``given``, else the file's suffix before any compression suffix.
+
+    Examples
+    --------
+    >>> format_of("judgments.tsv.gz", None, ("csv", "tsv"))
+    'tsv'
+    >>> format_of("judgments.txt", None, ("csv", "tsv"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: judgments.txt: the format is read from the file name, which must end in one of...
+    """
     suffixes = [x.lower() for x in Path(path).suffixes]
     while suffixes and suffixes[-1] in COMPRESSED_SUFFIXES:
         suffixes.pop()
     fmt = given or (suffixes[-1].lstrip(".") if suffixes else "")
-    if fmt not in allowed:
-        raise ValueError(
-            f"format must be one of {allowed} (or a file ending in one of them); got {fmt!r} "
-            f"for {os.fspath(path)!r}"
-        )
-    return fmt
+    if fmt in allowed:
+        return fmt
+    if given:
+        raise ValueError(f"format must be one of {allowed}; got {fmt!r} for {os.fspath(path)!r}")
+    endings = ", ".join(f".{x}" for x in allowed)
+    raise ValueError(
+        f"{os.fspath(path)}: the format is read from the file name, which must end in one of "
+        f"{endings} (a compression suffix such as .gz may follow); got "
+        f"{'.' + fmt if fmt else 'no suffix'} (format must be one of {allowed})"
+    )
 
 
 def delimiter_of(fmt: str) -> str:

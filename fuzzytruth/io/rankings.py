@@ -34,7 +34,6 @@ import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,7 @@ import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
 from fuzzytruth.io.parquet import read_parquet_columns, write_parquet
 from fuzzytruth.io.tables import read_delimited, write_delimited
@@ -52,7 +52,6 @@ __all__ = ["Rankings", "read_rankings", "write_rankings"]
 
 _COLUMNS = ["item_id", "reader_id", "class", "rank_group"]
 _FORMATS = ("json", "csv", "tsv", "parquet")
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,17 +350,6 @@ def _item_line(text: str, item: int) -> int:
     return text.count("\n", 0, at) + 1
 
 
-def _format(path: str | os.PathLike, given: str | None) -> str:
-    suffixes = [x.lower() for x in Path(path).suffixes]
-    while suffixes and suffixes[-1] in _COMPRESSED:
-        suffixes.pop()
-    fmt = given or (suffixes[-1].lstrip(".") if suffixes else "")
-    if fmt not in _FORMATS:
-        raise ValueError(f"format must be one of {_FORMATS} (or a file ending in one of them); "
-                         f"got {fmt!r} for {os.fspath(path)!r}")
-    return fmt
-
-
 def read_rankings(
     path: str | os.PathLike,
     *,
@@ -407,7 +395,7 @@ def read_rankings(
     ...
     ValueError: ...sel.json, line 2, item 1, reader 0: class 0 appears twice in one ranking ...
     """
-    fmt = _format(path, format)
+    fmt = format_of(path, format, _FORMATS)
     name = os.fspath(path)
     if fmt == "json":
         data, text = load_json(
@@ -438,7 +426,7 @@ def write_rankings(rankings: Rankings, path: str | os.PathLike, *,
     and reader ids are not kept) or as a long table; round-trips with :func:`read_rankings`.
     Written atomically, compressed by suffix; ids that a table would not read back (see
     :mod:`fuzzytruth.io.delimited`; an empty one in Parquet) are a ValueError."""
-    fmt = _format(path, format)
+    fmt = format_of(path, format, _FORMATS)
     if fmt == "json":
         with open_output(path) as handle:
             json.dump(rankings.to_selectors(), handle)
