@@ -415,6 +415,46 @@ def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int) -> _Sh
     return _ShareGroups(values[uncertain], column, counts, certain.reshape(n_rep, n_nodes))
 
 
+class _MissedCounts:
+    """The relevant documents a system misses, counted by share, per (replicate, component)
+    row, never written out: the counts of the row's node (row ``node_rows[i]`` of
+    ``node_counts``, sparse ``(n_rep * n_nodes, V)``) less those of its top k and its query
+    item (``less``, sparse ``(n_rows, V)``). What
+    :func:`~fuzzytruth.uncertain.closed_form.recall_mean` reads of its ``counts``: row sums,
+    a subset of rows, and products with a ``(V, m)`` matrix, each a node's product computed
+    once for all the components (of every system) that target it.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> nodes = sparse.csr_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
+    >>> less = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]))
+    >>> counts = _MissedCounts(nodes, np.array([0, 1, 0]), less)
+    >>> counts.sum(axis=1).tolist(), (counts[[2, 1]] @ np.eye(2)).tolist()
+    ([2.0, 2.0, 3.0], [[2.0, 1.0], [0.0, 2.0]])
+    """
+
+    def __init__(self, node_counts: Any, node_rows: np.ndarray, less: Any) -> None:
+        self.node_counts, self.node_rows, self.less = node_counts, node_rows, less
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.less.shape
+
+    def sum(self, axis: int) -> np.ndarray:
+        if axis != 1:
+            raise ValueError(f"axis must be 1 (row sums); got {axis!r}")
+        nodes = np.asarray(self.node_counts.sum(axis=1)).reshape(-1)
+        return nodes[self.node_rows] - np.asarray(self.less.sum(axis=1)).reshape(-1)
+
+    def __getitem__(self, rows: Any) -> _MissedCounts:
+        return _MissedCounts(self.node_counts, self.node_rows[rows], self.less[rows])
+
+    def __matmul__(self, other: np.ndarray) -> np.ndarray:
+        used, at = np.unique(self.node_rows, return_inverse=True)
+        return (self.node_counts[used] @ other)[at] - self.less @ other
+
+
 class _BlockShares:
     """A block's shares of the cells ``(n_rep, n_cells + 1)`` (the last column: 0, the share
     of every other (item, node)), and what is derived from them on first use, once for every
@@ -495,7 +535,7 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
                                  shape=(n_rows, len(groups.values)))
         certain = (groups.certain[:, col].ravel()
                    - np.bincount(rows[shares[:, taken] == 1], minlength=n_rows))
-        return groups.values, groups.counts[node_rows] - less, certain
+        return groups.values, _MissedCounts(groups.counts, node_rows, less), certain
 
     return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
                       judged=np.tile(ranked >= 0, (n_rep, 1)), means_only=True,

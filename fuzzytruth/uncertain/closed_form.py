@@ -436,13 +436,15 @@ def recall_mean(
     top = tp.shape[1] - 1
     certain = np.asarray(certain, dtype=np.int64)
     # each row's integrand has degree (its documents outside the top k) + top - 1: rows are
-    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2)
+    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2);
+    # a row whose TP is 0 for sure has nothing to integrate (its defined part is 0)
     n_fn = np.asarray(counts.sum(axis=1)).reshape(-1).astype(np.int64)  # a matrix if sparse
     need = (n_fn + certain + top) // 2 + 1
     size = np.maximum(16, 2 ** np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64))
+    live = (tp[:, 1:] > 0).any(axis=1)
     moments = np.zeros((len(tp), top))
-    for n in np.unique(size).tolist():
-        rows = np.flatnonzero(size == n)
+    for n in np.unique(size[live]).tolist():
+        rows = np.flatnonzero(live & (size == n))
         x, w = _unit_gauss(n)
         log_g = counts[rows] @ np.log1p(-np.outer(values, 1.0 - x))
         log_g += certain[rows, None] * np.log(x)
