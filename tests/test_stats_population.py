@@ -350,11 +350,18 @@ def test_share_groups_code_every_share_and_count_them_by_node():
     from fuzzytruth.stats._population_replicates import _share_groups
 
     rng = np.random.default_rng(4)
-    shares = rng.integers(0, 6, (4, 30, 3)) / 5.0
-    shares[1:] = np.where(rng.random((3, 30, 3)) < 0.3, 1 / 3, shares[1:])  # not in replicate 0
-    values, code, by_node = _share_groups(shares)
-    assert np.array_equal(values, np.unique(shares))
-    assert np.array_equal(values[code], shares)
-    brute = np.array([[[(shares[r, :, n] == v).sum() for v in values] for n in range(3)]
-                      for r in range(4)])
-    assert np.array_equal(by_node, brute)
+    shares = rng.integers(0, 6, (4, 30)) / 5.0  # 30 cells of 3 nodes, 4 replicates
+    shares[1:] = np.where(rng.random((3, 30)) < 0.3, 1 / 3, shares[1:])  # not in replicate 0
+    cell_col = rng.integers(0, 3, 30)
+    groups = _share_groups(shares, cell_col, 3)
+    inner = np.unique(shares[(shares > 0) & (shares < 1)])
+    assert np.array_equal(groups.values, inner)
+    kept = groups.column >= 0
+    assert np.array_equal(kept, (shares > 0) & (shares < 1))
+    assert np.array_equal(groups.values[groups.column[kept]], shares[kept])
+    brute = np.array([[[((shares[r] == v) & (cell_col == n)).sum() for v in inner]
+                       for n in range(3)] for r in range(4)])
+    assert np.array_equal(groups.counts.toarray(), brute.reshape(12, len(inner)))
+    ones = np.array([[((shares[r] == 1) & (cell_col == n)).sum() for n in range(3)]
+                     for r in range(4)])
+    assert np.array_equal(groups.certain, ones) and ones.sum() > 0

@@ -188,6 +188,30 @@ class AnnotatorResampler:
             shape=(self.n_pairs, self.n_items),
         )
 
+    def voted_cells(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (item, node) cells some label of positive weight is at or below, sorted by
+        item then node: ``(items, positions in nodes)``. Every other cell has share 0 in
+        every replicate (a replicate only reweights the item's labels).
+
+        Examples
+        --------
+        >>> from fuzzytruth import Annotations, Taxonomy
+        >>> tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": None}})
+        >>> ann = Annotations.from_frame(pd.DataFrame({"item_id": ["x", "x", "y"],
+        ...     "annotator_id": ["p", "q", "p"], "label": ["a1", "b", "a2"]}), taxonomy=tax)
+        >>> nodes = np.array([tax.index(n) for n in ("a", "a2", "b")])
+        >>> [c.tolist() for c in AnnotatorResampler(ann).voted_cells(nodes)]
+        [[0, 0, 1, 1], [0, 2, 0, 1]]
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        n_all = len(self._nodes)
+        voted = np.unique(self._item[self._weight > 0].astype(np.int64) * n_all
+                          + self._label[self._weight > 0])
+        item, label = np.divmod(voted, n_all)
+        row, col = np.nonzero(self.annotations_in.taxonomy.ancestor_matrix[label][:, nodes])
+        cells = np.unique(item[row] * len(nodes) + col)
+        return np.divmod(cells, len(nodes))
+
     def vote_matrix(self, items: np.ndarray, nodes: np.ndarray, *, closed: bool
                      ) -> sparse.csr_matrix:
         """``(n_pairs, n_cells)`` sparse, cell ``c`` = (``items[c]``, ``nodes[c]``): pair ``s``
@@ -210,23 +234,23 @@ class AnnotatorResampler:
             hit = self.annotations_in.taxonomy.ancestor_matrix[label, nodes[cell]]
         else:
             hit = label == nodes[cell]
-        return sparse.csr_matrix(
-            (np.where(hit, self._weight[rows], 0.0), (self.row_pair[rows], cell)),
-            shape=(self.n_pairs, len(items)),
-        )
+        votes = sparse.csr_matrix((self._weight[rows][hit], (self.row_pair[rows][hit], cell[hit])),
+                                  shape=(self.n_pairs, len(items)))
+        votes.eliminate_zeros()  # labels of weight 0
+        return votes
 
     def shares(self, multiplicity: np.ndarray, votes: sparse.csr_matrix,
                totals: np.ndarray, items: np.ndarray) -> np.ndarray:
         """``(n_replicates, n_cells)`` shares: the cells' votes (``vote_matrix``) over their
-        items' total weights ``totals`` (``(n_replicates, n_items)``, from ``item_matrix``)."""
-        denominator = totals[:, items]
-        if np.any(denominator <= 0):
-            bad = self._items[np.asarray(items)[(denominator <= 0).any(axis=0)]].tolist()
+        items' total weights ``totals`` (``(n_replicates, n_items)``, from ``item_matrix``);
+        an item of total weight 0 in a replicate is an error."""
+        if np.any(totals <= 0):  # every item's, those of no cell too (as Membership's)
+            bad = self._items[(totals <= 0).any(axis=0)].tolist()
             raise ValueError(
                 f"item(s) {bad[:5]} have total annotator weight 0 in a replicate: only "
                 "annotators of weight 0 were drawn for them"
             )
-        return np.asarray(multiplicity @ votes) / denominator
+        return np.asarray(multiplicity @ votes) / totals[:, items]
 
 
 class _RankRows:

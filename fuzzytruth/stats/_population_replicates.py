@@ -29,6 +29,7 @@ family when the membership comes from a refitted truth model)
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -50,27 +51,45 @@ _EXACT_BYTES_PER_CELL = 48.0
 #: and the joint law of the relevant documents retrieved and missed (calibrated with
 #: tracemalloc on the shapes of benchmarks/population.py).
 _REST_BYTES_PER_CELL = 96.0
+#: The same for each (replicate, component, cell of its node) of the counts by share of the
+#: relevant documents missed, and the Gauss-Legendre integral of the recall's mean.
+_GROUP_BYTES_PER_CELL = 64.0
 
 
 @dataclass(frozen=True, eq=False)
 class _Geometry:
     """What the fast path reads, fixed for every replicate: the components (query, target
-    node) of the observed truth, each system's ranked documents as item rows, and the sparse
+    node) of the observed truth; the *cells*, the (item, target node) pairs that some label
+    of the item is at or below (every other share is 0 in every replicate: a replicate only
+    reweights an item's labels); each system's ranked documents as cells; and the sparse
     vote matrices whose products with the multiplicities give a block's shares."""
 
     comp_query: np.ndarray  # (n_comp,) query of each component, sorted
-    comp_col: np.ndarray  # (n_comp,) column of its target node among ``nodes``
+    comp_col: np.ndarray  # (n_comp,) column of its target node among the target nodes
     comp_starts: np.ndarray  # first component of each query
     mixed: np.ndarray  # components whose weight is the replicate's direct share
     query_item: np.ndarray  # (n_queries,) item row of each query, -1 when none
     exclude_query: bool
     docs: tuple  # per system: RankedDocs on the evaluated queries
-    n_nodes: int  # len(nodes): the target nodes of the components
-    root_col: np.ndarray  # columns of ``nodes`` that are the taxonomy's root
+    ranked_cells: tuple  # per system (n_comp, depth): the cell of each ranked document
+    query_cell: np.ndarray  # (n_comp,) the cell of the query's own item when it is left out
+    n_nodes: int  # the target nodes of the components
+    cell_item: np.ndarray  # (n_cells,) item row of each cell, sorted (then by node)
+    cell_col: np.ndarray  # (n_cells,) its target node's column
+    root_cells: np.ndarray  # cells at the taxonomy's root (share 1)
     totals: Any  # (n_pairs, n_items) sparse: items' total weights
-    closed: Any  # (n_pairs, n_items * n_nodes) sparse: votes at or below each target node
+    closed: Any  # (n_pairs, n_cells) sparse: votes at or below each cell's node
     direct: Any  # (n_pairs, n_mixed) sparse: votes for the mixed components' nodes
     mixed_items: np.ndarray  # (n_mixed,) the query item of each mixed component
+
+    @property
+    def n_cells(self) -> int:
+        """Number of cells; ``n_cells`` itself stands for any other (item, node): share 0."""
+        return len(self.cell_item)
+
+    def node_cells(self) -> np.ndarray:
+        """``(n_nodes,)`` number of cells of each target node."""
+        return np.bincount(self.cell_col, minlength=self.n_nodes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,6 +111,7 @@ class PopulationPlan:
     membership_of: Callable[[Any], Any] | None
     geometry: _Geometry | None
     reads_rest: bool
+    reads_groups: bool = False
 
     @property
     def n_queries(self) -> int:
@@ -107,9 +127,12 @@ class PopulationPlan:
             return out
         n_comp = len(geo.comp_query)
         depth = max((d.docs.shape[1] for d in geo.docs), default=1)
-        out += 8.0 * 4 * n_items * geo.n_nodes + _EXACT_BYTES_PER_CELL * n_comp * max(depth, 1)
+        out += 8.0 * 4 * geo.n_cells + _EXACT_BYTES_PER_CELL * n_comp * max(depth, 1)
+        if self.reads_groups:  # the counts by share of each component's node, and their
+            # integral: at most one count and two Gauss-Legendre nodes per cell, 16 at least
+            out += _GROUP_BYTES_PER_CELL * (geo.node_cells()[geo.comp_col] + depth + 16).sum()
         if self.reads_rest:
-            out += _REST_BYTES_PER_CELL * n_comp * n_items
+            out += _REST_BYTES_PER_CELL * n_comp * n_items + 8.0 * n_items * geo.n_nodes
         return out
 
 
@@ -149,7 +172,7 @@ def plan_population(
     exact = (ranked and preset.ties != "average" and preset.min_relevant == 0
              and membership_of is None)
     probes = {n: _probe(m) for n, m in resolved.items() if exact and m.family.exact is not None}
-    fast = tuple(n for n in resolved if probes.get(n, (False, False))[0])
+    fast = tuple(n for n in resolved if probes.get(n, (False, False, False))[0])
     geometry = None
     if ranked:
         bound = as_truth(Membership.from_annotations(resampler.annotations_in),
@@ -177,7 +200,7 @@ def plan_population(
         fast=fast, resolved=resolved, systems=tuple(systems), queries=tuple(queries),
         query_categories=query_categories, n_worlds=n_worlds, memory_budget=memory_budget,
         membership_of=membership_of, geometry=geometry,
-        reads_rest=any(probes[n][1] for n in fast),
+        reads_rest=any(probes[n][1] for n in fast), reads_groups=any(probes[n][2] for n in fast),
     )
 
 
@@ -185,10 +208,20 @@ def _geometry(resampler: AnnotatorResampler, prepared: Any, docs: tuple) -> _Geo
     comp_query, comp_node, _ = prepared.components
     nodes, comp_col = np.unique(comp_node, return_inverse=True)
     taxonomy = prepared.membership.taxonomy
-    n_items = resampler.n_items
     mixed = np.flatnonzero(prepared.fixed[comp_query] < 0)
     mixed_items = prepared.query_item[comp_query[mixed]]
     comp_starts = np.flatnonzero(np.r_[True, np.diff(comp_query) > 0])
+    cell_item, cell_col = resampler.voted_cells(nodes)
+    # a cell's key is item * n_nodes + node column: sorted, as the cells are; the sentinel -1
+    # stands for every (item, node) that is not a cell
+    keys = np.append(cell_item * len(nodes) + cell_col, -1)
+
+    def cells(items: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        want = np.maximum(items, 0) * len(nodes) + cols
+        at = np.searchsorted(keys[:-1], want)
+        return np.where((items >= 0) & (keys[at] == want), at, len(cell_item))
+
+    query_items = prepared.query_item[comp_query]
     return _Geometry(
         comp_query=comp_query,
         comp_col=comp_col,
@@ -197,37 +230,46 @@ def _geometry(resampler: AnnotatorResampler, prepared: Any, docs: tuple) -> _Geo
         query_item=prepared.query_item,
         exclude_query=prepared.exclude_query,
         docs=docs,
+        ranked_cells=tuple(cells(d.docs[comp_query], comp_col[:, None]) for d in docs),
+        query_cell=(cells(query_items, comp_col) if prepared.exclude_query
+                    else np.full(len(comp_query), len(cell_item))),
         n_nodes=len(nodes),
-        root_col=np.flatnonzero(nodes == taxonomy.index(taxonomy.root)),
+        cell_item=cell_item,
+        cell_col=cell_col,
+        root_cells=np.flatnonzero(nodes[cell_col] == taxonomy.index(taxonomy.root)),
         totals=resampler.item_matrix(),
-        closed=resampler.vote_matrix(np.repeat(np.arange(n_items), len(nodes)),
-                                     np.tile(nodes, n_items), closed=True),
+        closed=resampler.vote_matrix(cell_item, nodes[cell_col], closed=True),
         direct=resampler.vote_matrix(mixed_items, comp_node[mixed], closed=False),
         mixed_items=mixed_items,
     )
 
 
-def _probe(measure: Any) -> tuple[bool, bool]:
+def _probe(measure: Any) -> tuple[bool, bool, bool]:
     """Whether a family's exact form applies to the measure's parameters (it may return None),
-    and whether it reads the relevant documents not retrieved (its cost then grows with the
-    collection): asked of the form itself, on a one-row input."""
+    whether it reads the relevant documents not retrieved as a (row, item) matrix (its cost
+    then grows with the collection), and whether it reads them grouped by share (as the
+    exact recall's mean does): asked of the form itself, on a one-row input of means only."""
     from fuzzytruth.uncertain.closed_form import ExactInput
     from fuzzytruth.uncertain.worlds import kernel_params
 
-    asked = []
+    asked = set()
 
     def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
-        asked.append(rel)
+        asked.add("rest")
         return np.zeros((1, 0)), np.zeros(1, dtype=np.int64)
 
     def size() -> np.ndarray:
-        asked.append(None)
+        asked.add("rest")
         return np.ones(1)
 
+    def groups(rel: float, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        asked.add("groups")
+        return np.zeros(0), np.zeros((1, 0)), np.zeros(1, dtype=np.int64)
+
     ctx = ExactInput(lambda rel: np.full((1, 1), 0.5), np.ones(1, dtype=np.int64), rest, size,
-                     judged=np.ones((1, 1), dtype=bool))
+                     judged=np.ones((1, 1), dtype=bool), means_only=True, fn_counts=groups)
     applies = measure.family.exact(ctx, **kernel_params(measure)) is not None
-    return applies, bool(asked)
+    return applies, "rest" in asked, "groups" in asked
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,12 +338,12 @@ def _fast_scores(
     from fuzzytruth.uncertain.worlds import kernel_params
 
     geo = plan.geometry
-    n_rep, n_items = len(mult), plan.resampler.n_items
+    n_rep = len(mult)
     totals = np.asarray(mult @ geo.totals)
-    items = np.repeat(np.arange(n_items), geo.n_nodes)
-    shares = plan.resampler.shares(mult, geo.closed, totals, items)
-    shares = np.minimum(shares.reshape(n_rep, n_items, geo.n_nodes), 1.0)
-    shares[:, :, geo.root_col] = 1.0  # Membership: the root always has probability 1
+    shares = np.zeros((n_rep, geo.n_cells + 1))  # the last column: every other (item, node)
+    shares[:, :-1] = np.minimum(plan.resampler.shares(mult, geo.closed, totals, geo.cell_item),
+                                1.0)
+    shares[:, geo.root_cells] = 1.0  # Membership: the root always has probability 1
     weights = np.ones((n_rep, len(geo.comp_query)))
     if len(geo.mixed):  # a query's own category: components weighted by its direct shares
         direct = plan.resampler.shares(mult, geo.direct, totals, geo.mixed_items)
@@ -310,9 +352,9 @@ def _fast_scores(
         weights[:, geo.mixed] = direct / by_query[:, _owner(geo)[geo.mixed]]
     norm = np.add.reduceat(weights, geo.comp_starts, axis=1)
     out = {m: np.empty((n_rep, len(plan.systems), plan.n_queries)) for m in names}
-    groups = _share_groups(shares) if plan.reads_rest else None
-    for s, docs in enumerate(geo.docs):
-        ctx = _stacked_input(geo, docs, shares, groups)
+    block = _BlockShares(geo, shares)
+    for s in range(len(geo.docs)):
+        ctx = _stacked_input(block, s)
         for m in names:
             measure = plan.resolved[m]
             comp = measure.family.exact(ctx, **kernel_params(measure))
@@ -332,11 +374,27 @@ def _owner(geo: _Geometry) -> np.ndarray:
                      np.diff(np.r_[geo.comp_starts, len(geo.comp_query)]))
 
 
-def _share_groups(shares: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct shares of a block ``(V,)``, each share's position among them (shape of
-    ``shares``), and how many items have each, per replicate and node ``(n_rep, n_nodes, V)``:
-    annotators' shares take few values (votes over annotators), so the relevant documents a
-    system misses are counted by value, not listed (see :func:`_stacked_input`)."""
+@dataclass(frozen=True)
+class _ShareGroups:
+    """A block's shares grouped by value, for counting the relevant documents a system misses
+    by share instead of listing them: the distinct shares strictly between 0 and 1 ``(V,)``;
+    each cell's column among them ``(n_rep, n_cells)`` (-1 for a share of 0 or 1); per
+    (replicate, node) row ``r * n_nodes + node`` the number of its cells of each share
+    ``(n_rep * n_nodes, V)`` sparse, and of share 1 ``(n_rep, n_nodes)``."""
+
+    values: np.ndarray
+    column: np.ndarray
+    counts: Any
+    certain: np.ndarray
+
+
+def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int) -> _ShareGroups:
+    """The groups of a block's cell shares ``(n_rep, n_cells)``, ``cell_col`` each cell's
+    node (see :class:`_ShareGroups`): annotators' shares take few values (votes over
+    annotators)."""
+    from scipy import sparse
+
+    n_rep = len(shares)
     flat = shares.ravel()
     values = np.unique(shares[0])  # the first replicate's values, then any the others add
     code = np.minimum(np.searchsorted(values, flat), len(values) - 1)
@@ -346,36 +404,102 @@ def _share_groups(shares: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         code = np.searchsorted(more, values)[code]
         code[missing] = np.searchsorted(more, flat[missing])
         values = more
-    n_rep, _, n_nodes = shares.shape
-    code = code.reshape(shares.shape)
-    cell = (np.arange(n_rep)[:, None, None] * n_nodes + np.arange(n_nodes)) * len(values)
-    by_node = np.bincount((cell + code).ravel(), minlength=n_rep * n_nodes * len(values))
-    return values, code, by_node.reshape(n_rep, n_nodes, len(values))
+    uncertain = (values > 0) & (values < 1)
+    column = np.where(uncertain, np.cumsum(uncertain) - 1, -1)[code].reshape(shares.shape)
+    node_row = np.arange(n_rep)[:, None] * n_nodes + cell_col[None, :]
+    kept = column >= 0
+    counts = sparse.csr_matrix(  # duplicates (cells of one node and share) are summed
+        (np.ones(int(kept.sum())), (node_row[kept], column[kept])),
+        shape=(n_rep * n_nodes, int(uncertain.sum())))
+    certain = np.bincount(node_row[shares == 1], minlength=n_rep * n_nodes)
+    return _ShareGroups(values[uncertain], column, counts, certain.reshape(n_rep, n_nodes))
 
 
-def _stacked_input(
-    geo: _Geometry, docs: Any, shares: np.ndarray,
-    groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-) -> Any:
+class _MissedCounts:
+    """The relevant documents a system misses, counted by share, per (replicate, component)
+    row, never written out: the counts of the row's node (row ``node_rows[i]`` of
+    ``node_counts``, sparse ``(n_rep * n_nodes, V)``) less those of its top k and its query
+    item (``less``, sparse ``(n_rows, V)``). What
+    :func:`~fuzzytruth.uncertain.closed_form.recall_mean` reads of its ``counts``: row sums,
+    a subset of rows, and products with a ``(V, m)`` matrix, each a node's product computed
+    once for all the components (of every system) that target it.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> nodes = sparse.csr_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
+    >>> less = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]))
+    >>> counts = _MissedCounts(nodes, np.array([0, 1, 0]), less)
+    >>> counts.sum(axis=1).tolist(), (counts[[2, 1]] @ np.eye(2)).tolist()
+    ([2.0, 2.0, 3.0], [[2.0, 1.0], [0.0, 2.0]])
+    """
+
+    def __init__(self, node_counts: Any, node_rows: np.ndarray, less: Any) -> None:
+        self.node_counts, self.node_rows, self.less = node_counts, node_rows, less
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.less.shape
+
+    def sum(self, axis: int) -> np.ndarray:
+        if axis != 1:
+            raise ValueError(f"axis must be 1 (row sums); got {axis!r}")
+        nodes = np.asarray(self.node_counts.sum(axis=1)).reshape(-1)
+        return nodes[self.node_rows] - np.asarray(self.less.sum(axis=1)).reshape(-1)
+
+    def __getitem__(self, rows: Any) -> _MissedCounts:
+        return _MissedCounts(self.node_counts, self.node_rows[rows], self.less[rows])
+
+    def __matmul__(self, other: np.ndarray) -> np.ndarray:
+        used, at = np.unique(self.node_rows, return_inverse=True)
+        return (self.node_counts[used] @ other)[at] - self.less @ other
+
+
+class _BlockShares:
+    """A block's shares of the cells ``(n_rep, n_cells + 1)`` (the last column: 0, the share
+    of every other (item, node)), and what is derived from them on first use, once for every
+    system: the shares grouped by value, and the dense ``(n_rep, n_items, n_nodes)`` shares
+    that the forms reading the relevant documents not retrieved as a matrix need."""
+
+    def __init__(self, geo: _Geometry, shares: np.ndarray) -> None:
+        self.geo = geo
+        self.shares = shares
+
+    @functools.cached_property
+    def groups(self) -> _ShareGroups:
+        return _share_groups(self.shares[:, :-1], self.geo.cell_col, self.geo.n_nodes)
+
+    @functools.cached_property
+    def dense(self) -> np.ndarray:
+        geo = self.geo
+        out = np.zeros((len(self.shares), geo.totals.shape[1], geo.n_nodes))
+        out[:, geo.cell_item, geo.cell_col] = self.shares[:, :-1]
+        return out
+
+
+def _stacked_input(block: _BlockShares, system: int) -> Any:
     """One system's :class:`ExactInput` over a block: row ``r * n_comp + c`` is component
-    ``c`` in replicate ``r`` (what ``PreparedCategorical`` gives for one truth). With the
-    block's ``groups`` (:func:`_share_groups`), the documents outside the top k are counted by
-    share (the items of the target node, less those ranked in the top k and the excluded query
-    item): the exact recall's mean then needs no (replicate, component, item) matrix."""
+    ``c`` in replicate ``r`` (what ``PreparedCategorical`` gives for one truth). The documents
+    outside the top k are counted by share (the cells of the target node, less those ranked in
+    the top k and the excluded query item): the exact recall's mean then needs no
+    (replicate, component, item) matrix."""
+    from scipy import sparse
+
     from fuzzytruth.uncertain.closed_form import ExactInput
 
-    n_rep, n_items, _ = shares.shape
+    geo, shares = block.geo, block.shares
+    n_rep = len(shares)
+    n_items = int(geo.totals.shape[1])
     q, col = geo.comp_query, geo.comp_col
     n_comp = len(q)
+    docs, cells = geo.docs[system], geo.ranked_cells[system]
     ranked = docs.docs[q]  # (n_comp, depth), -1 for padding and the excluded query item
     n_rows = n_rep * n_comp
 
     def probabilities(rel: float) -> np.ndarray:
         if rel > 1:  # categorical membership has grade 1
             return np.zeros((n_rows, ranked.shape[1]))
-        out = shares[:, np.maximum(ranked, 0), col[:, None]]  # no padded copy of the shares
-        out[:, ranked < 0] = 0.0
-        return out.reshape(n_rows, ranked.shape[1])
+        return shares[:, cells].reshape(n_rows, ranked.shape[1])
 
     def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
         if rel > 1:
@@ -386,39 +510,33 @@ def _stacked_input(
             item = geo.query_item[q]
             retrieved[np.arange(n_comp), np.where(item >= 0, item, n_items)] = True
         probs = np.where(retrieved[None, :, :n_items], 0.0,
-                         shares[:, :, col].transpose(0, 2, 1)).reshape(n_rows, n_items)
+                         block.dense[:, :, col].transpose(0, 2, 1)).reshape(n_rows, n_items)
         certain = (probs == 1).sum(axis=1)
         uncertain = np.where(probs < 1, probs, 0.0)
         return uncertain[:, uncertain.any(axis=0)], certain
 
     def expected_size() -> np.ndarray:
-        sizes = shares.sum(axis=1)[:, col]
-        if geo.exclude_query:
-            item = geo.query_item[q]
-            own = np.where(item >= 0, shares[:, np.maximum(item, 0), col], 0.0)
-            sizes = sizes - own
-        return sizes.ravel()
+        return (block.dense.sum(axis=1)[:, col] - shares[:, geo.query_cell]).ravel()
 
-    def fn_counts(rel: float, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        values, code, by_node = groups
+    def fn_counts(rel: float, k: int | None) -> tuple[np.ndarray, Any, np.ndarray]:
+        groups = block.groups
         if rel > 1:
-            return values[:0], np.zeros((n_rows, 0)), np.zeros(n_rows, dtype=np.int64)
-        n_values = len(values)
-        counts = by_node[:, col, :].reshape(-1)  # (n_rep, n_comp, V): every item of the node
-        out = [ranked if k is None else ranked[:, :k]]  # less the top k...
-        if geo.exclude_query:  # ...and the query's own item
-            out.append(np.where(geo.query_item[q] >= 0, geo.query_item[q], -1)[:, None])
-        for taken in out:
-            comp = np.broadcast_to(np.arange(n_comp)[:, None], taken.shape)[taken >= 0]
-            items = taken[taken >= 0]
-            at = code[:, items, col[comp]]  # (n_rep, n_taken)
-            cell = (np.arange(n_rep)[:, None] * n_comp + comp[None, :]) * n_values + at
-            counts = counts - np.bincount(cell.ravel(), minlength=len(counts))
-        counts = counts.reshape(n_rows, n_values)
-        uncertain = (values > 0) & (values < 1)
-        certain = counts[:, values == 1].sum(axis=1)
-        return values[uncertain], counts[:, uncertain].astype(float), certain
+            return groups.values[:0], np.zeros((n_rows, 0)), np.zeros(n_rows, dtype=np.int64)
+        node_rows = (np.arange(n_rep)[:, None] * geo.n_nodes + col).ravel()
+        # every cell of the node, less those of the top k and of the query's own item
+        taken = np.concatenate([cells if k is None else cells[:, :k], geo.query_cell[:, None]],
+                               axis=1)
+        comp, at = np.nonzero(taken < geo.n_cells)
+        taken = taken[comp, at]
+        rows = np.arange(n_rep)[:, None] * n_comp + comp  # (n_rep, n_taken)
+        column = groups.column[:, taken]
+        kept = column >= 0
+        less = sparse.csr_matrix((np.ones(int(kept.sum())), (rows[kept], column[kept])),
+                                 shape=(n_rows, len(groups.values)))
+        certain = (groups.certain[:, col].ravel()
+                   - np.bincount(rows[shares[:, taken] == 1], minlength=n_rows))
+        return groups.values, _MissedCounts(groups.counts, node_rows, less), certain
 
     return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
-                      judged=np.tile(ranked >= 0, (n_rep, 1)), means_only=groups is not None,
-                      fn_counts=None if groups is None else fn_counts)
+                      judged=np.tile(ranked >= 0, (n_rep, 1)), means_only=True,
+                      fn_counts=fn_counts)

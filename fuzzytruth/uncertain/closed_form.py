@@ -413,7 +413,8 @@ def recall_mean(
     p: np.ndarray, k: int | None, values: np.ndarray, counts: np.ndarray, certain: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The exact recall's mean given defined and its probability of being undefined, per row,
-    without its law: the relevant documents outside the top ``k`` given as :func:`fn_counts`.
+    without its law: the relevant documents outside the top ``k`` given as :func:`fn_counts`
+    (``counts`` may be a SciPy sparse matrix: rows then cost their nonzero counts only).
 
     TP (in the top ``k``) and FN (outside) are independent, and t / (t + f) = t ∫₀¹ x^(t+f-1)
     dx, so E[TP/(TP+FN); TP > 0] = Σ_t P(TP = t) t ∫₀¹ x^(t-1) G(x) dx with G the probability
@@ -435,12 +436,15 @@ def recall_mean(
     top = tp.shape[1] - 1
     certain = np.asarray(certain, dtype=np.int64)
     # each row's integrand has degree (its documents outside the top k) + top - 1: rows are
-    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2)
-    need = (counts.sum(axis=1).astype(np.int64) + certain + top) // 2 + 1
+    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2);
+    # a row whose TP is 0 for sure has nothing to integrate (its defined part is 0)
+    n_fn = np.asarray(counts.sum(axis=1)).reshape(-1).astype(np.int64)  # a matrix if sparse
+    need = (n_fn + certain + top) // 2 + 1
     size = np.maximum(16, 2 ** np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64))
+    live = (tp[:, 1:] > 0).any(axis=1)
     moments = np.zeros((len(tp), top))
-    for n in np.unique(size).tolist():
-        rows = np.flatnonzero(size == n)
+    for n in np.unique(size[live]).tolist():
+        rows = np.flatnonzero(live & (size == n))
         x, w = _unit_gauss(n)
         log_g = counts[rows] @ np.log1p(-np.outer(values, 1.0 - x))
         log_g += certain[rows, None] * np.log(x)
@@ -525,7 +529,8 @@ class ExactInput:
         families that read judged status.
     means_only : bool, default False
         Only the means are read (the population bootstrap): a form may then return a
-        :class:`~fuzzytruth.uncertain.batch.DeferredBatch` whose law is built on demand.
+        :class:`~fuzzytruth.uncertain.batch.DeferredBatch` whose law is built on demand (P,
+        Success, RR and the exact recall do).
     fn_counts : callable, optional
         ``fn_counts(rel, k) -> (values, counts, certain)``: the relevant documents outside the
         top ``k`` grouped by probability, as :func:`fn_counts` (which is the default, from
@@ -619,21 +624,50 @@ class ExactInput:
         return self._cache["size"]
 
 
-def precision_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
-    """Family ``P``: :func:`precision` on the context."""
-    return precision(ctx.probabilities(rel), k=k, lengths=ctx.lengths)
+def _means_first(ctx: ExactInput, law: Any, mean: Any) -> DistributionBatch | DeferredBatch:
+    """``law()``, or when ``ctx.means_only`` a :class:`DeferredBatch` of ``mean()`` (always
+    defined) that builds ``law()`` on demand."""
+    if not ctx.means_only:
+        return law()
+    means = mean()
+    return DeferredBatch(law, means, np.zeros(len(means)))
 
 
-def success_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
-    """Family ``Success``: :func:`success` on the context."""
-    return success(ctx.probabilities(rel), k=k)
+def precision_exact(
+    ctx: ExactInput, *, rel: float, k: int | None = None
+) -> DistributionBatch | DeferredBatch:
+    """Family ``P``: :func:`precision` on the context; its mean is linear in the
+    probabilities (E[TP] is their sum over the top k)."""
+    p = ctx.probabilities(rel)
+    n = k if k is not None else _lengths(p, ctx.lengths)
+    return _means_first(ctx, lambda: precision(p, k=k, lengths=ctx.lengths),
+                        lambda: np.nan_to_num(divide(_top(p, k).sum(axis=1), n)))
+
+
+def success_exact(
+    ctx: ExactInput, *, rel: float, k: int | None = None
+) -> DistributionBatch | DeferredBatch:
+    """Family ``Success``: :func:`success` on the context; its mean is
+    1 − Π_{i≤k}(1 − p_i)."""
+    p = ctx.probabilities(rel)
+    return _means_first(ctx, lambda: success(p, k=k),
+                        lambda: 1.0 - np.prod(1.0 - _top(p, k), axis=1))
 
 
 def reciprocal_rank_exact(
     ctx: ExactInput, *, rel: float, k: int | None = None
-) -> DistributionBatch:
-    """Family ``RR``: :func:`reciprocal_rank` on the context."""
-    return reciprocal_rank(ctx.probabilities(rel), k=k)
+) -> DistributionBatch | DeferredBatch:
+    """Family ``RR``: :func:`reciprocal_rank` on the context; its mean is
+    Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i."""
+    p = ctx.probabilities(rel)
+
+    def mean() -> np.ndarray:
+        top = _top(p, k)
+        survive = np.ones_like(top)
+        np.cumprod(1.0 - top[:, :-1], axis=1, out=survive[:, 1:])
+        return (top * survive / np.arange(1, top.shape[1] + 1)).sum(axis=1)
+
+    return _means_first(ctx, lambda: reciprocal_rank(p, k=k), mean)
 
 
 def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
