@@ -101,6 +101,11 @@ def _estimand_words(estimand: str) -> str:
     return ESTIMANDS.get(base, estimand)
 
 
+def _singular(unit: str) -> str:
+    """``"query"`` for ``"queries"``, ``"item"`` for ``"items"``: a unit's adjective form."""
+    return "query" if unit == "queries" else unit.removesuffix("s")
+
+
 def _query_count(table: pd.DataFrame) -> str:
     """The number of queries of a table's rows: '100', or a range '98–100' when they differ
     (the expected number per world under ``undefined="skip"`` is rounded)."""
@@ -157,19 +162,20 @@ def describe_comparison(comparison: Any) -> str:
     method = _one(table, "method")
     estimand = _one(table, "estimand")
     level = float(_one(table, "confidence_level"))
+    unit = comparison.unit
     parts = [
         PROCEDURES.get(method, method),
         f"{_one(table, 'alternative')}",
         f"{round(100 * level, 6):g}% level",
-        f'estimand "{estimand}" ({_estimand_words(estimand)})',
+        f'estimand "{estimand}" ({_estimand_words(estimand).replace("queries", unit)})',
         f"{_CORRECTIONS.get(_one(table, 'correction'), _one(table, 'correction'))} correction "
         "within each measure",
-        f"{_query_count(table)} queries",
+        f"{_query_count(table)} {unit}",
     ]
     draws = comparison.draws
     if "worlds" in draws:
-        parts.append(f"each query's score averaged over {int(table['n_worlds'].max())} "
-                     "sampled ground-truth worlds")
+        parts.append(f"each {_singular(unit)}'s score averaged over "
+                     f"{int(table['n_worlds'].max())} sampled ground-truth worlds")
     if "replicates" in draws or "resamples" in draws:
         noun = "replicates" if "replicates" in draws else "resamples"
         parts.append(f"B = {comparison.n_resamples} {noun}")
@@ -252,6 +258,7 @@ def comparison_notes(comparison: Any) -> list[str]:
     P(A>B): the share of the 40 sampled ground-truth worlds in which A's mean over these 30 queries is higher than B's (ties apart); the queries and the labels are held fixed, so it describes the truth's uncertainty and is not a test.
     """  # noqa: E501
     table = comparison.table
+    unit = comparison.unit
     correction = _one(table, "correction")
     star = f"Starred rows (*): adjusted p < {comparison.alpha:g}"
     star += "" if correction == "none" else f" ({_CORRECTIONS.get(correction, correction)} " \
@@ -259,9 +266,9 @@ def comparison_notes(comparison: Any) -> list[str]:
     notes = [
         star + "; their intervals exclude 0."
         if table[["ci_low", "ci_high"]].notna().any(axis=None) else star + ".",
-        "d_z: Cohen's d_z, the mean difference over the standard deviation of the per-query "
-        "differences.",
-        "W/T/L: queries on which A's score is higher / equal / lower than B's.",
+        "d_z: Cohen's d_z, the mean difference over the standard deviation of the "
+        f"per-{_singular(unit)} differences.",
+        f"W/T/L: {unit} on which A's score is higher / equal / lower than B's.",
     ]
     if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
         estimand = _one(table, "estimand")
@@ -271,15 +278,15 @@ def comparison_notes(comparison: Any) -> list[str]:
             rebuilt = "membership rebuilt" if model is None else f"{model} refitted"
             notes.append(
                 f"P(A>B): the share of the {comparison.n_resamples} two-stage bootstrap "
-                f"replicates (queries and annotators resampled, {rebuilt}) in which "
+                f"replicates ({unit} and annotators resampled, {rebuilt}) in which "
                 "A's mean is higher than B's."
             )
         else:
             worlds = int(table["n_worlds"].max())
             notes.append(
                 f"P(A>B): the share of the {worlds} sampled ground-truth worlds in which A's "
-                f"mean over these {n_queries} queries is higher than B's (ties apart); the "
-                "queries and the labels are held fixed, so it describes the truth's "
+                f"mean over these {n_queries} {unit} is higher than B's (ties apart); the "
+                f"{unit} and the labels are held fixed, so it describes the truth's "
                 "uncertainty and is not a test."
             )
     return notes

@@ -347,6 +347,12 @@ def test_compare_has_the_three_estimands():
     assert set(population.table["estimand"]) == {"population"}
     assert set(items_only.table["estimand"]) == {"queries"}
     assert collection.table["n_worlds"].iloc[0] == 200
+    # the reports count items, not queries, under every estimand
+    for comparison in (collection, population, items_only):
+        text = comparison.summary()
+        assert comparison.unit == "items" and "30 items" in text
+        assert "W/T/L: items on which" in text
+        assert "queries" not in text.replace('estimand "queries"', "")  # the label stays
     # the population interval is wider than the collection's: annotators move too
     width = lambda t: (t["ci_high"] - t["ci_low"]).to_numpy()  # noqa: E731
     assert (width(population.table) > 0).all()

@@ -167,6 +167,9 @@ class Comparison:
         The seed recorded by what the scores came from: the Evaluation's worlds
         (:attr:`Evaluation.seed <fuzzytruth.evaluation.Evaluation.seed>`) or the
         PopulationScores' replicates; None for arrays and tables, or when not recorded.
+    unit : str
+        What the scores' paired units are, in the reports' words: ``"queries"``, or
+        ``"items"`` when the scores came from an evaluation of classifiers.
     """
 
     table: pd.DataFrame
@@ -175,6 +178,7 @@ class Comparison:
     n_resamples: int
     seed: int | None = None
     scores_seed: int | None = None
+    unit: str = "queries"
 
     def __repr__(self) -> str:
         measures = self.table["measure"].nunique()
@@ -522,8 +526,8 @@ def compare(
         )
         pair_frames.append(pairs_df)
         system_frames.append(systems_df)
-    scores_seed = (population.seed if population is not None
-                   else next(iter(matrices.values())).seed)
+    first = next(iter(matrices.values()))
+    scores_seed = population.seed if population is not None else first.seed
     return Comparison(
         table=pd.concat(pair_frames, ignore_index=True),
         systems=pd.concat(system_frames, ignore_index=True),
@@ -531,6 +535,7 @@ def compare(
         n_resamples=population.n_resamples if population is not None else n_resamples,
         seed=given_seed,
         scores_seed=scores_seed,
+        unit=first.unit,
     )
 
 

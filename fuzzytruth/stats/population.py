@@ -297,7 +297,8 @@ def annotator_bootstrap(
     gram = dict(zip(plan.measures, columns[2::3], strict=True))
     return PopulationScores(
         scores={
-            m: ScoreMatrix(sm.averaged, systems=sm.systems, queries=sm.queries, measure=m)
+            m: ScoreMatrix(sm.averaged, systems=sm.systems, queries=sm.queries, measure=m,
+                           unit=sm.unit)
             for m, sm in observed.items()
         },
         replicates=replicates,

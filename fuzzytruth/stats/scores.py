@@ -47,6 +47,9 @@ class ScoreMatrix:
         The seed the worlds were drawn with (:attr:`Evaluation.seed
         <fuzzytruth.evaluation.Evaluation.seed>`), printed by the reports; None when not
         recorded (scores given as arrays or tables, or an ``rng`` that was a Generator).
+    unit : str
+        What the query axis holds, in the reports' words: ``"queries"``, or ``"items"`` for
+        classifiers (each item is evaluated as a query).
 
     Examples
     --------
@@ -63,6 +66,7 @@ class ScoreMatrix:
     expected: np.ndarray | None = None
     truth_model: str | None = None
     seed: int | None = None
+    unit: str = "queries"
 
     def __post_init__(self) -> None:
         values = as_scores(self.values, ndim=(2, 3))
@@ -208,6 +212,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
             expected=None if crisp else expected[:, keep],
             truth_model=evaluation.conventions.get("truth_model"),
             seed=evaluation.seed,
+            unit="items" if "items" in evaluation.conventions else "queries",
         )
     return out
 
