@@ -174,6 +174,7 @@ class _LabelTable:
         last = (shares > 0).sum(axis=1) - 1
         cum[np.arange(n_items), last] = np.inf  # rounding never sends a draw past the last
         self.labels = order.astype(np.int16 if n_nodes < 2**15 else np.int32)
+        self.nodes = np.where(shares > 0, self.labels, -1)  # the labels an item can draw
         self.cum = cum
         self.keys = keys
 
@@ -258,6 +259,7 @@ class CategoricalWorlds:
         canonical[self._rank] = np.arange(n_nodes)
         self._matrix = np.ascontiguousarray(membership.matrix[:, canonical], dtype=np.float64)
         self._mixture = self._mixture_table()
+        self._query_targets = self._target_table()
 
     def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(queries, cum, nodes)``: the queries whose target is drawn from their weights,
@@ -280,6 +282,22 @@ class CategoricalWorlds:
         nodes[row, column] = node
         cum[np.arange(len(queries)), count - 1] = np.inf
         return queries, cum, nodes
+
+    def _target_table(self) -> np.ndarray:
+        """``(n_q, width)`` every node a query's target can be in some world (its given
+        target, or the nodes of its mixture, which hold the query item's own labels), padded
+        with ``n_nodes``: the pass over the ranked documents skips those that can be in none."""
+        comp_query, comp_node = self.components[0], self.components[1]
+        per_query = np.bincount(comp_query, minlength=len(self.fixed))
+        given = self.fixed >= 0
+        width = max(1, int((per_query + given).max(initial=0)))
+        table = np.full((len(self.fixed), width), len(self.membership.categories), np.int64)
+        table[given, 0] = self.fixed[given]
+        order = np.argsort(comp_query, kind="stable")
+        start = np.concatenate([[0], np.cumsum(per_query)[:-1]])
+        query = comp_query[order]
+        table[query, given[query] + np.arange(len(order)) - start[query]] = comp_node[order]
+        return table
 
     def plan(self, systems: Sequence[RankedDocs]) -> None:
         """Every known item can be relevant to some target: the candidates are all of them."""
@@ -394,13 +412,13 @@ class CategoricalWorlds:
             own = self._anc[chunk["labels"][np.where(items >= 0, items, padding)], targets]
             counts -= np.where(exclude[:, None], own, 0)
             return {"worlds": worlds, "labels": chunk["labels"], "targets": targets,
-                    "counts": counts}
+                    "counts": counts, "queries": queries}
         counts = chunk["sizes"][self._row[targets], np.arange(len(worlds))[None, :]]
         counts -= member_pick(
             self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None],
             self._rank[targets], worlds,
         )[0]
-        return {"worlds": worlds, "targets": targets, "counts": counts}
+        return {"worlds": worlds, "targets": targets, "counts": counts, "queries": queries}
 
     def counts(self, state: dict, rel: float | None = None) -> np.ndarray:
         """(n_q, n_w) number of relevant items of each query in each world (membership is 0/1:
@@ -409,7 +427,9 @@ class CategoricalWorlds:
 
     def _relevance(self, state: dict, docs: np.ndarray) -> np.ndarray:
         """``(C, n_q, n_w)``: whether item ``docs[q, c]`` (-1: none) is in the target of query
-        q in world w of the block."""
+        q in world w of the block. The documents that no target of their query can hold in
+        any world (:meth:`_reachable`) are not drawn: False in every world."""
+        docs = self._reachable(docs, self._query_targets[state["queries"]])
         if "labels" in state:
             out = np.empty((docs.shape[1], docs.shape[0], len(state["worlds"])), dtype=bool)
             labels = state["labels"]  # node indices >= 0: read as unsigned, indexed flat
@@ -422,6 +442,24 @@ class CategoricalWorlds:
             self.seed, _MEMBERS, self._item_keys, self._matrix, docs,
             self._rank[state["targets"]], state["worlds"],
         )
+
+    def _reachable(self, docs: np.ndarray, possible: np.ndarray) -> np.ndarray:
+        """``docs`` with -1 where the item is in none of its query's ``possible`` targets in
+        any world: under the annotator model none of the item's labels lies under one of them
+        (a truth model's labels are not known in advance: every item is kept), under the
+        Bernoulli model its probability of each is 0."""
+        if self.world_model == "annotator":
+            if self.model is not None:
+                return docs
+            out = np.empty_like(docs)
+            _compiled()["reachable_labels"](
+                self._anc.view(bool), self._labels.nodes, docs, possible, out
+            )
+            return out
+        out = np.empty_like(docs)
+        padded = np.append(self._rank, len(self._rank))  # the padding node: no column
+        _compiled()["reachable_members"](self._matrix, docs, padded[possible], out)
+        return out
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
         """(n_q * n_w, depth) boolean relevance of the ranked documents."""
@@ -448,24 +486,63 @@ class CategoricalWorlds:
 
 def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover - compiled
     """``out[c, q, w] = anc[labels[docs[q, c], w] × n_nodes + targets[q, w]]`` (the ancestor
-    matrix flat; -1 docs: the padding row, the last of ``labels``, never relevant)."""
-    padding = labels.shape[0] - 1
+    matrix flat); False where ``docs`` is -1."""
     width = np.uint64(n_nodes)
     for q in range(docs.shape[0]):
         target = targets[q]
         for c in range(docs.shape[1]):
             item = docs[q, c]
-            if item < 0:
-                item = padding
-            label = labels[item]
             row = out[c, q]
+            if item < 0:
+                row[:] = False
+                continue
+            label = labels[item]
             for w in range(len(label)):
                 row[w] = anc[np.uint64(label[w]) * width + np.uint64(target[w])]
 
 
+def _reachable_labels_py(anc, nodes, docs, possible, out):  # pragma: no cover - compiled
+    """``out[q, c] = docs[q, c]`` when one of the item's labels (``nodes`` row, -1 padded) is
+    one of the nodes ``possible[q]`` (padded with ``n_nodes``) or lies under one, else -1."""
+    n_nodes = anc.shape[1]
+    for q in range(docs.shape[0]):
+        for c in range(docs.shape[1]):
+            item = docs[q, c]
+            out[q, c] = -1
+            if item < 0:
+                continue
+            for label in nodes[item]:
+                if label < 0:
+                    break
+                for target in possible[q]:
+                    if target < n_nodes and anc[label, target]:
+                        out[q, c] = item
+                        break
+                if out[q, c] >= 0:
+                    break
+
+
+def _reachable_members_py(matrix, docs, columns, out):  # pragma: no cover - compiled
+    """``out[q, c] = docs[q, c]`` when ``matrix[docs[q, c], columns[q, k]] > 0`` for some k,
+    else -1 (columns past the matrix's last are padding)."""
+    n_columns = matrix.shape[1]
+    for q in range(docs.shape[0]):
+        for c in range(docs.shape[1]):
+            item = docs[q, c]
+            out[q, c] = -1
+            if item < 0:
+                continue
+            for column in columns[q]:
+                if column < n_columns and matrix[item, column] > 0.0:
+                    out[q, c] = item
+                    break
+
+
 @functools.cache
 def _compiled() -> dict[str, Callable[..., Any]]:
-    """The relevance pass, compiled by numba at its first use."""
+    """The relevance passes, compiled by numba at their first use."""
     import numba
 
-    return {"relevance": numba.njit(cache=True, nogil=True)(_relevance_py)}
+    jit = numba.njit(cache=True, nogil=True)
+    return {"relevance": jit(_relevance_py), "reachable_labels": jit(_reachable_labels_py),
+            "reachable_members": jit(_reachable_members_py)}
