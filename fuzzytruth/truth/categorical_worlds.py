@@ -358,9 +358,11 @@ class CategoricalWorlds:
         n_nodes = len(self.membership.categories)
         if self.world_model == "annotator":
             labels = self._chunk_labels(worlds)  # (n_items + 1, n_w)
-            flat = (labels.astype(np.int64) + (n_nodes + 1) * np.arange(n_w)[None, :]).ravel()
-            label_counts = np.bincount(flat, minlength=n_w * (n_nodes + 1))
-            sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
+            # world by world: no (n_items, n_w) int64 temporary (4x the labels)
+            label_counts = np.empty((n_w, n_nodes + 1), dtype=np.int64)
+            for w in range(n_w):
+                label_counts[w] = np.bincount(labels[:, w], minlength=n_nodes + 1)
+            sizes = label_counts @ self._anc.astype(np.int64)
             return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
         sizes = member_sums(
             self.seed, _MEMBERS, self._item_keys, self._matrix, self._rank[self._possible],
