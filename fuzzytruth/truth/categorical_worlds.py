@@ -260,6 +260,7 @@ class CategoricalWorlds:
         self._matrix = np.ascontiguousarray(membership.matrix[:, canonical], dtype=np.float64)
         self._mixture = self._mixture_table()
         self._query_targets = self._target_table()
+        self._own = np.unique(components[0]) if self.own_label else None  # own-label queries
 
     def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(queries, cum, nodes)``: the queries whose target is drawn from their weights,
@@ -389,8 +390,7 @@ class CategoricalWorlds:
         worlds = chunk["worlds"]
         targets = np.repeat(self.fixed[queries].astype(np.int64)[:, None], len(worlds), axis=1)
         if self.own_label and len(self.components[0]):
-            mixed = np.unique(self.components[0])
-            mixed = mixed[(mixed >= queries.start) & (mixed < queries.stop)]
+            mixed = self._own[slice(*np.searchsorted(self._own, [queries.start, queries.stop]))]
             targets[mixed - queries.start] = chunk["labels"][self.query_item[mixed]]
         elif self._mixture is not None:
             mixed, cum, nodes = self._mixture
@@ -429,9 +429,7 @@ class CategoricalWorlds:
 
     def _relevance(self, state: dict, docs: np.ndarray) -> np.ndarray:
         """``(C, n_q, n_w)``: whether item ``docs[q, c]`` (-1: none) is in the target of query
-        q in world w of the block. The documents that no target of their query can hold in
-        any world (:meth:`_reachable`) are not drawn: False in every world."""
-        docs = self._reachable(docs, self._query_targets[state["queries"]])
+        q in world w of the block."""
         if "labels" in state:
             out = np.empty((docs.shape[1], docs.shape[0], len(state["worlds"])), dtype=bool)
             labels = state["labels"]  # node indices >= 0: read as unsigned, indexed flat
@@ -464,14 +462,17 @@ class CategoricalWorlds:
         return out
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(n_q * n_w, depth) boolean relevance of the ranked documents."""
+        """(n_q * n_w, depth) boolean relevance of the ranked documents (those that no target
+        of their query can hold, :meth:`_reachable`, are not drawn: False in every world)."""
+        docs = self._reachable(docs, self._query_targets[state["queries"]])
         out = self._relevance(state, docs).transpose(1, 2, 0)
         return out.reshape(out.shape[0] * out.shape[1], docs.shape[1])
 
     def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]:
         """The ranks that can be relevant: every rank (``(n_q, depth)`` docs; ranks None:
-        column j is rank j)."""
-        return system.docs, None
+        column j is rank j), the items that no target of their query can hold
+        (:meth:`_reachable`) as -1, so that they are not drawn."""
+        return self._reachable(system.docs, self._query_targets), None
 
     def relevant(self, state: dict, docs: np.ndarray, rel: float | None = None) -> np.ndarray:
         """(C, n_q * n_w) boolean relevance of the ``docs`` columns, rows query-major (``rel``
