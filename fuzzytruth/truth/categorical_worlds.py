@@ -46,7 +46,7 @@ import numpy as np
 
 from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
-from fuzzytruth._resampling import MEMORY_BUDGET
+from fuzzytruth._resampling import MEMORY_BUDGET, row_chunks
 from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 
@@ -174,7 +174,7 @@ class _LabelTable:
         last = (shares > 0).sum(axis=1) - 1
         cum[np.arange(n_items), last] = np.inf  # rounding never sends a draw past the last
         self.labels = order.astype(np.int16 if n_nodes < 2**15 else np.int32)
-        self.nodes = np.where(shares > 0, self.labels, -1)  # the labels an item can draw
+        self.nodes = np.where(shares > 0, self.labels, n_nodes)  # can draw; padded: n_nodes
         self.cum = cum
         self.keys = keys
 
@@ -317,6 +317,11 @@ class CategoricalWorlds:
                 _check_direct(self.membership)
                 self._labels = _LabelTable(self.membership.direct, self._item_keys,
                                            self._rank)
+                # (n_items, n_nodes) whether one of the item's labels lies under the node (the
+                # padding label: the last row of the ancestor matrix, under none)
+                self._reach = np.empty((n_items, n_nodes), dtype=bool)
+                for rows in row_chunks(n_items):
+                    self._reach[rows] = self._anc[self._labels.nodes[rows]].any(axis=1)
             # per world: the labels (a model's draws and their transposed copy), their counts
             # per node and the node sizes
             itemsize = 4 if self.model is not None else self._labels.labels.itemsize
@@ -451,14 +456,12 @@ class CategoricalWorlds:
         if self.world_model == "annotator":
             if self.model is not None:
                 return docs
-            out = np.empty_like(docs)
-            _compiled()["reachable_labels"](
-                self._anc.view(bool), self._labels.nodes, docs, possible, out
-            )
-            return out
+            table, columns = self._reach.view(np.uint8), possible
+        else:  # the matrix's columns are in name order; the padding node has none
+            table = self._matrix
+            columns = np.append(self._rank, len(self._rank))[possible]
         out = np.empty_like(docs)
-        padded = np.append(self._rank, len(self._rank))  # the padding node: no column
-        _compiled()["reachable_members"](self._matrix, docs, padded[possible], out)
+        _compiled()["reachable"](table, docs, columns, out)
         return out
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
@@ -504,31 +507,10 @@ def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover
                 row[w] = anc[np.uint64(label[w]) * width + np.uint64(target[w])]
 
 
-def _reachable_labels_py(anc, nodes, docs, possible, out):  # pragma: no cover - compiled
-    """``out[q, c] = docs[q, c]`` when one of the item's labels (``nodes`` row, -1 padded) is
-    one of the nodes ``possible[q]`` (padded with ``n_nodes``) or lies under one, else -1."""
-    n_nodes = anc.shape[1]
-    for q in range(docs.shape[0]):
-        for c in range(docs.shape[1]):
-            item = docs[q, c]
-            out[q, c] = -1
-            if item < 0:
-                continue
-            for label in nodes[item]:
-                if label < 0:
-                    break
-                for target in possible[q]:
-                    if target < n_nodes and anc[label, target]:
-                        out[q, c] = item
-                        break
-                if out[q, c] >= 0:
-                    break
-
-
-def _reachable_members_py(matrix, docs, columns, out):  # pragma: no cover - compiled
-    """``out[q, c] = docs[q, c]`` when ``matrix[docs[q, c], columns[q, k]] > 0`` for some k,
-    else -1 (columns past the matrix's last are padding)."""
-    n_columns = matrix.shape[1]
+def _reachable_py(table, docs, columns, out):  # pragma: no cover - compiled
+    """``out[q, c] = docs[q, c]`` when ``table[docs[q, c], columns[q, k]] > 0`` for some k,
+    else -1 (columns past the table's last are padding)."""
+    n_columns = table.shape[1]
     for q in range(docs.shape[0]):
         for c in range(docs.shape[1]):
             item = docs[q, c]
@@ -536,7 +518,7 @@ def _reachable_members_py(matrix, docs, columns, out):  # pragma: no cover - com
             if item < 0:
                 continue
             for column in columns[q]:
-                if column < n_columns and matrix[item, column] > 0.0:
+                if column < n_columns and table[item, column] > 0:
                     out[q, c] = item
                     break
 
@@ -547,5 +529,4 @@ def _compiled() -> dict[str, Callable[..., Any]]:
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    return {"relevance": jit(_relevance_py), "reachable_labels": jit(_reachable_labels_py),
-            "reachable_members": jit(_reachable_members_py)}
+    return {"relevance": jit(_relevance_py), "reachable": jit(_reachable_py)}
