@@ -426,7 +426,7 @@ def member_pick(
 ) -> np.ndarray:
     """The draws of :func:`member_sums` for picked cells: ``out[c, r, w]`` (``(n_c, n_r,
     n_w)``) is the draw of cell ``(units[r, c], columns[r, w])`` in world ``worlds[w]``
-    (False where ``units`` is negative).
+    (False where ``units`` is negative; cells of probability 0 or 1 are not drawn).
 
     Examples
     --------
@@ -434,11 +434,13 @@ def member_pick(
     >>> table = np.array([[0.5, 1.0], [0.2, 0.0], [0.9, 0.4]])
     >>> u = uniforms(4, 3, (keys[:, None] + np.arange(2, dtype=np.uint64)).ravel(),
     ...              np.arange(6)).reshape(6, 3, 2)
-    >>> columns = np.array([[0, 1, 1, 0, 0, 1]])
-    >>> out = member_pick(4, 3, keys, table, np.array([[2, -1]]), columns, np.arange(6))
-    >>> bool((out[0, 0] == (u[np.arange(6), 2, columns[0]] < table[2, columns[0]])).all())
+    >>> units = np.array([[2, -1], [0, -1], [1, -1]])  # units 0 and 1: a certain cell each
+    >>> columns = np.array([[0, 1, 1, 0, 0, 1]] * 3)
+    >>> out = member_pick(4, 3, keys, table, units, columns, np.arange(6))
+    >>> picked = units[:, :1]
+    >>> bool((out[0] == (u[np.arange(6), picked, columns] < table[picked, columns])).all())
     True
-    >>> bool(out[1, 0].any())
+    >>> bool(out[1].any())
     False
     """
     units = np.asarray(units, dtype=np.int64)
@@ -464,7 +466,12 @@ def _member_pick_py(salt, keys, table, units, columns, offsets, out):  # pragma:
             for w in range(len(offsets)):
                 j = columns[r, w]
                 if j != last:  # a cell's base and probability, reused while the column stays
-                    last, base, p = j, _base(keys[i] + np.uint64(j), salt), table[i, j]
+                    last, p = j, table[i, j]
+                    if 0.0 < p < 1.0:
+                        base = _base(keys[i] + np.uint64(j), salt)
+                if p <= 0.0 or p >= 1.0:  # certain: no draw (a uniform is in [0, 1))
+                    row[w] = p >= 1.0
+                    continue
                 # the 53-bit draw converts exactly through int64 (faster than from uint64)
                 row[w] = np.float64(np.int64(_mix53(base + offsets[w]))) * scale < p
 

@@ -385,6 +385,25 @@ def test_values_do_not_depend_on_the_memory_budget_nor_the_threads(case):
     assert np.isfinite(results[0][0]).any() and results[0][1].any() and not results[0][1].all()
 
 
+
+@pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
+def test_categorical_relevance_skips_only_documents_irrelevant_in_every_world(world_model):
+    """The categorical sampler leaves undrawn the ranked items that no possible target of their
+    query can hold (as candidates of the 0/1 route, and in the dense gains): the relevance is
+    the same bits as when every item is drawn, and some items are skipped (the law is not
+    vacuous)."""
+    rng = np.random.default_rng(12)
+    truth, systems = categorical_worlds(rng, world_model)
+    docs = np.concatenate([s.docs for s in systems], axis=1)
+    truth.draw(50, seed=9)
+    state = truth.block(truth.chunk(0, 50), slice(0, 5))
+    every = truth.relevant(state, docs)  # (C, n_q * n_w), every item drawn
+    candidates, ranks = truth.candidates(RankedDocs(docs, np.full(5, docs.shape[1])))
+    assert ranks is None and ((candidates < 0) & (docs >= 0)).any()
+    np.testing.assert_array_equal(truth.relevant(state, candidates), every)
+    np.testing.assert_array_equal(truth.gains(state, docs), every.T)
+    assert every.any()
+
 def test_evaluate_uses_the_thread_count_of_the_environment(monkeypatch):
     rng = np.random.default_rng(4)
     q = np.repeat([f"q{i}" for i in range(30)], 12)

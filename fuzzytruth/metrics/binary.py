@@ -139,15 +139,18 @@ def _hits_py(relevant, ranks, cut, hits):  # pragma: no cover - compiled
     broadcast = ranks.shape[1] == 1
     for start in range(0, n, _TILE):
         stop = min(n, start + _TILE)
+        acc = hits[start:stop]
         for j in range(relevant.shape[0]):
+            rel = relevant[j, start:stop]
             if broadcast:
                 if ranks[j, 0] >= cut:
                     continue
-                for i in range(start, stop):
-                    hits[i] += relevant[j, i]
+                for i in range(stop - start):
+                    acc[i] += rel[i]
             else:
-                for i in range(start, stop):
-                    hits[i] += relevant[j, i] and ranks[j, i] < cut
+                rank = ranks[j, start:stop]
+                for i in range(stop - start):
+                    acc[i] += rel[i] and rank[i] < cut
 
 
 def _first_py(relevant, ranks, cut, first):  # pragma: no cover - compiled
@@ -157,37 +160,47 @@ def _first_py(relevant, ranks, cut, first):  # pragma: no cover - compiled
     broadcast = ranks.shape[1] == 1
     for start in range(0, n, _TILE):
         stop = min(n, start + _TILE)
+        acc = first[start:stop]
         for j in range(relevant.shape[0]):
-            for i in range(start, stop):
-                rank = ranks[j, 0] if broadcast else ranks[j, i]
-                if relevant[j, i] and rank < first[i]:
-                    first[i] = rank
+            rel = relevant[j, start:stop]
+            if broadcast:
+                rank = ranks[j, 0]
+                for i in range(stop - start):
+                    acc[i] = rank if rel[i] and rank < acc[i] else acc[i]
+            else:
+                rank_of = ranks[j, start:stop]
+                for i in range(stop - start):
+                    acc[i] = rank_of[i] if rel[i] and rank_of[i] < acc[i] else acc[i]
 
 
 def _ap_py(relevant, ranks, cut, hits, total):  # pragma: no cover - compiled
     """In place: per row, the number of relevant ranks within ``cut`` (``hits``, float) and
-    Σ hits / rank, the terms added in rank order (a row's columns are in rank order)."""
+    Σ hits / rank, the terms added in rank order (a row's columns are in rank order).
+    Branch-free (a 0 adds 0.0), so that it vectorises."""
     n = relevant.shape[1]
     broadcast = ranks.shape[1] == 1
     for start in range(0, n, _TILE):
         stop = min(n, start + _TILE)
+        h_acc, t_acc = hits[start:stop], total[start:stop]
         for j in range(relevant.shape[0]):
+            rel = relevant[j, start:stop]
             if broadcast:
                 rank = ranks[j, 0]
                 if rank >= cut:
                     continue
                 position = rank + 1.0
-                for i in range(start, stop):  # branch-free (a 0 adds 0.0), so it vectorises
-                    r = np.float64(relevant[j, i])
-                    h = hits[i] + r
-                    hits[i] = h
-                    total[i] += r * (h / position)
+                for i in range(stop - start):
+                    r = np.float64(rel[i])
+                    h = h_acc[i] + r
+                    h_acc[i] = h
+                    t_acc[i] += r * (h / position)
             else:
-                for i in range(start, stop):
-                    rank = ranks[j, i]
-                    if relevant[j, i] and rank < cut:
-                        hits[i] += 1
-                        total[i] += hits[i] / (rank + 1.0)
+                rank_of = ranks[j, start:stop]
+                for i in range(stop - start):
+                    r = np.float64(rel[i] and rank_of[i] < cut)
+                    h = h_acc[i] + r
+                    h_acc[i] = h
+                    t_acc[i] += r * (h / (rank_of[i] + 1.0))
 
 
 def _gained_py(relevant, ranks, weights, total):  # pragma: no cover - compiled
@@ -198,14 +211,17 @@ def _gained_py(relevant, ranks, weights, total):  # pragma: no cover - compiled
     broadcast = ranks.shape[1] == 1
     for start in range(0, n, _TILE):
         stop = min(n, start + _TILE)
+        acc = total[start:stop]
         for j in range(relevant.shape[0]):
+            rel = relevant[j, start:stop]
             if broadcast:
                 weight = weights[min(ranks[j, 0], last)]
-                for i in range(start, stop):
-                    total[i] += relevant[j, i] * weight
+                for i in range(stop - start):
+                    acc[i] += rel[i] * weight
             else:
-                for i in range(start, stop):
-                    total[i] += relevant[j, i] * weights[min(ranks[j, i], last)]
+                rank_of = ranks[j, start:stop]
+                for i in range(stop - start):
+                    acc[i] += rel[i] * weights[min(rank_of[i], last)]
 
 
 @functools.cache

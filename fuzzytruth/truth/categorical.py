@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
+from fuzzytruth._resampling import row_chunks
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.categorical_worlds import CategoricalWorlds, CategoryShares, LabelModel
@@ -162,8 +163,12 @@ class PreparedCategorical(PreparedTruth):
         q, node, _ = self.components
         if rel > 1:  # categorical membership has grade 1
             return np.zeros((len(q), docs.docs.shape[1]))
-        matrix = np.vstack([self.membership.matrix, np.zeros(len(self.membership.categories))])
-        return matrix[docs.docs[q], node[:, None]]
+        matrix = self.membership.matrix
+        out = np.empty((len(q), docs.docs.shape[1]))
+        for rows in row_chunks(len(q)):  # no (n_components, depth) index temporaries
+            ranked = docs.docs[q[rows]]  # -1 (none) reads the last item, then set to 0
+            out[rows] = np.where(ranked >= 0, matrix[ranked, node[rows, None]], 0.0)
+        return out
 
     def rest(self, docs: RankedDocs, rel: float) -> tuple[np.ndarray, np.ndarray]:
         """Members of each component's category not retrieved (and not the excluded query)."""

@@ -46,7 +46,7 @@ import numpy as np
 
 from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
-from fuzzytruth._resampling import MEMORY_BUDGET
+from fuzzytruth._resampling import MEMORY_BUDGET, row_chunks
 from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
 
@@ -174,6 +174,7 @@ class _LabelTable:
         last = (shares > 0).sum(axis=1) - 1
         cum[np.arange(n_items), last] = np.inf  # rounding never sends a draw past the last
         self.labels = order.astype(np.int16 if n_nodes < 2**15 else np.int32)
+        self.nodes = np.where(shares > 0, self.labels, n_nodes)  # can draw; padded: n_nodes
         self.cum = cum
         self.keys = keys
 
@@ -258,6 +259,8 @@ class CategoricalWorlds:
         canonical[self._rank] = np.arange(n_nodes)
         self._matrix = np.ascontiguousarray(membership.matrix[:, canonical], dtype=np.float64)
         self._mixture = self._mixture_table()
+        self._query_targets = self._target_table()
+        self._own = np.unique(components[0]) if self.own_label else None  # own-label queries
 
     def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(queries, cum, nodes)``: the queries whose target is drawn from their weights,
@@ -281,6 +284,22 @@ class CategoricalWorlds:
         cum[np.arange(len(queries)), count - 1] = np.inf
         return queries, cum, nodes
 
+    def _target_table(self) -> np.ndarray:
+        """``(n_q, width)`` every node a query's target can be in some world (its given
+        target, or the nodes of its mixture, which hold the query item's own labels), padded
+        with ``n_nodes``: the pass over the ranked documents skips those that can be in none."""
+        comp_query, comp_node = self.components[0], self.components[1]
+        per_query = np.bincount(comp_query, minlength=len(self.fixed))
+        given = self.fixed >= 0
+        width = max(1, int((per_query + given).max(initial=0)))
+        table = np.full((len(self.fixed), width), len(self.membership.categories), np.int64)
+        table[given, 0] = self.fixed[given]
+        order = np.argsort(comp_query, kind="stable")
+        start = np.concatenate([[0], np.cumsum(per_query)[:-1]])
+        query = comp_query[order]
+        table[query, given[query] + np.arange(len(order)) - start[query]] = comp_node[order]
+        return table
+
     def plan(self, systems: Sequence[RankedDocs]) -> None:
         """Every known item can be relevant to some target: the candidates are all of them."""
 
@@ -298,6 +317,11 @@ class CategoricalWorlds:
                 _check_direct(self.membership)
                 self._labels = _LabelTable(self.membership.direct, self._item_keys,
                                            self._rank)
+                # (n_items, n_nodes) whether one of the item's labels lies under the node (the
+                # padding label: the last row of the ancestor matrix, under none)
+                self._reach = np.empty((n_items, n_nodes), dtype=bool)
+                for rows in row_chunks(n_items):
+                    self._reach[rows] = self._anc[self._labels.nodes[rows]].any(axis=1)
             # per world: the labels (a model's draws and their transposed copy), their counts
             # per node and the node sizes
             itemsize = 4 if self.model is not None else self._labels.labels.itemsize
@@ -340,9 +364,11 @@ class CategoricalWorlds:
         n_nodes = len(self.membership.categories)
         if self.world_model == "annotator":
             labels = self._chunk_labels(worlds)  # (n_items + 1, n_w)
-            flat = (labels.astype(np.int64) + (n_nodes + 1) * np.arange(n_w)[None, :]).ravel()
-            label_counts = np.bincount(flat, minlength=n_w * (n_nodes + 1))
-            sizes = label_counts.reshape(n_w, n_nodes + 1) @ self._anc.astype(np.int64)
+            # world by world: no (n_items, n_w) int64 temporary (4x the labels)
+            label_counts = np.empty((n_w, n_nodes + 1), dtype=np.int64)
+            for w in range(n_w):
+                label_counts[w] = np.bincount(labels[:, w], minlength=n_nodes + 1)
+            sizes = label_counts @ self._anc.astype(np.int64)
             return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
         sizes = member_sums(
             self.seed, _MEMBERS, self._item_keys, self._matrix, self._rank[self._possible],
@@ -369,8 +395,7 @@ class CategoricalWorlds:
         worlds = chunk["worlds"]
         targets = np.repeat(self.fixed[queries].astype(np.int64)[:, None], len(worlds), axis=1)
         if self.own_label and len(self.components[0]):
-            mixed = np.unique(self.components[0])
-            mixed = mixed[(mixed >= queries.start) & (mixed < queries.stop)]
+            mixed = self._own[slice(*np.searchsorted(self._own, [queries.start, queries.stop]))]
             targets[mixed - queries.start] = chunk["labels"][self.query_item[mixed]]
         elif self._mixture is not None:
             mixed, cum, nodes = self._mixture
@@ -394,13 +419,13 @@ class CategoricalWorlds:
             own = self._anc[chunk["labels"][np.where(items >= 0, items, padding)], targets]
             counts -= np.where(exclude[:, None], own, 0)
             return {"worlds": worlds, "labels": chunk["labels"], "targets": targets,
-                    "counts": counts}
+                    "counts": counts, "queries": queries}
         counts = chunk["sizes"][self._row[targets], np.arange(len(worlds))[None, :]]
         counts -= member_pick(
             self.seed, _MEMBERS, self._item_keys, self._matrix, items[:, None],
             self._rank[targets], worlds,
         )[0]
-        return {"worlds": worlds, "targets": targets, "counts": counts}
+        return {"worlds": worlds, "targets": targets, "counts": counts, "queries": queries}
 
     def counts(self, state: dict, rel: float | None = None) -> np.ndarray:
         """(n_q, n_w) number of relevant items of each query in each world (membership is 0/1:
@@ -423,15 +448,34 @@ class CategoricalWorlds:
             self._rank[state["targets"]], state["worlds"],
         )
 
+    def _reachable(self, docs: np.ndarray, possible: np.ndarray) -> np.ndarray:
+        """``docs`` with -1 where the item is in none of its query's ``possible`` targets in
+        any world: under the annotator model none of the item's labels lies under one of them
+        (a truth model's labels are not known in advance: every item is kept), under the
+        Bernoulli model its probability of each is 0."""
+        if self.world_model == "annotator":
+            if self.model is not None:
+                return docs
+            table, columns = self._reach.view(np.uint8), possible
+        else:  # the matrix's columns are in name order; the padding node has none
+            table = self._matrix
+            columns = np.append(self._rank, len(self._rank))[possible]
+        out = np.empty_like(docs)
+        _compiled()["reachable"](table, docs, columns, out)
+        return out
+
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
-        """(n_q * n_w, depth) boolean relevance of the ranked documents."""
+        """(n_q * n_w, depth) boolean relevance of the ranked documents (those that no target
+        of their query can hold, :meth:`_reachable`, are not drawn: False in every world)."""
+        docs = self._reachable(docs, self._query_targets[state["queries"]])
         out = self._relevance(state, docs).transpose(1, 2, 0)
         return out.reshape(out.shape[0] * out.shape[1], docs.shape[1])
 
     def candidates(self, system: RankedDocs) -> tuple[np.ndarray, np.ndarray | None]:
         """The ranks that can be relevant: every rank (``(n_q, depth)`` docs; ranks None:
-        column j is rank j)."""
-        return system.docs, None
+        column j is rank j), the items that no target of their query can hold
+        (:meth:`_reachable`) as -1, so that they are not drawn."""
+        return self._reachable(system.docs, self._query_targets), None
 
     def relevant(self, state: dict, docs: np.ndarray, rel: float | None = None) -> np.ndarray:
         """(C, n_q * n_w) boolean relevance of the ``docs`` columns, rows query-major (``rel``
@@ -448,24 +492,41 @@ class CategoricalWorlds:
 
 def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover - compiled
     """``out[c, q, w] = anc[labels[docs[q, c], w] × n_nodes + targets[q, w]]`` (the ancestor
-    matrix flat; -1 docs: the padding row, the last of ``labels``, never relevant)."""
-    padding = labels.shape[0] - 1
+    matrix flat); False where ``docs`` is -1."""
     width = np.uint64(n_nodes)
     for q in range(docs.shape[0]):
         target = targets[q]
         for c in range(docs.shape[1]):
             item = docs[q, c]
-            if item < 0:
-                item = padding
-            label = labels[item]
             row = out[c, q]
+            if item < 0:
+                row[:] = False
+                continue
+            label = labels[item]
             for w in range(len(label)):
                 row[w] = anc[np.uint64(label[w]) * width + np.uint64(target[w])]
 
 
+def _reachable_py(table, docs, columns, out):  # pragma: no cover - compiled
+    """``out[q, c] = docs[q, c]`` when ``table[docs[q, c], columns[q, k]] > 0`` for some k,
+    else -1 (columns past the table's last are padding)."""
+    n_columns = table.shape[1]
+    for q in range(docs.shape[0]):
+        for c in range(docs.shape[1]):
+            item = docs[q, c]
+            out[q, c] = -1
+            if item < 0:
+                continue
+            for column in columns[q]:
+                if column < n_columns and table[item, column] > 0:
+                    out[q, c] = item
+                    break
+
+
 @functools.cache
 def _compiled() -> dict[str, Callable[..., Any]]:
-    """The relevance pass, compiled by numba at its first use."""
+    """The relevance passes, compiled by numba at their first use."""
     import numba
 
-    return {"relevance": numba.njit(cache=True, nogil=True)(_relevance_py)}
+    jit = numba.njit(cache=True, nogil=True)
+    return {"relevance": jit(_relevance_py), "reachable": jit(_reachable_py)}
