@@ -15,6 +15,7 @@ from fuzzytruth.classify import (
     annotation_certainty,
     leave_one_annotator_out,
 )
+from fuzzytruth.evaluation import classifiers
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.stats import annotator_bootstrap
 from fuzzytruth.truth.models import IRN, DawidSkene, PrIRN
@@ -236,6 +237,29 @@ def test_worlds_agree_with_the_exact_means():
         worlds = ev.world_scores(measure)
         se = worlds.std(axis=0) / np.sqrt(len(worlds)) + 1e-12
         assert (np.abs(worlds.mean(axis=0) - exact) < 4.5 * se).all()
+
+
+@pytest.mark.parametrize("chunk_bytes", [1e-12, 1.0, 1e12])
+def test_world_sums_do_not_depend_on_the_label_chunks(monkeypatch, chunk_bytes):
+    """The aggregates' sums read labels drawn chunk by chunk (one chunk of every world, a few
+    worlds, one world each): the numbers of the labels drawn whole and kept for the world
+    scores, bit for bit at the same chunks, and to rounding at any others."""
+    truth, preds, _ = small_case(6, n_items=30)
+    measures = ["Acc", "CE(target=label)", "ECE(target=label)"]
+
+    def run(keep_first):
+        ev = evaluate(preds, truth, measures, method="worlds", rng=3, n_worlds=200,
+                      memory_budget=20_000)
+        if keep_first:
+            ev.world_scores("Acc")  # draws every world's labels and keeps them
+        return ev.aggregate()
+
+    default = run(keep_first=False)
+    monkeypatch.setattr(classifiers, "LABEL_CHUNK_BYTES", chunk_bytes)
+    drawn = run(keep_first=False)
+    pd.testing.assert_frame_equal(drawn, run(keep_first=True), check_exact=True)
+    pd.testing.assert_frame_equal(drawn, default, check_exact=False, rtol=1e-12)
+    assert (drawn["method"] == "worlds").all()
 
 
 def test_label_distribution_and_top1_targets():
