@@ -566,10 +566,12 @@ class ClassWorlds:
         n_worlds, n_items = self.shape[2:]
         sums = {key: [np.zeros(n_worlds), np.zeros(n_worlds), np.zeros(n_items),
                       np.zeros(n_items)] for key in keys}
-        kept = self._kept.get(target)
-        base = self._base_labels(kept[:3] if kept is not None else self._draw(
-            target, np.arange(min(3, n_worlds))))
+        base = None
         for first, chunk in self._label_chunks(target):
+            if base is None:  # from the first three worlds: drawn again if the chunk is shorter
+                head = min(3, n_worlds)
+                base = self._base_labels(chunk[:head] if len(chunk) >= head
+                                         else self._draw(target, np.arange(head)))
             for begin, end in spread_blocks(chunk, base, self._budget):
                 self._add_spread(sums, LabelSpread(chunk[begin:end], base), first + begin,
                                  rule, fills, counted)
