@@ -408,6 +408,26 @@ def test_annotation_certainty_of_point_and_sampled_truths():
 
 
 # ---------------------------------------------------------------------------- errors
+def test_annotation_certainty_summary_is_the_t_interval_over_the_items():
+    """summary(): the mean certainty with scipy's t interval over the items; a point truth's
+    one world is exact."""
+    from scipy import stats
+
+    r = Rankings.from_selectors([[[[0], [1]], [[1]]], [[[2]], [[0]], [[2], [1]]],
+                                 [[[1]], [[1], [0]]]], classes=CLASSES)
+    result = annotation_certainty(PrIRN(temperature=1).fit(r), k=1, n_worlds=500, rng=0)
+    values = result.certainty.to_numpy()
+    row = result.summary(confidence_level=0.9)
+    low, high = stats.t.interval(0.9, len(values) - 1, loc=values.mean(),
+                                 scale=stats.sem(values))
+    assert row["measure"] == "certainty@1" and row["n_items"] == 3
+    assert row["value"] == pytest.approx(values.mean(), abs=1e-15)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert row["method"] == "worlds" and row["n_worlds"] == 500
+    point = annotation_certainty(IRN().fit(r), k=2, level=0).summary()
+    assert point["measure"] == "certainty(level=0)@2" and point["method"] == "exact"
+
+
 def test_errors_name_what_is_wrong():
     truth, preds, _ = small_case(0)
     p = preds["p"]
