@@ -254,8 +254,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.per_item:
         frame = evaluation.to_frame().rename(columns={"query_id": "item_id"})
         if args.certainty:
-            frame = pd.concat([frame, _certainty(args, truth, True)],
-                              ignore_index=True)
+            frame = pd.concat([frame, _certainty(args, truth, True)], ignore_index=True)
     else:
         aggregate = evaluation.aggregate()
         frame = aggregate.rename(columns={"n_queries": "n_items"})
@@ -263,8 +262,7 @@ def run(args: argparse.Namespace) -> int:
             frame = pd.concat([frame, _human(args, labels, measures, options)],
                               ignore_index=True)
         if args.certainty:
-            frame = pd.concat([frame, _certainty(args, truth, False)],
-                              ignore_index=True)
+            frame = pd.concat([frame, _certainty(args, truth, False)], ignore_index=True)
     if args.compare:
         write(format_frame(frame, args.format))
         return 0
@@ -325,7 +323,8 @@ def _check_certainty_flags(args: argparse.Namespace) -> None:
                         "without --compare")
     if args.qrels is not None:
         raise UserError("--certainty needs a categorical truth (--annotations or "
-                        "--rankings); --qrels are label sets, certain by construction")
+                        "--rankings); --qrels gives label sets, which have no plausibility "
+                        "worlds to agree or disagree")
 
 
 def _certainty(args: argparse.Namespace, truth: Any, per_item: bool) -> Any:
