@@ -18,16 +18,23 @@ Phases, in one process (no pickled inputs loaded twice):
    (``top_k_accuracy_score`` k = 1 and 5, ``log_loss``; scikit-learn has no ECE), one
    classifier at a time.
 
-Measured 2026-11-23 (load 5.5 before, 9.1 after, 2 shared cores): fuzzytruth 6.14 s CPU
-(17.1 s wall), peak RSS 2.01 GB of which 1.70 GB before the evaluation started;
-scikit-learn's three point metrics 51.0 s CPU; ratio 0.12x. Before this round's rewrite:
-59.4 s CPU, 4.32 GB. The values agree with scikit-learn's against the posterior's most
-probable class to 3-4 decimals (they differ by design: the posterior's law, not its argmax).
-The time bar (<= 10 s) is met; the memory bar (<= 2 GB) is missed by 0.01 GB, nearly all of
-it the inputs. Where the CPU goes (profile at 50k): the exact expected cross-entropy (a
-compiled pass of 250 million logarithms, about a third), the keyed label draws (50 million,
-about an eighth), the top-k pass (one per classifier), the world sums (the labels' spread
-around a base label per item: a kernel call per distinct item-label pair, not per cell).
+Measured 2026-11-23 (load 6.2 before, 8.6 after, 2 shared cores): fuzzytruth 8.42 s CPU
+(27.2 s wall), peak RSS 1.94 GB of which 1.67 GB before the evaluation started;
+scikit-learn's three point metrics 45.5 s CPU; ratio 0.19x. The same run before the world
+labels were drawn chunk by chunk for the sums: 8.12 s CPU (load 1.0 before, 8.2 after), 2.00
+GB; run side by side at one load, the two versions' evaluate + aggregate took 6.90 s and 6.84 s
+CPU (the chunks cut the labels' spread blocks at their edges: 4 blocks instead of 2, twice the
+kernel calls on the spread grid, about what no longer drawing every world's labels up front
+saves). Before this round's rewrite: 59.4 s CPU, 4.32 GB. The values agree with scikit-learn's
+against the posterior's most probable class to 3-4 decimals (they differ by design: the
+posterior's law, not its argmax). Both bars (<= 10 s, <= 2 GB) are met; of the 0.27 GB the
+evaluation adds to its inputs (1.0 GB of float32 predictions, the 0.4 GB posterior, the fit's
+parameters and the libraries), about 0.1 GB is the compiled kernels and imports loaded on the
+first call, the rest blocks sized from the memory budget (128 MB) and the heap they leave
+behind. Where the CPU goes (profile at 50k): the exact expected cross-entropy (a compiled pass
+of 250 million logarithms, about a third), the keyed label draws (50 million, about an
+eighth), the top-k pass (one per classifier), the world sums (the labels' spread around a base
+label per item: a kernel call per distinct item-label pair, not per cell).
 
 CPU time is ``time.process_time``; wall time and the load average are printed beside it (the
 machine is shared). Run from the worktree root: ``PYTHONPATH=. python benchmarks/classify.py``

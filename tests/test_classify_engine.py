@@ -15,6 +15,7 @@ from fuzzytruth.classify import (
     annotation_certainty,
     leave_one_annotator_out,
 )
+from fuzzytruth.evaluation import classifiers
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.stats import annotator_bootstrap
 from fuzzytruth.truth.models import IRN, DawidSkene, PrIRN
@@ -228,6 +229,29 @@ def test_worlds_agree_with_the_exact_means():
         assert (np.abs(worlds.mean(axis=0) - exact) < 4.5 * se).all()
 
 
+@pytest.mark.parametrize("chunk_bytes", [1e-12, 1.0, 1e12])
+def test_world_sums_do_not_depend_on_the_label_chunks(monkeypatch, chunk_bytes):
+    """The aggregates' sums read labels drawn chunk by chunk (one chunk of every world, a few
+    worlds, one world each): the numbers of the labels drawn whole and kept for the world
+    scores, bit for bit at the same chunks, and to rounding at any others."""
+    truth, preds, _ = small_case(6, n_items=30)
+    measures = ["Acc", "CE(target=label)", "ECE(target=label)"]
+
+    def run(keep_first):
+        ev = evaluate(preds, truth, measures, method="worlds", rng=3, n_worlds=200,
+                      memory_budget=20_000)
+        if keep_first:
+            ev.world_scores("Acc")  # draws every world's labels and keeps them
+        return ev.aggregate()
+
+    default = run(keep_first=False)
+    monkeypatch.setattr(classifiers, "LABEL_CHUNK_BYTES", chunk_bytes)
+    drawn = run(keep_first=False)
+    pd.testing.assert_frame_equal(drawn, run(keep_first=True), check_exact=True)
+    pd.testing.assert_frame_equal(drawn, default, check_exact=False, rtol=1e-12)
+    assert (drawn["method"] == "worlds").all()
+
+
 def test_label_distribution_and_top1_targets():
     """Three readings of one truth: a label drawn per world (its expectation: the mass of the
     top-k), the plausibility vector (the same expectation, a point), the argmax (deterministic
@@ -380,6 +404,26 @@ def test_annotation_certainty_of_point_and_sampled_truths():
 
 
 # ---------------------------------------------------------------------------- errors
+def test_annotation_certainty_summary_is_the_t_interval_over_the_items():
+    """summary(): the mean certainty with scipy's t interval over the items; a point truth's
+    one world is exact."""
+    from scipy import stats
+
+    r = Rankings.from_selectors([[[[0], [1]], [[1]]], [[[2]], [[0]], [[2], [1]]],
+                                 [[[1]], [[1], [0]]]], classes=CLASSES)
+    result = annotation_certainty(PrIRN(temperature=1).fit(r), k=1, n_worlds=500, rng=0)
+    values = result.certainty.to_numpy()
+    row = result.summary(confidence_level=0.9)
+    low, high = stats.t.interval(0.9, len(values) - 1, loc=values.mean(),
+                                 scale=stats.sem(values))
+    assert row["measure"] == "certainty@1" and row["n_items"] == 3
+    assert row["value"] == pytest.approx(values.mean(), abs=1e-15)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert row["method"] == "worlds" and row["n_worlds"] == 500
+    point = annotation_certainty(IRN().fit(r), k=2, level=0).summary()
+    assert point["measure"] == "certainty(level=0)@2" and point["method"] == "exact"
+
+
 def test_errors_name_what_is_wrong():
     truth, preds, _ = small_case(0)
     p = preds["p"]

@@ -250,3 +250,71 @@ def test_classify_text_says_what_its_intervals_mean(collection, capsys):
                                d / "labels.csv", "--taxonomy", d / "tax.json", "-m", "Acc",
                                "--n-worlds", "50", "--format", "csv")
     assert status == 0 and "truth_low" in out.splitlines()[0] and "t interval" not in out
+
+
+def test_classify_certainty_is_annotation_certainty_s_mean_over_the_items(collection, capsys):
+    """--certainty K adds the truth's rank-K annotation certainty: its mean over the truth's
+    items with the t interval of the per-item values (-q: the values themselves), the numbers
+    of annotation_certainty on the same fit with the same seed."""
+    from scipy import stats
+
+    from fuzzytruth import Annotations, Taxonomy
+    from fuzzytruth.classify import annotation_certainty
+    from fuzzytruth.truth.models import DawidSkene
+
+    d = collection
+    base = ["--predictions", d / "good.csv", "--annotations", d / "labels.csv", "--taxonomy",
+            d / "tax.json", "--truth-model", "dawid-skene", "-m", "Acc", "--n-worlds", "200",
+            "--seed", "3", "--format", "csv"]
+    status, out, err = run_cli(capsys, *base, "--certainty", "1", "--certainty", "2")
+    assert status == 0, err
+    table = pd.read_csv(pd.io.common.StringIO(out)).set_index(["system", "measure"])
+    rows = table.loc["truth (annotation certainty)"]
+    assert list(rows.index) == ["certainty@1", "certainty@2"]
+    ann = Annotations.from_frame(pd.read_csv(d / "labels.csv"),
+                                 taxonomy=Taxonomy.from_nested(json.loads(
+                                     (d / "tax.json").read_text())))
+    fit = DawidSkene().fit(ann)
+    for k in (1, 2):
+        values = annotation_certainty(fit, k=k, n_worlds=200, rng=3).certainty.to_numpy()
+        row = rows.loc[f"certainty@{k}"]
+        half = stats.t.ppf(0.975, 39) * values.std(ddof=1) / np.sqrt(40)  # scipy's quantile
+        assert row["value"] == pytest.approx(values.mean(), abs=1e-12)
+        assert row["ci_high"] - row["value"] == pytest.approx(half, rel=1e-9)
+        assert row["value"] - row["ci_low"] == pytest.approx(half, rel=1e-9)
+        assert row["n_items"] == 40 and row["method"] == "worlds"
+        assert (values >= 1 / 3).all() and (values <= 1).all()
+    assert rows.loc["certainty@1", "value"] > rows.loc["certainty@2", "value"]
+    status, out, err = run_cli(capsys, *base, "--certainty", "1", "-q")
+    assert status == 0, err
+    per_item = pd.read_csv(pd.io.common.StringIO(out))
+    mine = per_item[per_item["system"] == "truth (annotation certainty)"]
+    expected = annotation_certainty(fit, k=1, n_worlds=200, rng=3).certainty
+    assert mine["item_id"].tolist() == list(expected.index)
+    assert mine["mean"].to_numpy() == pytest.approx(expected.to_numpy(), abs=1e-12)
+
+
+def test_classify_certainty_errors_name_the_flag(collection, capsys):
+    """--certainty's errors name the flag, the allowed values and what was given; a measure
+    spelled with k= in -m keeps its spelling in its own message (the flag of k is
+    --certainty); a text table says what the rows mean."""
+    d = collection
+    base = ["--predictions", d / "good.csv", "--annotations", d / "labels.csv", "--taxonomy",
+            d / "tax.json", "-m", "Acc", "--n-worlds", "50"]
+    status, out, err = run_cli(capsys, *base, "--certainty", "1")
+    assert status == 0, err
+    assert "certainty@K: per item, the largest share" in " ".join(out.split())
+    for extra, message in (
+        (["--certainty", "0"], "--certainty must be a rank of at least 1 (1 = the most "
+                               "plausible class); got 0"),
+        (["--certainty", "4"], "--certainty must be at most the number of classes (3); "
+                               "got 4"),
+        (["--certainty", "1", "--compare"], "--certainty describes the truth"),
+        (["-m", "Acc(k=0)"], "-m Acc(k=0): parameter 'k' of measure 'Acc': must be a "
+                             "positive integer; got '0'"),
+    ):
+        status, _, err = run_cli(capsys, *base, *extra)
+        assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--qrels",
+                             d / "labels.csv", "--certainty", "1")
+    assert status == 2 and "--certainty needs a categorical truth" in err

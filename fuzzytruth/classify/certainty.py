@@ -32,7 +32,8 @@ import pandas as pd
 
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_int, check_n_worlds
+from fuzzytruth._t_interval import t_interval
+from fuzzytruth._validation import check_confidence_level, check_int, check_n_worlds
 from fuzzytruth.classify.targets import _lift, class_truth
 
 __all__ = ["AnnotationCertainty", "annotation_certainty", "rank_k_frequencies"]
@@ -105,6 +106,36 @@ class AnnotationCertainty:
     def mode(self) -> pd.Series:
         """Each item's most frequent group (the first on ties)."""
         return self.frequencies.idxmax(axis=1).rename("mode")
+
+    @property
+    def measure(self) -> str:
+        """Its name in a table beside classifiers' measures: ``certainty@k``, with
+        ``(level=...)`` when the groups are a taxonomy depth."""
+        return f"certainty{'' if self.level is None else f'(level={self.level})'}@{self.k}"
+
+    def summary(self, confidence_level: float = 0.95) -> pd.Series:
+        """The mean certainty over the items with its t interval over them (the items as
+        the sampling unit, as for a classifier's mean).
+
+        Returns ``measure, value, ci_low, ci_high, n_items, n_worlds, confidence_level,
+        method``; ``method`` is ``"worlds"``, or ``"exact"`` when the truth is one point (its
+        one world is the truth).
+
+        Examples
+        --------
+        >>> frequencies = pd.DataFrame({"a": [1.0, 0.5, 0.75], "b": [0.0, 0.5, 0.25]})
+        >>> row = AnnotationCertainty(frequencies, k=1, level=None, n_worlds=4).summary()
+        >>> row["measure"], row["value"], row["n_items"]
+        ('certainty@1', 0.75, 3)
+        """
+        level = check_confidence_level(confidence_level)
+        values = self.certainty.to_numpy(dtype=np.float64)
+        _, low, high = t_interval(values[None, :], "two-sided", 1.0 - level)
+        return pd.Series({
+            "measure": self.measure, "value": float(values.mean()), "ci_low": float(low[0]),
+            "ci_high": float(high[0]), "n_items": len(values), "n_worlds": self.n_worlds,
+            "confidence_level": level, "method": "worlds" if self.n_worlds > 1 else "exact",
+        })
 
 
 def annotation_certainty(

@@ -48,6 +48,8 @@ EXIT_INTERRUPTED = 130
 _QUOTED = r"'[^']*'|\"[^\"]*\""
 _VALUE = rf"(?:{_QUOTED}|[^\s,;:()\[\]]+)"
 _MORE = rf"(?:(?:,\s*|\s+or\s+)(?:{_QUOTED}))*"
+_TYPED = r"(?<=-m )\S+"
+"""What the user typed after ``-m`` (``-m Acc(k=0): ...``), quoted in a message as typed."""
 # a bare parameter name the library uses as the subject of a sentence
 _SUBJECT = r"(?=\s+(?:must|applies|needs|is only|has to)\b|\s*(?:[<>]=?|==)\s)"
 
@@ -97,7 +99,25 @@ class Flags:
         return param in self._flags
 
     def translate(self, message: str) -> str:
-        """``message`` with every Python parameter it names replaced by its flag."""
+        """``message`` with every Python parameter it names replaced by its flag; what the
+        user typed after ``-m`` is left as typed (``Acc(k=0)`` is not ``--certainty 0``).
+
+        Examples
+        --------
+        >>> flags = Flags()
+        >>> flags.add("k", "--certainty")
+        >>> flags.translate("-m Acc(k=0): must be a positive integer; k must be at most 3")
+        '-m Acc(k=0): must be a positive integer; --certainty must be at most 3'
+        """
+        spellings = re.findall(_TYPED, message)
+        for i, spelling in enumerate(spellings):  # set aside, put back as they were
+            message = message.replace(spelling, f"\0{i}\0", 1)
+        message = self._translated(message)
+        for i, spelling in enumerate(spellings):
+            message = message.replace(f"\0{i}\0", spelling, 1)
+        return message
+
+    def _translated(self, message: str) -> str:
         for param, flag in sorted(self._flags.items(), key=lambda item: -len(item[0])):
             name = re.escape(param)
             message = re.sub(

@@ -6,7 +6,10 @@ or wide table, or a NumPy matrix); the truth is annotations (``--annotations`` w
 or crisp label sets (``--qrels``, ImageNet ReaL). Prints each classifier's value of each
 measure with its interval over items and its spread over the truth (the default), one row per
 item (``-q``), or every pairwise comparison (``--compare``: :func:`fuzzytruth.stats.compare`);
-``--human`` adds the annotators scored against each other (leave-one-annotator-out).
+``--human`` adds the annotators scored against each other (leave-one-annotator-out), and
+``--certainty K`` the truth's own rank-K annotation certainty
+(:func:`fuzzytruth.classify.annotation_certainty`: how far an accuracy against it can be
+trusted).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from fuzzytruth.cli._options import (
 )
 from fuzzytruth.cli._output import TABLE_FORMATS, format_frame, write
 
-__all__ = ["DEFAULT_MEASURES", "EXAMPLES", "HELP", "add_arguments", "run"]
+__all__ = ["CERTAINTY_SYSTEM", "DEFAULT_MEASURES", "EXAMPLES", "HELP", "add_arguments",
+           "run"]
 
 HELP = "evaluate and compare classifiers against uncertain truth"
 EXAMPLES = """\
@@ -44,6 +48,10 @@ examples:
   fuzzytruth classify --predictions net.csv --rankings ddx.json --classes conditions.txt \\
       --taxonomy risks.csv --truth-model prirn --reliability 5 \\
       -m "Acc(target=top1)@3" -m "Acc(level=1)" --human
+  # ... with the readers' rank-1 and rank-2 annotation certainty beside it
+  fuzzytruth classify --predictions net.csv --rankings ddx.json --classes conditions.txt \\
+      --taxonomy risks.csv --truth-model prirn -m "Acc(target=top1)" \\
+      --certainty 1 --certainty 2
   # ImageNet ReaL: crisp label sets as qrels (item, 0, class, 1)
   fuzzytruth classify --predictions net.csv --qrels real.qrels -m ReaL -m ReaL@5
 """
@@ -154,6 +162,13 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="add the annotators, each scored against the others' truth (leave-one-annotator-"
         f"out, {leave_one_annotator_out.__module__})",
     )
+    library_option(
+        out, flags, "--certainty", param="k", type=int, action="append", default=None,
+        metavar="K", help="add the truth's rank-K annotation certainty, repeatable (Stutz et "
+        "al. 2023): per item, the share of the truth's worlds that agree on its K-th most "
+        "plausible class; its mean over the items, with a t interval (one row per item with "
+        "-q)",
+    )
     add_reading_options(parser, flags)
     add_format_option(parser, TABLE_FORMATS)
     parser.epilog = f"{EXAMPLES}\n{presets_epilog()}\n"
@@ -215,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
     from fuzzytruth.evaluation.engine import evaluate
     from fuzzytruth.stats import compare
 
+    _check_certainty_flags(args)
     truth, labels = read_truth(args)
     classifiers = read_classifiers(args)
     measures = measure_list(args.measure or list(DEFAULT_MEASURES))
@@ -237,12 +253,16 @@ def run(args: argparse.Namespace) -> int:
             return 0
     elif args.per_item:
         frame = evaluation.to_frame().rename(columns={"query_id": "item_id"})
+        if args.certainty:
+            frame = pd.concat([frame, _certainty(args, truth, True)], ignore_index=True)
     else:
         aggregate = evaluation.aggregate()
         frame = aggregate.rename(columns={"n_queries": "n_items"})
         if args.human:
             frame = pd.concat([frame, _human(args, labels, measures, options)],
                               ignore_index=True)
+        if args.certainty:
+            frame = pd.concat([frame, _certainty(args, truth, False)], ignore_index=True)
     if args.compare:
         write(format_frame(frame, args.format))
         return 0
@@ -252,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "text" and not args.per_item:  # what the intervals mean
         notes = system_notes(aggregate, n_worlds=evaluation.n_worlds, columns=True,
                              unit="items")
+        if args.certainty:
+            notes.append(CERTAINTY_NOTE)
         table += "\n" + notes_text(notes) + "\n"
     write(table)
     return 0
@@ -274,3 +296,54 @@ def _human(args: argparse.Namespace, labels: Any, measures: list, options: dict)
         columns={"n_items": "n_items"})[
         ["system", "measure", "value", "ci_low", "ci_high", "estimand", "n_items",
          "truth_low", "truth_high", "confidence_level", "method"]]
+
+
+CERTAINTY_SYSTEM = "truth (annotation certainty)"
+"""The ``system`` of the ``--certainty`` rows: they describe the truth, not a classifier."""
+
+CERTAINTY_NOTE = (
+    "certainty@K: per item, the largest share of the truth's worlds whose K-th most plausible "
+    "class is one class; 1 when every world agrees (and for a truth that is one point, method "
+    "exact); its mean over the items, ci_low, ci_high the t interval over them."
+)
+"""What the ``--certainty`` rows mean, below the text table."""
+
+
+def _check_certainty_flags(args: argparse.Namespace) -> None:
+    """``--certainty``: its values and the company it keeps, checked before anything is
+    read."""
+    if not args.certainty:
+        return
+    bad = [k for k in args.certainty if k < 1]
+    if bad:
+        raise UserError(f"--certainty must be a rank of at least 1 (1 = the most plausible "
+                        f"class); got {bad[0]}")
+    if args.compare:
+        raise UserError("--certainty describes the truth, not a pair of classifiers; give it "
+                        "without --compare")
+    if args.qrels is not None:
+        raise UserError("--certainty needs a categorical truth (--annotations or "
+                        "--rankings); --qrels gives label sets, which have no plausibility "
+                        "worlds to agree or disagree")
+
+
+def _certainty(args: argparse.Namespace, truth: Any, per_item: bool) -> Any:
+    """The ``--certainty`` rows: for each rank, the mean over the truth's items with its t
+    interval in the aggregate table's columns, or with -q one row per item."""
+    import pandas as pd
+
+    from fuzzytruth.classify import annotation_certainty
+
+    rows = []
+    for k in dict.fromkeys(args.certainty):  # each rank once, in the order given
+        result = annotation_certainty(truth, k=k, n_worlds=args.n_worlds, rng=args.seed)
+        row = result.summary(confidence_level=args.confidence_level)
+        if per_item:
+            values = result.certainty
+            rows.append(pd.DataFrame({"system": CERTAINTY_SYSTEM, "item_id": values.index,
+                                      "measure": row["measure"], "mean": values.to_numpy(),
+                                      "method": row["method"]}))
+            continue
+        rows.append(pd.DataFrame([{"system": CERTAINTY_SYSTEM, "estimand": "items",
+                                   **row.drop("n_worlds").to_dict()}]))
+    return pd.concat(rows, ignore_index=True)

@@ -23,11 +23,13 @@ family's values are obtained, per measure (the ``method`` column):
     a set-valued truth (crisp qrels): one value per item, no worlds.
 
 The worlds (``n_worlds``, default 1000) are shared by every classifier and measure: one label
-per item per world for the measures reading labels, drawn once and kept as node indices; each
-classifier's values in them are computed from those labels when asked
-(:class:`ClassWorlds`), so 50,000 items × 1,000 worlds cost 100 MB of labels, not a float per
-(measure, classifier, world, item). Plausibility worlds are computed in blocks sized from
-``memory_budget`` and only their per-item values kept.
+per item per world for the measures reading labels, a keyed draw (the same whatever block of
+worlds it is drawn in). The aggregates' sums read them once for every classifier and measure,
+in chunks of worlds drawn as they are read; each classifier's values in whole worlds (world
+scores, paired tests over worlds) are computed from them when asked (:class:`ClassWorlds`), and
+only then are every world's labels kept, as node indices: 50,000 items × 1,000 worlds cost 100
+MB of labels, not a float per (measure, classifier, world, item). Plausibility worlds are
+computed in blocks sized from ``memory_budget`` and only their per-item values kept.
 
 Examples
 --------
@@ -90,6 +92,11 @@ __all__ = ["ClassWorlds", "as_classifiers", "evaluate_predictions", "evaluated_i
 
 #: Families that read a set-valued truth (label sets, as ImageNet ReaL's).
 SET_KERNELS = (kernels.accuracy,)
+
+LABEL_CHUNK_BYTES = 8.0
+"""Memory budget bytes per (world, item) of a chunk of world labels drawn at once for the
+sums: at 2-byte labels a chunk holds a quarter of the budget (32 MB of the default), so that
+every world's labels are never held at once."""
 
 #: Options of evaluate() that rank runs and do not apply to classifiers, with their defaults.
 RUN_OPTIONS = {
@@ -416,9 +423,10 @@ class ClassWorlds:
     """``(n_measures, n_systems, n_worlds, n_items)`` world values of a classifier evaluation,
     computed when asked: ``[m, s]`` gives one classifier's values of one measure.
 
-    Labels (one node per item per world) are drawn once and shared by every classifier and
-    measure reading them, and each ``[m, s]`` is the family's kernel on them, in blocks of
-    worlds sized from the memory budget; a truth that is the same in every world gives its one
+    Labels (one node per item per world) are shared by every classifier and measure reading
+    them: :meth:`sums` draws them chunk by chunk, and whole worlds' values (``[m, s]``, the
+    family's kernel on them in blocks of worlds sized from the memory budget) draw them once
+    and keep them; a truth that is the same in every world gives its one
     value per item in every world; plausibility worlds are computed once, in blocks, and their
     per-item values kept.
     """
@@ -443,13 +451,9 @@ class ClassWorlds:
         self._measures = measures
         self._views = views
         self._budget = memory_budget
+        self._truth, self._seed = truth, seed
         worlds = np.arange(n_worlds)
-        self._labels: dict[str, np.ndarray] = {}
-        kinds = {p.target for p in plans if p.method != "point"}
-        if "labels" in kinds:
-            self._labels["labels"] = truth.labels(worlds, seed)
-        if "top1" in kinds:
-            self._labels["top1"] = truth.top1(worlds, seed, memory_budget)
+        self._kept: dict[str, np.ndarray] = {}  # a target's labels, once whole worlds are read
         self._sources: list[tuple[str, Any]] = []
         vector_measures = [j for j, p in enumerate(plans)
                            if p.target == "vectors" and p.method == "worlds"]
@@ -459,8 +463,8 @@ class ClassWorlds:
                 self._sources.append(("point", points[j]))
             elif j in stored:
                 self._sources.append(("stored", stored[j]))
-            else:
-                self._sources.append(("labels", self._labels[plan.target]))
+            else:  # "labels" or "top1": drawn when read (keyed: the same in any block)
+                self._sources.append(("labels", plan.target))
 
     def _plausibility_values(self, measures: list[int], truth: PreparedClassTruth,
                              worlds: np.ndarray, seed: int,
@@ -494,10 +498,37 @@ class ClassWorlds:
         measure = self._measures[m]
         params = kernel_params(measure)
         view = self._views[s]
+        labels = self._labels(data)
         step = block_rows(n_items, self._budget, bytes_per_unit=64.0)
         for start in range(0, n_worlds, step):  # rows are worlds: any statistic is per row
-            rows = data[start : start + step]
+            rows = labels[start : start + step]
             yield start, measure.family.kernel(view, Target("labels", labels=rows), **params)
+
+    def _draw(self, target: str, worlds: np.ndarray) -> np.ndarray:
+        """``(len(worlds), n_items)`` the labels of ``target`` (``"labels"`` or ``"top1"``)
+        in those worlds."""
+        if target == "labels":
+            return self._truth.labels(worlds, self._seed)
+        return self._truth.top1(worlds, self._seed, self._budget)
+
+    def _labels(self, target: str) -> np.ndarray:
+        """Every world's labels of ``target``, drawn once and kept: what whole worlds'
+        values (:meth:`blocks`) read."""
+        if target not in self._kept:
+            self._kept[target] = self._draw(target, np.arange(self.shape[2]))
+        return self._kept[target]
+
+    def _label_chunks(self, target: str) -> Iterator[tuple[int, np.ndarray]]:
+        """``(start, labels)``: the labels of ``target`` in chunks of worlds sized from the
+        memory budget, drawn chunk by chunk unless they are kept (the same chunks either
+        way, so that the sums do not depend on what was read before)."""
+        n_worlds, n_items = self.shape[2:]
+        kept = self._kept.get(target)
+        step = block_rows(n_items, self._budget, bytes_per_unit=LABEL_CHUNK_BYTES)
+        for start in range(0, n_worlds, step):
+            stop = min(start + step, n_worlds)
+            yield start, (kept[start:stop] if kept is not None
+                          else self._draw(target, np.arange(start, stop)))
 
     def sums(self, keys: Iterable[tuple[int, int]], rule: Undefined,
              fills: Mapping[int, float], counted: Mapping[int, np.ndarray],
@@ -521,44 +552,57 @@ class ClassWorlds:
             elif kind == "labels" and (self._measures[m].family.per_item or (
                     self._measures[m].family.kernel in _BINNED and counted[m].all())):
                 spread_keys.append((m, s))
-        for labels in self._labels.values():  # "labels" and "top1": each read once
-            keys = [(m, s) for m, s in spread_keys if self._sources[m][1] is labels]
+        for target in ("labels", "top1"):  # each read once, for every key reading it
+            keys = [(m, s) for m, s in spread_keys if self._sources[m][1] == target]
             if keys:
-                out.update(self._spread_sums(keys, labels, rule, fills, counted))
+                out.update(self._spread_sums(keys, target, rule, fills, counted))
         return out
 
-    def _spread_sums(self, keys: list[tuple[int, int]], labels: np.ndarray, rule: Undefined,
+    def _spread_sums(self, keys: list[tuple[int, int]], target: str, rule: Undefined,
                      fills: Mapping[int, float], counted: Mapping[int, np.ndarray],
                      ) -> dict[tuple[int, int], tuple[np.ndarray, ...]]:
-        """:meth:`sums` of the ``keys`` reading ``labels``, in one pass over its blocks."""
+        """:meth:`sums` of the ``keys`` reading the labels of ``target``, in one pass over
+        them, chunk by chunk (:meth:`_label_chunks`) and block by block within a chunk."""
         n_worlds, n_items = self.shape[2:]
         sums = {key: [np.zeros(n_worlds), np.zeros(n_worlds), np.zeros(n_items),
                       np.zeros(n_items)] for key in keys}
-        base = self._base_labels(labels)
-        for start, stop in spread_blocks(labels, base, self._budget):
-            spread = LabelSpread(labels[start:stop], base)
-            for m, s in keys:
-                measure, view = self._measures[m], self._views[s]
-                params = kernel_params(measure)
-                target = Target("labels", labels=spread.grid)
-                acc = sums[m, s]
-                if measure.family.per_item:
-                    table = measure.family.kernel(view, target, **params)
-                    total, count = _defined(table, rule, fills[m], counted[m])
-                    for j, part in enumerate((total, count)):
-                        world, item = label_sums(spread, part[0], spread.values(part))
-                        acc[j][start:stop] = world
-                        acc[j + 2] += item
-                    continue
-                correct, conf, bins = _BINNED[measure.family.kernel](view, target, **params)
-                correct = np.asarray(correct, dtype=np.float64)
-                world, item = binned_sums(spread, correct[0], spread.values(correct), conf,
-                                          bins, params["n_bins"])
-                acc[0][start:stop] = world
-                acc[1][start:stop] = n_items
-                acc[2] += item
-                acc[3] += spread.n_worlds
+        base = None
+        for first, chunk in self._label_chunks(target):
+            if base is None:  # from the first three worlds: drawn again if the chunk is shorter
+                head = min(3, n_worlds)
+                base = self._base_labels(chunk[:head] if len(chunk) >= head
+                                         else self._draw(target, np.arange(head)))
+            for begin, end in spread_blocks(chunk, base, self._budget):
+                self._add_spread(sums, LabelSpread(chunk[begin:end], base), first + begin,
+                                 rule, fills, counted)
         return {key: tuple(parts) for key, parts in sums.items()}
+
+    def _add_spread(self, sums: dict[tuple[int, int], list[np.ndarray]], spread: LabelSpread,
+                    start: int, rule: Undefined, fills: Mapping[int, float],
+                    counted: Mapping[int, np.ndarray]) -> None:
+        """Add one block of worlds (``start ..``) to the ``sums`` of every key."""
+        n_items = self.shape[3]
+        stop = start + spread.n_worlds
+        for (m, s), acc in sums.items():
+            measure, view = self._measures[m], self._views[s]
+            params = kernel_params(measure)
+            target = Target("labels", labels=spread.grid)
+            if measure.family.per_item:
+                table = measure.family.kernel(view, target, **params)
+                total, count = _defined(table, rule, fills[m], counted[m])
+                for j, part in enumerate((total, count)):
+                    world, item = label_sums(spread, part[0], spread.values(part))
+                    acc[j][start:stop] = world
+                    acc[j + 2] += item
+                continue
+            correct, conf, bins = _BINNED[measure.family.kernel](view, target, **params)
+            correct = np.asarray(correct, dtype=np.float64)
+            world, item = binned_sums(spread, correct[0], spread.values(correct), conf,
+                                      bins, params["n_bins"])
+            acc[0][start:stop] = world
+            acc[1][start:stop] = n_items
+            acc[2] += item
+            acc[3] += spread.n_worlds
 
     @staticmethod
     def _base_labels(labels: np.ndarray) -> np.ndarray:
