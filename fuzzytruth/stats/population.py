@@ -54,12 +54,12 @@ computed for a whole block at once: resampling annotators reweights each item's 
 counts, so a block's shares are one sparse product and the exact forms run on (replicate,
 component) rows — no labels written out, no worlds drawn. ``benchmarks/population.py``
 (B = 1,000, CPU time of the whole call with the observed evaluation, on a shared machine at
-load 11-17): P@10 on 240 items × 5 annotators × 25 queries 0.18-0.19 s (nested or crossed;
-the general path 15-18 s), on 1,000 items × 20 annotators × 50 queries 1.3 s; P@10, R@10,
-Success@10 and RR together on 1,000 × 20 × 50 take 16 s (a flat taxonomy) to 48 s (deep or
-wide, queries of their own category), 3.5-13 × faster than the general path; R@k takes
-about 90 % of that, its exact form being the Poisson-binomial of the relevant documents not
-retrieved, over every item, for each (replicate, component). The
+load 3-7): P@10 on 240 items × 5 annotators × 25 queries 0.12-0.15 s (nested or crossed,
+given or own categories; the general path 16-17 s), on 1,000 items × 20 annotators × 50
+queries 0.68 s; P@10, R@10, Success@10 and RR together on 1,000 × 20 × 50 take 3.9-4.7 s on
+every shape (flat, deep or wide taxonomy, given or own categories), 20-170 × faster than the
+general path. Only the (item, node) cells some label reaches get a share, the counts by share
+are sparse rows, and P, Success and RR give their means without their laws. The
 others (AP, nDCG...) cost one :func:`~fuzzytruth.evaluate` per replicate on the rewritten
 labels, with ``n_worlds`` worlds keyed by the replicate; both paths give the same numbers on
 the same replicates (to 1e-12, tested). What is kept per measure is ``(B, n_systems)`` means
