@@ -530,3 +530,34 @@ def test_families_with_a_relevance_level_read_grades_only_through_it():
                                           err_msg=f"{name}, rel={rel}")
         checked += 1
     assert checked >= 10
+
+
+def test_aggregates_of_kept_worlds_do_not_depend_on_their_blocks(monkeypatch):
+    """The aggregates read kept worlds in blocks sized from the memory budget: one or seven
+    worlds per block give the same bits as every world in one block, and both agree with sums of the
+    whole (worlds x queries) array (oracle: numpy on ``world_scores``)."""
+    from fuzzytruth._resampling import MEMORY_BUDGET
+    from fuzzytruth.evaluation import result
+
+    rng = np.random.default_rng(12)
+    n_q, n_d = 30, 10
+    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
+    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
+    pq = ProbabilisticQrels(q, d, rng.random(len(q)) * (rng.random(len(q)) < 0.6))
+    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    names = ["AP", "nDCG", "GMAP"]  # means (AP undefined in some worlds) and a geometric mean
+
+    def run_with(bytes_per_value):
+        monkeypatch.setattr(result, "_BYTES_PER_WORLD_VALUE", bytes_per_value)
+        ev = evaluate(run, pq, names, method="worlds", n_worlds=200, rng=2, undefined="skip")
+        return ev, ev.aggregate(), np.stack([ev.query_means(m) for m in names])
+
+    ev, whole, means = run_with(1e-3)  # all 200 worlds in one block
+    for worlds_per_block in (1, 7):
+        _, blocked, blocked_means = run_with(MEMORY_BUDGET / (n_q * (worlds_per_block + 0.5)))
+        pd.testing.assert_frame_equal(whole, blocked, check_exact=True)
+        np.testing.assert_array_equal(means, blocked_means)
+    assert np.isnan(ev.world_scores("AP")).any()  # the undefined rule is exercised
+    for i, name in enumerate(names):
+        scores = ev.world_scores(name)[:, 0]
+        np.testing.assert_allclose(means[i, 0], np.nanmean(scores, axis=0), rtol=1e-13)

@@ -335,6 +335,7 @@ def evaluate(
         seed=seed,
     )
     ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
+    del rankings  # their rows are not read again: free them before the worlds are drawn
     strict = ties != "average"
     if method == "exact" and not bound.independent:
         raise ValueError(

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._resampling import block_rows
 from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import check_choice, check_confidence_level
 from fuzzytruth.evaluation.undefined import Undefined
@@ -20,6 +21,11 @@ from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["Evaluation"]
 
+
+_BYTES_PER_WORLD_VALUE = 32
+"""Temporaries per world value of a block of kept worlds summed by ``Evaluation._world_sums``:
+the value under the undefined rule, under the preset's counted queries, with undefined
+values zeroed (8 bytes each) and the defined mask."""
 
 _EMPTY = pd.DataFrame({  # to_frame() of an evaluation without systems or measures
     c: pd.Series(dtype="str" if c in ("system", "query_id", "measure", "method") else float)
@@ -399,18 +405,21 @@ class Evaluation:
             if (s, name) in out:
                 continue
             fam = self._families[name]
-            per_world, world_count, item_total, item_count = [], [], 0.0, 0
+            per_world, world_count = [], []
+            item_total, item_count = np.zeros(len(self._counted[name])), 0
             for _, block in self._world_blocks(name, s):
                 defined = ~np.isnan(block)
                 per_world.append(fam.combine(block, axis=1))
                 world_count.append(defined.sum(axis=1))
-                item_total = item_total + np.where(defined, block, 0.0).sum(axis=0)
+                # world after world, as one sum over all the worlds would add them: the
+                # totals do not depend on the blocks
+                for row in np.where(defined, block, 0.0):
+                    item_total += row
                 item_count = item_count + defined.sum(axis=0)
             if per_world:
                 world_count = np.concatenate(world_count)
                 out[s, name] = WorldSums(np.concatenate(per_world), int(world_count.sum()),
-                                         np.asarray(item_total, dtype=np.float64),
-                                         np.asarray(item_count))
+                                         item_total, np.asarray(item_count))
         return out
 
     def world_scores(self, measure: str | Measure) -> np.ndarray:
@@ -434,14 +443,18 @@ class Evaluation:
 
     def _raw_world_blocks(self, name: str, s: int):
         """``(start, values)``: one system's world values of measure ``name`` in blocks of
-        worlds (the whole array at once when it is kept; a classifier evaluation computes
-        them block by block), before any rule."""
+        worlds, before any rule: views of the kept array, as many worlds at a time as keep the
+        temporaries of :meth:`_world_blocks` and :meth:`_world_sums` within the memory budget
+        (a classifier evaluation computes them block by block)."""
         m = self.measures.index(name)
         blocks = getattr(self._worlds, "blocks", None)
         if blocks is not None:
             yield from blocks(m, s)
-        else:
-            yield 0, self._worlds[m, s]
+            return
+        kept = self._worlds[m, s]
+        step = block_rows(kept.shape[1], bytes_per_unit=_BYTES_PER_WORLD_VALUE)
+        for start in range(0, len(kept), step):
+            yield start, kept[start : start + step]
 
     def _world_blocks(self, name: str, s: int):
         """``(start, values)``: :meth:`_raw_world_blocks` under the rules of
