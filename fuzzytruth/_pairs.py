@@ -65,7 +65,8 @@ def _to_arrow(values: Any, name: str) -> pa.Array:
 
 
 def _as_ids(values: Any, name: str) -> Any:
-    """1-D string ids as a pandas Arrow string array (columns of str dtype are not copied)."""
+    """1-D string ids as a pandas Arrow string array of one chunk (columns of str dtype in one
+    chunk are not copied; the chunks of others are joined once)."""
     if isinstance(values, pd.Series):
         values = values.array
     if isinstance(values, pa.ChunkedArray | pa.Array):
@@ -77,6 +78,10 @@ def _as_ids(values: Any, name: str) -> Any:
     if isinstance(values, pd.arrays.ArrowStringArray):
         if values.isna().any():
             raise ValueError(f"{name} must not contain missing values")
+        chunked = values.__arrow_array__()
+        if isinstance(chunked, pa.ChunkedArray) and chunked.num_chunks > 1:
+            # one copy here, not one per later hash pass (arrow_strings)
+            return pd.array(chunked.combine_chunks(), dtype="str")
         return values
     return pd.array(_to_arrow(values, name), dtype="str")
 

@@ -216,3 +216,19 @@ def test_missing_query_ids_are_refused_from_object_columns():
     for missing in (None, float("nan")):
         with pytest.raises(ValueError, match="query_ids must not contain missing values"):
             Run(np.array(["q1", "q1", missing], dtype=object), ["a", "b", "c"], [1.0, 2.0, 3.0])
+
+
+def test_ids_in_several_arrow_chunks_are_joined_once():
+    """A column of several Arrow chunks (a multi-threaded CSV reader's output) is stored as
+    one chunk, so later hash passes do not join it again; the rows are those of the column."""
+    import pyarrow as pa
+
+    chunks = [pa.array(["q1", "q1"], pa.large_string()), pa.array(["q2"], pa.large_string())]
+    docs = [pa.array(["a", "b"], pa.large_string()), pa.array(["a"], pa.large_string())]
+    frame = pd.DataFrame({"query_id": pd.array(pa.chunked_array(chunks), dtype="str"),
+                          "doc_id": pd.array(pa.chunked_array(docs), dtype="str"),
+                          "score": [2.0, 1.0, 3.0]})
+    assert frame["doc_id"].array.__arrow_array__().num_chunks == 2
+    run = Run.from_dataframe(frame)
+    assert run._docs.__arrow_array__().num_chunks == 1
+    assert run.doc_ids.tolist() == ["a", "b", "a"] and run.queries == ["q1", "q2"]

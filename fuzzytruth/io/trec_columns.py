@@ -134,7 +134,9 @@ def _read_fast(
         read_options=csv.ReadOptions(column_names=list(fields)),
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
         convert_options=csv.ConvertOptions(
-            column_types={f: pa.float64() if f == numeric else pa.string() for f in fields},
+            # large_string: what pandas' str arrays hold, so that no column is cast
+            column_types={f: pa.float64() if f == numeric else pa.large_string()
+                          for f in fields},
             strings_can_be_null=False,
             null_values=[],
         ),
