@@ -43,9 +43,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth._pairs import PairTable, check_columns
+from fuzzytruth._pairs import PairTable, arrow_strings, check_columns
 from fuzzytruth._validation import check_choice
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
@@ -336,14 +338,20 @@ class Ranking:
         return Ranking(queries, rows, query, position, lengths, tie_start, tie_stop)
 
 
-def _docid_order_keys(docs: Any, ascending: bool) -> Any:
-    """Document ids as sort keys: natural order (numbers as numbers when all are integers)."""
-    ids = np.asarray(docs, dtype=object)
+def _by_group_and_docid(group: np.ndarray, docs: Any, ascending: bool) -> np.ndarray:
+    """The stable order of rows by ``group`` then document id (``docs``, a pandas Arrow string
+    array): descending or ascending in ``strcmp``'s byte order, or, ascending, in natural
+    order (numbers as numbers when every id is an integer); one Arrow sort, no Python string
+    made."""
+    key = arrow_strings(docs)
     if ascending:
-        numeric = pd.to_numeric(pd.Series(ids), errors="coerce")
+        numeric = pd.to_numeric(pd.Series(docs), errors="coerce")
         if numeric.notna().all() and (numeric % 1 == 0).all():
-            return numeric.to_numpy()
-    return ids
+            key = pa.array(numeric.to_numpy())
+    direction = "ascending" if ascending else "descending"
+    table = pa.table({"group": group, "doc": key})
+    return pc.sort_indices(table, sort_keys=[("group", "ascending"), ("doc", direction)]
+                           ).to_numpy()
 
 
 def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") -> Ranking:
@@ -480,8 +488,10 @@ def _order_by_score(
 def _tied_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted positions in runs of ties (``tied[i]``: positions i and i + 1 are tied) and
     the run number of each."""
-    first = np.flatnonzero(tied)
-    idx = np.union1d(first, first + 1)
+    in_run = np.zeros(len(tied) + 1, dtype=bool)
+    in_run[:-1] = tied
+    in_run[1:] |= tied
+    idx = np.flatnonzero(in_run)
     starts = np.ones(len(idx), dtype=bool)
     starts[1:] = ~tied[idx[1:] - 1]
     return idx, np.cumsum(starts)
@@ -503,11 +513,8 @@ def _break_ties_by_docid(
     ``tied[i]`` says sorted positions i and i + 1 are tied; only those positions are touched.
     """
     idx, group = _tied_groups(tied)
-    keys = _docid_order_keys(docs[order[idx]], ascending)
-    sub = pd.DataFrame({"g": group, "d": keys})
-    sub = sub.sort_values(["g", "d"], ascending=[True, ascending], kind="stable")
     out = order.copy()
-    out[idx] = order[idx[sub.index.to_numpy()]]
+    out[idx] = order[idx[_by_group_and_docid(group, docs[order[idx]], ascending)]]
     return out
 
 

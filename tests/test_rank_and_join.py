@@ -17,6 +17,9 @@ from fuzzytruth.runs import Run, rank
 from fuzzytruth.truth.judged_pairs import grades_by_row
 from fuzzytruth.truth.qrels import Qrels
 
+# non-ASCII ids and prefixes: trec_eval's strcmp order is the UTF-8 bytes', which is Python's
+# code point order
+DOCS = [f"d{i}" for i in range(12)] + ["d1é", "é", "Ω", "z", "D", "d1 "]
 SCORES = [0.0, 1.0, 1.0 + 1e-9, 2.0, -0.0, 0.5, 1e300]  # 1.0 and 1.0 + 1e-9 tie in float32
 
 
@@ -30,7 +33,7 @@ def runs(draw):
     rows = []
     for q in queries:
         n = length if balanced else draw(st.integers(1, 8))
-        docs = draw(st.lists(st.sampled_from([f"d{i}" for i in range(12)]), min_size=n,
+        docs = draw(st.lists(st.sampled_from(DOCS), min_size=n,
                              max_size=n, unique=True))
         scores = draw(st.lists(st.sampled_from(SCORES) | st.floats(-5, 5), min_size=n,
                                max_size=n))
