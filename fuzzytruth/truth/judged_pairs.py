@@ -298,6 +298,6 @@ class PreparedProbabilisticQrels(PreparedPairs):
             self.probability,
             self.grade,
             self.n_queries,
-            keys=pair_keys(self.pairs, self.order),
+            keys=lambda at: pair_keys(self.pairs, self.order[at]),
             query_keys=unit_keys(self.queries),
         )

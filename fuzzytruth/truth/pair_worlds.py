@@ -45,9 +45,11 @@ class QrelsWorlds:
     probability, grade : numpy.ndarray
         ``(n_pairs,)`` probability of being relevant, and the grade when relevant.
     n_queries : int
-    keys : numpy.ndarray, optional
+    keys : numpy.ndarray or callable, optional
         ``(n_pairs,)`` uint64 keys of the pairs (:func:`~fuzzytruth._random.pair_keys`
-        of their ids); default their positions.
+        of their ids), or a function giving the keys of the pairs at some positions (then
+        only the drawn pairs' keys are made, and none is held while the worlds are filled);
+        default their positions.
     query_keys : numpy.ndarray, optional
         ``(n_queries,)`` uint64 keys of the queries; default their positions.
     """
@@ -70,7 +72,7 @@ class QrelsWorlds:
         self.n_queries = n_queries
         self.binary = bool(np.all(grade == 1))
         self._grade = np.append(grade, 0.0)  # the last entry pads
-        self._keys = unit_keys(np.arange(len(pair_query))) if keys is None else keys
+        self._keys = unit_keys if keys is None else keys
         self._query_keys = unit_keys(np.arange(n_queries)) if query_keys is None else query_keys
         positive = np.bincount(pair_query[probability > 0], minlength=n_queries)
         self._max_relevant = int(positive.max(initial=0))
@@ -133,7 +135,8 @@ class QrelsWorlds:
     def draw(self, n_worlds: int, seed: int) -> None:
         """The seed, and the start of every drawn pair's draws (the same in every block)."""
         self.seed = seed
-        self._bases = stream_bases(seed, _PAIRS, self._keys[self._drawn])
+        keys = self._keys(self._drawn) if callable(self._keys) else self._keys[self._drawn]
+        self._bases = stream_bases(seed, _PAIRS, keys)
         self._thresholds = thresholds(self.probability[self._drawn])
 
     def _level(self, rel: float | None) -> tuple[np.ndarray, np.ndarray]:
