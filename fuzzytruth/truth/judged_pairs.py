@@ -216,14 +216,11 @@ class PairsTruth(BoundTruth):
 
 def pair_order(pairs: PairTable, queries: np.ndarray, grade: np.ndarray) -> dict[str, Any]:
     """The pairs of ``queries``, grouped by query then grade descending: ``order`` (evaluated
-    pair -> row of ``pairs``), ``pair_query`` (query position of each) and ``slot`` (row of
-    ``pairs`` -> evaluated pair, or -1)."""
+    pair -> row of ``pairs``) and ``pair_query`` (query position of each)."""
     q = pd.Index(queries).get_indexer(pairs._q_uniques)[pairs._q_codes]
     keep = np.flatnonzero(q >= 0)
     order = keep[np.lexsort((-grade[keep], q[keep]))]
-    slot = np.full(len(pairs), -1, dtype=np.int64)
-    slot[order] = np.arange(len(order))
-    return {"order": order, "pair_query": q[order].astype(np.int64), "slot": slot}
+    return {"order": order, "pair_query": q[order].astype(np.int64)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,7 +233,6 @@ class PreparedPairs(PreparedTruth):
     pairs: PairTable
     order: np.ndarray
     pair_query: np.ndarray
-    slot: np.ndarray
 
     @property
     def n_queries(self) -> int:
@@ -244,8 +240,9 @@ class PreparedPairs(PreparedTruth):
 
     def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
         rows, _ = grades_by_row(run, self.pairs, np.arange(1, len(self.pairs) + 1, dtype=float))
-        codes = rows.astype(np.int64) - 1
-        codes = np.where(codes >= 0, self.slot[np.maximum(codes, 0)], -1)
+        slot = np.full(len(self.pairs) + 1, -1, dtype=np.int64)  # row of pairs -> evaluated
+        slot[self.order] = np.arange(len(self.order))  # pair; made here, not held throughout
+        codes = slot[rows.astype(np.int64) - 1]
         return RankedDocs(
             ranking.matrix(codes, fill=-1), ranking.lengths, ranking.tie_start, ranking.tie_stop
         )
