@@ -411,10 +411,14 @@ class Evaluation:
                 defined = ~np.isnan(block)
                 per_world.append(fam.combine(block, axis=1))
                 world_count.append(defined.sum(axis=1))
-                # world after world, as one sum over all the worlds would add them: the
-                # totals do not depend on the blocks
-                for row in np.where(defined, block, 0.0):
-                    item_total += row
+                # the running totals as the first row, then the block's worlds: numpy adds
+                # the rows of a C-ordered array one after another, as one sum over all the
+                # worlds would, so the totals do not depend on the blocks
+                rows = np.empty((len(block) + 1, block.shape[1]))
+                rows[0] = item_total
+                np.copyto(rows[1:], block)
+                np.copyto(rows[1:], 0.0, where=~defined)
+                item_total = rows.sum(axis=0)
                 item_count = item_count + defined.sum(axis=0)
             if per_world:
                 world_count = np.concatenate(world_count)

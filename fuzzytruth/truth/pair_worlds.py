@@ -11,7 +11,7 @@ with the same result (a draw costs less than keeping it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -45,11 +45,11 @@ class QrelsWorlds:
     probability, grade : numpy.ndarray
         ``(n_pairs,)`` probability of being relevant, and the grade when relevant.
     n_queries : int
-    keys : numpy.ndarray or callable, optional
-        ``(n_pairs,)`` uint64 keys of the pairs (:func:`~fuzzytruth._random.pair_keys`
-        of their ids), or a function giving the keys of the pairs at some positions (then
-        only the drawn pairs' keys are made, and none is held while the worlds are filled);
-        default their positions.
+    keys : callable, optional
+        ``keys(positions)``: uint64 keys of the pairs at those positions
+        (:func:`~fuzzytruth._random.pair_keys` of their ids), asked for the drawn pairs only,
+        so that no key is held while the worlds are filled; default the keys of the
+        positions themselves (:func:`~fuzzytruth._random.unit_keys`).
     query_keys : numpy.ndarray, optional
         ``(n_queries,)`` uint64 keys of the queries; default their positions.
     """
@@ -64,7 +64,7 @@ class QrelsWorlds:
         grade: np.ndarray,
         n_queries: int,
         *,
-        keys: np.ndarray | None = None,
+        keys: Callable[[np.ndarray], np.ndarray] | None = None,
         query_keys: np.ndarray | None = None,
     ) -> None:
         self.pair_query = pair_query
@@ -135,8 +135,7 @@ class QrelsWorlds:
     def draw(self, n_worlds: int, seed: int) -> None:
         """The seed, and the start of every drawn pair's draws (the same in every block)."""
         self.seed = seed
-        keys = self._keys(self._drawn) if callable(self._keys) else self._keys[self._drawn]
-        self._bases = stream_bases(seed, _PAIRS, keys)
+        self._bases = stream_bases(seed, _PAIRS, self._keys(self._drawn))
         self._thresholds = thresholds(self.probability[self._drawn])
 
     def _level(self, rel: float | None) -> tuple[np.ndarray, np.ndarray]:
