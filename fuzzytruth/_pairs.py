@@ -172,7 +172,7 @@ def _object_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _grouped(q_codes: np.ndarray, n_queries: int) -> np.ndarray | None:
     """A stable order grouping rows by query code, or None if they are grouped already."""
-    if len(q_codes) < 2 or (np.diff(q_codes) >= 0).all():
+    if len(q_codes) < 2 or (q_codes[1:] >= q_codes[:-1]).all():
         return None
     if n_queries <= np.iinfo(np.uint16).max:  # NumPy's stable sort of 16-bit keys is a radix
         return np.argsort(q_codes.astype(np.uint16), kind="stable")
@@ -193,10 +193,11 @@ def _has_duplicate_pairs(q_codes: np.ndarray, docs: pa.Array) -> bool:
     encoded a block of queries at a time; only the rows whose document occurs more than once
     in the block (none, when all are distinct) have their (query, document) pairs compared."""
     for a, b in query_blocks(q_codes):
-        encoded = pc.dictionary_encode(docs.slice(a, b - a))
-        n_local = len(encoded.dictionary)
-        if n_local == b - a:
+        block = docs.slice(a, b - a)
+        if len(pc.unique(block)) == b - a:  # the usual case: cheaper than encoding
             continue
+        encoded = pc.dictionary_encode(block)
+        n_local = len(encoded.dictionary)
         local = encoded.indices.to_numpy(zero_copy_only=False)
         repeated = np.flatnonzero(np.bincount(local, minlength=n_local)[local] > 1)
         keys = q_codes[a + repeated] * n_local + local[repeated]

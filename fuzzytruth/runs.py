@@ -36,6 +36,7 @@ array([[2., 1.]])
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,7 +48,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth._pairs import PairTable, arrow_strings, check_columns
+from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
@@ -277,12 +279,10 @@ class Ranking:
         """
         values = np.asarray(values)
         n, depth = len(self.query_ids), self.depth
-        taken = values[self.rows]
-        flat = self.query * depth + self.position
-        if len(flat) == n * depth and (flat == np.arange(len(flat))).all():
-            return taken.reshape(n, depth)  # every list full, entries in row-major order
+        if (self.lengths == depth).all() and (self.query[1:] >= self.query[:-1]).all():
+            return values[self.rows].reshape(n, depth)  # full lists, entries row by row
         out = np.full((n, depth), fill, dtype=values.dtype)
-        out.reshape(-1)[flat] = taken
+        out.reshape(-1)[self.query * depth + self.position] = values[self.rows]
         return out
 
     def truncate(self, depth: int) -> Ranking:
@@ -354,7 +354,13 @@ def _by_group_and_docid(group: np.ndarray, docs: Any, ascending: bool) -> np.nda
                            ).to_numpy()
 
 
-def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") -> Ranking:
+def rank(
+    run: Run,
+    *,
+    ties: str = "docid_desc",
+    score_dtype: str = "float64",
+    memory_budget: float = MEMORY_BUDGET,
+) -> Ranking:
     """Rank every query of ``run`` at once: score descending, ties by ``ties``.
 
     Parameters
@@ -368,6 +374,10 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
         are kept for tie-averaged measures).
     score_dtype : {"float64", "float32"}, default "float64"
         Precision in which scores are compared (trec_eval 9: float32).
+    memory_budget : float, default 128e6
+        Bytes of temporaries while ranking: queries are ranked in blocks of about
+        ``memory_budget / 96`` rows (a query longer than that is a block of its own). The
+        ranking does not depend on it.
 
     Returns
     -------
@@ -392,21 +402,17 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
     row_of_code = np.empty(n_rows, dtype=np.int64)
     row_of_code[by_id] = np.arange(n_rows)
     scores = run._values
-    order, row, desc = _order_by_score(
-        run, row_of_code, scores if score_dtype == "float64" else None
-    )
-    tied = (desc[1:] == desc[:-1]) & (row[1:] == row[:-1])
+    order, row, pos, desc = _order_by_score(run, row_of_code, memory_budget)
+    tied = (desc[1:] == desc[:-1]) & (pos[1:] != 0)
+    del desc
     if score_dtype == "float64" and tied.any():
         # float32 rounding is monotone: only scores equal in float32 need their float64 order
-        order = _refine(order, tied, -scores)
-        s_sorted = scores[order]
-        tied &= s_sorted[1:] == s_sorted[:-1]
+        order = _refine(order, tied, scores)
+        at = np.flatnonzero(tied)
+        tied[at] = scores[order[at]] == scores[order[at + 1]]
     if ties in ("docid_desc", "docid_asc") and tied.any():
         order = _break_ties_by_docid(order, tied, run._docs, ascending=ties == "docid_asc")
     lengths = np.bincount(row, minlength=n_rows).astype(np.int64)
-    row_start = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(lengths, out=row_start[1:])
-    pos = np.arange(len(order), dtype=np.int64) - row_start[row]
     tie_start = tie_stop = None
     if ties == "average":
         new_group = np.ones(len(order), dtype=bool)  # tie groups: start flag per sorted position
@@ -418,71 +424,84 @@ def rank(run: Run, *, ties: str = "docid_desc", score_dtype: str = "float64") ->
 
 
 _POSITION_BITS = 31
-_EMPTY = np.iinfo(np.int64).max  # padding of the per-query key matrix: sorts last
+_EMPTY = np.iinfo(np.int64).max  # padding of a block's key matrix: sorts last
+_RANK_BYTES_PER_ROW = 96
+"""Bytes of temporaries per run row while a block of queries is ranked (about a dozen int64
+arrays of the block's length): blocks of queries are sized from the memory budget."""
+
+
+def _desc_keys(scores: np.ndarray) -> np.ndarray:
+    """int64 keys in [0, 2**32), ascending as the float32 values of ``scores`` descend."""
+    return (1 << 31) - 1 - _sortable_float32(scores)
 
 
 def _order_by_score(
-    run: Run, row_of_code: np.ndarray, scores64: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    run: Run, row_of_code: np.ndarray, memory_budget: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The run's rows ranked query by query (queries in ``row_of_code`` order), score
-    descending, ties in row order: the order, each entry's query row, and its descending
-    float32 score key (equal keys: tied in float32).
+    descending in float32, ties in row order: the order, each entry's query row, its 0-based
+    rank and its descending float32 score key (equal keys: tied in float32).
 
-    Without a global sort where possible: a run grouped by query with each query's scores
-    already descending (checked in float64 when ``scores64`` is given; a TREC file, a system's
-    output as written) only puts its queries in order; otherwise each query's keys, made
-    unique by their position, are sorted in one row of a (queries × longest list) matrix when
-    the lists are about equally long; else one stable sort of (query, key) for all rows.
+    Blocks of whole queries, sized from ``memory_budget``, are ranked one after the other
+    into the preallocated outputs, so the temporaries never grow with the run. In a block,
+    each query's keys, made unique by their position, are sorted in one row of a (queries ×
+    longest list) matrix when its lists are about equally long, else by one stable sort of
+    (query, key); a block whose queries are already in score order (a TREC file, a system's
+    output as written) is only copied.
     """
     n = len(run)
-    desc = (1 << 31) - 1 - _sortable_float32(run._values)  # in [0, 2**32): ascending
+    order, row, position, desc = (np.empty(n, dtype=np.int64) for _ in range(4))
     if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), desc
+        return order, row, position, desc
     grouping = run._group_order
     codes = run._q_codes if grouping is None else run._q_codes[grouping]
-    grouped = desc if grouping is None else desc[grouping]
     new = np.ones(n, dtype=bool)
     new[1:] = codes[1:] != codes[:-1]
     starts = np.flatnonzero(new)
-    lengths = np.diff(np.append(starts, n))
-    longest = int(lengths.max())
-    if len(starts) * longest > n + n // 4 + 1024:  # very unequal lists: one global sort
-        key = (row_of_code[run._q_codes] << 32) + desc
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        return order, key >> 32, key & 0xFFFFFFFF
+    del new
     group_rows = row_of_code[codes[starts]]
+    del codes
     by_row = np.argsort(group_rows, kind="stable")
-    if scores64 is not None:
-        s = scores64 if grouping is None else scores64[grouping]
-        presorted = ((s[1:] <= s[:-1]) | new[1:]).all()
+    lengths = np.diff(np.append(starts, n))[by_row]
+    starts, group_rows = starts[by_row], group_rows[by_row]
+    out_starts = np.cumsum(lengths) - lengths
+    target = max(1, int(memory_budget // _RANK_BYTES_PER_ROW))
+    for g0, g1 in itertools.pairwise(blocks(lengths, target).tolist()):
+        lens = lengths[g0:g1]
+        a, b = int(out_starts[g0]), int(out_starts[g1 - 1] + lens[-1])
+        first = np.repeat(out_starts[g0:g1] - a, lens)  # each slot's query start in the block
+        local = np.arange(b - a) - first  # rank within the query before sorting
+        rows = np.repeat(starts[g0:g1], lens) + local
+        if grouping is not None:
+            rows = grouping[rows]
+        keys = _desc_keys(run._values[rows])
+        if not ((keys[1:] >= keys[:-1]) | (local[1:] == 0)).all():
+            within = _sorted_within(keys, local, lens)
+            rows = rows[first + within]
+            keys = keys[first + within]
+        order[a:b], position[a:b], desc[a:b] = rows, local, keys
+        row[a:b] = np.repeat(group_rows[g0:g1], lens)
+    return order, row, position, desc
+
+
+def _sorted_within(keys: np.ndarray, local: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """For one block of queries (rows grouped by query), the local position of the entry at
+    each rank once every query is sorted by ``keys``, ties in position order."""
+    longest = int(lens.max())
+    if len(lens) * longest > len(keys) + len(keys) // 4 + 1024:  # very unequal lists
+        query = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+        return local[np.argsort((query << 32) + keys, kind="stable")]
+    unique = (keys << _POSITION_BITS) | local
+    if len(lens) * longest == len(keys):
+        matrix = unique.reshape(len(lens), longest)
     else:
-        presorted = ((grouped[1:] >= grouped[:-1]) | new[1:]).all()
-    position = np.arange(n) - np.repeat(starts, lengths)
-    if presorted:
-        within = None
-    else:  # each query's keys in one row, made unique by their position: a plain sort
-        keys = (grouped << _POSITION_BITS) | position
-        if len(starts) * longest == n:
-            matrix = keys.reshape(len(starts), longest)
-        else:
-            matrix = np.full((len(starts), longest), _EMPTY, dtype=np.int64)
-            matrix.reshape(-1)[np.repeat(np.arange(len(starts)), lengths) * longest
-                               + position] = keys
-        matrix.sort(axis=1)
-        within = matrix[by_row].reshape(-1)
-        if len(within) != n:
-            within = within[within != _EMPTY]
-    lengths = lengths[by_row]
-    first = np.repeat(starts[by_row], lengths)
-    if within is None:
-        at = first + (np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths))
-        sorted_desc = grouped[at]
-    else:
-        at = first + (within & ((1 << _POSITION_BITS) - 1))
-        sorted_desc = within >> _POSITION_BITS
-    order = at if grouping is None else grouping[at]
-    return order, np.repeat(group_rows[by_row], lengths), sorted_desc
+        matrix = np.full((len(lens), longest), _EMPTY, dtype=np.int64)
+        matrix.reshape(-1)[np.repeat(np.arange(len(lens)), lens) * longest + local] = unique
+    matrix.sort(axis=1)
+    within = matrix.reshape(-1)
+    if len(within) != len(keys):
+        within = within[within != _EMPTY]
+    return within & ((1 << _POSITION_BITS) - 1)
 
 
 def _tied_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -497,25 +516,25 @@ def _tied_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return idx, np.cumsum(starts)
 
 
-def _refine(order: np.ndarray, tied: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Reorder every run of tied positions of ``order`` by ``keys`` of its rows (stable)."""
+def _refine(order: np.ndarray, tied: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Reorder, in place, every run of tied positions of ``order`` by ``scores`` of its rows,
+    descending (stable)."""
     idx, group = _tied_groups(tied)
-    out = order.copy()
-    out[idx] = order[idx[np.lexsort((keys[order[idx]], group))]]
-    return out
+    order[idx] = order[idx[np.lexsort((-scores[order[idx]], group))]]
+    return order
 
 
 def _break_ties_by_docid(
     order: np.ndarray, tied: np.ndarray, docs: Any, *, ascending: bool = False
 ) -> np.ndarray:
-    """Reorder every tied group by document id: descending is trec_eval's strcmp order.
+    """Reorder, in place, every tied group by document id: descending is trec_eval's strcmp
+    order.
 
     ``tied[i]`` says sorted positions i and i + 1 are tied; only those positions are touched.
     """
     idx, group = _tied_groups(tied)
-    out = order.copy()
-    out[idx] = order[idx[_by_group_and_docid(group, docs[order[idx]], ascending)]]
-    return out
+    order[idx] = order[idx[_by_group_and_docid(group, docs[order[idx]], ascending)]]
+    return order
 
 
 def _tie_bounds(

@@ -2,7 +2,8 @@
 per query, a dict lookup, a set of pairs), on every internal path: runs grouped by query or
 not, lists already in rank order or not, about equally long or not (per-query matrix sort or
 one global sort), ids held as Arrow strings (DataFrames, TREC files) or as Python objects
-(lists, object arrays, nested dicts), scores tied in float32 only."""
+(lists, object arrays, nested dicts), scores tied in float32 only, and queries ranked in one
+block or in blocks of one or a few queries (``memory_budget``)."""
 
 from __future__ import annotations
 
@@ -74,10 +75,14 @@ def as_run(rows, form: str) -> Run:
 @settings(max_examples=150, deadline=None)
 @given(runs(), st.sampled_from(["docid_desc", "docid_asc", "input_order"]),
        st.sampled_from(["float32", "float64"]), st.sampled_from(["dataframe", "objects",
-                                                                 "lists"]))
-def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form):
+                                                                 "lists"]),
+       st.sampled_from([None, 96, 96 * 6]))
+def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget):
     run = as_run(rows, form)
-    ranking = rank(run, ties=ties, score_dtype=score_dtype)
+    # the default budget ranks every query in one block; 96 bytes is one row per block (each
+    # query a block of its own), 96 * 6 blocks of a few queries, equal or not in length
+    options = {} if budget is None else {"memory_budget": budget}
+    ranking = rank(run, ties=ties, score_dtype=score_dtype, **options)
     expected = brute_rank(rows, ties, score_dtype)
     got = [ranking.rows[ranking.query == i].tolist() for i in range(len(ranking.query_ids))]
     assert got == expected

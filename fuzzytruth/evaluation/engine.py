@@ -297,7 +297,7 @@ def evaluate(
     bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
-    rankings = rank_runs(runs, ties, score_dtype, depth)
+    rankings = rank_runs(runs, ties, score_dtype, depth, memory_budget)
     queries = evaluated_queries(rankings, bound, missing, complete)
     prepared = bound.prepare(queries)
     rankings = {name: (r.on(queries), run) for name, (r, run) in rankings.items()}
@@ -405,7 +405,11 @@ def evaluate(
 
 
 def rank_runs(
-    runs: Run | Mapping[str, Run], ties: str, score_dtype: str, depth: int | None = None
+    runs: Run | Mapping[str, Run],
+    ties: str,
+    score_dtype: str,
+    depth: int | None = None,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> dict[str, tuple[Ranking, Run]]:
     if isinstance(runs, Run):
         runs = {runs.name: runs}
@@ -418,7 +422,7 @@ def rank_runs(
     for name, run in runs.items():
         if not isinstance(run, Run):
             raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
-        ranking = rank(run, ties=ties, score_dtype=score_dtype)
+        ranking = rank(run, ties=ties, score_dtype=score_dtype, memory_budget=memory_budget)
         out[str(name)] = (ranking if depth is None else ranking.truncate(depth), run)
     return out
 

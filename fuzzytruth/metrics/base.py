@@ -266,7 +266,9 @@ def truncate_grades(rg: RankedGains) -> RankedGains:
     def trunc(values: np.ndarray | None) -> np.ndarray | None:
         if values is None or not np.issubdtype(values.dtype, np.floating):
             return values  # integer grades are whole already
-        return np.trunc(values) + 0.0  # + 0.0 turns -0.0 into 0.0
+        out = np.trunc(values)
+        out += 0.0  # turns -0.0 into 0.0
+        return out
 
     return replace(
         rg, gains=trunc(rg.gains), ideal=trunc(rg.ideal), judged_grades=trunc(rg.judged_grades)

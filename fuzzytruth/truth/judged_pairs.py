@@ -105,7 +105,7 @@ def grades_by_row(
     judged = np.flatnonzero(qrc >= 0)
     qorder = judged[np.argsort(qrc[judged], kind="stable")]
     qrels_docs = arrow_strings(qrels._docs)
-    if len(qorder) != len(qrels) or (np.diff(qorder) < 0).any():
+    if len(qorder) != len(qrels) or (qorder[1:] < qorder[:-1]).any():
         qrels_docs = qrels_docs.take(pa.array(qorder))
     run_count = np.bincount(run_qc, minlength=n_q)
     qrels_count = np.bincount(qrc[qorder], minlength=n_q)
