@@ -372,16 +372,21 @@ def flatten_nested(
     q_uniques[:] = [q if isinstance(q, str) else str(q) for q in keys]
     lengths = lengths[lengths > 0]
     q_codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    doc_list = list(itertools.chain.from_iterable(inner))
-    try:  # every document id a str: converted in one C pass
-        docs = pa.array(doc_list, type=pa.large_string())
+    n = len(q_codes)
+    try:  # every document id a str: converted in one C pass, without a list of them
+        docs = pa.array(itertools.chain.from_iterable(inner), type=pa.large_string(), size=n)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         docs = None
     if docs is None or docs.null_count:  # str() of each, or the error for a missing id
-        docs, strings = _to_arrow(doc_list, "doc_ids"), False
+        docs = _to_arrow(list(itertools.chain.from_iterable(inner)), "doc_ids")
+        strings = False
     else:
         strings = all(isinstance(q, str) for q in keys)
-    values = list(itertools.chain.from_iterable(d.values() for d in inner))
+    values: Any = itertools.chain.from_iterable(d.values() for d in inner)
+    try:  # numbers (the usual case): no list of them
+        values = np.fromiter(values, dtype=np.float64, count=n)
+    except (TypeError, ValueError):  # anything else: _as_values says what is wrong
+        values = list(itertools.chain.from_iterable(d.values() for d in inner))
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
 
 

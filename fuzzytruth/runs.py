@@ -402,9 +402,7 @@ def rank(
     row_of_code = np.empty(n_rows, dtype=np.int64)
     row_of_code[by_id] = np.arange(n_rows)
     scores = run._values
-    order, row, pos, desc = _order_by_score(run, row_of_code, memory_budget)
-    tied = (desc[1:] == desc[:-1]) & (pos[1:] != 0)
-    del desc
+    order, row, pos, tied = _order_by_score(run, row_of_code, memory_budget)
     if score_dtype == "float64" and tied.any():
         # float32 rounding is monotone: only scores equal in float32 need their float64 order
         order = _refine(order, tied, scores)
@@ -440,7 +438,7 @@ def _order_by_score(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The run's rows ranked query by query (queries in ``row_of_code`` order), score
     descending in float32, ties in row order: the order, each entry's query row, its 0-based
-    rank and its descending float32 score key (equal keys: tied in float32).
+    rank, and whether each entry is tied in float32 with the next one of its query.
 
     Blocks of whole queries, sized from ``memory_budget``, are ranked one after the other
     into the preallocated outputs, so the temporaries never grow with the run. In a block,
@@ -450,9 +448,10 @@ def _order_by_score(
     output as written) is only copied.
     """
     n = len(run)
-    order, row, position, desc = (np.empty(n, dtype=np.int64) for _ in range(4))
+    order, row, position = (np.empty(n, dtype=np.int64) for _ in range(3))
+    tied = np.zeros(max(n - 1, 0), dtype=bool)
     if n == 0:
-        return order, row, position, desc
+        return order, row, position, tied
     grouping = run._group_order
     codes = run._q_codes if grouping is None else run._q_codes[grouping]
     new = np.ones(n, dtype=bool)
@@ -479,9 +478,10 @@ def _order_by_score(
             within = _sorted_within(keys, local, lens)
             rows = rows[first + within]
             keys = keys[first + within]
-        order[a:b], position[a:b], desc[a:b] = rows, local, keys
+        order[a:b], position[a:b] = rows, local
         row[a:b] = np.repeat(group_rows[g0:g1], lens)
-    return order, row, position, desc
+        tied[a:b - 1] = (keys[1:] == keys[:-1]) & (local[1:] != 0)
+    return order, row, position, tied
 
 
 def _sorted_within(keys: np.ndarray, local: np.ndarray, lens: np.ndarray) -> np.ndarray:
