@@ -178,7 +178,7 @@ class Run(PairTable):
         compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
             path, RUN_FIELDS, "score", encoding=encoding, extra=True,
-            max_decompressed_bytes=max_decompressed_bytes,
+            columns=("qid", "docno", "score", "tag"), max_decompressed_bytes=max_decompressed_bytes,
         )
         tags = cols["tag"]
         return cls(

@@ -28,6 +28,7 @@ from fuzzytruth.io import (
     write_trec_run,
 )
 from fuzzytruth.io.text import load_text
+from fuzzytruth.io.trec_columns import RUN_FIELDS, _read_slow, read_columns
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain import ProbabilisticQrels
 
@@ -68,6 +69,46 @@ def test_run_reader_accepts_what_trec_eval_accepts(tmp_path, text):
     plain.write_text(RUN)
     assert scores_of(read_trec_run(path)) == scores_of(read_trec_run(plain))
     assert read_trec_run(path).name == "sys"
+
+
+@st.composite
+def run_lines(draw):
+    """A run line, well formed or with one defect: an empty field (two spaces in a row, a
+    space at the start or the end), a field missing, or fields after the tag."""
+    fields = [draw(st.sampled_from(["q1", "q2"])), "Q0", draw(st.sampled_from(["d1", "d2", "d3"])),
+              draw(st.sampled_from(["1", "2"])), draw(st.sampled_from(["2.5", "-1", "0"])), "t"]
+    defect = draw(st.sampled_from(["none", "none", "empty", "start", "end", "missing", "extra"]))
+    at = draw(st.integers(0, 5))
+    if defect == "empty":
+        fields[at] = ""
+    elif defect == "missing":
+        del fields[at]
+    elif defect == "extra":
+        fields.append("x")
+    line = " ".join(fields)
+    return " " + line if defect == "start" else line + " " if defect == "end" else line
+
+
+@SETTINGS
+@given(st.lists(run_lines(), min_size=1, max_size=4),
+       st.sampled_from([("qid", "docno", "score", "tag"), ("score",), ("docno", "score")]))
+def test_columns_read_alone_equal_the_line_reader(tmp_path, lines, columns):
+    # the readers convert only the asked fields and find an empty field among the others by
+    # scanning bytes: a file is read or refused as the line-by-line reader (the reference,
+    # which splits at runs of whitespace) reads or refuses it, whichever fields are asked
+    path = tmp_path / "run.txt"
+    path.write_text("".join(line + "\n" for line in lines))
+    try:
+        every, kept = _read_slow(load_text(path), RUN_FIELDS, "score", True)
+        expected = {f: list(every[f]) for f in columns}, kept.tolist()
+    except ValueError as err:
+        expected = str(err)
+    try:
+        cols, _, kept = read_columns(path, RUN_FIELDS, "score", extra=True, columns=columns)
+        got = {f: list(cols[f]) for f in columns}, kept.tolist()
+    except ValueError as err:
+        got = str(err)
+    assert got == expected
 
 
 def test_fields_split_on_ascii_whitespace_only_on_both_paths(tmp_path):

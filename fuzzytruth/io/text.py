@@ -364,6 +364,10 @@ def _line_ends_as_lf(data: bytes) -> bytes:
 
 def _kept_lines(data: bytes) -> tuple[bytes, np.ndarray]:
     """Drop comment (``#`` first) and empty lines; the 1-based numbers of the others."""
+    if not (data.startswith((b"#", b"\n")) or b"\n#" in data or b"\n\n" in data):
+        # nothing to drop (the usual case): lines counted by a byte scan, no array of bytes
+        n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        return data, np.arange(1, n + 1, dtype=np.int64)
     arr = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
     if len(arr) and (not len(ends) or ends[-1] != len(arr) - 1):

@@ -33,7 +33,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import csv
 
 from fuzzytruth.io.text import NUMBER, MaxBytes, Text, file_error, load_text, shown
@@ -122,13 +121,22 @@ def _drop_extra_fields(data: bytes, n_fields: int) -> bytes:
     return arr[np.cumsum(delta[:-1], dtype=np.int8) == 0].tobytes()
 
 
+def _has_empty_field(data: bytes) -> bool:
+    """Whether a line of ``data`` (LF line ends, fields split at every space) has an empty
+    field: a space at a line's start or end, or two in a row. Byte scans, nothing built."""
+    return (b"  " in data or b"\n " in data or b" \n" in data or data.startswith(b" ")
+            or data.endswith(b" "))
+
+
 def _read_fast(
-    data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str
+    data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...]
 ) -> dict[str, Any]:
     """pyarrow's multi-threaded CSV reader, splitting at every space; strict: ``n_lines``
     rows of ``len(fields)`` fields, none empty, and finite numbers (else a ValueError: e.g. a
     line was empty, had a space too many, or a number out of range that only the line reader
-    can tell from ``inf``)."""
+    can tell from ``inf``). Only ``columns`` are converted (the others are only counted)."""
+    if _has_empty_field(data):
+        raise ValueError("an empty field: a space at a line's start or end, or two in a row")
     table = csv.read_csv(
         pa.BufferReader(data),
         read_options=csv.ReadOptions(column_names=list(fields)),
@@ -136,7 +144,8 @@ def _read_fast(
         convert_options=csv.ConvertOptions(
             # large_string: what pandas' str arrays hold, so that no column is cast
             column_types={f: pa.float64() if f == numeric else pa.large_string()
-                          for f in fields},
+                          for f in columns},
+            include_columns=list(columns),
             strings_can_be_null=False,
             null_values=[],
         ),
@@ -146,10 +155,8 @@ def _read_fast(
     values = table.column(numeric).to_numpy()
     if np.isinf(values).any():
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
-    strings = {f: table.column(f) for f in fields if f != numeric}
-    if any(pc.any(pc.equal(column, "")).as_py() for column in strings.values()):
-        raise ValueError("an empty field: a space at a line's start or two spaces in a row")
-    return {f: values if f == numeric else pd.array(strings[f], dtype="str") for f in fields}
+    return {f: values if f == numeric else pd.array(table.column(f), dtype="str")
+            for f in columns}
 
 
 class TrecColumns(NamedTuple):
@@ -168,9 +175,10 @@ def read_columns(
     *,
     encoding: str = "utf-8",
     extra: bool = False,
+    columns: tuple[str, ...] | None = None,
     max_decompressed_bytes: MaxBytes = "auto",
 ) -> TrecColumns:
-    """Every column of a whitespace-separated file, its name and each row's file line.
+    """The columns of a whitespace-separated file, its name and each row's file line.
 
     Parameters
     ----------
@@ -184,30 +192,39 @@ def read_columns(
         Encoding of a file without a byte-order mark.
     extra : bool, default False
         Whether fields after the last are allowed (and ignored).
+    columns : tuple of str, optional
+        The fields returned (default: all of ``fields``; ``numeric`` among them). Every line
+        must still have every field; the others are not converted.
     max_decompressed_bytes : int, "auto" or None, default "auto"
         Cap on the content of a compressed file (see
         :func:`fuzzytruth.io.text.decompression_limit`).
     """
+    columns = fields if columns is None else columns
+    if numeric not in columns or not set(columns) <= set(fields):
+        raise ValueError(
+            f"columns must be fields of {fields} and include {numeric!r}; got {columns}"
+        )
     text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
     n_lines = len(text.lines)
     tabs = any(c in text.data for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
     try:  # pyarrow.ArrowInvalid is a ValueError
         if tabs:
             raise ValueError("tabs")
-        cols, lines = _read_fast(text.data, n_lines, fields, numeric), text.lines
+        cols, lines = _read_fast(text.data, n_lines, fields, numeric, columns), text.lines
     except ValueError:
         try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
             data = _single_spaced(text.data)
             try:
-                cols = _read_fast(data, n_lines, fields, numeric)
+                cols = _read_fast(data, n_lines, fields, numeric, columns)
             except ValueError:
                 if not extra:
                     raise
                 cols = _read_fast(_drop_extra_fields(data, len(fields)), n_lines, fields,
-                                  numeric)
+                                  numeric, columns)
             lines = text.lines
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
-            cols, lines = _read_slow(text, fields, numeric, extra)
+            every, lines = _read_slow(text, fields, numeric, extra)
+            cols = {f: every[f] for f in columns}
     if not len(lines):
         raise file_error(
             text.path,

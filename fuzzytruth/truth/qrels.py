@@ -142,7 +142,7 @@ class Qrels(PairTable):
         :mod:`fuzzytruth.io.trec_columns`). ``max_decompressed_bytes`` caps the content of a
         compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
-            path, QRELS_FIELDS, "rel", encoding=encoding,
+            path, QRELS_FIELDS, "rel", encoding=encoding, columns=("qid", "docno", "rel"),
             max_decompressed_bytes=max_decompressed_bytes,
         )
         return cls(
