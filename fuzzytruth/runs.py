@@ -178,14 +178,14 @@ class Run(PairTable):
         compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
             path, RUN_FIELDS, "score", encoding=encoding, extra=True,
-            columns=("qid", "docno", "score", "tag"), max_decompressed_bytes=max_decompressed_bytes,
+            columns=("qid", "docno", "score"), first=("tag",),
+            max_decompressed_bytes=max_decompressed_bytes,
         )
-        tags = cols["tag"]
         return cls(
             cols["qid"],
             cols["docno"],
             cols["score"],
-            name=str(tags[0]) if len(tags) else "run",
+            name=str(cols["tag"][0]),
             duplicates=duplicates,
             source=source,
             line_numbers=lines,

@@ -176,6 +176,7 @@ def read_columns(
     encoding: str = "utf-8",
     extra: bool = False,
     columns: tuple[str, ...] | None = None,
+    first: tuple[str, ...] = (),
     max_decompressed_bytes: MaxBytes = "auto",
 ) -> TrecColumns:
     """The columns of a whitespace-separated file, its name and each row's file line.
@@ -195,6 +196,9 @@ def read_columns(
     columns : tuple of str, optional
         The fields returned (default: all of ``fields``; ``numeric`` among them). Every line
         must still have every field; the others are not converted.
+    first : tuple of str, default ()
+        Fields of which only the first row's value is wanted (a run's tag): each is returned
+        as a list of that one string, not converted for every row.
     max_decompressed_bytes : int, "auto" or None, default "auto"
         Cap on the content of a compressed file (see
         :func:`fuzzytruth.io.text.decompression_limit`).
@@ -204,6 +208,8 @@ def read_columns(
         raise ValueError(
             f"columns must be fields of {fields} and include {numeric!r}; got {columns}"
         )
+    if not set(first) <= set(fields) - set(columns):
+        raise ValueError(f"first must be fields of {fields} not in columns; got {first}")
     text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
     n_lines = len(text.lines)
     tabs = any(c in text.data for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
@@ -225,6 +231,7 @@ def read_columns(
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
             every, lines = _read_slow(text, fields, numeric, extra)
             cols = {f: every[f] for f in columns}
+            cols.update({f: every[f][:1] for f in first})
     if not len(lines):
         raise file_error(
             text.path,
@@ -241,4 +248,21 @@ def read_columns(
             f"{float(values[i])!r}"
         )
     cols[numeric] = values
+    if first and not all(f in cols for f in first):  # the fast paths: from the first row
+        row = _first_row(text.data)
+        cols.update({f: [row[fields.index(f)]] for f in first})
     return TrecColumns(cols, text.path, lines)
+
+
+def _first_row(data: bytes) -> list[str]:
+    """The fields of the first line of ``data`` that is not whitespace only (the file's first
+    row, once a reader has accepted the file)."""
+    start = 0
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        stripped = data[start:end].decode("utf-8").strip(_WHITESPACE)
+        if stripped:
+            return FIELD_SEPARATOR.split(stripped)
+        start = end + 1
+    raise ValueError("no line of data")  # read_columns has refused such a file already
