@@ -24,6 +24,11 @@ Shapes (``--shapes``): the input generator varies what can move the cost -- docu
 (numeric strings, UUIDs, long URLs), depth and judged share, grade distribution, scores with
 many ties -- and the report gives every shape and the worst ratio per (size, input).
 
+``--tools ...,ingest`` adds the floor: the input made Arrow columns and float64 values,
+nothing checked, nothing evaluated. Its time over pytrec_eval's says how much of a bar any
+evaluator that works on columns (fuzzytruth, from Python objects) spends before its first
+check; where the floor alone is above the bar, the bar cannot be met that way.
+
 Every (tool, input, shape, size) runs in a fresh subprocess, so each figure is that tool's
 alone: the worker loads its input, resets the kernel's peak-RSS counter
 (``/proc/self/clear_refs``), runs the timed phase, then reports CPU time (``process_time``:
@@ -43,6 +48,7 @@ This is a plain script, not a test; timings depend on the machine and on its loa
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -62,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100"]
 PYTREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@100": "recall_100"}
 RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100"}
-TOOLS = ("fuzzytruth", "pytrec_eval", "ranx", "ir_measures")
+TOOLS = ("fuzzytruth", "pytrec_eval", "ranx", "ir_measures", "ingest")
 INPUTS = ("df", "numpy", "lists", "dicts", "trec")
 BARS = {"df": 0.35, "numpy": 0.35, "lists": 0.35, "dicts": 0.35, "trec": 0.40}
 N_CORPUS = 50_000_000
@@ -316,16 +322,52 @@ def _phase(tool: str, kind: str, folder: Path, data):
         measures = {"nDCG@10": nDCG @ 10, "AP": AP, "P@10": P @ 10, "R@100": R @ 100}
         got = ir_measures.calc_aggregate(list(measures.values()), qrels, run)
         return {m: float(got[v]) for m, v in measures.items()}
+    if tool == "ingest":
+        return _ingest(kind, folder, data)
     raise ValueError(f"tool must be one of {list(TOOLS)}; got {tool!r}")
+
+
+def _ingest(kind: str, folder: Path, data) -> dict:
+    """The floor of every columnar evaluator: the run and the qrels as Arrow string columns
+    and float64 values, nothing checked and nothing evaluated (each by the fastest call
+    measured: a list to ``pa.array``, pyarrow's CSV reader)."""
+    if kind == "df":
+        parts = [(pa.array(f[q]), pa.array(f[d]), f[v].to_numpy(dtype=np.float64))
+                 for f, (q, d, v) in zip(data, (("query_id", "doc_id", "score"),
+                                                 ("query_id", "doc_id", "relevance")),
+                                          strict=True)]
+    elif kind in ("numpy", "lists"):
+        parts = [(pa.array(q, type=pa.large_string()), pa.array(d, type=pa.large_string()),
+                  np.asarray(v, dtype=np.float64)) for q, d, v in data]
+    elif kind == "dicts":
+        parts = []
+        for nested in data:
+            inner = list(nested.values())
+            lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+            docs = list(itertools.chain.from_iterable(inner))
+            values = np.fromiter(itertools.chain.from_iterable(d.values() for d in inner),
+                                 dtype=np.float64, count=len(docs))
+            parts.append((pa.array(list(nested), type=pa.large_string()).take(
+                np.repeat(np.arange(len(inner)), lengths)),
+                pa.array(docs, type=pa.large_string()), values))
+    else:
+        from pyarrow import csv
+
+        parts = [csv.read_csv(folder / name, read_options=csv.ReadOptions(column_names=cols),
+                              parse_options=csv.ParseOptions(delimiter=" ", quote_char=False))
+                 for name, cols in (("run.trec", ["qid", "Q0", "docno", "rank", "score", "tag"]),
+                                    ("qrels.trec", ["qid", "iter", "docno", "rel"]))]
+    del parts
+    return {"nDCG@10": float("nan"), "AP": float("nan")}
 
 
 def _warm(tool: str, folder: Path) -> None:
     """Import the tool and run it once on a tiny collection: import and compile time are not
     evaluation time (ranx compiles numba functions; fuzzytruth loads its registry)."""
-    __import__(tool)
+    __import__("pyarrow" if tool == "ingest" else tool)
     tiny = folder / "tiny"
     warm = {"fuzzytruth": ("df", "trec"), "pytrec_eval": ("dicts", "trec"),
-            "ranx": ("dicts", "trec")}
+            "ranx": ("dicts", "trec"), "ingest": ("dicts", "trec")}
     for kind in warm.get(tool, ()):
         _phase(tool, kind, tiny, _load(tiny, kind))
 
@@ -448,6 +490,14 @@ def summarise(records: list[dict]) -> None:
         ok = "ok" if worst["cpu_ratio"] <= BARS[kind] else "ABOVE THE BAR"
         print(f"  {size:>11} {kind:>6}: cpu ratio {worst['cpu_ratio']:.3f} ({worst['shape']}, "
               f"{ok}); mem {worst_mem['mem']:.2f} ({worst_mem['shape']})")
+    if "ingest" in set(frame["tool"]):
+        floor = (wide["cpu"]["ingest"] / wide["cpu"]["pytrec_eval"]).rename("floor")
+        print("\nthe floor: ingest CPU (the input as Arrow columns, nothing checked or evaluated)"
+              " / pytrec_eval CPU; above the bar, no columnar evaluator can meet it")
+        for (size, kind), part in floor.reset_index().groupby(["size", "input"], sort=False):
+            worst = part.loc[part["floor"].idxmax()]
+            print(f"  {size:>11} {kind:>6}: {worst['floor']:.3f} ({worst['shape']}; "
+                  f"bar {BARS[kind]})")
     fz = frame[frame["tool"] == "fuzzytruth"].copy()
     fz["us_per_query"] = 1e6 * fz["cpu"] / fz["size"].str.split("x").str[0].astype(int)
     print("\nfuzzytruth CPU per query (us), by size:")
