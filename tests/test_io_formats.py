@@ -123,6 +123,15 @@ def test_columns_read_alone_equal_the_line_reader(tmp_path, lines, columns, tag_
     assert got == expected
 
 
+def test_first_row_fields_must_be_fields_outside_columns(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\n")
+    with pytest.raises(ValueError, match=r"first must be fields of .* not in columns; got "
+                                         r"\('score',\)"):
+        read_columns(path, RUN_FIELDS, "score", extra=True, columns=("qid", "score"),
+                     first=("score",))
+
+
 def test_fields_split_on_ascii_whitespace_only_on_both_paths(tmp_path):
     # trec_eval splits on C isspace; a no-break space or U+2028 stays inside an id, whether the
     # file takes pyarrow's fast path (single spaces) or the line reader (tabs)

@@ -73,10 +73,9 @@ def _read_slow(
     kept: list[int] = []
     at = fields.index(numeric)
     for i, line in enumerate(text.decoded_lines()):
-        stripped = line.strip(_WHITESPACE)
-        if not stripped:
+        parts = _fields_of(line)
+        if not parts:
             continue
-        parts = FIELD_SEPARATOR.split(stripped)
         if len(parts) < len(fields) or (len(parts) > len(fields) and not extra):
             want = f"at least {len(fields)}" if extra else str(len(fields))
             raise text.error(
@@ -89,6 +88,13 @@ def _read_slow(
             columns[f].append(value if f == numeric else p)
         kept.append(i)
     return columns, text.lines[np.asarray(kept, dtype=np.int64)]
+
+
+def _fields_of(line: str) -> list[str]:
+    """The fields of one line, split at runs of ASCII whitespace; none for a line of
+    whitespace only (trec_eval's rule, the one both readers follow)."""
+    stripped = line.strip(_WHITESPACE)
+    return FIELD_SEPARATOR.split(stripped) if stripped else []
 
 
 def _single_spaced(data: bytes) -> bytes:
@@ -261,8 +267,8 @@ def _first_row(data: bytes) -> list[str]:
     while start <= len(data):
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
-        stripped = data[start:end].decode("utf-8").strip(_WHITESPACE)
-        if stripped:
-            return FIELD_SEPARATOR.split(stripped)
+        parts = _fields_of(data[start:end].decode("utf-8"))
+        if parts:
+            return parts
         start = end + 1
     raise ValueError("no line of data")  # read_columns has refused such a file already
