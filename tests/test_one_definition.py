@@ -3,7 +3,7 @@
 For every registered measure, on inputs with the undefined cases (a judged query without any
 relevant document, a query of the truth that no run answers under ``complete=True``, a run
 query the truth does not judge), under both rules for undefined values, the per-system value
-agrees across the per-query table, ``aggregate()``, ``query_means()``, ``compare()``,
+agrees across the per-query table, ``aggregate()``, ``value()``, ``query_means()``, ``compare()``,
 per-annotator evaluation with one group, and the command line. Under uncertain truth the
 mean of the per-query expectations, the aggregate and compare() agree as well.
 """
@@ -86,6 +86,7 @@ def test_crisp_every_output_gives_the_same_per_system_value(undefined, tmp_path)
             ), name
             assert agg.loc[(system, name), "n_queries"] == values.notna().sum(), name
             np.testing.assert_allclose(ev.query_means(name)[s], values, equal_nan=True)
+            np.testing.assert_equal(ev.value(system, name), agg.loc[(system, name), "value"])
     # the undefined cases are there: AP is undefined on q_norel (q_missing has a relevant
     # document and scores 0 as an empty list)
     n_ap = agg.loc[("a", "AP(rel=1,denominator=all_relevant)"), "n_queries"]
@@ -172,6 +173,7 @@ def test_uncertain_truth_table_aggregate_and_compare_agree(kind):
     )["mean"]
     for key, value in means.items():
         assert agg[key] == pytest.approx(value, abs=1e-12), key
+        assert ev.value(*key) == agg[key], key
         assert comparison[key] == pytest.approx(value, abs=1e-12), key
 
 

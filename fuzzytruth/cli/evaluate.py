@@ -185,11 +185,11 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     blocks = []
     for name, run in runs.items():
         evaluation = _evaluate_judgments(args, name, run, truth, measures)
-        frame = evaluation.to_frame()
-        values = dict(zip(zip(frame["query_id"], frame["measure"], strict=True), frame["mean"],
-                          strict=True))
-        aggregate = evaluation.aggregate()
-        totals = dict(zip(aggregate["measure"], aggregate["value"], strict=True))
+        system = evaluation.systems[0]
+        values = {(q, m): v for m in evaluation.measures for q, v in
+                  zip(evaluation.queries, evaluation.batch(system, m).mean().tolist(),
+                      strict=True)}
+        totals = {m: evaluation.value(system, m) for m in evaluation.measures}
         answered = set(run.queries)
         queries = [q for q in evaluation.queries if q in answered]  # -c adds others: not printed
         valued = [line for line in lines if line.measure is not None]

@@ -27,11 +27,21 @@ _BYTES_PER_WORLD_VALUE = 32
 the value under the undefined rule, under the preset's counted queries, with undefined
 values zeroed (8 bytes each) and the defined mask."""
 
-_EMPTY = pd.DataFrame({  # to_frame() of an evaluation without systems or measures
-    c: pd.Series(dtype="str" if c in ("system", "query_id", "measure", "method") else float)
-    for c in ("system", "query_id", "measure", "mean", "truth_std", "truth_low", "truth_high",
-              "confidence_level", "p_undefined", "method", "mc_se")
-})
+_FRAME_COLUMNS = ("system", "query_id", "measure", "mean", "truth_std", "truth_low",
+                  "truth_high", "confidence_level", "p_undefined", "method", "mc_se")
+"""The columns of :meth:`Evaluation.to_frame`."""
+
+_AGGREGATE_COLUMNS = ("system", "measure", "value", "ci_low", "ci_high", "estimand",
+                      "n_queries", "truth_std", "truth_low", "truth_high", "confidence_level",
+                      "method", "mc_se")
+"""The columns of :meth:`Evaluation.aggregate`."""
+
+
+def _empty_frame() -> pd.DataFrame:
+    """:meth:`Evaluation.to_frame` of an evaluation without systems or measures."""
+    text = ("system", "query_id", "measure", "method")
+    return pd.DataFrame({c: pd.Series(dtype="str" if c in text else float)
+                         for c in _FRAME_COLUMNS})
 
 
 @dataclass(frozen=True, eq=False, init=False)
@@ -357,7 +367,7 @@ class Evaluation:
                         }
                     )
                 )
-        return pd.concat(parts, ignore_index=True) if parts else _EMPTY.copy()
+        return pd.concat(parts, ignore_index=True) if parts else _empty_frame()
 
     def query_means(self, measure: str | Measure) -> np.ndarray:
         """``(n_systems, n_queries)`` each query's expected value under the uncertain truth
@@ -527,71 +537,72 @@ class Evaluation:
         The t interval is the procedure's, unclipped: with 8 queries it reaches past 1.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
-        level = check_confidence_level(level)
+        keys = [(s, m) for s in range(len(self.systems)) for m in self.measures]
+        rows = self._aggregate_rows(keys, check_confidence_level(level))
+        return pd.DataFrame(rows, columns=list(_AGGREGATE_COLUMNS))
+
+    def _aggregate_rows(self, keys: Sequence[tuple[int, str]], level: float
+                        ) -> list[dict[str, Any]]:
+        """The rows of :meth:`aggregate` of ``(system index, measure)`` ``keys``, as dicts."""
         rows = []
-        sums = self._world_sums([(s, m) for s in range(len(self.systems))
-                                 for m in self.measures])
-        means_of = {m: self._query_means(m, sums) for m in self.measures}
-        for s, system in enumerate(self.systems):
-            for measure in self.measures:
-                fam = self._families[measure]
-                counted = self._counted[measure]
-                summed = sums.get((s, measure))
-                n_worlds = 0 if summed is None else len(summed.per_world)
-                means = means_of[measure][s]
-                row: dict[str, Any] = {"system": system, "measure": measure}
-                row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
-                               strict=True))
-                row["estimand"] = self.estimand
-                if n_worlds <= 1:
-                    values = means if n_worlds == 0 else summed.item_means()
-                    exact_mean = not self.truth.crisp
-                    if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
-                        raise ValueError(
-                            f"the aggregate of {measure!r} needs possible worlds "
-                            f"(aggregate={fam.aggregate!r}, undefined={str(self.undefined)!r}); "
-                            "evaluate with n_worlds > 0"
-                        )
-                    value = float(fam.combine(values))
-                    row.update(
-                        value=value,
-                        truth_std=np.nan if exact_mean else 0.0,
-                        truth_low=np.nan if exact_mean else value,
-                        truth_high=np.nan if exact_mean else value,
-                        mc_se=0.0,
-                        n_queries=int((~np.isnan(values)).sum()),
+        sums = self._world_sums(keys)
+        means_of = {m: self._query_means(m, sums) for m in dict.fromkeys(m for _, m in keys)}
+        for s, measure in keys:
+            system = self.systems[s]
+            fam = self._families[measure]
+            counted = self._counted[measure]
+            summed = sums.get((s, measure))
+            n_worlds = 0 if summed is None else len(summed.per_world)
+            means = means_of[measure][s]
+            row: dict[str, Any] = {"system": system, "measure": measure}
+            row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
+                           strict=True))
+            row["estimand"] = self.estimand
+            if n_worlds <= 1:
+                values = means if n_worlds == 0 else summed.item_means()
+                exact_mean = not self.truth.crisp
+                if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
+                    raise ValueError(
+                        f"the aggregate of {measure!r} needs possible worlds "
+                        f"(aggregate={fam.aggregate!r}, undefined={str(self.undefined)!r}); "
+                        "evaluate with n_worlds > 0"
                     )
-                else:
-                    per_world = summed.per_world
-                    by_world = not self.undefined.counts or self._world_counted is not None
-                    linear = fam.aggregate == "mean" and not by_world
-                    value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
-                    alpha = (1 - level) / 2
-                    spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
-                    exact = linear and self._methods[system, measure] == "exact"
-                    row.update(
-                        value=value,
-                        truth_std=spread,
-                        truth_low=float(np.nanquantile(per_world, alpha)),
-                        truth_high=float(np.nanquantile(per_world, 1 - alpha)),
-                        mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
-                        n_queries=summed.defined / n_worlds if by_world else int(counted.sum()),
-                    )
-                row["confidence_level"] = level
-                row["method"] = self._methods[system, measure]
-                rows.append(row)
-        columns = [
-            "system", "measure", "value", "ci_low", "ci_high", "estimand", "n_queries",
-            "truth_std", "truth_low", "truth_high", "confidence_level", "method", "mc_se",
-        ]
-        return pd.DataFrame(rows, columns=columns)
+                value = float(fam.combine(values))
+                row.update(
+                    value=value,
+                    truth_std=np.nan if exact_mean else 0.0,
+                    truth_low=np.nan if exact_mean else value,
+                    truth_high=np.nan if exact_mean else value,
+                    mc_se=0.0,
+                    n_queries=int((~np.isnan(values)).sum()),
+                )
+            else:
+                per_world = summed.per_world
+                by_world = not self.undefined.counts or self._world_counted is not None
+                linear = fam.aggregate == "mean" and not by_world
+                value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
+                alpha = (1 - level) / 2
+                spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
+                exact = linear and self._methods[system, measure] == "exact"
+                row.update(
+                    value=value,
+                    truth_std=spread,
+                    truth_low=float(np.nanquantile(per_world, alpha)),
+                    truth_high=float(np.nanquantile(per_world, 1 - alpha)),
+                    mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
+                    n_queries=summed.defined / n_worlds if by_world else int(counted.sum()),
+                )
+            row["confidence_level"] = level
+            row["method"] = self._methods[system, measure]
+            rows.append(row)
+        return rows
 
     def value(self, system: str, measure: str | Measure) -> float:
         """One system's aggregate value of one measure (as in :meth:`aggregate`)."""
         system, measure = self._key(system, measure)
-        table = self.aggregate()
-        pick = (table["system"] == system) & (table["measure"] == measure)
-        return float(table.loc[pick, "value"].iloc[0])
+        [row] = self._aggregate_rows([(self.systems.index(system), measure)],
+                                     self.confidence_level)
+        return float(row["value"])
 
 
 @dataclass(frozen=True, eq=False)
