@@ -9,6 +9,10 @@ the whole process (``os.wait4``: user + system, children included):
   the table printed);
 * ``import fuzzytruth`` and the first ``ft.evaluate(run, qrels, ["P@10", "AP", "nDCG@10"])``
   with ``aggregate()``: the CPU time of the evaluation alone (``time.process_time`` inside);
+* the floor: ``import pyarrow`` and its CSV reader, and one ``pa.array``. pyarrow imports
+  pandas on its first array when pandas is installed (its pandas shim), so no evaluator
+  working on Arrow arrays starts faster: numpy, pyarrow and pandas are loaded before any
+  work. The summary prints what the bar leaves for fuzzytruth over that floor;
 
 with the bytecode caches written first (an environment with ``PYTHONDONTWRITEBYTECODE`` would
 compile every module at every start: 0.4 s that no user pays); then the heavy modules each
@@ -41,6 +45,15 @@ run = ft.Run(["q1", "q1", "q2"], ["d1", "d2", "d1"], [3.0, 2.0, 1.0])
 qrels = ft.Qrels(["q1", "q1", "q2"], ["d1", "d3", "d1"], [1, 1, 2])
 ft.evaluate(run, qrels, ["P@10", "AP", "nDCG@10"]).aggregate()
 print(time.process_time() - start)
+"""
+
+# the floor of any evaluator whose columns are Arrow arrays: pyarrow's first array (or compute
+# call with a scalar, or to_numpy of a chunked array) imports pandas when pandas is installed
+# (pyarrow's pandas shim), so numpy, pyarrow and pandas are all loaded before any work
+FLOOR = """
+import pyarrow as pa
+from pyarrow import csv
+pa.array([1.0])
 """
 
 REPORT = "\nimport sys\nprint(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
@@ -84,6 +97,7 @@ def main() -> None:
         "fuzzytruth evaluate (3 lines)": [py, "-c", cli, "evaluate", "--qrels", str(qrels),
                                           "--run", str(run)],
         "import + first ft.evaluate": [py, "-c", EVALUATE + REPORT.format(heavy=HEAVY)],
+        "floor: first pyarrow array": [py, "-c", FLOOR + REPORT.format(heavy=HEAVY)],
     }
     print(f"load before: {os.getloadavg()}")
     for argv in probes.values():  # once untimed: writes the bytecode caches
@@ -107,6 +121,10 @@ def main() -> None:
               f"{loaded.get(name, '')}")
     print(f"first ft.evaluate + aggregate after import: {statistics.median(inner):.3f} s CPU "
           f"(median of {len(inner)}; bar 0.6 s)")
+    floor = statistics.median(w for w, _ in samples["floor: first pyarrow array"]) - base_wall
+    command = statistics.median(w for w, _ in samples["fuzzytruth evaluate (3 lines)"])
+    print(f"floor over pass: {floor:.3f} s wall; the bar (0.5 s) leaves {0.5 - floor:.3f} s for "
+          f"fuzzytruth's modules and work, which take {command - base_wall - floor:.3f} s")
     print(f"load after: {os.getloadavg()}")
     if args.importtime:
         out = subprocess.run([py, "-X", "importtime", "-c", EVALUATE], capture_output=True,

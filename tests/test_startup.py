@@ -91,3 +91,16 @@ def test_a_crisp_evaluation_loads_no_heavy_dependency(stages):
 
 def test_the_evaluate_command_on_crisp_files_loads_no_heavy_dependency(stages):
     assert not set(stages["command"]) & set(HEAVY), stages["command"]
+
+
+def test_pyarrow_imports_pandas_on_its_first_array():
+    """Why the crisp path loads pandas although it needs no DataFrame: pyarrow's first array
+    imports pandas when it is installed (its pandas shim), the floor ``benchmarks/startup.py``
+    measures. Should a pyarrow release stop doing so, a crisp path without pandas would start
+    about 0.3 s faster, and the README's start-up paragraph must be revisited."""
+    code = ("import sys\nimport pyarrow as pa\nbefore = 'pandas' in sys.modules\n"
+            "pa.array([1.0])\nprint(before, 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
