@@ -64,9 +64,9 @@ def _to_arrow(values: Any, name: str) -> pa.Array:
     return out
 
 
-def _as_ids(values: Any, name: str) -> Any:
-    """1-D string ids as a pandas Arrow string array of one chunk (columns of str dtype in one
-    chunk are not copied; the chunks of others are joined once)."""
+def _as_ids(values: Any, name: str, *, one_chunk: bool = True) -> Any:
+    """1-D string ids as a pandas Arrow string array, of one chunk if ``one_chunk`` (columns
+    of str dtype in one chunk are not copied; the chunks of others are joined once)."""
     if isinstance(values, pd.Series):
         values = values.array
     if isinstance(values, pa.ChunkedArray | pa.Array):
@@ -79,7 +79,7 @@ def _as_ids(values: Any, name: str) -> Any:
         if values.isna().any():
             raise ValueError(f"{name} must not contain missing values")
         chunked = values.__arrow_array__()
-        if isinstance(chunked, pa.ChunkedArray) and chunked.num_chunks > 1:
+        if one_chunk and isinstance(chunked, pa.ChunkedArray) and chunked.num_chunks > 1:
             # one copy here, not one per later hash pass (arrow_strings)
             return pd.array(chunked.combine_chunks(), dtype="str")
         return values
@@ -124,15 +124,19 @@ def doc_positions(table: PairTable, ids: Any) -> np.ndarray:
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def factorize_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def factorize_ids(ids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Codes (int64) and uniques (object array of str, in order of first appearance) of
-    ``ids``; a column grouped into runs of equal ids hashes one id per run."""
+    ``ids``; a column grouped into runs of equal ids hashes one id per run (and, in chunks,
+    is not joined into one array: only the first id of each run is)."""
     n = len(ids)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
     change = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     heads = np.flatnonzero(np.concatenate([[True], change]))
-    encoded = pc.dictionary_encode(ids.take(pa.array(heads)) if len(heads) < n else ids)
+    firsts = ids.take(pa.array(heads)) if len(heads) < n else ids
+    if isinstance(firsts, pa.ChunkedArray):
+        firsts = firsts.combine_chunks()
+    encoded = pc.dictionary_encode(firsts)
     head_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     uniques = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     if len(heads) == n:
@@ -191,13 +195,14 @@ def query_blocks(q_codes: np.ndarray) -> Iterator[tuple[int, int]]:
 def _has_duplicate_pairs(q_codes: np.ndarray, docs: pa.Array) -> bool:
     """Whether a (query, document) pair occurs twice, rows grouped by query: the documents are
     encoded a block of queries at a time; only the rows whose document occurs more than once
-    in the block (none, when all are distinct) have their (query, document) pairs compared."""
+    in the block (none, when all are distinct) have their (query, document) pairs compared.
+    (Encoding is hashed once: most blocks of a large run repeat a document across queries,
+    so a cheaper count of distinct documents first would mostly be followed by encoding.)"""
     for a, b in query_blocks(q_codes):
-        block = docs.slice(a, b - a)
-        if len(pc.unique(block)) == b - a:  # the usual case: cheaper than encoding
-            continue
-        encoded = pc.dictionary_encode(block)
+        encoded = pc.dictionary_encode(docs.slice(a, b - a))
         n_local = len(encoded.dictionary)
+        if n_local == b - a:
+            continue
         local = encoded.indices.to_numpy(zero_copy_only=False)
         repeated = np.flatnonzero(np.bincount(local, minlength=n_local)[local] > 1)
         keys = q_codes[a + repeated] * n_local + local[repeated]
@@ -231,7 +236,8 @@ class PairTable:
     ) -> None:
         check_choice("duplicates", duplicates, DUPLICATES)
         grouped = _object_query_codes(query_ids)
-        queries = _as_ids(query_ids, "query_ids") if grouped is None else grouped[0]
+        queries = (_as_ids(query_ids, "query_ids", one_chunk=False) if grouped is None
+                   else grouped[0])
         docs = _as_ids(doc_ids, "doc_ids")
         vals = _as_values(values, self._value_name)
         if not len(queries) == len(docs) == len(vals):
@@ -239,7 +245,7 @@ class PairTable:
                 f"query_ids, doc_ids and {self._value_name} must have the same length; got "
                 f"{len(queries)}, {len(docs)} and {len(vals)}"
             )
-        q_codes, q_uniques = grouped or factorize_ids(arrow_strings(queries))
+        q_codes, q_uniques = grouped or factorize_ids(queries.__arrow_array__())
         self._store(q_codes, q_uniques, docs, vals)
         grouped_docs = arrow_strings(docs)
         if self._group_order is not None:

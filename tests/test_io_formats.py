@@ -74,23 +74,29 @@ def test_run_reader_accepts_what_trec_eval_accepts(tmp_path, text):
 @st.composite
 def run_lines(draw):
     """A run line, well formed or with one defect: an empty field (two spaces in a row, a
-    space at the start or the end), a field missing, fields after the tag, or a line of
-    whitespace only (skipped)."""
-    fields = [draw(st.sampled_from(["q1", "q2"])), "Q0", draw(st.sampled_from(["d1", "d2", "d3"])),
+    space at the start or the end), a field missing, fields after the tag, a line of
+    whitespace only or an empty one (skipped), or a comment that would read as a line; a
+    document id may hold a ``#`` (no comment)."""
+    fields = [draw(st.sampled_from(["q1", "q2"])), "Q0",
+              draw(st.sampled_from(["d1", "d2", "d3", "d#"])),
               draw(st.sampled_from(["1", "2"])), draw(st.sampled_from(["2.5", "-1", "0"])),
               draw(st.sampled_from(["t", "u"]))]
     defect = draw(st.sampled_from(["none", "none", "empty", "start", "end", "missing", "extra",
-                                   "blank"]))
+                                   "blank", "comment"]))
     if defect == "blank":
-        return draw(st.sampled_from([" ", "\t ", "   "]))
+        return draw(st.sampled_from(["", " ", "\t ", "   "]))
     at = draw(st.integers(0, 5))
     if defect == "empty":
         fields[at] = ""
+        if draw(st.booleans()):  # and a field missing: six fields where the fast reader splits
+            del fields[draw(st.integers(0, 5))]
     elif defect == "missing":
         del fields[at]
     elif defect == "extra":
         fields.append("x")
     line = " ".join(fields)
+    if defect == "comment":
+        return "#" + line
     return " " + line if defect == "start" else line + " " if defect == "end" else line
 
 
@@ -99,11 +105,12 @@ def run_lines(draw):
        st.sampled_from([("qid", "docno", "score", "tag"), ("score",), ("docno", "score")]),
        st.booleans())
 def test_columns_read_alone_equal_the_line_reader(tmp_path, lines, columns, tag_first):
-    # the readers convert only the asked fields and find an empty field among the others by
-    # scanning bytes: a file is read or refused as the line-by-line reader (the reference,
-    # which splits at runs of whitespace) reads or refuses it, whichever fields are asked; a
-    # field asked for its first row only (a run's tag) is that of the reference's first row
-    assume(any(line.strip() for line in lines))  # a file of blank lines only: refused alike
+    # the fast reader splits at every space, and drops no line unless a "#" is in the file: a
+    # file is read or refused as the line-by-line reader (the reference, which splits at runs
+    # of whitespace after comment and blank lines are dropped) reads or refuses it, whichever
+    # fields are asked, with the same line numbers; a field asked for its first row only (a
+    # run's tag) is that of the reference's first row
+    assume(any(line.strip() and not line.startswith("#") for line in lines))  # else refused
     first = ("tag",) if tag_first and "tag" not in columns else ()
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
@@ -121,6 +128,28 @@ def test_columns_read_alone_equal_the_line_reader(tmp_path, lines, columns, tag_
     except ValueError as err:
         got = str(err)
     assert got == expected
+
+
+@pytest.mark.parametrize("missing", range(6))
+@pytest.mark.parametrize("empty", range(6))
+def test_an_empty_field_does_not_hide_a_missing_one(tmp_path, missing, empty):
+    # five fields and one empty one (two spaces in a row, or one at the start or the end) are
+    # six where the fast reader splits at every space: refused, as trec_eval refuses five
+    fields = ["q1", "Q0", "d1", "1", "2.5", "t"]
+    del fields[missing]
+    fields.insert(empty, "")
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d0 1 3 t\n" + " ".join(fields) + "\n")
+    with pytest.raises(ValueError, match=r"run\.txt, line 2: expected at least 6 "):
+        read_columns(path, RUN_FIELDS, "score", extra=True, columns=("qid", "docno", "score"))
+
+
+def test_blank_lines_keep_line_numbers_without_comments(tmp_path):
+    # no "#" in the file: the fast reader drops no line; a blank one sends the file to the
+    # reader that drops it, so rows keep their file lines
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 2 t\n\n")
+    assert read_columns(path, RUN_FIELDS, "score", extra=True).lines.tolist() == [1, 3]
 
 
 def test_first_row_fields_must_be_fields_outside_columns(tmp_path):

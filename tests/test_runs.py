@@ -1,5 +1,7 @@
 """Run, Qrels, TREC file reading/writing and the conversion to ranked gains."""
 
+import itertools
+
 import hypothesis
 import numpy as np
 import pandas as pd
@@ -232,3 +234,32 @@ def test_ids_in_several_arrow_chunks_are_joined_once():
     run = Run.from_dataframe(frame)
     assert run._docs.__arrow_array__().num_chunks == 1
     assert run.doc_ids.tolist() == ["a", "b", "a"] and run.queries == ["q1", "q2"]
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(
+    queries=st.lists(st.sampled_from(["q1", "q2", "q10", ""]), min_size=1, max_size=30),
+    cuts=st.lists(st.integers(0, 30), max_size=4),
+)
+def test_query_ids_in_chunks_factorise_as_one_array(queries, cuts):
+    # the TREC reader hands over query ids in many chunks, not joined into one array: the
+    # codes and ids in order of first appearance are those of the same ids as one array (and
+    # of the object path), wherever the chunks split a run of equal ids
+    import pyarrow as pa
+
+    from fuzzytruth._pairs import factorize_ids
+
+    bounds = sorted({0, len(queries), *(c for c in cuts if c <= len(queries))})
+    chunked = pa.chunked_array(
+        [pa.array(queries[a:b], type=pa.large_string()) for a, b in itertools.pairwise(bounds)],
+        type=pa.large_string(),
+    )
+    codes, uniques = factorize_ids(chunked)
+    expected_codes, expected_uniques = pd.factorize(np.asarray(queries, dtype=object))
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert uniques.tolist() == expected_uniques.tolist()
+    docs, scores = ["d"] * len(queries), np.arange(len(queries))
+    from_chunks = Run(pd.array(chunked, dtype="str"), docs, scores, duplicates="first")
+    from_list = Run(queries, docs, scores, duplicates="first")
+    assert from_chunks._q_uniques.tolist() == from_list._q_uniques.tolist()
+    np.testing.assert_array_equal(from_chunks.scores, from_list.scores)

@@ -14,10 +14,14 @@ a number beyond the range of a 64-bit float (``1e400``), a score that is NaN or 
 that is not finite raises a ValueError naming the file, the 1-based line and what was
 expected; a file without any line of data (empty, or comments only) is an error too.
 
-Files are parsed by pyarrow's CSV reader once whitespace is made single spaces (and, for runs,
-the fields after the tag are dropped); a line-by-line reader with the same rules reads what
-pyarrow cannot (lines of whitespace only, very long lines, errors) and finds the line of any
-error. Both give the same columns for every file (a property test holds them to it).
+Files are parsed by pyarrow's CSV reader, splitting at every space and converting every field
+(so that an empty one is seen). A file without a ``#`` is read as it is, with no scan for
+comment or blank lines; any other file, or one the reader refuses (a blank line, runs of
+whitespace, fields after a run's tag), is read again without its comment and blank lines, with
+whitespace made single spaces (and, for runs, the fields after the tag dropped); a
+line-by-line reader with the same rules reads what pyarrow cannot (lines of whitespace only,
+very long lines, errors) and finds the line of any error. All give the same columns and line
+numbers for every file (a property test holds them to it).
 
 This module builds no object: :meth:`fuzzytruth.runs.Run.from_trec`,
 :meth:`fuzzytruth.truth.qrels.Qrels.from_trec` and :mod:`fuzzytruth.io.trec` turn its columns
@@ -33,6 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyarrow import csv
 
 from fuzzytruth.io.text import NUMBER, MaxBytes, Text, file_error, load_text, shown
@@ -127,42 +132,58 @@ def _drop_extra_fields(data: bytes, n_fields: int) -> bytes:
     return arr[np.cumsum(delta[:-1], dtype=np.int8) == 0].tobytes()
 
 
-def _has_empty_field(data: bytes) -> bool:
-    """Whether a line of ``data`` (LF line ends, fields split at every space) has an empty
-    field: a space at a line's start or end, or two in a row. Byte scans, nothing built."""
-    return (b"  " in data or b"\n " in data or b" \n" in data or data.startswith(b" ")
-            or data.endswith(b" "))
+def _has_empty_string(column: pa.ChunkedArray) -> bool:
+    """Whether a string column holds an empty string (a field between two spaces in a row, or
+    a space at a line's start or end, once a reader splits at every space)."""
+    return len(column) > 0 and pc.min(pc.binary_length(column)).as_py() == 0
 
 
 def _read_fast(
-    data: bytes, n_lines: int, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...]
-) -> dict[str, Any]:
-    """pyarrow's multi-threaded CSV reader, splitting at every space; strict: ``n_lines``
-    rows of ``len(fields)`` fields, none empty, and finite numbers (else a ValueError: e.g. a
-    line was empty, had a space too many, or a number out of range that only the line reader
-    can tell from ``inf``). Only ``columns`` are converted (the others are only counted)."""
-    if _has_empty_field(data):
-        raise ValueError("an empty field: a space at a line's start or end, or two in a row")
+    data: bytes, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...]
+) -> tuple[dict[str, Any], int]:
+    """pyarrow's multi-threaded CSV reader, splitting at every space; strict: every line of
+    ``len(fields)`` fields, none empty (every field is converted and checked; a blank line
+    fails the conversion of ``numeric``), and finite numbers (else a ValueError: e.g. a line
+    had a space too many, or a number out of range that only the line reader can tell from
+    ``inf``). Returns ``columns`` and the number of rows, one per line of ``data``."""
     table = csv.read_csv(
         pa.BufferReader(data),
         read_options=csv.ReadOptions(column_names=list(fields)),
-        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
+                                       ignore_empty_lines=False),
         convert_options=csv.ConvertOptions(
-            # large_string: what pandas' str arrays hold, so that no column is cast
-            column_types={f: pa.float64() if f == numeric else pa.large_string()
-                          for f in columns},
-            include_columns=list(columns),
+            # large_string: what pandas' str arrays hold, so that no column is cast; the
+            # fields only checked are smaller strings
+            column_types={f: pa.float64() if f == numeric
+                          else pa.large_string() if f in columns else pa.string()
+                          for f in fields},
             strings_can_be_null=False,
             null_values=[],
         ),
     )
-    if table.num_rows != n_lines:
-        raise ValueError(f"{table.num_rows} rows from {n_lines} lines")
+    if not table.num_rows:
+        raise ValueError("no rows")
+    if any(_has_empty_string(table.column(f)) for f in fields if f != numeric):
+        raise ValueError("an empty field: a space at a line's start or end, or two in a row")
     values = table.column(numeric).to_numpy()
     if np.isinf(values).any():
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
-    return {f: values if f == numeric else pd.array(table.column(f), dtype="str")
+    cols = {f: values if f == numeric else pd.array(table.column(f), dtype="str")
             for f in columns}
+    cols.update({f: [table.column(f)[0].as_py()] for f in fields if f not in columns})
+    return cols, table.num_rows
+
+
+def _read_kept(
+    text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...],
+    data: bytes | None = None,
+) -> dict[str, Any]:
+    """:func:`_read_fast` of ``data`` (default: the file's lines without comments and blank
+    lines, :attr:`~fuzzytruth.io.text.Text.data`), which must give a row per such line."""
+    cols, n_rows = _read_fast(text.data if data is None else data, fields, numeric, columns)
+    if n_rows != len(text.lines):
+        raise ValueError(f"{n_rows} rows from {len(text.lines)} lines")
+    return cols
 
 
 class TrecColumns(NamedTuple):
@@ -217,27 +238,29 @@ def read_columns(
     if not set(first) <= set(fields) - set(columns):
         raise ValueError(f"first must be fields of {fields} not in columns; got {first}")
     text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
-    n_lines = len(text.lines)
-    tabs = any(c in text.data for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
+    tabs = any(c in text.content for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
     try:  # pyarrow.ArrowInvalid is a ValueError
         if tabs:
             raise ValueError("tabs")
-        cols, lines = _read_fast(text.data, n_lines, fields, numeric, columns), text.lines
+        if not text.may_have_comments:  # no line to drop (a blank one fails the reader)
+            cols, n_rows = _read_fast(text.content, fields, numeric, columns)
+            lines = np.arange(1, n_rows + 1, dtype=np.int64)
+        else:
+            cols, lines = _read_kept(text, fields, numeric, columns), text.lines
     except ValueError:
         try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
             data = _single_spaced(text.data)
             try:
-                cols = _read_fast(data, n_lines, fields, numeric, columns)
+                cols = _read_kept(text, fields, numeric, columns, data)
             except ValueError:
                 if not extra:
                     raise
-                cols = _read_fast(_drop_extra_fields(data, len(fields)), n_lines, fields,
-                                  numeric, columns)
+                cols = _read_kept(text, fields, numeric, columns,
+                                  _drop_extra_fields(data, len(fields)))
             lines = text.lines
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
             every, lines = _read_slow(text, fields, numeric, extra)
-            cols = {f: every[f] for f in columns}
-            cols.update({f: every[f][:1] for f in first})
+            cols = {f: every[f] if f in columns else every[f][:1] for f in fields}
     if not len(lines):
         raise file_error(
             text.path,
@@ -254,21 +277,5 @@ def read_columns(
             f"{float(values[i])!r}"
         )
     cols[numeric] = values
-    if first and not all(f in cols for f in first):  # the fast paths: from the first row
-        row = _first_row(text.data)
-        cols.update({f: [row[fields.index(f)]] for f in first})
+    cols = {f: cols[f] for f in (*columns, *first)}
     return TrecColumns(cols, text.path, lines)
-
-
-def _first_row(data: bytes) -> list[str]:
-    """The fields of the first line of ``data`` that is not whitespace only (the file's first
-    row, once a reader has accepted the file)."""
-    start = 0
-    while start <= len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        parts = _fields_of(data[start:end].decode("utf-8"))
-        if parts:
-            return parts
-        start = end + 1
-    raise ValueError("no line of data")  # read_columns has refused such a file already
