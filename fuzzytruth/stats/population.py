@@ -239,6 +239,7 @@ def annotator_bootstrap(
     from fuzzytruth.annotations import Annotations
     from fuzzytruth.evaluation.engine import evaluate  # deferred: evaluate pulls in the metrics
     from fuzzytruth.io.rankings import Rankings
+    from fuzzytruth.measures import parse_measures
     from fuzzytruth.truth.membership import Membership
     from fuzzytruth.truth.models.choice import RANKING_MODELS, Refitter
 
@@ -249,10 +250,7 @@ def annotator_bootstrap(
             "annotations must be a fuzzytruth.Annotations (or Rankings), the labels the "
             f"bootstrap resamples; got {type(annotations).__name__}{hint}"
         )
-    names = [measures] if isinstance(measures, str) else [str(m) for m in measures]
-    if not names:
-        raise ValueError("measures must name at least one measure (a string or an iterable "
-                         f"of strings); got {measures!r}")
+    names = [str(m) for m in parse_measures(measures)]  # refuses none, like evaluate()
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     check_choice("annotators", annotators, ANNOTATOR_SCHEMES)
     refit = Refitter(truth_model)  # truth_model: None, or refitted on every replicate
