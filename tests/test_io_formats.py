@@ -152,6 +152,23 @@ def test_blank_lines_keep_line_numbers_without_comments(tmp_path):
     assert read_columns(path, RUN_FIELDS, "score", extra=True).lines.tolist() == [1, 3]
 
 
+def test_blank_lines_at_the_end_only_are_parsed_once(tmp_path, monkeypatch):
+    # a file ending in blank lines (a common end) is parsed as it is, once, not sent to the
+    # slower reader that drops lines; a file of blank lines only is still refused
+    from fuzzytruth.io import trec_columns
+
+    calls = []
+    parse = trec_columns._read_fast
+    monkeypatch.setattr(trec_columns, "_read_fast", lambda *a: calls.append(a) or parse(*a))
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 2 t\n\n\n")
+    got = read_columns(path, RUN_FIELDS, "score", extra=True)
+    assert (got.lines.tolist(), list(got.columns["docno"]), len(calls)) == ([1, 2], ["d1", "d2"], 1)
+    path.write_text("\n\n")
+    with pytest.raises(ValueError, match=r"run\.txt: no lines of data"):
+        read_columns(path, RUN_FIELDS, "score", extra=True)
+
+
 def test_first_row_fields_must_be_fields_outside_columns(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 t\n")

@@ -15,8 +15,8 @@ that is not finite raises a ValueError naming the file, the 1-based line and wha
 expected; a file without any line of data (empty, or comments only) is an error too.
 
 Files are parsed by pyarrow's CSV reader, splitting at every space and converting every field
-(so that an empty one is seen). A file without a ``#`` is read as it is, with no scan for
-comment or blank lines; any other file, or one the reader refuses (a blank line, runs of
+(so that an empty one is seen). A file without a ``#`` is read as it is (blank lines at its
+end aside), with no scan for comment or blank lines; any other file, or one the reader refuses (a blank line, runs of
 whitespace, fields after a run's tag), is read again without its comment and blank lines, with
 whitespace made single spaces (and, for runs, the fields after the tag dropped); a
 line-by-line reader with the same rules reads what pyarrow cannot (lines of whitespace only,
@@ -139,7 +139,7 @@ def _has_empty_string(column: pa.ChunkedArray) -> bool:
 
 
 def _read_fast(
-    data: bytes, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...]
+    data: bytes | pa.Buffer, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...]
 ) -> tuple[dict[str, Any], int]:
     """pyarrow's multi-threaded CSV reader, splitting at every space; strict: every line of
     ``len(fields)`` fields, none empty (every field is converted and checked; a blank line
@@ -172,6 +172,15 @@ def _read_fast(
             for f in columns}
     cols.update({f: [table.column(f)[0].as_py()] for f in fields if f not in columns})
     return cols, table.num_rows
+
+
+def _without_final_blank_lines(content: bytes) -> bytes | pa.Buffer:
+    """``content`` without the empty lines at its end (a file that ends in ``"\n\n"``), as
+    a view, not a copy: the lines before keep their numbers."""
+    end = len(content)
+    while end > 1 and content[end - 1] == content[end - 2] == ord("\n"):
+        end -= 1
+    return content if end == len(content) else pa.py_buffer(content)[:end]
 
 
 def _read_kept(
@@ -243,7 +252,8 @@ def read_columns(
         if tabs:
             raise ValueError("tabs")
         if not text.may_have_comments:  # no line to drop (a blank one fails the reader)
-            cols, n_rows = _read_fast(text.content, fields, numeric, columns)
+            cols, n_rows = _read_fast(_without_final_blank_lines(text.content), fields,
+                                      numeric, columns)
             lines = np.arange(1, n_rows + 1, dtype=np.int64)
         else:
             cols, lines = _read_kept(text, fields, numeric, columns), text.lines
