@@ -16,12 +16,12 @@ expected; a file without any line of data (empty, or comments only) is an error 
 
 Files are parsed by pyarrow's CSV reader, splitting at every space and converting every field
 (so that an empty one is seen). A file without a ``#`` is read as it is (blank lines at its
-end aside), with no scan for comment or blank lines; any other file, or one the reader refuses (a blank line, runs of
-whitespace, fields after a run's tag), is read again without its comment and blank lines, with
-whitespace made single spaces (and, for runs, the fields after the tag dropped); a
-line-by-line reader with the same rules reads what pyarrow cannot (lines of whitespace only,
-very long lines, errors) and finds the line of any error. All give the same columns and line
-numbers for every file (a property test holds them to it).
+end aside), with no scan for comment or blank lines; any other file, or one the reader
+refuses (a blank line, runs of whitespace, fields after a run's tag), is read again without
+its comment and blank lines, with whitespace made single spaces (and, for runs, the fields
+after the tag dropped); a line-by-line reader with the same rules reads what pyarrow cannot
+(lines of whitespace only, very long lines, errors) and finds the line of any error. All give
+the same columns and line numbers for every file (a property test holds them to it).
 
 This module builds no object: :meth:`fuzzytruth.runs.Run.from_trec`,
 :meth:`fuzzytruth.truth.qrels.Qrels.from_trec` and :mod:`fuzzytruth.io.trec` turn its columns
