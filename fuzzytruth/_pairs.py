@@ -245,6 +245,7 @@ class PairTable:
                 f"query_ids, doc_ids and {self._value_name} must have the same length; got "
                 f"{len(queries)}, {len(docs)} and {len(vals)}"
             )
+        # the query ids in their chunks: factorize_ids joins only the first id of each run
         q_codes, q_uniques = grouped or factorize_ids(queries.__arrow_array__())
         self._store(q_codes, q_uniques, docs, vals)
         grouped_docs = arrow_strings(docs)
