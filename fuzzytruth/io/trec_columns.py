@@ -154,7 +154,8 @@ def _read_fast(
     ``len(fields)`` fields, none empty (every field is converted and checked; a blank line
     fails the conversion of ``numeric``), and finite numbers (else a ValueError: e.g. a line
     had a space too many, or a number out of range that only the line reader can tell from
-    ``inf``). Returns ``columns`` and the number of rows, one per line of ``data``."""
+    ``inf``). Returns ``columns``, the first row's value (a list of one string) of every
+    other field, and the number of rows, one per line of ``data``."""
     table = csv.read_csv(
         pa.BufferReader(data),
         read_options=csv.ReadOptions(column_names=list(fields), block_size=_PARSE_BLOCK),
@@ -240,10 +241,10 @@ def read_columns(
         Whether fields after the last are allowed (and ignored).
     columns : tuple of str, optional
         The fields returned (default: all of ``fields``; ``numeric`` among them). Every line
-        must still have every field; the others are not converted.
+        must still have every field, and none may be empty.
     first : tuple of str, default ()
         Fields of which only the first row's value is wanted (a run's tag): each is returned
-        as a list of that one string, not converted for every row.
+        as a list of that one string.
     max_decompressed_bytes : int, "auto" or None, default "auto"
         Cap on the content of a compressed file (see
         :func:`fuzzytruth.io.text.decompression_limit`).
