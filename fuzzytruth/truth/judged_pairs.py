@@ -8,7 +8,8 @@ Documents are looked up for every ranked row of a run in one block-wise join
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -225,14 +226,16 @@ def pair_order(pairs: PairTable, queries: np.ndarray, grade: np.ndarray) -> dict
 
 @dataclass(frozen=True, eq=False)
 class PreparedPairs(PreparedTruth):
-    """Judged pairs on the evaluated queries, in (query, grade descending) order."""
+    """Judged pairs on the evaluated queries, in (query, grade descending) order: ``order``
+    (evaluated pair -> row of ``pairs``) and ``pair_query`` (query position of each), given
+    by the subclasses."""
 
     kind: TruthKind
     queries: np.ndarray
     components: Components
     pairs: PairTable
-    order: np.ndarray
-    pair_query: np.ndarray
+    order: np.ndarray = field(init=False)
+    pair_query: np.ndarray = field(init=False)
 
     @property
     def n_queries(self) -> int:
@@ -250,7 +253,20 @@ class PreparedPairs(PreparedTruth):
 
 @dataclass(frozen=True, eq=False)
 class PreparedQrels(PreparedPairs):
-    """A crisp qrels on the evaluated queries: every document's grade is known."""
+    """A crisp qrels on the evaluated queries: every document's grade is known. The pairs'
+    order is made on first use (the ranked gains of crisp measures do not read it)."""
+
+    @cached_property
+    def _pair_order(self) -> dict[str, Any]:
+        return pair_order(self.pairs, self.queries, self.pairs.relevance)
+
+    @property  # type: ignore[override]
+    def order(self) -> np.ndarray:
+        return self._pair_order["order"]
+
+    @property  # type: ignore[override]
+    def pair_query(self) -> np.ndarray:
+        return self._pair_order["pair_query"]
 
     def probabilities(self, docs: RankedDocs, rel: float) -> np.ndarray:
         grade = np.append(self.pairs.relevance[self.order], 0.0)
@@ -264,6 +280,8 @@ class PreparedQrels(PreparedPairs):
 class PreparedProbabilisticQrels(PreparedPairs):
     """Each judged (query, document) relevant independently with its probability."""
 
+    order: np.ndarray
+    pair_query: np.ndarray
     probability: np.ndarray
     grade: np.ndarray
 

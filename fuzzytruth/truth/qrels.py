@@ -33,7 +33,7 @@ from fuzzytruth._validation import check_choice
 from fuzzytruth.io.trec_columns import QRELS_FIELDS, read_columns
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run, rank
-from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedQrels, pair_order, qrels_gains
+from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedQrels, qrels_gains
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
 
 __all__ = ["QUERY_SETS", "Qrels", "ranked_gains"]
@@ -220,8 +220,7 @@ class Qrels(PairTable):
     def prepared(self, queries: np.ndarray) -> PreparedQrels:
         """This qrels fixed on the evaluated ``queries`` (sorted)."""
         return PreparedQrels(
-            self.truth_kind, queries, Components.one_per_query(len(queries)), self,
-            **pair_order(self, queries, self.relevance),
+            self.truth_kind, queries, Components.one_per_query(len(queries)), self
         )
 
     def take(self, rows: np.ndarray) -> Qrels:
