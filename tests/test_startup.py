@@ -22,7 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # (0.3 s: the t quantile is computed in plain Python), numba (0.3 s, plus compilation), the
 # plotting stack, statsmodels and the Dask back end.
 HEAVY = ("scipy.stats", "scipy.special", "numba", "matplotlib", "seaborn", "statsmodels", "dask")
-WATCHED = (*HEAVY, "pandas", "pyarrow", "scipy", "numpy")
+# the classifier path of evaluate() (Predictions against a class truth): loaded on its first
+# use only, not by an evaluation of runs
+CLASSIFIERS = "fuzzytruth.evaluation.classifiers"
+WATCHED = (*HEAVY, "pandas", "pyarrow", "scipy", "numpy", CLASSIFIERS)
 
 PROBE = """
 import json, sys
@@ -91,6 +94,11 @@ def test_a_crisp_evaluation_loads_no_heavy_dependency(stages):
 
 def test_the_evaluate_command_on_crisp_files_loads_no_heavy_dependency(stages):
     assert not set(stages["command"]) & set(HEAVY), stages["command"]
+
+
+def test_runs_are_evaluated_without_loading_the_classifier_path(stages):
+    assert CLASSIFIERS not in stages["evaluate"], stages["evaluate"]
+    assert CLASSIFIERS not in stages["command"], stages["command"]
 
 
 def test_pyarrow_imports_pandas_on_its_first_array():

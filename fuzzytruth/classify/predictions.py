@@ -45,7 +45,7 @@ import pandas as pd
 from fuzzytruth._order import is_identity
 from fuzzytruth.taxonomy import _show
 
-__all__ = ["Predictions", "probability_tolerance"]
+__all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
 
 
 def probability_tolerance(dtype: np.dtype) -> float:
@@ -414,3 +414,20 @@ class Predictions:
         kind = "probabilities" if self._is_probability else "scores"
         return (f"Predictions({self.name!r}, {self.n_items} items × {self.n_classes} classes, "
                 f"{kind})")
+
+
+def is_classifier_input(systems: Any) -> bool:
+    """Whether ``systems`` (what :func:`~fuzzytruth.evaluation.evaluate` was given) are
+    classifiers: a :class:`Predictions` or a mapping holding one, rather than runs.
+
+    Examples
+    --------
+    >>> p = Predictions([[0.9, 0.1]], items=["x"], classes=["a", "b"])
+    >>> is_classifier_input(p), is_classifier_input({"clf": p}), is_classifier_input({})
+    (True, True, False)
+    """
+    if isinstance(systems, Predictions):
+        return True
+    return isinstance(systems, Mapping) and any(
+        isinstance(v, Predictions) for v in systems.values()
+    )

@@ -121,13 +121,6 @@ def as_classifiers(predictions: Any) -> dict[str, Predictions]:
     )
 
 
-def is_classifier_input(runs: Any) -> bool:
-    """Whether evaluate() was given classifiers rather than runs."""
-    if isinstance(runs, Predictions):
-        return True
-    return isinstance(runs, Mapping) and any(isinstance(v, Predictions) for v in runs.values())
-
-
 def evaluated_items(
     systems: Mapping[str, Predictions], truth: ClassTruth, missing: str, complete: bool
 ) -> list[str]:

@@ -90,7 +90,7 @@ from fuzzytruth._progress import Progress
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
-from fuzzytruth.evaluation.classifiers import evaluate_predictions, is_classifier_input
+from fuzzytruth.classify.predictions import is_classifier_input
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
 from fuzzytruth.measures import (
@@ -269,6 +269,9 @@ def evaluate(
     names = [str(m) for m in asked]
     resolved = [m.resolve(p) for m in asked]
     if is_classifier_input(runs):  # items play the queries (fuzzytruth.evaluation.classifiers)
+        # imported here: a retrieval evaluation does not load the classifier path
+        from fuzzytruth.evaluation.classifiers import evaluate_predictions
+
         options = {
             "query_categories": query_categories, "weights": weights,
             "exclude_query": exclude_query, "recall_form": recall_form, "depth": depth,
