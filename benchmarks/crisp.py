@@ -28,6 +28,12 @@ many ties -- and the report gives every shape and the worst ratio per (size, inp
 nothing checked, nothing evaluated. Its time over pytrec_eval's says how much of a bar any
 evaluator that works on columns (fuzzytruth, from Python objects) spends before its first
 check; where the floor alone is above the bar, the bar cannot be met that way.
+``--tools ...,lookup`` adds a floor that holds for any evaluator written in Python, columnar
+or not, from Python objects (numpy, lists, dicts): the one pass over the ids that a hash join
+cannot skip, made with CPython's own C loops and nothing else -- from dicts, every run row's
+judgment looked up in the qrels' inner dict (``map(qrels[q].get, run[q])``: the keys' hashes
+are cached in the strings, so this is the cheapest lookup Python has); from numpy and lists,
+every run and qrels id hashed once (``map(hash, ids)``). No score is read, nothing ranked.
 
 Every (tool, input, shape, size) runs in a fresh subprocess, so each figure is that tool's
 alone: the worker loads its input, resets the kernel's peak-RSS counter
@@ -50,6 +56,7 @@ This is a plain script, not a test; timings depend on the machine and on its loa
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import json
 import os
@@ -70,13 +77,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100"]
 PYTREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@100": "recall_100"}
 RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100"}
-TOOLS = ("fuzzytruth", "pytrec_eval", "ranx", "ir_measures", "ingest")
+TOOLS = ("fuzzytruth", "pytrec_eval", "ranx", "ir_measures", "ingest", "lookup")
 INPUTS = ("df", "numpy", "lists", "dicts", "trec")
 BARS = {"df": 0.35, "numpy": 0.35, "lists": 0.35, "dicts": 0.35, "trec": 0.40}
 N_CORPUS = 50_000_000
 #: (tool, input) pairs a peer has no documented way to take
 UNSUPPORTED = {("ranx", "df"), ("ranx", "numpy"), ("ranx", "lists"), ("ir_measures", "numpy"),
-               ("ir_measures", "lists"), ("ir_measures", "dicts")}
+               ("ir_measures", "lists"), ("ir_measures", "dicts"), ("lookup", "df"),
+               ("lookup", "trec")}
 
 SHAPES = {
     # id format, judged share of the retrieved documents, judged unretrieved per query,
@@ -329,6 +337,8 @@ def _phase(tool: str, kind: str, folder: Path, data):
         return {m: float(got[v]) for m, v in measures.items()}
     if tool == "ingest":
         return _ingest(kind, folder, data)
+    if tool == "lookup":
+        return _lookup(kind, data)
     raise ValueError(f"tool must be one of {list(TOOLS)}; got {tool!r}")
 
 
@@ -366,10 +376,28 @@ def _ingest(kind: str, folder: Path, data) -> dict:
     return {"nDCG@10": float("nan"), "AP": float("nan")}
 
 
+def _lookup(kind: str, data) -> dict:
+    """The pass over the ids that no hash join from Python objects can skip, in CPython's own
+    C loops (``collections.deque(..., maxlen=0)`` consumes an iterator without a Python
+    step): from dicts, each run row's grade looked up in its query's qrels dict; from numpy
+    or lists, each id of the run and of the qrels hashed once."""
+    if kind == "dicts":
+        run, qrels = data
+        empty: dict = {}
+        collections.deque(itertools.chain.from_iterable(
+            map(qrels.get(query, empty).get, docs) for query, docs in run.items()), maxlen=0)
+    elif kind in ("numpy", "lists"):
+        for _, docs, _ in data:
+            collections.deque(map(hash, docs), maxlen=0)
+    else:
+        raise ValueError("lookup is the floor of Python objects: numpy, lists or dicts")
+    return {"nDCG@10": float("nan"), "AP": float("nan")}
+
+
 def _warm(tool: str, folder: Path) -> None:
     """Import the tool and run it once on a tiny collection: import and compile time are not
     evaluation time (ranx compiles numba functions; fuzzytruth loads its registry)."""
-    __import__("pyarrow" if tool == "ingest" else tool)
+    __import__("pyarrow" if tool in ("ingest", "lookup") else tool)
     tiny = folder / "tiny"
     warm = {"fuzzytruth": ("df", "trec"), "pytrec_eval": ("dicts", "trec"),
             "ranx": ("dicts", "trec"), "ingest": ("dicts", "trec")}
@@ -461,7 +489,8 @@ def main() -> None:
                     base = results.get("fuzzytruth")
                     for tool, r in results.items():
                         ratio = base["cpu"] / r["cpu"] if base else float("nan")
-                        mem = base["peak_extra"] / r["peak_extra"] if base else float("nan")
+                        mem = (base["peak_extra"] / r["peak_extra"] if base and r["peak_extra"]
+                               else float("nan"))
                         bar = BARS[kind] if tool == "pytrec_eval" else float("nan")
                         load = "/".join(f"{x:.1f}" for x in r["load"])
                         print(f"{size:>11} {shape_name:>8} {kind:>6} {tool:>12} {r['cpu']:7.2f} "
@@ -497,11 +526,18 @@ def summarise(records: list[dict]) -> None:
         ok = "ok" if worst["cpu_ratio"] <= BARS[kind] else "ABOVE THE BAR"
         print(f"  {size:>11} {kind:>6}: cpu ratio {worst['cpu_ratio']:.3f} ({worst['shape']}, "
               f"{ok}); mem {worst_mem['mem']:.2f} ({worst_mem['shape']})")
-    if "ingest" in set(frame["tool"]):
-        floor = (wide["cpu"]["ingest"] / wide["cpu"]["pytrec_eval"]).rename("floor")
-        print("\nthe floor: ingest CPU (the input as Arrow columns, nothing checked or evaluated)"
-              " / pytrec_eval CPU; above the bar, no columnar evaluator can meet it")
+    floors = {"ingest": "the input as Arrow columns, nothing checked or evaluated",
+              "lookup": "one C-level lookup or hash per id, nothing else"}
+    for tool, what in floors.items():
+        if tool not in set(frame["tool"]):
+            continue
+        floor = (wide["cpu"][tool] / wide["cpu"]["pytrec_eval"]).rename("floor")
+        print(f"\nthe floor '{tool}' ({what}): its CPU / pytrec_eval CPU, worst shape; above "
+              "the bar, no evaluator of that kind can meet it")
         for (size, kind), part in floor.reset_index().groupby(["size", "input"], sort=False):
+            part = part.dropna()
+            if part.empty:
+                continue
             worst = part.loc[part["floor"].idxmax()]
             print(f"  {size:>11} {kind:>6}: {worst['floor']:.3f} ({worst['shape']}; "
                   f"bar {BARS[kind]})")
