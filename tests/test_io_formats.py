@@ -169,6 +169,43 @@ def test_blank_lines_at_the_end_only_are_parsed_once(tmp_path, monkeypatch):
         read_columns(path, RUN_FIELDS, "score", extra=True)
 
 
+@pytest.mark.parametrize("name", ["run.txt", "run.txt.gz"])
+def test_a_plain_file_is_parsed_from_disk_never_loaded_whole(tmp_path, monkeypatch, name):
+    # the usual file (ASCII, LF, no "#", no tab) is parsed from disk, its content never held;
+    # a name that looks compressed does not make pyarrow decompress what is not compressed
+    from fuzzytruth.io import trec_columns
+
+    path = tmp_path / name
+    path.write_text("q1 Q0 d1 1 2.5 t\nq2 Q0 d2 1 -1 t\n")
+    loaded = read_columns(path, RUN_FIELDS, "score", extra=True)
+    assert read_columns(path, RUN_FIELDS, "score", extra=True).source == str(path)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("load_text called for a plain file")
+
+    monkeypatch.setattr(trec_columns, "load_text", refuse)
+    got = read_columns(path, RUN_FIELDS, "score", extra=True)
+    assert {f: list(got.columns[f]) for f in RUN_FIELDS} == {
+        "qid": ["q1", "q2"], "Q0": ["Q0", "Q0"], "docno": ["d1", "d2"], "rank": ["1", "1"],
+        "score": [2.5, -1.0], "tag": ["t", "t"]}
+    assert got.lines.tolist() == loaded.lines.tolist() == [1, 2]
+
+
+def test_a_plain_file_the_parser_refuses_is_not_parsed_as_it_is_twice(tmp_path, monkeypatch):
+    # a blank line inside a plain file: refused from disk, then read whole without its blank
+    # line (two parses, not a third of the same bytes), the rows keeping their file lines
+    from fuzzytruth.io import trec_columns
+
+    calls = []
+    parse = trec_columns._read_fast
+    monkeypatch.setattr(trec_columns, "_read_fast", lambda *a: calls.append(a[0]) or parse(*a))
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 2 t\n")
+    got = read_columns(path, RUN_FIELDS, "score", extra=True)
+    assert (got.lines.tolist(), list(got.columns["docno"])) == ([1, 3], ["d1", "d2"])
+    assert len(calls) == 2 and calls[0] == str(path) and not isinstance(calls[1], str)
+
+
 def test_first_row_fields_must_be_fields_outside_columns(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 t\n")

@@ -61,6 +61,7 @@ __all__ = [
     "Text",
     "decompression_limit",
     "file_error",
+    "is_plain",
     "load_json",
     "load_text",
     "read_bytes",
@@ -443,6 +444,65 @@ def load_text(
     data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
                    encoding)
     return Text(name, _line_ends_as_lf(data))
+
+
+_SCAN_BLOCK = 2**20
+"""Bytes per block of :func:`is_plain`'s scan: a block stays in the CPU cache for the
+several one-byte searches made in it."""
+
+
+def is_plain(
+    path: str | os.PathLike,
+    *,
+    encoding: str = "utf-8",
+    max_decompressed_bytes: MaxBytes = "auto",
+    absent: bytes = b"",
+) -> bool:
+    """Whether :func:`load_text` would give the file's bytes as they are, with no comment line
+    in them, none of the bytes ``absent`` and no blank line at the end: so a reader may parse
+    the file from disk instead of holding its content (which for a 1 GB run doubles the
+    reader's memory). The file is read once, a block at a time, and not kept.
+
+    True when the file is not empty, not compressed, ASCII (valid UTF-8 as it is; ``encoding``
+    must name UTF-8), has LF line ends, no ``#`` anywhere, none of ``absent`` and does not end
+    in ``"\\n\\n"``. Blank lines inside are not looked for: a reader that cannot take them must
+    refuse them. ``max_decompressed_bytes`` is validated as :func:`load_text` does.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> def probe(content, **options):
+    ...     path = os.path.join(folder, "f.txt")
+    ...     with open(path, "wb") as f:
+    ...         _ = f.write(content)
+    ...     return is_plain(path, **options)
+    >>> probe(b"q1 0 d1 1\\nq1 0 d2 0\\n"), probe(b"q1 0 d1 1\\r\\n"), probe(b"# c\\nq1 0 d1 1\\n")
+    (True, False, False)
+    >>> probe(b"q1\\t0 d1 1\\n", absent=b"\\t"), probe("q1 0 dé 1\\n".encode()), probe(b"")
+    (False, False, False)
+    """
+    decompression_limit(max_decompressed_bytes, 0)  # validate the option all the same
+    try:
+        if codecs.lookup(encoding).name != "utf-8":
+            return False
+    except LookupError:
+        return False  # load_text names the option
+    stops = [b"\r", b"#", *(bytes([byte]) for byte in absent)]
+    block = bytearray(_SCAN_BLOCK)
+    tail = b""
+    with open(path, "rb") as handle:
+        size = handle.readinto(block)
+        if not size or compression_of(bytes(block[:8])) is not None:
+            return False
+        while size:
+            if size < len(block):
+                del block[size:]
+            if not block.isascii() or any(block.find(stop) >= 0 for stop in stops):
+                return False
+            tail = (tail + bytes(block[-2:]))[-2:]
+            size = handle.readinto(block)
+    return tail != b"\n\n"
 
 
 def read_names(

@@ -15,13 +15,16 @@ that is not finite raises a ValueError naming the file, the 1-based line and wha
 expected; a file without any line of data (empty, or comments only) is an error too.
 
 Files are parsed by pyarrow's CSV reader, splitting at every space and converting every field
-(so that an empty one is seen). A file without a ``#`` is read as it is (blank lines at its
-end aside), with no scan for comment or blank lines; any other file, or one the reader
-refuses (a blank line, runs of whitespace, fields after a run's tag), is read again without
-its comment and blank lines, with whitespace made single spaces (and, for runs, the fields
-after the tag dropped); a line-by-line reader with the same rules reads what pyarrow cannot
-(lines of whitespace only, very long lines, errors) and finds the line of any error. All give
-the same columns and line numbers for every file (a property test holds them to it).
+(so that an empty one is seen). The usual file -- uncompressed ASCII with LF line ends, no
+``#``, no tab and no blank line at its end (:func:`~fuzzytruth.io.text.is_plain`, one scan a
+block at a time) -- is parsed from disk, its content never held whole. Another file is loaded
+whole and, without a ``#``, parsed as it is (blank lines at its end aside), with no scan for
+comment or blank lines; a file with a ``#``, or one the parser refuses (a blank line, runs of
+whitespace, fields after a run's tag), is read again without its comment and blank lines,
+with whitespace made single spaces (and, for runs, the fields after the tag dropped); a
+line-by-line reader with the same rules reads what pyarrow cannot (lines of whitespace only,
+very long lines, errors) and finds the line of any error. All give the same columns and line
+numbers for every file (a property test holds them to it).
 
 This module builds no object: :meth:`fuzzytruth.runs.Run.from_trec`,
 :meth:`fuzzytruth.truth.qrels.Qrels.from_trec` and :mod:`fuzzytruth.io.trec` turn its columns
@@ -30,6 +33,7 @@ into runs and qrels.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from typing import Any, NamedTuple
@@ -40,7 +44,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
-from fuzzytruth.io.text import NUMBER, MaxBytes, Text, file_error, load_text, shown
+from fuzzytruth.io.text import (
+    NUMBER,
+    MaxBytes,
+    Text,
+    file_error,
+    is_plain,
+    load_text,
+    shown,
+)
 
 __all__ = ["FIELD_SEPARATOR", "QRELS_FIELDS", "RUN_FIELDS", "TrecColumns", "read_columns"]
 
@@ -148,29 +160,33 @@ still parsed on as many cores."""
 
 
 def _read_fast(
-    data: bytes | pa.Buffer, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...]
+    data: bytes | pa.Buffer | str, fields: tuple[str, ...], numeric: str,
+    columns: tuple[str, ...],
 ) -> tuple[dict[str, Any], int]:
-    """pyarrow's multi-threaded CSV reader, splitting at every space; strict: every line of
+    """pyarrow's multi-threaded CSV reader, splitting at every space, on ``data`` or on the
+    file ``data`` names (read as it is, never decompressed); strict: every line of
     ``len(fields)`` fields, none empty (every field is converted and checked; a blank line
     fails the conversion of ``numeric``), and finite numbers (else a ValueError: e.g. a line
     had a space too many, or a number out of range that only the line reader can tell from
     ``inf``). Returns ``columns``, the first row's value (a list of one string) of every
     other field, and the number of rows, one per line of ``data``."""
-    table = csv.read_csv(
-        pa.BufferReader(data),
-        read_options=csv.ReadOptions(column_names=list(fields), block_size=_PARSE_BLOCK),
-        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
-                                       ignore_empty_lines=False),
-        convert_options=csv.ConvertOptions(
-            # large_string: what pandas' str arrays hold, so that no column is cast; the
-            # fields only checked are smaller strings
-            column_types={f: pa.float64() if f == numeric
-                          else pa.large_string() if f in columns else pa.string()
-                          for f in fields},
-            strings_can_be_null=False,
-            null_values=[],
-        ),
-    )
+    with (pa.input_stream(data, compression=None) if isinstance(data, str)
+          else pa.BufferReader(data)) as source:
+        table = csv.read_csv(
+            source,
+            read_options=csv.ReadOptions(column_names=list(fields), block_size=_PARSE_BLOCK),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
+                                           ignore_empty_lines=False),
+            convert_options=csv.ConvertOptions(
+                # large_string: what pandas' str arrays hold, so that no column is cast; the
+                # fields only checked are smaller strings
+                column_types={f: pa.float64() if f == numeric
+                              else pa.large_string() if f in columns else pa.string()
+                              for f in fields},
+                strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
     if not table.num_rows:
         raise ValueError("no rows")
     if any(_has_empty_string(table.column(f)) for f in fields if f != numeric):
@@ -256,11 +272,52 @@ def read_columns(
         )
     if not set(first) <= set(fields) - set(columns):
         raise ValueError(f"first must be fields of {fields} not in columns; got {first}")
-    text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
+    name = os.fspath(path)
+    read = None
+    plain = is_plain(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
+                     absent=b"\t\v\f")
+    if plain:
+        # the usual file, parsed from disk: its content is never held whole (half the
+        # reader's memory); refused by the parser, it is read again below, which finds the line
+        with contextlib.suppress(ValueError):  # pyarrow.ArrowInvalid is a ValueError
+            cols, n_rows = _read_fast(name, fields, numeric, columns)
+            read = cols, np.arange(1, n_rows + 1, dtype=np.int64)
+    cols, lines = read or _read_loaded(
+        load_text(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes),
+        fields, numeric, columns, extra, refused=plain,
+    )
+    if not len(lines):
+        raise file_error(
+            name,
+            f"no lines of data (the file is empty, or holds only comments and blank lines); "
+            f"expected lines '{' '.join(fields)}'",
+        )
+    values = np.asarray(cols[numeric], dtype=np.float64)
+    bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
+    if bad.any():
+        i = int(bad.argmax())
+        rule = "not NaN" if numeric == "score" else "a finite number"
+        raise ValueError(
+            f"{name}, line {int(lines[i])}: field '{numeric}' must be {rule}; got "
+            f"{float(values[i])!r}"
+        )
+    cols[numeric] = values
+    cols = {f: cols[f] for f in (*columns, *first)}
+    return TrecColumns(cols, name, lines)
+
+
+def _read_loaded(
+    text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...], extra: bool,
+    *, refused: bool = False,
+) -> tuple[dict[str, Any], np.ndarray]:
+    """The columns of a file read whole (:func:`~fuzzytruth.io.text.load_text`) and each
+    row's file line: the file as it is when it has no line to drop (unless the parser
+    ``refused`` it as it is already), else without its comment and blank lines, then
+    single-spaced, then line by line (module docstring)."""
     tabs = any(c in text.content for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
     try:  # pyarrow.ArrowInvalid is a ValueError
-        if tabs:
-            raise ValueError("tabs")
+        if tabs or refused:
+            raise ValueError("tabs, or refused as it is")
         if not text.may_have_comments:  # no line to drop (a blank one fails the reader)
             cols, n_rows = _read_fast(_without_final_blank_lines(text.content), fields,
                                       numeric, columns)
@@ -281,21 +338,4 @@ def read_columns(
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
             every, lines = _read_slow(text, fields, numeric, extra)
             cols = {f: every[f] if f in columns else every[f][:1] for f in fields}
-    if not len(lines):
-        raise file_error(
-            text.path,
-            f"no lines of data (the file is empty, or holds only comments and blank lines); "
-            f"expected lines '{' '.join(fields)}'",
-        )
-    values = np.asarray(cols[numeric], dtype=np.float64)
-    bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
-    if bad.any():
-        i = int(bad.argmax())
-        rule = "not NaN" if numeric == "score" else "a finite number"
-        raise ValueError(
-            f"{text.path}, line {int(lines[i])}: field '{numeric}' must be {rule}; got "
-            f"{float(values[i])!r}"
-        )
-    cols[numeric] = values
-    cols = {f: cols[f] for f in (*columns, *first)}
-    return TrecColumns(cols, text.path, lines)
+    return cols, lines
