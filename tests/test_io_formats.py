@@ -27,7 +27,7 @@ from fuzzytruth.io import (
     write_trec_qrels_jg,
     write_trec_run,
 )
-from fuzzytruth.io.text import load_text
+from fuzzytruth.io.text import is_plain, load_text
 from fuzzytruth.io.trec_columns import RUN_FIELDS, _read_slow, read_columns
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain import ProbabilisticQrels
@@ -167,6 +167,22 @@ def test_blank_lines_at_the_end_only_are_parsed_once(tmp_path, monkeypatch):
     path.write_text("\n\n")
     with pytest.raises(ValueError, match=r"run\.txt: no lines of data"):
         read_columns(path, RUN_FIELDS, "score", extra=True)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([b"q1 0 d1 1", b"\n", b"\r", b"#", b"\t", b" ", b"\xc3\xa9",
+                                 b"\xef\xbb\xbf", b"\x1f\x8b", b"BZh", b"PK\x03\x04"]),
+                max_size=8))
+def test_a_plain_file_is_what_load_text_gives_with_nothing_to_drop(tmp_path, parts):
+    # the law the disk path rests on: a file is_plain calls plain is the content load_text
+    # would give, byte for byte, with no comment line and no blank line at its end
+    raw = b"".join(parts)
+    path = tmp_path / "f.txt"
+    path.write_bytes(raw)
+    if is_plain(path, absent=b"\t"):
+        text = load_text(path)
+        assert text.content == raw and not text.may_have_comments
+        assert raw and b"\t" not in raw and not raw.endswith(b"\n\n")
 
 
 @pytest.mark.parametrize("name", ["run.txt", "run.txt.gz"])

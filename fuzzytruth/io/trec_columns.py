@@ -277,8 +277,8 @@ def read_columns(
     plain = is_plain(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
                      absent=b"\t\v\f")
     if plain:
-        # the usual file, parsed from disk: its content is never held whole (half the
-        # reader's memory); refused by the parser, it is read again below, which finds the line
+        # the usual file, parsed from disk: its content is never held whole; refused by the
+        # parser, it is read again below, where the line at fault is found
         with contextlib.suppress(ValueError):  # pyarrow.ArrowInvalid is a ValueError
             cols, n_rows = _read_fast(name, fields, numeric, columns)
             read = cols, np.arange(1, n_rows + 1, dtype=np.int64)
