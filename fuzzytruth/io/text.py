@@ -447,8 +447,9 @@ def load_text(
 
 
 _SCAN_BLOCK = 2**20
-"""Bytes per block of :func:`is_plain`'s scan: a block stays in the CPU cache for the
-several one-byte searches made in it."""
+"""Bytes per block of :func:`is_plain`'s scan, which makes several one-byte searches in each.
+Measured on a 1.07 GB run (10 M URL lines, best CPU of five): 0.212 s in blocks of 1 MiB,
+0.246 s in 64 KiB and 0.241 s in 16 MiB."""
 
 
 def is_plain(

@@ -61,7 +61,10 @@ __all__ = ["FIELD_SEPARATOR", "QRELS_FIELDS", "RUN_FIELDS", "TrecColumns", "read
 #: a no-break space reads the same on the fast and the slow path. (Line ends are LF by now.)
 _WHITESPACE = " \t\n\r\f\v"
 FIELD_SEPARATOR = re.compile(r"[ \t\n\r\f\v]+")
-_TO_SPACE = bytes.maketrans(b"\t\v\f", b"   ")
+_OTHER_SPACES = b"\t\v\f"
+"""The whitespace besides the space and the line end that separates fields (C ``isspace``);
+pyarrow's parser splits at spaces only, so a file holding any of these is single-spaced first."""
+_TO_SPACE = bytes.maketrans(_OTHER_SPACES, b" " * len(_OTHER_SPACES))
 _INFINITY = re.compile(r"^[+-]?(?i:inf|infinity)$")
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
@@ -275,7 +278,7 @@ def read_columns(
     name = os.fspath(path)
     read = None
     plain = is_plain(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
-                     absent=b"\t\v\f")
+                     absent=_OTHER_SPACES)
     if plain:
         # the usual file, parsed from disk: its content is never held whole; refused by the
         # parser, it is read again below, where the line at fault is found
@@ -314,7 +317,7 @@ def _read_loaded(
     row's file line: the file as it is when it has no line to drop (unless the parser
     ``refused`` it as it is already), else without its comment and blank lines, then
     single-spaced, then line by line (module docstring)."""
-    tabs = any(c in text.content for c in (b"\t", b"\v", b"\f"))  # one byte each: fast
+    tabs = any(bytes([c]) in text.content for c in _OTHER_SPACES)  # one byte each: fast
     try:  # pyarrow.ArrowInvalid is a ValueError
         if tabs or refused:
             raise ValueError("tabs, or refused as it is")
