@@ -9,6 +9,7 @@ compared byte for byte. The same files with the defaults a user gets (no ``--for
 trec_eval spellings choose it) are the cases themselves: no case passes ``--format``.
 """
 
+import gzip
 import math
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from fuzzytruth import evaluate
 from fuzzytruth.cli import main
 from fuzzytruth.cli._trec import is_trec_spelling
 from fuzzytruth.io import read_trec_qrels, read_trec_run
+from fuzzytruth.io.text import is_plain
 from fuzzytruth.measures.names import expand
 from fuzzytruth.measures.trec_output import trec_name
 
@@ -65,6 +67,25 @@ def run_cli(capsys, qrels, run, flags):
 def test_byte_for_byte(capsys, expected):
     qrels, run, flags = CASES[expected]
     assert run_cli(capsys, qrels, run, flags) == (DATA / expected.split()[0]).read_text()
+
+
+@pytest.mark.parametrize("expected", ["out.test", "out.test.aq", "out.test.aqcM", "out.test.aql"])
+def test_byte_for_byte_from_plain_files_parsed_from_disk(capsys, tmp_path, expected):
+    # the same cases from uncompressed files, the run's tabs and runs of spaces made single
+    # spaces (trec_eval splits at any whitespace): the reader's disk path, the one most users'
+    # files take, gives trec_eval's output with the defaults
+    qrels, run, flags = CASES[expected]
+    plain = {}
+    for name in (qrels, run):
+        text = gzip.decompress((DATA / f"{name}.gz").read_bytes()).decode("ascii")
+        plain[name] = tmp_path / name
+        plain[name].write_text("\n".join(" ".join(line.split()) for line in text.splitlines())
+                               + "\n")
+        assert is_plain(plain[name], absent=b"\t\v\f")
+    status = main(["evaluate", "--qrels", str(plain[qrels]), "--run", str(plain[run]), *flags])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    assert out.out == (DATA / expected.split()[0]).read_text()
 
 
 def test_trec10_s_all_trec_is_the_preset_s_group():
