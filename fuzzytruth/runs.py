@@ -48,7 +48,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns
+from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
@@ -426,15 +426,16 @@ def _score_key(scores: np.ndarray, score_dtype: str) -> np.ndarray:
         return scores.astype(np.float32)
 
 
-def _doc_key(docs: Any, ties: str) -> pa.Array | None:
+def _doc_key(run: Run, ties: str) -> pa.Array | pa.ChunkedArray | None:
     """What orders tied scores: the document ids as Arrow strings (compared byte by byte,
-    trec_eval's ``strcmp``), or, ascending, their numbers when every id of the run is an
-    integer; None when ties keep the row order."""
+    trec_eval's ``strcmp``; in their chunks when the run is grouped by query, so that only
+    a block's rows are taken from), or, ascending, their numbers when every id of the run is
+    an integer; None when ties keep the row order."""
     if ties not in ("docid_desc", "docid_asc"):
         return None
-    key = arrow_strings(docs)
+    key = arrow_strings(run._docs) if run._group_order is None else run._doc_array()
     if ties == "docid_asc":
-        numeric = pd.to_numeric(pd.Series(docs), errors="coerce")
+        numeric = pd.to_numeric(pd.Series(run._docs), errors="coerce")
         if numeric.notna().all() and (numeric % 1 == 0).all():
             key = pa.array(numeric.to_numpy())
     return key
@@ -474,7 +475,7 @@ def _ranked_entries(
     out_starts = np.empty(len(starts), dtype=np.int64)  # each query's first ranked entry
     out_starts[by_row] = np.cumsum(lengths[by_row]) - lengths[by_row]
     scores = _score_key(run._values, score_dtype)
-    doc_key = _doc_key(run._docs, ties)
+    doc_key = _doc_key(run, ties)
     per_row = _RANK_BYTES_PER_ROW
     if doc_key is not None:  # the ids of a block's tied rows are gathered
         per_row += doc_key.nbytes // n
@@ -540,7 +541,7 @@ def _break_ties(
     tie: np.ndarray,
     lens: np.ndarray,
     scores: np.ndarray,
-    doc_key: pa.Array | None,
+    doc_key: pa.Array | pa.ChunkedArray | None,
     ties: str,
 ) -> np.ndarray:
     """A block's rows ranked in float32 (``rows``; ``tie[i]``: entries i and i + 1 are tied)
@@ -555,10 +556,12 @@ def _break_ties(
     rows = (given if whole else rows).copy()  # given may be a view of the run's grouping
     columns = {"group": group, "score": scores[rows[at]]}
     keys = [("group", "ascending"), ("score", "descending")]
-    if doc_key is not None:
-        in_place = whole and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all()
-        columns["doc"] = (doc_key.slice(int(rows[0]), len(rows)) if in_place
-                          else doc_key.take(pa.array(rows[at])))
+    if doc_key is not None:  # taken from the rows the tied ones span (the block's)
+        taken = rows[at]
+        lo, hi = int(taken.min()), int(taken.max()) + 1
+        window = rows_of(doc_key, lo, hi)
+        in_place = whole and hi - lo == len(rows) and (np.diff(rows) == 1).all()
+        columns["doc"] = window if in_place else window.take(pa.array(taken - lo))
         keys.append(("doc", "ascending" if ties == "docid_asc" else "descending"))
     rows[at] = rows[at][pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()]
     return rows

@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fuzzytruth._pairs import PairTable, arrow_strings, blocks
+from fuzzytruth._pairs import PairTable, arrow_strings, blocks, rows_of
 from fuzzytruth._random import pair_keys, unit_keys
 from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
 from fuzzytruth.runs import Ranking, Run
@@ -96,9 +96,8 @@ def grades_by_row(
     values = qrels._values if values is None else values
     order = run._group_order
     run_qc = run._q_codes if order is None else run._q_codes[order]
-    run_docs = arrow_strings(run._docs)
-    if order is not None:
-        run_docs = run_docs.take(pa.array(order))
+    run_docs = (arrow_strings(run._docs) if order is None
+                else run._doc_array().take(pa.array(order)))
     n_q = len(run._q_uniques)
     # qrels rows of the run's queries, grouped by the run's query code
     q_in_run = pd.Index(run._q_uniques).get_indexer(qrels._q_uniques).astype(np.int64)
@@ -107,7 +106,7 @@ def grades_by_row(
     qorder = judged[np.argsort(qrc[judged], kind="stable")]
     qrels_docs = arrow_strings(qrels._docs)
     if len(qorder) != len(qrels) or (qorder[1:] < qorder[:-1]).any():
-        qrels_docs = qrels_docs.take(pa.array(qorder))
+        qrels_docs = qrels._doc_array().take(pa.array(qorder))
     run_count = np.bincount(run_qc, minlength=n_q)
     qrels_count = np.bincount(qrc[qorder], minlength=n_q)
     run_start = np.concatenate([[0], np.cumsum(run_count)])
@@ -137,10 +136,10 @@ of every judged document takes)."""
 
 
 def _judged_row_of(
-    run_docs: pa.Array,
+    run_docs: pa.Array | pa.ChunkedArray,
     run_row: np.ndarray,
     run_start: np.ndarray,
-    qrels_docs: pa.Array,
+    qrels_docs: pa.Array | pa.ChunkedArray,
     qrels_row: np.ndarray,
     qrels_start: np.ndarray,
     bounds: np.ndarray,
@@ -156,8 +155,8 @@ def _judged_row_of(
         c, d = qrels_start[r0], qrels_start[r1]
         if a == b or c == d:
             continue
-        encoded = pc.dictionary_encode(qrels_docs.slice(c, d - c))
-        found = pc.index_in(run_docs.slice(a, b - a), value_set=encoded.dictionary)
+        encoded = pc.dictionary_encode(rows_of(qrels_docs, c, d))
+        found = pc.index_in(rows_of(run_docs, a, b), value_set=encoded.dictionary)
         code = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
         n = len(encoded.dictionary)
         if n == d - c:  # distinct documents: code i is the block's judged row i
