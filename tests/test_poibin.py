@@ -1,6 +1,7 @@
 """Poisson-binomial engine against scipy, brute-force enumeration, extended-precision
 references and its own laws."""
 
+import functools
 import itertools
 import subprocess
 import sys
@@ -17,10 +18,6 @@ from fuzzytruth.uncertain import poibin
 
 METHODS = ["recursion", "tree", "grouped", "auto"]
 probs = arrays(np.float64, st.integers(0, 40), elements=st.floats(0, 1))
-#: as ``probs``, without probabilities within 1e-12 of 1 but 1 itself: where many items share
-#: one of those, the recursion drifts beyond 1e-15 (the known limit pinned below)
-probs_off_one = arrays(np.float64, st.integers(0, 40),
-                       elements=st.floats(0, 1).filter(lambda x: x == 1.0 or x < 1 - 1e-12))
 
 
 def brute_force(p):
@@ -162,7 +159,7 @@ def test_bad_method():
         poibin.pmf([0.5], method="fft")
 
 
-@given(probs_off_one)
+@given(probs)
 @example(TINY[0])
 @example(TINY[1])
 @example(np.array([1.0, 0.3, 0.3, 0.0, 1e-300]))
@@ -173,30 +170,61 @@ def test_methods_agree_with_the_recursion(p):
         np.testing.assert_allclose(poibin.pmf(p, method=method), expected, rtol=0, atol=1e-15)
 
 
-@pytest.mark.parametrize("n", [28, 100, 512])
-def test_items_sharing_a_probability_next_to_one_drift_in_the_recursion(n):
-    """A known limit, found by the property test above (2026-11-24) and not fixed: when many
-    items share p = 1 - 2**-53, every product with p rounds the same way (for a value in
-    [0.5, 1), down by a whole ulp where the exact product is 0.56 ulp lower), so the recursion --
-    the default up to 512 items, and the tree's leaves -- drifts by about n ulps. Measured
-    against the exact PMF: 1.1e-15 at 28 items, 3.9e-15 at 100, 2.0e-14 at 512 (over the
-    1e-14 that the module promises elsewhere). "grouped" (a binomial from its mode) stays within
-    2e-16. Pinned, so that a change making it worse fails and a fix has to update this test."""
-    from fractions import Fraction
-    from math import comb
+NEAR = np.nextafter(1.0, 0.0)
+EXTREMES = [2.0**-53, 1e-12, 1e-9, 1 - 1e-9, 1 - 1e-12, NEAR]
 
-    near = np.nextafter(1.0, 0.0)
-    p = np.array([0.4375] + [near] * (n - 1))
-    # exact: the head item times a binomial of the n - 1 others, in rational arithmetic
-    o, h = Fraction(near), Fraction(0.4375)
-    binom = [comb(n - 1, j) * o**j * (1 - o) ** (n - 1 - j) for j in range(n)]
-    exact = np.array([float((1 - h) * (binom[k] if k < n else 0) + h * (binom[k - 1] if k else 0))
-                      for k in range(n + 1)])
-    drift = {28: 1.2e-15, 100: 4e-15, 512: 2.1e-14}[n]
-    for method in ("recursion", "auto"):
-        error = np.abs(poibin.pmf(p, method=method) - exact).max()
-        assert drift / 2 < error <= drift, (method, error)
-    assert np.abs(poibin.pmf(p, method="grouped") - exact).max() <= 2.3e-16
+
+@functools.cache
+def exact_head_and_binomial(head: float, value: float, n: int) -> np.ndarray:
+    """PMF of one item at ``head`` and n - 1 at ``value``, by the closed form in 60 digits
+    (the binomial's terms C(n - 1, j) value^j (1 - value)^(n - 1 - j), 1 - value exact)."""
+    mpmath.mp.dps = 60
+    o, h = mpmath.mpf(value), mpmath.mpf(head)
+    q = 1 - o
+    binom = [mpmath.binomial(n - 1, j) * o**j * q ** (n - 1 - j) for j in range(n)]
+    return np.array([float((1 - h) * (binom[k] if k < n else 0) + h * (binom[k - 1] if k else 0))
+                     for k in range(n + 1)])
+
+
+@pytest.mark.parametrize("n", [28, 512, 2_000])
+@pytest.mark.parametrize("value", EXTREMES)
+def test_items_sharing_an_extreme_probability_do_not_drift(n, value):
+    """Found by the agreement property (2026-11-24): with the items sharing p = 1 - 2**-53
+    taken after the one at 0.4375, every product with p rounded the same way and the
+    recursion (the default up to 512 items, and the tree's leaves) drifted by 1.1e-15 at 28
+    items, 2.0e-14 at 512 (1.1e-14 at p = 2**-53). The recursion now takes such items first;
+    every method is within 2.3e-16 of the exact PMF, wherever the other item stands."""
+    for head_first in (True, False):
+        p = np.array([0.4375] + [value] * (n - 1))
+        if not head_first:
+            p = p[::-1].copy()
+        exact = exact_head_and_binomial(0.4375, value, n)
+        for method in METHODS:
+            error = np.abs(poibin.pmf(p, method=method) - exact).max()
+            assert error <= 2.3e-16, (method, head_first, error)
+
+
+def test_prefix_pmfs_keep_the_drift_of_items_sharing_an_extreme_probability():
+    """A known limit: a prefix is the list's own first items, so prefix_pmfs cannot take the
+    extreme items first (nor divide by the sum, as the recursion does). Pinned at the measured
+    error, 5.0e-14 (the full list's row, 512 items sharing p = 1 - 2**-53 after one at
+    0.4375), so that a change in either direction is seen."""
+    p = np.array([0.4375] + [NEAR] * 511)
+    error = np.abs(poibin.prefix_pmfs(p)[-1] - exact_head_and_binomial(0.4375, NEAR, 512)).max()
+    assert 4e-14 < error <= 5.5e-14
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(EXTREMES), st.integers(1, 60)), min_size=1,
+                max_size=3),
+       st.lists(st.floats(0.05, 0.95), min_size=1, max_size=3), st.randoms(use_true_random=False))
+def test_lists_with_repeated_extremes_match_50_digits(groups, heads, shuffle):
+    """Repeated extreme probabilities and a few ordinary ones, in any order: the default
+    within 1e-15 of the 50-digit recursion."""
+    p = [v for v, c in groups for _ in range(c)] + heads
+    shuffle.shuffle(p)
+    p = np.array(p)
+    np.testing.assert_allclose(poibin.pmf(p), exact_mpmath(p), rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("p", TINY, ids=["subnormal", "1e-300", "smallest subnormal"])
