@@ -152,8 +152,8 @@ def _has_empty_string(column: pa.ChunkedArray) -> bool:
     between two spaces in a row, or a space at a line's start or end, once a reader splits at
     every space)."""
     if pa.types.is_dictionary(column.type):  # each chunk's dictionary holds its values
-        return any(_has_empty_string(pa.chunked_array([chunk.dictionary]))
-                   for chunk in column.chunks)
+        column = pa.chunked_array([chunk.dictionary for chunk in column.chunks],
+                                  type=column.type.value_type)
     return len(column) > 0 and pc.min(pc.binary_length(column)).as_py() == 0
 
 

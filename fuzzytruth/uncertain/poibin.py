@@ -173,7 +173,9 @@ def prefix_pmfs(p: np.ndarray | list) -> np.ndarray:
     -------
     numpy.ndarray
         ``(n, n + 1)`` (or ``(m, n, n + 1)``): row i − 1 is the PMF at cutoff i; entries past
-        k = i are 0. O(n²) work in total, n vectorised steps, exact as the recursion.
+        k = i are 0. O(n²) work in total, n vectorised steps, exact as the recursion, but
+        for many items sharing a probability next to 0 or 1, which the recursion takes
+        first and a prefix cannot (5.0e-14 at 512 items; module docstring).
 
     Examples
     --------
