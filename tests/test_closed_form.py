@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fuzzytruth.measures import Measure
@@ -76,6 +76,9 @@ def test_precision_success_rr_match_the_kernels(p, rest, k):
 
 @settings(max_examples=60, deadline=None)
 @given(ranked, unretrieved, st.integers(1, 6), st.sampled_from([0.5, 1.0, 2.0]))
+# found by hypothesis (2026-11-24): scipy's binom.pmf raised OverflowError at this p
+@example(p=[0.0, 2.2250738585072014e-308, 2.2250738585072014e-308, 2.2250738585072014e-308],
+         rest=[2.2250738585072014e-308, 2.2250738585072014e-308], k=1, beta=0.5)
 def test_exact_recall_and_f_match_the_kernels(p, rest, k, beta):
     arr, rest_arr = np.array([p]), np.array([rest])
     for kk in (k, None):

@@ -235,8 +235,6 @@ def _count_pmf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(values) > _MAX_GROUPS or probs.shape[1] <= 4 * len(values):
         pmf = poibin.pmf(probs) if probs.shape[1] else np.ones((n, 1))
         return _trim(pmf, offset)
-    from scipy import stats  # here, not at import: a crisp evaluation never needs scipy.stats
-
     pmf = np.ones((n, 1))
     for v in values:  # a loop over distinct probabilities, vectorised over rows
         count = (probs == v).sum(axis=1)
@@ -247,7 +245,12 @@ def _count_pmf(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo = np.clip(np.floor(count * v - 12 * sd - 10), 0, count).astype(np.int64)
         hi = np.clip(np.ceil(count * v + 12 * sd + 10), 0, count).astype(np.int64)
         grid = lo[:, None] + np.arange(int((hi - lo).max(initial=0)) + 1)[None, :]
-        binomial = stats.binom.pmf(grid, count[:, None], v)
+        binomial = np.zeros(grid.shape)
+        for c in np.unique(count):  # one binomial per distinct count, its window per row
+            rows = np.flatnonzero(count == c)
+            law = poibin.binomial_pmf(int(c), float(v))
+            cells = grid[rows]
+            binomial[rows] = np.where(cells <= c, law[np.minimum(cells, c)], 0.0)
         pmf, offset = _trim(_convolve_rows(pmf, binomial), offset + lo)
     return pmf / pmf.sum(axis=1, keepdims=True), offset
 

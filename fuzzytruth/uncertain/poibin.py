@@ -83,7 +83,7 @@ import numpy as np
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 
-__all__ = ["pmf", "prefix_pmfs"]
+__all__ = ["binomial_pmf", "pmf", "prefix_pmfs"]
 
 Method = Literal["auto", "recursion", "tree", "grouped"]
 _METHODS = ("auto", "recursion", "tree", "grouped")
@@ -336,7 +336,7 @@ def _grouped(p: np.ndarray) -> np.ndarray:
     certain = int(counts[values == 1.0].sum())  # items with p = 1 shift the PMF
     inner = (values > 0.0) & (values < 1.0)  # items with p = 0 change nothing
     groups = zip(values[inner], counts[inner], strict=True)
-    factors = [_binomial(int(count), float(value)) for value, count in groups]
+    factors = [binomial_pmf(int(count), float(value)) for value, count in groups]
     product = _multiply(factors)
     np.maximum(product, 0.0, out=product)
     full = np.zeros(n + 1)
@@ -344,12 +344,18 @@ def _grouped(p: np.ndarray) -> np.ndarray:
     return full
 
 
-def _binomial(count: int, p: float) -> np.ndarray:
+def binomial_pmf(count: int, p: float) -> np.ndarray:
     """Binomial(count, p) PMF, 0 < p < 1, from its mode outwards by ratios of terms.
 
     Every ratio is ≤ 1 walking away from the mode, so the running products only shrink (no
-    overflow) and the far tails underflow to 0 gracefully; normalising by the sum sets the
-    mode's value. The relative error of the term j steps from the mode is about 3j·ε.
+    overflow, at any p: scipy's ``binom.pmf`` raises OverflowError at p = 2.2e-308) and the
+    far tails underflow to 0 gracefully; normalising by the sum sets the mode's value. The
+    relative error of the term j steps from the mode is about 3j·ε.
+
+    Examples
+    --------
+    >>> binomial_pmf(3, 0.5).tolist()
+    [0.125, 0.375, 0.375, 0.125]
     """
     odds = p / (1.0 - p)
     mode = min(count, int((count + 1) * p))
