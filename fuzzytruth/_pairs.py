@@ -107,7 +107,9 @@ def _as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:
     return pd.array(_to_arrow(values, name), dtype="str")
 
 
-def _as_values(values: Any, name: str) -> np.ndarray:
+def _as_values(values: Any, name: str, *, finite: bool) -> np.ndarray:
+    """``values`` as a 1-D float64 array: never NaN, and finite when ``finite`` (grades; a
+    score may be infinite, as in a TREC run file)."""
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -117,6 +119,9 @@ def _as_values(values: Any, name: str) -> np.ndarray:
     if np.isnan(out).any():
         row = int(np.isnan(out).argmax())
         raise ValueError(f"{name} must not contain NaN (found at row {row})")
+    if finite and np.isinf(out).any():
+        row = int(np.isinf(out).argmax())
+        raise ValueError(f"{name} must be finite (found {out[row]} at row {row})")
     return out
 
 
@@ -244,6 +249,7 @@ class PairTable:
     """
 
     _value_name = "value"
+    _finite_values = False
     _duplicate_hint = "pass duplicates='max', 'first' or 'last' to keep one"
 
     def __init__(
@@ -261,7 +267,7 @@ class PairTable:
         queries = (_as_ids(query_ids, "query_ids", in_blocks=False) if grouped is None
                    else grouped[0])
         docs = _as_ids(doc_ids, "doc_ids")
-        vals = _as_values(values, self._value_name)
+        vals = _as_values(values, self._value_name, finite=self._finite_values)
         if not len(queries) == len(docs) == len(vals):
             raise ValueError(
                 f"query_ids, doc_ids and {self._value_name} must have the same length; got "
@@ -311,7 +317,9 @@ class PairTable:
         if not strings:
             return cls(q_uniques[q_codes], docs, values, **kwargs)
         table = cls.__new__(cls)
-        table._store(q_codes, q_uniques, docs, _as_values(values, cls._value_name))
+        table._store(
+            q_codes, q_uniques, docs, _as_values(values, cls._value_name, finite=cls._finite_values)
+        )
         return table
 
     def _resolve_duplicates(

@@ -155,6 +155,8 @@ def as_generator(rng: object) -> np.random.Generator:
     if rng is None or isinstance(rng, Integral | np.random.SeedSequence | np.random.Generator):
         if isinstance(rng, bool):
             raise ValueError(f"rng must not be a bool; got {rng!r}")
+        if isinstance(rng, Integral) and rng < 0:
+            raise ValueError(f"rng must be a non-negative int seed; got {rng!r}")
         return np.random.default_rng(rng)
     raise ValueError(
         f"rng must be None, an int seed, a SeedSequence or a numpy Generator; got {rng!r}"

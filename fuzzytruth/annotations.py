@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from numbers import Real
 from typing import Literal
 
 import numpy as np
@@ -169,7 +170,7 @@ class Annotations:
         pair_codes = pd.factorize(pair)[0]
         df = df.assign(weight=1.0 / np.bincount(pair_codes)[pair_codes])
         if annotator_weights is not None:
-            _check_weights(annotator_weights)
+            _check_weights(annotator_weights, pd.Index(annotators))
         return cls(df, taxonomy, annotator_weights)
 
     # ------------------------------------------------------------------ accessors
@@ -210,7 +211,7 @@ class Annotations:
     def with_annotator_weights(self, weights: Mapping[Hashable, float] | None) -> Annotations:
         """The same labels with other annotator weights (None: all equal)."""
         if weights is not None:
-            _check_weights(weights)
+            _check_weights(weights, self._annotators)
         return Annotations(self._frame, self._taxonomy, weights)
 
     def codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -252,9 +253,22 @@ class Annotations:
         )
 
 
-def _check_weights(weights: Mapping[Hashable, float]) -> None:
+def _check_weights(weights: Mapping[Hashable, float], annotators: pd.Index) -> None:
+    """Finite non-negative numbers, keyed by ids of which at least one is an annotator's
+    (weights computed on a larger collection may name annotators absent here; none known means
+    ids of another type or another collection, which would change nothing silently)."""
+    if not isinstance(weights, Mapping):
+        raise ValueError(
+            "annotator_weights must be a mapping {annotator_id: weight}; got "
+            f"{type(weights).__name__}"
+        )
     for a, w in weights.items():
-        if not np.isfinite(w) or w < 0:
+        if isinstance(w, bool) or not isinstance(w, Real) or not np.isfinite(w) or w < 0:
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
+    if weights and not annotators.isin(list(weights)).any():
+        raise ValueError(
+            f"annotator_weights names no annotator of these annotations: got "
+            f"{_show(weights)}; the annotators are {_show(annotators)}"
+        )

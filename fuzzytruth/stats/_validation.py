@@ -83,7 +83,12 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
     The last axis is always queries and the one before it systems; a leading axis, when
     allowed, holds ground-truth worlds.
     """
-    arr = np.asarray(scores, dtype=np.float64)
+    try:
+        arr = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be numeric; got values of dtype {np.asarray(scores).dtype}"
+        ) from None
     if arr.ndim not in ndim:
         shapes = " or ".join(
             {2: "(n_systems, n_queries)", 3: "(n_worlds, n_systems, n_queries)"}[d] for d in ndim

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -156,13 +157,21 @@ class Membership:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
             taxonomy = Taxonomy.from_edges([("all", c) for c in table.columns])
         cols = taxonomy.indices(table.columns)
-        values = table.to_numpy(dtype=float)
-        if (
-            not np.all(np.isfinite(values))
-            or values.min(initial=0) < 0
-            or values.max(initial=0) > 1
-        ):
-            raise ValueError("table values must be finite probabilities within [0, 1]")
+        try:
+            values = table.to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "table values must be finite probabilities within [0, 1]; got values that are "
+                f"not numbers in column(s) {_show(_not_numeric(table))}"
+            ) from None
+        bad = ~(np.isfinite(values) & (values >= 0) & (values <= 1))
+        if bad.any():
+            row, col = np.argwhere(bad)[0]
+            raise ValueError(
+                "table values must be finite probabilities within [0, 1]; got "
+                f"{float(values[row, col])!r} for item {table.index[row]!r}, category "
+                f"{table.columns[col]!r}"
+            )
         full = np.zeros((len(table), len(taxonomy)))
         full[:, cols] = values
         if not close:
@@ -290,3 +299,14 @@ class Membership:
     def __repr__(self) -> str:
         kind = "crisp" if self.is_crisp else "probabilistic"
         return f"Membership({kind}, {len(self._items)} items × {len(self.categories)} categories)"
+
+
+def _not_numeric(table: pd.DataFrame) -> list[Any]:
+    """The columns of ``table`` that do not convert to float."""
+    out = []
+    for position, name in enumerate(table.columns):
+        try:
+            table.iloc[:, position].to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            out.append(name)
+    return out

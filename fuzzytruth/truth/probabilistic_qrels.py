@@ -57,7 +57,13 @@ class ProbabilisticQrels:
     ) -> None:
         pairs = _Pairs(query_ids, doc_ids, probability, source=source, line_numbers=line_numbers)
         prob = pairs.relevance
-        grades = np.ones(len(prob)) if grade is None else np.asarray(grade, dtype=float)
+        try:
+            grades = np.ones(len(prob)) if grade is None else np.asarray(grade, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "grade must be finite and > 0 (the grade of a relevant document); got a "
+                "value that is not a number"
+            ) from None
         if grades.shape != prob.shape:
             raise ValueError(
                 f"grade must have one value per pair ({len(prob)}); got shape {grades.shape}"
@@ -191,4 +197,5 @@ class _Pairs(Qrels):
     """The judged pairs, one probability each (a Qrels whose values are probabilities)."""
 
     _value_name = "probability"
+    _finite_values = False  # ProbabilisticQrels checks [0, 1] and names the pair
     _duplicate_hint = "give one probability per (query, document)"

@@ -50,7 +50,7 @@ class Qrels(PairTable):
     query_ids, doc_ids : array-like
         Ids of each judgment (converted to str).
     relevance : array-like
-        Grade of each judgment (float64; 0 and negative grades mean not relevant).
+        Grade of each judgment (finite, as float64; 0 and negative grades mean not relevant).
     duplicates : {"error", "max", "first", "last"}, default "error"
         What to do with a document judged twice for one query.
     source : str, optional
@@ -65,6 +65,7 @@ class Qrels(PairTable):
     """
 
     _value_name = "relevance"
+    _finite_values = True
 
     def __init__(
         self,

@@ -1,0 +1,95 @@
+"""The in-memory constructors and procedures under hostile values: a ValueError naming the
+parameter, what is allowed and what was received, never a silent wrong number (the file
+readers have their own suite, tests/test_hostile_inputs.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import evaluate
+from fuzzytruth._random import as_generator
+from fuzzytruth.annotations import Annotations
+from fuzzytruth.runs import Run
+from fuzzytruth.stats import paired_inference
+from fuzzytruth.taxonomy import Taxonomy
+from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
+from fuzzytruth.truth.qrels import Qrels
+
+
+@pytest.mark.parametrize("grade", [np.inf, -np.inf])
+def test_qrels_refuse_an_infinite_grade_from_every_entry(grade):
+    # the TREC reader and writer refused it already; the constructor took it, and nDCG came
+    # out 0 with a RuntimeWarning
+    with pytest.raises(ValueError, match=rf"relevance must be finite \(found {grade} at row 1\)"):
+        Qrels(["q", "q"], ["a", "b"], [1, grade])
+    with pytest.raises(ValueError, match=r"relevance must be finite \(found .*inf at row 1\)"):
+        Qrels.from_dict({"q": {"a": 1, "b": grade}})
+    frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, grade]})
+    with pytest.raises(ValueError, match=r"relevance must be finite"):
+        Qrels.from_dataframe(frame)
+    # scores may be infinite (trec_eval reads "inf" in a run): a run keeps them and ranks them
+    run = Run(["q", "q"], ["a", "b"], [grade, 1.0])
+    first = "a" if grade > 0 else "b"
+    p1 = evaluate(run, Qrels(["q"], [first], [1]), "P@1").to_frame()["mean"].item()
+    assert p1 == 1.0
+
+
+def test_probabilistic_qrels_name_the_pair_of_a_probability_out_of_range():
+    with pytest.raises(ValueError, match=r"probability must be within \[0, 1\]; got inf for "
+                       r"query 'q', document 'b'"):
+        ProbabilisticQrels(["q", "q"], ["a", "b"], [0.5, np.inf])
+    with pytest.raises(ValueError, match=r"grade must be finite and > 0 .*; got a value that "
+                       r"is not a number"):
+        ProbabilisticQrels(["q"], ["a"], [0.5], ["high"])
+
+
+def test_a_probability_table_names_the_item_and_category_of_a_bad_value():
+    table = pd.DataFrame({"cat": [0.7, 1.0], "dog": [0.3, -0.25]}, index=["x", "y"])
+    for close in (True, False):
+        with pytest.raises(ValueError, match=r"within \[0, 1\]; got -0.25 for item 'y', "
+                           r"category 'dog'"):
+            Membership.from_probabilities(table, close=close)
+    words = table.astype(object)
+    words.loc["x", "cat"] = "high"
+    with pytest.raises(ValueError, match=r"within \[0, 1\]; got values that are not numbers in "
+                       r"column\(s\) 'cat'"):
+        Membership.from_probabilities(words)
+
+
+def test_scores_of_a_test_must_be_numbers():
+    with pytest.raises(ValueError, match=r"scores must be numeric; got values of dtype <U1"):
+        paired_inference(np.array([["a"] * 4, ["b"] * 4]))
+
+
+def test_a_negative_seed_is_refused_naming_rng():
+    with pytest.raises(ValueError, match=r"rng must be a non-negative int seed; got -1"):
+        as_generator(-1)
+    with pytest.raises(ValueError, match=r"rng must be a non-negative int seed; got -3"):
+        paired_inference(np.arange(8.0).reshape(2, 4), method="bootstrap", rng=-3)
+
+
+def _annotations(weights):
+    taxonomy = Taxonomy.from_edges([("all", "cat"), ("all", "dog")])
+    frame = pd.DataFrame({"item_id": ["x", "x", "y"], "annotator_id": [1, 2, 1],
+                          "label": ["cat", "dog", "dog"]})
+    return Annotations.from_frame(frame, taxonomy=taxonomy, annotator_weights=weights)
+
+
+def test_annotator_weights_that_name_no_annotator_are_refused():
+    # ids of another type ("1" for 1) would otherwise leave every vote at weight 1, silently
+    with pytest.raises(ValueError, match=r"annotator_weights names no annotator of these "
+                       r"annotations: got '1', '2'; the annotators are 1, 2"):
+        _annotations({"1": 0.0, "2": 3.0})
+    annotations = _annotations(None)
+    with pytest.raises(ValueError, match=r"names no annotator"):
+        annotations.with_annotator_weights({"1": 0.0})
+    # weights computed on a larger collection may name annotators absent here
+    weighted = _annotations({1: 3.0, 99: 0.5})
+    assert weighted.codes()[3].tolist() == [3.0, 1.0, 3.0]
+    for bad in ("heavy", True, None):
+        with pytest.raises(ValueError, match=rf"annotator_weights must be finite and >= 0; got "
+                           rf"{bad!r} for annotator 1"):
+            _annotations({1: bad})
+    with pytest.raises(ValueError, match=r"annotator_weights must be a mapping .*; got list"):
+        _annotations([1.0, 2.0])
