@@ -169,6 +169,18 @@ def test_a_query_without_category_names_the_flag(tmp_path):
     assert "query_categories" not in line
 
 
+@pytest.mark.parametrize("view", ["coefficients", "levels"])
+def test_annotations_that_cannot_give_agreement_name_the_file(tmp_path, view):
+    # found by the hostile-file property with ten times its examples: a file truncated to one
+    # label gave "--annotations (coefficients): no item has two or more annotators", naming
+    # the flag but not the file
+    write_valid(tmp_path)
+    (tmp_path / "ann.csv").write_bytes(b"item_id,annotator_id,label\ni1,a,people\n")
+    status, _, err = call([*command_line(tmp_path, "agreement"), view])
+    one_error(status, err, f"--annotations {tmp_path / 'ann.csv'} ({view}): no item has two "
+              "or more annotators")
+
+
 def test_selectors_nested_too_deep_are_one_line_not_a_traceback(tmp_path):
     # issue 23: `evaluate --rankings deep.json` printed a RecursionError traceback, status 1
     write_valid(tmp_path)

@@ -230,6 +230,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         frame = _table(args.view, annotations, args)
     except ValueError as err:
-        raise ValueError(f"--annotations ({args.view}): {err}") from None
+        raise ValueError(f"--annotations {args.annotations} ({args.view}): {err}") from None
     write(format_frame(frame, args.format))
     return 0
