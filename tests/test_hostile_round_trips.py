@@ -127,7 +127,15 @@ def test_run_writer_round_trip(tmp_path, rows, tag, suffix):
                      min_size=1, max_size=8, unique_by=lambda r: (r[0], r[1])),
        group=st.one_of(st.none(), names))
 def test_qrels_writers_round_trip(tmp_path, rows, group):
-    qrels = Qrels([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    queries, docs, grades = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+    if not all(np.isfinite(grades)):
+        with pytest.raises(ValueError, match="relevance must be finite"):
+            Qrels(queries, docs, grades)
+        # the writer still refuses a grade the caller changed in the public array afterwards
+        qrels = Qrels(queries, docs, np.zeros(len(rows)))
+        qrels.relevance[:] = grades
+    else:
+        qrels = Qrels(queries, docs, grades)
     bad = (any(trec_id_unreadable(r[0], True) or trec_id_unreadable(r[1]) for r in rows)
            or not all(np.isfinite(r[2]) for r in rows)
            or (group is not None and trec_id_unreadable(group)))

@@ -76,12 +76,20 @@ def delimiter_of(fmt: str) -> str:
     return "," if fmt == "csv" else "\t"
 
 
-def _header(text: Text, delimiter: str, required: Sequence[str]) -> list[str]:
+def _header(text: Text, delimiter: str, required: Sequence[str]) -> tuple[list[str], bool]:
+    """The header's stripped names, and whether the header record spans lines (a quoted name
+    opened on the first line: then it is the first record of Python's CSV reader, and a quote
+    never closed is an error naming line 1)."""
     if not text.data:
         raise file_error(text.path, "the file is empty (expected a header line)")
     first = text.data[: text.data.find(b"\n") + 1 or len(text.data)].decode("utf-8")
-    with _long_fields(len(first)):
-        header = [f.strip() for f in next(csv.reader([first], delimiter=delimiter))]
+    spans = _leaves_quote_open(first, delimiter)
+    if spans:
+        fields = next(_records(text, delimiter))[0]
+    else:
+        with _long_fields(len(first)):
+            fields = next(csv.reader([first], delimiter=delimiter))
+    header = [f.strip() for f in fields]
     twice = sorted({h for h in header if header.count(h) > 1})
     if twice:
         raise text.error(0, f"the header names column {shown(twice[0])} twice")
@@ -93,7 +101,7 @@ def _header(text: Text, delimiter: str, required: Sequence[str]) -> list[str]:
             f"header must name the columns {list(required)}; missing {missing} (found "
             f"{shown(shown_header, 300)})",
         )
-    return header
+    return header, spans
 
 
 _FIELD_LIMIT = threading.Lock()
@@ -172,9 +180,14 @@ def _unterminated_at_end(text: Text, delimiter: str) -> bool:
     """Whether the last line opens a quoted value that the file never closes (pyarrow
     reads it as ending with the file)."""
     last = text.data[text.data.rfind(b"\n", 0, len(text.data) - 1) + 1 :].decode("utf-8")
+    return _leaves_quote_open(last, delimiter)
+
+
+def _leaves_quote_open(line: str, delimiter: str) -> bool:
+    """Whether ``line`` opens a quoted value that it does not close."""
     try:
-        with _long_fields(len(last)):
-            list(csv.reader([last], delimiter=delimiter, strict=True))
+        with _long_fields(len(line)):
+            list(csv.reader([line], delimiter=delimiter, strict=True))
     except csv.Error as err:
         return "end of data" in str(err) or "new-line" in str(err)
     return False
@@ -226,9 +239,11 @@ def read_delimited(
     keeps the required columns only (faster on wide exports).
     """
     text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
-    header = _header(text, delimiter, required)
+    header, header_spans = _header(text, delimiter, required)
     keep = list(required) if only_required else None
     try:  # pyarrow.ArrowInvalid is a ValueError
+        if header_spans:  # pyarrow would skip the header's first line only
+            raise ValueError("the header spans lines")
         table, rows = _parse(text.data, delimiter, header, keep), text.lines[1:]
         if table.num_rows != len(rows) or _unterminated_at_end(text, delimiter):
             raise ValueError("records span lines")
