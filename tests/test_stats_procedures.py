@@ -51,6 +51,11 @@ def test_p_below_alpha_exactly_when_the_interval_excludes_zero(x, method, altern
 
 @settings(max_examples=25, deadline=None)
 @given(score_matrices, st.sampled_from(INTERVAL_METHODS), st.integers(0, 2**16))
+@example(  # found by this test: p = 0.4 on the dot and a low bound of 3.5e-18 (now 0)
+    np.array([[0.82, 0.29, 0.94, 0, 0.68, 0, 0.36, 0, 0.18, 0.69, 0.86, 0, 0.4, 0],
+              [0] * 14,
+              [0, 0.05, 0, 0.91, 0.29, 0.4, 0.11, 0, 0.14, 0, 0.6, 0, 0, 0.91]]),
+    "percentile", 192)
 def test_the_duality_holds_at_every_level_for_one_draw(x, method, seed):
     # One p-value, many levels: the interval starts excluding 0 exactly below level 1 - p.
     alphas = np.linspace(0.01, 0.4, 9)
@@ -231,3 +236,18 @@ def test_a_pvalue_of_exactly_alpha_is_neither_starred_nor_excluded(method, n_res
         assert row["ci_low"] <= 0 <= row["ci_high"]
         assert compare(x, method=method, n_resamples=n_resamples, correction=correction,
                        rng=0).significant().empty
+
+
+def test_an_interval_is_held_to_its_test_only_within_rounding():
+    from fuzzytruth.stats.bootstrap import _agree
+
+    tiny = np.nextafter(0.0, 1.0)
+    low = np.array([-1e-19, 1e-19, 0.1, 1e-19, -0.3, -0.5])
+    high = np.array([0.5, 0.5, 0.5, 0.5, 1e-19, -1e-19])
+    p = np.array([0.3, 0.5, 0.5, np.nan, 0.3, 0.5])
+    low_side = np.array([True, True, True, True, False, False])
+    _agree(low, high, p, low_side, 0.4, np.full(6, 0.2))
+    # rejected: the bound moves just past 0 on the rejected side; not rejected: onto 0; a
+    # disagreement larger than rounding (0.1) or a NaN p-value: left as it is
+    assert low.tolist() == [tiny, 0.0, 0.1, 1e-19, -0.3, -0.5]
+    assert high.tolist() == [0.5, 0.5, 0.5, 0.5, -tiny, 0.0]

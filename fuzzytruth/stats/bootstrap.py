@@ -225,7 +225,7 @@ class BootstrapResult:
             est = estimate[sl]
             if method == "bca":
                 z0 = _bias_correction(rows, est)
-            if want_pvalue:
+            if want_pvalue or want_ci:  # the interval is held to its test (_agree)
                 if method == "studentized":
                     with np.errstate(divide="ignore", invalid="ignore"):
                         t_obs = np.where(est == 0, 0.0, est / se)
@@ -259,17 +259,7 @@ class BootstrapResult:
             else:
                 low[sl], high[sl] = q[:, 0], q[:, 1]
         ci = p = None
-        if want_ci:
-            unresolved = tail <= self.resolution
-            undefined = np.isnan(low) | np.isnan(high)  # BCa with every resample on one side
-            if alternative == "less" or unresolved:
-                low[:] = -np.inf
-            if alternative == "greater" or unresolved:
-                high[:] = np.inf
-            low[undefined] = np.nan
-            high[undefined] = np.nan
-            ci = ConfidenceInterval(low, high, level, method, alternative)
-        if want_pvalue:
+        if want_pvalue or want_ci:
             r = self.resolution
             up = np.where(np.isnan(up), np.nan, np.maximum(up, r))
             down = np.where(np.isnan(down), np.nan, np.maximum(down, r))
@@ -279,7 +269,20 @@ class BootstrapResult:
                 p = down
             else:
                 p = np.minimum(1.0, 2.0 * np.minimum(up, down))
-        return ci, p
+        if want_ci:
+            unresolved = tail <= self.resolution
+            undefined = np.isnan(low) | np.isnan(high)  # BCa with every resample on one side
+            if alternative == "less" or unresolved:
+                low[:] = -np.inf
+            if alternative == "greater" or unresolved:
+                high[:] = np.inf
+            low[undefined] = np.nan
+            high[undefined] = np.nan
+            low_side = (np.full(len(p), alternative == "greater") if alternative != "two-sided"
+                        else up <= down)
+            _agree(low, high, p, low_side, alpha, estimate)
+            ci = ConfidenceInterval(low, high, level, method, alternative)
+        return ci, p if want_pvalue else None
 
     def _n_targets(self, target: str) -> int:
         return len(self.mean) if target == "means" else len(self.pairs)
@@ -377,6 +380,33 @@ def _bias_correction(boot: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     """BCa z0 per row: ndtri of the mid-rank share of resamples below the estimate."""
     n_below, n_equal, _, _ = crossing_counts(boot, estimate)
     return special.ndtri((2 * n_below + n_equal) / (2.0 * boot.shape[1]))
+
+
+def _agree(
+    low: np.ndarray, high: np.ndarray, p: np.ndarray, low_side: np.ndarray, alpha: float,
+    estimate: np.ndarray,
+) -> None:
+    """Hold each interval to its test where rounding alone separates them (in place).
+
+    The bound at the interval's tail level and the level at which the bound crosses 0 (the
+    p-value) are two float computations of one quantile function: when the p-value falls on
+    the level (scores on a lattice, such as P@10, put the crossing on round levels), the bound
+    can come out 3e-18 on the wrong side of 0. A bound within ``1e-12`` of the interval's
+    scale from 0 is then set to 0 where the test does not reject, or to the smallest positive
+    (negative) number on the side the test rejects (``low_side``: the low bound; else the
+    high one). A larger disagreement is left as it is.
+    """
+    scale = np.fmax(np.abs(estimate), np.fmax(
+        np.where(np.isfinite(low), np.abs(low), 0.0), np.where(np.isfinite(high), np.abs(high), 0.0)
+    ))
+    near = 1e-12 * scale
+    reject = p < alpha  # False where p is NaN
+    keep = ~reject & ~np.isnan(p)
+    low[keep & (low > 0) & (low <= near)] = 0.0
+    high[keep & (high < 0) & (-high <= near)] = 0.0
+    tiny = np.nextafter(0.0, 1.0)
+    low[reject & low_side & (low <= 0) & (-low <= near)] = tiny
+    high[reject & ~low_side & (high >= 0) & (high <= near)] = -tiny
 
 
 def _crossing_levels(rows: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
