@@ -183,3 +183,20 @@ def test_a_crisp_truth_is_sent_to_evaluate():
         with pytest.raises(ValueError, match=r"truth must be uncertain .*use evaluate\(\) for "
                                              r"a crisp truth"):
             precision_recall_bands(run, truth)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("p", [1e-10, 1e-200, 2.2250738585072014e-308])
+def test_a_huge_expected_size_recall_has_its_finite_spread_on_both_paths(p):
+    # found by the bands property with eight times its examples: recall_form="expected_size"
+    # gives recall 1/p with probability p, whose variance 1/p - 1 is a float, but the square
+    # of 1/p overflowed and the spread came out inf (with a RuntimeWarning)
+    run = Run(["q"], ["d"], [1.0])
+    truth = ProbabilisticQrels(["q"], ["d"], [p])
+    bands = precision_recall_bands(run, truth, recall_form="expected_size")
+    recall = bands[bands["measure"] == "recall"]
+    frame = evaluate(run, truth, "R@1", recall_form="expected_size").to_frame()
+    expected = np.sqrt(1.0 / p - 1.0)
+    assert recall["mean"].tolist() == frame["mean"].tolist() == [1.0]
+    assert recall["std"].item() == pytest.approx(expected, rel=1e-12)
+    assert frame["truth_std"].item() == pytest.approx(expected, rel=1e-12)

@@ -239,7 +239,9 @@ class DistributionBatch:
         shifted = self.values - ref[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             first = (shifted * self.masses).sum(axis=1) / total
-            second = (shifted**2 * self.masses).sum(axis=1) / total
+            # d * (d * mass), not d**2 * mass: a deviation of 1e200 with mass 1e-200 (recall
+            # 1/p under recall_form="expected_size") would overflow as a square
+            second = (shifted * (shifted * self.masses)).sum(axis=1) / total
         return ref, first, second
 
     def mean(self) -> np.ndarray:

@@ -296,7 +296,7 @@ def _kernel_py(
                         ref = v
                     total += m
                     m1 += (v - ref) * m
-                    m2 += (v - ref) ** 2 * m
+                    m2 += (v - ref) * ((v - ref) * m)
             _write_moments(out, 0, qi, k, ref, total, m1, m2)
             for li in range(2):
                 target = levels[li] - _TOLERANCE
@@ -375,7 +375,7 @@ def _kernel_py(
                                 ref = v
                             total += m
                             m1 += (v - ref) * m
-                            m2 += (v - ref) ** 2 * m
+                            m2 += (v - ref) * ((v - ref) * m)
                 out[8, qi, k - 1] = undefined_mass
                 counted = undefined_mass if zero else 0.0
                 if counted > 0.0:
@@ -383,7 +383,7 @@ def _kernel_py(
                         ref = fill
                     total += counted
                     m1 += (fill - ref) * counted
-                    m2 += (fill - ref) ** 2 * counted
+                    m2 += (fill - ref) * ((fill - ref) * counted)
                 if total > 0.0:
                     _write_moments(out, 4, qi, k, ref, total, m1, m2)
                     for li in range(2):
@@ -446,7 +446,9 @@ def _write_moments(
     out: np.ndarray, at: int, qi: int, k: int, ref: float, total: float, m1: float, m2: float
 ) -> None:  # pragma: no cover - compiled
     """Mean and std into ``out[at]``, ``out[at + 1]`` from moments about the reference value
-    ``ref`` (unnormalised: ``total`` is the mass), so a constant row has exactly 0 spread."""
+    ``ref`` (unnormalised: ``total`` is the mass), so a constant row has exactly 0 spread.
+    The kernels add ``d * (d * mass)``, not ``d ** 2 * mass``: a recall of 1e200 (``1 / p``
+    under ``recall_form="expected_size"``) with mass 1e-200 would overflow as a square."""
     m1 /= total
     m2 /= total
     out[at, qi, k - 1] = ref + m1
@@ -467,7 +469,7 @@ def _sorted_summaries(
     for i in range(n):
         total += masses[i]
         m1 += (values[i] - ref) * masses[i]
-        m2 += (values[i] - ref) ** 2 * masses[i]
+        m2 += (values[i] - ref) * ((values[i] - ref) * masses[i])
     _write_moments(out, 4, qi, k, ref, total, m1, m2)
     order = np.argsort(values, kind="mergesort")
     for li in range(2):

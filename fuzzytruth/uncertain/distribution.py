@@ -233,7 +233,9 @@ class Distribution:
         if not self._defined():
             return float("nan")
         centred = self.support - self.mean()
-        return float(np.maximum(centred**2 @ self.probabilities, 0.0))
+        # d @ (d * probability), not d**2 @ probability: a value of 1e200 with probability
+        # 1e-200 (DistributionBatch._central) would overflow as a square
+        return float(np.maximum(centred @ (centred * self.probabilities), 0.0))
 
     def std(self) -> float:
         """Standard deviation (given defined)."""
