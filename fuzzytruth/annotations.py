@@ -77,7 +77,7 @@ class Annotations:
         annotator: str = "annotator_id",
         label: str = "label",
         duplicates: DuplicatePolicy = "error",
-        annotator_weights: Mapping[Hashable, float] | None = None,
+        annotator_weights: Mapping[Hashable, float] | pd.Series | None = None,
     ) -> Annotations:
         """Validate a long table and bind it to ``taxonomy``.
 
@@ -96,9 +96,10 @@ class Annotations:
             raises; ``"first"``/``"last"`` keep the row that comes first/last in the table;
             ``"split"`` keeps every label and splits that annotator's vote equally among them
             (an ancestor shared by the labels still receives the whole vote once).
-        annotator_weights : mapping, optional
+        annotator_weights : mapping or pandas.Series, optional
             Non-negative weight per annotator id; an annotator's vote counts in proportion to
-            it. Annotators not in the mapping get weight 1.
+            it. Annotators not in the mapping get weight 1; a mapping that names none of the
+            annotators is refused (ids of another type, such as ``"1"`` for ``1``).
 
         Raises
         ------
@@ -170,7 +171,7 @@ class Annotations:
         pair_codes = pd.factorize(pair)[0]
         df = df.assign(weight=1.0 / np.bincount(pair_codes)[pair_codes])
         if annotator_weights is not None:
-            _check_weights(annotator_weights, pd.Index(annotators))
+            annotator_weights = _checked_weights(annotator_weights, pd.Index(annotators))
         return cls(df, taxonomy, annotator_weights)
 
     # ------------------------------------------------------------------ accessors
@@ -208,10 +209,12 @@ class Annotations:
         """The canonical long table: ``item_id, annotator_id, label, weight``."""
         return self._frame.copy()
 
-    def with_annotator_weights(self, weights: Mapping[Hashable, float] | None) -> Annotations:
+    def with_annotator_weights(
+        self, weights: Mapping[Hashable, float] | pd.Series | None
+    ) -> Annotations:
         """The same labels with other annotator weights (None: all equal)."""
         if weights is not None:
-            _check_weights(weights, self._annotators)
+            weights = _checked_weights(weights, self._annotators)
         return Annotations(self._frame, self._taxonomy, weights)
 
     def codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -253,22 +256,26 @@ class Annotations:
         )
 
 
-def _check_weights(weights: Mapping[Hashable, float], annotators: pd.Index) -> None:
-    """Finite non-negative numbers, keyed by ids of which at least one is an annotator's
-    (weights computed on a larger collection may name annotators absent here; none known means
-    ids of another type or another collection, which would change nothing silently)."""
-    if not isinstance(weights, Mapping):
+def _checked_weights(
+    weights: Mapping[Hashable, float] | pd.Series, annotators: pd.Index
+) -> dict[Hashable, float]:
+    """``weights`` as a dict, after checking: finite non-negative numbers, keyed by ids of
+    which at least one is an annotator's (weights computed on a larger collection may name
+    annotators absent here; none known means ids of another type or another collection,
+    which would change nothing silently)."""
+    if not isinstance(weights, Mapping | pd.Series):
         raise ValueError(
-            "annotator_weights must be a mapping {annotator_id: weight}; got "
-            f"{type(weights).__name__}"
+            "annotator_weights must be a mapping {annotator_id: weight} or a pandas Series; "
+            f"got {type(weights).__name__}"
         )
     for a, w in weights.items():
         if isinstance(w, bool) or not isinstance(w, Real) or not np.isfinite(w) or w < 0:
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
-    if weights and not annotators.isin(list(weights)).any():
+    if len(weights) and not annotators.isin(list(weights.keys())).any():
         raise ValueError(
             f"annotator_weights names no annotator of these annotations: got "
-            f"{_show(weights)}; the annotators are {_show(annotators)}"
+            f"{_show(weights.keys())}; the annotators are {_show(annotators)}"
         )
+    return dict(weights.items())

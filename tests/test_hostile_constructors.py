@@ -93,3 +93,5 @@ def test_annotator_weights_that_name_no_annotator_are_refused():
             _annotations({1: bad})
     with pytest.raises(ValueError, match=r"annotator_weights must be a mapping .*; got list"):
         _annotations([1.0, 2.0])
+    # a Series keyed by annotator (a column of a scores table) is a mapping too
+    assert _annotations(pd.Series({1: 3.0})).codes()[3].tolist() == [3.0, 1.0, 3.0]
