@@ -390,8 +390,9 @@ def _agree(
 
     The bound at the interval's tail level and the level at which the bound crosses 0 (the
     p-value) are two float computations of one quantile function: when the p-value falls on
-    the level (scores on a lattice, such as P@10, put the crossing on round levels), the bound
-    can come out 3e-18 on the wrong side of 0. A bound within ``1e-12`` of the interval's
+    the level (scores on a lattice can put the crossing on a round level: p = 0.4 in the
+    failing draw of ``tests/test_stats_procedures.py``), the bound can come out 3e-18 on the
+    wrong side of 0. A bound within ``1e-12`` of the interval's
     scale from 0 is then set to 0 where the test does not reject, or to the smallest positive
     (negative) number on the side the test rejects (``low_side``: the low bound; else the
     high one). A larger disagreement is left as it is.
