@@ -318,3 +318,20 @@ def test_classify_certainty_errors_name_the_flag(collection, capsys):
     status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--qrels",
                              d / "labels.csv", "--certainty", "1")
     assert status == 2 and "--certainty needs a categorical truth" in err
+
+
+def test_a_parquet_file_with_broken_pandas_metadata_is_one_error_naming_it(tmp_path):
+    # found by benchmarks/hostile_inputs.py (1,500 files per format): a flipped byte in the
+    # pandas metadata of a predictions Parquet file raised KeyError 'index_columns' from
+    # pyarrow's to_pandas instead of the readers' one ValueError naming the file
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(pd.DataFrame({"item_id": ["x"], "class": ["a"],
+                                               "score": [1.0]}))
+    pandas_meta = json.loads(table.schema.metadata[b"pandas"])
+    del pandas_meta["index_columns"]
+    path = tmp_path / "pred.parquet"
+    pq.write_table(table.replace_schema_metadata({b"pandas": json.dumps(pandas_meta)}), path)
+    with pytest.raises(ValueError, match=rf"^{path}: not a readable Parquet file \("):
+        read_predictions(path)

@@ -28,7 +28,17 @@ from fuzzytruth.io.text import (
     shown,
 )
 
-__all__ = ["read_parquet_columns", "write_parquet"]
+__all__ = ["NOT_PARQUET", "not_parquet", "read_parquet_columns", "write_parquet"]
+
+#: What pyarrow raises, besides a ValueError, on a file that does not decode as Parquet: a
+#: flipped byte can break the footer, a page or the pandas metadata (``KeyError:
+#: 'index_columns'`` from ``to_pandas``).
+NOT_PARQUET = (pa.ArrowException, OSError, KeyError, IndexError, TypeError)
+
+
+def not_parquet(name: str, err: BaseException) -> ValueError:
+    """The one error for a file ``name`` that does not decode as Parquet."""
+    return file_error(name, f"not a readable Parquet file ({_first_line(err)})")
 
 
 def read_parquet_columns(
@@ -61,9 +71,9 @@ def read_parquet_columns(
     except ValueError as err:  # pyarrow.ArrowInvalid and ours
         if str(err).startswith(name):
             raise
-        raise file_error(name, f"not a readable Parquet file ({_first_line(err)})") from None
-    except (pa.ArrowException, OSError, KeyError, IndexError, TypeError) as err:
-        raise file_error(name, f"not a readable Parquet file ({_first_line(err)})") from None
+        raise not_parquet(name, err) from None
+    except NOT_PARQUET as err:
+        raise not_parquet(name, err) from None
     out = {}
     for column in columns:
         values = table.column(column)

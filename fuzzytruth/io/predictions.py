@@ -209,12 +209,13 @@ def _read_parquet(where: str, max_decompressed_bytes: MaxBytes) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from fuzzytruth.io.parquet import NOT_PARQUET, not_parquet
+
     data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes)
     try:
         return pq.read_table(pa.BufferReader(data)).to_pandas()
-    except (pa.ArrowException, OSError, ValueError, TypeError) as err:
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
-        raise file_error(where, f"not a readable Parquet file ({first})") from None
+    except (*NOT_PARQUET, ValueError) as err:
+        raise not_parquet(where, err) from None
 
 
 def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: object, name: str,
