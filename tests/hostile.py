@@ -402,7 +402,9 @@ def hostile(draw: st.DrawFn, fmt: Format) -> tuple[str, bytes]:
 
 
 # ------------------------------------------------------------------ the law
-_MESSAGE = re.compile(r"^(?P<path>.+?)(?:, (?:line|row) (?P<line>\d+))?: \S")
+# "<file>[, line N[, <place in the line>]]: ..." -- the place is a selectors file's item and
+# reader ("sel.json, line 3, item 2, reader 0: class id 3 is not below ...")
+_MESSAGE = re.compile(r"^(?P<path>.+?)(?:, (?:line|row) (?P<line>\d+)(?:, [^:]+)?)?: \S")
 
 
 def outcome(fmt: Format, data: bytes, folder: Path) -> str:

@@ -31,3 +31,10 @@ def test_hostile_input_is_read_right_or_refused_naming_the_file(tmp_path, name, 
 def test_the_valid_file_of_each_format_reads(tmp_path, name):
     # the mutations start from a file the reader accepts (else every refusal would be trivial)
     assert outcome(FORMATS[name], FORMATS[name].valid, tmp_path) == "read"
+
+
+def test_a_selectors_error_names_the_file_then_the_line_then_the_item(tmp_path):
+    # found by a full run: the law's pattern took "sel.json, line 3, item 2, reader 0: ..."
+    # for a message that does not start with the file's name
+    bad = b"[[[[1], [0, 2]], [[2]]],\n [[[0, 1]]],\n [[[3], [1]], [[1]]]]\n"
+    assert outcome(FORMATS["rankings_json"], bad, tmp_path) == "error+line"
