@@ -335,3 +335,15 @@ def test_a_parquet_file_with_broken_pandas_metadata_is_one_error_naming_it(tmp_p
     pq.write_table(table.replace_schema_metadata({b"pandas": json.dumps(pandas_meta)}), path)
     with pytest.raises(ValueError, match=rf"^{path}: not a readable Parquet file \("):
         read_predictions(path)
+
+
+def test_a_predictions_parquet_file_goes_through_the_decompression_cap(tmp_path):
+    # the predictions reader had its own Parquet reading, without the cap that the other
+    # Parquet readers check against the size the footer declares
+    frame = pd.DataFrame({"item_id": [f"i{k}" for k in range(2_000)], "a": 0.5, "b": 0.5})
+    path = tmp_path / "wide.parquet"
+    frame.to_parquet(path)
+    assert read_predictions(path).n_items == 2_000  # the default cap: 256 MiB at least
+    with pytest.raises(ValueError, match=rf"^{path}: this Parquet file decodes to about "
+                                         r"[\d,]+ bytes, more than 4,096"):
+        read_predictions(path, max_decompressed_bytes=4_096)

@@ -1,5 +1,5 @@
-"""Parquet tables of ids (annotations): read with every error naming the file, written
-atomically.
+"""Parquet tables (annotations, rankings, predictions): read with every error naming the file,
+written atomically.
 
 A Parquet file may also be compressed as a whole (``labels.parquet.gz``): it goes through
 :func:`fuzzytruth.io.text.read_bytes` first. Before decoding, the size its footer declares
@@ -28,17 +28,22 @@ from fuzzytruth.io.text import (
     shown,
 )
 
-__all__ = ["NOT_PARQUET", "not_parquet", "read_parquet_columns", "write_parquet"]
+__all__ = ["read_parquet_columns", "read_parquet_frame", "write_parquet"]
 
 #: What pyarrow raises, besides a ValueError, on a file that does not decode as Parquet: a
 #: flipped byte can break the footer, a page or the pandas metadata (``KeyError:
 #: 'index_columns'`` from ``to_pandas``).
-NOT_PARQUET = (pa.ArrowException, OSError, KeyError, IndexError, TypeError)
+_NOT_PARQUET = (pa.ArrowException, OSError, KeyError, IndexError, TypeError)
 
 
-def not_parquet(name: str, err: BaseException) -> ValueError:
-    """The one error for a file ``name`` that does not decode as Parquet."""
-    return file_error(name, f"not a readable Parquet file ({_first_line(err)})")
+def read_parquet_frame(name: str, max_decompressed_bytes: MaxBytes) -> pd.DataFrame:
+    """A whole Parquet file as a frame with its own column types (predictions), through the
+    same cap and errors as :func:`read_parquet_columns`."""
+    table = _read_table(name, None, max_decompressed_bytes)
+    try:
+        return table.to_pandas()
+    except (*_NOT_PARQUET, ValueError) as err:  # the pandas metadata is the file's too
+        raise _not_parquet(name, err) from None
 
 
 def read_parquet_columns(
@@ -46,6 +51,13 @@ def read_parquet_columns(
 ) -> pd.DataFrame:
     """The ``columns`` of a Parquet file (compressed as a whole or not) as string columns;
     errors name the file (and the 1-based row)."""
+    return _columns_as_strings(name, _read_table(name, columns, max_decompressed_bytes), columns)
+
+
+def _read_table(name: str, columns: list[str] | None, max_decompressed_bytes: MaxBytes
+                ) -> pa.Table:
+    """The ``columns`` (None: all) of a Parquet file, after the decompression cap on the size
+    its footer declares; any failure is one ValueError naming the file."""
     import pyarrow.parquet as pq
 
     data = read_bytes(name, max_decompressed_bytes=max_decompressed_bytes)
@@ -64,16 +76,26 @@ def read_parquet_columns(
                 f"{limit:,}; {RAISE_THE_CAP}",
             )
         found = parquet.schema_arrow.names
-        missing = [c for c in columns if c not in found]
+        missing = [c for c in columns or () if c not in found]
         if missing:
             raise file_error(name, f"missing column(s) {missing}; found {shown(found, 300)}")
-        table = parquet.read(columns=columns, use_pandas_metadata=False)
+        return parquet.read(columns=columns, use_pandas_metadata=False)
     except ValueError as err:  # pyarrow.ArrowInvalid and ours
         if str(err).startswith(name):
             raise
-        raise not_parquet(name, err) from None
-    except NOT_PARQUET as err:
-        raise not_parquet(name, err) from None
+        raise _not_parquet(name, err) from None
+    except _NOT_PARQUET as err:
+        raise _not_parquet(name, err) from None
+
+
+def _not_parquet(name: str, err: BaseException) -> ValueError:
+    """The one error for a file ``name`` that does not decode as Parquet."""
+    return file_error(name, f"not a readable Parquet file ({_first_line(err)})")
+
+
+def _columns_as_strings(name: str, table: pa.Table, columns: list[str]) -> pd.DataFrame:
+    """The ``columns`` of ``table`` as text (integers cast), each value present and not empty,
+    the 1-based row of the first that is not."""
     out = {}
     for column in columns:
         values = table.column(column)

@@ -45,6 +45,7 @@ import pandas as pd
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
 from fuzzytruth.io.output import open_output
+from fuzzytruth.io.parquet import read_parquet_frame
 from fuzzytruth.io.text import MaxBytes, file_error, read_bytes, read_names, shown
 
 __all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
@@ -115,7 +116,7 @@ def read_predictions(
             raise ValueError(f"items applies to a NumPy matrix (.npy, .npz) only; a table "
                              f"names its items in its {item!r} column")
         if fmt == "parquet":
-            frame = _read_parquet(where, max_decompressed_bytes)
+            frame = read_parquet_frame(where, max_decompressed_bytes)
             lines = np.arange(len(frame)) + 1
             unit = "row"
         else:
@@ -201,21 +202,6 @@ def _class_list(classes: object, encoding: str) -> list[str] | None:
     if isinstance(classes, str | os.PathLike):
         return read_names(classes, encoding=encoding)
     return [str(c) for c in classes]
-
-
-def _read_parquet(where: str, max_decompressed_bytes: MaxBytes) -> pd.DataFrame:
-    """A Parquet file (compressed as a whole or not, under the decompression cap) as a frame
-    with its own column types; a file that does not decode is one error naming it."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from fuzzytruth.io.parquet import NOT_PARQUET, not_parquet
-
-    data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes)
-    try:
-        return pq.read_table(pa.BufferReader(data)).to_pandas()
-    except (*NOT_PARQUET, ValueError) as err:
-        raise not_parquet(where, err) from None
 
 
 def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: object, name: str,
