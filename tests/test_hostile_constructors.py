@@ -58,8 +58,12 @@ def test_a_probability_table_names_the_item_and_category_of_a_bad_value():
 
 
 def test_scores_of_a_test_must_be_numbers():
-    with pytest.raises(ValueError, match=r"scores must be numeric; got values of dtype <U1"):
+    with pytest.raises(ValueError, match=r"scores must be a numeric array \(n_systems, "
+                       r"n_queries\); numpy could not make one: could not convert string"):
         paired_inference(np.array([["a"] * 4, ["b"] * 4]))
+    # rows of unequal length: numpy's own message used to escape, naming no parameter
+    with pytest.raises(ValueError, match=r"scores must be a numeric array .*inhomogeneous"):
+        paired_inference([[1.0, 2.0, 3.0], [1.0, 2.0]])
 
 
 def test_a_negative_seed_is_refused_naming_rng():

@@ -85,9 +85,10 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
     """
     try:
         arr = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as err:  # text, or rows of unequal length
         raise ValueError(
-            f"{name} must be numeric; got values of dtype {np.asarray(scores).dtype}"
+            f"{name} must be a numeric array (n_systems, n_queries); numpy could not make "
+            f"one: {str(err).splitlines()[0]}"
         ) from None
     if arr.ndim not in ndim:
         shapes = " or ".join(
