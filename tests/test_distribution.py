@@ -131,3 +131,28 @@ def test_laws(pairs, level):
     assert covered >= level - 1e-9
     assert d.support[0] - 1e-9 <= d.mean() <= d.support[-1] + 1e-9
     assert d.cdf(d.quantile(0.5)) >= 0.5 - 1e-9
+
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(-10, 10), st.floats(0.01, 1.0)), min_size=1, max_size=8),
+    st.one_of(st.none(), st.tuples(st.floats(1e100, 1e200), st.floats(0.01, 1.0))),
+    st.floats(0.0, 0.9),
+)
+def test_a_batch_row_and_its_distribution_give_one_mean_and_one_spread(atoms, huge, undefined):
+    """Two implementations of the moments (DistributionBatch over rows, Distribution for one):
+    the same numbers within rounding, also with a value h of mass c / h (recall 1/p at mass p
+    under recall_form="expected_size"), whose variance about c * h is a float but whose
+    square overflows."""
+    from fuzzytruth.uncertain.batch import DistributionBatch
+
+    pairs = list(atoms) + ([] if huge is None else [(huge[0], huge[1] / huge[0])])
+    values = np.array([[v for v, _ in pairs]])
+    masses = np.array([[m for _, m in pairs]])
+    masses *= (1 - undefined) / masses.sum()
+    batch = DistributionBatch(values, masses, np.array([undefined]))
+    single = batch.distribution(0)
+    assert batch.mean()[0] == pytest.approx(single.mean(), rel=1e-9, abs=1e-12)
+    assert np.isfinite(batch.std()[0]) and np.isfinite(single.std())
+    assert batch.std()[0] == pytest.approx(single.std(), rel=1e-6, abs=1e-9)

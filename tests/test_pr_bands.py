@@ -200,3 +200,9 @@ def test_a_huge_expected_size_recall_has_its_finite_spread_on_both_paths(p):
     assert recall["mean"].tolist() == frame["mean"].tolist() == [1.0]
     assert recall["std"].item() == pytest.approx(expected, rel=1e-12)
     assert frame["truth_std"].item() == pytest.approx(expected, rel=1e-12)
+    # the default, exact recall: bounded by 1, its spread finite, both paths one number
+    bands = precision_recall_bands(run, truth)
+    exact = bands[bands["measure"] == "recall"]
+    frame = evaluate(run, truth, "R@1").to_frame()
+    assert exact["std"].tolist() == frame["truth_std"].tolist()
+    assert 0 <= exact["std"].item() <= 0.5 and exact["mean"].item() <= 1

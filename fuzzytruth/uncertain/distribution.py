@@ -234,7 +234,7 @@ class Distribution:
             return float("nan")
         centred = self.support - self.mean()
         # d @ (d * probability), not d**2 @ probability: a value of 1e200 with probability
-        # 1e-200 (DistributionBatch._central) would overflow as a square
+        # 1e-200 would overflow as a square (the order DistributionBatch._central uses too)
         return float(np.maximum(centred @ (centred * self.probabilities), 0.0))
 
     def std(self) -> float:
