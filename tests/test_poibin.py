@@ -204,14 +204,31 @@ def test_items_sharing_an_extreme_probability_do_not_drift(n, value):
             assert error <= 2.3e-16, (method, head_first, error)
 
 
-def test_prefix_pmfs_keep_the_drift_of_items_sharing_an_extreme_probability():
-    """A known limit: a prefix is the list's own first items, so prefix_pmfs cannot take the
-    extreme items first (nor divide by the sum, as the recursion does). Pinned at the measured
-    error, 5.0e-14 (the full list's row, 512 items sharing p = 1 - 2**-53 after one at
-    0.4375), so that a change in either direction is seen."""
-    p = np.array([0.4375] + [NEAR] * 511)
-    error = np.abs(poibin.prefix_pmfs(p)[-1] - exact_head_and_binomial(0.4375, NEAR, 512)).max()
-    assert 4e-14 < error <= 5.5e-14
+@pytest.mark.parametrize("value", EXTREMES)
+def test_prefix_pmfs_do_not_drift_on_items_sharing_an_extreme_probability(value):
+    """A prefix is the list's own first items, so prefix_pmfs cannot take the extreme items
+    first as the recursion does; uncompensated, the full list's row drifted by 5.0e-14 (512
+    items sharing p = 1 - 2**-53 after one at 0.4375; 2.5e-14 at p = 2**-53). Compensated, every
+    prefix is the 60-digit PMF rounded, to within an ulp."""
+    p = np.array([0.4375] + [value] * 511)
+    prefixes = poibin.prefix_pmfs(p)
+    for n in (2, 28, 300, 512):
+        exact = exact_head_and_binomial(0.4375, value, n)
+        np.testing.assert_allclose(prefixes[n - 1, : n + 1], exact, rtol=2.3e-16, atol=1e-300)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from([*EXTREMES, 0.0, 1.0]), st.floats(0, 1)), min_size=1,
+                max_size=40))
+def test_every_prefix_is_the_exact_pmf_to_an_ulp(p):
+    """Relative accuracy in every entry, far tails included: each prefix's PMF against the
+    50-digit recursion, for lists of ordinary, extreme, 0 and 1 probabilities in any order."""
+    p = np.array(p)
+    prefixes = poibin.prefix_pmfs(p)
+    for i in range(1, p.size + 1):
+        np.testing.assert_allclose(prefixes[i - 1, : i + 1], exact_mpmath(p[:i]), rtol=2.3e-16,
+                                   atol=1e-300)
+        assert not prefixes[i - 1, i + 1 :].any()
 
 
 @settings(max_examples=40, deadline=None)

@@ -11,7 +11,7 @@ Methods
     time, O(n²). Only products and sums of non-negative numbers: nothing turns negative, no
     cancellation, every entry (far tails included) keeps a small *relative* error. Its
     intermediate states are the PMFs of every prefix of the list, so :func:`prefix_pmfs` uses
-    it.
+    it (compensated: see below).
 ``"tree"``
     Leaves of at most ``_LEAF`` (512) items by the recursion, exactly; then the leaf
     polynomials are multiplied pairwise, level by level, with real FFTs (``numpy.fft``, lengths
@@ -65,8 +65,14 @@ than 128 items lie outside the most common probability (every product is then ex
 The recursion takes the items within 1e-6 of 0 or 1 first (``_EXTREME``): many items sharing
 such a probability would otherwise round every product with it the same way, and the error
 would grow with their number (2.0e-14 at 512 items sharing p = 1 − 2⁻⁵³). :func:`prefix_pmfs`
-cannot reorder (its prefixes are the list's own) and keeps that drift: 5.0e-14 on the same
-list, whose prefix PMFs are not divided by their sums either.
+cannot reorder (its prefixes are the list's own; uncompensated it drifted by 5.0e-14 on the same
+list), so it runs the recursion *compensated*: each entry is carried as a rounded value and its
+rounding error, every product and sum split exactly (Dekker's product, Knuth's sum) and the
+errors propagated by the same recursion, as if in twice the precision. Each entry of every
+prefix is then the exact PMF's correctly rounded value or next to it (on the lists sharing an
+extreme probability of the tests, within 1e-322 of the 60-digit PMF). It costs about five times
+the plain recursion at 1,000 items (0.93 ms against 0.18 ms wall, the 8 MB result included) and
+twice at 3,000, where writing the result dominates.
 
 The recursion runs as a small numba-compiled loop: a per-item Python loop costs microseconds per
 step, which at n ≤ 1,000 would be slower than compiled peers such as fast-poibin. numba is
@@ -173,9 +179,8 @@ def prefix_pmfs(p: np.ndarray | list) -> np.ndarray:
     -------
     numpy.ndarray
         ``(n, n + 1)`` (or ``(m, n, n + 1)``): row i − 1 is the PMF at cutoff i; entries past
-        k = i are 0. O(n²) work in total, n vectorised steps, exact as the recursion, but
-        for many items sharing a probability next to 0 or 1, which the recursion takes
-        first and a prefix cannot (5.0e-14 at 512 items; module docstring).
+        k = i are 0. O(n²) work in total, n vectorised steps; the recursion compensated, so each
+        entry is within about one rounding of the exact PMF (module docstring).
 
     Examples
     --------
@@ -217,20 +222,65 @@ def _recursion_rows_py(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: n
             state[0] *= q
 
 
+_SPLIT = 134217729.0
+"""2²⁷ + 1: Dekker's constant, which splits a double into two halves of 26 bits whose products
+are exact."""
+
+
 def _prefix_rows_py(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """In place: ``out[r, i]`` (zeros) <- PMF of the first i + 1 items of row r."""
+    """In place: ``out[r, i]`` (zeros) <- PMF of the first i + 1 items of row r, compensated.
+
+    The recursion keeps each entry as a sum hi + lo: every product and sum of a step is split
+    into its rounded value and its exact rounding error (Dekker's product, Knuth's sum), and
+    the errors, with 1 − p's own (1 − p = q + dq exactly), are carried by the same recursion in
+    ``lo``. The result is as if computed in twice the precision and rounded once. A prefix is
+    the list's own first items, so the items cannot be reordered as in the plain recursion;
+    without compensation, many items sharing a probability next to 0 or 1 round every product
+    the same way and drift (5.0e-14 at 512 items sharing p = 1 − 2⁻⁵³).
+    """
     m, n = batch.shape
+    hi = np.zeros(n + 1)
+    lo = np.zeros(n + 1)
     for r in range(m):
-        previous = np.zeros(n + 1)
-        previous[0] = 1.0
+        hi[:] = 0.0
+        lo[:] = 0.0
+        hi[0] = 1.0
         for i in range(n):
             p = batch[r, i]
             q = 1.0 - p
+            dq = (1.0 - q) - p  # exact: 1 − p = q + dq (Knuth's sum, |1| >= |p|)
+            t = _SPLIT * p
+            p_hi = t - (t - p)
+            p_lo = p - p_hi
+            t = _SPLIT * q
+            q_hi = t - (t - q)
+            q_lo = q - q_hi
             row = out[r, i]
-            row[0] = previous[0] * q
-            for k in range(1, i + 2):
-                row[k] = previous[k] * q + previous[k - 1] * p
-            previous = row
+            # downwards, so that hi[k - 1] and lo[k - 1] still hold the previous prefix
+            for k in range(i + 1, -1, -1):
+                x = hi[k]
+                t = _SPLIT * x
+                x_hi = t - (t - x)
+                x_lo = x - x_hi
+                a = x * q  # the mass that stays at k, and its rounding error
+                a_err = ((x_hi * q_hi - a) + x_hi * q_lo + x_lo * q_hi) + x_lo * q_lo
+                if k > 0:
+                    y = hi[k - 1]
+                    t = _SPLIT * y
+                    y_hi = t - (t - y)
+                    y_lo = y - y_hi
+                    b = y * p  # the mass that moves up from k − 1
+                    b_err = ((y_hi * p_hi - b) + y_hi * p_lo + y_lo * p_hi) + y_lo * p_lo
+                    total = a + b
+                    virtual = total - a
+                    total_err = (a - (total - virtual)) + (b - virtual)
+                    carried = total_err + a_err + b_err + x * dq + lo[k] * q + lo[k - 1] * p
+                else:
+                    total = a
+                    carried = a_err + x * dq + lo[k] * q
+                hi[k] = total
+                lo[k] = carried
+                row[k] = total + carried
 
 
 @functools.cache
