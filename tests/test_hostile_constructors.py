@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fuzzytruth import evaluate
+from fuzzytruth import evaluate, stats
 from fuzzytruth._random import as_generator
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.runs import Run
@@ -64,6 +64,41 @@ def test_scores_of_a_test_must_be_numbers():
     # rows of unequal length: numpy's own message used to escape, naming no parameter
     with pytest.raises(ValueError, match=r"scores must be a numeric array .*inhomogeneous"):
         paired_inference([[1.0, 2.0, 3.0], [1.0, 2.0]])
+
+
+SCALED_PROCEDURES = {
+    "paired_inference": lambda s: stats.paired_inference(s),
+    "paired_test": lambda s: stats.paired_test(s),
+    "paired_bootstrap": lambda s: stats.paired_bootstrap(s, rng=0, n_resamples=100),
+    "compare": lambda s: stats.compare(s, rng=0, n_resamples=100),
+    "paired_tukey_hsd": lambda s: stats.paired_tukey_hsd(s),
+    "cohens_dz": lambda s: stats.cohens_dz(s),
+}
+
+
+@pytest.mark.parametrize("procedure", list(SCALED_PROCEDURES))
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_scores_whose_squares_overflow_or_underflow_are_refused(procedure, scale):
+    """Scaled by 1e200, the t test's variance overflowed and it said t = 0, p = 1 (the
+    unscaled scores give p = 0.45); scaled by 1e-200, the squares underflowed and every
+    procedure returned NaN as if the differences had no spread."""
+    scores = np.random.default_rng(0).random((3, 30))
+    with pytest.raises(ValueError, match=r"scores must be at most 1e\+140 in absolute value, and "
+                       r"not all below 1e-140.*got largest \|value\| 9.97e[-+]\d+ at index "
+                       r"\(0, 26\)"):
+        SCALED_PROCEDURES[procedure](scores * scale)
+    # within the limits the procedures are scale-equivariant: the same p-values
+    unscaled = stats.paired_test(scores).pvalue
+    for inside in (1e139, 1e-139):
+        np.testing.assert_allclose(stats.paired_test(scores * inside).pvalue, unscaled,
+                                   rtol=1e-12)
+
+
+def test_complex_scores_are_refused_not_cut_to_their_real_parts():
+    scores = np.random.default_rng(0).random((3, 30)) + 1j
+    for given in (scores, pd.DataFrame(scores)):
+        with pytest.raises(ValueError, match=r"scores must be real numbers; got complex values"):
+            paired_inference(given)
 
 
 def test_a_negative_seed_is_refused_naming_rng():

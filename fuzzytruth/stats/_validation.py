@@ -4,6 +4,7 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from numbers import Real
 
@@ -77,6 +78,14 @@ def check_tolerance(tolerance: object) -> float:
     return float(tolerance)
 
 
+SCALE_LIMIT = 1e140
+"""The largest |score| the statistics accept (and the reciprocal, the smallest largest one).
+Variances square the differences of scores and sum them over queries: with |score| at most
+1e140 that stays below 1e300 for up to 1e19 queries; above it, a t statistic came out 0 and
+its p-value 1 (scores scaled by 1e200), and below the reciprocal the squares underflowed and
+every procedure returned NaN (scores scaled by 1e-200)."""
+
+
 def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores") -> np.ndarray:
     """Return ``scores`` as a float64 array, checking its rank, size and finiteness.
 
@@ -84,7 +93,11 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
     allowed, holds ground-truth worlds.
     """
     try:
-        arr = np.asarray(scores, dtype=np.float64)
+        with warnings.catch_warnings():  # numpy drops imaginary parts with only this warning
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            arr = np.asarray(scores, dtype=np.float64)
+    except np.exceptions.ComplexWarning:
+        raise ValueError(f"{name} must be real numbers; got complex values") from None
     except (TypeError, ValueError) as err:  # text, or rows of unequal length
         raise ValueError(
             f"{name} must be a numeric array (n_systems, n_queries); numpy could not make "
@@ -109,6 +122,15 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
         raise ValueError(
             f"{name} must be finite; found {int(bad.sum())} non-finite value(s), the first at "
             f"index {first}"
+        )
+    largest = float(np.abs(arr).max())
+    if largest > SCALE_LIMIT or 0 < largest < 1 / SCALE_LIMIT:
+        first = tuple(int(i) for i in np.unravel_index(np.abs(arr).argmax(), arr.shape))
+        raise ValueError(
+            f"{name} must be at most {SCALE_LIMIT:.0e} in absolute value, and not all below "
+            f"{1 / SCALE_LIMIT:.0e}: the procedures square differences of scores, which would "
+            f"overflow or underflow; got largest |value| {largest:.3g} at index {first}. "
+            f"Rescale the scores."
         )
     return arr
 
