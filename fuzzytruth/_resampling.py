@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth._random import draw_seed, index_counts, index_sums, permutations, random_bytes
-from fuzzytruth._validation import check_confidence_level
+from fuzzytruth._validation import check_confidence_level, check_memory_budget
 
 MEMORY_BUDGET = 128e6
 """Default working memory of one block (of replicates, worlds or queries), in bytes: the one
@@ -47,13 +47,15 @@ ITEM_STREAM = 0x424F4F54  # "BOOT": item resamples of the collection analysis
 def block_rows(n_units: int, memory_budget: float = MEMORY_BUDGET, *, bytes_per_unit: float =
                BYTES_PER_DRAW) -> int:
     """Replicates per block so that a block's temporaries (``bytes_per_unit`` per replicate
-    and unit) stay within ``memory_budget`` bytes; at least one.
+    and unit) stay within ``memory_budget`` bytes; at least one. Every public ``memory_budget``
+    that sizes blocks comes here, so the budget is checked here (a positive number of bytes).
 
     Examples
     --------
     >>> block_rows(185_000, 64e6), block_rows(30, 64e6) > 10_000
     (14, True)
     """
+    memory_budget = check_memory_budget(memory_budget)
     return max(1, int(memory_budget // (bytes_per_unit * max(n_units, 1))))
 
 

@@ -7,7 +7,9 @@ same message wherever it is made: the parameter's name, what is allowed, what wa
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from numbers import Integral, Real
 
 from fuzzytruth._lazy import lazy_names
@@ -20,6 +22,7 @@ __all__ = [
     "check_memory_budget",
     "check_n_worlds",
     "physical_memory",
+    "real_numbers",
 ]
 
 # as_generator moved to fuzzytruth._random; importable from here for one release
@@ -47,6 +50,30 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
     if not ok or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
     return value
+
+
+@contextmanager
+def real_numbers(name: str) -> Iterator[None]:
+    """Inside, a cast of complex values to float is a ValueError naming ``name``: numpy drops
+    the imaginary parts with only a ComplexWarning, which would let a wrong number through.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with real_numbers("scores"):
+    ...     np.array([1 + 2j]).astype(float)
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must be real numbers; got complex values
+    """
+    import numpy as np
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        try:
+            yield
+        except np.exceptions.ComplexWarning:
+            raise ValueError(f"{name} must be real numbers; got complex values") from None
 
 
 def check_columns(

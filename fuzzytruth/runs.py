@@ -50,7 +50,7 @@ import pyarrow.compute as pc
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_memory_budget
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
 __all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "rank"]
@@ -378,6 +378,7 @@ def rank(
     """
     check_choice("ties", ties, TIES)
     check_choice("score_dtype", score_dtype, SCORE_DTYPES)
+    memory_budget = check_memory_budget(memory_budget)
     if not isinstance(run, Run):
         raise ValueError(f"run must be a Run; got {type(run).__name__}")
     by_id = np.argsort(run._q_uniques, kind="stable")

@@ -9,10 +9,15 @@ import pytest
 from fuzzytruth import evaluate, stats
 from fuzzytruth._random import as_generator
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.runs import Run
+from fuzzytruth.classify.predictions import Predictions
+from fuzzytruth.datasets import santini_illustrative
+from fuzzytruth.evaluation.preferences import evaluate_preferences
+from fuzzytruth.runs import Run, rank
 from fuzzytruth.stats import paired_inference
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.models.choice import fit_truth
+from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.qrels import Qrels
 
@@ -134,3 +139,63 @@ def test_annotator_weights_that_name_no_annotator_are_refused():
         _annotations([1.0, 2.0])
     # a Series keyed by annotator (a column of a scores table) is a mapping too
     assert _annotations(pd.Series({1: 3.0})).codes()[3].tolist() == [3.0, 1.0, 3.0]
+
+
+COMPLEX = np.array([0.5 + 1j, 0.25, 0.25])
+COMPLEX_INPUTS = {
+    "Run": (lambda: Run(["q"] * 3, ["a", "b", "c"], COMPLEX), "scores"),
+    "Run.from_dataframe": (lambda: Run.from_dataframe(pd.DataFrame(
+        {"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": COMPLEX})), "scores"),
+    "Qrels": (lambda: Qrels(["q"] * 3, ["a", "b", "c"], COMPLEX), "relevance"),
+    "ProbabilisticQrels": (lambda: ProbabilisticQrels(["q"] * 3, ["a", "b", "c"], COMPLEX),
+                           "probability"),
+    "ProbabilisticQrels grade": (lambda: ProbabilisticQrels(
+        ["q"] * 3, ["a", "b", "c"], [0.5] * 3, grade=COMPLEX + 1), "grade"),
+    "Membership.from_probabilities": (lambda: Membership.from_probabilities(
+        pd.DataFrame({"cat": COMPLEX, "dog": 1 - COMPLEX}, index=["x", "y", "z"])), "table"),
+    "Predictions": (lambda: Predictions(np.vstack([COMPLEX, COMPLEX]), items=["x", "y"],
+                                        classes=["a", "b", "c"]), "scores"),
+    "Predictions.from_frame": (lambda: Predictions.from_frame(pd.DataFrame(
+        {"item_id": ["x"] * 3, "class": ["a", "b", "c"], "score": COMPLEX})), "column 'score'"),
+    "Predictions.from_wide": (lambda: Predictions.from_wide(
+        pd.DataFrame([COMPLEX], columns=["a", "b", "c"], index=["x"])), "frame"),
+}
+
+
+@pytest.mark.parametrize("constructor", list(COMPLEX_INPUTS))
+def test_complex_values_are_refused_not_cut_to_their_real_parts(constructor):
+    """numpy casts complex to float by dropping the imaginary parts, with only a
+    ComplexWarning: every one of these kept 0.5 for 0.5 + 1j."""
+    build, name = COMPLEX_INPUTS[constructor]
+    with pytest.raises(ValueError, match=rf"^{name} must be real numbers; got complex values$"):
+        build()
+
+
+RUN = Run(["q1"] * 3, ["d1", "d2", "d3"], [3.0, 2.0, 1.0])
+QRELS = Qrels(["q1", "q1"], ["d1", "d3"], [1, 2])
+FIT = fit_truth(santini_illustrative().annotations)
+BUDGETED = {
+    "evaluate": lambda b: evaluate(RUN, QRELS, "AP", memory_budget=b),
+    "rank": lambda b: rank(RUN, memory_budget=b),
+    "evaluate_preferences": lambda b: evaluate_preferences(
+        RUN, Preferences.from_dataframe(pd.DataFrame(
+            {"query_id": ["q1", "q1"], "group": ["0", "0"], "doc_id": ["d1", "d2"],
+             "level": [1, 0]}), subgroup_col=None), "prefs_simp", memory_budget=b),
+    "FittedTruth.sample_labels": lambda b: FIT.sample_labels(5, seed=0, memory_budget=b),
+    "FittedTruth.sample_plausibilities":
+        lambda b: FIT.sample_plausibilities(5, seed=0, memory_budget=b),
+}
+
+
+@pytest.mark.parametrize("call", list(BUDGETED))
+@pytest.mark.parametrize("budget", [0, -1, np.nan, np.inf, True, "1e9"])
+def test_a_memory_budget_that_is_not_a_positive_number_of_bytes_is_refused(call, budget):
+    """evaluate and rank took 0 and -1 (and ran with blocks of one row); NaN and inf raised
+    numpy's 'cannot convert float NaN to integer', naming nothing."""
+    with pytest.raises(ValueError, match=r"memory_budget must be a number of bytes > 0; got "):
+        BUDGETED[call](budget)
+
+
+def test_evaluate_checks_progress_even_when_it_draws_no_bar():
+    with pytest.raises(ValueError, match=r"progress must be True, False or None; got 'x'"):
+        evaluate(RUN, QRELS, "AP", progress="x")

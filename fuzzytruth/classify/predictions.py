@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
+from fuzzytruth._validation import real_numbers
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -111,7 +112,8 @@ class Predictions:
                 np.issubdtype(array.dtype, np.number) or array.dtype == bool
             ):
                 raise ValueError(f"scores must be numbers; got an array of {array.dtype}")
-            array = array.astype(np.float64)
+            with real_numbers("scores"):
+                array = array.astype(np.float64)
         if array.ndim != 2:
             raise ValueError(
                 f"scores must be a 2-D array (n_items, n_classes); got shape {array.shape}"
@@ -204,7 +206,8 @@ class Predictions:
                 )
         item_ids = frame[item].astype(str).to_numpy()
         class_ids = frame[cls_col].astype(str).to_numpy()
-        values = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=np.float64)
+        with real_numbers(f"column {score!r}"):
+            values = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise ValueError(
@@ -291,7 +294,8 @@ class Predictions:
                     f"{list(frame.columns)}"
                 )
             frame = frame.set_index(item)
-        values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+        with real_numbers("frame"):
+            values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
         return cls(values, items=frame.index, classes=frame.columns, name=name,
                    probabilities=probabilities)
 

@@ -86,10 +86,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from fuzzytruth._progress import Progress
+from fuzzytruth._progress import Progress, progress_enabled
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice, check_confidence_level, check_int, check_n_worlds
+from fuzzytruth._validation import (
+    check_choice,
+    check_confidence_level,
+    check_int,
+    check_memory_budget,
+    check_n_worlds,
+)
 from fuzzytruth.classify.predictions import is_classifier_input
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
@@ -248,6 +254,7 @@ def evaluate(
     check_choice("recall_form", recall_form, RECALL_FORMS)
     check_choice("complete", complete, (True, False))
     check_choice("judged_only", judged_only, (True, False))
+    progress_enabled(progress)  # checks it now: a crisp evaluation draws no bar
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)
     n_worlds = check_n_worlds(n_worlds)
@@ -262,6 +269,7 @@ def evaluate(
         p = replace(p, params={**p.params, "rel": rel}, name=f"{p.name}(rel={rel:g})")
     if depth is not None:
         depth = check_int("depth", depth, minimum=1)
+    memory_budget = check_memory_budget(memory_budget)
     given = {"ties": ties, "score_dtype": score_dtype}  # for the classifier branch's checks
     ties = ties or p.ties
     score_dtype = score_dtype or p.score_dtype

@@ -35,7 +35,12 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice, check_confidence_level, check_int
+from fuzzytruth._validation import (
+    check_choice,
+    check_confidence_level,
+    check_int,
+    check_memory_budget,
+)
 from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, rank_runs
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, parse_measures
@@ -119,6 +124,7 @@ def evaluate_preferences(
         )
     if depth is not None:
         depth = check_int("depth", depth, minimum=1)
+    memory_budget = check_memory_budget(memory_budget)
     asked = parse_measures(measures)
     wrong = [str(m) for m in asked if m.name not in PREFERENCE_FAMILIES]
     if wrong:

@@ -4,13 +4,17 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from numbers import Real
 
 import numpy as np
 
-from fuzzytruth._validation import check_choice, check_confidence_level, check_int
+from fuzzytruth._validation import (
+    check_choice,
+    check_confidence_level,
+    check_int,
+    real_numbers,
+)
 
 __all__ = [
     "all_pairs",
@@ -92,17 +96,14 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
     The last axis is always queries and the one before it systems; a leading axis, when
     allowed, holds ground-truth worlds.
     """
-    try:
-        with warnings.catch_warnings():  # numpy drops imaginary parts with only this warning
-            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+    with real_numbers(name):
+        try:
             arr = np.asarray(scores, dtype=np.float64)
-    except np.exceptions.ComplexWarning:
-        raise ValueError(f"{name} must be real numbers; got complex values") from None
-    except (TypeError, ValueError) as err:  # text, or rows of unequal length
-        raise ValueError(
-            f"{name} must be a numeric array (n_systems, n_queries); numpy could not make "
-            f"one: {str(err).splitlines()[0]}"
-        ) from None
+        except (TypeError, ValueError) as err:  # text, or rows of unequal length
+            raise ValueError(
+                f"{name} must be a numeric array (n_systems, n_queries); numpy could not make "
+                f"one: {str(err).splitlines()[0]}"
+            ) from None
     if arr.ndim not in ndim:
         shapes = " or ".join(
             {2: "(n_systems, n_queries)", 3: "(n_worlds, n_systems, n_queries)"}[d] for d in ndim
