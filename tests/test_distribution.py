@@ -59,7 +59,7 @@ def test_mixture_combines_values_and_undefinedness():
     np.testing.assert_allclose(m.probabilities * 0.75, [0.25, 0.25 + 0.15, 0.1])
     with pytest.raises(ValueError, match="need one weight per component"):
         Distribution.mixture([a], [1, 2])
-    with pytest.raises(ValueError, match="weights must be >= 0 with a positive sum"):
+    with pytest.raises(ValueError, match="weights must be finite and >= 0 with a positive sum"):
         Distribution.mixture([a, b], [0, 0])
 
 

@@ -20,6 +20,8 @@ from fuzzytruth.truth.models.choice import fit_truth
 from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.qrels import Qrels
+from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.distribution import Distribution
 
 
 @pytest.mark.parametrize("grade", [np.inf, -np.inf])
@@ -199,3 +201,42 @@ def test_a_memory_budget_that_is_not_a_positive_number_of_bytes_is_refused(call,
 def test_evaluate_checks_progress_even_when_it_draws_no_bar():
     with pytest.raises(ValueError, match=r"progress must be True, False or None; got 'x'"):
         evaluate(RUN, QRELS, "AP", progress="x")
+
+
+TWO = [Distribution.point_mass(0.0), Distribution.point_mass(1.0)]
+COMPONENTS = DistributionBatch([[0.0], [1.0]], [[1.0], [1.0]], [0.0, 0.0])
+DISTRIBUTIONS = {
+    # NaN masses were dropped as if zero: a point mass at 1
+    "from_pmf NaN mass": (lambda: Distribution.from_pmf([0, 1], [np.nan, 1]),
+                          r"probabilities must be finite and >= 0; got nan at position 0"),
+    "from_pmf inf mass": (lambda: Distribution.from_pmf([0, 1], [0.5, np.inf]),
+                          r"probabilities must be finite and >= 0; got inf at position 1"),
+    "from_pmf complex": (lambda: Distribution.from_pmf(np.array([1j, 1]), [0.5, 0.5]),
+                         r"values must be real numbers; got complex values"),
+    # a NaN weight made the mixture undefined with probability 1
+    "mixture NaN weight": (lambda: Distribution.mixture(TWO, [np.nan, 1]),
+                           r"mixture weights must be finite and >= 0 with a positive sum; got "
+                           r"nan at position 0"),
+    "mixture zero weights": (lambda: Distribution.mixture(TWO, [0, 0]), r"got a sum of 0"),
+    # a NaN p_undefined passed every check
+    "batch NaN p_undefined": (lambda: DistributionBatch([[0.0, 1.0]], [[0.5, 0.5]], [np.nan]),
+                              r"p_undefined must be within \[0, 1\]; row 0 has nan"),
+    # weights summing to 1 with a negative one made negative masses: a mean of -0.5
+    "batch mixture negative weight": (
+        lambda: DistributionBatch.mixture(COMPONENTS, np.array([[0, 1]]),
+                                          np.array([[1.5, -0.5]])),
+        r"weights must be finite and >= 0; row 0, component 1 has -0.5"),
+    "batch mixture index": (
+        lambda: DistributionBatch.mixture(COMPONENTS, np.array([[0, 2]]),
+                                          np.array([[0.5, 0.5]])),
+        r"index must name rows of components \(fewer than 2, or -1 for padding\); got 2"),
+    "batch complex": (lambda: DistributionBatch(np.array([[1j, 1.0]]), [[0.5, 0.5]], [0.0]),
+                      r"values must be real numbers; got complex values"),
+}
+
+
+@pytest.mark.parametrize("case", list(DISTRIBUTIONS))
+def test_distributions_refuse_values_that_would_make_a_silent_wrong_number(case):
+    build, message = DISTRIBUTIONS[case]
+    with pytest.raises(ValueError, match=message):
+        build()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth._validation import check_confidence_level
+from fuzzytruth._validation import check_confidence_level, real_numbers
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["DeferredBatch", "DistributionBatch"]
@@ -77,9 +77,12 @@ class DistributionBatch:
     n_samples: int | None = None
 
     def __post_init__(self) -> None:
-        values = np.array(self.values, dtype=float, ndmin=2)
-        masses = np.array(self.masses, dtype=float, ndmin=2)
-        p_undefined = np.array(self.p_undefined, dtype=float, ndmin=1)
+        with real_numbers("values"):
+            values = np.array(self.values, dtype=float, ndmin=2)
+        with real_numbers("masses"):
+            masses = np.array(self.masses, dtype=float, ndmin=2)
+        with real_numbers("p_undefined"):
+            p_undefined = np.array(self.p_undefined, dtype=float, ndmin=1)
         if values.shape != masses.shape or values.ndim != 2:
             raise ValueError(
                 f"values and masses must be 2-D arrays of one shape; got {values.shape} and "
@@ -91,8 +94,12 @@ class DistributionBatch:
             )
         if np.any(masses < 0) or not np.all(np.isfinite(masses)):
             raise ValueError("masses must be finite and >= 0")
-        if np.any((p_undefined < 0) | (p_undefined > 1)):
-            raise ValueError("p_undefined must be within [0, 1]")
+        outside = ~((p_undefined >= 0) & (p_undefined <= 1))  # NaN is outside
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"p_undefined must be within [0, 1]; row {row} has {float(p_undefined[row])!r}"
+            )
         total = masses.sum(axis=1) + p_undefined
         if np.any(np.abs(total - 1.0) > 1e-9):
             row = int(np.argmax(np.abs(total - 1.0)))
@@ -191,6 +198,18 @@ class DistributionBatch:
                 f"{weights.shape}"
             )
         weights = np.where(index >= 0, weights, 0.0)
+        bad = ~(weights >= 0) | np.isinf(weights)  # NaN fails the comparison
+        if bad.any():
+            row, col = (int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"weights must be finite and >= 0; row {row}, component {col} has "
+                f"{float(weights[row, col])!r}"
+            )
+        if index.size and index.max() >= len(components):
+            raise ValueError(
+                f"index must name rows of components (fewer than {len(components)}, or -1 for "
+                f"padding); got {int(index.max())}"
+            )
         safe = np.maximum(index, 0)
         n_rows = index.shape[0]
         values = components.values[safe].reshape(n_rows, -1)

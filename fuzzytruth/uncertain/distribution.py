@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator
-from fuzzytruth._validation import check_confidence_level
+from fuzzytruth._validation import check_confidence_level, real_numbers
 
 __all__ = ["Distribution"]
 
@@ -136,15 +136,22 @@ class Distribution:
         >>> Distribution.from_pmf([0.5, 0.0, 0.5], [0.25, 0.5, 0.25]).support.tolist()
         [0.0, 0.5]
         """
-        values = np.asarray(values, dtype=float).ravel()
-        probs = np.asarray(probabilities, dtype=float).ravel()
+        with real_numbers("values"):
+            values = np.asarray(values, dtype=float).ravel()
+        with real_numbers("probabilities"):
+            probs = np.asarray(probabilities, dtype=float).ravel()
         if values.shape != probs.shape:
             raise ValueError(
                 f"values and probabilities must have the same length; got {values.size} and "
                 f"{probs.size}"
             )
-        if np.any(probs < 0):
-            raise ValueError("probabilities must be >= 0")
+        bad = ~(probs >= 0) | np.isinf(probs)  # NaN fails the comparison
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"probabilities must be finite and >= 0; got {float(probs[at])!r} at position "
+                f"{at}"
+            )
         keep = probs > 0
         support, inverse = np.unique(values[keep], return_inverse=True)
         merged = np.bincount(inverse, weights=probs[keep], minlength=support.size)
@@ -192,14 +199,20 @@ class Distribution:
         >>> Distribution.mixture([a, b], [3, 1]).mean()
         0.25
         """
-        weights = np.asarray(weights, dtype=float)
+        with real_numbers("weights"):
+            weights = np.asarray(weights, dtype=float)
         if len(components) == 0 or len(components) != weights.size:
             raise ValueError(
                 f"need one weight per component; got {len(components)} components and "
                 f"{weights.size} weights"
             )
-        if np.any(weights < 0) or weights.sum() <= 0:
-            raise ValueError("mixture weights must be >= 0 with a positive sum")
+        bad = ~(weights >= 0) | np.isinf(weights)  # NaN fails the comparison
+        if bad.any() or weights.sum() <= 0:
+            got = (f"{float(weights[np.flatnonzero(bad)[0]])!r} at position "
+                   f"{int(np.flatnonzero(bad)[0])}" if bad.any() else "a sum of 0")
+            raise ValueError(
+                f"mixture weights must be finite and >= 0 with a positive sum; got {got}"
+            )
         weights = weights / weights.sum()
         values = np.concatenate([c.support for c in components])
         masses = np.concatenate(
