@@ -62,6 +62,14 @@ def test_adjust_errors():
         adjust_pvalues([0.1], method="fdr")
     with pytest.raises(ValueError, match=r"pvalues must lie in \[0, 1\]"):
         adjust_pvalues([1.5])
+    # an infinite p-value was taken for an undefined test (NaN) and left out of the family
+    with pytest.raises(ValueError, match=r"pvalues must lie in \[0, 1\] \(NaN for an undefined "
+                       r"test\); got inf"):
+        adjust_pvalues([0.01, np.inf])
+    with pytest.raises(ValueError, match=r"pvalues must be real numbers; got complex values"):
+        adjust_pvalues(np.array([0.1 + 1j]))
+    with pytest.raises(ValueError, match=r"pvalues must be numbers; numpy could not read them"):
+        adjust_pvalues(["a"])
 
 
 def test_resolution_warning_follows_b_plus_one_below_m_over_alpha():

@@ -28,6 +28,7 @@ from scipy import stats as sps
 
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import permutation_ranges
+from fuzzytruth._validation import real_numbers
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -77,11 +78,21 @@ def adjust_pvalues(
     """
     method = check_choice("method", method, CORRECTIONS)
     check_alpha(alpha)
-    p = np.asarray(pvalues, dtype=np.float64)
+    with real_numbers("pvalues"):
+        try:
+            p = np.asarray(pvalues, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(
+                f"pvalues must be numbers; numpy could not read them: {str(err).splitlines()[0]}"
+            ) from None
     out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if np.any((p[ok] < 0) | (p[ok] > 1)):
-        raise ValueError("pvalues must lie in [0, 1]; got values outside that range")
+    ok = ~np.isnan(p)  # an infinite p-value is not undefined: it is outside [0, 1]
+    outside = ok & ~((p >= 0) & (p <= 1))
+    if outside.any():
+        raise ValueError(
+            f"pvalues must lie in [0, 1] (NaN for an undefined test); got "
+            f"{float(p[outside][0])!r}"
+        )
     if ok.any():
         out[ok] = _adjust(p[ok], method)
     return out
