@@ -1,7 +1,11 @@
 """Effect sizes, wins/ties/losses and power, against hand derivations and statsmodels."""
 
+import warnings
+
+import mpmath
 import numpy as np
 import pytest
+from scipy import optimize, stats
 from statsmodels.stats.power import TTestPower
 
 from fuzzytruth.stats import (
@@ -45,6 +49,74 @@ def test_power_matches_statsmodels(ours, theirs):
     d = 0.3 if ours != "less" else -0.3
     expected = TTestPower().power(effect_size=d, nobs=50, alpha=0.05, alternative=theirs)
     assert paired_power(d, 50, alternative=ours) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_power_matches_statsmodels_wherever_statsmodels_gives_a_number(alternative):
+    """The default path against an independent implementation, over effect sizes, query
+    counts and levels (statsmodels' NaN cells are left to the tests below)."""
+    theirs = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}[alternative]
+    compared = 0
+    for d in (-3.0, -0.8, -0.2, -0.01, 0.01, 0.2, 0.8, 3.0):
+        for n in (2, 3, 10, 50, 1_000, 100_000):
+            for alpha in (0.001, 0.05, 0.2):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    expected = TTestPower().power(effect_size=d, nobs=n, alpha=alpha,
+                                                  alternative=theirs)
+                if np.isfinite(expected):
+                    compared += 1
+                    assert paired_power(d, n, alpha=alpha, alternative=alternative) == \
+                        pytest.approx(float(expected), rel=1e-9, abs=1e-12)
+    assert compared >= 130
+
+
+def _power_df1_by_quadrature(d: float, alpha: float) -> float:
+    """Two queries (df = 1): T = (Z + nc)/|N|, so P(T > c) = ∫ Φ̄(c·s − nc) 2φ(s) ds over
+    s >= 0, in 40 digits (mpmath); the power adds the tail below -c."""
+    mpmath.mp.dps = 40
+    nc, c = mpmath.mpf(d) * mpmath.sqrt(2), mpmath.mpf(float(stats.t.isf(alpha / 2, 1)))
+
+    def tail(sign):
+        return mpmath.quad(lambda s: mpmath.ncdf(sign * nc - c * s) * 2 * mpmath.npdf(s),
+                           [0, abs(nc) / c, mpmath.inf])
+    return float(tail(1) + tail(-1))
+
+
+@pytest.mark.parametrize("d", [20.0, 50.0])
+def test_power_where_statsmodels_returned_nan(d):
+    """statsmodels' TTestPower gave NaN here (two queries: the lower tail's cdf of scipy's
+    noncentral t is NaN at these noncentralities)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isnan(TTestPower().power(effect_size=d, nobs=2, alpha=0.05))
+    assert paired_power(d, 2) == pytest.approx(_power_df1_by_quadrature(d, 0.05), abs=1e-15)
+
+
+def test_power_beyond_scipys_noncentral_t_takes_the_exact_limits():
+    # noncentrality 5.5e10: scipy's nct returns NaN; the tails are 1 and 0 in double precision
+    assert paired_power(1e10, 30) == 1.0
+    assert paired_power(-1e10, 30, alternative="greater") == 0.0
+    assert paired_power(-1e10, 30, alternative="less") == 1.0
+
+
+def test_queries_for_power_where_statsmodels_had_no_answer():
+    # a huge effect needs the fewest queries the test takes (statsmodels: NaN, then 2.0 for
+    # d = 10, where two queries give a power of 0.73 only)
+    assert queries_for_power(100.0) == queries_for_power(1e5) == 2
+    assert paired_power(10.0, 2) < 0.8 <= paired_power(10.0, 3)
+    assert queries_for_power(10.0) == 3
+    # a tiny one needs (nc / d)^2 queries, nc solving the normal limit of the two-sided power
+    # Φ(nc - z) + Φ(-nc - z) = 0.8 (statsmodels: NaN, which became "cannot convert float NaN
+    # to integer"); the opposite tail moves n by 2.5e-6 relative, so both are kept
+    z = stats.norm.isf(0.025)
+    nc = optimize.brentq(lambda x: stats.norm.cdf(x - z) + stats.norm.cdf(-x - z) - 0.8, 0, 10,
+                         xtol=1e-15)
+    assert queries_for_power(1e-10) == pytest.approx((nc / 1e-10) ** 2, rel=1e-9)
+    with pytest.raises(ValueError, match=r"effect_size must be positive for "
+                       r"alternative='greater': with the other sign the power stays below "
+                       r"alpha at every number of queries; got -0.5"):
+        queries_for_power(-0.5, alternative="greater")
 
 
 def test_queries_for_power_is_the_smallest_sufficient_n():

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.stats.power import TTestPower
+from scipy import stats
 
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -19,8 +19,14 @@ from fuzzytruth.stats._validation import (
     no_spread,
 )
 
-#: scipy's alternative names -> statsmodels' names.
-_POWER_ALTERNATIVES = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
+_NCT_LIMIT = 1e9
+"""|noncentrality| below which scipy's noncentral t is used. Its survival function returned
+NaN from 3.8e9 on, at every df from 1 to 1e20 (and statsmodels' power, which also takes the
+lower tail's cdf, NaN already at df = 1, noncentrality 71); beyond the limit the tails are
+their limits, exact in double precision (:func:`_upper_tail`)."""
+
+_MOST_QUERIES = 2**80
+"""queries_for_power searches up to this many queries (d_z = 1e-10 needs 7.8e20)."""
 
 
 def cohens_dz(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> np.ndarray:
@@ -107,20 +113,21 @@ def paired_power(
 ) -> float:
     """Power of the paired t test to detect a standardised difference ``d_z`` with n queries.
 
-    Uses :class:`statsmodels.stats.power.TTestPower` (the one-sample t test on differences).
+    The t statistic of n paired differences with standardised mean ``d_z`` is noncentral t
+    with n − 1 degrees of freedom and noncentrality ``d_z·√n``; the power is its probability
+    beyond the critical values (scipy's noncentral t: the same numbers as statsmodels'
+    ``TTestPower``, which returned NaN for noncentralities from about 71 at two queries).
 
     Examples
     --------
     >>> round(paired_power(0.5, 34), 3)
     0.808
+    >>> paired_power(50.0, 2)  # statsmodels: nan
+    0.9999999710872012
     """
     d = _check_effect(effect_size)
     n_queries = check_int("n_queries", n_queries, minimum=2)
-    alt = _POWER_ALTERNATIVES[check_alternative(alternative)]
-    return float(
-        TTestPower().power(effect_size=d, nobs=int(n_queries), alpha=check_alpha(alpha),
-                           alternative=alt)
-    )
+    return _power(d, n_queries, check_alpha(alpha), check_alternative(alternative))
 
 
 def queries_for_power(
@@ -134,7 +141,8 @@ def queries_for_power(
 
     ``effect_size`` is Cohen's d_z: the expected difference divided by the standard deviation
     of the per-query differences (estimate it with :func:`cohens_dz` on pilot data). The
-    answer is rounded up to a whole query.
+    answer is the smallest whole number of queries (at least 2) whose :func:`paired_power`
+    reaches ``power``, found by doubling and bisection.
 
     Examples
     --------
@@ -142,11 +150,60 @@ def queries_for_power(
     34
     >>> queries_for_power(0.2, power=0.9)
     265
+    >>> queries_for_power(100.0)  # statsmodels: no solution (nan)
+    2
     """
     d = _check_effect(effect_size)
-    power = check_confidence_level(power, name="power")
-    alt = _POWER_ALTERNATIVES[check_alternative(alternative)]
-    n = TTestPower().solve_power(
-        effect_size=d, nobs=None, alpha=check_alpha(alpha), power=float(power), alternative=alt
+    target = check_confidence_level(power, name="power")
+    alpha = check_alpha(alpha)
+    alternative = check_alternative(alternative)
+    if (alternative == "greater" and d < 0) or (alternative == "less" and d > 0):
+        raise ValueError(
+            f"effect_size must be {'positive' if alternative == 'greater' else 'negative'} "
+            f"for alternative={alternative!r}: with the other sign the power stays below "
+            f"alpha at every number of queries; got {effect_size!r}"
+        )
+    if _power(d, 2, alpha, alternative) >= target:
+        return 2
+    short, enough = 2, 4  # the power is below the target at ``short``
+    while _power(d, enough, alpha, alternative) < target:
+        if enough >= _MOST_QUERIES:
+            raise ValueError(
+                f"effect_size={effect_size!r} needs more than {_MOST_QUERIES:.2g} queries "
+                f"for power {target} at alpha={alpha}"
+            )
+        short, enough = enough, enough * 2
+    while enough - short > 1:
+        middle = (short + enough) // 2
+        if _power(d, middle, alpha, alternative) >= target:
+            enough = middle
+        else:
+            short = middle
+    return enough
+
+
+def _power(d: float, n: int, alpha: float, alternative: str) -> float:
+    """Power of the paired t test at d_z = ``d`` with ``n`` queries (arguments checked)."""
+    df, nc = float(n - 1), d * math.sqrt(n)  # float: n may pass 2**63
+    if alternative == "two-sided":
+        c = float(stats.t.isf(alpha / 2, df))
+        return _upper_tail(c, df, nc) + _upper_tail(c, df, -nc)
+    c = float(stats.t.isf(alpha, df))
+    return _upper_tail(c, df, nc if alternative == "greater" else -nc)
+
+
+def _upper_tail(c: float, df: float, nc: float) -> float:
+    """P(T > c) for T noncentral t with ``df`` degrees of freedom and noncentrality ``nc``.
+
+    Beyond :data:`_NCT_LIMIT`, with |nc| >= 80·max(|c|, 1), T = (Z + nc)/S (S² ~ χ²_df / df)
+    lies on nc's side of c but with probability below Φ(−40) + P(S >= 40) < 1e-340, which
+    is 0 in double precision: the tail is 1 (nc > 0) or 0 (nc < 0) exactly as computed.
+    """
+    if abs(nc) < _NCT_LIMIT:
+        return float(stats.nct.sf(c, df, nc))
+    if abs(nc) >= 80 * max(abs(c), 1.0):
+        return 1.0 if nc > 0 else 0.0
+    raise ValueError(
+        f"the power at noncentrality {nc:.3g} with critical value {c:.3g} (df = {df:.3g}) is "
+        f"beyond scipy's noncentral t; use a larger alpha or a smaller effect_size"
     )
-    return math.ceil(float(np.squeeze(n)) - 1e-9)
