@@ -93,6 +93,57 @@ def test_compressed_csv_and_npy_read_through_the_shared_cap(tmp_path):
     with pytest.raises(ValueError, match=r"m.npy.gz: .*max_decompressed_bytes"):
         read_predictions(tmp_path / "m.npy.gz", classes=["a", "b"], max_decompressed_bytes=10)
 
+def test_an_npz_archive_inflates_only_within_the_cap(tmp_path):
+    """The .npz path skipped the decompression cap: a 1 MB archive whose member inflated to
+    a 1 GB array (2**27 items) was unpacked and the process was killed for memory at 24 GB.
+    The members' declared sizes are now held to the cap before anything is inflated."""
+    path = tmp_path / "zeros.npz"
+    np.savez_compressed(path, scores=np.zeros((100, 100)), classes=np.arange(100).astype(str))
+    assert path.stat().st_size < 2_000  # 80 KB of zeros
+    assert read_predictions(path).scores.shape == (100, 100)
+    with pytest.raises(ValueError, match=r"zeros.npz: this .npz file decompresses to more than "
+                       r"10,000 bytes \(max_decompressed_bytes\); if it is genuine"):
+        read_predictions(path, max_decompressed_bytes=10_000)
+
+
+@pytest.mark.parametrize("fmt", ["npy", "npz"])
+def test_an_array_header_that_declares_more_than_the_file_holds_is_refused(tmp_path, fmt):
+    """numpy allocates what the header declares before reading: a 64-byte .npy declaring
+    10**6 x 10**6 raised MemoryError ('Unable to allocate 7.28 TiB') out of the reader."""
+    import io
+    import zipfile
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (10**6, 10**6)})
+    payload = header.getvalue() + bytes(64)
+    path = tmp_path / f"huge.{fmt}"
+    if fmt == "npy":
+        path.write_bytes(payload)
+        what = "the array"
+    else:
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("scores.npy", payload)
+        what = "its member 'scores.npy'"
+    with pytest.raises(ValueError, match=rf"huge.{fmt}: {what} declares shape \(1000000, "
+                       r"1000000\) of float64 \(8,000,000,000,000 bytes\) but holds 64 bytes"):
+        read_predictions(path, classes=["a", "b"])
+
+
+def test_an_npz_with_an_unknown_compression_method_names_the_file(tmp_path):
+    """Found by benchmarks/hostile_inputs.py at 4,000 files per format: a flipped byte in a
+    member's compression method made zipfile raise NotImplementedError out of the reader."""
+    path = tmp_path / "net.npz"
+    write_predictions(Predictions([[0.5, 0.5]], items=["x"], classes=["a", "b"]), path)
+    data = bytearray(path.read_bytes())
+    data[8] = 0x63  # the first local header's compression method: 99 (AES), unsupported
+    start = data.rindex(b"PK\x01\x02")  # and the central directory's record of it
+    data[start + 10] = 0x63
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"net.npz: not a readable .npz file \(.*compression"):
+        read_predictions(path)
+
+
 @pytest.fixture
 def collection(tmp_path):
     rng = np.random.default_rng(0)

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth.datasets._commands import make_folder
+from fuzzytruth.io.numpy_files import npy_header
 
 __all__ = ["ANSWERS", "read_real_npz", "write_real_tables"]
 
@@ -78,13 +79,7 @@ def _read_small(archive: zipfile.ZipFile, name: str, path: str) -> np.ndarray:
 def _rater_slabs(archive: zipfile.ZipFile, path: str) -> Iterator[np.ndarray]:
     """The ``(N, 3)`` answers of each rater of ``tensor``, read one rater at a time."""
     with archive.open(_member(archive, "tensor", path)) as handle:
-        version = np.lib.format.read_magic(handle)
-        read_header = (
-            np.lib.format.read_array_header_1_0
-            if version == (1, 0)
-            else np.lib.format.read_array_header_2_0
-        )
-        shape, fortran, dtype = read_header(handle)
+        shape, fortran, dtype = npy_header(handle)
         if len(shape) != 3 or shape[2] != len(ANSWERS) or fortran:
             raise ValueError(
                 f"{path}: 'tensor' must be a C-ordered (raters, questions, 3) array; got shape "

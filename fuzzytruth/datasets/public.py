@@ -21,7 +21,6 @@ their published format (compressed or not; see :mod:`fuzzytruth.io.text`).
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.numpy_files import npy_array
 from fuzzytruth.io.tables import read_delimited
 from fuzzytruth.io.text import read_bytes
 from fuzzytruth.taxonomy import Taxonomy
@@ -164,10 +164,7 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
     FileNotFoundError: missing/cifar10h-counts.npy: no such file. CIFAR-10H (Peterson et al., ICCV 2019; CC BY-NC-SA 4.0, so not bundled) is published at https://github.com/jcpeterson/cifar-10h: download data/cifar10h-counts.npy from it and pass that file's path
     """  # noqa: E501
     name = _cifar10h_file(path, "cifar10h-counts.npy")
-    try:
-        counts = np.load(io.BytesIO(read_bytes(name)), allow_pickle=False)
-    except ValueError as err:
-        raise ValueError(f"{name}: not a NumPy .npy array ({err})") from None
+    counts = npy_array(name, read_bytes(name))
     if counts.ndim != 2 or counts.shape[1] != len(CIFAR10_CLASSES):
         raise ValueError(
             f"{name}: expected an (images, 10) array of label counts; got shape {counts.shape}"

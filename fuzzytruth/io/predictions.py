@@ -44,9 +44,10 @@ import pandas as pd
 
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
+from fuzzytruth.io.numpy_files import npy_array, npz_arrays
 from fuzzytruth.io.output import open_output
 from fuzzytruth.io.parquet import read_parquet_frame
-from fuzzytruth.io.text import MaxBytes, file_error, read_bytes, read_names, shown
+from fuzzytruth.io.text import MaxBytes, read_bytes, read_names, shown
 
 __all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
 
@@ -95,7 +96,8 @@ def read_predictions(
         Encoding of a text file without a byte-order mark.
     max_decompressed_bytes : int, "auto" or None
         Cap on what a compressed file may inflate to
-        (:func:`fuzzytruth.io.text.read_bytes`).
+        (:func:`fuzzytruth.io.text.read_bytes`); for a ``.npz`` archive, on what its members
+        declare they inflate to (:mod:`fuzzytruth.io.numpy_files`).
 
     Returns
     -------
@@ -111,7 +113,8 @@ def read_predictions(
             # an .npz is itself a zip archive: read as it is; an .npy may be compressed
             data = read_bytes(where, max_decompressed_bytes=max_decompressed_bytes) \
                 if fmt == "npy" else Path(where).read_bytes()
-            return _read_numpy(where, data, fmt, classes, items, name, probabilities, encoding)
+            return _read_numpy(where, data, fmt, classes, items, name, probabilities, encoding,
+                               max_decompressed_bytes)
         if items is not None:
             raise ValueError(f"items applies to a NumPy matrix (.npy, .npz) only; a table "
                              f"names its items in its {item!r} column")
@@ -205,31 +208,19 @@ def _class_list(classes: object, encoding: str) -> list[str] | None:
 
 
 def _read_numpy(where: str, data: bytes, fmt: str, classes: object, items: object, name: str,
-                probabilities: bool | None, encoding: str) -> Predictions:
-    import io
-    import zipfile
-
+                probabilities: bool | None, encoding: str,
+                max_decompressed_bytes: MaxBytes) -> Predictions:
     class_list = _class_list(classes, encoding)
     if isinstance(items, str | os.PathLike):
         items = _class_list(items, encoding)
-    try:
-        loaded = np.load(io.BytesIO(data), allow_pickle=False)
-        if fmt == "npz":
-            with loaded as archive:
-                arrays = {key: archive[key] for key in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
-        raise file_error(where, f"not a readable .{fmt} file ({first})") from None
+    if fmt == "npy":
+        loaded = npy_array(where, data)
+    else:
+        arrays = npz_arrays(where, data, max_decompressed_bytes)
     if fmt == "npy":
         matrix = loaded
         stored_items = None
     else:
-        if not isinstance(loaded, np.lib.npyio.NpzFile):
-            raise file_error(where, "not a .npz archive (a single array: name the file .npy)")
-        other = [k for k, a in arrays.items() if not isinstance(a, np.ndarray)]
-        if other:
-            raise file_error(where, f"not a .npz archive of arrays: its member {shown(other[0])} "
-                             "is not a .npy file")
         key = next((k for k in ("scores", "probabilities") if k in arrays), None)
         if key is None:
             matrices = [k for k, a in arrays.items() if a.ndim == 2]

@@ -67,6 +67,7 @@ __all__ = [
     "read_bytes",
     "read_names",
     "shown",
+    "too_large",
 ]
 
 #: ``max_decompressed_bytes``: ``"auto"`` (the default rule), None (no limit) or a byte count.
@@ -232,7 +233,9 @@ def decompression_limit(max_decompressed_bytes: MaxBytes, compressed_size: int) 
     return int(max_decompressed_bytes)
 
 
-def _too_large(path: str, kind: str, limit: int, size: int, given: MaxBytes) -> ValueError:
+def too_large(path: str, kind: str, limit: int, size: int, given: MaxBytes) -> ValueError:
+    """The refusal of a ``kind`` file of ``size`` bytes that would inflate past ``limit``,
+    naming the rule that set the limit (``given``: the ``max_decompressed_bytes`` passed)."""
     rule = (
         f"the default cap: {DECOMPRESSION_RATIO} times the file's {size:,} bytes, at least "
         f"{DECOMPRESSION_FLOOR:,}"
@@ -277,7 +280,7 @@ def read_bytes(path: str, *, max_decompressed_bytes: MaxBytes = "auto") -> bytes
     try:
         total, data = _inflate(path, kind, limit)
         if total is not None and limit is not None and total > limit:
-            raise _too_large(path, kind, limit, size, max_decompressed_bytes)
+            raise too_large(path, kind, limit, size, max_decompressed_bytes)
         if data is None:  # counted, not kept: read again, in one block of the known size
             with _decompressed(path, kind) as stream:
                 data = stream.read(total)
