@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fuzzytruth import evaluate, stats
+from fuzzytruth import evaluate, stats, weighted_displacement
 from fuzzytruth._random import as_generator
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.classify.predictions import Predictions
@@ -161,6 +161,12 @@ COMPLEX_INPUTS = {
         {"item_id": ["x"] * 3, "class": ["a", "b", "c"], "score": COMPLEX})), "column 'score'"),
     "Predictions.from_wide": (lambda: Predictions.from_wide(
         pd.DataFrame([COMPLEX], columns=["a", "b", "c"], index=["x"])), "frame"),
+    "weighted_displacement answers": (lambda: weighted_displacement(
+        pd.DataFrame({"query_id": ["q"] * 3, "annotator_id": ["a"] * 3,
+                      "item_id": ["x", "y", "z"], "rank": [1, 2, 3],
+                      "relevance": COMPLEX.real + 0.3j}),
+        Run(["q"] * 3, ["x", "y", "z"], [3.0, 2.0, 1.0]), n_items=10),
+        "annotations column 'relevance'"),
 }
 
 
