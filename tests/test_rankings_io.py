@@ -50,6 +50,10 @@ def test_gzip_content_and_bom_under_a_plain_name(tmp_path):
     ("x,r1,flu,0\nx,r1,cold,2\n", r"line 2: the rank groups .* without gaps"),
     ("x,r1,flu,zero\n", r"line 2: rank_group must be an integer >= 0"),
     ("x,r1,flux,0\n", r"line 2: class 'flux' is not a known class"),
+    # found by benchmarks/hostile_inputs.py: a group of 1e20 passed the integer check and
+    # overflowed the cast to int64 (a RuntimeWarning, then the gap check on garbage)
+    ("x,r1,flu,0\nx,r1,cold,1e20\n", r"line 3: rank_group must be an integer >= 0 \(below "
+                                      r"2\*\*53\); got '1e20'"),
 ])
 def test_malformed_tables_name_file_and_line(tmp_path, body, message):
     path = tmp_path / "bad.csv"

@@ -130,10 +130,12 @@ class Rankings:
         lines = np.arange(1, len(frame) + 1) if where is None else np.asarray(where)
         kind = "row" if where is None else "line"
         groups = pd.to_numeric(pd.Series(frame[group].to_numpy()), errors="coerce").to_numpy()
-        bad = np.flatnonzero(~np.isfinite(groups) | (groups < 0) | (groups != np.round(groups)))
+        # NaN fails the range test; past 2**53 a float holds no exact integer (and 1e20
+        # overflowed the cast to int64 below)
+        bad = np.flatnonzero(~((groups >= 0) & (groups < 2**53)) | (groups != np.round(groups)))
         if bad.size:
             raise ValueError(f"{source}, {kind} {int(lines[bad[0]])}: {group} must be an integer "
-                             f">= 0; got {frame[group].iloc[bad[0]]!r}")
+                             f">= 0 (below 2**53); got {frame[group].iloc[bad[0]]!r}")
         taxonomy, classes = _universe(taxonomy, classes, frame[label])
         codes = pd.Index(classes).get_indexer(frame[label])
         bad = np.flatnonzero(codes < 0)
