@@ -26,6 +26,7 @@ import gzip
 import io
 import lzma
 import re
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -412,12 +413,15 @@ def outcome(fmt: Format, data: bytes, folder: Path) -> str:
 
     Fails (AssertionError) on an exception other than ValueError, a message that does not
     start with the file's name or spans lines, or a read (or an error) the independent
-    reference of the format disagrees with.
+    reference of the format disagrees with. A RuntimeWarning (an overflow, an invalid cast)
+    is an error of its own here: the readers' numbers must not pass through one.
     """
     path = folder / fmt.suffix
     path.write_bytes(data)
     try:
-        fmt.read(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            fmt.read(path)
     except ValueError as err:
         message = str(err)
         assert "\n" not in message, f"{fmt.name}: a message on several lines: {message!r}"
