@@ -33,6 +33,7 @@ into runs and qrels.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
@@ -184,6 +185,11 @@ def _read_fast(
     had a space too many, or a number out of range that only the line reader can tell from
     ``inf``). Returns ``columns``, the first row's value (a list of one string) of every
     other field, and the number of rows, one per line of ``data``."""
+    if not isinstance(data, str) and bytes(data[:3]) == codecs.BOM_UTF8:
+        # pyarrow drops one leading byte-order mark. A file's own mark is gone already (load_
+        # text), so this one began a later line (after comment lines) or followed the file's
+        # mark: part of the first id, as the line reader keeps it. Give pyarrow one to drop.
+        data = codecs.BOM_UTF8 + bytes(data)
     with (pa.input_stream(data, compression=None) if isinstance(data, str)
           else pa.BufferReader(data)) as source:
         table = csv.read_csv(
