@@ -19,7 +19,9 @@ Last, a "bomb": a gzip file of about 5 MB that inflates to 5 GB, read under the 
 (200 times its size, about 1 GB) in a fresh process: its CPU time and peak memory (the
 process's maximum resident set) until the refusal. The decoder keeps at most 64 MiB of content
 and only counts the rest (``fuzzytruth.io.text.read_bytes``); before issue 23 it kept the cap's
-worth, 1,044 MB at the peak.
+worth, 1,044 MB at the peak. Then an ``.npz`` of about 1 MB whose member inflates to a 1 GiB
+array, read as predictions (``fuzzytruth.io.numpy_files``): refused by the sizes its members
+declare, before any is inflated.
 
 Run: ``.venv/bin/python benchmarks/hostile_inputs.py [N_PER_FORMAT]`` (default 110).
 """
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -99,6 +102,38 @@ def bomb() -> None:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True).stdout
         print(f"bomb: {path.stat().st_size:,} bytes of gzip -> {' '.join(out.split())}")
+    npz_bomb()
+
+
+def npz_bomb() -> None:
+    """An .npz archive of about 1 MB whose member inflates to a 1 GiB array, read as
+    predictions in a child process: CPU and peak memory until the refusal (before the
+    members' declared sizes were checked against the cap, its 2**27 items took the process to
+    24 GB and the kernel killed it)."""
+    import io
+
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "net.npz"
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive, \
+                archive.open("scores.npy", "w", force_zip64=True) as member:
+            header = io.BytesIO()
+            np.lib.format.write_array_header_1_0(
+                header, {"descr": "<f8", "fortran_order": False, "shape": (2**27, 1)})
+            member.write(header.getvalue())
+            for _ in range(64):
+                member.write(bytes(2**24))
+        code = ("import re, time; from fuzzytruth.io import read_predictions\n"
+                "t = time.process_time()\n"
+                f"try: read_predictions({str(path)!r}, classes=['a'])\n"
+                "except ValueError as err: print(str(err).split(';')[0])\n"
+                "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1]\n"
+                "print(f'(CPU {time.process_time() - t:.1f} s; peak memory of the reading "
+                "process {int(peak) / 1024:.0f} MB)')")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout
+        print(f"npz bomb: {path.stat().st_size:,} bytes -> {' '.join(out.split())}")
 
 
 if __name__ == "__main__":
