@@ -90,18 +90,9 @@ def bomb() -> None:
             for _ in range(5000):
                 handle.write(packer.compress(bytes(2**20)))
             handle.write(packer.flush())
-        # the child reports its own peak (VmHWM, Linux): a parent's ru_maxrss of its children
-        # counts the parent's pages the child held between fork and exec
-        code = ("import re, time; from fuzzytruth.io.text import read_bytes\n"
-                "t = time.process_time()\n"
-                f"try: read_bytes({str(path)!r})\n"
-                "except ValueError as err: print(str(err).split(';')[0])\n"
-                "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1]\n"
-                "print(f'(CPU {time.process_time() - t:.1f} s; peak memory of the reading "
-                "process {int(peak) / 1024:.0f} MB)')")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout
-        print(f"bomb: {path.stat().st_size:,} bytes of gzip -> {' '.join(out.split())}")
+        out = _read_in_a_child("from fuzzytruth.io.text import read_bytes",
+                               f"read_bytes({str(path)!r})")
+        print(f"bomb: {path.stat().st_size:,} bytes of gzip -> {out}")
     npz_bomb()
 
 
@@ -124,16 +115,26 @@ def npz_bomb() -> None:
             member.write(header.getvalue())
             for _ in range(64):
                 member.write(bytes(2**24))
-        code = ("import re, time; from fuzzytruth.io import read_predictions\n"
-                "t = time.process_time()\n"
-                f"try: read_predictions({str(path)!r}, classes=['a'])\n"
-                "except ValueError as err: print(str(err).split(';')[0])\n"
-                "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1]\n"
-                "print(f'(CPU {time.process_time() - t:.1f} s; peak memory of the reading "
-                "process {int(peak) / 1024:.0f} MB)')")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout
-        print(f"npz bomb: {path.stat().st_size:,} bytes -> {' '.join(out.split())}")
+        out = _read_in_a_child("from fuzzytruth.io import read_predictions",
+                               f"read_predictions({str(path)!r}, classes=['a'])")
+        print(f"npz bomb: {path.stat().st_size:,} bytes -> {out}")
+
+
+def _read_in_a_child(setup: str, read: str) -> str:
+    """Run ``read`` after ``setup`` in a fresh process: its refusal (up to the first ';'),
+    CPU time and peak memory. The child reports its own peak (VmHWM, Linux): a parent's
+    ru_maxrss of its children counts the parent's pages the child held between fork and
+    exec."""
+    code = (f"import re, time; {setup}\n"
+            "t = time.process_time()\n"
+            f"try: {read}\n"
+            "except ValueError as err: print(str(err).split(';')[0])\n"
+            "peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1]\n"
+            "print(f'(CPU {time.process_time() - t:.1f} s; peak memory of the reading "
+            "process {int(peak) / 1024:.0f} MB)')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    return " ".join(out.split())
 
 
 if __name__ == "__main__":
