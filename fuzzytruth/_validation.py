@@ -7,9 +7,7 @@ same message wherever it is made: the parameter's name, what is allowed, what wa
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 
 from fuzzytruth._lazy import lazy_names
@@ -21,8 +19,8 @@ __all__ = [
     "check_int",
     "check_memory_budget",
     "check_n_worlds",
+    "check_real",
     "physical_memory",
-    "real_numbers",
 ]
 
 # as_generator moved to fuzzytruth._random; importable from here for one release
@@ -52,28 +50,26 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
     return value
 
 
-@contextmanager
-def real_numbers(name: str) -> Iterator[None]:
-    """Inside, a cast of complex values to float is a ValueError naming ``name``: numpy drops
-    the imaginary parts with only a ComplexWarning, which would let a wrong number through.
+def check_real(values: object, name: str) -> None:
+    """A ValueError naming ``name`` when ``values`` (an array, Series or DataFrame) holds
+    complex numbers: numpy's cast to float drops their imaginary parts with only a
+    ComplexWarning. (A list of Python complex numbers fails that cast by itself.) It reads
+    the dtype, never the values, and touches no global state (``warnings.catch_warnings``
+    would, which is unsafe in threads).
 
     Examples
     --------
     >>> import numpy as np
-    >>> with real_numbers("scores"):
-    ...     np.array([1 + 2j]).astype(float)
+    >>> check_real(np.array([1 + 2j]), "scores")
     Traceback (most recent call last):
     ...
     ValueError: scores must be real numbers; got complex values
     """
-    import numpy as np
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", np.exceptions.ComplexWarning)
-        try:
-            yield
-        except np.exceptions.ComplexWarning:
-            raise ValueError(f"{name} must be real numbers; got complex values") from None
+    dtypes = getattr(values, "dtypes", None)
+    if dtypes is None or hasattr(dtypes, "kind"):  # an array, a Series: one dtype
+        dtypes = [getattr(values, "dtype", None)]
+    if any(getattr(dtype, "kind", "") == "c" for dtype in dtypes):
+        raise ValueError(f"{name} must be real numbers; got complex values")
 
 
 def check_columns(

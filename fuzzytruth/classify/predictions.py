@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import real_numbers
+from fuzzytruth._validation import check_real
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -112,8 +112,8 @@ class Predictions:
                 np.issubdtype(array.dtype, np.number) or array.dtype == bool
             ):
                 raise ValueError(f"scores must be numbers; got an array of {array.dtype}")
-            with real_numbers("scores"):
-                array = array.astype(np.float64)
+            check_real(array, "scores")
+            array = array.astype(np.float64)
         if array.ndim != 2:
             raise ValueError(
                 f"scores must be a 2-D array (n_items, n_classes); got shape {array.shape}"
@@ -206,8 +206,9 @@ class Predictions:
                 )
         item_ids = frame[item].astype(str).to_numpy()
         class_ids = frame[cls_col].astype(str).to_numpy()
-        with real_numbers(f"column {score!r}"):
-            values = pd.to_numeric(frame[score], errors="coerce").to_numpy(dtype=np.float64)
+        numbers = pd.to_numeric(frame[score], errors="coerce")
+        check_real(numbers, f"column {score!r}")
+        values = numbers.to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise ValueError(
@@ -294,8 +295,9 @@ class Predictions:
                     f"{list(frame.columns)}"
                 )
             frame = frame.set_index(item)
-        with real_numbers("frame"):
-            values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+        numbers = frame.apply(pd.to_numeric, errors="coerce")
+        check_real(numbers, "frame")
+        values = numbers.to_numpy(dtype=np.float64)
         return cls(values, items=frame.index, classes=frame.columns, name=name,
                    probabilities=probabilities)
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_columns, real_numbers
+from fuzzytruth._validation import check_columns, check_real
 
 __all__ = ["COLUMNS", "as_text", "column_names", "located", "numeric", "require"]
 
@@ -75,13 +75,13 @@ def require(frame: pd.DataFrame, table: str, wanted: list[str]) -> None:
 
 def numeric(frame: pd.DataFrame, table: str, col: str) -> np.ndarray:
     """Column ``col`` as finite float64, or a ValueError naming the table, column and row."""
-    with real_numbers(f"{table} column {col!r}"):
-        try:
-            x = frame[col].to_numpy(dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"{table} column {col!r} must be numeric; got dtype {frame[col].dtype}"
-            ) from exc
+    check_real(frame[col], f"{table} column {col!r}")
+    try:
+        x = frame[col].to_numpy(dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{table} column {col!r} must be numeric; got dtype {frame[col].dtype}"
+        ) from exc
     bad = ~np.isfinite(x)
     if bad.any():
         raise ValueError(

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import real_numbers
+from fuzzytruth._validation import check_real
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -55,8 +55,8 @@ class Membership:
         items = pd.Index(list(items), name="item_id")
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
-        with real_numbers("matrix"):
-            matrix = np.array(matrix, dtype=float)
+        check_real(matrix, "matrix")
+        matrix = np.array(matrix, dtype=float)
         shape = (len(items), len(taxonomy))
         if matrix.shape != shape:
             raise ValueError(
@@ -69,8 +69,8 @@ class Membership:
         ):
             raise ValueError("membership probabilities must be finite and within [0, 1]")
         if direct is not None:
-            with real_numbers("direct"):
-                direct = np.array(direct, dtype=float)
+            check_real(direct, "direct")
+            direct = np.array(direct, dtype=float)
             if direct.shape != shape:
                 raise ValueError(f"direct must have shape {shape}; got {direct.shape}")
             direct.flags.writeable = False
@@ -160,14 +160,14 @@ class Membership:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
             taxonomy = Taxonomy.from_edges([("all", c) for c in table.columns])
         cols = taxonomy.indices(table.columns)
-        with real_numbers("table"):
-            try:
-                values = table.to_numpy(dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    "table values must be finite probabilities within [0, 1]; got values that "
-                    f"are not numbers in column(s) {_show(_not_numeric(table))}"
-                ) from None
+        check_real(table, "table")
+        try:
+            values = table.to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "table values must be finite probabilities within [0, 1]; got values that are "
+                f"not numbers in column(s) {_show(_not_numeric(table))}"
+            ) from None
         if not (
             np.isfinite(values).all()
             and values.min(initial=0) >= 0

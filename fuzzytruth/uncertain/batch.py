@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth._validation import check_confidence_level, real_numbers
+from fuzzytruth._validation import check_confidence_level, check_real
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["DeferredBatch", "DistributionBatch"]
@@ -77,12 +77,11 @@ class DistributionBatch:
     n_samples: int | None = None
 
     def __post_init__(self) -> None:
-        with real_numbers("values"):
-            values = np.array(self.values, dtype=float, ndmin=2)
-        with real_numbers("masses"):
-            masses = np.array(self.masses, dtype=float, ndmin=2)
-        with real_numbers("p_undefined"):
-            p_undefined = np.array(self.p_undefined, dtype=float, ndmin=1)
+        for name in ("values", "masses", "p_undefined"):
+            check_real(getattr(self, name), name)
+        values = np.array(self.values, dtype=float, ndmin=2)
+        masses = np.array(self.masses, dtype=float, ndmin=2)
+        p_undefined = np.array(self.p_undefined, dtype=float, ndmin=1)
         if values.shape != masses.shape or values.ndim != 2:
             raise ValueError(
                 f"values and masses must be 2-D arrays of one shape; got {values.shape} and "

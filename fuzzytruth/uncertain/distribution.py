@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator
-from fuzzytruth._validation import check_confidence_level, real_numbers
+from fuzzytruth._validation import check_confidence_level, check_real
 
 __all__ = ["Distribution"]
 
@@ -136,10 +136,10 @@ class Distribution:
         >>> Distribution.from_pmf([0.5, 0.0, 0.5], [0.25, 0.5, 0.25]).support.tolist()
         [0.0, 0.5]
         """
-        with real_numbers("values"):
-            values = np.asarray(values, dtype=float).ravel()
-        with real_numbers("probabilities"):
-            probs = np.asarray(probabilities, dtype=float).ravel()
+        check_real(values, "values")
+        check_real(probabilities, "probabilities")
+        values = np.asarray(values, dtype=float).ravel()
+        probs = np.asarray(probabilities, dtype=float).ravel()
         if values.shape != probs.shape:
             raise ValueError(
                 f"values and probabilities must have the same length; got {values.size} and "
@@ -199,8 +199,8 @@ class Distribution:
         >>> Distribution.mixture([a, b], [3, 1]).mean()
         0.25
         """
-        with real_numbers("weights"):
-            weights = np.asarray(weights, dtype=float)
+        check_real(weights, "weights")
+        weights = np.asarray(weights, dtype=float)
         if len(components) == 0 or len(components) != weights.size:
             raise ValueError(
                 f"need one weight per component; got {len(components)} components and "
