@@ -79,7 +79,11 @@ def _read_table(name: str, columns: list[str] | None, max_decompressed_bytes: Ma
         missing = [c for c in columns or () if c not in found]
         if missing:
             raise file_error(name, f"missing column(s) {missing}; found {shown(found, 300)}")
-        return parquet.read(columns=columns, use_pandas_metadata=False)
+        table = parquet.read(columns=columns, use_pandas_metadata=False)
+        # the reader does not check that text is UTF-8: a flipped byte in a string page was
+        # read, and failed later, outside this handler ("Wrapping ... failed")
+        table.validate(full=True)
+        return table
     except ValueError as err:  # pyarrow.ArrowInvalid and ours
         if str(err).startswith(name):
             raise
