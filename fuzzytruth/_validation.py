@@ -203,6 +203,7 @@ def check_n_worlds(
     minimum: int = 0,
     bytes_per_world: float | None = None,
     memory: float | None = None,
+    name: str = "n_worlds",
 ) -> int:
     """The one check of a number of sampled worlds: an integer >= ``minimum`` (0 means "no
     worlds, exact forms only" where that is allowed; samplers need at least one) whose kept
@@ -225,6 +226,8 @@ def check_n_worlds(
         Bytes kept per world, e.g. ``8 * n_measures * n_systems * n_queries``.
     memory : float, optional
         Bytes available.
+    name : str
+        The parameter's name in messages.
 
     Examples
     --------
@@ -242,10 +245,10 @@ world), more than the 16 GB of memory; at most 6666666 worlds fit
     """
     if minimum == 1:
         if isinstance(n_worlds, bool) or not isinstance(n_worlds, Integral) or n_worlds < 1:
-            raise ValueError(f"n_worlds must be a positive integer; got {n_worlds!r}")
+            raise ValueError(f"{name} must be a positive integer; got {n_worlds!r}")
         n = int(n_worlds)
     else:
-        n = check_int("n_worlds", n_worlds, minimum=minimum)
+        n = check_int(name, n_worlds, minimum=minimum)
     if bytes_per_world is None:
         return n
     if memory is None:
@@ -254,7 +257,7 @@ world), more than the 16 GB of memory; at most 6666666 worlds fit
     if memory is not None and need > memory:
         most = int(memory // max(float(bytes_per_world), 1.0))
         raise ValueError(
-            f"n_worlds={n} would keep {_bytes(need)} of world values ({bytes_per_world:.0f} "
+            f"{name}={n} would keep {_bytes(need)} of world values ({bytes_per_world:.0f} "
             f"bytes per world), more than the {_bytes(memory)} of memory; at most {most} "
             "worlds fit"
         )

@@ -246,3 +246,20 @@ def test_distributions_refuse_values_that_would_make_a_silent_wrong_number(case)
     build, message = DISTRIBUTIONS[case]
     with pytest.raises(ValueError, match=message):
         build()
+
+
+def test_a_label_model_refuses_worlds_it_could_not_hold_and_seeds_past_64_bits():
+    """sample_labels(10**20) raised numpy's 'Maximum allowed size exceeded' (2**40 worlds:
+    a MemoryError) naming nothing; a seed of 2**70 raised OverflowError from the uint64 of
+    the keyed draws."""
+    fit = fit_truth(santini_illustrative().annotations, "dawid-skene")
+    with pytest.raises(ValueError, match=r"^worlds=100000000000000000000 would keep .* of world "
+                       r"values \(\d+ bytes per world\), more than the .* of memory; at most \d+ "
+                       r"worlds fit$"):
+        fit.sample_labels(10**20, seed=0)
+    with pytest.raises(ValueError, match=r"worlds=1099511627776 would keep"):
+        fit.sample_plausibilities(2**40, seed=0)
+    with pytest.raises(ValueError, match=r"seed must be a non-negative int below 2\*\*64; got "
+                       r"1180591620717411303424"):
+        fit.sample_labels(3, seed=2**70)
+    assert fit.sample_labels(3, seed=2**64 - 1).shape == (3, len(fit.items))

@@ -77,7 +77,7 @@ import pandas as pd
 from fuzzytruth._order import name_order
 from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_n_worlds
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -136,22 +136,24 @@ def as_seed(seed: int | np.random.Generator | None) -> int:
     if isinstance(seed, bool):
         raise ValueError(f"seed must be an int or a numpy Generator; got {seed!r}")
     if isinstance(seed, int | np.integer):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative int; got {seed!r}")
+        if not 0 <= seed < 2**64:  # the keyed draws hold it as a uint64
+            raise ValueError(f"seed must be a non-negative int below 2**64; got {seed!r}")
         return int(seed)
     if seed is None or isinstance(seed, np.random.Generator):
         return draw_seed(seed)
     raise ValueError(f"seed must be an int, a numpy Generator or None; got {seed!r}")
 
 
-def as_worlds(worlds: int | np.ndarray | range) -> np.ndarray:
-    """World numbers: ``n`` means ``0 .. n-1``; an array of non-negative ints is used as given."""
+def as_worlds(worlds: int | np.ndarray | range, bytes_per_world: float) -> np.ndarray:
+    """World numbers: ``n`` means ``0 .. n-1``; an array of non-negative ints is used as given.
+    A count whose output (``bytes_per_world`` each) could not fit in memory is refused before
+    anything is allocated (:func:`~fuzzytruth._validation.check_n_worlds`)."""
     if isinstance(worlds, bool):
         raise ValueError(f"worlds must be a count or an array of world numbers; got {worlds!r}")
     if isinstance(worlds, int | np.integer):
-        if worlds < 1:
-            raise ValueError(f"worlds must be a positive count; got {worlds!r}")
-        return np.arange(int(worlds), dtype=np.int64)
+        count = check_n_worlds(int(worlds), minimum=1, bytes_per_world=bytes_per_world,
+                               name="worlds")
+        return np.arange(count, dtype=np.int64)
     arr = np.asarray(worlds)
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
         raise ValueError(
@@ -288,7 +290,7 @@ class FittedTruth:
         ...     5, seed=0)).all())
         True
         """
-        worlds = as_worlds(worlds)
+        worlds = as_worlds(worlds, 8.0)  # streamed by blocks: only the world numbers are kept
         key = as_seed(seed)
         step = block_rows(1, memory_budget, bytes_per_unit=self._bytes_per_world())
         for start in range(0, len(worlds), step):
@@ -321,7 +323,7 @@ class FittedTruth:
         memory_budget : float
             Working memory of one block of worlds, in bytes.
         """
-        worlds = as_worlds(worlds)
+        worlds = as_worlds(worlds, 8.0 + 8.0 * len(self.items) * len(self.classes))
         out = np.empty((len(worlds), len(self.items), len(self.classes)))
         for start, block in self.plausibility_blocks(worlds, seed=seed,
                                                      memory_budget=memory_budget):
@@ -346,7 +348,7 @@ class FittedTruth:
         same worlds. (PrIRN draws them from its posterior mean instead: the same law, since
         its items are independent, at a fraction of the cost; see its docstring.)
         """
-        worlds = as_worlds(worlds)
+        worlds = as_worlds(worlds, 8.0 + 4.0 * len(self.items))  # numbers, int16/32 labels
         key = as_seed(seed)
         # independent draws read the cumulative posterior in place: a world costs its labels
         direct = self._point_posterior or self._labels_from_mean

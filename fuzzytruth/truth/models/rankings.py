@@ -249,7 +249,7 @@ class PrIRNFit(FittedTruth):
         maximum B — it does with probability 1 − P(α, B)^m for m unranked classes — and which
         of them (uniformly) holds it (see :class:`_Ranked`).
         """
-        worlds = as_worlds(worlds)
+        worlds = as_worlds(worlds, 8.0 + 4.0 * len(self.items))  # numbers, int32 labels
         key = as_seed(seed)
         ranked = self._ranked
         per_world = 8.0 * (3 * len(ranked.item) + 8 * len(self.items))
