@@ -756,3 +756,14 @@ def test_a_byte_order_mark_that_is_not_the_files_own_stays_in_the_id(tmp_path, c
     path = tmp_path / "run.txt"
     path.write_bytes(content)
     assert list(read_trec_run(path).query_ids) == ["\ufeffq", "q1"]
+
+
+@pytest.mark.parametrize("encoding", ["no-such-codec", None, 5])
+def test_an_encoding_that_is_not_a_codec_name_is_refused_by_name(tmp_path, encoding):
+    """encoding=None or a number raised codecs' 'lookup() argument must be str' TypeError,
+    naming nothing (a misspelt name was already refused this way)."""
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 r\n")
+    with pytest.raises(ValueError, match=rf"encoding must be a codec name such as 'utf-8'; got "
+                       rf"{encoding!r}"):
+        read_trec_run(path, encoding=encoding)

@@ -358,7 +358,7 @@ def to_utf8(raw: bytes, path: str, encoding: str = "utf-8") -> bytes:
             break
     try:
         utf8 = codecs.lookup(encoding).name == "utf-8"
-    except LookupError:
+    except (LookupError, TypeError):  # TypeError: not a string (None, a number)
         raise ValueError(
             f"encoding must be a codec name such as 'utf-8'; got {encoding!r}"
         ) from None
@@ -490,7 +490,7 @@ def is_plain(
     try:
         if codecs.lookup(encoding).name != "utf-8":
             return False
-    except LookupError:
+    except (LookupError, TypeError):
         return False  # load_text names the option
     stops = [b"\r", b"#", *(bytes([byte]) for byte in absent)]
     block = bytearray(_SCAN_BLOCK)
