@@ -25,6 +25,8 @@ True
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -79,6 +81,11 @@ def run_blocks(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, 
     return runner(kernel, shared, blocks)
 
 
+class ResamplingResolutionWarning(UserWarning):
+    """Too few resamples for the result to mean what it says: no Monte Carlo p-value can
+    survive the correction, or a percentile interval's ends are the most extreme replicates."""
+
+
 def percentile_interval(
     distribution: np.ndarray, confidence_level: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -94,6 +101,15 @@ def percentile_interval(
     level = check_confidence_level(confidence_level)
     alpha = (1 - level) / 2
     flat = np.asarray(distribution, dtype=np.float64)
+    n_replicates = flat.shape[-1]
+    if 0 < n_replicates and alpha * (n_replicates + 1) < 1:
+        warnings.warn(
+            f"{n_replicates} replicates are too few for a {level:g} percentile interval: its "
+            f"ends are the most extreme replicates, not their {alpha:g} and {1 - alpha:g} "
+            f"quantiles (at least {math.ceil(1 / alpha) - 1} are needed)",
+            ResamplingResolutionWarning,
+            stacklevel=3,
+        )
     shape = flat.shape[:-1]
     flat = flat.reshape(int(np.prod(shape)), flat.shape[-1])
     low = np.full(len(flat), np.nan)

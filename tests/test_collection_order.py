@@ -126,8 +126,8 @@ def test_any_row_order_and_id_type(rows, random, numeric_ids):
     if (frame.groupby("item_id").size() < 2).all():
         return  # agreement undefined (an error, tested elsewhere)
     for fn in (collection.agreement, collection.agreement_by_level):
-        same_frames(fn(b, n_resamples=20, rng=1).to_frame(),
-                    fn(a, n_resamples=20, rng=1).to_frame())
+        same_frames(fn(b, n_resamples=40, rng=1).to_frame(),
+                    fn(a, n_resamples=40, rng=1).to_frame())
     for name in ("annotator_agreement", "category_reliability", "sibling_confusions"):
         for got, want in zip(CHECKS[name](b), CHECKS[name](a), strict=True):
             same_frames(got, want)

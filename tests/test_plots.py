@@ -490,7 +490,7 @@ def test_heatmap_options():
 
 
 def test_heatmap_from_agreement_result(example):
-    result = agreement(example.annotations, n_resamples=20, rng=0)
+    result = agreement(example.annotations, n_resamples=40, rng=0)
     frame = result.to_frame()
     ax = plot_agreement_heatmap(result)
     rows = tick_texts(ax.get_yticklabels())

@@ -153,3 +153,27 @@ def test_tukey_errors():
         randomized_tukey_hsd([[0.1, 0.2], [0.3, 0.1]], n_resamples=0)
     with pytest.raises(ValueError, match="at least 2 queries"):
         paired_tukey_hsd([[0.1], [0.3]])
+
+
+def test_a_percentile_interval_from_too_few_replicates_warns():
+    """agreement(n_resamples=1) printed a zero-width interval from its one replicate (0.336
+    around an estimate of 0.353) without a word. Below ceil(1/alpha) - 1 replicates (39 at
+    95 %) the ends of a percentile interval are the extreme replicates."""
+    import warnings
+
+    from fuzzytruth import agreement
+    from fuzzytruth._resampling import percentile_interval
+    from fuzzytruth.datasets import santini_illustrative
+
+    replicates = np.random.default_rng(0).random((2, 38))
+    with pytest.warns(ResamplingResolutionWarning, match=r"38 replicates are too few for a 0.95 "
+                      r"percentile interval: its ends are the most extreme replicates.*at least "
+                      r"39 are needed"):
+        percentile_interval(replicates, 0.95)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        percentile_interval(np.random.default_rng(0).random((2, 39)), 0.95)
+        percentile_interval(replicates, 0.9)  # 19 are enough at 90 %
+    result = agreement(santini_illustrative().annotations, n_resamples=1, rng=0)
+    with pytest.warns(ResamplingResolutionWarning, match=r"1 replicates are too few"):
+        result.confidence_interval()

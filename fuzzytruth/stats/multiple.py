@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats as sps
 
 from fuzzytruth._random import draw_seed
-from fuzzytruth._resampling import permutation_ranges
+from fuzzytruth._resampling import ResamplingResolutionWarning, permutation_ranges
 from fuzzytruth._validation import check_real
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -41,10 +41,6 @@ from fuzzytruth.stats.bootstrap import BootstrapResult
 
 #: Corrections computed from the p-values alone.
 CORRECTIONS = ("holm", "bonferroni", "bh", "by")
-
-
-class ResamplingResolutionWarning(UserWarning):
-    """Too few resamples for any Monte Carlo p-value to survive the correction."""
 
 
 def adjust_pvalues(
