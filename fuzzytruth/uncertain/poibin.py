@@ -67,12 +67,12 @@ such a probability would otherwise round every product with it the same way, and
 would grow with their number (2.0e-14 at 512 items sharing p = 1 − 2⁻⁵³). :func:`prefix_pmfs`
 cannot reorder (its prefixes are the list's own; uncompensated it drifted by 5.0e-14 on the same
 list), so it runs the recursion *compensated*: each entry is carried as a rounded value and its
-rounding error, every product and sum split exactly (Dekker's product, Knuth's sum) and the
-errors propagated by the same recursion, as if in twice the precision. Each entry of every
-prefix is then the exact PMF's correctly rounded value or next to it (on the lists sharing an
-extreme probability of the tests, within 1e-322 of the 60-digit PMF). It costs about five times
-the plain recursion at 1,000 items (0.93 ms against 0.18 ms wall, the 8 MB result included) and
-twice at 3,000, where writing the result dominates.
+rounding error, every product and sum split exactly (Dekker's product and Fast2Sum, Knuth's
+sum) and the errors propagated by the same recursion, as if in twice the precision. Each entry
+of every prefix is then the exact PMF's correctly rounded value or next to it (on the lists
+sharing an extreme probability of the tests, within 1e-322 of the 60-digit PMF). It costs about
+five times the plain recursion at 1,000 items (0.93 ms against 0.18 ms wall, the 8 MB result
+included) and twice at 3,000, where writing the result dominates.
 
 The recursion runs as a small numba-compiled loop: a per-item Python loop costs microseconds per
 step, which at n ≤ 1,000 would be slower than compiled peers such as fast-poibin. numba is
@@ -248,7 +248,7 @@ def _prefix_rows_py(batch: np.ndarray, out: np.ndarray) -> None:  # pragma: no c
         for i in range(n):
             p = batch[r, i]
             q = 1.0 - p
-            dq = (1.0 - q) - p  # exact: 1 − p = q + dq (Knuth's sum, |1| >= |p|)
+            dq = (1.0 - q) - p  # exact: 1 − p = q + dq (Dekker's Fast2Sum, as |1| >= |p|)
             t = _SPLIT * p
             p_hi = t - (t - p)
             p_lo = p - p_hi
