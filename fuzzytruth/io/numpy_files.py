@@ -34,7 +34,14 @@ from typing import IO
 
 import numpy as np
 
-from fuzzytruth.io.text import MaxBytes, decompression_limit, file_error, shown, too_large
+from fuzzytruth.io.text import (
+    MaxBytes,
+    decompression_limit,
+    file_error,
+    first_line,
+    shown,
+    too_large,
+)
 
 __all__ = ["NPY_MAGIC", "npy_array", "npy_header", "npz_arrays"]
 
@@ -65,17 +72,19 @@ def npy_array(where: str, data: bytes, member: str | None = None) -> np.ndarray:
     buffer = io.BytesIO(data)
     try:
         shape, _, dtype = npy_header(buffer)
-        needed = math.prod(shape) * dtype.itemsize
-        present = len(data) - buffer.tell()
-        if needed > present:
-            raise file_error(where, f"{what} declares shape {shape} of {dtype} "
-                             f"({needed:,} bytes) but holds {present:,} bytes")
-        return np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError, TypeError, SyntaxError) as err:
-        if isinstance(err, ValueError) and str(err).startswith(f"{where}:"):
-            raise
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
-        raise file_error(where, f"not a readable .npy payload in {what} ({first})") from None
+        raise file_error(where, f"not a readable .npy payload in {what} ({first_line(err)})"
+                         ) from None
+    needed = math.prod(shape) * dtype.itemsize
+    present = len(data) - buffer.tell()
+    if needed > present:
+        raise file_error(where, f"{what} declares shape {shape} of {dtype} ({needed:,} bytes) "
+                         f"but holds {present:,} bytes")
+    try:
+        return np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError, TypeError) as err:
+        raise file_error(where, f"not a readable .npy payload in {what} ({first_line(err)})"
+                         ) from None
 
 
 def npz_arrays(where: str, data: bytes, max_decompressed_bytes: MaxBytes) -> dict[str, np.ndarray]:
@@ -83,19 +92,17 @@ def npz_arrays(where: str, data: bytes, max_decompressed_bytes: MaxBytes) -> dic
     without ``.npy``; the members' declared sizes held to ``max_decompressed_bytes``."""
     if data.startswith(NPY_MAGIC):
         raise file_error(where, "not a .npz archive (a single array: name the file .npy)")
+    limit = decompression_limit(max_decompressed_bytes, len(data))
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
             declared = sum(member.file_size for member in members)
-            limit = decompression_limit(max_decompressed_bytes, len(data))
-            if limit is not None and declared > limit:
-                raise too_large(where, ".npz", limit, len(data), max_decompressed_bytes)
-            payloads = {member.filename: archive.read(member) for member in members}
+            fits = limit is None or declared <= limit
+            payloads = {m.filename: archive.read(m) for m in members} if fits else {}
     except _NOT_AN_ARCHIVE as err:
-        if isinstance(err, ValueError) and str(err).startswith(f"{where}:"):
-            raise
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
-        raise file_error(where, f"not a readable .npz file ({first})") from None
+        raise file_error(where, f"not a readable .npz file ({first_line(err)})") from None
+    if not fits:
+        raise too_large(where, ".npz", limit, len(data), max_decompressed_bytes)
     arrays = {}
     for member, payload in payloads.items():
         if not payload.startswith(NPY_MAGIC):

@@ -24,6 +24,7 @@ from fuzzytruth.io.text import (
     MaxBytes,
     decompression_limit,
     file_error,
+    first_line,
     read_bytes,
     shown,
 )
@@ -102,13 +103,13 @@ def _check_columns(name: str, table: pa.Table) -> None:
             text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
             raise file_error(
                 name, f"column {column!r} holds bytes that are not valid UTF-8 text" if text
-                else f"column {column!r} is not valid ({_first_line(err)})"
+                else f"column {column!r} is not valid ({first_line(err)})"
             ) from None
 
 
 def _not_parquet(name: str, err: BaseException) -> ValueError:
     """The one error for a file ``name`` that does not decode as Parquet."""
-    return file_error(name, f"not a readable Parquet file ({_first_line(err)})")
+    return file_error(name, f"not a readable Parquet file ({first_line(err)})")
 
 
 def _columns_as_strings(name: str, table: pa.Table, columns: list[str]) -> pd.DataFrame:
@@ -136,11 +137,6 @@ def _columns_as_strings(name: str, table: pa.Table, columns: list[str]) -> pd.Da
     frame.attrs["lines"] = np.arange(1, len(frame) + 1)
     frame.attrs["unit"] = "row"
     return frame
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return shown(text[0] if text else type(err).__name__, 200)[1:-1]
 
 
 def write_parquet(

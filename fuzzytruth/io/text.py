@@ -61,6 +61,7 @@ __all__ = [
     "Text",
     "decompression_limit",
     "file_error",
+    "first_line",
     "is_plain",
     "load_json",
     "load_text",
@@ -117,6 +118,20 @@ def file_error(path: str, message: str, line: int | None = None,
     """
     where = path if line is None else f"{path}, {unit} {int(line)}"
     return ValueError(f"{where}: {message}")
+
+
+def first_line(err: BaseException) -> str:
+    """The first line of an exception from a decoder (pyarrow, zipfile, numpy), cut to about
+    200 characters, or its type's name when it says nothing: what goes in the parentheses of
+    "not a readable ... file (...)".
+
+    Examples
+    --------
+    >>> first_line(ValueError("bad header\\nmore")), first_line(KeyError())
+    ('bad header', 'KeyError')
+    """
+    text = str(err).strip().splitlines()
+    return shown(text[0] if text else type(err).__name__, 200)[1:-1]
 
 
 def shown(value: object, limit: int = 60) -> str:
