@@ -18,17 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from fuzzytruth._validation import check_confidence_level, check_real
-from fuzzytruth.uncertain.distribution import Distribution
+from fuzzytruth.uncertain.distribution import Distribution, _invalid_mass, _read_only
 
 __all__ = ["DeferredBatch", "DistributionBatch"]
 
 _METHODS = ("exact", "monte_carlo", "point")
 _CDF_TOLERANCE = 1e-12  # as in Distribution.quantile
-
-
-def _read_only(values: np.ndarray) -> np.ndarray:
-    values.flags.writeable = False
-    return values
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,8 +86,12 @@ class DistributionBatch:
             raise ValueError(
                 f"p_undefined must have shape ({values.shape[0]},); got {p_undefined.shape}"
             )
-        if np.any(masses < 0) or not np.all(np.isfinite(masses)):
-            raise ValueError("masses must be finite and >= 0")
+        at = _invalid_mass(masses)
+        if at is not None:
+            raise ValueError(
+                f"masses must be finite and >= 0; row {at[0]}, atom {at[1]} has "
+                f"{float(masses[at])!r}"
+            )
         outside = ~((p_undefined >= 0) & (p_undefined <= 1))  # NaN is outside
         if outside.any():
             row = int(np.flatnonzero(outside)[0])
@@ -197,12 +196,11 @@ class DistributionBatch:
                 f"{weights.shape}"
             )
         weights = np.where(index >= 0, weights, 0.0)
-        bad = ~(weights >= 0) | np.isinf(weights)  # NaN fails the comparison
-        if bad.any():
-            row, col = (int(i) for i in np.argwhere(bad)[0])
+        at = _invalid_mass(weights)
+        if at is not None:
             raise ValueError(
-                f"weights must be finite and >= 0; row {row}, component {col} has "
-                f"{float(weights[row, col])!r}"
+                f"weights must be finite and >= 0; row {at[0]}, component {at[1]} has "
+                f"{float(weights[at])!r}"
             )
         if index.size and index.max() >= len(components):
             raise ValueError(

@@ -24,6 +24,17 @@ def _read_only(values: np.ndarray) -> np.ndarray:
     return values
 
 
+def _invalid_mass(values: np.ndarray) -> tuple[int, ...] | None:
+    """Index of the first entry of ``values`` that is not a finite number >= 0 (NaN is not),
+    or None: the one check of probabilities, masses and mixture weights.
+
+    >>> _invalid_mass(np.array([0.5, np.nan])), _invalid_mass(np.array([0.0, 1.0]))
+    ((1,), None)
+    """
+    bad = ~(np.isfinite(values) & (values >= 0))
+    return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
+
+
 @dataclass(frozen=True, eq=False)
 class Distribution:
     """A discrete distribution over finitely many real values.
@@ -83,8 +94,12 @@ class Distribution:
             raise ValueError("support must hold finite values")
         if np.any(np.diff(support) <= 0):
             raise ValueError("support must be strictly increasing (use Distribution.from_pmf)")
-        if np.any(probs < 0) or not np.all(np.isfinite(probs)):
-            raise ValueError("probabilities must be finite and >= 0")
+        at = _invalid_mass(probs)
+        if at is not None:
+            raise ValueError(
+                f"probabilities must be finite and >= 0; got {float(probs[at])!r} at position "
+                f"{at[0]}"
+            )
         if not 0.0 <= self.p_undefined <= 1.0:
             raise ValueError(f"p_undefined must be within [0, 1]; got {self.p_undefined!r}")
         total = probs.sum()
@@ -145,12 +160,11 @@ class Distribution:
                 f"values and probabilities must have the same length; got {values.size} and "
                 f"{probs.size}"
             )
-        bad = ~(probs >= 0) | np.isinf(probs)  # NaN fails the comparison
-        if bad.any():
-            at = int(np.flatnonzero(bad)[0])
+        at = _invalid_mass(probs)
+        if at is not None:
             raise ValueError(
                 f"probabilities must be finite and >= 0; got {float(probs[at])!r} at position "
-                f"{at}"
+                f"{at[0]}"
             )
         keep = probs > 0
         support, inverse = np.unique(values[keep], return_inverse=True)
@@ -206,10 +220,9 @@ class Distribution:
                 f"need one weight per component; got {len(components)} components and "
                 f"{weights.size} weights"
             )
-        bad = ~(weights >= 0) | np.isinf(weights)  # NaN fails the comparison
-        if bad.any() or weights.sum() <= 0:
-            got = (f"{float(weights[np.flatnonzero(bad)[0]])!r} at position "
-                   f"{int(np.flatnonzero(bad)[0])}" if bad.any() else "a sum of 0")
+        at = _invalid_mass(weights)
+        if at is not None or weights.sum() <= 0:
+            got = f"{float(weights[at])!r} at position {at[0]}" if at else "a sum of 0"
             raise ValueError(
                 f"mixture weights must be finite and >= 0 with a positive sum; got {got}"
             )
