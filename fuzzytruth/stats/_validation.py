@@ -124,7 +124,7 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
             f"{name} must be finite; found {int(bad.sum())} non-finite value(s), the first at "
             f"index {first}"
         )
-    largest = float(np.abs(arr).max())
+    largest = max(float(arr.max()), -float(arr.min()))  # no |arr| temporary: worlds are large
     if largest > SCALE_LIMIT or 0 < largest < 1 / SCALE_LIMIT:
         first = tuple(int(i) for i in np.unravel_index(np.abs(arr).argmax(), arr.shape))
         raise ValueError(
