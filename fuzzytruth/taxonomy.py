@@ -60,8 +60,10 @@ class Taxonomy:
         parents = {node: tuple(ps) for node, ps in parents.items()}
         if not parents:
             raise ValueError("taxonomy is empty: give at least one node")
-        missing = [n for n in parents if n is None or (isinstance(n, float) and n != n)]
-        if missing:  # as ids everywhere: NaN != NaN, and neither reads back from a file
+        # pd.isna, as for every id (Run, Qrels, Annotations): None, NaN (which does not equal
+        # itself), pd.NA; a tuple is a name, not an array to test
+        missing = [n for n in parents if pd.api.types.is_scalar(n) and pd.isna(n)]
+        if missing:
             raise ValueError(f"node names must not be missing values; got {missing[0]!r}")
         for node, ps in parents.items():
             unknown = [p for p in ps if p not in parents]

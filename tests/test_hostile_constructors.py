@@ -265,10 +265,11 @@ def test_a_label_model_refuses_worlds_it_could_not_hold_and_seeds_past_64_bits()
     assert fit.sample_labels(3, seed=2**64 - 1).shape == (3, len(fit.items))
 
 
-@pytest.mark.parametrize("edge", [("a", np.nan), ("a", None), (None, "a")])
+@pytest.mark.parametrize("edge", [("a", np.nan), ("a", None), (None, "a"),
+                                  ("a", np.float32("nan")), ("a", pd.NA)])
 def test_a_taxonomy_node_named_by_a_missing_value_is_refused(edge):
     """Taxonomy.from_edges took None and NaN as node names (ids are never missing elsewhere:
     Run, Qrels and Annotations refuse them; NaN is not even equal to itself)."""
     with pytest.raises(ValueError, match=r"node names must not be missing values; got "
-                       r"(nan|None)"):
+                       r"(nan|None|np.float32\(nan\)|<NA>)"):
         Taxonomy.from_edges([edge])
