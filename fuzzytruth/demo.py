@@ -193,6 +193,7 @@ def demo_report(
         comparison_table,
         describe_comparison,
         drop_empty_columns,
+        percent,
         seed_text,
         system_notes,
         system_table,
@@ -201,7 +202,7 @@ def demo_report(
 
     aggregate = evaluation.aggregate()
     per_query = evaluation.to_frame()
-    level = f"{round(100 * evaluation.confidence_level, 6):g}%"
+    level = percent(evaluation.confidence_level)
     settings = [f"{len(evaluation.queries)} queries", f"{len(evaluation.systems)} systems"]
     if evaluation.n_worlds:
         # the world model applies to a categorical truth (membership from annotations)

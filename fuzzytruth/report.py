@@ -31,6 +31,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import (
+    check_columns,
+    check_confidence_level,
+    check_int,
+    check_real,
+)
 from fuzzytruth.truth.protocol import split_estimand
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "describe_comparison",
     "drop_empty_columns",
     "notes_text",
+    "percent",
     "seed_text",
     "system_notes",
     "system_table",
@@ -91,6 +98,32 @@ def _one(table: pd.DataFrame, column: str) -> Any:
     if len(values) != 1:
         raise ValueError(f"table must hold one {column} per report; got {list(values)}")
     return values[0]
+
+
+def percent(level: float) -> str:
+    """A confidence level as every report and figure prints it: 0.95 -> '95%'.
+
+    >>> percent(0.95), percent(0.975)
+    ('95%', '97.5%')
+    """
+    return f"{round(100 * level, 6):g}%"
+
+
+def _level(table: pd.DataFrame) -> str:
+    """The table's one confidence level as a percentage, checked (a number in (0, 1))."""
+    return percent(check_confidence_level(_one(table, "confidence_level"),
+                                          name="the table's confidence_level"))
+
+
+def _comparison_table(comparison: Any) -> pd.DataFrame:
+    """The ``table`` of a :class:`~fuzzytruth.stats.Comparison`, or a ValueError."""
+    table = getattr(comparison, "table", None)
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(
+            "comparison must be a Comparison (from fuzzytruth.stats.compare); got "
+            f"{type(comparison).__name__}"
+        )
+    return table
 
 
 def _estimand_words(estimand: str) -> str:
@@ -158,15 +191,14 @@ def describe_comparison(comparison: Any) -> str:
     ...                             rng=np.random.default_rng(0))).endswith("seed not recorded.")
     True
     """  # noqa: E501
-    table = comparison.table
+    table = _comparison_table(comparison)
     method = _one(table, "method")
     estimand = _one(table, "estimand")
-    level = float(_one(table, "confidence_level"))
     unit = comparison.unit
     parts = [
         PROCEDURES.get(method, method),
         f"{_one(table, 'alternative')}",
-        f"{round(100 * level, 6):g}% level",
+        f"{_level(table)} level",
         f'estimand "{estimand}" ({_estimand_words(estimand).replace("queries", unit)})',
         f"{_CORRECTIONS.get(_one(table, 'correction'), _one(table, 'correction'))} correction "
         "within each measure",
@@ -182,6 +214,20 @@ def describe_comparison(comparison: Any) -> str:
     if draws:
         parts.append(_seeds(draws))
     return ", ".join(parts) + "."
+
+
+def _interval(low: float, high: float, fmt: str) -> str:
+    """An interval as ``[low, high]`` in ``fmt``; an infinite end (a one-sided interval)
+    printed as ``-inf`` or ``+inf``; ``"none"`` when an end is NaN (no interval).
+
+    Examples
+    --------
+    >>> _interval(-float("inf"), 0.25, "+.3f"), _interval(0.1, float("nan"), ".3f")
+    ('[-inf, +0.250]', 'none')
+    """
+    if np.isnan(low) or np.isnan(high):
+        return "none"
+    return f"[{low:{fmt}}, {high:{fmt}}]"
 
 
 def _p(value: float) -> str:
@@ -208,11 +254,13 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
           A       B mean A mean B  A − B           95% CI     p p adj  d_z  W/T/L
     system0 system1  0.734  0.476 +0.258 [+0.103, +0.413] 0.002 0.002 0.62 22/0/8 *
     """
-    table = comparison.table[comparison.table["measure"] == measure]
+    digits = check_int("digits", digits)
+    every = _comparison_table(comparison)
+    table = every[every["measure"] == measure] if isinstance(measure, str) else every[:0]
     if table.empty:
-        known = list(pd.unique(comparison.table["measure"]))
+        known = list(pd.unique(every["measure"]))
         raise ValueError(f"measure must be one of {known}; got {measure!r}")
-    level = f"{round(100 * float(_one(table, 'confidence_level')), 6):g}% CI"
+    level = f"{_level(table)} CI"
     shown = pd.DataFrame({
         "A": table["system_a"].astype(str),
         "B": table["system_b"].astype(str),
@@ -221,10 +269,8 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
         "A − B": table["difference"].map(lambda v: f"{v:+.{digits}f}"),
     })
     if table[["ci_low", "ci_high"]].notna().any(axis=None):
-        shown[level] = [
-            f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" if np.isfinite(lo) else "none"
-            for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)
-        ]
+        shown[level] = [_interval(lo, hi, f"+.{digits}f")
+                        for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)]
     shown["p"] = table["pvalue"].map(_p)
     shown["p adj"] = table["pvalue_adjusted"].map(_p)
     shown["d_z"] = table["effect_size"].map(lambda v: f"{v:.2f}")
@@ -257,7 +303,7 @@ def comparison_notes(comparison: Any) -> list[str]:
     W/T/L: queries on which A's score is higher / equal / lower than B's.
     P(A>B): the share of the 40 sampled ground-truth worlds in which A's mean over these 30 queries is higher than B's (ties apart); the queries and the labels are held fixed, so it describes the truth's uncertainty and is not a test.
     """  # noqa: E501
-    table = comparison.table
+    table = _comparison_table(comparison)
     unit = comparison.unit
     correction = _one(table, "correction")
     star = f"Starred rows (*): adjusted p < {comparison.alpha:g}"
@@ -294,6 +340,7 @@ def comparison_notes(comparison: Any) -> list[str]:
 
 def _fill(text: str, width: int) -> str:
     """``text`` wrapped to ``width``, never inside a word (``per-query`` stays whole)."""
+    width = check_int("width", width, minimum=1)
     return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=False)
 
 
@@ -308,6 +355,8 @@ def notes_text(notes: list[str], *, width: int = 100) -> str:
     W/T/L: queries on which A's score is
     higher / equal / lower.
     """
+    if not isinstance(notes, list | tuple) or not all(isinstance(n, str) for n in notes):
+        raise ValueError(f"notes must be a list of str; got {notes!r}")
     return "\n".join(_fill(note, width) for note in notes)
 
 
@@ -338,7 +387,7 @@ def comparison_text(comparison: Any, *, digits: int = 3, width: int = 100) -> st
     W/T/L: queries on which A's score is higher / equal / lower than B's.
     """
     blocks = [_fill(describe_comparison(comparison), width)]
-    for measure in pd.unique(comparison.table["measure"]):
+    for measure in pd.unique(_comparison_table(comparison)["measure"]):
         table = comparison_table(comparison, measure, digits=digits).to_string(index=False)
         blocks.append(f"[{measure}]\n{table}")
     blocks.append(notes_text(comparison_notes(comparison), width=width))
@@ -346,6 +395,9 @@ def comparison_text(comparison: Any, *, digits: int = 3, width: int = 100) -> st
 
 
 _INTERVAL_PAIRS = (("ci_low", "ci_high"), ("truth_low", "truth_high"))
+_SYSTEM_COLUMNS = ("system", "measure", "value", "ci_low", "ci_high", "estimand", "method")
+"""The columns :func:`system_table` reads (of :meth:`Evaluation.aggregate
+<fuzzytruth.evaluation.Evaluation.aggregate>`); the truths' pair when present."""
 
 
 def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -365,6 +417,7 @@ def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     >>> list(drop_empty_columns(table).columns)
     ['system', 'measure', 'value', 'ci_low', 'ci_high', 'estimand', 'n_queries', 'confidence_level', 'method']
     """  # noqa: E501
+    check_columns(frame, "frame", [], rows=False)
     drop = [c for c in frame.columns if frame[c].isna().all()]
     for low, high in _INTERVAL_PAIRS:
         if low in frame.columns and high in frame.columns:
@@ -396,6 +449,9 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     system measure  mean    over queries estimand method
        run     P@1 0.667 [-0.768, 2.101]  queries  crisp
     """
+    digits = check_int("digits", digits)
+    check_columns(aggregate, "aggregate", _SYSTEM_COLUMNS, rows=False)
+    check_real(aggregate, "aggregate")
     kept = drop_empty_columns(aggregate)
     shown = pd.DataFrame({
         "system": aggregate["system"].astype(str),
@@ -404,10 +460,8 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     })
     for name, (low, high) in zip(("over queries", "over truths"), _INTERVAL_PAIRS, strict=True):
         if low in kept.columns:
-            shown[name] = [
-                f"[{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "none"
-                for lo, hi in zip(aggregate[low], aggregate[high], strict=True)
-            ]
+            shown[name] = [_interval(lo, hi, f".{digits}f")
+                           for lo, hi in zip(aggregate[low], aggregate[high], strict=True)]
         if name == "over queries":
             shown["estimand"] = aggregate["estimand"].astype(str)
     shown["method"] = aggregate["method"].astype(str)
@@ -435,7 +489,11 @@ def system_notes(
     over queries: the 95% t interval over the 100 queries (estimand "collection"): where the mean would fall with new queries like these, each scored by its expected value under these annotators' labels.
     over truths: the middle 95% of the mean over 500 sampled ground-truth worlds, the queries held fixed: how much the annotators' disagreement alone moves it.
     """  # noqa: E501
-    level = f"{round(100 * float(_one(aggregate, 'confidence_level')), 6):g}%"
+    check_columns(aggregate, "aggregate", ["confidence_level", "estimand", "n_queries"])
+    n_worlds = check_int("n_worlds", n_worlds)
+    if not isinstance(unit, str):
+        raise ValueError(f"unit must be a str (queries, items); got {unit!r}")
+    level = _level(aggregate)
     estimand = _one(aggregate, "estimand")
     n_queries = _query_count(aggregate)
     queries, truths = (("ci_low, ci_high", "truth_low, truth_high") if columns

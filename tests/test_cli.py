@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -177,6 +178,20 @@ def test_compare_formats(capsys, here):
     status, latex, _ = run(capsys, "compare", "--qrels", "qrels.txt", *RUNS, "-m", "AP",
                            "--format", "latex")
     assert status == 0 and "\\begin{tabular}" in latex
+
+
+def test_compare_json_keeps_the_infinite_end_of_a_one_sided_interval(capsys, here):
+    """pandas' JSON writer made -inf null, a missing value: the one-sided interval's open end
+    read back as NaN. Now Infinity tokens, which Python's json and pandas.read_json read."""
+    args = ["compare", "--qrels", "qrels.txt", *RUNS, "-m", "AP", "--alternative", "less"]
+    status, text, err = run(capsys, *args, "--format", "json")
+    assert status == 0, err
+    records = json.loads(text)
+    assert [r["ci_low"] for r in records] == [-np.inf] * 3
+    assert all(np.isfinite(r["ci_high"]) for r in records)
+    assert (pd.read_json(io.StringIO(text))["ci_low"] == -np.inf).all()
+    _, csv, _ = run(capsys, *args, "--format", "csv")
+    assert (pd.read_csv(io.StringIO(csv))["ci_low"] == -np.inf).all()
 
 
 def test_compare_text_says_what_was_computed(capsys, here):

@@ -19,6 +19,7 @@ from fuzzytruth.report import (
     comparison_text,
     describe_comparison,
     drop_empty_columns,
+    notes_text,
     system_notes,
     system_table,
 )
@@ -229,3 +230,54 @@ def test_system_notes_can_name_the_tidy_columns(uncertain):
     assert [n.split(":")[0] for n in notes] == ["ci_low, ci_high", "truth_low, truth_high"]
     plain = system_notes(aggregate, n_worlds=N_WORLDS)
     assert [n.split(":", 1)[1] for n in notes] == [n.split(":", 1)[1] for n in plain]
+
+
+@pytest.mark.parametrize("alternative", ["less", "greater"])
+def test_a_one_sided_interval_is_printed_with_its_infinite_end(crisp, alternative):
+    """Before, ``alternative="less"`` printed every interval as "none" (its low end, -inf, was
+    taken for a missing interval) in print(comparison), the command line and to_latex."""
+    comparison = compare(crisp, measure="AP", alternative=alternative)
+    row = comparison.table.iloc[0]
+    shown = comparison_table(comparison, "AP")["95% CI"].iloc[0]
+    expected = (f"[-inf, {row['ci_high']:+.3f}]" if alternative == "less"
+                else f"[{row['ci_low']:+.3f}, +inf]")
+    assert shown == expected
+    assert expected in str(comparison)
+    latex = expected.replace("inf", r"\infty")
+    assert f"${latex}$" in comparison.to_latex()
+
+
+def test_an_interval_with_a_missing_end_is_none(crisp):
+    aggregate = crisp.aggregate()
+    half = aggregate.assign(ci_high=np.r_[np.nan, aggregate["ci_high"].iloc[1:]])
+    assert system_table(half)["over queries"].iloc[0] == "none"  # was "[0.1, nan]"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda c, a: comparison_table(c, "AP", digits=-1), "digits must be an integer >= 0"),
+        (lambda c, a: comparison_table(c, "AP", digits=True), "digits must be .* got True"),
+        (lambda c, a: system_table(a, digits=1.5), "digits must be an integer >= 0; got 1.5"),
+        (lambda c, a: comparison_text(c, width=0), "width must be an integer >= 1; got 0"),
+        (lambda c, a: comparison_text(c, width=2.5), "width must be an integer >= 1; got 2.5"),
+        (lambda c, a: notes_text("one note"), "notes must be a list of str; got 'one note'"),
+        (lambda c, a: comparison_table(c, ["AP"]),
+         r"measure must be one of \['AP'\]; got \['AP'\]"),
+        (lambda c, a: describe_comparison(a), "comparison must be a Comparison .* DataFrame"),
+        (lambda c, a: system_table(a.to_dict()), "aggregate must be a pandas DataFrame"),
+        (lambda c, a: system_table(a.astype({"value": complex})),
+         "aggregate must be real numbers; got complex values"),
+        (lambda c, a: system_notes(a.assign(confidence_level=1.5)),
+         "the table's confidence_level must be a number strictly between 0 and 1"),
+        (lambda c, a: system_notes(a, n_worlds=-3), "n_worlds must be an integer >= 0"),
+        (lambda c, a: system_notes(a, unit=5), r"unit must be a str \(queries, items\)"),
+    ],
+)
+def test_report_arguments_are_checked(crisp, call, message):
+    """Before: Python's format and textwrap errors naming nothing, a str of notes printed a
+    letter a line, a width of 2.5 or True accepted, a complex mean printed, '150% level'."""
+    comparison = compare(crisp, measure="AP")
+    aggregate = crisp.aggregate().iloc[:1]
+    with pytest.raises(ValueError, match=message):
+        call(comparison, aggregate)

@@ -39,13 +39,41 @@ def text_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
 
 
 def format_frame(frame: pd.DataFrame, fmt: str) -> str:
-    """``frame`` as text, CSV or JSON records, ending with a newline."""
+    """``frame`` as text, CSV or JSON records, ending with a newline.
+
+    In JSON a missing value (NaN) is ``null`` and an infinite one (the open end of a
+    one-sided interval) ``Infinity`` or ``-Infinity``, as Python's :mod:`json` and
+    :func:`pandas.read_json` read them (strict JSON has no infinity; pandas' own writer
+    would make it ``null``, a missing value).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(format_frame(pd.DataFrame({"ci_low": [float("-inf"), float("nan")]}), "json"))
+    [
+      {
+        "ci_low": -Infinity
+      },
+      {
+        "ci_low": null
+      }
+    ]
+    <BLANKLINE>
+    """
     if fmt == "csv":
         buffer = io.StringIO()
         frame.to_csv(buffer, index=False)
         return buffer.getvalue()
     if fmt == "json":
-        return json.dumps(json.loads(frame.to_json(orient="records")), indent=2) + "\n"
+        import numpy as np
+
+        records = json.loads(frame.to_json(orient="records"))
+        for k, column in enumerate(frame.columns):
+            values = frame.iloc[:, k]
+            if values.dtype.kind == "f":
+                for i in np.flatnonzero(np.isinf(values.to_numpy())):
+                    records[i][str(column)] = float(values.iloc[i])
+        return json.dumps(records, indent=2) + "\n"
     if fmt == "text":
         return text_table(frame) + "\n"
     raise ValueError(f"format must be one of {list(TABLE_FORMATS)}; got {fmt!r}")

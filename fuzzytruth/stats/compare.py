@@ -291,10 +291,16 @@ _LATEX_TEXT_COLUMNS = frozenset({"measure", "A", "B", "W/T/L", "*"})
 
 
 def _latex_cell(column: str, value: str) -> str:
-    """One cell of :meth:`Comparison.to_latex`: names escaped, numbers in math mode (their
-    minus signs, ``<0.001``)."""
+    r"""One cell of :meth:`Comparison.to_latex`: names escaped, numbers in math mode (their
+    minus signs, ``<0.001``; the open end of a one-sided interval ``\infty``, the words
+    ``none`` and ``nan`` upright).
+
+    >>> print(_latex_cell("95% CI", "[-inf, +0.105]"), _latex_cell("p", "nan"))
+    $[-\infty, +0.105]$ $\mathrm{nan}$
+    """
     if column in _LATEX_TEXT_COLUMNS or not value:
         return _latex_escape(value)
+    value = re.sub(r"\b(none|nan)\b", r"\\mathrm{\1}", value.replace("inf", r"\infty"))
     return f"${value}$"
 
 
