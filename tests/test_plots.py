@@ -12,6 +12,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -397,11 +399,44 @@ def test_forest_draws_an_interval_that_excludes_the_estimate():
         (forest_table().iloc[:0], {}, "comparison must not be empty"),
         (forest_table(), {"alpha": 1.5}, "alpha must be a number strictly between 0 and 1"),
         (forest_table().to_dict(), {}, "comparison must be a Comparison .* got dict"),
+        # before: the imaginary part dropped with only numpy's ComplexWarning
+        (forest_table().astype({"difference": complex}), {},
+         "comparison column 'difference' must be real numbers; got complex values"),
+        (forest_table().assign(ci_low=[0.3, -0.004, 0.07]), {},
+         "columns 'ci_low' and 'ci_high' must be an interval's ends.*row 0 holds 0.3 > 0.22"),
     ],
 )
 def test_forest_rejects(table, kwargs, message):
     with pytest.raises(ValueError, match=message):
         plot_forest(table, **kwargs)
+
+
+@pytest.mark.parametrize("alternative", ["less", "greater"])
+def test_forest_draws_a_one_sided_interval_as_an_arrow_to_the_edge(alternative):
+    """compare(alternative=...) gives intervals with an infinite end. Before, the whisker was
+    drawn from an infinite midpoint: nothing at all, with RuntimeWarnings."""
+    scores = np.random.default_rng(0).random((3, 30))
+    scores[0] += 0.15
+    comparison = compare(scores, alternative=alternative, rng=0)
+    finite = comparison.table["ci_high" if alternative == "less" else "ci_low"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plot_forest(comparison)
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == 3
+    edge = 0.0 if alternative == "less" else 1.0
+    assert [a.xy[0] for a in arrows] == [edge] * 3  # the axes' edge, in axes fraction
+    np.testing.assert_allclose([a.xyann[0] for a in arrows], finite)  # from the finite end
+    caps = [seg[0][0] for c in ax.containers for seg in c.lines[2][0].get_segments()]
+    np.testing.assert_allclose(caps, finite)
+    assert "one-sided (arrow: no bound)" in ax.get_xlabel()
+
+
+def test_forest_of_a_test_without_interval_says_so():
+    """Before, the axis read 'whiskers: 95% none interval' for the Wilcoxon test."""
+    scores = np.random.default_rng(0).random((2, 30))
+    ax = plot_forest(compare(scores, method="wilcoxon"))
+    assert ax.containers == [] and "(no interval, estimand queries)" in ax.get_xlabel()
 
 
 # ---------------------------------------------------------------------- plot_displacement
@@ -458,6 +493,9 @@ def test_displacement_one_query_is_not_averaged(displacement):
         (lambda f: f.drop(columns="q_optimist"), {}, r"missing \['q_optimist'\]"),
         (lambda f: f.iloc[:0], {}, "table must not be empty"),
         (lambda f: f.to_numpy(), {}, "table must be a DisplacementResult .* got ndarray"),
+        # before: the mean over queries skipped a NaN without a word
+        (lambda f: f.assign(q_optimist=np.r_[np.nan, f["q_optimist"].iloc[1:]]), {},
+         "table column 'q_optimist' must hold finite qualities; got nan"),
     ],
 )
 def test_displacement_rejects(displacement, transform, kwargs, message):
@@ -572,6 +610,17 @@ def test_heatmap_long_table_names_its_scale():
         (agreement_table(), {"columns": []}, "columns must be one column name"),
         (agreement_table().assign(value="high"), {}, "table column 'value' must be numeric"),
         (agreement_table().to_numpy(), {}, "table must be a DataFrame or an object with a "),
+        # before: Python's format error naming nothing, a reversed or NaN scale drawn, a str
+        # read as its letters, an infinite cell a TypeError from unpacking None
+        (agreement_table(), {"fmt": ".2q"}, "fmt must be a format spec for a float .*'.2q'"),
+        (agreement_table(), {"vmin": 1, "vmax": 0}, "vmin must be below vmax; got vmin=1"),
+        (agreement_table(), {"vmax": np.nan}, "vmax must be a finite number or None; got nan"),
+        (agreement_table(), {"columns": ["value"], "worse_when_high": "value"},
+         "worse_when_high must be a list of column names; got the str 'value'"),
+        (agreement_table().assign(value=np.r_[np.inf, agreement_table()["value"][1:]]), {},
+         r"finite values \(NaN for a blank cell\); the cell \(people, fleiss_kappa\)"),
+        (agreement_table().assign(ci_low=[0.8, 0.49, 0.2, 0.18, -0.05, np.nan]), {},
+         "'ci_low' <= 'ci_high'; row 0 holds 0.8 > 0.7"),
     ],
 )
 def test_heatmap_rejects(table, kwargs, message):
@@ -838,6 +887,29 @@ def test_annotator_scores_outlier_on_the_edge():
         plot_annotator_scores(scores, "agreement", "kappa")
 
 
+def test_annotator_scores_say_who_is_not_drawn_and_fences_are_checked():
+    """An annotator without a score (NaN) was left out of the scatter while the title counted
+    it; a negative or NaN fence raised numpy's error on an empty array, True was taken as 1,
+    complex scores were cut to their real parts."""
+    from fuzzytruth.plots import plot_annotator_scores, robust_limits
+
+    scores = pd.DataFrame({"annotator_id": list("abcdef"),
+                           "agreement": [np.nan, 0.82, 0.85, 0.86, 0.88, 0.84],
+                           "accuracy": [0.78, 0.80, 0.84, 0.83, np.nan, 0.8]})
+    for robust in (True, False):
+        ax = plot_annotator_scores(scores, "agreement", "accuracy", robust=robust)
+        assert ax.get_title() == (
+            "accuracy vs agreement (6 annotators, 2 without both scores: not drawn)")
+        ax.figure.clf()
+    ax = plot_annotator_scores(scores.fillna(0.8), "agreement", "accuracy")
+    assert ax.get_title() == "accuracy vs agreement (6 annotators)"
+    for fence in (-1, np.nan, True, "3"):
+        with pytest.raises(ValueError, match=f"fence must be a number >= 0; got {fence!r}"):
+            robust_limits(np.array([0.1, 0.2, 0.3]), fence=fence)
+    with pytest.raises(ValueError, match="values must be real numbers; got complex values"):
+        robust_limits(np.array([0.1 + 1j, 0.2, 0.3]))
+
+
 def test_reliability_bands_are_the_tables_columns_and_irn_is_dashed():
     """The band of each system runs truth_low..truth_high (or ci_low..ci_high), the curve
     is the table's values at the finite temperatures, the IRN row a dashed line."""
@@ -861,3 +933,6 @@ def test_reliability_bands_are_the_tables_columns_and_irn_is_dashed():
         plot_reliability(table, band="worlds")
     with pytest.raises(ValueError, match="measure 'CE' is not in the table"):
         plot_reliability(table, measure="CE")
+    reversed_ = table.assign(truth_low=table["truth_high"] + 0.1)
+    with pytest.raises(ValueError, match="'truth_low' <= 'truth_high'; row 0 holds"):
+        plot_reliability(reversed_)

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from fuzzytruth._validation import check_columns, check_confidence_level
+from fuzzytruth._validation import check_columns, check_confidence_level, check_real
+from fuzzytruth.report import percent
 
 PALETTE = "colorblind"
 """seaborn's colour-blind-safe palette: every figure's categorical colours."""
@@ -33,13 +34,37 @@ def require(frame: pd.DataFrame, name: str, columns: Sequence[str]) -> None:
 
 
 def numeric(frame: pd.DataFrame, name: str, column: str) -> np.ndarray:
-    """A column as float64, or a ValueError naming it and its dtype."""
+    """A column as float64, or a ValueError naming it and its dtype (complex numbers too,
+    which numpy's cast would cut to their real parts)."""
+    check_real(frame[column], f"{name} column {column!r}")
     try:
         return frame[column].to_numpy(dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(
             f"{name} column {column!r} must be numeric; got dtype {frame[column].dtype}"
         ) from exc
+
+
+def interval_ends(
+    frame: pd.DataFrame, name: str, low: str, high: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ends of an interval, two numeric columns (:func:`numeric`), or a ValueError naming
+    them when a row's low end lies above its high end. NaN ends (no interval) pass.
+
+    >>> interval_ends(pd.DataFrame({"lo": [0.2], "hi": [0.1]}), "table", "lo", "hi")
+    Traceback (most recent call last):
+    ...
+    ValueError: table columns 'lo' and 'hi' must be an interval's ends, 'lo' <= 'hi'; row 0 holds 0.2 > 0.1
+    """  # noqa: E501
+    lows, highs = numeric(frame, name, low), numeric(frame, name, high)
+    reversed_ = lows > highs
+    if reversed_.any():
+        i = int(reversed_.argmax())
+        raise ValueError(
+            f"{name} columns {low!r} and {high!r} must be an interval's ends, {low!r} <= "
+            f"{high!r}; row {i} holds {float(lows[i])!r} > {float(highs[i])!r}"
+        )
+    return lows, highs
 
 
 def check_level(confidence_level: float) -> float:
@@ -58,15 +83,6 @@ def one_level(frame: pd.DataFrame, name: str) -> float | None:
             f"confidence_level); got {sorted(float(v) for v in levels)}"
         )
     return float(levels[0]) if len(levels) else None
-
-
-def percent(level: float) -> str:
-    """0.95 -> '95%', 0.975 -> '97.5%'.
-
-    >>> percent(0.95), percent(0.975)
-    ('95%', '97.5%')
-    """
-    return f"{round(100 * level, 6):g}%"
 
 
 def level_text(level: float | None) -> str:

@@ -86,6 +86,13 @@ def plot_displacement(
     values = table[["system", "annotator_id"]].assign(
         low=numeric(table, "table", low_col), high=numeric(table, "table", high_col)
     )
+    for column, name in (("low", low_col), ("high", high_col)):
+        bad = ~np.isfinite(values[column].to_numpy())
+        if bad.any():  # the mean over queries would skip a NaN without a word
+            raise ValueError(
+                f"table column {name!r} must hold finite qualities; got "
+                f"{float(values[column].iloc[bad.argmax()])!r} (row {int(bad.argmax())})"
+            )
     per_annotator = values.groupby(["system", "annotator_id"], sort=False).mean()
     systems = pd.unique(table["system"])
     annotators = sorted(pd.unique(table["annotator_id"]), key=str)

@@ -10,7 +10,8 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
-from fuzzytruth.plots._common import PALETTE, axes, check_level, numeric, percent, require
+from fuzzytruth.plots._common import PALETTE, axes, check_level, numeric, require
+from fuzzytruth.report import percent
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = ["plot_distribution", "plot_query_distribution"]

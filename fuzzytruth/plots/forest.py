@@ -14,12 +14,13 @@ from matplotlib.lines import Line2D
 from fuzzytruth.plots._common import (
     PALETTE,
     axes,
+    interval_ends,
     level_text,
     numeric,
     one_level,
-    percent,
     require,
 )
+from fuzzytruth.report import percent
 from fuzzytruth.stats.compare import Comparison
 
 __all__ = ["plot_forest", "plot_system_intervals"]
@@ -102,8 +103,7 @@ def plot_forest(
     require(table, "comparison", _FOREST_COLUMNS)
     level = one_level(table, "comparison")
     difference = numeric(table, "comparison", "difference")
-    low = numeric(table, "comparison", "ci_low")
-    high = numeric(table, "comparison", "ci_high")
+    low, high = interval_ends(table, "comparison", "ci_low", "ci_high")
     significant = numeric(table, "comparison", "pvalue_adjusted") < alpha
     names = [f"{a} − {b}" for a, b in zip(table["system_a"], table["system_b"], strict=True)]
     measures = pd.unique(table["measure"]) if "measure" in table.columns else []
@@ -120,23 +120,22 @@ def plot_forest(
     ax.axvline(0.0, color="black", linewidth=0.8, zorder=0)
     for i in range(n):
         style = styles[bool(significant[i])]
-        # Whiskers from the interval's midpoint, so an interval that excludes the point
-        # estimate (possible for percentile intervals) is still drawn where it is.
-        ax.errorbar(
-            (low[i] + high[i]) / 2, y[i], xerr=(high[i] - low[i]) / 2, fmt="none",
-            ecolor=style["color"], elinewidth=1.5, capsize=3,
-        )
+        _whisker(ax, low[i], high[i], y[i], style["color"])
         ax.plot(difference[i], y[i], linestyle="none", marker=style["marker"],
                 color=style["color"], markersize=6)
     ax.set_yticks(y, names)
     ax.set_ylim(-0.5, n - 0.5)
     what = f"difference in {measures[0]}" if len(measures) == 1 else "difference"
-    whiskers = level_text(level)
+    whiskers = "whiskers: " + level_text(level)
     if "interval" in table.columns and table["interval"].nunique() == 1:
         whiskers = whiskers.replace("interval", f"{table['interval'].iloc[0]} interval")
+    if np.isnan(low).all() or np.isnan(high).all():  # Wilcoxon, sign: no interval
+        whiskers = "no interval"
+    elif np.isinf(low).any() or np.isinf(high).any():
+        whiskers += ", one-sided (arrow: no bound)"
     if "estimand" in table.columns and table["estimand"].nunique() == 1:
         whiskers += f", estimand {table['estimand'].iloc[0]}"
-    ax.set_xlabel(f"{what}, A − B (whiskers: {whiskers})")
+    ax.set_xlabel(f"{what}, A − B ({whiskers})")
     handles = [
         Line2D([], [], color=styles[s]["color"], marker=styles[s]["marker"],
                label=styles[s]["label"])
@@ -146,6 +145,30 @@ def plot_forest(
     if title is not None:
         ax.set_title(title)
     return ax
+
+
+def _whisker(ax: Axes, low: float, high: float, y: float, color: Any) -> None:
+    """An interval's whisker at height ``y``: capped at its finite ends, an arrow to the edge
+    of the axes on a side without a bound (a one-sided interval), nothing when an end is NaN
+    (a procedure without an interval)."""
+    if np.isnan(low) or np.isnan(high):
+        return
+    if np.isfinite(low) and np.isfinite(high):
+        # drawn from the interval's midpoint, so an interval that excludes the point estimate
+        # (possible for percentile intervals) is still drawn where it is
+        ax.errorbar((low + high) / 2, y, xerr=(high - low) / 2, fmt="none", ecolor=color,
+                    elinewidth=1.5, capsize=3)
+        return
+    for end, edge, other in ((low, 0.0, high), (high, 1.0, low)):
+        if np.isinf(end):  # from the other end (or the axes' middle) to this edge
+            start = other if np.isfinite(other) else None
+            if start is not None:
+                ax.errorbar(start, y, xerr=0.0, fmt="none", ecolor=color, elinewidth=1.5,
+                            capsize=3)
+            ax.annotate("", xy=(edge, y), xycoords=("axes fraction", "data"),
+                        xytext=(0.5, y) if start is None else (start, y),
+                        textcoords=("axes fraction", "data") if start is None else "data",
+                        arrowprops={"arrowstyle": "->", "color": color, "lw": 1.5})
 
 
 _SYSTEM_COLUMNS = ("system", "ci_low", "ci_high")
@@ -246,15 +269,14 @@ def plot_system_intervals(
         table = table.sort_values("measure", key=lambda c: c.map(order), kind="stable")
     level = one_level(table, "source")
     value = numeric(table, "source", "value")
-    low, high = numeric(table, "source", "ci_low"), numeric(table, "source", "ci_high")
+    low, high = interval_ends(table, "source", "ci_low", "ci_high")
     measures = pd.unique(table["measure"]) if "measure" in table.columns else []
     names = [str(s) for s in table["system"]]
     if len(measures) > 1:
         names = [f"{m}: {n}" for m, n in zip(table["measure"], names, strict=True)]
     has_truths = truths and {"truth_low", "truth_high"} <= set(table.columns)
     if has_truths:
-        t_low = numeric(table, "source", "truth_low")
-        t_high = numeric(table, "source", "truth_high")
+        t_low, t_high = interval_ends(table, "source", "truth_low", "truth_high")
         has_truths = bool(np.any(np.isfinite(t_low) & (t_high > t_low)))
     ax = axes(ax)
     palette = sns.color_palette(PALETTE)

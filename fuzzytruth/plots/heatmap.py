@@ -4,6 +4,7 @@ flagged categories marked."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import matplotlib as mpl
@@ -12,7 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import Normalize
 
-from fuzzytruth.plots._common import axes, numeric, require
+from fuzzytruth.plots._common import axes, interval_ends, numeric, require
 
 __all__ = ["WORSE_WHEN_HIGH", "plot_agreement_heatmap"]
 
@@ -161,6 +162,7 @@ def plot_agreement_heatmap(
     >>> plt.close("all")
     """
     table = _as_frame(table)
+    _check_scale(fmt, vmin, vmax, worse_when_high)
     if isinstance(columns, str):
         require(table, "table", [index, columns, values])
         has_ci = "ci_low" in table.columns and "ci_high" in table.columns
@@ -176,8 +178,7 @@ def plot_agreement_heatmap(
             "value": numeric(table, "table", values),
         })
         if show_ci:
-            cells["ci_low"] = numeric(table, "table", "ci_low")
-            cells["ci_high"] = numeric(table, "table", "ci_high")
+            cells["ci_low"], cells["ci_high"] = interval_ends(table, "table", "ci_low", "ci_high")
         column_title = columns
     else:
         names = list(columns)
@@ -205,6 +206,13 @@ def plot_agreement_heatmap(
             "value": np.concatenate([numeric(table, "table", c) for c in names]),
         })
         column_title = ""
+    infinite = np.isinf(cells.drop(columns=["row", "col"]).to_numpy()).any(axis=1)
+    if infinite.any():
+        raise ValueError(
+            f"table must hold finite values (NaN for a blank cell); the cell "
+            f"({cells['row'].iloc[infinite.argmax()]}, {cells['col'].iloc[infinite.argmax()]}) "
+            "is infinite"
+        )
     repeated = cells.duplicated(["row", "col"], keep=False)
     if repeated.any():
         pairs = cells.loc[repeated, ["row", "col"]].drop_duplicates().head(5)
@@ -274,6 +282,27 @@ def plot_agreement_heatmap(
     default = f"Agreement per {index}" if isinstance(columns, str) else f"Reliability per {index}"
     ax.set_title(default if title is None else title)
     return ax
+
+
+def _check_scale(fmt: object, vmin: object, vmax: object, worse_when_high: object) -> None:
+    """A ValueError naming the argument: a format spec that does not format a float, colour
+    limits that are not finite numbers or not in order, names given as one str."""
+    try:
+        format(0.5, fmt)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"fmt must be a format spec for a float such as '.2f'; got {fmt!r}"
+        ) from None
+    for name, limit in (("vmin", vmin), ("vmax", vmax)):
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, Real)
+                                  or not np.isfinite(limit)):
+            raise ValueError(f"{name} must be a finite number or None; got {limit!r}")
+    if vmin is not None and vmax is not None and not vmin < vmax:  # type: ignore[operator]
+        raise ValueError(f"vmin must be below vmax; got vmin={vmin!r}, vmax={vmax!r}")
+    if isinstance(worse_when_high, str):
+        raise ValueError(
+            f"worse_when_high must be a list of column names; got the str {worse_when_high!r}"
+        )
 
 
 def _flagged_rows(table: pd.DataFrame, index: str, flag: str | None) -> set[Any]:

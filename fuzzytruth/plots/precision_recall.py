@@ -15,6 +15,7 @@ from fuzzytruth._validation import check_choice
 from fuzzytruth.plots._common import (
     axes,
     check_level,
+    interval_ends,
     level_text,
     numeric,
     one_level,
@@ -140,7 +141,8 @@ def plot_pr_curves(
         precision = by_measure["precision"].loc[cutoffs]
         lines[system] = (
             numeric(by_measure["recall"].loc[cutoffs], "curves", "mean"),
-            *(numeric(precision, "curves", c) for c in ("mean", "ci_low", "ci_high")),
+            numeric(precision, "curves", "mean"),
+            *interval_ends(precision, "curves", "ci_low", "ci_high"),
         )
     ax = axes(ax)
     colours = sns.color_palette(palette, len(lines))

@@ -14,7 +14,15 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from fuzzytruth.plots._common import PALETTE, axes, level_text, numeric, one_level, require
+from fuzzytruth.plots._common import (
+    PALETTE,
+    axes,
+    interval_ends,
+    level_text,
+    numeric,
+    one_level,
+    require,
+)
 
 __all__ = ["BANDS", "plot_reliability"]
 
@@ -101,13 +109,12 @@ def plot_reliability(
         colour, marker = colours[s], _MARKERS[s % len(_MARKERS)]
         if len(curve):
             x = curve["reliability"].to_numpy(dtype=float)
-            ax.fill_between(x, curve[low].to_numpy(dtype=float),
-                            curve[high].to_numpy(dtype=float), color=colour, alpha=0.2,
+            ax.fill_between(x, *interval_ends(curve, "table", low, high), color=colour, alpha=0.2,
                             linewidth=0)
-            ax.plot(x, curve["value"].to_numpy(dtype=float), color=colour, marker=marker,
+            ax.plot(x, numeric(curve, "table", "value"), color=colour, marker=marker,
                     markersize=4)
-        for value in mine.loc[~np.isfinite(r), "value"]:
-            ax.axhline(float(value), color=colour, linestyle="--", linewidth=1)
+        for value in numeric(mine[~np.isfinite(r)], "table", "value"):
+            ax.axhline(value, color=colour, linestyle="--", linewidth=1)
         handles.append(Line2D([], [], color=colour, marker=marker, markersize=4, label=system))
     handles.append(Line2D([], [], color="grey", linestyle="--",
                           label="deterministic aggregation (IRN argmax)"))

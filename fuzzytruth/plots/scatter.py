@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
+from fuzzytruth._validation import check_real
 from fuzzytruth.plots._common import PALETTE, axes, numeric, require
 
 __all__ = ["plot_annotator_scores", "robust_limits"]
@@ -26,7 +29,11 @@ def robust_limits(values: np.ndarray, *, fence: float = 3.0) -> tuple[float, flo
     >>> round(low, 3), round(high, 3)
     (0.796, 0.884)
     """
-    finite = np.asarray(values, dtype=float)
+    if isinstance(fence, bool) or not isinstance(fence, Real) or not fence >= 0:
+        raise ValueError(f"fence must be a number >= 0; got {fence!r}")
+    finite = np.asarray(values)
+    check_real(finite, "values")
+    finite = finite.astype(float)
     finite = finite[np.isfinite(finite)]
     if finite.size == 0:
         raise ValueError("values must hold at least one finite number")
@@ -57,7 +64,7 @@ def plot_annotator_scores(
     edge of the plot as an open triangle pointing the way it lies off scale, labelled with its
     id and its true values (a legend entry says so), and the axis label says the axis is
     clipped and how many annotators are off scale. ``robust=False`` lets matplotlib fit every
-    point.
+    point. An annotator without both scores (NaN) is not drawn, and the title says how many.
 
     Parameters
     ----------
@@ -136,8 +143,10 @@ def plot_annotator_scores(
                                 "labelled (its values)")],
                 loc="best", fontsize="x-small",
             )
-    ax.set_title(f"{y} vs {x} ({len(table)} annotators)" if title is None else title,
-                 fontsize="medium")
+    missing = int((np.isnan(xs) | np.isnan(ys)).sum())
+    count = f"{len(table)} annotators" + (
+        f", {missing} without both scores: not drawn" if missing else "")
+    ax.set_title(f"{y} vs {x} ({count})" if title is None else title, fontsize="medium")
     return ax
 
 
