@@ -422,7 +422,9 @@ UNFLAGGED = {
     "names": "the match is English ('info' file names must look like ...: the ImageNet "
              "reader's message about its file), not the parameter",
     "aggregate": "a family's property, quoted beside --n-worlds and --undefined (which the "
-                 "user sets) in the aggregate's message",
+                 "user sets) in the aggregate's message; and the table of Evaluation.aggregate "
+                 "the command prints (report.system_notes)",
+    "notes": "footnotes the command wrote itself (report.system_notes), printed by notes_text",
 }
 
 
