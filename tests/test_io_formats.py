@@ -27,6 +27,7 @@ from fuzzytruth.io import (
     write_trec_qrels_jg,
     write_trec_run,
 )
+from fuzzytruth.io.delimited import read_delimited
 from fuzzytruth.io.text import is_plain, load_text
 from fuzzytruth.io.trec_columns import RUN_FIELDS, _read_slow, read_columns
 from fuzzytruth.runs import Qrels, Run
@@ -207,6 +208,40 @@ def test_a_plain_file_is_parsed_from_disk_never_loaded_whole(tmp_path, monkeypat
     assert got.lines.tolist() == loaded.lines.tolist() == [1, 2]
 
 
+@pytest.mark.parametrize(
+    ("module", "read", "text", "name"),
+    [
+        ("trec_columns", Run.from_trec,
+         "".join(f"q1 Q0 d{i} {i} 2.5 t\n" for i in range(1000)), "run.txt"),
+        ("delimited", lambda p: read_delimited(p, delimiter=",", required=["item_id"]),
+         "item_id,label\n" + "".join(f"i{i},people\n" for i in range(1000)), "labels.csv"),
+    ],
+)
+def test_the_parsers_allocate_from_their_own_pool(tmp_path, monkeypatch, module, read, text,
+                                                   name):
+    """Both pyarrow CSV parsers take their buffers from parser_pool(): jemalloc where pyarrow
+    has it, not the default pool (mimalloc on Linux), whose fresh memory per block cost up
+    to a third of the CPU time of a large TREC file (fuzzytruth.io.text.parser_pool)."""
+    import importlib
+
+    import pyarrow as pa
+
+    from fuzzytruth.io.text import parser_pool
+
+    try:
+        pa.jemalloc_memory_pool()
+        assert parser_pool().backend_name == "jemalloc"
+    except NotImplementedError:
+        assert parser_pool() is pa.default_memory_pool()
+    watched = pa.proxy_memory_pool(parser_pool())  # counts what goes through it
+    monkeypatch.setattr(importlib.import_module(f"fuzzytruth.io.{module}"), "parser_pool",
+                        lambda: watched)
+    path = tmp_path / name
+    path.write_text(text)
+    read(path)
+    assert watched.max_memory() > 0
+
+
 def test_a_plain_file_the_parser_refuses_is_not_parsed_as_it_is_twice(tmp_path, monkeypatch):
     # a blank line inside a plain file: refused from disk, then read whole without its blank
     # line (two parses, not a third of the same bytes), the rows keeping their file lines
@@ -214,7 +249,8 @@ def test_a_plain_file_the_parser_refuses_is_not_parsed_as_it_is_twice(tmp_path, 
 
     calls = []
     parse = trec_columns._read_fast
-    monkeypatch.setattr(trec_columns, "_read_fast", lambda *a: calls.append(a[0]) or parse(*a))
+    monkeypatch.setattr(trec_columns, "_read_fast",
+                        lambda *a, **k: calls.append(a[0]) or parse(*a, **k))
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 2 t\n")
     got = read_columns(path, RUN_FIELDS, "score", extra=True)

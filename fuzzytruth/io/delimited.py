@@ -32,7 +32,15 @@ import pyarrow.compute as pc
 from pyarrow import csv as pa_csv
 
 from fuzzytruth.io.output import COMPRESSED_SUFFIXES, open_output
-from fuzzytruth.io.text import NUMBER, MaxBytes, Text, file_error, load_text, shown
+from fuzzytruth.io.text import (
+    NUMBER,
+    MaxBytes,
+    Text,
+    file_error,
+    load_text,
+    parser_pool,
+    shown,
+)
 
 __all__ = [
     "check_readable",
@@ -166,6 +174,7 @@ def _parse(data: bytes, delimiter: str, header: list[str], keep: list[str] | Non
                 strings_can_be_null=False,
                 null_values=[],
             ),
+            memory_pool=parser_pool(),
         )
 
     try:

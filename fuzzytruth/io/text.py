@@ -37,6 +37,7 @@ from __future__ import annotations
 import bz2
 import codecs
 import contextlib
+import functools
 import gzip
 import json
 import lzma
@@ -65,6 +66,7 @@ __all__ = [
     "is_plain",
     "load_json",
     "load_text",
+    "parser_pool",
     "read_bytes",
     "read_names",
     "shown",
@@ -104,6 +106,33 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+
+
+@functools.cache
+def parser_pool() -> Any:
+    """The pyarrow memory pool of the CSV parsers (TREC files, CSV/TSV tables): jemalloc where
+    pyarrow has it, else pyarrow's default pool.
+
+    pyarrow's default pool on Linux, mimalloc, gave the memory of each parsed block back to
+    the kernel and took fresh memory for the next: reading a 10 M-line TREC run of URL ids
+    (1.07 GB) and its qrels, then evaluating four measures, took 7.6-8.6 s of CPU, half of it
+    in the kernel, with the default pool against 6.1-6.5 s and 380 MB less at its peak with
+    jemalloc for the parser alone (five fresh processes each, interleaved, 2026-11-24; numeric
+    ids: no difference beyond the noise); a 5 M-row probabilistic qrels CSV read in 2.5-2.8 s
+    against 2.7-4.1 s, and 80-110 MB less at its peak (three rounds). Only the parser's
+    buffers come from this pool; the caller's default pool is left as it is.
+
+    Examples
+    --------
+    >>> parser_pool().backend_name in ("jemalloc", "mimalloc", "system")
+    True
+    """
+    import pyarrow as pa
+
+    try:
+        return pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without jemalloc (Windows)
+        return pa.default_memory_pool()
 
 
 def file_error(path: str, message: str, line: int | None = None,

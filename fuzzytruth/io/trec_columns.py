@@ -52,6 +52,7 @@ from fuzzytruth.io.text import (
     file_error,
     is_plain,
     load_text,
+    parser_pool,
     shown,
 )
 
@@ -206,6 +207,7 @@ def _read_fast(
                 strings_can_be_null=False,
                 null_values=[],
             ),
+            memory_pool=parser_pool(),
         )
     if not table.num_rows:
         raise ValueError("no rows")
