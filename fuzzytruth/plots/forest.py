@@ -120,7 +120,7 @@ def plot_forest(
     ax.axvline(0.0, color="black", linewidth=0.8, zorder=0)
     for i in range(n):
         style = styles[bool(significant[i])]
-        _whisker(ax, low[i], high[i], y[i], style["color"])
+        _whisker(ax, low[i], high[i], y[i], difference[i], style["color"])
         ax.plot(difference[i], y[i], linestyle="none", marker=style["marker"],
                 color=style["color"], markersize=6)
     ax.set_yticks(y, names)
@@ -147,10 +147,11 @@ def plot_forest(
     return ax
 
 
-def _whisker(ax: Axes, low: float, high: float, y: float, color: Any) -> None:
+def _whisker(ax: Axes, low: float, high: float, y: float, centre: float, color: Any) -> None:
     """An interval's whisker at height ``y``: capped at its finite ends, an arrow to the edge
-    of the axes on a side without a bound (a one-sided interval), nothing when an end is NaN
-    (a procedure without an interval)."""
+    of the axes on a side without a bound (a one-sided interval; from ``centre``, the point
+    estimate, when neither side has one), nothing when an end is NaN (a procedure without an
+    interval)."""
     if np.isnan(low) or np.isnan(high):
         return
     if np.isfinite(low) and np.isfinite(high):
@@ -160,14 +161,13 @@ def _whisker(ax: Axes, low: float, high: float, y: float, color: Any) -> None:
                     elinewidth=1.5, capsize=3)
         return
     for end, edge, other in ((low, 0.0, high), (high, 1.0, low)):
-        if np.isinf(end):  # from the other end (or the axes' middle) to this edge
-            start = other if np.isfinite(other) else None
-            if start is not None:
+        if np.isinf(end):
+            start = other if np.isfinite(other) else centre
+            if np.isfinite(other):
                 ax.errorbar(start, y, xerr=0.0, fmt="none", ecolor=color, elinewidth=1.5,
                             capsize=3)
-            ax.annotate("", xy=(edge, y), xycoords=("axes fraction", "data"),
-                        xytext=(0.5, y) if start is None else (start, y),
-                        textcoords=("axes fraction", "data") if start is None else "data",
+            ax.annotate("", xy=(edge, y), xycoords=("axes fraction", "data"), xytext=(start, y),
+                        textcoords="data",
                         arrowprops={"arrowstyle": "->", "color": color, "lw": 1.5})
 
 
