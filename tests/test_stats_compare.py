@@ -183,6 +183,12 @@ def test_summary_and_latex(scores):
     assert latex.count("\\\\") == len(res.table) + 1  # header + one row per pair
     significant = res.significant()
     assert latex.count("\\mathbf") == len(significant)
+    # a label is written as it is: what would break \label{...} is refused (was written)
+    for bad in ("tab:a}b", "50%", "", "a\nb", 5):
+        with pytest.raises(ValueError, match="label must be a non-empty str without"):
+            res.to_latex(label=bad)
+    with pytest.raises(ValueError, match="caption must be a str or None; got 3"):
+        res.to_latex(caption=3)
 
 
 def test_long_frame_errors(scores):

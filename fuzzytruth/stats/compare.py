@@ -242,9 +242,19 @@ class Comparison:
         estimand, worlds, B and seed); the footnotes of :meth:`summary` follow the table. The
         interval column is left out when the procedure has none (Wilcoxon, sign). Text is
         escaped for LaTeX (``_``, ``%``, ``&``, ``#``, ``$``, ``{``, ``}``, ``~``, ``^``,
-        ``\\``, ``<``, ``>``, ``|``).
+        ``\\``, ``<``, ``>``, ``|``). ``label`` is written as it is, and may not hold what
+        would end or break ``\\label{...}`` (``{``, ``}``, ``\\``, ``%``, ``#``) nor a line end.
         """
         from fuzzytruth.report import comparison_notes, comparison_table, describe_comparison
+
+        if label is not None and (not isinstance(label, str) or not label
+                                  or any(c in label for c in "{}\\%#\n\r")):
+            raise ValueError(
+                "label must be a non-empty str without {, }, \\, %, # or a line end (a LaTeX "
+                f"label); got {label!r}"
+            )
+        if caption is not None and not isinstance(caption, str):
+            raise ValueError(f"caption must be a str or None; got {caption!r}")
 
         parts = []
         for measure in pd.unique(self.table["measure"]):
