@@ -936,3 +936,13 @@ def test_reliability_bands_are_the_tables_columns_and_irn_is_dashed():
     reversed_ = table.assign(truth_low=table["truth_high"] + 0.1)
     with pytest.raises(ValueError, match="'truth_low' <= 'truth_high'; row 0 holds"):
         plot_reliability(reversed_)
+
+
+@pytest.mark.parametrize("name", ["plot_query_distribution", "plot_system_pr"])
+def test_figures_of_an_evaluation_refuse_anything_else(name):
+    """Both raised an AttributeError ('list' object has no attribute 'distribution')."""
+    import fuzzytruth.plots as plots
+
+    args = ("A", "q", "P@2") if name == "plot_query_distribution" else ()
+    with pytest.raises(ValueError, match=r"evaluation must be an Evaluation .* got list"):
+        getattr(plots, name)([1], *args)

@@ -27,6 +27,17 @@ def axes(ax: Axes | None) -> Axes:
     return ax
 
 
+def check_evaluation(evaluation: object) -> None:
+    """A ValueError unless ``evaluation`` is an :class:`~fuzzytruth.evaluation.Evaluation`."""
+    from fuzzytruth.evaluation.result import Evaluation
+
+    if not isinstance(evaluation, Evaluation):
+        raise ValueError(
+            "evaluation must be an Evaluation (from fuzzytruth.evaluate); got "
+            f"{type(evaluation).__name__}"
+        )
+
+
 def require(frame: pd.DataFrame, name: str, columns: Sequence[str]) -> None:
     """Raise a ValueError naming the missing columns, or an empty table
     (:func:`fuzzytruth._validation.check_columns`)."""

@@ -10,7 +10,14 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
-from fuzzytruth.plots._common import PALETTE, axes, check_level, numeric, require
+from fuzzytruth.plots._common import (
+    PALETTE,
+    axes,
+    check_evaluation,
+    check_level,
+    numeric,
+    require,
+)
 from fuzzytruth.report import percent
 from fuzzytruth.uncertain.distribution import Distribution
 
@@ -206,6 +213,7 @@ def plot_query_distribution(
     exact distribution under the uncertain truth
     >>> plt.close("all")
     """
+    check_evaluation(evaluation)
     dist = evaluation.distribution(system, query_id, measure)
     method = evaluation.method(system, measure)
     if method == "exact":

@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from fuzzytruth._validation import check_choice
 from fuzzytruth.plots._common import (
     axes,
+    check_evaluation,
     check_level,
     interval_ends,
     level_text,
@@ -247,6 +248,7 @@ def plot_system_pr(
     from fuzzytruth.measures import parse_measure
 
     band = check_choice("band", band, _BANDS)
+    check_evaluation(evaluation)
     names = [m for m in evaluation.measures if parse_measure(m).name == "iP"]
     if not names:
         raise ValueError(
