@@ -56,7 +56,7 @@ def run_demo(
     """
     from matplotlib.figure import Figure  # no pyplot: the user's backend is left alone
 
-    from fuzzytruth._validation import check_choice
+    from fuzzytruth._validation import check_choice, check_int
     from fuzzytruth.collection import category_reliability
     from fuzzytruth.datasets import image_collection
     from fuzzytruth.evaluation.engine import evaluate
@@ -71,6 +71,7 @@ def run_demo(
     from fuzzytruth.stats import compare
 
     check_choice("figure_format", figure_format, FIGURE_FORMATS)
+    seed = check_int("seed", seed)  # was named 'rng' in evaluate's message
     stream = stream or sys.stdout
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)

@@ -290,6 +290,22 @@ def test_demo_writes_report_and_figures(capsys, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # nothing else left
 
 
+def test_demo_errors_name_its_flags(capsys, tmp_path):
+    """Were "[Errno 17] File exists" for a file given as --out, "[Errno 2] ... /x/.out.h4f..."
+    (the staging folder's name) for a folder it cannot write into, and "rng must be ..." for
+    --seed -1."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    assert_user_error(run(capsys, "demo", "--out", str(afile)),
+                      f"--out {afile} is a file, not a folder")
+    below = afile / "out"  # its parent is a file: nothing can be made there
+    assert_user_error(run(capsys, "demo", "--out", str(below)),
+                      f"--out {below}: cannot write into {afile}")
+    assert_user_error(run(capsys, "demo", "--out", str(tmp_path / "d"), "--seed", "-1"),
+                      "--seed must be an integer >= 0; got -1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 # ---------------------------------------------------------------------- user errors
 def assert_user_error(result, *fragments: str) -> None:
     status, out, err = result

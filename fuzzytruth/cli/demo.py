@@ -46,8 +46,13 @@ def run(args: argparse.Namespace) -> int:
     from fuzzytruth.demo import run_demo
 
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as err:  # not the staging folder's name: the folder the user gave
+        raise ValueError(f"--out {out}: cannot write into {out.parent} ({err.strerror})") from None
     summary = io.StringIO()
     try:
         run_demo(staging, figure_format=args.figure_format, n_worlds=args.n_worlds,
