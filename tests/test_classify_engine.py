@@ -459,3 +459,19 @@ def test_errors_name_what_is_wrong():
     with pytest.raises(ValueError, match=r"a set-valued truth.*gives accuracy only"), \
             pytest.warns(UserWarning, match=r"no item 'i1', 'i2'"):
         evaluate(p, Qrels(["i0"], ["a"], [1]), "CE")
+
+
+def test_exact_mean_keeps_its_digits_when_the_value_is_almost_never_defined():
+    """The per-item mean given defined divided by 1 - P(undefined): with P(undefined) =
+    1 - 1e-9 the difference kept half its digits (0.7 came out 0.70000006). Checked on a
+    kernel undefined under label 0 (no built-in one is NaN under a single label)."""
+    from types import SimpleNamespace
+
+    def kernel(view, target, **params):
+        return np.where(target.labels == 0, np.nan, 0.7)
+
+    law = np.array([[1 - 1e-9, 1e-9], [0.5, 0.5], [1.0, 0.0]])
+    batch = classifiers._exact(None, kernel, {}, SimpleNamespace(law=law), 1e9)
+    mean, undefined = batch.mean(), batch.p_undefined
+    assert mean[:2] == pytest.approx([0.7, 0.7], rel=1e-14) and np.isnan(mean[2])
+    assert undefined.tolist() == [1 - 1e-9, 0.5, 1.0]

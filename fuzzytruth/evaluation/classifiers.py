@@ -359,6 +359,7 @@ def _exact(view: SystemView, kernel: Any, params: dict, truth: PreparedClassTrut
     step = block_rows(n, memory_budget, bytes_per_unit=48.0)
     total = np.zeros(n)
     undefined = np.zeros(n)
+    defined = np.zeros(n)  # summed, not 1 - undefined: that loses the digits of a tiny one
     for start in range(0, len(nodes), step):
         block = nodes[start : start + step]
         labels = np.broadcast_to(block[:, None], (len(block), n))
@@ -367,8 +368,9 @@ def _exact(view: SystemView, kernel: Any, params: dict, truth: PreparedClassTrut
         nan = np.isnan(values)
         total += np.where(nan, 0.0, values * mass).sum(axis=0)
         undefined += np.where(nan, mass, 0.0).sum(axis=0)
+        defined += np.where(nan, 0.0, mass).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(undefined < 1.0, total / np.maximum(1.0 - undefined, 1e-300), np.nan)
+        mean = np.where(defined > 0.0, total / defined, np.nan)
 
     return DeferredBatch(lambda: _atoms(view, kernel, params, law), mean, undefined, "exact")
 
