@@ -936,6 +936,11 @@ def test_reliability_bands_are_the_tables_columns_and_irn_is_dashed():
     reversed_ = table.assign(truth_low=table["truth_high"] + 0.1)
     with pytest.raises(ValueError, match="'truth_low' <= 'truth_high'; row 0 holds"):
         plot_reliability(reversed_)
+    # the row is the caller's: its index label, whatever the figure filtered or sorted
+    other = table.assign(measure="CE")
+    late = pd.concat([other, table.assign(truth_low=[0.0, 1.5, 0.5])], ignore_index=True)
+    with pytest.raises(ValueError, match=r"'truth_low' <= 'truth_high'; row 4 holds 1\.5 > 1\.0"):
+        plot_reliability(late, measure="Acc(target=top1)")
 
 
 @pytest.mark.parametrize("name", ["plot_query_distribution", "plot_system_pr"])

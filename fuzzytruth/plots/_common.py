@@ -60,7 +60,8 @@ def interval_ends(
     frame: pd.DataFrame, name: str, low: str, high: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ends of an interval, two numeric columns (:func:`numeric`), or a ValueError naming
-    them when a row's low end lies above its high end. NaN ends (no interval) pass.
+    them and the row (its index label, so a filtered table names the caller's row) when a
+    row's low end lies above its high end. NaN ends (no interval) pass.
 
     >>> interval_ends(pd.DataFrame({"lo": [0.2], "hi": [0.1]}), "table", "lo", "hi")
     Traceback (most recent call last):
@@ -73,7 +74,7 @@ def interval_ends(
         i = int(reversed_.argmax())
         raise ValueError(
             f"{name} columns {low!r} and {high!r} must be an interval's ends, {low!r} <= "
-            f"{high!r}; row {i} holds {float(lows[i])!r} > {float(highs[i])!r}"
+            f"{high!r}; row {frame.index[i]} holds {float(lows[i])!r} > {float(highs[i])!r}"
         )
     return lows, highs
 

@@ -89,9 +89,10 @@ def plot_displacement(
     for column, name in (("low", low_col), ("high", high_col)):
         bad = ~np.isfinite(values[column].to_numpy())
         if bad.any():  # the mean over queries would skip a NaN without a word
+            i = int(bad.argmax())
             raise ValueError(
                 f"table column {name!r} must hold finite qualities; got "
-                f"{float(values[column].iloc[bad.argmax()])!r} (row {int(bad.argmax())})"
+                f"{float(values[column].iloc[i])!r} (row {values.index[i]})"
             )
     per_annotator = values.groupby(["system", "annotator_id"], sort=False).mean()
     systems = pd.unique(table["system"])

@@ -98,22 +98,22 @@ def plot_reliability(
         raise ValueError("table column 'reliability' must hold positive temperatures (inf for "
                          "the deterministic aggregation)")
     level = one_level(rows, "table")
+    lows, highs = interval_ends(rows, "table", low, high)
+    values = numeric(rows, "table", "value")
     ax = axes(ax)
     systems = list(dict.fromkeys(rows["system"]))
     colours = sns.color_palette(PALETTE, max(len(systems), 1))
     handles = []
     for s, system in enumerate(systems):
-        mine = rows[rows["system"] == system]
-        r = mine["reliability"].to_numpy(dtype=float)
-        curve = mine[np.isfinite(r)].sort_values("reliability")
+        mine = (rows["system"] == system).to_numpy()
+        finite = np.flatnonzero(mine & np.isfinite(reliability))
+        curve = finite[np.argsort(reliability[finite], kind="stable")]  # by temperature
         colour, marker = colours[s], _MARKERS[s % len(_MARKERS)]
         if len(curve):
-            x = curve["reliability"].to_numpy(dtype=float)
-            ax.fill_between(x, *interval_ends(curve, "table", low, high), color=colour, alpha=0.2,
-                            linewidth=0)
-            ax.plot(x, numeric(curve, "table", "value"), color=colour, marker=marker,
-                    markersize=4)
-        for value in numeric(mine[~np.isfinite(r)], "table", "value"):
+            x = reliability[curve]
+            ax.fill_between(x, lows[curve], highs[curve], color=colour, alpha=0.2, linewidth=0)
+            ax.plot(x, values[curve], color=colour, marker=marker, markersize=4)
+        for value in values[mine & ~np.isfinite(reliability)]:
             ax.axhline(value, color=colour, linestyle="--", linewidth=1)
         handles.append(Line2D([], [], color=colour, marker=marker, markersize=4, label=system))
     handles.append(Line2D([], [], color="grey", linestyle="--",
