@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fuzzytruth._pairs as pairs
+import fuzzytruth.truth.judged_pairs as judged_pairs
 from fuzzytruth.runs import Run, rank
 from fuzzytruth.truth.judged_pairs import grades_by_row
 from fuzzytruth.truth.qrels import Qrels
@@ -121,8 +122,20 @@ def judged(draw, rows):
 
 @settings(max_examples=100, deadline=None)
 @given(st.data(), st.sampled_from(["dataframe", "objects", "lists", "dicts"]),
-       st.sampled_from(["dataframe", "objects", "dicts"]))
-def test_join_is_a_lookup(data, run_form, qrels_form):
+       st.sampled_from(["dataframe", "objects", "dicts"]), st.sampled_from([None, 1, 40, 120]))
+def test_join_is_a_lookup(data, run_form, qrels_form, join_block):
+    """Every run row's grade is the dict lookup, with the join's blocks of queries of the
+    default size (every query in one) or small (one or a few queries per block): a document
+    judged for two queries of a block and retrieved for one takes the blocks' second path."""
+    saved = judged_pairs._JOIN_BLOCK
+    judged_pairs._JOIN_BLOCK = saved if join_block is None else join_block
+    try:
+        _join_is_a_lookup(data, run_form, qrels_form)
+    finally:
+        judged_pairs._JOIN_BLOCK = saved
+
+
+def _join_is_a_lookup(data, run_form, qrels_form):
     rows = data.draw(runs())
     truth = data.draw(judged(rows))
     if not truth:
@@ -151,6 +164,22 @@ def test_join_is_a_lookup(data, run_form, qrels_form):
     grades, matched = grades_by_row(run, qrels)
     assert grades.tolist() == [truth.get((q, d), 0.0) for q, d, _ in rows]
     assert matched.tolist() == [(q, d) in truth for q, d, _ in rows]
+
+
+@pytest.mark.parametrize("join_block", [None, 1])
+def test_join_finds_a_document_judged_first_for_another_query(join_block):
+    """d1 is judged for q1 (first in the block) and for q2, and retrieved for q2 and q3: the
+    first judged row holding d1 is q1's, so the block's fast answer does not hold."""
+    saved = judged_pairs._JOIN_BLOCK
+    judged_pairs._JOIN_BLOCK = saved if join_block is None else join_block
+    try:
+        run = Run(["q1", "q2", "q2", "q3"], ["x", "d1", "y", "d1"], [1.0, 1.0, 0.5, 1.0])
+        qrels = Qrels(["q1", "q2", "q2", "q3"], ["d1", "d1", "y", "z"], [1, 2, 3, 1])
+        grades, matched = grades_by_row(run, qrels)
+    finally:
+        judged_pairs._JOIN_BLOCK = saved
+    assert grades.tolist() == [0.0, 2.0, 3.0, 0.0]
+    assert matched.tolist() == [False, True, True, False]
 
 
 @settings(max_examples=100, deadline=None)

@@ -145,27 +145,29 @@ def _judged_row_of(
     bounds: np.ndarray,
 ) -> np.ndarray:
     """For each run row, the qrels row (both sides grouped by query) judging the same
-    (query, document), or -1: a block of queries at a time, the block's judged documents are
-    encoded (a small hash table) and the run's documents looked up in it. When no document is
-    judged for two queries of the block (the usual case), a document's code is its qrels row
-    and the query is compared directly; otherwise (query, code) pairs are matched."""
+    (query, document), or -1: a block of queries at a time, each run document is looked up
+    among the block's judged documents (a small hash table), which gives the first judged row
+    holding it. When every document found is judged there for the run row's own query (the
+    usual case: no document of the block is judged for two of its queries and retrieved for
+    another), that row is the answer; otherwise (query, first row) pairs are matched."""
     at = np.full(len(run_row), -1, dtype=np.int64)
     for r0, r1 in itertools.pairwise(bounds.tolist()):
         a, b = run_start[r0], run_start[r1]
         c, d = qrels_start[r0], qrels_start[r1]
         if a == b or c == d:
             continue
-        encoded = pc.dictionary_encode(rows_of(qrels_docs, c, d))
-        found = pc.index_in(rows_of(run_docs, a, b), value_set=encoded.dictionary)
-        code = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-        n = len(encoded.dictionary)
-        if n == d - c:  # distinct documents: code i is the block's judged row i
-            row = np.where(code >= 0, c + code, -1)
-            hit = qrels_row[row] == run_row[a:b]  # row -1 is masked below
-            at[a:b] = np.where(hit & (code >= 0), row, -1)
+        judged = rows_of(qrels_docs, c, d)
+        found = pc.index_in(rows_of(run_docs, a, b), value_set=judged)
+        first = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        row = np.where(first >= 0, c + first, -1)
+        own = qrels_row[row] == run_row[a:b]  # row -1 is masked below
+        if (own | (first < 0)).all():
+            at[a:b] = np.where(own & (first >= 0), row, -1)
             continue
-        qkeys = (qrels_row[c:d] - r0) * n + encoded.indices.to_numpy(zero_copy_only=False)
-        rkeys = np.where(code >= 0, (run_row[a:b] - r0) * n + code, -1)
+        n = d - c  # a judged row's document named by its first row in the block, in [0, n)
+        named = pc.index_in(judged, value_set=judged).to_numpy(zero_copy_only=False)
+        qkeys = (qrels_row[c:d] - r0) * n + named.astype(np.int64)
+        rkeys = np.where(first >= 0, (run_row[a:b] - r0) * n + first, -1)
         local = _positions(qkeys, rkeys, (r1 - r0) * n)
         at[a:b] = np.where(local >= 0, c + local, -1)
     return at
