@@ -26,6 +26,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
+from fuzzytruth._validation import check_flag
+
 __all__ = ["Progress", "in_notebook", "on_ci", "progress_enabled", "track"]
 
 T = TypeVar("T")
@@ -66,9 +68,7 @@ def progress_enabled(progress: bool | None) -> bool:
             return False
         isatty = getattr(sys.stderr, "isatty", None)
         return bool(isatty and isatty()) or in_notebook()
-    if not isinstance(progress, bool):
-        raise ValueError(f"progress must be True, False or None; got {progress!r}")
-    return progress
+    return bool(check_flag("progress", progress, none=True))
 
 
 def Progress(

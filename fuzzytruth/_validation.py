@@ -10,12 +10,15 @@ import os
 from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 
+import numpy as np
+
 from fuzzytruth._lazy import lazy_names
 
 __all__ = [
     "check_choice",
     "check_columns",
     "check_confidence_level",
+    "check_flag",
     "check_int",
     "check_memory_budget",
     "check_n_worlds",
@@ -48,6 +51,30 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
     if not ok or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
     return value
+
+
+def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:
+    """Return ``value`` as a bool when it is one (Python's or NumPy's), or None when ``none``
+    allows it; anything else (a str such as "no", whose truth value is True; 0 or 1) is a
+    ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> check_flag("robust", True)
+    True
+    >>> check_flag("progress", None, none=True) is None
+    True
+    >>> check_flag("robust", "no")
+    Traceback (most recent call last):
+    ...
+    ValueError: robust must be True or False; got 'no'
+    """
+    if value is None and none:
+        return None
+    if not isinstance(value, bool | np.bool_):
+        allowed = "True, False or None" if none else "True or False"
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+    return bool(value)
 
 
 def check_real(values: object, name: str) -> None:

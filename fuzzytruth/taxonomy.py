@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_flag
+
 __all__ = ["Taxonomy"]
 
 
@@ -403,6 +405,7 @@ class Taxonomy:
 
     def ancestors(self, node: Hashable, *, include_self: bool = False) -> tuple[Hashable, ...]:
         """All ancestors of ``node``, nearest first (breadth-first), each once."""
+        include_self = check_flag("include_self", include_self)
         self.index(node)
         out = [node] if include_self else []
         queue = deque(self._parents[node])
@@ -418,6 +421,7 @@ class Taxonomy:
 
     def descendants(self, node: Hashable, *, include_self: bool = False) -> tuple[Hashable, ...]:
         """All descendants of ``node`` in topological order, each once."""
+        include_self = check_flag("include_self", include_self)
         i = self.index(node)
         rows = np.flatnonzero(self._ancestor_matrix[:, i])
         return tuple(self._nodes[r] for r in rows if include_self or r != i)

@@ -36,10 +36,15 @@ def test_terminal_detection(monkeypatch):
     assert progress_enabled(None) is False
 
 
-@pytest.mark.parametrize("bad", ["yes", 1, np.True_])
+@pytest.mark.parametrize("bad", ["yes", 1, 0.0])
 def test_progress_must_be_a_bool_or_none(bad):
     with pytest.raises(ValueError, match="progress must be True, False or None"):
         progress_enabled(bad)
+
+
+def test_progress_takes_a_numpy_bool_as_the_python_bool():
+    assert progress_enabled(np.True_) is True
+    assert progress_enabled(np.False_) is False
 
 
 def test_kernels_do_not_import_the_progress_bar():

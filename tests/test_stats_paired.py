@@ -251,7 +251,7 @@ def test_bad_scores_are_named():
 
 
 def test_exact_argument_is_validated_and_bounded():
-    with pytest.raises(ValueError, match=r"exact must be None, True or False; got 'yes'"):
+    with pytest.raises(ValueError, match=r"exact must be True, False or None; got 'yes'"):
         paired_test([[0.1, 0.2, 0.3], [0.2, 0.2, 0.1]], method="randomization", exact="yes")
     with pytest.raises(ValueError, match=r"exact=True enumerates 2\*\*n_queries flips; "
                                          r"n_queries=30 > 24"):

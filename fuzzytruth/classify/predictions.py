@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import check_real
+from fuzzytruth._validation import check_flag, check_real
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -134,8 +134,7 @@ class Predictions:
                 f"scores must be finite; item {self._items[row]!r}, class "
                 f"{self._classes[col]!r} is {float(array[row, col])!r}"
             )
-        if probabilities not in (None, True, False):
-            raise ValueError(f"probabilities must be None, True or False; got {probabilities!r}")
+        probabilities = check_flag("probabilities", probabilities, none=True)
         problem = self._not_probabilities(array)
         if probabilities and problem:
             raise ValueError(f"probabilities must {problem}")

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.io.rankings import Rankings
 
@@ -86,6 +87,7 @@ def reliability_curves(
         argmax); ``ci_*`` the interval over items, ``truth_*`` the spread over the truth's
         worlds.
     """
+    human = check_flag("human", human)
     from fuzzytruth._random import draw_seed
     from fuzzytruth.classify.human import leave_one_annotator_out
     from fuzzytruth.truth.models import IRN, PrIRN

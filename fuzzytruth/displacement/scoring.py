@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_flag
 from fuzzytruth.displacement.answers import AnnotatorLists, annotator_lists, rankings_answers
 from fuzzytruth.displacement.frames import column_names
 from fuzzytruth.displacement.g import qualities, resolve_g
@@ -168,8 +168,7 @@ def weighted_displacement(
        query_id  m  n_items  w_a
     0         0  3        4  0.5
     """
-    if not isinstance(use_deeper_ranks, bool | np.bool_):
-        raise ValueError(f"use_deeper_ranks must be True or False; got {use_deeper_ranks!r}")
+    use_deeper_ranks = check_flag("use_deeper_ranks", use_deeper_ranks)
     g_func, g_name = resolve_g(g)
     p = get_preset(preset)
     ties = ties or p.ties

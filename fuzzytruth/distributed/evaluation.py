@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
-from fuzzytruth._validation import check_int
+from fuzzytruth._validation import check_flag, check_int
 from fuzzytruth.distributed.partitions import (
     aligned_frames,
     as_frame,
@@ -87,6 +87,7 @@ def evaluate(
     Evaluation
         The object :func:`fuzzytruth.evaluation.evaluate` returns for the same input.
     """
+    repartition = check_flag("repartition", repartition)
     from distributed import get_client
 
     client = get_client() if client is None else client

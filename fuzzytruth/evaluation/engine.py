@@ -92,6 +92,7 @@ from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
+    check_flag,
     check_int,
     check_memory_budget,
     check_n_worlds,
@@ -252,8 +253,8 @@ def evaluate(
     check_choice("missing", missing, MISSING)
     undefined = Undefined.of(undefined)
     check_choice("recall_form", recall_form, RECALL_FORMS)
-    check_choice("complete", complete, (True, False))
-    check_choice("judged_only", judged_only, (True, False))
+    complete = check_flag("complete", complete)
+    judged_only = check_flag("judged_only", judged_only)
     progress_enabled(progress)  # checks it now: a crisp evaluation draws no bar
     check_world_model(world_model)
     confidence_level = check_confidence_level(confidence_level)

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_flag
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.measures import get_preset
 from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
@@ -677,6 +677,7 @@ def image_text_retrieval(
     >>> out["i2t_R@1"], out["i2t_R@2"], out["i2t_medr"], out["t2i_R@1"], out["rsum"]
     (50.0, 100.0, 1.0, 75.0, 325.0)
     """
+    percent = check_flag("percent", percent, none=True)
     table = CROSSMODAL_CONVENTIONS
     ks = _check_ks(table["ks"] if ks is None else ks)
     ties = _spelling(ties)

@@ -38,6 +38,7 @@ from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
+    check_flag,
     check_int,
     check_memory_budget,
 )
@@ -116,7 +117,7 @@ def evaluate_preferences(
     """
     check_choice("undefined", undefined, UNDEFINED)
     check_choice("missing", missing, MISSING)
-    check_choice("complete", complete, (True, False))
+    complete = check_flag("complete", complete)
     confidence_level = check_confidence_level(confidence_level)
     if not isinstance(preferences, Preferences):
         raise ValueError(

@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth._validation import check_choice, check_int
+from fuzzytruth._validation import check_choice, check_flag, check_int
 from fuzzytruth.runs import SCORE_DTYPES, TIES
 
 __all__ = [
@@ -334,7 +334,7 @@ def register(
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate must be one of {list(AGGREGATES)}; got {aggregate!r}")
     check_choice("reads", reads, READS)
-    check_choice("per_item", per_item, (True, False))
+    per_item = check_flag("per_item", per_item)
     uses = frozenset(uses)
     if not uses <= set(USES):
         raise ValueError(f"uses must be a subset of {list(USES)}; got {sorted(uses)}")

@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._validation import check_flag
+
 __all__ = [
     "BRIER_HALF",
     "accuracy",
@@ -580,6 +582,7 @@ def partial_average_overlap(
     >>> round(partial_average_overlap(*map(np.array, args[:4]), 2), 7)
     0.5773503
     """
+    normalize = check_flag("normalize", normalize)
     predicted, predicted_groups = np.asarray(predicted), np.asarray(predicted_groups)
     ranking, groups = np.asarray(ranking), np.asarray(groups)
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_flag
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.shape import _check_rel
 
@@ -162,6 +162,7 @@ def rank_summary(
     >>> rank_summary([0, 2, 7, 12], medr="median_1based", percent=False)["medr"]
     5.5
     """
+    percent = check_flag("percent", percent)
     ks = _check_ks(ks)
     check_choice("medr", medr, MEDR_CONVENTIONS)
     r = np.asarray(ranks, dtype=np.float64).ravel()

@@ -7,6 +7,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.displacement import DisplacementResult
 from fuzzytruth.plots._common import PALETTE, axes, numeric, require
 
@@ -72,6 +73,7 @@ def plot_displacement(
     ['pessimist', 'optimist']
     >>> plt.close("all")
     """
+    label_annotators = check_flag("label_annotators", label_annotators)
     if pessimist not in _PESSIMISTS:
         raise ValueError(f"pessimist must be one of {list(_PESSIMISTS)}; got {pessimist!r}")
     if isinstance(table, DisplacementResult):

@@ -11,6 +11,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.plots._common import (
     PALETTE,
     axes,
@@ -258,6 +259,7 @@ def plot_system_intervals(
     'AP, mean over queries'
     >>> plt.close("all")
     """
+    truths = check_flag("truths", truths)
     table, interval = _system_table(source)
     if measure is not None:
         if "measure" not in table or measure not in set(table["measure"]):

@@ -13,6 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import Normalize
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.plots._common import axes, interval_ends, numeric, require
 
 __all__ = ["WORSE_WHEN_HIGH", "plot_agreement_heatmap"]
@@ -161,6 +162,7 @@ def plot_agreement_heatmap(
     ['higher is better: kappa', 'higher is worse: entropy']
     >>> plt.close("all")
     """
+    intervals = check_flag("intervals", intervals, none=True)
     table = _as_frame(table)
     _check_scale(fmt, vmin, vmax, worse_when_high)
     if isinstance(columns, str):

@@ -10,7 +10,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from fuzzytruth._validation import check_real
+from fuzzytruth._validation import check_flag, check_real
 from fuzzytruth.plots._common import PALETTE, axes, numeric, require
 
 __all__ = ["plot_annotator_scores", "robust_limits"]
@@ -106,6 +106,7 @@ def plot_annotator_scores(
     ['f (0.14, 0.21)']
     >>> plt.close("all")
     """
+    robust = check_flag("robust", robust)
     if not isinstance(table, pd.DataFrame):
         raise ValueError(f"table must be a DataFrame; got {type(table).__name__}")
     require(table, "table", [id_column, x, y])

@@ -17,6 +17,7 @@ from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import all_sign_flips, count_extreme, sign_flip_means
+from fuzzytruth._validation import check_flag
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -178,8 +179,7 @@ def paired_test(
     zero_method = check_choice("zero_method", zero_method, ZERO_METHODS)
     if method in ("randomization", "bootstrap"):
         n_resamples = check_n_resamples(n_resamples)
-    if exact is not None and not isinstance(exact, bool | np.bool_):
-        raise ValueError(f"exact must be None, True or False; got {exact!r}")
+    exact = check_flag("exact", exact, none=True)
     if method == "t":
         return _t_test(x, pairs, alternative)
     if method == "wilcoxon":

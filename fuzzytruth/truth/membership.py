@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_real
+from fuzzytruth._validation import check_flag, check_real
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -155,6 +155,7 @@ class Membership:
         >>> Membership.from_probabilities(t).probability("x", "all")
         1.0
         """
+        close = check_flag("close", close)
         if taxonomy is None:
             if "all" in table.columns:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_flag
 
 if TYPE_CHECKING:
     from fuzzytruth.metrics.base import RankedGains
@@ -109,7 +109,7 @@ class TruthOptions:
 
     def __post_init__(self) -> None:
         check_choice("weights", self.weights, WEIGHTS)
-        check_choice("exclude_query", self.exclude_query, (True, False))
+        check_flag("exclude_query", self.exclude_query)
         if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
             raise ValueError(
                 "query_categories must be a mapping of query id to category; got "

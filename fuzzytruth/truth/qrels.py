@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import PairTable, check_columns
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_flag
 from fuzzytruth.io.trec_columns import QRELS_FIELDS, read_columns
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run, rank
@@ -275,6 +275,7 @@ def ranked_gains(
     >>> rg.tie_mean(rg.gains)
     array([[0.5, 0.5, 1. ]])
     """
+    judged = check_flag("judged", judged)
     check_choice("queries", queries, QUERY_SETS)
     if not isinstance(qrels, Qrels):
         raise ValueError(f"qrels must be a Qrels; got {type(qrels).__name__}")

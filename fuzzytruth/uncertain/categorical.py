@@ -33,6 +33,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
@@ -200,6 +201,7 @@ def recall_distribution(
     >>> d.support.tolist(), d.p_undefined
     ([1.0], 0.4)
     """
+    exclude_query = check_flag("exclude_query", exclude_query)
     if recall_form not in _RECALL_FORMS:
         raise ValueError(f"recall_form must be one of {_RECALL_FORMS}; got {recall_form!r}")
     rows = _result_rows(membership, results)
@@ -290,6 +292,7 @@ def precision_recall_curve(
     >>> bands.query("cutoff == 1 and measure == 'precision'")["mean"].round(2).tolist()
     [0.8]
     """
+    exclude_query = check_flag("exclude_query", exclude_query)
     if recall_form not in _RECALL_FORMS:
         raise ValueError(f"recall_form must be one of {_RECALL_FORMS}; got {recall_form!r}")
     rows = _result_rows(membership, results)

@@ -46,6 +46,7 @@ import functools
 
 import numpy as np
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.uncertain.closed_form import _fn_pmf
 
 __all__ = ["SUMMARIES", "cutoff_summaries"]
@@ -106,6 +107,7 @@ def cutoff_summaries(
         :data:`SUMMARIES` to ``(n_queries, depth)`` arrays (column k − 1 is cutoff k).
         ``p_undefined`` is the probability before the ``undefined`` rule applies.
     """
+    fill_undefined = check_flag("fill_undefined", fill_undefined)
     p = np.ascontiguousarray(p, dtype=float)
     comp_start = np.ascontiguousarray(comp_start, dtype=np.int64)
     n_queries = len(comp_start) - 1

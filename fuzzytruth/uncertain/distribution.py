@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator
-from fuzzytruth._validation import check_confidence_level, check_real
+from fuzzytruth._validation import check_confidence_level, check_flag, check_real
 
 __all__ = ["Distribution"]
 
@@ -289,6 +289,7 @@ class Distribution:
 
     def probability_greater(self, threshold: float, *, inclusive: bool = False) -> float:
         """P(X > threshold), or P(X >= threshold) with ``inclusive=True``, given defined."""
+        inclusive = check_flag("inclusive", inclusive)
         if not self._defined():
             return float("nan")
         mask = self.support >= threshold if inclusive else self.support > threshold
