@@ -201,6 +201,45 @@ def _object_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return np.repeat(head_codes, np.diff(np.append(heads, len(arr)))), uniques
 
 
+def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and uniques (as :func:`factorize_ids`) of query ids given dictionary-encoded: a
+    pyarrow dictionary array of strings (in chunks or not, as the TREC reader parses a query
+    column) or a pandas Categorical of str categories. The chunks' dictionaries are unified
+    and the codes renumbered in order of first appearance; no id is compared row by row.
+    None when ``values`` are not such, or their dictionary names one id twice."""
+    if isinstance(values, pd.Series):
+        values = values.array
+    if isinstance(values, pd.Categorical):
+        if not (pd.api.types.is_string_dtype(values.categories.dtype)
+                and all(type(c) is str for c in values.categories)):
+            return None
+        values = pa.array(values)
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values])
+    if not (isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type)
+            and (pa.types.is_string(values.type.value_type)
+                 or pa.types.is_large_string(values.type.value_type))):
+        return None
+    if values.null_count:
+        raise ValueError("query_ids must not contain missing values")
+    if not len(values):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    unified = values.unify_dictionaries()
+    dictionary = unified.chunk(0).dictionary
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
+    seen = pd.unique(codes)  # the dictionary's entries in order of first appearance
+    uniques = np.asarray(dictionary.take(pa.array(seen)).to_pylist(), dtype=object)
+    if any(u is None for u in uniques.tolist()):
+        raise ValueError("query_ids must not contain missing values")
+    if len(set(uniques.tolist())) != len(uniques):
+        return None
+    if (seen == np.arange(len(seen))).all():
+        return codes.astype(np.int64), uniques
+    rank = np.zeros(len(dictionary), dtype=np.int64)
+    rank[seen] = np.arange(len(seen))
+    return rank[codes], uniques
+
+
 def _grouped(q_codes: np.ndarray, n_queries: int) -> np.ndarray | None:
     """A stable order grouping rows by query code, or None if they are grouped already."""
     if len(q_codes) < 2 or (q_codes[1:] >= q_codes[:-1]).all():
@@ -264,7 +303,7 @@ class PairTable:
         line_numbers: np.ndarray | None,
     ) -> None:
         check_choice("duplicates", duplicates, DUPLICATES)
-        grouped = _object_query_codes(query_ids)
+        grouped = _object_query_codes(query_ids) or _dictionary_query_codes(query_ids)
         queries = (_as_ids(query_ids, "query_ids", in_blocks=False) if grouped is None
                    else grouped[0])
         docs = _as_ids(doc_ids, "doc_ids")

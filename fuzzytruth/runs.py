@@ -178,7 +178,7 @@ class Run(PairTable):
         compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
             path, RUN_FIELDS, "score", encoding=encoding, extra=True,
-            columns=("qid", "docno", "score"), first=("tag",),
+            columns=("qid", "docno", "score"), first=("tag",), encoded=("qid",),
             max_decompressed_bytes=max_decompressed_bytes,
         )
         return cls(

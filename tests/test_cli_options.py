@@ -425,6 +425,8 @@ UNFLAGGED = {
                  "user sets) in the aggregate's message; and the table of Evaluation.aggregate "
                  "the command prints (report.system_notes)",
     "notes": "footnotes the command wrote itself (report.system_notes), printed by notes_text",
+    "query_ids": "the query ids of a run or qrels the command read from --run / --qrels: never "
+                 "missing there (the readers refuse an empty field, naming the file and line)",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -240,3 +241,60 @@ def test_pickled_run_joins_in_another_process():
     out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(run),
                          capture_output=True, check=True)
     assert out.stdout.decode().strip() == "[0.0, 3.0]"
+
+
+@st.composite
+def encoded_queries(draw, queries: list[str]):
+    """``queries`` dictionary-encoded as a reader or a user may give them: an Arrow
+    dictionary array in chunks, each with a dictionary of its own in its own order (as the
+    TREC reader parses a block), or a pandas Categorical with unused categories."""
+    if draw(st.booleans()):
+        extra = draw(st.lists(st.sampled_from(["zz", "q99", "é"]), unique=True))
+        categories = draw(st.permutations(sorted(set(queries) | set(extra))))
+        return pd.Categorical(queries, categories=categories)
+    cuts = sorted(draw(st.lists(st.integers(0, len(queries)), max_size=3)))
+    chunks = []
+    for a, b in zip([0, *cuts], [*cuts, len(queries)], strict=True):
+        part = queries[a:b]
+        dictionary = draw(st.permutations(sorted(set(part) | {"unused"})))
+        index = {q: i for i, q in enumerate(dictionary)}
+        chunks.append(pa.DictionaryArray.from_arrays(
+            pa.array([index[q] for q in part], type=pa.int32()),
+            pa.array(dictionary, type=pa.large_string())))
+    return pa.chunked_array(chunks, type=pa.dictionary(pa.int32(), pa.large_string()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_dictionary_encoded_query_ids_give_the_run_of_their_strings(data):
+    """Query ids given dictionary-encoded (TREC files' path, Categorical columns) are the same
+    Run as the same ids given as str: the same rows, the same query order, the same ranking."""
+    rows = data.draw(runs())
+    q, d, s = (list(c) for c in zip(*rows, strict=True))
+    encoded = data.draw(encoded_queries(q))
+    expected, got = Run(q, d, s), Run(encoded, d, s)
+    assert got.query_ids.tolist() == expected.query_ids.tolist() == q
+    assert got._q_uniques.tolist() == expected._q_uniques.tolist()
+    assert got.doc_ids.tolist() == d and got.scores.tolist() == expected.scores.tolist()
+    assert rank(got).rows.tolist() == rank(expected).rows.tolist()
+    truth = data.draw(judged(rows))
+    if truth:
+        keys = list(truth)
+        qrels = Qrels([k[0] for k in keys], [k[1] for k in keys], list(truth.values()))
+        assert grades_by_row(got, qrels)[0].tolist() == [truth.get((a, b), 0.0)
+                                                          for a, b in zip(q, d, strict=True)]
+
+
+def test_dictionary_encoded_query_ids_refuse_missing_values_and_repeat_no_id():
+    with pytest.raises(ValueError, match="query_ids must not contain missing values"):
+        Run(pa.array(["q1", None, "q1"]).dictionary_encode(), ["a", "b", "c"], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="query_ids must not contain missing values"):
+        Run(pd.Categorical(["q1", None]), ["a", "b"], [1.0, 2.0])
+    # a dictionary naming one id twice is decoded, not taken as two queries
+    twice = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0], type=pa.int32()),
+                                           pa.array(["q1", "q1"]))
+    with pytest.raises(ValueError, match="document 'a' is listed 2 times for query 'q1'"):
+        Run(twice, ["a", "a", "b"], [1.0, 2.0, 3.0])
+    assert Run(twice, ["a", "b", "c"], [1.0, 2.0, 3.0]).queries == ["q1"]
+    # categories that are not str go through str(), as any other id
+    assert Run(pd.Categorical([1, 2, 1]), ["a", "b", "c"], [1.0, 2.0, 3.0]).queries == ["1", "2"]

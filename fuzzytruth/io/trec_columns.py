@@ -177,15 +177,16 @@ and 2.1-2.4 s against 1.8-3.4 s (numeric ids), and 0.10-0.14 GB less at its peak
 
 def _read_fast(
     data: bytes | pa.Buffer | str, fields: tuple[str, ...], numeric: str,
-    columns: tuple[str, ...],
+    columns: tuple[str, ...], encoded: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], int]:
     """pyarrow's multi-threaded CSV reader, splitting at every space, on ``data`` or on the
     file ``data`` names (read as it is, never decompressed); strict: every line of
     ``len(fields)`` fields, none empty (every field is converted and checked; a blank line
     fails the conversion of ``numeric``), and finite numbers (else a ValueError: e.g. a line
     had a space too many, or a number out of range that only the line reader can tell from
-    ``inf``). Returns ``columns``, the first row's value (a list of one string) of every
-    other field, and the number of rows, one per line of ``data``."""
+    ``inf``). Returns ``columns`` (those in ``encoded`` as pyarrow dictionary arrays, in
+    chunks), the first row's value (a list of one string) of every other field, and the
+    number of rows, one per line of ``data``."""
     if not isinstance(data, str) and bytes(data[:3]) == codecs.BOM_UTF8:
         # pyarrow drops one leading byte-order mark. A file's own mark is gone already (load_
         # text), so this one began a later line (after comment lines) or followed the file's
@@ -202,8 +203,8 @@ def _read_fast(
                 # large_string: what pandas' str arrays hold, so that no column is cast; the
                 # fields only checked (a run's Q0, rank and tag) are dictionary-encoded
                 column_types={f: pa.float64() if f == numeric
-                              else pa.large_string() if f in columns else _CHECKED
-                              for f in fields},
+                              else pa.large_string() if f in columns and f not in encoded
+                              else _CHECKED for f in fields},
                 strings_can_be_null=False,
                 null_values=[],
             ),
@@ -216,8 +217,8 @@ def _read_fast(
     values = table.column(numeric).to_numpy()
     if np.isinf(values).any():
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
-    cols = {f: values if f == numeric else pd.array(table.column(f), dtype="str")
-            for f in columns}
+    cols = {f: values if f == numeric else table.column(f) if f in encoded
+            else pd.array(table.column(f), dtype="str") for f in columns}
     cols.update({f: [table.column(f)[0].as_py()] for f in fields if f not in columns})
     return cols, table.num_rows
 
@@ -233,11 +234,12 @@ def _without_final_blank_lines(content: bytes) -> bytes | pa.Buffer:
 
 def _read_kept(
     text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...],
-    data: bytes | None = None,
+    data: bytes | None = None, encoded: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """:func:`_read_fast` of ``data`` (default: the file's lines without comments and blank
     lines, :attr:`~fuzzytruth.io.text.Text.data`), which must give a row per such line."""
-    cols, n_rows = _read_fast(text.data if data is None else data, fields, numeric, columns)
+    cols, n_rows = _read_fast(text.data if data is None else data, fields, numeric, columns,
+                              encoded)
     if n_rows != len(text.lines):
         raise ValueError(f"{n_rows} rows from {len(text.lines)} lines")
     return cols
@@ -261,6 +263,7 @@ def read_columns(
     extra: bool = False,
     columns: tuple[str, ...] | None = None,
     first: tuple[str, ...] = (),
+    encoded: tuple[str, ...] = (),
     max_decompressed_bytes: MaxBytes = "auto",
 ) -> TrecColumns:
     """The columns of a whitespace-separated file, its name and each row's file line.
@@ -283,6 +286,12 @@ def read_columns(
     first : tuple of str, default ()
         Fields of which only the first row's value is wanted (a run's tag): each is returned
         as a list of that one string.
+    encoded : tuple of str, default ()
+        Fields of ``columns`` returned dictionary-encoded (a pyarrow ``ChunkedArray`` of
+        dictionary type) where pyarrow's parser reads the file (the line reader, for files it
+        refuses, returns lists of str): a query id repeats on every line of its query, so it
+        is parsed into a few distinct values per block instead of a string per line, and
+        factorised without comparing the strings row by row.
     max_decompressed_bytes : int, "auto" or None, default "auto"
         Cap on the content of a compressed file (see
         :func:`fuzzytruth.io.text.decompression_limit`).
@@ -294,6 +303,8 @@ def read_columns(
         )
     if not set(first) <= set(fields) - set(columns):
         raise ValueError(f"first must be fields of {fields} not in columns; got {first}")
+    if not set(encoded) <= set(columns) - {numeric}:
+        raise ValueError(f"encoded must be fields of {columns} but {numeric!r}; got {encoded}")
     name = os.fspath(path)
     read = None
     plain = is_plain(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
@@ -302,11 +313,11 @@ def read_columns(
         # the usual file, parsed from disk: its content is never held whole; refused by the
         # parser, it is read again below, where the line at fault is found
         with contextlib.suppress(ValueError):  # pyarrow.ArrowInvalid is a ValueError
-            cols, n_rows = _read_fast(name, fields, numeric, columns)
+            cols, n_rows = _read_fast(name, fields, numeric, columns, encoded)
             read = cols, np.arange(1, n_rows + 1, dtype=np.int64)
     cols, lines = read or _read_loaded(
         load_text(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes),
-        fields, numeric, columns, extra, refused=plain,
+        fields, numeric, columns, extra, refused=plain, encoded=encoded,
     )
     if not len(lines):
         raise file_error(
@@ -330,7 +341,7 @@ def read_columns(
 
 def _read_loaded(
     text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...], extra: bool,
-    *, refused: bool = False,
+    *, refused: bool = False, encoded: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], np.ndarray]:
     """The columns of a file read whole (:func:`~fuzzytruth.io.text.load_text`) and each
     row's file line: the file as it is when it has no line to drop (unless the parser
@@ -342,20 +353,20 @@ def _read_loaded(
             raise ValueError("tabs, or refused as it is")
         if not text.may_have_comments:  # no line to drop (a blank one fails the reader)
             cols, n_rows = _read_fast(_without_final_blank_lines(text.content), fields,
-                                      numeric, columns)
+                                      numeric, columns, encoded)
             lines = np.arange(1, n_rows + 1, dtype=np.int64)
         else:
-            cols, lines = _read_kept(text, fields, numeric, columns), text.lines
+            cols, lines = _read_kept(text, fields, numeric, columns, None, encoded), text.lines
     except ValueError:
         try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
             data = _single_spaced(text.data)
             try:
-                cols = _read_kept(text, fields, numeric, columns, data)
+                cols = _read_kept(text, fields, numeric, columns, data, encoded)
             except ValueError:
                 if not extra:
                     raise
                 cols = _read_kept(text, fields, numeric, columns,
-                                  _drop_extra_fields(data, len(fields)))
+                                  _drop_extra_fields(data, len(fields)), encoded)
             lines = text.lines
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
             every, lines = _read_slow(text, fields, numeric, extra)
