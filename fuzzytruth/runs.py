@@ -72,7 +72,9 @@ class Run(PairTable):
     Parameters
     ----------
     query_ids, doc_ids : array-like
-        Ids of each row (converted to str).
+        Ids of each row (converted to str). Query ids may also be given dictionary-encoded
+        (a pandas Categorical of str categories, a pyarrow dictionary array of strings, as
+        :meth:`from_trec` reads them): their codes are used without comparing the ids.
     scores : array-like
         Score of each row (float64; NaN is rejected).
     name : str, default "run"

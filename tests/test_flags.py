@@ -70,10 +70,6 @@ CALLS = [
     ("partial_average_overlap", "normalize",
      lambda v: partial_average_overlap(np.array([0]), np.array([0]), np.array([0]),
                                        np.array([0]), 1, normalize=v)),
-    ("cutoff_summaries", "fill_undefined",
-     lambda v: cutoff_summaries(np.array([[0.5]]), np.array([0, 1]), np.array([1.0]),
-                                np.zeros((1, 0)), np.array([0]), np.array([0.5]),
-                                fill_undefined=v)),
     ("plot_system_intervals", "truths", lambda v: _plot("plot_system_intervals")(
         ft.evaluate(RUN, QRELS, ["P@1"]), truths=v)),
     ("plot_annotator_scores", "robust", lambda v: _plot("plot_annotator_scores")(
@@ -86,10 +82,14 @@ CALLS = [
 
 
 #: refusal only: flags checked before anything else, whose other inputs are costly to build (a
-#: cluster, a classifier's predictions, a displacement result), and the P-R bands, whose
-#: compiled kernel would take 10-15 s to build in this test's worker (exclude_query as a
-#: numpy bool is tested through evaluate)
+#: cluster, a classifier's predictions, a displacement result), and the P-R bands and their
+#: kernel, compiled in 10-15 s in this test's worker (check_flag's handling of numpy bools is
+#: the same for every flag; exclude_query's is tested through evaluate)
 REFUSAL_ONLY = [
+    ("cutoff_summaries", "fill_undefined",
+     lambda v: cutoff_summaries(np.array([[0.5]]), np.array([0, 1]), np.array([1.0]),
+                                np.zeros((1, 0)), np.array([0]), np.array([0.5]),
+                                fill_undefined=v)),
     ("precision_recall_bands", "exclude_query",
      lambda v: ft.precision_recall_bands(ITEM_RUN, MEMBERSHIP, exclude_query=v)),
     ("distributed.evaluate", "repartition",

@@ -48,7 +48,8 @@ class Qrels(PairTable):
     Parameters
     ----------
     query_ids, doc_ids : array-like
-        Ids of each judgment (converted to str).
+        Ids of each judgment (converted to str); query ids also dictionary-encoded, as in
+        :class:`~fuzzytruth.runs.Run`.
     relevance : array-like
         Grade of each judgment (finite, as float64; 0 and negative grades mean not relevant).
     duplicates : {"error", "max", "first", "last"}, default "error"
