@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fuzzytruth._order import is_identity
 from fuzzytruth._validation import check_choice, check_real
 from fuzzytruth._validation import check_columns as check_frame_columns
 
@@ -210,8 +211,7 @@ def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None
     if isinstance(values, pd.Series):
         values = values.array
     if isinstance(values, pd.Categorical):
-        if not (pd.api.types.is_string_dtype(values.categories.dtype)
-                and all(type(c) is str for c in values.categories)):
+        if not all(type(c) is str for c in values.categories):
             return None
         values = pa.array(values)
     if isinstance(values, pa.Array):
@@ -233,7 +233,7 @@ def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None
         raise ValueError("query_ids must not contain missing values")
     if len(set(uniques.tolist())) != len(uniques):
         return None
-    if (seen == np.arange(len(seen))).all():
+    if is_identity(seen, len(seen)):  # each chunk's ids in order of first appearance
         return codes.astype(np.int64), uniques
     rank = np.zeros(len(dictionary), dtype=np.int64)
     rank[seen] = np.arange(len(seen))

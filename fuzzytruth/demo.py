@@ -71,7 +71,7 @@ def run_demo(
     from fuzzytruth.stats import compare
 
     check_choice("figure_format", figure_format, FIGURE_FORMATS)
-    seed = check_int("seed", seed)  # was named 'rng' in evaluate's message
+    seed = check_int("seed", seed)  # by its own name: evaluate's message would say 'rng'
     stream = stream or sys.stdout
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)

@@ -160,7 +160,8 @@ def test_blank_lines_at_the_end_only_are_parsed_once(tmp_path, monkeypatch):
 
     calls = []
     parse = trec_columns._read_fast
-    monkeypatch.setattr(trec_columns, "_read_fast", lambda *a: calls.append(a) or parse(*a))
+    monkeypatch.setattr(trec_columns, "_read_fast",
+                        lambda *a, **k: calls.append(a) or parse(*a, **k))
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 2 t\n\n\n")
     got = read_columns(path, RUN_FIELDS, "score", extra=True)

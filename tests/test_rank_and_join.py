@@ -7,6 +7,8 @@ block or in blocks of one or a few queries (``memory_budget``)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -128,10 +130,18 @@ def test_join_is_a_lookup(data, run_form, qrels_form, join_block):
     """Every run row's grade is the dict lookup, with the join's blocks of queries of the
     default size (every query in one) or small (one or a few queries per block): a document
     judged for two queries of a block and retrieved for one takes the blocks' second path."""
-    saved = judged_pairs._JOIN_BLOCK
-    judged_pairs._JOIN_BLOCK = saved if join_block is None else join_block
-    try:
+    with join_blocks(join_block):
         _join_is_a_lookup(data, run_form, qrels_form)
+
+
+@contextlib.contextmanager
+def join_blocks(size: int | None):
+    """The join's blocks of about ``size`` run rows (None: the default) inside the block
+    (hypothesis' tests cannot take pytest's monkeypatch)."""
+    saved = judged_pairs._JOIN_BLOCK
+    judged_pairs._JOIN_BLOCK = saved if size is None else size
+    try:
+        yield
     finally:
         judged_pairs._JOIN_BLOCK = saved
 
@@ -171,14 +181,10 @@ def _join_is_a_lookup(data, run_form, qrels_form):
 def test_join_finds_a_document_judged_first_for_another_query(join_block):
     """d1 is judged for q1 (first in the block) and for q2, and retrieved for q2 and q3: the
     first judged row holding d1 is q1's, so the block's fast answer does not hold."""
-    saved = judged_pairs._JOIN_BLOCK
-    judged_pairs._JOIN_BLOCK = saved if join_block is None else join_block
-    try:
-        run = Run(["q1", "q2", "q2", "q3"], ["x", "d1", "y", "d1"], [1.0, 1.0, 0.5, 1.0])
-        qrels = Qrels(["q1", "q2", "q2", "q3"], ["d1", "d1", "y", "z"], [1, 2, 3, 1])
+    run = Run(["q1", "q2", "q2", "q3"], ["x", "d1", "y", "d1"], [1.0, 1.0, 0.5, 1.0])
+    qrels = Qrels(["q1", "q2", "q2", "q3"], ["d1", "d1", "y", "z"], [1, 2, 3, 1])
+    with join_blocks(join_block):
         grades, matched = grades_by_row(run, qrels)
-    finally:
-        judged_pairs._JOIN_BLOCK = saved
     assert grades.tolist() == [0.0, 2.0, 3.0, 0.0]
     assert matched.tolist() == [False, True, True, False]
 

@@ -169,7 +169,8 @@ still parsed on as many cores."""
 
 
 _CHECKED = pa.dictionary(pa.int32(), pa.string())
-"""The type of the fields a reader only checks (each must be there and not empty). Encoded,
+"""The type of the fields a reader only checks (each must be there and not empty), and of
+those it returns ``encoded`` (a query id: :func:`read_columns`). Encoded,
 they take a few distinct values per block instead of a string per line: measured on 10 M-line
 runs in fresh processes, parsing took 2.4-2.6 s of CPU against 4.5-4.9 s as strings (URL ids)
 and 2.1-2.4 s against 1.8-3.4 s (numeric ids), and 0.10-0.14 GB less at its peak."""
@@ -177,7 +178,7 @@ and 2.1-2.4 s against 1.8-3.4 s (numeric ids), and 0.10-0.14 GB less at its peak
 
 def _read_fast(
     data: bytes | pa.Buffer | str, fields: tuple[str, ...], numeric: str,
-    columns: tuple[str, ...], encoded: tuple[str, ...] = (),
+    columns: tuple[str, ...], *, encoded: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], int]:
     """pyarrow's multi-threaded CSV reader, splitting at every space, on ``data`` or on the
     file ``data`` names (read as it is, never decompressed); strict: every line of
@@ -201,7 +202,8 @@ def _read_fast(
                                            ignore_empty_lines=False),
             convert_options=csv.ConvertOptions(
                 # large_string: what pandas' str arrays hold, so that no column is cast; the
-                # fields only checked (a run's Q0, rank and tag) are dictionary-encoded
+                # fields only checked (a run's Q0, rank and tag) and those ``encoded`` are
+                # dictionary-encoded
                 column_types={f: pa.float64() if f == numeric
                               else pa.large_string() if f in columns and f not in encoded
                               else _CHECKED for f in fields},
@@ -234,12 +236,12 @@ def _without_final_blank_lines(content: bytes) -> bytes | pa.Buffer:
 
 def _read_kept(
     text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...],
-    data: bytes | None = None, encoded: tuple[str, ...] = (),
+    data: bytes | None = None, *, encoded: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """:func:`_read_fast` of ``data`` (default: the file's lines without comments and blank
     lines, :attr:`~fuzzytruth.io.text.Text.data`), which must give a row per such line."""
     cols, n_rows = _read_fast(text.data if data is None else data, fields, numeric, columns,
-                              encoded)
+                              encoded=encoded)
     if n_rows != len(text.lines):
         raise ValueError(f"{n_rows} rows from {len(text.lines)} lines")
     return cols
@@ -313,7 +315,7 @@ def read_columns(
         # the usual file, parsed from disk: its content is never held whole; refused by the
         # parser, it is read again below, where the line at fault is found
         with contextlib.suppress(ValueError):  # pyarrow.ArrowInvalid is a ValueError
-            cols, n_rows = _read_fast(name, fields, numeric, columns, encoded)
+            cols, n_rows = _read_fast(name, fields, numeric, columns, encoded=encoded)
             read = cols, np.arange(1, n_rows + 1, dtype=np.int64)
     cols, lines = read or _read_loaded(
         load_text(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes),
@@ -353,20 +355,20 @@ def _read_loaded(
             raise ValueError("tabs, or refused as it is")
         if not text.may_have_comments:  # no line to drop (a blank one fails the reader)
             cols, n_rows = _read_fast(_without_final_blank_lines(text.content), fields,
-                                      numeric, columns, encoded)
+                                      numeric, columns, encoded=encoded)
             lines = np.arange(1, n_rows + 1, dtype=np.int64)
         else:
-            cols, lines = _read_kept(text, fields, numeric, columns, None, encoded), text.lines
+            cols, lines = _read_kept(text, fields, numeric, columns, encoded=encoded), text.lines
     except ValueError:
         try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
             data = _single_spaced(text.data)
             try:
-                cols = _read_kept(text, fields, numeric, columns, data, encoded)
+                cols = _read_kept(text, fields, numeric, columns, data, encoded=encoded)
             except ValueError:
                 if not extra:
                     raise
                 cols = _read_kept(text, fields, numeric, columns,
-                                  _drop_extra_fields(data, len(fields)), encoded)
+                                  _drop_extra_fields(data, len(fields)), encoded=encoded)
             lines = text.lines
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
             every, lines = _read_slow(text, fields, numeric, extra)

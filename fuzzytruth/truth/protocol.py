@@ -109,7 +109,7 @@ class TruthOptions:
 
     def __post_init__(self) -> None:
         check_choice("weights", self.weights, WEIGHTS)
-        check_flag("exclude_query", self.exclude_query)
+        object.__setattr__(self, "exclude_query", check_flag("exclude_query", self.exclude_query))
         if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
             raise ValueError(
                 "query_categories must be a mapping of query id to category; got "
