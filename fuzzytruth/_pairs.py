@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import check_choice, check_real
+from fuzzytruth._validation import check_choice, real_array
 from fuzzytruth._validation import check_columns as check_frame_columns
 
 __all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns", "doc_positions",
@@ -111,11 +111,7 @@ def _as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:
 def _as_values(values: Any, name: str, *, finite: bool) -> np.ndarray:
     """``values`` as a 1-D float64 array: never NaN, and finite when ``finite`` (grades; a
     score may be infinite, as in a TREC run file)."""
-    check_real(values, name)
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric") from None
+    out = real_array(values, name)
     if out.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {out.shape}")
     if np.isnan(out).any():

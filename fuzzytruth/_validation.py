@@ -24,6 +24,7 @@ __all__ = [
     "check_n_worlds",
     "check_real",
     "physical_memory",
+    "real_array",
 ]
 
 # as_generator moved to fuzzytruth._random; importable from here for one release
@@ -80,9 +81,9 @@ def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:
 def check_real(values: object, name: str) -> None:
     """A ValueError naming ``name`` when ``values`` (an array, Series or DataFrame) holds
     complex numbers: numpy's cast to float drops their imaginary parts with only a
-    ComplexWarning. (A list of Python complex numbers fails that cast by itself.) It reads
-    the dtype, never the values, and touches no global state (``warnings.catch_warnings``
-    would, which is unsafe in threads).
+    ComplexWarning. It reads the dtype, never the values (:func:`real_array` also sees the
+    elements of a list), and touches no global state (``warnings.catch_warnings`` would,
+    which is unsafe in threads).
 
     Examples
     --------
@@ -92,11 +93,76 @@ def check_real(values: object, name: str) -> None:
     ...
     ValueError: scores must be real numbers; got complex values
     """
+    if "c" in _dtype_kinds(values):
+        raise _complex_values(name)
+
+
+def real_array(
+    values: object, name: str, *, expected: str = "numbers", copy: bool = False
+) -> np.ndarray:
+    """``values`` as a float64 array, or a ValueError naming ``name``: complex numbers are
+    refused (numpy's cast would keep their real parts with only a warning), and values numpy
+    cannot read as numbers are refused as not ``expected``.
+
+    An array, Series or DataFrame is checked by its dtype (:func:`check_real`) and cast as it
+    is (a pandas column's missing values become NaN, as numpy's cast makes them). Anything
+    else (a list, a tuple, a scalar) is first made an array of the type numpy finds for it,
+    so that a complex number among its elements, Python's or numpy's, is seen: that costs
+    what the cast costs (numpy reads each element once either way). Values numpy can only
+    hold as objects (numbers mixed with None, a column of dtype object) have their types read
+    one by one. The result shares memory with ``values`` when it can, unless ``copy``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> real_array([1, None, np.float32(2.5)], "scores").tolist()
+    [1.0, nan, 2.5]
+    >>> real_array([2.0, np.complex128(1 + 2j)], "grades")
+    Traceback (most recent call last):
+    ...
+    ValueError: grades must be real numbers; got complex values
+    >>> real_array([0.01, {"p": 0.2}], "pvalues")
+    Traceback (most recent call last):
+    ...
+    ValueError: pvalues must be numbers; numpy could not read them: float() argument must be
+    a string or a real number, not 'dict'
+    """
+    check_real(values, name)
+    listed = not (hasattr(values, "dtype") or hasattr(values, "dtypes"))
+    if listed or "O" in _dtype_kinds(values):
+        try:
+            values = np.asarray(values)
+        except (TypeError, ValueError) as err:  # rows of unequal length
+            raise _unreadable(name, expected, err) from None
+        check_real(values, name)
+        if values.dtype == object and any(
+            isinstance(v, complex | np.complexfloating) for v in values.flat
+        ):
+            raise _complex_values(name)
+        copy = copy and not listed  # a list's array is new already
+    try:
+        return np.array(values, dtype=np.float64, copy=True if copy else None)
+    except (TypeError, ValueError) as err:  # text, None in a pandas column of objects...
+        raise _unreadable(name, expected, err) from None
+
+
+def _dtype_kinds(values: object) -> set[str]:
+    """The kinds (numpy's one-letter codes) of the dtypes of an array, Series or DataFrame;
+    none for anything else."""
     dtypes = getattr(values, "dtypes", None)
     if dtypes is None or hasattr(dtypes, "kind"):  # an array, a Series: one dtype
         dtypes = [getattr(values, "dtype", None)]
-    if any(getattr(dtype, "kind", "") == "c" for dtype in dtypes):
-        raise ValueError(f"{name} must be real numbers; got complex values")
+    return {getattr(dtype, "kind", "") for dtype in dtypes}
+
+
+def _complex_values(name: str) -> ValueError:
+    return ValueError(f"{name} must be real numbers; got complex values")
+
+
+def _unreadable(name: str, expected: str, err: Exception) -> ValueError:
+    return ValueError(
+        f"{name} must be {expected}; numpy could not read them: {str(err).splitlines()[0]}"
+    )
 
 
 def check_columns(

@@ -46,8 +46,8 @@ def test_probabilistic_qrels_name_the_pair_of_a_probability_out_of_range():
     with pytest.raises(ValueError, match=r"probability must be within \[0, 1\]; got inf for "
                        r"query 'q', document 'b'"):
         ProbabilisticQrels(["q", "q"], ["a", "b"], [0.5, np.inf])
-    with pytest.raises(ValueError, match=r"grade must be finite and > 0 .*; got a value that "
-                       r"is not a number"):
+    with pytest.raises(ValueError, match=r"grade must be finite and > 0 .*; numpy could not "
+                       r"read them: could not convert string"):
         ProbabilisticQrels(["q"], ["a"], [0.5], ["high"])
 
 
@@ -66,7 +66,7 @@ def test_a_probability_table_names_the_item_and_category_of_a_bad_value():
 
 def test_scores_of_a_test_must_be_numbers():
     with pytest.raises(ValueError, match=r"scores must be a numeric array \(n_systems, "
-                       r"n_queries\); numpy could not make one: could not convert string"):
+                       r"n_queries\); numpy could not read them: could not convert string"):
         paired_inference(np.array([["a"] * 4, ["b"] * 4]))
     # rows of unequal length: numpy's own message used to escape, naming no parameter
     with pytest.raises(ValueError, match=r"scores must be a numeric array .*inhomogeneous"):
@@ -106,6 +106,57 @@ def test_complex_scores_are_refused_not_cut_to_their_real_parts():
     for given in (scores, pd.DataFrame(scores)):
         with pytest.raises(ValueError, match=r"scores must be real numbers; got complex values"):
             paired_inference(given)
+
+
+# every entry that takes numbers as a list: (call, the parameter named)
+LIST_ENTRIES = {
+    "Run scores": (lambda v: Run(["q", "q"], ["a", "b"], v), "scores"),
+    "Qrels relevance": (lambda v: Qrels(["q", "q"], ["a", "b"], v), "relevance"),
+    "ProbabilisticQrels probability": (
+        lambda v: ProbabilisticQrels(["q", "q"], ["a", "b"], v), "probability"),
+    "ProbabilisticQrels grade": (
+        lambda v: ProbabilisticQrels(["q", "q"], ["a", "b"], [0.5, 0.5], v), "grade"),
+    "Preferences levels": (
+        lambda v: Preferences(["q", "q"], ["g", "g"], ["1", "2"], ["a", "b"], v), "levels"),
+    "Distribution values": (lambda v: Distribution.from_pmf(v, [0.5, 0.5]), "values"),
+    "Distribution probabilities": (
+        lambda v: Distribution.from_pmf([0.0, 1.0], v), "probabilities"),
+    "Distribution weights": (
+        lambda v: Distribution.mixture([Distribution.point_mass(0.0)] * 2, v), "weights"),
+    "DistributionBatch masses": (
+        lambda v: DistributionBatch(np.array([[0.0, 1.0]]), [v], np.zeros(1)), "masses"),
+    "Membership matrix": (
+        lambda v: Membership(Taxonomy.from_edges([("all", "a")]), ["x"], [v]), "matrix"),
+    "adjust_pvalues": (lambda v: stats.adjust_pvalues(v), "pvalues"),
+    "paired_inference": (lambda v: paired_inference([list(v) * 2, [0.5] * 4]), "scores"),
+}
+
+
+@pytest.mark.parametrize("entry", list(LIST_ENTRIES))
+@pytest.mark.parametrize("imaginary", [np.complex128(0.5 + 1j), np.complex64(0.5 + 1j),
+                                       0.5 + 1j], ids=["complex128", "complex64", "python"])
+def test_a_list_holding_a_complex_number_is_refused_naming_the_parameter(entry, imaginary):
+    """A numpy complex scalar in a list, or in an array of objects, was cast to its real part
+    with only numpy's ComplexWarning (Qrels graded the document 0.5, the p-value adjusted
+    0.5); a Python complex failed the cast with a message that named no complex value."""
+    call, name = LIST_ENTRIES[entry]
+    for values in ([0.5, imaginary], [imaginary, None],
+                   np.array([0.5, imaginary], dtype=object)):
+        with pytest.raises(ValueError, match=rf"^{name} must be real numbers; got complex "
+                           r"values$"):
+            call(values)
+    call([0.5, 0.5])  # the same entry takes real numbers
+
+
+def test_item_ids_equal_as_text_are_named_when_a_run_is_scored():
+    # a run's document ids are str: item 1 and item "1" would be one document
+    taxonomy = Taxonomy.from_edges([("all", "cat"), ("all", "dog")])
+    frame = pd.DataFrame({"item_id": [1, "1", 2], "annotator_id": ["a", "a", "a"],
+                          "label": ["cat", "dog", "dog"]})
+    membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=taxonomy))
+    with pytest.raises(ValueError, match=r"membership item ids must be distinct once converted "
+                       r"to str \(a run's document ids are str\); got 1, '1'$"):
+        evaluate(Run(["1", "1"], ["1", "2"], [2.0, 1.0]), membership, "P@1")
 
 
 def test_a_negative_seed_is_refused_naming_rng():

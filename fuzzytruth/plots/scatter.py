@@ -10,7 +10,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from fuzzytruth._validation import check_flag, check_real
+from fuzzytruth._validation import check_flag, real_array
 from fuzzytruth.plots._common import PALETTE, axes, numeric, require
 
 __all__ = ["plot_annotator_scores", "robust_limits"]
@@ -31,9 +31,7 @@ def robust_limits(values: np.ndarray, *, fence: float = 3.0) -> tuple[float, flo
     """
     if isinstance(fence, bool) or not isinstance(fence, Real) or not fence >= 0:
         raise ValueError(f"fence must be a number >= 0; got {fence!r}")
-    finite = np.asarray(values)
-    check_real(finite, "values")
-    finite = finite.astype(float)
+    finite = real_array(values, "values")
     finite = finite[np.isfinite(finite)]
     if finite.size == 0:
         raise ValueError("values must hold at least one finite number")

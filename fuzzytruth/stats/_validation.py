@@ -13,7 +13,7 @@ from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
     check_int,
-    check_real,
+    real_array,
 )
 
 __all__ = [
@@ -96,14 +96,7 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
     The last axis is always queries and the one before it systems; a leading axis, when
     allowed, holds ground-truth worlds.
     """
-    check_real(scores, name)
-    try:
-        arr = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError) as err:  # text, or rows of unequal length
-        raise ValueError(
-            f"{name} must be a numeric array (n_systems, n_queries); numpy could not make one: "
-            f"{str(err).splitlines()[0]}"
-        ) from None
+    arr = real_array(scores, name, expected="a numeric array (n_systems, n_queries)")
     if arr.ndim not in ndim:
         shapes = " or ".join(
             {2: "(n_systems, n_queries)", 3: "(n_worlds, n_systems, n_queries)"}[d] for d in ndim

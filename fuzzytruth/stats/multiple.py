@@ -28,7 +28,7 @@ from scipy import stats as sps
 
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import ResamplingResolutionWarning, permutation_ranges
-from fuzzytruth._validation import check_real
+from fuzzytruth._validation import real_array
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -74,13 +74,7 @@ def adjust_pvalues(
     """
     method = check_choice("method", method, CORRECTIONS)
     check_alpha(alpha)
-    check_real(pvalues, "pvalues")
-    try:
-        p = np.asarray(pvalues, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(
-            f"pvalues must be numbers; numpy could not read them: {str(err).splitlines()[0]}"
-        ) from None
+    p = real_array(pvalues, "pvalues")
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)  # an infinite p-value is not undefined: it is outside [0, 1]
     outside = ok & ~((p >= 0) & (p <= 1))

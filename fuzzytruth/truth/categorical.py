@@ -70,7 +70,13 @@ class CategoricalTruth(BoundTruth):
         self.exclude_query = options.exclude_query
         self.items = pd.Index([str(i) for i in membership.items])
         if self.items.has_duplicates:
-            raise ValueError("membership item ids must be distinct once converted to str")
+            # runs name documents by str ids: 1 and "1" would be one document with two rows
+            text = self.items[self.items.duplicated()][0]
+            clash = [i for i in membership.items if str(i) == text]
+            raise ValueError(
+                "membership item ids must be distinct once converted to str (a run's document "
+                f"ids are str); got {', '.join(map(repr, clash[:5]))}"
+            )
 
     @cached_property
     def judged_queries(self) -> np.ndarray:

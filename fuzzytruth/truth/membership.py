@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag, check_real
+from fuzzytruth._validation import check_flag, check_real, real_array
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -55,8 +55,7 @@ class Membership:
         items = pd.Index(list(items), name="item_id")
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
-        check_real(matrix, "matrix")
-        matrix = np.array(matrix, dtype=float)
+        matrix = real_array(matrix, "matrix", copy=True)
         shape = (len(items), len(taxonomy))
         if matrix.shape != shape:
             raise ValueError(
@@ -69,8 +68,7 @@ class Membership:
         ):
             raise ValueError("membership probabilities must be finite and within [0, 1]")
         if direct is not None:
-            check_real(direct, "direct")
-            direct = np.array(direct, dtype=float)
+            direct = real_array(direct, "direct", copy=True)
             if direct.shape != shape:
                 raise ValueError(f"direct must have shape {shape}; got {direct.shape}")
             direct.flags.writeable = False

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import check_columns
+from fuzzytruth._validation import real_array
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["Preferences"]
@@ -73,10 +74,7 @@ class Preferences:
             "subgroup": np.asarray(subgroups, dtype=object).astype(str),
             "doc_id": np.asarray(doc_ids, dtype=object).astype(str),
         })
-        try:
-            values = np.asarray(levels, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("levels must be numbers") from None
+        values = real_array(levels, "levels")
         if values.shape != (len(frame),):
             raise ValueError(
                 f"levels must have one value per line ({len(frame)}); got shape {values.shape}"

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_real
+from fuzzytruth._validation import real_array
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
 from fuzzytruth.truth.qrels import Qrels
@@ -58,14 +58,8 @@ class ProbabilisticQrels:
     ) -> None:
         pairs = _Pairs(query_ids, doc_ids, probability, source=source, line_numbers=line_numbers)
         prob = pairs.relevance
-        check_real(grade, "grade")
-        try:
-            grades = np.ones(len(prob)) if grade is None else np.asarray(grade, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(
-                "grade must be finite and > 0 (the grade of a relevant document); got a "
-                "value that is not a number"
-            ) from None
+        grades = np.ones(len(prob)) if grade is None else real_array(
+            grade, "grade", expected="finite and > 0 (the grade of a relevant document)")
         if grades.shape != prob.shape:
             raise ValueError(
                 f"grade must have one value per pair ({len(prob)}); got shape {grades.shape}"

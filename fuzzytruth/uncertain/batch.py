@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth._validation import check_confidence_level, check_real
+from fuzzytruth._validation import check_confidence_level, real_array
 from fuzzytruth.uncertain.distribution import Distribution, _invalid_mass, _read_only
 
 __all__ = ["DeferredBatch", "DistributionBatch"]
@@ -72,11 +72,9 @@ class DistributionBatch:
     n_samples: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("values", "masses", "p_undefined"):
-            check_real(getattr(self, name), name)
-        values = np.array(self.values, dtype=float, ndmin=2)
-        masses = np.array(self.masses, dtype=float, ndmin=2)
-        p_undefined = np.array(self.p_undefined, dtype=float, ndmin=1)
+        values = np.atleast_2d(real_array(self.values, "values", copy=True))
+        masses = np.atleast_2d(real_array(self.masses, "masses", copy=True))
+        p_undefined = np.atleast_1d(real_array(self.p_undefined, "p_undefined", copy=True))
         if values.shape != masses.shape or values.ndim != 2:
             raise ValueError(
                 f"values and masses must be 2-D arrays of one shape; got {values.shape} and "

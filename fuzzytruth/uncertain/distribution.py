@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator
-from fuzzytruth._validation import check_confidence_level, check_flag, check_real
+from fuzzytruth._validation import check_confidence_level, check_flag, real_array
 
 __all__ = ["Distribution"]
 
@@ -151,10 +151,8 @@ class Distribution:
         >>> Distribution.from_pmf([0.5, 0.0, 0.5], [0.25, 0.5, 0.25]).support.tolist()
         [0.0, 0.5]
         """
-        check_real(values, "values")
-        check_real(probabilities, "probabilities")
-        values = np.asarray(values, dtype=float).ravel()
-        probs = np.asarray(probabilities, dtype=float).ravel()
+        values = real_array(values, "values").ravel()
+        probs = real_array(probabilities, "probabilities").ravel()
         if values.shape != probs.shape:
             raise ValueError(
                 f"values and probabilities must have the same length; got {values.size} and "
@@ -213,8 +211,7 @@ class Distribution:
         >>> Distribution.mixture([a, b], [3, 1]).mean()
         0.25
         """
-        check_real(weights, "weights")
-        weights = np.asarray(weights, dtype=float)
+        weights = real_array(weights, "weights")
         if len(components) == 0 or len(components) != weights.size:
             raise ValueError(
                 f"need one weight per component; got {len(components)} components and "
