@@ -111,3 +111,12 @@ def test_missing_ids_and_classes_are_refused(column):
     with pytest.raises(ValueError, match=rf"^rankings, row 3: {column} must not be missing; "
                                          r"got None$"):
         Rankings.from_frame(frame)
+
+
+def test_selectors_refuse_repeated_item_ids():
+    # the two items' readers (both reader 0 of an item "x") were merged into one ranking
+    # that tied flu and cold, without a word
+    with pytest.raises(ValueError, match=r"^items must be distinct ids; got 'x' more than once$"):
+        Rankings.from_selectors([[[[0]]], [[[1]]]], classes=CLASSES, items=["x", "x"])
+    named = Rankings.from_selectors([[[[0]]], [[[1]]]], classes=CLASSES, items=["x", "y"])
+    assert named.to_selectors() == [[[[0]]], [[[1]]]]

@@ -194,16 +194,21 @@ class Rankings:
         taxonomy : Taxonomy, optional
             Must contain the class names (default: flat).
         items : sequence, optional
-            Item ids (default ``0 .. n_items - 1``).
+            Distinct item ids, one per item (default ``0 .. n_items - 1``).
         source : str
             Name used in messages (the file).
         """
         if not isinstance(selectors, list):
             raise ValueError(f"{source}: selectors must be a list of items; got "
                              f"{type(selectors).__name__}")
-        if items is not None and len(items) != len(selectors):
-            raise ValueError(f"items must give one id per item: {len(items)} ids for "
-                             f"{len(selectors)} items")
+        if items is not None:
+            if len(items) != len(selectors):
+                raise ValueError(f"items must give one id per item: {len(items)} ids for "
+                                 f"{len(selectors)} items")
+            repeated = pd.Index(items)[pd.Index(items).duplicated()]
+            if len(repeated):  # two items of one id would merge into one item's rankings
+                raise ValueError(f"items must be distinct ids; got {repeated[0]!r} more than "
+                                 "once")
         rows = _flatten(selectors, source)
         ids = np.array([r[3] for r in rows], dtype=np.int64) if rows else np.empty(0, np.int64)
         if isinstance(classes, Integral) and not isinstance(classes, bool):
