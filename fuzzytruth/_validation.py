@@ -22,6 +22,7 @@ __all__ = [
     "check_int",
     "check_memory_budget",
     "check_n_worlds",
+    "check_number",
     "check_real",
     "physical_memory",
     "real_array",
@@ -257,6 +258,54 @@ def check_int(name: str, value: object, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return int(value)
+
+
+def check_number(
+    name: str,
+    value: object,
+    *,
+    minimum: float = 0.0,
+    maximum: float | None = None,
+    strict: bool = False,
+    none: bool = False,
+) -> float | None:
+    """Validate a finite real number ``>= minimum`` (``> minimum`` with ``strict``) and, when
+    given, ``<= maximum``; return it as a float, or None when ``none`` allows it. Python's and
+    NumPy's ints and floats are numbers; bools (True is not 1.0 here) and strings are refused.
+
+    Examples
+    --------
+    >>> check_number("tol", np.float32(0.5)), check_number("prior", np.int64(0))
+    (0.5, 0.0)
+    >>> check_number("tol", True)
+    Traceback (most recent call last):
+    ...
+    ValueError: tol must be a finite number >= 0; got True
+    >>> check_number("temperature", 0, strict=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: temperature must be a finite number > 0; got 0
+    >>> check_number("min_kappa", "0.4", minimum=-1, maximum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: min_kappa must be a number within [-1, 1]; got '0.4'
+    >>> check_number("smoothing", None, none=True) is None
+    True
+    """
+    if value is None and none:
+        return None
+    ok = not isinstance(value, bool | np.bool_) and isinstance(value, Real)
+    if ok:
+        number = float(value)
+        ok = (np.isfinite(number) and (number > minimum if strict else number >= minimum)
+              and (maximum is None or number <= maximum))
+    if not ok:
+        if maximum is None:
+            rule = f"a finite number {'>' if strict else '>='} {minimum:g}"
+        else:
+            rule = f"a number within {'(' if strict else '['}{minimum:g}, {maximum:g}]"
+        raise ValueError(f"{name} must be {'None or ' if none else ''}{rule}; got {value!r}")
+    return number
 
 
 def check_memory_budget(memory_budget: object, name: str = "memory_budget") -> float:

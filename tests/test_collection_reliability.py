@@ -141,6 +141,12 @@ def test_membership_input_from_an_outside_label_model():
         ({"max_ambiguous_share": 2}, "max_ambiguous_share"),
         ({"min_kappa": 3}, "min_kappa"),
         ({"n_confused": -1}, "n_confused"),
+        # a str or None was a TypeError from the comparison; True passed as 1.0
+        ({"max_ambiguous_share": "0.5"},
+         r"^max_ambiguous_share must be a number within \[0, 1\]; got '0.5'$"),
+        ({"max_ambiguous_share": True},
+         r"^max_ambiguous_share must be a number within \[0, 1\]; got True$"),
+        ({"min_kappa": None}, r"^min_kappa must be a number within \[-1, 1\]; got None$"),
     ],
 )
 def test_reliability_bad_options(kwargs, message):
@@ -327,6 +333,13 @@ def test_annotator_errors():
         annotator_weights(santini_figure1().annotations, by="votes")
     with pytest.raises(ValueError, match="undefined"):
         annotator_weights(santini_figure1().annotations, undefined=-1.0)
+    # a str was numpy's TypeError from isfinite; True became the weight 1.0
+    for bad in ("1", True):
+        with pytest.raises(ValueError, match=r"^undefined must be None or a finite number "
+                                             rf">= 0; got {bad!r}$"):
+            annotator_weights(santini_figure1().annotations, undefined=bad)
+    assert annotator_weights(santini_figure1().annotations, undefined=np.int64(1)) == \
+        annotator_weights(santini_figure1().annotations, undefined=1.0)
     assert isinstance(annotator_agreement(santini_figure1().annotations), AnnotatorAgreement)
     with pytest.raises(ValueError, match="annotations must be an Annotations; got DataFrame"):
         annotator_agreement(santini_figure1().annotations.to_frame())

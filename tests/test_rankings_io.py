@@ -97,3 +97,26 @@ def test_taxonomy_and_classes():
     with pytest.raises(ValueError, match="not nodes of the taxonomy"):
         Rankings.from_selectors(SELECTORS, classes=["flu", "cold", "measles"], taxonomy=tax)
     assert np.array_equal(r.codes()[1], [0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 2, 2])  # reader in item
+
+
+@pytest.mark.parametrize("column", ["item_id", "reader_id", "class"])
+def test_missing_ids_and_classes_are_refused(column):
+    frame = pd.DataFrame({"item_id": [1, 1, 2], "reader_id": ["r", "r", "s"],
+                          "class": ["flu", "cold", "flu"], "rank_group": [0, 1, 0]})
+    frame[column] = frame[column].astype(object)
+    frame.loc[2, column] = None
+    # a missing item id was kept and sorted among the others (item 1's rows then came apart:
+    # items [1.0, nan, 1.0]), a missing reader became a reader; a missing class (no classes
+    # given) was a TypeError from sorting the classes found
+    with pytest.raises(ValueError, match=rf"^rankings, row 3: {column} must not be missing; "
+                                         r"got None$"):
+        Rankings.from_frame(frame)
+
+
+def test_selectors_refuse_repeated_item_ids():
+    # the two items' readers (both reader 0 of an item "x") were merged into one ranking
+    # that tied flu and cold, without a word
+    with pytest.raises(ValueError, match=r"^items must be distinct ids; got 'x' more than once$"):
+        Rankings.from_selectors([[[[0]]], [[[1]]]], classes=CLASSES, items=["x", "x"])
+    named = Rankings.from_selectors([[[[0]]], [[[1]]]], classes=CLASSES, items=["x", "y"])
+    assert named.to_selectors() == [[[[0]]], [[[1]]]]

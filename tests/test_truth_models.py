@@ -289,6 +289,23 @@ def test_degenerate_inputs():
         Mace(method="gibbs")
 
 
+@pytest.mark.parametrize(("model", "setting"), [
+    (DawidSkene, "tol"), (DawidSkene, "prior"), (OneCoin, "tol"), (Mace, "alpha"),
+    (Mace, "beta"), (Mace, "strategy_prior"), (Mace, "smoothing"),
+])
+def test_numeric_settings_refuse_bools_and_take_numpy_numbers(model, setting):
+    # True is not a tolerance (it stopped EM after one iteration as tol=1): refused, as
+    # max_iter refuses it; numpy's numbers are numbers (np.int64(0) was refused with
+    # "tol must be a finite number >= 0; got np.int64(0)")
+    with pytest.raises(ValueError, match=rf"{setting} must be .*finite number .*; got True"):
+        model(**{setting: True})
+    for value in (np.int64(1), np.float32(0.5)):
+        configured = model(**{setting: value})
+        assert getattr(configured, setting) == float(value)
+        assert type(getattr(configured, setting)) is float
+    assert model(max_iter=np.int64(3)) == model(max_iter=3)
+
+
 def test_unused_class_and_coarse_labels_close_over_ancestors():
     tax = Taxonomy.from_nested({"all": {"animal": ["cat", "dog"], "thing": ["car", "bus"]}})
     df = pd.DataFrame({

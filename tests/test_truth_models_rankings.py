@@ -167,6 +167,11 @@ def test_ranking_models_refuse_unranked_labels():
         PrIRN(temperature=0)
     with pytest.raises(ValueError, match="alpha must be"):
         PrIRN(alpha=-1)
+    # True is not a temperature; numpy's numbers are numbers, kept as floats
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0; got True"):
+        PrIRN(alpha=True)
+    assert PrIRN(temperature=np.int64(3), alpha=np.float32(0.5)) == PrIRN(3.0, 0.5)
+    assert type(PrIRN(temperature=np.int64(3)).temperature) is float
 
 
 def test_dermatology_irn_and_risk_membership():

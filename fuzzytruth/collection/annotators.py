@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import sparse
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
 
@@ -310,8 +310,7 @@ def annotator_weights(
     >>> weighted = ann.with_annotator_weights(weights)
     """
     check_choice("by", by, _WEIGHT_RULES)
-    if undefined is not None and (not np.isfinite(undefined) or undefined < 0):
-        raise ValueError(f"undefined must be a finite weight >= 0 or None; got {undefined!r}")
+    undefined = check_number("undefined", undefined, none=True)
     result = data if isinstance(data, AnnotatorAgreement) else annotator_agreement(data)
     raw = np.maximum(result.mean_kappa, 0.0) if by == "kappa" else result.majority_agreement
     defined = np.isfinite(raw)

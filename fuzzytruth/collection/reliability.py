@@ -11,7 +11,7 @@ from scipy import sparse
 
 from fuzzytruth._order import sorted_order
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, row_chunks
-from fuzzytruth._validation import check_int
+from fuzzytruth._validation import check_int, check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
 from fuzzytruth.taxonomy import Taxonomy
@@ -352,9 +352,7 @@ def _check_options(
         raise ValueError(
             f"ambiguous_band must be a pair (low, high) with 0 <= low < high <= 1; got {band!r}"
         )
-    if not 0 <= max_share <= 1:
-        raise ValueError(f"max_ambiguous_share must be within [0, 1]; got {max_share!r}")
-    if not -1 <= min_kappa <= 1:
-        raise ValueError(f"min_kappa must be within [-1, 1]; got {min_kappa!r}")
+    check_number("max_ambiguous_share", max_share, maximum=1)
+    check_number("min_kappa", min_kappa, minimum=-1, maximum=1)
     check_int("n_confused", n_confused, minimum=0)
     return low, high

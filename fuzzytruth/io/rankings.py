@@ -14,11 +14,11 @@ Long table (CSV, TSV or Parquet)
     One row per (item, reader, class): ``item_id, reader_id, class, rank_group``, with
     ``rank_group`` the 0-based position of the class's tie-group in that reader's ranking.
 
-Rules (both formats): class ids must be known classes; within a reader a class appears once;
-a reader's groups are numbered ``0 .. G-1`` without gaps; no group is empty. A malformed file
-raises a ``ValueError`` on one line naming the file and the line (JSON: the line where the item
-starts, and the item and the reader, counted from 0 in the selectors list); a corrupt Parquet
-file names the file.
+Rules (both formats): no id or class is missing; class ids must be known classes; within a
+reader a class appears once; a reader's groups are numbered ``0 .. G-1`` without gaps; no group
+is empty. A malformed file raises a ``ValueError`` on one line naming the file and the line
+(JSON: the line where the item starts, and the item and the reader, counted from 0 in the
+selectors list); a corrupt Parquet file names the file.
 
 Files go through :func:`fuzzytruth.io.text.read_bytes`: compression recognised from the
 content and its decompressed size capped (``max_decompressed_bytes``), a byte-order mark
@@ -129,6 +129,11 @@ class Rankings:
             raise ValueError(f"{source}: no rankings (the table has no rows)")
         lines = np.arange(1, len(frame) + 1) if where is None else np.asarray(where)
         kind = "row" if where is None else "line"
+        for col in (item, reader, label):  # a missing id would be sorted among the others'
+            missing = np.flatnonzero(pd.isna(frame[col]).to_numpy())
+            if missing.size:
+                raise ValueError(f"{source}, {kind} {int(lines[missing[0]])}: {col} must not "
+                                 f"be missing; got {frame[col].iloc[missing[0]]!r}")
         groups = pd.to_numeric(pd.Series(frame[group].to_numpy()), errors="coerce").to_numpy()
         # NaN fails the range test; past 2**53 a float holds no exact integer (and 1e20
         # overflowed the cast to int64 below)
@@ -189,16 +194,21 @@ class Rankings:
         taxonomy : Taxonomy, optional
             Must contain the class names (default: flat).
         items : sequence, optional
-            Item ids (default ``0 .. n_items - 1``).
+            Distinct item ids, one per item (default ``0 .. n_items - 1``).
         source : str
             Name used in messages (the file).
         """
         if not isinstance(selectors, list):
             raise ValueError(f"{source}: selectors must be a list of items; got "
                              f"{type(selectors).__name__}")
-        if items is not None and len(items) != len(selectors):
-            raise ValueError(f"items must give one id per item: {len(items)} ids for "
-                             f"{len(selectors)} items")
+        if items is not None:
+            if len(items) != len(selectors):
+                raise ValueError(f"items must give one id per item: {len(items)} ids for "
+                                 f"{len(selectors)} items")
+            repeated = pd.Index(items)[pd.Index(items).duplicated()]
+            if len(repeated):  # two items of one id would merge into one item's rankings
+                raise ValueError(f"items must be distinct ids; got {repeated[0]!r} more than "
+                                 "once")
         rows = _flatten(selectors, source)
         ids = np.array([r[3] for r in rows], dtype=np.int64) if rows else np.empty(0, np.int64)
         if isinstance(classes, Integral) and not isinstance(classes, bool):

@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import dirichlet, unit_keys
-from fuzzytruth._validation import check_choice, check_int
+from fuzzytruth._validation import check_choice, check_int, check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.truth.models.base import (
     Convergence,
@@ -211,15 +211,14 @@ def check_identifiable(votes: Votes, model: str) -> None:
         )
 
 
-def check_settings(tol: float, max_iter: int, prior: float, uncertainty: str) -> None:
-    """Validate the shared EM settings."""
-    if not (isinstance(tol, int | float) and np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
-    check_int("max_iter", max_iter, minimum=0)
-    if isinstance(prior, bool) or not (isinstance(prior, int | float) and np.isfinite(prior)
-                                       and prior >= 0):
-        raise ValueError(f"prior must be a finite number >= 0; got {prior!r}")
-    check_choice("uncertainty", uncertainty, UNCERTAINTIES)
+def check_settings(model: Any) -> None:
+    """Validate the shared EM settings of ``model`` (a frozen dataclass), which then keeps
+    the numbers the checks return (a NumPy scalar becomes a float or an int)."""
+    for name, value in (("tol", check_number("tol", model.tol)),
+                        ("max_iter", check_int("max_iter", model.max_iter, minimum=0)),
+                        ("prior", check_number("prior", model.prior))):
+        object.__setattr__(model, name, value)
+    check_choice("uncertainty", model.uncertainty, UNCERTAINTIES)
 
 
 def warn_if_not_converged(name: str, convergence: Convergence, max_iter: int) -> None:
@@ -294,7 +293,7 @@ class DawidSkene:
     _fit_class: ClassVar[type] = None  # type: ignore[assignment]  # set below the fit class
 
     def __post_init__(self) -> None:
-        check_settings(self.tol, self.max_iter, self.prior, self.uncertainty)
+        check_settings(self)
 
     def fit(self, annotations: Annotations) -> DawidSkeneFit:
         """Fit the model to ``annotations``; see the class docstring for the rules."""

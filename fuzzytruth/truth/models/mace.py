@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import dirichlet, unit_keys
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.truth.models.base import Convergence, as_annotations
 from fuzzytruth.truth.models.dawid_skene import (
@@ -131,17 +131,11 @@ class Mace:
 
     def __post_init__(self) -> None:
         check_choice("method", self.method, METHODS)
-        check_settings(self.tol, self.max_iter, self.prior, self.uncertainty)
+        check_settings(self)
         for arg in ("alpha", "beta", "strategy_prior"):
-            value = getattr(self, arg)
-            if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
-                raise ValueError(f"{arg} must be a finite number > 0; got {value!r}")
-        if self.smoothing is not None and not (
-            isinstance(self.smoothing, int | float) and np.isfinite(self.smoothing)
-            and self.smoothing >= 0
-        ):
-            raise ValueError(f"smoothing must be None or a finite number >= 0; got "
-                             f"{self.smoothing!r}")
+            object.__setattr__(self, arg, check_number(arg, getattr(self, arg), strict=True))
+        object.__setattr__(self, "smoothing",
+                           check_number("smoothing", self.smoothing, none=True))
 
     def fit(self, annotations: Annotations) -> MaceFit:
         """Fit the model to ``annotations``."""

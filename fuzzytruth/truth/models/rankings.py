@@ -31,6 +31,7 @@ import numpy as np
 
 from fuzzytruth._random import gammas, gammas_below, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._validation import check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.truth.models.base import FittedTruth, as_seed, as_worlds
@@ -130,12 +131,8 @@ class PrIRN:
     name: ClassVar[str] = "prirn"
 
     def __post_init__(self) -> None:
-        for arg, low in (("temperature", "> 0"), ("alpha", ">= 0")):
-            value = getattr(self, arg)
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(
-                value) and (value > 0 if arg == "temperature" else value >= 0)
-            if not ok:
-                raise ValueError(f"{arg} must be a finite number {low}; got {value!r}")
+        for arg, strict in (("temperature", True), ("alpha", False)):
+            object.__setattr__(self, arg, check_number(arg, getattr(self, arg), strict=strict))
 
     def fit(self, rankings: Rankings) -> PrIRNFit:
         """PrIRN of ``rankings`` (Annotations without ranks: a ValueError)."""
