@@ -72,6 +72,24 @@ def test_malformed_tables_name_file_and_line(tmp_path):
 
 
 
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_a_missing_item_or_class_id_is_refused_with_its_row(tmp_path, missing):
+    """A row whose item id was missing (None, NaN; pandas' str() keeps it missing) was
+    factorized to -1 and its score written into the last item's cells: x below, which scores
+    class 'a' only, came out as [0.7, 0.3] without a word."""
+    frame = pd.DataFrame({"item_id": ["x", missing], "class": ["a", "b"], "score": [0.7, 0.3]})
+    with pytest.raises(ValueError, match=r"^row 1: the item id must not be missing"):
+        Predictions.from_frame(frame)
+    frame = pd.DataFrame({"item_id": ["x", "x"], "class": ["a", missing], "score": [0.7, 0.3]})
+    with pytest.raises(ValueError, match=r"^row 1: the class id must not be missing"):
+        Predictions.from_frame(frame)
+    path = tmp_path / "null.parquet"
+    pd.DataFrame({"item_id": ["y", "y", "x", missing], "class": ["a", "b", "a", "b"],
+                  "score": [0.5, 0.5, 0.7, 0.3]}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"null.parquet, row 4: the item id must not be missing"):
+        read_predictions(path)
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "npy", "npz"])
 def test_corrupt_binary_files_are_one_error_naming_the_file(tmp_path, fmt):
     path = tmp_path / f"broken.{fmt}"

@@ -232,6 +232,13 @@ class Predictions:
     ) -> Predictions:
         """The matrix of a long table; ``rows(i)`` says where row ``i`` came from."""
         where = rows or (lambda i: f"row {int(i)}")
+        for what, ids in (("item", item_ids), ("class", class_ids)):
+            # a missing id (None, NaN: str() keeps it missing) would factorize to -1, which
+            # indexes the last item's cells
+            absent = np.flatnonzero(pd.isna(ids))
+            if absent.size:
+                raise ValueError(f"{where(absent[0])}: the {what} id must not be missing; got "
+                                 f"{ids[absent[0]]!r}")
         item_code, items = pd.factorize(pd.Series(item_ids, dtype=object), sort=True)
         if classes is None:
             class_index = pd.Index(np.sort(pd.unique(pd.Series(class_ids, dtype=object))),
