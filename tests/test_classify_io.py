@@ -90,6 +90,21 @@ def test_a_missing_item_or_class_id_is_refused_with_its_row(tmp_path, missing):
         read_predictions(path)
 
 
+@pytest.mark.parametrize("as_path", [str, lambda p: p])
+def test_a_long_table_takes_its_classes_order_from_a_file(tmp_path, as_path):
+    """classes= may name a text file, one class per line: for a long table the path was
+    split into its characters (a str: 'class ids must be unique; repeated: '/', ...') or
+    refused by list() (a Path, as --prediction-classes gives it)."""
+    table = tmp_path / "long.csv"
+    table.write_text("item_id,class,score\nx,cat,0.9\nx,dog,0.1\ny,cat,0.2\ny,dog,0.8\n")
+    names = tmp_path / "classes.txt"
+    names.write_text("dog\ncat\n")
+    from_file = read_predictions(table, classes=as_path(names))
+    from_list = read_predictions(table, classes=["dog", "cat"])
+    assert from_file.classes == from_list.classes == ("dog", "cat")
+    assert from_file.scores.tolist() == from_list.scores.tolist() == [[0.1, 0.9], [0.8, 0.2]]
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "npy", "npz"])
 def test_corrupt_binary_files_are_one_error_naming_the_file(tmp_path, fmt):
     path = tmp_path / f"broken.{fmt}"
