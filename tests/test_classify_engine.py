@@ -393,6 +393,22 @@ def test_human_baseline_scores_each_reader_against_the_others():
     assert human.summary()["value"].iloc[0] == pytest.approx(1 / 3)
 
 
+@pytest.mark.parametrize("method", ["summary", "by_annotator"])
+def test_human_baseline_refuses_a_zero_confidence_level(method):
+    """confidence_level=0 was replaced by the evaluation's level (``0 or 0.95``): the table
+    said 0.95 and gave its interval, with no error for a level the other functions refuse."""
+    r = Rankings.from_selectors([[[[0]], [[1]], [[0], [1]]], [[[2]], [[2]]]], classes=CLASSES)
+    human = leave_one_annotator_out(r, ["Acc(target=top1)"], truth_model="irn", n_worlds=0,
+                                    confidence_level=0.9)
+    low = lambda *level: getattr(human, method)(*level)["ci_low"].to_numpy()  # noqa: E731
+    assert np.array_equal(low(), low(0.9), equal_nan=True)
+    assert not np.array_equal(low(), low(0.5), equal_nan=True)
+    for level in (0, 0.0):
+        with pytest.raises(ValueError, match=r"^confidence_level must be a number strictly "
+                           r"between 0 and 1; got 0"):
+            getattr(human, method)(level)
+
+
 def test_annotation_certainty_of_point_and_sampled_truths():
     r = Rankings.from_selectors([[[[0]], [[0]], [[1]]], [[[2]]]], classes=CLASSES)
     point = annotation_certainty(IRN().fit(r), k=1)
