@@ -14,6 +14,7 @@ from fuzzytruth.classify import (
     Predictions,
     annotation_certainty,
     leave_one_annotator_out,
+    reliability_curves,
 )
 from fuzzytruth.evaluation import classifiers
 from fuzzytruth.io.rankings import Rankings
@@ -407,6 +408,18 @@ def test_human_baseline_refuses_a_zero_confidence_level(method):
         with pytest.raises(ValueError, match=r"^confidence_level must be a number strictly "
                            r"between 0 and 1; got 0"):
             getattr(human, method)(level)
+
+
+@pytest.mark.parametrize("temperatures", ["15", 5])
+def test_reliability_curves_refuse_temperatures_that_are_not_a_sequence(temperatures):
+    """temperatures="15" was iterated as the characters '1' and '5': curves at
+    temperatures 1 and 5, without a word; a single number raised TypeError ('int' object is
+    not iterable)."""
+    r = Rankings.from_selectors([[[[0]], [[0], [1]]], [[[1]], [[2]]]], classes=CLASSES)
+    net = Predictions([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]], items=[0, 1], classes=CLASSES)
+    with pytest.raises(ValueError, match=r"^temperatures must be a sequence of numbers > 0; "
+                       rf"got {temperatures!r}$"):
+        reliability_curves(net, r, "Acc", temperatures=temperatures, n_worlds=10, rng=0)
 
 
 def test_annotation_certainty_of_point_and_sampled_truths():
