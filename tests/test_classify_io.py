@@ -72,6 +72,18 @@ def test_malformed_tables_name_file_and_line(tmp_path):
 
 
 
+def test_a_wide_frame_names_a_value_that_is_not_a_number():
+    """from_wide coerced 'oops' to NaN and the constructor then said "item 'y', class 'cat'
+    is nan", a value the frame does not hold; a NaN given stays refused as such."""
+    wide = pd.DataFrame({"cat": [0.9, "oops"], "dog": [0.1, 0.5]}, index=["x", "y"])
+    with pytest.raises(ValueError, match=r"^frame must hold numbers; item 'y', class 'cat' is "
+                       r"'oops'$"):
+        Predictions.from_wide(wide)
+    wide = pd.DataFrame({"cat": [0.9, np.nan], "dog": [0.1, 0.5]}, index=["x", "y"])
+    with pytest.raises(ValueError, match=r"scores must be finite; item 'y', class 'cat' is nan"):
+        Predictions.from_wide(wide)
+
+
 @pytest.mark.parametrize("missing", [None, np.nan])
 def test_a_missing_item_or_class_id_is_refused_with_its_row(tmp_path, missing):
     """A row whose item id was missing (None, NaN; pandas' str() keeps it missing) was

@@ -302,6 +302,13 @@ class Predictions:
                 )
             frame = frame.set_index(item)
         numbers = frame.apply(pd.to_numeric, errors="coerce")
+        unread = numbers.isna().to_numpy() & frame.notna().to_numpy()
+        if unread.any():  # coerced to NaN: name the value given, not the NaN it became
+            row, col = np.argwhere(unread)[0]
+            raise ValueError(
+                f"frame must hold numbers; item {str(frame.index[row])!r}, class "
+                f"{str(frame.columns[col])!r} is {frame.iat[row, col]!r}"
+            )
         check_real(numbers, "frame")
         values = numbers.to_numpy(dtype=np.float64)
         return cls(values, items=frame.index, classes=frame.columns, name=name,
