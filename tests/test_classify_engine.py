@@ -14,6 +14,7 @@ from fuzzytruth.classify import (
     Predictions,
     annotation_certainty,
     leave_one_annotator_out,
+    reliability_curves,
 )
 from fuzzytruth.evaluation import classifiers
 from fuzzytruth.io.rankings import Rankings
@@ -391,6 +392,34 @@ def test_human_baseline_scores_each_reader_against_the_others():
     table = human.by_annotator().set_index("annotator_id")["value"]
     assert table.to_dict() == {"0": 0.0, "1": 0.0, "2": 1.0}
     assert human.summary()["value"].iloc[0] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("method", ["summary", "by_annotator"])
+def test_human_baseline_refuses_a_zero_confidence_level(method):
+    """confidence_level=0 was replaced by the evaluation's level (``0 or 0.95``): the table
+    said 0.95 and gave its interval, with no error for a level the other functions refuse."""
+    r = Rankings.from_selectors([[[[0]], [[1]], [[0], [1]]], [[[2]], [[2]]]], classes=CLASSES)
+    human = leave_one_annotator_out(r, ["Acc(target=top1)"], truth_model="irn", n_worlds=0,
+                                    confidence_level=0.9)
+    low = lambda *level: getattr(human, method)(*level)["ci_low"].to_numpy()  # noqa: E731
+    assert np.array_equal(low(), low(0.9), equal_nan=True)
+    assert not np.array_equal(low(), low(0.5), equal_nan=True)
+    for level in (0, 0.0):
+        with pytest.raises(ValueError, match=r"^confidence_level must be a number strictly "
+                           r"between 0 and 1; got 0"):
+            getattr(human, method)(level)
+
+
+@pytest.mark.parametrize("temperatures", ["15", 5])
+def test_reliability_curves_refuse_temperatures_that_are_not_a_sequence(temperatures):
+    """temperatures="15" was iterated as the characters '1' and '5': curves at
+    temperatures 1 and 5, without a word; a single number raised TypeError ('int' object is
+    not iterable)."""
+    r = Rankings.from_selectors([[[[0]], [[0], [1]]], [[[1]], [[2]]]], classes=CLASSES)
+    net = Predictions([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]], items=[0, 1], classes=CLASSES)
+    with pytest.raises(ValueError, match=r"^temperatures must be a sequence of numbers > 0; "
+                       rf"got {temperatures!r}$"):
+        reliability_curves(net, r, "Acc", temperatures=temperatures, n_worlds=10, rng=0)
 
 
 def test_annotation_certainty_of_point_and_sampled_truths():

@@ -72,6 +72,51 @@ def test_malformed_tables_name_file_and_line(tmp_path):
 
 
 
+def test_a_wide_frame_names_a_value_that_is_not_a_number():
+    """from_wide coerced 'oops' to NaN and the constructor then said "item 'y', class 'cat'
+    is nan", a value the frame does not hold; a NaN given stays refused as such."""
+    wide = pd.DataFrame({"cat": [0.9, "oops"], "dog": [0.1, 0.5]}, index=["x", "y"])
+    with pytest.raises(ValueError, match=r"^frame must hold numbers; item 'y', class 'cat' is "
+                       r"'oops'$"):
+        Predictions.from_wide(wide)
+    wide = pd.DataFrame({"cat": [0.9, np.nan], "dog": [0.1, 0.5]}, index=["x", "y"])
+    with pytest.raises(ValueError, match=r"scores must be finite; item 'y', class 'cat' is nan"):
+        Predictions.from_wide(wide)
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_a_missing_item_or_class_id_is_refused_with_its_row(tmp_path, missing):
+    """A row whose item id was missing (None, NaN; pandas' str() keeps it missing) was
+    factorized to -1 and its score written into the last item's cells: x below, which scores
+    class 'a' only, came out as [0.7, 0.3] without a word."""
+    frame = pd.DataFrame({"item_id": ["x", missing], "class": ["a", "b"], "score": [0.7, 0.3]})
+    with pytest.raises(ValueError, match=r"^row 1: the item id must not be missing"):
+        Predictions.from_frame(frame)
+    frame = pd.DataFrame({"item_id": ["x", "x"], "class": ["a", missing], "score": [0.7, 0.3]})
+    with pytest.raises(ValueError, match=r"^row 1: the class id must not be missing"):
+        Predictions.from_frame(frame)
+    path = tmp_path / "null.parquet"
+    pd.DataFrame({"item_id": ["y", "y", "x", missing], "class": ["a", "b", "a", "b"],
+                  "score": [0.5, 0.5, 0.7, 0.3]}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"null.parquet, row 4: the item id must not be missing"):
+        read_predictions(path)
+
+
+@pytest.mark.parametrize("as_path", [str, lambda p: p])
+def test_a_long_table_takes_its_classes_order_from_a_file(tmp_path, as_path):
+    """classes= may name a text file, one class per line: for a long table the path was
+    split into its characters (a str: 'class ids must be unique; repeated: '/', ...') or
+    refused by list() (a Path, as --prediction-classes gives it)."""
+    table = tmp_path / "long.csv"
+    table.write_text("item_id,class,score\nx,cat,0.9\nx,dog,0.1\ny,cat,0.2\ny,dog,0.8\n")
+    names = tmp_path / "classes.txt"
+    names.write_text("dog\ncat\n")
+    from_file = read_predictions(table, classes=as_path(names))
+    from_list = read_predictions(table, classes=["dog", "cat"])
+    assert from_file.classes == from_list.classes == ("dog", "cat")
+    assert from_file.scores.tolist() == from_list.scores.tolist() == [[0.1, 0.9], [0.8, 0.2]]
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "npy", "npz"])
 def test_corrupt_binary_files_are_one_error_naming_the_file(tmp_path, fmt):
     path = tmp_path / f"broken.{fmt}"

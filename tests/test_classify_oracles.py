@@ -217,6 +217,20 @@ def test_stutz_rank_k_certainties_hand_values():
         np.array([[0, 0.5, 0.3, 0.2], [0, 0, 0, 1]]))
 
 
+def test_rank_k_frequencies_refuses_arrays_of_the_wrong_shape():
+    """One item's samples given as a 2-D array raised IndexError ('tuple index out of
+    range'); groups for fewer classes than the samples have raised IndexError or, when the
+    ranked classes stayed within them, nothing."""
+    with pytest.raises(ValueError, match=r"^plausibilities must be a 3-D array \(n_items, "
+                       r"n_samples, n_classes\); got shape \(2, 3\)"):
+        rank_k_frequencies(np.array([[0.2, 0.8, 0.0], [0.6, 0.3, 0.1]]))
+    samples = np.array([[[0.2, 0.8, 0.0], [0.6, 0.3, 0.1]]])
+    with pytest.raises(ValueError, match=r"^groups must give one group per class, shape "
+                       r"\(3,\); got shape \(2,\)"):
+        rank_k_frequencies(samples, groups=np.array([0, 1]))
+    assert rank_k_frequencies(samples, groups=np.array([0, 1, 1])).tolist() == [[0.5, 0.5]]
+
+
 # ---------------------------------------------------------------------------- Kurniawan et al.
 # kmkurn/train-eval-hlv, tests/test_evaluation.py
 def soft_case(p_true, p_pred):

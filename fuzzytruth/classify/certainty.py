@@ -57,7 +57,13 @@ def rank_k_frequencies(plausibilities: np.ndarray, *, k: int = 1,
     """
     k = check_int("k", k, minimum=1)
     x = np.asarray(plausibilities, dtype=np.float64)
+    if x.ndim != 3:
+        raise ValueError("plausibilities must be a 3-D array (n_items, n_samples, n_classes); "
+                         f"got shape {x.shape}")
     n_classes = x.shape[2]
+    if groups is not None and np.shape(groups) != (n_classes,):
+        raise ValueError(f"groups must give one group per class, shape ({n_classes},); got "
+                         f"shape {np.shape(groups)}")
     if k > n_classes:
         raise ValueError(f"k must be at most the number of classes ({n_classes}); got {k}")
     order = np.argsort(-x, axis=2, kind="stable")

@@ -79,6 +79,13 @@ class HumanBaseline:
     pairs: pd.DataFrame
     truth_model: str
 
+    def _level(self, confidence_level: float | None) -> float:
+        """``confidence_level`` checked, the evaluation's own when None (a 0 is refused, not
+        replaced)."""
+        if confidence_level is None:
+            return self.evaluation.confidence_level
+        return check_confidence_level(confidence_level)
+
     def _pair_means(self) -> pd.DataFrame:
         ev = self.evaluation
         frames = []
@@ -97,7 +104,7 @@ class HumanBaseline:
     def by_annotator(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Per annotator and measure, the mean over the annotator's items with its t interval
         over them: ``annotator_id, measure, value, ci_low, ci_high, n_items``."""
-        level = check_confidence_level(confidence_level or self.evaluation.confidence_level)
+        level = self._level(confidence_level)
         rows = []
         for (annotator, measure), group in self._pair_means().groupby(
                 ["annotator_id", "measure"], sort=False):
@@ -113,7 +120,7 @@ class HumanBaseline:
         its t interval over items (estimand: new items judged by annotators like these), and
         its spread over the truth's worlds: ``measure, value, ci_low, ci_high, truth_low,
         truth_high, n_items, n_pairs, truth_model, confidence_level``."""
-        level = check_confidence_level(confidence_level or self.evaluation.confidence_level)
+        level = self._level(confidence_level)
         ev = self.evaluation
         per_item = self.by_item()
         item_of_pair = self.pairs.set_index("pair_id").loc[list(ev.queries), "item_id"]

@@ -232,6 +232,13 @@ class Predictions:
     ) -> Predictions:
         """The matrix of a long table; ``rows(i)`` says where row ``i`` came from."""
         where = rows or (lambda i: f"row {int(i)}")
+        for what, ids in (("item", item_ids), ("class", class_ids)):
+            # a missing id (None, NaN: str() keeps it missing) would factorize to -1, which
+            # indexes the last item's cells
+            absent = np.flatnonzero(pd.isna(ids))
+            if absent.size:
+                raise ValueError(f"{where(absent[0])}: the {what} id must not be missing; got "
+                                 f"{ids[absent[0]]!r}")
         item_code, items = pd.factorize(pd.Series(item_ids, dtype=object), sort=True)
         if classes is None:
             class_index = pd.Index(np.sort(pd.unique(pd.Series(class_ids, dtype=object))),
@@ -295,6 +302,13 @@ class Predictions:
                 )
             frame = frame.set_index(item)
         numbers = frame.apply(pd.to_numeric, errors="coerce")
+        unread = numbers.isna().to_numpy() & frame.notna().to_numpy()
+        if unread.any():  # coerced to NaN: name the value given, not the NaN it became
+            row, col = np.argwhere(unread)[0]
+            raise ValueError(
+                f"frame must hold numbers; item {str(frame.index[row])!r}, class "
+                f"{str(frame.columns[col])!r} is {frame.iat[row, col]!r}"
+            )
         check_real(numbers, "frame")
         values = numbers.to_numpy(dtype=np.float64)
         return cls(values, items=frame.index, classes=frame.columns, name=name,

@@ -92,6 +92,8 @@ def reliability_curves(
     from fuzzytruth.classify.human import leave_one_annotator_out
     from fuzzytruth.truth.models import IRN, PrIRN
 
+    if isinstance(temperatures, str) or not isinstance(temperatures, Iterable):
+        raise ValueError(f"temperatures must be a sequence of numbers > 0; got {temperatures!r}")
     if not isinstance(rankings, Rankings):
         raise ValueError(f"rankings must be Rankings (partial rankings of readers); got "
                          f"{type(rankings).__name__}")

@@ -132,7 +132,8 @@ def read_predictions(
         raise ValueError(str(err) if where in str(err) else f"{where}: {err}") from None
     long = {item, cls, score} <= set(frame.columns)
     if layout == "long" or (layout == "auto" and long):
-        return _long(frame, where, lines, unit, item, cls, score, classes, name, probabilities)
+        return _long(frame, where, lines, unit, item, cls, score, _class_list(classes, encoding),
+                     name, probabilities)
     return _wide(frame, where, lines, unit, item, name, probabilities)
 
 
@@ -155,7 +156,8 @@ def _numbers(frame: pd.DataFrame, column: str, where: str, lines: np.ndarray,
 
 
 def _long(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: str, cls: str,
-          score: str, classes: object, name: str, probabilities: bool | None) -> Predictions:
+          score: str, classes: list[str] | None, name: str,
+          probabilities: bool | None) -> Predictions:
     missing = [c for c in (item, cls, score) if c not in frame.columns]
     if missing:
         raise ValueError(
@@ -167,7 +169,7 @@ def _long(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
         return Predictions._from_long(
             frame[item].astype(str).to_numpy(), frame[cls].astype(str).to_numpy(), values,
             name=name, probabilities=probabilities,
-            classes=None if classes is None else list(classes),
+            classes=classes,
             rows=lambda i: f"{where}, {unit} {int(lines[i])}",
         )
     except ValueError as err:
