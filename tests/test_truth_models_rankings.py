@@ -248,3 +248,40 @@ def test_dermatology_plausibility_worlds_are_keyed_and_argmax_is_top1():
     # one unranked condition holds the block's maximum; the others lie strictly below it
     top = np.take_along_axis(unranked, holders[..., None], axis=2)
     assert ((unranked < top) | (np.arange(whole.shape[2]) == holders[..., None])).all()
+
+
+def test_annotator_models_warn_of_readers_that_are_positions(tmp_path):
+    """Selectors name no readers: reader r of one case and of another need not be one
+    dermatologist, yet Dawid–Skene, one-coin and MACE fitted one confusion matrix for
+    "reader 0" of every case without a word. The same rankings with reader ids do not warn,
+    nor do the models that estimate no annotator."""
+    import warnings
+
+    from fuzzytruth.io.rankings import read_rankings, write_rankings
+    from fuzzytruth.truth.models import AnonymousReadersWarning, DawidSkene, Mace, OneCoin, Shares
+
+    selectors = [[[[0], [1]], [[1]]], [[[0]], [[2], [0]]], [[[1]], [[1]]]]
+    positional = Rankings.from_selectors(selectors, classes=["a", "b", "c"])
+    # the same readers declared as two people who read every case: the same fit, no warning
+    named = Rankings.from_frame(
+        positional.frame.assign(reader_id=positional.frame["reader_id"].map({0: "ann",
+                                                                            1: "bob"})),
+        classes=positional.classes)
+    path = tmp_path / "r.json"
+    write_rankings(positional, path)
+    assert positional.anonymous_readers and read_rankings(path).anonymous_readers
+    assert not named.anonymous_readers
+    for model in (DawidSkene(), OneCoin(), Mace()):
+        with pytest.warns(AnonymousReadersWarning, match=rf"^{model.name} estimates each "
+                          r"annotator, but these rankings' reader ids are positions"):
+            fit = model.fit(positional)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", AnonymousReadersWarning)
+            again = model.fit(named)
+        np.testing.assert_allclose(fit.posterior, again.posterior, rtol=0, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AnonymousReadersWarning)
+        for model in (Shares(), IRN(), PrIRN()):
+            model.fit(positional)
+    with pytest.raises(ValueError, match="anonymous_readers must be True or False; got 'no'"):
+        Rankings.from_frame(named.frame, anonymous_readers="no")

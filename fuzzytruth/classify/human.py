@@ -273,7 +273,8 @@ def _others(data: Annotations | Rankings, frame: pd.DataFrame,
         table = pd.DataFrame({"item_id": others["pair_id"].to_numpy(),
                               "reader_id": others["who"].to_numpy(),
                               "class": others["class"].to_numpy(), "rank_group": groups})
-        return Rankings.from_frame(table, taxonomy=data.taxonomy, classes=list(data.classes))
+        return Rankings.from_frame(table, taxonomy=data.taxonomy, classes=list(data.classes),
+                                   anonymous_readers=data.anonymous_readers)
     table = pd.DataFrame({"item_id": others["pair_id"].to_numpy(),
                           "annotator_id": others["who"].to_numpy(),
                           "label": others["class"].to_numpy(),

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
+from fuzzytruth._validation import check_flag
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
@@ -70,6 +71,10 @@ class Rankings:
     classes : tuple
         The classes rankings may name, in the order given (selector class ids are positions
         in it; the columns of :func:`fuzzytruth.truth.models.irn`).
+    anonymous_readers : bool
+        Whether the reader ids are positions within each item (selectors have no reader
+        ids), so that reader ``r`` of two items need not be one person: the annotator models
+        (Dawid–Skene, one-coin, MACE), which estimate each annotator, warn on them.
 
     Examples
     --------
@@ -88,6 +93,7 @@ class Rankings:
     frame: pd.DataFrame
     taxonomy: Taxonomy
     classes: tuple[Hashable, ...]
+    anonymous_readers: bool = False
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -103,6 +109,7 @@ class Rankings:
         group: str = "rank_group",
         where: np.ndarray | None = None,
         source: str = "rankings",
+        anonymous_readers: bool = False,
     ) -> Rankings:
         """Validate a long table (one row per item, reader and class).
 
@@ -119,7 +126,11 @@ class Rankings:
             Column names.
         where, source : optional
             For messages: the file line of each row and the file's name.
+        anonymous_readers : bool
+            The reader ids are positions within each item, not people (see the class
+            attributes).
         """
+        anonymous_readers = check_flag("anonymous_readers", anonymous_readers)
         for arg, col in (("item", item), ("reader", reader), ("label", label),
                          ("group", group)):
             if col not in frame.columns:
@@ -170,7 +181,7 @@ class Rankings:
             pd.factorize(table[column]) for column in ("item_id", "reader_id"))]
         order = np.lexsort((table["rank_group"].to_numpy(), canonical[1], canonical[0]))
         table = table.iloc[order].drop(columns=["_code", "_line"]).reset_index(drop=True)
-        return cls(table, taxonomy, tuple(classes))
+        return cls(table, taxonomy, tuple(classes), anonymous_readers)
 
     @classmethod
     def from_selectors(
@@ -228,7 +239,8 @@ class Rankings:
             "class": np.asarray(classes, dtype=object)[ids] if rows else [],
             "rank_group": [r[2] for r in rows],
         })
-        return cls.from_frame(frame, taxonomy=taxonomy, classes=classes, source=source)
+        return cls.from_frame(frame, taxonomy=taxonomy, classes=classes, source=source,
+                              anonymous_readers=True)
 
     # ------------------------------------------------------------------ views
     @property

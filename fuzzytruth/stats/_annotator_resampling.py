@@ -284,4 +284,5 @@ class _RankRows:
                                                      np.repeat(copy, n_rows), strict=True)],
                          dtype=object)
         return Rankings.from_frame(frame.assign(reader_id=names), taxonomy=rankings.taxonomy,
-                                   classes=rankings.classes)
+                                   classes=rankings.classes,
+                                   anonymous_readers=rankings.anonymous_readers)

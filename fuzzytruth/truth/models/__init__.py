@@ -37,7 +37,12 @@ The fit is a ground truth, named beside the estimand:
 0    1.0  collection (truth model: dawid-skene)
 """
 
-from fuzzytruth.truth.models.base import Convergence, FittedTruth, NonConvergenceWarning
+from fuzzytruth.truth.models.base import (
+    AnonymousReadersWarning,
+    Convergence,
+    FittedTruth,
+    NonConvergenceWarning,
+)
 from fuzzytruth.truth.models.choice import (
     RANKING_MODELS,
     TRUTH_MODELS,
@@ -54,6 +59,7 @@ __all__ = [
     "IRN",
     "RANKING_MODELS",
     "TRUTH_MODELS",
+    "AnonymousReadersWarning",
     "Convergence",
     "DawidSkene",
     "DawidSkeneFit",

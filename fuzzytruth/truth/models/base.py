@@ -66,6 +66,7 @@ Each model's docstring says what its sampler draws.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -86,6 +87,7 @@ from fuzzytruth.truth.protocol import TruthKind, TruthOptions
 
 __all__ = [
     "LABEL_STREAM",
+    "AnonymousReadersWarning",
     "Convergence",
     "FittedTruth",
     "NonConvergenceWarning",
@@ -95,6 +97,10 @@ __all__ = [
 
 LABEL_STREAM = 1
 """Keyed stream of the crisp label draws (the stream of the annotator worlds)."""
+
+
+class AnonymousReadersWarning(UserWarning):
+    """An annotator model fitted to rankings whose reader ids are positions, not people."""
 
 
 class NonConvergenceWarning(UserWarning):
@@ -401,14 +407,27 @@ class FittedTruth:
         )
 
 
-def as_annotations(data: Any) -> Annotations:
+def as_annotations(data: Any, *, model: str | None = None) -> Annotations:
     """Annotations as given, or the annotations of partial rankings (each reader's top
-    group; :meth:`fuzzytruth.io.rankings.Rankings.annotations`)."""
+    group; :meth:`fuzzytruth.io.rankings.Rankings.annotations`).
+
+    ``model`` names a model that estimates each annotator: it is warned of rankings whose
+    reader ids are positions within each item (selectors), which it would pool across items
+    as if reader ``r`` were one person everywhere.
+    """
     if isinstance(data, Annotations):
         return data
     from fuzzytruth.io.rankings import Rankings
 
     if isinstance(data, Rankings):
+        if model is not None and data.anonymous_readers:
+            warnings.warn(
+                f"{model} estimates each annotator, but these rankings' reader ids are "
+                "positions within each item (selectors name no readers): reader r of every "
+                "item is taken for one annotator. Give rankings with reader ids (a long table "
+                "item_id, reader_id, class, rank_group), or fit shares, irn or prirn",
+                AnonymousReadersWarning, stacklevel=3,
+            )
         return data.annotations()
     raise ValueError(
         f"annotations must be an Annotations (or Rankings); got {type(data).__name__}"

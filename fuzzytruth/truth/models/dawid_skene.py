@@ -297,7 +297,7 @@ class DawidSkene:
 
     def fit(self, annotations: Annotations) -> DawidSkeneFit:
         """Fit the model to ``annotations``; see the class docstring for the rules."""
-        annotations = as_annotations(annotations)
+        annotations = as_annotations(annotations, model=self.name)
         votes = Votes.from_annotations(annotations)
         posterior = votes.shares()
         k = votes.n_classes

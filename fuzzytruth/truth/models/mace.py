@@ -139,7 +139,7 @@ class Mace:
 
     def fit(self, annotations: Annotations) -> MaceFit:
         """Fit the model to ``annotations``."""
-        annotations = as_annotations(annotations)
+        annotations = as_annotations(annotations, model=self.name)
         votes = Votes.from_annotations(annotations)
         shares = votes.shares()
         n_annot, k = votes.used.shape
