@@ -903,7 +903,8 @@ def _mix53_py(z):  # pragma: no cover - compiled
 
 
 def gammas(
-    seed: int, stream: int, keys: np.ndarray, shape: np.ndarray, worlds: np.ndarray
+    seed: int, stream: int, keys: np.ndarray, shape: np.ndarray, worlds: np.ndarray, *,
+    log: bool = False,
 ) -> np.ndarray:
     """``(n_worlds, n_units)`` keyed Gamma(``shape[i]``, 1) variates (0 where the shape is 0);
     compiled.
@@ -918,6 +919,10 @@ def gammas(
         ``(n_units,)`` non-negative shape parameters.
     worlds : numpy.ndarray
         ``(n_worlds,)`` world numbers.
+    log : bool
+        Return the logs of the same variates (-inf where the shape is 0). A shape below about
+        0.003 gives variates below the smallest double, returned as 0, with a probability
+        that grows to 1 as the shape falls; their logs are kept.
 
     Examples
     --------
@@ -927,12 +932,15 @@ def gammas(
     ((4, 3), True, True)
     >>> bool((gammas(1, 2, keys[1:], np.array([2.0, 0.0]), np.arange(2, 4)) == g[2:, 1:]).all())
     True
+    >>> tiny = gammas(1, 2, keys, np.full(3, 1e-7), np.arange(4), log=True)
+    >>> bool((np.exp(tiny) == 0).all()), bool(np.isfinite(tiny).all())  # 0 as doubles
+    (True, True)
     """
     base = _stream_base(seed, stream, keys)
     out = np.empty((len(worlds), len(base)))
     _kernels()["gammas"](
         base, np.ascontiguousarray(shape, dtype=np.float64),
-        np.asarray(worlds, dtype=np.uint64), out,
+        np.asarray(worlds, dtype=np.uint64), out, bool(log),
     )
     return out
 
@@ -1021,15 +1029,25 @@ def dirichlet(
     normalised Gamma draws of its components; ``keys`` has one key per component
     (``concentration.shape``). A row whose concentrations are all 0 stays all 0.
 
+    The draws are taken in logs and scaled by each row's largest before the sum: a row of
+    small concentrations (below about 0.003 each) would otherwise have every draw below the
+    smallest double, a sum of 0 and no proportions at all.
+
     Examples
     --------
     >>> keys = np.arange(6, dtype=np.uint64).reshape(2, 3)
     >>> d = dirichlet(1, 2, keys, np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]), np.arange(5))
     >>> d.shape, bool(np.allclose(d[:, 0].sum(axis=1), 1.0)), bool((d[:, 1] == 0).all())
     ((5, 2, 3), True, True)
+    >>> small = dirichlet(1, 2, keys[:1], np.full((1, 3), 1e-5), np.arange(5))
+    >>> bool(np.allclose(small.sum(axis=-1), 1.0))  # nearly a vertex of the simplex each
+    True
     """
-    flat = gammas(seed, stream, keys.ravel(), concentration.ravel(), worlds)
+    flat = gammas(seed, stream, keys.ravel(), concentration.ravel(), worlds, log=True)
     draws = flat.reshape(len(worlds), *concentration.shape)
+    top = draws.max(axis=-1, keepdims=True)
+    draws -= np.where(np.isfinite(top), top, 0.0)  # a row of zero concentrations: -inf
+    np.exp(draws, out=draws)
     total = draws.sum(axis=-1, keepdims=True)
     np.divide(draws, total, out=draws, where=total > 0)
     return draws
@@ -1066,12 +1084,25 @@ def _gamma_py(a, state):  # pragma: no cover - compiled
     """One Gamma(a) variate from a unit's state (Marsaglia–Tsang; boosted when a < 1)."""
     if a <= 0.0:
         return 0.0
-    boost = 1.0
-    k = 1
     if a < 1.0:
-        boost = math.exp(math.log(_uniform(state, k)) / a)
-        k += 1
-        a = a + 1.0
+        return _marsaglia_tsang(a + 1.0, state, 2) * math.exp(math.log(_uniform(state, 1)) / a)
+    return _marsaglia_tsang(a, state, 1)
+
+
+def _log_gamma_py(a, state):  # pragma: no cover - compiled
+    """The log of :func:`_gamma`'s variate, from the same uniforms, kept in logs: the boost
+    ``U**(1/a)`` of a small shape is below the smallest double whenever ``U < 1e-308**a``
+    (half the draws at ``a = 0.001``), its log never is."""
+    if a <= 0.0:
+        return -math.inf
+    if a < 1.0:
+        return math.log(_marsaglia_tsang(a + 1.0, state, 2)) + math.log(_uniform(state, 1)) / a
+    return math.log(_marsaglia_tsang(a, state, 1))
+
+
+def _marsaglia_tsang_py(a, state, k):  # pragma: no cover - compiled
+    """Marsaglia & Tsang's Gamma(a >= 1) variate from a unit's state, drawing its uniforms
+    from the ``k``-th on."""
     d = a - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
@@ -1087,16 +1118,17 @@ def _gamma_py(a, state):  # pragma: no cover - compiled
         k += 1
         # Marsaglia & Tsang's squeeze: inside the acceptance region, decided without logs
         if u < 1.0 - 0.0331 * (x * x) * (x * x):
-            return d * v * boost
+            return d * v
         if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
-            return d * v * boost
+            return d * v
 
 
-def _gammas_py(base, shape, worlds, out):  # pragma: no cover - compiled
+def _gammas_py(base, shape, worlds, out, log):  # pragma: no cover - compiled
     for w in range(len(worlds)):
         offset = (np.uint64(worlds[w]) + np.uint64(1)) * _GOLDEN
         for i in range(len(base)):
-            out[w, i] = _gamma(shape[i], _mix_one(base[i] + offset))
+            state = _mix_one(base[i] + offset)
+            out[w, i] = _log_gamma(shape[i], state) if log else _gamma(shape[i], state)
 
 
 _ATTEMPTS = 32
@@ -1190,7 +1222,9 @@ _mix_one: Any = _mix_one_py
 _draw53: Any = _draw53_py
 _base: Any = _base_py
 _uniform: Any = _uniform_py
+_marsaglia_tsang: Any = _marsaglia_tsang_py
 _gamma: Any = _gamma_py
+_log_gamma: Any = _log_gamma_py
 _categorical_row: Any = _categorical_row_py
 _gamma_below: Any = _gamma_below_py
 _gs_upper: Any = _gs_upper_py
@@ -1203,15 +1237,17 @@ def _kernels() -> dict[str, Any]:
     that every pass calls the same compiled functions."""
     import numba
 
-    global _mix53, _mix_one, _draw53, _base, _uniform, _gamma, _categorical_row
-    global _gamma_below, _gs_upper
+    global _mix53, _mix_one, _draw53, _base, _uniform, _marsaglia_tsang, _gamma, _log_gamma
+    global _categorical_row, _gamma_below, _gs_upper
     jit = numba.njit(cache=True, nogil=True)
     _mix_one = jit(_mix_one_py)
     _mix53 = jit(_mix53_py)
     _draw53 = jit(_draw53_py)
     _base = jit(_base_py)
     _uniform = jit(_uniform_py)
+    _marsaglia_tsang = jit(_marsaglia_tsang_py)
     _gamma = jit(_gamma_py)
+    _log_gamma = jit(_log_gamma_py)
     _categorical_row = jit(_categorical_row_py)
     _gamma_below = jit(_gamma_below_py)
     _gs_upper = jit(_gs_upper_py)

@@ -119,6 +119,51 @@ def test_prirn_sample_moments_match_the_dirichlet(temperature, alpha):
     assert np.all(np.abs(share - mean) <= 5 * np.sqrt(mean * (1 - mean) / n) + 1e-12)
 
 
+@pytest.mark.parametrize("temperature", [1e-3, 1e-6])
+def test_prirn_at_a_small_temperature_draws_vertices_in_the_irn_proportions(temperature):
+    """At T -> 0 the Dirichlet(T · IRN) sample is a vertex of the simplex, vertex j with
+    probability IRN_j (its shapes' proportions). Every Gamma draw of an item was below the
+    smallest double at T = 1e-3 in about half the worlds: 0/0, NaN plausibility rows with a
+    RuntimeWarning, and the first ranked class as the top-1 of every such world."""
+    rankings = Rankings.from_selectors([[[[0], [1, 2]], [[1]]], [[[2]], [[0], [1]]]],
+                                       classes=["a", "b", "c"])
+    fit = PrIRN(temperature=temperature, alpha=0).fit(rankings)
+    n = 4000
+    with np.errstate(invalid="raise", divide="raise"):  # no 0/0
+        samples = fit.sample_plausibilities(n, seed=11)
+        top = fit.sample_top1(n, seed=11)
+    np.testing.assert_allclose(samples.sum(axis=2), 1.0)
+    columns = fit.taxonomy.indices(fit.classes)
+    assert np.array_equal(top, columns[samples.argmax(axis=2)])
+    share = (samples.argmax(axis=2)[:, :, None] == np.arange(3)).mean(axis=0)
+    p = fit.irn
+    assert np.all(np.abs(share - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12)
+    assert (samples.max(axis=2) > 0.99).mean() > 0.98  # (nearly) a vertex, nearly always
+
+
+def test_dirichlet_of_small_concentrations_keeps_its_proportions():
+    """Dirichlet draws of parameters (Dawid–Skene's confusion rows, MACE, one-coin) with every
+    concentration of a row below about 0.003: the Gamma draws were all 0 as doubles, the row
+    0 (then made uniform by the confusion floor). Drawn in logs, each row is a near-vertex,
+    vertex j with probability a_j / sum(a), and a row of zeros stays 0."""
+    from fuzzytruth._random import dirichlet
+
+    a = np.array([[1e-5, 2e-5, 7e-5], [0.0, 0.0, 0.0], [2.0, 1.0, 1.0]])
+    n = 4000
+    keys = np.arange(a.size, dtype=np.uint64).reshape(a.shape)
+    with np.errstate(invalid="raise", divide="raise"):  # no 0/0
+        rows = dirichlet(5, 6, keys, a, np.arange(n))
+    np.testing.assert_allclose(rows[:, [0, 2]].sum(axis=2), 1.0)
+    assert (rows[:, 1] == 0).all()
+    share = (rows[:, 0].argmax(axis=1)[:, None] == np.arange(3)).mean(axis=0)
+    p = a[0] / a[0].sum()
+    assert np.all(np.abs(share - p) <= 5 * np.sqrt(p * (1 - p) / n))
+    # an ordinary row keeps its Dirichlet mean (within 5 standard errors)
+    mean = a[2] / a[2].sum()
+    var = mean * (1 - mean) / (a[2].sum() + 1)
+    assert np.all(np.abs(rows[:, 2].mean(axis=0) - mean) <= 5 * np.sqrt(var / n))
+
+
 def test_formats_test_hand_values():
     """formats_test.py: selectors [[3], [1], [2]] and [[0], [4, 1, 2]] over 5 classes give
     their rankings/groups arrays; compared class by class (-1: unranked)."""

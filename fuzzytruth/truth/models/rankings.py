@@ -214,12 +214,20 @@ class PrIRNFit(FittedTruth):
         block's maximum beats it, which unranked class holds that maximum, and the upper-tail
         probability that fixes it (see :class:`_Ranked`)."""
         ranked, alpha = self._ranked, self.settings["alpha"]
+        if alpha == 0 or not ranked.rest.any():
+            # the ranked classes alone: drawn in logs and scaled so that each item's largest
+            # is 1 (at a small temperature every draw of an item can be below the smallest
+            # double, which left 0/0)
+            drawn = gammas(seed, _PLAUSIBILITY_STREAM, ranked.keys, ranked.shape, worlds,
+                           log=True)
+            drawn -= np.maximum.reduceat(drawn, ranked.starts, axis=1)[:, ranked.item]
+            np.exp(drawn, out=drawn)
+            shape = (len(worlds), len(ranked.starts))
+            return (drawn, np.ones(shape), np.zeros(shape, dtype=bool),
+                    np.zeros(shape, dtype=np.int64), np.ones(shape))
         drawn = gammas(seed, _PLAUSIBILITY_STREAM, ranked.keys, ranked.shape, worlds)
         best = np.maximum.reduceat(drawn, ranked.starts, axis=1)
         shape = best.shape
-        if alpha == 0 or not ranked.rest.any():
-            empty = np.zeros(shape, dtype=bool)
-            return drawn, best, empty, np.zeros(shape, dtype=np.int64), np.ones(shape)
         from scipy.special import gammaincc
 
         m = ranked.rest.astype(float)
