@@ -377,6 +377,30 @@ class BootstrapResult:
             yield sl, t_star, se
 
 
+def check_bootstrap(
+    bootstrap: object, scores: np.ndarray | None = None, pairs: np.ndarray | None = None
+) -> BootstrapResult:
+    """Validate a :class:`BootstrapResult` given as an argument; with ``scores`` and ``pairs``,
+    that it was drawn for them (its tests and intervals are of its own pairs and scores)."""
+    if not isinstance(bootstrap, BootstrapResult):
+        raise ValueError(
+            "bootstrap must be a BootstrapResult (paired_bootstrap(scores, pairs=pairs)); got "
+            f"{type(bootstrap).__name__}"
+        )
+    if pairs is not None and not np.array_equal(bootstrap.pairs, pairs):
+        raise ValueError(
+            f"bootstrap must be drawn for these {len(pairs)} pairs, starting "
+            f"{pairs[:3].tolist()}; got one for {len(bootstrap.pairs)} pairs, starting "
+            f"{bootstrap.pairs[:3].tolist()}"
+        )
+    if scores is not None and not np.array_equal(bootstrap._scores, scores):
+        raise ValueError(
+            f"bootstrap must be drawn from these scores (shape {scores.shape}); got one from "
+            f"other scores (shape {bootstrap._scores.shape})"
+        )
+    return bootstrap
+
+
 def _without_spread(
     var: np.ndarray, mean: np.ndarray, x: np.ndarray, counts: np.ndarray | None
 ) -> np.ndarray:

@@ -37,7 +37,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_n_resamples,
 )
-from fuzzytruth.stats.bootstrap import BootstrapResult
+from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap
 
 #: Corrections computed from the p-values alone.
 CORRECTIONS = ("holm", "bonferroni", "bh", "by")
@@ -355,6 +355,7 @@ def romano_wolf(
     >>> romano_wolf(boot).round(4).tolist()  # Holm on the t tests: 3e-05, 0.121, 0.176
     [0.0005, 0.083, 0.162]
     """
+    bootstrap = check_bootstrap(bootstrap)
     alternative = check_alternative(alternative)
     n = bootstrap._scores.shape[-1]
     d = bootstrap._scores[bootstrap.pairs[:, 0]] - bootstrap._scores[bootstrap.pairs[:, 1]]
