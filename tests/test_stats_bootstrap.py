@@ -192,6 +192,21 @@ def test_world_preference_counts_ties_and_sums_to_one():
     np.testing.assert_allclose(wide.prob_tie, 1.0)
 
 
+@pytest.mark.parametrize("power", [-40, -80, 40])
+def test_world_preference_does_not_depend_on_the_scale_of_the_scores(power):
+    # Scaling by a power of two is exact, so every comparison of means is unchanged; with an
+    # absolute tie slack of 1e-12, scores of order 2**-40 tied in every world (prob_tie 1).
+    rng = np.random.default_rng(0)
+    worlds = rng.random((50, 3, 8))
+    worlds[:10, 1] = worlds[:10, 0]
+    worlds[10:20, 2] = worlds[10:20, 0][..., ::-1]  # equal means up to rounding: ties
+    ref = world_preference(worlds)
+    assert ref.prob_tie.tolist() == [0.2, 0.2, 0.0]
+    scaled = world_preference(worlds * 2.0**power)
+    np.testing.assert_array_equal(scaled.prob_better, ref.prob_better)
+    np.testing.assert_array_equal(scaled.prob_tie, ref.prob_tie)
+
+
 def test_interval_errors_are_named(skewed):
     res = paired_bootstrap(skewed, n_resamples=50, rng=0)
     with pytest.raises(ValueError, match=r"method must be one of \['percentile', 'basic', "
