@@ -88,6 +88,18 @@ def test_resolution_warning_follows_b_plus_one_below_m_over_alpha():
         warn_if_unresolvable(10, 1225, method="bh")
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    ((-1, 5), r"n_resamples must be an integer >= 1; got -1"),  # was ZeroDivisionError
+    ((0, 3), r"n_resamples must be an integer >= 1; got 0"),
+    ((True, 3), r"n_resamples must be an integer >= 1; got True"),  # warned about B = True
+    ((999, 0), r"n_tests must be an integer >= 1; got 0"),  # warned about 0 tests
+    ((999, 2.5), r"n_tests must be an integer >= 1; got 2.5"),  # was a TypeError from numpy
+])
+def test_resolution_warning_arguments_are_checked(args, message):
+    with pytest.raises(ValueError, match=message):
+        warn_if_unresolvable(*args)
+
+
 def _long(x):
     k, n = x.shape
     return pd.DataFrame({

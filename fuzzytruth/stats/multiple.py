@@ -35,6 +35,7 @@ from fuzzytruth.stats._validation import (
     check_alpha,
     check_alternative,
     check_choice,
+    check_int,
     check_n_resamples,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap
@@ -154,6 +155,8 @@ def warn_if_unresolvable(
     >>> print(w[0].message)  # doctest: +ELLIPSIS
     n_resamples=999 is too small for 1225 tests at alpha=0.05 with the 'holm' correction: ...
     """
+    n_resamples = check_n_resamples(n_resamples)
+    n_tests = check_int("n_tests", n_tests, minimum=1)
     method = check_choice("method", method, CORRECTIONS)
     alpha = check_alpha(alpha)
     p_min = 1.0 / (n_resamples + 1)
