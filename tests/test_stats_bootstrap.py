@@ -93,6 +93,31 @@ def test_studentized_interval_by_explicit_loop(skewed):
     assert ci.high[1] == pytest.approx(x.mean() - q_lo * se)
 
 
+def test_studentized_fallback_catches_resamples_without_spread_up_to_rounding():
+    # Scores in thirds: a - b is 1/3 (two of them one ulp above) on five queries, so a third
+    # of the resamples draw only that value. Their one-pass variance m2 - m1^2 was ~1e-17,
+    # not 0, so they escaped the fallback with t* ~ 6e7 (low bound -7.4e6, p 0.39).
+    # Reference: an explicit loop, a resample whose values are equal up to rounding being
+    # studentised by the observed se (the documented fallback).
+    x = np.array([[2, 3, 1, 2, 3, 0], [1, 2, 0, 1, 2, 1]]) / 3
+    d = x[0] - x[1]
+    n = len(d)
+    se = d.std(ddof=1) / np.sqrt(n)
+    res = paired_bootstrap(x, n_resamples=999, rng=0)
+    t = []
+    for row in res._counts:
+        xs = np.repeat(d, row.astype(int))
+        flat = np.ptp(xs) <= 1e-12 * np.abs(xs).max()
+        t.append((xs.mean() - d.mean()) / (se if flat else xs.std(ddof=1) / np.sqrt(n)))
+    ci = res.confidence_interval(0.9, method="studentized")
+    q_lo, q_hi = np.quantile(t, [0.05, 0.95])
+    assert ci.low[0] == pytest.approx(d.mean() - q_hi * se)
+    assert ci.high[0] == pytest.approx(d.mean() - q_lo * se)
+    t_obs = d.mean() / se
+    tail = min(np.mean(np.array(t) >= t_obs), np.mean(np.array(t) <= t_obs))
+    assert res.pvalue(method="studentized")[0] == pytest.approx(2 * tail, abs=2 / 1000)
+
+
 def test_standard_error_and_seed_reproducibility(skewed):
     a = paired_bootstrap(skewed, n_resamples=500, rng=8)
     b = paired_bootstrap(skewed, n_resamples=500, rng=8)
@@ -165,6 +190,21 @@ def test_world_preference_counts_ties_and_sums_to_one():
     np.testing.assert_allclose(pref.prob_better + pref.prob_tie + pref.prob_worse, 1.0)
     wide = world_preference(worlds, tie_tolerance=1.0)
     np.testing.assert_allclose(wide.prob_tie, 1.0)
+
+
+@pytest.mark.parametrize("power", [-40, -80, 40])
+def test_world_preference_does_not_depend_on_the_scale_of_the_scores(power):
+    # Scaling by a power of two is exact, so every comparison of means is unchanged; with an
+    # absolute tie slack of 1e-12, scores of order 2**-40 tied in every world (prob_tie 1).
+    rng = np.random.default_rng(0)
+    worlds = rng.random((50, 3, 8))
+    worlds[:10, 1] = worlds[:10, 0]
+    worlds[10:20, 2] = worlds[10:20, 0][..., ::-1]  # equal means up to rounding: ties
+    ref = world_preference(worlds)
+    assert ref.prob_tie.tolist() == [0.2, 0.2, 0.0]
+    scaled = world_preference(worlds * 2.0**power)
+    np.testing.assert_array_equal(scaled.prob_better, ref.prob_better)
+    np.testing.assert_array_equal(scaled.prob_tie, ref.prob_tie)
 
 
 def test_interval_errors_are_named(skewed):

@@ -211,6 +211,19 @@ def test_long_frame_errors(scores):
         compare(frame, systems=list("ABCD"))
 
 
+@pytest.mark.parametrize("column", ["system", "query_id", "measure", "world"])
+def test_long_frame_refuses_missing_labels(scores, column):
+    # A row whose label was missing silently took another label (factorize codes it -1, read
+    # as the last label in order of appearance): a lost query id became q39, whatever it was.
+    frame = long_frame(scores, "AP", list("ABCD")).assign(world=0)
+    row = int(np.flatnonzero(frame["system"] == "A")[-1])
+    frame[column] = frame[column].astype(object)
+    frame.loc[row, column] = None
+    with pytest.raises(ValueError, match=rf"frame column '{column}' must not contain missing "
+                                         rf"values; got 1 \(the first at row {row}\)"):
+        scores_from_frame(frame)
+
+
 def test_compare_argument_errors(scores):
     with pytest.raises(ValueError, match=r"baseline must be one of the systems \['system0'"):
         compare(scores, baseline="bm25")

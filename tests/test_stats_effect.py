@@ -1,6 +1,7 @@
 """Effect sizes, wins/ties/losses and power, against hand derivations and statsmodels."""
 
 import warnings
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -137,6 +138,16 @@ def test_power_errors():
         queries_for_power(0.5, power=80)
     with pytest.raises(ValueError, match=r"alternative must be one of"):
         paired_power(0.5, 10, alternative="two_sided")
+
+
+def test_power_takes_any_real_effect_size():
+    # numpy integers and fractions are finite non-zero numbers: they were refused as not one
+    for d in (np.int64(1), np.float32(0.5), Fraction(1, 2)):
+        assert paired_power(d, 12) == paired_power(float(d), 12)
+        assert queries_for_power(d) == queries_for_power(float(d))
+    with pytest.raises(ValueError, match=r"effect_size must be a finite non-zero number; "
+                                         r"got np.True_"):
+        paired_power(np.True_, 12)
 
 
 def test_cohens_dz_is_nan_for_a_constant_difference_not_rounding_noise():

@@ -16,8 +16,10 @@ from statsmodels.stats.multitest import multipletests
 from fuzzytruth.stats import (
     ResamplingResolutionWarning,
     adjust_pvalues,
+    paired_bootstrap,
     paired_tukey_hsd,
     randomized_tukey_hsd,
+    romano_wolf,
     warn_if_unresolvable,
 )
 
@@ -84,6 +86,18 @@ def test_resolution_warning_follows_b_plus_one_below_m_over_alpha():
         assert not warn_if_unresolvable(9999, 1225, method="bh")
     with pytest.warns(ResamplingResolutionWarning):
         warn_if_unresolvable(10, 1225, method="bh")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((-1, 5), r"n_resamples must be an integer >= 1; got -1"),  # was ZeroDivisionError
+    ((0, 3), r"n_resamples must be an integer >= 1; got 0"),
+    ((True, 3), r"n_resamples must be an integer >= 1; got True"),  # warned about B = True
+    ((999, 0), r"n_tests must be an integer >= 1; got 0"),  # warned about 0 tests
+    ((999, 2.5), r"n_tests must be an integer >= 1; got 2.5"),  # was a TypeError from numpy
+])
+def test_resolution_warning_arguments_are_checked(args, message):
+    with pytest.raises(ValueError, match=message):
+        warn_if_unresolvable(*args)
 
 
 def _long(x):
@@ -153,6 +167,17 @@ def test_tukey_errors():
         randomized_tukey_hsd([[0.1, 0.2], [0.3, 0.1]], n_resamples=0)
     with pytest.raises(ValueError, match="at least 2 queries"):
         paired_tukey_hsd([[0.1], [0.3]])
+
+
+def test_romano_wolf_refuses_what_is_not_a_bootstrap():
+    # the scores themselves, or the (B, n_systems) distribution, failed with AttributeError
+    x = np.random.default_rng(0).random((3, 20))
+    boot = paired_bootstrap(x, n_resamples=99, rng=0)
+    for bad in (x, boot.bootstrap_distribution):
+        with pytest.raises(ValueError, match=r"bootstrap must be a BootstrapResult "
+                                             r"\(paired_bootstrap\(scores, pairs=pairs\)\); "
+                                             r"got ndarray"):
+            romano_wolf(bad)
 
 
 def test_a_percentile_interval_from_too_few_replicates_warns():

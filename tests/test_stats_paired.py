@@ -227,6 +227,8 @@ def test_one_sided_pvalues_are_complementary_for_t(x):
         ({"alternative": "bigger"}, r"alternative must be one of .*got 'bigger'"),
         ({"zero_method": "drop"}, r"zero_method must be one of .*got 'drop'"),
         ({"method": "randomization", "n_resamples": 0}, r"n_resamples must be an integer >= 1"),
+        # drew 2 resamples and reported n_resamples=1
+        ({"method": "bootstrap", "n_resamples": 1}, r"n_resamples must be an integer >= 2; got 1"),
         ({"pairs": [[0, 0]]}, r"pairs must compare two different systems"),
         ({"pairs": [[0, 5]]}, r"pairs must index systems 0..1; got values from 0 to 5"),
         ({"pairs": [0, 1]}, r"pairs must be an integer array of shape \(n_pairs, 2\)"),

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
 
-from fuzzytruth.stats import compare, paired_test
+from fuzzytruth.stats import compare, paired_bootstrap, paired_test
 from fuzzytruth.stats._validation import significance_level
 from fuzzytruth.stats.procedures import (
     INTERVALS,
@@ -140,6 +140,26 @@ def test_two_queries_are_refused_for_every_method():
     for method in METHODS:
         with pytest.raises(ValueError, match=r"at least 3 queries .*got 2"):
             paired_inference(x, method=method)
+
+
+def test_a_given_bootstrap_must_be_of_these_scores_and_pairs():
+    # Its tests and intervals are of its own pairs and scores: one drawn for the pairs in the
+    # other order gave the interval of b - a beside the difference a - b (an interval that
+    # excluded its own estimate), one of other scores their p-values, without a word.
+    rng = np.random.default_rng(0)
+    x = rng.random((2, 30))
+    x[0] += 0.3
+    boot = paired_bootstrap(x, n_resamples=99, rng=0)
+    own = paired_inference(x, method="percentile", bootstrap=boot)
+    assert own.ci_low[0] <= own.difference[0] <= own.ci_high[0]
+    with pytest.raises(ValueError, match=r"bootstrap must be drawn for these 1 pairs, starting "
+                                         r"\[\[1, 0\]\]; got one for 1 pairs, starting "
+                                         r"\[\[0, 1\]\]"):
+        paired_inference(x, pairs=[[1, 0]], method="percentile", bootstrap=boot)
+    with pytest.raises(ValueError, match=r"bootstrap must be drawn from these scores"):
+        paired_inference(rng.random((2, 30)), method="percentile", bootstrap=boot)
+    with pytest.raises(ValueError, match=r"bootstrap must be a BootstrapResult"):
+        paired_inference(x, method="percentile", bootstrap=boot.bootstrap_distribution)
 
 
 def test_constant_difference_is_nan_with_a_warning_not_an_absurd_effect_size():

@@ -37,6 +37,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_confidence_level,
     check_n_resamples,
+    no_spread,
     significance_level,
 )
 
@@ -359,21 +360,71 @@ class BootstrapResult:
             # se* in place: sqrt(max(m2 - m1^2, 0) / (n - 1))
             m2 -= m1 * m1
             np.maximum(m2, 0.0, out=m2)
-            m2 /= n - 1
-            se_star = np.sqrt(m2, out=m2)
-            m1 -= estimate[:, None]
-            dev = m1
             # A resample without spread has se* = 0; studentise it by the observed se so that
             # t* stays finite (without the fallback 19 % of P@10 data sets at 10 queries had
             # an infinite bound). When the observed se is 0 too, every resample equals the
             # estimate and t* = 0.
-            flat = se_star <= 0
+            flat = _without_spread(m2, m1, x, counts)
+            m2 /= n - 1
+            se_star = np.sqrt(m2, out=m2)
+            m1 -= estimate[:, None]
+            dev = m1
             if flat.any():
                 se_star[flat] = np.broadcast_to(se[:, None], se_star.shape)[flat]
             with np.errstate(divide="ignore", invalid="ignore"):
                 t_star = np.divide(dev, se_star, out=se_star)
             t_star[dev == 0] = 0.0
             yield sl, t_star, se
+
+
+def check_bootstrap(
+    bootstrap: object, scores: np.ndarray | None = None, pairs: np.ndarray | None = None
+) -> BootstrapResult:
+    """Validate a :class:`BootstrapResult` given as an argument; with ``scores`` and ``pairs``,
+    that it was drawn for them (its tests and intervals are of its own pairs and scores)."""
+    if not isinstance(bootstrap, BootstrapResult):
+        raise ValueError(
+            "bootstrap must be a BootstrapResult (paired_bootstrap(scores, pairs=pairs)); got "
+            f"{type(bootstrap).__name__}"
+        )
+    if pairs is not None and not np.array_equal(bootstrap.pairs, pairs):
+        raise ValueError(
+            f"bootstrap must be drawn for these {len(pairs)} pairs, starting "
+            f"{pairs[:3].tolist()}; got one for {len(bootstrap.pairs)} pairs, starting "
+            f"{bootstrap.pairs[:3].tolist()}"
+        )
+    if scores is not None and not np.array_equal(bootstrap._scores, scores):
+        raise ValueError(
+            f"bootstrap must be drawn from these scores (shape {scores.shape}); got one from "
+            f"other scores (shape {bootstrap._scores.shape})"
+        )
+    return bootstrap
+
+
+def _without_spread(
+    var: np.ndarray, mean: np.ndarray, x: np.ndarray, counts: np.ndarray | None
+) -> np.ndarray:
+    """Per target and resample ``(chunk, B)``, whether the resample's values are all equal.
+
+    ``var = m2 - mean**2`` (``mean`` the resample's mean, ``m2`` its second moment) is 0 for
+    such a resample only up to rounding: on scores in thirds it came out near 1e-17, which
+    made se* about 2e-9 and t* about 6e7 for every resample drawing one value. A resample
+    with ``var <= 1e-6 mean**2`` is therefore checked on the queries it drew (``x`` is
+    ``(n_queries, chunk)``, ``counts`` ``(B, n_queries)``): no spread up to rounding
+    (:func:`~fuzzytruth.stats._validation.no_spread`). Without counts (the population
+    bootstrap) only ``var == 0`` counts.
+    """
+    flat = var <= 0
+    if counts is None:
+        return flat
+    suspect = var <= 1e-6 * (mean * mean)
+    for j in np.flatnonzero(suspect.any(axis=1)):
+        rows = np.flatnonzero(suspect[j])
+        drawn = counts[rows] > 0
+        values = x[:, j]
+        first = values[drawn.argmax(axis=1)]  # undrawn queries take a drawn value
+        flat[j, rows] |= no_spread(np.where(drawn, values, first[:, None]))
+    return flat
 
 
 def _bias_correction(boot: np.ndarray, estimate: np.ndarray) -> np.ndarray:

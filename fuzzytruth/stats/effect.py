@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from scipy import stats
@@ -96,7 +97,7 @@ def wins_ties_losses(
 
 
 def _check_effect(effect_size: object) -> float:
-    if isinstance(effect_size, bool) or not isinstance(effect_size, (int, float, np.floating)):
+    if isinstance(effect_size, bool) or not isinstance(effect_size, Real):
         raise ValueError(f"effect_size must be a finite non-zero number; got {effect_size!r}")
     value = float(effect_size)
     if not math.isfinite(value) or value == 0:

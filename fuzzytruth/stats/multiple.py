@@ -35,9 +35,10 @@ from fuzzytruth.stats._validation import (
     check_alpha,
     check_alternative,
     check_choice,
+    check_int,
     check_n_resamples,
 )
-from fuzzytruth.stats.bootstrap import BootstrapResult
+from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap
 
 #: Corrections computed from the p-values alone.
 CORRECTIONS = ("holm", "bonferroni", "bh", "by")
@@ -148,6 +149,8 @@ def warn_if_unresolvable(
     >>> print(w[0].message)  # doctest: +ELLIPSIS
     n_resamples=999 is too small for 1225 tests at alpha=0.05 with the 'holm' correction: ...
     """
+    n_resamples = check_n_resamples(n_resamples)
+    n_tests = check_int("n_tests", n_tests, minimum=1)
     method = check_choice("method", method, CORRECTIONS)
     alpha = check_alpha(alpha)
     p_min = 1.0 / (n_resamples + 1)
@@ -349,6 +352,7 @@ def romano_wolf(
     >>> romano_wolf(boot).round(4).tolist()  # Holm on the t tests: 3e-05, 0.121, 0.176
     [0.0005, 0.083, 0.162]
     """
+    bootstrap = check_bootstrap(bootstrap)
     alternative = check_alternative(alternative)
     n = bootstrap._scores.shape[-1]
     d = bootstrap._scores[bootstrap.pairs[:, 0]] - bootstrap._scores[bootstrap.pairs[:, 1]]

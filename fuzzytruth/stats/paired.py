@@ -178,7 +178,7 @@ def paired_test(
     alternative = check_alternative(alternative)
     zero_method = check_choice("zero_method", zero_method, ZERO_METHODS)
     if method in ("randomization", "bootstrap"):
-        n_resamples = check_n_resamples(n_resamples)
+        n_resamples = check_n_resamples(n_resamples, minimum=2 if method == "bootstrap" else 1)
     exact = check_flag("exact", exact, none=True)
     if method == "t":
         return _t_test(x, pairs, alternative)
@@ -262,7 +262,7 @@ def _bootstrap_test(
     n_resamples: int,
     rng: np.random.Generator,
 ) -> PairedTestResult:
-    boot = paired_bootstrap(x, pairs=pairs, n_resamples=max(n_resamples, 2), rng=rng)
+    boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
     d = _differences(x, pairs)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(x.shape[1]))

@@ -73,7 +73,7 @@ from fuzzytruth.stats._validation import (
     no_spread,
     significance_level,
 )
-from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
+from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap, paired_bootstrap
 from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS, paired_test
 
 METHODS = ("t", "bootstrap", "bca", "percentile", "basic", "randomization", "wilcoxon", "sign")
@@ -384,8 +384,8 @@ def paired_inference(
         n_used = None
     elif method in BOOTSTRAP_METHODS:
         n_resamples = check_n_resamples(n_resamples, minimum=2)
-        boot = bootstrap if bootstrap is not None else paired_bootstrap(
-            x, pairs=pairs, n_resamples=n_resamples, rng=rng
+        boot = check_bootstrap(bootstrap, x, pairs) if bootstrap is not None else (
+            paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
         )
         interval = INTERVALS[method]
         ci, pvalue = boot.test_and_interval(level, method=interval, alternative=alternative)

@@ -138,6 +138,13 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
     check_columns(frame, "frame", REQUIRED_COLUMNS, hint="(and optionally 'world')")
     with_worlds = "world" in frame.columns
     keys = ["system", "query_id", *(["world"] if with_worlds else [])]
+    for column in ("measure", *keys):  # factorize codes a missing label -1: another label's
+        missing = frame[column].isna().to_numpy()
+        if missing.any():
+            raise ValueError(
+                f"frame column {column!r} must not contain missing values; got "
+                f"{int(missing.sum())} (the first at row {int(missing.argmax())})"
+            )
     out: dict[str, ScoreMatrix] = {}
     measures = pd.unique(frame["measure"])
     for measure in measures[sorted_order(measures)]:

@@ -164,7 +164,9 @@ def world_preference(
     means = x.mean(axis=2)
     diff = means[:, pairs[:, 0]] - means[:, pairs[:, 1]]  # (n_worlds, n_pairs)
     # Equal means computed from different sums can differ by rounding; treat those as ties.
-    slack = 1e-12 * (np.abs(means).max() + 1.0)
+    # The slack is relative to the scores (an absolute 1e-12 tied every world of scores of
+    # order 1e-12); no |x| temporary: worlds are large.
+    slack = 1e-12 * max(float(x.max()), -float(x.min()))
     n_worlds = x.shape[0]
     better = np.count_nonzero(diff > tol + slack, axis=0)
     worse = np.count_nonzero(diff < -(tol + slack), axis=0)
