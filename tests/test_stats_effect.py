@@ -15,6 +15,7 @@ from fuzzytruth.stats import (
     paired_test,
     queries_for_power,
     wins_ties_losses,
+    world_preference,
 )
 
 
@@ -41,6 +42,27 @@ def test_wins_ties_losses_tolerance_rule():
     assert (loose.wins[0], loose.ties[0], loose.losses[0]) == (1, 4, 0)
     with pytest.raises(ValueError, match=r"tie_tolerance must be a finite number >= 0; got -1"):
         wins_ties_losses(x, tie_tolerance=-1)
+
+
+@pytest.mark.parametrize("tolerance", ["0", "0.1", "0.2", "0.3", "0.25"])
+def test_a_tolerance_in_decimals_ties_what_decimal_arithmetic_ties(tolerance):
+    """Every pair of P@10 values: a tie exactly when |a - b| <= tolerance in decimals. In
+    doubles 0.8 - 0.6 is 0.20000000000000007 and 0.5 - 0.3 is 0.2: at a tolerance of 0.2 the
+    first was a win and the second a tie, and world_preference (which had a slack for
+    rounding) disagreed with wins_ties_losses inside compare()."""
+    values = [Fraction(i, 10) for i in range(11)]
+    pairs = [(a, b) for a in values for b in values]
+    x = np.array([[float(a) for a, _ in pairs], [float(b) for _, b in pairs]])
+    tol = Fraction(tolerance)
+    wins = sum(a - b > tol for a, b in pairs)
+    losses = sum(b - a > tol for a, b in pairs)
+    wtl = wins_ties_losses(x, tie_tolerance=float(tol))
+    assert (wtl.wins[0], wtl.ties[0], wtl.losses[0]) == (wins, len(pairs) - wins - losses,
+                                                         losses)
+    # one world per pair (its two queries alike): the worlds' preference reads the same rule
+    pref = world_preference(np.repeat(x.T[:, :, None], 2, axis=2), tie_tolerance=float(tol))
+    assert (round(pref.prob_better[0] * len(pairs)), round(pref.prob_worse[0] * len(pairs))) \
+        == (wins, losses)
 
 
 @pytest.mark.parametrize(

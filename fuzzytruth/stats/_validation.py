@@ -5,7 +5,6 @@ with the rest of the library (choices, confidence levels, integers) come from
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from numbers import Real
 
 import numpy as np
 
@@ -13,6 +12,7 @@ from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
     check_int,
+    check_number,
     real_array,
 )
 
@@ -31,6 +31,7 @@ __all__ = [
     "check_tolerance",
     "no_spread",
     "significance_level",
+    "tie_margin",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -72,14 +73,20 @@ def check_n_resamples(n_resamples: object, *, minimum: int = 1) -> int:
 
 def check_tolerance(tolerance: object) -> float:
     """Validate a non-negative finite tie tolerance."""
-    if (
-        isinstance(tolerance, bool)
-        or not isinstance(tolerance, Real)
-        or not np.isfinite(float(tolerance))
-        or float(tolerance) < 0
-    ):
-        raise ValueError(f"tie_tolerance must be a finite number >= 0; got {tolerance!r}")
-    return float(tolerance)
+    return check_number("tie_tolerance", tolerance)
+
+
+def tie_margin(tolerance: float, x: np.ndarray) -> float:
+    """How far apart two scores of ``x`` (or two means of them) may be and tie: ``tolerance``
+    and the rounding of the scores' arithmetic, 1e-12 of the largest ``|score|``. A difference
+    that equals the tolerance in exact arithmetic then ties whatever its rounding (0.8 − 0.6
+    is 0.20000000000000007 in doubles, 0.5 − 0.3 is 0.2), and so do equal means summed in
+    different orders.
+
+    >>> tie_margin(0.2, np.array([[0.8, 0.6]])) > 0.8 - 0.6
+    True
+    """
+    return tolerance + 1e-12 * max(float(x.max()), -float(x.min()), 0.0)
 
 
 SCALE_LIMIT = 1e140

@@ -18,6 +18,7 @@ from fuzzytruth.stats._validation import (
     check_int,
     check_tolerance,
     no_spread,
+    tie_margin,
 )
 
 _NCT_LIMIT = 1e9
@@ -77,7 +78,9 @@ def wins_ties_losses(
     """Count per-query wins, ties and losses of ``a`` against ``b``.
 
     A query is a tie when ``|score_a - score_b| <= tie_tolerance`` (default 0: only equal
-    scores tie), a win when ``score_a - score_b > tie_tolerance`` and a loss otherwise.
+    scores tie), a win when ``score_a - score_b > tie_tolerance`` and a loss otherwise, up to
+    the rounding of the scores (:func:`~fuzzytruth.stats._validation.tie_margin`: P@10 scores
+    0.8 and 0.6 tie at a tolerance of 0.2, as 0.5 and 0.3 do).
 
     Examples
     --------
@@ -90,9 +93,10 @@ def wins_ties_losses(
     x = as_scores(scores)
     pairs = as_pairs(pairs, x.shape[0])
     tol = check_tolerance(tie_tolerance)
+    margin = tie_margin(tol, x)
     d = x[pairs[:, 0]] - x[pairs[:, 1]]
-    wins = np.count_nonzero(d > tol, axis=1)
-    losses = np.count_nonzero(d < -tol, axis=1)
+    wins = np.count_nonzero(d > margin, axis=1)
+    losses = np.count_nonzero(d < -margin, axis=1)
     return WinsTiesLosses(wins, x.shape[1] - wins - losses, losses, tol)
 
 

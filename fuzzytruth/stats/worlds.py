@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.stats._validation import as_pairs, as_scores, check_tolerance
+from fuzzytruth.stats._validation import as_pairs, as_scores, check_tolerance, tie_margin
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,12 +163,11 @@ def world_preference(
     tol = check_tolerance(tie_tolerance)
     means = x.mean(axis=2)
     diff = means[:, pairs[:, 0]] - means[:, pairs[:, 1]]  # (n_worlds, n_pairs)
-    # Equal means computed from different sums can differ by rounding; treat those as ties.
-    # The slack is relative to the scores (an absolute 1e-12 tied every world of scores of
-    # order 1e-12); no |x| temporary: worlds are large.
-    slack = 1e-12 * max(float(x.max()), -float(x.min()))
+    # equal means from different sums differ by rounding: ties (relative to the scores: an
+    # absolute 1e-12 tied every world of scores of order 1e-12)
+    margin = tie_margin(tol, x)
     n_worlds = x.shape[0]
-    better = np.count_nonzero(diff > tol + slack, axis=0)
-    worse = np.count_nonzero(diff < -(tol + slack), axis=0)
+    better = np.count_nonzero(diff > margin, axis=0)
+    worse = np.count_nonzero(diff < -margin, axis=0)
     ties = n_worlds - better - worse
     return WorldPreference(better / n_worlds, ties / n_worlds, worse / n_worlds, n_worlds)
