@@ -260,6 +260,35 @@ def test_exact_argument_is_validated_and_bounded():
         paired_test(np.zeros((2, 30)), method="randomization", exact=True)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 4), st.sampled_from([1.0, 300.0, 128e6]),
+       st.integers(0, 2**32 - 1))
+def test_exact_flip_means_enumerate_every_sign_vector_in_any_blocks(n, n_systems, budget, seed):
+    """Row c is the mean under the signs given by the bits of c, whatever the blocks the
+    memory budget cuts (one sign vector per block at a budget of 1 byte)."""
+    import itertools
+
+    from fuzzytruth._resampling import exact_flip_means
+
+    scores = np.random.default_rng(seed).random((n_systems, n))
+    got = exact_flip_means(scores, memory_budget=budget)
+    # brute force: itertools.product with the last query's sign varying fastest, so the
+    # flip vectors are read with bit j of c for query j
+    flips = np.array([s[::-1] for s in itertools.product((-1.0, 1.0), repeat=n)])
+    np.testing.assert_allclose(got, flips @ scores.T / n, rtol=0, atol=1e-15)
+
+
+def test_exact_enumeration_that_cannot_fit_in_memory_is_refused(monkeypatch):
+    # 2**24 flips of 50 systems keep 6.7 GB; all the sign vectors at once held 13 GB more
+    import fuzzytruth._resampling as resampling
+
+    monkeypatch.setattr(resampling, "physical_memory", lambda: 4e9)
+    with pytest.raises(ValueError, match=r"exact enumeration of the 2\*\*24 sign flips of 24 "
+                       r"queries for 50 systems would keep 6.71 GB, more than the 4 GB of "
+                       r"memory: use Monte Carlo flips \(exact=False, n_resamples\)"):
+        paired_test(np.zeros((50, 24)), method="randomization", exact=True)
+
+
 def test_sign_flip_means_are_shared_fair_flips():
     from fuzzytruth._resampling import sign_flip_means
 

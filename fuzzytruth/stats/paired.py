@@ -16,7 +16,7 @@ from scipy import special
 from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
-from fuzzytruth._resampling import all_sign_flips, count_extreme, sign_flip_means
+from fuzzytruth._resampling import count_extreme, exact_flip_means, sign_flip_means
 from fuzzytruth._validation import check_flag
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -239,9 +239,8 @@ def _randomization(
     if exact:
         if n > 24:
             raise ValueError(f"exact=True enumerates 2**n_queries flips; n_queries={n} > 24")
-        flips = all_sign_flips(n)
-        b_total = flips.shape[0]
-        null = flips @ centred.T / n
+        null = exact_flip_means(centred)
+        b_total = null.shape[0]
     else:
         b_total = n_resamples
         null = sign_flip_means(centred, b_total, draw_seed(rng))

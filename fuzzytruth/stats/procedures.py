@@ -61,7 +61,7 @@ import numpy as np
 from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
-from fuzzytruth._resampling import CHUNK_PAIRS, all_sign_flips, row_chunks, sign_flip_means
+from fuzzytruth._resampling import CHUNK_PAIRS, exact_flip_means, row_chunks, sign_flip_means
 from fuzzytruth._t_interval import t_interval
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -465,7 +465,7 @@ def _randomization_procedure(
     centred = x - x.mean(axis=0)
     augmented = np.vstack([centred, np.ones((1, n))])  # last row: the mean sign of each flip
     if exact:
-        null = all_sign_flips(n) @ augmented.T / n
+        null = exact_flip_means(augmented)
     else:
         null = sign_flip_means(augmented, n_resamples, draw_seed(rng))
     b_total = null.shape[0]
