@@ -16,6 +16,7 @@ from fuzzytruth.stats import (
     adjust_pvalues,
     compare,
     paired_bootstrap,
+    paired_inference,
     paired_test,
     scores_from_frame,
     truth_decomposition,
@@ -98,6 +99,23 @@ def test_baseline_pairs_put_baseline_second(scores):
     assert (t["system_b"] == "C").all()
     means = scores.mean(axis=1)
     np.testing.assert_allclose(t["difference"], means[[0, 1, 3]] - means[2])
+
+
+def test_a_flag_is_no_baseline_and_a_bootstrap_no_t_test(scores):
+    # True == 1: baseline=True compared every system with system 1 (found by the stats hunt)
+    with pytest.raises(ValueError, match=r"baseline must be one of the systems \[1, 2, 3, 4\] "
+                       r"\(measure 'score'\); got True"):
+        compare(scores, systems=[1, 2, 3, 4], baseline=True, method="t")
+    by_number = compare(scores, systems=[1, 2, 3, 4], baseline=1, method="t").table
+    assert (by_number["system_b"] == 1).all()
+    # a bootstrap given to a method that reads none was ignored without a word
+    boot = paired_bootstrap(scores, n_resamples=200, rng=0)
+    with pytest.raises(ValueError, match=r"bootstrap is read only by the bootstrap methods "
+                       r"\['bootstrap', 'bca', 'percentile', 'basic'\]; got method='t'"):
+        paired_inference(scores, method="t", bootstrap=boot)
+    # compare keeps its own bootstrap for Romano-Wolf beside a t test
+    rw = compare(scores, method="t", correction="romano-wolf", n_resamples=200, rng=0).table
+    assert rw["pvalue_adjusted"].notna().all()
 
 
 def test_several_measures_from_a_long_frame_correct_within_each_measure(scores):

@@ -574,12 +574,16 @@ def _compare_one(
     if baseline is None:
         pairs = all_pairs(n_systems)
     else:
-        if baseline not in sm.systems:
+        # True == 1: a flag is no system's name unless some system is named by a bool
+        flag = isinstance(baseline, bool | np.bool_)
+        found = [i for i, s in enumerate(sm.systems)
+                 if s == baseline and isinstance(s, bool | np.bool_) == flag]
+        if not found:
             raise ValueError(
                 f"baseline must be one of the systems {list(sm.systems)} (measure "
                 f"{sm.measure!r}); got {baseline!r}"
             )
-        pairs = baseline_pairs(n_systems, sm.systems.index(baseline))
+        pairs = baseline_pairs(n_systems, found[0])
     x = sm.averaged
     n_queries = x.shape[1]
     check_queries(n_queries)
@@ -598,7 +602,8 @@ def _compare_one(
             boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
     inference = paired_inference(
         x, pairs=pairs, method=method, alternative=alternative, confidence_level=level,
-        n_resamples=n_resamples, zero_method=zero_method, bootstrap=boot, rng=rng,
+        n_resamples=n_resamples, zero_method=zero_method,
+        bootstrap=boot if method in BOOTSTRAP_METHODS else None, rng=rng,
     )
     p = inference.pvalue
     if correction in CORRECTIONS:

@@ -372,6 +372,12 @@ def paired_inference(
         raise ValueError(
             f"confidence_level must exceed 0.5 for a one-sided interval; got {level!r}"
         )
+    if bootstrap is not None and method not in BOOTSTRAP_METHODS:
+        # the interval and test would come from another procedure than the one given
+        raise ValueError(
+            f"bootstrap is read only by the bootstrap methods {list(BOOTSTRAP_METHODS)}; got "
+            f"method={method!r}"
+        )
     n = x.shape[1]
     check_queries(n)
     d = x[pairs[:, 0]] - x[pairs[:, 1]]
