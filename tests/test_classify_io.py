@@ -117,6 +117,23 @@ def test_a_long_table_takes_its_classes_order_from_a_file(tmp_path, as_path):
     assert from_file.scores.tolist() == from_list.scores.tolist() == [[0.1, 0.9], [0.8, 0.2]]
 
 
+def test_a_wide_table_takes_the_order_of_its_class_columns_from_classes(tmp_path):
+    """classes= was silently ignored for a wide table (the classifier hunt): an ordinal
+    scale written low, high, medium was scored in that order by the Wasserstein distance.
+    It orders the columns now, and must name each class column once."""
+    table = tmp_path / "wide.csv"
+    table.write_text("item_id,low,high,medium\nx,0.2,0.5,0.3\ny,0.6,0.1,0.3\n")
+    ordered = read_predictions(table, classes=["low", "medium", "high"])
+    assert ordered.classes == ("low", "medium", "high")
+    assert ordered.scores.tolist() == [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
+    assert read_predictions(table).classes == ("low", "high", "medium")  # the header's order
+    for wrong in (["low", "high"], ["low", "high", "medium", "extreme"],
+                  ["low", "low", "high"]):
+        with pytest.raises(ValueError, match=r"wide.csv: classes must name the table's class "
+                           r"columns, each once, in the order wanted; got"):
+            read_predictions(table, classes=wrong)
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "npy", "npz"])
 def test_corrupt_binary_files_are_one_error_naming_the_file(tmp_path, fmt):
     path = tmp_path / f"broken.{fmt}"

@@ -48,6 +48,7 @@ from fuzzytruth.io.numpy_files import npy_array, npz_arrays
 from fuzzytruth.io.output import open_output
 from fuzzytruth.io.parquet import read_parquet_frame
 from fuzzytruth.io.text import MaxBytes, read_bytes, read_names, shown
+from fuzzytruth.taxonomy import _show
 
 __all__ = ["LAYOUTS", "read_predictions", "write_predictions"]
 
@@ -84,7 +85,8 @@ def read_predictions(
         Column names of the item ids, the classes (long tables) and the scores.
     classes : sequence or path-like, optional
         The classes of a NumPy matrix's columns (or a text file, one per line); for a long
-        table, the order (and the set) of the classes.
+        table, the order (and the set) of the classes; for a wide table, the order of its
+        class columns (each named once).
     items : sequence or path-like, optional
         The item ids of a NumPy matrix's rows (or a text file, one per line; default: the
         ``items`` array of an ``.npz``, else ``0 .. n-1``).
@@ -131,10 +133,10 @@ def read_predictions(
     except ValueError as err:
         raise ValueError(str(err) if where in str(err) else f"{where}: {err}") from None
     long = {item, cls, score} <= set(frame.columns)
+    order = _class_list(classes, encoding)
     if layout == "long" or (layout == "auto" and long):
-        return _long(frame, where, lines, unit, item, cls, score, _class_list(classes, encoding),
-                     name, probabilities)
-    return _wide(frame, where, lines, unit, item, name, probabilities)
+        return _long(frame, where, lines, unit, item, cls, score, order, name, probabilities)
+    return _wide(frame, where, lines, unit, item, order, name, probabilities)
 
 
 def _numbers(frame: pd.DataFrame, column: str, where: str, lines: np.ndarray,
@@ -177,7 +179,7 @@ def _long(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
 
 
 def _wide(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: str,
-          name: str, probabilities: bool | None) -> Predictions:
+          order: list[str] | None, name: str, probabilities: bool | None) -> Predictions:
     if item not in frame.columns:
         raise ValueError(
             f"{where}: a wide table needs an item column {item!r} (then one column per class); "
@@ -186,6 +188,13 @@ def _wide(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
     classes = [c for c in frame.columns if c != item]
     if not classes:
         raise ValueError(f"{where}: a wide table needs one column per class after {item!r}")
+    if order is not None:  # the order of the class columns (an ordinal scale's, say)
+        if sorted(order) != sorted(map(str, classes)):
+            raise ValueError(
+                f"{where}: classes must name the table's class columns, each once, in the "
+                f"order wanted; got {_show(order)} for the columns {_show(classes)}"
+            )
+        classes = [dict(zip(map(str, classes), classes, strict=True))[c] for c in order]
     matrix = np.column_stack([_numbers(frame, c, where, lines, unit) for c in classes])
     ids = frame[item].astype(str).to_numpy()
     repeated = pd.Series(ids).duplicated().to_numpy()
