@@ -120,3 +120,18 @@ def test_selectors_refuse_repeated_item_ids():
         Rankings.from_selectors([[[[0]]], [[[1]]]], classes=CLASSES, items=["x", "x"])
     named = Rankings.from_selectors([[[[0]]], [[[1]]]], classes=CLASSES, items=["x", "y"])
     assert named.to_selectors() == [[[[0]]], [[[1]]]]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"classes": True}, r"^classes must be a sequence of names or their number; got True$"),
+    ({"classes": "abc"}, r"^classes must be a sequence of names or their number; got 'abc'$"),
+    ({"items": "xy"}, r"^items must be a sequence of ids; got 'xy'$"),
+    ({"items": 5}, r"^items must be a sequence of ids; got 5$"),
+])
+def test_selectors_refuse_classes_and_items_that_are_not_sequences(kwargs, message):
+    # a TypeError from len() or pandas, or numpy's IndexError, named no parameter
+    with pytest.raises(ValueError, match=message):
+        Rankings.from_selectors([[[[0]]], [[[1]]]], **kwargs)
+    named = Rankings.from_selectors([[[[0]]], [[[1]]]], classes=np.int64(2),
+                                    items=np.array(["x", "y"]))
+    assert named.classes == (0, 1) and list(named.items) == ["x", "y"]

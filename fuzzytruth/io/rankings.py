@@ -212,6 +212,14 @@ class Rankings:
         if not isinstance(selectors, list):
             raise ValueError(f"{source}: selectors must be a list of items; got "
                              f"{type(selectors).__name__}")
+        for arg, value in (("classes", classes), ("items", items)):
+            number = arg == "classes" and isinstance(value, Integral) and not isinstance(
+                value, bool)
+            if value is not None and not number and (
+                    isinstance(value, str | bytes) or not hasattr(value, "__len__")):
+                allowed = "a sequence of names or their number" if arg == "classes" else (
+                    "a sequence of ids")
+                raise ValueError(f"{arg} must be {allowed}; got {value!r}")
         if items is not None:
             if len(items) != len(selectors):
                 raise ValueError(f"items must give one id per item: {len(items)} ids for "
