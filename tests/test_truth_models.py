@@ -361,3 +361,27 @@ def test_annotators_who_all_agree_give_the_crisp_truth(truth, n_annotators):
         fit = model.fit(ann)
         assert fit.most_probable().tolist() == truth
         assert fit.posterior.max(axis=1).min() > 0.99
+
+
+@pytest.mark.parametrize("model", [DawidSkene, OneCoin])
+def test_an_annotator_of_weight_zero_changes_nothing_and_warns_nothing(model):
+    """An annotator whose votes all have weight 0: the posterior is the fit without that
+    annotator's rows (the oracle), its reliability NaN (nothing estimates it). Each EM
+    iteration used to divide 0 by 0 in numpy, a stream of RuntimeWarnings per fit."""
+    ann = image_collection().annotations
+    first = ann.annotators[0]
+    weights = pd.Series(1.0, index=list(ann.annotators))
+    weights[first] = 0.0
+    frame = ann.to_frame()
+    without = Annotations.from_frame(frame[frame["annotator_id"] != first],
+                                     taxonomy=ann.taxonomy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fit = model().fit(ann.with_annotator_weights(weights))
+        worlds = fit.sample_plausibilities(5, seed=1)
+    oracle = model().fit(without)
+    np.testing.assert_allclose(fit.posterior_frame().loc[oracle.posterior_frame().index],
+                               oracle.posterior_frame(), atol=1e-9)
+    assert np.isnan(fit.reliability()[first])
+    assert fit.reliability().drop(first).notna().all()
+    assert not np.isnan(worlds).any()

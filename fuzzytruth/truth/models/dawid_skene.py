@@ -171,9 +171,11 @@ class Votes:
 def normalise_errors(counts: np.ndarray, used: np.ndarray) -> np.ndarray:
     """Confusion matrices from expected counts (or drawn ones): floored at :data:`EPS` on the
     labels each annotator used, 0 elsewhere, each row ``[..., a, c, :]`` normalised to 1
-    (``counts``: ``(n_annotators, K, K)``, or with a leading axis of worlds)."""
+    (``counts``: ``(n_annotators, K, K)``, or with a leading axis of worlds). An annotator who
+    used no label (every vote of weight 0) has NaN rows, which no vote reads."""
     floored = np.where(used[:, None, :], np.maximum(counts, EPS), 0.0)
-    return floored / floored.sum(axis=-1, keepdims=True)
+    total = floored.sum(axis=-1, keepdims=True)
+    return np.divide(floored, total, out=np.full_like(floored, np.nan), where=total > 0)
 
 
 def posterior_from(log_lik: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -392,7 +394,8 @@ class DawidSkeneFit(FittedTruth):
 
     def reliability(self) -> pd.Series:
         """Each annotator's probability of answering the true class, averaged over the
-        classes with the priors: Σ_c π_c θ_a[c, c]."""
+        classes with the priors: Σ_c π_c θ_a[c, c] (NaN for an annotator whose votes all
+        have weight 0: nothing estimates it)."""
         diag = np.diagonal(self.errors, axis1=1, axis2=2)
         return pd.Series(diag @ self.priors, index=self.annotators, name="reliability")
 

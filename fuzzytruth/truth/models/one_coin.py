@@ -48,6 +48,13 @@ def expected_accuracy(votes: Votes, posterior: np.ndarray) -> tuple[np.ndarray, 
     return correct, counts.sum(axis=(1, 2))
 
 
+def expected_skills(votes: Votes, posterior: np.ndarray) -> np.ndarray:
+    """Per annotator, the expected share of correct votes (NaN for an annotator whose votes
+    all have weight 0: nothing estimates it, and no vote reads it)."""
+    correct, total = expected_accuracy(votes, posterior)
+    return np.divide(correct, total, out=np.full_like(correct, np.nan), where=total > 0)
+
+
 @dataclass(frozen=True)
 class OneCoin(DawidSkene):
     """One-coin Dawid–Skene (see the module docstring); parameters as :class:`DawidSkene`.
@@ -66,8 +73,7 @@ class OneCoin(DawidSkene):
 
     @staticmethod
     def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
-        correct, total = expected_accuracy(votes, posterior)
-        return errors_from_skills(correct / total, votes.n_classes)
+        return errors_from_skills(expected_skills(votes, posterior), votes.n_classes)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -76,9 +82,10 @@ class OneCoinFit(DawidSkeneFit):
 
     @property
     def skills(self) -> pd.Series:
-        """Each annotator's accuracy s_a (its expected share of correct votes)."""
-        correct, total = expected_accuracy(self.votes, self.posterior)
-        return pd.Series(correct / total, index=self.annotators, name="skill")
+        """Each annotator's accuracy s_a (its expected share of correct votes; NaN for an
+        annotator whose votes all have weight 0)."""
+        return pd.Series(expected_skills(self.votes, self.posterior), index=self.annotators,
+                         name="skill")
 
     def _drawn_errors(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         correct, total = expected_accuracy(self.votes, self.posterior)
