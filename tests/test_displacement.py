@@ -629,6 +629,23 @@ def test_bad_g_is_rejected(g, message: str) -> None:
         weighted_displacement(ANN, RUN, n_items=5, g=g)
 
 
+
+@pytest.mark.parametrize("param", [np.int64(2), np.float32(2.0), np.uint8(2), 2, 2.0])
+def test_g_parameters_accept_numpy_numbers(param) -> None:
+    # reference: g(3) = 1 / (1 + 3)^2 and exp(-2 * 3), from the definitions after eq. 18
+    x = np.array([3.0])
+    assert RationalG(p=param)(x) == pytest.approx([1 / 16])
+    assert ExponentialG(lam=param)(x) == pytest.approx([math.exp(-6)])
+    assert type(RationalG(p=param).p) is float and type(ExponentialG(lam=param).lam) is float
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), "2", math.nan, math.inf, -1, 0])
+def test_g_parameters_refuse_bools_text_and_non_positive(bad) -> None:
+    with pytest.raises(ValueError, match=r"^p must be a finite number > 0; got "):
+        RationalG(p=bad)
+    with pytest.raises(ValueError, match=r"^lam must be a finite number > 0; got "):
+        ExponentialG(lam=bad)
+
 def test_kernel_rejects_inconsistent_arrays() -> None:
     s = np.array([[1.0, 1.0]])
     with pytest.raises(ValueError, match=r"positions must lie in 0\.\.run_depth"):
