@@ -102,3 +102,27 @@ def test_judgment_group_qrels_round_trip(tmp_path):
         pd.testing.assert_frame_equal(back[name].to_dataframe(), qrels.to_dataframe())
     with pytest.raises(ValueError, match=r"judgment group .ann 1. would not read back"):
         write_trec_qrels_jg({"ann 1": groups["ann1"]}, tmp_path / "bad.jg")
+
+
+def test_complete_keeps_groups_that_judge_only_unanswered_queries():
+    """With complete=True (trec_eval -c) a judged query the run did not answer is evaluated
+    as an empty list; a group judging only such queries still counts in their mean.
+    Reference: each group evaluated on its own by evaluate (the documented definition)."""
+    from fuzzytruth import evaluate
+
+    run = Run(["q1", "q1"], ["a", "b"], [2.0, 1.0])
+    groups = {"A": Qrels(["q1", "q1", "q2"], ["a", "b", "z"], [1, 0, 1]),
+              "B": Qrels(["q2", "q2"], ["y", "z"], [1, 1])}
+    res = evaluate_per_annotator(run, groups, ["AP", "NumRel"], complete=True)
+    assert set(res.groups["group"]) == {"A", "B"}
+    for measure in ("AP", "NumRel"):
+        for q in ("q1", "q2"):
+            vals = []
+            for qrels in groups.values():
+                if q in qrels.queries:
+                    ev = evaluate(run, qrels, measure, complete=True).to_frame()
+                    vals.append(ev.loc[ev["query_id"] == q, "mean"].item())
+            got = res.to_frame().query("query_id == @q and measure == @measure")["mean"]
+            assert got.item() == pytest.approx(np.mean(vals), abs=1e-12)
+    assert res.to_frame().query("query_id == 'q2' and measure == 'NumRel'")["mean"].item() \
+        == pytest.approx(1.5)  # group A judges 1 relevant document of q2, group B 2

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_flag
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, Preset, parse_measures
@@ -112,9 +113,11 @@ def evaluate_group(
     run: Run, group: Any, qrels: Qrels, measures: Any, options: dict
 ) -> tuple[Evaluation, pd.DataFrame] | None:
     """One judgment group: its Evaluation and its ``query_id, group, measure, value`` rows
-    (None when the group judges no query of the run). The unit of work, in memory or on a
-    Dask worker (:func:`fuzzytruth.distributed.evaluate_per_annotator`)."""
-    if not set(run.queries) & set(qrels.queries):
+    (None when the group judges no query of the run and ``complete`` does not ask for the
+    judged queries the run left unanswered). The unit of work, in memory or on a Dask worker
+    (:func:`fuzzytruth.distributed.evaluate_per_annotator`)."""
+    complete = check_flag("complete", options.get("complete", False))
+    if not complete and not set(run.queries) & set(qrels.queries):
         return None
     with warnings.catch_warnings():  # a group judges only some queries: expected here
         warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
