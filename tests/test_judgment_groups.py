@@ -86,6 +86,11 @@ def test_per_annotator_errors():
     with pytest.raises(ValueError, match=r"qrels_by_group must be a non-empty mapping of group "
                        r"id to Qrels; got dict"):
         evaluate_per_annotator(run, {}, "AP")
+    qrels = Qrels(["q"], ["a"], [1])
+    with pytest.raises(ValueError, match=r"^run must be a Run; got dict$"):
+        evaluate_per_annotator({"S": run}, {"g": qrels}, "AP")
+    with pytest.raises(ValueError, match=r"^qrels_by_group\['g'\] must be a Qrels; got DataFrame$"):
+        evaluate_per_annotator(run, {"g": qrels.to_dataframe()}, "AP")
     with pytest.raises(ValueError, match=r"group_col='annotator' is not a column"):
         Qrels.from_judgment_groups(pd.DataFrame({"query_id": []}), group_col="annotator")
 

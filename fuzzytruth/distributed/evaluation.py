@@ -167,7 +167,7 @@ def evaluate_per_annotator(
 
     client = get_client() if client is None else client
     retries = check_int("retries", retries)
-    check_groups(qrels_by_group)
+    check_groups(run, qrels_by_group)
     options = {**options, "progress": False}
     [shared] = client.scatter([run], broadcast=True)
     futures = client.map(

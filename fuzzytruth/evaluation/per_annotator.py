@@ -92,7 +92,7 @@ def evaluate_per_annotator(
     -------
     Evaluation
     """
-    check_groups(qrels_by_group)
+    check_groups(run, qrels_by_group)
     results = [
         evaluate_group(run, group, qrels, measures, options)
         for group, qrels in qrels_by_group.items()
@@ -100,13 +100,20 @@ def evaluate_per_annotator(
     return combine_groups(run, list(qrels_by_group), results)
 
 
-def check_groups(qrels_by_group: Any) -> None:
-    """``qrels_by_group`` must be a non-empty mapping (one Qrels per judgment group)."""
+def check_groups(run: Any, qrels_by_group: Any) -> None:
+    """``run`` must be a Run and ``qrels_by_group`` a non-empty mapping of group id to Qrels."""
+    if not isinstance(run, Run):
+        raise ValueError(f"run must be a Run; got {type(run).__name__}")
     if not isinstance(qrels_by_group, Mapping) or not qrels_by_group:
         raise ValueError(
             "qrels_by_group must be a non-empty mapping of group id to Qrels; "
             f"got {type(qrels_by_group).__name__}"
         )
+    for group, qrels in qrels_by_group.items():
+        if not isinstance(qrels, Qrels):
+            raise ValueError(
+                f"qrels_by_group[{group!r}] must be a Qrels; got {type(qrels).__name__}"
+            )
 
 
 def evaluate_group(
