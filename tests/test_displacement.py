@@ -235,6 +235,18 @@ def test_n_items_per_query_mapping() -> None:
     assert res["w_pessimist"].tolist() == pytest.approx([10.0, 100.0])
 
 
+
+def test_n_items_series_with_a_repeated_query_is_refused() -> None:
+    # a Series indexed [q1, q1, q2] gave q2 the second N of q1 (20), not its own (30)
+    table = answers({("q1", "a"): [("a", 1.0)], ("q2", "a"): [("a", 1.0)]})
+    systems = runs({("S", "q1"): ["x"], ("S", "q2"): ["x"]})
+    with pytest.raises(ValueError, match=r"^n_items must give one N per query; got query 'q1' "
+                                         r"more than once$"):
+        weighted_displacement(table, systems,
+                              n_items=pd.Series([10, 20, 30], index=["q1", "q1", "q2"]))
+    got = weighted_displacement(table, systems, n_items=pd.Series([10, 30], index=["q1", "q2"]))
+    assert got.to_frame()["n_items"].tolist() == [10, 30]
+
 def test_g_choices() -> None:
     # w = 2 (complete orderings example)
     args = ("abcd", [1, 0.5, 0.5, 0], "badc", 4)
