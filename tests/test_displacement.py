@@ -658,6 +658,23 @@ def test_g_parameters_refuse_bools_text_and_non_positive(bad) -> None:
     with pytest.raises(ValueError, match=r"^lam must be a finite number > 0; got "):
         ExponentialG(lam=bad)
 
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        ([1.0, "a"], r"^x must be displacements; numpy could not read them"),
+        ([1 + 2j], r"^x must be real numbers; got complex values$"),
+        ([3.0, -2.0], r"^x must hold finite displacements >= 0; got 1 values that are not, "
+                      r"e\.g\. -2$"),
+        ([np.nan, 1.0], r"^x must hold finite displacements >= 0; got 1 values that are not, "
+                        r"e\.g\. nan$"),
+    ],
+)
+def test_check_g_names_bad_displacements(x, message: str) -> None:
+    # the fault is x's: text was a TypeError, complex numbers were blamed on g
+    with pytest.raises(ValueError, match=message):
+        check_g(ExponentialG(), x=x)
+
 def test_kernel_rejects_inconsistent_arrays() -> None:
     s = np.array([[1.0, 1.0]])
     with pytest.raises(ValueError, match=r"positions must lie in 0\.\.run_depth"):

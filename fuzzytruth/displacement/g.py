@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth._validation import check_number
+from fuzzytruth._validation import check_number, real_array
 
 __all__ = ["G_NAMES", "ExponentialG", "RationalG", "check_g", "qualities", "resolve_g"]
 
@@ -106,9 +106,14 @@ def check_g(g: Callable[[np.ndarray], Any], *, x: np.ndarray | None = None) -> N
     ...
     ValueError: g must be monotone decreasing on [0, inf); got g(0)=0 < g(1e-06)=1e-06
     """
-    grid = _G_GRID if x is None else np.unique(np.concatenate((_G_GRID, np.ravel(x))))
-    if grid[0] < 0 or not np.all(np.isfinite(grid)):
-        raise ValueError("x must hold finite displacements >= 0")
+    grid = _G_GRID
+    if x is not None:
+        w = real_array(x, "x", expected="displacements").ravel()
+        bad = ~(w >= 0) | ~np.isfinite(w)
+        if bad.any():
+            raise ValueError(f"x must hold finite displacements >= 0; got {int(bad.sum())} "
+                             f"values that are not, e.g. {w[np.argmax(bad)]:g}")
+        grid = np.unique(np.concatenate((grid, w)))
     try:
         y = np.asarray(g(grid), dtype=float)
     except Exception as exc:
