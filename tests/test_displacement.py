@@ -235,6 +235,18 @@ def test_n_items_per_query_mapping() -> None:
     assert res["w_pessimist"].tolist() == pytest.approx([10.0, 100.0])
 
 
+
+def test_n_items_series_with_a_repeated_query_is_refused() -> None:
+    # a Series indexed [q1, q1, q2] gave q2 the second N of q1 (20), not its own (30)
+    table = answers({("q1", "a"): [("a", 1.0)], ("q2", "a"): [("a", 1.0)]})
+    systems = runs({("S", "q1"): ["x"], ("S", "q2"): ["x"]})
+    with pytest.raises(ValueError, match=r"^n_items must give one N per query; got query 'q1' "
+                                         r"more than once$"):
+        weighted_displacement(table, systems,
+                              n_items=pd.Series([10, 20, 30], index=["q1", "q1", "q2"]))
+    got = weighted_displacement(table, systems, n_items=pd.Series([10, 30], index=["q1", "q2"]))
+    assert got.to_frame()["n_items"].tolist() == [10, 30]
+
 def test_g_choices() -> None:
     # w = 2 (complete orderings example)
     args = ("abcd", [1, 0.5, 0.5, 0], "badc", 4)
@@ -628,6 +640,40 @@ def test_bad_g_is_rejected(g, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         weighted_displacement(ANN, RUN, n_items=5, g=g)
 
+
+
+@pytest.mark.parametrize("param", [np.int64(2), np.float32(2.0), np.uint8(2), 2, 2.0])
+def test_g_parameters_accept_numpy_numbers(param) -> None:
+    # reference: g(3) = 1 / (1 + 3)^2 and exp(-2 * 3), from the definitions after eq. 18
+    x = np.array([3.0])
+    assert RationalG(p=param)(x) == pytest.approx([1 / 16])
+    assert ExponentialG(lam=param)(x) == pytest.approx([math.exp(-6)])
+    assert type(RationalG(p=param).p) is float and type(ExponentialG(lam=param).lam) is float
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), "2", math.nan, math.inf, -1, 0])
+def test_g_parameters_refuse_bools_text_and_non_positive(bad) -> None:
+    with pytest.raises(ValueError, match=r"^p must be a finite number > 0; got "):
+        RationalG(p=bad)
+    with pytest.raises(ValueError, match=r"^lam must be a finite number > 0; got "):
+        ExponentialG(lam=bad)
+
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        ([1.0, "a"], r"^x must be displacements; numpy could not read them"),
+        ([1 + 2j], r"^x must be real numbers; got complex values$"),
+        ([3.0, -2.0], r"^x must hold finite displacements >= 0; got 1 values that are not, "
+                      r"e\.g\. -2$"),
+        ([np.nan, 1.0], r"^x must hold finite displacements >= 0; got 1 values that are not, "
+                        r"e\.g\. nan$"),
+    ],
+)
+def test_check_g_names_bad_displacements(x, message: str) -> None:
+    # the fault is x's: text was a TypeError, complex numbers were blamed on g
+    with pytest.raises(ValueError, match=message):
+        check_g(ExponentialG(), x=x)
 
 def test_kernel_rejects_inconsistent_arrays() -> None:
     s = np.array([[1.0, 1.0]])

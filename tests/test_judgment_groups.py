@@ -1,10 +1,13 @@
 """Per-annotator crisp evaluation (trec_eval -R qrels_jg, map_avgjg) against pytrec_eval."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
 
+from fuzzytruth import evaluate
 from fuzzytruth.crisp import evaluate_per_annotator
 from fuzzytruth.io import read_trec_qrels_jg, write_trec_qrels_jg
 from fuzzytruth.runs import Qrels, Run
@@ -86,6 +89,11 @@ def test_per_annotator_errors():
     with pytest.raises(ValueError, match=r"qrels_by_group must be a non-empty mapping of group "
                        r"id to Qrels; got dict"):
         evaluate_per_annotator(run, {}, "AP")
+    qrels = Qrels(["q"], ["a"], [1])
+    with pytest.raises(ValueError, match=r"^run must be a Run; got dict$"):
+        evaluate_per_annotator({"S": run}, {"g": qrels}, "AP")
+    with pytest.raises(ValueError, match=r"^qrels_by_group\['g'\] must be a Qrels; got DataFrame$"):
+        evaluate_per_annotator(run, {"g": qrels.to_dataframe()}, "AP")
     with pytest.raises(ValueError, match=r"group_col='annotator' is not a column"):
         Qrels.from_judgment_groups(pd.DataFrame({"query_id": []}), group_col="annotator")
 
@@ -102,3 +110,49 @@ def test_judgment_group_qrels_round_trip(tmp_path):
         pd.testing.assert_frame_equal(back[name].to_dataframe(), qrels.to_dataframe())
     with pytest.raises(ValueError, match=r"judgment group .ann 1. would not read back"):
         write_trec_qrels_jg({"ann 1": groups["ann1"]}, tmp_path / "bad.jg")
+
+
+def test_complete_keeps_groups_that_judge_only_unanswered_queries():
+    """With complete=True (trec_eval -c) a judged query the run did not answer is evaluated
+    as an empty list; a group judging only such queries still counts in their mean.
+    Reference: each group evaluated on its own by evaluate (the documented definition)."""
+    run = Run(["q1", "q1"], ["a", "b"], [2.0, 1.0])
+    groups = {"A": Qrels(["q1", "q1", "q2"], ["a", "b", "z"], [1, 0, 1]),
+              "B": Qrels(["q2", "q2"], ["y", "z"], [1, 1])}
+    res = evaluate_per_annotator(run, groups, ["AP", "NumRel"], complete=True)
+    assert set(res.groups["group"]) == {"A", "B"}
+    for measure in ("AP", "NumRel"):
+        for q in ("q1", "q2"):
+            vals = []
+            for qrels in groups.values():
+                if q in qrels.queries:
+                    ev = evaluate(run, qrels, measure, complete=True).to_frame()
+                    vals.append(ev.loc[ev["query_id"] == q, "mean"].item())
+            got = res.to_frame().query("query_id == @q and measure == @measure")["mean"]
+            assert got.item() == pytest.approx(np.mean(vals), abs=1e-12)
+    assert res.to_frame().query("query_id == 'q2' and measure == 'NumRel'")["mean"].item() \
+        == pytest.approx(1.5)  # group A judges 1 relevant document of q2, group B 2
+
+
+def test_missing_applies_across_groups():
+    """A run query some group judges is evaluated by that group, whatever ``missing``; a run
+    query no group judges is skipped with a warning, or refused with missing='error'.
+    Reference: each group evaluated on its own by evaluate, on the queries it judges."""
+    run = Run(["q1", "q2", "q3"], ["a", "a", "a"], [1.0, 1.0, 1.0])
+    groups = {"A": Qrels(["q1", "q1"], ["a", "b"], [1, 1]), "B": Qrels(["q2"], ["a"], [1])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every group judges a query of the run: no warning
+        res = evaluate_per_annotator(Run(["q1", "q2"], ["a", "a"], [1.0, 1.0]), groups, "AP",
+                                     missing="error")
+    for g, q in (("A", "q1"), ("B", "q2")):
+        alone = evaluate(Run([q], ["a"], [1.0]), groups[g], "AP").to_frame()["mean"].item()
+        assert res.to_frame().query("query_id == @q")["mean"].item() == pytest.approx(alone)
+    assert res.conventions["missing"] == "error"
+    with pytest.raises(ValueError, match=r"^query\(ies\) 'q3' of the run are judged by no "
+                       r"group \(missing='error'\)$"):
+        evaluate_per_annotator(run, groups, "AP", missing="error")
+    with pytest.warns(UserWarning, match=r"'q3' of the run are judged by no group: 1 query"):
+        res = evaluate_per_annotator(run, groups, "AP")
+    assert res.queries == ("q1", "q2")
+    with pytest.raises(ValueError, match=r"^missing must be one of \['skip', 'error'\]; got 'x'"):
+        evaluate_per_annotator(run, groups, "AP", missing="x")

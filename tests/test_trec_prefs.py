@@ -338,6 +338,19 @@ def test_readers_and_bad_input(tmp_path):
         evaluate_preferences(run, good, ["Prefs(kind=simple)"])
 
 
+def test_averaged_ties_are_refused_as_evaluate_refuses_them():
+    """The preference measures have no tie-averaged form: evaluate refuses ties='average' for
+    them, and evaluate_preferences did not, reading the tied documents in row order instead
+    (the value then depended on the order of the run's rows)."""
+    qrels = Qrels(["q"] * 3, ["a", "b", "c"], [2, 1, 0])
+    run = Run(["q"] * 3, ["a", "b", "c"], [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="has no tie-averaged form"):
+        evaluate(run, qrels, "Prefs", ties="average")
+    with pytest.raises(ValueError, match=r"^ties must be one of \['docid_desc', 'docid_asc', "
+                                         r"'input_order'\]; got 'average'$"):
+        evaluate_preferences(run, Preferences.from_qrels(qrels), "Prefs", ties="average")
+
+
 def test_evaluate_given_preferences_points_to_evaluate_preferences():
     prefs = Preferences(["q", "q"], ["u1", "u1"], ["s", "s"], ["a", "b"], [2, 1])
     with pytest.raises(ValueError, match=r"evaluate_preferences\(runs, preferences, measures\)"):

@@ -8,12 +8,13 @@ callable, checked numerically by :func:`check_g`. Beyond the paper, ``"scale_fre
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from fuzzytruth._validation import check_number, real_array
 
 __all__ = ["G_NAMES", "ExponentialG", "RationalG", "check_g", "qualities", "resolve_g"]
 
@@ -28,7 +29,8 @@ class RationalG:
     Parameters
     ----------
     p : float
-        Positive exponent; larger values penalise displacement faster.
+        Positive exponent (any real number > 0, Python's or NumPy's; stored as a float);
+        larger values penalise displacement faster.
 
     Examples
     --------
@@ -39,8 +41,7 @@ class RationalG:
     p: float = 1.0
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.p, int | float) and math.isfinite(self.p) and self.p > 0):
-            raise ValueError(f"p must be a finite number > 0; got {self.p!r}")
+        object.__setattr__(self, "p", check_number("p", self.p, strict=True))
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Evaluate ``g`` elementwise on non-negative displacements ``x``."""
@@ -54,7 +55,7 @@ class ExponentialG:
     Parameters
     ----------
     lam : float
-        Positive rate λ.
+        Positive rate λ (any real number > 0, Python's or NumPy's; stored as a float).
 
     Examples
     --------
@@ -65,8 +66,7 @@ class ExponentialG:
     lam: float = 1.0
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.lam, int | float) and math.isfinite(self.lam) and self.lam > 0):
-            raise ValueError(f"lam must be a finite number > 0; got {self.lam!r}")
+        object.__setattr__(self, "lam", check_number("lam", self.lam, strict=True))
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Evaluate ``g`` elementwise on non-negative displacements ``x``."""
@@ -106,9 +106,14 @@ def check_g(g: Callable[[np.ndarray], Any], *, x: np.ndarray | None = None) -> N
     ...
     ValueError: g must be monotone decreasing on [0, inf); got g(0)=0 < g(1e-06)=1e-06
     """
-    grid = _G_GRID if x is None else np.unique(np.concatenate((_G_GRID, np.ravel(x))))
-    if grid[0] < 0 or not np.all(np.isfinite(grid)):
-        raise ValueError("x must hold finite displacements >= 0")
+    grid = _G_GRID
+    if x is not None:
+        w = real_array(x, "x", expected="displacements").ravel()
+        bad = ~(w >= 0) | ~np.isfinite(w)
+        if bad.any():
+            raise ValueError(f"x must hold finite displacements >= 0; got {int(bad.sum())} "
+                             f"values that are not, e.g. {w[np.argmax(bad)]:g}")
+        grid = np.unique(np.concatenate((grid, w)))
     try:
         y = np.asarray(g(grid), dtype=float)
     except Exception as exc:

@@ -277,6 +277,10 @@ def _n_items_per_query(n_items: Any, query_ids: np.ndarray) -> np.ndarray:
     """``N`` of each query: one int for all, or a mapping (or Series) by query id."""
     if isinstance(n_items, Mapping | pd.Series):
         lookup = pd.Series(n_items) if isinstance(n_items, Mapping) else n_items
+        if lookup.index.has_duplicates:
+            twice = lookup.index[lookup.index.duplicated()][0]
+            raise ValueError(f"n_items must give one N per query; got query {twice!r} more than "
+                             "once")
         absent = [q for q in query_ids if q not in lookup.index]
         if absent:
             raise ValueError(

@@ -167,7 +167,7 @@ def evaluate_per_annotator(
 
     client = get_client() if client is None else client
     retries = check_int("retries", retries)
-    check_groups(qrels_by_group)
+    missing = check_groups(run, qrels_by_group, options)
     options = {**options, "progress": False}
     [shared] = client.scatter([run], broadcast=True)
     futures = client.map(
@@ -175,7 +175,7 @@ def evaluate_per_annotator(
         list(qrels_by_group.values()), measures=measures, options=options, pure=False,
         retries=retries,
     )
-    return combine_groups(run, list(qrels_by_group), client.gather(futures))
+    return combine_groups(run, list(qrels_by_group), client.gather(futures), missing=missing)
 
 
 def _gather_as_completed(futures: list) -> list:

@@ -28,11 +28,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth.evaluation.engine import evaluate
+from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth.evaluation.engine import MISSING, evaluate
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, Preset, parse_measures
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run
+from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.batch import DistributionBatch
@@ -75,6 +77,10 @@ def evaluate_per_annotator(
     out. The result is an :class:`~fuzzytruth.evaluation.Evaluation` of those means (truth
     ``"judgment_groups"``), with the per-group values in its ``groups`` table.
 
+    Groups judge some queries only, so ``missing`` applies across them: a query of the run
+    that no group judges is not evaluated, with a warning (``"skip"``, trec_eval) or an error
+    (``"error"``); a query that some group judges is evaluated by those groups.
+
     Parameters
     ----------
     run : Run
@@ -91,43 +97,67 @@ def evaluate_per_annotator(
     -------
     Evaluation
     """
-    check_groups(qrels_by_group)
+    missing = check_groups(run, qrels_by_group, options)
     results = [
         evaluate_group(run, group, qrels, measures, options)
         for group, qrels in qrels_by_group.items()
     ]
-    return combine_groups(run, list(qrels_by_group), results)
+    return combine_groups(run, list(qrels_by_group), results, missing=missing)
 
 
-def check_groups(qrels_by_group: Any) -> None:
-    """``qrels_by_group`` must be a non-empty mapping (one Qrels per judgment group)."""
+def check_groups(run: Any, qrels_by_group: Any, options: Mapping[str, Any]) -> str:
+    """``run`` must be a Run and ``qrels_by_group`` a non-empty mapping of group id to Qrels;
+    return the ``missing`` option of ``options``, applied across the groups (a query of the
+    run that no group judges: a warning, or an error)."""
+    if not isinstance(run, Run):
+        raise ValueError(f"run must be a Run; got {type(run).__name__}")
     if not isinstance(qrels_by_group, Mapping) or not qrels_by_group:
         raise ValueError(
             "qrels_by_group must be a non-empty mapping of group id to Qrels; "
             f"got {type(qrels_by_group).__name__}"
         )
+    for group, qrels in qrels_by_group.items():
+        if not isinstance(qrels, Qrels):
+            raise ValueError(
+                f"qrels_by_group[{group!r}] must be a Qrels; got {type(qrels).__name__}"
+            )
+    missing = check_choice("missing", options.get("missing", "skip"), MISSING)
+    judged = set().union(*(qrels.queries for qrels in qrels_by_group.values()))
+    lost = sorted(set(run.queries) - judged)
+    if lost:
+        message = f"query(ies) {_show(lost)} of the run are judged by no group"
+        if missing == "error":
+            raise ValueError(f"{message} (missing='error')")
+        warnings.warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
+                      "(missing='skip')", UserWarning, stacklevel=3)
+    return missing
 
 
 def evaluate_group(
     run: Run, group: Any, qrels: Qrels, measures: Any, options: dict
 ) -> tuple[Evaluation, pd.DataFrame] | None:
     """One judgment group: its Evaluation and its ``query_id, group, measure, value`` rows
-    (None when the group judges no query of the run). The unit of work, in memory or on a
-    Dask worker (:func:`fuzzytruth.distributed.evaluate_per_annotator`)."""
-    if not set(run.queries) & set(qrels.queries):
+    (None when the group judges no query of the run and ``complete`` does not ask for the
+    judged queries the run left unanswered). The unit of work, in memory or on a Dask worker
+    (:func:`fuzzytruth.distributed.evaluate_per_annotator`). A group judges only some
+    queries: it skips the others, which :func:`check_groups` checked across the groups."""
+    complete = check_flag("complete", options.get("complete", False))
+    if not complete and not set(run.queries) & set(qrels.queries):
         return None
-    with warnings.catch_warnings():  # a group judges only some queries: expected here
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
-        ev = evaluate(run, qrels, measures, **options)
+        ev = evaluate(run, qrels, measures, **{**options, "missing": "skip"})
     frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
     frame.insert(1, "group", str(group))
     return ev, frame
 
 
 def combine_groups(
-    run: Run, names: list[Any], results: list[tuple[Evaluation, pd.DataFrame] | None]
+    run: Run, names: list[Any], results: list[tuple[Evaluation, pd.DataFrame] | None], *,
+    missing: str,
 ) -> Evaluation:
-    """The per-annotator Evaluation from the groups' results, in the groups' order."""
+    """The per-annotator Evaluation from the groups' results, in the groups' order
+    (``missing`` as :func:`check_groups` returned it, recorded in the conventions)."""
     kept = [r for r in results if r is not None]
     if not kept:
         raise ValueError("no query of the run is judged by any group")
@@ -154,7 +184,8 @@ def combine_groups(
         measures=first.measures,
         truth=TruthKind.JUDGMENT_GROUPS,
         undefined=first.undefined,
-        conventions={**first.conventions, "groups": [str(g) for g in names]},
+        conventions={**first.conventions, "missing": missing,
+                     "groups": [str(g) for g in names]},
         confidence_level=first.confidence_level,
         families={m: first.family(m) for m in first.measures},
         batches=batches,

@@ -54,7 +54,7 @@ from fuzzytruth.metrics.prefs import (
     prefs_value,
     relation_closure,
 )
-from fuzzytruth.runs import Ranking, Run
+from fuzzytruth.runs import TIES, Ranking, Run
 from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.uncertain.batch import DistributionBatch
@@ -99,9 +99,10 @@ def evaluate_preferences(
         Also evaluate the judged queries no run answers, as empty lists (trec_eval ``-c``).
     depth : int, optional
         Only the top ``depth`` documents of each list (trec_eval ``-M``).
-    ties : str, default "docid_asc"
+    ties : {"docid_asc", "docid_desc", "input_order"}, default "docid_asc"
         Tie rule (:func:`fuzzytruth.runs.rank`): trec_eval's preference measures break ties
-        by doc id ascending.
+        by doc id ascending. ``"average"`` is refused: the preference measures have no
+        tie-averaged form (as in :func:`fuzzytruth.evaluation`).
     score_dtype : {"float32", "float64"}, default "float32"
         Precision of the scores (trec_eval reads float32).
     confidence_level : float
@@ -117,6 +118,7 @@ def evaluate_preferences(
     """
     check_choice("undefined", undefined, UNDEFINED)
     check_choice("missing", missing, MISSING)
+    check_choice("ties", ties, [t for t in TIES if t != "average"])
     complete = check_flag("complete", complete)
     confidence_level = check_confidence_level(confidence_level)
     if not isinstance(preferences, Preferences):
