@@ -159,6 +159,18 @@ def test_item_ids_equal_as_text_are_named_when_a_run_is_scored():
         evaluate(Run(["1", "1"], ["1", "2"], [2.0, 1.0]), membership, "P@1")
 
 
+def test_systems_equal_as_text_are_refused_not_merged():
+    # systems are named by text: {1: a, "1": b} kept one of them without a word (noticed by
+    # the displacement hunt)
+    a = Run(["q", "q"], ["d1", "d2"], [2.0, 1.0])
+    b = Run(["q", "q"], ["d1", "d2"], [1.0, 2.0])
+    qrels = Qrels(["q"], ["d1"], [1])
+    with pytest.raises(ValueError, match=r"runs must name each system once as text; got "
+                       r"\[1, '1'\]"):
+        evaluate({1: a, "1": b}, qrels, "P@1")
+    assert evaluate({1: a, "2": b}, qrels, "P@1").to_frame()["system"].tolist() == ["1", "2"]
+
+
 def test_a_negative_seed_is_refused_naming_rng():
     with pytest.raises(ValueError, match=r"rng must be a non-negative int seed; got -1"):
         as_generator(-1)

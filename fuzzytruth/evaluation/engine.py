@@ -434,6 +434,9 @@ def rank_runs(
     for name, run in runs.items():
         if not isinstance(run, Run):
             raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+        if str(name) in out:  # systems are named by text: 1 and "1" would be one system
+            raise ValueError(f"runs must name each system once as text; got "
+                             f"{[n for n in runs if str(n) == str(name)]!r}")
         ranking = rank(run, ties=ties, score_dtype=score_dtype, memory_budget=memory_budget)
         out[str(name)] = (ranking if depth is None else ranking.truncate(depth), run)
     return out
