@@ -241,6 +241,27 @@ def test_aggregate_mean_is_the_mean_of_the_query_expectations():
     assert unseeded.conventions["seed"] is None
 
 
+@pytest.mark.parametrize("n_worlds", [0, 1, 2, 40])
+def test_a_single_world_leaves_the_exact_aggregate_exact(n_worlds):
+    """However few the worlds, a closed-form measure's value is the mean of its exact
+    per-query expectations; one world gives no spread to report (NaN, not 0), and
+    undefined='skip' averages that world rather than asking for worlds."""
+    runs, pq = probabilistic_collection(np.random.default_rng(6))
+    ev = evaluate(runs, pq, ["P@3", "AP"] if n_worlds else "P@3", n_worlds=n_worlds, rng=2)
+    agg = ev.aggregate().set_index(["system", "measure"])
+    exact = evaluate(runs, pq, "P@3", method="exact", n_worlds=0).query_means("P@3")
+    np.testing.assert_allclose(agg.xs("P@3", level="measure")["value"], exact.mean(axis=1),
+                               rtol=0, atol=1e-12)
+    assert (agg.xs("P@3", level="measure")["mc_se"] == 0).all()
+    if n_worlds == 1:
+        ap = agg.xs("AP", level="measure")
+        assert ap["truth_std"].isna().all() and ap["mc_se"].isna().all()
+        skipped = evaluate(runs, pq, ["P@3", "AP"], n_worlds=1, rng=2, undefined="skip")
+        one_world = skipped.world_scores("AP")[0]  # (n_systems, n_queries)
+        np.testing.assert_allclose(skipped.aggregate().query("measure == 'AP'")["value"],
+                                   np.nanmean(one_world, axis=1), rtol=0, atol=1e-12)
+
+
 def test_categorical_aggregate_uses_shared_worlds():
     rng = np.random.default_rng(9)
     mem = annotated({f"i{i}": list(rng.choice(NODES, 3)) for i in range(20)})
