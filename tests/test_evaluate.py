@@ -1,5 +1,7 @@
 """evaluate(): consistency with the crisp evaluation, the foundation, Monte Carlo; errors."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -171,6 +173,42 @@ def test_query_mixture_equals_the_foundation():
     got = ev.distribution("run", "x", "R@3")
     np.testing.assert_allclose(got.support, r.support)
     np.testing.assert_allclose(got.probabilities, r.probabilities)
+
+
+@pytest.mark.parametrize("exclude_query", [True, False])
+def test_exact_laws_of_an_uncertain_query_equal_its_enumerated_annotator_worlds(exclude_query):
+    """Oracle: every labelling of the items (one annotator's label each, with its share),
+    the query's target its own label, each scored by the crisp kernels on the qrels it
+    defines. Kept among the documents (exclude_query=False), the query item is in its own
+    category in every labelling, so its mixture's components hold it for sure."""
+    mem = annotated({"x": ["a1", "b1", "a"], "y": ["a1", "b1"], "z": ["a2", "b2", "b"],
+                     "w": ["b1", "a1", "a1"]})
+    run = Run(["x"] * 3 + ["y"] * 2, ["x", "y", "z", "z", "w"], [3.0, 2.0, 1.0, 2.0, 1.0])
+    measures = ["P@1", "P@2", "R@2", "RR", "Success@1", "F@2"]
+    ev = evaluate(run, mem, measures, method="exact", n_worlds=0, exclude_query=exclude_query,
+                  undefined="skip")
+    items = list(mem.items)
+    choices = [np.flatnonzero(mem.direct[i] > 0) for i in range(len(items))]
+    laws = {}
+    for labels in itertools.product(*choices):
+        mass = np.prod([mem.direct[i, label] for i, label in enumerate(labels)])
+        rows = [(q, item, int(TAX.ancestor_matrix[labels[i], labels[items.index(q)]]
+                              and not (exclude_query and item == q)))
+                for q in ("x", "y") for i, item in enumerate(items)]
+        qrels = Qrels.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
+                                                                 "relevance"]))
+        crisp = evaluate(run, qrels, measures, undefined="skip").to_frame()
+        for row in crisp.itertuples():
+            key = (row.query_id, row.measure, None if np.isnan(row.mean) else round(row.mean, 9))
+            laws[key] = laws.get(key, 0.0) + mass
+    for (query, measure, value), mass in laws.items():
+        dist = ev.distribution("run", query, measure)
+        if value is None:
+            assert dist.p_undefined == pytest.approx(mass, abs=1e-12), (query, measure)
+        else:
+            atoms = np.isclose(dist.support, value, rtol=0, atol=1e-9)
+            got = dist.probabilities[atoms].sum() * (1 - dist.p_undefined)
+            assert got == pytest.approx(mass, abs=1e-12), (query, measure, value)
 
 
 def probabilistic_collection(rng, n_q=8, depth=6, n_docs=15):
