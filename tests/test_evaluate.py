@@ -453,6 +453,26 @@ def test_documents_must_be_items_of_the_membership():
         )
 
 
+@pytest.mark.parametrize(("query_categories", "named"), [(None, "'x', 'y'"), ({"y": "a"}, "'x'")])
+def test_direct_weights_without_direct_shares_name_the_queries_lacking_a_category(
+    query_categories, named
+):
+    """A membership of already-closed probabilities has no annotator shares to mix a query's
+    own category over: the queries whose category is not given are named (with some given,
+    it was a TypeError on None)."""
+    closed = Membership.from_probabilities(pd.DataFrame(MEM.matrix, index=MEM.items,
+                                                        columns=MEM.categories),
+                                           taxonomy=TAX, close=False)
+    run = Run(["x", "y"], ["y", "x"], [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"weights='direct' needs the annotators' direct "
+                       r"shares.*pass weights='literal' or give query_categories for "
+                       rf"query\(ies\) {named}$"):
+        evaluate(run, closed, ["P@1"], query_categories=query_categories, n_worlds=0)
+    literal = evaluate(run, closed, ["P@1"], query_categories=query_categories, n_worlds=0,
+                       weights="literal")
+    assert literal.queries == ("x", "y")
+
+
 def test_queries_missing_from_the_truth():
     """trec_eval's rule by default: a query the truth does not judge is not evaluated (with a
     warning naming it); missing='error' raises."""

@@ -48,16 +48,6 @@ class CategoricalTruth(BoundTruth):
     def __init__(
         self, membership: CategoryShares, options: TruthOptions, *, model: LabelModel | None = None
     ) -> None:
-        if (
-            options.weights == "direct"
-            and membership.direct is None
-            and options.query_categories is None
-        ):
-            raise ValueError(
-                "weights='direct' needs the annotators' direct shares, and this membership was "
-                "built from already-closed probabilities; pass weights='literal' or "
-                "query_categories"
-            )
         self.membership = membership
         self.model = model
         if model is not None:
@@ -105,6 +95,12 @@ class CategoricalTruth(BoundTruth):
             fixed[explicit] = tax.indices([self.categories[q] for q in queries[explicit]])
         mixed = np.flatnonzero(~explicit)
         source = self.membership.direct if self.weights == "direct" else self.membership.matrix
+        if source is None and len(mixed):
+            raise ValueError(
+                "weights='direct' needs the annotators' direct shares, and this membership was "
+                "built from already-closed probabilities; pass weights='literal' or give "
+                f"query_categories for query(ies) {_show(queries[mixed].tolist())}"
+            )
         shares = source[query_item[mixed]] if len(mixed) else np.zeros((0, len(tax)))
         shares = shares / shares.sum(axis=1, keepdims=True)
         row, node = np.nonzero(shares)
