@@ -1,5 +1,7 @@
 """evaluate(): consistency with the crisp evaluation, the foundation, Monte Carlo; errors."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -173,6 +175,42 @@ def test_query_mixture_equals_the_foundation():
     np.testing.assert_allclose(got.probabilities, r.probabilities)
 
 
+@pytest.mark.parametrize("exclude_query", [True, False])
+def test_exact_laws_of_an_uncertain_query_equal_its_enumerated_annotator_worlds(exclude_query):
+    """Oracle: every labelling of the items (one annotator's label each, with its share),
+    the query's target its own label, each scored by the crisp kernels on the qrels it
+    defines. Kept among the documents (exclude_query=False), the query item is in its own
+    category in every labelling, so its mixture's components hold it for sure."""
+    mem = annotated({"x": ["a1", "b1", "a"], "y": ["a1", "b1"], "z": ["a2", "b2", "b"],
+                     "w": ["b1", "a1", "a1"]})
+    run = Run(["x"] * 3 + ["y"] * 2, ["x", "y", "z", "z", "w"], [3.0, 2.0, 1.0, 2.0, 1.0])
+    measures = ["P@1", "P@2", "R@2", "RR", "Success@1", "F@2"]
+    ev = evaluate(run, mem, measures, method="exact", n_worlds=0, exclude_query=exclude_query,
+                  undefined="skip")
+    items = list(mem.items)
+    choices = [np.flatnonzero(mem.direct[i] > 0) for i in range(len(items))]
+    laws = {}
+    for labels in itertools.product(*choices):
+        mass = np.prod([mem.direct[i, label] for i, label in enumerate(labels)])
+        rows = [(q, item, int(TAX.ancestor_matrix[labels[i], labels[items.index(q)]]
+                              and not (exclude_query and item == q)))
+                for q in ("x", "y") for i, item in enumerate(items)]
+        qrels = Qrels.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id",
+                                                                 "relevance"]))
+        crisp = evaluate(run, qrels, measures, undefined="skip").to_frame()
+        for row in crisp.itertuples():
+            key = (row.query_id, row.measure, None if np.isnan(row.mean) else round(row.mean, 9))
+            laws[key] = laws.get(key, 0.0) + mass
+    for (query, measure, value), mass in laws.items():
+        dist = ev.distribution("run", query, measure)
+        if value is None:
+            assert dist.p_undefined == pytest.approx(mass, abs=1e-12), (query, measure)
+        else:
+            atoms = np.isclose(dist.support, value, rtol=0, atol=1e-9)
+            got = dist.probabilities[atoms].sum() * (1 - dist.p_undefined)
+            assert got == pytest.approx(mass, abs=1e-12), (query, measure, value)
+
+
 def probabilistic_collection(rng, n_q=8, depth=6, n_docs=15):
     judged = [
         (f"q{q}", f"d{d}", float(rng.choice([0.0, 0.2, 0.5, 0.8, 1.0])), float(rng.integers(1, 3)))
@@ -239,6 +277,27 @@ def test_aggregate_mean_is_the_mean_of_the_query_expectations():
     assert ev.conventions["seed"] == 1
     unseeded = evaluate(runs, pq, "P@3", n_worlds=10, rng=np.random.default_rng(1))
     assert unseeded.conventions["seed"] is None
+
+
+@pytest.mark.parametrize("n_worlds", [0, 1, 2, 40])
+def test_a_single_world_leaves_the_exact_aggregate_exact(n_worlds):
+    """However few the worlds, a closed-form measure's value is the mean of its exact
+    per-query expectations; one world gives no spread to report (NaN, not 0), and
+    undefined='skip' averages that world rather than asking for worlds."""
+    runs, pq = probabilistic_collection(np.random.default_rng(6))
+    ev = evaluate(runs, pq, ["P@3", "AP"] if n_worlds else "P@3", n_worlds=n_worlds, rng=2)
+    agg = ev.aggregate().set_index(["system", "measure"])
+    exact = evaluate(runs, pq, "P@3", method="exact", n_worlds=0).query_means("P@3")
+    np.testing.assert_allclose(agg.xs("P@3", level="measure")["value"], exact.mean(axis=1),
+                               rtol=0, atol=1e-12)
+    assert (agg.xs("P@3", level="measure")["mc_se"] == 0).all()
+    if n_worlds == 1:
+        ap = agg.xs("AP", level="measure")
+        assert ap["truth_std"].isna().all() and ap["mc_se"].isna().all()
+        skipped = evaluate(runs, pq, ["P@3", "AP"], n_worlds=1, rng=2, undefined="skip")
+        one_world = skipped.world_scores("AP")[0]  # (n_systems, n_queries)
+        np.testing.assert_allclose(skipped.aggregate().query("measure == 'AP'")["value"],
+                                   np.nanmean(one_world, axis=1), rtol=0, atol=1e-12)
 
 
 def test_categorical_aggregate_uses_shared_worlds():
@@ -392,6 +451,26 @@ def test_documents_must_be_items_of_the_membership():
         evaluate(
             Run(["q", "q"], ["y", "nope"], [2.0, 1.0]), MEM, ["P@1"], query_categories={"q": "a"}
         )
+
+
+@pytest.mark.parametrize(("query_categories", "named"), [(None, "'x', 'y'"), ({"y": "a"}, "'x'")])
+def test_direct_weights_without_direct_shares_name_the_queries_lacking_a_category(
+    query_categories, named
+):
+    """A membership of already-closed probabilities has no annotator shares to mix a query's
+    own category over: the queries whose category is not given are named (with some given,
+    it was a TypeError on None)."""
+    closed = Membership.from_probabilities(pd.DataFrame(MEM.matrix, index=MEM.items,
+                                                        columns=MEM.categories),
+                                           taxonomy=TAX, close=False)
+    run = Run(["x", "y"], ["y", "x"], [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"weights='direct' needs the annotators' direct "
+                       r"shares.*pass weights='literal' or give query_categories for "
+                       rf"query\(ies\) {named}$"):
+        evaluate(run, closed, ["P@1"], query_categories=query_categories, n_worlds=0)
+    literal = evaluate(run, closed, ["P@1"], query_categories=query_categories, n_worlds=0,
+                       weights="literal")
+    assert literal.queries == ("x", "y")
 
 
 def test_queries_missing_from_the_truth():

@@ -43,7 +43,9 @@ Rules (one name each, the same in every output — per-query table, :meth:`Evalu
   every query the truth judges, scored as an empty list by systems that did not answer it. A
   system without results for an evaluated query always scores an empty list there.
 * ``exclude_query=True``: under categorical truth a query item is not relevant to itself (shape
-  benchmarks).
+  benchmarks). With False, a query whose target is its own uncertain category (direct weights)
+  finds itself relevant: each component of its mixture is one of its labels, as in the
+  annotator worlds.
 * ``recall_form="exact"``: R is TP/(TP+FN), the crisp kernel's recall; ``"expected_size"`` is
   Santini's printed TP/E|ω| (eq. 12; exact form only).
 * presets may rename a family (``crossmodal``: ``R@K`` is the community's R@K, i.e. Success@K)

@@ -558,7 +558,7 @@ class Evaluation:
             row.update(zip(("ci_low", "ci_high"), _query_interval(means, fam, level),
                            strict=True))
             row["estimand"] = self.estimand
-            if n_worlds <= 1:
+            if n_worlds == 0 or self.truth.crisp:  # no worlds, or a crisp truth's one
                 values = means if n_worlds == 0 else summed.item_means()
                 exact_mean = not self.truth.crisp
                 if exact_mean and (fam.aggregate != "mean" or not self.undefined.counts):
@@ -582,7 +582,8 @@ class Evaluation:
                 linear = fam.aggregate == "mean" and not by_world
                 value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
                 alpha = (1 - level) / 2
-                spread = float(np.nanstd(per_world, ddof=1)) if len(per_world) > 1 else 0.0
+                # one world: its value, and no spread to estimate from it
+                spread = float(np.nanstd(per_world, ddof=1)) if n_worlds > 1 else np.nan
                 exact = linear and self._methods[system, measure] == "exact"
                 row.update(
                     value=value,

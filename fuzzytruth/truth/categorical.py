@@ -48,16 +48,6 @@ class CategoricalTruth(BoundTruth):
     def __init__(
         self, membership: CategoryShares, options: TruthOptions, *, model: LabelModel | None = None
     ) -> None:
-        if (
-            options.weights == "direct"
-            and membership.direct is None
-            and options.query_categories is None
-        ):
-            raise ValueError(
-                "weights='direct' needs the annotators' direct shares, and this membership was "
-                "built from already-closed probabilities; pass weights='literal' or "
-                "query_categories"
-            )
         self.membership = membership
         self.model = model
         if model is not None:
@@ -105,6 +95,12 @@ class CategoricalTruth(BoundTruth):
             fixed[explicit] = tax.indices([self.categories[q] for q in queries[explicit]])
         mixed = np.flatnonzero(~explicit)
         source = self.membership.direct if self.weights == "direct" else self.membership.matrix
+        if source is None and len(mixed):
+            raise ValueError(
+                "weights='direct' needs the annotators' direct shares, and this membership was "
+                "built from already-closed probabilities; pass weights='literal' or give "
+                f"query_categories for query(ies) {_show(queries[mixed].tolist())}"
+            )
         shares = source[query_item[mixed]] if len(mixed) else np.zeros((0, len(tax)))
         shares = shares / shares.sum(axis=1, keepdims=True)
         row, node = np.nonzero(shares)
@@ -170,10 +166,12 @@ class PreparedCategorical(PreparedTruth):
         if rel > 1:  # categorical membership has grade 1
             return np.zeros((len(q), docs.docs.shape[1]))
         matrix = self.membership.matrix
+        own = self._own_item()
         out = np.empty((len(q), docs.docs.shape[1]))
         for rows in row_chunks(len(q)):  # no (n_components, depth) index temporaries
             ranked = docs.docs[q[rows]]  # -1 (none) reads the last item, then set to 0
             out[rows] = np.where(ranked >= 0, matrix[ranked, node[rows, None]], 0.0)
+            out[rows] = np.where((ranked == own[rows, None]) & (ranked >= 0), 1.0, out[rows])
         return out
 
     def rest(self, docs: RankedDocs, rel: float) -> tuple[np.ndarray, np.ndarray]:
@@ -190,10 +188,23 @@ class PreparedCategorical(PreparedTruth):
             retrieved[np.arange(len(q)), np.where(item >= 0, item, n_items)] = True
         retrieved = retrieved[:, :n_items]
         probs = np.where(retrieved, 0.0, matrix[:, node].T)
+        own = self._own_item()
+        kept = np.flatnonzero(own >= 0)
+        probs[kept, own[kept]] = np.where(retrieved[kept, own[kept]], 0.0, 1.0)
         certain = (probs == 1).sum(axis=1)
         uncertain = np.where(probs < 1, probs, 0.0)
         keep = uncertain.any(axis=0)
         return uncertain[:, keep], certain
+
+    def _own_item(self) -> np.ndarray:
+        """``(n_components,)`` the query item's row where a component is the query's own label
+        (direct weights) and the item is kept among the documents, else -1: the mixture is
+        conditioned on the item's label, so the item belongs to the component's node for sure
+        (as in the annotator worlds, whose target is that label)."""
+        q = self.components.query
+        if self.exclude_query or not self.own_label:
+            return np.full(len(q), -1, dtype=np.int64)
+        return np.where(self.fixed[q] < 0, self.query_item[q], -1)
 
     def expected_size(self, docs: RankedDocs) -> np.ndarray:
         q, node, _ = self.components
