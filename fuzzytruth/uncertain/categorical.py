@@ -132,7 +132,11 @@ def precision_distribution(
         The target category. When omitted, ``query`` must be given and the precision is mixed
         over the query's uncertain category (eq. 13).
     query : hashable, optional
-        The query item's id (used for the mixture when ``category`` is omitted).
+        The query item's id (used for the mixture when ``category`` is omitted). Items are
+        independent, as in the paper's equations: the query item, if it is in ``results``,
+        counts with p(ω|query) in every component. :func:`fuzzytruth.evaluate` with
+        ``exclude_query=False`` instead conditions each component on the query's own label
+        (the item is then in ω for sure), the law of its annotator worlds.
     weights : {"direct", "literal"} or mapping
         Mixture weights; see :func:`query_category_weights`.
 
@@ -180,7 +184,8 @@ def recall_distribution(
     exclude_query : bool
         When True (default) and ``query`` is given, the query item is left out of |ω| and of the
         unreturned items (shape benchmarks do not count the query in its own class). It is
-        still counted if it appears in ``results``.
+        still counted if it appears in ``results`` (independently of the query's category:
+        see ``query`` in :func:`precision_distribution`).
 
     Examples
     --------
