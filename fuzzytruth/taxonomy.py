@@ -386,7 +386,7 @@ class Taxonomy:
         """Column index of ``node`` in matrices over categories."""
         try:
             return self._index[node]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: an unhashable value names no node
             raise self._unknown("node", node) from None
 
     def indices(self, nodes: Iterable[Hashable]) -> np.ndarray:

@@ -158,6 +158,9 @@ def test_unknown_node_lookup_suggests():
     tax = Taxonomy.from_edges(SANTINI_EDGES)
     with pytest.raises(ValueError, match=r"unknown node 'peopel'.*'people'"):
         tax.ancestors("peopel")
+    # an unhashable value (query_categories={"q": ["people"]}) was dict's TypeError
+    with pytest.raises(ValueError, match=r"unknown node \['people'\].*'people'"):
+        tax.index(["people"])
 
 
 # ---------------------------------------------------------------------- properties

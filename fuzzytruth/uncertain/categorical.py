@@ -33,10 +33,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag
+from fuzzytruth._validation import check_choice, check_flag
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
+from fuzzytruth.uncertain.closed_form import RECALL_FORMS
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
 
 Weights = Literal["direct", "literal"] | Mapping[Hashable, float]
 RecallForm = Literal["expected_size", "exact"]
-_RECALL_FORMS = ("expected_size", "exact")
 
 
 def query_category_weights(
@@ -207,8 +207,7 @@ def recall_distribution(
     ([1.0], 0.4)
     """
     exclude_query = check_flag("exclude_query", exclude_query)
-    if recall_form not in _RECALL_FORMS:
-        raise ValueError(f"recall_form must be one of {_RECALL_FORMS}; got {recall_form!r}")
+    check_choice("recall_form", recall_form, RECALL_FORMS)
     rows = _result_rows(membership, results)
     categories, mix = _targets(membership, category, query, weights)
     excluded = _excluded_rows(membership, query, exclude_query)
@@ -298,8 +297,7 @@ def precision_recall_curve(
     [0.8]
     """
     exclude_query = check_flag("exclude_query", exclude_query)
-    if recall_form not in _RECALL_FORMS:
-        raise ValueError(f"recall_form must be one of {_RECALL_FORMS}; got {recall_form!r}")
+    check_choice("recall_form", recall_form, RECALL_FORMS)
     rows = _result_rows(membership, results)
     categories, mix = _targets(membership, category, query, weights)
     excluded = _excluded_rows(membership, query, exclude_query)

@@ -563,10 +563,7 @@ class ExactInput:
         means_only: bool = False,
         fn_counts: Any = None,
     ) -> None:
-        if recall_form not in RECALL_FORMS:
-            raise ValueError(
-                f"recall_form must be one of {list(RECALL_FORMS)}; got {recall_form!r}"
-            )
+        check_choice("recall_form", recall_form, RECALL_FORMS)
         self._probabilities = probabilities
         self._rest = rest
         self._expected_size = expected_size
