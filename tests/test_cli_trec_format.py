@@ -232,6 +232,29 @@ def test_relstring_by_hand(capsys, tmp_path):
     assert relstring("-m", "runid") == "runid                 \tall\ttag\n"
 
 
+def test_relstring_reads_fractional_grades_as_trec_eval(capsys, tmp_path):
+    """trec_eval reads a grade with atol: -0.5 is grade 0 (judged, '0'), -1.5 is -1 ('.'),
+    so -J keeps the -0.5 document. It printed '.' for -0.5 and -J dropped it, while the
+    measures beside it counted it as grade 0. Reference: trec_eval 9.0.8 built from
+    usnistgov/trec_eval v9.0.8, ``-q [-J] -m relstring -m num_ret`` on these files."""
+    (tmp_path / "run").write_text("".join(
+        f"q1 Q0 d{i} {i} {7 - i} tag\n" for i in range(1, 7)))
+    (tmp_path / "qrels").write_text(
+        "q1 0 d1 -0.5\nq1 0 d2 2.7\nq1 0 d3 -1\nq1 0 d4 0.5\nq1 0 d5 -1.5\n")
+
+    def relstring(*flags):
+        status = main(["evaluate", "--qrels", str(tmp_path / "qrels"), "--run",
+                       str(tmp_path / "run"), "-q", "-m", "relstring", "-m", "num_ret", *flags])
+        out = capsys.readouterr().out
+        assert status == 0
+        return out
+
+    assert relstring() == ("num_ret               \tq1\t6\nrelstring             \tq1\t'02.0.-'\n"
+                           "num_ret               \tall\t6\n")
+    assert relstring("-J") == ("num_ret               \tq1\t3\nrelstring             \tq1\t'020'\n"
+                               "num_ret               \tall\t3\n")
+
+
 # ------------------------------------------------------------------ -Z, -R: rules by hand
 def _write(folder, name, text):
     (folder / name).write_text(text)

@@ -208,15 +208,21 @@ def relevance_strings(
     score_dtype: str,
     depth: int | None,
     judged_only: bool,
+    grades: str,
 ) -> dict[str, str]:
     """trec_eval's ``relstring`` of each query: one character per top document — its grade
     (``>`` above 9), ``.`` for a document judged with a negative grade, ``-`` for one not in
-    the qrels."""
+    the qrels. ``grades`` is the preset's reading of the grades (:attr:`Preset.grades
+    <fuzzytruth.measures.registry.Preset.grades>`): under ``"truncate"`` a ``-0.5`` is grade 0,
+    as trec_eval's ``atol`` reads it and as the measures beside it count it."""
     import numpy as np
 
+    from fuzzytruth.metrics.base import truncate_grades
     from fuzzytruth.truth.qrels import ranked_gains
 
     ranked = ranked_gains(run, qrels, ties=ties, score_dtype=score_dtype, judged=True)
+    if grades == "truncate":
+        ranked = truncate_grades(ranked)
     row = {q: i for i, q in enumerate(ranked.query_ids.tolist())}
     out = {}
     for query in queries:

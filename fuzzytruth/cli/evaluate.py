@@ -205,6 +205,7 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
                 run, truth, queries, length=length, ties=conventions["ties"],
                 score_dtype=conventions["score_dtype"], depth=conventions["depth"],
                 judged_only=conventions["judged_only"],
+                grades=conventions["preset"]["grades"],
             )
             for length in lengths
         }
