@@ -185,7 +185,9 @@ def evaluate(
         Also evaluate every query the truth judges that no run answers, as empty lists
         (``trec_eval -c``). Default False.
     depth : int, optional
-        Only the top ``depth`` documents of each list are evaluated (``trec_eval -M``).
+        Only the top ``depth`` documents of each list are evaluated (``trec_eval -M``); under
+        ``ties="average"`` it may not split a group of tied documents
+        (:meth:`~fuzzytruth.runs.Ranking.truncate`).
     relevance_level : float, optional
         The grade from which a document is relevant, replacing the preset's ``rel``
         (``trec_eval -l``); a measure's own ``rel=`` still wins. With crisp qrels under a
