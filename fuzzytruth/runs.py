@@ -290,18 +290,37 @@ class Ranking:
     def truncate(self, depth: int) -> Ranking:
         """Only the top ``depth`` documents of each list (trec_eval ``-M``).
 
+        With tie groups (``ties="average"``) a group that the cut splits is refused: which of
+        its documents are above the cut depends on the order of the group, and the expectation
+        over those orders needs the documents below the cut too.
+
         Examples
         --------
         >>> rank(Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])).truncate(2).lengths.tolist()
         [2]
+        >>> tied = rank(Run(["q"] * 3, ["a", "b", "c"], [3.0, 1.0, 1.0]), ties="average")
+        >>> tied.truncate(2)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: depth=2 splits the documents tied at ranks 2-3 of query 'q' under ...
         """
         if depth >= self.depth:
             return self
         keep = self.position < depth
         tie_start = tie_stop = None
         if self.tie_start is not None:
+            split = np.flatnonzero(self.tie_stop[:, depth - 1] > depth)
+            if len(split):
+                q = split[0]
+                raise ValueError(
+                    f"depth={depth} splits the documents tied at ranks "
+                    f"{self.tie_start[q, depth - 1] + 1}-{self.tie_stop[q, depth - 1]} of query "
+                    f"{self.query_ids[q]!r} under ties='average' (the expectation over the orders "
+                    "of a tied group needs all of it); give a depth that does not split a group, "
+                    "or ties='docid_desc' (trec_eval's order)"
+                )
             tie_start = self.tie_start[:, :depth]
-            tie_stop = np.minimum(self.tie_stop[:, :depth], depth)
+            tie_stop = self.tie_stop[:, :depth]
         return Ranking(
             self.query_ids, self.rows[keep], self.query[keep], self.position[keep],
             np.minimum(self.lengths, depth), tie_start, tie_stop,

@@ -232,6 +232,55 @@ def test_relstring_by_hand(capsys, tmp_path):
     assert relstring("-m", "runid") == "runid                 \tall\ttag\n"
 
 
+def test_relstring_reads_fractional_grades_as_trec_eval(capsys, tmp_path):
+    """trec_eval reads a grade with atol: -0.5 is grade 0 (judged, '0'), -1.5 is -1 ('.'),
+    so -J keeps the -0.5 document. It printed '.' for -0.5 and -J dropped it, while the
+    measures beside it counted it as grade 0. Reference: trec_eval 9.0.8 built from
+    usnistgov/trec_eval v9.0.8, ``-q [-J] -m relstring -m num_ret`` on these files."""
+    (tmp_path / "run").write_text("".join(
+        f"q1 Q0 d{i} {i} {7 - i} tag\n" for i in range(1, 7)))
+    (tmp_path / "qrels").write_text(
+        "q1 0 d1 -0.5\nq1 0 d2 2.7\nq1 0 d3 -1\nq1 0 d4 0.5\nq1 0 d5 -1.5\n")
+
+    def relstring(*flags):
+        status = main(["evaluate", "--qrels", str(tmp_path / "qrels"), "--run",
+                       str(tmp_path / "run"), "-q", "-m", "relstring", "-m", "num_ret", *flags])
+        out = capsys.readouterr().out
+        assert status == 0
+        return out
+
+    assert relstring() == ("num_ret               \tq1\t6\nrelstring             \tq1\t'02.0.-'\n"
+                           "num_ret               \tall\t6\n")
+    assert relstring("-J") == ("num_ret               \tq1\t3\nrelstring             \tq1\t'020'\n"
+                               "num_ret               \tall\t3\n")
+
+
+def test_complete_num_rel_summary_counts_every_grade_above_zero(capsys, tmp_path):
+    """trec_eval -c replaces num_rel's summary by the judgments of the whole qrels with a
+    grade > 0 (m_num_rel.c, te_calc_avg_num_rel), whatever -l says, and under -Z too (a count,
+    not the z-scores' sum). It printed the sum of the per-query values at -l (3 here) and the
+    z-scores' sum (2). Reference: trec_eval 9.0.8 built from usnistgov/trec_eval v9.0.8,
+    ``-q <flags> -m num_rel`` on these files (1.5 reads as 1 and 0.5 as 0, atol)."""
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d4 3\n"
+                                      "q2 0 d5 1.5\nq3 0 d6 2\nq3 0 d7 0.5\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 2 tag\nq1 Q0 d3 2 1 tag\nq2 Q0 d5 1 1 tag\n")
+    zscores = _write(tmp_path, "z", "q1 num_rel 1 1\nq2 num_rel 1 1\n")
+
+    def output(*flags):
+        status, out, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run, "-q",
+                                 "-m", "num_rel", *flags)
+        assert status == 0, err
+        return out
+
+    assert output("-c", "-l", "2") == ("num_rel               \tq1\t1\n"
+                                       "num_rel               \tq2\t1\n"
+                                       "num_rel               \tall\t5\n")
+    assert output("-c", "-Z", zscores) == ("Znum_rel               \tq1\t1.0000\n"
+                                           "Znum_rel               \tq2\t1.0000\n"
+                                           "Znum_rel               \tall\t5.0000\n")
+    assert output("-l", "2").endswith("num_rel               \tall\t2\n")  # no -c: the sum
+
+
 # ------------------------------------------------------------------ -Z, -R: rules by hand
 def _write(folder, name, text):
     (folder / name).write_text(text)

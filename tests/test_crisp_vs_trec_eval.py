@@ -160,6 +160,24 @@ def test_relevance_level_two_matches_pytrec_eval():
         assert ours.loc[q, "Rprec(rel=2)"] == pytest.approx(theirs[q]["Rprec"], abs=1e-12)
 
 
+def test_fractional_relevance_level_is_refused_under_trec():
+    """trec_eval reads -l with atol (1.5 is level 1: P_2 = 1.0 and num_rel 2 here, trec_eval
+    9.0.8 built from source) and pytrec_eval refuses a float level; on grades read as
+    trec_eval reads them, relevance_level=1.5 meant level 2 (P@2 = 0.5), silently. Whole
+    levels agree with pytrec_eval; textbook's float grades keep the threshold."""
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 2]})
+    args = Run.from_dataframe(run), Qrels.from_dataframe(qrels), ["P@2", "NumRel"]
+    with pytest.raises(ValueError, match=r"relevance_level must be a whole number under preset "
+                                         r"'trec', .*; got 1.5"):
+        evaluate(*args, relevance_level=1.5)
+    theirs = pytrec_values(run, qrels, {"P.2", "num_rel"}, relevance_level=2)["q"]
+    whole = evaluate(*args, relevance_level=2.0).aggregate()["value"].tolist()
+    assert whole == [theirs["P_2"], theirs["num_rel"]] == [0.5, 1.0]
+    textbook = evaluate(*args, relevance_level=1.5, preset="textbook").aggregate()
+    assert textbook["value"].tolist() == [0.5, 1.0]
+
+
 def test_custom_gain_map_matches_pytrec_eval():
     # trec_eval's ndcg.1=3,2=9 (levels not listed keep gain = level)
     rng = np.random.default_rng(11)

@@ -84,6 +84,27 @@ def test_trec_spellings():
         parse_measure("official")
 
 
+@pytest.mark.parametrize(("spelling", "message"), [
+    # set_F.x and SetF(beta=x) take x = β²: a negative x was math.sqrt's "math domain error"
+    ("set_F.-1", r"parameter 'beta' of measure 'F': trec_eval's set_F.x takes x = beta "
+                 r"squared, a positive number; got '-1'"),
+    ("set_F_1e", r"parameter 'beta' .*set_F.x .*; got '1e'"),
+    ("SetF(beta=-1)", r"parameter 'beta' of measure 'F': ir_measures' SetF\(beta=x\) takes x "
+                      r"= beta squared, a positive number; got '-1'"),
+    ("SetF(beta=abc)", r"parameter 'beta' .*SetF\(beta=x\) .*; got 'abc'"),
+    # the rest were float()'s "could not convert string to float"
+    ("11pt_avg...5", r"cannot read the parameters '..5' of trec_eval measure '11pt_avg'"),
+    ("utility.1e,0,0,0", r"cannot read the parameters '1e,0,0,0' of trec_eval measure 'utility'"),
+    ("rbp.p=1.2.3", r"cannot read the parameters '1.2.3' of trec_eval measure 'rbp'"),
+    ("ndcg.a=3", r"cannot read the parameters 'a=3' of trec_eval measure 'ndcg': expected "
+                 r"level=gain pairs of numbers"),
+    ("nDCG(gain={1:x})", r"expected 'grade:gain' items, both numbers, in '\{1:x\}'; got '1:x'"),
+])
+def test_unreadable_parameters_name_the_measure(spelling, message):
+    with pytest.raises(ValueError, match=message):
+        parse_measure(spelling)
+
+
 # ir_measures' registry (0.4.3): names it accepts, and what they mean here
 IR_TRANSLATED = {
     "AP": "AP", "AP@10": "AP@10", "MAP": "AP", "P@5": "P@5", "P(rel=2)@5": "P(rel=2)@5",

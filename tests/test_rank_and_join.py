@@ -304,3 +304,26 @@ def test_dictionary_encoded_query_ids_refuse_missing_values_and_repeat_no_id():
     assert Run(twice, ["a", "b", "c"], [1.0, 2.0, 3.0]).queries == ["q1"]
     # categories that are not str go through str(), as any other id
     assert Run(pd.Categorical([1, 2, 1]), ["a", "b", "c"], [1.0, 2.0, 3.0]).queries == ["1", "2"]
+
+
+def test_depth_splitting_a_tied_group_under_average_is_refused():
+    """ties="average" is the expectation over the orders of each tied group; a depth (-M) that
+    splits a group kept the documents the sort happened to put above the cut and averaged over
+    them only: four tied documents, one relevant, gave P@1 = 1.0 at depth 1 where the mean
+    over the 24 orders (enumerated here) is 0.25. That is refused now; a depth that splits no
+    group gives the enumerated expectation."""
+    import itertools
+
+    from fuzzytruth import evaluate
+
+    run = Run(["q"] * 5, ["a", "b", "c", "d", "e"], [2.0, 1.0, 1.0, 1.0, 1.0])
+    qrels = Qrels(["q"], ["c"], [1])
+    with pytest.raises(ValueError, match=r"depth=2 splits the documents tied at ranks 2-5 of "
+                                         r"query 'q' under ties='average'"):
+        evaluate(run, qrels, "P@2", preset="textbook", depth=2)
+    orders = [("a", *tail) for tail in itertools.permutations("bcde")]
+    for depth in (1, 5, None):
+        kept = [order[:depth] for order in orders]
+        expected = np.mean([[o[:k].count("c") / k for k in (1, 2, 3)] for o in kept], axis=0)
+        got = evaluate(run, qrels, ["P@1", "P@2", "P@3"], preset="textbook", depth=depth)
+        assert got.aggregate()["value"].tolist() == pytest.approx(expected.tolist())

@@ -244,6 +244,32 @@ def test_shape_summary_psb_row() -> None:
     assert only_b["NN"] == pytest.approx(float(nearest_neighbor(rg)[b_rows].mean()))
 
 
+def test_shape_summary_default_leaves_out_classes_of_two_as_psbtable() -> None:
+    """psbTable drops the models of classes with |C| <= 2 (CUTOFF, conventions A.2), and so
+    does evaluate(..., preset="psb"); shape_summary's default (preset "psb") averaged them in.
+    By hand: the nearest neighbours of models 2, 3, 4 (class b) are 0 (class a), 4 and 3, so
+    psbTable's NN is 2/3; counting class a's two models too (NN 0 and 1) gave 3/5."""
+    from fuzzytruth import Qrels, Run, evaluate
+
+    labels = np.array(["a", "a", "b", "b", "b"])
+    d = np.array([[0, 1, 0.5, 4, 5],
+                  [1, 0, 3, 4, 5],
+                  [0.5, 3, 0, 2, 2.5],
+                  [4, 4, 2, 0, 1],
+                  [5, 5, 2.5, 1, 0]])
+    ranking = rank_by_dissimilarity(d, labels)
+    summary = shape_summary(ranking)
+    assert summary["NN"] == pytest.approx(2 / 3)
+    assert summary == shape_summary(ranking, min_class_size=3)
+    assert shape_summary(ranking, min_class_size=1)["NN"] == pytest.approx(3 / 5)
+    q, t = np.nonzero(~np.eye(5, dtype=bool))
+    run = Run(q.astype(str), t.astype(str), -d[q, t])
+    qrels = Qrels(q.astype(str), t.astype(str), (labels[q] == labels[t]).astype(float))
+    values = evaluate(run, qrels, ["NN", "FT", "ST", "E_psb", "nDCG"], preset="psb").aggregate()
+    assert values["value"].tolist() == pytest.approx(list(summary.values()), abs=1e-12)
+    assert shape_summary(ranking, preset="shrec2006")["NN"] == pytest.approx(3 / 5)  # no rule
+
+
 # ---------------------------------------------------------------------------------------------
 # Registry and preset
 

@@ -33,8 +33,8 @@ import numpy as np
 from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
-    "TrecLine", "is_trec_spelling", "relevance_strings", "relstring_option", "render",
-    "summaries", "table_entry", "trec_lines",
+    "TrecLine", "complete_num_rel", "is_trec_spelling", "relevance_strings", "relstring_option",
+    "render", "summaries", "table_entry", "trec_lines",
 ]
 
 SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
@@ -208,15 +208,21 @@ def relevance_strings(
     score_dtype: str,
     depth: int | None,
     judged_only: bool,
+    grades: str,
 ) -> dict[str, str]:
     """trec_eval's ``relstring`` of each query: one character per top document — its grade
     (``>`` above 9), ``.`` for a document judged with a negative grade, ``-`` for one not in
-    the qrels."""
+    the qrels. ``grades`` is the preset's reading of the grades (:attr:`Preset.grades
+    <fuzzytruth.measures.registry.Preset.grades>`): under ``"truncate"`` a ``-0.5`` is grade 0,
+    as trec_eval's ``atol`` reads it and as the measures beside it count it."""
     import numpy as np
 
+    from fuzzytruth.metrics.base import truncate_grades
     from fuzzytruth.truth.qrels import ranked_gains
 
     ranked = ranked_gains(run, qrels, ties=ties, score_dtype=score_dtype, judged=True)
+    if grades == "truncate":
+        ranked = truncate_grades(ranked)
     row = {q: i for i, q in enumerate(ranked.query_ids.tolist())}
     out = {}
     for query in queries:
@@ -230,6 +236,23 @@ def relevance_strings(
             grades > 9, ">", np.clip(grades, 0, 9).astype(int).astype(str))))
         out[query] = "".join(chars[:length].tolist())
     return out
+
+
+def complete_num_rel(qrels: Any, grades: str) -> int:
+    """trec_eval ``-c``'s summary of ``num_rel`` (``te_calc_avg_num_rel`` in ``m_num_rel.c``,
+    9.0.8 and 10.0): the judgments of the whole qrels with a grade > 0 (as ``grades``, the
+    preset's reading, has them), whatever ``-l`` says, in place of the accumulated value, so
+    also under ``-Z`` (a count, not a sum of z-scores).
+
+    >>> from fuzzytruth.truth.qrels import Qrels
+    >>> complete_num_rel(Qrels(["q", "q", "q", "r"], ["a", "b", "c", "a"], [3, 1, 0.5, 2]),
+    ...                  "truncate")
+    3
+    """
+    values = qrels.relevance
+    if grades == "truncate":
+        values = np.trunc(values)
+    return int(np.count_nonzero(values > 0))
 
 
 def summaries(

@@ -170,7 +170,13 @@ def run(args: argparse.Namespace) -> int:
 def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
                  texts: Sequence[str]) -> str:
     """trec_eval's output for each run, evaluated on its own as trec_eval evaluates it."""
-    from fuzzytruth.cli._trec import relevance_strings, render, summaries, trec_lines
+    from fuzzytruth.cli._trec import (
+        complete_num_rel,
+        relevance_strings,
+        render,
+        summaries,
+        trec_lines,
+    )
     from fuzzytruth.measures import Measure
 
     lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg",
@@ -200,11 +206,16 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
             per_query, summary = summaries(lines, values, queries, len(evaluation.queries),
                                            reference)
         conventions = evaluation.conventions
+        if conventions["complete"] and args.rel_format == "qrels":
+            for line in valued:
+                if line.base == "num_rel":
+                    summary[line.name] = complete_num_rel(truth, conventions["preset"]["grades"])
         relstrings = {
             length: relevance_strings(
                 run, truth, queries, length=length, ties=conventions["ties"],
                 score_dtype=conventions["score_dtype"], depth=conventions["depth"],
                 judged_only=conventions["judged_only"],
+                grades=conventions["preset"]["grades"],
             )
             for length in lengths
         }

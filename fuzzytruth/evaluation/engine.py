@@ -187,10 +187,13 @@ def evaluate(
         Also evaluate every query the truth judges that no run answers, as empty lists
         (``trec_eval -c``). Default False.
     depth : int, optional
-        Only the top ``depth`` documents of each list are evaluated (``trec_eval -M``).
+        Only the top ``depth`` documents of each list are evaluated (``trec_eval -M``); under
+        ``ties="average"`` it may not split a group of tied documents
+        (:meth:`~fuzzytruth.runs.Ranking.truncate`).
     relevance_level : float, optional
         The grade from which a document is relevant, replacing the preset's ``rel``
-        (``trec_eval -l``); a measure's own ``rel=`` still wins.
+        (``trec_eval -l``); a measure's own ``rel=`` still wins. With crisp qrels under a
+        preset that reads grades as trec_eval does (``trec``, ``trec10``), a whole number.
     judged_only : bool
         Crisp truth: unjudged documents are removed from each ranking before any measure
         (``trec_eval -J``; :func:`fuzzytruth.metrics.base.judged_only`). Default False.
@@ -311,6 +314,14 @@ def evaluate(
     bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
     )
+    if (relevance_level is not None and bound.kind.crisp and p.grades == "truncate"
+            and not rel.is_integer()):
+        raise ValueError(
+            f"relevance_level must be a whole number under preset {get_preset(preset).name!r}, "
+            "which reads grades as trec_eval does (atol; trec_eval reads -l 1.5 as level 1, "
+            "pytrec_eval refuses it); give a whole number, or a preset that keeps grades as "
+            f"given (preset='textbook'); got {relevance_level!r}"
+        )
     rankings = rank_runs(runs, ties, score_dtype, depth, memory_budget)
     queries = evaluated_queries(rankings, bound, missing, complete)
     prepared = bound.prepare(queries)

@@ -351,7 +351,7 @@ def shape_summary(
     ranking: ShapeRanking,
     *,
     averaging: str = "micro",
-    min_class_size: int = 1,
+    min_class_size: int | None = None,
     exclude_classes: Sequence = (),
     tier_style: str | None = None,
     e_k: int = 32,
@@ -362,10 +362,10 @@ def shape_summary(
     The ranking's run and qrels are evaluated by :func:`evaluate` under ``preset`` (with the
     ranking's tie rule) as ``NN``, ``FT``, ``ST``, ``E_psb@e_k`` and ``nDCG`` (the PSB DCG
     under ``psb``), queries without relevant items left out (``undefined="skip"``), and the
-    per-query values averaged by :func:`average_over_queries`. The class-size rule is
-    ``min_class_size`` here rather than the preset's ``min_relevant`` (the same rule for
-    queries in the collection: ``min_class_size=3`` is ``psb``'s), so that it also holds for
-    queries outside the collection.
+    per-query values averaged by :func:`average_over_queries`, with the preset's class-size
+    rule (its ``min_relevant``, as :func:`evaluate` applies it: ``psb`` leaves out the
+    queries with fewer than 2 relevant targets, i.e. classes of fewer than 3 models, as
+    ``psbTable``) or ``min_class_size``'s.
 
     Parameters
     ----------
@@ -373,8 +373,10 @@ def shape_summary(
         Output of :func:`rank_by_dissimilarity`.
     averaging : {"micro", "macro"}, default "micro"
         See :func:`average_over_queries`.
-    min_class_size : int, default 1
-        The PSB uses 3 (``psbTable``).
+    min_class_size : int, optional
+        Queries whose class (:attr:`ShapeRanking.class_sizes`) is smaller are left out; the
+        default, None, is the preset's rule (``psb``: 3 for queries in the collection;
+        ``shrec2006``: none).
     exclude_classes : sequence, default ()
         Classes left out.
     tier_style : {"recall", "precision"}, optional
@@ -392,8 +394,10 @@ def shape_summary(
 
     Examples
     --------
+    Two classes of two models, which ``psbTable`` (and so the default) would leave out:
+
     >>> d = np.array([[0, 2, 1, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 1, 2, 0]])
-    >>> shape_summary(rank_by_dissimilarity(d, ["a", "b", "a", "b"]))
+    >>> shape_summary(rank_by_dissimilarity(d, ["a", "b", "a", "b"]), min_class_size=1)
     {'NN': 1.0, 'FT': 1.0, 'ST': 1.0, 'E': 0.5, 'DCG': 1.0}
     """
     if tier_style is not None:
@@ -402,14 +406,19 @@ def shape_summary(
     style = "" if tier_style is None else f"(tier_style={tier_style})"
     names = {"NN": "NN", "FT": f"FT{style}", "ST": f"ST{style}", "E": f"E_psb@{e_k}",
              "DCG": "nDCG"}
-    conventions = replace(get_preset(preset), min_relevant=0)  # min_class_size decides
+    conventions = get_preset(preset)
+    if min_class_size is None:  # the preset's rule, on the relevant targets of each query
+        sizes, min_class_size = ranking.ranked.n_relevant(), max(conventions.min_relevant, 1)
+    else:
+        sizes = ranking.class_sizes
+    conventions = replace(conventions, min_relevant=0)  # applied by the average below
     ev = evaluate(ranking.run, ranking.qrels, list(names.values()), preset=conventions,
                   ties=ranking.ties, undefined="skip")
     return {
         key: average_over_queries(
             ev.query_means(measure)[0],
             ranking.query_labels,
-            class_sizes=ranking.class_sizes,
+            class_sizes=sizes,
             averaging=averaging,
             min_class_size=min_class_size,
             exclude_classes=exclude_classes,

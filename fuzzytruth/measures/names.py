@@ -136,10 +136,30 @@ def _parse_mapping(text: str) -> dict[float, float]:
     out: dict[float, float] = {}
     for item in _split_top_level(body):
         key, sep, value = item.partition(":")
-        if not sep:
-            raise ValueError(f"expected 'grade:gain' items in {text!r}; got {item!r}")
-        out[float(key)] = float(value)
+        try:
+            if not sep:
+                raise ValueError
+            out[float(key)] = float(value)
+        except ValueError:
+            raise ValueError(
+                f"expected 'grade:gain' items, both numbers, in {text!r}; got {item!r}"
+            ) from None
     return out
+
+
+def _beta_of_squared(text: str, spelling: str) -> float:
+    """β from the β² that trec_eval's ``set_F.x`` and ir_measures' ``SetF(beta=x)`` take, or
+    a ValueError naming the parameter, the spelling and the rule."""
+    try:
+        squared = float(text)
+    except ValueError:
+        squared = math.nan
+    if not (math.isfinite(squared) and squared > 0):
+        raise ValueError(
+            f"parameter 'beta' of measure 'F': {spelling} takes x = beta squared, a positive "
+            f"number; got {text!r}"
+        )
+    return math.sqrt(squared)
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -357,6 +377,17 @@ def _atol(text: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def _trec_numbers(name: str, text: str) -> list[float]:
+    """The comma-separated numbers ``text`` of trec_eval measure ``name``'s parameters, or a
+    ValueError naming both."""
+    try:
+        return [float(v) for v in text.split(",") if v]
+    except ValueError:
+        raise ValueError(
+            f"cannot read the parameters {text!r} of trec_eval measure {name!r}"
+        ) from None
+
+
 def _trec_cutoffs(name: str, text: str) -> list[float]:
     """trec_eval's parameter list of ``name``: read as it reads it (``atol`` for rank cutoffs,
     ``atof`` otherwise), sorted; duplicates and non-positive rank cutoffs are refused, as
@@ -386,20 +417,27 @@ def _trec(name: str) -> list[Measure] | None:
         return [Measure(fam, **fixed)]
     m = re.fullmatch(r"set_F[._]([0-9.eE+-]+)", name)
     if m:
-        return [Measure("F", beta=math.sqrt(float(m.group(1))))]
+        return [Measure("F", beta=_beta_of_squared(m.group(1), "trec_eval's set_F.x"))]
     m = re.fullmatch(r"utility[._]([-0-9.e]+),([-0-9.e]+),([-0-9.e]+),([-0-9.e]+)", name)
     if m:
-        return [Measure("Utility", **dict(zip("abcd", map(float, m.groups()), strict=True)))]
+        values = _trec_numbers("utility", ",".join(m.groups()))
+        return [Measure("Utility", **dict(zip("abcd", values, strict=True)))]
     m = re.fullmatch(r"(rbp|rbp_resid)[._]p=([0-9.]+)", name)
     if m:
-        return [Measure(_TREC_PLAIN[m.group(1)][0], p=float(m.group(2)))]
+        return [Measure(_TREC_PLAIN[m.group(1)][0], p=_trec_numbers(m.group(1), m.group(2))[0])]
     m = re.fullmatch(r"11pt_avg[._]([-+0-9.,eE]+)", name)
     if m:
-        return [Measure("11pt", levels=[float(v) for v in m.group(1).split(",") if v])]
+        return [Measure("11pt", levels=_trec_numbers("11pt_avg", m.group(1)))]
     m = _GAIN_RE.match(name)
     if m:
         fam, fixed = _GAIN_NAMES[m.group(1)]
-        gain = _parse_mapping("{" + m.group(2).replace("=", ":") + "}")
+        try:
+            gain = _parse_mapping("{" + m.group(2).replace("=", ":") + "}")
+        except ValueError:
+            raise ValueError(
+                f"cannot read the parameters {m.group(2)!r} of trec_eval measure "
+                f"{m.group(1)!r}: expected level=gain pairs of numbers, e.g. 1=3,2=9"
+            ) from None
         return [Measure(fam, gain=gain, **fixed)]
     m = _TREC_CUT_RE.match(name)
     if m:
@@ -431,7 +469,7 @@ def _ir_measures(text: str) -> Measure | None:
     if name == "NumRet" and "rel" in params:
         fam = "NumRelRet"
     if name == "SetF" and "beta" in params:
-        params["beta"] = math.sqrt(float(params["beta"]))  # ir_measures' beta is β²
+        params["beta"] = _beta_of_squared(params["beta"], "ir_measures' SetF(beta=x)")
     if name in ("SetP", "SetRelP") and str(params.pop("relative", "False")) == "True":
         fam = "RelativeP"
     if fam == "nDCG":
