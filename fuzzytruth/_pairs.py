@@ -17,6 +17,7 @@ or resolved by a named policy (``duplicates``). :class:`~fuzzytruth.runs.Run` an
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -350,6 +351,16 @@ class PairTable:
         """A table from ``{query: {document: value}}`` (pytrec_eval's input, called ``what`` in
         messages); string keys of a mapping are distinct, so the rows need no duplicate check."""
         q_codes, q_uniques, docs, values, strings = flatten_nested(nested, what)
+        if what == "run" and len(q_uniques) < len(nested):
+            empty = [q for q, d in nested.items() if not d]
+            shown = ", ".join(map(repr, empty[:5])) + (f", … ({len(empty)})" if len(empty) > 5
+                                                       else "")
+            warnings.warn(
+                f"run queries with no documents are left out: {shown} (pytrec_eval "
+                "scores such a query 0 and counts it in the mean; evaluate(..., complete=True) "
+                "scores every judged query, an unanswered one as an empty list)",
+                UserWarning, stacklevel=3,
+            )
         if not strings:
             return cls(q_uniques[q_codes], docs, values, **kwargs)
         table = cls.__new__(cls)
