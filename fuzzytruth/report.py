@@ -230,10 +230,26 @@ def _interval(low: float, high: float, fmt: str) -> str:
     return f"[{low:{fmt}}, {high:{fmt}}]"
 
 
-def _p(value: float) -> str:
+def _p(value: float, alpha: float) -> str:
+    """A p-value as :func:`comparison_table` prints it: three decimals, ``<0.001`` below
+    0.001 (below ``alpha`` when that is smaller), and more decimals where three would put it
+    on the other side of ``alpha`` than it is, so that the printed value agrees with the star
+    (``p < alpha``) beside it: 0.04975 prints as 0.0497, not as 0.050 with a star.
+
+    Examples
+    --------
+    >>> _p(0.04975, 0.05), _p(0.0503, 0.05), _p(0.0004, 0.05), _p(0.0004, 0.0001)
+    ('0.0497', '0.050', '<0.001', '0.0004')
+    """
     if not np.isfinite(value):
         return "nan"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+    floor = min(0.001, alpha)
+    if value < floor:
+        return f"<{np.format_float_positional(floor)}"
+    decimals = 3
+    while (float(f"{value:.{decimals}f}") < alpha) != (value < alpha):
+        decimals += 1
+    return f"{value:.{decimals}f}"
 
 
 def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.DataFrame:
@@ -243,6 +259,8 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     procedure has none, as the Wilcoxon and sign tests), ``p, p adj, d_z, W/T/L``,
     ``P(A>B)`` (only when the table has ``prob_a_better``: uncertain truth) and a star
     column (``*`` where ``pvalue_adjusted < alpha``). :func:`comparison_notes` explains them.
+    p-values have three decimals, more where three would round them across ``alpha`` (so a
+    printed p-value is below ``alpha`` exactly when it is).
 
     Examples
     --------
@@ -271,8 +289,8 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     if table[["ci_low", "ci_high"]].notna().any(axis=None):
         shown[level] = [_interval(lo, hi, f"+.{digits}f")
                         for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)]
-    shown["p"] = table["pvalue"].map(_p)
-    shown["p adj"] = table["pvalue_adjusted"].map(_p)
+    shown["p"] = table["pvalue"].map(lambda v: _p(v, comparison.alpha))
+    shown["p adj"] = table["pvalue_adjusted"].map(lambda v: _p(v, comparison.alpha))
     shown["d_z"] = table["effect_size"].map(lambda v: f"{v:.2f}")
     shown["W/T/L"] = [f"{w}/{t}/{lo}" for w, t, lo in
                       zip(table["wins"], table["ties"], table["losses"], strict=True)]

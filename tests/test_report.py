@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as scipy_stats
 
 from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate
 from fuzzytruth.demo import demo_report
@@ -251,6 +252,33 @@ def test_an_interval_with_a_missing_end_is_none(crisp):
     aggregate = crisp.aggregate()
     half = aggregate.assign(ci_high=np.r_[np.nan, aggregate["ci_high"].iloc[1:]])
     assert system_table(half)["over queries"].iloc[0] == "none"  # was "[0.1, nan]"
+
+
+def _paired_t_scores(pvalue: float, n: int = 40) -> np.ndarray:
+    """Two systems on ``n`` queries whose paired t test gives the two-sided ``pvalue``: the
+    t statistic is scipy's quantile for it, and the differences are built with that mean over
+    their standard error."""
+    z = np.random.default_rng(0).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    t = scipy_stats.t.isf(pvalue / 2, n - 1)
+    base = np.linspace(0.2, 0.6, n)
+    return np.vstack([base + 0.1 * (z + t / np.sqrt(n)), base])
+
+
+@pytest.mark.parametrize(("level", "pvalue"),
+                         [(0.95, 0.0497), (0.95, 0.0503), (0.99, 0.0098), (0.99, 0.0102)])
+def test_a_printed_p_value_lies_on_the_side_of_alpha_that_its_star_says(level, pvalue):
+    """Before, p = 0.0497 printed as 0.050 beside a star that the notes explain as "adjusted
+    p < 0.05" (0.0098 as 0.010 at the 99% level): three decimals put it on the wrong side."""
+    comparison = compare(_paired_t_scores(pvalue), correction="none", confidence_level=level)
+    row = comparison.table.iloc[0]
+    assert row["pvalue_adjusted"] == pytest.approx(pvalue, rel=1e-6)  # scipy's t, the reference
+    shown = comparison_table(comparison, "score").iloc[0]
+    starred = row["pvalue_adjusted"] < comparison.alpha
+    assert (shown[""] == "*") == starred
+    for column in ("p", "p adj"):
+        assert (float(shown[column]) < comparison.alpha) == starred, shown[column]
+    assert f"{shown['p adj']}$ &" in comparison.to_latex()
 
 
 @pytest.mark.parametrize(
