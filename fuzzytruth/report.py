@@ -216,18 +216,28 @@ def describe_comparison(comparison: Any) -> str:
     return ", ".join(parts) + "."
 
 
-def _interval(low: float, high: float, fmt: str) -> str:
-    """An interval as ``[low, high]`` in ``fmt``; an infinite end (a one-sided interval)
-    printed as ``-inf`` or ``+inf``; ``"none"`` when an end is NaN (no interval).
+def _interval(low: float, high: float, digits: int, sign: str = "") -> str:
+    """An interval as ``[low, high]`` to ``digits`` decimals (``sign`` ``"+"`` prints the
+    plus sign), more for an end that is not 0 but would print as one, so that whether the
+    interval holds 0 reads off it; an infinite end (a one-sided interval) printed as ``-inf``
+    or ``+inf``; ``"none"`` when an end is NaN (no interval).
 
     Examples
     --------
-    >>> _interval(-float("inf"), 0.25, "+.3f"), _interval(0.1, float("nan"), ".3f")
+    >>> _interval(-float("inf"), 0.25, 3, "+"), _interval(0.1, float("nan"), 3)
     ('[-inf, +0.250]', 'none')
+    >>> _interval(0.00004, 0.062, 3, "+"), _interval(-0.0004, 0.2, 3)
+    ('[+0.00004, +0.062]', '[-0.0004, 0.200]')
     """
     if np.isnan(low) or np.isnan(high):
         return "none"
-    return f"[{low:{fmt}}, {high:{fmt}}]"
+    ends = []
+    for end in (low, high):
+        decimals = digits
+        while np.isfinite(end) and end != 0 and float(f"{end:.{decimals}f}") == 0:
+            decimals += 1
+        ends.append(f"{end:{sign}.{decimals}f}")
+    return f"[{ends[0]}, {ends[1]}]"
 
 
 def _p(value: float, alpha: float) -> str:
@@ -260,7 +270,8 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     ``P(A>B)`` (only when the table has ``prob_a_better``: uncertain truth) and a star
     column (``*`` where ``pvalue_adjusted < alpha``). :func:`comparison_notes` explains them.
     p-values have three decimals, more where three would round them across ``alpha`` (so a
-    printed p-value is below ``alpha`` exactly when it is).
+    printed p-value is below ``alpha`` exactly when it is); an interval's end that is not 0
+    gets more decimals where ``digits`` would print it as 0.
 
     Examples
     --------
@@ -287,7 +298,7 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
         "A − B": table["difference"].map(lambda v: f"{v:+.{digits}f}"),
     })
     if table[["ci_low", "ci_high"]].notna().any(axis=None):
-        shown[level] = [_interval(lo, hi, f"+.{digits}f")
+        shown[level] = [_interval(lo, hi, digits, "+")
                         for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)]
     shown["p"] = table["pvalue"].map(lambda v: _p(v, comparison.alpha))
     shown["p adj"] = table["pvalue_adjusted"].map(lambda v: _p(v, comparison.alpha))
@@ -478,7 +489,7 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     })
     for name, (low, high) in zip(("over queries", "over truths"), _INTERVAL_PAIRS, strict=True):
         if low in kept.columns:
-            shown[name] = [_interval(lo, hi, f".{digits}f")
+            shown[name] = [_interval(lo, hi, digits)
                            for lo, hi in zip(aggregate[low], aggregate[high], strict=True)]
         if name == "over queries":
             shown["estimand"] = aggregate["estimand"].astype(str)

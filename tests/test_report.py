@@ -281,6 +281,35 @@ def test_a_printed_p_value_lies_on_the_side_of_alpha_that_its_star_says(level, p
     assert f"{shown['p adj']}$ &" in comparison.to_latex()
 
 
+def _ends(shown: str) -> tuple[float, float]:
+    low, high = shown.strip("[]").split(", ")
+    return float(low), float(high)
+
+
+def test_an_interval_end_near_0_is_printed_on_its_side_of_0(crisp):
+    """Before, a starred row's interval [0.00004, 0.062] printed as [+0.000, +0.062] under a
+    note saying "their intervals exclude 0", and a low end of -0.0004 as -0.000."""
+    n, target = 40, 0.00004
+    z = np.random.default_rng(0).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    half_width = scipy_stats.t.isf(0.025, n - 1) * 0.1 / np.sqrt(n)
+    base = np.linspace(0.2, 0.6, n)
+    scores = np.vstack([base + 0.1 * z + half_width + target, base])
+    comparison = compare(scores, correction="none")
+    reference = scipy_stats.ttest_rel(scores[0], scores[1]).confidence_interval(0.95)
+    assert reference.low == pytest.approx(target, rel=1e-6)
+    row = comparison.table.iloc[0]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(reference))
+    shown = comparison_table(comparison, "score").iloc[0]
+    assert shown[""] == "*"
+    low, high = _ends(shown["95% CI"])
+    assert low > 0 and low == pytest.approx(target, rel=0.5)
+    assert high == pytest.approx(row["ci_high"], abs=5e-4)
+    aggregate = crisp.aggregate().assign(ci_low=-0.0004)
+    low, _ = _ends(system_table(aggregate)["over queries"].iloc[0])
+    assert low < 0 and low == pytest.approx(-0.0004, rel=0.5)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
