@@ -262,6 +262,21 @@ def _p(value: float, alpha: float) -> str:
     return f"{value:.{decimals}f}"
 
 
+def _share(value: float) -> str:
+    """A share (``P(A>B)``) to two decimals, more where two would print a share strictly
+    between 0 and 1 as 0.00 or 1.00, the words for none and all of the worlds.
+
+    Examples
+    --------
+    >>> _share(0.9975), _share(0.0025), _share(0.994), _share(1.0)
+    ('0.998', '0.003', '0.99', '1.00')
+    """
+    decimals = 2
+    while 0 < value < 1 and float(f"{value:.{decimals}f}") in (0, 1):
+        decimals += 1
+    return f"{value:.{decimals}f}"
+
+
 def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.DataFrame:
     """One measure's pairs as display strings, without columns that carry nothing.
 
@@ -271,7 +286,8 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     column (``*`` where ``pvalue_adjusted < alpha``). :func:`comparison_notes` explains them.
     p-values have three decimals, more where three would round them across ``alpha`` (so a
     printed p-value is below ``alpha`` exactly when it is); an interval's end that is not 0
-    gets more decimals where ``digits`` would print it as 0.
+    gets more decimals where ``digits`` would print it as 0, and ``P(A>B)`` where two would
+    print a share that is neither 0 nor 1 as one of them.
 
     Examples
     --------
@@ -306,7 +322,7 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     shown["W/T/L"] = [f"{w}/{t}/{lo}" for w, t, lo in
                       zip(table["wins"], table["ties"], table["losses"], strict=True)]
     if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
-        shown["P(A>B)"] = table["prob_a_better"].map(lambda v: f"{v:.2f}")
+        shown["P(A>B)"] = table["prob_a_better"].map(_share)
     shown[""] = np.where(table["pvalue_adjusted"] < comparison.alpha, "*", "")
     return shown.reset_index(drop=True)
 

@@ -127,6 +127,24 @@ def test_p_a_better_footnote_is_what_compare_computes(uncertain):
     assert shown == f"{expected:.2f}"
 
 
+@pytest.mark.parametrize("reversed_worlds", [1, 399])
+def test_p_a_better_is_not_printed_as_none_or_all_of_the_worlds(reversed_worlds):
+    """Before, A ahead in 399 of 400 worlds printed P(A>B) = 1.00 (and 1 of 400, 0.00): the
+    words for every world and for none."""
+    n_worlds, n_queries = 400, 30
+    rng = np.random.default_rng(0)
+    a = 0.5 + 0.2 * rng.random((n_worlds, n_queries))
+    noise = 0.01 * rng.standard_normal(n_queries)
+    worlds = np.stack([a, a - 0.05 + noise - noise.mean()], axis=1)  # A ahead by 0.05...
+    worlds[:reversed_worlds, 1] += 0.1  # ...except in these worlds, where B is ahead
+    comparison = compare(worlds, rng=0)
+    share = 1 - reversed_worlds / n_worlds  # by construction
+    assert comparison.table["prob_a_better"].iloc[0] == pytest.approx(share)
+    shown = comparison_table(comparison, "score")["P(A>B)"].iloc[0]
+    assert 0 < float(shown) < 1
+    assert float(shown) == pytest.approx(share, abs=0.0006)  # three decimals
+
+
 @pytest.mark.filterwarnings("ignore:1 pair\\(s\\) tie on more than 50%")
 def test_crisp_tables_omit_columns_that_carry_nothing(crisp):
     comparison = compare(crisp, rng=0)
