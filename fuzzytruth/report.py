@@ -216,24 +216,65 @@ def describe_comparison(comparison: Any) -> str:
     return ", ".join(parts) + "."
 
 
-def _interval(low: float, high: float, fmt: str) -> str:
-    """An interval as ``[low, high]`` in ``fmt``; an infinite end (a one-sided interval)
-    printed as ``-inf`` or ``+inf``; ``"none"`` when an end is NaN (no interval).
+def _interval(low: float, high: float, digits: int, sign: str = "") -> str:
+    """An interval as ``[low, high]`` to ``digits`` decimals (``sign`` ``"+"`` prints the
+    plus sign), more for an end that is not 0 but would print as one, so that whether the
+    interval holds 0 reads off it; an infinite end (a one-sided interval) printed as ``-inf``
+    or ``+inf``; ``"none"`` when an end is NaN (no interval).
 
     Examples
     --------
-    >>> _interval(-float("inf"), 0.25, "+.3f"), _interval(0.1, float("nan"), ".3f")
+    >>> _interval(-float("inf"), 0.25, 3, "+"), _interval(0.1, float("nan"), 3)
     ('[-inf, +0.250]', 'none')
+    >>> _interval(0.00004, 0.062, 3, "+"), _interval(-0.0004, 0.2, 3)
+    ('[+0.00004, +0.062]', '[-0.0004, 0.200]')
     """
     if np.isnan(low) or np.isnan(high):
         return "none"
-    return f"[{low:{fmt}}, {high:{fmt}}]"
+    ends = []
+    for end in (low, high):
+        decimals = digits
+        while np.isfinite(end) and end != 0 and float(f"{end:.{decimals}f}") == 0:
+            decimals += 1
+        ends.append(f"{end:{sign}.{decimals}f}")
+    return f"[{ends[0]}, {ends[1]}]"
 
 
-def _p(value: float) -> str:
+def _p(value: float, alpha: float) -> str:
+    """A p-value as :func:`comparison_table` prints it: three decimals, ``<0.001`` below
+    0.001 (below ``alpha`` when that is smaller), and more decimals where three would put it
+    on the other side of ``alpha`` than it is, so that the printed value agrees with the star
+    (``p < alpha``) beside it: 0.04975 prints as 0.0497, not as 0.050 with a star.
+
+    Examples
+    --------
+    >>> _p(0.04975, 0.05), _p(0.0503, 0.05), _p(0.0004, 0.05), _p(0.0004, 0.0001)
+    ('0.0497', '0.050', '<0.001', '0.0004')
+    """
     if not np.isfinite(value):
         return "nan"
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
+    floor = min(0.001, alpha)
+    if value < floor:
+        return f"<{np.format_float_positional(floor)}"
+    decimals = 3
+    while (float(f"{value:.{decimals}f}") < alpha) != (value < alpha):
+        decimals += 1
+    return f"{value:.{decimals}f}"
+
+
+def _share(value: float) -> str:
+    """A share (``P(A>B)``) to two decimals, more where two would print a share strictly
+    between 0 and 1 as 0.00 or 1.00, the words for none and all of the worlds.
+
+    Examples
+    --------
+    >>> _share(0.9975), _share(0.0025), _share(0.994), _share(1.0)
+    ('0.998', '0.003', '0.99', '1.00')
+    """
+    decimals = 2
+    while 0 < value < 1 and float(f"{value:.{decimals}f}") in (0, 1):
+        decimals += 1
+    return f"{value:.{decimals}f}"
 
 
 def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.DataFrame:
@@ -243,6 +284,10 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     procedure has none, as the Wilcoxon and sign tests), ``p, p adj, d_z, W/T/L``,
     ``P(A>B)`` (only when the table has ``prob_a_better``: uncertain truth) and a star
     column (``*`` where ``pvalue_adjusted < alpha``). :func:`comparison_notes` explains them.
+    p-values have three decimals, more where three would round them across ``alpha`` (so a
+    printed p-value is below ``alpha`` exactly when it is); an interval's end that is not 0
+    gets more decimals where ``digits`` would print it as 0, and ``P(A>B)`` where two would
+    print a share that is neither 0 nor 1 as one of them.
 
     Examples
     --------
@@ -269,15 +314,15 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
         "A − B": table["difference"].map(lambda v: f"{v:+.{digits}f}"),
     })
     if table[["ci_low", "ci_high"]].notna().any(axis=None):
-        shown[level] = [_interval(lo, hi, f"+.{digits}f")
+        shown[level] = [_interval(lo, hi, digits, "+")
                         for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)]
-    shown["p"] = table["pvalue"].map(_p)
-    shown["p adj"] = table["pvalue_adjusted"].map(_p)
+    shown["p"] = table["pvalue"].map(lambda v: _p(v, comparison.alpha))
+    shown["p adj"] = table["pvalue_adjusted"].map(lambda v: _p(v, comparison.alpha))
     shown["d_z"] = table["effect_size"].map(lambda v: f"{v:.2f}")
     shown["W/T/L"] = [f"{w}/{t}/{lo}" for w, t, lo in
                       zip(table["wins"], table["ties"], table["losses"], strict=True)]
     if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
-        shown["P(A>B)"] = table["prob_a_better"].map(lambda v: f"{v:.2f}")
+        shown["P(A>B)"] = table["prob_a_better"].map(_share)
     shown[""] = np.where(table["pvalue_adjusted"] < comparison.alpha, "*", "")
     return shown.reset_index(drop=True)
 
@@ -460,7 +505,7 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     })
     for name, (low, high) in zip(("over queries", "over truths"), _INTERVAL_PAIRS, strict=True):
         if low in kept.columns:
-            shown[name] = [_interval(lo, hi, f".{digits}f")
+            shown[name] = [_interval(lo, hi, digits)
                            for lo, hi in zip(aggregate[low], aggregate[high], strict=True)]
         if name == "over queries":
             shown["estimand"] = aggregate["estimand"].astype(str)

@@ -866,6 +866,35 @@ def test_system_intervals_whiskers_are_the_tables_intervals(small_evaluation, co
         plot_system_intervals([1, 2])
 
 
+def test_system_intervals_draws_a_mean_that_lies_outside_its_spread_over_truths():
+    """Before, matplotlib refused the figure ("'xerr' must not contain negative values")
+    whenever a system's mean lay outside an interval, as the exact mean 0.01 of a system
+    whose documents are relevant with probability 0.01 does beside the quantiles [0, 0] of
+    its sampled worlds' means."""
+    from fuzzytruth import ProbabilisticQrels, Run, evaluate
+    from fuzzytruth.plots import plot_system_intervals
+
+    queries, docs = ["q1", "q2", "q1", "q2"], ["a", "b", "c", "d"]
+    truth = ProbabilisticQrels(queries, docs, [0.01, 0.01, 0.6, 0.5])
+    runs = {"rare": Run(queries, docs, [2.0, 2.0, 1.0, 1.0]),
+            "other": Run(queries, docs, [1.0, 1.0, 2.0, 2.0])}
+    evaluation = evaluate(runs, truth, "P@1", n_worlds=200, rng=0)
+    table = evaluation.aggregate()
+    rare = table.iloc[0]
+    assert not rare["truth_low"] <= rare["value"] <= rare["truth_high"]
+    ax = plot_system_intervals(evaluation)
+    queries_bar, truths_bar = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    for container, (low, high) in ((queries_bar, ("ci_low", "ci_high")),
+                                   (truths_bar, ("truth_low", "truth_high"))):
+        segments = container.lines[2][0].get_segments()
+        np.testing.assert_allclose([min(s[0][0], s[1][0]) for s in segments], table[low])
+        np.testing.assert_allclose([max(s[0][0], s[1][0]) for s in segments], table[high])
+    [points] = [line for line in ax.lines if line.get_marker() == "o"]
+    np.testing.assert_allclose(points.get_xdata(), table["value"])
+    assert tick_texts(ax.get_yticklabels()) == ["rare", "other"]
+    np.testing.assert_allclose(points.get_ydata(), [1, 0])  # first row on top
+
+
 def test_annotator_scores_outlier_on_the_edge():
     """Issue 22: notebook 05's scatter was squeezed by one outlying rater."""
     from fuzzytruth.plots import plot_annotator_scores, robust_limits

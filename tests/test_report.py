@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as scipy_stats
 
 from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate
 from fuzzytruth.demo import demo_report
@@ -124,6 +125,24 @@ def test_p_a_better_footnote_is_what_compare_computes(uncertain):
     assert row["prob_a_better"] == pytest.approx(expected)
     shown = comparison_table(comparison, "AP")["P(A>B)"].iloc[0]
     assert shown == f"{expected:.2f}"
+
+
+@pytest.mark.parametrize("reversed_worlds", [1, 399])
+def test_p_a_better_is_not_printed_as_none_or_all_of_the_worlds(reversed_worlds):
+    """Before, A ahead in 399 of 400 worlds printed P(A>B) = 1.00 (and 1 of 400, 0.00): the
+    words for every world and for none."""
+    n_worlds, n_queries = 400, 30
+    rng = np.random.default_rng(0)
+    a = 0.5 + 0.2 * rng.random((n_worlds, n_queries))
+    noise = 0.01 * rng.standard_normal(n_queries)
+    worlds = np.stack([a, a - 0.05 + noise - noise.mean()], axis=1)  # A ahead by 0.05...
+    worlds[:reversed_worlds, 1] += 0.1  # ...except in these worlds, where B is ahead
+    comparison = compare(worlds, rng=0)
+    share = 1 - reversed_worlds / n_worlds  # by construction
+    assert comparison.table["prob_a_better"].iloc[0] == pytest.approx(share)
+    shown = comparison_table(comparison, "score")["P(A>B)"].iloc[0]
+    assert 0 < float(shown) < 1
+    assert float(shown) == pytest.approx(share, abs=0.0006)  # three decimals
 
 
 @pytest.mark.filterwarnings("ignore:1 pair\\(s\\) tie on more than 50%")
@@ -251,6 +270,62 @@ def test_an_interval_with_a_missing_end_is_none(crisp):
     aggregate = crisp.aggregate()
     half = aggregate.assign(ci_high=np.r_[np.nan, aggregate["ci_high"].iloc[1:]])
     assert system_table(half)["over queries"].iloc[0] == "none"  # was "[0.1, nan]"
+
+
+def _paired_t_scores(pvalue: float, n: int = 40) -> np.ndarray:
+    """Two systems on ``n`` queries whose paired t test gives the two-sided ``pvalue``: the
+    t statistic is scipy's quantile for it, and the differences are built with that mean over
+    their standard error."""
+    z = np.random.default_rng(0).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    t = scipy_stats.t.isf(pvalue / 2, n - 1)
+    base = np.linspace(0.2, 0.6, n)
+    return np.vstack([base + 0.1 * (z + t / np.sqrt(n)), base])
+
+
+@pytest.mark.parametrize(("level", "pvalue"),
+                         [(0.95, 0.0497), (0.95, 0.0503), (0.99, 0.0098), (0.99, 0.0102)])
+def test_a_printed_p_value_lies_on_the_side_of_alpha_that_its_star_says(level, pvalue):
+    """Before, p = 0.0497 printed as 0.050 beside a star that the notes explain as "adjusted
+    p < 0.05" (0.0098 as 0.010 at the 99% level): three decimals put it on the wrong side."""
+    comparison = compare(_paired_t_scores(pvalue), correction="none", confidence_level=level)
+    row = comparison.table.iloc[0]
+    assert row["pvalue_adjusted"] == pytest.approx(pvalue, rel=1e-6)  # scipy's t, the reference
+    shown = comparison_table(comparison, "score").iloc[0]
+    starred = row["pvalue_adjusted"] < comparison.alpha
+    assert (shown[""] == "*") == starred
+    for column in ("p", "p adj"):
+        assert (float(shown[column]) < comparison.alpha) == starred, shown[column]
+    assert f"{shown['p adj']}$ &" in comparison.to_latex()
+
+
+def _ends(shown: str) -> tuple[float, float]:
+    low, high = shown.strip("[]").split(", ")
+    return float(low), float(high)
+
+
+def test_an_interval_end_near_0_is_printed_on_its_side_of_0(crisp):
+    """Before, a starred row's interval [0.00004, 0.062] printed as [+0.000, +0.062] under a
+    note saying "their intervals exclude 0", and a low end of -0.0004 as -0.000."""
+    n, target = 40, 0.00004
+    z = np.random.default_rng(0).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    half_width = scipy_stats.t.isf(0.025, n - 1) * 0.1 / np.sqrt(n)
+    base = np.linspace(0.2, 0.6, n)
+    scores = np.vstack([base + 0.1 * z + half_width + target, base])
+    comparison = compare(scores, correction="none")
+    reference = scipy_stats.ttest_rel(scores[0], scores[1]).confidence_interval(0.95)
+    assert reference.low == pytest.approx(target, rel=1e-6)
+    row = comparison.table.iloc[0]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(reference))
+    shown = comparison_table(comparison, "score").iloc[0]
+    assert shown[""] == "*"
+    low, high = _ends(shown["95% CI"])
+    assert low > 0 and low == pytest.approx(target, rel=0.5)
+    assert high == pytest.approx(row["ci_high"], abs=5e-4)
+    aggregate = crisp.aggregate().assign(ci_low=-0.0004)
+    low, _ = _ends(system_table(aggregate)["over queries"].iloc[0])
+    assert low < 0 and low == pytest.approx(-0.0004, rel=0.5)
 
 
 @pytest.mark.parametrize(

@@ -288,13 +288,16 @@ def plot_system_intervals(
     over_queries = f"{level_text(level)} over queries ({interval}" + (
         f", estimand {estimand})" if estimand else ")"
     )
-    ax.errorbar(value, y, xerr=np.vstack([value - low, high - value]), fmt="o",
-                color=palette[0], ecolor=palette[0], elinewidth=2, capsize=4,
-                label=over_queries)
+    # each bar drawn from its interval's midpoint, so a mean outside its interval (the exact
+    # mean beside the quantiles of the sampled worlds' means; a BCa interval) is still drawn
+    # where it is
+    ax.errorbar((low + high) / 2, y, xerr=(high - low) / 2, fmt="none", ecolor=palette[0],
+                elinewidth=2, capsize=4, label=over_queries)
+    ax.plot(value, y, linestyle="none", marker="o", color=palette[0])
     if has_truths:
         spread = "spread" if level is None else f"{percent(level)} spread"
-        ax.errorbar(value, y - 0.22, xerr=np.vstack([value - t_low, t_high - value]),
-                    fmt="none", ecolor="0.45", elinewidth=3, capsize=0,
+        ax.errorbar((t_low + t_high) / 2, y - 0.22, xerr=(t_high - t_low) / 2, fmt="none",
+                    ecolor="0.45", elinewidth=3, capsize=0,
                     label=f"{spread} over the truths (queries fixed)")
     ax.set_yticks(y, names)
     ax.set_ylim(-0.7, n - 0.4)
