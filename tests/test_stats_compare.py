@@ -207,6 +207,13 @@ def test_summary_and_latex(scores):
             res.to_latex(label=bad)
     with pytest.raises(ValueError, match="caption must be a str or None; got 3"):
         res.to_latex(caption=3)
+    # a caption's own question mark is kept ("?." before); a system name holding a blank
+    # line (which ends the tabular's paragraph: a LaTeX error) is written on one line
+    asked = res.to_latex(caption="Is dense_v2 better?")
+    assert "\\caption{Is dense\\_v2 better? Paired t test" in asked
+    broken = compare(scores, systems=["bm25", "dense\n\nv2", "c", "d"], n_resamples=300,
+                     rng=0).to_latex()
+    assert "\n\n" not in broken.split("\\begin{tabular}")[1] and "dense  v2" in broken
 
 
 def test_long_frame_errors(scores):

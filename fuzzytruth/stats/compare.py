@@ -274,7 +274,8 @@ class Comparison:
         text = describe_comparison(self)
         text = text[0].upper() + text[1:]
         if caption is not None:
-            text = f"{caption.rstrip('.')}. {text}"
+            caption = caption.rstrip()
+            text = f"{caption}{'' if caption.endswith(('.', '?', '!')) else '.'} {text}"
         out = ["\\begin{table}", "\\centering", f"\\caption{{{_latex_text(text)}}}"]
         if label is not None:
             out.append(f"\\label{{{label}}}")
@@ -328,6 +329,8 @@ _LATEX_SPECIAL = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    "\n": " ",  # a blank line ends the tabular's paragraph: an error in LaTeX
+    "\r": " ",
 }
 
 
