@@ -351,9 +351,11 @@ def comparison_notes(comparison: Any) -> list[str]:
     table = _comparison_table(comparison)
     unit = comparison.unit
     correction = _one(table, "correction")
-    star = f"Starred rows (*): adjusted p < {comparison.alpha:g}"
-    star += "" if correction == "none" else f" ({_CORRECTIONS.get(correction, correction)} " \
-        "within each measure)"
+    if correction == "none":  # nothing adjusted
+        star = f"Starred rows (*): p < {comparison.alpha:g} (no correction)"
+    else:
+        star = (f"Starred rows (*): adjusted p < {comparison.alpha:g} "
+                f"({_CORRECTIONS.get(correction, correction)} within each measure)")
     notes = [
         star + "; their intervals exclude 0."
         if table[["ci_low", "ci_high"]].notna().any(axis=None) else star + ".",

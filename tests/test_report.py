@@ -297,6 +297,9 @@ def test_a_printed_p_value_lies_on_the_side_of_alpha_that_its_star_says(level, p
     for column in ("p", "p adj"):
         assert (float(shown[column]) < comparison.alpha) == starred, shown[column]
     assert f"{shown['p adj']}$ &" in comparison.to_latex()
+    # nothing was adjusted: the note says p, not "adjusted p" (as it did)
+    assert comparison_notes(comparison)[0].startswith(
+        f"Starred rows (*): p < {comparison.alpha:g} (no correction)")
 
 
 def _ends(shown: str) -> tuple[float, float]:
