@@ -843,18 +843,24 @@ def test_system_pr_bands_are_the_aggregate_intervals_they_name(small_evaluation)
         plot_system_pr(small_evaluation, band="worlds")
 
 
-def test_system_intervals_whiskers_are_the_tables_intervals(small_evaluation, comparison):
-    from fuzzytruth.plots import plot_system_intervals
-
-    table = small_evaluation.aggregate()
-    table = table[table["measure"] == "AP"]
-    ax = plot_system_intervals(small_evaluation, measure="AP")
+def _assert_whiskers_are(ax, table):
+    """The two whiskers of plot_system_intervals end at the table's interval over queries
+    and its spread over the truths, row by row."""
     queries, truths = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     for container, (low, high) in ((queries, ("ci_low", "ci_high")),
                                    (truths, ("truth_low", "truth_high"))):
         segments = container.lines[2][0].get_segments()
         np.testing.assert_allclose([min(s[0][0], s[1][0]) for s in segments], table[low])
         np.testing.assert_allclose([max(s[0][0], s[1][0]) for s in segments], table[high])
+
+
+def test_system_intervals_whiskers_are_the_tables_intervals(small_evaluation, comparison):
+    from fuzzytruth.plots import plot_system_intervals
+
+    table = small_evaluation.aggregate()
+    table = table[table["measure"] == "AP"]
+    ax = plot_system_intervals(small_evaluation, measure="AP")
+    _assert_whiskers_are(ax, table)
     assert tick_texts(ax.get_yticklabels()) == ["bm25", "dense"]
     # a Comparison's systems table: the interval over queries of its procedure, no truths
     ax = plot_system_intervals(comparison)
@@ -883,12 +889,7 @@ def test_system_intervals_draws_a_mean_that_lies_outside_its_spread_over_truths(
     rare = table.iloc[0]
     assert not rare["truth_low"] <= rare["value"] <= rare["truth_high"]
     ax = plot_system_intervals(evaluation)
-    queries_bar, truths_bar = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    for container, (low, high) in ((queries_bar, ("ci_low", "ci_high")),
-                                   (truths_bar, ("truth_low", "truth_high"))):
-        segments = container.lines[2][0].get_segments()
-        np.testing.assert_allclose([min(s[0][0], s[1][0]) for s in segments], table[low])
-        np.testing.assert_allclose([max(s[0][0], s[1][0]) for s in segments], table[high])
+    _assert_whiskers_are(ax, table)
     [points] = [line for line in ax.lines if line.get_marker() == "o"]
     np.testing.assert_allclose(points.get_xdata(), table["value"])
     assert tick_texts(ax.get_yticklabels()) == ["rare", "other"]
