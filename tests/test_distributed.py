@@ -9,6 +9,7 @@ the concatenation; the same kernels by design: one implementation of the measure
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 
@@ -263,6 +264,19 @@ def test_a_truth_frame_without_its_columns_is_named(client, data):
         fd.evaluate(runs["bm25"], bad, ["AP"], npartitions=1)
 
 
+
+@pytest.mark.parametrize("npartitions", [0, True, 2.5, "3"])
+def test_npartitions_of_frames_is_checked_like_in_memory(client, data, npartitions):
+    """Frames read npartitions as the count of a forced hash-partitioning: 0 was a modulo by
+    zero ending in "no query left to evaluate", True one partition, 2.5 and "3" Dask's own
+    TypeErrors; now the message of the in-memory path, naming the parameter."""
+    runs, _, pq = data
+    run_frames, truth = _frames(runs, pq, 2)
+    message = f"npartitions must be an integer >= 1; got {npartitions!r}"
+    for given in ((run_frames, truth), (runs, pq)):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            fd.evaluate(*given, ["AP"], n_worlds=10, rng=0, npartitions=npartitions)
+
 # ------------------------------------------------------------------------------ compare
 @pytest.mark.parametrize(("method", "correction", "alternative"), [
     ("t", "holm", "two-sided"), ("bootstrap", "romano-wolf", "two-sided"),
@@ -337,7 +351,6 @@ def test_a_worker_killed_mid_computation_is_replaced_and_the_result_unchanged(cl
 def test_readme_cluster_example_runs_and_prints_true_twice():
     import contextlib
     import io
-    import re
     from pathlib import Path
 
     readme = Path(__file__).resolve().parents[1] / "README.md"

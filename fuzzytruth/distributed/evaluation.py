@@ -92,6 +92,8 @@ def evaluate(
 
     client = get_client() if client is None else client
     retries = check_int("retries", retries)
+    if npartitions is not None:  # both paths: query ranges, or a forced hash-partitioning
+        npartitions = check_int("npartitions", npartitions, minimum=1)
     options["progress"] = False
     seed = recorded_seed(rng)  # the partitions get copies of a Generator: recorded here
     rng = as_generator(rng)
@@ -107,7 +109,6 @@ def evaluate(
     else:
         if npartitions is None:
             npartitions = 2 * max(sum(client.nthreads().values()), 1)
-        npartitions = check_int("npartitions", npartitions, minimum=1)
         tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
     results = _gather_as_completed(client.compute(tasks, retries=retries))
     if options.get("n_worlds", 1000) > 0 and not kind.crisp:
