@@ -265,6 +265,22 @@ def test_a_truth_frame_without_its_columns_is_named(client, data):
 
 
 
+
+def test_a_frame_without_its_columns_is_named_before_any_task(client, data):
+    """A run frame without its score column failed on a worker with Run.from_dataframe's
+    "score_col='score' is not a column of the DataFrame df", a parameter fd.evaluate does not
+    have, about a frame it does not name; now the frame, the columns and what it has."""
+    runs, _, pq = data
+    run_frames, truth = _frames(runs, pq, 2)
+    renamed = {**run_frames, "dense": run_frames["dense"].rename(columns={"score": "s"})}
+    with pytest.raises(ValueError, match=re.escape(
+            "runs['dense'] must have columns ['query_id', 'doc_id', 'score']; missing "
+            "['score'], found ['query_id', 'doc_id', 's']")):
+        fd.evaluate(renamed, truth, ["AP"], n_worlds=10, rng=0)
+    with pytest.raises(ValueError, match=re.escape(
+            "truth must have columns ['query_id', 'doc_id']; missing ['doc_id']")):
+        fd.evaluate(runs, truth.drop(columns="doc_id"), ["AP"], n_worlds=10, rng=0)
+
 @pytest.mark.parametrize("npartitions", [0, True, 2.5, "3"])
 def test_npartitions_of_frames_is_checked_like_in_memory(client, data, npartitions):
     """Frames read npartitions as the count of a forced hash-partitioning: 0 was a modulo by

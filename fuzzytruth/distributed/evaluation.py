@@ -22,6 +22,8 @@ import pandas as pd
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._validation import check_flag, check_int
 from fuzzytruth.distributed.partitions import (
+    RUN_COLUMNS,
+    TRUTH_COLUMNS,
     aligned_frames,
     as_frame,
     is_frame,
@@ -228,13 +230,14 @@ def _frame_tasks(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any
     ``per_query`` False) is sent to every worker once, and only the runs are partitioned."""
     from dask import delayed
 
-    frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]") for name, run in runs.items()}
+    frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]", RUN_COLUMNS)
+              for name, run in runs.items()}
     shared = None
     if not is_frame(truth) and not getattr(truth, "per_query", True):  # a Membership, a model
         as_truth(truth, query_categories=options.get("query_categories"))  # checks early
         [shared] = client.scatter([truth], broadcast=True)
     else:
-        frames["truth"] = as_frame(truth, "truth")
+        frames["truth"] = as_frame(truth, "truth", TRUTH_COLUMNS)
     frames = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
     columns = [frame.to_delayed() for frame in frames.values()]
     names = list(runs)

@@ -30,7 +30,7 @@ import pandas as pd
 
 from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
-from fuzzytruth._validation import check_int
+from fuzzytruth._validation import check_columns, check_int
 from fuzzytruth.runs import Run
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.protocol import Truth, TruthKind
@@ -39,6 +39,8 @@ from fuzzytruth.truth.qrels import Qrels
 __all__ = ["aligned_frames", "blocks_on", "read_parquet", "split_in_memory", "truth_from_frame"]
 
 QUERY = "query_id"
+RUN_COLUMNS = (QUERY, "doc_id", "score")
+TRUTH_COLUMNS = (QUERY, "doc_id")
 _PART = "_fuzzytruth_partition"
 
 
@@ -66,9 +68,11 @@ def is_frame(value: Any) -> bool:
     return type(value).__module__.startswith("dask")
 
 
-def as_frame(value: Any, name: str) -> Any:
-    """A Dask DataFrame with a ``query_id`` column from a frame, a Parquet path, or an
-    in-memory Run, Qrels or ProbabilisticQrels (one partition, partitioned later)."""
+def as_frame(value: Any, name: str, columns: tuple[str, ...] = (QUERY,)) -> Any:
+    """A Dask DataFrame with ``columns`` from a frame, a Parquet path, or an in-memory Run,
+    Qrels or ProbabilisticQrels (one partition, partitioned later); a missing column is an
+    error naming ``name`` here, on the driver, not on a worker in terms of the in-memory
+    constructors' parameters."""
     import dask.dataframe as dd
 
     if isinstance(value, str | os.PathLike):
@@ -82,33 +86,40 @@ def as_frame(value: Any, name: str) -> Any:
             f"{name} must be a Dask DataFrame, a Parquet path, a Run or qrels; got "
             f"{type(value).__name__}"
         )
-    if QUERY not in frame.columns:
-        raise ValueError(
-            f"{name} must have a {QUERY!r} column; got columns {list(frame.columns)}"
-        )
+    check_columns(frame, name, columns, rows=False)
     return frame
+
+
+def truth_values(columns: Any) -> str:
+    """The column of a truth frame's values: ``probability`` (probabilistic qrels) or
+    ``relevance`` (crisp qrels)."""
+    for column in ("probability", "relevance"):
+        if column in columns:
+            return column
+    raise ValueError(
+        "truth frame must have a 'probability' column (probabilistic qrels) or a 'relevance' "
+        f"column (crisp qrels); got columns {list(columns)}"
+    )
 
 
 def truth_from_frame(frame: pd.DataFrame) -> Qrels | ProbabilisticQrels:
     """The truth of one partition: probabilistic qrels when there is a ``probability`` column,
     crisp qrels with a ``relevance`` column."""
-    if "probability" in frame.columns:
+    if truth_values(frame.columns) == "probability":
         grade = "grade" if "grade" in frame.columns else None
         return ProbabilisticQrels.from_dataframe(frame, grade_col=grade)
-    if "relevance" in frame.columns:
-        return Qrels.from_dataframe(frame)
-    raise ValueError(
-        "truth frame must have a 'probability' column (probabilistic qrels) or a 'relevance' "
-        f"column (crisp qrels); got columns {list(frame.columns)}"
-    )
+    return Qrels.from_dataframe(frame)
 
 
 def truth_kind(truth: Any) -> TruthKind:
-    """The kind of a truth object (:mod:`fuzzytruth.truth.protocol`) or of a truth frame."""
+    """The kind of a truth object (:mod:`fuzzytruth.truth.protocol`) or of a truth frame
+    (whose columns are checked)."""
     if isinstance(truth, Truth):
         return truth.truth_kind
-    columns = as_frame(truth, "truth").columns
-    return TruthKind.PROBABILISTIC_QRELS if "probability" in columns else TruthKind.CRISP
+    columns = as_frame(truth, "truth", TRUTH_COLUMNS).columns
+    if truth_values(columns) == "probability":
+        return TruthKind.PROBABILISTIC_QRELS
+    return TruthKind.CRISP
 
 
 # ---------------------------------------------------------------------------------------------
