@@ -173,6 +173,31 @@ def test_frames_of_runs_with_a_broadcast_membership(client):
     _same_evaluation(forced, local, exact=False)
 
 
+
+def test_complete_with_a_broadcast_membership_adds_its_judged_queries_once(client):
+    """complete=True with a Membership and query_categories: every partition added the
+    judged queries no run answers, and the concatenation failed ("queries must be
+    distinct"); now they are evaluated once, and the result is the in-memory one, bit for bit,
+    with in-memory runs and with frames."""
+    col = image_collection()
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[12]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    node = [n for n in col.taxonomy.nodes if n != col.taxonomy.root][3]
+    answered = runs[next(iter(runs))].queries[0]
+    options = dict(n_worlds=30, rng=1, complete=True,
+                   query_categories={"only_judged": node, 7: node, answered: node})
+    local = evaluate(runs, col.membership, ["P@10", "AP"], **options)
+    assert {"only_judged", "7"} < set(local.queries)
+    frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
+              for name, r in runs.items()}
+    for given, npartitions in ((runs, 3), (frames, None)):
+        remote = fd.evaluate(given, col.membership, ["P@10", "AP"], npartitions=npartitions,
+                             **options)
+        _same_evaluation(remote, local, exact=False)
+        assert remote.to_frame().equals(local.to_frame())
+        assert remote.conventions["complete"] is True
+
 @pytest.mark.parametrize("model", ["dawid-skene", "shares", "irn", "prirn"])
 def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, model):
     """A fitted truth model (Dawid–Skene's parameter worlds: dependent items, every measure

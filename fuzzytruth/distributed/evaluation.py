@@ -12,6 +12,7 @@ query, document, world), and every partition draws its seed from a copy of the s
 from __future__ import annotations
 
 import copy
+import itertools
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -97,6 +98,11 @@ def evaluate(
     if npartitions is not None:  # both paths: query ranges, or a forced hash-partitioning
         npartitions = check_int("npartitions", npartitions, minimum=1)
     options["progress"] = False
+    complete = check_flag("complete", options.get("complete", False))
+    # a truth shared by every query (a Membership, a model) would add its judged queries
+    # (query_categories) in every partition: they are evaluated once, after the partitions
+    judged_later = complete and not is_frame(truth) and not getattr(truth, "per_query", True)
+    part_options = {**options, "complete": False} if judged_later else options
     seed = recorded_seed(rng)  # the partitions get copies of a Generator: recorded here
     rng = as_generator(rng)
     if isinstance(runs, Run) or (not isinstance(runs, Mapping)):
@@ -106,13 +112,17 @@ def evaluate(
     kind = truth_kind(truth)
     framed = [is_frame(r) for r in runs.values()] + [is_frame(truth)]
     if any(framed):
-        tasks = _frame_tasks(client, runs, truth, measures, options, rng, repartition,
+        tasks = _frame_tasks(client, runs, truth, measures, part_options, rng, repartition,
                              npartitions)
     else:
         if npartitions is None:
             npartitions = 2 * max(sum(client.nthreads().values()), 1)
-        tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
+        tasks = _memory_tasks(client, runs, truth, measures, part_options, rng, npartitions)
     results = _gather_as_completed(client.compute(tasks, retries=retries))
+    if judged_later:
+        done = [ev.queries for ev, _ in results if ev is not None]
+        results.append(_judged_only(list(runs), truth, measures, options, copy.deepcopy(rng),
+                                    done))
     if options.get("n_worlds", 1000) > 0 and not kind.crisp:
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
     for _, caught in results:
@@ -122,9 +132,10 @@ def evaluate(
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     evaluation = Evaluation.concatenate(parts)
-    if "seed" in evaluation.conventions:
-        evaluation = evaluation.replace(conventions={**evaluation.conventions, "seed": seed})
-    return evaluation
+    conventions = {**evaluation.conventions, "complete": complete}
+    if "seed" in conventions:
+        conventions["seed"] = seed
+    return evaluation.replace(conventions=conventions)
 
 
 def evaluate_per_annotator(
@@ -260,6 +271,25 @@ def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part
     if isinstance(truth_part, pd.DataFrame):
         truth_part = truth_from_frame(truth_part.reset_index(drop=True))
     return _evaluate_part(runs, truth_part, measures, options, rng)
+
+
+def _judged_only(names: list[str], truth: Any, measures: Any, options: dict,
+                 rng: np.random.Generator, done: list[tuple[str, ...]]
+                 ) -> tuple[Evaluation | None, list[str]]:
+    """``complete=True`` with a truth shared by every query: the queries it judges
+    (``query_categories``) that no partition evaluated, as empty lists of every run, once (on
+    the driver: no run has a document of them)."""
+    categories = options.get("query_categories") or {}
+    evaluated = np.concatenate([np.asarray(q, dtype=object) for q in done]
+                               + [np.empty(0, dtype=object)]).astype(str)
+    keys = np.asarray(list(categories), dtype=object).astype(str)
+    rest = ~np.isin(keys, evaluated)
+    if not rest.any():
+        return None, []
+    empty = {name: Run([], [], [], name=name) for name in names}
+    options = {**options, "query_categories": dict(itertools.compress(categories.items(),
+                                                                      rest))}
+    return _evaluate_part(empty, truth, measures, options, rng)
 
 
 def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dict,
