@@ -282,6 +282,30 @@ def test_partitioned_parquet_one_file_per_query_range(client, data, tmp_path):
     _same_evaluation(remote, local, exact=False)
 
 
+@pytest.mark.filterwarnings("ignore:query\\(ies\\) 'q07'")
+def test_a_query_split_across_two_parquet_files_is_seen(client, data, tmp_path):
+    """Run files cut inside query q15 (files 0 and 1), truth files cut between queries: the
+    partitioning check read the query column alone, which Dask reads in fused partitions
+    (files 0+1, 2+3), so the split was not seen and q15 was evaluated on part of its ranking
+    in each file's task, silently. The check now reads the partitions the tasks read."""
+    runs, _, pq = data
+    for name, run in runs.items():
+        frame = run.to_dataframe()
+        (tmp_path / name).mkdir()
+        for i, (a, b) in enumerate([(0, 310), (310, 600), (600, 900), (900, 1200)]):
+            frame.iloc[a:b].to_parquet(tmp_path / name / f"part.{i}.parquet")
+    truth = pq.to_dataframe()
+    (tmp_path / "truth").mkdir()
+    for i, (a, b) in enumerate([("q00", "q15"), ("q16", "q29"), ("q30", "q44"),
+                                ("q45", "q59")]):
+        truth[truth["query_id"].between(a, b)].to_parquet(tmp_path / "truth" / f"p{i}.parquet")
+    given = ({n: tmp_path / n for n in runs}, tmp_path / "truth", MEASURES)
+    with pytest.raises(ValueError, match="query 'q15' of runs\\['bm25'\\] is split across "
+                       "partitions 0 and 1"):
+        fd.evaluate(*given, n_worlds=20, rng=2, repartition=False)
+    local = evaluate(runs, pq, MEASURES, n_worlds=20, rng=2)
+    _same_evaluation(fd.evaluate(*given, n_worlds=20, rng=2), local, exact=False)
+
 def test_a_truth_frame_without_its_columns_is_named(client, data):
     runs, _, pq = data
     bad = dd.from_pandas(pq.to_dataframe().rename(columns={"probability": "p"}), npartitions=1)

@@ -185,8 +185,11 @@ def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: in
     import dask
 
     if npartitions is None:
+        # the partitions the tasks read (frame.to_delayed()): the query column alone would be
+        # read in fewer partitions, Dask fusing the files of a projection, where a query split
+        # across two files is not seen
         uniques = dask.compute(*[
-            [dask.delayed(_unique_queries)(part) for part in frame[QUERY].to_delayed()]
+            [dask.delayed(_unique_queries)(part) for part in frame.to_delayed()]
             for frame in frames.values()
         ])
         problem = _partitioning_problem(dict(zip(frames, uniques, strict=True)))
@@ -202,11 +205,11 @@ def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: in
     return {name: _hash_partition(frame, npartitions) for name, frame in frames.items()}
 
 
-def _unique_queries(series: pd.Series) -> np.ndarray:
+def _unique_queries(part: pd.DataFrame) -> np.ndarray:
     """The partition's distinct query ids as str, in order of first appearance: the column's
     distinct values first (a hash of the column as it is), then their str forms (two values
     may share one), not a Python string per row."""
-    return pd.unique(np.asarray([str(q) for q in pd.unique(series)], dtype=object))
+    return pd.unique(np.asarray([str(q) for q in pd.unique(part[QUERY])], dtype=object))
 
 
 def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
