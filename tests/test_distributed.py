@@ -342,6 +342,25 @@ def test_npartitions_of_frames_is_checked_like_in_memory(client, data, npartitio
         with pytest.raises(ValueError, match=re.escape(message)):
             fd.evaluate(*given, ["AP"], n_worlds=10, rng=0, npartitions=npartitions)
 
+
+@pytest.mark.parametrize("call", ["evaluate", "evaluate_per_annotator", "compare", "agreement"])
+def test_a_client_that_is_not_one_is_named(client, data, call):
+    """client="tcp://..." (an address, not a Client) was an AttributeError ('str' object has
+    no attribute 'nthreads' / 'scatter' / 'scheduler_info') at its first use."""
+    runs, qrels, _ = data
+    calls = {
+        "evaluate": lambda c: fd.evaluate(runs, qrels, ["AP"], client=c),
+        "evaluate_per_annotator": lambda c: fd.evaluate_per_annotator(
+            runs["bm25"], {"a": qrels}, ["AP"], client=c),
+        "compare": lambda c: fd.compare(np.ones((2, 5)), client=c),
+        "agreement": lambda c: fd.agreement(image_collection().annotations, client=c,
+                                            n_resamples=10),
+    }
+    with pytest.raises(ValueError, match=re.escape(
+            "client must be a distributed.Client or None (the active client); got "
+            "'tcp://127.0.0.1:8786'")):
+        calls[call]("tcp://127.0.0.1:8786")
+
 # ------------------------------------------------------------------------------ compare
 @pytest.mark.parametrize(("method", "correction", "alternative"), [
     ("t", "holm", "two-sided"), ("bootstrap", "romano-wolf", "two-sided"),

@@ -27,6 +27,7 @@ from fuzzytruth.distributed.partitions import (
     TRUTH_COLUMNS,
     aligned_frames,
     as_frame,
+    cluster_client,
     is_frame,
     split_in_memory,
     truth_from_frame,
@@ -91,9 +92,7 @@ def evaluate(
         The object :func:`fuzzytruth.evaluation.evaluate` returns for the same input.
     """
     repartition = check_flag("repartition", repartition)
-    from distributed import get_client
-
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
     if npartitions is not None:  # both paths: query ranges, or a forced hash-partitioning
         npartitions = check_int("npartitions", npartitions, minimum=1)
@@ -175,11 +174,9 @@ def evaluate_per_annotator(
     Evaluation
         Truth ``"judgment_groups"``, with the per-group values in ``groups``.
     """
-    from distributed import get_client
-
     from fuzzytruth.evaluation.per_annotator import check_groups, combine_groups, evaluate_group
 
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
     missing = check_groups(run, qrels_by_group, options)
     options = {**options, "progress": False}

@@ -257,14 +257,27 @@ def _hash_partition(frame: Any, npartitions: int) -> Any:
     return tagged.set_index(_PART, divisions=divisions, sort=True)
 
 
+def cluster_client(client: Any) -> Any:
+    """``client``, or the active client (:func:`distributed.get_client`) when it is None;
+    anything else is a ValueError naming the parameter, not an AttributeError on its first
+    use."""
+    from distributed import Client, get_client
+
+    if client is None:
+        return get_client()
+    if not isinstance(client, Client):
+        raise ValueError(
+            f"client must be a distributed.Client or None (the active client); got {client!r}"
+        )
+    return client
+
+
 @contextlib.contextmanager
 def blocks_on(client: Any, retries: int) -> Iterator[None]:
     """Within the block, blocks of replicates (:func:`fuzzytruth._resampling.run_blocks`) run
     as Dask tasks on ``client`` (default: the active client), each rerun up to ``retries``
     times if its worker dies; the shared input is broadcast to every worker once per call."""
-    from distributed import get_client
-
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
 
     def runner(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
