@@ -9,6 +9,7 @@ the concatenation; the same kernels by design: one implementation of the measure
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 
@@ -172,6 +173,31 @@ def test_frames_of_runs_with_a_broadcast_membership(client):
     _same_evaluation(forced, local, exact=False)
 
 
+
+def test_complete_with_a_broadcast_membership_adds_its_judged_queries_once(client):
+    """complete=True with a Membership and query_categories: every partition added the
+    judged queries no run answers, and the concatenation failed ("queries must be
+    distinct"); now they are evaluated once, and the result is the in-memory one, bit for bit,
+    with in-memory runs and with frames."""
+    col = image_collection()
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[12]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    node = [n for n in col.taxonomy.nodes if n != col.taxonomy.root][3]
+    answered = runs[next(iter(runs))].queries[0]
+    options = dict(n_worlds=30, rng=1, complete=True,
+                   query_categories={"only_judged": node, 7: node, answered: node})
+    local = evaluate(runs, col.membership, ["P@10", "AP"], **options)
+    assert {"only_judged", "7"} < set(local.queries)
+    frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
+              for name, r in runs.items()}
+    for given, npartitions in ((runs, 3), (frames, None)):
+        remote = fd.evaluate(given, col.membership, ["P@10", "AP"], npartitions=npartitions,
+                             **options)
+        _same_evaluation(remote, local, exact=False)
+        assert remote.to_frame().equals(local.to_frame())
+        assert remote.conventions["complete"] is True
+
 @pytest.mark.parametrize("model", ["dawid-skene", "shares", "irn", "prirn"])
 def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, model):
     """A fitted truth model (Dawid–Skene's parameter worlds: dependent items, every measure
@@ -256,12 +282,84 @@ def test_partitioned_parquet_one_file_per_query_range(client, data, tmp_path):
     _same_evaluation(remote, local, exact=False)
 
 
+@pytest.mark.filterwarnings("ignore:query\\(ies\\) 'q07'")
+def test_a_query_split_across_two_parquet_files_is_seen(client, data, tmp_path):
+    """Run files cut inside query q15 (files 0 and 1), truth files cut between queries: the
+    partitioning check read the query column alone, which Dask reads in fused partitions
+    (files 0+1, 2+3), so the split was not seen and q15 was evaluated on part of its ranking
+    in each file's task, silently. The check now reads the partitions the tasks read."""
+    runs, _, pq = data
+    for name, run in runs.items():
+        frame = run.to_dataframe()
+        (tmp_path / name).mkdir()
+        for i, (a, b) in enumerate([(0, 310), (310, 600), (600, 900), (900, 1200)]):
+            frame.iloc[a:b].to_parquet(tmp_path / name / f"part.{i}.parquet")
+    truth = pq.to_dataframe()
+    (tmp_path / "truth").mkdir()
+    for i, (a, b) in enumerate([("q00", "q15"), ("q16", "q29"), ("q30", "q44"),
+                                ("q45", "q59")]):
+        truth[truth["query_id"].between(a, b)].to_parquet(tmp_path / "truth" / f"p{i}.parquet")
+    given = ({n: tmp_path / n for n in runs}, tmp_path / "truth", MEASURES)
+    with pytest.raises(ValueError, match="query 'q15' of runs\\['bm25'\\] is split across "
+                       "partitions 0 and 1"):
+        fd.evaluate(*given, n_worlds=20, rng=2, repartition=False)
+    local = evaluate(runs, pq, MEASURES, n_worlds=20, rng=2)
+    _same_evaluation(fd.evaluate(*given, n_worlds=20, rng=2), local, exact=False)
+
 def test_a_truth_frame_without_its_columns_is_named(client, data):
     runs, _, pq = data
     bad = dd.from_pandas(pq.to_dataframe().rename(columns={"probability": "p"}), npartitions=1)
     with pytest.raises(ValueError, match="'probability' column"):
         fd.evaluate(runs["bm25"], bad, ["AP"], npartitions=1)
 
+
+
+
+def test_a_frame_without_its_columns_is_named_before_any_task(client, data):
+    """A run frame without its score column failed on a worker with Run.from_dataframe's
+    "score_col='score' is not a column of the DataFrame df", a parameter fd.evaluate does not
+    have, about a frame it does not name; now the frame, the columns and what it has."""
+    runs, _, pq = data
+    run_frames, truth = _frames(runs, pq, 2)
+    renamed = {**run_frames, "dense": run_frames["dense"].rename(columns={"score": "s"})}
+    with pytest.raises(ValueError, match=re.escape(
+            "runs['dense'] must have columns ['query_id', 'doc_id', 'score']; missing "
+            "['score'], found ['query_id', 'doc_id', 's']")):
+        fd.evaluate(renamed, truth, ["AP"], n_worlds=10, rng=0)
+    with pytest.raises(ValueError, match=re.escape(
+            "truth must have columns ['query_id', 'doc_id']; missing ['doc_id']")):
+        fd.evaluate(runs, truth.drop(columns="doc_id"), ["AP"], n_worlds=10, rng=0)
+
+@pytest.mark.parametrize("npartitions", [0, True, 2.5, "3"])
+def test_npartitions_of_frames_is_checked_like_in_memory(client, data, npartitions):
+    """Frames read npartitions as the count of a forced hash-partitioning: 0 was a modulo by
+    zero ending in "no query left to evaluate", True one partition, 2.5 and "3" Dask's own
+    TypeErrors; now the message of the in-memory path, naming the parameter."""
+    runs, _, pq = data
+    run_frames, truth = _frames(runs, pq, 2)
+    message = f"npartitions must be an integer >= 1; got {npartitions!r}"
+    for given in ((run_frames, truth), (runs, pq)):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            fd.evaluate(*given, ["AP"], n_worlds=10, rng=0, npartitions=npartitions)
+
+
+@pytest.mark.parametrize("call", ["evaluate", "evaluate_per_annotator", "compare", "agreement"])
+def test_a_client_that_is_not_one_is_named(client, data, call):
+    """client="tcp://..." (an address, not a Client) was an AttributeError ('str' object has
+    no attribute 'nthreads' / 'scatter' / 'scheduler_info') at its first use."""
+    runs, qrels, _ = data
+    calls = {
+        "evaluate": lambda c: fd.evaluate(runs, qrels, ["AP"], client=c),
+        "evaluate_per_annotator": lambda c: fd.evaluate_per_annotator(
+            runs["bm25"], {"a": qrels}, ["AP"], client=c),
+        "compare": lambda c: fd.compare(np.ones((2, 5)), client=c),
+        "agreement": lambda c: fd.agreement(image_collection().annotations, client=c,
+                                            n_resamples=10),
+    }
+    with pytest.raises(ValueError, match=re.escape(
+            "client must be a distributed.Client or None (the active client); got "
+            "'tcp://127.0.0.1:8786'")):
+        calls[call]("tcp://127.0.0.1:8786")
 
 # ------------------------------------------------------------------------------ compare
 @pytest.mark.parametrize(("method", "correction", "alternative"), [
@@ -337,7 +435,6 @@ def test_a_worker_killed_mid_computation_is_replaced_and_the_result_unchanged(cl
 def test_readme_cluster_example_runs_and_prints_true_twice():
     import contextlib
     import io
-    import re
     from pathlib import Path
 
     readme = Path(__file__).resolve().parents[1] / "README.md"

@@ -23,7 +23,7 @@ import numpy as np
 
 from fuzzytruth._resampling import BLOCKING
 from fuzzytruth._validation import check_int
-from fuzzytruth.distributed.partitions import blocks_on
+from fuzzytruth.distributed.partitions import blocks_on, cluster_client
 from fuzzytruth.stats.compare import Comparison
 from fuzzytruth.stats.compare import compare as compare_in_memory
 
@@ -79,9 +79,7 @@ def compare(
     >>> remote.table.equals(compare_here(x, method="bca", n_resamples=999, rng=1).table)
     True
     """
-    from distributed import get_client
-
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
     if block_size is not None:
         block_size = check_int("block_size", block_size, minimum=1)

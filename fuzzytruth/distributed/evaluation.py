@@ -12,6 +12,7 @@ query, document, world), and every partition draws its seed from a copy of the s
 from __future__ import annotations
 
 import copy
+import itertools
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -22,8 +23,11 @@ import pandas as pd
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._validation import check_flag, check_int
 from fuzzytruth.distributed.partitions import (
+    RUN_COLUMNS,
+    TRUTH_COLUMNS,
     aligned_frames,
     as_frame,
+    cluster_client,
     is_frame,
     split_in_memory,
     truth_from_frame,
@@ -88,11 +92,16 @@ def evaluate(
         The object :func:`fuzzytruth.evaluation.evaluate` returns for the same input.
     """
     repartition = check_flag("repartition", repartition)
-    from distributed import get_client
-
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
+    if npartitions is not None:  # both paths: query ranges, or a forced hash-partitioning
+        npartitions = check_int("npartitions", npartitions, minimum=1)
     options["progress"] = False
+    complete = check_flag("complete", options.get("complete", False))
+    # a truth shared by every query (a Membership, a model) would add its judged queries
+    # (query_categories) in every partition: they are evaluated once, after the partitions
+    judged_later = complete and not is_frame(truth) and not getattr(truth, "per_query", True)
+    part_options = {**options, "complete": False} if judged_later else options
     seed = recorded_seed(rng)  # the partitions get copies of a Generator: recorded here
     rng = as_generator(rng)
     if isinstance(runs, Run) or (not isinstance(runs, Mapping)):
@@ -102,14 +111,17 @@ def evaluate(
     kind = truth_kind(truth)
     framed = [is_frame(r) for r in runs.values()] + [is_frame(truth)]
     if any(framed):
-        tasks = _frame_tasks(client, runs, truth, measures, options, rng, repartition,
+        tasks = _frame_tasks(client, runs, truth, measures, part_options, rng, repartition,
                              npartitions)
     else:
         if npartitions is None:
             npartitions = 2 * max(sum(client.nthreads().values()), 1)
-        npartitions = check_int("npartitions", npartitions, minimum=1)
-        tasks = _memory_tasks(client, runs, truth, measures, options, rng, npartitions)
+        tasks = _memory_tasks(client, runs, truth, measures, part_options, rng, npartitions)
     results = _gather_as_completed(client.compute(tasks, retries=retries))
+    if judged_later:
+        done = [ev.queries for ev, _ in results if ev is not None]
+        results.append(_judged_only(list(runs), truth, measures, options, copy.deepcopy(rng),
+                                    done))
     if options.get("n_worlds", 1000) > 0 and not kind.crisp:
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
     for _, caught in results:
@@ -119,9 +131,10 @@ def evaluate(
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     evaluation = Evaluation.concatenate(parts)
-    if "seed" in evaluation.conventions:
-        evaluation = evaluation.replace(conventions={**evaluation.conventions, "seed": seed})
-    return evaluation
+    conventions = {**evaluation.conventions, "complete": complete}
+    if "seed" in conventions:
+        conventions["seed"] = seed
+    return evaluation.replace(conventions=conventions)
 
 
 def evaluate_per_annotator(
@@ -161,11 +174,9 @@ def evaluate_per_annotator(
     Evaluation
         Truth ``"judgment_groups"``, with the per-group values in ``groups``.
     """
-    from distributed import get_client
-
     from fuzzytruth.evaluation.per_annotator import check_groups, combine_groups, evaluate_group
 
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
     missing = check_groups(run, qrels_by_group, options)
     options = {**options, "progress": False}
@@ -227,13 +238,14 @@ def _frame_tasks(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any
     ``per_query`` False) is sent to every worker once, and only the runs are partitioned."""
     from dask import delayed
 
-    frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]") for name, run in runs.items()}
+    frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]", RUN_COLUMNS)
+              for name, run in runs.items()}
     shared = None
     if not is_frame(truth) and not getattr(truth, "per_query", True):  # a Membership, a model
         as_truth(truth, query_categories=options.get("query_categories"))  # checks early
         [shared] = client.scatter([truth], broadcast=True)
     else:
-        frames["truth"] = as_frame(truth, "truth")
+        frames["truth"] = as_frame(truth, "truth", TRUTH_COLUMNS)
     frames = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
     columns = [frame.to_delayed() for frame in frames.values()]
     names = list(runs)
@@ -256,6 +268,25 @@ def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part
     if isinstance(truth_part, pd.DataFrame):
         truth_part = truth_from_frame(truth_part.reset_index(drop=True))
     return _evaluate_part(runs, truth_part, measures, options, rng)
+
+
+def _judged_only(names: list[str], truth: Any, measures: Any, options: dict,
+                 rng: np.random.Generator, done: list[tuple[str, ...]]
+                 ) -> tuple[Evaluation | None, list[str]]:
+    """``complete=True`` with a truth shared by every query: the queries it judges
+    (``query_categories``) that no partition evaluated, as empty lists of every run, once (on
+    the driver: no run has a document of them)."""
+    categories = options.get("query_categories") or {}
+    evaluated = np.concatenate([np.asarray(q, dtype=object) for q in done]
+                               + [np.empty(0, dtype=object)]).astype(str)
+    keys = np.asarray(list(categories), dtype=object).astype(str)
+    rest = ~np.isin(keys, evaluated)
+    if not rest.any():
+        return None, []
+    empty = {name: Run([], [], [], name=name) for name in names}
+    options = {**options, "query_categories": dict(itertools.compress(categories.items(),
+                                                                      rest))}
+    return _evaluate_part(empty, truth, measures, options, rng)
 
 
 def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dict,

@@ -30,7 +30,7 @@ import pandas as pd
 
 from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
-from fuzzytruth._validation import check_int
+from fuzzytruth._validation import check_columns, check_int
 from fuzzytruth.runs import Run
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.protocol import Truth, TruthKind
@@ -39,6 +39,8 @@ from fuzzytruth.truth.qrels import Qrels
 __all__ = ["aligned_frames", "blocks_on", "read_parquet", "split_in_memory", "truth_from_frame"]
 
 QUERY = "query_id"
+RUN_COLUMNS = (QUERY, "doc_id", "score")
+TRUTH_COLUMNS = (QUERY, "doc_id")
 _PART = "_fuzzytruth_partition"
 
 
@@ -66,9 +68,11 @@ def is_frame(value: Any) -> bool:
     return type(value).__module__.startswith("dask")
 
 
-def as_frame(value: Any, name: str) -> Any:
-    """A Dask DataFrame with a ``query_id`` column from a frame, a Parquet path, or an
-    in-memory Run, Qrels or ProbabilisticQrels (one partition, partitioned later)."""
+def as_frame(value: Any, name: str, columns: tuple[str, ...] = (QUERY,)) -> Any:
+    """A Dask DataFrame with ``columns`` from a frame, a Parquet path, or an in-memory Run,
+    Qrels or ProbabilisticQrels (one partition, partitioned later); a missing column is an
+    error naming ``name`` here, on the driver, not on a worker in terms of the in-memory
+    constructors' parameters."""
     import dask.dataframe as dd
 
     if isinstance(value, str | os.PathLike):
@@ -82,33 +86,40 @@ def as_frame(value: Any, name: str) -> Any:
             f"{name} must be a Dask DataFrame, a Parquet path, a Run or qrels; got "
             f"{type(value).__name__}"
         )
-    if QUERY not in frame.columns:
-        raise ValueError(
-            f"{name} must have a {QUERY!r} column; got columns {list(frame.columns)}"
-        )
+    check_columns(frame, name, columns, rows=False)
     return frame
+
+
+def truth_values(columns: Any) -> str:
+    """The column of a truth frame's values: ``probability`` (probabilistic qrels) or
+    ``relevance`` (crisp qrels)."""
+    for column in ("probability", "relevance"):
+        if column in columns:
+            return column
+    raise ValueError(
+        "truth frame must have a 'probability' column (probabilistic qrels) or a 'relevance' "
+        f"column (crisp qrels); got columns {list(columns)}"
+    )
 
 
 def truth_from_frame(frame: pd.DataFrame) -> Qrels | ProbabilisticQrels:
     """The truth of one partition: probabilistic qrels when there is a ``probability`` column,
     crisp qrels with a ``relevance`` column."""
-    if "probability" in frame.columns:
+    if truth_values(frame.columns) == "probability":
         grade = "grade" if "grade" in frame.columns else None
         return ProbabilisticQrels.from_dataframe(frame, grade_col=grade)
-    if "relevance" in frame.columns:
-        return Qrels.from_dataframe(frame)
-    raise ValueError(
-        "truth frame must have a 'probability' column (probabilistic qrels) or a 'relevance' "
-        f"column (crisp qrels); got columns {list(frame.columns)}"
-    )
+    return Qrels.from_dataframe(frame)
 
 
 def truth_kind(truth: Any) -> TruthKind:
-    """The kind of a truth object (:mod:`fuzzytruth.truth.protocol`) or of a truth frame."""
+    """The kind of a truth object (:mod:`fuzzytruth.truth.protocol`) or of a truth frame
+    (whose columns are checked)."""
     if isinstance(truth, Truth):
         return truth.truth_kind
-    columns = as_frame(truth, "truth").columns
-    return TruthKind.PROBABILISTIC_QRELS if "probability" in columns else TruthKind.CRISP
+    columns = as_frame(truth, "truth", TRUTH_COLUMNS).columns
+    if truth_values(columns) == "probability":
+        return TruthKind.PROBABILISTIC_QRELS
+    return TruthKind.CRISP
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,8 +185,11 @@ def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: in
     import dask
 
     if npartitions is None:
+        # the partitions the tasks read (frame.to_delayed()): the query column alone would be
+        # read in fewer partitions, Dask fusing the files of a projection, where a query split
+        # across two files is not seen
         uniques = dask.compute(*[
-            [dask.delayed(_unique_queries)(part) for part in frame[QUERY].to_delayed()]
+            [dask.delayed(_unique_queries)(part) for part in frame.to_delayed()]
             for frame in frames.values()
         ])
         problem = _partitioning_problem(dict(zip(frames, uniques, strict=True)))
@@ -191,11 +205,11 @@ def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: in
     return {name: _hash_partition(frame, npartitions) for name, frame in frames.items()}
 
 
-def _unique_queries(series: pd.Series) -> np.ndarray:
+def _unique_queries(part: pd.DataFrame) -> np.ndarray:
     """The partition's distinct query ids as str, in order of first appearance: the column's
     distinct values first (a hash of the column as it is), then their str forms (two values
     may share one), not a Python string per row."""
-    return pd.unique(np.asarray([str(q) for q in pd.unique(series)], dtype=object))
+    return pd.unique(np.asarray([str(q) for q in pd.unique(part[QUERY])], dtype=object))
 
 
 def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
@@ -243,14 +257,27 @@ def _hash_partition(frame: Any, npartitions: int) -> Any:
     return tagged.set_index(_PART, divisions=divisions, sort=True)
 
 
+def cluster_client(client: Any) -> Any:
+    """``client``, or the active client (:func:`distributed.get_client`) when it is None;
+    anything else is a ValueError naming the parameter, not an AttributeError on its first
+    use."""
+    from distributed import Client, get_client
+
+    if client is None:
+        return get_client()
+    if not isinstance(client, Client):
+        raise ValueError(
+            f"client must be a distributed.Client or None (the active client); got {client!r}"
+        )
+    return client
+
+
 @contextlib.contextmanager
 def blocks_on(client: Any, retries: int) -> Iterator[None]:
     """Within the block, blocks of replicates (:func:`fuzzytruth._resampling.run_blocks`) run
     as Dask tasks on ``client`` (default: the active client), each rerun up to ``retries``
     times if its worker dies; the shared input is broadcast to every worker once per call."""
-    from distributed import get_client
-
-    client = get_client() if client is None else client
+    client = cluster_client(client)
     retries = check_int("retries", retries)
 
     def runner(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
