@@ -180,6 +180,18 @@ def test_from_probabilities_closed_and_open():
         Membership.from_probabilities(table * 2, taxonomy=TAX, close=False)
 
 
+@pytest.mark.parametrize("close", [True, False])
+@pytest.mark.parametrize("names", [["crowd", "crowd", "city"], [1, 1.0, 2]])
+def test_from_probabilities_refuses_two_columns_on_one_category(close, names):
+    # both columns were written into one node, the last kept: {crowd: 0, crowd: 1} read as
+    # p(crowd) = 1 without a word (1 and 1.0 name one node of a taxonomy of ints)
+    tax = Taxonomy.flat([names[0], names[2]], root="all")
+    table = pd.DataFrame([[0.0, 1.0, 0.0]], columns=names, index=["x"])
+    with pytest.raises(ValueError, match=rf"one column per category; got several columns for "
+                                         rf"category {names[0]!r}"):
+        Membership.from_probabilities(table, taxonomy=tax, close=close)
+
+
 def test_unknown_items_are_named():
     mem = santini_figure1().membership
     with pytest.raises(ValueError, match=r"unknown item id\(s\) 'fig2'"):

@@ -135,8 +135,8 @@ class Membership:
         Parameters
         ----------
         table : pandas.DataFrame
-            Index: item ids; columns: categories; values in [0, 1] (for example posteriors of a
-            crowd-labelling model over the leaves).
+            Index: item ids; columns: categories, one column each; values in [0, 1] (for
+            example posteriors of a crowd-labelling model over the leaves).
         taxonomy : Taxonomy, optional
             Categories must be its nodes. Without it, a flat taxonomy ``"all" -> columns`` is
             built (the columns must not include ``"all"``).
@@ -159,6 +159,14 @@ class Membership:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
             taxonomy = Taxonomy.from_edges([("all", c) for c in table.columns])
         cols = taxonomy.indices(table.columns)
+        # two columns on one node (a repeated name, or 1 and 1.0) would be written over one
+        # another, the last one kept
+        again = pd.Index(cols).duplicated()
+        if again.any():
+            raise ValueError(
+                "table must have one column per category; got several columns for category "
+                f"{taxonomy.nodes[cols[again.argmax()]]!r}"
+            )
         check_real(table, "table")
         try:
             values = table.to_numpy(dtype=float)
