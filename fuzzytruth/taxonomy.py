@@ -62,9 +62,7 @@ class Taxonomy:
         parents = {node: tuple(ps) for node, ps in parents.items()}
         if not parents:
             raise ValueError("taxonomy is empty: give at least one node")
-        # pd.isna, as for every id (Run, Qrels, Annotations): None, NaN (which does not equal
-        # itself), pd.NA; a tuple is a name, not an array to test
-        missing = [n for n in parents if pd.api.types.is_scalar(n) and pd.isna(n)]
+        missing = [n for n in parents if _is_missing(n)]
         if missing:
             raise ValueError(f"node names must not be missing values; got {missing[0]!r}")
         for node, ps in parents.items():
@@ -81,6 +79,11 @@ class Taxonomy:
                 raise ValueError(f"cycle in taxonomy: {node!r} -> {node!r}")
         roots = [n for n, ps in parents.items() if not ps]
         if implicit_root is not None:
+            if not isinstance(implicit_root, Hashable) or _is_missing(implicit_root):
+                raise ValueError(
+                    "implicit_root must be the name of the root to add (hashable, not a missing "
+                    f"value) or None; got {implicit_root!r}"
+                )
             if implicit_root in parents:
                 raise ValueError(
                     f"implicit_root {implicit_root!r} is already a node of the taxonomy"
@@ -522,6 +525,12 @@ class Taxonomy:
         for node in self._nodes[1:]:
             depth[self._index[node]] = 1 + min(depth[self._index[p]] for p in self._parents[node])
         return depth
+
+
+def _is_missing(name: object) -> bool:
+    """Whether ``name`` is a missing value, as for every id (Run, Qrels, Annotations): None,
+    NaN (which does not equal itself), pd.NA; a tuple is a name, not an array to test."""
+    return bool(pd.api.types.is_scalar(name) and pd.isna(name))
 
 
 def _topological_order(parents: Mapping[Hashable, Sequence[Hashable]]) -> list[Hashable]:

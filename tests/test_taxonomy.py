@@ -132,6 +132,28 @@ def test_several_roots_and_implicit_root():
         Taxonomy.from_edges([("people", "crowd")], implicit_root="people")
 
 
+@pytest.mark.parametrize("root", [float("nan"), np.nan, pd.NA, pd.NaT, ["all"]])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda root: Taxonomy.from_edges([("people", "crowd"), ("scenery", "city")],
+                                         implicit_root=root),
+        lambda root: Taxonomy.from_parents({"crowd": "people", "city": "scenery"},
+                                           implicit_root=root),
+        lambda root: Taxonomy.from_frame(
+            pd.DataFrame({"child": ["crowd", "city"], "parent": ["people", "scenery"]}),
+            implicit_root=root,
+        ),
+    ],
+)
+def test_implicit_root_must_be_a_name(build, root):
+    # a missing value was added as the root (node names are checked before it is added): a
+    # taxonomy rooted at nan; a list was dict's TypeError "unhashable type"
+    with pytest.raises(ValueError, match=r"implicit_root must be the name of the root to add "
+                                         r"\(hashable, not a missing value\) or None; got "):
+        build(root)
+
+
 @pytest.mark.parametrize(
     "build",
     [
