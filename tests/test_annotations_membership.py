@@ -119,6 +119,20 @@ def test_annotator_weight_equals_repeating_the_annotator():
     )
 
 
+@pytest.mark.parametrize("scale", [1e308, 2.0**1000, 1e-300])
+def test_annotator_weights_are_shares_at_any_scale(scale):
+    # shares do not depend on the unit of the weights (Santini eq. 6: a weighted share);
+    # weights of 1e308 summed to inf, inf / inf = nan was clipped, and p(people) came out 0
+    df = frame([("a", "s1", "crowd"), ("a", "s2", "city"), ("a", "s3", "crowd"),
+                ("b", "s1", "single"), ("b", "s2", "single")])
+    equal = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    scaled = Membership.from_annotations(Annotations.from_frame(
+        df, taxonomy=TAX, annotator_weights={"s1": scale, "s2": scale, "s3": scale}))
+    np.testing.assert_array_equal(scaled.matrix, equal.matrix)
+    np.testing.assert_array_equal(scaled.direct, equal.direct)
+    assert scaled.probability("a", "people") == 2 / 3
+
+
 def test_dag_annotator_counts_once_per_ancestor():
     tax = Taxonomy.from_edges([("r", "a"), ("r", "b"), ("a", "ab"), ("b", "ab")])
     df = frame([("x", "s1", "ab"), ("x", "s2", "a")])

@@ -89,6 +89,12 @@ class Membership:
         tax = annotations.taxonomy
         item, _, label, weight = annotations.codes()
         n_items, n_nodes = annotations.n_items, len(tax)
+        # each item's weights scaled by a power of two that brings their largest below 1: the
+        # shares are unchanged to the last bit, and finite weights summing past the largest
+        # float (1e308 each) no longer overflow to inf / inf = nan, then 0
+        largest = np.zeros(n_items)
+        np.maximum.at(largest, item, weight)
+        weight = np.ldexp(weight, -np.frexp(largest)[1][item])
         votes = np.zeros((n_items, n_nodes))
         np.add.at(votes, (item, label), weight)
         totals = votes.sum(axis=1)
