@@ -268,6 +268,12 @@ def _checked_weights(
             "annotator_weights must be a mapping {annotator_id: weight} or a pandas Series; "
             f"got {type(weights).__name__}"
         )
+    if isinstance(weights, pd.Series) and weights.index.has_duplicates:
+        again = weights.index[weights.index.duplicated()]
+        raise ValueError(
+            "annotator_weights must give each annotator one weight; got several for "
+            f"{_show(again.unique().tolist())}"
+        )
     for a, w in weights.items():
         if isinstance(w, bool) or not isinstance(w, Real) or not np.isfinite(w) or w < 0:
             raise ValueError(

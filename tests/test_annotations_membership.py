@@ -88,6 +88,17 @@ def test_bad_annotator_weights():
         Membership.from_annotations(zero)
 
 
+def test_annotator_weights_series_with_a_repeated_id():
+    # dict(series.items()) kept the last of the two weights of s1 without a word
+    df = frame([("a", "s1", "people"), ("a", "s2", "city")])
+    weights = pd.Series([1.0, 0.0, 1.0], index=["s1", "s1", "s2"])
+    with pytest.raises(ValueError, match=r"annotator_weights must give each annotator one "
+                                         r"weight; got several for 's1'"):
+        Annotations.from_frame(df, taxonomy=TAX, annotator_weights=weights)
+    with pytest.raises(ValueError, match="one weight; got several for 's1'"):
+        Annotations.from_frame(df, taxonomy=TAX).with_annotator_weights(weights)
+
+
 # ---------------------------------------------------------------------- membership
 def test_unequal_numbers_of_annotators():
     df = frame(
