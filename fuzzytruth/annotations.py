@@ -259,9 +259,9 @@ class Annotations:
 def _checked_weights(
     weights: Mapping[Hashable, float] | pd.Series, annotators: pd.Index
 ) -> dict[Hashable, float]:
-    """``weights`` as a dict, after checking: finite non-negative numbers, keyed by ids of
-    which at least one is an annotator's (weights computed on a larger collection may name
-    annotators absent here; none known means ids of another type or another collection,
+    """``weights`` as a dict of floats, after checking: finite non-negative numbers, keyed by
+    ids of which at least one is an annotator's (weights computed on a larger collection may
+    name annotators absent here; none known means ids of another type or another collection,
     which would change nothing silently)."""
     if not isinstance(weights, Mapping | pd.Series):
         raise ValueError(
@@ -274,14 +274,20 @@ def _checked_weights(
             "annotator_weights must give each annotator one weight; got several for "
             f"{_show(again.unique().tolist())}"
         )
+    checked: dict[Hashable, float] = {}
     for a, w in weights.items():
-        if isinstance(w, bool) or not isinstance(w, Real) or not np.isfinite(w) or w < 0:
+        try:  # a Real as a float: a Fraction too; an int past the largest float is inf
+            number = float(w) if isinstance(w, Real) and not isinstance(w, bool) else np.nan
+        except OverflowError:
+            number = np.inf
+        if not np.isfinite(number) or number < 0:
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
+        checked[a] = number
     if len(weights) and not annotators.isin(list(weights.keys())).any():
         raise ValueError(
             f"annotator_weights names no annotator of these annotations: got "
             f"{_show(weights.keys())}; the annotators are {_show(annotators)}"
         )
-    return dict(weights.items())
+    return checked

@@ -99,6 +99,20 @@ def test_annotator_weights_series_with_a_repeated_id():
         Annotations.from_frame(df, taxonomy=TAX).with_annotator_weights(weights)
 
 
+def test_annotator_weights_any_real_number():
+    # a Fraction is a Real number, and so is an int past the largest float: np.isfinite
+    # refused both with a TypeError about ufuncs, which named no parameter
+    from fractions import Fraction
+
+    df = frame([("a", "s1", "people"), ("a", "s2", "city")])
+    ann = Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": Fraction(1, 3)})
+    assert ann.annotator_weights == {"s1": 1 / 3}
+    assert Membership.from_annotations(ann).probability("a", "people") == pytest.approx(0.25)
+    with pytest.raises(ValueError, match=r"annotator_weights must be finite and >= 0; got "
+                                         r"1000000000\d* for annotator 's1'"):
+        Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": 10**400})
+
+
 # ---------------------------------------------------------------------- membership
 def test_unequal_numbers_of_annotators():
     df = frame(
