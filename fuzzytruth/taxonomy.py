@@ -233,8 +233,9 @@ class Taxonomy:
         rows and different parents makes a DAG. A parent that never appears as a child is an
         error that says how to declare it: with its own row and an empty parent if it is the
         root (the CSV line ``all,``), or with ``implicit_root``, which adds a root above every
-        parentless node. A child declared twice as a root is a ``duplicate node``. When the
-        frame comes from a file (:func:`~fuzzytruth.io.read_taxonomy`), errors name file lines.
+        parentless node. A child declared twice as a root is a ``duplicate node``; one
+        declared both without a parent and with one is an error too. When the frame comes from
+        a file (:func:`~fuzzytruth.io.read_taxonomy`), errors name file lines.
 
         Examples
         --------
@@ -259,9 +260,17 @@ class Taxonomy:
         def where(row: int) -> str:
             return f"row {row}" if lines is None else f"line {int(lines[row])}"
 
+        def root_with_parent(c: Hashable, root_row: int, p: Hashable, edge_row: int) -> str:
+            return (
+                f"{where(max(root_row, edge_row))}: node {c!r} is declared without a parent "
+                f"({where(root_row)}) and with parent {p!r} ({where(edge_row)}); only the root "
+                "has a row with an empty parent"
+            )
+
         parents: dict[Hashable, list[Hashable]] = {}
         first_use: dict[Hashable, tuple[int, Hashable]] = {}
-        roots_declared: set[Hashable] = set()
+        first_edge: dict[Hashable, int] = {}  # row of each child's first parent
+        roots_declared: dict[Hashable, int] = {}  # row of each parentless declaration
         for row, (c, p) in enumerate(zip(frame[child], frame[parent], strict=True)):
             if pd.isna(c) or c == "":
                 raise ValueError(f"{where(row)}: missing value in column {child!r}")
@@ -271,11 +280,16 @@ class Taxonomy:
                     raise ValueError(
                         f"{where(row)}: duplicate node {c!r}: declared without a parent twice"
                     )
-                roots_declared.add(c)
+                if entry:
+                    raise ValueError(root_with_parent(c, row, entry[0], first_edge[c]))
+                roots_declared[c] = row
                 continue
             if p in entry:
                 raise ValueError(f"{where(row)}: duplicate edge ({p!r}, {c!r})")
+            if c in roots_declared:
+                raise ValueError(root_with_parent(c, roots_declared[c], p, row))
             entry.append(p)
+            first_edge.setdefault(c, row)
             first_use.setdefault(p, (row, c))
         undeclared = [p for p in first_use if p not in parents]
         if undeclared and implicit_root is None:

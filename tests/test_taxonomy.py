@@ -118,6 +118,34 @@ def test_duplicate_root_row_in_frame():
         Taxonomy.from_frame(df)
 
 
+@pytest.mark.parametrize(
+    ("children", "parents", "message"),
+    [
+        (["all", "x", "x"], [None, "all", None],
+         r"row 2: node 'x' is declared without a parent \(row 2\) and with parent 'all' "
+         r"\(row 1\); only the root has a row with an empty parent"),
+        (["all", "x", "x"], [None, None, "all"],
+         r"row 2: node 'x' is declared without a parent \(row 1\) and with parent 'all' "
+         r"\(row 2\)"),
+    ],
+)
+def test_root_row_of_a_node_with_a_parent(children, parents, message):
+    # the row "x," was dropped without a word: x became a child of all, not a second root
+    frame = pd.DataFrame({"child": children, "parent": parents})
+    with pytest.raises(ValueError, match=message):
+        Taxonomy.from_frame(frame)
+
+
+def test_root_row_of_a_node_with_a_parent_names_file_lines(tmp_path):
+    from fuzzytruth import read_taxonomy
+
+    path = tmp_path / "tax.csv"
+    path.write_text("child,parent\nall,\nx,all\ny,all\nx,\n")
+    with pytest.raises(ValueError, match=r"tax.csv, line 5: node 'x' is declared without a "
+                                         r"parent \(line 5\) and with parent 'all' \(line 3\)"):
+        read_taxonomy(path)
+
+
 def test_duplicate_edge():
     with pytest.raises(ValueError, match=r"duplicate edge \('all', 'a'\)"):
         Taxonomy.from_edges([("all", "a"), ("all", "a")])
