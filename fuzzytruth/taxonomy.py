@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag
+from fuzzytruth._validation import check_flag, check_int
 
 __all__ = ["Taxonomy"]
 
@@ -486,8 +486,7 @@ class Taxonomy:
 
         In a DAG the first ancestor found breadth-first at that depth is returned.
         """
-        if depth < 0:
-            raise ValueError(f"depth must be >= 0; got {depth}")
+        depth = check_int("depth", depth)
         if self.depth(node) <= depth:
             return node
         for a in self.ancestors(node):

@@ -204,6 +204,14 @@ def test_bad_shapes_and_columns():
         Taxonomy.from_nested({"a": 3})
 
 
+@pytest.mark.parametrize("depth", [-1, 0.5, 1.0, "1", True, None])
+def test_ancestor_at_depth_needs_an_integer_depth(depth):
+    # 0.5 was AssertionError "unreachable", "1" a TypeError from <, True read as depth 1
+    tax = Taxonomy.from_edges(SANTINI_EDGES)
+    with pytest.raises(ValueError, match=rf"depth must be an integer >= 0; got {depth!r}"):
+        tax.ancestor_at_depth("crowd", depth)
+
+
 def test_unknown_node_lookup_suggests():
     tax = Taxonomy.from_edges(SANTINI_EDGES)
     with pytest.raises(ValueError, match=r"unknown node 'peopel'.*'people'"):
