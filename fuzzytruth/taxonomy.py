@@ -140,13 +140,17 @@ class Taxonomy:
         >>> Taxonomy.from_edges([("all", "a"), ("all", "b"), ("a", "ab"), ("b", "ab")]).is_tree
         False
         """
-        edges = [tuple(e) for e in edges]
-        for i, e in enumerate(edges):
-            if len(e) != 2:
+        listed = list(_names(edges, "edges", "(parent, child) pairs"))
+        edges = []
+        for i, e in enumerate(listed):
+            # a str is not a pair: "ab" would be the edge ("a", "b")
+            pair = tuple(e) if isinstance(e, Iterable) and not isinstance(e, str | bytes) else ()
+            if len(pair) != 2:
                 raise ValueError(f"edges[{i}] must be a (parent, child) pair; got {e!r}")
+            edges.append(pair)
         declared: list[Hashable] = []
         if nodes is not None:
-            declared = list(nodes)
+            declared = list(_names(nodes, "nodes", "node names"))
             dup = pd.Index(declared)[pd.Index(declared).duplicated()].unique().tolist()
             if dup:
                 raise ValueError(f"duplicate node(s) in nodes: {_show(dup)}")
@@ -358,7 +362,7 @@ class Taxonomy:
         >>> tax.leaves, tax.root
         (('no', 'maybe', 'yes'), '(any)')
         """
-        labels = list(pd.unique(pd.Series(list(labels), dtype=object)))
+        labels = list(pd.unique(pd.Series(list(_names(labels, "labels")), dtype=object)))
         if not labels:
             raise ValueError("labels must name at least one label; got none")
         if root in labels:
@@ -538,6 +542,14 @@ class Taxonomy:
         for node in self._nodes[1:]:
             depth[self._index[node]] = 1 + min(depth[self._index[p]] for p in self._parents[node])
         return depth
+
+
+def _names(values: Iterable[Any], name: str, what: str = "names") -> Iterable[Any]:
+    """``values``, or a ValueError naming ``name`` when it is one str (or bytes), whose
+    characters would otherwise be read as so many names: ``flat("yes")`` as y, e, s."""
+    if isinstance(values, str | bytes):
+        raise ValueError(f"{name} must be an iterable of {what}, not a single str; got {values!r}")
+    return values
 
 
 def _is_missing(name: object) -> bool:

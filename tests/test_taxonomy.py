@@ -212,6 +212,26 @@ def test_ancestor_at_depth_needs_an_integer_depth(depth):
         tax.ancestor_at_depth("crowd", depth)
 
 
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Taxonomy.flat("yes"),
+         r"labels must be an iterable of names, not a single str; got 'yes'"),
+        (lambda: Taxonomy.from_edges([("all", "a"), ("all", "b")], nodes="all"),
+         r"nodes must be an iterable of node names, not a single str; got 'all'"),
+        (lambda: Taxonomy.from_edges(["ra", "rb"]),
+         r"edges\[0\] must be a \(parent, child\) pair; got 'ra'"),
+        (lambda: Taxonomy.from_edges([("r", "a"), 5]),
+         r"edges\[1\] must be a \(parent, child\) pair; got 5"),
+    ],
+)
+def test_a_str_is_not_a_list_of_names(build, message):
+    # the characters were read as names: flat("yes") had the labels y, e, s, and the edge
+    # "ra" was ("r", "a"); a non-iterable edge was tuple()'s TypeError
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
 def test_unknown_node_lookup_suggests():
     tax = Taxonomy.from_edges(SANTINI_EDGES)
     with pytest.raises(ValueError, match=r"unknown node 'peopel'.*'people'"):
