@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
+from fuzzytruth._validation import check_choice
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
 
 __all__ = ["Annotations"]
@@ -114,8 +115,7 @@ class Annotations:
                 raise ValueError(
                     f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
                 )
-        if duplicates not in _DUPLICATE_POLICIES:
-            raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}; got {duplicates!r}")
+        check_choice("duplicates", duplicates, _DUPLICATE_POLICIES)
         if len(frame) == 0:
             raise ValueError("annotations are empty: the frame has no rows")
         df = pd.DataFrame(

@@ -62,6 +62,15 @@ def test_duplicate_policies():
         Annotations.from_frame(df, taxonomy=TAX, duplicates="mean")
 
 
+@pytest.mark.parametrize("policy", [np.array(["first", "last"]), ["first"], None, True])
+def test_duplicates_policy_must_be_one_of_the_names(policy):
+    # an array of two names was numpy's "truth value of an array ... is ambiguous"
+    df = frame([("a", "s1", "people"), ("a", "s1", "city")])
+    with pytest.raises(ValueError, match=r"duplicates must be one of \['error', 'first', "
+                                         r"'last', 'split'\]; got "):
+        Annotations.from_frame(df, taxonomy=TAX, duplicates=policy)
+
+
 def test_missing_values_and_empty_and_columns():
     df = frame([("a", "s1", "people"), ("a", None, "city")])
     with pytest.raises(ValueError, match=r"missing value in column 'annotator_id' at row\(s\) 1"):
