@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, check_columns
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
 
 __all__ = ["Annotations"]
@@ -109,12 +109,9 @@ class Annotations:
             first offenders and the closest known names are listed), a duplicate label under
             ``duplicates="error"``, or a negative or non-finite annotator weight.
         """
-        columns = {"item": item, "annotator": annotator, "label": label}
-        for arg, col in columns.items():
-            if col not in frame.columns:
-                raise ValueError(
-                    f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
-                )
+        check_columns(
+            frame, "frame", {"item": item, "annotator": annotator, "label": label}, rows=False
+        )
         check_choice("duplicates", duplicates, _DUPLICATE_POLICIES)
         if len(frame) == 0:
             raise ValueError("annotations are empty: the frame has no rows")

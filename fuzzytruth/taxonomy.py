@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag, check_int
+from fuzzytruth._validation import check_columns, check_flag, check_int
 
 __all__ = ["Taxonomy"]
 
@@ -252,11 +252,7 @@ class Taxonomy:
         ...
         ValueError: row 0: parent 'all' of 'people' has no row of its own; if it is the root...
         """
-        for col, arg in ((child, "child"), (parent, "parent")):
-            if col not in frame.columns:
-                raise ValueError(
-                    f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
-                )
+        check_columns(frame, "frame", {"child": child, "parent": parent}, rows=False)
         if len(frame) == 0:
             raise ValueError("taxonomy is empty: the frame has no rows")
         lines = frame.attrs.get("lines")

@@ -81,6 +81,13 @@ def test_missing_values_and_empty_and_columns():
         Annotations.from_frame(frame([("a", "s1", "people")]), taxonomy=TAX, label="category")
 
 
+def test_from_frame_needs_a_dataframe():
+    # a dict of columns was AttributeError "'dict' object has no attribute 'columns'"
+    with pytest.raises(ValueError, match="frame must be a pandas DataFrame; got dict"):
+        Annotations.from_frame({"item_id": ["a"], "annotator_id": ["s1"], "label": ["people"]},
+                               taxonomy=TAX)
+
+
 def test_configurable_column_names():
     df = pd.DataFrame({"image": ["x", "x"], "rater": ["r1", "r2"], "cat": ["city", "crowd"]})
     ann = Annotations.from_frame(df, taxonomy=TAX, item="image", annotator="rater", label="cat")

@@ -232,6 +232,12 @@ def test_a_str_is_not_a_list_of_names(build, message):
         build()
 
 
+def test_from_frame_needs_a_dataframe():
+    # a dict of columns was AttributeError "'dict' object has no attribute 'columns'"
+    with pytest.raises(ValueError, match="frame must be a pandas DataFrame; got dict"):
+        Taxonomy.from_frame({"child": ["all"], "parent": [None]})
+
+
 def test_unknown_node_lookup_suggests():
     tax = Taxonomy.from_edges(SANTINI_EDGES)
     with pytest.raises(ValueError, match=r"unknown node 'peopel'.*'people'"):
