@@ -211,6 +211,18 @@ def test_category_size_and_exclusion():
     assert sizes["people"] == 1.5 and sizes.index.name == "category"
 
 
+@given(st.lists(st.sampled_from(["x", "y", "z"]), max_size=6))
+@settings(max_examples=40, deadline=None)
+def test_category_size_excludes_each_item_once(exclude):
+    # exclude=["x", "x"] subtracted x twice: |a| = 2 - 2 = 0, and |b| could be -1
+    tax = Taxonomy.from_nested({"all": {"a": None, "b": None}})
+    mem = Membership.from_labels({"x": "a", "y": "a", "z": "b"}, taxonomy=tax)
+    brute = {c: sum(mem.probability(i, c) for i in mem.items if i not in exclude)
+             for c in tax.nodes}
+    assert mem.category_size(exclude=exclude).to_dict() == brute
+    assert mem.category_size("a", exclude=exclude) == brute["a"]
+
+
 def test_to_frame_is_tidy_and_complete():
     mem = santini_figure1().membership
     table = mem.to_frame()

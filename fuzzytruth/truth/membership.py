@@ -269,7 +269,8 @@ class Membership:
             One category (returns a float); all categories when omitted (returns a Series).
         exclude : iterable of item ids, optional
             Items left out of the sum, e.g. the query item itself (shape benchmarks do not
-            count the query as a member of its own class).
+            count the query as a member of its own class); an item named twice is left out
+            once.
 
         Examples
         --------
@@ -280,7 +281,8 @@ class Membership:
         """
         sizes = self._matrix.sum(axis=0)
         if exclude is not None:
-            sizes = sizes - self._matrix[self.item_index(exclude)].sum(axis=0)
+            # each item once, however often it is named: a sum over items cannot lose one twice
+            sizes = sizes - self._matrix[pd.unique(self.item_index(exclude))].sum(axis=0)
         if category is None:
             return pd.Series(sizes, index=pd.Index(self.categories, name="category"), name="size")
         return float(sizes[self._taxonomy.index(category)])
