@@ -259,6 +259,25 @@ def test_from_probabilities_refuses_two_columns_on_one_category(close, names):
         Membership.from_probabilities(table, taxonomy=tax, close=close)
 
 
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Membership.from_probabilities({"crowd": [1.0]}, taxonomy=TAX),
+         "table must be a pandas DataFrame; got dict"),
+        (lambda: Membership.from_probabilities(pd.DataFrame({"crowd": [1.0]}), taxonomy="TAX"),
+         "taxonomy must be a fuzzytruth.Taxonomy, or None for a flat taxonomy of the columns; "
+         "got str"),
+        (lambda: Membership.from_labels({"x": "crowd"}, taxonomy={"all": ["crowd"]}),
+         "taxonomy must be a fuzzytruth.Taxonomy; got dict"),
+    ],
+)
+def test_membership_constructors_check_their_arguments(build, message):
+    # each was an AttributeError ("'dict' object has no attribute 'columns'", "'str' object
+    # has no attribute 'indices'") naming no parameter
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
 def test_unknown_items_are_named():
     mem = santini_figure1().membership
     with pytest.raises(ValueError, match=r"unknown item id\(s\) 'fig2'"):

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag, check_real, real_array
+from fuzzytruth._validation import check_columns, check_flag, check_real, real_array
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -121,6 +121,7 @@ class Membership:
         >>> Membership.from_labels({"x": "a1", "y": "b"}, taxonomy=tax).matrix.tolist()
         [[1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
         """
+        _check_taxonomy(taxonomy)
         series = pd.Series(labels)
         cols = taxonomy.indices(series.to_numpy())
         direct = np.zeros((len(series), len(taxonomy)))
@@ -160,6 +161,9 @@ class Membership:
         1.0
         """
         close = check_flag("close", close)
+        check_columns(table, "table", [], rows=False)
+        if taxonomy is not None:
+            _check_taxonomy(taxonomy, "or None for a flat taxonomy of the columns")
         if taxonomy is None:
             if "all" in table.columns:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
@@ -321,6 +325,15 @@ class Membership:
     def __repr__(self) -> str:
         kind = "crisp" if self.is_crisp else "probabilistic"
         return f"Membership({kind}, {len(self._items)} items × {len(self.categories)} categories)"
+
+
+def _check_taxonomy(taxonomy: object, alternative: str = "") -> None:
+    """A ValueError naming ``taxonomy`` when it is not a :class:`Taxonomy`."""
+    if not isinstance(taxonomy, Taxonomy):
+        raise ValueError(
+            f"taxonomy must be a fuzzytruth.Taxonomy{', ' + alternative if alternative else ''}; "
+            f"got {type(taxonomy).__name__}"
+        )
 
 
 def _not_numeric(table: pd.DataFrame) -> list[Any]:
