@@ -278,6 +278,18 @@ def test_membership_constructors_check_their_arguments(build, message):
         build()
 
 
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
+def test_membership_refuses_missing_item_ids(missing):
+    # Annotations refuse a missing id; a probability table indexed [nan, "y"] was accepted
+    # with an item nan
+    table = pd.DataFrame({"crowd": [1.0, 0.0], "city": [0.0, 1.0]}, index=["x", missing])
+    with pytest.raises(ValueError, match=r"item ids must not be missing values; got .* at "
+                                         r"position 1"):
+        Membership.from_probabilities(table, taxonomy=TAX)
+    with pytest.raises(ValueError, match="item ids must not be missing values"):
+        Membership.from_labels(pd.Series(["crowd", "city"], index=["x", missing]), taxonomy=TAX)
+
+
 def test_unknown_items_are_named():
     mem = santini_figure1().membership
     with pytest.raises(ValueError, match=r"unknown item id\(s\) 'fig2'"):

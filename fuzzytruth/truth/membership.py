@@ -53,6 +53,12 @@ class Membership:
         direct: np.ndarray | None = None,
     ) -> None:
         items = pd.Index(list(items), name="item_id")
+        missing = items.isna()
+        if missing.any():  # as Annotations refuse them: None, NaN, pd.NA name no item
+            raise ValueError(
+                f"item ids must not be missing values; got {items[missing][0]!r} at position "
+                f"{int(missing.argmax())}"
+            )
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
         matrix = real_array(matrix, "matrix", copy=True)
