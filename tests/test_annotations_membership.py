@@ -290,6 +290,23 @@ def test_membership_refuses_missing_item_ids(missing):
         Membership.from_labels(pd.Series(["crowd", "city"], index=["x", missing]), taxonomy=TAX)
 
 
+def test_tuple_item_ids():
+    # Annotations take a tuple as an item id; Membership made the ids a MultiIndex and
+    # failed with pandas' "Names should be list-like for a MultiIndex"
+    df = frame([(("img", 1), "s1", "crowd"), (("img", 1), "s2", "city"),
+                (("img", 2), "s1", "city")])
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    assert mem.items.tolist() == [("img", 1), ("img", 2)]
+    assert mem.probability(("img", 1), "people") == 0.5
+    assert mem.probabilities([("img", 2), ("img", 1)], "city").tolist() == [1.0, 0.5]
+    assert mem.subset([("img", 2)]).items.tolist() == [("img", 2)]
+    with pytest.raises(ValueError, match=r"unknown item id\(s\) \('img', 3\)"):
+        mem.probability(("img", 3), "people")
+    # a list names no item: it was pandas' NotImplementedError about MultiIndex
+    with pytest.raises(ValueError, match=r"unknown item id\(s\) \['img', 1\]"):
+        mem.probability(["img", 1], "people")
+
+
 def test_unknown_items_are_named():
     mem = santini_figure1().membership
     with pytest.raises(ValueError, match=r"unknown item id\(s\) 'fig2'"):

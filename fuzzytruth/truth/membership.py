@@ -52,7 +52,8 @@ class Membership:
         matrix: np.ndarray,
         direct: np.ndarray | None = None,
     ) -> None:
-        items = pd.Index(list(items), name="item_id")
+        # a tuple is one id (Annotations take it so), not the levels of a MultiIndex
+        items = pd.Index(list(items), name="item_id", tupleize_cols=False)
         missing = items.isna()
         if missing.any():  # as Annotations refuse them: None, NaN, pd.NA name no item
             raise ValueError(
@@ -254,7 +255,13 @@ class Membership:
     def item_index(self, items: Iterable[Hashable]) -> np.ndarray:
         """Row positions of ``items``; a ValueError names the unknown ones."""
         items = list(items)
-        pos = self._items.get_indexer(items)
+        try:
+            pos = self._items.get_indexer(pd.Index(items, tupleize_cols=False))
+        except TypeError:  # an unhashable value (a list) names no item
+            unknown = [i for i in items if not isinstance(i, Hashable)]
+            raise ValueError(
+                f"unknown item id(s) {_show(unknown)}: not in the membership"
+            ) from None
         if np.any(pos < 0):
             unknown = [i for i, p in zip(items, pos, strict=True) if p < 0]
             raise ValueError(f"unknown item id(s) {_show(unknown)}: not in the membership")
