@@ -59,9 +59,12 @@ class Taxonomy:
         *,
         implicit_root: Hashable | None = None,
     ) -> None:
-        parents = {node: tuple(ps) for node, ps in parents.items()}
         if not parents:
             raise ValueError("taxonomy is empty: give at least one node")
+        # a parent given as an equal value of another type (0.0 for the node 0: a pandas
+        # column with a missing value holds floats) is that node, under the node's own name
+        named = {node: node for node in parents}
+        parents = {node: tuple(named.get(p, p) for p in ps) for node, ps in parents.items()}
         missing = [n for n in parents if _is_missing(n)]
         if missing:
             raise ValueError(f"node names must not be missing values; got {missing[0]!r}")

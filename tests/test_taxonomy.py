@@ -70,6 +70,18 @@ def test_round_trips():
     assert Taxonomy.from_frame(tax.to_frame()).to_edges() == tax.to_edges()
 
 
+def test_a_parent_is_named_as_its_node():
+    # int ids in a frame whose parent column has the root's missing value: pandas holds the
+    # parents as floats, and parents(), to_edges() and to_frame() named the node 0 as 0.0
+    frame = pd.DataFrame({"child": [0, 1, 2], "parent": [None, 0, 1]})
+    assert frame["parent"].dtype == float
+    tax = Taxonomy.from_frame(frame)
+    assert tax.nodes == (0, 1, 2)
+    assert [type(p) for _, c in tax.to_edges() for p in tax.parents(c)] == [int, int]
+    assert [tuple(map(repr, e)) for e in tax.to_edges()] == [("0", "1"), ("1", "2")]
+    assert Taxonomy.from_edges(tax.to_edges()).to_edges() == tax.to_edges()
+
+
 def test_single_node_taxonomy_needs_nodes():
     tax = Taxonomy.from_edges([], nodes=["all"])
     assert tax.root == "all" and tax.leaves == ("all",)
