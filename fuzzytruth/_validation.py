@@ -48,8 +48,8 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
     """
     try:
         ok = value in allowed
-    except TypeError:  # an unhashable value against a set-like
-        ok = False
+    except (TypeError, ValueError):  # an unhashable value against a set-like; an array,
+        ok = False  # whose == is elementwise and has no single truth value
     if not ok or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
     return value

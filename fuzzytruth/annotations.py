@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
+from fuzzytruth._validation import check_choice, check_columns
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
 
 __all__ = ["Annotations"]
@@ -108,14 +109,10 @@ class Annotations:
             first offenders and the closest known names are listed), a duplicate label under
             ``duplicates="error"``, or a negative or non-finite annotator weight.
         """
-        columns = {"item": item, "annotator": annotator, "label": label}
-        for arg, col in columns.items():
-            if col not in frame.columns:
-                raise ValueError(
-                    f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
-                )
-        if duplicates not in _DUPLICATE_POLICIES:
-            raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}; got {duplicates!r}")
+        check_columns(
+            frame, "frame", {"item": item, "annotator": annotator, "label": label}, rows=False
+        )
+        check_choice("duplicates", duplicates, _DUPLICATE_POLICIES)
         if len(frame) == 0:
             raise ValueError("annotations are empty: the frame has no rows")
         df = pd.DataFrame(
@@ -259,23 +256,35 @@ class Annotations:
 def _checked_weights(
     weights: Mapping[Hashable, float] | pd.Series, annotators: pd.Index
 ) -> dict[Hashable, float]:
-    """``weights`` as a dict, after checking: finite non-negative numbers, keyed by ids of
-    which at least one is an annotator's (weights computed on a larger collection may name
-    annotators absent here; none known means ids of another type or another collection,
+    """``weights`` as a dict of floats, after checking: finite non-negative numbers, keyed by
+    ids of which at least one is an annotator's (weights computed on a larger collection may
+    name annotators absent here; none known means ids of another type or another collection,
     which would change nothing silently)."""
     if not isinstance(weights, Mapping | pd.Series):
         raise ValueError(
             "annotator_weights must be a mapping {annotator_id: weight} or a pandas Series; "
             f"got {type(weights).__name__}"
         )
+    if isinstance(weights, pd.Series) and weights.index.has_duplicates:
+        again = weights.index[weights.index.duplicated()]
+        raise ValueError(
+            "annotator_weights must give each annotator one weight; got several for "
+            f"{_show(again.unique().tolist())}"
+        )
+    checked: dict[Hashable, float] = {}
     for a, w in weights.items():
-        if isinstance(w, bool) or not isinstance(w, Real) or not np.isfinite(w) or w < 0:
+        try:  # a Real as a float: a Fraction too; an int past the largest float is inf
+            number = float(w) if isinstance(w, Real) and not isinstance(w, bool) else np.nan
+        except OverflowError:
+            number = np.inf
+        if not np.isfinite(number) or number < 0:
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
+        checked[a] = number
     if len(weights) and not annotators.isin(list(weights.keys())).any():
         raise ValueError(
             f"annotator_weights names no annotator of these annotations: got "
             f"{_show(weights.keys())}; the annotators are {_show(annotators)}"
         )
-    return dict(weights.items())
+    return checked

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag
+from fuzzytruth._validation import check_columns, check_flag, check_int
 
 __all__ = ["Taxonomy"]
 
@@ -59,12 +59,13 @@ class Taxonomy:
         *,
         implicit_root: Hashable | None = None,
     ) -> None:
-        parents = {node: tuple(ps) for node, ps in parents.items()}
         if not parents:
             raise ValueError("taxonomy is empty: give at least one node")
-        # pd.isna, as for every id (Run, Qrels, Annotations): None, NaN (which does not equal
-        # itself), pd.NA; a tuple is a name, not an array to test
-        missing = [n for n in parents if pd.api.types.is_scalar(n) and pd.isna(n)]
+        # a parent given as an equal value of another type (0.0 for the node 0: a pandas
+        # column with a missing value holds floats) is that node, under the node's own name
+        named = {node: node for node in parents}
+        parents = {node: tuple(named.get(p, p) for p in ps) for node, ps in parents.items()}
+        missing = [n for n in parents if _is_missing(n)]
         if missing:
             raise ValueError(f"node names must not be missing values; got {missing[0]!r}")
         for node, ps in parents.items():
@@ -81,6 +82,11 @@ class Taxonomy:
                 raise ValueError(f"cycle in taxonomy: {node!r} -> {node!r}")
         roots = [n for n, ps in parents.items() if not ps]
         if implicit_root is not None:
+            if not isinstance(implicit_root, Hashable) or _is_missing(implicit_root):
+                raise ValueError(
+                    "implicit_root must be the name of the root to add (hashable, not a missing "
+                    f"value) or None; got {implicit_root!r}"
+                )
             if implicit_root in parents:
                 raise ValueError(
                     f"implicit_root {implicit_root!r} is already a node of the taxonomy"
@@ -137,13 +143,17 @@ class Taxonomy:
         >>> Taxonomy.from_edges([("all", "a"), ("all", "b"), ("a", "ab"), ("b", "ab")]).is_tree
         False
         """
-        edges = [tuple(e) for e in edges]
-        for i, e in enumerate(edges):
-            if len(e) != 2:
+        listed = list(_names(edges, "edges", "(parent, child) pairs"))
+        edges = []
+        for i, e in enumerate(listed):
+            # a str is not a pair: "ab" would be the edge ("a", "b")
+            pair = tuple(e) if isinstance(e, Iterable) and not isinstance(e, str | bytes) else ()
+            if len(pair) != 2:
                 raise ValueError(f"edges[{i}] must be a (parent, child) pair; got {e!r}")
+            edges.append(pair)
         declared: list[Hashable] = []
         if nodes is not None:
-            declared = list(nodes)
+            declared = list(_names(nodes, "nodes", "node names"))
             dup = pd.Index(declared)[pd.Index(declared).duplicated()].unique().tolist()
             if dup:
                 raise ValueError(f"duplicate node(s) in nodes: {_show(dup)}")
@@ -230,8 +240,9 @@ class Taxonomy:
         rows and different parents makes a DAG. A parent that never appears as a child is an
         error that says how to declare it: with its own row and an empty parent if it is the
         root (the CSV line ``all,``), or with ``implicit_root``, which adds a root above every
-        parentless node. A child declared twice as a root is a ``duplicate node``. When the
-        frame comes from a file (:func:`~fuzzytruth.io.read_taxonomy`), errors name file lines.
+        parentless node. A child declared twice as a root is a ``duplicate node``; one
+        declared both without a parent and with one is an error too. When the frame comes from
+        a file (:func:`~fuzzytruth.io.read_taxonomy`), errors name file lines.
 
         Examples
         --------
@@ -244,11 +255,7 @@ class Taxonomy:
         ...
         ValueError: row 0: parent 'all' of 'people' has no row of its own; if it is the root...
         """
-        for col, arg in ((child, "child"), (parent, "parent")):
-            if col not in frame.columns:
-                raise ValueError(
-                    f"{arg}={col!r} is not a column of the frame; columns are {list(frame.columns)}"
-                )
+        check_columns(frame, "frame", {"child": child, "parent": parent}, rows=False)
         if len(frame) == 0:
             raise ValueError("taxonomy is empty: the frame has no rows")
         lines = frame.attrs.get("lines")
@@ -256,9 +263,17 @@ class Taxonomy:
         def where(row: int) -> str:
             return f"row {row}" if lines is None else f"line {int(lines[row])}"
 
+        def root_with_parent(c: Hashable, root_row: int, p: Hashable, edge_row: int) -> str:
+            return (
+                f"{where(max(root_row, edge_row))}: node {c!r} is declared without a parent "
+                f"({where(root_row)}) and with parent {p!r} ({where(edge_row)}); only the root "
+                "has a row with an empty parent"
+            )
+
         parents: dict[Hashable, list[Hashable]] = {}
         first_use: dict[Hashable, tuple[int, Hashable]] = {}
-        roots_declared: set[Hashable] = set()
+        first_edge: dict[Hashable, int] = {}  # row of each child's first parent
+        roots_declared: dict[Hashable, int] = {}  # row of each parentless declaration
         for row, (c, p) in enumerate(zip(frame[child], frame[parent], strict=True)):
             if pd.isna(c) or c == "":
                 raise ValueError(f"{where(row)}: missing value in column {child!r}")
@@ -268,11 +283,16 @@ class Taxonomy:
                     raise ValueError(
                         f"{where(row)}: duplicate node {c!r}: declared without a parent twice"
                     )
-                roots_declared.add(c)
+                if entry:
+                    raise ValueError(root_with_parent(c, row, entry[0], first_edge[c]))
+                roots_declared[c] = row
                 continue
             if p in entry:
                 raise ValueError(f"{where(row)}: duplicate edge ({p!r}, {c!r})")
+            if c in roots_declared:
+                raise ValueError(root_with_parent(c, roots_declared[c], p, row))
             entry.append(p)
+            first_edge.setdefault(c, row)
             first_use.setdefault(p, (row, c))
         undeclared = [p for p in first_use if p not in parents]
         if undeclared and implicit_root is None:
@@ -341,7 +361,7 @@ class Taxonomy:
         >>> tax.leaves, tax.root
         (('no', 'maybe', 'yes'), '(any)')
         """
-        labels = list(pd.unique(pd.Series(list(labels), dtype=object)))
+        labels = list(pd.unique(pd.Series(list(_names(labels, "labels")), dtype=object)))
         if not labels:
             raise ValueError("labels must name at least one label; got none")
         if root in labels:
@@ -469,8 +489,7 @@ class Taxonomy:
 
         In a DAG the first ancestor found breadth-first at that depth is returned.
         """
-        if depth < 0:
-            raise ValueError(f"depth must be >= 0; got {depth}")
+        depth = check_int("depth", depth)
         if self.depth(node) <= depth:
             return node
         for a in self.ancestors(node):
@@ -522,6 +541,20 @@ class Taxonomy:
         for node in self._nodes[1:]:
             depth[self._index[node]] = 1 + min(depth[self._index[p]] for p in self._parents[node])
         return depth
+
+
+def _names(values: Iterable[Any], name: str, what: str = "names") -> Iterable[Any]:
+    """``values``, or a ValueError naming ``name`` when it is one str (or bytes), whose
+    characters would otherwise be read as so many names: ``flat("yes")`` as y, e, s."""
+    if isinstance(values, str | bytes):
+        raise ValueError(f"{name} must be an iterable of {what}, not a single str; got {values!r}")
+    return values
+
+
+def _is_missing(name: object) -> bool:
+    """Whether ``name`` is a missing value, as for every id (Run, Qrels, Annotations): None,
+    NaN (which does not equal itself), pd.NA; a tuple is a name, not an array to test."""
+    return bool(pd.api.types.is_scalar(name) and pd.isna(name))
 
 
 def _topological_order(parents: Mapping[Hashable, Sequence[Hashable]]) -> list[Hashable]:

@@ -62,6 +62,15 @@ def test_duplicate_policies():
         Annotations.from_frame(df, taxonomy=TAX, duplicates="mean")
 
 
+@pytest.mark.parametrize("policy", [np.array(["first", "last"]), ["first"], None, True])
+def test_duplicates_policy_must_be_one_of_the_names(policy):
+    # an array of two names was numpy's "truth value of an array ... is ambiguous"
+    df = frame([("a", "s1", "people"), ("a", "s1", "city")])
+    with pytest.raises(ValueError, match=r"duplicates must be one of \['error', 'first', "
+                                         r"'last', 'split'\]; got "):
+        Annotations.from_frame(df, taxonomy=TAX, duplicates=policy)
+
+
 def test_missing_values_and_empty_and_columns():
     df = frame([("a", "s1", "people"), ("a", None, "city")])
     with pytest.raises(ValueError, match=r"missing value in column 'annotator_id' at row\(s\) 1"):
@@ -70,6 +79,13 @@ def test_missing_values_and_empty_and_columns():
         Annotations.from_frame(frame([]), taxonomy=TAX)
     with pytest.raises(ValueError, match=r"label='category' is not a column"):
         Annotations.from_frame(frame([("a", "s1", "people")]), taxonomy=TAX, label="category")
+
+
+def test_from_frame_needs_a_dataframe():
+    # a dict of columns was AttributeError "'dict' object has no attribute 'columns'"
+    with pytest.raises(ValueError, match="frame must be a pandas DataFrame; got dict"):
+        Annotations.from_frame({"item_id": ["a"], "annotator_id": ["s1"], "label": ["people"]},
+                               taxonomy=TAX)
 
 
 def test_configurable_column_names():
@@ -86,6 +102,31 @@ def test_bad_annotator_weights():
     zero = Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": 0.0})
     with pytest.raises(ValueError, match=r"item\(s\) 'a' have total annotator weight 0"):
         Membership.from_annotations(zero)
+
+
+def test_annotator_weights_series_with_a_repeated_id():
+    # dict(series.items()) kept the last of the two weights of s1 without a word
+    df = frame([("a", "s1", "people"), ("a", "s2", "city")])
+    weights = pd.Series([1.0, 0.0, 1.0], index=["s1", "s1", "s2"])
+    with pytest.raises(ValueError, match=r"annotator_weights must give each annotator one "
+                                         r"weight; got several for 's1'"):
+        Annotations.from_frame(df, taxonomy=TAX, annotator_weights=weights)
+    with pytest.raises(ValueError, match="one weight; got several for 's1'"):
+        Annotations.from_frame(df, taxonomy=TAX).with_annotator_weights(weights)
+
+
+def test_annotator_weights_any_real_number():
+    # a Fraction is a Real number, and so is an int past the largest float: np.isfinite
+    # refused both with a TypeError about ufuncs, which named no parameter
+    from fractions import Fraction
+
+    df = frame([("a", "s1", "people"), ("a", "s2", "city")])
+    ann = Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": Fraction(1, 3)})
+    assert ann.annotator_weights == {"s1": 1 / 3}
+    assert Membership.from_annotations(ann).probability("a", "people") == pytest.approx(0.25)
+    with pytest.raises(ValueError, match=r"annotator_weights must be finite and >= 0; got "
+                                         r"1000000000\d* for annotator 's1'"):
+        Annotations.from_frame(df, taxonomy=TAX, annotator_weights={"s1": 10**400})
 
 
 # ---------------------------------------------------------------------- membership
@@ -117,6 +158,20 @@ def test_annotator_weight_equals_repeating_the_annotator():
         Membership.from_annotations(Annotations.from_frame(repeated, taxonomy=TAX)).matrix,
         atol=1e-15,
     )
+
+
+@pytest.mark.parametrize("scale", [1e308, 2.0**1000, 1e-300])
+def test_annotator_weights_are_shares_at_any_scale(scale):
+    # shares do not depend on the unit of the weights (Santini eq. 6: a weighted share);
+    # weights of 1e308 summed to inf, inf / inf = nan was clipped, and p(people) came out 0
+    df = frame([("a", "s1", "crowd"), ("a", "s2", "city"), ("a", "s3", "crowd"),
+                ("b", "s1", "single"), ("b", "s2", "single")])
+    equal = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    scaled = Membership.from_annotations(Annotations.from_frame(
+        df, taxonomy=TAX, annotator_weights={"s1": scale, "s2": scale, "s3": scale}))
+    np.testing.assert_array_equal(scaled.matrix, equal.matrix)
+    np.testing.assert_array_equal(scaled.direct, equal.direct)
+    assert scaled.probability("a", "people") == 2 / 3
 
 
 def test_dag_annotator_counts_once_per_ancestor():
@@ -156,6 +211,18 @@ def test_category_size_and_exclusion():
     assert sizes["people"] == 1.5 and sizes.index.name == "category"
 
 
+@given(st.lists(st.sampled_from(["x", "y", "z"]), max_size=6))
+@settings(max_examples=40, deadline=None)
+def test_category_size_excludes_each_item_once(exclude):
+    # exclude=["x", "x"] subtracted x twice: |a| = 2 - 2 = 0, and |b| could be -1
+    tax = Taxonomy.from_nested({"all": {"a": None, "b": None}})
+    mem = Membership.from_labels({"x": "a", "y": "a", "z": "b"}, taxonomy=tax)
+    brute = {c: sum(mem.probability(i, c) for i in mem.items if i not in exclude)
+             for c in tax.nodes}
+    assert mem.category_size(exclude=exclude).to_dict() == brute
+    assert mem.category_size("a", exclude=exclude) == brute["a"]
+
+
 def test_to_frame_is_tidy_and_complete():
     mem = santini_figure1().membership
     table = mem.to_frame()
@@ -178,6 +245,66 @@ def test_from_probabilities_closed_and_open():
     assert flat.taxonomy.root == "all" and flat.probability("y", "city") == 1.0
     with pytest.raises(ValueError, match="within \\[0, 1\\]"):
         Membership.from_probabilities(table * 2, taxonomy=TAX, close=False)
+
+
+@pytest.mark.parametrize("close", [True, False])
+@pytest.mark.parametrize("names", [["crowd", "crowd", "city"], [1, 1.0, 2]])
+def test_from_probabilities_refuses_two_columns_on_one_category(close, names):
+    # both columns were written into one node, the last kept: {crowd: 0, crowd: 1} read as
+    # p(crowd) = 1 without a word (1 and 1.0 name one node of a taxonomy of ints)
+    tax = Taxonomy.flat([names[0], names[2]], root="all")
+    table = pd.DataFrame([[0.0, 1.0, 0.0]], columns=names, index=["x"])
+    with pytest.raises(ValueError, match=rf"one column per category; got several columns for "
+                                         rf"category {names[0]!r}"):
+        Membership.from_probabilities(table, taxonomy=tax, close=close)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Membership.from_probabilities({"crowd": [1.0]}, taxonomy=TAX),
+         "table must be a pandas DataFrame; got dict"),
+        (lambda: Membership.from_probabilities(pd.DataFrame({"crowd": [1.0]}), taxonomy="TAX"),
+         "taxonomy must be a fuzzytruth.Taxonomy, or None for a flat taxonomy of the columns; "
+         "got str"),
+        (lambda: Membership.from_labels({"x": "crowd"}, taxonomy={"all": ["crowd"]}),
+         "taxonomy must be a fuzzytruth.Taxonomy; got dict"),
+    ],
+)
+def test_membership_constructors_check_their_arguments(build, message):
+    # each was an AttributeError ("'dict' object has no attribute 'columns'", "'str' object
+    # has no attribute 'indices'") naming no parameter
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
+def test_membership_refuses_missing_item_ids(missing):
+    # Annotations refuse a missing id; a probability table indexed [nan, "y"] was accepted
+    # with an item nan
+    table = pd.DataFrame({"crowd": [1.0, 0.0], "city": [0.0, 1.0]}, index=["x", missing])
+    with pytest.raises(ValueError, match=r"item ids must not be missing values; got .* at "
+                                         r"position 1"):
+        Membership.from_probabilities(table, taxonomy=TAX)
+    with pytest.raises(ValueError, match="item ids must not be missing values"):
+        Membership.from_labels(pd.Series(["crowd", "city"], index=["x", missing]), taxonomy=TAX)
+
+
+def test_tuple_item_ids():
+    # Annotations take a tuple as an item id; Membership made the ids a MultiIndex and
+    # failed with pandas' "Names should be list-like for a MultiIndex"
+    df = frame([(("img", 1), "s1", "crowd"), (("img", 1), "s2", "city"),
+                (("img", 2), "s1", "city")])
+    mem = Membership.from_annotations(Annotations.from_frame(df, taxonomy=TAX))
+    assert mem.items.tolist() == [("img", 1), ("img", 2)]
+    assert mem.probability(("img", 1), "people") == 0.5
+    assert mem.probabilities([("img", 2), ("img", 1)], "city").tolist() == [1.0, 0.5]
+    assert mem.subset([("img", 2)]).items.tolist() == [("img", 2)]
+    with pytest.raises(ValueError, match=r"unknown item id\(s\) \('img', 3\)"):
+        mem.probability(("img", 3), "people")
+    # a list names no item: it was pandas' NotImplementedError about MultiIndex
+    with pytest.raises(ValueError, match=r"unknown item id\(s\) \['img', 1\]"):
+        mem.probability(["img", 1], "people")
 
 
 def test_unknown_items_are_named():

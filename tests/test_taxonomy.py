@@ -70,6 +70,18 @@ def test_round_trips():
     assert Taxonomy.from_frame(tax.to_frame()).to_edges() == tax.to_edges()
 
 
+def test_a_parent_is_named_as_its_node():
+    # int ids in a frame whose parent column has the root's missing value: pandas holds the
+    # parents as floats, and parents(), to_edges() and to_frame() named the node 0 as 0.0
+    frame = pd.DataFrame({"child": [0, 1, 2], "parent": [None, 0, 1]})
+    assert frame["parent"].dtype == float
+    tax = Taxonomy.from_frame(frame)
+    assert tax.nodes == (0, 1, 2)
+    assert [type(p) for _, c in tax.to_edges() for p in tax.parents(c)] == [int, int]
+    assert [tuple(map(repr, e)) for e in tax.to_edges()] == [("0", "1"), ("1", "2")]
+    assert Taxonomy.from_edges(tax.to_edges()).to_edges() == tax.to_edges()
+
+
 def test_single_node_taxonomy_needs_nodes():
     tax = Taxonomy.from_edges([], nodes=["all"])
     assert tax.root == "all" and tax.leaves == ("all",)
@@ -118,6 +130,34 @@ def test_duplicate_root_row_in_frame():
         Taxonomy.from_frame(df)
 
 
+@pytest.mark.parametrize(
+    ("children", "parents", "message"),
+    [
+        (["all", "x", "x"], [None, "all", None],
+         r"row 2: node 'x' is declared without a parent \(row 2\) and with parent 'all' "
+         r"\(row 1\); only the root has a row with an empty parent"),
+        (["all", "x", "x"], [None, None, "all"],
+         r"row 2: node 'x' is declared without a parent \(row 1\) and with parent 'all' "
+         r"\(row 2\)"),
+    ],
+)
+def test_root_row_of_a_node_with_a_parent(children, parents, message):
+    # the row "x," was dropped without a word: x became a child of all, not a second root
+    frame = pd.DataFrame({"child": children, "parent": parents})
+    with pytest.raises(ValueError, match=message):
+        Taxonomy.from_frame(frame)
+
+
+def test_root_row_of_a_node_with_a_parent_names_file_lines(tmp_path):
+    from fuzzytruth import read_taxonomy
+
+    path = tmp_path / "tax.csv"
+    path.write_text("child,parent\nall,\nx,all\ny,all\nx,\n")
+    with pytest.raises(ValueError, match=r"tax.csv, line 5: node 'x' is declared without a "
+                                         r"parent \(line 5\) and with parent 'all' \(line 3\)"):
+        read_taxonomy(path)
+
+
 def test_duplicate_edge():
     with pytest.raises(ValueError, match=r"duplicate edge \('all', 'a'\)"):
         Taxonomy.from_edges([("all", "a"), ("all", "a")])
@@ -130,6 +170,28 @@ def test_several_roots_and_implicit_root():
     assert tax.root == "all" and tax.children("all") == ("people", "scenery")
     with pytest.raises(ValueError, match="implicit_root 'people' is already a node"):
         Taxonomy.from_edges([("people", "crowd")], implicit_root="people")
+
+
+@pytest.mark.parametrize("root", [float("nan"), np.nan, pd.NA, pd.NaT, ["all"]])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda root: Taxonomy.from_edges([("people", "crowd"), ("scenery", "city")],
+                                         implicit_root=root),
+        lambda root: Taxonomy.from_parents({"crowd": "people", "city": "scenery"},
+                                           implicit_root=root),
+        lambda root: Taxonomy.from_frame(
+            pd.DataFrame({"child": ["crowd", "city"], "parent": ["people", "scenery"]}),
+            implicit_root=root,
+        ),
+    ],
+)
+def test_implicit_root_must_be_a_name(build, root):
+    # a missing value was added as the root (node names are checked before it is added): a
+    # taxonomy rooted at nan; a list was dict's TypeError "unhashable type"
+    with pytest.raises(ValueError, match=r"implicit_root must be the name of the root to add "
+                                         r"\(hashable, not a missing value\) or None; got "):
+        build(root)
 
 
 @pytest.mark.parametrize(
@@ -152,6 +214,40 @@ def test_bad_shapes_and_columns():
         Taxonomy.from_frame(pd.DataFrame({"child": ["a"], "parent": [None]}), parent="up")
     with pytest.raises(ValueError, match="children of 'a' must be a mapping, a list or None"):
         Taxonomy.from_nested({"a": 3})
+
+
+@pytest.mark.parametrize("depth", [-1, 0.5, 1.0, "1", True, None])
+def test_ancestor_at_depth_needs_an_integer_depth(depth):
+    # 0.5 was AssertionError "unreachable", "1" a TypeError from <, True read as depth 1
+    tax = Taxonomy.from_edges(SANTINI_EDGES)
+    with pytest.raises(ValueError, match=rf"depth must be an integer >= 0; got {depth!r}"):
+        tax.ancestor_at_depth("crowd", depth)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Taxonomy.flat("yes"),
+         r"labels must be an iterable of names, not a single str; got 'yes'"),
+        (lambda: Taxonomy.from_edges([("all", "a"), ("all", "b")], nodes="all"),
+         r"nodes must be an iterable of node names, not a single str; got 'all'"),
+        (lambda: Taxonomy.from_edges(["ra", "rb"]),
+         r"edges\[0\] must be a \(parent, child\) pair; got 'ra'"),
+        (lambda: Taxonomy.from_edges([("r", "a"), 5]),
+         r"edges\[1\] must be a \(parent, child\) pair; got 5"),
+    ],
+)
+def test_a_str_is_not_a_list_of_names(build, message):
+    # the characters were read as names: flat("yes") had the labels y, e, s, and the edge
+    # "ra" was ("r", "a"); a non-iterable edge was tuple()'s TypeError
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+def test_from_frame_needs_a_dataframe():
+    # a dict of columns was AttributeError "'dict' object has no attribute 'columns'"
+    with pytest.raises(ValueError, match="frame must be a pandas DataFrame; got dict"):
+        Taxonomy.from_frame({"child": ["all"], "parent": [None]})
 
 
 def test_unknown_node_lookup_suggests():

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_flag, check_real, real_array
+from fuzzytruth._validation import check_columns, check_flag, check_real, real_array
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -52,7 +52,14 @@ class Membership:
         matrix: np.ndarray,
         direct: np.ndarray | None = None,
     ) -> None:
-        items = pd.Index(list(items), name="item_id")
+        # a tuple is one id (Annotations take it so), not the levels of a MultiIndex
+        items = pd.Index(list(items), name="item_id", tupleize_cols=False)
+        missing = items.isna()
+        if missing.any():  # as Annotations refuse them: None, NaN, pd.NA name no item
+            raise ValueError(
+                f"item ids must not be missing values; got {items[missing][0]!r} at position "
+                f"{int(missing.argmax())}"
+            )
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
         matrix = real_array(matrix, "matrix", copy=True)
@@ -89,6 +96,12 @@ class Membership:
         tax = annotations.taxonomy
         item, _, label, weight = annotations.codes()
         n_items, n_nodes = annotations.n_items, len(tax)
+        # each item's weights scaled by a power of two that brings their largest below 1: the
+        # shares are unchanged to the last bit, and finite weights summing past the largest
+        # float (1e308 each) no longer overflow to inf / inf = nan, then 0
+        largest = np.zeros(n_items)
+        np.maximum.at(largest, item, weight)
+        weight = np.ldexp(weight, -np.frexp(largest)[1][item])
         votes = np.zeros((n_items, n_nodes))
         np.add.at(votes, (item, label), weight)
         totals = votes.sum(axis=1)
@@ -115,6 +128,7 @@ class Membership:
         >>> Membership.from_labels({"x": "a1", "y": "b"}, taxonomy=tax).matrix.tolist()
         [[1.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
         """
+        _check_taxonomy(taxonomy)
         series = pd.Series(labels)
         cols = taxonomy.indices(series.to_numpy())
         direct = np.zeros((len(series), len(taxonomy)))
@@ -135,8 +149,8 @@ class Membership:
         Parameters
         ----------
         table : pandas.DataFrame
-            Index: item ids; columns: categories; values in [0, 1] (for example posteriors of a
-            crowd-labelling model over the leaves).
+            Index: item ids; columns: categories, one column each; values in [0, 1] (for
+            example posteriors of a crowd-labelling model over the leaves).
         taxonomy : Taxonomy, optional
             Categories must be its nodes. Without it, a flat taxonomy ``"all" -> columns`` is
             built (the columns must not include ``"all"``).
@@ -154,11 +168,22 @@ class Membership:
         1.0
         """
         close = check_flag("close", close)
+        check_columns(table, "table", [], rows=False)
+        if taxonomy is not None:
+            _check_taxonomy(taxonomy, "or None for a flat taxonomy of the columns")
         if taxonomy is None:
             if "all" in table.columns:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
             taxonomy = Taxonomy.from_edges([("all", c) for c in table.columns])
         cols = taxonomy.indices(table.columns)
+        # two columns on one node (a repeated name, or 1 and 1.0) would be written over one
+        # another, the last one kept
+        again = pd.Index(cols).duplicated()
+        if again.any():
+            raise ValueError(
+                "table must have one column per category; got several columns for category "
+                f"{taxonomy.nodes[cols[again.argmax()]]!r}"
+            )
         check_real(table, "table")
         try:
             values = table.to_numpy(dtype=float)
@@ -230,7 +255,13 @@ class Membership:
     def item_index(self, items: Iterable[Hashable]) -> np.ndarray:
         """Row positions of ``items``; a ValueError names the unknown ones."""
         items = list(items)
-        pos = self._items.get_indexer(items)
+        try:
+            pos = self._items.get_indexer(pd.Index(items, tupleize_cols=False))
+        except TypeError:  # an unhashable value (a list) names no item
+            unknown = [i for i in items if not isinstance(i, Hashable)]
+            raise ValueError(
+                f"unknown item id(s) {_show(unknown)}: not in the membership"
+            ) from None
         if np.any(pos < 0):
             unknown = [i for i, p in zip(items, pos, strict=True) if p < 0]
             raise ValueError(f"unknown item id(s) {_show(unknown)}: not in the membership")
@@ -255,7 +286,8 @@ class Membership:
             One category (returns a float); all categories when omitted (returns a Series).
         exclude : iterable of item ids, optional
             Items left out of the sum, e.g. the query item itself (shape benchmarks do not
-            count the query as a member of its own class).
+            count the query as a member of its own class); an item named twice is left out
+            once.
 
         Examples
         --------
@@ -266,7 +298,8 @@ class Membership:
         """
         sizes = self._matrix.sum(axis=0)
         if exclude is not None:
-            sizes = sizes - self._matrix[self.item_index(exclude)].sum(axis=0)
+            # each item once, however often it is named: a sum over items cannot lose one twice
+            sizes = sizes - self._matrix[pd.unique(self.item_index(exclude))].sum(axis=0)
         if category is None:
             return pd.Series(sizes, index=pd.Index(self.categories, name="category"), name="size")
         return float(sizes[self._taxonomy.index(category)])
@@ -305,6 +338,15 @@ class Membership:
     def __repr__(self) -> str:
         kind = "crisp" if self.is_crisp else "probabilistic"
         return f"Membership({kind}, {len(self._items)} items × {len(self.categories)} categories)"
+
+
+def _check_taxonomy(taxonomy: object, alternative: str = "") -> None:
+    """A ValueError naming ``taxonomy`` when it is not a :class:`Taxonomy`."""
+    if not isinstance(taxonomy, Taxonomy):
+        raise ValueError(
+            f"taxonomy must be a fuzzytruth.Taxonomy{', ' + alternative if alternative else ''}; "
+            f"got {type(taxonomy).__name__}"
+        )
 
 
 def _not_numeric(table: pd.DataFrame) -> list[Any]:
