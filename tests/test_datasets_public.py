@@ -1,5 +1,6 @@
 """Loaders of public collections, on tiny fixtures written in exactly the published formats."""
 
+import re
 import zipfile
 
 import numpy as np
@@ -100,6 +101,24 @@ def test_cifar10h_errors_name_file_and_line(tmp_path):
     np.save(tmp_path / "c.npy", np.zeros((3, 9)))
     with pytest.raises(ValueError, match=r"c\.npy: expected an \(images, 10\) array"):
         read_cifar10h_counts(tmp_path / "c.npy")
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        (np.ones((3, 10)) + 1j, "label counts must be real numbers; got complex values"),
+        (np.zeros((0, 10)), r"no label counts \(the array is empty or all 0\)"),
+        (np.zeros((3, 10)), r"no label counts \(the array is empty or all 0\)"),
+        (np.full((3, 10), 1e300), "label counts must be non-negative whole numbers"),
+    ],
+)
+def test_cifar10h_counts_refuses_what_it_cannot_count(tmp_path, counts, message):
+    # complex counts lost their imaginary part with a warning, 1e300 cast to a negative int,
+    # and an empty or all-0 array failed without the file's name
+    path = tmp_path / "cifar10h-counts.npy"
+    np.save(path, counts)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: {message}$"):
+        read_cifar10h_counts(path)
 
 
 FIGURE_EIGHT_HEADER = (

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import real_array
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.numpy_files import npy_array
 from fuzzytruth.io.tables import read_delimited
@@ -154,7 +155,7 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
         When ``path`` is not a file, saying where to download ``cifar10h-counts.npy``.
     ValueError
         Naming the file, when it is not a ``.npy`` array of shape ``(n, 10)`` holding
-        non-negative whole numbers.
+        non-negative whole real numbers, not all 0.
 
     Examples
     --------
@@ -169,8 +170,11 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
         raise ValueError(
             f"{name}: expected an (images, 10) array of label counts; got shape {counts.shape}"
         )
-    if not np.all(np.isfinite(counts)) or counts.min() < 0 or np.any(counts != np.round(counts)):
+    counts = real_array(counts, f"{name}: label counts")
+    if not np.all((counts >= 0) & (counts < 2.0**63) & (counts == np.round(counts))):
         raise ValueError(f"{name}: label counts must be non-negative whole numbers")
+    if not counts.any():
+        raise ValueError(f"{name}: no label counts (the array is empty or all 0)")
     counts = counts.astype(np.int64)
     taxonomy = cifar10h_taxonomy()
     return CIFAR10H(
