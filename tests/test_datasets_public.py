@@ -104,6 +104,24 @@ def test_cifar10h_errors_name_file_and_line(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("image", "message"),
+    [
+        ("2.5", "must hold whole numbers; got '2.5'"),
+        ("1e20", "must hold whole numbers; got '1e20'"),
+        ("10000", r"must hold an image index 0 to 9999 \(-99999 for attention checks\)"),
+    ],
+)
+def test_cifar10h_raw_refuses_an_image_index_outside_the_test_set(tmp_path, image, message):
+    # 2.5 was read as image 2, 1e20 as image -2**63 (with a RuntimeWarning) and 10000 as an
+    # image the 10,000-image CIFAR-10 test set does not have
+    path = tmp_path / "raw.csv"
+    path.write_text(raw_csv([(0, 7, "cat")]).replace(",7,cat_7.png", f",{image},cat_7.png"))
+    with pytest.raises(ValueError, match=rf"raw\.csv, line 2: column 'cifar10_test_test_idx' "
+                       rf"{message}"):
+        read_cifar10h_raw(path)
+
+
+@pytest.mark.parametrize(
     ("counts", "message"),
     [
         (np.ones((3, 10)) + 1j, "label counts must be real numbers; got complex values"),

@@ -31,9 +31,9 @@ import pandas as pd
 
 from fuzzytruth._validation import real_array
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.delimited import finite_numbers, read_delimited
 from fuzzytruth.io.numpy_files import npy_array
-from fuzzytruth.io.tables import read_delimited
-from fuzzytruth.io.text import read_bytes
+from fuzzytruth.io.text import file_error, read_bytes, shown
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
@@ -62,6 +62,8 @@ CIFAR10_CLASSES = (
 )
 _ANIMALS = ("bird", "cat", "deer", "dog", "frog", "horse")
 _VEHICLES = ("airplane", "automobile", "ship", "truck")
+#: The number of images of the CIFAR-10 test set, which CIFAR-10H labels.
+CIFAR10_TEST_SIZE = 10_000
 #: The image-index column: the README calls it cifar10_test_set_idx, the file has the other.
 _INDEX_COLUMNS = ("cifar10_test_test_idx", "cifar10_test_set_idx")
 
@@ -185,6 +187,19 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
     )
 
 
+def _whole_numbers(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
+    """Column ``column`` of a frame from :func:`read_delimited` as int64, or a ValueError
+    naming file ``name`` and the line of the first value that is not a whole number."""
+    values = finite_numbers(frame, column, name)
+    bad = np.flatnonzero((values != np.round(values)) | (np.abs(values) >= 2.0**63))
+    if bad.size:
+        raise file_error(
+            name, f"column {column!r} must hold whole numbers; got "
+            f"{shown(frame[column].iloc[bad[0]])}", int(frame.attrs["lines"][bad[0]])
+        )
+    return values.astype(np.int64)
+
+
 def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CIFAR10H:
     """Read ``cifar10h-raw.csv`` (or ``cifar10h-raw.zip``): one row per annotator trial.
 
@@ -192,7 +207,8 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     ``chosen_category`` and the image index ``cifar10_test_test_idx`` (named
     ``cifar10_test_set_idx`` in the README; either is accepted); the others are ignored. The
     attention-check trials (image index -99999) are not CIFAR-10 test images: they are left
-    out of the annotations and summarised per annotator in ``attention_checks``.
+    out of the annotations and summarised per annotator in ``attention_checks``; every other
+    trial's image index is a whole number from 0 to 9,999.
 
     Parameters
     ----------
@@ -210,6 +226,8 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     ------
     FileNotFoundError
         When ``path`` is not a file, saying where to download ``cifar10h-raw.zip``.
+    ValueError
+        Naming the file and the line, for a missing column or a value the reader cannot use.
     """
     name = _cifar10h_file(path, "cifar10h-raw.zip")
     for index in _INDEX_COLUMNS:
@@ -223,13 +241,14 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
             if index == _INDEX_COLUMNS[-1] or f"missing ['{index}']" not in str(err):
                 raise
     lines = frame.attrs["lines"]
-    image = pd.to_numeric(frame[index], errors="coerce").to_numpy()
+    image = _whole_numbers(frame, index, name)
     check = frame["is_attn_check"].to_numpy() == "1"
-    bad = np.flatnonzero(np.isnan(image) | ((image < 0) & ~check))
+    bad = np.flatnonzero(((image < 0) | (image >= CIFAR10_TEST_SIZE)) & ~check)
     if bad.size:
         raise ValueError(
             f"{name}, line {int(lines[bad[0]])}: column {index!r} must hold an image index "
-            f"(-99999 for attention checks); got {frame[index].iloc[bad[0]]!r}"
+            f"0 to {CIFAR10_TEST_SIZE - 1} (-99999 for attention checks); got "
+            f"{frame[index].iloc[bad[0]]!r}"
         )
     keep = ~check
     unknown = np.flatnonzero(~frame["chosen_category"].isin(CIFAR10_CLASSES).to_numpy())
@@ -241,7 +260,7 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     taxonomy = cifar10h_taxonomy()
     table = pd.DataFrame(
         {
-            "item_id": image[keep].astype(np.int64),
+            "item_id": image[keep],
             "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[keep]),
             "label": frame["chosen_category"].to_numpy()[keep],
         }
