@@ -122,6 +122,30 @@ def test_cifar10h_raw_refuses_an_image_index_outside_the_test_set(tmp_path, imag
 
 
 @pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("annotator_id", "a7", "column 'annotator_id' must hold finite numbers; got 'a7'"),
+        ("is_attn_check", "2", "column 'is_attn_check' must hold 0 or 1; got '2'"),
+        ("true_category", "trucks", r"true_category must be one of \(.*\); got 'trucks'"),
+    ],
+)
+def test_cifar10h_raw_refuses_values_it_cannot_use(tmp_path, column, value, message):
+    # line 4 is annotator 0's attention check. Before: 'a7' failed in pd.to_numeric without the
+    # file's name; is_attn_check 2 made the check a normal trial of image -99999 (an error
+    # about the image index); a true class 'trucks' scored the check as missed, silently.
+    # The README of jcpeterson/cifar-10h: integer annotator ids, is_attn_check 0 or 1.
+    lines = raw_csv().splitlines()
+    header = lines[0].split(",")
+    fields = lines[3].split(",")
+    fields[header.index(column)] = value
+    lines[3] = ",".join(fields)
+    path = tmp_path / "raw.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"raw\.csv, line 4: {message}$"):
+        read_cifar10h_raw(path)
+
+
+@pytest.mark.parametrize(
     ("counts", "message"),
     [
         (np.ones((3, 10)) + 1j, "label counts must be real numbers; got complex values"),

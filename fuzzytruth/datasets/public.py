@@ -241,7 +241,14 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
             if index == _INDEX_COLUMNS[-1] or f"missing ['{index}']" not in str(err):
                 raise
     lines = frame.attrs["lines"]
+    odd = np.flatnonzero(~frame["is_attn_check"].isin(["0", "1"]).to_numpy())
+    if odd.size:
+        raise file_error(
+            name, f"column 'is_attn_check' must hold 0 or 1; got "
+            f"{shown(frame['is_attn_check'].iloc[odd[0]])}", int(lines[odd[0]])
+        )
     image = _whole_numbers(frame, index, name)
+    annotator = _whole_numbers(frame, "annotator_id", name)
     check = frame["is_attn_check"].to_numpy() == "1"
     bad = np.flatnonzero(((image < 0) | (image >= CIFAR10_TEST_SIZE)) & ~check)
     if bad.size:
@@ -251,17 +258,19 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
             f"{frame[index].iloc[bad[0]]!r}"
         )
     keep = ~check
-    unknown = np.flatnonzero(~frame["chosen_category"].isin(CIFAR10_CLASSES).to_numpy())
-    if unknown.size:
-        raise ValueError(
-            f"{name}, line {int(lines[unknown[0]])}: chosen_category must be one of "
-            f"{CIFAR10_CLASSES}; got {frame['chosen_category'].iloc[unknown[0]]!r}"
-        )
+    # the true category is used only on the attention checks, to score them
+    for column, used in (("chosen_category", True), ("true_category", check)):
+        unknown = np.flatnonzero(used & ~frame[column].isin(CIFAR10_CLASSES).to_numpy())
+        if unknown.size:
+            raise ValueError(
+                f"{name}, line {int(lines[unknown[0]])}: {column} must be one of "
+                f"{CIFAR10_CLASSES}; got {frame[column].iloc[unknown[0]]!r}"
+            )
     taxonomy = cifar10h_taxonomy()
     table = pd.DataFrame(
         {
             "item_id": image[keep],
-            "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[keep]),
+            "annotator_id": annotator[keep],
             "label": frame["chosen_category"].to_numpy()[keep],
         }
     )
@@ -274,7 +283,7 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     checks = (
         pd.DataFrame(
             {
-                "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[check]),
+                "annotator_id": annotator[check],
                 "correct": frame["chosen_category"].to_numpy()[check]
                 == frame["true_category"].to_numpy()[check],
             }
