@@ -145,6 +145,20 @@ def test_cifar10h_raw_refuses_values_it_cannot_use(tmp_path, column, value, mess
         read_cifar10h_raw(path)
 
 
+def test_cifar10h_raw_errors_name_the_repeated_judgment(tmp_path):
+    # a second judgment of an image by one annotator, and a file of attention checks only,
+    # failed in Annotations.from_frame without the file's name (the first suggesting a
+    # duplicates= option read_cifar10h_raw does not have)
+    path = tmp_path / "raw.csv"
+    path.write_text(raw_csv([*TRIALS, (2, 1, "ship")]))
+    with pytest.raises(ValueError, match=r"raw\.csv, line 14: annotator 2 judged image 1 a "
+                       r"second time \(first on line 12\)$"):
+        read_cifar10h_raw(path)
+    path.write_text(raw_csv([(0, -99999, "truck")]))
+    with pytest.raises(ValueError, match=r"raw\.csv: no trial outside the attention checks$"):
+        read_cifar10h_raw(path)
+
+
 @pytest.mark.parametrize(
     ("counts", "message"),
     [
@@ -202,3 +216,14 @@ def test_crowd_relevance_from_a_figure_eight_report(tmp_path):
     assert agreement(crowd.annotations, n_resamples=0).value("krippendorff_alpha") < 1
     with pytest.raises(ValueError, match=r"none of the judgments is one of relevant=\['yes'\]"):
         read_crowd_relevance(path, relevant=["yes"])
+
+
+def test_crowd_relevance_error_names_the_repeated_judgment(tmp_path):
+    # the error came from Annotations.from_frame: the file but no line, and a duplicates=
+    # option that read_crowd_relevance does not have
+    path = tmp_path / "judgments.csv"
+    path.write_text("_worker_id,topic,document_id,relevance\nw1,325,d1,relevant\n"
+                    "w2,325,d1,relevant\nw1,325,d1,not_relevant\n")
+    with pytest.raises(ValueError, match=r"judgments\.csv, line 4: annotator 'w1' judged "
+                       r"query-document pair '325/d1' a second time \(first on line 2\)$"):
+        read_crowd_relevance(path)

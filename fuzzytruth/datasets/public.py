@@ -200,6 +200,21 @@ def _whole_numbers(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
     return values.astype(np.int64)
 
 
+def _one_judgment_each(table: pd.DataFrame, lines: np.ndarray, name: str, what: str) -> None:
+    """A ValueError naming file ``name`` and the line (``lines``: each row's) of the first row
+    of ``table`` whose ``item_id`` (a ``what``) and ``annotator_id`` repeat an earlier row's:
+    Annotations would refuse it without the line, suggesting an option the loaders lack."""
+    again = table.duplicated(["item_id", "annotator_id"]).to_numpy()
+    if again.any():
+        i = int(again.argmax())
+        item, annotator = table[["item_id", "annotator_id"]].iloc[i].tolist()
+        first = int(((table["item_id"] == item) & (table["annotator_id"] == annotator)).argmax())
+        raise file_error(
+            name, f"annotator {shown(annotator)} judged {what} {shown(item)} a second time "
+            f"(first on line {int(lines[first])})", int(lines[i])
+        )
+
+
 def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CIFAR10H:
     """Read ``cifar10h-raw.csv`` (or ``cifar10h-raw.zip``): one row per annotator trial.
 
@@ -274,6 +289,9 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
             "label": frame["chosen_category"].to_numpy()[keep],
         }
     )
+    if table.empty:
+        raise file_error(name, "no trial outside the attention checks")
+    _one_judgment_each(table, lines[keep], name, "image")
     annotations = Annotations.from_frame(table, taxonomy=taxonomy)
     counts = (
         pd.crosstab(table["item_id"], table["label"])
@@ -343,7 +361,8 @@ def read_crowd_relevance(
 
     The defaults are the column names of a Figure Eight (CrowdFlower) full report, as
     published with the NYT topical-relevance crowd data; pass other names for other exports.
-    Quoted values may span lines (such reports hold whole documents).
+    Quoted values may span lines (such reports hold whole documents). A worker who judged a
+    pair twice is an error naming both lines.
 
     Parameters
     ----------
@@ -397,6 +416,7 @@ def read_crowd_relevance(
     )
     item = frame[query].astype(str) + "/" + frame[doc].astype(str)
     table = pd.DataFrame({"item_id": item, "annotator_id": frame[worker], "label": frame[judgment]})
+    _one_judgment_each(table, frame.attrs["lines"], name, "query-document pair")
     try:
         annotations = Annotations.from_frame(table, taxonomy=Taxonomy.flat(sorted(values)))
     except ValueError as err:
