@@ -227,3 +227,14 @@ def test_crowd_relevance_error_names_the_repeated_judgment(tmp_path):
     with pytest.raises(ValueError, match=r"judgments\.csv, line 4: annotator 'w1' judged "
                        r"query-document pair '325/d1' a second time \(first on line 2\)$"):
         read_crowd_relevance(path)
+
+
+def test_crowd_relevance_keeps_pairs_with_a_slash_apart(tmp_path):
+    # query 'a/b' with document 'c' and query 'a' with document 'b/c' were two qrels but one
+    # item 'a/b/c' of the annotations: agreement saw one item judged by both workers
+    path = tmp_path / "judgments.csv"
+    path.write_text("_worker_id,topic,document_id,relevance\nw1,a/b,c,relevant\n"
+                    "w2,a,b/c,not_relevant\n")
+    with pytest.raises(ValueError, match=r"judgments\.csv, line 3: query 'a' with document "
+                       r"'b/c' has the item id 'a/b/c' of query 'a/b' with document 'c'"):
+        read_crowd_relevance(path)

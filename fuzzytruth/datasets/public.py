@@ -347,6 +347,24 @@ class CrowdRelevance:
         )
 
 
+def _distinct_items(pairs: pd.DataFrame, lines: np.ndarray, name: str) -> None:
+    """A ValueError naming file ``name`` and the line (``lines``: each row's) of the first
+    (query, document) pair of ``pairs`` (columns query, document, item) whose item id
+    ``"<query>/<document>"`` an earlier, different pair has too (a ``/`` in an id): the
+    annotations would merge the two pairs' judgments into one item."""
+    first = pairs.drop_duplicates()
+    clash = first["item"].duplicated().to_numpy()
+    if clash.any():
+        i = int(clash.argmax())
+        again = first.iloc[i].tolist()
+        earlier = first[first["item"] == again[2]].iloc[0].tolist()
+        raise file_error(
+            name, f"query {shown(again[0])} with document {shown(again[1])} has the item id "
+            f"{shown(again[2])} of query {shown(earlier[0])} with document "
+            f"{shown(earlier[1])} (a '/' in an id)", int(lines[first.index[i]])
+        )
+
+
 def read_crowd_relevance(
     path: str | os.PathLike,
     *,
@@ -362,7 +380,8 @@ def read_crowd_relevance(
     The defaults are the column names of a Figure Eight (CrowdFlower) full report, as
     published with the NYT topical-relevance crowd data; pass other names for other exports.
     Quoted values may span lines (such reports hold whole documents). A worker who judged a
-    pair twice is an error naming both lines.
+    pair twice is an error naming both lines, and so are two pairs with the same item id
+    ``"<query>/<document>"`` (``a/b, c`` and ``a, b/c``).
 
     Parameters
     ----------
@@ -415,6 +434,7 @@ def read_crowd_relevance(
         .reset_index()
     )
     item = frame[query].astype(str) + "/" + frame[doc].astype(str)
+    _distinct_items(frame[[query, doc]].assign(item=item), frame.attrs["lines"], name)
     table = pd.DataFrame({"item_id": item, "annotator_id": frame[worker], "label": frame[judgment]})
     _one_judgment_each(table, frame.attrs["lines"], name, "query-document pair")
     try:
