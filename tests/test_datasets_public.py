@@ -1,5 +1,7 @@
 """Loaders of public collections, on tiny fixtures written in exactly the published formats."""
 
+import bz2
+import lzma
 import re
 import zipfile
 
@@ -238,3 +240,14 @@ def test_crowd_relevance_keeps_pairs_with_a_slash_apart(tmp_path):
     with pytest.raises(ValueError, match=r"judgments\.csv, line 3: query 'a' with document "
                        r"'b/c' has the item id 'a/b/c' of query 'a/b' with document 'c'"):
         read_crowd_relevance(path)
+
+
+@pytest.mark.parametrize("suffix", [".tsv.bz2", ".tsv.xz", ".TSV"])
+def test_crowd_relevance_reads_any_tsv_name_as_tab_separated(tmp_path, suffix):
+    # only '.tsv' and '.tsv.gz' were read as TSV: a '.tsv.bz2' file was split on commas and
+    # its header reported as missing every column
+    text = "_worker_id\ttopic\tdocument_id\trelevance\nw1\t325\td1\trelevant\n"
+    compress = {".tsv.bz2": bz2.compress, ".tsv.xz": lzma.compress}.get(suffix, bytes)
+    path = tmp_path / f"judgments{suffix}"
+    path.write_bytes(compress(text.encode()))
+    assert read_crowd_relevance(path).qrels.probability.tolist() == [1.0]

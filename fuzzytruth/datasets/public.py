@@ -24,14 +24,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import real_array
 from fuzzytruth.annotations import Annotations
-from fuzzytruth.io.delimited import finite_numbers, read_delimited
+from fuzzytruth.io.delimited import delimiter_of, finite_numbers, format_of, read_delimited
 from fuzzytruth.io.numpy_files import npy_array
 from fuzzytruth.io.text import file_error, read_bytes, shown
 from fuzzytruth.taxonomy import Taxonomy
@@ -386,7 +385,7 @@ def read_crowd_relevance(
     Parameters
     ----------
     path : str or path-like
-        CSV (``.tsv``: tab-separated), compressed or not.
+        CSV (``.tsv``: tab-separated), compressed or not (``.tsv.bz2`` is tab-separated too).
     query, doc, worker, judgment : str
         Column names.
     relevant : sequence of str
@@ -413,9 +412,13 @@ def read_crowd_relevance(
     """
     name = os.fspath(path)
     relevant = [relevant] if isinstance(relevant, str) else list(relevant)
+    try:
+        fmt = format_of(path, None, ("csv", "tsv"))
+    except ValueError:  # any other name is read as CSV
+        fmt = "csv"
     frame = read_delimited(
         path,
-        delimiter="\t" if Path(name.removesuffix(".gz")).suffix == ".tsv" else ",",
+        delimiter=delimiter_of(fmt),
         required=[query, doc, worker, judgment],
         encoding=encoding,
         only_required=True,
