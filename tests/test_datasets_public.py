@@ -1,5 +1,8 @@
 """Loaders of public collections, on tiny fixtures written in exactly the published formats."""
 
+import bz2
+import lzma
+import re
 import zipfile
 
 import numpy as np
@@ -102,6 +105,80 @@ def test_cifar10h_errors_name_file_and_line(tmp_path):
         read_cifar10h_counts(tmp_path / "c.npy")
 
 
+@pytest.mark.parametrize(
+    ("image", "message"),
+    [
+        ("2.5", "must hold whole numbers; got '2.5'"),
+        ("1e20", "must hold whole numbers; got '1e20'"),
+        ("10000", r"must hold an image index 0 to 9999 \(-99999 for attention checks\)"),
+    ],
+)
+def test_cifar10h_raw_refuses_an_image_index_outside_the_test_set(tmp_path, image, message):
+    # 2.5 was read as image 2, 1e20 as image -2**63 (with a RuntimeWarning) and 10000 as an
+    # image the 10,000-image CIFAR-10 test set does not have
+    path = tmp_path / "raw.csv"
+    path.write_text(raw_csv([(0, 7, "cat")]).replace(",7,cat_7.png", f",{image},cat_7.png"))
+    with pytest.raises(ValueError, match=rf"raw\.csv, line 2: column 'cifar10_test_test_idx' "
+                       rf"{message}"):
+        read_cifar10h_raw(path)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("annotator_id", "a7", "column 'annotator_id' must hold finite numbers; got 'a7'"),
+        ("is_attn_check", "2", "column 'is_attn_check' must hold 0 or 1; got '2'"),
+        ("true_category", "trucks", r"true_category must be one of \(.*\); got 'trucks'"),
+    ],
+)
+def test_cifar10h_raw_refuses_values_it_cannot_use(tmp_path, column, value, message):
+    # line 4 is annotator 0's attention check. Before: 'a7' failed in pd.to_numeric without the
+    # file's name; is_attn_check 2 made the check a normal trial of image -99999 (an error
+    # about the image index); a true class 'trucks' scored the check as missed, silently.
+    # The README of jcpeterson/cifar-10h: integer annotator ids, is_attn_check 0 or 1.
+    lines = raw_csv().splitlines()
+    header = lines[0].split(",")
+    fields = lines[3].split(",")
+    fields[header.index(column)] = value
+    lines[3] = ",".join(fields)
+    path = tmp_path / "raw.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"raw\.csv, line 4: {message}$"):
+        read_cifar10h_raw(path)
+
+
+def test_cifar10h_raw_errors_name_the_repeated_judgment(tmp_path):
+    # a second judgment of an image by one annotator, and a file of attention checks only,
+    # failed in Annotations.from_frame without the file's name (the first suggesting a
+    # duplicates= option read_cifar10h_raw does not have)
+    path = tmp_path / "raw.csv"
+    path.write_text(raw_csv([*TRIALS, (2, 1, "ship")]))
+    with pytest.raises(ValueError, match=r"raw\.csv, line 14: annotator 2 judged image 1 a "
+                       r"second time \(first on line 12\)$"):
+        read_cifar10h_raw(path)
+    path.write_text(raw_csv([(0, -99999, "truck")]))
+    with pytest.raises(ValueError, match=r"raw\.csv: no trial outside the attention checks$"):
+        read_cifar10h_raw(path)
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        (np.ones((3, 10)) + 1j, "label counts must be real numbers; got complex values"),
+        (np.zeros((0, 10)), r"no label counts \(the array is empty or all 0\)"),
+        (np.zeros((3, 10)), r"no label counts \(the array is empty or all 0\)"),
+        (np.full((3, 10), 1e300), "label counts must be non-negative whole numbers"),
+    ],
+)
+def test_cifar10h_counts_refuses_what_it_cannot_count(tmp_path, counts, message):
+    # complex counts lost their imaginary part with a warning, 1e300 cast to a negative int,
+    # and an empty or all-0 array failed without the file's name
+    path = tmp_path / "cifar10h-counts.npy"
+    np.save(path, counts)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: {message}$"):
+        read_cifar10h_counts(path)
+
+
 FIGURE_EIGHT_HEADER = (
     "_unit_id,_created_at,_id,_started_at,_tainted,_channel,_trust,_worker_id,_country,"
     "_region,_city,_ip,hiddeninput,relevance,bin,doc_len,document_body,document_id,"
@@ -141,3 +218,36 @@ def test_crowd_relevance_from_a_figure_eight_report(tmp_path):
     assert agreement(crowd.annotations, n_resamples=0).value("krippendorff_alpha") < 1
     with pytest.raises(ValueError, match=r"none of the judgments is one of relevant=\['yes'\]"):
         read_crowd_relevance(path, relevant=["yes"])
+
+
+def test_crowd_relevance_error_names_the_repeated_judgment(tmp_path):
+    # the error came from Annotations.from_frame: the file but no line, and a duplicates=
+    # option that read_crowd_relevance does not have
+    path = tmp_path / "judgments.csv"
+    path.write_text("_worker_id,topic,document_id,relevance\nw1,325,d1,relevant\n"
+                    "w2,325,d1,relevant\nw1,325,d1,not_relevant\n")
+    with pytest.raises(ValueError, match=r"judgments\.csv, line 4: annotator 'w1' judged "
+                       r"query-document pair '325/d1' a second time \(first on line 2\)$"):
+        read_crowd_relevance(path)
+
+
+def test_crowd_relevance_keeps_pairs_with_a_slash_apart(tmp_path):
+    # query 'a/b' with document 'c' and query 'a' with document 'b/c' were two qrels but one
+    # item 'a/b/c' of the annotations: agreement saw one item judged by both workers
+    path = tmp_path / "judgments.csv"
+    path.write_text("_worker_id,topic,document_id,relevance\nw1,a/b,c,relevant\n"
+                    "w2,a,b/c,not_relevant\n")
+    with pytest.raises(ValueError, match=r"judgments\.csv, line 3: query 'a' with document "
+                       r"'b/c' has the item id 'a/b/c' of query 'a/b' with document 'c'"):
+        read_crowd_relevance(path)
+
+
+@pytest.mark.parametrize("suffix", [".tsv.bz2", ".tsv.xz", ".TSV"])
+def test_crowd_relevance_reads_any_tsv_name_as_tab_separated(tmp_path, suffix):
+    # only '.tsv' and '.tsv.gz' were read as TSV: a '.tsv.bz2' file was split on commas and
+    # its header reported as missing every column
+    text = "_worker_id\ttopic\tdocument_id\trelevance\nw1\t325\td1\trelevant\n"
+    compress = {".tsv.bz2": bz2.compress, ".tsv.xz": lzma.compress}.get(suffix, bytes)
+    path = tmp_path / f"judgments{suffix}"
+    path.write_bytes(compress(text.encode()))
+    assert read_crowd_relevance(path).qrels.probability.tolist() == [1.0]

@@ -82,6 +82,58 @@ def test_errors_name_the_file(published, tmp_path):
         read_real_npz(published)
 
 
+def test_each_file_is_located_by_its_own_info(published):
+    # raters_golden.npz's questions were taken to be golden.npz's, in golden.npz's order,
+    # without reading its own 'info' (the README: every file has its own): listed in the other
+    # order, rater 31's answers were scored against the wrong questions
+    info = [(fname(7), "12"), (fname(9), "5")]
+    write_npz(published / "golden.npz", [[2, 0], [2, 0], [0, 0]], info, [1, 2, 3])
+    write_npz(published / "raters_golden.npz", [[0, 2], [2, 0]], info[::-1], [31, 30])
+    accuracy = read_imagenet_real(published).golden_accuracy()
+    assert accuracy.set_index("annotator_id")["golden_accuracy"].to_dict() == {30: 0.0, 31: 1.0}
+
+
+def _one_hot(answers):
+    return np.eye(3)[answers]
+
+
+@pytest.mark.parametrize(
+    ("arrays", "message"),
+    [
+        # one-hot rows that sum to 1 were read by argmax: (0.5, 0, 0.5) as "no"
+        ({"tensor": np.array([[[0.5, 0, 0.5]]])}, r"rater 30 has an answer that is neither "
+         r"0 nor 1 \(found 0\.5\)"),
+        ({"tensor": np.array([[[np.nan, 0, 0]]])}, r"neither 0 nor 1 \(found nan\)"),
+        # an 'info' longer than the tensor added questions no one was asked
+        ({"info": np.array([(fname(7), "5"), (fname(8), "5")])}, r"'tensor' must be a "
+         r"C-ordered array of numbers of shape \(raters, questions, 3\) = \(1, 2, 3\)"),
+        ({"ids": np.array([30, 31])}, r"shape \(raters, questions, 3\) = \(2, 1, 3\)"),
+        ({"ids": np.array([30, 30]), "tensor": _one_hot([[0], [1]])},
+         r"'ids' must list each rater once; got \[30, 30\]"),
+        ({"info": np.array([(fname(7), "x")])}, r"'info' must hold \(file name, class index "
+         r"0-999\) pairs"),
+        ({"info": np.array([(fname(7), "5"), (fname(7), "5")]), "tensor": _one_hot([[0, 1]])},
+         "'info' asks about class 5 of image 7 twice"),
+    ],
+)
+def test_published_format_violations_name_the_file(tmp_path, arrays, message):
+    # before: silently read (the first three), or zip(), int() and pandas errors without
+    # the file's name
+    arrays = {"tensor": _one_hot([[0]]), "info": np.array([(fname(7), "5")]),
+              "ids": np.array([30]), **arrays}
+    np.savez_compressed(tmp_path / "raters.npz", **arrays)
+    write_npz(tmp_path / "golden.npz", [[0]], [(fname(7), "5")], [1])
+    write_npz(tmp_path / "raters_golden.npz", [[0]], [(fname(7), "5")], [30])
+    with pytest.raises(ValueError, match=rf"raters\.npz: .*{message}"):
+        read_real_npz(tmp_path)
+
+
+def test_a_file_that_is_not_a_zip_archive_is_named(published):
+    (published / "raters_golden.npz").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"raters_golden\.npz: not a readable \.npz file"):
+        read_real_npz(published)
+
+
 def test_bundled_copy_matches_the_published_totals(real):
     # totals of raters.npz (commit bcd006f): tensor.sum(axis=(0, 1)) and its shape
     frame = real.annotations.to_frame()

@@ -44,9 +44,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from fuzzytruth.datasets._commands import make_folder
 from fuzzytruth.io.numpy_files import npy_header
+from fuzzytruth.io.text import first_line, shown
 
 __all__ = ["ANSWERS", "read_real_npz", "write_real_tables"]
 
@@ -55,8 +58,8 @@ ANSWERS = ("no", "maybe", "yes")
 #: Table name -> (source file, whose answers), in the order they are written.
 TABLES = {
     "votes": "raters.npz",
-    "golden_votes": "raters_golden.npz",
     "expert_votes": "golden.npz",
+    "golden_votes": "raters_golden.npz",
 }
 _PREFIX = "ILSVRC2012_val_"
 
@@ -76,65 +79,100 @@ def _read_small(archive: zipfile.ZipFile, name: str, path: str) -> np.ndarray:
         return np.lib.format.read_array(handle, allow_pickle=False)
 
 
-def _rater_slabs(archive: zipfile.ZipFile, path: str) -> Iterator[np.ndarray]:
-    """The ``(N, 3)`` answers of each rater of ``tensor``, read one rater at a time."""
+def _rater_slabs(archive: zipfile.ZipFile, path: str, n_raters: int,
+                 n_questions: int) -> Iterator[np.ndarray]:
+    """The ``(N, 3)`` answers of each rater of ``tensor``, read one rater at a time; its shape
+    must be ``(n_raters, n_questions, 3)`` (the lengths of ``ids`` and ``info``)."""
     with archive.open(_member(archive, "tensor", path)) as handle:
         shape, fortran, dtype = npy_header(handle)
-        if len(shape) != 3 or shape[2] != len(ANSWERS) or fortran:
+        if shape != (n_raters, n_questions, len(ANSWERS)) or fortran or dtype.hasobject:
             raise ValueError(
-                f"{path}: 'tensor' must be a C-ordered (raters, questions, 3) array; got shape "
-                f"{shape}"
+                f"{path}: 'tensor' must be a C-ordered array of numbers of shape (raters, "
+                f"questions, 3) = ({n_raters}, {n_questions}, 3), the lengths of 'ids' and "
+                f"'info'; got shape {shape}, dtype {dtype}"
             )
         size = shape[1] * shape[2] * dtype.itemsize
         for _ in range(shape[0]):
-            yield np.frombuffer(handle.read(size), dtype=dtype).reshape(shape[1], shape[2])
+            data = handle.read(size)
+            if len(data) < size:
+                raise ValueError(f"{path}: 'tensor' holds fewer values than its shape {shape}")
+            yield np.frombuffer(data, dtype=dtype).reshape(shape[1], shape[2])
 
 
-def _votes(path: str, questions: np.ndarray) -> pd.DataFrame:
-    """Long table ``question_id, rater_id, answer`` of one published file."""
-    with zipfile.ZipFile(path) as archive:
-        ids = _read_small(archive, "ids", path)
-        parts = []
-        for rater, slab in zip(ids, _rater_slabs(archive, path), strict=True):
-            answered = slab.sum(axis=1)
-            if np.any((answered != 0) & (answered != 1)):
-                raise ValueError(
-                    f"{path}: rater {rater} has a question with {int(answered.max())} answers; "
-                    "each question has at most one of no/maybe/yes"
-                )
-            rows = np.flatnonzero(answered == 1)
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "question_id": questions[rows].astype(np.int32),
-                        "rater_id": np.full(len(rows), rater, dtype=np.int16),
-                        "answer": slab[rows].argmax(axis=1).astype(np.int8),
-                    }
-                )
+def _votes(archive: zipfile.ZipFile, path: str, questions: np.ndarray) -> pd.DataFrame:
+    """Long table ``question_id, rater_id, answer`` of one published file, whose questions
+    (the rows of its ``info``) have the ids ``questions``."""
+    ids = _read_small(archive, "ids", path)
+    if ids.ndim != 1 or len(np.unique(ids)) != len(ids):
+        raise ValueError(f"{path}: 'ids' must list each rater once; got {shown(ids.tolist())}")
+    parts = []
+    for rater, slab in zip(ids, _rater_slabs(archive, path, len(ids), len(questions)),
+                           strict=True):
+        odd = (slab != 0) & (slab != 1)
+        if odd.any():
+            raise ValueError(
+                f"{path}: rater {rater} has an answer that is neither 0 nor 1 (found "
+                f"{slab[odd][0].item()!r}); 'tensor' is one-hot"
             )
+        answered = slab.sum(axis=1)
+        if np.any(answered > 1):
+            raise ValueError(
+                f"{path}: rater {rater} has a question with {int(answered.max())} answers; "
+                "each question has at most one of no/maybe/yes"
+            )
+        rows = np.flatnonzero(answered == 1)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "question_id": questions[rows].astype(np.int32),
+                    "rater_id": np.full(len(rows), rater, dtype=np.int16),
+                    "answer": slab[rows].argmax(axis=1).astype(np.int8),
+                }
+            )
+        )
     votes = pd.concat(parts, ignore_index=True)
     return votes.sort_values(["question_id", "rater_id"], ignore_index=True)
 
 
-def _info(path: str) -> pd.DataFrame:
-    with zipfile.ZipFile(path) as archive:
-        info = _read_small(archive, "info", path)
-    names = pd.Series(info[:, 0])
-    if not names.str.startswith(_PREFIX).all():
-        bad = names[~names.str.startswith(_PREFIX)].iloc[0]
-        raise ValueError(
-            f"{path}: 'info' file names must look like {_PREFIX}00000001.JPEG; got {bad!r}"
-        )
-    return pd.DataFrame(
-        {
-            "image": names.str.slice(len(_PREFIX), len(_PREFIX) + 8).astype(np.int32),
-            "class_id": pd.Series(info[:, 1]).astype(np.int16),
-        }
-    )
+def _info(archive: zipfile.ZipFile, path: str) -> pd.DataFrame:
+    """``image, class_id`` of each question of ``info``: pairs (file name, class index), each
+    asked once."""
+    info = _read_small(archive, "info", path)
+    expected = (f"'info' must hold (file name, class index 0-999) pairs such as "
+                f"({_PREFIX}00000001.JPEG, 5)")
+    if info.ndim != 2 or info.shape[1] != 2:
+        raise ValueError(f"{path}: {expected}; got shape {info.shape}")
+    names, classes = pa.array(info[:, 0].astype(str)), pa.array(info[:, 1].astype(str))
+    ok = pc.and_(pc.match_substring_regex(names, rf"^{_PREFIX}[0-9]{{8}}\.JPEG$"),
+                 pc.match_substring_regex(classes, r"^[0-9]{1,3}$"))
+    bad = np.flatnonzero(~ok.to_numpy(zero_copy_only=False))
+    if bad.size:
+        raise ValueError(f"{path}: {expected}; got {shown(tuple(info[bad[0]].tolist()))}")
+    image = pc.utf8_slice_codeunits(names, len(_PREFIX), len(_PREFIX) + 8)
+    frame = pd.DataFrame({
+        "image": pc.cast(image, pa.int32()).to_numpy(),
+        "class_id": pc.cast(classes, pa.int16()).to_numpy(),
+    })
+    again = frame.duplicated().to_numpy()
+    if again.any():
+        image, class_id = frame.iloc[int(again.argmax())].tolist()
+        raise ValueError(f"{path}: 'info' asks about class {class_id} of image {image} twice")
+    return frame
+
+
+def _open(path: Path) -> zipfile.ZipFile:
+    """The ``.npz`` file ``path`` as a zip archive, or a ValueError naming it."""
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as err:
+        raise ValueError(f"{path}: not a readable .npz file ({first_line(err)})") from None
 
 
 def read_real_npz(folder: str | os.PathLike) -> dict[str, pd.DataFrame]:
     """Read ``raters.npz``, ``golden.npz`` and ``raters_golden.npz`` from ``folder``.
+
+    Each file's questions are found through its own ``info``: those of ``golden.npz`` and
+    ``raters_golden.npz`` must be questions of ``raters.npz``, in any order.
 
     Parameters
     ----------
@@ -159,21 +197,27 @@ def read_real_npz(folder: str | os.PathLike) -> dict[str, pd.DataFrame]:
             f"{folder}: missing {missing}; expected the raw vote files of "
             "google-research/reassessed-imagenet (raters.npz, golden.npz, raters_golden.npz)"
         )
-    questions = _info(str(folder / "raters.npz"))
-    golden = _info(str(folder / "golden.npz"))
+    with _open(folder / "raters.npz") as archive:
+        questions = _info(archive, str(folder / "raters.npz"))
     key = pd.MultiIndex.from_frame(questions)
-    position = key.get_indexer(pd.MultiIndex.from_frame(golden))
-    if (position < 0).any():
-        raise ValueError(
-            f"{folder / 'golden.npz'}: {int((position < 0).sum())} golden question(s) are not "
-            "questions of raters.npz"
-        )
     questions.insert(0, "question_id", np.arange(len(questions), dtype=np.int32))
-    questions["golden"] = np.isin(questions["question_id"], position)
+    questions["golden"] = False
     tables = {"questions": questions}
-    for table, name in TABLES.items():
-        ids = np.arange(len(questions)) if name == "raters.npz" else position
-        tables[table] = _votes(str(folder / name), ids)
+    for table, name in TABLES.items():  # golden.npz before raters_golden.npz
+        path = str(folder / name)
+        with _open(folder / name) as archive:
+            position = (np.arange(len(questions)) if name == "raters.npz" else
+                        key.get_indexer(pd.MultiIndex.from_frame(_info(archive, path))))
+            if (position < 0).any():
+                raise ValueError(
+                    f"{path}: {int((position < 0).sum())} question(s) of 'info' are not "
+                    "questions of raters.npz"
+                )
+            if name == "golden.npz":
+                questions.loc[position, "golden"] = True
+            elif name == "raters_golden.npz" and not questions["golden"].to_numpy()[position].all():
+                raise ValueError(f"{path}: 'info' holds questions that golden.npz does not")
+            tables[table] = _votes(archive, path, position)
     return tables
 
 

@@ -24,15 +24,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import real_array
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.io.delimited import delimiter_of, finite_numbers, format_of, read_delimited
 from fuzzytruth.io.numpy_files import npy_array
-from fuzzytruth.io.tables import read_delimited
-from fuzzytruth.io.text import read_bytes
+from fuzzytruth.io.text import file_error, read_bytes, shown
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
@@ -61,6 +61,8 @@ CIFAR10_CLASSES = (
 )
 _ANIMALS = ("bird", "cat", "deer", "dog", "frog", "horse")
 _VEHICLES = ("airplane", "automobile", "ship", "truck")
+#: The number of images of the CIFAR-10 test set, which CIFAR-10H labels.
+CIFAR10_TEST_SIZE = 10_000
 #: The image-index column: the README calls it cifar10_test_set_idx, the file has the other.
 _INDEX_COLUMNS = ("cifar10_test_test_idx", "cifar10_test_set_idx")
 
@@ -154,7 +156,7 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
         When ``path`` is not a file, saying where to download ``cifar10h-counts.npy``.
     ValueError
         Naming the file, when it is not a ``.npy`` array of shape ``(n, 10)`` holding
-        non-negative whole numbers.
+        non-negative whole real numbers, not all 0.
 
     Examples
     --------
@@ -169,8 +171,11 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
         raise ValueError(
             f"{name}: expected an (images, 10) array of label counts; got shape {counts.shape}"
         )
-    if not np.all(np.isfinite(counts)) or counts.min() < 0 or np.any(counts != np.round(counts)):
+    counts = real_array(counts, f"{name}: label counts")
+    if not np.all((counts >= 0) & (counts < 2.0**63) & (counts == np.round(counts))):
         raise ValueError(f"{name}: label counts must be non-negative whole numbers")
+    if not counts.any():
+        raise ValueError(f"{name}: no label counts (the array is empty or all 0)")
     counts = counts.astype(np.int64)
     taxonomy = cifar10h_taxonomy()
     return CIFAR10H(
@@ -181,6 +186,34 @@ def read_cifar10h_counts(path: str | os.PathLike) -> CIFAR10H:
     )
 
 
+def _whole_numbers(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
+    """Column ``column`` of a frame from :func:`read_delimited` as int64, or a ValueError
+    naming file ``name`` and the line of the first value that is not a whole number."""
+    values = finite_numbers(frame, column, name)
+    bad = np.flatnonzero((values != np.round(values)) | (np.abs(values) >= 2.0**63))
+    if bad.size:
+        raise file_error(
+            name, f"column {column!r} must hold whole numbers; got "
+            f"{shown(frame[column].iloc[bad[0]])}", int(frame.attrs["lines"][bad[0]])
+        )
+    return values.astype(np.int64)
+
+
+def _one_judgment_each(table: pd.DataFrame, lines: np.ndarray, name: str, what: str) -> None:
+    """A ValueError naming file ``name`` and the line (``lines``: each row's) of the first row
+    of ``table`` whose ``item_id`` (a ``what``) and ``annotator_id`` repeat an earlier row's:
+    Annotations would refuse it without the line, suggesting an option the loaders lack."""
+    again = table.duplicated(["item_id", "annotator_id"]).to_numpy()
+    if again.any():
+        i = int(again.argmax())
+        item, annotator = table[["item_id", "annotator_id"]].iloc[i].tolist()
+        first = int(((table["item_id"] == item) & (table["annotator_id"] == annotator)).argmax())
+        raise file_error(
+            name, f"annotator {shown(annotator)} judged {what} {shown(item)} a second time "
+            f"(first on line {int(lines[first])})", int(lines[i])
+        )
+
+
 def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CIFAR10H:
     """Read ``cifar10h-raw.csv`` (or ``cifar10h-raw.zip``): one row per annotator trial.
 
@@ -188,7 +221,8 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     ``chosen_category`` and the image index ``cifar10_test_test_idx`` (named
     ``cifar10_test_set_idx`` in the README; either is accepted); the others are ignored. The
     attention-check trials (image index -99999) are not CIFAR-10 test images: they are left
-    out of the annotations and summarised per annotator in ``attention_checks``.
+    out of the annotations and summarised per annotator in ``attention_checks``; every other
+    trial's image index is a whole number from 0 to 9,999.
 
     Parameters
     ----------
@@ -206,6 +240,8 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     ------
     FileNotFoundError
         When ``path`` is not a file, saying where to download ``cifar10h-raw.zip``.
+    ValueError
+        Naming the file and the line, for a missing column or a value the reader cannot use.
     """
     name = _cifar10h_file(path, "cifar10h-raw.zip")
     for index in _INDEX_COLUMNS:
@@ -219,29 +255,42 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
             if index == _INDEX_COLUMNS[-1] or f"missing ['{index}']" not in str(err):
                 raise
     lines = frame.attrs["lines"]
-    image = pd.to_numeric(frame[index], errors="coerce").to_numpy()
+    odd = np.flatnonzero(~frame["is_attn_check"].isin(["0", "1"]).to_numpy())
+    if odd.size:
+        raise file_error(
+            name, f"column 'is_attn_check' must hold 0 or 1; got "
+            f"{shown(frame['is_attn_check'].iloc[odd[0]])}", int(lines[odd[0]])
+        )
+    image = _whole_numbers(frame, index, name)
+    annotator = _whole_numbers(frame, "annotator_id", name)
     check = frame["is_attn_check"].to_numpy() == "1"
-    bad = np.flatnonzero(np.isnan(image) | ((image < 0) & ~check))
+    bad = np.flatnonzero(((image < 0) | (image >= CIFAR10_TEST_SIZE)) & ~check)
     if bad.size:
         raise ValueError(
             f"{name}, line {int(lines[bad[0]])}: column {index!r} must hold an image index "
-            f"(-99999 for attention checks); got {frame[index].iloc[bad[0]]!r}"
+            f"0 to {CIFAR10_TEST_SIZE - 1} (-99999 for attention checks); got "
+            f"{frame[index].iloc[bad[0]]!r}"
         )
     keep = ~check
-    unknown = np.flatnonzero(~frame["chosen_category"].isin(CIFAR10_CLASSES).to_numpy())
-    if unknown.size:
-        raise ValueError(
-            f"{name}, line {int(lines[unknown[0]])}: chosen_category must be one of "
-            f"{CIFAR10_CLASSES}; got {frame['chosen_category'].iloc[unknown[0]]!r}"
-        )
+    # the true category is used only on the attention checks, to score them
+    for column, used in (("chosen_category", True), ("true_category", check)):
+        unknown = np.flatnonzero(used & ~frame[column].isin(CIFAR10_CLASSES).to_numpy())
+        if unknown.size:
+            raise ValueError(
+                f"{name}, line {int(lines[unknown[0]])}: {column} must be one of "
+                f"{CIFAR10_CLASSES}; got {frame[column].iloc[unknown[0]]!r}"
+            )
     taxonomy = cifar10h_taxonomy()
     table = pd.DataFrame(
         {
-            "item_id": image[keep].astype(np.int64),
-            "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[keep]),
+            "item_id": image[keep],
+            "annotator_id": annotator[keep],
             "label": frame["chosen_category"].to_numpy()[keep],
         }
     )
+    if table.empty:
+        raise file_error(name, "no trial outside the attention checks")
+    _one_judgment_each(table, lines[keep], name, "image")
     annotations = Annotations.from_frame(table, taxonomy=taxonomy)
     counts = (
         pd.crosstab(table["item_id"], table["label"])
@@ -251,7 +300,7 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
     checks = (
         pd.DataFrame(
             {
-                "annotator_id": pd.to_numeric(frame["annotator_id"].to_numpy()[check]),
+                "annotator_id": annotator[check],
                 "correct": frame["chosen_category"].to_numpy()[check]
                 == frame["true_category"].to_numpy()[check],
             }
@@ -297,6 +346,24 @@ class CrowdRelevance:
         )
 
 
+def _distinct_items(pairs: pd.DataFrame, lines: np.ndarray, name: str) -> None:
+    """A ValueError naming file ``name`` and the line (``lines``: each row's) of the first
+    (query, document) pair of ``pairs`` (columns query, document, item) whose item id
+    ``"<query>/<document>"`` an earlier, different pair has too (a ``/`` in an id): the
+    annotations would merge the two pairs' judgments into one item."""
+    first = pairs.drop_duplicates()
+    clash = first["item"].duplicated().to_numpy()
+    if clash.any():
+        i = int(clash.argmax())
+        again = first.iloc[i].tolist()
+        earlier = first[first["item"] == again[2]].iloc[0].tolist()
+        raise file_error(
+            name, f"query {shown(again[0])} with document {shown(again[1])} has the item id "
+            f"{shown(again[2])} of query {shown(earlier[0])} with document "
+            f"{shown(earlier[1])} (a '/' in an id)", int(lines[first.index[i]])
+        )
+
+
 def read_crowd_relevance(
     path: str | os.PathLike,
     *,
@@ -311,12 +378,14 @@ def read_crowd_relevance(
 
     The defaults are the column names of a Figure Eight (CrowdFlower) full report, as
     published with the NYT topical-relevance crowd data; pass other names for other exports.
-    Quoted values may span lines (such reports hold whole documents).
+    Quoted values may span lines (such reports hold whole documents). A worker who judged a
+    pair twice is an error naming both lines, and so are two pairs with the same item id
+    ``"<query>/<document>"`` (``a/b, c`` and ``a, b/c``).
 
     Parameters
     ----------
     path : str or path-like
-        CSV (``.tsv``: tab-separated), compressed or not.
+        CSV (``.tsv``: tab-separated), compressed or not (``.tsv.bz2`` is tab-separated too).
     query, doc, worker, judgment : str
         Column names.
     relevant : sequence of str
@@ -343,9 +412,13 @@ def read_crowd_relevance(
     """
     name = os.fspath(path)
     relevant = [relevant] if isinstance(relevant, str) else list(relevant)
+    try:
+        fmt = format_of(path, None, ("csv", "tsv"))
+    except ValueError:  # any other name is read as CSV
+        fmt = "csv"
     frame = read_delimited(
         path,
-        delimiter="\t" if Path(name.removesuffix(".gz")).suffix == ".tsv" else ",",
+        delimiter=delimiter_of(fmt),
         required=[query, doc, worker, judgment],
         encoding=encoding,
         only_required=True,
@@ -364,7 +437,9 @@ def read_crowd_relevance(
         .reset_index()
     )
     item = frame[query].astype(str) + "/" + frame[doc].astype(str)
+    _distinct_items(frame[[query, doc]].assign(item=item), frame.attrs["lines"], name)
     table = pd.DataFrame({"item_id": item, "annotator_id": frame[worker], "label": frame[judgment]})
+    _one_judgment_each(table, frame.attrs["lines"], name, "query-document pair")
     try:
         annotations = Annotations.from_frame(table, taxonomy=Taxonomy.flat(sorted(values)))
     except ValueError as err:
