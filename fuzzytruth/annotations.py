@@ -179,12 +179,13 @@ class Annotations:
 
     @property
     def items(self) -> pd.Index:
-        """Item ids in order of first appearance."""
+        """Item ids, sorted by id (:func:`fuzzytruth._order.sorted_order`: the order of the
+        given rows changes nothing)."""
         return self._items
 
     @property
     def annotators(self) -> pd.Index:
-        """Annotator ids in order of first appearance."""
+        """Annotator ids, sorted by id (:func:`fuzzytruth._order.sorted_order`)."""
         return self._annotators
 
     @property
