@@ -211,6 +211,26 @@ def test_exact_laws_of_an_uncertain_query_equal_its_enumerated_annotator_worlds(
             assert got == pytest.approx(mass, abs=1e-12), (query, measure, value)
 
 
+@pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
+def test_a_kept_query_item_has_the_same_law_in_the_exact_forms_and_the_worlds(world_model):
+    """With exclude_query=False the exact forms condition each component on the query's own
+    label (the annotator worlds' law, 624a976), but the Bernoulli worlds draw the query item
+    independently: under world_model="bernoulli", method="auto" mixed the two laws in one
+    evaluation (P@1 of x: 1.0 exact against 0.44 in the worlds). The exact forms follow the
+    world model now: both agree within 5 Monte Carlo standard errors, under each model."""
+    mem = annotated({"x": ["a1", "b1", "a"], "y": ["a1", "b1"], "z": ["a2", "b2", "b"],
+                     "w": ["b1", "a1", "a1"]})
+    run = Run(["x"] * 3 + ["y"] * 2, ["x", "y", "z", "z", "w"], [3.0, 2.0, 1.0, 2.0, 1.0])
+    measures = ["P@1", "P@2", "RR", "R@2"]
+    options = {"exclude_query": False, "world_model": world_model, "undefined": "zero"}
+    exact = evaluate(run, mem, measures, method="exact", n_worlds=0, **options).to_frame()
+    worlds = evaluate(run, mem, measures, method="worlds", n_worlds=20_000, rng=3,
+                      **options).to_frame()
+    both = exact.merge(worlds, on=["system", "query_id", "measure"], suffixes=("", "_w"))
+    assert len(both) == 8
+    assert (np.abs(both["mean"] - both["mean_w"]) <= 5 * both["mc_se_w"] + 1e-12).all(), both
+
+
 def probabilistic_collection(rng, n_q=8, depth=6, n_docs=15):
     judged = [
         (f"q{q}", f"d{d}", float(rng.choice([0.0, 0.2, 0.5, 0.8, 1.0])), float(rng.integers(1, 3)))

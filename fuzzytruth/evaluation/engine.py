@@ -312,7 +312,8 @@ def evaluate(
             "computes trec_eval's prefs_* measures"
         )
     bound = as_truth(
-        truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query
+        truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query,
+        world_model=world_model,
     )
     if (relevance_level is not None and bound.kind.crisp and p.grades == "truncate"
             and not rel.is_integer()):

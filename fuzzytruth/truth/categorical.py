@@ -58,6 +58,7 @@ class CategoricalTruth(BoundTruth):
         }
         self.weights = options.weights
         self.exclude_query = options.exclude_query
+        self.world_model = options.world_model
         self.items = pd.Index([str(i) for i in membership.items])
         if self.items.has_duplicates:
             # runs name documents by str ids: 1 and "1" would be one document with two rows
@@ -117,7 +118,9 @@ class CategoricalTruth(BoundTruth):
             query_item=query_item,
             fixed=fixed,
             mixed=Components(mixed[row], node, shares[row, node]),
-            own_label=self.weights == "direct",
+            # the query's own label as its target: the annotator worlds' law, which the
+            # exact forms follow under that world model only
+            own_label=self.weights == "direct" and self.world_model == "annotator",
             exclude_query=self.exclude_query,
             model=self.model,
         )

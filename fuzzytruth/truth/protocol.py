@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WEIGHTS",
+    "WORLD_MODELS",
     "BoundTruth",
     "Components",
     "PreparedTruth",
@@ -71,6 +72,9 @@ __all__ = [
 ]
 
 WEIGHTS = ("direct", "literal")
+#: How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`); a categorical truth's exact
+#: forms follow the same law.
+WORLD_MODELS = ("annotator", "bernoulli")
 
 
 class TruthKind(StrEnum):
@@ -100,15 +104,19 @@ class TruthOptions:
     """The evaluation's options a truth reads (see :func:`fuzzytruth.evaluate`).
 
     ``query_categories`` and ``weights`` apply to a categorical truth only; ``exclude_query``
-    leaves a query item out of its own category (shape benchmarks).
+    leaves a query item out of its own category (shape benchmarks); ``world_model`` is the law
+    of the worlds, which the exact forms follow too (a query item kept among the documents is
+    in its own category for sure under ``"annotator"``, independently under ``"bernoulli"``).
     """
 
     query_categories: Mapping[Hashable, Hashable] | None = None
     weights: str = "direct"
     exclude_query: bool = True
+    world_model: str = "annotator"
 
     def __post_init__(self) -> None:
         check_choice("weights", self.weights, WEIGHTS)
+        check_choice("world_model", self.world_model, WORLD_MODELS)
         object.__setattr__(self, "exclude_query", check_flag("exclude_query", self.exclude_query))
         if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
             raise ValueError(
@@ -233,6 +241,7 @@ def as_truth(
     query_categories: Mapping[Hashable, Hashable] | None = None,
     weights: str = "direct",
     exclude_query: bool = True,
+    world_model: str = "annotator",
 ) -> BoundTruth:
     """``truth`` bound to the evaluation's options, after checking it is a :class:`Truth`."""
     if not isinstance(truth, Truth):
@@ -245,7 +254,7 @@ def as_truth(
             f"Qrels; got {type(truth).__name__} (or any object implementing "
             f"fuzzytruth.truth.Truth){hint}"
         )
-    options = TruthOptions(query_categories, weights, exclude_query)
+    options = TruthOptions(query_categories, weights, exclude_query, world_model)
     return truth.bind(options)
 
 

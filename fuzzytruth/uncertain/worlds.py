@@ -59,6 +59,7 @@ from fuzzytruth._threads import check_threads, run_in_threads
 from fuzzytruth._validation import check_choice, check_memory_budget, check_n_worlds
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.truth.protocol import WORLD_MODELS
 
 __all__ = [
     "WORLD_MODELS",
@@ -83,7 +84,6 @@ __getattr__, _ = lazy_names(
     globals(),
 )
 
-WORLD_MODELS = ("annotator", "bernoulli")
 # working memory, in bytes, that the block sizes are planned with
 _RANK_BYTES = 4  # per (row, candidate column) when compressed: the column's rank (int32)
 _ROW_BYTES = 48  # per (row, system): list length, relevant count, the kernels' accumulators
