@@ -45,7 +45,8 @@ Rules (one name each, the same in every output — per-query table, :meth:`Evalu
 * ``exclude_query=True``: under categorical truth a query item is not relevant to itself (shape
   benchmarks). With False, a query whose target is its own uncertain category (direct weights)
   finds itself relevant: each component of its mixture is one of its labels, as in the
-  annotator worlds.
+  annotator worlds (under ``world_model="bernoulli"`` the item is drawn independently of the
+  query's target, in the exact forms as in the worlds).
 * ``recall_form="exact"``: R is TP/(TP+FN), the crisp kernel's recall; ``"expected_size"`` is
   Santini's printed TP/E|ω| (eq. 12; exact form only).
 * presets may rename a family (``crossmodal``: ``R@K`` is the community's R@K, i.e. Success@K)
