@@ -116,14 +116,13 @@ from fuzzytruth.runs import Ranking, Run, rank
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
-from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth
+from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth, check_world_model
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.batch import DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
 from fuzzytruth.uncertain.worlds import (
     RankedDocs,
     binary_route,
-    check_world_model,
     kernel_params,
     world_values,
 )

@@ -48,7 +48,8 @@ from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, row_chunks
 from fuzzytruth._validation import check_n_worlds
-from fuzzytruth.uncertain.worlds import RankedDocs, check_world_model
+from fuzzytruth.truth.protocol import check_world_model
+from fuzzytruth.uncertain.worlds import RankedDocs
 
 if TYPE_CHECKING:
     from fuzzytruth.taxonomy import Taxonomy

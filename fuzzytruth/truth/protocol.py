@@ -67,6 +67,7 @@ __all__ = [
     "TruthKind",
     "TruthOptions",
     "as_truth",
+    "check_world_model",
     "estimand_label",
     "split_estimand",
 ]
@@ -75,6 +76,11 @@ WEIGHTS = ("direct", "literal")
 #: How worlds are drawn (:mod:`fuzzytruth.uncertain.worlds`); a categorical truth's exact
 #: forms follow the same law.
 WORLD_MODELS = ("annotator", "bernoulli")
+
+
+def check_world_model(world_model: str) -> str:
+    """Validate ``world_model``; return it."""
+    return check_choice("world_model", world_model, WORLD_MODELS)
 
 
 class TruthKind(StrEnum):
@@ -116,7 +122,7 @@ class TruthOptions:
 
     def __post_init__(self) -> None:
         check_choice("weights", self.weights, WEIGHTS)
-        check_choice("world_model", self.world_model, WORLD_MODELS)
+        check_world_model(self.world_model)
         object.__setattr__(self, "exclude_query", check_flag("exclude_query", self.exclude_query))
         if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
             raise ValueError(

@@ -56,30 +56,30 @@ import numpy as np
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._threads import check_threads, run_in_threads
-from fuzzytruth._validation import check_choice, check_memory_budget, check_n_worlds
+from fuzzytruth._validation import check_memory_budget, check_n_worlds
 from fuzzytruth.measures import PRESET, Measure
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.truth.protocol import WORLD_MODELS
 
 __all__ = [
-    "WORLD_MODELS",
     "RankedDocs",
     "WorldSampler",
     "binary_route",
     "candidate_columns",
-    "check_world_model",
     "compress",
     "kernel_params",
     "world_values",
 ]
 
-# the samplers moved to the truths that own them; importable from here for one release
+# the samplers moved to the truths that own them, the world models to the truth protocol
+# (whose exact forms follow them); importable from here for one release
 __getattr__, _ = lazy_names(
     "fuzzytruth.uncertain.worlds",
     {
         "CategoricalWorlds": "fuzzytruth.truth.categorical_worlds",
         "sample_labels": "fuzzytruth.truth.categorical_worlds",
         "QrelsWorlds": "fuzzytruth.truth.pair_worlds",
+        "WORLD_MODELS": "fuzzytruth.truth.protocol",
+        "check_world_model": "fuzzytruth.truth.protocol",
     },
     globals(),
 )
@@ -91,11 +91,6 @@ _VALUE_BYTES = 16  # per (row, system, measure): the values and their transposed
 _CELL_BYTES = 64  # working memory of the crisp kernels per (row, rank) cell
 _IDEAL_BYTES = 32  # per (row, ideal column) cell (nDCG sorts a float64 copy of the ideal)
 _WORLDS_PER_BLOCK = 256  # at most, so that a block's inner loops are long
-
-
-def check_world_model(world_model: str) -> str:
-    """Validate ``world_model``; return it."""
-    return check_choice("world_model", world_model, WORLD_MODELS)
 
 
 @dataclass(frozen=True, eq=False)
