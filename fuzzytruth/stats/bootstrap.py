@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from fuzzytruth._random import draw_seed
-from fuzzytruth._resampling import CHUNK_PAIRS, bootstrap_means, row_chunks
+from fuzzytruth._resampling import CHUNK_PAIRS, block_rows, bootstrap_means, row_chunks
 from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -417,13 +417,14 @@ def _without_spread(
     flat = var <= 0
     if counts is None:
         return flat
-    suspect = var <= 1e-6 * (mean * mean)
-    for j in np.flatnonzero(suspect.any(axis=1)):
-        rows = np.flatnonzero(suspect[j])
-        drawn = counts[rows] > 0
-        values = x[:, j]
-        first = values[drawn.argmax(axis=1)]  # undrawn queries take a drawn value
-        flat[j, rows] |= no_spread(np.where(drawn, values, first[:, None]))
+    target, resample = np.nonzero(var <= 1e-6 * (mean * mean))
+    step = block_rows(x.shape[0], bytes_per_unit=32.0)  # the suspects, a block at a time
+    for sl in row_chunks(len(target), step):
+        j, b = target[sl], resample[sl]
+        drawn = counts[b] > 0
+        values = x[:, j].T
+        first = values[np.arange(len(j)), drawn.argmax(axis=1)]  # undrawn take a drawn value
+        flat[j, b] |= no_spread(np.where(drawn, values, first[:, None]))
     return flat
 
 
