@@ -220,25 +220,22 @@ def test_crowd_relevance_from_a_figure_eight_report(tmp_path):
         read_crowd_relevance(path, relevant=["yes"])
 
 
-def test_crowd_relevance_error_names_the_repeated_judgment(tmp_path):
-    # the error came from Annotations.from_frame: the file but no line, and a duplicates=
-    # option that read_crowd_relevance does not have
-    path = tmp_path / "judgments.csv"
-    path.write_text("_worker_id,topic,document_id,relevance\nw1,325,d1,relevant\n"
-                    "w2,325,d1,relevant\nw1,325,d1,not_relevant\n")
-    with pytest.raises(ValueError, match=r"judgments\.csv, line 4: annotator 'w1' judged "
-                       r"query-document pair '325/d1' a second time \(first on line 2\)$"):
-        read_crowd_relevance(path)
-
-
-def test_crowd_relevance_keeps_pairs_with_a_slash_apart(tmp_path):
+@pytest.mark.parametrize(("rows", "message"), [
+    # a repeated judgment: the error came from Annotations.from_frame, with the file but no
+    # line, and a duplicates= option that read_crowd_relevance does not have
+    ("w1,325,d1,relevant\nw2,325,d1,relevant\nw1,325,d1,not_relevant\n",
+     r"judgments\.csv, line 4: annotator 'w1' judged query-document pair '325/d1' a second "
+     r"time \(first on line 2\)$"),
     # query 'a/b' with document 'c' and query 'a' with document 'b/c' were two qrels but one
     # item 'a/b/c' of the annotations: agreement saw one item judged by both workers
+    ("w1,a/b,c,relevant\nw2,a,b/c,not_relevant\n",
+     r"judgments\.csv, line 3: query 'a' with document 'b/c' has the item id 'a/b/c' of "
+     r"query 'a/b' with document 'c'"),
+], ids=["repeated judgment", "pairs with a slash"])
+def test_crowd_relevance_errors_name_the_line(tmp_path, rows, message):
     path = tmp_path / "judgments.csv"
-    path.write_text("_worker_id,topic,document_id,relevance\nw1,a/b,c,relevant\n"
-                    "w2,a,b/c,not_relevant\n")
-    with pytest.raises(ValueError, match=r"judgments\.csv, line 3: query 'a' with document "
-                       r"'b/c' has the item id 'a/b/c' of query 'a/b' with document 'c'"):
+    path.write_text("_worker_id,topic,document_id,relevance\n" + rows)
+    with pytest.raises(ValueError, match=message):
         read_crowd_relevance(path)
 
 
