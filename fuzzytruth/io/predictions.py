@@ -194,7 +194,8 @@ def _wide(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
                 f"{where}: classes must name the table's class columns, each once, in the "
                 f"order wanted; got {_show(order)} for the columns {_show(classes)}"
             )
-        classes = [dict(zip(map(str, classes), classes, strict=True))[c] for c in order]
+        by_name = dict(zip(map(str, classes), classes, strict=True))
+        classes = [by_name[c] for c in order]
     matrix = np.column_stack([_numbers(frame, c, where, lines, unit) for c in classes])
     ids = frame[item].astype(str).to_numpy()
     repeated = pd.Series(ids).duplicated().to_numpy()
