@@ -406,3 +406,21 @@ def test_truncated_fractional_grades_get_a_note(capsys, tmp_path, preset, noted)
     integers = _write(tmp_path, "whole", "q1 0 d1 2\nq1 0 d2 0\n")
     _, _, err = _main(capsys, "evaluate", "--qrels", integers, "--run", run, "-m", "P.2")
     assert "fractional grade(s)" not in err
+
+
+def test_truncated_fractional_grades_of_probabilistic_qrels_get_the_same_note(capsys, tmp_path):
+    """--prob-qrels grades are truncated under the trec presets as crisp ones are (probability
+    1 and grade 0.5 is judged non-relevant, as the crisp 0.5): the same note, naming the file."""
+    prob = tmp_path / "prob.csv"
+    prob.write_text("query_id,doc_id,probability,grade\nq1,d1,1,2.7\nq1,d2,1,0.5\nq1,d3,1,1\n")
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 2.7\nq1 0 d2 0.5\nq1 0 d3 1\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 3 tag\nq1 Q0 d2 2 2 tag\nq1 Q0 d3 3 1 tag\n")
+    outs = {}
+    for flag, path in (("--prob-qrels", str(prob)), ("--qrels", qrels)):
+        status, out, err = _main(capsys, "evaluate", flag, path, "--run", run, "-m", "P.2",
+                                 "-m", "ndcg_cut.3", "--format", "csv")
+        assert status == 0, err
+        assert f"{path}: 2 fractional grade(s) read as trec_eval reads them" in err
+        outs[flag] = [float(line.split(",")[2]) for line in out.splitlines()[1:]]
+    assert outs["--prob-qrels"] == pytest.approx(outs["--qrels"], abs=1e-12)
+    assert outs["--qrels"][0] == 0.5  # d2 (grade 0.5) is not relevant: P@2 = 1/2

@@ -1,6 +1,7 @@
 """evaluate(): consistency with the crisp evaluation, the foundation, Monte Carlo; errors."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -606,3 +607,40 @@ def test_no_measures_is_refused_by_name_and_an_empty_evaluation_tabulates_to_no_
     assert frame.dtypes.to_dict() == full.to_frame().dtypes.to_dict()
     with pytest.raises(ValueError, match="scores must hold at least one measure; got an Evalu"):
         compare(none)
+
+
+@pytest.mark.parametrize("preset", [None, "trec", "textbook"])
+def test_certain_probabilistic_qrels_are_the_crisp_qrels_with_fractional_grades(preset):
+    """Probabilities of 0 and 1 give the crisp qrels' numbers for the whole registry, under
+    the default preset too, with grades trec_eval truncates (2.7 is grade 2, 0.5 grade 0; the
+    probabilistic grades were kept as given under every preset)."""
+    rng = np.random.default_rng(7)
+    docs = np.array([f"d{i:02d}" for i in range(25)])
+    rows = [(f"q{q}", d, float(s)) for q in range(5)
+            for d, s in zip(rng.choice(docs, 15, replace=False), rng.random(15), strict=True)]
+    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
+    judged = [(f"q{q}", d) for q in range(5) for d in rng.choice(docs, 12, replace=False)]
+    queries, judged_docs = zip(*judged, strict=True)
+    grades = rng.choice([0.0, 0.5, 1.0, 1.5, 2.7, 3.0], len(judged))
+    qrels = Qrels(queries, judged_docs, grades)
+    pq = ProbabilisticQrels(queries, judged_docs, (grades > 0).astype(float),
+                            np.where(grades > 0, grades, 1.0))
+    options = {} if preset is None else {"preset": preset}
+    if preset == "textbook":  # grades as given on both sides; its tie-averaging lacks iP
+        options["ties"] = "docid_desc"
+    measures = REGISTRY
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        crisp = evaluate(run, qrels, measures, **options).to_frame()
+        uncertain = evaluate(run, pq, measures, n_worlds=3, rng=0, **options).to_frame()
+    assert (uncertain["truth_std"].fillna(0) == 0).all()
+    np.testing.assert_allclose(uncertain["mean"], crisp["mean"], rtol=0, atol=1e-12)
+
+
+def test_a_fractional_relevance_level_is_refused_for_graded_probabilistic_qrels_under_trec():
+    run = Run(["q"] * 2, ["a", "b"], [2.0, 1.0])
+    pq = ProbabilisticQrels(["q"] * 2, ["a", "b"], [0.5, 1.0], grade=[2.0, 1.0])
+    with pytest.raises(ValueError, match=r"relevance_level must be a whole number .*got 1\.5"):
+        evaluate(run, pq, ["P@2"], relevance_level=1.5, preset="trec")
+    ev = evaluate(run, pq, ["P@2"], relevance_level=1.5, preset="textbook", ties="docid_desc")
+    assert ev.value("run", "P@2") == pytest.approx(0.25)  # only a (grade 2), relevant w.p. 0.5

@@ -98,7 +98,9 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
     if kind == "prob_qrels":
         from fuzzytruth.io import read_probabilistic_qrels
 
-        return read_probabilistic_qrels(args.prob_qrels, **reading(args)), None
+        prob_qrels = read_probabilistic_qrels(args.prob_qrels, **reading(args))
+        _note_truncated_grades(prob_qrels, args)
+        return prob_qrels, None
     if kind == "annotations" and args.taxonomy is None:
         raise UserError("--annotations needs --taxonomy")
     from fuzzytruth.truth.models import fit_truth
@@ -118,19 +120,22 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
 
 
 def _note_truncated_grades(qrels: Any, args: argparse.Namespace) -> None:
-    """One line when the preset truncates fractional grades, which trec_eval does silently."""
+    """One line when the preset truncates fractional grades (of ``--qrels`` or
+    ``--prob-qrels``), which trec_eval does silently."""
     import numpy as np
 
     from fuzzytruth.measures import get_preset
     from fuzzytruth.truth.qrels import Qrels
 
     preset = getattr(args, "preset", None)
-    if not isinstance(qrels, Qrels) or preset is None or get_preset(preset).grades != "truncate":
+    if preset is None or get_preset(preset).grades != "truncate":
         return
-    grades = qrels.relevance
+    crisp = isinstance(qrels, Qrels)
+    grades = qrels.relevance if crisp else qrels.grade
     fractional = grades[grades != np.trunc(grades)]
     if len(fractional):
-        note(f"{args.qrels}: {len(fractional)} fractional grade(s) read as trec_eval reads "
+        path = args.qrels if crisp else args.prob_qrels
+        note(f"{path}: {len(fractional)} fractional grade(s) read as trec_eval reads "
              f"them, truncated toward zero under --preset {preset} ({fractional[0]:g} is "
              f"grade {np.trunc(fractional[0]) + 0.0:g}); --preset textbook keeps them as given")
 

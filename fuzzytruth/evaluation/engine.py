@@ -311,11 +311,14 @@ def evaluate(
             "fuzzytruth.evaluation.evaluate_preferences(runs, preferences, measures), which "
             "computes trec_eval's prefs_* measures"
         )
+    if isinstance(truth, ProbabilisticQrels) and p.grades == "truncate":
+        truth = truth.truncated()  # trec_eval reads grades with atol, as the crisp ones below
     bound = as_truth(
         truth, query_categories=query_categories, weights=weights, exclude_query=exclude_query,
         world_model=world_model,
     )
-    if (relevance_level is not None and bound.kind.crisp and p.grades == "truncate"
+    graded = bound.kind.crisp or isinstance(truth, ProbabilisticQrels)
+    if (relevance_level is not None and graded and p.grades == "truncate"
             and not rel.is_integer()):
         raise ValueError(
             f"relevance_level must be a whole number under preset {get_preset(preset).name!r}, "

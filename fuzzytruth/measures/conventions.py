@@ -33,7 +33,9 @@ preset         ties         scores     what it reproduces
 Fractional grades. trec_eval reads a qrels grade with C's ``atol``, so ``2.7`` is grade 2 and
 ``0.5`` (or ``-0.5``) is grade 0, a judged non-relevant document; the ``trec`` and ``trec10``
 presets do the same (``Preset.grades="truncate"``, applied to crisp qrels before any measure
-and before ``judged_only``). Every other preset keeps the grades as given (``"float"``), so
+and before ``judged_only``, and to the grades of probabilistic qrels,
+:meth:`fuzzytruth.ProbabilisticQrels.truncated`, so that probabilities of 0 and 1 give the
+crisp numbers). Every other preset keeps the grades as given (``"float"``), so
 under ``textbook`` a grade of 2.7 gains 2.7 in nDCG and a grade of 0.5 is relevant from
 ``rel=0.5``. trec_eval's preference input (``-R prefs``, ``-R qrels_prefs``) reads its levels
 with ``atof`` instead: :func:`fuzzytruth.evaluation.preferences.evaluate_preferences` keeps

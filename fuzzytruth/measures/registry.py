@@ -447,8 +447,9 @@ class Preset:
         How crisp qrels grades are read: as given (default), or truncated toward zero as
         trec_eval reads them (``atol``: ``2.7`` is grade 2, ``0.5`` and ``-0.5`` are grade 0,
         i.e. judged non-relevant), before any measure or ``-J``
-        (:func:`fuzzytruth.metrics.base.truncate_grades`). Uncertain truths have no grades to
-        read and are unaffected.
+        (:func:`fuzzytruth.metrics.base.truncate_grades`); the grades of probabilistic qrels
+        alike (:meth:`fuzzytruth.ProbabilisticQrels.truncated`). Categorical truths have no
+        grades to read and are unaffected.
     groups : mapping
         Measure groups that list other measures under this preset than
         :data:`fuzzytruth.measures.names.TREC_GROUPS` (their names, in any spelling): trec_eval

@@ -264,15 +264,28 @@ def truncate_grades(rg: RankedGains) -> RankedGains:
     """
 
     def trunc(values: np.ndarray | None) -> np.ndarray | None:
-        if values is None or not np.issubdtype(values.dtype, np.floating):
-            return values  # integer grades are whole already
-        out = np.trunc(values)
-        out += 0.0  # turns -0.0 into 0.0
-        return out
+        return None if values is None else truncated(values)
 
     return replace(
         rg, gains=trunc(rg.gains), ideal=trunc(rg.ideal), judged_grades=trunc(rg.judged_grades)
     )
+
+
+def truncated(grades: np.ndarray) -> np.ndarray:
+    """Grades truncated toward zero, as trec_eval's ``atol`` reads them; a negative zero becomes
+    0, integer grades are returned as they are (the one rule behind :func:`truncate_grades`
+    and :meth:`fuzzytruth.ProbabilisticQrels.truncated`).
+
+    Examples
+    --------
+    >>> truncated(np.array([2.7, 1.0, 0.5, -0.5])).tolist()
+    [2.0, 1.0, 0.0, 0.0]
+    """
+    if not np.issubdtype(grades.dtype, np.floating):
+        return grades  # integer grades are whole already
+    out = np.trunc(grades)
+    out += 0.0  # turns -0.0 into 0.0
+    return out
 
 
 def judged_only(rg: RankedGains) -> RankedGains:

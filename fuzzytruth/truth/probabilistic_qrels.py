@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import real_array
+from fuzzytruth.metrics.base import truncated
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
 from fuzzytruth.truth.qrels import Qrels
@@ -148,6 +149,33 @@ class ProbabilisticQrels:
         """True when every probability is 0 or 1."""
         p = self.probability
         return bool(np.all((p == 0) | (p == 1)))
+
+    def truncated(self) -> ProbabilisticQrels:
+        """These qrels with every grade truncated toward zero, as trec_eval reads a grade.
+
+        What the presets that read grades as trec_eval does (``Preset.grades="truncate"``:
+        ``trec``, ``trec10``, ``all_trec``) evaluate, so that probabilities of 0 and 1 give
+        the numbers of the crisp :class:`~fuzzytruth.Qrels` with the same grades: ``2.7`` is
+        grade 2, and a pair whose grade truncates to 0 is judged non-relevant in every world
+        (probability 0), as the crisp ``0.5`` is grade 0. The same qrels when every grade is
+        whole.
+
+        Examples
+        --------
+        >>> pq = ProbabilisticQrels(["q"] * 2, ["a", "b"], [0.6, 1.0], grade=[2.7, 0.5])
+        >>> pq.truncated().to_dataframe()
+          query_id doc_id  probability  grade
+        0        q      a          0.6    2.0
+        1        q      b          0.0    1.0
+        """
+        whole = truncated(self._grade)
+        if np.array_equal(whole, self._grade):
+            return self
+        never = whole == 0  # grade 0: judged non-relevant, the grade of a relevant one unused
+        return ProbabilisticQrels(
+            self.query_ids, self.doc_ids, np.where(never, 0.0, self.probability),
+            np.where(never, 1.0, whole),
+        )
 
     def to_dataframe(self) -> pd.DataFrame:
         """The pairs as a DataFrame ``query_id, doc_id, probability, grade``."""
