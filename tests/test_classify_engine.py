@@ -19,7 +19,7 @@ from fuzzytruth.classify import (
 from fuzzytruth.evaluation import classifiers
 from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.stats import annotator_bootstrap
-from fuzzytruth.truth.models import IRN, DawidSkene, PrIRN
+from fuzzytruth.truth.models import IRN, DawidSkene, PrIRN, Shares
 
 CLASSES = ["a", "b", "c"]
 
@@ -430,6 +430,34 @@ def test_annotation_certainty_of_point_and_sampled_truths():
     assert 0.5 < sampled.certainty.iloc[0] < 1.0
     assert sampled.mode.tolist() == ["a", "c"]
     assert sampled.frequencies.sum(axis=1).to_numpy() == pytest.approx(1.0)
+
+
+def test_annotation_certainty_of_a_membership_ranks_the_labels_used_not_their_ancestors():
+    """A Membership's node space is the whole taxonomy, the root "(any)" (an ancestor of every
+    label, direct share 0) first: a rank-k slot that only zero shares can fill went to it, and
+    to "mammal", which nobody chose. The classes are the labels used, as Shares' are.
+
+    By hand: in taxonomy order (bird, cat, dog), x's direct shares are (0, 2/3, 1/3), y's
+    (1, 0, 0); ties go to the earlier class. Rank 2: x -> dog, y -> cat (was "(any)"); rank
+    3: x -> bird (was "(any)"), y -> dog; at level 1 both rank-2 classes lift to mammal (y's
+    was "(any)"). A rank-4 class does not exist."""
+    tax = Taxonomy.from_nested({"(any)": {"mammal": ["cat", "dog"], "bird": None}})
+    df = pd.DataFrame({"item_id": ["x"] * 3 + ["y"] * 4, "annotator_id": list("abcabcd"),
+                       "label": ["cat", "cat", "dog", "bird", "bird", "bird", "bird"]})
+    ann = Annotations.from_frame(df, taxonomy=tax)
+    membership = Membership.from_annotations(ann)
+    expected = {2: [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]], 3: [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]}
+    for k, frequencies in expected.items():
+        result = annotation_certainty(membership, k=k)
+        assert list(result.frequencies.columns) == ["bird", "cat", "dog"]
+        assert result.frequencies.to_numpy().tolist() == frequencies
+        pd.testing.assert_frame_equal(
+            result.frequencies, annotation_certainty(Shares().fit(ann), k=k).frequencies)
+    lifted = annotation_certainty(membership, k=2, level=1).frequencies
+    assert lifted.to_dict("list") == {"mammal": [1.0, 1.0], "bird": [0.0, 0.0]}
+    with pytest.raises(ValueError, match=r"^k must be at most the number of classes \(3\); "
+                       r"got 4$"):
+        annotation_certainty(membership, k=4)
 
 
 # ---------------------------------------------------------------------------- errors

@@ -158,7 +158,11 @@ def annotation_certainty(
     Parameters
     ----------
     truth : Membership or FittedTruth
-        A categorical truth (annotator shares, a label model, IRN/PrIRN).
+        A categorical truth (annotator shares, a label model, IRN/PrIRN). The classes ranked
+        are a fitted truth's classes; for a Membership, the labels the annotators used (its
+        nodes with a direct share, the classes of
+        :class:`~fuzzytruth.truth.models.Shares`): the root and the other ancestors nobody
+        chose are no class, they hold every label (the closure's probability 1).
     k : int
         The rank.
     level : int, optional
@@ -181,6 +185,19 @@ def annotation_certainty(
     ['low risk', 'medium risk', 'high risk']
     >>> bool(result.certainty.between(1 / 3, 1).all())
     True
+
+    A Membership ranks the labels used: item ``y``'s rank-2 class is the first of the tied
+    zero shares, ``cat``, not the taxonomy's root.
+
+    >>> from fuzzytruth import Annotations, Membership, Taxonomy
+    >>> df = pd.DataFrame({"item_id": ["x", "x", "y"], "annotator_id": ["a", "b", "a"],
+    ...                    "label": ["cat", "dog", "dog"]})
+    >>> ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["cat", "dog"]))
+    >>> annotation_certainty(Membership.from_annotations(ann), k=2).frequencies
+    group    cat  dog
+    item_id
+    x        0.0  1.0
+    y        1.0  0.0
     """
     k = check_int("k", k, minimum=1)
     n_worlds = check_n_worlds(n_worlds, minimum=1)
@@ -189,7 +206,8 @@ def annotation_certainty(
         raise ValueError("annotation certainty needs a categorical truth (a Membership or a "
                          "fitted truth model); got label sets")
     prepared = bound.prepare(list(bound.items))
-    nodes = prepared.nodes
+    columns = _class_columns(truth, prepared)
+    nodes = [prepared.nodes[c] for c in columns]
     tax = prepared.taxonomy
     lifted = _lift(tax, level)[tax.indices(nodes)]
     group_nodes, groups = np.unique(lifted, return_inverse=True)
@@ -197,7 +215,7 @@ def annotation_certainty(
         raise ValueError(f"k must be at most the number of classes ({len(nodes)}); got {k}")
     seed = draw_seed(rng)
     if prepared.point is not None:
-        order = np.argsort(-prepared.point, axis=1, kind="stable")[:, k - 1]
+        order = np.argsort(-prepared.point[:, columns], axis=1, kind="stable")[:, k - 1]
         freq = _frequencies(order[:, None], groups, len(group_nodes), len(nodes))
         used = 1
     elif k == 1 and hasattr(truth, "sample_top1"):
@@ -217,3 +235,14 @@ def annotation_certainty(
                          columns=pd.Index(names, name="group"))
     ordered = [n for n in map(str, tax.nodes) if n in set(names)]
     return AnnotationCertainty(frame[ordered], k, level, used)
+
+
+def _class_columns(truth: Any, prepared: Any) -> np.ndarray:
+    """Positions in ``prepared.nodes`` of the truth's classes: a fitted truth's own classes;
+    for a Membership, whose node space is the whole taxonomy, the labels the annotators used
+    (the classes of :class:`~fuzzytruth.truth.models.Shares`), not every ancestor of them."""
+    from fuzzytruth.truth.membership import Membership
+
+    if isinstance(truth, Membership):
+        return np.flatnonzero(prepared.support())
+    return np.arange(len(prepared.nodes))
