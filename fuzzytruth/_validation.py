@@ -223,10 +223,20 @@ def check_columns(
 def check_confidence_level(confidence_level: object, name: str = "confidence_level") -> float:
     """Validate a confidence level strictly between 0 and 1; return it as a float.
 
+    A NumPy float of less than double precision (float16, float32) is read as the shortest
+    decimal that rounds to it in its own precision, the number that was typed:
+    ``np.float32(0.95)`` is stored as 0.949999988..., and taken as such it would make alpha
+    0.050000012 in every output, and a p-value of exactly 0.05 significant. Every decimal
+    within that precision's rounding of the value names the same float32, so the shortest is
+    no less faithful than the binary expansion, and it is the one the user meant. Double
+    precision floats (Python's, ``np.float64``) are taken as they are.
+
     Examples
     --------
     >>> check_confidence_level(0.9)
     0.9
+    >>> float(np.float32(0.95)), check_confidence_level(np.float32(0.95))
+    (0.949999988079071, 0.95)
     >>> check_confidence_level(95)
     Traceback (most recent call last):
     ...
@@ -240,6 +250,8 @@ def check_confidence_level(confidence_level: object, name: str = "confidence_lev
         raise ValueError(
             f"{name} must be a number strictly between 0 and 1; got {confidence_level!r}"
         )
+    if isinstance(confidence_level, np.floating) and confidence_level.dtype.itemsize < 8:
+        return float(str(confidence_level))  # NumPy prints the shortest round-trip decimal
     return float(confidence_level)
 
 

@@ -7,7 +7,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
 
-from fuzzytruth.stats import paired_bootstrap, truth_decomposition, world_preference
+from fuzzytruth.stats import (
+    paired_bootstrap,
+    paired_inference,
+    truth_decomposition,
+    world_preference,
+)
+from fuzzytruth.stats._validation import significance_level
 from fuzzytruth.stats.bootstrap import INTERVAL_METHODS
 
 B = 20_000
@@ -224,6 +230,23 @@ def test_interval_errors_are_named(skewed):
     with pytest.raises(ValueError, match=r"must have shape \(n_systems, n_queries\); got an "
                                          r"array of shape \(2, 2, 2\)"):
         paired_bootstrap(np.zeros((2, 2, 2)))  # average the worlds first
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_a_low_precision_numpy_confidence_level_is_the_decimal_typed(skewed, dtype):
+    """np.float32(0.95) is stored as 0.949999988: taken as such, alpha was 0.050000012 and
+    intervals and tests sat at another level than 0.95's. It is read as 0.95."""
+    res = paired_bootstrap(skewed, n_resamples=200, rng=0)
+    ci, typed = res.confidence_interval(0.95), res.confidence_interval(dtype(0.95))
+    assert typed.confidence_level == 0.95
+    np.testing.assert_array_equal([typed.low, typed.high], [ci.low, ci.high])
+    inference, reference = (
+        paired_inference(skewed, method="bootstrap", confidence_level=level, bootstrap=res)
+        for level in (dtype(0.95), 0.95))
+    assert inference.confidence_level == 0.95
+    assert significance_level(inference.confidence_level) == 0.05
+    np.testing.assert_array_equal([inference.ci_low, inference.ci_high],
+                                  [reference.ci_low, reference.ci_high])
 
 
 def test_bca_is_nan_when_every_resample_is_on_one_side():
