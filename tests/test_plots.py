@@ -377,6 +377,32 @@ def test_forest_alpha_defaults_to_the_comparisons(comparison):
     assert markers == ["D" if s else "o" for s in significant]
 
 
+def test_forest_alpha_of_a_table_follows_its_confidence_level():
+    """A table from compare(confidence_level=0.99) carries its level: the diamonds are
+    adjusted p < 0.01, as compare()'s stars (alpha = 1 - confidence_level), not < 0.05. The
+    third pair (p = 0.04) was drawn as significant beside a 99 % interval."""
+    ax = plot_forest(forest_table().assign(confidence_level=0.99))
+    assert [ln.get_marker() for ln in ax.lines if ln.get_marker() in ("D", "o")] == [
+        "D", "o", "o"
+    ]
+    assert legend_texts(ax) == ["adjusted p < 0.01", "adjusted p ≥ 0.01"]
+    assert legend_texts(plot_forest(forest_table().assign(confidence_level=0.9)))[0] == (
+        "adjusted p < 0.1")
+
+
+def test_forest_of_a_comparisons_table_marks_what_the_comparison_marks():
+    rng = np.random.default_rng(1)
+    base = rng.random(30)
+    scores = np.vstack([base, base + 0.05 + 0.1 * rng.standard_normal(30),
+                        base + 0.08 + 0.1 * rng.standard_normal(30)])
+    result = compare({"AP": scores}, systems=["a", "b", "c"], confidence_level=0.99, rng=0)
+    p = result.table["pvalue_adjusted"]
+    assert ((p >= 0.01) & (p < 0.05)).any()  # where 0.05 and 0.01 disagree
+    markers = [[ln.get_marker() for ln in ax.lines if ln.get_marker() in ("D", "o")]
+               for ax in (plot_forest(result), plot_forest(result.table))]
+    assert markers[0] == markers[1] == ["D" if v < 0.01 else "o" for v in p]
+
+
 def test_forest_single_measure_names_it_on_the_axis(comparison):
     table = comparison.table[comparison.table["measure"] == "P@10"]
     ax = plot_forest(table)

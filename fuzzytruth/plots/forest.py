@@ -22,6 +22,7 @@ from fuzzytruth.plots._common import (
     require,
 )
 from fuzzytruth.report import percent
+from fuzzytruth.stats._validation import check_alpha, significance_level
 from fuzzytruth.stats.compare import Comparison
 
 __all__ = ["plot_forest", "plot_system_intervals"]
@@ -54,7 +55,9 @@ def plot_forest(
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure when omitted.
     alpha : float, optional
-        Significance level; default the Comparison's ``alpha``, or 0.05 for a table.
+        Significance level; default the Comparison's ``alpha``; for a table, ``1 -
+        confidence_level`` when it has that column (as :func:`~fuzzytruth.stats.compare` sets
+        it, so that a diamond never sits beside an interval that contains 0), else 0.05.
     title : str or None
         Axes title.
 
@@ -85,24 +88,30 @@ def plot_forest(
     >>> ax = plot_forest(table)
     >>> len(ax.containers), [t.get_text() for t in ax.get_yticklabels()]
     (2, ['dense − bm25', 'near − bm25'])
+    >>> ax.get_legend().get_texts()[0].get_text()
+    'adjusted p < 0.05'
+    >>> ax = plot_forest(table.assign(confidence_level=0.99))
+    >>> ax.get_legend().get_texts()[0].get_text()
+    'adjusted p < 0.01'
     >>> plt.close("all")
     """
     if isinstance(comparison, Comparison):
         table = comparison.table
-        default_alpha = comparison.alpha
     elif isinstance(comparison, pd.DataFrame):
         table = comparison
-        default_alpha = 0.05
     else:
         raise ValueError(
             "comparison must be a Comparison (from fuzzytruth.stats.compare) or its table; "
             f"got {type(comparison).__name__}"
         )
-    alpha = default_alpha if alpha is None else alpha
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
     require(table, "comparison", _FOREST_COLUMNS)
     level = one_level(table, "comparison")
+    if alpha is None:
+        if isinstance(comparison, Comparison):
+            alpha = comparison.alpha
+        else:  # compare()'s rule: alpha = 1 - confidence_level
+            alpha = 0.05 if level is None else significance_level(level)
+    alpha = check_alpha(alpha)
     difference = numeric(table, "comparison", "difference")
     low, high = interval_ends(table, "comparison", "ci_low", "ci_high")
     significant = numeric(table, "comparison", "pvalue_adjusted") < alpha
