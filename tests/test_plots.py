@@ -869,6 +869,32 @@ def test_system_pr_bands_are_the_aggregate_intervals_they_name(small_evaluation)
         plot_system_pr(small_evaluation, band="worlds")
 
 
+def test_system_pr_title_counts_the_queries_averaged():
+    """Under undefined="skip" a query with no relevant document in any truth (q2: every
+    probability 0) is left out of the curves: the title counts the 2 queries drawn (it said
+    3, every evaluated query); q3, relevant in about half the truths, makes the count an
+    expected one."""
+    from fuzzytruth import ProbabilisticQrels, Run, evaluate
+    from fuzzytruth.plots import plot_system_pr, system_pr_measures
+
+    queries, docs = np.repeat(["q0", "q1", "q2"], 2), ["a", "b"] * 3
+    pq = ProbabilisticQrels(queries, docs, [1.0, 0.5, 0.2, 1.0, 0.0, 0.0])
+    runs = {"A": Run(queries, docs, [2.0, 1.0] * 3)}
+    evaluation = evaluate(runs, pq, system_pr_measures(), undefined="skip", n_worlds=20,
+                          rng=0)
+    assert len(evaluation.queries) == 3
+    assert plot_system_pr(evaluation).get_title().startswith(
+        "System-level precision–recall: mean over 2 queries\n")
+    pq = ProbabilisticQrels(np.repeat(["q0", "q1", "q2", "q3"], 2), [*docs, "a", "b"],
+                            [1.0, 0.5, 0.2, 1.0, 0.0, 0.0, 0.5, 0.0])
+    evaluation = evaluate({"A": Run(np.repeat(["q0", "q1", "q2", "q3"], 2), [*docs, "a", "b"],
+                                    [2.0, 1.0] * 4)},
+                          pq, system_pr_measures(), undefined="skip", n_worlds=20, rng=0)
+    expected = evaluation.aggregate()["n_queries"].iloc[0]
+    assert 2 < expected < 3
+    assert f"mean over {expected:.1f} queries\n" in plot_system_pr(evaluation).get_title()
+
+
 def _assert_whiskers_are(ax, table):
     """The two whiskers of plot_system_intervals end at the table's interval over queries
     and its spread over the truths, row by row."""

@@ -214,7 +214,10 @@ def plot_system_pr(
     confidence_level : float, optional
         Coverage of the bands (default: the evaluation's).
     title : str, optional
-        Default: says what is shown (systems, queries, measure, band).
+        Default: says what is shown: the number of queries averaged (the aggregate's
+        ``n_queries``: under ``undefined="skip"`` the queries where iP is defined, their
+        expected number per truth with uncertain truth; a range when systems or recall levels
+        differ) and the band.
     palette : seaborn palette
         Colours of the systems.
 
@@ -276,7 +279,6 @@ def plot_system_pr(
     ax.set_ylabel("interpolated precision iP@r (mean over queries)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
-    n_queries = len(evaluation.queries)
     if band == "queries":
         estimand = table["estimand"].iloc[0]
         shown = f"bands: {level_text(level)} over queries, t, estimand {estimand}"
@@ -287,6 +289,24 @@ def plot_system_pr(
         shown = "no bands: a crisp truth has no spread over truths"
     ax.legend(title="system", fontsize="small", title_fontsize="small")
     if title is None:
-        title = f"System-level precision–recall: mean over {n_queries} queries\n({shown})"
+        title = (f"System-level precision–recall: mean over "
+                 f"{_queries_averaged(table['n_queries'])}\n({shown})")
     ax.set_title(title, fontsize="medium")
     return ax
+
+
+def _queries_averaged(n_queries: pd.Series) -> str:
+    """The number of queries behind the drawn points: '12 queries', '10–12 queries' when they
+    differ, one decimal for an expected number per truth.
+
+    Examples
+    --------
+    >>> _queries_averaged(pd.Series([12, 12])), _queries_averaged(pd.Series([10, 12.0]))
+    ('12 queries', '10–12 queries')
+    >>> _queries_averaged(pd.Series([1.5, 1.5]))
+    '1.5 queries'
+    """
+    counts = n_queries.to_numpy(dtype=float)
+    low, high = (f"{c:.0f}" if c == round(c) else f"{c:.1f}" for c in (counts.min(),
+                                                                        counts.max()))
+    return f"{low} queries" if low == high else f"{low}–{high} queries"
