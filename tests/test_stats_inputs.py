@@ -5,7 +5,16 @@ import pandas as pd
 import pytest
 
 from fuzzytruth import Annotations, Membership, Run, Taxonomy
-from fuzzytruth.stats import annotator_bootstrap
+from fuzzytruth._validation import MAX_RESAMPLES, check_n_resamples
+from fuzzytruth.collection import agreement
+from fuzzytruth.stats import (
+    annotator_bootstrap,
+    compare,
+    paired_bootstrap,
+    paired_inference,
+    paired_test,
+    randomized_tukey_hsd,
+)
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
 TAX = Taxonomy.from_nested({"all": {"rel": None, "non": None}})
@@ -53,3 +62,31 @@ def test_annotator_bootstrap_runs_with_a_measure_list(labelled):
         pop = annotator_bootstrap(runs, ann, ["P@1"], n_resamples=5, n_worlds=20, rng=0)
     assert list(pop.replicates) == ["P@1"] and pop.replicates["P@1"].shape == (5, 2)
     assert pop.annotators == "shared"  # the same three annotators label every item
+
+
+RESAMPLING_ENTRY_POINTS = {
+    "paired_bootstrap": lambda x, n, _: paired_bootstrap(x, n_resamples=n, rng=0),
+    "paired_test": lambda x, n, _: paired_test(x, method="randomization", n_resamples=n, rng=0),
+    "paired_inference": lambda x, n, _: paired_inference(x, method="bootstrap", n_resamples=n,
+                                                         rng=0),
+    "compare": lambda x, n, _: compare({"AP": x}, n_resamples=n, rng=0),
+    "randomized_tukey_hsd": lambda x, n, _: randomized_tukey_hsd(x, n_resamples=n, rng=0),
+    "annotator_bootstrap": lambda _, n, data: annotator_bootstrap(*data, "P@1", n_resamples=n,
+                                                                 n_worlds=20, rng=0),
+    "agreement": lambda _, n, data: agreement(data[1], n_resamples=n, rng=0),
+}
+
+
+@pytest.mark.parametrize("name", list(RESAMPLING_ENTRY_POINTS))
+def test_a_typo_sized_n_resamples_is_refused_before_anything_is_drawn(labelled, name):
+    """10**12 resamples ran in bounded memory for weeks (about 3.5 s per 10**6 for one
+    paired bootstrap of 25 queries); every entry point now refuses more than MAX_RESAMPLES
+    (10**8) at once, naming the parameter, the range and the value."""
+    x = np.random.default_rng(0).random((3, 30))
+    message = (r"^n_resamples must be an integer from \d to 100000000 \(10\*\*8, MAX_RESAMPLES: "
+               r"the Monte Carlo error of a p-value is then below 5e-5\); got 1000000000000$")
+    with pytest.raises(ValueError, match=message):
+        RESAMPLING_ENTRY_POINTS[name](x, 10**12, labelled)
+    assert check_n_resamples(MAX_RESAMPLES) == MAX_RESAMPLES
+    with pytest.raises(ValueError, match=r"got 100000001$"):
+        check_n_resamples(MAX_RESAMPLES + 1)

@@ -217,10 +217,10 @@ def _table(view: str, annotations: Any, args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Read the table, compute the chosen view and print it."""
-    from fuzzytruth._validation import check_confidence_level, check_int
+    from fuzzytruth._validation import check_confidence_level, check_n_resamples
     from fuzzytruth.cli._output import format_frame, write
 
-    check_int("n_resamples", args.n_resamples)
+    check_n_resamples(args.n_resamples, minimum=0)
     check_confidence_level(args.confidence_level)
     _check_truth_options(args)
     if args.rankings is not None:

@@ -20,7 +20,11 @@ from typing import Literal, NamedTuple, TypeAlias
 import numpy as np
 from scipy import sparse
 
-from fuzzytruth._validation import check_confidence_level, check_int, check_memory_budget
+from fuzzytruth._validation import (
+    check_confidence_level,
+    check_memory_budget,
+    check_n_resamples,
+)
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
@@ -155,7 +159,7 @@ def ancestor_columns(taxonomy: Taxonomy, depth: int) -> np.ndarray:
 # ---------------------------------------------------------------------------- settings
 def check_bootstrap(n_resamples: int, confidence_level: float, memory_budget: float) -> None:
     """ValueErrors naming ``n_resamples``, ``confidence_level`` or ``memory_budget``."""
-    check_int("n_resamples", n_resamples, minimum=0)
+    check_n_resamples(n_resamples, minimum=0)
     check_confidence_level(confidence_level)
     check_memory_budget(memory_budget)
 

@@ -28,7 +28,7 @@ from fuzzytruth._resampling import (
     replicate_blocks,
     run_blocks,
 )
-from fuzzytruth._validation import check_confidence_level, check_int
+from fuzzytruth._validation import check_confidence_level, check_n_resamples
 from fuzzytruth.displacement.kernel import HYPOTHESES
 
 __all__ = ["DISPLACEMENT_STREAM", "DisplacementBootstrap", "two_stage_bootstrap"]
@@ -178,7 +178,7 @@ def two_stage_bootstrap(
     DisplacementBootstrap
     """
     confidence_level = check_confidence_level(confidence_level)
-    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    n_resamples = check_n_resamples(n_resamples)
     systems, n_ann, values = _layout(table, measure)
     seed = draw_seed(rng)
     blocks = replicate_blocks(n_resamples, 8.0 * values.shape[1], memory_budget)

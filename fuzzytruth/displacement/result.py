@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice, check_confidence_level, check_int
+from fuzzytruth._validation import check_choice, check_confidence_level, check_n_resamples
 from fuzzytruth.displacement.bootstrap import DisplacementBootstrap, two_stage_bootstrap
 from fuzzytruth.displacement.kernel import HYPOTHESES
 
@@ -197,7 +197,7 @@ class DisplacementResult:
         """
         check_choice("measure", measure, MEASURES)
         check_confidence_level(confidence_level)  # before the aggregate below
-        check_int("n_resamples", n_resamples, minimum=1)
+        check_n_resamples(n_resamples)
         estimate = self.by_system(measure=measure)[list(HYPOTHESES)].to_numpy()
         return two_stage_bootstrap(
             self.table,

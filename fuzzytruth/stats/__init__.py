@@ -7,6 +7,8 @@ value[, world]``. Queries are resampled, never documents, with one index vector 
 systems. Each result names its estimand: ``"queries"`` (crisp truth), ``"collection"`` (this
 collection's truth: each query's expected score over the worlds) or ``"population"`` (new
 queries and new annotators: :func:`annotator_bootstrap`); see :mod:`fuzzytruth.stats.compare`.
+Every ``n_resamples`` is at most 10**8 (``fuzzytruth._validation.MAX_RESAMPLES``): more is
+refused as a typo before anything is drawn.
 """
 
 from fuzzytruth.stats.bootstrap import BootstrapResult, ConfidenceInterval, paired_bootstrap

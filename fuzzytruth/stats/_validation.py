@@ -12,6 +12,7 @@ from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
     check_int,
+    check_n_resamples,
     check_number,
     real_array,
 )
@@ -64,11 +65,6 @@ def significance_level(confidence_level: float) -> float:
     (False, True)
     """
     return round(1.0 - float(confidence_level), 12)
-
-
-def check_n_resamples(n_resamples: object, *, minimum: int = 1) -> int:
-    """Validate a positive integer number of resamples."""
-    return check_int("n_resamples", n_resamples, minimum=minimum)
 
 
 def check_tolerance(tolerance: object) -> float:
