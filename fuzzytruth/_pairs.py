@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import check_choice, real_array
+from fuzzytruth._validation import check_choice, check_real_types, real_array
 from fuzzytruth._validation import check_columns as check_frame_columns
 
 __all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns", "doc_positions",
@@ -350,7 +350,9 @@ class PairTable:
     def _from_nested(cls, nested: Mapping[Any, Mapping[Any, Any]], what: str, **kwargs: Any) -> Any:
         """A table from ``{query: {document: value}}`` (pytrec_eval's input, called ``what`` in
         messages); string keys of a mapping are distinct, so the rows need no duplicate check."""
-        q_codes, q_uniques, docs, values, strings = flatten_nested(nested, what)
+        q_codes, q_uniques, docs, values, strings = flatten_nested(
+            nested, what, cls._value_name
+        )
         if what == "run" and len(q_uniques) < len(nested):
             empty = [q for q, d in nested.items() if not d]
             shown = ", ".join(map(repr, empty[:5])) + (f", … ({len(empty)})" if len(empty) > 5
@@ -441,12 +443,16 @@ class PairTable:
 
 
 def flatten_nested(
-    nested: Mapping[Any, Mapping[Any, Any]], name: str
+    nested: Mapping[Any, Mapping[Any, Any]], name: str, value_name: str
 ) -> tuple[np.ndarray, np.ndarray, Any, Any, bool]:
-    """Query codes, query ids, document ids, values (as given) and whether the ids were all
-    strings, of a ``{query: {document: value}}`` mapping (pytrec_eval's input), in its order.
-    String keys of one inner mapping are distinct; other keys become strings with ``str``,
-    which may make two of them equal."""
+    """Query codes, query ids, document ids, values and whether the ids were all strings, of
+    a ``{query: {document: value}}`` mapping (pytrec_eval's input), in its order. String keys
+    of one inner mapping are distinct; other keys become strings with ``str``, which may make
+    two of them equal. The values are a float64 array when they are all numbers, else a list
+    for :func:`_as_values` to say what is wrong; complex numbers, dates and durations, which
+    the cast to float would silently turn into numbers, are refused naming ``value_name``
+    (their types are read in one pass in C, :func:`~fuzzytruth._validation.check_real_types`).
+    """
     if not isinstance(nested, Mapping):
         raise ValueError(
             f"{name} must be a mapping {{query_id: {{doc_id: value}}}}; got "
@@ -475,11 +481,15 @@ def flatten_nested(
         strings = False
     else:
         strings = all(isinstance(q, str) for q in keys)
-    values: Any = itertools.chain.from_iterable(d.values() for d in inner)
+    def values_of() -> Iterator[Any]:
+        return itertools.chain.from_iterable(d.values() for d in inner)
+
+    check_real_types(set(map(type, values_of())), value_name)
+    values: Any
     try:  # numbers (the usual case): no list of them
-        values = np.fromiter(values, dtype=np.float64, count=n)
+        values = np.fromiter(values_of(), dtype=np.float64, count=n)
     except (TypeError, ValueError):  # anything else: _as_values says what is wrong
-        values = list(itertools.chain.from_iterable(d.values() for d in inner))
+        values = list(values_of())
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
 
 

@@ -6,8 +6,9 @@ same message wherever it is made: the parameter's name, what is allowed, what wa
 
 from __future__ import annotations
 
+import datetime
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,6 +26,7 @@ __all__ = [
     "check_n_worlds",
     "check_number",
     "check_real",
+    "check_real_types",
     "physical_memory",
     "real_array",
 ]
@@ -82,10 +84,11 @@ def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:
 
 def check_real(values: object, name: str) -> None:
     """A ValueError naming ``name`` when ``values`` (an array, Series or DataFrame) holds
-    complex numbers: numpy's cast to float drops their imaginary parts with only a
-    ComplexWarning. It reads the dtype, never the values (:func:`real_array` also sees the
-    elements of a list), and touches no global state (``warnings.catch_warnings`` would,
-    which is unsafe in threads).
+    complex numbers, dates or durations: numpy's cast to float drops the imaginary parts of
+    complex numbers with only a ComplexWarning, and turns dates and durations into counts of
+    their time unit without a word. It reads the dtype, never the values (:func:`real_array`
+    also sees the elements of a list), and touches no global state
+    (``warnings.catch_warnings`` would, which is unsafe in threads).
 
     Examples
     --------
@@ -94,25 +97,65 @@ def check_real(values: object, name: str) -> None:
     Traceback (most recent call last):
     ...
     ValueError: scores must be real numbers; got complex values
+    >>> check_real(np.array(["2024-05-01"], dtype="datetime64[D]"), "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must be real numbers; got dates or durations (datetime64[D])
     """
-    if "c" in _dtype_kinds(values):
-        raise _complex_values(name)
+    for dtype in _dtypes(values):
+        kind = getattr(dtype, "kind", "")
+        if kind == "c":
+            raise _complex_values(name)
+        if kind in ("m", "M"):
+            raise _dates(name, str(dtype))
+
+
+def check_real_types(types: Iterable[type], name: str) -> None:
+    """A ValueError naming ``name`` when one of ``types``, those of values given as Python
+    objects, is a complex number or a date or duration (Python's, numpy's or pandas'): the
+    check :func:`check_real` makes of a dtype, for values numpy would hold as objects or
+    read one by one. Pass the distinct types (``set(map(type, values))``, one pass in C).
+
+    Examples
+    --------
+    >>> import datetime
+    >>> check_real_types({float, int}, "scores")
+    >>> check_real_types({float, np.complex64}, "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must be real numbers; got complex values
+    >>> check_real_types({datetime.datetime}, "relevance")
+    Traceback (most recent call last):
+    ...
+    ValueError: relevance must be real numbers; got dates or durations (datetime)
+    """
+    for kind in types:
+        if issubclass(kind, complex | np.complexfloating):
+            raise _complex_values(name)
+        if issubclass(kind, _DATES):
+            raise _dates(name, kind.__name__)
+
+
+_DATES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
+"""Types of dates and durations; pandas' Timestamp and Timedelta derive from Python's."""
 
 
 def real_array(
     values: object, name: str, *, expected: str = "numbers", copy: bool = False
 ) -> np.ndarray:
     """``values`` as a float64 array, or a ValueError naming ``name``: complex numbers are
-    refused (numpy's cast would keep their real parts with only a warning), and values numpy
-    cannot read as numbers are refused as not ``expected``.
+    refused (numpy's cast would keep their real parts with only a warning), so are dates and
+    durations (the cast would count their time units), and values numpy cannot read as
+    numbers are refused as not ``expected``.
 
     An array, Series or DataFrame is checked by its dtype (:func:`check_real`) and cast as it
     is (a pandas column's missing values become NaN, as numpy's cast makes them). Anything
     else (a list, a tuple, a scalar) is first made an array of the type numpy finds for it,
-    so that a complex number among its elements, Python's or numpy's, is seen: that costs
-    what the cast costs (numpy reads each element once either way). Values numpy can only
-    hold as objects (numbers mixed with None, a column of dtype object) have their types read
-    one by one. The result shares memory with ``values`` when it can, unless ``copy``.
+    so that a complex number or a date among its elements, Python's or numpy's, is seen: that
+    costs what the cast costs (numpy reads each element once either way). Values numpy can
+    only hold as objects (numbers mixed with None, a column of dtype object) have their types
+    read (:func:`check_real_types`). The result shares memory with ``values`` when it can,
+    unless ``copy``.
 
     Examples
     --------
@@ -123,6 +166,10 @@ def real_array(
     Traceback (most recent call last):
     ...
     ValueError: grades must be real numbers; got complex values
+    >>> real_array([1.0, np.datetime64("2024-05-01")], "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must be real numbers; got dates or durations (datetime64)
     >>> real_array([0.01, {"p": 0.2}], "pvalues")
     Traceback (most recent call last):
     ...
@@ -137,10 +184,8 @@ def real_array(
         except (TypeError, ValueError) as err:  # rows of unequal length
             raise _unreadable(name, expected, err) from None
         check_real(values, name)
-        if values.dtype == object and any(
-            isinstance(v, complex | np.complexfloating) for v in values.flat
-        ):
-            raise _complex_values(name)
+        if values.dtype == object:
+            check_real_types(set(map(type, values.flat)), name)
         copy = copy and not listed  # a list's array is new already
     try:
         return np.array(values, dtype=np.float64, copy=True if copy else None)
@@ -148,17 +193,26 @@ def real_array(
         raise _unreadable(name, expected, err) from None
 
 
+def _dtypes(values: object) -> list[object]:
+    """The dtypes of an array, Series or DataFrame; [None] for anything else."""
+    dtypes = getattr(values, "dtypes", None)
+    if dtypes is None or hasattr(dtypes, "kind"):  # an array, a Series: one dtype
+        return [getattr(values, "dtype", None)]
+    return list(dtypes)
+
+
 def _dtype_kinds(values: object) -> set[str]:
     """The kinds (numpy's one-letter codes) of the dtypes of an array, Series or DataFrame;
     none for anything else."""
-    dtypes = getattr(values, "dtypes", None)
-    if dtypes is None or hasattr(dtypes, "kind"):  # an array, a Series: one dtype
-        dtypes = [getattr(values, "dtype", None)]
-    return {getattr(dtype, "kind", "") for dtype in dtypes}
+    return {getattr(dtype, "kind", "") for dtype in _dtypes(values)}
 
 
 def _complex_values(name: str) -> ValueError:
     return ValueError(f"{name} must be real numbers; got complex values")
+
+
+def _dates(name: str, received: str) -> ValueError:
+    return ValueError(f"{name} must be real numbers; got dates or durations ({received})")
 
 
 def _unreadable(name: str, expected: str, err: Exception) -> ValueError:

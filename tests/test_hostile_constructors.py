@@ -2,6 +2,9 @@
 parameter, what is allowed and what was received, never a silent wrong number (the file
 readers have their own suite, tests/test_hostile_inputs.py)."""
 
+import datetime
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -146,6 +149,72 @@ def test_a_list_holding_a_complex_number_is_refused_naming_the_parameter(entry, 
                            r"values$"):
             call(values)
     call([0.5, 0.5])  # the same entry takes real numbers
+
+
+# the run and qrels entries from a {query: {doc: value}} mapping: (call, the values named)
+DICT_ENTRIES = {
+    "Run.from_dict": (Run.from_dict, "scores"),
+    "Qrels.from_dict": (Qrels.from_dict, "relevance"),
+}
+
+
+@pytest.mark.parametrize("entry", list(DICT_ENTRIES))
+@pytest.mark.parametrize("imaginary", [np.complex128(0.5 + 1j), np.complex64(0.5 + 1j),
+                                       np.complex128(2.0)], ids=["complex128", "complex64",
+                                                                 "imaginary_part_0"])
+def test_a_nested_dict_holding_a_numpy_complex_number_is_refused(entry, imaginary):
+    """A numpy complex scalar among a pytrec_eval-style dict's values was cast to its real part
+    with only numpy's ComplexWarning (the run scored the document 0.5, the qrels graded it
+    0.5), where a Python complex, and the same scalar in a list, were refused."""
+    call, name = DICT_ENTRIES[entry]
+    for nested in ({"q1": {"a": 1.0, "b": imaginary}},
+                   {1: {2: 1.0, 3: imaginary}}):  # ids that are not str: the other path
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # refused, not warned about
+            with pytest.raises(ValueError, match=rf"^{name} must be real numbers; got complex "
+                               r"values$"):
+                call(nested)
+    assert call({"q1": {"a": 1.0, "b": np.float32(0.5)}}).query_ids.tolist() == ["q1", "q1"]
+
+
+DATES = {
+    "numpy datetime64": np.datetime64("2024-05-01", "D"),
+    "numpy timedelta64": np.timedelta64(3, "s"),
+    "pandas Timestamp": pd.Timestamp("2024-05-01"),
+    "pandas Timedelta": pd.Timedelta(3, "s"),
+    "datetime.datetime": datetime.datetime(2024, 5, 1),
+    "datetime.date": datetime.date(2024, 5, 1),
+    "datetime.timedelta": datetime.timedelta(seconds=3),
+}
+
+
+@pytest.mark.parametrize("date", list(DATES))
+def test_dates_and_durations_are_refused_as_scores_and_grades(date):
+    """A run's scores or a qrels' grades given as dates or durations were taken as numbers
+    by some entries: numpy's cast turns a datetime64 array into a count of its unit
+    (2024-05-01 as the score 19844), a pandas column of Timestamps into microseconds since
+    1970, a dict holding numpy datetime64 or timedelta64 likewise, and the others failed
+    with "numpy could not read them". Every entry now names the parameter and the dates."""
+    value = DATES[date]
+    series = pd.Series([value, value])  # pandas makes datetime64 / timedelta64 columns
+    frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": series,
+                          "relevance": series})
+    entries = {
+        "Run list": (lambda: Run(["q", "q"], ["a", "b"], [1.0, value]), "scores"),
+        "Run array": (lambda: Run(["q", "q"], ["a", "b"], np.array([value, value])), "scores"),
+        "Run Series": (lambda: Run(["q", "q"], ["a", "b"], series), "scores"),
+        "Run.from_dataframe": (lambda: Run.from_dataframe(frame), "scores"),
+        "Run.from_dict": (lambda: Run.from_dict({"q": {"a": 1.0, "b": value}}), "scores"),
+        "Qrels list": (lambda: Qrels(["q", "q"], ["a", "b"], [1, value]), "relevance"),
+        "Qrels Series": (lambda: Qrels(["q", "q"], ["a", "b"], series), "relevance"),
+        "Qrels.from_dataframe": (lambda: Qrels.from_dataframe(frame), "relevance"),
+        "Qrels.from_dict": (lambda: Qrels.from_dict({"q": {"a": 1, "b": value}}), "relevance"),
+    }
+    for entry, (call, name) in entries.items():
+        with pytest.raises(ValueError, match=rf"^{name} must be real numbers; got dates or "
+                           r"durations \(\w+(\[[\w, ]+\])?\)$"):
+            call()
+            pytest.fail(f"{entry} took {value!r}")
 
 
 def test_item_ids_equal_as_text_are_named_when_a_run_is_scored():
