@@ -176,11 +176,13 @@ class Run(PairTable):
     ) -> Run:
         """Read a TREC run file ``qid Q0 docno rank score tag`` (fields after the tag
         ignored, as trec_eval does; format in :mod:`fuzzytruth.io.trec_columns`), named after
-        the tag of its first line. ``max_decompressed_bytes`` caps the content of a
-        compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
+        the tag of its last line, as trec_eval names it (``get_trec_results.c`` keeps the
+        ``run_id`` of the last line it parses; tags are not checked for consistency).
+        ``max_decompressed_bytes`` caps the content of a compressed file
+        (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
             path, RUN_FIELDS, "score", encoding=encoding, extra=True,
-            columns=("qid", "docno", "score"), first=("tag",), encoded=("qid",),
+            columns=("qid", "docno", "score"), last=("tag",), encoded=("qid",),
             max_decompressed_bytes=max_decompressed_bytes,
         )
         return cls(

@@ -232,6 +232,33 @@ def test_relstring_by_hand(capsys, tmp_path):
     assert relstring("-m", "runid") == "runid                 \tall\ttag\n"
 
 
+RUNID_LINES = ["q2 Q0 d1 1 3 alpha", "q2 Q0 d2 2 2 beta", "q1 Q0 d3 1 1 gamma",
+               "# a comment line, skipped"]
+
+
+@pytest.mark.parametrize("layout", ["plain", "tabs", "blank line"])
+def test_runid_is_the_tag_of_the_last_line_as_in_trec_eval(capsys, tmp_path, layout):
+    """trec_eval's runid is the tag of the last line it parses: get_trec_results.c (v10.0,
+    lines 150-169 and 284) overwrites one ``run_id_ptr`` with every line's tag, in file order,
+    before it sorts the lines; comment lines are skipped (line 158); every query gets that
+    pointer (line 207) and m_runid.c prints it. So here "gamma", the tag of the last line
+    that is not a comment, although q1 sorts first and "alpha" is the first line's.
+    Reference: trec_eval 10.0 built from usnistgov/trec_eval, ``-m runid -m num_ret`` on
+    these files, printed ``runid all gamma``; fuzzytruth printed ``alpha``, the first tag.
+    The three layouts take the reader's three paths (parsed from disk, single-spaced, line
+    by line)."""
+    lines = [line.replace(" ", "\t") if layout == "tabs" else line for line in RUNID_LINES]
+    if layout == "blank line":
+        lines.insert(1, "   ")
+    run = _write(tmp_path, "run", "\n".join(lines) + "\n")
+    qrels = _write(tmp_path, "qrels", "q1 0 d3 1\nq2 0 d1 1\n")
+    assert read_trec_run(run).name == "gamma"
+    status, out, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run, "-m", "runid",
+                             "-m", "num_ret")
+    assert status == 0, err
+    assert out == "runid                 \tall\tgamma\nnum_ret               \tall\t3\n"
+
+
 def test_relstring_reads_fractional_grades_as_trec_eval(capsys, tmp_path):
     """trec_eval reads a grade with atol: -0.5 is grade 0 (judged, '0'), -1.5 is -1 ('.'),
     so -J keeps the -0.5 document. It printed '.' for -0.5 and -J dropped it, while the

@@ -105,26 +105,26 @@ def run_lines(draw):
 @given(st.lists(run_lines(), min_size=1, max_size=4),
        st.sampled_from([("qid", "docno", "score", "tag"), ("score",), ("docno", "score")]),
        st.booleans())
-def test_columns_read_alone_equal_the_line_reader(tmp_path, lines, columns, tag_first):
+def test_columns_read_alone_equal_the_line_reader(tmp_path, lines, columns, tag_last):
     # the fast reader splits at every space, and drops no line unless a "#" is in the file: a
     # file is read or refused as the line-by-line reader (the reference, which splits at runs
     # of whitespace after comment and blank lines are dropped) reads or refuses it, whichever
-    # fields are asked, with the same line numbers; a field asked for its first row only (a
-    # run's tag) is that of the reference's first row
+    # fields are asked, with the same line numbers; a field asked for its last row only (a
+    # run's tag) is that of the reference's last row
     assume(any(line.strip() and not line.startswith("#") for line in lines))  # else refused
-    first = ("tag",) if tag_first and "tag" not in columns else ()
+    last = ("tag",) if tag_last and "tag" not in columns else ()
     path = tmp_path / "run.txt"
     path.write_text("".join(line + "\n" for line in lines))
     try:
         every, kept = _read_slow(load_text(path), RUN_FIELDS, "score", True)
         expected = ({f: list(every[f]) for f in columns},
-                    {f: list(every[f][:1]) for f in first}, kept.tolist())
+                    {f: list(every[f][-1:]) for f in last}, kept.tolist())
     except ValueError as err:
         expected = str(err)
     try:
         cols, _, kept = read_columns(path, RUN_FIELDS, "score", extra=True, columns=columns,
-                                     first=first)
-        got = ({f: list(cols[f]) for f in columns}, {f: list(cols[f]) for f in first},
+                                     last=last)
+        got = ({f: list(cols[f]) for f in columns}, {f: list(cols[f]) for f in last},
                kept.tolist())
     except ValueError as err:
         got = str(err)
@@ -265,13 +265,13 @@ def test_a_plain_file_the_parser_refuses_is_not_parsed_as_it_is_twice(tmp_path, 
     assert len(calls) == 2 and calls[0] == str(path) and not isinstance(calls[1], str)
 
 
-def test_first_row_fields_must_be_fields_outside_columns(tmp_path):
+def test_last_row_fields_must_be_fields_outside_columns(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 t\n")
-    with pytest.raises(ValueError, match=r"first must be fields of .* not in columns; got "
+    with pytest.raises(ValueError, match=r"last must be fields of .* not in columns; got "
                                          r"\('score',\)"):
         read_columns(path, RUN_FIELDS, "score", extra=True, columns=("qid", "score"),
-                     first=("score",))
+                     last=("score",))
 
 
 def test_fields_split_on_ascii_whitespace_only_on_both_paths(tmp_path):

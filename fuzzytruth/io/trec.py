@@ -87,7 +87,8 @@ def read_trec_run(
     Returns
     -------
     Run
-        Named after the tag of the first line.
+        Named after the tag of the last line, as trec_eval's ``runid`` (see
+        :meth:`fuzzytruth.Run.from_trec`).
     """
     return Run.from_trec(
         path, duplicates=duplicates, encoding=encoding,

@@ -186,7 +186,7 @@ def _read_fast(
     fails the conversion of ``numeric``), and finite numbers (else a ValueError: e.g. a line
     had a space too many, or a number out of range that only the line reader can tell from
     ``inf``). Returns ``columns`` (those in ``encoded`` as pyarrow dictionary arrays, in
-    chunks), the first row's value (a list of one string) of every other field, and the
+    chunks), the last row's value (a list of one string) of every other field, and the
     number of rows, one per line of ``data``."""
     if not isinstance(data, str) and bytes(data[:3]) == codecs.BOM_UTF8:
         # pyarrow drops one leading byte-order mark. A file's own mark is gone already (load_
@@ -221,7 +221,8 @@ def _read_fast(
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
     cols = {f: values if f == numeric else table.column(f) if f in encoded
             else pd.array(table.column(f), dtype="str") for f in columns}
-    cols.update({f: [table.column(f)[0].as_py()] for f in fields if f not in columns})
+    cols.update({f: [table.column(f)[table.num_rows - 1].as_py()] for f in fields
+                 if f not in columns})
     return cols, table.num_rows
 
 
@@ -264,7 +265,7 @@ def read_columns(
     encoding: str = "utf-8",
     extra: bool = False,
     columns: tuple[str, ...] | None = None,
-    first: tuple[str, ...] = (),
+    last: tuple[str, ...] = (),
     encoded: tuple[str, ...] = (),
     max_decompressed_bytes: MaxBytes = "auto",
 ) -> TrecColumns:
@@ -285,9 +286,10 @@ def read_columns(
     columns : tuple of str, optional
         The fields returned (default: all of ``fields``; ``numeric`` among them). Every line
         must still have every field, and none may be empty.
-    first : tuple of str, default ()
-        Fields of which only the first row's value is wanted (a run's tag): each is returned
-        as a list of that one string.
+    last : tuple of str, default ()
+        Fields of which only the last row's value is wanted (a run's tag, which trec_eval
+        takes from the last line of the file): each is returned as a list of that one
+        string.
     encoded : tuple of str, default ()
         Fields of ``columns`` returned dictionary-encoded (a pyarrow ``ChunkedArray`` of
         dictionary type) where pyarrow's parser reads the file (the line reader, for files it
@@ -303,8 +305,8 @@ def read_columns(
         raise ValueError(
             f"columns must be fields of {fields} and include {numeric!r}; got {columns}"
         )
-    if not set(first) <= set(fields) - set(columns):
-        raise ValueError(f"first must be fields of {fields} not in columns; got {first}")
+    if not set(last) <= set(fields) - set(columns):
+        raise ValueError(f"last must be fields of {fields} not in columns; got {last}")
     if not set(encoded) <= set(columns) - {numeric}:
         raise ValueError(f"encoded must be fields of {columns} but {numeric!r}; got {encoded}")
     name = os.fspath(path)
@@ -337,7 +339,7 @@ def read_columns(
             f"{float(values[i])!r}"
         )
     cols[numeric] = values
-    cols = {f: cols[f] for f in (*columns, *first)}
+    cols = {f: cols[f] for f in (*columns, *last)}
     return TrecColumns(cols, name, lines)
 
 
@@ -372,5 +374,5 @@ def _read_loaded(
             lines = text.lines
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
             every, lines = _read_slow(text, fields, numeric, extra)
-            cols = {f: every[f] if f in columns else every[f][:1] for f in fields}
+            cols = {f: every[f] if f in columns else every[f][-1:] for f in fields}
     return cols, lines
