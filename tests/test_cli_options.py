@@ -417,6 +417,10 @@ UNFLAGGED = {
     "frame": "the command's own table of per-query values (trec output)",
     "values": "per-query values the command computed (trec output)",
     "measure": "a measure the command parsed from -m itself (trec output)",
+    "levels": "the recall levels of a measure the command parsed from -m, checked then "
+              "(trec output: the levels at which trec_eval divides 0 by 0)",
+    "interpolation": "the interpolation of a measure the command resolved under --preset "
+                     "(trec output, as for levels)",
     "name": "a measure's spelling from -m: the matches are its syntax ('Family(name=value)') "
             "and the registry's family names, not a parameter",
     "names": "the match is English ('info' file names must look like ...: the ImageNet "

@@ -259,6 +259,58 @@ def test_runid_is_the_tag_of_the_last_line_as_in_trec_eval(capsys, tmp_path, lay
     assert out == "runid                 \tall\tgamma\nnum_ret               \tall\t3\n"
 
 
+def _trec_text(rows):
+    return "".join(f"{name:<22}\t{query}\t{value}\n" for name, query, value in rows)
+
+
+@pytest.mark.parametrize("preset", ["trec", "trec10"])
+def test_judged_only_with_no_judged_document_retrieved_prints_trec_eval_s_nan(
+        capsys, tmp_path, preset):
+    """-J keeps a query whose list holds no judged document with nothing retrieved; trec_eval
+    starts its interpolated precision at num_rel_ret / num_ret = 0.0/0.0 (m_iprec_at_recall.c,
+    m_11pt_avg.c) and no step replaces it at a recall level whose cutoff is 0 relevant
+    documents: level 0 always, level p when the cutoff rounds to 0 ((long)(p*R + 0.9) in
+    9.0.8, lround(p*R) in 10.0: q2, R = 4, level 0.1 is 1 document in 9.0.8, 0 in 10.0), every
+    level of q3 (R = 0). 11pt_avg averages a NaN; the `all` line adds it into its sum. The
+    NaN prints "  -nan" (x86-64: 0.0/0.0 has its sign bit set). fuzzytruth printed 0.0000 on
+    each of these lines (and 0.3333 for the `all` lines of the levels <= 0.5, 0.1818 and
+    0.2424 for 11pt_avg). Reference: trec_eval 9.0.8 and 10.0 built from usnistgov/trec_eval,
+    ``-J -q -m num_ret -m iprec_at_recall.0,.1,.3,.5 -m 11pt_avg`` on these files."""
+    qrels = _write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d9 1\nq2 0 d5 1\nq2 0 d6 1\n"
+                                      "q2 0 d7 1\nq2 0 d8 1\nq3 0 d1 0\n")
+    run = _write(tmp_path, "run", "q1 Q0 d1 1 3 t\nq1 Q0 d3 2 2 t\nq2 Q0 d3 1 3 t\n"
+                                  "q2 Q0 d4 2 2 t\nq3 Q0 d4 1 1 t\n")
+    nan = "  -nan"
+    q2_level_1 = "0.0000" if preset == "trec" else nan
+    q1_11pt = "0.5455" if preset == "trec" else "0.7273"
+    levels = ["0.00", "0.10", "0.30", "0.50"]
+
+    def query(name, num_ret, iprec, eleven):
+        return [("num_ret", name, num_ret),
+                *((f"iprec_at_recall_{p}", name, v) for p, v in zip(levels, iprec, strict=True)),
+                ("11pt_avg", name, eleven)]
+
+    expected = _trec_text([
+        *query("q1", 1, ["1.0000"] * 4, q1_11pt),
+        *query("q2", 0, [nan, q2_level_1, "0.0000", "0.0000"], nan),
+        *query("q3", 0, [nan] * 4, nan),
+        *query("all", 1, [nan] * 4, nan),
+    ])
+    flags = ["--preset", preset, "-q", "-m", "num_ret", "-m", "iprec_at_recall.0,.1,.3,.5",
+             "-m", "11pt_avg"]
+    status, out, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run, "-J", *flags)
+    assert status == 0, err
+    assert out == expected
+    # without -J every list holds documents: no 0/0
+    status, out, err = _main(capsys, "evaluate", "--qrels", qrels, "--run", run, *flags)
+    assert status == 0, err
+    assert "nan" not in out
+    # the library scores an empty list 0, as it scores every empty list: no NaN in its means
+    evaluation = evaluate(read_trec_run(run), read_trec_qrels(qrels), ["iP@0", "11pt"],
+                          preset=preset, judged_only=True)
+    assert evaluation.value("t", "iP@0") == pytest.approx(1 / 3)
+
+
 def test_relstring_reads_fractional_grades_as_trec_eval(capsys, tmp_path):
     """trec_eval reads a grade with atol: -0.5 is grade 0 (judged, '0'), -1.5 is -1 ('.'),
     so -J keeps the -0.5 document. It printed '.' for -0.5 and -J dropped it, while the

@@ -14,6 +14,10 @@ trec_eval does (``trec_eval.c``, ``meas_print_single.c``, ``meas_print_final.c``
   query ids, gets its lines first; queries added by ``-c`` are averaged but not printed;
 * then the ``all`` lines: ``runid`` (the run's tag) and every measure's aggregate;
   ``relstring`` (the grades of the top documents, one character each) has per-query lines only;
+* with ``-J``, a query whose list holds no judged document has nothing retrieved, and
+  trec_eval's ``iprec_at_recall`` and ``11pt_avg`` divide 0 by 0 there (:func:`unset_precisions`
+  says at which recall levels): those values, and the ``all`` lines they enter, print as
+  trec_eval prints that NaN, ``-nan``; the library's values of such a list stay 0;
 * with ``-Z``, every value line is ``"Z%-22s\\t%s\\t%6.4f\\n"`` (counts too), the per-query
   values are z-scores (:mod:`fuzzytruth.evaluation.zscores`) and the summary their mean (their
   sum for counts, ``exp`` of their mean for ``gm_map``), as trec_eval accumulates them.
@@ -33,8 +37,9 @@ import numpy as np
 from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
-    "TrecLine", "complete_num_rel", "is_trec_spelling", "relevance_strings", "relstring_option",
-    "render", "summaries", "table_entry", "trec_lines",
+    "ZERO_BY_ZERO", "TrecLine", "complete_num_rel", "empty_list_counts", "is_trec_spelling",
+    "relevance_strings", "relstring_option", "render", "summaries", "table_entry", "trec_lines",
+    "unset_precisions",
 ]
 
 SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
@@ -238,6 +243,75 @@ def relevance_strings(
     return out
 
 
+_INTERPOLATED = ("iprec_at_recall", "11pt_avg")
+"""trec_eval's interpolated precisions, which start from the precision of the whole list."""
+ZERO_BY_ZERO = -math.nan
+"""0.0/0.0 as x86-64 computes it: a NaN with its sign bit set, which printf writes ``-nan``
+(a NaN read from text, as a ``-Z`` file's ``nan``, has it clear: ``nan``)."""
+
+
+def empty_list_counts(lines: Sequence[TrecLine]) -> list[Any]:
+    """The counts :func:`unset_precisions` reads, to be evaluated with the lines' measures:
+    ``NumRet`` and ``NumRel`` at the relevance level of each interpolated precision line;
+    none without such a line."""
+    from fuzzytruth.measures import Measure
+
+    interpolated = [line.measure for line in lines if line.base in _INTERPOLATED]
+    if not interpolated:
+        return []
+    return [Measure("NumRet"), *dict.fromkeys(_num_rel(m) for m in interpolated)]
+
+
+def _num_rel(measure: Any) -> Any:
+    """``NumRel`` at the relevance level ``measure`` was given, or at the evaluation's."""
+    from fuzzytruth.measures import Measure
+
+    return Measure("NumRel", **{k: v for k, v in measure.params.items() if k == "rel"})
+
+
+def unset_precisions(
+    lines: Sequence[TrecLine],
+    values: Mapping[tuple[str, str], float],
+    queries: Sequence[str],
+    resolved: Mapping[str, str],
+) -> dict[tuple[str, str], float]:
+    """The (query, measure) values of ``iprec_at_recall`` and ``11pt_avg`` that trec_eval
+    computes as 0/0, of queries with an empty list, each :data:`ZERO_BY_ZERO`.
+
+    trec_eval starts the interpolated precision at num_rel_ret / num_ret, then walks the list
+    up from its end (``m_iprec_at_recall.c``, ``m_11pt_avg.c``, ``te_calc_*``). With nothing
+    retrieved (``-J`` and no judged document in the list: ``form_res_rels.c`` keeps judged
+    documents only) that is 0.0/0.0, NaN, and no step of the walk replaces it: a recall level
+    that asks for no relevant document (its cutoff, :func:`~fuzzytruth.metrics.ranking.
+    recall_cutoffs`, is 0) gets the NaN, the others keep the 0 they start with. Level 0 always
+    asks for none, so ``11pt_avg`` (the mean over its levels) is NaN whenever a level is; a
+    query with no relevant document has every level NaN. The library scores such a list 0
+    (as any empty list); only the trec format prints trec_eval's NaN, and its mean, as
+    trec_eval adds the NaN into the ``all`` line's sum.
+
+    ``values`` holds each (query, measure) of the evaluation, :func:`empty_list_counts`
+    among them; ``queries`` are those the run answers; ``resolved`` maps a measure to its
+    resolved spelling (the evaluation's ``conventions["measures"]``).
+    """
+    from fuzzytruth.measures.names import parse_measure
+    from fuzzytruth.metrics.ranking import recall_cutoffs
+
+    empty = [q for q in queries if values[q, "NumRet"] == 0]
+    unset: dict[tuple[str, str], float] = {}
+    for line in lines:
+        if not empty or line.base not in _INTERPOLATED:
+            continue
+        measure = parse_measure(resolved[str(line.measure)])
+        params = {p.name: p.default for p in measure.family.params} | measure.params
+        levels = np.atleast_1d(np.asarray(
+            params["recall" if line.base == "iprec_at_recall" else "levels"], dtype=np.float64))
+        n_rel = np.array([values[q, str(_num_rel(line.measure))] for q in empty])
+        zero = (recall_cutoffs(levels, n_rel, params["interpolation"]) == 0).any(axis=1)
+        unset |= {(q, str(line.measure)): ZERO_BY_ZERO
+                  for q, z in zip(empty, zero.tolist(), strict=True) if z}
+    return unset
+
+
 def complete_num_rel(qrels: Any, grades: str) -> int:
     """trec_eval ``-c``'s summary of ``num_rel`` (``te_calc_avg_num_rel`` in ``m_num_rel.c``,
     9.0.8 and 10.0): the judgments of the whole qrels with a grade > 0 (as ``grades``, the
@@ -334,7 +408,8 @@ def render(
 
 
 def _value_line(line: TrecLine, query: str, value: float, zscores: bool) -> str:
-    if zscores:
-        return f"Z{line.name:<22}\t{query}\t{value:6.4f}"
-    text = str(int(value)) if line.integer else f"{value:6.4f}"
-    return f"{line.name:<22}\t{query}\t{text}"
+    if math.isnan(value):  # printf's %6.4f writes a NaN's sign (ZERO_BY_ZERO); Python's not
+        text = f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    else:
+        text = str(int(value)) if line.integer and not zscores else f"{value:6.4f}"
+    return f"{'Z' if zscores else ''}{line.name:<22}\t{query}\t{text}"

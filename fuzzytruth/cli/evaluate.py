@@ -12,6 +12,7 @@ prints per-query z-scores against a reference file.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -172,10 +173,12 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     """trec_eval's output for each run, evaluated on its own as trec_eval evaluates it."""
     from fuzzytruth.cli._trec import (
         complete_num_rel,
+        empty_list_counts,
         relevance_strings,
         render,
         summaries,
         trec_lines,
+        unset_precisions,
     )
     from fuzzytruth.measures import Measure
 
@@ -188,6 +191,8 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     reference = _zscores(args)
     # the queries and ranking conventions come from an evaluation, even of runid alone
     measures = [line.measure for line in lines if line.measure is not None] or [Measure("NumQ")]
+    counts = empty_list_counts(lines) if args.rel_format == "qrels" else []
+    measures += [m for m in counts if m not in measures]
     blocks = []
     for name, run in runs.items():
         evaluation = _evaluate_judgments(args, name, run, truth, measures)
@@ -198,10 +203,15 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         totals = {m: evaluation.value(system, m) for m in evaluation.measures}
         answered = set(run.queries)
         queries = [q for q in evaluation.queries if q in answered]  # -c adds others: not printed
+        if counts:  # trec_eval's 0/0 of an empty list
+            values |= unset_precisions(lines, values, queries, evaluation.conventions["measures"])
         valued = [line for line in lines if line.measure is not None]
         per_query = {(q, line.name): values[q, str(line.measure)]
                      for line in valued for q in queries}
         summary = {line.name: totals[str(line.measure)] for line in valued}
+        for (_, name), value in per_query.items():  # added into trec_eval's sum, a NaN stays
+            if math.isnan(value) and not math.isnan(summary[name]):
+                summary[name] = value
         if reference is not None:
             per_query, summary = summaries(lines, values, queries, len(evaluation.queries),
                                            reference)

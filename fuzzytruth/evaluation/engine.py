@@ -196,7 +196,10 @@ def evaluate(
         preset that reads grades as trec_eval does (``trec``, ``trec10``), a whole number.
     judged_only : bool
         Crisp truth: unjudged documents are removed from each ranking before any measure
-        (``trec_eval -J``; :func:`fuzzytruth.metrics.base.judged_only`). Default False.
+        (``trec_eval -J``; :func:`fuzzytruth.metrics.base.judged_only`). Default False. A
+        list left empty scores as any empty list (``iP`` and ``11pt``: 0), where trec_eval
+        computes 0/0 for some recall levels and prints ``-nan``; the CLI's trec format prints
+        that (:func:`fuzzytruth.cli._trec.unset_precisions`).
     query_categories : mapping, optional
         Categorical truth: query id → target category. Queries not listed ask for their own
         (uncertain) category and must be items of the membership.

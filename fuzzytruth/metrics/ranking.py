@@ -74,6 +74,7 @@ __all__ = [
     "precision",
     "r_precision",
     "recall",
+    "recall_cutoffs",
     "reciprocal_rank",
     "success",
 ]
@@ -500,8 +501,14 @@ def e_measure(
     return 1.0 - f_measure(rg, rel=rel, k=k, beta=beta)
 
 
-def _recall_cutoffs(levels: np.ndarray, n_rel: np.ndarray, interpolation: str) -> np.ndarray:
-    """(n_queries, n_levels) number of relevant documents each recall level asks for."""
+def recall_cutoffs(levels: np.ndarray, n_rel: np.ndarray, interpolation: str) -> np.ndarray:
+    """(n_queries, n_levels) number of relevant documents each recall level asks for, under
+    ``interpolation`` (module docstring), from each query's number of relevant documents.
+
+    >>> recall_cutoffs(np.array([0.0, 0.1, 0.6]), np.array([0, 2]), "trec_eval10")
+    array([[0, 0, 0],
+           [0, 0, 1]])
+    """
     x = levels[None, :] * n_rel[:, None].astype(np.float64)
     if interpolation == "textbook":
         return np.ceil(x).astype(np.int64)
@@ -533,7 +540,7 @@ def interpolated_precision(
     retrieved = ranks[None, :] <= rg.lengths[:, None]
     prec = np.where(retrieved, hits / ranks, 0.0)
     n_rel = rg.n_relevant(rel)
-    cut = _recall_cutoffs(levels, n_rel, interpolation)
+    cut = recall_cutoffs(levels, n_rel, interpolation)
     out = np.empty((len(rg), len(levels)))
     for j in range(len(levels)):  # loop over recall levels (11 at most in practice)
         reached = hits >= cut[:, j][:, None]
