@@ -375,7 +375,8 @@ FIXED = {"trec_groups", "stream", "judged", "score_dtype", "delimiter", "require
          "only_required", "bytes_per_world", "format",
          "judgment_groups",  # follows -R qrels_jg
          "columns",  # the notes below the text table name its columns
-         "unit"}  # classify's notes say items for queries
+         "unit",  # classify's notes say items for queries
+         "minimum"}  # agreement's bound on --n-resamples (0: point estimates), not the user's
 
 
 def all_flags() -> Flags:

@@ -125,12 +125,14 @@ def _note_truncated_grades(qrels: Any, args: argparse.Namespace) -> None:
     import numpy as np
 
     from fuzzytruth.measures import get_preset
+    from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
     from fuzzytruth.truth.qrels import Qrels
 
     preset = getattr(args, "preset", None)
-    if preset is None or get_preset(preset).grades != "truncate":
+    crisp = isinstance(qrels, Qrels)  # not judgment groups (-R qrels_jg), which keep theirs
+    if (not crisp and not isinstance(qrels, ProbabilisticQrels)) or preset is None or (
+            get_preset(preset).grades != "truncate"):
         return
-    crisp = isinstance(qrels, Qrels)
     grades = qrels.relevance if crisp else qrels.grade
     fractional = grades[grades != np.trunc(grades)]
     if len(fractional):
