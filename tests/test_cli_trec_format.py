@@ -48,10 +48,23 @@ CASES = {
     "out.test.qrels_prefs": ("qrels.test", "results.test",
                              ["-m", "all_prefs", "-q", "-R", "qrels_prefs"]),
     "out.test.qrels_jg": ("qrels.123", "results.test", ["-m", "qrels_jg", "-q", "-R", "qrels_jg"]),
-    # trec_eval 10.0's outputs: its all_trec adds rbp, rbp_resid and unj (--preset trec10)
-    "v10/out.test.a": ("qrels.test", "results.test", ["--preset", "trec10", "-m", "all_trec"]),
-    "v10/out.test.aq": ("qrels.test", "results.test",
-                        ["--preset", "trec10", "-m", "all_trec", "-q"]),
+    # trec_eval 10.0's outputs of the same commands (--preset trec10): its all_trec adds rbp
+    # (graded gains: out.test.aql), rbp_resid and unj, and -c -q prints the queries -c adds
+    **{f"v10/{name}": (qrels, run, ["--preset", "trec10", *(
+        ["-q", "-m", "all_trec", "-Z", str(DATA / "v10" / "zscores_file.gz")]
+        if name == "out.test.aqZ" else flags)])
+       for name, (qrels, run, flags) in [
+           ("out.test", ("qrels.test", "results.test", [])),
+           ("out.test.a", ("qrels.test", "results.test", ["-m", "all_trec"])),
+           ("out.test.aq", ("qrels.test", "results.test", ["-m", "all_trec", "-q"])),
+           ("out.test.aqc", ("qrels.test", "results.trunc", ["-m", "all_trec", "-q", "-c"])),
+           ("out.test.aqcM", ("qrels.test", "results.trunc",
+                              ["-m", "all_trec", "-q", "-c", "-M100"])),
+           ("out.test.aql", ("qrels.rel_level", "results.test",
+                             ["-m", "all_trec", "-mrelstring.20", "-q", "-l2"])),
+           ("out.test.aqZ", ("qrels.test", "results.test", [])),
+           ("out.test.meas_params", ("qrels.test", "results.test", MEAS_PARAMS)),
+       ]},
 }
 
 
@@ -94,7 +107,8 @@ def test_trec10_s_all_trec_is_the_preset_s_group():
     The preset table holds the group (Preset.groups), and every entry point reads it."""
     nine = [str(m) for m in expand("all_trec")]
     ten = [str(m) for m in expand("all_trec", preset="trec10")]
-    assert ten == [*nine, "RBP(p=0.9)", "RBPResidual(p=0.9)", "Unjudged@5", "Unjudged@10",
+    assert ten == [*nine, "RBP(p=0.9,grading=graded)",
+                   "RBPResidual(p=0.9,when_judged=zero)", "Unjudged@5", "Unjudged@10",
                    "Unjudged@20"]
     assert expand("all_trec", preset="textbook") == expand("all_trec")
     run, qrels = (read_trec_run(DATA / "results.test.gz"),

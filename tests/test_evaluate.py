@@ -14,6 +14,7 @@ from registry_families import package_families, resolve_default
 from fuzzytruth import Annotations, Membership, Taxonomy, precision_distribution
 from fuzzytruth.crisp import compute_measures
 from fuzzytruth.evaluation import Evaluation, evaluate
+from fuzzytruth.measures import parse_measure
 from fuzzytruth.runs import Qrels, Run, ranked_gains
 from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
@@ -628,7 +629,7 @@ def test_certain_probabilistic_qrels_are_the_crisp_qrels_with_fractional_grades(
     options = {} if preset is None else {"preset": preset}
     if preset == "textbook":  # grades as given on both sides; its tie-averaging lacks iP
         options["ties"] = "docid_desc"
-    measures = REGISTRY
+    measures = [*REGISTRY, parse_measure("RBP(grading=graded)")]  # trec_eval 10's rbp
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         crisp = evaluate(run, qrels, measures, **options).to_frame()

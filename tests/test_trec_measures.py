@@ -257,11 +257,22 @@ def judged_at(ranked_docs, qrels_q, k):
     return sum(d in qrels_q for d in top) / len(top)
 
 
-def rbp_loop(ranked_docs, qrels_q, p, rel, k):
-    """Moffat & Zobel (TOIS 2008) eq. 2 and the residual of their sec. 4."""
+def rbp_loop(ranked_docs, qrels_q, p, rel, k, grading="binary", when_judged="tail"):
+    """Moffat & Zobel (TOIS 2008) eq. 2 and the residual of their sec. 4; with
+    ``grading="graded"`` and ``when_judged="zero"``, trec_eval 10's m_rbp.c and
+    m_rbp_resid.c: the gain of a level is the level, scaled to [0, 1] by the query's highest
+    judged level when that is above 1; the residual is left at 0 with no unjudged document."""
     top = ranked_docs[:k] if k else ranked_docs
-    value = sum((1 - p) * p**i for i, d in enumerate(top) if qrels_q.get(d, 0) >= rel)
-    unjudged = sum((1 - p) * p**i for i, d in enumerate(top) if qrels_q.get(d, -1) < 0)
+    if grading == "graded":
+        highest = max([g for g in qrels_q.values() if g >= 0], default=0)
+        gains = [max(qrels_q.get(d, 0), 0) / (highest if highest > 1 else 1) for d in top]
+    else:
+        gains = [float(qrels_q.get(d, 0) >= rel) for d in top]
+    value = sum((1 - p) * p**i * g for i, g in enumerate(gains))
+    flags = [qrels_q.get(d, -1) < 0 for d in top]
+    unjudged = sum((1 - p) * p**i for i, u in enumerate(flags) if u)
+    if when_judged == "zero" and not any(flags):
+        return value, 0.0
     return value, p ** len(top) + unjudged
 
 
@@ -283,7 +294,8 @@ def test_user_models_match_their_papers(seed):
     order = trec_order(run)
     cases = [("Judged@10", None), ("Judged", None), ("RBP", None), ("RBP(p=0.5,rel=2)@7", None),
              ("RBPResidual", None), ("RBPResidual(p=0.9)@5", None), ("ERR@20", None),
-             ("ERR(gmax=3)", None)]
+             ("ERR(gmax=3)", None), ("rbp", None), ("rbp_resid", None),
+             ("RBP(grading=graded,rel=2)@7", None), ("RBPResidual(when_judged=zero)@3", None)]
     for spelling, _ in cases:
         measure = parse_measure(spelling).resolve("trec")
         got = measure.compute(rg)
@@ -297,7 +309,9 @@ def test_user_models_match_their_papers(seed):
             elif measure.name == "ERR":
                 expected = err_loop(docs, qrels_q, params.get("gmax", 4.0), k)
             else:
-                rbp, resid = rbp_loop(docs, qrels_q, params.get("p", 0.8), params.get("rel", 1), k)
+                rbp, resid = rbp_loop(docs, qrels_q, params.get("p", 0.8), params.get("rel", 1), k,
+                                      params.get("grading", "binary"),
+                                      params.get("when_judged", "tail"))
                 expected = rbp if measure.name == "RBP" else resid
             assert value == pytest.approx(expected, abs=1e-12), (spelling, q)
 

@@ -299,7 +299,7 @@ def test_printed_forms_parse():
         "G.1=3,2=9": "G(gain={1:3,2:9})", "G_1=3": "G(gain={1:3})", "Rndcg": "Rndcg",
         "Rndcg_0=1": "Rndcg(gain={0:1})", "ndcg_rel_1=2": "nDCGRel(gain={1:2})", "yaap": "YAAP",
         "ndcg_p.2=5": "nDCG(gain={2:5},discount=jk)", "utility_2,-1,0,0": "Utility(a=2)",
-        "rbp_p=0.5": "RBP(p=0.5)", "unj_10": "Unjudged@10", "map_avgjg": "AP",
+        "rbp_p=0.5": "RBP(p=0.5,grading=graded)", "unj_10": "Unjudged@10", "map_avgjg": "AP",
         "P_avgjg_5": "P@5", "Rprec_mult_avgjg_0.20": "RprecMult@0.2", "ndcg_cut_23": "nDCG@23",
         "prefs_avgjg_Rnonrel_ret": "Prefs(kind=avgjg_Rnonrel_ret)", "prefs_simp": "Prefs",
         "prefs_num_prefs_ful_ret": "NumPrefs(kind=ful_ret)",

@@ -11,7 +11,8 @@ trec_eval does (``trec_eval.c``, ``meas_print_single.c``, ``meas_print_final.c``
   ``-m``; the cutoffs of one measure in increasing order (``-m P.5,7,3`` prints ``P_3``,
   ``P_5``, ``P_7``);
 * with ``-q``, every query the run answers and the truth judges, in ``strcmp`` order of the
-  query ids, gets its lines first; queries added by ``-c`` are averaged but not printed;
+  query ids, gets its lines first; queries added by ``-c`` are averaged but not printed
+  (printed too under trec_eval 10.0, :func:`prints_added_queries`);
 * then the ``all`` lines: ``runid`` (the run's tag) and every measure's aggregate;
   ``relstring`` (the grades of the top documents, one character each) has per-query lines only;
 * with ``-J``, a query whose list holds no judged document has nothing retrieved, and
@@ -38,8 +39,8 @@ from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
     "ZERO_BY_ZERO", "TrecLine", "complete_num_rel", "empty_list_counts", "is_trec_spelling",
-    "relevance_strings", "relstring_option", "render", "summaries", "table_entry", "trec_lines",
-    "unset_precisions",
+    "prints_added_queries", "relevance_strings", "relstring_option", "render", "summaries",
+    "table_entry", "trec_lines", "unset_precisions",
 ]
 
 SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
@@ -219,7 +220,8 @@ def relevance_strings(
     (``>`` above 9), ``.`` for a document judged with a negative grade, ``-`` for one not in
     the qrels. ``grades`` is the preset's reading of the grades (:attr:`Preset.grades
     <fuzzytruth.measures.registry.Preset.grades>`): under ``"truncate"`` a ``-0.5`` is grade 0,
-    as trec_eval's ``atol`` reads it and as the measures beside it count it."""
+    as trec_eval's ``atol`` reads it and as the measures beside it count it. A query the run
+    does not answer (one ``-c`` adds) has the empty string, as trec_eval's ``clear_relstr``."""
     import numpy as np
 
     from fuzzytruth.metrics.base import truncate_grades
@@ -231,6 +233,9 @@ def relevance_strings(
     row = {q: i for i, q in enumerate(ranked.query_ids.tolist())}
     out = {}
     for query in queries:
+        if query not in row:
+            out[query] = ""
+            continue
         i = row[query]
         n = int(ranked.lengths[i]) if depth is None else min(depth, int(ranked.lengths[i]))
         grades, judged = ranked.gains[i, :n], ranked.judged[i, :n]
@@ -310,6 +315,27 @@ def unset_precisions(
         unset |= {(q, str(line.measure)): ZERO_BY_ZERO
                   for q, z in zip(empty, zero.tolist(), strict=True) if z}
     return unset
+
+
+def prints_added_queries(preset: Mapping[str, Any]) -> bool:
+    """Whether ``-c -q`` prints the queries ``-c`` adds (those of the qrels the run does not
+    answer) under ``preset`` (its :meth:`~fuzzytruth.measures.registry.Preset.as_dict`).
+
+    trec_eval 10.0 does ("-c mode now prints out skipped queries in -q mode", its CHANGELOG;
+    ``trec_eval.c`` evaluates, converts to z-scores, accumulates and prints each qrels query
+    in one loop, an added one on an empty ranking); 9.0.8 averages them without printing or
+    accumulating their lines. A preset follows 10.0 when its interpolation is 10.0's
+    (``lround``), the rule that names that version among the presets.
+
+    Examples
+    --------
+    >>> from fuzzytruth.measures import get_preset
+    >>> prints_added_queries(get_preset("trec10").as_dict())
+    True
+    >>> prints_added_queries(get_preset("trec").as_dict())
+    False
+    """
+    return preset.get("params", {}).get("interpolation") == "trec_eval10"
 
 
 def complete_num_rel(qrels: Any, grades: str) -> int:

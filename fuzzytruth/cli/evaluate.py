@@ -174,6 +174,7 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     from fuzzytruth.cli._trec import (
         complete_num_rel,
         empty_list_counts,
+        prints_added_queries,
         relevance_strings,
         render,
         summaries,
@@ -202,9 +203,12 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
                       strict=True)}
         totals = {m: evaluation.value(system, m) for m in evaluation.measures}
         answered = set(run.queries)
-        queries = [q for q in evaluation.queries if q in answered]  # -c adds others: not printed
+        queries = [q for q in evaluation.queries if q in answered]
         if counts:  # trec_eval's 0/0 of an empty list
             values |= unset_precisions(lines, values, queries, evaluation.conventions["measures"])
+        if evaluation.conventions["complete"] and prints_added_queries(
+                evaluation.conventions["preset"]):
+            queries = list(evaluation.queries)  # -c's queries printed and accumulated too
         valued = [line for line in lines if line.measure is not None]
         per_query = {(q, line.name): values[q, str(line.measure)]
                      for line in valued for q in queries}

@@ -20,7 +20,8 @@ trec_eval                              canonical
 ``Rprec_mult_m``                       ``RprecMult@m``
 ``num_q``, ``num_ret``, ``num_rel``,   ``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet``
 ``num_rel_ret``
-``rbp``, ``rbp_resid`` (``.p=x``)      ``RBP(p=0.9)``, ``RBPResidual(p=0.9)`` (binary r_i)
+``rbp``, ``rbp_resid`` (``.p=x``)      ``RBP(p=0.9,grading=graded)``,
+                                       ``RBPResidual(p=0.9,when_judged=zero)`` (trec_eval 10's)
 ``gm_bpref``, ``num_nonrel_judged_ret``  ``GMBpref``, ``NumNonrelJudgedRet``
 ``utility``, ``utility.a,b,c,d``       ``Utility``, ``Utility(a=..,b=..,c=..,d=..)``
 ``binG``, ``ndcg_rel``                 ``BinG``, ``nDCGRel``
@@ -43,9 +44,12 @@ relevant retrieved: ``NumRelRet``), ``nDCG(dcg='exp-log2', gains={...})``, ``cut
 its aliases ``MAP``, ``MRR``, ``NDCG``, ``Precision``, ``Recall``, ``RPrec``, ``BPref``. Names
 spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.8)``,
 ``ERR@20``, ``P(rel=2)@5``, ``Bpref``, ``infAP``, ``SetAP``, ``NumQ``) are canonical already.
-``RBP`` here has binary r_i (grade >= ``rel``, Moffat & Zobel's definition): ir_measures'
-``RBP`` without ``rel`` and trec_eval 10's ``rbp`` weight graded documents by their grade, so
-on graded qrels their values differ from the translation's.
+``RBP`` here has binary r_i by default (grade >= ``rel``, Moffat & Zobel's definition);
+trec_eval 10's ``rbp`` weighs a document by its grade over the query's highest judged grade
+(``m_rbp.c``), which ``rbp`` translates to (``grading=graded``), and its ``rbp_resid`` is 0 for a
+list without unjudged documents (``when_judged=zero``). ir_measures' ``RBP`` without ``rel``
+weighs graded documents too, so on graded qrels its values may differ from the
+translation's.
 
 Classifier spellings (:data:`CLASSIFIER_ALIASES`), lower case as scikit-learn names its
 metrics and as the classifier papers write them: ``acc``, ``accuracy``, ``accuracy_score``
@@ -288,8 +292,8 @@ _TREC_PLAIN: dict[str, tuple[str, dict[str, Any]]] = {
     "num_ret": ("NumRet", {}),
     "num_rel": ("NumRel", {}),
     "num_rel_ret": ("NumRelRet", {}),
-    "rbp": ("RBP", {"p": 0.9}),
-    "rbp_resid": ("RBPResidual", {"p": 0.9}),
+    "rbp": ("RBP", {"p": 0.9, "grading": "graded"}),
+    "rbp_resid": ("RBPResidual", {"p": 0.9, "when_judged": "zero"}),
     "gm_bpref": ("GMBpref", {}),
     "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
     "utility": ("Utility", {}),
@@ -424,7 +428,8 @@ def _trec(name: str) -> list[Measure] | None:
         return [Measure("Utility", **dict(zip("abcd", values, strict=True)))]
     m = re.fullmatch(r"(rbp|rbp_resid)[._]p=([0-9.]+)", name)
     if m:
-        return [Measure(_TREC_PLAIN[m.group(1)][0], p=_trec_numbers(m.group(1), m.group(2))[0])]
+        fam, fixed = _TREC_PLAIN[m.group(1)]
+        return [Measure(fam, **{**fixed, "p": _trec_numbers(m.group(1), m.group(2))[0]})]
     m = re.fullmatch(r"11pt_avg[._]([-+0-9.,eE]+)", name)
     if m:
         return [Measure("11pt", levels=_trec_numbers("11pt_avg", m.group(1)))]

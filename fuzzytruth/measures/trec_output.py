@@ -176,6 +176,12 @@ def _base_and_params(measure: Measure, judgment_groups: bool) -> tuple[str, str 
         if k is not None:
             raise _no_name(measure, "trec_eval's rbp has no cutoff")
         base = "rbp" if name == "RBP" else "rbp_resid"
+        if params.get("grading", "graded") != "graded":
+            raise _no_name(measure, "trec_eval 10's rbp weighs a document by its grade over "
+                           "the query's highest (RBP(grading=graded))")
+        if params.get("when_judged", "zero") != "zero":
+            raise _no_name(measure, "trec_eval 10's rbp_resid is 0 for a list without "
+                           "unjudged documents (RBPResidual(when_judged=zero))")
         p = params.get("p", 0.8)
         return base, None if math.isclose(p, 0.9) else f"p={_num(p)}"
     if name in _GAIN_FAMILIES or name == "nDCG":

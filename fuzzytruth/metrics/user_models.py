@@ -2,15 +2,19 @@
 
 ``RBP(p=0.8)@k``
     Moffat & Zobel (ACM TOIS 27(1), 2008), eq. 2: RBP = (1 − p) Σ_{i ≤ d} r_i p^{i−1}, with
-    r_i = 1 when the document at rank i has grade >= ``rel`` (binary relevance, as in the
-    paper), d the list length (or k). ``p`` is the persistence (ir_measures' default 0.8;
-    trec_eval's ``rbp`` uses 0.9).
+    r_i = 1 when the document at rank i has grade >= ``rel`` (``grading="binary"``, binary
+    relevance as in the paper), d the list length (or k). ``p`` is the persistence
+    (ir_measures' default 0.8; trec_eval's ``rbp`` uses 0.9). ``grading="graded"`` is trec_eval
+    10's ``rbp`` (``m_rbp.c``): r_i is the grade over the query's highest judged grade when
+    that is above 1 (its gains normalised to [0, 1]), the grade itself otherwise, 0 for an
+    unjudged or negative one; ``rel`` plays no part (trec_eval's ``-l`` does not either).
 ``RBPResidual(p=0.8)@k``
     The paper's residual (sec. 4): the most RBP could still grow if every unjudged document
     in the top d were relevant and the ranking went on with relevant documents,
-    p^d + (1 − p) Σ_{unjudged i ≤ d} p^{i−1}. RBP ≤ true RBP ≤ RBP + residual ≤ 1.
-    (trec_eval 10's ``rbp_resid`` prints 0 instead when no retrieved document is unjudged;
-    here the tail p^d counts always, as in the paper.)
+    p^d + (1 − p) Σ_{unjudged i ≤ d} p^{i−1}. RBP ≤ true RBP ≤ RBP + residual ≤ 1. With
+    ``when_judged="zero"`` a list without an unjudged document (an empty one too) gets 0
+    instead, as trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c`` sets a value only when it
+    met an unjudged document); ``"tail"`` (the default) keeps the paper's p^d.
 ``ERR(gmax=4)@k``
     Chapelle, Metzler, Zhang & Grinspan (CIKM 2009), eq. 4 with the grade map of sec. 4:
     ERR = Σ_{r ≤ k} (1/r) R_r Π_{i<r} (1 − R_i), R_g = (2^g − 1) / 2^gmax; grades <= 0 give
@@ -37,14 +41,19 @@ from fuzzytruth.metrics.base import RankedGains, dot_rows
 from fuzzytruth.metrics.ranking import _expected_relevant
 from fuzzytruth.metrics.trec_extra import require_judged
 
-__all__ = ["err", "expected_rbp", "rbp", "rbp_residual"]
+__all__ = ["RBP_GRADINGS", "WHEN_JUDGED", "err", "expected_rbp", "rbp", "rbp_residual"]
 
 
 def rbp_weights(depth: int, p: float) -> np.ndarray:
     return (1.0 - p) * p ** np.arange(depth, dtype=np.float64)
 
 
-def rbp(rg: RankedGains, *, p: float, rel: float, k: int | None = None) -> np.ndarray:
+RBP_GRADINGS = ("binary", "graded")
+"""RBP's r_i: grade >= rel (Moffat & Zobel), or trec_eval 10's normalised grade."""
+
+
+def rbp(rg: RankedGains, *, p: float, rel: float, grading: str = "binary",
+        k: int | None = None) -> np.ndarray:
     """Rank-biased precision (1 − p) Σ_{i ≤ k} r_i p^{i−1} (Moffat & Zobel 2008, eq. 2).
 
     Examples
@@ -52,9 +61,18 @@ def rbp(rg: RankedGains, *, p: float, rel: float, k: int | None = None) -> np.nd
     >>> rg = RankedGains.from_lists(["q"], [[0, 2, 1]], [[2, 1]])
     >>> rbp(rg, p=0.8, rel=1).round(4)    # 0.2 · (0.8 + 0.64)
     array([0.288])
+    >>> rbp(rg, p=0.8, rel=1, grading="graded").round(4)    # 0.2 · (2/2 · 0.8 + 1/2 · 0.64)
+    array([0.224])
     """
-    relevant = _expected_relevant(rg, rel)[:, :k]
-    return dot_rows(relevant, rbp_weights(relevant.shape[1], p))
+    if grading == "graded":
+        top = rg.ideal[:, 0] if rg.ideal.shape[1] else np.zeros(len(rg.lengths))
+        values = np.clip(rg.gains, 0.0, None) / np.maximum(top, 1.0)[:, None]
+        if rg.tie_start is not None:
+            values = rg.tie_mean(values)
+        values = values[:, :k]
+    else:
+        values = _expected_relevant(rg, rel)[:, :k]
+    return dot_rows(values, rbp_weights(values.shape[1], p))
 
 
 def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -> np.ndarray:
@@ -72,16 +90,25 @@ def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -
     return dot_rows(probabilities, rbp_weights(probabilities.shape[1], p))
 
 
-def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarray:
+WHEN_JUDGED = ("tail", "zero")
+"""RBP's residual of a list without an unjudged document: the paper's p^d, or trec_eval 10's 0."""
+
+
+def rbp_residual(rg: RankedGains, *, p: float, when_judged: str = "tail",
+                 k: int | None = None) -> np.ndarray:
     """RBP's residual p^d + (1 − p) Σ_{unjudged i ≤ d} p^{i−1}, d = min(k, retrieved).
 
-    Unjudged: not in the judgments, or with a negative grade (trec_eval's reading).
+    Unjudged: not in the judgments, or with a negative grade (trec_eval's reading). A list
+    without an unjudged document gets p^d (``when_judged="tail"``) or 0 (``"zero"``).
 
     Examples
     --------
     >>> rg = RankedGains.from_lists(["q"], [[1, 0, 0]], [[1, 0]], [[True, False, True]])
     >>> rbp_residual(rg, p=0.5).round(4)      # 0.5³ + 0.5 · 0.5
     array([0.375])
+    >>> judged = RankedGains.from_lists(["q"], [[1, 0]], [[1, 0]], [[True, True]])
+    >>> rbp_residual(judged, p=0.5), rbp_residual(judged, p=0.5, when_judged="zero")
+    (array([0.25]), array([0.]))
     """
     require_judged(rg, "RBPResidual")
     unjudged = ~(rg.judged & (rg.gains >= 0))
@@ -90,8 +117,21 @@ def rbp_residual(rg: RankedGains, *, p: float, k: int | None = None) -> np.ndarr
     if rg.tie_start is not None:
         unjudged = rg.tie_mean(unjudged)
     unjudged = unjudged[:, :k]
-    shown = rg.lengths if k is None else np.minimum(rg.lengths, k)
-    return p ** shown.astype(np.float64) + dot_rows(unjudged, rbp_weights(unjudged.shape[1], p))
+    return residual(unjudged, rg.lengths, p=p, when_judged=when_judged, k=k)
+
+
+def residual(unjudged: np.ndarray, lengths: np.ndarray, *, p: float, when_judged: str,
+             k: int | None) -> np.ndarray:
+    """RBP's residual from the unjudged share of each rank (``(n_rows, ≥ k)``, 0 past each
+    list's end) and the list lengths: the one formula behind :func:`rbp_residual` and its
+    exact form under uncertain truth, where judged status is a point."""
+    unjudged = unjudged[:, :k]
+    shown = lengths if k is None else np.minimum(lengths, k)
+    value = p ** np.asarray(shown, dtype=np.float64) + dot_rows(
+        unjudged, rbp_weights(unjudged.shape[1], p))
+    if when_judged == "zero":
+        value = np.where(unjudged.any(axis=1), value, 0.0)
+    return value
 
 
 def _check_grades(grades: np.ndarray, gmax: float) -> None:
@@ -125,8 +165,12 @@ def err(rg: RankedGains, *, gmax: float, k: int | None = None) -> np.ndarray:
     return _err_from_probabilities(stop)
 
 
-def binary_rbp(depth: int, *, p: float, rel: float, k: int | None = None) -> Any:
-    if rel > 1:
+def binary_rbp(depth: int, *, p: float, rel: float, grading: str = "binary",
+               k: int | None = None) -> Any:
+    if grading == "graded" or rel > 1:
+        # graded gains read the grades themselves, not grade >= rel (which the 0/1 path of
+        # graded worlds assumes); rel > 1: grade-1 documents are not relevant. Either way the
+        # crisp kernel runs on the worlds
         return None
     cut = depth if k is None else min(k, depth)
     weights = rbp_weights(cut, p)

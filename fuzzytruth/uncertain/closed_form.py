@@ -52,7 +52,7 @@ import numpy as np
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import DISCOUNTS, dcg, divide
-from fuzzytruth.metrics.user_models import rbp_weights
+from fuzzytruth.metrics.user_models import residual
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
 
@@ -802,7 +802,8 @@ def utility_exact(
     return DistributionBatch(values, counts.masses, counts.p_undefined)
 
 
-def rbp_residual_exact(ctx: Any, *, p: float, k: int | None = None) -> Any:
+def rbp_residual_exact(ctx: Any, *, p: float, when_judged: str = "tail",
+                       k: int | None = None) -> Any:
     """The residual does not depend on relevance: a point, when the context knows which
     ranked documents are judged (``ctx.judged``, ``(n_rows, depth)`` bool)."""
     judged = getattr(ctx, "judged", None)
@@ -810,7 +811,6 @@ def rbp_residual_exact(ctx: Any, *, p: float, k: int | None = None) -> Any:
         return None
     lengths = np.asarray(ctx.lengths)
     cols = np.arange(judged.shape[1])
-    unjudged = (~np.asarray(judged, dtype=bool) & (cols[None, :] < lengths[:, None]))[:, :k]
-    shown = lengths if k is None else np.minimum(lengths, k)
-    value = p ** shown.astype(np.float64) + unjudged @ rbp_weights(unjudged.shape[1], p)
+    unjudged = ~np.asarray(judged, dtype=bool) & (cols[None, :] < lengths[:, None])
+    value = residual(unjudged, lengths, p=p, when_judged=when_judged, k=k)
     return DistributionBatch(value[:, None], np.ones((len(value), 1)), np.zeros(len(value)))

@@ -10,7 +10,15 @@ from typing import Any
 
 from fuzzytruth.measures.builtin.ranking import REL
 from fuzzytruth.measures.registry import Param, positive_float, positive_int, register
-from fuzzytruth.metrics.user_models import binary_err, binary_rbp, err, rbp, rbp_residual
+from fuzzytruth.metrics.user_models import (
+    RBP_GRADINGS,
+    WHEN_JUDGED,
+    binary_err,
+    binary_rbp,
+    err,
+    rbp,
+    rbp_residual,
+)
 from fuzzytruth.uncertain import closed_form
 
 
@@ -24,9 +32,16 @@ def persistence(value: Any) -> float:
 _P = Param("p", default=0.8, convert=persistence, doc="persistence in (0, 1)")
 _K = Param("k", default=None, convert=positive_int, doc="rank cutoff (whole list if unset)")
 
-register("RBP", rbp, params=(_P, REL, _K), at="k", tie_averaged=True, binary=binary_rbp,
+_GRADING = Param("grading", default="binary", choices=RBP_GRADINGS,
+              doc="r_i: 'binary' (grade >= rel, the paper's) or 'graded' (trec_eval 10's rbp: "
+                  "the grade over the query's highest, when above 1)")
+_WHEN_JUDGED = Param("when_judged", default="tail", choices=WHEN_JUDGED,
+                     doc="a list without unjudged documents: 'tail' (the paper's p^d) or "
+                         "'zero' (trec_eval 10's rbp_resid)")
+
+register("RBP", rbp, params=(_P, REL, _GRADING, _K), at="k", tie_averaged=True, binary=binary_rbp,
          description="rank-biased precision (Moffat & Zobel 2008)")
-register("RBPResidual", rbp_residual, params=(_P, _K), at="k", tie_averaged=True,
+register("RBPResidual", rbp_residual, params=(_P, _WHEN_JUDGED, _K), at="k", tie_averaged=True,
          uses={"judged"}, higher_is_better=False, exact=closed_form.rbp_residual_exact,
          description="RBP's residual: what unjudged documents and the tail could add")
 register(
