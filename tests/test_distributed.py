@@ -306,6 +306,60 @@ def test_a_query_split_across_two_parquet_files_is_seen(client, data, tmp_path):
     local = evaluate(runs, pq, MEASURES, n_worlds=20, rng=2)
     _same_evaluation(fd.evaluate(*given, n_worlds=20, rng=2), local, exact=False)
 
+@pytest.mark.filterwarnings("ignore:query\\(ies\\) 'q07'")
+def test_each_partition_is_read_once(client, data, tmp_path):
+    """The check of the partitioning computed every partition's distinct query ids in a pass
+    of its own before the evaluation: every partition was read twice. The evaluation tasks now
+    return them with their results: each reader call is logged, and each partition has one."""
+    runs, _, pq = data
+    blocks = np.array_split(np.array([*pq.queries, "q07"]), 3)
+
+    def logged(name, table):
+        def read(p):
+            with open(tmp_path / f"{name}.{p}", "a") as log:
+                log.write("read\n")
+            return table[table["query_id"].isin(blocks[p])].reset_index(drop=True)
+
+        return dd.from_map(read, range(len(blocks)), meta=table.iloc[:0])
+
+    frames = {name: logged(name, run.to_dataframe()) for name, run in runs.items()}
+    remote = fd.evaluate(frames, logged("truth", pq.to_dataframe()), MEASURES, n_worlds=20,
+                         rng=3, repartition=False)
+    _same_evaluation(remote, evaluate(runs, pq, MEASURES, n_worlds=20, rng=3), exact=False)
+    reads = {f.name: f.read_text().count("read") for f in tmp_path.iterdir()}
+    assert reads == {f"{name}.{p}": 1 for name in [*runs, "truth"] for p in range(3)}
+
+
+def _by_query(table, queries, bounds):
+    """A frame of ``table`` whose partition ``i`` holds the rows of ``queries[a:b]``, the
+    ``i``-th of ``bounds``."""
+    parts = [table[table["query_id"].isin(queries[a:b])] for a, b in bounds]
+    return dd.from_map(lambda part: part, parts, meta=table.iloc[:0])
+
+
+def test_a_failing_task_of_frames_not_partitioned_by_query_gives_the_partitioning_error(
+        client, data):
+    """Truth partitions shifted by one query from the runs': a run partition's first query is
+    judged in the previous truth partition, so its task fails (missing='error') before the
+    driver sees the query ids. The partitioning is what is reported (repartition=False), or
+    the frames are hash-partitioned and the in-memory numbers come out: the failed first pass
+    never shows."""
+    runs, qrels, _ = data
+    judged = {n: Run(r.query_ids[r.query_ids != "q07"], r.doc_ids[r.query_ids != "q07"],
+                     r.scores[r.query_ids != "q07"], name=n) for n, r in runs.items()}
+    queries = np.array(qrels.queries)
+    run_frames = {n: _by_query(r.to_dataframe(), queries, [(0, 20), (20, 40), (40, 59)])
+                  for n, r in judged.items()}
+    truth = _by_query(qrels.to_dataframe(), queries, [(0, 21), (21, 41), (41, 59)])
+    with pytest.raises(ValueError, match=re.escape(
+            f"not partitioned by query: query {str(queries[20])!r} is in partition 1 of "
+            "runs['bm25'] but in partition 0 of truth")):
+        fd.evaluate(run_frames, truth, ["AP"], missing="error", repartition=False)
+    local = evaluate(judged, qrels, MEASURES, missing="error")
+    _same_evaluation(fd.evaluate(run_frames, truth, MEASURES, missing="error"), local,
+                     exact=True)
+
+
 def test_a_truth_frame_without_its_columns_is_named(client, data):
     runs, _, pq = data
     bad = dd.from_pandas(pq.to_dataframe().rename(columns={"probability": "p"}), npartitions=1)

@@ -28,10 +28,13 @@ from fuzzytruth.distributed.partitions import (
     aligned_frames,
     as_frame,
     cluster_client,
+    hash_partitioned,
     is_frame,
+    needs_repartition,
     split_in_memory,
     truth_from_frame,
     truth_kind,
+    unique_queries,
 )
 from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
@@ -76,7 +79,11 @@ def evaluate(
     repartition : bool
         Frames not partitioned by query (a query split across partitions, or runs and truth
         partitioned differently) are hash-partitioned on the query id (default); False raises
-        an error naming the query.
+        an error naming the query. The partitioning is checked on the partitions the
+        evaluation reads, once, after their tasks and before any result is used: a
+        partitioning that does not hold costs one evaluation of the frames as given, whose
+        results are dropped, before the hash-partitioned one (partitions of different
+        numbers are seen at once).
     retries : int
         How often Dask reruns a partition whose worker died (default 2).
     rng : numpy.random.Generator or int, optional
@@ -111,13 +118,13 @@ def evaluate(
     kind = truth_kind(truth)
     framed = [is_frame(r) for r in runs.values()] + [is_frame(truth)]
     if any(framed):
-        tasks = _frame_tasks(client, runs, truth, measures, part_options, rng, repartition,
-                             npartitions)
+        results = _frame_results(client, runs, truth, measures, part_options, rng,
+                                 repartition, npartitions, retries)
     else:
         if npartitions is None:
             npartitions = 2 * max(sum(client.nthreads().values()), 1)
         tasks = _memory_tasks(client, runs, truth, measures, part_options, rng, npartitions)
-    results = _gather_as_completed(client.compute(tasks, retries=retries))
+        results = _gather_as_completed(client.compute(tasks, retries=retries))
     if judged_later:
         done = [ev.queries for ev, _ in results if ev is not None]
         results.append(_judged_only(list(runs), truth, measures, options, copy.deepcopy(rng),
@@ -231,13 +238,20 @@ def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: An
     ]
 
 
-def _frame_tasks(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any,
-                 options: dict, rng: np.random.Generator, repartition: bool,
-                 npartitions: int | None) -> list:
-    """One task per partition of the frames. A truth shared by every query (a Membership:
-    ``per_query`` False) is sent to every worker once, and only the runs are partitioned."""
-    from dask import delayed
+def _frame_results(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any,
+                   options: dict, rng: np.random.Generator, repartition: bool,
+                   npartitions: int | None, retries: int) -> list:
+    """Each partition's result (Evaluation or None, warnings) of frames partitioned by query.
 
+    Frames evaluated as they are (the partitioning not forced) are checked after their tasks,
+    which return with their results the distinct query ids of the partitions they read: a
+    check before them would read every partition once more. When the partitioning does not
+    hold, the results are dropped, every one, and the frames hash-partitioned and evaluated
+    again (``repartition``) or it is an error naming the query; the error of a task is raised
+    only when the partitioning holds (a query's rows cut in two can fail where whole they do
+    not). A truth shared by every query (a Membership: ``per_query`` False) is sent to every
+    worker once, and only the runs are partitioned.
+    """
     frames = {f"runs[{name!r}]": as_frame(run, f"runs[{name!r}]", RUN_COLUMNS)
               for name, run in runs.items()}
     shared = None
@@ -246,16 +260,55 @@ def _frame_tasks(client: Any, runs: Mapping[str, Any], truth: Any, measures: Any
         [shared] = client.scatter([truth], broadcast=True)
     else:
         frames["truth"] = as_frame(truth, "truth", TRUTH_COLUMNS)
-    frames = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
-    columns = [frame.to_delayed() for frame in frames.values()]
-    names = list(runs)
+
+    def evaluated(frames: dict[str, Any], unchecked: bool) -> list:
+        tasks = _frame_tasks(frames, list(runs), shared, measures, options, rng, unchecked)
+        return _gather_as_completed(client.compute(tasks, retries=retries))
+
+    frames, unchecked = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
+    results = evaluated(frames, unchecked)
+    if not unchecked:
+        return results
+    uniques = {name: [read[i] for _, read in results] for i, name in enumerate(frames)}
+    if needs_repartition(uniques, repartition=repartition):
+        del results  # not held beside the second pass's
+        return evaluated(hash_partitioned(frames), False)
+    for outcome, _ in results:
+        if isinstance(outcome, Exception):
+            raise outcome
+    return [outcome for outcome, _ in results]
+
+
+def _frame_tasks(frames: dict[str, Any], names: list[str], shared: Any, measures: Any,
+                 options: dict, rng: np.random.Generator, unchecked: bool) -> list:
+    """One task per partition of the frames (the runs', then the truth's unless it is
+    ``shared``); ``unchecked``: each returns its outcome (result or error) and its
+    partitions' distinct query ids (:func:`_evaluate_and_report`)."""
+    from dask import delayed
+
+    evaluate_frames = _evaluate_and_report if unchecked else _evaluate_frames
     tasks = []
-    for parts in zip(*columns, strict=True):
+    for parts in zip(*[frame.to_delayed() for frame in frames.values()], strict=True):
         run_parts, truth_part = (parts, shared) if shared is not None else (parts[:-1],
                                                                              parts[-1])
-        tasks.append(delayed(_evaluate_frames, pure=False)(
+        tasks.append(delayed(evaluate_frames, pure=False)(
             names, run_parts, truth_part, measures, options, copy.deepcopy(rng)))
     return tasks
+
+
+def _evaluate_and_report(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,
+                         measures: Any, options: dict, rng: np.random.Generator
+                         ) -> tuple[tuple[Evaluation | None, list[str]] | Exception,
+                                    list[np.ndarray]]:
+    """:func:`_evaluate_frames`, its error returned rather than raised, with the distinct
+    query ids of each partition read (the runs', then the truth's when it is a frame), for
+    the driver to check the partitioning before anything else."""
+    parts = [*run_parts, *([truth_part] if isinstance(truth_part, pd.DataFrame) else [])]
+    uniques = [unique_queries(part) for part in parts]
+    try:
+        return _evaluate_frames(names, run_parts, truth_part, measures, options, rng), uniques
+    except Exception as error:  # raised on the driver if the partitioning holds
+        return error, uniques
 
 
 def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,

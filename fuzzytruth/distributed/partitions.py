@@ -10,7 +10,9 @@ that evaluating it alone gives exactly the numbers of those queries in the whole
 * Dask DataFrames, or partitioned Parquet datasets read by :func:`read_parquet`, keep their
   partitions when every query lives in one partition of each frame, at the same position in
   every frame; otherwise they are hash-partitioned on the query id
-  (``repartition=True``) or rejected with an error naming the query (:func:`aligned_frames`).
+  (``repartition=True``) or rejected with an error naming the query. It is checked on the
+  distinct query ids the evaluation tasks return with their results, so that every partition
+  is read once (:func:`aligned_frames`).
 * A :class:`~fuzzytruth.truth.membership.Membership` (categorical truth) is shared by every query:
   it is broadcast whole, only the runs are partitioned.
 
@@ -169,8 +171,16 @@ def _cut(query_ids: np.ndarray, queries: np.ndarray, bounds: np.ndarray) -> list
 
 
 def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: int | None
-                   ) -> dict[str, Any]:
-    """Frames whose partition ``i`` holds the same queries, every query in one partition.
+                   ) -> tuple[dict[str, Any], bool]:
+    """Frames whose partition ``i`` is evaluated as one task, and whether it is still to be
+    checked that they hold every query in one partition, at one position in every frame.
+
+    The check reads nothing here: the evaluation tasks return, with their results, the
+    distinct query ids of the partitions they read (:func:`unique_queries`), and the driver
+    checks them (:func:`needs_repartition`) before any result is used. (Distinct query ids
+    computed beforehand would read every partition twice; and the query column alone is read
+    by Dask in fused partitions, where a query split across two files is not seen.) Only the
+    numbers of partitions, known without reading, are checked here.
 
     Parameters
     ----------
@@ -180,32 +190,62 @@ def aligned_frames(frames: dict[str, Any], *, repartition: bool, npartitions: in
         When the partitioning does not hold, hash-partition every frame on the query id
         (``npartitions`` partitions, default the largest count) instead of raising.
     npartitions : int, optional
-        Force a hash-partitioning into this many partitions.
-    """
-    import dask
+        Force a hash-partitioning into this many partitions (then nothing is to be checked).
 
+    Returns
+    -------
+    frames : dict of str to dask.dataframe.DataFrame
+        The frames as given, or hash-partitioned.
+    unchecked : bool
+        Whether the partitioning by query is still to be checked on the tasks' query ids.
+    """
+    if npartitions is not None:
+        return hash_partitioned(frames, npartitions), False
+    counts = {name: frame.npartitions for name, frame in frames.items()}
+    if _settle(_count_problem(counts), repartition=repartition):
+        return hash_partitioned(frames), False
+    return frames, True
+
+
+def needs_repartition(uniques: dict[str, list[np.ndarray]], *, repartition: bool) -> bool:
+    """Whether frames whose partitions hold these distinct query ids must be hash-partitioned
+    and evaluated again; with ``repartition=False`` a partitioning that does not hold is a
+    ValueError naming the query instead.
+
+    Parameters
+    ----------
+    uniques : dict of str to list of numpy.ndarray
+        Each frame's partitions' distinct query ids (:func:`unique_queries`), frames by the
+        names of :func:`aligned_frames`.
+    repartition : bool
+        As in :func:`aligned_frames`.
+    """
+    return _settle(_partitioning_problem(uniques), repartition=repartition)
+
+
+def hash_partitioned(frames: dict[str, Any], npartitions: int | None = None) -> dict[str, Any]:
+    """Every frame hash-partitioned on the query id into ``npartitions`` partitions (default
+    the largest count of the frames)."""
     if npartitions is None:
-        # the partitions the tasks read (frame.to_delayed()): the query column alone would be
-        # read in fewer partitions, Dask fusing the files of a projection, where a query split
-        # across two files is not seen
-        uniques = dask.compute(*[
-            [dask.delayed(_unique_queries)(part) for part in frame.to_delayed()]
-            for frame in frames.values()
-        ])
-        problem = _partitioning_problem(dict(zip(frames, uniques, strict=True)))
-        if problem is None:
-            return frames
-        if not repartition:
-            raise ValueError(
-                f"the inputs are not partitioned by query: {problem}; partition them by query "
-                "(every query's rows in one partition, at the same position in every frame) "
-                "or pass repartition=True"
-            )
         npartitions = max(frame.npartitions for frame in frames.values())
     return {name: _hash_partition(frame, npartitions) for name, frame in frames.items()}
 
 
-def _unique_queries(part: pd.DataFrame) -> np.ndarray:
+def _settle(problem: str | None, *, repartition: bool) -> bool:
+    """True when there is a problem and ``repartition`` (hash-partition), an error when there
+    is one and not ``repartition``, False when there is none."""
+    if problem is None:
+        return False
+    if not repartition:
+        raise ValueError(
+            f"the inputs are not partitioned by query: {problem}; partition them by query "
+            "(every query's rows in one partition, at the same position in every frame) "
+            "or pass repartition=True"
+        )
+    return True
+
+
+def unique_queries(part: pd.DataFrame) -> np.ndarray:
     """The partition's distinct query ids as str, in order of first appearance: the column's
     distinct values first (a hash of the column as it is), then their str forms (two values
     may share one), not a Python string per row."""
@@ -216,10 +256,9 @@ def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
     """What breaks the partitioning by query (None when it holds): over the (frame,
     partition, query) triples at once, the first, in reading order, of a query in two
     partitions of one frame or in another partition than in the frame that has it first."""
-    counts = {len(parts) for parts in uniques.values()}
-    if len(counts) > 1:
-        shown = {name: len(parts) for name, parts in uniques.items()}
-        return f"the frames have different numbers of partitions {shown}"
+    problem = _count_problem({name: len(parts) for name, parts in uniques.items()})
+    if problem is not None:
+        return problem
     names = list(uniques)
     sizes = [[len(q) for q in parts] for parts in uniques.values()]
     frame = np.repeat(np.arange(len(names)), [sum(s) for s in sizes])
@@ -243,6 +282,13 @@ def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
         return f"query {q!r} of {name} is split across partitions {part[in_frame[i]]} and {p}"
     return (f"query {q!r} is in partition {part[home[i]]} of {names[frame[home[i]]]} but in "
             f"partition {p} of {name}")
+
+
+def _count_problem(counts: dict[str, int]) -> str | None:
+    """Frames with different numbers of partitions (None when they all have one number)."""
+    if len(set(counts.values())) > 1:
+        return f"the frames have different numbers of partitions {counts}"
+    return None
 
 
 def _hash_partition(frame: Any, npartitions: int) -> Any:
