@@ -30,8 +30,8 @@ from fuzzytruth._order import is_identity
 from fuzzytruth._validation import check_choice, check_real_types, real_array
 from fuzzytruth._validation import check_columns as check_frame_columns
 
-__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns", "doc_positions",
-           "rows_of", "whole"]
+__all__ = ["DUPLICATES", "DuplicatePairError", "PairTable", "arrow_strings", "blocks",
+           "check_columns", "doc_positions", "rows_of", "whole"]
 
 
 DUPLICATES = ("error", "max", "first", "last")
@@ -275,6 +275,17 @@ def _has_duplicate_pairs(q_codes: np.ndarray, docs: pa.Array | pa.ChunkedArray) 
     return False
 
 
+class DuplicatePairError(ValueError):
+    """A (query, document) pair listed more than once under ``duplicates="error"``. The
+    message names the rows and the remedy of the constructors; the attributes ``query``,
+    ``doc`` and ``count`` let a caller whose rows are not the user's (a Dask partition's) say
+    it in its own terms."""
+
+    query: str
+    doc: str
+    count: int
+
+
 class PairTable:
     """Shared storage of Run and Qrels: (query, doc, value) rows, factorised by query.
 
@@ -397,10 +408,13 @@ class PairTable:
                 else f"{source}: " if line_numbers is None
                 else f"{source}, line {int(line_numbers[same[1]])}: "
             )
-            raise ValueError(
+            error = DuplicatePairError(
                 f"{origin}document {docs[rows[0]]!r} is listed {len(same)} times for query "
                 f"{queries[rows[0]]!r} ({where}); {self._duplicate_hint}"
             )
+            error.query, error.doc = str(queries[rows[0]]), str(docs[rows[0]])
+            error.count = len(same)
+            raise error
         keep = np.ones(len(keys), dtype=bool)
         keep[rows] = False
         if duplicates == "first":

@@ -360,6 +360,43 @@ def test_a_failing_task_of_frames_not_partitioned_by_query_gives_the_partitionin
                      exact=True)
 
 
+def _doubled(table, query, doc):
+    """``table`` with the row of (query, doc) listed twice, next to each other."""
+    row = table[(table["query_id"] == query) & (table["doc_id"] == doc)]
+    return pd.concat([table, row]).sort_values("query_id", kind="stable")
+
+
+@pytest.mark.parametrize("npartitions", [None, 2])
+def test_a_duplicate_row_of_a_frame_is_named_in_the_frame_s_terms(client, data, npartitions):
+    """A frame listing a document twice for a query failed with the in-memory constructors'
+    message: the partition's own row numbers and "pass duplicates='max', 'first' or 'last'",
+    an option fd.evaluate does not have. Now the frame, the query and the document, and what
+    can be done: one row per pair in the frame, or an in-memory object built with
+    duplicates= (frames partitioned by query, evaluated as they are or hash-partitioned)."""
+    runs, qrels, pq = data
+    queries, bounds = np.array(sorted(runs["bm25"].queries)), [(0, 30), (30, 60)]
+    run_frames = {n: _by_query(r.to_dataframe(), queries, bounds) for n, r in runs.items()}
+    crisp = _by_query(qrels.to_dataframe(), queries, bounds)
+    doubled = {**run_frames, "dense": _by_query(_doubled(runs["dense"].to_dataframe(), "q41",
+                                                         "d3"), queries, bounds)}
+    with pytest.raises(ValueError, match=re.escape(
+            "runs['dense'] lists document 'd3' 2 times for query 'q41'; keep one row per "
+            "(query_id, doc_id) in the frame, or pass a Run built with duplicates='max', "
+            "'first' or 'last' in place of the frame") + "$"):
+        fd.evaluate(doubled, crisp, ["AP"], npartitions=npartitions)
+    truth = _by_query(_doubled(qrels.to_dataframe(), "q35", "d5"), queries, bounds)
+    with pytest.raises(ValueError, match=re.escape(
+            "truth lists document 'd5' 2 times for query 'q35'; keep one row per (query_id, "
+            "doc_id) in the frame, or pass a Qrels built with duplicates='max', 'first' or "
+            "'last' in place of the frame") + "$"):
+        fd.evaluate(run_frames, truth, ["AP"], npartitions=npartitions)
+    truth = _by_query(_doubled(pq.to_dataframe(), "q35", "d5"), queries, bounds)
+    with pytest.raises(ValueError, match=re.escape(
+            "truth lists document 'd5' 2 times for query 'q35'; keep one row per (query_id, "
+            "doc_id) in the frame") + "$"):
+        fd.evaluate(run_frames, truth, ["AP"], n_worlds=10, rng=0, npartitions=npartitions)
+
+
 def test_a_truth_frame_without_its_columns_is_named(client, data):
     runs, _, pq = data
     bad = dd.from_pandas(pq.to_dataframe().rename(columns={"probability": "p"}), npartitions=1)

@@ -31,6 +31,7 @@ from fuzzytruth.distributed.partitions import (
     hash_partitioned,
     is_frame,
     needs_repartition,
+    one_row_per_pair,
     split_in_memory,
     truth_from_frame,
     truth_kind,
@@ -316,8 +317,10 @@ def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part
                      ) -> tuple[Evaluation | None, list[str]]:
     """One partition of frames on a worker; ``truth_part`` is the truth's rows of these
     queries, or the shared truth itself."""
-    runs = {name: Run.from_dataframe(part.reset_index(drop=True), name=name)
-            for name, part in zip(names, run_parts, strict=True)}
+    runs = {}
+    for name, part in zip(names, run_parts, strict=True):
+        with one_row_per_pair(f"runs[{name!r}]", "Run"):
+            runs[name] = Run.from_dataframe(part.reset_index(drop=True), name=name)
     if isinstance(truth_part, pd.DataFrame):
         truth_part = truth_from_frame(truth_part.reset_index(drop=True))
     return _evaluate_part(runs, truth_part, measures, options, rng)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._pairs import DuplicatePairError
 from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
 from fuzzytruth._validation import check_columns, check_int
@@ -109,8 +110,37 @@ def truth_from_frame(frame: pd.DataFrame) -> Qrels | ProbabilisticQrels:
     crisp qrels with a ``relevance`` column."""
     if truth_values(frame.columns) == "probability":
         grade = "grade" if "grade" in frame.columns else None
-        return ProbabilisticQrels.from_dataframe(frame, grade_col=grade)
-    return Qrels.from_dataframe(frame)
+        with one_row_per_pair("truth", None):
+            return ProbabilisticQrels.from_dataframe(frame, grade_col=grade)
+    with one_row_per_pair("truth", "Qrels"):
+        return Qrels.from_dataframe(frame)
+
+
+@contextlib.contextmanager
+def one_row_per_pair(name: str, in_memory: str | None) -> Iterator[None]:
+    """Within the block, a partition of the frame ``name`` that lists a document twice for a
+    query is a ValueError naming the frame, the query and the document, and saying what can
+    be done with a frame: the in-memory message names the partition's own row numbers and a
+    ``duplicates=`` option that :func:`fuzzytruth.distributed.evaluate` does not take.
+
+    Parameters
+    ----------
+    name : str
+        The frame, as in the messages of :func:`aligned_frames`.
+    in_memory : str, optional
+        The in-memory class (``"Run"``, ``"Qrels"``) whose ``duplicates=`` option keeps one
+        row, to be built and passed instead of the frame; None when there is none.
+    """
+    try:
+        yield
+    except DuplicatePairError as error:
+        instead = ("" if in_memory is None else
+                   f", or pass a {in_memory} built with duplicates='max', 'first' or 'last' in "
+                   "place of the frame")
+        raise ValueError(
+            f"{name} lists document {error.doc!r} {error.count} times for query "
+            f"{error.query!r}; keep one row per (query_id, doc_id) in the frame{instead}"
+        ) from None
 
 
 def truth_kind(truth: Any) -> TruthKind:
