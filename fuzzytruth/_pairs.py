@@ -30,8 +30,8 @@ from fuzzytruth._order import is_identity
 from fuzzytruth._validation import check_choice, check_real_types, real_array
 from fuzzytruth._validation import check_columns as check_frame_columns
 
-__all__ = ["DUPLICATES", "DuplicatePairError", "PairTable", "arrow_strings", "blocks",
-           "check_columns", "doc_positions", "rows_of", "whole"]
+__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns",
+           "doc_positions", "duplicate_pair", "rows_of", "whole"]
 
 
 DUPLICATES = ("error", "max", "first", "last")
@@ -275,15 +275,22 @@ def _has_duplicate_pairs(q_codes: np.ndarray, docs: pa.Array | pa.ChunkedArray) 
     return False
 
 
-class DuplicatePairError(ValueError):
-    """A (query, document) pair listed more than once under ``duplicates="error"``. The
-    message names the rows and the remedy of the constructors; the attributes ``query``,
-    ``doc`` and ``count`` let a caller whose rows are not the user's (a Dask partition's) say
-    it in its own terms."""
+def duplicate_pair(error: BaseException) -> tuple[str, str, int] | None:
+    """The (query, document, count) of a pair listed more than once, when ``error`` is the
+    constructors' ValueError for it under ``duplicates="error"`` (None for any other error):
+    for a caller whose rows are not the user's (a Dask partition's) to say it in its own
+    terms. The error stays a plain ValueError for everyone else.
 
-    query: str
-    doc: str
-    count: int
+    Examples
+    --------
+    >>> from fuzzytruth import Run
+    >>> try:
+    ...     Run(["q", "q"], ["d", "d"], [1.0, 2.0])
+    ... except ValueError as error:
+    ...     duplicate_pair(error)
+    ('q', 'd', 2)
+    """
+    return getattr(error, "_fuzzytruth_duplicate_pair", None)
 
 
 class PairTable:
@@ -408,12 +415,12 @@ class PairTable:
                 else f"{source}: " if line_numbers is None
                 else f"{source}, line {int(line_numbers[same[1]])}: "
             )
-            error = DuplicatePairError(
+            error = ValueError(
                 f"{origin}document {docs[rows[0]]!r} is listed {len(same)} times for query "
                 f"{queries[rows[0]]!r} ({where}); {self._duplicate_hint}"
             )
-            error.query, error.doc = str(queries[rows[0]]), str(docs[rows[0]])
-            error.count = len(same)
+            error._fuzzytruth_duplicate_pair = (  # type: ignore[attr-defined]
+                str(queries[rows[0]]), str(docs[rows[0]]), len(same))
             raise error
         keep = np.ones(len(keys), dtype=bool)
         keep[rows] = False

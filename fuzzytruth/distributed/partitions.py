@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._pairs import DuplicatePairError
+from fuzzytruth._pairs import duplicate_pair
 from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
 from fuzzytruth._validation import check_columns, check_int
@@ -133,13 +133,17 @@ def one_row_per_pair(name: str, in_memory: str | None) -> Iterator[None]:
     """
     try:
         yield
-    except DuplicatePairError as error:
+    except ValueError as error:
+        pair = duplicate_pair(error)
+        if pair is None:
+            raise
+        query, doc, count = pair
         instead = ("" if in_memory is None else
                    f", or pass a {in_memory} built with duplicates='max', 'first' or 'last' in "
                    "place of the frame")
         raise ValueError(
-            f"{name} lists document {error.doc!r} {error.count} times for query "
-            f"{error.query!r}; keep one row per (query_id, doc_id) in the frame{instead}"
+            f"{name} lists document {doc!r} {count} times for query "
+            f"{query!r}; keep one row per (query_id, doc_id) in the frame{instead}"
         ) from None
 
 
