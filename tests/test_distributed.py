@@ -235,6 +235,18 @@ def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, mode
     assert remote.aggregate()["estimand"].equals(local.aggregate()["estimand"])
 
 
+def test_a_progress_bar_is_refused_on_a_cluster_not_ignored(client, data):
+    runs, qrels, _ = data
+    groups = {"g1": qrels}
+    for call in (lambda **kw: fd.evaluate(runs, qrels, ["AP"], **kw),
+                 lambda **kw: fd.evaluate_per_annotator(runs["bm25"], groups, ["AP"], **kw)):
+        with pytest.raises(ValueError, match=r"progress=True draws no bar on a cluster"):
+            call(progress=True)
+        with pytest.raises(ValueError, match=r"progress must be True, False or None; got 'y'"):
+            call(progress="y")
+    assert list(fd.evaluate(runs, qrels, ["AP"], progress=False).measures) == ["AP"]
+
+
 def test_missing_error_is_raised_from_the_partition(client, data):
     runs, qrels, _ = data
     with pytest.raises(ValueError, match="q07"):

@@ -92,7 +92,8 @@ def evaluate(
         bit for bit, on one machine or on any cluster with any partitioning.
     **options
         Every other keyword of :func:`fuzzytruth.evaluation.evaluate` (``n_worlds``,
-        ``preset``, ``undefined``, ``missing``, ``complete``...).
+        ``preset``, ``undefined``, ``missing``, ``complete``...); ``progress=True`` is
+        refused (no bar is drawn on a cluster: Dask's dashboard shows the tasks).
 
     Returns
     -------
@@ -104,7 +105,7 @@ def evaluate(
     retries = check_int("retries", retries)
     if npartitions is not None:  # both paths: query ranges, or a forced hash-partitioning
         npartitions = check_int("npartitions", npartitions, minimum=1)
-    options["progress"] = False
+    options = _without_progress(options)
     complete = check_flag("complete", options.get("complete", False))
     # a truth shared by every query (a Membership, a model) would add its judged queries
     # (query_categories) in every partition: they are evaluated once, after the partitions
@@ -187,7 +188,7 @@ def evaluate_per_annotator(
     client = cluster_client(client)
     retries = check_int("retries", retries)
     missing = check_groups(run, qrels_by_group, options)
-    options = {**options, "progress": False}
+    options = _without_progress(options)
     [shared] = client.scatter([run], broadcast=True)
     futures = client.map(
         evaluate_group, [shared] * len(qrels_by_group), list(qrels_by_group),
@@ -195,6 +196,19 @@ def evaluate_per_annotator(
         retries=retries,
     )
     return combine_groups(run, list(qrels_by_group), client.gather(futures), missing=missing)
+
+
+def _without_progress(options: dict) -> dict:
+    """The options for the workers, which draw no progress bar: ``progress=True`` is refused
+    rather than ignored (the driver has no loop to draw it over)."""
+    progress = options.get("progress")
+    if check_flag("progress", progress, none=True):
+        raise ValueError(
+            "progress=True draws no bar on a cluster, where the workers evaluate the "
+            "partitions: watch them on the Dask dashboard (client.dashboard_link) or with "
+            "distributed.progress; pass progress=None or False; got progress=True"
+        )
+    return {**options, "progress": False}
 
 
 def _gather_as_completed(futures: list) -> list:
