@@ -309,7 +309,7 @@ def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
     source = rg.judged_grades if needs_judged(gain) else rg.ideal
     ideal = _gain_values(source, gain)
     ideal = -np.sort(-np.where(ideal > 0, ideal, 0.0), axis=1)
-    width = max(rg.depth, ideal.shape[1])
+    width = max(rg.depth, ideal.shape[1], 1)  # a column even with nothing retrieved or judged
     disc = _discounts(width, "log2", None)
     dcg = np.cumsum(gains * disc[: rg.depth], axis=1)
     padded = np.zeros((len(rg), width))

@@ -1,0 +1,40 @@
+"""``fuzzytruth evaluate`` on the smallest inputs where a differential fuzz against the
+trec_eval binaries found a different output, compared byte for byte.
+
+Each case is a qrels/run pair of tests/data/trec_eval/fuzz and the output the named trec_eval
+printed for the same flags (README there: binary, version and command of every file), run with
+the defaults a user gets for the preset: ``v10.*`` files under ``--preset trec10`` (trec_eval
+10.0), the others under the default preset (trec_eval 9.0.8). No case passes ``--format``: the
+trec_eval spellings choose it.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from fuzzytruth.cli import main
+
+FUZZ = Path(__file__).parent / "data" / "trec_eval" / "fuzz"
+TREC10 = ["--preset", "trec10"]
+
+# expected file -> (qrels, run, flags as trec_eval was given them)
+CASES = {
+    # ndcg_rel of an empty list (-J dropped its only, unjudged, document) with nothing judged
+    # relevant: trec_eval prints 0; fuzzytruth raised an IndexError
+    "out.ndcg_rel_qJ.unjudged": ("qrels.nothing_relevant", "run.unjudged",
+                                 ["-m", "ndcg_rel", "-m", "num_ret", "-q", "-J"]),
+    "v10.out.ndcg_rel_qJ.unjudged": ("qrels.nothing_relevant", "run.unjudged",
+                                     [*TREC10, "-m", "ndcg_rel", "-m", "num_ret", "-q", "-J"]),
+    # the same with -c, the qrels' one query absent from the run
+    "v10.out.all_trec_qc.other_query": ("qrels.nothing_relevant", "run.other_query",
+                                        [*TREC10, "-m", "all_trec", "-q", "-c"]),
+}
+
+
+@pytest.mark.parametrize("expected", list(CASES))
+def test_fuzz_case_byte_for_byte(capsys, expected):
+    qrels, run, flags = CASES[expected]
+    status = main(["evaluate", "--qrels", str(FUZZ / qrels), "--run", str(FUZZ / run), *flags])
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    assert out.out == (FUZZ / expected).read_text()
