@@ -28,6 +28,9 @@ CASES = {
     # the same with -c, the qrels' one query absent from the run
     "v10.out.all_trec_qc.other_query": ("qrels.nothing_relevant", "run.other_query",
                                         [*TREC10, "-m", "all_trec", "-q", "-c"]),
+    # rbp_resid 0.9271 and 0.9: their mean is 0.9136 with m_rbp_resid.c's doubles (p^i by
+    # repeated products, 1 - p applied to the sum), 0.9135 with p ** i weights
+    "v10.out.all_trec_q.resid": ("qrels.resid", "run.resid", [*TREC10, "-m", "all_trec", "-q"]),
 }
 
 

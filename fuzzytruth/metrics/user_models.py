@@ -44,8 +44,25 @@ from fuzzytruth.metrics.trec_extra import require_judged
 __all__ = ["RBP_GRADINGS", "WHEN_JUDGED", "err", "expected_rbp", "rbp", "rbp_residual"]
 
 
+def persistence_powers(depth: int, p: float) -> np.ndarray:
+    """p^0, p^1, ..., p^depth, each the one before times p (``depth + 1`` values).
+
+    The powers as trec_eval 10's ``m_rbp.c`` and ``m_rbp_resid.c`` form them (``cur_p = cur_p
+    * p`` after each rank), so that RBP and its residual, summed rank by rank and multiplied
+    by 1 − p last as there, are its doubles: ``p ** i`` and a weight (1 − p) p^i round
+    differently, which moves an average of two queries across a printed 4th decimal.
+
+    Examples
+    --------
+    >>> persistence_powers(3, 0.5)
+    array([1.   , 0.5  , 0.25 , 0.125])
+    """
+    return np.cumprod(np.concatenate(([1.0], np.full(depth, p, dtype=np.float64))))
+
+
 def rbp_weights(depth: int, p: float) -> np.ndarray:
-    return (1.0 - p) * p ** np.arange(depth, dtype=np.float64)
+    """(1 − p) p^{i−1} for ranks i = 1..depth: a relevant document's contribution to RBP."""
+    return (1.0 - p) * persistence_powers(depth, p)[:depth]
 
 
 RBP_GRADINGS = ("binary", "graded")
@@ -72,7 +89,7 @@ def rbp(rg: RankedGains, *, p: float, rel: float, grading: str = "binary",
         values = values[:, :k]
     else:
         values = _expected_relevant(rg, rel)[:, :k]
-    return dot_rows(values, rbp_weights(values.shape[1], p))
+    return (1.0 - p) * dot_rows(values, persistence_powers(values.shape[1], p)[:-1])
 
 
 def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -> np.ndarray:
@@ -87,7 +104,7 @@ def expected_rbp(probabilities: np.ndarray, *, p: float, k: int | None = None) -
     array([0.5])
     """
     probabilities = np.asarray(probabilities, dtype=np.float64)[:, :k]
-    return dot_rows(probabilities, rbp_weights(probabilities.shape[1], p))
+    return (1.0 - p) * dot_rows(probabilities, persistence_powers(probabilities.shape[1], p)[:-1])
 
 
 WHEN_JUDGED = ("tail", "zero")
@@ -126,9 +143,9 @@ def residual(unjudged: np.ndarray, lengths: np.ndarray, *, p: float, when_judged
     list's end) and the list lengths: the one formula behind :func:`rbp_residual` and its
     exact form under uncertain truth, where judged status is a point."""
     unjudged = unjudged[:, :k]
-    shown = lengths if k is None else np.minimum(lengths, k)
-    value = p ** np.asarray(shown, dtype=np.float64) + dot_rows(
-        unjudged, rbp_weights(unjudged.shape[1], p))
+    shown = np.asarray(lengths if k is None else np.minimum(lengths, k), dtype=np.int64)
+    powers = persistence_powers(max(unjudged.shape[1], int(shown.max(initial=0))), p)
+    value = powers[shown] + (1.0 - p) * dot_rows(unjudged, powers[: unjudged.shape[1]])
     if when_judged == "zero":
         value = np.where(unjudged.any(axis=1), value, 0.0)
     return value
