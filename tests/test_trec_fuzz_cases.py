@@ -31,6 +31,14 @@ CASES = {
     # rbp_resid 0.9271 and 0.9: their mean is 0.9136 with m_rbp_resid.c's doubles (p^i by
     # repeated products, 1 - p applied to the sum), 0.9135 with p ** i weights
     "v10.out.all_trec_q.resid": ("qrels.resid", "run.resid", [*TREC10, "-m", "all_trec", "-q"]),
+    # -c -J: trec_eval 10.0 scores the added query 2 on one document no qrels judges, which -J
+    # drops: iprec_at_recall at the levels that ask for no relevant document, and 11pt_avg,
+    # are 0/0 and print -nan, as a -J list left empty (fuzzytruth printed 0.0000 there);
+    # 9.0.8 does not score query 2 at all
+    "v10.out.all_trec_qcJ.first_query": ("qrels.two_queries", "run.first_query",
+                                         [*TREC10, "-m", "all_trec", "-q", "-c", "-J"]),
+    "out.all_trec_qcJ.first_query": ("qrels.two_queries", "run.first_query",
+                                     ["-m", "all_trec", "-q", "-c", "-J"]),
 }
 
 

@@ -15,7 +15,8 @@ trec_eval does (``trec_eval.c``, ``meas_print_single.c``, ``meas_print_final.c``
   (printed too under trec_eval 10.0, :func:`prints_added_queries`);
 * then the ``all`` lines: ``runid`` (the run's tag) and every measure's aggregate;
   ``relstring`` (the grades of the top documents, one character each) has per-query lines only;
-* with ``-J``, a query whose list holds no judged document has nothing retrieved, and
+* with ``-J``, a query whose list holds no judged document has nothing retrieved (under
+  trec_eval 10.0 a query ``-c`` adds too: its one stand-in document is judged by no qrels), and
   trec_eval's ``iprec_at_recall`` and ``11pt_avg`` divide 0 by 0 there (:func:`unset_precisions`
   says at which recall levels): those values, and the ``all`` lines they enter, print as
   trec_eval prints that NaN, ``-nan``; the library's values of such a list stay 0;

@@ -204,11 +204,17 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         totals = {m: evaluation.value(system, m) for m in evaluation.measures}
         answered = set(run.queries)
         queries = [q for q in evaluation.queries if q in answered]
-        if counts:  # trec_eval's 0/0 of an empty list
-            values |= unset_precisions(lines, values, queries, evaluation.conventions["measures"])
+        added = []  # -c's queries, printed and accumulated too under trec_eval 10.0
         if evaluation.conventions["complete"] and prints_added_queries(
                 evaluation.conventions["preset"]):
-            queries = list(evaluation.queries)  # -c's queries printed and accumulated too
+            added = [q for q in evaluation.queries if q not in answered]
+        if counts:  # trec_eval's 0/0 of an empty list
+            # trec_eval 10.0 scores an added query on one document no qrels judges
+            # (trec_eval.c's bogus_ranking); -J drops it, leaving the empty list
+            empty = queries + (added if evaluation.conventions["judged_only"] else [])
+            values |= unset_precisions(lines, values, empty, evaluation.conventions["measures"])
+        if added:
+            queries = list(evaluation.queries)
         valued = [line for line in lines if line.measure is not None]
         per_query = {(q, line.name): values[q, str(line.measure)]
                      for line in valued for q in queries}
