@@ -391,22 +391,21 @@ def test_a_duplicate_row_of_a_frame_is_named_in_the_frame_s_terms(client, data, 
     crisp = _by_query(qrels.to_dataframe(), queries, bounds)
     doubled = {**run_frames, "dense": _by_query(_doubled(runs["dense"].to_dataframe(), "q41",
                                                          "d3"), queries, bounds)}
-    with pytest.raises(ValueError, match=re.escape(
-            "runs['dense'] lists document 'd3' 2 times for query 'q41'; keep one row per "
-            "(query_id, doc_id) in the frame, or pass a Run built with duplicates='max', "
-            "'first' or 'last' in place of the frame") + "$"):
-        fd.evaluate(doubled, crisp, ["AP"], npartitions=npartitions)
-    truth = _by_query(_doubled(qrels.to_dataframe(), "q35", "d5"), queries, bounds)
-    with pytest.raises(ValueError, match=re.escape(
-            "truth lists document 'd5' 2 times for query 'q35'; keep one row per (query_id, "
-            "doc_id) in the frame, or pass a Qrels built with duplicates='max', 'first' or "
-            "'last' in place of the frame") + "$"):
-        fd.evaluate(run_frames, truth, ["AP"], npartitions=npartitions)
-    truth = _by_query(_doubled(pq.to_dataframe(), "q35", "d5"), queries, bounds)
-    with pytest.raises(ValueError, match=re.escape(
-            "truth lists document 'd5' 2 times for query 'q35'; keep one row per (query_id, "
-            "doc_id) in the frame") + "$"):
-        fd.evaluate(run_frames, truth, ["AP"], n_worlds=10, rng=0, npartitions=npartitions)
+    remedy = " in the frame, or pass a {} built with duplicates='max', 'first' or 'last' in " \
+             "place of the frame"
+    cases = [
+        (doubled, crisp, {}, "runs['dense'] lists document 'd3' 2 times for query 'q41'; keep "
+                             "one row per (query_id, doc_id)" + remedy.format("Run")),
+        (run_frames, _by_query(_doubled(qrels.to_dataframe(), "q35", "d5"), queries, bounds), {},
+         "truth lists document 'd5' 2 times for query 'q35'; keep one row per (query_id, "
+         "doc_id)" + remedy.format("Qrels")),
+        (run_frames, _by_query(_doubled(pq.to_dataframe(), "q35", "d5"), queries, bounds),
+         {"n_worlds": 10, "rng": 0}, "truth lists document 'd5' 2 times for query 'q35'; keep "
+                                     "one row per (query_id, doc_id) in the frame"),
+    ]
+    for run_input, truth, options, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message) + "$"):
+            fd.evaluate(run_input, truth, ["AP"], npartitions=npartitions, **options)
 
 
 def test_a_truth_frame_without_its_columns_is_named(client, data):
