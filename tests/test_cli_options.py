@@ -376,7 +376,10 @@ FIXED = {"trec_groups", "stream", "judged", "score_dtype", "delimiter", "require
          "judgment_groups",  # follows -R qrels_jg
          "columns",  # the notes below the text table name its columns
          "unit",  # classify's notes say items for queries
-         "minimum"}  # agreement's bound on --n-resamples (0: point estimates), not the user's
+         "minimum",  # agreement's bound on --n-resamples (0: point estimates), not the user's
+         # a run's own name (its tag), kept when trec10 -c adds its stand-in rows; messages
+         # matching 'name=' are a measure's syntax ('Family(name=value)'), not a parameter
+         "name"}
 
 
 def all_flags() -> Flags:
@@ -416,14 +419,14 @@ UNFLAGGED = {
     "truth": "the truth the command built from its truth flags, checked in cli/_inputs.py",
     "comparison": "the result of compare(), which the command prints",
     "frame": "the command's own table of per-query values (trec output)",
+    "df": "a run the command read from --run, as a table with trec_eval 10's stand-in rows "
+          "for the queries -c adds (cli._trec.with_stand_ins)",
     "values": "per-query values the command computed (trec output)",
     "measure": "a measure the command parsed from -m itself (trec output)",
     "levels": "the recall levels of a measure the command parsed from -m, checked then "
               "(trec output: the levels at which trec_eval divides 0 by 0)",
     "interpolation": "the interpolation of a measure the command resolved under --preset "
                      "(trec output, as for levels)",
-    "name": "a measure's spelling from -m: the matches are its syntax ('Family(name=value)') "
-            "and the registry's family names, not a parameter",
     "names": "the match is English ('info' file names must look like ...: the ImageNet "
              "reader's message about its file), not the parameter",
     "aggregate": "a family's property, quoted beside --n-worlds and --undefined (which the "

@@ -39,6 +39,16 @@ CASES = {
                                          [*TREC10, "-m", "all_trec", "-q", "-c", "-J"]),
     "out.all_trec_qcJ.first_query": ("qrels.two_queries", "run.first_query",
                                      ["-m", "all_trec", "-q", "-c", "-J"]),
+    # -c -q: after scoring the added query 2 on its stand-in document, trec_eval 10.0 resets
+    # the lines named exactly num_ret, utility, relstring, rbp_resid and unj* (trec_eval.c
+    # 416-425): utility_2,-1,0,0 keeps -1, relstring_20 '-', rbp_resid_p=0.5 1 (fuzzytruth
+    # printed the empty list's 0, '' and 0, and their means); rbp left out (m_rbp.c reads
+    # uninitialised variables)
+    "v10.out.stand_in_qc.first_query": ("qrels.two_queries", "run.first_query", [
+        *TREC10, "-q", "-c", "-m", "num_ret", "-m", "num_rel_ret", "-m", "utility", "-m",
+        "utility.2,-1,0,0", "-m", "relstring", "-m", "relstring.20", "-m", "rbp_resid", "-m",
+        "rbp_resid.p=0.5", "-m", "unj.3", "-m", "P.5", "-m", "map", "-m", "iprec_at_recall",
+        "-m", "num_nonrel_judged_ret"]),
 }
 
 

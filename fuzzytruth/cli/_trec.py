@@ -39,9 +39,22 @@ import numpy as np
 from fuzzytruth.cli._errors import UserError, note
 
 __all__ = [
-    "ZERO_BY_ZERO", "TrecLine", "complete_num_rel", "empty_list_counts", "is_trec_spelling",
-    "prints_added_queries", "relevance_strings", "relstring_option", "render", "summaries",
-    "table_entry", "trec_lines", "unset_precisions",
+    "STAND_IN",
+    "ZERO_BY_ZERO",
+    "TrecLine",
+    "complete_num_rel",
+    "empty_list_counts",
+    "is_trec_spelling",
+    "prints_added_queries",
+    "relevance_strings",
+    "relstring_option",
+    "render",
+    "reset_stand_ins",
+    "summaries",
+    "table_entry",
+    "trec_lines",
+    "unset_precisions",
+    "with_stand_ins",
 ]
 
 SPECIALS = {**dict.fromkeys(("official", "set", "qrels_jg", "all_prefs", "prefs"), ("runid",)),
@@ -337,6 +350,60 @@ def prints_added_queries(preset: Mapping[str, Any]) -> bool:
     False
     """
     return preset.get("params", {}).get("interpolation") == "trec_eval10"
+
+
+STAND_IN = "ceci_nest_pas_un_docno"
+"""The one document trec_eval 10.0 ranks for a query ``-c`` adds (``trec_eval.c``'s
+``bogus_result``, score 1): judged by no qrels, so that it only counts as retrieved."""
+_RESET = ("num_ret", "utility", "rbp_resid")
+"""Printed names whose value trec_eval 10.0 sets back to 0 for a query ``-c`` adds, with any
+name starting ``unj`` (``trec_eval.c``: ``strcmp`` of the whole name; ``relstring`` is
+cleared to ``''``): a parameterised name (``utility_2,-1,0,0``, ``rbp_resid_p=0.5``) keeps
+the stand-in list's value."""
+
+
+def with_stand_ins(run: Any, queries: Sequence[str]) -> Any:
+    """``run`` with :data:`STAND_IN` ranked for each of ``queries``, as trec_eval 10.0 scores
+    the queries ``-c`` adds (:func:`prints_added_queries`); the run's name kept.
+
+    Examples
+    --------
+    >>> from fuzzytruth import Run
+    >>> with_stand_ins(Run(["1"], ["a"], [2.0], name="r"), ["2"]).to_dataframe()
+      query_id                  doc_id  score
+    0        1                       a    2.0
+    1        2  ceci_nest_pas_un_docno    1.0
+    """
+    import pandas as pd
+
+    from fuzzytruth.runs import Run
+
+    frame = run.to_dataframe()
+    extra = pd.DataFrame({"query_id": list(queries), "doc_id": STAND_IN, "score": 1.0})
+    return Run.from_dataframe(pd.concat([frame, extra], ignore_index=True), name=run.name)
+
+
+def reset_stand_ins(
+    lines: Sequence[TrecLine],
+    values: Mapping[tuple[str, str], float],
+    totals: Mapping[str, float],
+    added: Sequence[str],
+    queries: Sequence[str],
+) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
+    """The (query, measure) values and the aggregates after trec_eval 10.0's reset of a
+    query ``-c`` adds: the lines named in :data:`_RESET` (or ``unj...``) are 0 for the
+    ``added`` queries, and their aggregate over ``queries`` (all evaluated) is taken again,
+    the sum for a count, else the mean, as trec_eval accumulates what it reset."""
+    values, totals = dict(values), dict(totals)
+    for line in lines:
+        if line.name not in _RESET and not line.name.startswith("unj"):
+            continue
+        measure = str(line.measure)
+        values |= {(q, measure): 0.0 for q in added}
+        column = [values[q, measure] for q in queries]
+        summed = line.measure.family.aggregate == "sum"
+        totals[measure] = float(sum(column)) if summed else float(np.mean(column))
+    return values, totals
 
 
 def complete_num_rel(qrels: Any, grades: str) -> int:

@@ -177,9 +177,11 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         prints_added_queries,
         relevance_strings,
         render,
+        reset_stand_ins,
         summaries,
         trec_lines,
         unset_precisions,
+        with_stand_ins,
     )
     from fuzzytruth.measures import Measure
 
@@ -197,6 +199,13 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     blocks = []
     for name, run in runs.items():
         evaluation = _evaluate_judgments(args, name, run, truth, measures)
+        added = []  # -c's queries, printed and accumulated too under trec_eval 10.0
+        if evaluation.conventions["complete"] and prints_added_queries(
+                evaluation.conventions["preset"]):
+            added = [q for q in evaluation.queries if q not in set(run.queries)]
+        if added:  # scored as trec_eval 10.0 scores them: on its one-document stand-in list
+            run = with_stand_ins(run, added)
+            evaluation = _evaluate_judgments(args, name, run, truth, measures)
         system = evaluation.systems[0]
         values = {(q, m): v for m in evaluation.measures for q, v in
                   zip(evaluation.queries, evaluation.batch(system, m).mean().tolist(),
@@ -204,18 +213,11 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         totals = {m: evaluation.value(system, m) for m in evaluation.measures}
         answered = set(run.queries)
         queries = [q for q in evaluation.queries if q in answered]
-        added = []  # -c's queries, printed and accumulated too under trec_eval 10.0
-        if evaluation.conventions["complete"] and prints_added_queries(
-                evaluation.conventions["preset"]):
-            added = [q for q in evaluation.queries if q not in answered]
-        if counts:  # trec_eval's 0/0 of an empty list
-            # trec_eval 10.0 scores an added query on one document no qrels judges
-            # (trec_eval.c's bogus_ranking); -J drops it, leaving the empty list
-            empty = queries + (added if evaluation.conventions["judged_only"] else [])
-            values |= unset_precisions(lines, values, empty, evaluation.conventions["measures"])
-        if added:
-            queries = list(evaluation.queries)
+        if counts:  # trec_eval's 0/0 of an empty list (-J drops a stand-in document)
+            values |= unset_precisions(lines, values, queries, evaluation.conventions["measures"])
         valued = [line for line in lines if line.measure is not None]
+        if added:  # then the lines trec_eval resets by name
+            values, totals = reset_stand_ins(valued, values, totals, added, evaluation.queries)
         per_query = {(q, line.name): values[q, str(line.measure)]
                      for line in valued for q in queries}
         summary = {line.name: totals[str(line.measure)] for line in valued}
@@ -239,6 +241,9 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
             )
             for length in lengths
         }
+        for line in lines:  # trec_eval's clear_relstr, of the unparameterised line alone
+            if line.name == "relstring" and added:
+                relstrings[line.length] |= dict.fromkeys(added, "")
         blocks.append(render(
             lines, run_name=run.name, per_query=per_query, summary=summary, queries=queries,
             relstrings=relstrings, query_lines=args.per_query, zscores=reference is not None,
