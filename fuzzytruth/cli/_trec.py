@@ -392,17 +392,17 @@ def reset_stand_ins(
 ) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
     """The (query, measure) values and the aggregates after trec_eval 10.0's reset of a
     query ``-c`` adds: the lines named in :data:`_RESET` (or ``unj...``) are 0 for the
-    ``added`` queries, and their aggregate over ``queries`` (all evaluated) is taken again,
-    the sum for a count, else the mean, as trec_eval accumulates what it reset."""
+    ``added`` queries, and their aggregate over ``queries`` (all evaluated) is taken again
+    by the family's own rule (:meth:`~fuzzytruth.measures.registry.MeasureFamily.combine`,
+    as the evaluation's aggregate), as trec_eval accumulates what it reset."""
     values, totals = dict(values), dict(totals)
     for line in lines:
         if line.name not in _RESET and not line.name.startswith("unj"):
             continue
         measure = str(line.measure)
         values |= {(q, measure): 0.0 for q in added}
-        column = [values[q, measure] for q in queries]
-        summed = line.measure.family.aggregate == "sum"
-        totals[measure] = float(sum(column)) if summed else float(np.mean(column))
+        column = np.array([values[q, measure] for q in queries], dtype=np.float64)
+        totals[measure] = float(line.measure.family.combine(column))
     return values, totals
 
 

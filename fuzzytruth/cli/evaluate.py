@@ -202,7 +202,8 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         added = []  # -c's queries, printed and accumulated too under trec_eval 10.0
         if evaluation.conventions["complete"] and prints_added_queries(
                 evaluation.conventions["preset"]):
-            added = [q for q in evaluation.queries if q not in set(run.queries)]
+            answered = set(run.queries)
+            added = [q for q in evaluation.queries if q not in answered]
         if added:  # scored as trec_eval 10.0 scores them: on its one-document stand-in list
             run = with_stand_ins(run, added)
             evaluation = _evaluate_judgments(args, name, run, truth, measures)
