@@ -60,11 +60,6 @@ def persistence_powers(depth: int, p: float) -> np.ndarray:
     return np.cumprod(np.concatenate(([1.0], np.full(depth, p, dtype=np.float64))))
 
 
-def rbp_weights(depth: int, p: float) -> np.ndarray:
-    """(1 − p) p^{i−1} for ranks i = 1..depth: a relevant document's contribution to RBP."""
-    return (1.0 - p) * persistence_powers(depth, p)[:depth]
-
-
 RBP_GRADINGS = ("binary", "graded")
 """RBP's r_i: grade >= rel (Moffat & Zobel), or trec_eval 10's normalised grade."""
 
@@ -190,12 +185,13 @@ def binary_rbp(depth: int, *, p: float, rel: float, grading: str = "binary",
         # crisp kernel runs on the worlds
         return None
     cut = depth if k is None else min(k, depth)
-    weights = rbp_weights(cut, p)
+    powers = persistence_powers(cut, p)[:cut]
 
     def kernel(
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
-        return binary.gained(relevant, ranks, weights)  # 0 past the cutoff
+        # as the crisp kernel: the powers summed, 1 - p applied last (0 past the cutoff)
+        return (1.0 - p) * binary.gained(relevant, ranks, powers)
 
     return kernel
 
