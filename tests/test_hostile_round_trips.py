@@ -302,3 +302,16 @@ def test_predictions_writer_round_trip(tmp_path, items, classes, data, layout, s
     got = back.to_frame().set_index(["item_id", "class"])["score"]  # long tables come sorted
     assert all(same_number(got[i, c], scores[r, k]) for r, i in enumerate(items)
                for k, c in enumerate(classes))
+
+
+def test_a_judgment_group_named_by_a_nul_keeps_its_rows(tmp_path):
+    """Found by the round trip above (group '\\x00'): the reader selected a group's rows with
+    ``groups == g``, which numpy evaluates with g made a numpy string, its trailing NULs
+    dropped; the group came back with 0 rows, silently."""
+    path = tmp_path / "qrels_jg.txt"
+    groups = {"\x00": Qrels(["0"], ["0"], [1.0]), "a\x00": Qrels(["0", "1"], ["d", "e"], [2, 0])}
+    write_trec_qrels_jg(groups, path)
+    back = read_trec_qrels_jg(path)
+    assert sorted(back) == ["\x00", "a\x00"]
+    for name, qrels in groups.items():
+        assert back[name].to_dataframe().equals(qrels.to_dataframe()), repr(name)

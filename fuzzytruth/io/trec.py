@@ -144,11 +144,13 @@ def read_trec_qrels_jg(
         path, QRELS_FIELDS, "rel", encoding=encoding,
         max_decompressed_bytes=max_decompressed_bytes,
     )
-    groups = np.asarray(cols["iter"], dtype=object)
+    # codes, not groups == g: numpy compares an object array with a str scalar made a numpy
+    # string, which drops trailing NUL characters (the group '\x00' matched no row)
+    codes, names = pd.factorize(np.asarray(cols["iter"], dtype=object))
     out: dict[str, Qrels] = {}
-    for g in sorted(set(groups.tolist())):
-        sel = np.flatnonzero(groups == g)
-        out[str(g)] = Qrels(
+    for i in sorted(range(len(names)), key=lambda i: names[i]):
+        sel = np.flatnonzero(codes == i)
+        out[str(names[i])] = Qrels(
             np.asarray(cols["qid"], dtype=object)[sel],
             np.asarray(cols["docno"], dtype=object)[sel],
             cols["rel"][sel],
