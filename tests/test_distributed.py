@@ -12,6 +12,7 @@ import os
 import re
 import threading
 import time
+import traceback
 
 import numpy as np
 import pandas as pd
@@ -406,6 +407,19 @@ def test_a_duplicate_row_of_a_frame_is_named_in_the_frame_s_terms(client, data, 
     for run_input, truth, options, message in cases:
         with pytest.raises(ValueError, match=re.escape(message) + "$"):
             fd.evaluate(run_input, truth, ["AP"], npartitions=npartitions, **options)
+
+
+def test_a_task_s_error_raised_on_the_driver_keeps_the_worker_s_frames(client, data):
+    """Frames evaluated as they are return a task's error to the driver, to be raised once
+    the partitioning is known to hold; distributed pickles the error with its traceback
+    (tblib), so the raised error still shows where on the worker it was raised."""
+    runs, qrels, _ = data
+    queries, bounds = np.array(sorted(runs["bm25"].queries)), [(0, 30), (30, 60)]
+    doubled = _by_query(_doubled(runs["dense"].to_dataframe(), "q41", "d3"), queries, bounds)
+    with pytest.raises(ValueError, match="lists document 'd3' 2 times") as raised:
+        fd.evaluate({"dense": doubled}, _by_query(qrels.to_dataframe(), queries, bounds),
+                    ["AP"])
+    assert "in _evaluate_frames" in "".join(traceback.format_exception(raised.value))
 
 
 def test_a_truth_frame_without_its_columns_is_named(client, data):
