@@ -393,3 +393,50 @@ def test_an_annotator_of_weight_zero_changes_nothing_and_warns_nothing(model):
     if isinstance(fit, MaceFit):
         assert np.isnan(fit.spamming[first]) and np.isnan(fit.strategy[0]).all()
         assert fit.spamming.drop(first).notna().all()
+
+
+# ---------------------------------------------------------------------- vote weights
+MODELS = [DawidSkene, OneCoin, Mace, partial(Mace, method="vb")]
+MODEL_IDS = ["dawid-skene", "one-coin", "mace-em", "mace-vb"]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=MODEL_IDS)
+def test_vote_weights_past_the_float_range_are_refused(model):
+    """Annotator weights of 1e308 overflowed the log-likelihoods: NaN posteriors
+    (Dawid–Skene, one-coin) or a uniform one (MACE, which the shares contradict) behind
+    RuntimeWarnings. Past MAX_VOTE_WEIGHT they are refused; up to it the fit is finite."""
+    df = pd.DataFrame({"item_id": [1, 1, 2, 2, 3, 3], "annotator_id": ["x", "y"] * 3,
+                       "label": ["a", "b", "a", "a", "b", "b"]})
+    tax = Taxonomy.flat(["a", "b"])
+    huge = Annotations.from_frame(df, taxonomy=tax, annotator_weights={"x": 1e308, "y": 1e308})
+    with pytest.raises(ValueError, match=r"^annotator_weights must keep the votes' total "
+                       r"weight <= 1e\+300 .*; got a total past the largest float"):
+        model().fit(huge)
+    over = Annotations.from_frame(df, taxonomy=tax, annotator_weights={"x": 1e300})
+    with pytest.raises(ValueError, match=r"; got a total 3e\+300: scale the weights down"):
+        model().fit(over)
+    largest = Annotations.from_frame(df, taxonomy=tax,
+                                     annotator_weights={"x": 1e300 / 6, "y": 1e300 / 6})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonConvergenceWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        fit = model().fit(largest)
+        assert np.isfinite(fit.sample_plausibilities(3, seed=0)).all()
+    assert np.isfinite(fit.posterior).all()
+    assert fit.most_probable()[[2, 3]].tolist() == ["a", "b"]  # the items both agree on
+
+
+def test_an_item_of_weight_zero_is_refused_as_by_the_shares():
+    """Every model names the item as Membership.from_annotations does (it said "item(s) [2]
+    have total vote weight 0")."""
+    df = pd.DataFrame({"item_id": [1, 1, 2, 3, 3], "annotator_id": ["x", "y", "z", "x", "y"],
+                       "label": ["a", "b", "a", "a", "a"]})
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b"]),
+                                 annotator_weights={"z": 0.0})
+    with pytest.raises(ValueError) as shares:
+        Membership.from_annotations(ann)
+    assert str(shares.value) == "item(s) 2 have total annotator weight 0"
+    for model in (Shares(), DawidSkene(), OneCoin(), Mace()):
+        with pytest.raises(ValueError) as caught:
+            model.fit(ann)
+        assert str(caught.value) == str(shares.value)

@@ -25,7 +25,12 @@ Choices, stated (they match crowd-kit's ``DawidSkene``, so that its results are 
   after 2 iterations while posteriors still move by 0.9.) The marginal log-likelihood of the
   votes, which EM never lowers, is kept per iteration in ``log_likelihood``.
 * **vote weights**: a vote split between k labels (``duplicates="split"``) or weighted by an
-  annotator weight counts with its weight in both steps.
+  annotator weight counts with its weight in both steps. A weight is a number of votes, not a
+  ratio: doubling every weight changes the posterior (the shares read only the ratios), and
+  a total above :data:`MAX_VOTE_WEIGHT` is refused. crowd-kit has no weights: it counts every
+  row as one vote, so an (item, annotator) pair given twice counts twice there, while
+  :meth:`~fuzzytruth.annotations.Annotations.from_frame` refuses it by default and otherwise
+  keeps one vote (``"first"``, ``"last"``) or splits it (``"split"``).
 
 Degenerate input. One class used: the posterior is 1 for it, no iteration. No item labelled by
 two annotators (one annotator, or annotators who share no item): nothing in the data tells an
@@ -73,6 +78,7 @@ import pandas as pd
 from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth._validation import check_choice, check_int, check_number
 from fuzzytruth.annotations import Annotations
+from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.models.base import (
     Convergence,
     FittedTruth,
@@ -88,6 +94,13 @@ __all__ = ["DawidSkene", "DawidSkeneFit", "Votes"]
 
 EPS = 1e-10
 """Floor of expected counts and priors before normalising (crowd-kit's)."""
+
+MAX_VOTE_WEIGHT = 1e300
+"""The largest total weight of the votes a model is fitted to. A weight counts as that many
+votes: the E-step's log-likelihoods are weights times log θ, where |log θ| stays below about
+23 + ln(total weight) (the floor of 1e-10 over a row's total), so up to 1e300 every sum stays
+below 1e304. Beyond it they overflowed: NaN posteriors (Dawid–Skene, one-coin) or a uniform
+one (MACE) behind a stream of RuntimeWarnings."""
 
 UNCERTAINTIES = ("parameters", "posterior")
 _PARAMETER_STREAM = 0x44534B50  # "DSKP": keyed draws of the priors and confusion rows
@@ -112,6 +125,16 @@ class Votes:
     def from_annotations(cls, annotations: Annotations) -> Votes:
         """Count the votes of ``annotations`` (its row and annotator weights applied)."""
         item, annot, _, weight = annotations.codes()
+        with np.errstate(over="ignore"):  # a total past the float range is reported below
+            total = weight.sum()
+        if not total <= MAX_VOTE_WEIGHT:
+            shown = f"{total:.3g}" if np.isfinite(total) else "past the largest float"
+            raise ValueError(
+                f"annotator_weights must keep the votes' total weight <= {MAX_VOTE_WEIGHT:g} "
+                "for a label model, which counts a vote of weight w as w votes (past it the "
+                f"log-likelihoods overflow); got a total {shown}: scale the weights down (the "
+                "shares read only their ratios)"
+            )
         used_cols, label = used_classes(annotations)
         from scipy import sparse
 
@@ -147,8 +170,8 @@ class Votes:
         by_label = np.asarray(by_label.todense())
         totals = by_label.sum(axis=1, keepdims=True)
         if np.any(totals <= 0):
-            bad = self.items[totals[:, 0] <= 0].tolist()[:5]
-            raise ValueError(f"item(s) {bad} have total vote weight 0")
+            bad = self.items[totals[:, 0] <= 0].tolist()
+            raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
         return by_label / totals
 
     def expected_counts(self, posterior: np.ndarray) -> np.ndarray:
