@@ -8,6 +8,7 @@ a hypothesis law (annotators who all agree give the crisp truth under every mode
 
 from __future__ import annotations
 
+import re
 import warnings
 from functools import partial
 
@@ -27,6 +28,7 @@ from fuzzytruth.truth.models import (
     MaceFit,
     NonConvergenceWarning,
     OneCoin,
+    OneCoinFit,
     Shares,
 )
 from fuzzytruth.truth.models.dawid_skene import Votes
@@ -440,3 +442,80 @@ def test_an_item_of_weight_zero_is_refused_as_by_the_shares():
         with pytest.raises(ValueError) as caught:
             model.fit(ann)
         assert str(caught.value) == str(shares.value)
+
+
+# ---------------------------------------------------------------------- annotators without votes
+@pytest.mark.parametrize("model", MODELS, ids=MODEL_IDS)
+def test_an_annotator_without_weighted_votes_is_nan_with_one_class_used_too(model):
+    """One class used and annotator z of weight 0: every parameter of z is NaN (nothing
+    estimates it), as with several classes, and every accessor says so. One-coin used to
+    report z's skill NaN and its reliability 1 (its matrix [[1]]), Dawid–Skene and MACE a
+    reliability of 1 and MACE a spamming probability of 0, read as if measured."""
+    df = pd.DataFrame({"item_id": [1, 1, 2, 2], "annotator_id": ["x", "y", "x", "z"],
+                       "label": ["a"] * 4})
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b"]),
+                                 annotator_weights={"z": 0.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = model().fit(ann)
+        worlds = fit.sample_plausibilities(3, seed=0)
+    assert fit.classes == ("a",) and np.array_equal(fit.posterior, np.ones((2, 1)))
+    assert np.array_equal(worlds, np.ones((3, 2, 1)))
+    assert not np.isnan(fit.membership.matrix).any()
+    expected = pd.Series([1.0, 1.0, np.nan], index=fit.annotators)
+    pd.testing.assert_series_equal(fit.reliability(), expected, check_names=False)
+    pd.testing.assert_series_equal(fit.errors_frame()["a"].droplevel("true_class"), expected,
+                                   check_names=False)
+    if isinstance(fit, OneCoinFit):
+        pd.testing.assert_series_equal(fit.skills, expected, check_names=False)
+    if isinstance(fit, MaceFit):
+        pd.testing.assert_series_equal(fit.spamming, expected * 0.0, check_names=False)
+        assert np.isnan(fit.strategy[2]).all() and np.isnan(fit.knowing[2]).all()
+        assert np.array_equal(fit.strategy[:2], np.ones((2, 1)))
+
+
+@st.composite
+def label_frames(draw, labels=("a", "b", "c"), max_items=7):
+    """A long table of 2-4 annotators and up to ``max_items`` items, at most one label per
+    (item, annotator), with item 0 labelled by annotators 0 and 1 (the models need an item
+    labelled twice), and a weight per annotator among 0, 0.5, 1, 3."""
+    n_items, n_annot = draw(st.integers(1, max_items)), draw(st.integers(2, 4))
+    cells = draw(st.lists(
+        st.tuples(st.integers(0, n_items - 1), st.integers(0, n_annot - 1),
+                  st.sampled_from(labels)),
+        max_size=25, unique_by=lambda cell: cell[:2]))
+    cells = [c for c in cells if c[:2] not in {(0, 0), (0, 1)}]
+    cells += [(0, 0, draw(st.sampled_from(labels))), (0, 1, draw(st.sampled_from(labels)))]
+    weights = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n_annot,
+                            max_size=n_annot))
+    return pd.DataFrame(cells, columns=["item_id", "annotator_id", "label"]), weights
+
+
+@settings(max_examples=60, deadline=None)
+@given(drawn=label_frames(), which=st.sampled_from(range(len(MODELS))))
+def test_nan_parameters_exactly_for_annotators_without_weighted_votes(drawn, which):
+    """The law of every label model, one class used or several: an annotator's reliability
+    (and one-coin's skill, MACE's spamming probability) is NaN exactly when none of its votes
+    has a positive weight; the posterior and the worlds' plausibilities are finite rows summing
+    to 1; no RuntimeWarning."""
+    df, weights = drawn
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b", "c", "d"]),
+                                 annotator_weights=dict(enumerate(weights)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonConvergenceWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            fit = MODELS[which]().fit(ann)
+        except ValueError as err:  # every vote of an item of weight 0, or no item twice
+            assert re.search("total annotator weight 0|at least two annotators", str(err))
+            return
+        worlds = fit.sample_plausibilities(3, seed=1)
+    for rows in (fit.posterior, worlds):
+        assert np.isfinite(rows).all()
+        np.testing.assert_allclose(rows.sum(axis=-1), 1.0, atol=1e-12)
+    silent = pd.Series([weights[a] == 0 for a in fit.annotators], index=fit.annotators)
+    pd.testing.assert_series_equal(fit.reliability().isna(), silent, check_names=False)
+    if isinstance(fit, OneCoinFit):
+        pd.testing.assert_series_equal(fit.skills.isna(), silent, check_names=False)
+    if isinstance(fit, MaceFit):
+        pd.testing.assert_series_equal(fit.spamming.isna(), silent, check_names=False)

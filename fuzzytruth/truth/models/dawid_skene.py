@@ -32,12 +32,17 @@ Choices, stated (they match crowd-kit's ``DawidSkene``, so that its results are 
   :meth:`~fuzzytruth.annotations.Annotations.from_frame` refuses it by default and otherwise
   keeps one vote (``"first"``, ``"last"``) or splits it (``"split"``).
 
-Degenerate input. One class used: the posterior is 1 for it, no iteration. No item labelled by
-two annotators (one annotator, or annotators who share no item): nothing in the data tells an
-annotator's errors from the truth, and a ValueError says so. An annotator who shares no item
-with others is fitted as making no error (the maximum-likelihood value: nothing contradicts
-it). An annotator with few votes gets extreme confusion rows from them; one who used a single
-label has θ[c, l] = 1 for every class c, so its votes carry no information.
+Degenerate input. One class used: the posterior is 1 for it, no iteration, and θ_a = [[1]] for
+every annotator with a weighted vote (the only label there is). An annotator whose votes all
+have weight 0 (an annotator weight of 0) has NaN parameters (confusion matrix, reliability;
+one-coin's skill; MACE's spamming probability and strategy), with one class used as with
+several: nothing estimates them, and no vote reads them. No item labelled by two annotators
+(one annotator, or annotators who share no item): nothing in the data tells an annotator's
+errors from the truth, and a ValueError says so (crowd-kit returns numbers that no vote
+supports). An annotator who shares no item with others is fitted as making no error (the
+maximum-likelihood value: nothing contradicts it). An annotator with few votes gets extreme
+confusion rows from them; one who used a single label has θ[c, l] = 1 for every class c, so
+its votes carry no information.
 
 Worlds (``uncertainty``). ``"parameters"`` (default): per world, the priors and every
 annotator's confusion rows are drawn from the Dirichlet laws whose parameters are the final
@@ -328,7 +333,7 @@ class DawidSkene:
         k = votes.n_classes
         if k == 1:
             return self._result(annotations, votes, posterior, np.ones(1),
-                                np.ones((len(votes.annotators), 1, 1)), [],
+                                np.where(votes.used[:, :, None], 1.0, np.nan), [],
                                 Convergence(0, 0.0, True, self.tol, _CRITERION))
         check_identifiable(votes, self.name)
         by_class = np.ascontiguousarray(posterior.T)  # class-major during EM

@@ -27,9 +27,10 @@ weights are exp E[log ·] of a Beta(``alpha``, ``beta``) law, not its mean. With
 numbers were those of the settings alone (on the bundled image collection a reliability of
 0.525 under EM, 0.262 under VB, for the same absent evidence), read by a reliability table
 as if they had been measured. MACE's own code only knows annotators who appear in its input.
-The one exception is Dawid–Skene's too: with one class used, every annotator's matrix is
-[[1]] and its spamming probability 0 by the model, whatever its weight (nothing is estimated
-for anyone).
+The rule holds with one class used too: there every annotator with a weighted vote has the
+matrix [[1]] and the spamming probability 0 (a convention: any probability gives [[1]], for
+with one label spamming cannot be told from knowing), and one without has NaN, as under
+Dawid–Skene and one-coin.
 
 Worlds (``uncertainty="parameters"``): per world, each (spam, know) pair is drawn from the Beta
 law of its expected counts + ``prior``, each strategy from the Dirichlet law of its expected
@@ -157,8 +158,9 @@ class Mace:
         shares = votes.shares()
         n_annot, k = votes.used.shape
         if k == 1:
-            knowing = np.tile([0.0, 1.0], (n_annot, 1))
-            return self._result(annotations, votes, shares, knowing, np.ones((n_annot, 1)), [],
+            knowing, strategy = _unestimated(votes, np.tile([0.0, 1.0], (n_annot, 1)),
+                                             np.ones((n_annot, 1)))
+            return self._result(annotations, votes, shares, knowing, strategy, [],
                                 Convergence(0, 0.0, True, self.tol, _CRITERION))
         check_identifiable(votes, self.name)
         knowing, strategy = self._m_step(votes, shares, np.tile([0.0, 1.0], (n_annot, 1)),
@@ -197,18 +199,25 @@ class Mace:
         else:
             knowing = _variational(knowing, np.array([self.alpha, self.beta]))
             by_label = _variational(by_label, np.full(by_label.shape[1], self.strategy_prior))
-        # no weighted vote, nothing estimated: NaN, as Dawid-Skene's and one-coin's (no vote
-        # reads these rows, so the posterior is the fit without the annotator)
-        silent = ~votes.used.any(axis=1)
-        knowing[silent] = np.nan
-        by_label[silent] = np.nan
-        return knowing, by_label
+        return _unestimated(votes, knowing, by_label)
 
     def _result(self, annotations, votes, posterior, knowing, strategy, history, convergence):
         k = votes.n_classes
         return MaceFit.of(self, annotations, votes, posterior, convergence,
                           priors=np.full(k, 1 / k), errors=confusion(knowing, strategy),
                           history=history, knowing=knowing, strategy=strategy)
+
+
+def _unestimated(
+    votes: Votes, knowing: np.ndarray, strategy: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``knowing`` and ``strategy`` with NaN rows for the annotators without a weighted vote:
+    nothing estimates them, as under Dawid-Skene and one-coin (no vote reads these rows, so the
+    posterior is the fit without the annotator)."""
+    silent = ~votes.used.any(axis=1)
+    knowing[silent] = np.nan
+    strategy[silent] = np.nan
+    return knowing, strategy
 
 
 def _variational(counts: np.ndarray, prior: np.ndarray) -> np.ndarray:
