@@ -176,19 +176,17 @@ def test_equal_to_crowdkit_on_bundled_data(crowdkit, dataset, model):
         assert np.abs(fit.skills.to_numpy() - skills.to_numpy()).max() < 1e-9
 
 
-@pytest.mark.parametrize(("dataset", "method", "n_iter"), [
-    ("image_collection", "em", 10), ("image_collection", "vb", 10),
-    ("imagenet_real", "em", 2),  # crowd-kit takes about a second per iteration on ReaL
-])
-def test_mace_equal_to_crowdkit_from_its_initialisation(crowdkit, dataset, method, n_iter):
-    ann = image_collection().annotations if dataset == "image_collection" else (
-        imagenet_real().annotations)
-    df = ann.to_frame().astype({"label": str, "annotator_id": str})
+def mace_from_crowdkit_start(crowdkit, frame, method, n_iter):
+    """MACE fitted by crowd-kit and by us from crowd-kit's random initial parameters, on
+    ``frame`` (item_id, annotator_id, label): ``(our fit, crowd-kit's)``."""
+    df = frame.astype({"label": str, "annotator_id": str})
     # crowd-kit aligns its strategy counts by sorted worker and label while it indexes its
     # parameters by first appearance: make the two orders agree
     df = df.sort_values("annotator_id", kind="stable")
     first = df.groupby("label").head(1).sort_values("label")
     df = pd.concat([first, df.drop(first.index)]).reset_index(drop=True)
+    for column in ("annotator_id", "label"):  # else the comparison is of misaligned rows
+        assert list(pd.unique(df[column])) == sorted(df[column].unique()), column
     labels = sorted(df["label"].unique())
     ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(labels))
     # crowd-kit reads the rows in the order arranged above (Annotations sorts its own rows)
@@ -204,10 +202,24 @@ def test_mace_equal_to_crowdkit_from_its_initialisation(crowdkit, dataset, metho
         fit = model._iterate(ann, Votes.from_annotations(ann),
                              knowing / knowing.sum(axis=1, keepdims=True),
                              strategy / strategy.sum(axis=1, keepdims=True))
+    return fit, ck
+
+
+def assert_mace_equal(fit, ck):
     theirs = ck.probas_.reindex(index=fit.items, columns=list(fit.classes))
     assert np.abs(fit.posterior - theirs.to_numpy()).max() < 1e-6
     assert np.abs(fit.knowing - ck.spamming_).max() < 1e-9
     assert np.abs(fit.strategy - ck.thetas_).max() < 1e-9
+
+
+@pytest.mark.parametrize(("dataset", "method", "n_iter"), [
+    ("image_collection", "em", 10), ("image_collection", "vb", 10),
+    ("imagenet_real", "em", 2),  # crowd-kit takes about a second per iteration on ReaL
+])
+def test_mace_equal_to_crowdkit_from_its_initialisation(crowdkit, dataset, method, n_iter):
+    ann = image_collection().annotations if dataset == "image_collection" else (
+        imagenet_real().annotations)
+    assert_mace_equal(*mace_from_crowdkit_start(crowdkit, ann.to_frame(), method, n_iter))
 
 
 # ---------------------------------------------------------------------- laws and diagnostics
@@ -519,3 +531,181 @@ def test_nan_parameters_exactly_for_annotators_without_weighted_votes(drawn, whi
         pd.testing.assert_series_equal(fit.skills.isna(), silent, check_names=False)
     if isinstance(fit, MaceFit):
         pd.testing.assert_series_equal(fit.spamming.isna(), silent, check_names=False)
+
+
+# ---------------------------------------------------------------------- settings
+@pytest.mark.parametrize("model", MODELS, ids=MODEL_IDS)
+def test_max_iter_zero_returns_the_initialisation_without_a_warning(model):
+    """``max_iter=0``, as each model documents it: Dawid–Skene and one-coin return the shares
+    (crowd-kit's state after 0 iterations, the hand values above) and no log-likelihood;
+    MACE the E-step under its initial parameters (crowd-kit's MACE with ``n_iter=0``: one
+    log-likelihood). Every model: 0 iterations, last change inf, not converged, no warning."""
+    ann = toy_annotations()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = model(max_iter=0).fit(ann)
+    assert fit.convergence.iterations == 0 and not fit.convergence.converged
+    assert fit.convergence.last_change == np.inf
+    if isinstance(fit, MaceFit):
+        np.testing.assert_allclose(brute_force_posterior(ann, fit.priors, fit.errors),
+                                   fit.posterior, atol=1e-12)
+        assert len(fit.log_likelihood) == 1
+    else:
+        np.testing.assert_allclose(fit.posterior, HAND[0]["probas"], atol=1e-12)
+        assert fit.log_likelihood == ()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=MODEL_IDS)
+@pytest.mark.parametrize(("setting", "value", "rule"), [
+    ("max_iter", -1, "an integer >= 0"), ("max_iter", 2.0, "an integer >= 0"),
+    ("max_iter", float("nan"), "an integer >= 0"), ("max_iter", True, "an integer >= 0"),
+    ("max_iter", np.True_, "an integer >= 0"), ("max_iter", "10", "an integer >= 0"),
+    ("tol", -1e-6, "a finite number >= 0"), ("tol", float("nan"), "a finite number >= 0"),
+    ("tol", float("inf"), "a finite number >= 0"), ("tol", True, "a finite number >= 0"),
+    ("tol", "1e-6", "a finite number >= 0"),
+])
+def test_max_iter_and_tol_refused_with_one_message_in_every_model(model, setting, value,
+                                                                  rule):
+    with pytest.raises(ValueError) as caught:
+        model(**{setting: value})
+    assert str(caught.value) == f"{setting} must be {rule}; got {value!r}"
+
+
+# ---------------------------------------------------------------------- hostile but legal
+def _hostile_base() -> pd.DataFrame:
+    """12 items of classes a/b/c, 4 annotators right with probability 0.7 (fixed seed)."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for i, truth in enumerate(rng.choice(list("abc"), 12)):
+        for a in range(4):
+            label = truth if rng.random() < 0.7 else rng.choice(list("abc"))
+            rows.append((f"i{i}", f"w{a}", str(label)))
+    return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+def _rows(*rows: tuple) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+def _hostile_case(case: str) -> tuple[pd.DataFrame, list]:
+    """A hostile-but-legal table and its taxonomy's nodes."""
+    df, classes = _hostile_base(), list("abc")
+    if case == "annotator labelling one item":
+        df = pd.concat([df, _rows(("i0", "wz", "b"))])
+    elif case == "item with one label":
+        df = pd.concat([df, _rows(("solo", "w1", "c"))])
+    elif case == "class never used":
+        classes = list("abcd")
+    elif case == "all annotators agree":
+        df = _rows(*[(f"i{i}", f"w{a}", "abc"[i % 3]) for i in range(6) for a in range(3)])
+    elif case == "int labels":
+        df, classes = df.assign(label=df["label"].map({"a": 0, "b": 1, "c": 2})), [0, 1, 2]
+    elif case == "int ids":
+        df = df.assign(item_id=df["item_id"].str[1:].astype(int),
+                       annotator_id=df["annotator_id"].str[1:].astype(int))
+    elif case == "int and str item ids":
+        df = df.assign(item_id=[int(i[1:]) if int(i[1:]) % 2 else i for i in df["item_id"]])
+    elif case == "annotator alone on its items":
+        df = pd.concat([df, _rows(("k1", "wy", "a"), ("k2", "wy", "b"))])
+    elif case == "two items":
+        df = _rows((1, "x", "a"), (1, "y", "b"), (2, "x", "b"), (2, "y", "b"))
+    return df.reset_index(drop=True), classes
+
+
+HOSTILE = ["annotator labelling one item", "item with one label", "class never used",
+           "all annotators agree", "int labels", "int ids", "int and str item ids",
+           "annotator alone on its items", "two items"]
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+@pytest.mark.parametrize("model", ["dawid-skene", "one-coin"])
+def test_equal_to_crowdkit_on_hostile_inputs(crowdkit, case, model):
+    """Same iterations from the same start (10, tol below any change): crowd-kit's
+    DawidSkene / OneCoinDawidSkene are the oracle. A class nobody used is in neither's
+    posterior (ours gives it probability 0 in the membership); ids and labels keep their
+    types in both."""
+    df, classes = _hostile_case(case)
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(classes))
+    ours, theirs = ((DawidSkene, crowdkit.DawidSkene) if model == "dawid-skene"
+                    else (OneCoin, crowdkit.OneCoinDawidSkene))
+    fit = fit_quietly(ours(max_iter=10, tol=0.0), ann)
+    ck = theirs(n_iter=10, tol=-np.inf).fit(
+        df.rename(columns={"item_id": "task", "annotator_id": "worker"}))
+    frame = fit.posterior_frame()
+    assert sorted(map(repr, ck.probas_.columns)) == sorted(map(repr, frame.columns))
+    assert sorted(map(repr, ck.probas_.index)) == sorted(map(repr, frame.index))
+    theirs_frame = ck.probas_.reindex(index=frame.index, columns=frame.columns)
+    # crowd-kit clips its returned posteriors at 1e-10 (in its ELBO); ours are not clipped
+    assert np.abs(frame.to_numpy() - theirs_frame.to_numpy()).max() < 1e-9
+    np.testing.assert_allclose(fit.priors, ck.priors_.reindex(frame.columns), atol=1e-9)
+    if model == "one-coin":
+        assert np.abs(fit.skills - ck.skills_.reindex(fit.annotators)).max() < 1e-9
+    else:
+        errors = ck.errors_.stack().rename_axis(["annotator_id", "label", "true_class"])
+        errors = errors.unstack("label").reindex(
+            index=pd.MultiIndex.from_product([fit.annotators, list(frame.columns)]),
+            columns=list(frame.columns)).fillna(0.0)
+        assert np.abs(fit.errors_frame().to_numpy() - errors.to_numpy()).max() < 1e-9
+    if case == "class never used":
+        assert fit.classes == ("a", "b", "c")
+        assert not fit.membership.probabilities(list(fit.items), "d").any()
+
+
+@pytest.mark.parametrize("case", [c for c in HOSTILE if c != "int labels"])
+@pytest.mark.parametrize("method", ["em", "vb"])
+def test_mace_equal_to_crowdkit_on_hostile_inputs(crowdkit, case, method):
+    """From crowd-kit's initial parameters (:func:`mace_from_crowdkit_start`, which casts
+    labels and annotator ids to str for crowd-kit's alignment: the int-label case is the
+    str case there)."""
+    assert_mace_equal(*mace_from_crowdkit_start(crowdkit, _hostile_case(case)[0], method, 10))
+
+
+def test_duplicate_rows_one_vote_here_two_in_crowdkit(crowdkit):
+    """An (item, annotator) pair given twice: refused by default; kept once with
+    ``duplicates="first"`` (then equal to crowd-kit on the table without the repeat), while
+    crowd-kit, which has no vote weights, counts the repeated row as a second vote (the
+    documented difference: Dawid–Skene's "vote weights")."""
+    df = _hostile_base()
+    doubled = pd.concat([df, df.iloc[[0, 5]]], ignore_index=True)
+    tax = Taxonomy.flat(list("abc"))
+    with pytest.raises(ValueError, match="labelled item 'i0' more than once"):
+        Annotations.from_frame(doubled, taxonomy=tax)
+    fit = fit_quietly(DawidSkene(max_iter=10, tol=0.0),
+                      Annotations.from_frame(doubled, taxonomy=tax, duplicates="first"))
+    ck_frame = doubled.rename(columns={"item_id": "task", "annotator_id": "worker"})
+    once = crowdkit.DawidSkene(n_iter=10, tol=-np.inf).fit(ck_frame.iloc[: len(df)])
+    twice = crowdkit.DawidSkene(n_iter=10, tol=-np.inf).fit(ck_frame)
+    frame = fit.posterior_frame()
+    assert np.abs(frame - once.probas_.reindex_like(frame)).to_numpy().max() < 1e-9
+    assert np.abs(frame - twice.probas_.reindex_like(frame)).to_numpy().max() > 1e-3
+
+
+@settings(max_examples=40, deadline=None)
+@given(drawn=label_frames(max_items=6), which=st.sampled_from(range(len(MODELS))),
+       names=st.permutations([2, 0, "1"]), order=st.randoms(use_true_random=False),
+       n_iter=st.integers(0, 15))
+def test_relabelled_copy_gives_the_relabelled_fit(drawn, which, names, order, n_iter):
+    """Classes renamed (to ints and a str, in another order), items and annotators renamed,
+    rows shuffled: the fit is the same posterior, relabelled, to rounding (a fixed number of
+    iterations), and to within the stopping tolerance at the defaults (EM may stop one
+    iteration apart)."""
+    df, _ = drawn
+    rename = dict(zip("abc", names, strict=True))
+    items = list(pd.unique(df["item_id"]))
+    new_items = [f"x{i}" for i in items]
+    order.shuffle(new_items)
+    item_map = dict(zip(items, new_items, strict=True))
+    rows = list(range(len(df)))
+    order.shuffle(rows)
+    copy = df.iloc[rows].assign(label=lambda d: d["label"].map(rename),
+                                item_id=lambda d: d["item_id"].map(item_map),
+                                annotator_id=lambda d: "z" + (9 - d["annotator_id"]).astype(str))
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(list("abc")))
+    ann_copy = Annotations.from_frame(copy, taxonomy=Taxonomy.flat(names))
+    for settings_, atol in (({"max_iter": n_iter, "tol": 0.0}, 1e-9), ({}, 1e-5)):
+        fit = fit_quietly(MODELS[which](**settings_), ann)
+        fit_copy = fit_quietly(MODELS[which](**settings_), ann_copy)
+        expected = fit.posterior_frame().rename(index=item_map, columns=rename)
+        got = fit_copy.posterior_frame().reindex(index=expected.index,
+                                                 columns=expected.columns)
+        np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=0, atol=atol)

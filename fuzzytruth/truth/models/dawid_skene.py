@@ -272,8 +272,11 @@ class DawidSkene:
     tol : float
         Stop when no item's posterior moves by more than ``tol`` between two E-steps.
     max_iter : int
-        At most this many EM iterations (E-step + M-step); 0 returns the initialisation (the
-        shares). A fit that stops here without meeting ``tol`` warns
+        At most this many EM iterations (E-step + M-step), as crowd-kit's ``n_iter``; 0
+        returns the initialisation (the shares, and the parameters of one M-step from them),
+        with :attr:`~fuzzytruth.truth.models.base.FittedTruth.convergence` at 0 iterations, a
+        last change of inf, not converged, and no warning (no iteration was asked for). A fit
+        that stops at ``max_iter >= 1`` without meeting ``tol`` warns
         (:class:`~fuzzytruth.truth.models.base.NonConvergenceWarning`).
     uncertainty : {"parameters", "posterior"}
         What the worlds draw: parameters from their Dirichlet posterior (default), or the

@@ -113,7 +113,12 @@ class Mace:
         Beta prior on (spam, know) of ``method="vb"``.
     strategy_prior : float
         Symmetric Dirichlet prior on each strategy of ``method="vb"``.
-    tol, max_iter, uncertainty, prior
+    max_iter : int
+        At most this many iterations (M-step + E-step) after the first E-step, as crowd-kit's
+        ``n_iter``; 0 returns the posterior under the initial parameters (one E-step from
+        them: not the shares that Dawid–Skene's 0 returns), with the ``convergence`` and the
+        warnings of Dawid–Skene's.
+    tol, uncertainty, prior
         As in :class:`~fuzzytruth.truth.models.dawid_skene.DawidSkene`.
 
     Examples
