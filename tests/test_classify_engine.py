@@ -497,6 +497,8 @@ def test_errors_name_what_is_wrong():
         evaluate(Run(["i0"], ["i1"], [1.0]), truth, "Acc")
     with pytest.raises(ValueError, match=r"ties='first' applies to runs"):
         evaluate(p, truth, "Acc", ties="first")
+    with pytest.raises(ValueError, match=r"n_docs_in_collection=10 applies to runs"):
+        evaluate(p, truth, "Acc", n_docs_in_collection=10)
     extra = Predictions(np.vstack([p.scores, [[0.2, 0.3, 0.5]]]), items=[*p.items, "new"],
                         classes=CLASSES, name="p")
     with pytest.warns(UserWarning, match=r"the truth has no item 'new'.*1 item"):

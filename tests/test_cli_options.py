@@ -253,7 +253,7 @@ def test_defaults_are_the_library_s():
         return PARSERS[command].get_default(dest)
 
     for dest in ("preset", "undefined", "missing", "n_worlds", "confidence_level", "depth",
-                 "relevance_level", "ties", "complete", "judged_only"):
+                 "relevance_level", "n_docs_in_collection", "ties", "complete", "judged_only"):
         assert parsed("evaluate", dest) == default(evaluate, dest), dest
     assert parsed("evaluate", "duplicates") == default(read_trec_run, "duplicates")
     for dest in ("correction", "alternative", "n_resamples", "method", "baseline"):

@@ -4,8 +4,9 @@ The reference files are trec_eval's ``test/`` folder (tests/data/trec_eval, READ
 trec_eval command behind each file; ``v10/`` holds trec_eval 10.0's, run here under
 ``--preset trec10``). For every file, the command line is run with the same
 flags (trec_eval without ``-m`` is ``-m official`` here; ``-R``, ``-Z``, ``-c``, ``-M``, ``-l``,
-``-q`` and the ``meas_params`` spellings as trec_eval was given them) and its whole output
-compared byte for byte. The same files with the defaults a user gets (no ``--format``: the
+``-q``, ``-N``, ``-n`` and the ``meas_params`` spellings as trec_eval was given them; ``flags/``
+holds the outputs of the two binaries for the flags trec_eval's tests leave out) and its whole
+output compared byte for byte. The same files with the defaults a user gets (no ``--format``: the
 trec_eval spellings choose it) are the cases themselves: no case passes ``--format``.
 """
 
@@ -65,6 +66,15 @@ CASES = {
            ("out.test.aqZ", ("qrels.test", "results.test", [])),
            ("out.test.meas_params", ("qrels.test", "results.test", MEAS_PARAMS)),
        ]},
+    # the flags trec_eval's own tests leave out (flags/README.md): -N, the collection's size
+    # that utility's fourth coefficient reads, and -n, no summary lines
+    **{f"flags/{version}out.test.{name}": ("qrels.test", "results.test", [*preset, *flags])
+       for version, preset in (("", []), ("v10.", ["--preset", "trec10"]))
+       for name, flags in (("qN", ["-q", "-N", "1000", "-m", "utility.1,-1,0,1"]),
+                           ("qn", ["-q", "-n"]))},
+    # -c -N under trec_eval 10.0: the query -c adds (302) scored on the stand-in list
+    "flags/v10.out.test.qcN": ("qrels.test", "results.trunc", [
+        "--preset", "trec10", "-q", "-c", "-N", "1000", "-m", "utility.1,-1,0,1", "-m", "yaap"]),
 }
 
 
@@ -99,6 +109,12 @@ def test_byte_for_byte_from_plain_files_parsed_from_disk(capsys, tmp_path, expec
     out = capsys.readouterr()
     assert status == 0, out.err
     assert out.out == (DATA / expected.split()[0]).read_text()
+
+
+@pytest.mark.parametrize("preset", ["trec", "trec10"])
+def test_no_summary_without_per_query_prints_nothing(capsys, preset):
+    # trec_eval -n qrels.test results.test prints nothing, 9.0.8 and 10.0 alike (flags/README)
+    assert run_cli(capsys, "qrels.test", "results.test", ["--preset", preset, "-n"]) == ""
 
 
 def test_trec10_s_all_trec_is_the_preset_s_group():
@@ -444,6 +460,11 @@ def test_zscores_by_hand(capsys, small):
     (["-m", "map", "-R", "qrels_prefs"], "-R qrels_prefs computes the preference measures"),
     (["-m", "relstring", "-R", "qrels_prefs"], "relstring prints the grades of a qrels"),
     (["-m", "all_prefs", "-R", "qrels_prefs", "-J"], "-J does not apply to preferences"),
+    (["-m", "all_prefs", "-R", "qrels_prefs", "-N", "10"], "-N does not apply to preferences"),
+    (["-m", "utility", "-N", "-5"], "--n-docs-in-collection must be an integer >= 0; got -5"),
+    (["-m", "utility", "-N", "2.5"],
+     "argument -N/--n-docs-in-collection: invalid int value: '2.5'"),
+    (["-m", "AP", "-n"], "-n leaves out trec_eval's summary lines: it goes with --format trec"),
 ])
 def test_trec_flag_mistakes_are_one_line_naming_the_flag(capsys, small, tmp_path, flags,
                                                          message):

@@ -645,3 +645,37 @@ def test_a_fractional_relevance_level_is_refused_for_graded_probabilistic_qrels_
         evaluate(run, pq, ["P@2"], relevance_level=1.5, preset="trec")
     ev = evaluate(run, pq, ["P@2"], relevance_level=1.5, preset="textbook", ties="docid_desc")
     assert ev.value("run", "P@2") == pytest.approx(0.25)  # only a (grade 2), relevant w.p. 0.5
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_docs=st.integers(0, 10**6), more=st.integers(0, 1000),
+       d=st.floats(-4, 4, allow_nan=False), p=st.floats(0, 1))
+def test_the_collection_size_is_utility_s_and_adds_d_per_document(n_docs, more, d, p):
+    """trec_eval -N (m_utility.c): d weighs the N + TP - retrieved - R documents neither
+    retrieved nor relevant, so each more document of the collection adds d to every query's
+    utility; evaluate(n_docs_in_collection=) sets it as the measure's n_docs=, which a
+    measure's own (non-zero: 0 is the family's default, unset) still overrides. Crisp and
+    probabilistic qrels (the exact form, which needs c = d) alike."""
+    run = Run(["q1", "q1", "q2"], ["a", "b", "c"], [2.0, 1.0, 1.0])
+    truths = (Qrels(["q1", "q2", "q2"], ["a", "c", "d"], [1, 0, 2]),
+              ProbabilisticQrels(["q1", "q2", "q2"], ["a", "c", "d"], [p, 1.0, 1 - p]))
+    utility = f"Utility(a=2,c={d!r},d={d!r}"
+    for truth in truths:
+        def per_query(measure, truth=truth, **options):
+            return evaluate(run, truth, measure, n_worlds=0, **options).to_frame()["mean"]
+
+        base = per_query(f"{utility})", n_docs_in_collection=n_docs)
+        np.testing.assert_allclose(base, per_query(f"{utility},n_docs={n_docs})"))
+        np.testing.assert_allclose(per_query(f"{utility})", n_docs_in_collection=n_docs + more),
+                                   base + d * more, atol=1e-6)
+        np.testing.assert_allclose(  # the measure's own n_docs wins
+            per_query(f"{utility},n_docs={n_docs + more + 1})", n_docs_in_collection=n_docs),
+            base + d * (more + 1), atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "10"])
+def test_a_collection_size_is_a_non_negative_integer(bad):
+    run, qrels = Run(["q"], ["a"], [1.0]), Qrels(["q"], ["a"], [1])
+    with pytest.raises(ValueError, match=rf"n_docs_in_collection must be an integer >= 0; "
+                                         rf"got {bad!r}"):
+        evaluate(run, qrels, "Utility", n_docs_in_collection=bad)

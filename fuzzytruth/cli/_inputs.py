@@ -229,6 +229,7 @@ def evaluate_runs(
         complete=args.complete,
         depth=args.depth,
         relevance_level=args.relevance_level,
+        n_docs_in_collection=args.n_docs_in_collection,
         judged_only=args.judged_only,
         query_categories=categories,
         n_worlds=args.n_worlds,

@@ -308,6 +308,13 @@ def add_rule_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         + listing(sorted({str(p.params.get("rel")) for p in table.values()})) + ")",
     )
     library_option(
+        rules, flags, "-N", "--n-docs-in-collection", param="n_docs_in_collection",
+        function=evaluate, type=int, metavar="N",
+        help="documents in the collection, for utility's worth of the non-relevant documents "
+        "not retrieved, N + relevant retrieved - retrieved - relevant (default: 0, as "
+        "trec_eval)",
+    )
+    library_option(
         rules, flags, "-J", "--judged-only", param="judged_only", function=evaluate,
         action="store_true",
         help="crisp qrels: remove unjudged documents from the rankings first",

@@ -15,6 +15,7 @@ trec_eval does (``trec_eval.c``, ``meas_print_single.c``, ``meas_print_final.c``
   (printed too under trec_eval 10.0, :func:`prints_added_queries`);
 * then the ``all`` lines: ``runid`` (the run's tag) and every measure's aggregate;
   ``relstring`` (the grades of the top documents, one character each) has per-query lines only;
+  with ``-n`` (no summary) none of them;
 * with ``-J``, a query whose list holds no judged document has nothing retrieved (under
   trec_eval 10.0 a query ``-c`` adds too: its one stand-in document is judged by no qrels), and
   trec_eval's ``iprec_at_recall`` and ``11pt_avg`` divide 0 by 0 there (:func:`unset_precisions`
@@ -477,13 +478,16 @@ def render(
     queries: Sequence[str],
     relstrings: Mapping[int, Mapping[str, str]],
     query_lines: bool,
+    summary_lines: bool = True,
     zscores: bool = False,
 ) -> str:
     """trec_eval's output for one run.
 
     ``per_query`` maps (query, printed name) to a value and ``summary`` a printed name to its
-    aggregate; ``queries`` are those printed with ``query_lines`` (``-q``); ``relstrings``
-    maps a length to each query's relevance string; ``zscores``: the values are ``-Z``'s.
+    aggregate; ``queries`` are those printed with ``query_lines`` (``-q``); ``summary_lines``
+    False leaves out the ``runid`` and ``all`` lines (``-n``: ``summary_flag`` 0, which every
+    final printer of trec_eval checks); ``relstrings`` maps a length to each query's relevance
+    string; ``zscores``: the values are ``-Z``'s.
     """
     out: list[str] = []
     if query_lines:
@@ -493,7 +497,7 @@ def render(
                     out.append(f"{line.name:<22}\t{query}\t'{relstrings[line.length][query]}'")
                 elif line.per_query:
                     out.append(_value_line(line, query, per_query[query, line.name], zscores))
-    for line in lines:
+    for line in lines if summary_lines else ():
         if line.base == "runid":
             out.append(f"{'runid':<22}\tall\t{run_name}")
         elif line.base != "relstring":

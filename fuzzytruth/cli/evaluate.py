@@ -87,6 +87,11 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "mean and standard deviation of that query and measure (lines: qid measure mean "
         "stddev), as trec_eval's -Z; the summary is their mean",
     )
+    trec.add_argument(
+        "-n", "--no-summary", action="store_true",
+        help="with --format trec, leave out the summary lines (runid and the all lines), as "
+        "trec_eval's -n: with -q the per-query lines alone, without it nothing",
+    )
     add_format_option(
         parser, FORMATS, default=None,
         help="trec: trec_eval 9.0.8's output, byte for byte (the default when the truth is "
@@ -141,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         fmt = "trec" if crisp and all(map(is_trec_spelling, texts)) else "text"
     if args.zscores is not None and fmt != "trec":
         raise UserError("-Z prints trec_eval's per-query z-scores: it goes with --format trec")
+    if args.no_summary and fmt != "trec":
+        raise UserError("-n leaves out trec_eval's summary lines: it goes with --format trec")
     if fmt == "trec":
         if not crisp:
             raise UserError(
@@ -247,7 +254,8 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
                 relstrings[line.length] |= dict.fromkeys(added, "")
         blocks.append(render(
             lines, run_name=run.name, per_query=per_query, summary=summary, queries=queries,
-            relstrings=relstrings, query_lines=args.per_query, zscores=reference is not None,
+            relstrings=relstrings, query_lines=args.per_query,
+            summary_lines=not args.no_summary, zscores=reference is not None,
         ))
     return "".join(blocks)
 
@@ -266,11 +274,13 @@ def _evaluate_judgments(args: argparse.Namespace, name: str, run: Any, truth: An
             run, truth, list(measures), preset=args.preset, ties=args.ties,
             undefined=args.undefined, missing=args.missing, complete=args.complete,
             depth=args.depth, relevance_level=args.relevance_level,
-            judged_only=args.judged_only, confidence_level=args.confidence_level,
+            n_docs_in_collection=args.n_docs_in_collection, judged_only=args.judged_only,
+            confidence_level=args.confidence_level,
         )
     from fuzzytruth.evaluation.preferences import PREFERENCE_FAMILIES, evaluate_preferences
 
-    for flag, given in (("-l", args.relevance_level is not None), ("-J", args.judged_only)):
+    for flag, given in (("-l", args.relevance_level is not None),
+                        ("-N", args.n_docs_in_collection is not None), ("-J", args.judged_only)):
         if given:
             raise UserError(f"{flag} does not apply to preferences (-R {args.rel_format})")
     wrong = [str(m) for m in measures if m.name not in PREFERENCE_FAMILIES]

@@ -101,8 +101,9 @@ every world's labels are never held at once."""
 #: Options of evaluate() that rank runs and do not apply to classifiers, with their defaults.
 RUN_OPTIONS = {
     "query_categories": None, "weights": "direct", "exclude_query": True,
-    "recall_form": "exact", "depth": None, "relevance_level": None, "judged_only": False,
-    "ties": None, "score_dtype": None, "world_model": "annotator",
+    "recall_form": "exact", "depth": None, "relevance_level": None,
+    "n_docs_in_collection": None, "judged_only": False, "ties": None, "score_dtype": None,
+    "world_model": "annotator",
 }
 
 

@@ -144,6 +144,7 @@ def evaluate(
     complete: bool = False,
     depth: int | None = None,
     relevance_level: float | None = None,
+    n_docs_in_collection: int | None = None,
     judged_only: bool = False,
     query_categories: Mapping[Hashable, Hashable] | None = None,
     weights: str = "direct",
@@ -194,6 +195,12 @@ def evaluate(
         The grade from which a document is relevant, replacing the preset's ``rel``
         (``trec_eval -l``); a measure's own ``rel=`` still wins. With crisp qrels under a
         preset that reads grades as trec_eval does (``trec``, ``trec10``), a whole number.
+    n_docs_in_collection : int, optional
+        The documents in the collection (``trec_eval -N``), for the measures that count the
+        non-relevant documents not retrieved, ``N + TP − retrieved − R`` (``Utility``'s ``d``
+        weighs them), replacing the preset's ``n_docs`` (unset in every preset: the family's
+        default 0, as trec_eval's); a measure's own ``n_docs=`` still wins, but for 0, the
+        default, which a measure does not spell.
     judged_only : bool
         Crisp truth: unjudged documents are removed from each ranking before any measure
         (``trec_eval -J``; :func:`fuzzytruth.metrics.base.judged_only`). Default False. A
@@ -256,6 +263,12 @@ def evaluate(
     >>> evaluate(run, qrels, "AP", undefined="skip").aggregate()[["value", "n_queries"]]
        value  n_queries
     0    1.0          1
+
+    Utility worth 1 per non-relevant document left out of a collection of 10 (``trec_eval
+    -N 10``): q1 retrieves its relevant document (1 + 9), q2 a non-relevant one (-1 + 9):
+
+    >>> evaluate(run, qrels, "Utility(d=1)", n_docs_in_collection=10).to_frame()["mean"].tolist()
+    [10.0, 8.0]
     """
     check_choice("method", method, METHODS)
     check_choice("missing", missing, MISSING)
@@ -270,12 +283,17 @@ def evaluate(
     seed = recorded_seed(rng)
     rng = as_generator(rng)
     p = get_preset(preset)
+    overrides: dict[str, float | int] = {}  # conventions of this evaluation, as the preset's
     if relevance_level is not None:
         try:
-            rel = positive_float(relevance_level)
+            overrides["rel"] = rel = positive_float(relevance_level)
         except ValueError as exc:
             raise ValueError(f"relevance_level {exc}") from None
-        p = replace(p, params={**p.params, "rel": rel}, name=f"{p.name}(rel={rel:g})")
+    if n_docs_in_collection is not None:
+        overrides["n_docs"] = check_int("n_docs_in_collection", n_docs_in_collection)
+    if overrides:
+        shown = ",".join(f"{k}={v:g}" for k, v in overrides.items())
+        p = replace(p, params={**p.params, **overrides}, name=f"{p.name}({shown})")
     if depth is not None:
         depth = check_int("depth", depth, minimum=1)
     memory_budget = check_memory_budget(memory_budget)
@@ -292,7 +310,8 @@ def evaluate(
         options = {
             "query_categories": query_categories, "weights": weights,
             "exclude_query": exclude_query, "recall_form": recall_form, "depth": depth,
-            "relevance_level": relevance_level, "judged_only": judged_only, **given,
+            "relevance_level": relevance_level, "n_docs_in_collection": n_docs_in_collection,
+            "judged_only": judged_only, **given,
             "world_model": world_model,
         }
         return evaluate_predictions(
