@@ -72,9 +72,17 @@ CASES = {
        for version, preset in (("", []), ("v10.", ["--preset", "trec10"]))
        for name, flags in (("qN", ["-q", "-N", "1000", "-m", "utility.1,-1,0,1"]),
                            ("qn", ["-q", "-n"]))},
-    # -c -N under trec_eval 10.0: the query -c adds (302) scored on the stand-in list
-    "flags/v10.out.test.qcN": ("qrels.test", "results.trunc", [
-        "--preset", "trec10", "-q", "-c", "-N", "1000", "-m", "utility.1,-1,0,1", "-m", "yaap"]),
+    # -c -N: the query -c adds (302) scored on the stand-in list by trec_eval 10.0, never
+    # evaluated by 9.0.8 (0 in the sum of utility and yaap, divided by the 3 queries)
+    **{f"flags/{version}out.test.qcN": ("qrels.test", "results.trunc", [
+        *preset, "-q", "-c", "-N", "1000", "-m", "utility.1,-1,0,1", "-m", "yaap"])
+       for version, preset in (("", []), ("v10.", ["--preset", "trec10"]))},
+    # -c with preferences (fuzzytruth raised an AttributeError): query 302, which the run
+    # lacks, is scored on the stand-in list by 10.0; 9.0.8 adds nothing to the sums, so
+    # prefs_num_prefs_poss counts the pairs of 301 and 303 alone
+    **{f"flags/{version}out.test.qrels_prefs_qc": ("qrels.test", "results.trunc", [
+        *preset, "-R", "qrels_prefs", "-m", "all_prefs", "-c", "-q"])
+       for version, preset in (("", []), ("v10.", ["--preset", "trec10"]))},
 }
 
 

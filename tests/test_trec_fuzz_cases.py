@@ -49,6 +49,12 @@ CASES = {
         "utility.2,-1,0,0", "-m", "relstring", "-m", "relstring.20", "-m", "rbp_resid", "-m",
         "rbp_resid.p=0.5", "-m", "unj.3", "-m", "P.5", "-m", "map", "-m", "iprec_at_recall",
         "-m", "num_nonrel_judged_ret"]),
+    # -c under trec_eval 9.0.8: the added query 2 is never evaluated, so it adds 0 to the sum
+    # of every averaged line, divided by both queries (meas_avg.c): yaap 0.6931 / 2, utility
+    # 50 / 2; fuzzytruth added its empty list's yaap, log(1 / (1 + 3)), and utility,
+    # c·R + d·(N − R) = 3 + 48.5
+    "out.yaap_utility_qcN.first_query": ("qrels.two_queries", "run.first_query", [
+        "-q", "-c", "-N", "100", "-m", "yaap", "-m", "utility.2,-1,1,0.5"]),
 }
 
 

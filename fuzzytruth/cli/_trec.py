@@ -50,7 +50,7 @@ __all__ = [
     "relevance_strings",
     "relstring_option",
     "render",
-    "reset_stand_ins",
+    "reset_added",
     "summaries",
     "table_entry",
     "trec_lines",
@@ -384,21 +384,46 @@ def with_stand_ins(run: Any, queries: Sequence[str]) -> Any:
     return Run.from_dataframe(pd.concat([frame, extra], ignore_index=True), name=run.name)
 
 
-def reset_stand_ins(
+def reset_added(
     lines: Sequence[TrecLine],
     values: Mapping[tuple[str, str], float],
     totals: Mapping[str, float],
     added: Sequence[str],
     queries: Sequence[str],
+    *,
+    stand_ins: bool,
 ) -> tuple[dict[tuple[str, str], float], dict[str, float]]:
-    """The (query, measure) values and the aggregates after trec_eval 10.0's reset of a
-    query ``-c`` adds: the lines named in :data:`_RESET` (or ``unj...``) are 0 for the
-    ``added`` queries, and their aggregate over ``queries`` (all evaluated) is taken again
-    by the family's own rule (:meth:`~fuzzytruth.measures.registry.MeasureFamily.combine`,
-    as the evaluation's aggregate), as trec_eval accumulates what it reset."""
+    """The (query, measure) values and the aggregates as trec_eval has them for the ``added``
+    queries (those ``-c`` adds), which the evaluation scored on an empty list or, with
+    ``stand_ins`` (trec_eval 10.0, :func:`prints_added_queries`), on :func:`with_stand_ins`'s.
+
+    trec_eval 10.0 then sets the lines named in :data:`_RESET` (or ``unj...``) back to 0.
+    9.0.8 never evaluates an added query: it adds nothing to a line's sum, which it divides
+    by all the queries for an average (``meas_avg.c``), so every line but ``num_q`` (the
+    qrels' queries, ``m_num_q.c``) counts 0 for it, where the library's empty list may score
+    otherwise (``yaap``: log(1 / (1 + R)); ``utility``: c·R + d·(N − R);
+    ``prefs_num_prefs_poss``: the pairs judged); ``gm_map`` and ``gm_bpref`` then add
+    log(1e-5) per added query, as ``meas_avg.c`` does, and ``num_rel``'s summary is the whole
+    qrels' count (:func:`complete_num_rel`).
+
+    The 0s are those queries' values, and each line's aggregate over ``queries`` (all
+    evaluated) is taken again by the family's own rule (:meth:`~fuzzytruth.measures.registry.
+    MeasureFamily.combine`, as the evaluation's aggregate), as trec_eval accumulates them.
+
+    Examples
+    --------
+    >>> from fuzzytruth.measures import Measure
+    >>> line = TrecLine(0, 0.0, "yaap", "yaap", Measure("YAAP"))
+    >>> values = {("1", "YAAP"): 0.5, ("2", "YAAP"): -0.7}
+    >>> reset_added([line], values, {"YAAP": -0.1}, ["2"], ["1", "2"], stand_ins=False)
+    ({('1', 'YAAP'): 0.5, ('2', 'YAAP'): 0.0}, {'YAAP': 0.25})
+    """
     values, totals = dict(values), dict(totals)
     for line in lines:
-        if line.name not in _RESET and not line.name.startswith("unj"):
+        if stand_ins:
+            if line.name not in _RESET and not line.name.startswith("unj"):
+                continue
+        elif line.base == "num_q":
             continue
         measure = str(line.measure)
         values |= {(q, measure): 0.0 for q in added}

@@ -184,13 +184,13 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         prints_added_queries,
         relevance_strings,
         render,
-        reset_stand_ins,
+        reset_added,
         summaries,
         trec_lines,
         unset_precisions,
         with_stand_ins,
     )
-    from fuzzytruth.measures import Measure
+    from fuzzytruth.measures import Measure, get_preset
 
     lines = trec_lines(texts, judgment_groups=args.rel_format == "qrels_jg",
                        preset=args.preset)
@@ -207,11 +207,11 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     for name, run in runs.items():
         evaluation = _evaluate_judgments(args, name, run, truth, measures)
         added = []  # -c's queries, printed and accumulated too under trec_eval 10.0
-        if evaluation.conventions["complete"] and prints_added_queries(
-                evaluation.conventions["preset"]):
+        stand_ins = prints_added_queries(get_preset(args.preset).as_dict())
+        if evaluation.conventions["complete"]:
             answered = set(run.queries)
             added = [q for q in evaluation.queries if q not in answered]
-        if added:  # scored as trec_eval 10.0 scores them: on its one-document stand-in list
+        if added and stand_ins:  # scored as trec_eval 10.0 scores them: on its stand-in list
             run = with_stand_ins(run, added)
             evaluation = _evaluate_judgments(args, name, run, truth, measures)
         system = evaluation.systems[0]
@@ -224,8 +224,9 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
         if counts:  # trec_eval's 0/0 of an empty list (-J drops a stand-in document)
             values |= unset_precisions(lines, values, queries, evaluation.conventions["measures"])
         valued = [line for line in lines if line.measure is not None]
-        if added:  # then the lines trec_eval resets by name
-            values, totals = reset_stand_ins(valued, values, totals, added, evaluation.queries)
+        if added:  # then as trec_eval has them: reset by name (10.0), or never evaluated
+            values, totals = reset_added(valued, values, totals, added, evaluation.queries,
+                                         stand_ins=stand_ins)
         per_query = {(q, line.name): values[q, str(line.measure)]
                      for line in valued for q in queries}
         summary = {line.name: totals[str(line.measure)] for line in valued}
@@ -250,7 +251,7 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
             for length in lengths
         }
         for line in lines:  # trec_eval's clear_relstr, of the unparameterised line alone
-            if line.name == "relstring" and added:
+            if line.name == "relstring" and added and stand_ins:
                 relstrings[line.length] |= dict.fromkeys(added, "")
         blocks.append(render(
             lines, run_name=run.name, per_query=per_query, summary=summary, queries=queries,
