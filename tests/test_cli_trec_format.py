@@ -119,6 +119,28 @@ def test_byte_for_byte_from_plain_files_parsed_from_disk(capsys, tmp_path, expec
     assert out.out == (DATA / expected.split()[0]).read_text()
 
 
+@pytest.mark.parametrize(("expected", "qrels", "rel_format", "measures"), [
+    ("v10/out.test.aqc", "qrels.test", "qrels", "all_trec"),
+    ("flags/v10.out.test.qrels_jg_qc", "qrels.123", "qrels_jg", "qrels_jg"),
+    ("flags/v10.out.test.qrels_prefs_qc", "qrels.test", "qrels_prefs", "all_prefs"),
+])
+def test_trec10_complete_evaluates_the_run_once(capsys, monkeypatch, expected, qrels,
+                                                 rel_format, measures):
+    """-c -q under trec_eval 10.0 scores the queries -c adds on its stand-in list: they are
+    the truth's queries the run lacks (302 here), known before the run is evaluated, so it is
+    evaluated once, with the stand-ins (it was evaluated a first time to find them)."""
+    from fuzzytruth.cli import evaluate as command
+
+    evaluated = []
+    judgments = command._evaluate_judgments
+    monkeypatch.setattr(command, "_evaluate_judgments",
+                        lambda *args: evaluated.append(args[2].queries) or judgments(*args))
+    out = run_cli(capsys, qrels, "results.trunc", ["--preset", "trec10", "-R", rel_format,
+                                                   "-m", measures, "-c", "-q"])
+    assert out == (DATA / expected).read_text()
+    assert evaluated == [["301", "302", "303"]]
+
+
 @pytest.mark.parametrize("preset", ["trec", "trec10"])
 def test_no_summary_without_per_query_prints_nothing(capsys, preset):
     # trec_eval -n qrels.test results.test prints nothing, 9.0.8 and 10.0 alike (flags/README)

@@ -46,6 +46,7 @@ __all__ = [
     "complete_num_rel",
     "empty_list_counts",
     "is_trec_spelling",
+    "judged_queries",
     "prints_added_queries",
     "relevance_strings",
     "relstring_option",
@@ -330,6 +331,24 @@ def unset_precisions(
         unset |= {(q, str(line.measure)): ZERO_BY_ZERO
                   for q, z in zip(empty, zero.tolist(), strict=True) if z}
     return unset
+
+
+def judged_queries(truth: Any) -> set[str]:
+    """The queries ``truth`` judges, which ``-c`` evaluates: those of a qrels or of
+    preferences, or of any of its judgment groups (``-R qrels_jg``: a mapping of group to
+    qrels), as the evaluations take them (the queries of the run the truth does not judge are
+    not evaluated).
+
+    Examples
+    --------
+    >>> from fuzzytruth.truth.qrels import Qrels
+    >>> sorted(judged_queries(Qrels(["1", "2"], ["a", "b"], [1, 0])))
+    ['1', '2']
+    >>> sorted(judged_queries({"g1": Qrels(["1"], ["a"], [1]), "g2": Qrels(["3"], ["a"], [0])}))
+    ['1', '3']
+    """
+    parts = truth.values() if isinstance(truth, Mapping) else (truth,)
+    return set().union(*(part.queries for part in parts))
 
 
 def prints_added_queries(preset: Mapping[str, Any]) -> bool:

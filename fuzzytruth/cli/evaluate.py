@@ -181,6 +181,7 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     from fuzzytruth.cli._trec import (
         complete_num_rel,
         empty_list_counts,
+        judged_queries,
         prints_added_queries,
         relevance_strings,
         render,
@@ -203,17 +204,14 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     measures = [line.measure for line in lines if line.measure is not None] or [Measure("NumQ")]
     counts = empty_list_counts(lines) if args.rel_format == "qrels" else []
     measures += [m for m in counts if m not in measures]
+    stand_ins = prints_added_queries(get_preset(args.preset).as_dict())
+    judged = judged_queries(truth) if args.complete else set()
     blocks = []
     for name, run in runs.items():
-        evaluation = _evaluate_judgments(args, name, run, truth, measures)
-        added = []  # -c's queries, printed and accumulated too under trec_eval 10.0
-        stand_ins = prints_added_queries(get_preset(args.preset).as_dict())
-        if evaluation.conventions["complete"]:
-            answered = set(run.queries)
-            added = [q for q in evaluation.queries if q not in answered]
+        added = sorted(judged - set(run.queries))  # -c's; printed too under trec_eval 10.0
         if added and stand_ins:  # scored as trec_eval 10.0 scores them: on its stand-in list
             run = with_stand_ins(run, added)
-            evaluation = _evaluate_judgments(args, name, run, truth, measures)
+        evaluation = _evaluate_judgments(args, name, run, truth, measures)
         system = evaluation.systems[0]
         values = {(q, m): v for m in evaluation.measures for q, v in
                   zip(evaluation.queries, evaluation.batch(system, m).mean().tolist(),
