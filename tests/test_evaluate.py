@@ -679,3 +679,31 @@ def test_a_collection_size_is_a_non_negative_integer(bad):
     with pytest.raises(ValueError, match=rf"n_docs_in_collection must be an integer >= 0; "
                                          rf"got {bad!r}"):
         evaluate(run, qrels, "Utility", n_docs_in_collection=bad)
+
+
+def test_utility_without_its_closed_form_is_given_by_the_worlds():
+    """Utility's closed form holds for c = d only (with c != d it reads the relevant documents
+    not retrieved too, a joint law) and returns None otherwise; the engine took any family
+    with a closed form as having one for every parameter, and failed with an AttributeError
+    on None. Now such a measure is given by the worlds (method='auto' and 'worlds'), refused
+    by method='exact', and the mean over the worlds agrees with the expectation over every
+    one of the 2^3 worlds, each evaluated as crisp qrels (the oracle)."""
+    run = Run(["q1", "q1", "q2"], ["a", "b", "c"], [2.0, 1.0, 1.0])
+    docs, probs = [("q1", "a"), ("q1", "x"), ("q2", "c")], [0.5, 0.7, 0.2]
+    pq = ProbabilisticQrels(*zip(*docs, strict=True), probs)
+    measures = ["Utility(c=-1)", "Utility(c=0.5,d=2)", "Utility(c=1,d=1)"]
+    expected = np.zeros((len(measures), 2))
+    for world in itertools.product([0, 1], repeat=len(docs)):
+        weight = np.prod([p if r else 1 - p for p, r in zip(probs, world, strict=True)])
+        crisp = Qrels(*zip(*docs, strict=True), world)
+        frame = evaluate(run, crisp, measures, n_docs_in_collection=10).to_frame()
+        expected += weight * frame["mean"].to_numpy().reshape(len(measures), 2)
+    got = evaluate(run, pq, measures, n_docs_in_collection=10, n_worlds=20_000, rng=3)
+    frame = got.to_frame()
+    assert [m.split("_")[0] for m in frame["method"]] == ["worlds"] * 4 + ["exact"] * 2
+    mean = frame["mean"].to_numpy().reshape(len(measures), 2)
+    se = frame["mc_se"].fillna(0).to_numpy().reshape(len(measures), 2)
+    assert np.all(np.abs(mean - expected) <= 4 * se + 1e-12)
+    np.testing.assert_allclose(mean[2], expected[2], atol=1e-12)  # c = d: the closed form
+    with pytest.raises(ValueError, match=r"no closed form for \['Utility\(c=-1\)'"):
+        evaluate(run, pq, measures, n_docs_in_collection=10, method="exact")

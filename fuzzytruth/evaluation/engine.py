@@ -395,12 +395,8 @@ def evaluate(
             "method='auto' or 'worlds' (or fit the model with uncertainty='posterior')"
         )
     exact_ok = [strict and bound.independent and r.family.exact is not None for r in resolved]
-    if method == "exact" and not all(exact_ok):
-        lacking = [n for n, ok in zip(names, exact_ok, strict=True) if not ok]
-        raise ValueError(
-            f"method='exact': no closed form for {lacking} under ties={ties!r}; use "
-            "method='auto' or 'worlds'"
-        )
+    if method == "exact":  # before any work
+        _require_closed_forms(names, exact_ok, ties)
     if recall_form == "expected_size" and method == "worlds":
         raise ValueError("recall_form='expected_size' has a closed form only; use method='auto'")
     use_exact = [ok and method != "worlds" for ok in exact_ok]
@@ -417,6 +413,9 @@ def evaluate(
                 f"world by world, so {' and '.join(needs)}"
             )
         use_exact = [False] * len(resolved)
+    exact = _exact_batches(prepared, ranked, resolved, use_exact, recall_form, len(queries))
+    if method == "exact":  # a closed form may not cover a measure's parameters
+        _require_closed_forms(names, use_exact, ties)
     worlds = world_counted = sampler = None
     if n_worlds > 0:
         check_n_worlds(n_worlds, bytes_per_world=8.0 * len(names) * len(ranked) * len(queries))
@@ -437,11 +436,9 @@ def evaluate(
     batches: dict[tuple[str, str], DistributionBatch | None] = {}
     methods: dict[tuple[str, str], str] = {}
     for system, docs in ranked.items():
-        ctx = exact_input(prepared, docs, recall_form)
         for m, (name, measure) in enumerate(zip(names, resolved, strict=True)):
             if use_exact[m]:
-                comp = measure.family.exact(ctx, **kernel_params(measure))
-                batches[system, name] = _mix(comp, *prepared.components, len(queries))
+                batches[system, name] = exact[system, m]
                 methods[system, name] = "exact"
             else:
                 batches[system, name] = None  # summarised from the world values on demand
@@ -542,6 +539,42 @@ def exact_input(prepared: PreparedTruth, docs: RankedDocs, recall_form: str) -> 
         recall_form=recall_form,
         judged=docs.docs[q] >= 0,
     )
+
+
+def _require_closed_forms(names: list[str], exact: list[bool], ties: str) -> None:
+    """method='exact': every measure has a closed form (``exact``), or a ValueError names
+    those without."""
+    if not all(exact):
+        lacking = [n for n, ok in zip(names, exact, strict=True) if not ok]
+        raise ValueError(
+            f"method='exact': no closed form for {lacking} with their parameters under "
+            f"ties={ties!r}; use method='auto' or 'worlds'"
+        )
+
+
+def _exact_batches(
+    prepared: PreparedTruth, ranked: Mapping[str, RankedDocs], resolved: list[Measure],
+    use_exact: list[bool], recall_form: str, n_rows: int,
+) -> dict[tuple[str, int], DistributionBatch]:
+    """Each (system, measure index)'s distribution by its family's closed form, for the
+    measures ``use_exact`` marks. A closed form may not apply to a measure's parameters
+    (``Utility`` with c != d): it returns None, and ``use_exact`` is set False for that
+    measure, for every system (the parameters and the truth decide it, not the ranking), so
+    that worlds give it."""
+    out: dict[tuple[str, int], DistributionBatch] = {}
+    for system, docs in ranked.items():
+        ctx = exact_input(prepared, docs, recall_form)
+        for m, measure in enumerate(resolved):
+            if not use_exact[m]:
+                continue
+            comp = measure.family.exact(ctx, **kernel_params(measure))
+            if comp is None:
+                use_exact[m] = False
+                for key in [key for key in out if key[1] == m]:
+                    del out[key]
+                continue
+            out[system, m] = _mix(comp, *prepared.components, n_rows)
+    return out
 
 
 def _mix(
