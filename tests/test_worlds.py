@@ -429,11 +429,14 @@ def test_evaluate_uses_the_thread_count_of_the_environment(monkeypatch):
                      seed=1, memory_budget=0)
 
 
-def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels():
+@pytest.mark.parametrize("graded", [False, True])
+def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
     """Oracle: world w of probabilistic qrels is the crisp qrels whose pair (q, d) is relevant
-    when its keyed uniform (fuzzytruth._random.uniforms, stream 4, the pair's key) is below its
-    probability; every measure's world value is the crisp evaluate() of that qrels. The run
-    ranks every judged document, so each one is drawn (no Poisson-binomial rest)."""
+    (with its grade) when its keyed uniform (fuzzytruth._random.uniforms, stream 4, the pair's
+    key) is below its probability; every measure's world value is the crisp evaluate() of that
+    qrels. The run ranks every judged document, so each one is drawn (no Poisson-binomial
+    rest). Graded worlds gave no judged grades (Bpref, Judged, a gain for grade 0 refused
+    them)."""
     rng = np.random.default_rng(8)
     n_q, n_d = 12, 9
     q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
@@ -441,16 +444,18 @@ def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels():
     judged = rng.random(len(q)) < 0.7
     u = rng.random(len(q))
     p = np.where(u < 0.1, 0.0, np.where(u < 0.2, 1.0, rng.random(len(q))))
-    pq = ProbabilisticQrels(q[judged], d[judged], p[judged])
+    grade = rng.integers(1, 4, len(q)) if graded else np.ones(len(q), dtype=int)
+    pq = ProbabilisticQrels(q[judged], d[judged], p[judged], grade[judged])
     run = Run(q, d, rng.permutation(len(q)).astype(float))
-    names = ["P@3", "AP", "R@5", "RR", "nDCG@5", "nDCG", "DCG", "Rprec", "Bpref", "ERR@4"]
+    names = ["P@3", "AP", "R@5", "RR", "nDCG@5", "nDCG", "DCG", "Rprec", "Bpref", "ERR@4",
+             "infAP", "Judged@3"]
     ev = evaluate(run, pq, names, method="worlds", n_worlds=15, rng=6,
                   memory_budget=3_000.0)
     seed = draw_seed(6)
     keys = pair_keys(pq.pairs)
     for w in range(15):
         relevant = uniforms(seed, 4, keys, np.array([w]))[0] < pq.probability
-        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant.astype(int)), names)
+        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant * grade[judged]), names)
         for name in names:
             np.testing.assert_allclose(ev.world_scores(name)[w], crisp.world_scores(name)[0],
                                        rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")

@@ -397,7 +397,7 @@ class _Plan:
                         ideal = truth.ideal(state, self.width)
                     rg = _ranked_gains(system, queries, gains, ideal, lengths, n_w)
                     if self.n_judged is not None and "judged" in measure.uses:
-                        rg = _with_judged(rg, truth, system, self.n_judged, queries, n_w)
+                        rg = _with_judged(rg, truth, state, system, self.n_judged, queries, n_w)
                     values = measure.compute(rg)
                 self.out[m, s, worlds, queries] = values.reshape(n_q, n_w).T
 
@@ -426,22 +426,19 @@ def _ranked_gains(
 def _with_judged(
     rg: RankedGains,
     truth: WorldSampler,
+    state: dict,
     system: RankedDocs,
     n_judged: np.ndarray,
     queries: slice,
     n_w: int,
 ) -> RankedGains:
     """``rg`` with judged status: a ranked document is judged when the truth knows it (a
-    judged pair; an annotated item); in each world the judged grades are its relevant count
-    of 1s (binary worlds) and 0 for the other judged documents."""
-    if not truth.binary:
-        raise ValueError(
-            "measures that read judged status are available under graded probabilistic qrels "
-            "only through their exact forms; use a single grade"
-        )
+    judged pair; an annotated item); in each world the judged grades are the grades of its
+    relevant documents, descending (the world's ideal, of 1s in binary worlds), then 0 for
+    the other judged documents, as a crisp qrels of that world gives them."""
     judged = np.repeat(system.docs[queries] >= 0, n_w, axis=0)
     n_judged = np.repeat(n_judged[queries], n_w)
-    cols = np.arange(int(n_judged.max(initial=0)))[None, :]
-    grades = np.where(cols < rg.n_relevant(1)[:, None], 1.0, 0.0)
-    grades = np.where(cols < n_judged[:, None], grades, np.nan)
+    width = int(n_judged.max(initial=0))
+    cols = np.arange(width)[None, :]
+    grades = np.where(cols < n_judged[:, None], truth.ideal(state, width), np.nan)
     return replace(rg, judged=judged, n_judged=n_judged, judged_grades=grades)
