@@ -436,7 +436,8 @@ def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
     key) is below its probability; every measure's world value is the crisp evaluate() of that
     qrels. The run ranks every judged document, so each one is drawn (no Poisson-binomial
     rest). Graded worlds gave no judged grades (Bpref, Judged, a gain for grade 0 refused
-    them)."""
+    them), and the 0/1 kernel of DCG and nDCG gave a gain map's grade 0 no gain and a negative
+    grade-1 gain a place in the ideal."""
     rng = np.random.default_rng(8)
     n_q, n_d = 12, 9
     q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
@@ -448,7 +449,8 @@ def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
     pq = ProbabilisticQrels(q[judged], d[judged], p[judged], grade[judged])
     run = Run(q, d, rng.permutation(len(q)).astype(float))
     names = ["P@3", "AP", "R@5", "RR", "nDCG@5", "nDCG", "DCG", "Rprec", "Bpref", "ERR@4",
-             "infAP", "Judged@3"]
+             "infAP", "Judged@3", "nDCG(gain={0:1,1:-1,2:5})@5", "DCG(gain={0:1,1:2})",
+             "nDCG(gain={1:-1,2:5})@5"]
     ev = evaluate(run, pq, names, method="worlds", n_worlds=15, rng=6,
                   memory_budget=3_000.0)
     seed = draw_seed(6)

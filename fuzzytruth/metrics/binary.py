@@ -249,20 +249,29 @@ def gained(relevant: np.ndarray, ranks: np.ndarray, weights: np.ndarray) -> np.n
 
 
 def dcg(depth: int, **params: Any) -> BinaryKernel | None:
-    """Factory for DCG: the discounted gains of the relevant ranks."""
+    """Factory for DCG: the discounted gains of the relevant ranks. None for a gain map that
+    gives grade 0 a gain: judged non-relevant documents then gain too, unlike unjudged ones."""
+    from fuzzytruth.metrics.ranking import needs_judged
+
+    if needs_judged(params.get("gain")):
+        return None
     cut = depth if params.get("k") is None else min(params["k"], depth)
     disc = _discounts({**params, "k": None}, max(cut, 1))[:cut]
     return lambda relevant, ranks, lengths, n_relevant: gained(relevant, ranks, disc)
 
 
 def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
-    """Factory for nDCG@k: DCG over the ideal DCG of min(R, k) relevant documents."""
+    """Factory for nDCG@k: DCG over the ideal DCG of min(R, k) relevant documents, of which
+    only a positive gain enters the ideal (:func:`~fuzzytruth.metrics.ranking.ideal_gains`).
+    None without a cutoff, and for a gain map that gives grade 0 a gain (as :func:`dcg`)."""
+    from fuzzytruth.metrics.ranking import needs_judged
+
     k = params.get("k")
-    if k is None:  # the ideal would need the whole relevant count's discounts: use the kernel
-        return None
+    if k is None or needs_judged(params.get("gain")):  # without k the ideal would need the
+        return None  # whole relevant count's discounts: the kernel gives it
     cut = min(k, depth)
     disc = _discounts({**params, "k": None}, max(k, 1))
-    ideal = np.concatenate([[0.0], np.cumsum(disc)])
+    ideal = np.concatenate([[0.0], np.cumsum(np.maximum(disc, 0.0))])
     disc = disc[:cut]
 
     def kernel(
