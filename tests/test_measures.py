@@ -136,3 +136,12 @@ def test_measure_needs_value_the_preset_lacks():
 def test_round_trip_property(k, beta, p):
     for m in (Measure("F", beta=beta, k=k), Measure("iP", recall=p), Measure("nDCG", k=k)):
         assert parse_measure(str(m)) == m
+
+
+@pytest.mark.parametrize("bad", [0.5, 1])
+def test_the_base_of_the_jk_discount_is_above_one(bad):
+    # log_b(1) is 0 (b = 1: 0/0) or negative past rank 1 (b < 1): the discount divided by it
+    # gave infinite gains, refused only later by the distribution's own check
+    with pytest.raises(ValueError, match=r"parameter 'b' of measure 'nDCG': must be a number "
+                                         rf"> 1; got {bad}"):
+        Measure("nDCG", discount="jk", b=bad)

@@ -73,9 +73,16 @@ GAIN = Param("gain", convert=gain_map, doc="'linear', 'exp' (2^g − 1) or a map
 DISCOUNT = Param(
     "discount", choices=DISCOUNTS, doc="'log2': 1/log2(i+1); 'jk': Järvelin–Kekäläinen"
 )
-B = Param(
-    "b", default=None, convert=positive_float, doc="log base of the jk discount (2 if unset)"
-)
+def log_base(value: Any) -> float:
+    """Convert to a finite float > 1: the base of a logarithm that is 0 at rank 1 only when
+    the base is above 1 (``jk``'s discount divides by it from rank b on)."""
+    f = positive_float(value)
+    if f <= 1:
+        raise ValueError(f"must be a number > 1; got {value!r}")
+    return f
+
+
+B = Param("b", default=None, convert=log_base, doc="log base of the jk discount (2 if unset)")
 INTERP = Param(
     "interpolation",
     choices=INTERPOLATIONS,
