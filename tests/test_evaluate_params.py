@@ -243,9 +243,10 @@ def expected_aggregate(config: str, m: Measure) -> np.ndarray:
     return o["weight"] @ per_world
 
 
-#: graded trec, binary textbook and averaged ties by default; the other two under -m slow
+#: graded trec (the default preset) and averaged ties by default; the others under -m slow
 PARAMS = pytest.mark.parametrize("config", [
-    pytest.param(c, marks=pytest.mark.slow) if c in ("binary-trec", "graded-textbook") else c
+    pytest.param(c, marks=pytest.mark.slow)
+    if c in ("binary-trec", "graded-textbook", "binary-textbook") else c
     for c in CONFIGS])
 
 
