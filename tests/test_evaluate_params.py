@@ -43,6 +43,7 @@ from fuzzytruth.measures import (
     unit_interval,
 )
 from fuzzytruth.measures.builtin.ranking import gain_map, log_base, recall_levels
+from fuzzytruth.measures.builtin.shape import recall_level
 from fuzzytruth.measures.builtin.trec import _non_negative_int
 from fuzzytruth.measures.builtin.user_models import persistence
 from fuzzytruth.uncertain.worlds import kernel_params
@@ -59,6 +60,7 @@ VALUES: dict[Any, tuple] = {
     gain_map: ("linear", "exp", {0: 1.0, 1: -1.0, 2: 5.0, 3: 2.0}, {1: -1.0, 2: 5.0}),
     persistence: (0.5, 0.95),
     recall_levels: ((0.25, 0.5, 0.75), (0.0, 1.0)),
+    recall_level: (0.3, 1.0),
 }
 #: the families whose closed form does not cover some parameters, and which: Utility's holds
 #: for c = d only (fuzzytruth.uncertain.closed_form.utility_exact's docstring)

@@ -67,7 +67,7 @@ def test_parse_errors():
     with pytest.raises(ValueError, match=r"parameter 'recall' of measure 'iP': must be a number "
                        r"in \[0, 1\]; got '1.5'"):
         parse_measure("iP@1.5")
-    with pytest.raises(ValueError, match=r"measure 'iP' needs '@recall'"):
+    with pytest.raises(ValueError, match=r"measure 'iP' needs '@recall', e\.g\. 'iP@0\.5'"):
         parse_measure("iP")
     with pytest.raises(ValueError, match=r"measure 'Rprec' takes no '@' value"):
         parse_measure("Rprec@5")
@@ -145,3 +145,23 @@ def test_the_base_of_the_jk_discount_is_above_one(bad):
     with pytest.raises(ValueError, match=r"parameter 'b' of measure 'nDCG': must be a number "
                                          rf"> 1; got {bad}"):
         Measure("nDCG", discount="jk", b=bad)
+
+
+def test_a_required_at_parameter_is_required_by_the_measure_and_may_be_named():
+    """iP_psb's recall level accepted 0 (its doc says (0, 1]) and Measure("iP_psb") had no
+    level at all, both failing only at evaluation ("recall_levels must be ...", or "unset
+    parameter(s) ['recall']; call .resolve(preset)", which no preset sets); the parser asked
+    for '@' even when the parameter was given by name, with an example ('iP_psb@10') the
+    parameter refuses. Now the Measure checks both, and the example is one it accepts."""
+    for spelling in ("iP_psb@0", "iP_psb@1.5", "iP_psb(recall=nan)"):
+        with pytest.raises(ValueError, match=r"parameter 'recall' of measure 'iP_psb': must be "
+                                             r"a number in \(0, 1\]"):
+            parse_measure(spelling)
+    for make in (lambda: Measure("iP_psb"), lambda: parse_measure("iP_psb")):
+        with pytest.raises(ValueError, match=r"measure 'iP_psb' needs '@recall', e\.g\. "
+                                             r"'iP_psb@0\.5' \(or recall= by name\)"):
+            make()
+    assert parse_measure("iP_psb(recall=0.25)") == parse_measure("iP_psb@0.25")
+    assert parse_measure("Unjudged(k=5)") == Measure("Unjudged", k=5)
+    with pytest.raises(ValueError, match=r"'Unjudged' needs '@k', e\.g\. 'Unjudged@10'"):
+        Measure("Unjudged")

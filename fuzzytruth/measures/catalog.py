@@ -158,6 +158,18 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+def _at_example(fam: MeasureFamily) -> str:
+    """A spelling of ``fam`` with an '@' value its parameter accepts (10, else 0.5)."""
+    param = fam.param(fam.at)
+    for text in ("10", "0.5"):
+        try:
+            param.validate(text, fam.name)
+        except ValueError:
+            continue
+        return f"{fam.name}@{text}"
+    return f"{fam.name}@..."
+
+
 class Measure:
     """A measure: a family plus explicitly given parameters; immutable and hashable.
 
@@ -199,6 +211,11 @@ class Measure:
             converted = _freeze(param.validate(value, fam.name))
             if param.default is PRESET or param.default is None or converted != param.default:
                 values[name] = converted  # a value equal to a fixed default is not spelled
+        if fam.at_required and fam.at not in values:
+            raise ValueError(
+                f"measure {fam.name!r} needs '@{fam.at}', e.g. {_at_example(fam)!r} (or "
+                f"{fam.at}= by name)"
+            )
         self._family = fam.name
         self._params = tuple((p.name, values[p.name]) for p in fam.params if p.name in values)
 

@@ -233,10 +233,6 @@ def _parse_canonical(text: str) -> Measure:
         if fam.at in params:
             raise ValueError(f"parameter {fam.at!r} given twice in measure {text!r}")
         params[fam.at] = at_text.strip()
-    elif fam.at_required:
-        raise ValueError(
-            f"measure {fam.name!r} needs '@{fam.at}', e.g. '{fam.name}@10'; got {text!r}"
-        )
     return Measure(name, **params)
 
 

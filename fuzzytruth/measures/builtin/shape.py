@@ -3,8 +3,10 @@ SHREC 2006 tiers); kernels in :mod:`fuzzytruth.metrics.shape`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fuzzytruth.measures.builtin.ranking import REL
-from fuzzytruth.measures.registry import Param, positive_int, register, unit_interval
+from fuzzytruth.measures.registry import Param, positive_int, register
 from fuzzytruth.metrics.shape import (
     TIER_STYLES,
     first_tier,
@@ -21,6 +23,24 @@ _TIER_STYLE = Param(
     choices=TIER_STYLES,
     doc="'recall' (PSB: hits/K) or 'precision' (SHREC 2006: d1 = min(Va, K), d2 = min(Va, 2K))",
 )
+
+
+def recall_level(value: Any) -> float:
+    """Convert to a recall level in (0, 1]: the PSB's precision-recall points start at the
+    first relevant result (:func:`~fuzzytruth.metrics.shape.psb_precision_recall`).
+
+    Examples
+    --------
+    >>> recall_level("0.5")
+    0.5
+    """
+    try:
+        level = float(value)
+    except (TypeError, ValueError):
+        level = float("nan")
+    if not 0 < level <= 1:
+        raise ValueError(f"must be a number in (0, 1]; got {value!r}")
+    return level
 
 
 register(
@@ -43,7 +63,7 @@ register(
 )
 register(
     "iP_psb", psb_ip_kernel,
-    params=(REL, Param("recall", convert=unit_interval, doc="recall level in (0, 1]")),
+    params=(REL, Param("recall", convert=recall_level, doc="recall level in (0, 1]")),
     at="recall", at_required=True,
     description="PSB linearly interpolated precision at a recall level; NaN if skipped",
 )
