@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from test_trec_measures import per_query, pytrec_values, random_collection, trec_ranked_gains
 
+from fuzzytruth.evaluation import evaluate
 from fuzzytruth.measure_names import (
     CLASSIFIER_ALIASES,
     TREC_OFFICIAL,
@@ -20,6 +21,8 @@ from fuzzytruth.measure_names import (
     expand,
 )
 from fuzzytruth.measures import GEOMETRIC_FLOOR, parse_measure, parse_measures
+from fuzzytruth.runs import Run
+from fuzzytruth.truth.qrels import Qrels
 
 # trec_eval measures with no family here (reported as unknown names)
 TREC_NOT_IMPLEMENTED = {"runid", "relstring"}
@@ -115,7 +118,8 @@ IR_TRANSLATED = {
     "nDCG(cutoff=10)": "nDCG@10", "Rprec": "Rprec", "RPrec": "Rprec", "Success@5": "Success@5",
     "SetP": "P", "SetR": "R", "SetF": "F", "SetF(beta=2.0)": "F(beta=1.4142135623730951)",
     "SetF(beta=0.25)": "F(beta=0.5)", "SetAP": "SetAP", "SetRelP": "RelativeP",
-    "IPrec@0.5": "iP@0.5", "NumQ": "NumQ", "NumRet": "NumRet", "NumRel": "NumRel",
+    "IPrec@0.5": "iP@0.5", "IPrec@0.125": "iP@0.12", "IPrec(recall=0.375)": "iP@0.38",
+    "NumQ": "NumQ", "NumRet": "NumRet", "NumRel": "NumRel",
     "NumRet(rel=1)": "NumRelRet(rel=1)", "NumRelRet": "NumRelRet", "Bpref": "Bpref",
     "BPref": "Bpref", "infAP": "infAP", "Judged@10": "Judged@10", "ERR@20": "ERR@20",
     "RBP(p=0.8)": "RBP", "RBP(p=0.5,rel=2)": "RBP(p=0.5,rel=2)",
@@ -195,6 +199,21 @@ def test_ir_measures_values():
         tol = 5e-5 if spelling.startswith("ERR") or "exp-log2" in spelling else 1e-12
         for q, value in found[str(measure)].items():
             assert got[q] == pytest.approx(value, abs=tol), (spelling, q)
+
+
+def test_iprec_level_is_the_two_decimal_one_ir_measures_computes():
+    # ir_measures' pytrec_eval provider asks trec_eval for f"iprec_at_recall_{p:.2f}", so
+    # IPrec@0.125 is the precision at recall 0.12. One query, R = 9, its one relevant document
+    # retrieved at rank 1: trec_eval 9.0.8 reads level 0.125 at the (long)(0.125*9 + 0.9) = 2nd
+    # relevant document (not retrieved: 0) and level 0.12 at the 1st (1.0). The value is
+    # ir_measures 0.4.3's: iter_calc([IPrec@0.125], qrels, run) with its default providers.
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["r0", "x"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["1"] * 9, "doc_id": [f"r{i}" for i in range(9)],
+                          "relevance": [1] * 9})
+    ev = evaluate(Run.from_dataframe(run), Qrels.from_dataframe(qrels),
+                  ["IPrec@0.125", "iP@0.125"])
+    assert ev.to_frame().set_index("measure")["mean"].to_dict() == {"iP@0.12": 1.0,
+                                                                    "iP@0.125": 0.0}
 
 
 def test_alias_table_rows_parse_back():

@@ -39,7 +39,9 @@ trec_eval                              canonical
 =====================================  =========================================================
 
 ir_measures: ``SetP``/``SetR``/``SetF`` (its ``beta`` is β² as in trec_eval, so
-``SetF(beta=b)`` is ``F(beta=√b)``), ``SetRelP``, ``IPrec@p``, ``NumRet(rel=r)`` (which counts
+``SetF(beta=b)`` is ``F(beta=√b)``), ``SetRelP``, ``IPrec@p`` (``iP`` at ``p`` rounded to two
+decimals, the level its pytrec_eval provider asks trec_eval for: ``IPrec@0.125`` is ``iP@0.12``,
+``IPrec@0.375`` is ``iP@0.38``), ``NumRet(rel=r)`` (which counts
 relevant retrieved: ``NumRelRet``), ``nDCG(dcg='exp-log2', gains={...})``, ``cutoff=k``, and
 its aliases ``MAP``, ``MRR``, ``NDCG``, ``Precision``, ``Recall``, ``RPrec``, ``BPref``. Names
 spelled alike (``AP``, ``nDCG@10``, ``R@100``, ``RR``, ``Judged@10``, ``RBP(p=0.8)``,
@@ -448,6 +450,17 @@ def _trec(name: str) -> list[Measure] | None:
     return None
 
 
+def _ir_recall_level(text: str) -> str:
+    """The recall level of ir_measures' ``IPrec@p`` as its pytrec_eval provider computes it:
+    ``p`` formatted with two decimals (``f"iprec_at_recall_{p:.2f}"``), so ``IPrec@0.125`` is
+    trec_eval's ``iprec_at_recall_0.12``. A value that is not a number is returned unchanged,
+    for the family's own check to name."""
+    try:
+        return str(float(f"{float(text):.2f}"))
+    except ValueError:
+        return text
+
+
 def _ir_measures(text: str) -> Measure | None:
     """An ir_measures spelling that differs from the canonical one, or None."""
     m = _MEASURE_RE.match(text)
@@ -466,6 +479,11 @@ def _ir_measures(text: str) -> Measure | None:
         return None
     if "cutoff" in params:
         at_text = params.pop("cutoff")
+    if name == "IPrec":  # the level ir_measures hands trec_eval: iprec_at_recall_{p:.2f}
+        if at_text is not None:
+            at_text = _ir_recall_level(str(at_text))
+        elif "recall" in params:
+            params["recall"] = _ir_recall_level(str(params["recall"]))
     fam = _IR_ALIASES.get(name, name)
     if name == "NumRet" and "rel" in params:
         fam = "NumRelRet"
