@@ -244,3 +244,30 @@ def test_classifier_spellings(spelling, expected):
 def test_a_misspelt_classifier_measure_gets_suggestions():
     with pytest.raises(ValueError, match=r"unknown measure 'cee'; closest known spellings: ce"):
         canonical("cee")
+
+
+def test_ir_measures_calc_aggregate_is_the_complete_mean_and_the_default_count():
+    """ir_measures' calc_aggregate averages over every query of the qrels, 0 for one the run
+    does not answer (query 3 here) and nothing for a run-only query (4): the means are those
+    of evaluate(complete=True), its NumQ and NumRel (0 summed for query 3) those of the
+    default evaluation (trec_eval -c counts query 3). The README's statement of the relation;
+    oracle: ir_measures 0.4.3 itself, called as its documentation shows."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2", "3", "3"],
+                          "doc_id": ["a", "b", "c", "a", "d", "x", "y"],
+                          "relevance": [1, 0, 2, 1, 1, 1, 0]})
+    run = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2", "4"],
+                        "doc_id": ["a", "c", "z", "d", "b", "a"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0, 1.0]})
+    means, counts = ["AP", "P@5", "nDCG@10", "RR", "R@2"], ["NumQ", "NumRel"]
+    found = {str(m): v for m, v in ir_measures.calc_aggregate(
+        [ir_measures.parse_measure(n) for n in means + counts], qrels, run).items()}
+    r, q = Run.from_dataframe(run), Qrels.from_dataframe(qrels)
+    with pytest.warns(UserWarning, match="'4' of the runs are not in the qrels"):
+        complete = evaluate(r, q, means, complete=True).aggregate().set_index("measure")
+    with pytest.warns(UserWarning, match="'4' of the runs are not in the qrels"):
+        default = evaluate(r, q, counts).aggregate().set_index("measure")
+    for name in means:
+        assert complete.loc[name, "value"] == pytest.approx(found[name], abs=1e-12), name
+    for name in counts:
+        assert default.loc[name, "value"] == found[name], name
