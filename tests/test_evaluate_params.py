@@ -1,10 +1,11 @@
 """Every ranking family over its declared parameters, under probabilistic qrels, against the
 oracle: every world of a small collection enumerated and evaluated as crisp qrels.
 
-The parameter variants are built from each family's ``Param`` declarations (``VALUES``: a
-few values per converter, every value of a ``choices``), so that a family or a parameter
-added later is covered without editing this file; a parameter whose converter has no values
-here fails ``test_every_parameter_has_values``. For each variant, on a collection with
+The parameter variants are built from each family's ``Param`` declarations
+(``tests/measure_variants.py``, ``VALUES``: a few values per converter, every value of a
+``choices``), so that a family or a parameter added later is covered without editing this
+file; a parameter whose converter has no values there fails
+``test_every_parameter_has_values``. For each variant, on a collection with
 graded and binary relevance, a query with nothing relevant, unjudged retrieved documents,
 tied scores, an empty list, short and long lists (a cutoff of 40 passes every list):
 
@@ -31,62 +32,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from measure_variants import NO_CLOSED_FORM, VALUES, variants
 from registry_families import package_families
 
 from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate
-from fuzzytruth.measures import (
-    Measure,
-    MeasureFamily,
-    finite_float,
-    positive_float,
-    positive_int,
-    unit_interval,
-)
-from fuzzytruth.measures.builtin.ranking import gain_map, log_base, recall_levels
-from fuzzytruth.measures.builtin.shape import recall_level
-from fuzzytruth.measures.builtin.trec import _non_negative_int
-from fuzzytruth.measures.builtin.user_models import persistence
+from fuzzytruth.measures import Measure
 from fuzzytruth.uncertain.worlds import kernel_params
 
-#: values tried for each parameter, by its converter; a ``Param`` with ``choices`` tries them
-#: all. A cutoff of 40 is past every list; thresholds between and above the grades 1, 2, 2.5, 3
-VALUES: dict[Any, tuple] = {
-    positive_int: (1, 3, 40),
-    positive_float: (0.5, 2.0, 3.0),
-    log_base: (1.5, 3.0),
-    finite_float: (-1.5, 0.0, 2.0),
-    unit_interval: (0.0, 0.3, 1.0),
-    _non_negative_int: (0, 30),
-    gain_map: ("linear", "exp", {0: 1.0, 1: -1.0, 2: 5.0, 3: 2.0}, {1: -1.0, 2: 5.0}),
-    persistence: (0.5, 0.95),
-    recall_levels: ((0.25, 0.5, 0.75), (0.0, 1.0)),
-    recall_level: (0.3, 1.0),
-}
-#: the families whose closed form does not cover some parameters, and which: Utility's holds
-#: for c = d only (fuzzytruth.uncertain.closed_form.utility_exact's docstring)
-NO_CLOSED_FORM = {"Utility": lambda params: params["c"] != params["d"]}
 N_WORLDS = 2000
 SE_BOUND = 5.0  # Monte Carlo standard errors
 
 FAMILIES = package_families()
-
-
-def parameter_values(param) -> tuple:
-    """The values tried for ``param``: its choices, or those of its converter."""
-    return param.choices if param.choices is not None else VALUES[param.convert]
-
-
-def variants(name: str, fam: MeasureFamily) -> list[Measure]:
-    """The family with its defaults (a required ``@`` parameter at its first value), each
-    parameter at each of its values with the others at their defaults, and three draws of
-    every parameter at once (a fixed seed per family)."""
-    base = {fam.at: parameter_values(fam.param(fam.at))[0]} if fam.at_required else {}
-    params = [base] + [{**base, p.name: v} for p in fam.params for v in parameter_values(p)]
-    rng = np.random.default_rng(sum(map(ord, name)))
-    for _ in range(3 if len(fam.params) > 1 else 0):
-        params.append({p.name: parameter_values(p)[rng.integers(len(parameter_values(p)))]
-                       for p in fam.params})
-    return list({str(m): m for m in (Measure(name, **kw) for kw in params)}.values())
 
 
 def test_every_parameter_has_values():
