@@ -7,18 +7,22 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from measure_variants import NO_CLOSED_FORM, variants
+from registry_families import package_families
 
 from fuzzytruth import Annotations, Membership, Run, Taxonomy, evaluate
 from fuzzytruth._resampling import BLOCK_RUNNER, BLOCKING
-from fuzzytruth.measures import families, family, parse_measure
+from fuzzytruth.measures import families, family, get_preset, parse_measure
 from fuzzytruth.stats import annotator_bootstrap, compare
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import (
     _fast_scores,
+    _probe,
     plan_population,
     replicate_scores,
 )
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
+from fuzzytruth.uncertain.worlds import kernel_params
 
 TAX = Taxonomy.from_nested({"all": {"rel": None, "non": None}})
 
@@ -365,3 +369,44 @@ def test_share_groups_code_every_share_and_count_them_by_node():
     ones = np.array([[((shares[r] == 1) & (cell_col == n)).sum() for n in range(3)]
                      for r in range(4)])
     assert np.array_equal(groups.certain, ones) and ones.sum() > 0
+
+
+def _variants_with_an_exact_form() -> list[str]:
+    """Every parameter variant (tests/measure_variants.py) of every package family with an
+    exact form."""
+    return [str(m) for name, fam in package_families().items() if fam.exact is not None
+            for m in variants(name, fam)]
+
+
+def _tied(runs: dict[str, Run]) -> dict[str, Run]:
+    """The runs with their scores halved and floored: documents tied in pairs (every ranked
+    document must be an item of a categorical membership: none is unjudged)."""
+    return {name: Run(run.query_ids, run.doc_ids, np.floor(run.scores / 2), name=name)
+            for name, run in runs.items()}
+
+
+@pytest.mark.parametrize(("crossed", "scheme"), [(False, "within-items"), (True, "shared")])
+def test_fast_path_equals_the_general_path_for_every_parameter_variant(crossed, scheme):
+    # the variants the exact form covers (_probe) take the fast path, and give the numbers of
+    # one evaluate() per replicate; those it does not cover (Utility with c != d) take the
+    # general path, and give its numbers too
+    runs, ann, cats = _collection(crossed, seed=3)
+    measures = _variants_with_an_exact_form()
+    plan = plan_population(_tied(runs), AnnotatorResampler(ann), measures,
+                           scheme=scheme, seed=7, query_categories=cats, n_worlds=20,
+                           memory_budget=64e6)
+    preset = get_preset("trec")
+    rejected = {str(m) for m in map(parse_measure, plan.measures)
+                if NO_CLOSED_FORM.get(m.name, lambda _: False)(kernel_params(m.resolve(preset)))}
+    assert rejected and set(plan.fast) == set(plan.measures) - rejected
+    assert all(not _probe(plan.resolved[m])[0] for m in rejected)
+    fast = replicate_scores(plan, 2, 8)
+    general = replicate_scores(plan, 2, 8, fast=False)
+    for m in plan.measures:
+        assert fast[m].shape == (6, 2, 7)
+        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    # the labels move most variants' scores between replicates (not those of rel=2, rel=3:
+    # categorical memberships have grade 1; nor NumQ, NumRet, Judged, Unjudged: every ranked
+    # document is an item, judged)
+    moved = [m for m in plan.measures if np.ptp(fast[m], axis=0).max() > 1e-9]
+    assert len(moved) > len(plan.measures) // 2
