@@ -413,7 +413,8 @@ def evaluate(
                 f"world by world, so {' and '.join(needs)}"
             )
         use_exact = [False] * len(resolved)
-    exact = _exact_batches(prepared, ranked, resolved, use_exact, recall_form, len(queries))
+    exact, use_exact = _exact_batches(prepared, ranked, resolved, use_exact, recall_form,
+                                      len(queries))
     if method == "exact":  # a closed form may not cover a measure's parameters
         _require_closed_forms(names, use_exact, ties)
     worlds = world_counted = sampler = None
@@ -555,26 +556,26 @@ def _require_closed_forms(names: list[str], exact: list[bool], ties: str) -> Non
 def _exact_batches(
     prepared: PreparedTruth, ranked: Mapping[str, RankedDocs], resolved: list[Measure],
     use_exact: list[bool], recall_form: str, n_rows: int,
-) -> dict[tuple[str, int], DistributionBatch]:
+) -> tuple[dict[tuple[str, int], DistributionBatch], list[bool]]:
     """Each (system, measure index)'s distribution by its family's closed form, for the
-    measures ``use_exact`` marks. A closed form may not apply to a measure's parameters
-    (``Utility`` with c != d): it returns None, and ``use_exact`` is set False for that
-    measure, for every system (the parameters and the truth decide it, not the ranking), so
-    that worlds give it."""
+    measures ``use_exact`` marks, and which measures have one. A closed form may not apply to
+    a measure's parameters (``Utility`` with c != d): it returns None, and the measure is
+    left to the worlds for every system (its parameters and the truth decide it, not the
+    ranking)."""
+    contexts = {system: exact_input(prepared, docs, recall_form)
+                for system, docs in ranked.items()} if any(use_exact) else {}
     out: dict[tuple[str, int], DistributionBatch] = {}
-    for system, docs in ranked.items():
-        ctx = exact_input(prepared, docs, recall_form)
-        for m, measure in enumerate(resolved):
-            if not use_exact[m]:
-                continue
-            comp = measure.family.exact(ctx, **kernel_params(measure))
-            if comp is None:
-                use_exact[m] = False
-                for key in [key for key in out if key[1] == m]:
-                    del out[key]
-                continue
-            out[system, m] = _mix(comp, *prepared.components, n_rows)
-    return out
+    applies = list(use_exact)
+    for m, measure in enumerate(resolved):
+        if not applies[m]:
+            continue
+        comps = {s: measure.family.exact(ctx, **kernel_params(measure))
+                 for s, ctx in contexts.items()}
+        if any(comp is None for comp in comps.values()):
+            applies[m] = False
+            continue
+        out |= {(s, m): _mix(comp, *prepared.components, n_rows) for s, comp in comps.items()}
+    return out, applies
 
 
 def _mix(
