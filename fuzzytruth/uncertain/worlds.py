@@ -372,7 +372,7 @@ class _Plan:
         n_q, n_w = counts.shape
         if self.counted is not None:
             self.counted[worlds, queries] = (counts >= self.min_relevant).T
-        ideal = None
+        ideal = judged_grades = None  # of the block's worlds, shared by every system
         for s, system in enumerate(self.systems):  # a handful of systems, each vectorised
             relevant: dict = {}  # by relevance threshold
             gains = ranks = None
@@ -397,7 +397,10 @@ class _Plan:
                         ideal = truth.ideal(state, self.width)
                     rg = _ranked_gains(system, queries, gains, ideal, lengths, n_w)
                     if self.n_judged is not None and "judged" in measure.uses:
-                        rg = _with_judged(rg, truth, state, system, self.n_judged, queries, n_w)
+                        if judged_grades is None:
+                            judged_grades = _judged_grades(truth, state,
+                                                           self.n_judged[queries], n_w)
+                        rg = _with_judged(rg, system, queries, n_w, *judged_grades)
                     values = measure.compute(rg)
                 self.out[m, s, worlds, queries] = values.reshape(n_q, n_w).T
 
@@ -423,22 +426,25 @@ def _ranked_gains(
     )
 
 
-def _with_judged(
-    rg: RankedGains,
-    truth: WorldSampler,
-    state: dict,
-    system: RankedDocs,
-    n_judged: np.ndarray,
-    queries: slice,
-    n_w: int,
-) -> RankedGains:
-    """``rg`` with judged status: a ranked document is judged when the truth knows it (a
-    judged pair; an annotated item); in each world the judged grades are the grades of its
-    relevant documents, descending (the world's ideal, of 1s in binary worlds), then 0 for
-    the other judged documents, as a crisp qrels of that world gives them."""
-    judged = np.repeat(system.docs[queries] >= 0, n_w, axis=0)
-    n_judged = np.repeat(n_judged[queries], n_w)
+def _judged_grades(
+    truth: WorldSampler, state: dict, n_judged: np.ndarray, n_w: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each (query, world) row's number of judged documents and judged grades: the grades of
+    its relevant documents, descending (the world's ideal, of 1s in binary worlds), then 0
+    for the other judged documents, NaN past them, as a crisp qrels of that world gives them
+    (``n_judged``: the block's queries')."""
+    n_judged = np.repeat(n_judged, n_w)
     width = int(n_judged.max(initial=0))
     cols = np.arange(width)[None, :]
-    grades = np.where(cols < n_judged[:, None], truth.ideal(state, width), np.nan)
+    return n_judged, np.where(cols < n_judged[:, None], truth.ideal(state, width), np.nan)
+
+
+def _with_judged(
+    rg: RankedGains, system: RankedDocs, queries: slice, n_w: int, n_judged: np.ndarray,
+    grades: np.ndarray,
+) -> RankedGains:
+    """``rg`` with judged status: a ranked document is judged when the truth knows it (a
+    judged pair; an annotated item), with the block's judged grades
+    (:func:`_judged_grades`)."""
+    judged = np.repeat(system.docs[queries] >= 0, n_w, axis=0)
     return replace(rg, judged=judged, n_judged=n_judged, judged_grades=grades)
