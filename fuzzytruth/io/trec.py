@@ -146,18 +146,17 @@ def read_trec_qrels_jg(
     )
     # codes, not groups == g: numpy compares an object array with a str scalar made a numpy
     # string, which drops trailing NUL characters (the group '\x00' matched no row)
-    codes, names = pd.factorize(np.asarray(cols["iter"], dtype=object))
+    codes, names = pd.factorize(np.asarray(cols["iter"], dtype=object), sort=True)
+    order = np.argsort(codes, kind="stable")  # each group's rows together, in file order
+    bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
+    qids = np.asarray(cols["qid"], dtype=object)[order]
+    docnos = np.asarray(cols["docno"], dtype=object)[order]
+    rels, lines = cols["rel"][order], lines[order]
     out: dict[str, Qrels] = {}
-    for i in sorted(range(len(names)), key=lambda i: names[i]):
-        sel = np.flatnonzero(codes == i)
-        out[str(names[i])] = Qrels(
-            np.asarray(cols["qid"], dtype=object)[sel],
-            np.asarray(cols["docno"], dtype=object)[sel],
-            cols["rel"][sel],
-            duplicates=duplicates,
-            source=source,
-            line_numbers=lines[sel],
-        )
+    for i, name in enumerate(names):
+        sel = slice(bounds[i], bounds[i + 1])
+        out[str(name)] = Qrels(qids[sel], docnos[sel], rels[sel], duplicates=duplicates,
+                               source=source, line_numbers=lines[sel])
     return out
 
 
