@@ -71,6 +71,7 @@ CASES = {
     **{f"flags/{version}out.test.{name}": ("qrels.test", "results.test", [*preset, *flags])
        for version, preset in (("", []), ("v10.", ["--preset", "trec10"]))
        for name, flags in (("qN", ["-q", "-N", "1000", "-m", "utility.1,-1,0,1"]),
+                           ("qd", ["-q", "-m", "utility.1,-1,0,1"]),  # -N's default, 0
                            ("qn", ["-q", "-n"]))},
     # -c -N: the query -c adds (302) scored on the stand-in list by trec_eval 10.0, never
     # evaluated by 9.0.8 (0 in the sum of utility and yaap, divided by the 3 queries)
