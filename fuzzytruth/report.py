@@ -450,10 +450,12 @@ _SYSTEM_COLUMNS = ("system", "measure", "value", "ci_low", "ci_high", "estimand"
 def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` without the columns that carry nothing.
 
-    Dropped: columns that are NaN in every row; interval pairs (``ci_low/ci_high``,
-    ``truth_low/truth_high``) whose ends are equal in every row (zero width, as the spread
-    over truths of a crisp truth), with ``truth_std`` when the truth pair goes; ``mc_se``
-    (nothing was sampled) and ``p_undefined`` (every value defined) when 0 everywhere.
+    Dropped: columns that are NaN in every row (an interval the procedure does not give);
+    the spread over truths (``truth_low/truth_high`` with ``truth_std``) when its ends are
+    equal in every row (zero width: a crisp truth, or one every world agrees on); ``mc_se``
+    (nothing was sampled) and ``p_undefined`` (every value defined) when 0 everywhere. The
+    interval over queries (``ci_low/ci_high``) stays when it has zero width: that says the
+    queries' values do not vary, and a table read by a program keeps its columns.
 
     Examples
     --------
@@ -466,17 +468,14 @@ def drop_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """  # noqa: E501
     check_columns(frame, "frame", [], rows=False)
     drop = [c for c in frame.columns if frame[c].isna().all()]
-    for low, high in _INTERVAL_PAIRS:
-        if low in frame.columns and high in frame.columns:
-            same = (frame[low] == frame[high]) | (frame[low].isna() & frame[high].isna())
-            if same.all():
-                drop += [low, high]
-                if low == "truth_low" and "truth_std" in frame.columns:
-                    drop.append("truth_std")
+    if "truth_low" in frame.columns and "truth_high" in frame.columns:
+        low, high = frame["truth_low"], frame["truth_high"]
+        if ((low == high) | (low.isna() & high.isna())).all():
+            drop += ["truth_low", "truth_high", "truth_std"]
     for column in ("mc_se", "p_undefined"):
         if column in frame.columns and (frame[column].fillna(0) == 0).all():
             drop.append(column)
-    return frame.drop(columns=list(dict.fromkeys(drop)))
+    return frame.drop(columns=[c for c in dict.fromkeys(drop) if c in frame.columns])
 
 
 def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
@@ -546,10 +545,14 @@ def system_notes(
     queries, truths = (("ci_low, ci_high", "truth_low, truth_high") if columns
                        else ("over queries", "over truths"))
     words = _estimand_words(estimand).replace("queries", unit)
-    notes = [
-        f"{queries}: the {level} t interval over the {n_queries} {unit} (estimand "
-        f'"{estimand}"): where the mean would fall with {words}.'
-    ]
+    if "ci_low" in drop_empty_columns(aggregate).columns:
+        notes = [
+            f"{queries}: the {level} t interval over the {n_queries} {unit} (estimand "
+            f'"{estimand}"): where the mean would fall with {words}.'
+        ]
+    else:  # one query: no t interval (the table has no such column)
+        notes = [f"no interval over the {unit}: a t interval needs at least two {unit} "
+                 f"with a value (here {n_queries})."]
     if "truth_low" in drop_empty_columns(aggregate).columns:
         model = split_estimand(estimand)[1]
         source = ("the annotators' disagreement" if model is None

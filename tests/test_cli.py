@@ -180,6 +180,18 @@ def test_compare_formats(capsys, here):
     assert status == 0 and "\\begin{tabular}" in latex
 
 
+def test_evaluate_csv_keeps_its_interval_columns_when_the_queries_agree(capsys, tmp_path):
+    """Queries that all score alike give a zero-width interval over queries: the CSV used to
+    lose its ci_low and ci_high columns then (its header changed with the data)."""
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d1 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 3.0 r\nq2 Q0 d1 1 1.0 r\n")
+    status, csv, err = run(capsys, "evaluate", "--qrels", str(tmp_path / "qrels"), "--run",
+                           str(tmp_path / "run"), "-m", "AP", "--format", "csv")
+    assert status == 0, err
+    table = pd.read_csv(io.StringIO(csv))
+    assert table[["value", "ci_low", "ci_high"]].to_numpy().tolist() == [[1.0, 1.0, 1.0]]
+
+
 def test_compare_json_keeps_the_infinite_end_of_a_one_sided_interval(capsys, here):
     """pandas' JSON writer made -inf null, a missing value: the one-sided interval's open end
     read back as NaN. Now Infinity tokens, which Python's json and pandas.read_json read."""

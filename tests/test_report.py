@@ -165,6 +165,33 @@ def test_crisp_tables_omit_columns_that_carry_nothing(crisp):
     assert 'estimand "queries"' in text
 
 
+def test_a_zero_width_interval_over_queries_is_kept_and_explained():
+    """The interval over queries was dropped whenever its ends were equal in every row, as the
+    spread over truths of a crisp truth is: two queries that score alike left the CSV without
+    ci_low/ci_high (a program reading it broke) while the notes still described them. Zero
+    width over queries is a result (the values do not vary); only the truths' spread goes."""
+    qrels = Qrels(["q1", "q2"], ["a", "b"], [1, 1])
+    run = Run(["q1", "q2"], ["a", "b"], [1.0, 1.0])
+    aggregate = evaluate(run, qrels, ["P@1", "AP"]).aggregate()
+    assert (aggregate["ci_low"] == aggregate["ci_high"]).all()  # zero width
+    kept = drop_empty_columns(aggregate)
+    assert {"ci_low", "ci_high"} <= set(kept.columns)
+    assert not {"truth_low", "truth_high", "truth_std"} & set(kept.columns)
+    assert system_table(aggregate)["over queries"].tolist() == ["[1.000, 1.000]"] * 2
+    assert system_notes(aggregate)[0].startswith("over queries: the 95% t interval over the 2")
+
+
+def test_one_query_has_no_interval_and_the_notes_say_so():
+    aggregate = evaluate(Run(["q1"], ["a"], [1.0]), Qrels(["q1"], ["a"], [1]),
+                         "P@1").aggregate()
+    assert aggregate["ci_low"].isna().all()
+    assert "ci_low" not in drop_empty_columns(aggregate).columns
+    assert "over queries" not in system_table(aggregate).columns
+    assert system_notes(aggregate, columns=True) == [
+        "no interval over the queries: a t interval needs at least two queries with a value "
+        "(here 1)."]
+
+
 def test_uncertain_system_table_shows_both_intervals_with_their_meaning(uncertain):
     aggregate = uncertain.aggregate()
     shown = system_table(aggregate)
