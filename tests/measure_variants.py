@@ -2,7 +2,8 @@
 the tests that run a family over its parameters (``test_evaluate_params``,
 ``test_stats_population``): a family or a parameter added later is covered without editing
 them; a parameter whose converter has no ``VALUES`` fails
-``test_evaluate_params.test_every_parameter_has_values``."""
+``test_evaluate_params.test_every_parameter_has_values`` (ranking) or
+``test_classify_params.test_every_parameter_has_values`` (classifiers)."""
 
 from typing import Any
 
@@ -16,13 +17,17 @@ from fuzzytruth.measures import (
     positive_int,
     unit_interval,
 )
+from fuzzytruth.measures.builtin.classification import _decimals, _depth, _eps
 from fuzzytruth.measures.builtin.ranking import gain_map, log_base, recall_levels
 from fuzzytruth.measures.builtin.shape import recall_level
 from fuzzytruth.measures.builtin.trec import _non_negative_int
 from fuzzytruth.measures.builtin.user_models import persistence
 
 #: values tried for each parameter, by its converter; a ``Param`` with ``choices`` tries them
-#: all. A cutoff of 40 is past every list; thresholds between and above the grades 1, 2, 2.5, 3
+#: all. A cutoff of 40 is past every list; thresholds between and above the grades 1, 2, 2.5, 3.
+#: Classifiers (tests/test_classify_params.py): a k of 40 past every class and 40 bins past
+#: every item, the depths of a two-level taxonomy and one past it, a clipping eps near its
+#: bound 0.5
 VALUES: dict[Any, tuple] = {
     positive_int: (1, 3, 40),
     positive_float: (0.5, 2.0, 3.0),
@@ -34,6 +39,9 @@ VALUES: dict[Any, tuple] = {
     persistence: (0.5, 0.95),
     recall_levels: ((0.25, 0.5, 0.75), (0.0, 1.0)),
     recall_level: (0.3, 1.0),
+    _depth: (0, 1, 2, 3),
+    _eps: (1e-3, 0.2, 0.49),
+    _decimals: (0, 2, 5),
 }
 #: the families whose closed form does not cover some parameters, and which (a function of
 #: the resolved measure's ``kernel_params``): Utility's holds for c = d only
