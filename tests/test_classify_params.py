@@ -545,3 +545,19 @@ def test_accuracy_on_label_sets_is_its_definition(config):
     with pytest.raises(ValueError, match=r"set-valued truth.*gives accuracy only"):
         evaluate(pred, qrels, "CE")
 
+
+def test_a_mapping_names_its_classifiers_by_its_keys():
+    """As a mapping of runs names its systems: the keys, not the Predictions' own names (two
+    classifiers under the default name were refused as one system twice)."""
+    pred, other = predictions("probabilities"), predictions("logits")
+    pred.name = other.name = "classifier"
+    ev = evaluate({"probs": pred, "logits": other}, uncertain_truth(), ["Acc", "Acc@2"],
+                  n_worlds=0)
+    assert ev.systems == ("probs", "logits")
+    alone = evaluate(predictions("logits"), uncertain_truth(), ["Acc", "Acc@2"], n_worlds=0)
+    assert ev.query_means("Acc@2")[1] == pytest.approx(alone.query_means("Acc@2")[0])
+    assert pred.name == "classifier"  # the caller's predictions are left as they were
+    assert evaluate({"mine": pred}, uncertain_truth(), "Acc", n_worlds=0).systems == ("mine",)
+    with pytest.raises(ValueError, match=re.escape("name each classifier once as text; got "
+                                                   "[1, '1']")):
+        evaluate({1: pred, "1": other}, uncertain_truth(), "Acc", n_worlds=0)

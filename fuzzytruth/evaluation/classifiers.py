@@ -58,6 +58,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -109,13 +110,30 @@ RUN_OPTIONS = {
 
 def as_classifiers(predictions: Any) -> dict[str, Predictions]:
     """``predictions`` as classifiers by name: one :class:`Predictions` (named by its
-    ``name``) or a mapping of name to Predictions."""
+    ``name``) or a mapping of name to Predictions, each named by its key (as a mapping of
+    runs names its systems), whatever its own ``name``.
+
+    Examples
+    --------
+    >>> p = Predictions([[0.9, 0.1]], items=["x"], classes=["a", "b"])
+    >>> {k: v.name for k, v in as_classifiers({"A": p, "B": p}).items()}
+    {'A': 'A', 'B': 'B'}
+    """
     if isinstance(predictions, Predictions):
         return {predictions.name: predictions}
     if isinstance(predictions, Mapping) and predictions and all(
         isinstance(p, Predictions) for p in predictions.values()
     ):
-        return {str(name): p for name, p in predictions.items()}
+        out: dict[str, Predictions] = {}
+        for name, p in predictions.items():
+            if str(name) in out:  # classifiers are named by text: 1 and "1" would be one
+                raise ValueError(f"predictions must name each classifier once as text; got "
+                                 f"{[n for n in predictions if str(n) == str(name)]!r}")
+            if p.name != str(name):  # the same scores under the key's name: no copy of them
+                p = copy.copy(p)
+                p.name = str(name)
+            out[str(name)] = p
+        return out
     raise ValueError(
         "predictions must be a Predictions or a non-empty mapping of classifier name to "
         f"Predictions; got {type(predictions).__name__}"
