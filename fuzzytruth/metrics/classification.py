@@ -375,9 +375,13 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
 
     Confidence: the top class's probability; correctness: whether the top class counts for
     the label (labels), or the target mass on it (vectors: ECE against soft labels). Bins are
-    ``((b - 1)/B, b/B]`` (a confidence of 0 in the first). ECE = Σ_b |S_b| with S_b the mean
-    over all items of (correct − confidence) 1[item in b]; item value sign(S_b(i)) (correct −
-    confidence), whose mean is ECE.
+    ``((b - 1)/B, b/B]`` (a confidence of 0 in the first), the bin ``ceil(confidence · B)``:
+    a confidence written as an edge closes its bin (0.4 with 15 bins is in the sixth, though
+    the float 0.4 is a little above 2/5). Implementations whose edges are
+    ``numpy.linspace(0, 1, B + 1)`` (scikit-learn's ``calibration_curve``) can differ there:
+    their edge 14/35 is a float below 0.4, which they bin one higher. ECE = Σ_b |S_b| with S_b
+    the mean over all items of (correct − confidence) 1[item in b]; item value sign(S_b(i))
+    (correct − confidence), whose mean is ECE.
     """
     correct, conf, bins = calibration_parts(view, truth, n_bins=n_bins, ties=ties, level=level)
     if truth.kind == "labels":

@@ -9,7 +9,9 @@ Each reads a classifier's classes (``reads="classes"``); kernels in
     how a world of the truth is read (:data:`fuzzytruth.metrics.class_rules.TARGETS`): one class
     per item (``label``, the default of accuracy), the world's most plausible class (``top1``,
     Stutz et al.'s label per plausibility sample) or the world's plausibility vector
-    (``distribution``, the default of the measures between distributions);
+    (``distribution``, the default of the measures between distributions). A set-valued
+    truth (crisp qrels of plausible labels, ImageNet ReaL) has one reading, its sets: accuracy
+    reads them whatever the ``target``, and the other families refuse it;
 ``level``
     the taxonomy depth at which the truth is read (its nodes lifted to their ancestor there):
     a prediction counts at the level where it meets the truth (condition vs risk group);
