@@ -534,3 +534,21 @@ def test_exact_mean_keeps_its_digits_when_the_value_is_almost_never_defined():
     mean, undefined = batch.mean(), batch.p_undefined
     assert mean[:2] == pytest.approx([0.7, 0.7], rel=1e-14) and np.isnan(mean[2])
     assert undefined.tolist() == [1 - 1e-9, 0.5, 1.0]
+
+
+def test_a_statistic_undefined_in_every_world_aggregates_to_nan_without_warnings():
+    """EntropyCorr of one-hot truths has no defined world (every truth's entropy is 0): under
+    undefined="skip" the aggregate is NaN, and numpy's "Mean of empty slice" and "All-NaN
+    slice" RuntimeWarnings used to leak from the reductions over the worlds."""
+    items = [f"i{k}" for k in range(5)]
+    truth = Membership.from_probabilities(
+        pd.DataFrame(np.eye(3)[[0, 1, 2, 0, 1]], index=items, columns=CLASSES),
+        taxonomy=Taxonomy.flat(CLASSES))
+    p = Predictions([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.6, 0.2, 0.2],
+                     [0.3, 0.4, 0.3]], items=items, classes=CLASSES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        row = evaluate(p, truth, "EntropyCorr", undefined="skip", n_worlds=10,
+                       rng=0).aggregate().iloc[0]
+    assert np.isnan(row[["value", "truth_std", "truth_low", "truth_high"]].astype(float)).all()
+    assert row["n_queries"] == 0

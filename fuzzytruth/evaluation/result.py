@@ -580,16 +580,22 @@ class Evaluation:
                 per_world = summed.per_world
                 by_world = not self.undefined.counts or self._world_counted is not None
                 linear = fam.aggregate == "mean" and not by_world
-                value = float(fam.combine(means)) if linear else float(np.nanmean(per_world))
+                # the worlds where the measure is defined (all, unless undefined="skip"): none
+                # leaves NaN, without numpy's warnings about empty slices
+                defined = per_world[~np.isnan(per_world)]
+                value = (float(fam.combine(means)) if linear
+                         else float(defined.mean()) if len(defined) else np.nan)
                 alpha = (1 - level) / 2
                 # one world: its value, and no spread to estimate from it
-                spread = float(np.nanstd(per_world, ddof=1)) if n_worlds > 1 else np.nan
+                spread = float(defined.std(ddof=1)) if len(defined) > 1 else np.nan
+                low, high = (np.quantile(defined, [alpha, 1 - alpha]).tolist() if len(defined)
+                             else [np.nan, np.nan])
                 exact = linear and self._methods[system, measure] == "exact"
                 row.update(
                     value=value,
                     truth_std=spread,
-                    truth_low=float(np.nanquantile(per_world, alpha)),
-                    truth_high=float(np.nanquantile(per_world, 1 - alpha)),
+                    truth_low=low,
+                    truth_high=high,
                     mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
                     n_queries=summed.defined / n_worlds if by_world else int(counted.sum()),
                 )
