@@ -12,6 +12,7 @@ import io
 import json
 import lzma
 import os
+import re
 import stat
 import zipfile
 
@@ -200,6 +201,42 @@ def test_numbers_follow_one_grammar_on_every_path(tmp_path, value):
         path.write_text(f"q1 0 d1 {value}{extra}\n")
         with pytest.raises(ValueError, match=r"line 1: expected a number in field 'rel'"):
             read_trec_qrels(path)
+
+
+@pytest.mark.parametrize("value, read", [("1E-1", 1), ("2e1", 2), ("1.5e1", 1), (".5e1", 0),
+                                         ("-0.5e1", 0), ("1e-400", 1)])
+@pytest.mark.parametrize("layout", ["plain", "blank-line", "tab", "crlf", "gzip"])
+@pytest.mark.parametrize("reader", [read_trec_qrels, read_trec_qrels_jg],
+                         ids=["qrels", "qrels_jg"])
+def test_a_grade_atol_reads_otherwise_is_refused_on_every_path(tmp_path, value, read, layout,
+                                                                 reader):
+    # differential fuzz: trec_eval reads a grade with C's atol, which stops at the exponent
+    # ('1E-1' is grade 1); read as the number 0.1, fuzzytruth truncated it to grade 0 and
+    # printed another num_rel, map... without a word
+    lines = ["q1 0 d1 1", f"q1 0 d2 {value}"]
+    if layout == "blank-line":
+        lines.insert(1, " ")
+    if layout == "tab":
+        lines[1] = lines[1].replace(" ", "\t", 1)
+    content = ("\r\n" if layout == "crlf" else "\n").join(lines) + "\n"
+    path = tmp_path / ("qrels.txt.gz" if layout == "gzip" else "qrels.txt")
+    path.write_bytes(gzip.compress(content.encode()) if layout == "gzip" else content.encode())
+    line = 3 if layout == "blank-line" else 2
+    with pytest.raises(ValueError, match=rf"qrels\.txt(\.gz)?, line {line}: field 'rel' holds "
+                                         rf"'{re.escape(value)}', which trec_eval reads as "
+                                         rf"grade {read} \(C's atol"):
+        reader(path)
+
+
+def test_an_exponent_atol_reads_alike_is_a_number_and_atof_fields_take_any(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 d1 1e0\nq1 0 d2 2.5E0\nq1 0 d3 0e5\nq1 0 d4 -1.2e0\n")
+    assert read_trec_qrels(path).relevance.tolist() == [1.0, 2.5, 0.0, -1.2]
+    path.write_text("q1 0 d1 1e1\nq1 0 d2 5e-1\n")  # trec_eval reads -R qrels_prefs with atof
+    assert sorted(read_trec_qrels_prefs(path).to_dataframe()["level"].tolist()) == [0.5, 10.0]
+    path = tmp_path / "run.txt"  # and scores
+    path.write_text("q1 Q0 d1 1 1e1 s\nq1 Q0 d2 2 5E-1 s\n")
+    assert read_trec_run(path).scores.tolist() == [10.0, 0.5]
 
 
 @pytest.mark.parametrize("content", ["", "# only a comment\n\n", "  \n\t\n"])

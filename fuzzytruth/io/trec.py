@@ -14,13 +14,15 @@ others; ``max_decompressed_bytes`` caps what they may inflate to), a byte-order 
 CRLF or CR line ends, lines starting with ``#`` (trec_eval 10's comments) and empty lines are
 accepted. Fields are separated by runs of ASCII whitespace (trec_eval's ``isspace``). A
 malformed line raises a ValueError naming the file, the 1-based line number and what was
-expected; so does a score that is NaN or a relevance that is not a finite number (rules in
+expected; so does a score that is NaN, a relevance that is not a finite number or one
+written with an exponent that trec_eval's ``atol`` reads as another grade (``1E-1``: rules in
 :mod:`fuzzytruth.io.trec_columns`).
 
 The writers refuse what would not read back the same (an id that is empty, holds whitespace
 or, for a query id, starts with ``#``; a relevance that is not finite) with a ValueError
 naming the value, rather than writing a broken file. Numbers are written in the shortest form
-that reads back exactly (whole numbers without a decimal point, ``-0`` for negative zero).
+that reads back exactly (whole numbers without a decimal point, ``-0`` for negative zero;
+grades without an exponent, which trec_eval's ``atol`` would not read).
 They write atomically (a temporary file renamed over the target: an error leaves no partial
 file) and compress when the name ends in ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or ``.zip``
 (:mod:`fuzzytruth.io.output`).
@@ -141,7 +143,7 @@ def read_trec_qrels_jg(
         Keyed by judgment group (annotator), in sorted order.
     """
     cols, source, lines = read_columns(
-        path, QRELS_FIELDS, "rel", encoding=encoding,
+        path, QRELS_FIELDS, "rel", encoding=encoding, atol=True,
         max_decompressed_bytes=max_decompressed_bytes,
     )
     # codes, not groups == g: numpy compares an object array with a str scalar made a numpy
@@ -251,8 +253,24 @@ def _qrels_lines(qrels: Qrels, second: str) -> bytes:
             "(relevance must be a finite number)"
         )
     return _lines(
-        [_strings(df["query_id"].array), second, _strings(df["doc_id"].array), _strings(grades)]
+        [_strings(df["query_id"].array), second, _strings(df["doc_id"].array),
+         _grade_strings(grades)]
     )
+
+
+def _grade_strings(grades: np.ndarray) -> pa.Array:
+    """Grades as :func:`~fuzzytruth.io.output.number_text` writes numbers, but without an
+    exponent (``1e-300`` written out in full): trec_eval reads a grade with C's ``atol``,
+    which stops at the exponent, and the qrels readers refuse a grade it would read
+    otherwise."""
+    text = number_text(grades)
+    exponent = pc.match_substring(text, "e").to_numpy(zero_copy_only=False)
+    if not exponent.any():
+        return text
+    values = text.to_pylist()
+    for i in np.flatnonzero(exponent):
+        values[i] = np.format_float_positional(grades[i], unique=True, trim="-")
+    return pa.array(values, type=_TEXT)
 
 
 def write_trec_qrels(qrels: Qrels, path: str | os.PathLike, *, iteration: str = "0") -> None:

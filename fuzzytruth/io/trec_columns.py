@@ -12,7 +12,10 @@ where the format allows none after its last), a numeric field that is not a numb
 digits, optional sign, point and exponent, or inf / nan: :data:`~fuzzytruth.io.text.NUMBER`),
 a number beyond the range of a 64-bit float (``1e400``), a score that is NaN or a relevance
 that is not finite raises a ValueError naming the file, the 1-based line and what was
-expected; a file without any line of data (empty, or comments only) is an error too.
+expected; so does a qrels grade written with an exponent that trec_eval, which reads grades
+with C's ``atol`` (the digits before the exponent), reads as another grade (``1E-1``: 1 to
+trec_eval, 0.1 as a number; :func:`atol_disagrees`); a file without any line of data (empty,
+or comments only) is an error too.
 
 Files are parsed by pyarrow's CSV reader, splitting at every space and converting every field
 (so that an empty one is seen). The usual file -- uncompressed ASCII with LF line ends, no
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import math
 import os
 import re
 from typing import Any, NamedTuple
@@ -72,8 +76,41 @@ RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 
 
-def _number(text: Text, index: int, field: str, value: str) -> float:
-    """``value`` as a float, or a ValueError naming the line."""
+_EXPONENT = re.compile(r"[eE]")
+_ATOL_PREFIX = re.compile(r"[+-]?[0-9]*")
+
+
+def atol_disagrees(value: str, number: float) -> int | None:
+    """The integer C's ``atol`` reads from the numeric text ``value`` (its sign and leading
+    digits: the exponent is not read) when it differs from ``number`` (``value`` as a float)
+    truncated toward zero, else None: only a number written with an exponent can differ
+    (``"1e1"`` is 1 to ``atol``, 10 as a number; ``"5e-1"`` 5 and 0.5; ``"1e0"`` agrees).
+
+    >>> atol_disagrees("1E-1", 0.1), atol_disagrees("2.5e1", 25.0), atol_disagrees("1e0", 1.0)
+    (1, 2, None)
+    >>> atol_disagrees("-.5e1", -5.0), atol_disagrees("0.7", 0.7)
+    (0, None)
+    """
+    if not _EXPONENT.search(value) or not np.isfinite(number):
+        return None
+    prefix = _ATOL_PREFIX.match(value).group()
+    digits = prefix.lstrip("+-")
+    read = (-1 if prefix.startswith("-") else 1) * int(digits or "0")
+    return None if read == math.trunc(number) else read
+
+
+def _atol_error(field: str, value: str, number: float, read: int) -> str:
+    """Why a grade written with an exponent is refused (:func:`atol_disagrees`)."""
+    return (
+        f"field '{field}' holds {shown(value)}, which trec_eval reads as grade {read} (C's "
+        f"atol stops at the exponent) and a number reader as {number!r}: write the grade "
+        "without an exponent"
+    )
+
+
+def _number(text: Text, index: int, field: str, value: str, *, atol: bool = False) -> float:
+    """``value`` as a float, or a ValueError naming the line (with ``atol``, also for a
+    number written with an exponent that C's ``atol`` reads otherwise: :func:`atol_disagrees`)."""
     if not NUMBER.match(value):
         raise text.error(index, f"expected a number in field '{field}'; got {shown(value)}")
     number = float(value)
@@ -83,14 +120,17 @@ def _number(text: Text, index: int, field: str, value: str) -> float:
             f"field '{field}' holds {shown(value)}, beyond the range of a 64-bit float "
             "(about ±1.8e308)",
         )
+    if atol and (read := atol_disagrees(value, number)) is not None:
+        raise text.error(index, _atol_error(field, value, number, read))
     return number
 
 
 def _read_slow(
-    text: Text, fields: tuple[str, ...], numeric: str, extra: bool
+    text: Text, fields: tuple[str, ...], numeric: str, extra: bool, *, atol: bool = False
 ) -> tuple[dict[str, list], np.ndarray]:
     """Line-by-line reader: any ASCII whitespace between fields, extra fields if ``extra``,
-    lines of whitespace only skipped. Returns the columns and the rows' file lines."""
+    lines of whitespace only skipped (``atol``: :func:`_number`). Returns the columns and the
+    rows' file lines."""
     columns: dict[str, list] = {f: [] for f in fields}
     kept: list[int] = []
     at = fields.index(numeric)
@@ -105,7 +145,7 @@ def _read_slow(
                 f"expected {want} whitespace-separated fields '{' '.join(fields)}'; got "
                 f"{len(parts)}: {shown(line.rstrip(), 120)}",
             )
-        value = _number(text, i, numeric, parts[at])
+        value = _number(text, i, numeric, parts[at], atol=atol)
         for f, p in zip(fields, parts[: len(fields)], strict=True):
             columns[f].append(value if f == numeric else p)
         kept.append(i)
@@ -176,18 +216,39 @@ runs in fresh processes, parsing took 2.4-2.6 s of CPU against 4.5-4.9 s as stri
 and 2.1-2.4 s against 1.8-3.4 s (numeric ids), and 0.10-0.14 GB less at its peak."""
 
 
+def _atol_values(column: pa.ChunkedArray) -> np.ndarray:
+    """The float64 values of a numeric column parsed as dictionary-encoded strings (a grade
+    column: a few distinct texts per block), each text checked once: a ValueError for one
+    that is not a number (:data:`~fuzzytruth.io.text.NUMBER`) or that C's ``atol`` reads
+    otherwise (:func:`atol_disagrees`), so that the line reader names its line."""
+    parts = []
+    for chunk in column.chunks:
+        texts = chunk.dictionary
+        if len(texts) and not pc.all(pc.match_substring_regex(texts, NUMBER.pattern)).as_py():
+            raise ValueError("a field that is not a number")
+        numbers = pc.cast(texts, pa.float64()).to_numpy(zero_copy_only=False)
+        with_exponent = pc.match_substring_regex(texts, _EXPONENT.pattern).to_numpy(
+            zero_copy_only=False)
+        for i in np.flatnonzero(with_exponent):
+            if atol_disagrees(texts[int(i)].as_py(), float(numbers[i])) is not None:
+                raise ValueError("a grade that atol reads otherwise")
+        parts.append(numbers[chunk.indices.to_numpy(zero_copy_only=False)])
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.float64)
+
+
 def _read_fast(
     data: bytes | pa.Buffer | str, fields: tuple[str, ...], numeric: str,
-    columns: tuple[str, ...], *, encoded: tuple[str, ...] = (),
+    columns: tuple[str, ...], *, encoded: tuple[str, ...] = (), atol: bool = False,
 ) -> tuple[dict[str, Any], int]:
     """pyarrow's multi-threaded CSV reader, splitting at every space, on ``data`` or on the
     file ``data`` names (read as it is, never decompressed); strict: every line of
     ``len(fields)`` fields, none empty (every field is converted and checked; a blank line
     fails the conversion of ``numeric``), and finite numbers (else a ValueError: e.g. a line
     had a space too many, or a number out of range that only the line reader can tell from
-    ``inf``). Returns ``columns`` (those in ``encoded`` as pyarrow dictionary arrays, in
-    chunks), the last row's value (a list of one string) of every other field, and the
-    number of rows, one per line of ``data``."""
+    ``inf``; with ``atol``, a grade written with an exponent that C's ``atol`` reads
+    otherwise: :func:`atol_disagrees`). Returns ``columns`` (those in ``encoded`` as pyarrow
+    dictionary arrays, in chunks), the last row's value (a list of one string) of every other
+    field, and the number of rows, one per line of ``data``."""
     if not isinstance(data, str) and bytes(data[:3]) == codecs.BOM_UTF8:
         # pyarrow drops one leading byte-order mark. A file's own mark is gone already (load_
         # text), so this one began a later line (after comment lines) or followed the file's
@@ -203,8 +264,8 @@ def _read_fast(
             convert_options=csv.ConvertOptions(
                 # large_string: what pandas' str arrays hold, so that no column is cast; the
                 # fields only checked (a run's Q0, rank and tag) and those ``encoded`` are
-                # dictionary-encoded
-                column_types={f: pa.float64() if f == numeric
+                # dictionary-encoded, and so is an atol field (its texts checked once each)
+                column_types={f: (_CHECKED if atol else pa.float64()) if f == numeric
                               else pa.large_string() if f in columns and f not in encoded
                               else _CHECKED for f in fields},
                 strings_can_be_null=False,
@@ -216,7 +277,8 @@ def _read_fast(
         raise ValueError("no rows")
     if any(_has_empty_string(table.column(f)) for f in fields if f != numeric):
         raise ValueError("an empty field: a space at a line's start or end, or two in a row")
-    values = table.column(numeric).to_numpy()
+    values = (_atol_values(table.column(numeric)) if atol
+              else table.column(numeric).to_numpy())
     if np.isinf(values).any():
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
     cols = {f: values if f == numeric else table.column(f) if f in encoded
@@ -237,12 +299,12 @@ def _without_final_blank_lines(content: bytes) -> bytes | pa.Buffer:
 
 def _read_kept(
     text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...],
-    data: bytes | None = None, *, encoded: tuple[str, ...] = (),
+    data: bytes | None = None, *, encoded: tuple[str, ...] = (), atol: bool = False,
 ) -> dict[str, Any]:
     """:func:`_read_fast` of ``data`` (default: the file's lines without comments and blank
     lines, :attr:`~fuzzytruth.io.text.Text.data`), which must give a row per such line."""
     cols, n_rows = _read_fast(text.data if data is None else data, fields, numeric, columns,
-                              encoded=encoded)
+                              encoded=encoded, atol=atol)
     if n_rows != len(text.lines):
         raise ValueError(f"{n_rows} rows from {len(text.lines)} lines")
     return cols
@@ -267,6 +329,7 @@ def read_columns(
     columns: tuple[str, ...] | None = None,
     last: tuple[str, ...] = (),
     encoded: tuple[str, ...] = (),
+    atol: bool = False,
     max_decompressed_bytes: MaxBytes = "auto",
 ) -> TrecColumns:
     """The columns of a whitespace-separated file, its name and each row's file line.
@@ -296,6 +359,11 @@ def read_columns(
         refuses, returns lists of str): a query id repeats on every line of its query, so it
         is parsed into a few distinct values per block instead of a string per line, and
         factorised without comparing the strings row by row.
+    atol : bool, default False
+        Whether trec_eval reads ``numeric`` with C's ``atol`` (a qrels grade): then a number
+        written with an exponent that ``atol`` reads as another integer than the number
+        truncated toward zero (``1e1``: 1 against 10; ``5e-1``: 5 against 0) is refused,
+        naming its line, instead of being read as a number trec_eval does not see.
     max_decompressed_bytes : int, "auto" or None, default "auto"
         Cap on the content of a compressed file (see
         :func:`fuzzytruth.io.text.decompression_limit`).
@@ -317,11 +385,12 @@ def read_columns(
         # the usual file, parsed from disk: its content is never held whole; refused by the
         # parser, it is read again below, where the line at fault is found
         with contextlib.suppress(ValueError):  # pyarrow.ArrowInvalid is a ValueError
-            cols, n_rows = _read_fast(name, fields, numeric, columns, encoded=encoded)
+            cols, n_rows = _read_fast(name, fields, numeric, columns, encoded=encoded,
+                                      atol=atol)
             read = cols, np.arange(1, n_rows + 1, dtype=np.int64)
     cols, lines = read or _read_loaded(
         load_text(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes),
-        fields, numeric, columns, extra, refused=plain, encoded=encoded,
+        fields, numeric, columns, extra, refused=plain, encoded=encoded, atol=atol,
     )
     if not len(lines):
         raise file_error(
@@ -345,7 +414,7 @@ def read_columns(
 
 def _read_loaded(
     text: Text, fields: tuple[str, ...], numeric: str, columns: tuple[str, ...], extra: bool,
-    *, refused: bool = False, encoded: tuple[str, ...] = (),
+    *, refused: bool = False, encoded: tuple[str, ...] = (), atol: bool = False,
 ) -> tuple[dict[str, Any], np.ndarray]:
     """The columns of a file read whole (:func:`~fuzzytruth.io.text.load_text`) and each
     row's file line: the file as it is when it has no line to drop (unless the parser
@@ -357,22 +426,25 @@ def _read_loaded(
             raise ValueError("tabs, or refused as it is")
         if not text.may_have_comments:  # no line to drop (a blank one fails the reader)
             cols, n_rows = _read_fast(_without_final_blank_lines(text.content), fields,
-                                      numeric, columns, encoded=encoded)
+                                      numeric, columns, encoded=encoded, atol=atol)
             lines = np.arange(1, n_rows + 1, dtype=np.int64)
         else:
-            cols, lines = _read_kept(text, fields, numeric, columns, encoded=encoded), text.lines
+            cols = _read_kept(text, fields, numeric, columns, encoded=encoded, atol=atol)
+            lines = text.lines
     except ValueError:
         try:  # whitespace made single spaces, fields after the run tag dropped: vectorised
             data = _single_spaced(text.data)
             try:
-                cols = _read_kept(text, fields, numeric, columns, data, encoded=encoded)
+                cols = _read_kept(text, fields, numeric, columns, data, encoded=encoded,
+                                  atol=atol)
             except ValueError:
                 if not extra:
                     raise
                 cols = _read_kept(text, fields, numeric, columns,
-                                  _drop_extra_fields(data, len(fields)), encoded=encoded)
+                                  _drop_extra_fields(data, len(fields)), encoded=encoded,
+                                  atol=atol)
             lines = text.lines
         except ValueError:  # a malformed or very long line, one of whitespace only, inf
-            every, lines = _read_slow(text, fields, numeric, extra)
+            every, lines = _read_slow(text, fields, numeric, extra, atol=atol)
             cols = {f: every[f] if f in columns else every[f][-1:] for f in fields}
     return cols, lines

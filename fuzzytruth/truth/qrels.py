@@ -145,7 +145,7 @@ class Qrels(PairTable):
         compressed file (:func:`fuzzytruth.io.text.decompression_limit`)."""
         cols, source, lines = read_columns(
             path, QRELS_FIELDS, "rel", encoding=encoding, columns=("qid", "docno", "rel"),
-            encoded=("qid",), max_decompressed_bytes=max_decompressed_bytes,
+            encoded=("qid",), atol=True, max_decompressed_bytes=max_decompressed_bytes,
         )
         return cls(
             cols["qid"], cols["docno"], cols["rel"], duplicates=duplicates, source=source,
