@@ -1,5 +1,6 @@
 """``fuzzytruth evaluate`` on the smallest inputs where a differential fuzz against the
-trec_eval binaries found a different output, compared byte for byte.
+trec_eval binaries found a different output, compared byte for byte; and on those where the
+binary stops with an error (``*err.*`` files: its stderr), where fuzzytruth must stop too.
 
 Each case is a qrels/run pair of tests/data/trec_eval/fuzz and the output the named trec_eval
 printed for the same flags (README there: binary, version and command of every file), run with
@@ -65,3 +66,27 @@ def test_fuzz_case_byte_for_byte(capsys, expected):
     out = capsys.readouterr()
     assert status == 0, out.err
     assert out.out == (FUZZ / expected).read_text()
+
+
+# error file -> (qrels, run, flags): the binary printed nothing on stdout and this on stderr
+# (exit status 7 and 4); fuzzytruth must print nothing either and quote the binary's reason
+STOPS = {
+    # -c under trec_eval 9.0.8 with no query in both files: 9.0.8 evaluates only the run's
+    # queries the qrels has, none, and stops; fuzzytruth averaged the zeros of the added one
+    "err.qc.other_query": ("qrels.nothing_relevant", "run.other_query", ["-c", "-q"]),
+    # trec_eval 10.0 without -c loops over the qrels' queries and stops at query 2, which the
+    # run does not answer (its message says it the other way round); fuzzytruth printed
+    # 9.0.8's average over query 1
+    "v10.err.first_query": ("qrels.two_queries", "run.first_query", TREC10),
+}
+
+
+@pytest.mark.parametrize("expected", list(STOPS))
+def test_fuzz_case_where_trec_eval_stops(capsys, expected):
+    qrels, run, flags = STOPS[expected]
+    status = main(["evaluate", "--qrels", str(FUZZ / qrels), "--run", str(FUZZ / run), *flags])
+    out = capsys.readouterr()
+    assert status == 2
+    assert out.out == ""
+    reason = (FUZZ / expected).read_text().strip().removeprefix("trec_eval: ")
+    assert reason in out.err

@@ -208,6 +208,7 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     judged = judged_queries(truth) if args.complete else set()
     blocks = []
     for name, run in runs.items():
+        _check_stops(args, name, set(run.queries), judged_queries(truth), stand_ins=stand_ins)
         added = sorted(judged - set(run.queries))  # -c's; printed too under trec_eval 10.0
         if added and stand_ins:  # scored as trec_eval 10.0 scores them: on its stand-in list
             run = with_stand_ins(run, added)
@@ -257,6 +258,38 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
             summary_lines=not args.no_summary, zscores=reference is not None,
         ))
     return "".join(blocks)
+
+
+def _check_stops(args: argparse.Namespace, name: str, answered: set[str], judged: set[str],
+                 *, stand_ins: bool) -> None:
+    """A UserError where the trec_eval ``--format trec`` reproduces prints no output.
+
+    trec_eval 9.0.8 (``stand_ins`` False) evaluates the queries both the run and the qrels
+    have, and stops when there is none, ``-c`` or not ("No queries with both results and
+    relevance info", exit status 7): without ``-c`` the evaluation refuses it already, with
+    ``-c`` it would average zeros. trec_eval 10.0 (``stand_ins``) loops over the qrels'
+    queries and, without ``-c``, stops at the first the run does not answer (exit status 4,
+    with the message "result qid '...' not found in qrels", which names a qrels query).
+    """
+    from fuzzytruth.io.text import shown
+
+    if not stand_ins and args.complete and not answered & judged:
+        raise UserError(
+            f"no query of run {name!r} is in the truth (--qrels {args.qrels}): trec_eval 9.0.8 "
+            "prints nothing here, -c or not ('No queries with both results and relevance "
+            "info'); --preset trec10 -c scores the truth's queries on empty lists, as trec_eval "
+            "10.0 -c does"
+        )
+    missing = sorted(judged - answered)
+    if stand_ins and not args.complete and missing:
+        listed = ", ".join(shown(q) for q in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise UserError(
+            f"run {name!r} has no line for {len(missing)} query(ies) of the truth (--qrels "
+            f"{args.qrels}): {listed}; trec_eval 10.0 prints nothing here (it stops at the "
+            f"first, exit status 4, saying \"result qid {shown(missing[0])} not found in "
+            "qrels\"); pass -c to score them on empty lists, as trec_eval 10.0 -c does, or "
+            "--preset trec for trec_eval 9.0.8's average over the queries both have"
+        )
 
 
 def _evaluate_judgments(args: argparse.Namespace, name: str, run: Any, truth: Any,
