@@ -56,6 +56,17 @@ CASES = {
     # c·R + d·(N − R) = 3 + 48.5
     "out.yaap_utility_qcN.first_query": ("qrels.two_queries", "run.first_query", [
         "-q", "-c", "-N", "100", "-m", "yaap", "-m", "utility.2,-1,1,0.5"]),
+    # 11pt_avg of a query whose one relevant document is 40th: eleven times 0.025, which
+    # m_11pt_avg.c sums one level at a time from the last, 0.024999999999999998; numpy's mean
+    # gave 0.025, and the mean with three zeros printed 0.0063 where trec_eval prints 0.0062
+    "out.11pt_avg.rank_40": ("qrels.rank_40", "run.rank_40", ["-m", "11pt_avg"]),
+    "v10.out.11pt_avg.rank_40": ("qrels.rank_40", "run.rank_40", [*TREC10, "-m", "11pt_avg"]),
+    # set_F of 1 hit in 11 retrieved, 5 relevant: m_set_F.c's 2·P·R / (P + R) in doubles is
+    # 0.12500000000000003, fuzzytruth's 2h / (R + n) 0.125; with three zeros the mean printed
+    # 0.0312 where trec_eval prints 0.0313
+    "out.set_F.one_of_eleven": ("qrels.one_of_five", "run.one_of_eleven", ["-m", "set_F"]),
+    "v10.out.set_F.one_of_eleven": ("qrels.one_of_five", "run.one_of_eleven",
+                                    [*TREC10, "-m", "set_F"]),
 }
 
 

@@ -483,7 +483,13 @@ def f_measure(
     n = rg.lengths if k is None else np.full(len(rg), k)
     b2 = beta * beta
     n_rel = rg.n_relevant(rel)
-    value = divide((1 + b2) * hits, b2 * n_rel + n)
+    # m_set_F.c's formula, (1+β²)·P·R / (β²·P + R) with P and R as doubles: the same number
+    # as (1+β²)·h / (β²·R + n) but for the last bit, which decides how a mean on a printed
+    # digit's boundary rounds (P = 1/11, R = 1/5 give 0.12500000000000003, whose mean with
+    # three zeros trec_eval prints as 0.0313)
+    precision = divide(hits, n)
+    recall = divide(hits, n_rel)
+    value = divide((1 + b2) * precision * recall, b2 * precision + recall)
     return np.where(n_rel > 0, np.nan_to_num(value, nan=0.0), np.nan)
 
 
@@ -571,4 +577,11 @@ def eleven_point_kernel(
     array([0.583333])
     """
     levels = np.asarray(levels, dtype=np.float64)
-    return interpolated_precision(rg, levels, rel=rel, interpolation=interpolation).mean(axis=1)
+    precision = interpolated_precision(rg, levels, rel=rel, interpolation=interpolation)
+    # summed as m_11pt_avg.c sums, from the last level to the first, one at a time: numpy's
+    # mean adds in another order, and 11 x 0.025 then differs in the last bit, enough to
+    # print a mean of 0.00625 as 0.0063 where trec_eval prints 0.0062
+    total = np.zeros(len(precision))
+    for column in precision.T[::-1]:
+        total += column
+    return total / len(levels)

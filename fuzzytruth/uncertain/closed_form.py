@@ -365,9 +365,13 @@ def f_measure(
     tp, fn, masses = _joint(p, k, rest_p, rest_certain)
     b2 = float(beta) ** 2
     defined = (tp + fn) > 0
-    values = np.divide(
-        (1 + b2) * tp, b2 * (tp + fn) + n[:, None], out=np.zeros(masses.shape), where=defined
-    )
+    # as m_set_F.c and the crisp f_measure compute it, (1+β²)·P·R / (β²·P + R) from P and R
+    # as doubles, so that 0/1 probabilities give the crisp numbers to the last bit
+    hit = defined & (tp > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = tp / n[:, None]
+        recall = tp / (tp + fn)
+        values = np.where(hit, (1 + b2) * precision * recall / (b2 * precision + recall), 0.0)
     return _from_joint(values, masses, defined)
 
 
