@@ -67,6 +67,12 @@ CASES = {
     "out.set_F.one_of_eleven": ("qrels.one_of_five", "run.one_of_eleven", ["-m", "set_F"]),
     "v10.out.set_F.one_of_eleven": ("qrels.one_of_five", "run.one_of_eleven",
                                     [*TREC10, "-m", "set_F"]),
+    # the mean over sixteen queries (ids 1 to 16, added in strcmp order: 1, 10, ..., 16, 2,
+    # ...) of reciprocal ranks: meas_acc.c adds them one at a time, 0.36874999999999997,
+    # printed 0.3687; numpy's pairwise sum gave 0.36875, printed 0.3688
+    "out.recip_rank.sixteen": ("qrels.sixteen", "run.sixteen", ["-m", "recip_rank"]),
+    "v10.out.recip_rank.sixteen": ("qrels.sixteen", "run.sixteen",
+                                   [*TREC10, "-m", "recip_rank"]),
 }
 
 
