@@ -73,6 +73,17 @@ CASES = {
     "out.recip_rank.sixteen": ("qrels.sixteen", "run.sixteen", ["-m", "recip_rank"]),
     "v10.out.recip_rank.sixteen": ("qrels.sixteen", "run.sixteen",
                                    [*TREC10, "-m", "recip_rank"]),
+    # bpref of one query, its eleven retrieved relevant documents' terms (1, 1/2, 1/3...)
+    # added in rank order: 0.46874999999999994, printed 0.4687; numpy's pairwise row sum
+    # gave 0.46875, printed 0.4688
+    "out.bpref.bpref_16": ("qrels.bpref_16", "run.bpref_16", ["-m", "bpref"]),
+    "v10.out.bpref.bpref_16": ("qrels.bpref_16", "run.bpref_16", [*TREC10, "-m", "bpref"]),
+    # set_F.0.5 of 1 hit in 12 retrieved, 8 relevant: with x = 0.5, 0.09375 (printed
+    # 0.0938); fuzzytruth held beta = sqrt(0.5), whose square 0.5000000000000001 gave
+    # 0.09374999999999999 (0.0937)
+    "out.set_F_0.5.twelve": ("qrels.one_of_eight", "run.twelve", ["-m", "set_F.0.5"]),
+    "v10.out.set_F_0.5.twelve": ("qrels.one_of_eight", "run.twelve",
+                                 [*TREC10, "-m", "set_F.0.5"]),
 }
 
 

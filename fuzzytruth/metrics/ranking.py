@@ -463,6 +463,22 @@ def ndcg(
     return divide(dcg(rg, k=k, gain=gain, discount=discount, b=b), ideal_dcg)
 
 
+def beta_squared(beta: float) -> float:
+    """β² as it was given: trec_eval's ``set_F.x`` takes x = β² and the measure holds
+    β = √x, whose square can miss x by a bit (√0.5 squared is 0.5000000000000001), and F's
+    last bit with it; of the doubles whose square root is β, the one written shortest is x.
+
+    >>> beta_squared(0.5 ** 0.5), beta_squared(3 ** 0.5), beta_squared(2.0)
+    (0.5, 3.0, 4.0)
+    """
+    beta = float(beta)
+    square = beta * beta
+    candidates = [c for c in (np.nextafter(square, -np.inf), square, np.nextafter(square, np.inf))
+                  if np.sqrt(c) == beta]
+    return float(min(candidates, key=lambda c: (len(repr(float(c))), c != square),
+                     default=square))
+
+
 def f_measure(
     rg: RankedGains, *, rel: float, k: int | None = None, beta: float = 1.0
 ) -> np.ndarray:
@@ -481,7 +497,7 @@ def f_measure(
     """
     hits = _hits(_expected_relevant(rg, rel, k), k)
     n = rg.lengths if k is None else np.full(len(rg), k)
-    b2 = beta * beta
+    b2 = beta_squared(beta)
     n_rel = rg.n_relevant(rel)
     # m_set_F.c's formula, (1+β²)·P·R / (β²·P + R) with P and R as doubles: the same number
     # as (1+β²)·h / (β²·R + n) but for the last bit, which decides how a mean on a printed

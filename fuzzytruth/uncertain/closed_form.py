@@ -51,7 +51,7 @@ import numpy as np
 
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.metrics.ranking import DISCOUNTS, dcg, divide
+from fuzzytruth.metrics.ranking import DISCOUNTS, beta_squared, dcg, divide
 from fuzzytruth.metrics.user_models import residual
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
@@ -363,7 +363,7 @@ def f_measure(
         rest_p = np.zeros((len(p), 0))
     n = np.full(len(p), k, dtype=float) if k is not None else _lengths(p, lengths).astype(float)
     tp, fn, masses = _joint(p, k, rest_p, rest_certain)
-    b2 = float(beta) ** 2
+    b2 = beta_squared(beta)
     defined = (tp + fn) > 0
     # as m_set_F.c and the crisp f_measure compute it, (1+β²)·P·R / (β²·P + R) from P and R
     # as doubles, so that 0/1 probabilities give the crisp numbers to the last bit
