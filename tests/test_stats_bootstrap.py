@@ -59,6 +59,23 @@ def test_bca_acceleration_is_the_jackknife_of_the_mean(skewed):
     assert res._acceleration("differences")[0] == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.parametrize("scale", [1e-130, 1e-105, 1e105, 1e130])
+def test_bca_does_not_depend_on_the_scale_of_the_scores(skewed, scale):
+    # Scores up to 1e140 in absolute value are accepted (SCALE_LIMIT). The acceleration cubed
+    # the deviations as they were: at 1e105 the cube overflowed (acceleration NaN, NaN bounds
+    # beside p = 1 / (B + 1) = 0.0005), at 1e-105 it underflowed to an acceleration of 0.
+    # BCa is equivariant: the interval scales with the scores and the p-value stays put.
+    unit = paired_inference(skewed, method="bca", n_resamples=1999, rng=1)
+    scaled = paired_inference(skewed * scale, method="bca", n_resamples=1999, rng=1)
+    np.testing.assert_allclose(scaled.pvalue, unit.pvalue, rtol=1e-9)
+    np.testing.assert_allclose(scaled.ci_low / scale, unit.ci_low, rtol=1e-9)
+    np.testing.assert_allclose(scaled.ci_high / scale, unit.ci_high, rtol=1e-9)
+    boot = paired_bootstrap(skewed * scale, n_resamples=10, rng=0)
+    np.testing.assert_allclose(boot._acceleration("differences"),
+                               paired_bootstrap(skewed, n_resamples=10, rng=0)
+                               ._acceleration("differences"), rtol=1e-12)
+
+
 def test_bootstrap_distribution_is_counts_times_scores(skewed):
     res = paired_bootstrap(skewed, n_resamples=50, rng=4)
     counts = res._counts

@@ -235,6 +235,19 @@ def test_the_skewness_alarm_is_skewness_squared_against_the_number_of_queries():
     assert not any("too skewed" in m for m in messages)
 
 
+@pytest.mark.parametrize("scale", [1e-130, 1e130])
+def test_the_skewness_alarm_does_not_depend_on_the_scale_of_the_scores(scale):
+    # Accepted scores reach 1e140 in absolute value: the cube of differences of 1e130
+    # overflowed (and of 1e-130 underflowed) into a NaN skewness, and the warning was silent.
+    d = np.zeros((1, 50))
+    d[0, :5] = 1.0
+    np.testing.assert_allclose(skewness(d * scale), [0.8 / 0.3], rtol=1e-12)
+    assert too_skewed(d * scale).tolist() == [True]
+    base = np.linspace(0.0, 1.0, 50)
+    with pytest.warns(UnreliableInferenceWarning, match="too skewed for 50 queries"):
+        compare(np.vstack([base + d[0], base]) * scale)
+
+
 @pytest.mark.parametrize(("method", "n_resamples"), [("randomization", 19), ("percentile", 39)])
 def test_a_pvalue_of_exactly_alpha_is_neither_starred_nor_excluded(method, n_resamples):
     # All 30 differences positive: no random sign flip reaches the observed mean (2 of 2**30
