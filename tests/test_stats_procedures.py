@@ -183,6 +183,44 @@ def test_zero_variance_all_ties_is_nan_with_a_warning():
     assert np.isnan(table.loc[0, "pvalue"]) and np.isnan(table.loc[0, "effect_size"])
 
 
+def test_differences_that_are_rounding_noise_are_ties_for_every_procedure():
+    # Equal scores in exact arithmetic, half of B's written as 0.1 + 0.2 (0.30000000000000004):
+    # the W/T/L column said 12 ties while the differences of -5.6e-17 gave the t test
+    # p = 0.0069 (scipy's ttest_rel on these doubles too), the sign test p = 0.031 and d_z = -1.
+    a = np.full(12, 0.3)
+    b = np.where(np.arange(12) % 2 == 1, 0.1 + 0.2, 0.3)
+    x = np.vstack([a, b])
+    assert (a - b != 0).sum() == 6  # the doubles differ
+    with pytest.warns(DegenerateComparisonWarning, match="same difference on every query"):
+        table = compare(x).table
+    assert table.loc[0, "ties"] == 12
+    assert np.isnan(table.loc[0, "pvalue"]) and np.isnan(table.loc[0, "effect_size"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreliableInferenceWarning)
+        for method in METHODS:
+            res = paired_inference(x, method=method, n_resamples=99, rng=0)
+            assert np.isnan(res.pvalue[0]), method
+    for method in ("t", "wilcoxon", "sign"):  # no non-zero difference: undefined
+        assert np.isnan(paired_test(x, method=method).pvalue[0]), method
+    assert paired_test(x, method="randomization").pvalue[0] == 1.0
+    # Among real differences the noise is a zero: the same p-values as scipy 1.17's
+    # ttest_rel, wilcoxon and binomtest on the scores written as 0.3 (exact zeros there).
+    a2 = np.concatenate([a, [0.5, 0.6, 0.7, 0.2, 0.9, 0.4, 0.8]])
+    b2 = np.concatenate([b, [0.45, 0.3, 0.0, 0.32, 0.1, 0.15, 0.64]])
+    clean = np.concatenate([np.full(12, 0.3), b2[12:]])
+    x2 = np.vstack([a2, b2])
+    ref_t = sps.ttest_rel(a2, clean)
+    assert paired_test(x2, method="t").pvalue[0] == pytest.approx(ref_t.pvalue, rel=1e-12)
+    ci = ref_t.confidence_interval(0.95)
+    res = paired_inference(x2, method="t")
+    assert (res.ci_low[0], res.ci_high[0]) == pytest.approx((ci.low, ci.high), rel=1e-12)
+    d = a2 - clean
+    ref_sign = sps.binomtest(int((d > 0).sum()), int((d != 0).sum()), 0.5).pvalue
+    assert paired_test(x2, method="sign").pvalue[0] == pytest.approx(ref_sign, rel=1e-12)
+    ref_w = sps.wilcoxon(a2, clean, method="asymptotic", correction=False).pvalue
+    assert paired_test(x2, method="wilcoxon").pvalue[0] == pytest.approx(ref_w, rel=1e-12)
+
+
 def test_few_queries_and_ties_warn_that_no_procedure_is_reliable():
     rng = np.random.default_rng(0)
     x = rng.random((2, 10))

@@ -64,6 +64,7 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
     check_tolerance,
+    paired_differences,
     significance_level,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
@@ -591,7 +592,7 @@ def _compare_one(
     n_queries = x.shape[1]
     check_queries(n_queries)
     names = np.array(sm.systems, dtype=object)
-    d = x[pairs[:, 0]] - x[pairs[:, 1]]
+    d = paired_differences(x, pairs)
     warn_if_unreliable(
         d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], stacklevel=4
     )

@@ -18,6 +18,7 @@ from fuzzytruth.stats._validation import (
     check_int,
     check_tolerance,
     no_spread,
+    paired_differences,
     tie_margin,
 )
 
@@ -36,7 +37,9 @@ def cohens_dz(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> np.ndar
 
     ``d_z = mean(a - b) / std(a - b, ddof=1)``; ``t = d_z * sqrt(n)``. NaN when the
     differences have no spread (all equal, up to rounding): a constant difference has no
-    standardised size (dividing by its rounding noise gave values like -3e15).
+    standardised size (dividing by its rounding noise gave values like -3e15). A difference
+    within the rounding of the scores (1e-12 of the largest ``|score|``,
+    :func:`~fuzzytruth.stats._validation.paired_differences`) counts as 0.
 
     Parameters
     ----------
@@ -57,7 +60,7 @@ def cohens_dz(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> np.ndar
     """
     x = as_scores(scores)
     pairs = as_pairs(pairs, x.shape[0])
-    d = x[pairs[:, 0]] - x[pairs[:, 1]]
+    d = paired_differences(x, pairs)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(no_spread(d), np.nan, d.mean(axis=1) / d.std(axis=1, ddof=1))
 

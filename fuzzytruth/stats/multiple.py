@@ -37,6 +37,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_int,
     check_n_resamples,
+    paired_differences,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap
 
@@ -355,7 +356,7 @@ def romano_wolf(
     bootstrap = check_bootstrap(bootstrap)
     alternative = check_alternative(alternative)
     n = bootstrap._scores.shape[-1]
-    d = bootstrap._scores[bootstrap.pairs[:, 0]] - bootstrap._scores[bootstrap.pairs[:, 1]]
+    d = paired_differences(bootstrap._scores, bootstrap.pairs)
     se = d.std(axis=1, ddof=1) / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = bootstrap.difference / se

@@ -24,6 +24,7 @@ from fuzzytruth.stats._validation import (
     check_alternative,
     check_choice,
     check_n_resamples,
+    paired_differences,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 
@@ -150,6 +151,12 @@ def paired_test(
 
     Notes
     -----
+    A difference within the rounding of the scores' arithmetic, 1e-12 of the largest
+    ``|score|`` (:func:`~fuzzytruth.stats._validation.paired_differences`), is a tie (0) for
+    every test, as it is for :func:`~fuzzytruth.stats.wins_ties_losses`: 0.3 against
+    0.1 + 0.2 is no loss to the sign and Wilcoxon tests, and no spread to the t test. scipy
+    takes the doubles as they are, so it can differ on such scores.
+
     The resampling tests never build a ``pairs x queries`` array per resample: with the flip
     (or resample-count) matrix ``F`` of shape ``(B, n_queries)``, ``F @ scores.T / n`` holds
     every system's resampled mean and each pair's null value is the difference of two of its
@@ -193,7 +200,7 @@ def paired_test(
 
 
 def _differences(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    return x[pairs[:, 0]] - x[pairs[:, 1]]
+    return paired_differences(x, pairs)  # rounding noise is a tie (zero)
 
 
 def _pvalue_from_cdf(

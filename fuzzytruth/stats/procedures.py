@@ -42,6 +42,10 @@ Every procedure rejects when ``p < alpha`` with ``alpha = round(1 - confidence_l
 (:func:`~fuzzytruth.stats._validation.significance_level`): a Monte Carlo p-value of exactly
 0.05 is not significant at 95 % and its interval holds 0.
 
+A per-query difference within the rounding of the scores' arithmetic (1e-12 of the largest
+``|score|``, :func:`~fuzzytruth.stats._validation.paired_differences`) is a tie, 0, for every
+procedure, as in the W/T/L counts: 0.3 against 0.1 + 0.2 is neither a loss nor spread.
+
 Degenerate input is refused or flagged, never turned into an absurd number: fewer than
 :data:`MIN_QUERIES` queries is an error; a pair whose differences are all equal (no spread,
 up to rounding) gets NaN for the p-value, the interval and the effect size, with a
@@ -71,6 +75,7 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
     no_spread,
+    paired_differences,
     significance_level,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap, paired_bootstrap
@@ -385,7 +390,7 @@ def paired_inference(
         )
     n = x.shape[1]
     check_queries(n)
-    d = x[pairs[:, 0]] - x[pairs[:, 1]]
+    d = paired_differences(x, pairs)
     difference = d.mean(axis=1)
     flat = no_spread(d)
     alpha = significance_level(level)
@@ -481,10 +486,10 @@ def _randomization_procedure(
         null = sign_flip_means(augmented, n_resamples, draw_seed(rng))
     b_total = null.shape[0]
     fbar = null[:, -1]
-    observed = (x[pairs[:, 0]] - x[pairs[:, 1]]).mean(axis=1)
+    d = paired_differences(x, pairs)
+    observed = d.mean(axis=1)
     scale = float(np.abs(centred).max())
-    reach = n * float(np.abs(x[pairs[:, 0]] - x[pairs[:, 1]]).max()) + scale + 1.0
-    d = x[pairs[:, 0]] - x[pairs[:, 1]]
+    reach = n * float(np.abs(d).max()) + scale + 1.0
     half_width = sps.t.isf(alpha / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
     p0 = np.empty(len(pairs))
     low = np.empty(len(pairs))
