@@ -25,6 +25,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_n_resamples,
     paired_differences,
+    tie_margin,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 
@@ -121,7 +122,10 @@ def paired_test(
         ``"wilcoxon"``: signed-rank test; exact null distribution when a pair has at most
         50 non-zero differences, no ties and no zeros (as scipy's ``method="auto"``), else
         the normal approximation with tie correction and no continuity correction (scipy
-        would use a permutation test for tied samples of at most 13).
+        would use a permutation test for tied samples of at most 13). Sizes ``|a - b|``
+        equal up to the rounding of the scores (1e-12 of the largest ``|score|``) are ties:
+        P@10's 0.7 - 0.6 and 0.2 - 0.1 (0.09999999999999998 and 0.1 in doubles) tie as in
+        exact arithmetic, where scipy would rank the doubles apart and call the sample untied.
         ``"sign"``: exact binomial test on the numbers of positive and negative differences,
         zero differences dropped (as :func:`scipy.stats.binomtest` with p = 1/2).
         ``"bootstrap"``: studentised (bootstrap-t) test of the mean difference (Efron &
@@ -294,6 +298,25 @@ def _sign_test(x: np.ndarray, pairs: np.ndarray, alternative: str) -> PairedTest
     )
 
 
+def _merge_rounding_ties(values: np.ndarray, margin: float) -> np.ndarray:
+    """Per row, each value replaced by the smallest of its run of sorted neighbours less than
+    ``margin`` apart: sizes of differences equal in exact arithmetic but not in doubles
+    (0.7 - 0.6 = 0.09999999999999998, 0.2 - 0.1 = 0.1) become equal, so they tie in rank.
+
+    >>> _merge_rounding_ties(np.array([[0.1, 0.7 - 0.6, 0.3, 0.8 - 0.7]]), 1e-12).tolist()
+    [[0.09999999999999998, 0.09999999999999998, 0.3, 0.09999999999999998]]
+    """
+    order = np.argsort(values, axis=1, kind="stable")
+    v = np.take_along_axis(values, order, axis=1)
+    starts = np.ones(v.shape, dtype=bool)
+    starts[:, 1:] = np.diff(v, axis=1) > margin
+    first = np.where(starts, np.arange(v.shape[1]), 0)
+    np.maximum.accumulate(first, axis=1, out=first)
+    out = np.empty_like(values)
+    np.put_along_axis(out, order, np.take_along_axis(v, first, axis=1), axis=1)
+    return out
+
+
 def _tie_term(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """Per row, the sum of ``t**3 - t`` over groups of equal values among the kept entries."""
     rows, cols = values.shape
@@ -324,7 +347,11 @@ def _wilcoxon(
 ) -> PairedTestResult:
     d = _differences(x, pairs)
     n_all = d.shape[1]
-    absd = np.abs(d)
+    # sizes equal up to the rounding of the scores tie, as the zeros do (_differences): P@10
+    # differences of one tenth came out 0.09999999999999998, 0.1 or 0.10000000000000009, so
+    # their ranks (and the choice of the exact, untied distribution) followed the rounding:
+    # p = 0.05, 0.11 or 0.28 for the same 8 gains and 2 losses of 0.1, by which queries lost
+    absd = _merge_rounding_ties(np.abs(d), tie_margin(0.0, x))
     zero = d == 0
     n_zero = zero.sum(axis=1).astype(np.float64)
     # Zeros are the smallest |d|, so ranking all entries and subtracting n_zero gives the ranks
