@@ -109,20 +109,23 @@ def _order_statistics_py(rows, positions, out):  # pragma: no cover - compiled
                     out[r, j] = part[positions[r, j] - below[g]]
 
 
-def _crossing_counts_py(rows, values, n_below, n_equal, under, over):  # pragma: no cover
+def _crossing_counts_py(rows, values, tolerances, n_below, n_equal, under,
+                       over):  # pragma: no cover
     n_rows, width = rows.shape
     for r in range(n_rows):
         value = values[r]
+        low = value - tolerances[r]
+        high = value + tolerances[r]
         lt = 0
         eq = 0
         largest = -np.inf
         smallest = np.inf
         for i in range(width):  # branch-free (selects, not jumps): random data, no misses
             v = rows[r, i]
-            lt += v < value
-            eq += v == value
-            largest = max(largest, v if v < value else -np.inf)
-            smallest = min(smallest, v if v > value else np.inf)
+            lt += v < low
+            eq += (v >= low) & (v <= high)
+            largest = max(largest, v if v < low else -np.inf)
+            smallest = min(smallest, v if v > high else np.inf)
         n_below[r] = lt
         n_equal[r] = eq
         under[r] = largest
@@ -156,23 +159,29 @@ def order_statistics(rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
 
 
 def crossing_counts(
-    rows: np.ndarray, values: np.ndarray
+    rows: np.ndarray, values: np.ndarray, tolerances: np.ndarray | float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per row ``r`` and its value ``v = values[r]``: ``(entries < v, entries == v, largest
-    entry < v or -inf, smallest entry > v or inf)``.
+    entry < v or -inf, smallest entry > v or inf)``, where an entry within ``tolerances[r]``
+    of ``v`` counts as equal to it (a replicate equal to the value in exact arithmetic but
+    not in doubles).
 
     Examples
     --------
     >>> crossing_counts(np.array([[3.0, 1.0, 2.0, 2.0, 5.0]]), np.array([2.0]))
     (array([1]), array([2]), array([1.]), array([3.]))
+    >>> crossing_counts(np.array([[0.1 + 0.2, 0.3, 0.2]]), np.array([0.3]), 1e-12)[:2]
+    (array([1]), array([2]))
     """
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     values = np.ascontiguousarray(values, dtype=np.float64)
+    tolerances = np.ascontiguousarray(np.broadcast_to(tolerances, values.shape),
+                                      dtype=np.float64)
     n = rows.shape[0]
     n_below = np.empty(n, dtype=np.int64)
     n_equal = np.empty(n, dtype=np.int64)
     under = np.empty(n)
     over = np.empty(n)
     if n:
-        _kernels()["crossing"](rows, values, n_below, n_equal, under, over)
+        _kernels()["crossing"](rows, values, tolerances, n_below, n_equal, under, over)
     return n_below, n_equal, under, over
