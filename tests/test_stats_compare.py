@@ -185,6 +185,30 @@ def test_resolution_warning_from_compare(scores):
         compare(scores, method="randomization", correction="none", n_resamples=50, rng=0)
 
 
+def test_exact_randomization_resolution_warning_counts_sign_flips_not_resamples():
+    # Up to 16 queries every sign flip is enumerated: the smallest p-value is 2 / 2**n
+    # two-sided (the all-positive and all-negative flips), whatever n_resamples is. Read as
+    # B = 2**n resamples the warning said "n_resamples=8 ... 1/(B+1)=0.111" for 3 queries,
+    # and said nothing for 36 pairs on 10 queries (Holm: 36 x 2/1024 = 0.07 > 0.05).
+    rng = np.random.default_rng(0)
+    three = rng.random((2, 3))
+    with pytest.warns(ResamplingResolutionWarning,
+                      match=r"all 2\*\*3 sign flips and its smallest two-sided p-value is "
+                            r"0.25") as record:
+        compare(three, method="randomization")
+    assert "n_resamples" not in str(record[0].message)
+    assert record[0].filename == __file__
+    many = rng.random((9, 10))
+    with pytest.warns(ResamplingResolutionWarning, match="with 36 tests it cannot pass"):
+        table = compare(many, method="randomization").table
+    assert (table["pvalue_adjusted"] >= 0.05).all()
+    # one-sided the smallest p is 1/1024 and Holm's 36 x 1/1024 = 0.035 passes: silent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResamplingResolutionWarning)
+        compare(many, method="randomization", alternative="greater")
+        compare(rng.random((2, 12)), method="randomization")
+
+
 def test_summary_and_latex(scores):
     res = compare(scores, systems=["bm25", "dense_v2", "c", "d"], n_resamples=300, rng=0)
     text = str(res)

@@ -47,6 +47,7 @@ unstarred row may exclude 0 when the correction is what stops it).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ import pandas as pd
 
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
+from fuzzytruth._resampling import ResamplingResolutionWarning
 from fuzzytruth.stats._validation import (
     all_pairs,
     baseline_pairs,
@@ -611,7 +613,9 @@ def _compare_one(
     )
     p = inference.pvalue
     if correction in CORRECTIONS:
-        if method in ("randomization", *BOOTSTRAP_METHODS):
+        if method == "randomization" and n_queries <= EXACT_MAX_QUERIES:
+            _warn_if_exact_unresolvable(n_queries, len(pairs), alternative, alpha, correction)
+        elif method in ("randomization", *BOOTSTRAP_METHODS):
             warn_if_unresolvable(
                 inference.n_resamples or n_resamples, len(pairs), alpha=alpha,
                 method=correction, stacklevel=4,
@@ -691,6 +695,32 @@ def _compare_one(
         columns=list(SYSTEM_COLUMNS),
     )
     return table, systems_df
+
+
+def _warn_if_exact_unresolvable(
+    n_queries: int, n_tests: int, alternative: str, alpha: float, correction: str
+) -> None:
+    """:func:`~fuzzytruth.stats.warn_if_unresolvable` for the exact randomisation test.
+
+    Up to :data:`EXACT_MAX_QUERIES` queries the test enumerates all ``2**n`` sign flips
+    whatever ``n_resamples`` is, and its smallest p-value is that of the all-positive flip
+    (with the all-negative one, two-sided): ``2 / 2**n`` two-sided, ``1 / 2**n`` one-sided.
+    Read as B = 2**n resamples, the warning had said ``n_resamples=8 ... 1/(B+1) = 0.111``
+    for 3 queries (the smallest p is 0.25, and n_resamples changes nothing), and stayed
+    silent for 36 pairs on 10 queries under Holm, where 36 x 2/1024 = 0.07 > 0.05.
+    """
+    p_min = (2.0 if alternative == "two-sided" else 1.0) / 2.0**n_queries
+    if (adjust_pvalues(np.full(n_tests, p_min), method=correction) < alpha).any():
+        return
+    warnings.warn(
+        f"with {n_queries} queries the randomisation test enumerates all 2**{n_queries} sign "
+        f"flips and its smallest {alternative} p-value is {p_min:.3g}: with {n_tests} tests "
+        f"it cannot pass the {correction!r} correction at alpha={alpha}, so no comparison can "
+        "be significant whatever the data (more queries would change that, more resamples "
+        "would not)",
+        ResamplingResolutionWarning,
+        stacklevel=4,
+    )
 
 
 def _system_intervals(
