@@ -196,6 +196,21 @@ def test_same_seed_same_result_and_different_seed_differs(method):
     assert not np.array_equal(a, c)
 
 
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("exact", [True, False])
+def test_randomization_of_differences_that_are_all_ties_up_to_rounding(alternative, exact):
+    # B's scores equal A's in exact arithmetic, half written as 0.1 + 0.2: every difference
+    # is a tie (paired_differences), so every flipped mean reaches the observed 0 and p = 1,
+    # as for identical systems. The flips of the centred scores (+-2.8e-17, themselves
+    # rounding noise) were compared with a tolerance relative to them: one-sided p = 0.75.
+    a = np.full(8, 0.3)
+    b = np.where(np.arange(8) % 2 == 1, 0.1 + 0.2, 0.3)
+    res = paired_test(np.vstack([a, b]), method="randomization", alternative=alternative,
+                      exact=exact, n_resamples=999, rng=0)
+    assert res.pvalue[0] == 1.0
+    assert res.statistic[0] == 0.0
+
+
 def test_all_zero_differences_give_nan_for_t_wilcoxon_sign():
     x = np.tile(np.linspace(0, 1, 10), (2, 1))
     for method in ("t", "wilcoxon", "sign"):

@@ -488,7 +488,7 @@ def _randomization_procedure(
     fbar = null[:, -1]
     d = paired_differences(x, pairs)
     observed = d.mean(axis=1)
-    scale = float(np.abs(centred).max())
+    scale = max(float(np.abs(centred).max()), float(np.abs(x).max()))  # as paired_test
     reach = n * float(np.abs(d).max()) + scale + 1.0
     half_width = sps.t.isf(alpha / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
     p0 = np.empty(len(pairs))
