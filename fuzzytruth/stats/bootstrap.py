@@ -128,12 +128,16 @@ class BootstrapResult:
             distribution (linear interpolation, as :func:`numpy.quantile`).
             ``"basic"``: the percentile interval reflected about the estimate.
             ``"bca"``: bias-corrected and accelerated (Efron 1987); the bias correction uses
-            the mid-rank share of resamples below the estimate and the acceleration the
-            jackknife over queries, in closed form for a mean; its bounds are NaN when every
-            resample lies on one side of the estimate. ``"studentized"``: bootstrap-t with
-            each resample's own standard error; a resample whose values have no spread (common
-            with few queries and lattice-valued measures such as P@10) is studentised by the
-            observed standard error instead, so the bounds stay finite.
+            the mid-rank share of resamples below the estimate (as scipy's BCa; a resample
+            equal to the estimate up to the rounding of the scores counts as equal, where
+            scipy compares the doubles: with 3 queries the 6 orderings of the sample itself,
+            2/9 of the resamples, fell on either side of it by rounding there) and the
+            acceleration the jackknife over queries, in closed form for a mean; its bounds are
+            NaN when every resample lies on one side of the estimate.
+            ``"studentized"``: bootstrap-t with each resample's own standard error; a
+            resample whose values have no spread (common with few queries and lattice-valued
+            measures such as P@10) is studentised by the observed standard error instead, so
+            the bounds stay finite.
         target : {"differences", "means"}
             Interval for every pair's difference or for every system's mean.
         alternative : {"two-sided", "less", "greater"}
