@@ -1,6 +1,7 @@
 """Parameter variants of every registered family, built from its ``Param`` declarations, for
 the tests that run a family over its parameters (``test_evaluate_params``,
-``test_stats_population``): a family or a parameter added later is covered without editing
+``test_classify_params``, ``test_stats_population``), and their search for the variants a
+configuration refuses: a family or a parameter added later is covered without editing
 them; a parameter whose converter has no ``VALUES`` fails
 ``test_evaluate_params.test_every_parameter_has_values`` (ranking) or
 ``test_classify_params.test_every_parameter_has_values`` (classifiers)."""
@@ -65,3 +66,16 @@ def variants(name: str, fam: MeasureFamily) -> list[Measure]:
         params.append({p.name: parameter_values(p)[rng.integers(len(parameter_values(p)))]
                        for p in fam.params})
     return list({str(m): m for m in (Measure(name, **kw) for kw in params)}.values())
+
+
+def refused(measures: list[Measure], evaluate_them) -> dict[str, str]:
+    """The measures that ``evaluate_them(measures)`` refuses with a ValueError, by their
+    message, found by halving (refusals are few and come in runs of variants)."""
+    try:
+        evaluate_them(measures)
+    except ValueError as exc:
+        if len(measures) == 1:
+            return {str(measures[0]): str(exc)}
+        half = len(measures) // 2
+        return refused(measures[:half], evaluate_them) | refused(measures[half:], evaluate_them)
+    return {}

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from measure_variants import VALUES, parameter_values, variants
+from measure_variants import VALUES, parameter_values, refused, variants
 from registry_families import classifier_families
 from sklearn.metrics import brier_score_loss, log_loss, top_k_accuracy_score
 
@@ -269,19 +269,6 @@ def params_of(m: Measure) -> dict[str, Any]:
 
 def target_of(m: Measure) -> str:
     return params_of(m).get("target", "label")
-
-
-def refused(measures: list[Measure], evaluate_them) -> dict[str, str]:
-    """The measures that ``evaluate_them(measures)`` refuses with a ValueError, by their
-    message, found by halving."""
-    try:
-        evaluate_them(measures)
-    except ValueError as exc:
-        if len(measures) == 1:
-            return {str(measures[0]): str(exc)}
-        half = len(measures) // 2
-        return refused(measures[:half], evaluate_them) | refused(measures[half:], evaluate_them)
-    return {}
 
 
 @functools.cache

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from measure_variants import NO_CLOSED_FORM, VALUES, variants
+from measure_variants import NO_CLOSED_FORM, VALUES, refused, variants
 from registry_families import package_families
 
 from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate
@@ -105,19 +105,6 @@ def measures_of(config: str) -> list[Measure]:
     averaged = "ties" not in options and options["preset"] == "textbook"
     return [m for name, fam in FAMILIES.items() if fam.tie_averaged or not averaged
             for m in variants(name, fam)]
-
-
-def refused(measures: list[Measure], evaluate_them) -> dict[str, str]:
-    """The measures that ``evaluate_them(measures)`` refuses with a ValueError, by their
-    message, found by halving (refusals are few and come in runs of variants)."""
-    try:
-        evaluate_them(measures)
-    except ValueError as exc:
-        if len(measures) == 1:
-            return {str(measures[0]): str(exc)}
-        half = len(measures) // 2
-        return refused(measures[:half], evaluate_them) | refused(measures[half:], evaluate_them)
-    return {}
 
 
 @functools.cache
