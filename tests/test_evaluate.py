@@ -707,3 +707,22 @@ def test_utility_without_its_closed_form_is_given_by_the_worlds():
     np.testing.assert_allclose(mean[2], expected[2], atol=1e-12)  # c = d: the closed form
     with pytest.raises(ValueError, match=r"no closed form for \['Utility\(c=-1\)'"):
         evaluate(run, pq, measures, n_docs_in_collection=10, method="exact")
+
+
+def test_skip_keeps_the_exact_aggregate_of_a_measure_that_is_never_undefined():
+    """Under undefined="skip" the aggregate was always the mean over the sampled worlds of each
+    world's mean over its defined queries, a Monte Carlo estimate (0.0477 ± 0.0017 here), even
+    for P@10, which no query can leave undefined: the same quantity as the mean of the
+    queries' exact expectations (0.05), which undefined="zero" reports with mc_se 0. Where
+    the closed form gives every query probability 0 of being undefined, skip now keeps it;
+    AP, undefined where a world has no relevant document, stays the mean over the worlds."""
+    run = Run(["q1", "q1", "q2", "q3"], ["d1", "d2", "d1", "d1"], [3.0, 2.0, 1.0, 1.0])
+    truth = ProbabilisticQrels(["q1", "q1", "q2", "q3"], ["d1", "d3", "d1", "d2"],
+                               [0.5, 0.2, 1.0, 0.3])
+    skip, zero = (evaluate(run, truth, ["P@10", "AP"], n_worlds=100, rng=0,
+                           undefined=rule).aggregate().set_index("measure")
+                  for rule in ("skip", "zero"))
+    assert skip.loc["P@10", "value"] == zero.loc["P@10", "value"] == pytest.approx(0.05)
+    assert skip.loc["P@10", "mc_se"] == 0.0 and skip.loc["P@10", "n_queries"] == 3
+    assert skip.loc["AP", "mc_se"] > 0 and skip.loc["AP", "n_queries"] < 3
+    assert skip.loc["AP", "value"] != pytest.approx(zero.loc["AP", "value"])

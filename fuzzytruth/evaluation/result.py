@@ -290,6 +290,12 @@ class Evaluation:
             return batch.resolve()
         return batch
 
+    def _never_undefined(self, system: str, measure: str) -> bool:
+        """Whether the closed form of ``measure`` for ``system`` gives every query
+        probability 0 of being undefined (False where the worlds alone say, or may say)."""
+        batch = self._batches[system, measure]
+        return isinstance(batch, DistributionBatch) and not (batch.p_undefined > 0).any()
+
     def batch(self, system: str, measure: str | Measure) -> DistributionBatch:
         """Per-query distributions of one system and measure, rows in :attr:`queries`, under
         the evaluation's ``undefined`` rule."""
@@ -499,7 +505,9 @@ class Evaluation:
             the family's aggregate over the counted queries (the mean; the sum of trec_eval's
             counts; the geometric mean of gm_map): under uncertain truth with the arithmetic
             mean and ``undefined="zero"`` the mean of the per-query expectations (exact where
-            they are), otherwise the mean over the sampled worlds of the per-world aggregate.
+            they are), and so under ``"skip"`` where each query's closed form says it is never
+            undefined (P@k); otherwise the mean over the sampled worlds of the per-world
+            aggregate.
         ``ci_low``, ``ci_high``, ``estimand``
             the interval over queries, by the procedure that :func:`fuzzytruth.stats.compare`
             uses by default for differences (the t interval over queries of each query's
@@ -578,7 +586,11 @@ class Evaluation:
                 )
             else:
                 per_world = summed.per_world
-                by_world = not self.undefined.counts or self._world_counted is not None
+                # under "skip" each world averages its defined values, so the mean over the
+                # worlds is not the mean of the queries' expectations, unless no query can be
+                # undefined (its closed form says so): then both are, and the exact one is kept
+                skips = not self.undefined.counts and not self._never_undefined(system, measure)
+                by_world = skips or self._world_counted is not None
                 linear = fam.aggregate == "mean" and not by_world
                 # the worlds where the measure is defined (all, unless undefined="skip"): none
                 # leaves NaN, without numpy's warnings about empty slices
