@@ -71,6 +71,7 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth._validation import check_choice, check_flag, check_int
+from fuzzytruth.metrics.base import sum_in_order
 from fuzzytruth.runs import SCORE_DTYPES, TIES
 
 __all__ = [
@@ -192,7 +193,7 @@ class MeasureFamily:
         count = defined.sum(axis=axis)
         if self.aggregate == "geometric":
             values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
-        total = _sum_in_order(np.where(defined, values, 0.0), axis)
+        total = sum_in_order(np.where(defined, values, 0.0), axis)  # as trec_eval adds
         mean = self.combine_sums(total, count)
         return np.exp(mean) if self.aggregate == "geometric" else mean
 
@@ -233,19 +234,6 @@ GEOMETRIC_FLOOR = 1e-5
 """trec_eval's floor for geometric means (``MIN_GEO_MEAN``): gm_map = exp(mean(log(max(AP, ε))))."""
 
 
-def _sum_in_order(values: np.ndarray, axis: int) -> np.ndarray:
-    """``values`` added one at a time along ``axis``, first to last, as trec_eval accumulates
-    a measure over the queries (``meas_acc.c``; queries in ``strcmp`` order of their ids).
-    numpy's ``sum`` adds in blocks (pairwise), which can differ in the last bit: sixteen
-    reciprocal ranks whose sequential mean is 0.36874999999999997 (trec_eval prints 0.3687)
-    have a pairwise mean of 0.36875 (0.3688).
-
-    >>> float(_sum_in_order(np.array([0.1] * 10), -1)), float(np.array([0.1] * 10).sum())
-    (0.9999999999999999, 1.0)
-    """
-    if values.shape[axis] == 0:
-        return values.sum(axis=axis)
-    return np.take(np.cumsum(values, axis=axis), -1, axis=axis)
 
 _FAMILIES: dict[str, MeasureFamily] = {}
 _ALIASES: dict[str, tuple[str, Mapping[str, Any]]] = {}

@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.metrics.base import RankedGains, dot_rows
+from fuzzytruth.metrics.base import RankedGains, dot_rows, sum_in_order
 
 __all__ = [
     "average_precision",
@@ -597,7 +597,4 @@ def eleven_point_kernel(
     # summed as m_11pt_avg.c sums, from the last level to the first, one at a time: numpy's
     # mean adds in another order, and 11 x 0.025 then differs in the last bit, enough to
     # print a mean of 0.00625 as 0.0063 where trec_eval prints 0.0062
-    total = np.zeros(len(precision))
-    for column in precision.T[::-1]:
-        total += column
-    return total / len(levels)
+    return sum_in_order(precision[:, ::-1], axis=1) / len(levels)

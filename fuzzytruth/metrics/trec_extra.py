@@ -40,7 +40,7 @@ transformation :func:`fuzzytruth.metrics.base.judged_only`, applied before any k
 
 Examples
 --------
->>> from fuzzytruth.metrics.base import RankedGains
+>>> from fuzzytruth.metrics.base import RankedGains, sum_in_order
 >>> rg = RankedGains.from_lists(["q"], [[1, 0, 1, 0, 0]], [[1, 1, 1, 0, 0]],
 ...                             [[True, True, True, False, True]])
 >>> bpref(rg, rel=1).round(4)     # (1 + (1 − 1/2)) / 3
@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth.metrics import binary
-from fuzzytruth.metrics.base import RankedGains
+from fuzzytruth.metrics.base import RankedGains, sum_in_order
 from fuzzytruth.metrics.ranking import (
     _discounts,
     _expected_relevant,
@@ -104,20 +104,6 @@ def _judged_classes(rg: RankedGains, rel: float) -> tuple[np.ndarray, np.ndarray
     return relevant, nonrel, pooled
 
 
-def _rank_sum(values: np.ndarray) -> np.ndarray:
-    """Each row of ``values`` added one rank at a time, first to last, as trec_eval's loops
-    add a query's terms (numpy's ``sum`` adds in pairwise blocks, which can differ in the last
-    bit: a bpref of 0.46875 printed 0.4688 where trec_eval's 0.46874999999999994 prints
-    0.4687); the cells that are not terms hold 0, which adds nothing.
-
-    >>> float(_rank_sum(np.array([[0.1] * 10]))[0])
-    0.9999999999999999
-    """
-    if values.shape[1] == 0:
-        return np.zeros(len(values))
-    return np.cumsum(values, axis=1)[:, -1]
-
-
 def _exclusive_cumsum(mask: np.ndarray) -> np.ndarray:
     """Per cell, how many True cells come strictly before it in its row."""
     return np.cumsum(mask, axis=1) - mask
@@ -149,7 +135,7 @@ def bpref(rg: RankedGains, *, rel: float) -> np.ndarray:
         out=np.zeros(above.shape), where=denominator > 0,
     )
     term = np.where(above > 0, 1.0 - share, 1.0)
-    return divide(_rank_sum(term * relevant), n_rel)
+    return divide(sum_in_order(term * relevant), n_rel)
 
 
 def inferred_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
@@ -177,7 +163,7 @@ def inferred_ap(rg: RankedGains, *, rel: float) -> np.ndarray:
         (r_before + INFAP_EPSILON) / (r_before + n_before + 2 * INFAP_EPSILON)
     )
     term[:, :1] = 1.0
-    return divide(_rank_sum(np.where(relevant, term, 0.0)), rg.n_relevant(rel))
+    return divide(sum_in_order(np.where(relevant, term, 0.0)), rg.n_relevant(rel))
 
 
 def gmap(rg: RankedGains, *, rel: float) -> np.ndarray:
@@ -242,7 +228,7 @@ def yaap(rg: RankedGains, *, rel: float) -> np.ndarray:
     """
     relevant = rg.gains >= rel
     ranks = np.arange(1, rg.depth + 1, dtype=np.float64)
-    total = _rank_sum(np.where(relevant, np.cumsum(relevant, axis=1) / ranks, 0.0))
+    total = sum_in_order(np.where(relevant, np.cumsum(relevant, axis=1) / ranks, 0.0))
     return np.log((1.0 + total) / (1.0 + rg.n_relevant(rel) - total))
 
 
@@ -303,7 +289,7 @@ def bin_g(rg: RankedGains, *, rel: float) -> np.ndarray:
     relevant = rg.gains >= rel
     above = _exclusive_cumsum(~relevant)  # documents above that are not relevant
     term = np.where(relevant, 1.0 / np.log2(2.0 + above), 0.0)
-    return divide(_rank_sum(term), rg.n_relevant(rel))
+    return divide(sum_in_order(term), rg.n_relevant(rel))
 
 
 def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
@@ -336,7 +322,7 @@ def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
     # m_ndcg_rel.c: the terms in rank order, then (R - relevant retrieved) * DCG / ideal DCG
     missing = (n_rel - positive.sum(axis=1)).astype(np.float64)
     final = divide(missing * (dcg[:, -1] if rg.depth else np.zeros(len(rg))), ideal_dcg[:, -1])
-    total = _rank_sum(at_rel) + np.nan_to_num(final)
+    total = sum_in_order(at_rel) + np.nan_to_num(final)
     return divide(np.where(total > 0, total, 0.0), n_rel)  # trec_eval: 0 unless sum > 0
 
 
