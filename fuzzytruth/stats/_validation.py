@@ -32,6 +32,7 @@ __all__ = [
     "check_tolerance",
     "no_spread",
     "paired_differences",
+    "scaled_deviations",
     "significance_level",
     "tie_margin",
 ]
@@ -105,6 +106,20 @@ def paired_differences(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     d = x[pairs[:, 0]] - x[pairs[:, 1]]
     d[np.abs(d) <= tie_margin(0.0, x)] = 0.0
     return d
+
+
+def scaled_deviations(x: np.ndarray, axis: int) -> np.ndarray:
+    """Deviations of ``x`` from its mean along ``axis``, divided by their largest ``|value|``
+    (0 where they are all 0): the input of a scale-free third moment (skewness, BCa's
+    acceleration), whose cubes of raw deviations overflow from scores of about 1e103 and
+    underflow below 1e-103, within the scores the statistics accept (:data:`SCALE_LIMIT`).
+
+    >>> scaled_deviations(np.array([[1e120, 3e120, 5e120]]), axis=-1).tolist()
+    [[-1.0, 0.0, 1.0]]
+    """
+    c = x - x.mean(axis=axis, keepdims=True)
+    top = np.abs(c).max(axis=axis, keepdims=True)
+    return np.divide(c, top, out=np.zeros_like(c), where=top > 0)
 
 
 SCALE_LIMIT = 1e140

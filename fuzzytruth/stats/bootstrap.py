@@ -38,6 +38,7 @@ from fuzzytruth.stats._validation import (
     check_confidence_level,
     check_n_resamples,
     no_spread,
+    scaled_deviations,
     significance_level,
     tie_margin,
 )
@@ -345,15 +346,12 @@ class BootstrapResult:
     def _acceleration(self, target: str) -> np.ndarray:
         # Jackknife of a mean in closed form: theta_(i) = (sum - x_i) / (n - 1), hence
         # mean(theta_(.)) - theta_(i) = (x_i - mean) / (n - 1) and the (n - 1) factors cancel.
-        # The ratio is scale-free, so the deviations are divided by their largest first: cubed
-        # as they are, scores of 1e105 overflowed (NaN acceleration, NaN interval, p = 1/(B+1))
-        # and scores of 1e-105 underflowed (acceleration 0: a plain bias-corrected interval).
+        # The ratio is scale-free, so the deviations are scaled first: cubed as they are,
+        # scores of 1e105 overflowed (NaN acceleration, NaN interval, p = 1/(B+1)) and scores
+        # of 1e-105 underflowed (acceleration 0: a plain bias-corrected interval).
         out = np.empty(self._n_targets(target))
         for sl in row_chunks(len(out), CHUNK_PAIRS * 8):
-            c = self._target_scores(target, sl)
-            c = c - c.mean(axis=0)
-            top = np.abs(c).max(axis=0)
-            c = np.divide(c, top, out=np.zeros_like(c), where=top > 0)
+            c = scaled_deviations(self._target_scores(target, sl), axis=0)
             num = (c**3).sum(axis=0)
             den = 6.0 * (c**2).sum(axis=0) ** 1.5
             out[sl] = np.divide(num, den, out=np.zeros_like(num), where=den > 0)

@@ -76,6 +76,7 @@ from fuzzytruth.stats._validation import (
     check_n_resamples,
     no_spread,
     paired_differences,
+    scaled_deviations,
     significance_level,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap, paired_bootstrap
@@ -243,12 +244,7 @@ def skewness(d: np.ndarray) -> np.ndarray:
     [1.1547, 0.0]
     """
     d = np.asarray(d, dtype=np.float64)
-    c = d - d.mean(axis=-1, keepdims=True)
-    # g1 is scale-free: divided by the largest deviation first, the cube of differences of
-    # 1e105 does not overflow (nor that of 1e-105 underflow) into a NaN skewness, which
-    # silenced the warning
-    top = np.abs(c).max(axis=-1, keepdims=True)
-    c = np.divide(c, top, out=np.zeros_like(c), where=top > 0)
+    c = scaled_deviations(d, axis=-1)  # raw cubes overflowed at 1e105: a NaN, no warning
     m2 = (c * c).mean(axis=-1)
     m3 = (c * c * c).mean(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
