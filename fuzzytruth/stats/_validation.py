@@ -30,6 +30,7 @@ __all__ = [
     "check_int",
     "check_n_resamples",
     "check_tolerance",
+    "flip_scale",
     "no_spread",
     "paired_differences",
     "scaled_deviations",
@@ -106,6 +107,20 @@ def paired_differences(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     d = x[pairs[:, 0]] - x[pairs[:, 1]]
     d[np.abs(d) <= tie_margin(0.0, x)] = 0.0
     return d
+
+
+def flip_scale(x: np.ndarray, centred: np.ndarray) -> float:
+    """The absolute scale of the sign-flip tests' tie tolerance (``count_extreme``'s
+    ``scale``): the largest ``|score|``, of the scores or of the scores centred across
+    systems (what the flips move), whichever is larger. Not the centred ones alone: those of
+    two systems equal up to rounding are themselves rounding noise, and a flip of it (5.6e-17)
+    counted as more extreme than the tie 0 (one-sided p 0.75 for differences that are all
+    ties, where it must be 1).
+
+    >>> flip_scale(np.array([[0.3, 0.5], [0.1 + 0.2, 0.5]]), np.array([[0.0, 0.0]] * 2))
+    0.5
+    """
+    return max(float(np.abs(centred).max()), float(np.abs(x).max()))
 
 
 def scaled_deviations(x: np.ndarray, axis: int) -> np.ndarray:

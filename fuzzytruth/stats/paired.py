@@ -24,6 +24,7 @@ from fuzzytruth.stats._validation import (
     check_alternative,
     check_choice,
     check_n_resamples,
+    flip_scale,
     paired_differences,
     tie_margin,
 )
@@ -203,10 +204,6 @@ def paired_test(
     return _bootstrap_test(x, pairs, alternative, n_resamples, generator)
 
 
-def _differences(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    return paired_differences(x, pairs)  # rounding noise is a tie (zero)
-
-
 def _pvalue_from_cdf(
     cdf: np.ndarray, sf: np.ndarray, alternative: str
 ) -> np.ndarray:
@@ -218,7 +215,7 @@ def _pvalue_from_cdf(
 
 
 def _t_test(x: np.ndarray, pairs: np.ndarray, alternative: str) -> PairedTestResult:
-    d = _differences(x, pairs)
+    d = paired_differences(x, pairs)
     n = d.shape[1]
     mean = d.mean(axis=1)
     se = d.std(axis=1, ddof=1) / np.sqrt(n)
@@ -246,7 +243,7 @@ def _randomization(
     # Centring each query across systems changes no difference but shrinks the sums, so the
     # pairwise differences of flipped per-system means lose less to rounding.
     centred = x - x.mean(axis=0)
-    observed = _differences(x, pairs).mean(axis=1)
+    observed = paired_differences(x, pairs).mean(axis=1)
     if exact:
         if n > 24:
             raise ValueError(f"exact=True enumerates 2**n_queries flips; n_queries={n} > 24")
@@ -255,12 +252,8 @@ def _randomization(
     else:
         b_total = n_resamples
         null = sign_flip_means(centred, b_total, draw_seed(rng))
-    # the tolerance is relative to the scores, whose rounding the differences carry, not to
-    # the centred scores: those of two systems equal up to rounding are themselves rounding
-    # noise, and a flip of it (5.6e-17) counted as more extreme than the tie 0 (one-sided p
-    # 0.75 for differences that are all ties, test_stats_paired)
-    scale = max(float(np.abs(centred).max()), float(np.abs(x).max()))
-    b = count_extreme(null, pairs, observed, alternative=alternative, scale=scale)
+    b = count_extreme(null, pairs, observed, alternative=alternative,
+                      scale=flip_scale(x, centred))
     p = b / b_total if exact else (b + 1) / (b_total + 1)
     return PairedTestResult(
         statistic=observed, pvalue=p, pairs=pairs, method="randomization",
@@ -277,7 +270,7 @@ def _bootstrap_test(
     rng: np.random.Generator,
 ) -> PairedTestResult:
     boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
-    d = _differences(x, pairs)
+    d = paired_differences(x, pairs)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(x.shape[1]))
     return PairedTestResult(
@@ -289,7 +282,7 @@ def _bootstrap_test(
 
 
 def _sign_test(x: np.ndarray, pairs: np.ndarray, alternative: str) -> PairedTestResult:
-    d = _differences(x, pairs)
+    d = paired_differences(x, pairs)
     k = np.count_nonzero(d > 0, axis=1)
     n = k + np.count_nonzero(d < 0, axis=1)
     cdf = sps.binom.cdf(k, n, 0.5)
@@ -349,10 +342,10 @@ def _signed_rank_distribution(n: int) -> np.ndarray:
 def _wilcoxon(
     x: np.ndarray, pairs: np.ndarray, alternative: str, zero_method: str
 ) -> PairedTestResult:
-    d = _differences(x, pairs)
+    d = paired_differences(x, pairs)
     n_all = d.shape[1]
-    # sizes equal up to the rounding of the scores tie, as the zeros do (_differences): P@10
-    # differences of one tenth came out 0.09999999999999998, 0.1 or 0.10000000000000009, so
+    # sizes equal up to the rounding of the scores tie, as the zeros do (paired_differences):
+    # P@10 differences of one tenth came out 0.09999999999999998, 0.1 or 0.10000000000000009, so
     # their ranks (and the choice of the exact, untied distribution) followed the rounding:
     # p = 0.05, 0.11 or 0.28 for the same 8 gains and 2 losses of 0.1, by which queries lost
     absd = _merge_rounding_ties(np.abs(d), tie_margin(0.0, x))

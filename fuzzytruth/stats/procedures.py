@@ -74,6 +74,7 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_confidence_level,
     check_n_resamples,
+    flip_scale,
     no_spread,
     paired_differences,
     scaled_deviations,
@@ -484,7 +485,7 @@ def _randomization_procedure(
     fbar = null[:, -1]
     d = paired_differences(x, pairs)
     observed = d.mean(axis=1)
-    scale = max(float(np.abs(centred).max()), float(np.abs(x).max()))  # as paired_test
+    scale = flip_scale(x, centred)
     reach = n * float(np.abs(d).max()) + scale + 1.0
     half_width = sps.t.isf(alpha / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
     p0 = np.empty(len(pairs))
