@@ -545,7 +545,8 @@ def system_notes(
     queries, truths = (("ci_low, ci_high", "truth_low, truth_high") if columns
                        else ("over queries", "over truths"))
     words = _estimand_words(estimand).replace("queries", unit)
-    if "ci_low" in drop_empty_columns(aggregate).columns:
+    shown = drop_empty_columns(aggregate).columns
+    if "ci_low" in shown:
         notes = [
             f"{queries}: the {level} t interval over the {n_queries} {unit} (estimand "
             f'"{estimand}"): where the mean would fall with {words}.'
@@ -553,7 +554,7 @@ def system_notes(
     else:  # one query: no t interval (the table has no such column)
         notes = [f"no interval over the {unit}: a t interval needs at least two {unit} "
                  f"with a value (here {n_queries})."]
-    if "truth_low" in drop_empty_columns(aggregate).columns:
+    if "truth_low" in shown:
         model = split_estimand(estimand)[1]
         source = ("the annotators' disagreement" if model is None
                   else f"the {model} truth model's uncertainty about the labels")

@@ -205,11 +205,13 @@ def _trec_output(args: argparse.Namespace, runs: dict[str, Any], truth: Any,
     counts = empty_list_counts(lines) if args.rel_format == "qrels" else []
     measures += [m for m in counts if m not in measures]
     stand_ins = prints_added_queries(get_preset(args.preset).as_dict())
-    judged = judged_queries(truth) if args.complete else set()
+    truth_queries = judged_queries(truth)
+    judged = truth_queries if args.complete else set()
     blocks = []
     for name, run in runs.items():
-        _check_stops(args, name, set(run.queries), judged_queries(truth), stand_ins=stand_ins)
-        added = sorted(judged - set(run.queries))  # -c's; printed too under trec_eval 10.0
+        given = set(run.queries)
+        _check_stops(args, name, given, truth_queries, stand_ins=stand_ins)
+        added = sorted(judged - given)  # -c's; printed too under trec_eval 10.0
         if added and stand_ins:  # scored as trec_eval 10.0 scores them: on its stand-in list
             run = with_stand_ins(run, added)
         evaluation = _evaluate_judgments(args, name, run, truth, measures)
