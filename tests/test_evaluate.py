@@ -722,6 +722,8 @@ def test_skip_keeps_the_exact_aggregate_of_a_measure_that_is_never_undefined():
     skip, zero = (evaluate(run, truth, ["P@10", "AP"], n_worlds=100, rng=0,
                            undefined=rule).aggregate().set_index("measure")
                   for rule in ("skip", "zero"))
+    # by hand: P@10 of q1 is 0.1 x P(d1 relevant) = 0.05, of q2 0.1 (d1 certain), of q3 0
+    # (its one retrieved document is not judged for it): mean (0.05 + 0.1 + 0) / 3
     assert skip.loc["P@10", "value"] == zero.loc["P@10", "value"] == pytest.approx(0.05)
     assert skip.loc["P@10", "mc_se"] == 0.0 and skip.loc["P@10", "n_queries"] == 3
     assert skip.loc["AP", "mc_se"] > 0 and skip.loc["AP", "n_queries"] < 3
