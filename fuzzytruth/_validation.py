@@ -10,6 +10,7 @@ import datetime
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ __all__ = [
     "check_real_types",
     "physical_memory",
     "real_array",
+    "text_names",
 ]
 
 # as_generator moved to fuzzytruth._random; importable from here for one release
@@ -308,6 +310,26 @@ def check_confidence_level(confidence_level: object, name: str = "confidence_lev
     if isinstance(confidence_level, np.floating) and confidence_level.dtype.itemsize < 8:
         return float(str(confidence_level))  # NumPy prints the shortest round-trip decimal
     return float(confidence_level)
+
+
+def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
+    """The keys of ``mapping`` as text (``str``), in order: systems and classifiers are named
+    by text, so two keys equal as text (``1`` and ``"1"``) would be one name and are refused
+    with a ValueError naming ``name`` and the keys.
+
+    >>> text_names({1: "a", "b": "c"}, "runs", "system")
+    ['1', 'b']
+    >>> text_names({1: "a", "1": "b"}, "runs", "system")
+    Traceback (most recent call last):
+    ...
+    ValueError: runs must name each system once as text; got [1, '1']
+    """
+    names = [str(key) for key in mapping]
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"{name} must name each {unit} once as text; got "
+                         f"{[key for key in mapping if str(key) == twice]!r}")
+    return names
 
 
 def check_int(name: str, value: object, *, minimum: int = 0) -> int:

@@ -70,7 +70,7 @@ import pandas as pd
 from fuzzytruth._progress import Progress
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import block_rows
-from fuzzytruth._validation import check_n_worlds
+from fuzzytruth._validation import check_n_worlds, text_names
 from fuzzytruth.classify.context import SystemView, Target
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.classify.targets import ClassTruth, PreparedClassTruth, class_truth
@@ -125,14 +125,12 @@ def as_classifiers(predictions: Any) -> dict[str, Predictions]:
         isinstance(p, Predictions) for p in predictions.values()
     ):
         out: dict[str, Predictions] = {}
-        for name, p in predictions.items():
-            if str(name) in out:  # classifiers are named by text: 1 and "1" would be one
-                raise ValueError(f"predictions must name each classifier once as text; got "
-                                 f"{[n for n in predictions if str(n) == str(name)]!r}")
-            if p.name != str(name):  # the same scores under the key's name: no copy of them
+        names = text_names(predictions, "predictions", "classifier")
+        for name, p in zip(names, predictions.values(), strict=True):
+            if p.name != name:  # the same scores under the key's name: no copy of them
                 p = copy.copy(p)
-                p.name = str(name)
-            out[str(name)] = p
+                p.name = name
+            out[name] = p
         return out
     raise ValueError(
         "predictions must be a Predictions or a non-empty mapping of classifier name to "

@@ -99,6 +99,7 @@ from fuzzytruth._validation import (
     check_int,
     check_memory_budget,
     check_n_worlds,
+    text_names,
 )
 from fuzzytruth.classify.predictions import is_classifier_input
 from fuzzytruth.evaluation.result import Evaluation
@@ -467,15 +468,13 @@ def rank_runs(
             f"runs must be a Run or a non-empty mapping of system name to Run; got "
             f"{type(runs).__name__}"
         )
-    out = {}
     for name, run in runs.items():
         if not isinstance(run, Run):
             raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
-        if str(name) in out:  # systems are named by text: 1 and "1" would be one system
-            raise ValueError(f"runs must name each system once as text; got "
-                             f"{[n for n in runs if str(n) == str(name)]!r}")
+    out = {}
+    for name, run in zip(text_names(runs, "runs", "system"), runs.values(), strict=True):
         ranking = rank(run, ties=ties, score_dtype=score_dtype, memory_budget=memory_budget)
-        out[str(name)] = (ranking if depth is None else ranking.truncate(depth), run)
+        out[name] = (ranking if depth is None else ranking.truncate(depth), run)
     return out
 
 
