@@ -6,6 +6,7 @@ are checked against the registry's own definitions (trec_eval conventions), not 
 """
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -110,6 +111,59 @@ def test_recall_mean_without_the_law_is_the_brute_force_mean(p, rest, k, certain
             expected = sum(v * m for v, m in masses.items()) / sum(masses.values())
             assert mean[0] == pytest.approx(expected, abs=1e-12)
             assert mean[0] <= 1 + 1e-15  # was 1 + 6.6e-9 there
+
+
+rare = st.sampled_from([0.0, 1e-300, 1e-20, 1e-15, 1e-12, 3e-9]) | st.floats(0, 1)
+
+
+def law_given_defined(p, rest, measure):
+    """{value: probability given defined} by enumeration in exact rational arithmetic (the
+    defined mass may be 1e-300: a float brute force cannot renormalise it)."""
+    both = [Fraction(x) for x in list(p) + list(rest)]
+    resolved = measure.resolve("trec")
+    masses = {}
+    for outcome in itertools.product((0, 1), repeat=len(both)):
+        weight = Fraction(1)
+        for o, x in zip(outcome, both, strict=True):
+            weight *= x if o else 1 - x
+        if weight == 0:
+            continue
+        o = np.array(outcome)
+        rg = RankedGains.from_lists(["q"], [list(o[: len(p)])], [list(o)])
+        value = float(resolved.compute(rg)[0])
+        if not np.isnan(value):
+            masses[round(value, 12)] = masses.get(round(value, 12), 0) + weight
+    total = sum(masses.values())
+    return {v: float(m / total) for v, m in masses.items()}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(rare, min_size=1, max_size=4), st.lists(rare, min_size=0, max_size=3),
+       st.integers(1, 4))
+# every relevant document improbable: the FN law's atoms past 0 (1e-15 here) were dropped as
+# below 1e-15, so recall given defined was 1 where it is 1/2
+@example(p=[1e-15, 0.0], rest=[1e-15], k=2)
+def test_laws_given_defined_keep_their_digits_when_every_document_is_improbable(p, rest, k):
+    arr, rest_arr = np.array([p]), np.array([rest]).reshape(1, -1)
+    for kk in (k, None):
+        law = closed_form.recall(arr, k=kk, rest_p=rest_arr)
+        f = closed_form.f_measure(arr, k=kk, rest_p=rest_arr)
+        for batch, family in ((law, "R"), (f, "F")):
+            expected = law_given_defined(p, rest, Measure(family, k=kk) if kk else
+                                         Measure(family))
+            if not expected:  # undefined in every world
+                continue
+            got = batch.distribution(0)
+            got = dict(zip(np.round(got.support, 12).tolist(), got.probabilities.tolist(),
+                           strict=True))
+            for value in got.keys() | expected.keys():  # an atom of 1e-600 underflows
+                assert got.get(value, 0.0) == pytest.approx(expected.get(value, 0.0),
+                                                            rel=1e-9, abs=1e-15), value
+        if law_given_defined(p, rest, Measure("R")):
+            # the mean given defined is the means-only route's (the population bootstrap's)
+            fn = closed_form.fn_counts(arr, kk, rest_arr, 0)
+            mean, _ = closed_form.recall_mean(arr, kk, *fn)
+            assert law.distribution(0).mean() == pytest.approx(mean[0], rel=1e-9)
 
 
 def test_means_only_input_defers_the_recall_law_and_keeps_its_mean():

@@ -78,7 +78,8 @@ def probabilistic_collections(draw):
     n_docs = draw(st.integers(2, 30))
     docs = [f"d{i}" for i in range(n_docs)]
     probability = st.one_of(
-        st.sampled_from([0.0, 0.2, 0.5, 1.0]), st.floats(0.0, 1.0, allow_subnormal=False)
+        st.sampled_from([0.0, 0.2, 0.5, 1.0, 1e-15, 1e-300]),
+        st.floats(0.0, 1.0, allow_subnormal=False)
     )
     qrels_rows, run_rows = [], []
     for q in ("q0", "q1", "q2")[: draw(st.integers(1, 3))]:
@@ -155,6 +156,21 @@ def test_recall_without_any_relevant_document_follows_the_undefined_rule():
     assert zero["p_undefined"].tolist() == skip["p_undefined"].tolist() == [[1.0, 1.0]]
     assert zero["mean"].tolist() == [[0.0, 0.0]]
     assert np.isnan(skip["mean"]).all() and np.isnan(skip["ci_high"]).all()
+
+
+@pytest.mark.parametrize("p", [1e-3, 1e-15, 1e-20, 1e-300])
+def test_recall_given_defined_when_every_relevant_document_is_improbable(p):
+    # two documents of probability p, one retrieved: given at least one relevant, each alone
+    # (p(1 - p) each) or both (p², recall 1/2), so recall given defined has mean exactly 1/2
+    # whatever p; its FN atom (p) used to be dropped below 1e-15, leaving recall 1
+    run = Run(["q", "q"], ["a", "x"], [2.0, 1.0])
+    truth = ProbabilisticQrels(["q", "q"], ["a", "b"], [p, p])
+    bands = precision_recall_bands(run, truth, undefined="skip")
+    recall = bands[bands["measure"] == "recall"]
+    np.testing.assert_allclose(recall["mean"], 0.5, rtol=1e-12)
+    np.testing.assert_allclose(recall["p_undefined"], (1 - p) ** 2, rtol=1e-12)
+    table = evaluate(run, truth, ["R@1", "R@2", "R"], undefined="skip", n_worlds=0).to_frame()
+    np.testing.assert_allclose(table["mean"], 0.5, rtol=1e-12)
 
 
 def test_bad_inputs_are_named():

@@ -200,14 +200,22 @@ def reciprocal_rank(p: np.ndarray, *, k: int | None = None) -> DistributionBatch
 def _trim(pmf: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Drop each row's atoms of mass 1e-15 or less, and the columns where no row has any left,
     aligned per row by ``offset``. The atoms are dropped row by row, so a row's law does not
-    depend on the other rows of the batch (a query's on the other queries evaluated with it)."""
-    alive = pmf > _FN_TOLERANCE
+    depend on the other rows of the batch (a query's on the other queries evaluated with it).
+
+    A row whose count is 0 but for a small probability ``s`` (``offset`` 0, its atoms past 0
+    summing to ``s < 1``) drops only the atoms of mass ``1e-15 · s`` or less: recall and F are
+    read given TP + FN > 0, and with every relevant document improbable that event's mass is
+    about ``s``, so an absolute 1e-15 would drop all of it (two documents of probability 1e-15,
+    one retrieved: the recall given defined was 1 where it is 1/2)."""
+    off_zero = np.where(offset == 0, pmf[:, 1:].sum(axis=1), 1.0)
+    tolerance = _FN_TOLERANCE * np.minimum(off_zero, 1.0)[:, None]
+    alive = pmf > tolerance
     first = np.argmax(alive, axis=1)
     last = pmf.shape[1] - 1 - np.argmax(alive[:, ::-1], axis=1)
     width = int((last - first).max(initial=0)) + 1
     start = np.minimum(first, pmf.shape[1] - width)
     window = np.take_along_axis(pmf, start[:, None] + np.arange(width)[None, :], axis=1)
-    window[window <= _FN_TOLERANCE] = 0.0
+    window[window <= tolerance] = 0.0
     return window, offset + start
 
 

@@ -47,7 +47,7 @@ import functools
 import numpy as np
 
 from fuzzytruth._validation import check_flag
-from fuzzytruth.uncertain.closed_form import _fn_pmf
+from fuzzytruth.uncertain.closed_form import _FN_TOLERANCE, _fn_pmf
 
 __all__ = ["SUMMARIES", "cutoff_summaries"]
 
@@ -55,7 +55,6 @@ __all__ = ["SUMMARIES", "cutoff_summaries"]
 SUMMARIES = ("mean", "std", "ci_low", "ci_high", "p_undefined")
 
 _TOLERANCE = 1e-12  # CDF within this of the level counts as reaching it (as DistributionBatch)
-_FN_TOLERANCE = 1e-15  # FN atoms below this are dropped, as in closed_form
 _NONE = 2**62  # an FN count no law reaches
 
 
@@ -341,10 +340,17 @@ def _kernel_py(
                 m1 = 0.0
                 m2 = 0.0
                 for j in range(nc):
-                    # trim the FN law at cutoff k to its atoms above the tolerance, renormalise
+                    # trim the FN law at cutoff k to its atoms above the tolerance, renormalise;
+                    # relative to P(FN > 0) when that is small (closed_form._trim's rule)
+                    tolerance = _FN_TOLERANCE
+                    if state_off[j] == 0:
+                        beyond = 0.0
+                        for i in range(1, state_len[j]):
+                            beyond += state[j, i]
+                        tolerance *= min(beyond, 1.0)
                     lo_f, hi_f = -1, -1
                     for i in range(state_len[j]):
-                        if state[j, i] > _FN_TOLERANCE:
+                        if state[j, i] > tolerance:
                             if lo_f < 0:
                                 lo_f = i
                             hi_f = i
