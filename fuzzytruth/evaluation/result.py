@@ -529,7 +529,8 @@ class Evaluation:
             the Monte Carlo standard error of ``value``: 0 when it is exact (crisp truth, or
             the mean of closed-form expectations, ``method`` ``"exact"``), otherwise the
             standard deviation over the worlds of the per-world aggregate over their number's
-            square root.
+            square root (under ``"skip"``, of the worlds where some query is defined: the
+            mean is theirs).
 
         Examples
         --------
@@ -608,7 +609,8 @@ class Evaluation:
                     truth_std=spread,
                     truth_low=low,
                     truth_high=high,
-                    mc_se=0.0 if exact else spread / np.sqrt(len(per_world)),
+                    # the mean of the defined worlds: their number is its sample size
+                    mc_se=0.0 if exact else spread / np.sqrt(len(defined)),
                     n_queries=summed.defined / n_worlds if by_world else int(counted.sum()),
                 )
             row["confidence_level"] = level
