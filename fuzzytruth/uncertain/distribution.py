@@ -265,7 +265,8 @@ class Distribution:
         return float(np.sqrt(self.var()))
 
     def mc_standard_error(self) -> float:
-        """Monte Carlo standard error of :meth:`mean` (std / sqrt(n_samples)); 0 when exact."""
+        """Monte Carlo standard error of :meth:`mean` (std / sqrt(defined draws)); 0 when
+        exact."""
         if self.method != "monte_carlo":
             return 0.0
         assert self.n_samples is not None
