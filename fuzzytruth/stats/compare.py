@@ -395,7 +395,9 @@ def compare(
         a large one-sided difference: 0.95**25 = 28 % of the samples of 25 hold none of them,
         and those reject); details in
         :mod:`fuzzytruth.stats.procedures`. ``"wilcoxon"`` and ``"sign"`` test symmetry and
-        the median, not the mean, and report no interval. For ``estimand="population"``:
+        the median, not the mean, and report no interval; both are exact (Wilcoxon given the
+        midranks, ties and zeros included, up to 100 queries:
+        :func:`~fuzzytruth.stats.paired_test`). For ``estimand="population"``:
         ``"percentile"`` (default there: it covered best with annotators shared across
         items), ``"bootstrap"`` or ``"basic"``.
     correction : {"holm", "bonferroni", "bh", "by", "romano-wolf", "tukey-randomized", \

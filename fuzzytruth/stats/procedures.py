@@ -31,9 +31,11 @@ not reject, or the test is the interval read backwards:
     all shifts ``theta`` the test of "mean difference = theta" does not reject (Hodges–Lehmann
     inversion, bounds located by bisection; the value 0 is decided by the test itself).
 ``"wilcoxon"``, ``"sign"``
-    tests of another hypothesis: symmetry of the differences about 0 (signed-rank) and a zero
-    median (sign). They do not test the mean and come with no interval (the ``hypothesis``
-    column says so). On skewed differences with mean 0 and a negative median (skewness 1.9,
+    tests of another hypothesis: symmetry of the differences about 0 (signed-rank, exact
+    given the midranks up to 100 queries, ties and zeros included:
+    :func:`~fuzzytruth.stats.paired_test`) and a zero median (sign, exact binomial). They do
+    not test the mean and come with no interval (the ``hypothesis`` column says so). On
+    skewed differences with mean 0 and a negative median (skewness 1.9,
     ``benchmarks/stats_validity.py``, 2,000 comparisons per cell, Monte Carlo SE at most
     1.1 %) they rejected 11.3 % (Wilcoxon) and 20.6 % (sign) at 5 % with 25 queries, 32.1 %
     and 61.1 % with 100.
