@@ -22,6 +22,7 @@ from fuzzytruth.stats import (
     romano_wolf,
     warn_if_unresolvable,
 )
+from fuzzytruth.stats.multiple import can_be_significant
 
 PVALUES = np.array([0.001, 0.012, 0.03, 0.04, 0.2, 0.5, 0.049])
 
@@ -74,16 +75,30 @@ def test_adjust_errors():
         adjust_pvalues(["a"])
 
 
-def test_resolution_warning_follows_b_plus_one_below_m_over_alpha():
-    # 1225 pairs at alpha = 0.05 need B + 1 >= 1225 / 0.05 = 24500 for Holm/Bonferroni.
+def test_resolution_warning_follows_the_rejection_rule_p_below_alpha():
+    # A test rejects when p < alpha. With B resamples the smallest p is 1 / (B + 1), so 1225
+    # Bonferroni (or Holm) tests at alpha = 0.05 can reject only if 1225 / (B + 1) < 0.05,
+    # i.e. B + 1 > 1225 / 0.05 = 24500. At B = 24,499 the smallest adjusted p is
+    # 1225 / 24500 = 0.05 exactly, which does not reject: it warns (it said nothing while the
+    # warning's rule was p <= alpha); B = 24,500 gives 1225 / 24501 = 0.04999796 < 0.05: silent.
     with pytest.warns(ResamplingResolutionWarning, match=r"n_resamples=9999 is too small for "
-                      r"1225 tests at alpha=0.05.*m/alpha = 24500"):
+                      r"1225 tests at alpha=0.05.*must exceed m/alpha = 24500"):
         assert warn_if_unresolvable(9999, 1225, method="bonferroni")
+    for method in ("bonferroni", "holm"):
+        with pytest.warns(ResamplingResolutionWarning, match=r"1/\(B\+1\)=4.08e-05"):
+            assert warn_if_unresolvable(24499, 1225, method=method)
+        assert adjust_pvalues(np.full(1225, 1 / 24500), method=method)[0] == 0.05
+        assert not can_be_significant(1 / 24500, 1225, method=method, alpha=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert not warn_if_unresolvable(24499, 1225, method="bonferroni")
-        # BH can reject when every p-value is minimal: 1/(B+1) <= alpha suffices.
+        assert not warn_if_unresolvable(24500, 1225, method="bonferroni")
+        assert not warn_if_unresolvable(24500, 1225, method="holm")
+        # BH can reject when every p-value is minimal: 1/(B+1) < alpha suffices.
         assert not warn_if_unresolvable(9999, 1225, method="bh")
+    # BH with B = 19: every adjusted p is 1/20 = 0.05, not below alpha; B = 20 passes
+    with pytest.warns(ResamplingResolutionWarning):
+        assert warn_if_unresolvable(19, 1225, method="bh")
+    assert can_be_significant(1 / 21, 1225, method="bh", alpha=0.05)
     with pytest.warns(ResamplingResolutionWarning):
         warn_if_unresolvable(10, 1225, method="bh")
 

@@ -74,6 +74,7 @@ from fuzzytruth.stats.effect import cohens_dz, wins_ties_losses
 from fuzzytruth.stats.multiple import (
     CORRECTIONS,
     adjust_pvalues,
+    can_be_significant,
     paired_tukey_hsd,
     randomized_tukey_hsd,
     romano_wolf,
@@ -458,7 +459,9 @@ def compare(
         are NaN).
     ResamplingResolutionWarning
         When a Monte Carlo test with B resamples cannot give any p-value small enough to pass
-        the correction (B + 1 < m / alpha for Bonferroni and Holm).
+        the correction (B + 1 <= m / alpha for Bonferroni and Holm: the tests reject when
+        ``p < alpha``), and when the exact randomisation test's smallest p-value (2 / 2**n
+        two-sided, up to 16 queries) cannot.
 
     Examples
     --------
@@ -712,7 +715,7 @@ def _warn_if_exact_unresolvable(
     silent for 36 pairs on 10 queries under Holm, where 36 x 2/1024 = 0.07 > 0.05.
     """
     p_min = (2.0 if alternative == "two-sided" else 1.0) / 2.0**n_queries
-    if (adjust_pvalues(np.full(n_tests, p_min), method=correction) < alpha).any():
+    if can_be_significant(p_min, n_tests, method=correction, alpha=alpha):
         return
     warnings.warn(
         f"with {n_queries} queries the randomisation test enumerates all 2**{n_queries} sign "

@@ -108,6 +108,24 @@ def _adjust(p: np.ndarray, method: str) -> np.ndarray:
     return out
 
 
+def can_be_significant(p_min: float, n_tests: int, *, method: str, alpha: float) -> bool:
+    """Whether a family of ``n_tests`` tests whose smallest attainable p-value is ``p_min`` can
+    reject anything after the ``method`` correction, under the rule ``p < alpha`` that every
+    test, interval and star of :mod:`fuzzytruth.stats` uses.
+
+    An adjusted p-value only grows with the raw ones, so the family can reject only if
+    ``n_tests`` copies of ``p_min`` do. For Bonferroni and Holm that is ``n_tests * p_min <
+    alpha``: with B + 1 = 24,500 Monte Carlo resamples and 1,225 tests, 1225 / 24500 = 0.05
+    exactly, which is not below 0.05.
+
+    >>> can_be_significant(1 / 24500, 1225, method="bonferroni", alpha=0.05)
+    False
+    >>> can_be_significant(1 / 24501, 1225, method="bonferroni", alpha=0.05)
+    True
+    """
+    return bool((adjust_pvalues(np.full(n_tests, p_min), method=method) < alpha).any())
+
+
 def warn_if_unresolvable(
     n_resamples: int,
     n_tests: int,
@@ -119,8 +137,9 @@ def warn_if_unresolvable(
     """Warn when no Monte Carlo p-value could pass the corrected threshold.
 
     The smallest p-value a Monte Carlo test with B resamples can give is 1 / (B + 1). If even
-    ``n_tests`` copies of it are not rejected after the correction, no result can be
-    significant whatever the data; for Bonferroni and Holm this is ``B + 1 < m / alpha``.
+    ``n_tests`` copies of it are not rejected (``p < alpha``) after the correction, no result
+    can be significant whatever the data (:func:`can_be_significant`); for Bonferroni and Holm
+    this is ``B + 1 <= m / alpha``.
 
     Parameters
     ----------
@@ -155,12 +174,12 @@ def warn_if_unresolvable(
     method = check_choice("method", method, CORRECTIONS)
     alpha = check_alpha(alpha)
     p_min = 1.0 / (n_resamples + 1)
-    if (adjust_pvalues(np.full(n_tests, p_min), method=method) <= alpha).any():
+    if can_be_significant(p_min, n_tests, method=method, alpha=alpha):
         return False
     warnings.warn(
         f"n_resamples={n_resamples} is too small for {n_tests} tests at alpha={alpha} with "
         f"the {method!r} correction: the smallest attainable p-value 1/(B+1)={p_min:.3g} "
-        f"cannot pass the corrected threshold (for Bonferroni/Holm B + 1 must reach "
+        f"cannot pass the corrected threshold (for Bonferroni/Holm B + 1 must exceed "
         f"m/alpha = {n_tests / alpha:.0f}); no comparison can be significant",
         ResamplingResolutionWarning,
         stacklevel=stacklevel,
