@@ -8,6 +8,7 @@ straightforward per-list pure-Python implementation written from the paper's tex
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -649,6 +650,30 @@ def test_g_parameters_accept_numpy_numbers(param) -> None:
     assert RationalG(p=param)(x) == pytest.approx([1 / 16])
     assert ExponentialG(lam=param)(x) == pytest.approx([math.exp(-6)])
     assert type(RationalG(p=param).p) is float and type(ExponentialG(lam=param).lam) is float
+
+
+@pytest.mark.parametrize(
+    ("g", "reference"),
+    [
+        (RationalG(p=1e300), lambda w: (1.0 + w) ** -1e300),
+        (RationalG(p=700.0), lambda w: (1.0 + w) ** -700.0),
+        (ExponentialG(lam=1e300), lambda w: math.exp(-1e300 * w)),
+    ],
+)
+def test_g_with_a_huge_parameter_underflows_to_zero_without_a_warning(g, reference) -> None:
+    # (1 + w)^p and λw overflow a double for these legal parameters: g is then 0, its limit.
+    # Reference: Python's float arithmetic on the definitions after eq. 18 ((1 + w)^-p and
+    # exp(-λw) underflow to 0.0 there, without an error). numpy's overflow RuntimeWarning was
+    # passed on to the user, from RationalG(p=1e300) on w = 3 and RationalG(p=700) on w = 3e6.
+    w = np.array([0.0, 3.0, 3e6, 3e18])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = g(w)
+        res = weighted_displacement(ANN, RUN, n_items=2**62, g=g).to_frame()
+    assert got.tolist() == [reference(x) for x in w.tolist()]
+    assert got.tolist()[:2] == [1.0, 0.0]
+    for h in HYPOTHESES:
+        assert res[f"q_{h}"].item() == reference(res[f"w_{h}"].item())
 
 
 @pytest.mark.parametrize("bad", [True, np.bool_(True), "2", math.nan, math.inf, -1, 0])

@@ -44,8 +44,13 @@ class RationalG:
         object.__setattr__(self, "p", check_number("p", self.p, strict=True))
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Evaluate ``g`` elementwise on non-negative displacements ``x``."""
-        return 1.0 / (1.0 + np.asarray(x, dtype=float)) ** self.p
+        """Evaluate ``g`` elementwise on non-negative displacements ``x``.
+
+        ``(1 + x)^p`` beyond the largest double is infinite and ``g`` there 0, its limit:
+        numpy's overflow warning is not passed on (a large ``p`` is a legal choice).
+        """
+        with np.errstate(over="ignore"):
+            return 1.0 / (1.0 + np.asarray(x, dtype=float)) ** self.p
 
 
 @dataclass(frozen=True)
@@ -69,8 +74,13 @@ class ExponentialG:
         object.__setattr__(self, "lam", check_number("lam", self.lam, strict=True))
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Evaluate ``g`` elementwise on non-negative displacements ``x``."""
-        return np.exp(-self.lam * np.asarray(x, dtype=float))
+        """Evaluate ``g`` elementwise on non-negative displacements ``x``.
+
+        ``λ x`` beyond the largest double is infinite and ``g`` there 0, its limit: numpy's
+        overflow warning is not passed on (a large ``λ`` is a legal choice).
+        """
+        with np.errstate(over="ignore"):
+            return np.exp(-self.lam * np.asarray(x, dtype=float))
 
 
 _G_GRID = np.concatenate(([0.0], np.geomspace(1e-6, 1e12, 181)))
