@@ -109,6 +109,20 @@ def test_ids_are_matched_as_text() -> None:
         weighted_displacement(mixed, run, n_items=10)
 
 
+def test_annotator_ids_equal_as_text_are_refused() -> None:
+    # annotators 0 and "0" are one id as text (a CSV round trip merges them), as query ids 7 and
+    # "7" are: they were two lists of one query, both printed as annotator 0, averaged as two
+    # annotators by by_query and drawn as two by the bootstrap
+    answers = pd.concat([ANSWERS.assign(annotator_id=0),
+                         ANSWERS.assign(annotator_id="0", relevance=[1.0, 1.0, 1.0])])
+    run = Run(["q"] * 3, ["c", "b", "a"], [3.0, 2.0, 1.0], name="S")
+    with pytest.raises(ValueError, match="annotator ids 0 and '0' are the same id as text"):
+        weighted_displacement(answers, run, n_items=10)
+    ok = answers.assign(annotator_id=[0] * 3 + ["u"] * 3)  # distinct as text: two lists
+    assert weighted_displacement(ok, run, n_items=10).to_frame()["annotator_id"].tolist() == [
+        0, "u"]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["trec10", "trec", "psb", "shrec2006"]))
 def test_dataframe_with_scores_equals_its_runs(seed: int, preset: str) -> None:

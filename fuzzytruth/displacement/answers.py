@@ -148,7 +148,7 @@ def annotator_lists(
             f"{int(outside.sum())} values outside, e.g. {rel[j]:g}"
         )
     q_codes, query_ids = text_codes(frame[c["query_id"]], "query ids")
-    a_codes, _ = pd.factorize(frame[c["annotator_id"]].to_numpy(), sort=True)
+    a_codes, _ = text_codes(frame[c["annotator_id"]], "annotator ids")
     i_codes, i_uniques = pd.factorize(frame[c["item_id"]].to_numpy())
     item_text, item_ids = distinct_text(i_uniques)
     item = item_text[i_codes]

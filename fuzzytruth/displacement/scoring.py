@@ -59,7 +59,8 @@ def weighted_displacement(
         list, ascending ``rank`` gives the order (positions 1..m; ranks must be unique, unless
         ``annotator_ties="best"``, but need not be contiguous) and relevance must lie in
         [0, 1]. Ids are matched with the runs' as text (``1`` and ``"1"`` are the same id), as
-        everywhere in the library. Or partial rankings with ties
+        everywhere in the library, so two query ids, or two annotator ids, with the same text
+        are refused. Or partial rankings with ties
         (:class:`~fuzzytruth.io.rankings.Rankings`, e.g. from
         :func:`~fuzzytruth.io.read_rankings`): each case a query, each reader an annotator,
         the classes the items, a class in tie group ``g`` of relevance ``1 / (1 + g)`` (IRN's
