@@ -123,6 +123,20 @@ def test_annotator_ids_equal_as_text_are_refused() -> None:
         0, "u"]
 
 
+def test_system_names_equal_as_text_are_refused() -> None:
+    # evaluate() names systems by text and refuses runs {1: ..., "1": ...}; displacement scored
+    # them as two systems that print the same, in the table, by_system and the bootstrap
+    run = Run(["q"] * 3, ["c", "b", "a"], [3.0, 2.0, 1.0], name="S")
+    with pytest.raises(ValueError,
+                       match=r"runs must name each system once as text; got \[1, '1'\]"):
+        weighted_displacement(ANSWERS, {1: run, "1": run}, n_items=10)
+    frame = pd.DataFrame({"system": [1, "1"], "query_id": "q", "item_id": "a", "rank": 1})
+    with pytest.raises(ValueError, match="system names 1 and '1' are the same id as text"):
+        weighted_displacement(ANSWERS, frame, n_items=10)
+    ok = weighted_displacement(ANSWERS, frame.assign(system=[1, "S"]), n_items=10)
+    assert ok.to_frame()["system"].tolist() == [1, "S"]  # names as given, sorted
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["trec10", "trec", "psb", "shrec2006"]))
 def test_dataframe_with_scores_equals_its_runs(seed: int, preset: str) -> None:

@@ -72,7 +72,8 @@ def weighted_displacement(
         ``system``, ``query_id``, ``item_id`` and ``rank`` (or ``score``, see ``run_order``),
         converted once into one Run per system. A system is scored on every annotated query;
         a query it has no rows for counts as an empty answer. Rows for queries nobody
-        annotated are ignored.
+        annotated are ignored. Systems are named by text, as in :func:`~fuzzytruth.evaluate`:
+        two names with the same text (``1`` and ``"1"``) are refused.
     n_items : int or mapping
         Database size ``N``, for all queries or per ``query_id``. It must be at least the number
         of distinct items in each (annotator list, whole run) pair of the query. Required for a

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, text_names
 from fuzzytruth.displacement.frames import (
     as_text,
     first_duplicate,
@@ -28,6 +28,7 @@ from fuzzytruth.displacement.frames import (
     located,
     numeric,
     require,
+    text_codes,
 )
 from fuzzytruth.runs import Run
 
@@ -103,6 +104,7 @@ def as_systems(
     for name, run in runs.items():
         if not isinstance(run, Run):
             raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+    text_names(runs, "runs", "system")  # systems are named by text, as in evaluate()
     return Systems(list(runs), list(runs.values()), "score")
 
 
@@ -121,7 +123,7 @@ def _from_frame(
             "values appears in annotations"
         )
     keep = np.flatnonzero(annotated[q_codes] >= 0)
-    sys_codes, systems = pd.factorize(frame[c["system"]].to_numpy(), sort=True)
+    sys_codes, systems = text_codes(frame[c["system"]], "system names")
     sys_codes, q_codes, key = sys_codes[keep], q_codes[keep], key[keep]
     lists = sys_codes.astype(np.int64) * len(q_uniques) + q_codes
     if run_order == "rank":
