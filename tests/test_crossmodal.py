@@ -291,6 +291,13 @@ def test_preset() -> None:
         (lambda: retrieval_ranks(np.zeros((2, 4)), direction="both"),
          r"direction must be one of \['i2t', 't2i'\]; got 'both'"),
         (lambda: rank_summary([-1, 2]), "ranks must be non-empty, non-negative 0-based ranks"),
+        # not ranks: meanr was inf, text a bare numpy error, complex numbers lost their
+        # imaginary part with only numpy's ComplexWarning
+        (lambda: rank_summary([0, math.inf]),
+         r"ranks must be non-empty, non-negative 0-based ranks; got \[0, inf\]"),
+        (lambda: rank_summary(["a", "1"]),
+         "ranks must be 0-based ranks; numpy could not read them"),
+        (lambda: rank_summary([1 + 1j]), "ranks must be real numbers; got complex values"),
     ],
 )
 def test_errors(call, message: str) -> None:

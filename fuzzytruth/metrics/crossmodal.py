@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._validation import check_choice, check_flag, real_array
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.shape import _check_rel
 
@@ -140,7 +140,8 @@ def rank_summary(
     Parameters
     ----------
     ranks : array_like
-        0-based ranks of the queries' best ground-truth item, non-negative.
+        0-based ranks of the queries' best ground-truth item: finite, non-negative numbers
+        (fractional ones are the expected ranks of tied items).
     ks : sequence of int, default (1, 5, 10)
         Cut-offs; ``R@K`` is the share of ranks ``< K``.
     medr : {"vsepp", "median_1based"}, default "vsepp"
@@ -165,8 +166,8 @@ def rank_summary(
     percent = check_flag("percent", percent)
     ks = _check_ks(ks)
     check_choice("medr", medr, MEDR_CONVENTIONS)
-    r = np.asarray(ranks, dtype=np.float64).ravel()
-    if r.size == 0 or np.isnan(r).any() or (r < 0).any():
+    r = real_array(ranks, "ranks", expected="0-based ranks").ravel()
+    if r.size == 0 or not np.isfinite(r).all() or (r < 0).any():
         raise ValueError(f"ranks must be non-empty, non-negative 0-based ranks; got {ranks!r}")
     hits = (r[:, None] < np.asarray(ks)[None, :]).astype(np.float64)
     return summary_from_hits(hits, r, ks, medr, 100.0 if percent else 1.0)
