@@ -237,6 +237,22 @@ def test_n_items_per_query_mapping() -> None:
 
 
 
+def test_n_items_keys_are_matched_with_query_ids_as_text() -> None:
+    # ids are compared as text everywhere (a run's "7" is query 7 of the answers), and so are
+    # n_items' keys: {7: 10} for query "7" (read_answers reads ids as text) was refused as
+    # missing query '7'. Reference: w_pessimist = N * 1.0 (the run misses the one item, eq. 23)
+    text = answers({("7", "u"): [("a", 1.0)], ("8", "u"): [("a", 1.0)]})
+    number = text.assign(query_id=[7, 8])
+    run = runs({("S", "7"): ["z"], ("S", "8"): ["z"]})
+    for table, n_items in ((text, {7: 10, 8: 100}), (number, {"7": 10, "8": 100}),
+                           (number, pd.Series([100, 10], index=["8", "7"]))):
+        res = weighted_displacement(table, run, n_items=n_items).to_frame()
+        assert res["w_pessimist"].tolist() == [10.0, 100.0]
+    with pytest.raises(ValueError, match=r"^n_items must give one N per query; got queries 7 "
+                                         r"and '7', one id as text$"):
+        weighted_displacement(text, run, n_items={7: 10, "7": 20, 8: 100})
+
+
 def test_n_items_series_with_a_repeated_query_is_refused() -> None:
     # a Series indexed [q1, q1, q2] gave q2 the second N of q1 (20), not its own (30)
     table = answers({("q1", "a"): [("a", 1.0)], ("q2", "a"): [("a", 1.0)]})

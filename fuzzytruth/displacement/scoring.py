@@ -75,7 +75,8 @@ def weighted_displacement(
         annotated are ignored. Systems are named by text, as in :func:`~fuzzytruth.evaluate`:
         two names with the same text (``1`` and ``"1"``) are refused.
     n_items : int or mapping
-        Database size ``N``, for all queries or per ``query_id``. It must be at least the number
+        Database size ``N``, for all queries or per ``query_id`` (a mapping's keys are matched
+        with the query ids as text, as every id is). It must be at least the number
         of distinct items in each (annotator list, whole run) pair of the query. Required for a
         table; for rankings the default is their number of classes.
     g : {'rational', 'exponential', 'scale_free'} or callable, default 'rational'
@@ -276,20 +277,25 @@ def _check_database_size(
 
 
 def _n_items_per_query(n_items: Any, query_ids: np.ndarray) -> np.ndarray:
-    """``N`` of each query: one int for all, or a mapping (or Series) by query id."""
+    """``N`` of each query: one int for all, or a mapping (or Series) by query id, whose keys
+    are matched with the query ids as text, as every id is (``7`` gives N of query ``"7"``)."""
     if isinstance(n_items, Mapping | pd.Series):
         lookup = pd.Series(n_items) if isinstance(n_items, Mapping) else n_items
-        if lookup.index.has_duplicates:
-            twice = lookup.index[lookup.index.duplicated()][0]
-            raise ValueError(f"n_items must give one N per query; got query {twice!r} more than "
-                             "once")
-        absent = [q for q in query_ids if q not in lookup.index]
-        if absent:
+        keys = pd.Index([str(key) for key in lookup.index])
+        if keys.has_duplicates:
+            text = keys[keys.duplicated()][0]
+            same = [key for key in lookup.index if str(key) == text]
+            twice = (f"query {same[0]!r} more than once" if len(set(map(repr, same))) == 1
+                     else f"queries {same[0]!r} and {same[1]!r}, one id as text")
+            raise ValueError(f"n_items must give one N per query; got {twice}")
+        found = keys.get_indexer([str(q) for q in query_ids])
+        if (found < 0).any():
+            absent = query_ids[found < 0]
             raise ValueError(
                 f"n_items must give N for every query; missing {len(absent)} queries, e.g. "
                 f"{absent[0]!r}"
             )
-        values = lookup.loc[query_ids].to_numpy()
+        values = lookup.to_numpy()[found]
     elif isinstance(n_items, int | np.integer) and not isinstance(n_items, bool):
         values = np.full(len(query_ids), n_items)
     else:
