@@ -289,6 +289,14 @@ def psb_dcg(ranked: RankedGains, *, rel: float = 1.0) -> np.ndarray:
     the DCG of a list with the ``K`` relevant items first. For 0/1 grades this equals the
     registry's ``nDCG(discount=jk,gain=linear)`` without cut-off.
 
+    A list shorter than ``K`` (``psbTable`` always ranks the whole collection, so it never has
+    one) is still divided by the ideal DCG of all ``K`` relevant items: the relevant items it
+    did not return count against it, as in trec_eval's ``ndcg``. This is not Järvelin and
+    Kekäläinen's vector ``NDCG[i] = DCG[i] / IDCG[i]`` read at the list's end (the SHREC 2006
+    page's final value, metric-conventions B.1), whose ideal is cut at the list length: a
+    list ``[1]`` with ``K = 2`` scores 1 / (1 + 1) = 0.5 here and ``DCG[1] / IDCG[1] = 1``
+    there. The two agree whenever the list holds at least ``K`` items.
+
     Parameters
     ----------
     ranked : RankedGains
@@ -308,6 +316,11 @@ def psb_dcg(ranked: RankedGains, *, rel: float = 1.0) -> np.ndarray:
     >>> rg = RankedGains.from_lists(["q"], *_EXAMPLE)
     >>> psb_dcg(rg).round(6).tolist()
     [0.766947]
+
+    A list shorter than ``K``: ``[1]`` with two relevant items, 1 / (1 + 1/log2(2)):
+
+    >>> psb_dcg(RankedGains.from_lists(["q"], [[1]], [[1, 1]])).tolist()
+    [0.5]
     """
     relevance, k = _relevance(ranked, rel)
     n = max(relevance.shape[1], int(k.max(initial=0)))
