@@ -376,9 +376,9 @@ def rank(
         The ranked lists.
     ties : {"docid_desc", "docid_asc", "input_order", "average"}, default "docid_desc"
         How tied scores are ordered: trec_eval's document id descending (``strcmp``), document
-        id ascending (natural order: numerically when every id is an integer; the shape
-        benchmarks' target index), the run's row order, or all orders at once (the tied groups
-        are kept for tie-averaged measures).
+        id ascending (natural order: numerically in a query whose ids are all integers, as
+        the shape benchmarks' target indices; byte by byte in the others), the run's row
+        order, or all orders at once (the tied groups are kept for tie-averaged measures).
     score_dtype : {"float64", "float32"}, default "float64"
         Precision in which scores are compared (trec_eval 9: float32).
     memory_budget : float, default 128e6
@@ -450,19 +450,32 @@ def _score_key(scores: np.ndarray, score_dtype: str) -> np.ndarray:
         return scores.astype(np.float32)
 
 
-def _doc_key(run: Run, ties: str) -> pa.Array | pa.ChunkedArray | None:
-    """What orders tied scores: the document ids as Arrow strings (compared byte by byte,
-    trec_eval's ``strcmp``; in their chunks when the run is grouped by query, so that only
-    a block's rows are taken from), or, ascending, their numbers when every id of the run is
-    an integer; None when ties keep the row order."""
+def _doc_keys(run: Run, ties: str) -> list[pa.Array | pa.ChunkedArray] | None:
+    """What orders tied scores, key after key (each over the run's rows, in its row order):
+    the document ids as Arrow strings (compared byte by byte, trec_eval's ``strcmp``; in
+    their chunks when the run is grouped by query, so that only a block's rows are taken
+    from), preceded for ``"docid_asc"`` by their numbers in each query whose ids are all
+    integers (0 in the other queries, where the strings decide); None when ties keep the row
+    order. Whether a query's ids are compared as numbers depends on its ids alone, not on
+    the other queries' (a text id elsewhere in the run changed the order of integer ids)."""
     if ties not in ("docid_desc", "docid_asc"):
         return None
     key = arrow_strings(run._docs) if run._group_order is None else run._doc_array()
-    if ties == "docid_asc":
-        numeric = pd.to_numeric(pd.Series(run._docs), errors="coerce")
-        if numeric.notna().all() and (numeric % 1 == 0).all():
-            key = pa.array(numeric.to_numpy())
-    return key
+    if ties == "docid_desc":
+        return [key]
+    ids = pd.Series(run._docs)
+    numeric = pd.to_numeric(ids, errors="coerce")
+    integer = (numeric.notna() & (numeric % 1 == 0)).to_numpy()
+    n_queries = len(run._q_uniques)
+    counted = np.isin(run._q_codes, np.flatnonzero(
+        np.bincount(run._q_codes, weights=~integer, minlength=n_queries) == 0))
+    if not counted.any():
+        return [key]
+    # the numbers of the counted queries' ids parsed alone: int64 where they all fit
+    numbers = pd.to_numeric(ids[counted]).to_numpy()
+    number = np.zeros(len(run), dtype=numbers.dtype)
+    number[counted] = numbers
+    return [pa.array(number), key]
 
 
 def _ranked_entries(
@@ -499,10 +512,10 @@ def _ranked_entries(
     out_starts = np.empty(len(starts), dtype=np.int64)  # each query's first ranked entry
     out_starts[by_row] = np.cumsum(lengths[by_row]) - lengths[by_row]
     scores = _score_key(run._values, score_dtype)
-    doc_key = _doc_key(run, ties)
+    doc_keys = _doc_keys(run, ties)
     per_row = _RANK_BYTES_PER_ROW
-    if doc_key is not None:  # the ids of a block's tied rows are gathered
-        per_row += doc_key.nbytes // n
+    if doc_keys is not None:  # the ids of a block's tied rows are gathered
+        per_row += sum(k.nbytes for k in doc_keys) // n
     target = max(1, int(memory_budget // per_row))
     for g0, g1 in itertools.pairwise(blocks(lengths, target).tolist()):
         lens = lengths[g0:g1]
@@ -516,8 +529,8 @@ def _ranked_entries(
             within = first + _sorted_within(keys, local, lens)
             rows, keys = given[within], keys[within]
         tie = (keys[1:] == keys[:-1]) & (local[1:] != 0)  # equal in float32
-        if (score_dtype == "float64" or doc_key is not None) and tie.any():
-            rows = _break_ties(rows, given, tie, lens, scores, doc_key, ties)
+        if (score_dtype == "float64" or doc_keys is not None) and tie.any():
+            rows = _break_ties(rows, given, tie, lens, scores, doc_keys, ties)
         dest = np.repeat(out_starts[g0:g1], lens) + local
         order[dest], position[dest] = rows, local
         row[dest] = np.repeat(group_rows[g0:g1], lens)
@@ -565,13 +578,14 @@ def _break_ties(
     tie: np.ndarray,
     lens: np.ndarray,
     scores: np.ndarray,
-    doc_key: pa.Array | pa.ChunkedArray | None,
+    doc_keys: list[pa.Array | pa.ChunkedArray] | None,
     ties: str,
 ) -> np.ndarray:
     """A block's rows ranked in float32 (``rows``; ``tie[i]``: entries i and i + 1 are tied)
     put in their final order: tied entries by ``scores`` descending (the precision asked)
-    and then by ``doc_key`` (None: row order), in one stable Arrow sort, of the tied groups
-    or, when most rows are tied, of the whole block again from its row order ``given``."""
+    and then by ``doc_keys`` (:func:`_doc_keys`; None: row order), in one stable Arrow sort,
+    of the tied groups or, when most rows are tied, of the whole block again from its row
+    order ``given``."""
     whole = np.count_nonzero(tie) > _TIED_SHARE * len(rows)
     if whole:
         at, group = slice(None), np.repeat(np.arange(len(lens)), lens)
@@ -580,13 +594,14 @@ def _break_ties(
     rows = (given if whole else rows).copy()  # given may be a view of the run's grouping
     columns = {"group": group, "score": scores[rows[at]]}
     keys = [("group", "ascending"), ("score", "descending")]
-    if doc_key is not None:  # taken from the rows the tied ones span (the block's)
+    if doc_keys is not None:  # taken from the rows the tied ones span (the block's)
         taken = rows[at]
         lo, hi = int(taken.min()), int(taken.max()) + 1
-        window = rows_of(doc_key, lo, hi)
         in_place = whole and hi - lo == len(rows) and (np.diff(rows) == 1).all()
-        columns["doc"] = window if in_place else window.take(pa.array(taken - lo))
-        keys.append(("doc", "ascending" if ties == "docid_asc" else "descending"))
+        for i, doc_key in enumerate(doc_keys):
+            window = rows_of(doc_key, lo, hi)
+            columns[f"doc{i}"] = window if in_place else window.take(pa.array(taken - lo))
+            keys.append((f"doc{i}", "ascending" if ties == "docid_asc" else "descending"))
     rows[at] = rows[at][pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()]
     return rows
 

@@ -25,6 +25,8 @@ from fuzzytruth.truth.qrels import Qrels
 # non-ASCII ids and prefixes: trec_eval's strcmp order is the UTF-8 bytes', which is Python's
 # code point order
 DOCS = [f"d{i}" for i in range(12)] + ["d1é", "é", "Ω", "z", "D", "d1 "]
+#: integer ids: "docid_asc" orders a query's ids as numbers when they all are integers
+INTEGER_IDS = ["7", "10", "9", "07", "-3", "100", "2", "0"]
 SCORES = [0.0, 1.0, 1.0 + 1e-9, 2.0, -0.0, 0.5, 1e300]  # 1.0 and 1.0 + 1e-9 tie in float32
 
 
@@ -38,8 +40,8 @@ def runs(draw):
     rows = []
     for q in queries:
         n = length if balanced else draw(st.integers(1, 8))
-        docs = draw(st.lists(st.sampled_from(DOCS), min_size=n,
-                             max_size=n, unique=True))
+        pool = draw(st.sampled_from([DOCS, INTEGER_IDS, DOCS + INTEGER_IDS]))
+        docs = draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n, unique=True))
         scores = draw(st.lists(st.sampled_from(SCORES) | st.floats(-5, 5), min_size=n,
                                max_size=n))
         if draw(st.booleans()):  # in rank order, as a TREC file
@@ -52,13 +54,17 @@ def runs(draw):
 
 def brute_rank(rows, ties: str, score_dtype: str) -> list[list[int]]:
     """Row indices per query (queries in id order): score descending in the given precision,
-    ties by the rule (document id descending / ascending as strings, or row order)."""
+    ties by the rule (document id descending as strings; ascending as numbers, then as
+    strings, in a query whose ids are all integers, as strings in the others; or row
+    order)."""
     cast = np.float32 if score_dtype == "float32" else np.float64
     out = []
     for q in sorted({r[0] for r in rows}):
         idx = [i for i, r in enumerate(rows) if r[0] == q]
         if ties == "docid_desc":
             idx.sort(key=lambda i: rows[i][1], reverse=True)
+        elif ties == "docid_asc" and all(rows[i][1] in INTEGER_IDS for i in idx):
+            idx.sort(key=lambda i: (int(rows[i][1]), rows[i][1]))
         elif ties == "docid_asc":
             idx.sort(key=lambda i: rows[i][1])
         with np.errstate(over="ignore"):  # 1e300 is inf in float32
