@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from fuzzytruth import Qrels, Run, evaluate
 from fuzzytruth.evaluation import matrices
 from fuzzytruth.evaluation.matrices import (
+    average_over_queries,
     image_text_retrieval,
     rank_by_dissimilarity,
     retrieval_ranks,
@@ -145,3 +146,51 @@ def test_first_relevant_rank_matches_brute_force(rows, rel):
         firsts = [next((i + 1 for i, j in enumerate(p) if grades[j] >= rel), len(r) + 1)
                   for p in orders]
         assert tied[q] == pytest.approx(np.mean(firsts), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# hostile matrices and labels (found by the shape/displacement fuzz, 2026-11-25)
+
+D4 = np.array([[0, 2, 1, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 1, 2, 0]])
+
+
+def test_labels_are_compared_as_text_in_a_list_and_in_an_object_array():
+    """7 and "7" are one class as text, as every id is: numpy made a list of them strings
+    (one class) but kept an object array's types (two classes: class sizes 2, 1, 2, 1), and
+    the macro average could not sort mixed types (TypeError)."""
+    mixed = ["a", 7, "a", "7"]
+    as_text = ["a", "7", "a", "7"]
+    want = rank_by_dissimilarity(D4, as_text)
+    for labels in (mixed, np.array(mixed, dtype=object)):
+        got = rank_by_dissimilarity(D4, labels)
+        assert got.class_sizes.tolist() == want.class_sizes.tolist() == [2, 2, 2, 2]
+        np.testing.assert_array_equal(got.ranked.gains, want.ranked.gains)
+        assert (shape_summary(got, averaging="macro", min_class_size=1)
+                == shape_summary(want, averaging="macro", min_class_size=1))
+    values = np.array([1.0, 0.0, 0.5, 1.0])
+    # class "a" (queries 0 and 2) alone is left once "7" is excluded, given as 7 or "7"
+    for labels in (mixed, np.array(mixed, dtype=object)):
+        for excluded in ([7], ["7"]):
+            assert average_over_queries(values, labels, averaging="macro",
+                                        exclude_classes=excluded) == 0.75
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.array([["a", "b"], ["c", "d"]]), "must be numbers"),
+    (np.array([[1 + 1j, 2], [3, 4]]), "must be real numbers; got complex values"),
+])
+def test_matrices_that_are_not_real_numbers_are_refused_by_name(bad, message):
+    # numpy's own "could not convert string to float", and a ComplexWarning that kept the
+    # real parts, before
+    with pytest.raises(ValueError, match=f"^dissimilarity {message}"):
+        rank_by_dissimilarity(bad, ["a", "b"])
+    with pytest.raises(ValueError, match=f"^similarity {message}"):
+        retrieval_ranks(bad)
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_a_missing_label_is_refused_by_name(missing):
+    with pytest.raises(ValueError, match=r"^labels must not contain missing values"):
+        rank_by_dissimilarity(D4, ["a", missing, "a", "b"])
+    with pytest.raises(ValueError, match=r"^target_labels must not contain missing values"):
+        rank_by_dissimilarity(D4[:2], ["a", "b"], target_labels=["a", "b", missing, "a"])

@@ -50,8 +50,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._pairs import _to_arrow
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
-from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._validation import check_choice, check_flag, real_array
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.measures import get_preset
 from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
@@ -107,6 +108,14 @@ def _tie_rule(ties: str | None, preset: str) -> tuple[str, str | None]:
         return get_preset(preset).ties, None
     check_choice("ties", ties, MATRIX_TIES)
     return ("input_order", ties) if ties in BOUNDS else (ties, None)
+
+
+def _label_text(labels: Any, name: str) -> np.ndarray:
+    """The text of each class label (an object array of str): labels are compared as text,
+    as ids are across the library, so ``7`` and ``"7"`` are one class whether they come in a
+    list (which numpy makes strings) or an object array (which keeps both types, and whose
+    mixed types NumPy cannot sort); a missing label is refused, naming ``name``."""
+    return np.asarray(_to_arrow(labels, name).to_numpy(zero_copy_only=False), dtype=object)
 
 
 def _ids(prefix: str, n: int) -> Any:
@@ -181,7 +190,8 @@ def rank_by_dissimilarity(
     dissimilarity : array_like
         ``(n_queries, n_targets)`` dissimilarities (smaller is more similar); no NaN.
     labels : array_like
-        ``(n_queries,)`` class of each query.
+        ``(n_queries,)`` class of each query; classes are compared as text, as ids are
+        (``7`` and ``"7"`` are one class), and none may be missing.
     target_labels : array_like, optional
         ``(n_targets,)`` class of each target. ``None`` (default) means the queries *are* the
         collection (PSB): the matrix must be square, query ``i`` is target ``i``, it is left
@@ -216,11 +226,12 @@ def rank_by_dissimilarity(
     ([2, 2, 2, 2], 'docid_asc')
     """
     rule, bound = _tie_rule(_spelling(ties), "psb")
-    d = np.asarray(dissimilarity, dtype=np.float64)
+    d = real_array(dissimilarity, "dissimilarity")
     if d.ndim != 2:
         raise ValueError(f"dissimilarity must be a 2-D array; got shape {d.shape}")
     if np.isnan(d).any():
         raise ValueError("dissimilarity must not contain NaN")
+    query_text = _label_text(labels, "labels")  # before numpy makes None or NaN a string
     query_labels = np.asarray(labels)
     if query_labels.shape != (d.shape[0],):
         raise ValueError(
@@ -241,6 +252,7 @@ def rank_by_dissimilarity(
             )
         targets = query_labels
     else:
+        target_text = _label_text(target_labels, "target_labels")
         targets = np.asarray(target_labels)
         if targets.shape != (d.shape[1],):
             raise ValueError(
@@ -250,7 +262,7 @@ def rank_by_dissimilarity(
         if 0 in d.shape:
             raise ValueError(f"dissimilarity must not be empty; got shape {d.shape}")
     n_q, n_t = d.shape
-    relevant = query_labels[:, None] == targets[None, :]
+    relevant = query_text[:, None] == (query_text if in_collection else target_text)[None, :]
     ranked_cell = ~np.eye(n_q, dtype=bool) if in_collection else np.ones((n_q, n_t), dtype=bool)
     query, target = np.nonzero(ranked_cell)  # query by query, in target order
     cell_relevant = relevant[query, target]
@@ -286,7 +298,7 @@ def average_over_queries(
         ``(n_queries,)`` or ``(n_queries, m)`` per-query values. NaN entries (a query without
         relevant items, or skipped at a precision-recall level) are left out of the means.
     query_labels : array_like
-        ``(n_queries,)`` class of each query.
+        ``(n_queries,)`` class of each query (compared as text, as ``exclude_classes``).
     class_sizes : array_like, optional
         ``(n_queries,)`` size of each query's class (:attr:`ShapeRanking.class_sizes`);
         required when ``min_class_size > 1``.
@@ -318,11 +330,12 @@ def average_over_queries(
     vals = np.asarray(values, dtype=np.float64)
     if vals.ndim not in (1, 2):
         raise ValueError(f"values must be 1-D or 2-D; got shape {vals.shape}")
-    labels = np.asarray(query_labels)
+    text = _label_text(query_labels, "query_labels")  # classes compared as text, as ids are
     n_q = vals.shape[0]
-    if labels.shape != (n_q,):
-        raise ValueError(f"query_labels must have shape ({n_q},); got {labels.shape}")
-    keep = ~np.isin(labels, np.array(list(exclude_classes), dtype=object))
+    if text.shape != (n_q,):
+        raise ValueError(f"query_labels must have shape ({n_q},); got {text.shape}")
+    excluded = _label_text(list(exclude_classes), "exclude_classes")
+    keep = ~np.isin(text, excluded)
     _check_positive_int("min_class_size", min_class_size)
     if min_class_size > 1:
         if class_sizes is None:
@@ -337,7 +350,7 @@ def average_over_queries(
     if averaging == "micro":
         out = _ratio(filled.sum(axis=0), present.sum(axis=0))
     else:
-        _, cls = np.unique(labels[keep], return_inverse=True)
+        _, cls = np.unique(text[keep], return_inverse=True)
         onehot = np.zeros((int(cls.max(initial=-1)) + 1, v2.shape[0]))
         onehot[cls, np.arange(v2.shape[0])] = 1.0
         counts = onehot @ present
@@ -433,8 +446,8 @@ def shape_summary(
 
 def _check_similarity(similarity: np.ndarray) -> np.ndarray:
     sim = np.asarray(similarity)
-    if not np.issubdtype(sim.dtype, np.floating):
-        sim = sim.astype(np.float64)  # float32 input stays float32: ties as VSE++ sees them
+    if not np.issubdtype(sim.dtype, np.floating):  # float32 stays float32: ties as VSE++'s
+        sim = real_array(sim, "similarity")
     if sim.ndim != 2 or 0 in sim.shape:
         raise ValueError(
             f"similarity must be a non-empty 2-D array (n_images, n_texts); got shape {sim.shape}"
