@@ -281,6 +281,7 @@ def test_matches_brute_force(data) -> None:
     m = shrec2006_measures(rg, n_database=ds)
     r = dynamic_recall(rg)
     v = cumulated_gain(rg)
+    shrec_ndcg = parse_measure("nDCG").resolve("shrec2006").compute(rg)
     for q, (gains, jg) in enumerate(zip(lists, judged, strict=True)):
         expected = brute_query(gains, jg, ds)
         for name in ("TP_h", "FP_h", "TN_h", "FN_h", "FT_h", "ST_h",
@@ -294,6 +295,11 @@ def test_matches_brute_force(data) -> None:
             got = getattr(v, name)[q]
             assert got[:va] == pytest.approx(expected[name], nan_ok=True, abs=1e-12), name
             assert np.isnan(got[va:]).all()
+        # the preset's nDCG is the page's final NDCG[Va], lists shorter than the relevant set
+        # included (it divided by the ideal of every relevant item: 0.667 for a list [2] with
+        # one more item of grade 1, where NDCG[1] = 1)
+        if va:
+            assert shrec_ndcg[q] == pytest.approx(expected["ndcg"][-1], nan_ok=True, abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

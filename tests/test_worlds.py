@@ -253,6 +253,8 @@ BINARY_SPELLINGS = [
         "nDCG(discount=jk)@7",
         "nDCG(gain=exp)@3",
         "nDCG(gain={1:3})@4",
+        "nDCG(ideal=list)@6",
+        "nDCG(ideal=list,discount=jk)@25",
         "P(rel=2)@3",
     ]
 

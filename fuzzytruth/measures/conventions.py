@@ -91,6 +91,7 @@ SHREC2006_CONVENTIONS: dict[str, object] = {
     "discount": "jk",
     "b": 2.0,
     "gain": "linear",
+    "ideal": "list",
     "interpolation": "textbook",
     "grade_map": {"highly_relevant": 2, "marginally_relevant": 1},
 }
@@ -98,7 +99,10 @@ SHREC2006_CONVENTIONS: dict[str, object] = {
 
 The "(relevant)" level is the default (``rel=1``); write ``rel=2`` for the "(highly relevant)"
 measures, e.g. ``FT(rel=2)``, ``AP(rel=2)``. ``nDCG`` without cut-off is the page's final
-NDCG; ``grade_map`` records the page's gains.
+NDCG, ``DCG[Va] / IDCG[Va]``: its ideal holds as many relevant items as the list
+(``ideal="list"``), so a list shorter than the relevant set is not divided by the ideal of
+items it could not hold (``[2]`` with one more item of grade 1 scores 1, not 0.760);
+``grade_map`` records the page's gains.
 """
 
 
@@ -182,7 +186,7 @@ PRESETS: tuple[Preset, ...] = (
         description=(
             "SHREC 2006: grades 2 (highly relevant) / 1 (marginally relevant), precision-style "
             "tiers d1 = min(Va, C), d2 = min(Va, 2C), AP over the retrieved relevant items, "
-            "Järvelin-Kekäläinen DCG (b=2) with the ideal zero-padded to the list length"
+            "Järvelin-Kekäläinen DCG (b=2) with the ideal zero-padded, or cut, to the list length"
         ),
     ),
     Preset(

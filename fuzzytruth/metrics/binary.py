@@ -270,14 +270,17 @@ def ndcg(depth: int, **params: Any) -> BinaryKernel | None:
     if k is None or needs_judged(params.get("gain")):  # without k the ideal would need the
         return None  # whole relevant count's discounts: the kernel gives it
     cut = min(k, depth)
-    disc = _discounts({**params, "k": None}, max(k, 1))
+    dcg_params = {name: v for name, v in params.items() if name != "ideal"}  # DCG's own
+    disc = _discounts({**dcg_params, "k": None}, max(k, 1))
     ideal = np.concatenate([[0.0], np.cumsum(np.maximum(disc, 0.0))])
     disc = disc[:cut]
+    held_by_list = params.get("ideal") == "list"  # the ideal cut at the list's length too
 
     def kernel(
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
-        best = ideal[np.minimum(n_relevant, k)]
+        held = np.minimum(n_relevant, np.maximum(lengths, 1)) if held_by_list else n_relevant
+        best = ideal[np.minimum(held, k)]
         value = gained(relevant, ranks, disc)
         return np.divide(value, best, out=np.full(len(best), np.nan), where=best != 0)
 

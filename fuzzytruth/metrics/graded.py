@@ -238,8 +238,10 @@ def cumulated_gain(
 
     ``CG[i] = sum_{j<=i} G[j]``; ``DCG[i] = sum_{j<=i} G[j] w_j`` with ``w_j = 1`` for
     ``j < b`` and ``1 / log_b(j)`` after (:func:`~fuzzytruth.metrics.shape.jk_discount`).
-    The last entry of ``ndcg`` is the registry's ``nDCG(discount=jk,gain=linear)`` without
-    cut-off whenever the list is at least as long as the ideal.
+    The last entry of ``ndcg`` within a list is the registry's
+    ``nDCG(discount=jk,gain=linear,ideal=list)`` without cut-off (the ``shrec2006`` preset's
+    ``nDCG``), and ``nDCG(discount=jk,gain=linear)`` too whenever the list is at least as long
+    as the ideal.
 
     Parameters
     ----------

@@ -81,6 +81,10 @@ __all__ = [
 
 GAINS = ("linear", "exp")
 DISCOUNTS = ("log2", "jk")
+#: nDCG's ideal DCG: of every relevant document ("all": trec_eval, psbTable), or of as many as
+#: the list holds ("list": Järvelin and Kekäläinen's NDCG[i] = DCG[i] / IDCG[i] read at the
+#: list's end, SHREC 2006's final NDCG); the same whenever the list is at least as long as R
+IDEALS = ("all", "list")
 INTERPOLATIONS = ("textbook", "trec_eval9", "trec_eval10")
 AP_DENOMINATORS = ("all_relevant", "retrieved_relevant")
 ELEVEN_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -439,8 +443,14 @@ def ndcg(
     gain: str | Mapping[float, float] = "linear",
     discount: str = "log2",
     b: float | None = None,
+    ideal: str = "all",
 ) -> np.ndarray:
     """DCG over the top ``k`` divided by the ideal DCG over the top ``k``; NaN when it is 0.
+
+    With ``ideal="list"`` the ideal is also cut at each list's length (:data:`IDEALS`; at
+    one document for an empty list, which scores 0): a list ``[2]`` of a query with one more
+    relevant document of grade 1 scores 1, its ``DCG[1] / IDCG[1]``, where trec_eval's
+    ``ndcg`` gives 2 / (2 + 1 / log2(3)) = 0.760.
 
     The ideal ranking holds every judged document of positive *gain*, retrieved or not, in
     decreasing order of gain (trec_eval ``ndcg`` / ``ndcg_cut_k``): a gain map giving a
@@ -458,8 +468,18 @@ def ndcg(
     array([0.960808])
     >>> ndcg(rg, gain={1: -1}).round(6)   # trec_eval -m ndcg.1=-1: 0.9013
     array([0.901287])
+    >>> short = RankedGains.from_lists(["q"], [[2]], [[2, 1]])
+    >>> ndcg(short).round(6).tolist(), ndcg(short, ideal="list").tolist()
+    ([0.760188], [1.0])
     """
-    ideal_dcg = _dcg_rows(ideal_gains(rg, gain), k, discount, b)
+    if ideal not in IDEALS:
+        raise ValueError(f"ideal must be one of {list(IDEALS)}; got {ideal!r}")
+    best = ideal_gains(rg, gain)
+    if ideal == "list":
+        # at least one: an empty list of a query with relevant documents scores 0, not NaN
+        held = np.arange(best.shape[1])[None, :] < np.maximum(rg.lengths, 1)[:, None]
+        best = np.where(held, best, 0.0)
+    ideal_dcg = _dcg_rows(best, k, discount, b)
     return divide(dcg(rg, k=k, gain=gain, discount=discount, b=b), ideal_dcg)
 
 

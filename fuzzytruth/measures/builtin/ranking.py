@@ -24,6 +24,7 @@ from fuzzytruth.metrics.ranking import (
     DISCOUNTS,
     ELEVEN_LEVELS,
     GAINS,
+    IDEALS,
     INTERPOLATIONS,
     average_precision,
     dcg,
@@ -83,6 +84,9 @@ def log_base(value: Any) -> float:
 
 
 B = Param("b", default=None, convert=log_base, doc="log base of the jk discount (2 if unset)")
+IDEAL = Param("ideal", default="all", choices=IDEALS,
+              doc="ideal DCG of 'all' relevant documents (trec_eval) or of as many as the "
+                  "'list' holds (Järvelin–Kekäläinen NDCG[i] at the list's end, SHREC 2006)")
 INTERP = Param(
     "interpolation",
     choices=INTERPOLATIONS,
@@ -121,7 +125,7 @@ register("Rprec", r_precision, params=(REL,), tie_averaged=True,
          description="precision at rank R")
 register("DCG", dcg, params=(K, GAIN, DISCOUNT, B), at="k", tie_averaged=True,
          binary=binary.dcg, uses_if=uses_judged, description="discounted cumulated gain")
-register("nDCG", ndcg, params=(K, GAIN, DISCOUNT, B), at="k", tie_averaged=True,
+register("nDCG", ndcg, params=(K, GAIN, DISCOUNT, B, IDEAL), at="k", tie_averaged=True,
          binary=binary.ndcg, uses_if=uses_judged,
          description="normalised discounted cumulated gain")
 register("F", f_measure, params=(REL, K, BETA), at="k", tie_averaged=True,
