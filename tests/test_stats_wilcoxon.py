@@ -227,3 +227,36 @@ def test_all_zero_differences_are_undefined_for_every_zero_method(zero_method):
     x = np.tile(np.linspace(0, 1, 10), (2, 1))
     res = paired_test(x, method="wilcoxon", zero_method=zero_method)
     assert np.isnan(res.pvalue[0]) and not res.exact[0]
+
+
+@pytest.mark.parametrize("zero_method", ZERO_METHODS)
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_exact_false_is_the_tie_corrected_normal_approximation_at_any_size(zero_method,
+                                                                           alternative):
+    # R's wilcox.test(exact = FALSE, correct = FALSE), scipy's method="approx": the choice
+    # for a user who wants the approximation where the default is exact (up to 100)
+    a, b = _lattice(np.random.default_rng(5), 20, shift=1, share=0.4)
+    got = paired_test(np.array([a, b]) / 10, method="wilcoxon", exact=False,
+                      zero_method=zero_method, alternative=alternative)
+    want = sps.wilcoxon(a - b, zero_method=zero_method, alternative=alternative,
+                        method="approx", correction=False).pvalue
+    assert got.pvalue[0] == pytest.approx(want, rel=1e-12)
+    assert not got.exact[0]
+
+
+def test_exact_true_beyond_the_bound_is_scipys_exact_untied_distribution():
+    n = WILCOXON_EXACT_MAX + 20
+    d = np.random.default_rng(6).permutation(np.arange(1, n + 1)) * np.where(
+        np.random.default_rng(7).random(n) < 0.6, 1, -1)  # untied, no zero
+    scores = np.array([d, np.zeros(n)], dtype=float)
+    got = paired_test(scores, method="wilcoxon", exact=True)
+    assert got.exact[0]
+    assert got.pvalue[0] == pytest.approx(sps.wilcoxon(d, method="exact").pvalue, rel=1e-9)
+    assert not paired_test(scores, method="wilcoxon").exact[0]  # the default: approximated
+
+
+@pytest.mark.parametrize("method", ["t", "sign", "bootstrap"])
+def test_exact_is_refused_by_the_tests_that_take_none(method):
+    with pytest.raises(ValueError, match=r"^exact applies to method='randomization' and "
+                                         r"'wilcoxon'; got exact=True with method="):
+        paired_test(np.array([[0.1, 0.5, 0.3], [0.2, 0.1, 0.1]]), method=method, exact=True)

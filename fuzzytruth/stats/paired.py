@@ -162,7 +162,12 @@ def paired_test(
     n_resamples : int
         B for the Monte Carlo tests.
     exact : bool, optional
-        Randomisation test only: enumerate all sign flips. Default ``n_queries <= 16``.
+        Randomisation test: enumerate all sign flips (default ``n_queries <= 16``). Wilcoxon
+        test: the exact conditional null at any number of ranked differences (``True``; its
+        cost grows as n³ a pair), or the normal approximation with tie correction at every
+        size (``False``: R's ``wilcox.test(exact = FALSE, correct = FALSE)`` and scipy's
+        ``method="approx"``); default exact up to :data:`WILCOXON_EXACT_MAX`. Other tests
+        take no ``exact``.
     zero_method : {"wilcox", "pratt", "zsplit"}
         Wilcoxon only: how zero differences are treated (scipy's meanings): dropped
         (default), ranked then dropped, or split between the positive and negative sums.
@@ -213,10 +218,15 @@ def paired_test(
     if method in ("randomization", "bootstrap"):
         n_resamples = check_n_resamples(n_resamples, minimum=2 if method == "bootstrap" else 1)
     exact = check_flag("exact", exact, none=True)
+    if exact is not None and method not in ("randomization", "wilcoxon"):
+        raise ValueError(
+            f"exact applies to method='randomization' and 'wilcoxon'; got exact={exact} with "
+            f"method={method!r}"
+        )
     if method == "t":
         return _t_test(x, pairs, alternative)
     if method == "wilcoxon":
-        return _wilcoxon(x, pairs, alternative, zero_method)
+        return _wilcoxon(x, pairs, alternative, zero_method, exact)
     if method == "sign":
         return _sign_test(x, pairs, alternative)
     generator = as_generator(rng)
@@ -393,7 +403,8 @@ def _exact_signed_rank_pvalues(
 
 
 def _wilcoxon(
-    x: np.ndarray, pairs: np.ndarray, alternative: str, zero_method: str
+    x: np.ndarray, pairs: np.ndarray, alternative: str, zero_method: str,
+    exact_asked: bool | None = None,
 ) -> PairedTestResult:
     d = paired_differences(x, pairs)
     n_all = d.shape[1]
@@ -429,7 +440,8 @@ def _wilcoxon(
         z = (r_plus - mean) / se
     p = _pvalue_from_cdf(special.ndtr(z), special.ndtr(-z), alternative)
     defined = n_zero < n_all  # some difference is not a tie
-    exact = defined & (count <= WILCOXON_EXACT_MAX)
+    within = (count <= WILCOXON_EXACT_MAX) if exact_asked is None else bool(exact_asked)
+    exact = defined & within
     if exact.any():
         # the zeros' ranks are fixed (none for "pratt", half to each sum for "zsplit"), so the
         # conditional null flips the non-zero differences' signs alone, as scipy's permutation
