@@ -74,13 +74,19 @@ class _ItemStatistics:
     annotators repeat a label: about 1–2 stored values per label given, whatever the number of
     categories. :meth:`estimate` turns the group sums into the coefficients' sums (π n_ij,
     the shares n_ij / n_i, the pair disagreements n_ij (n_i − n_ij) / (n_i (n_i − 1)), the
-    observed terms) with sparse maps of fixed summation order.
+    observed terms) with sparse maps of fixed summation order. A group sum is divided by
+    m_g (or m_g (m_g − 1)), never multiplied by its reciprocal: when every label of a group's
+    items is j, Σ n_ij = m_g × (its items) and the quotient is exact, so a category that all
+    annotators chose has share exactly 1 and the undefined coefficients are NaN (with the
+    reciprocal, 49 × (1/49) rounds below 1, and κ_j would be a rounding error over another).
     """
 
     n_columns: int  # K, the width of the table
     n_labels: int
     sizes: np.ndarray  # (G,) m_g, the number of labels of the items of group g
     maps: dict[str, sparse.csr_array]  # group sums -> per-label and per-group quantities
+    a_sizes: np.ndarray  # (n_a,) m_g of the group of each A column
+    q_pairs: np.ndarray | None  # (n_q,) m_g (m_g − 1) of each Q column (per_category only)
     per_category: bool
     delta: np.ndarray | None  # (U, U) taxonomy metric between the used labels; None: nominal
 
@@ -121,7 +127,9 @@ class _ItemStatistics:
         table = sparse.csr_array((vals, (rows, cols)), shape=(n_items, width))
         table.eliminate_zeros()
         maps = _maps(sizes, u, a_keys, q_keys, q_group)
-        return cls(width, u, sizes, maps, per_category, delta), table
+        a_sizes = sizes[a_keys // u]
+        q_pairs = None if q_keys is None else sizes[q_keys // u] * (sizes[q_keys // u] - 1)
+        return cls(width, u, sizes, maps, a_sizes, q_pairs, per_category, delta), table
 
     @property
     def n_values(self) -> int:
@@ -144,10 +152,11 @@ class _ItemStatistics:
         # Σ_j D_ij = (n_i² − Σ_j n_ij²) / (n_i (n_i − 1)) and the nominal observed term
         # (n_i² − Σ_j n_ij²) / (n_i − 1), added up per group: n_i² − Σ_j n_ij² = n_i (n_i − 1)
         # − Σ_j (n_ij² − n_ij) for the items of a group
-        disagreement = n_pairable - _dot(q_sum, pairable / (safe * (safe - 1)))
-        observed = n_total - _dot(q_sum, pairable / (safe - 1))
+        disagreement = n_pairable - _dot(q_sum / (safe * (safe - 1)), pairable)
+        observed = n_total - _dot(q_sum / (safe - 1), pairable)
+        shares = a / self.a_sizes  # Σ n_ij / n_i over a group's items
         with np.errstate(divide="ignore", invalid="ignore"):
-            p = _through(maps["share"], a) / n_items
+            p = _through(maps["share"], shares) / n_items
             pq = p * (1 - p)
             pq_sum = pq.sum(axis=1)
             kappa = np.where(pq_sum > 0, 1 - disagreement / n_pairable / pq_sum, np.nan)
@@ -165,7 +174,8 @@ class _ItemStatistics:
                 )
             columns = [kappa, alpha, taxonomy_alpha]
             if self.per_category:
-                mean_disagreement = (_through(maps["pair_a"], a) - _through(maps["pair_q"], q)
+                mean_disagreement = (_through(maps["pair_a"], shares)
+                                     - _through(maps["pair_q"], q / self.q_pairs)
                                      ) / n_pairable[:, None]
                 columns.append(np.where(pq > 0, 1 - mean_disagreement / pq, np.nan))
         return np.column_stack(columns)
@@ -175,27 +185,27 @@ def _maps(
     sizes: np.ndarray, u: int, a_keys: np.ndarray, q_keys: np.ndarray | None,
     q_group: np.ndarray,
 ) -> dict[str, sparse.csr_array]:
-    """Sparse maps from group sums to what the coefficients add up, each ``(out, in)`` CSR so
-    that :func:`_through` sums every output in a fixed order: per label, the totals over
-    pairable items (``total``), the shares (``share``) and the pair disagreements from the
-    A and Q sums (``pair_a``, ``pair_q``); per group, the Q sums (``q_sum``)."""
+    """Sparse 0/1 maps from group sums to what the coefficients add up, each ``(out, in)``
+    CSR so that :func:`_through` sums every output in a fixed order: per label, the totals
+    over pairable items (``total``, from the A sums), the shares (``share``) and the pair
+    disagreements (``pair_a``, ``pair_q``) from the A sums divided by m_g and the Q sums
+    divided by m_g (m_g − 1); per group, the Q sums (``q_sum``)."""
     m = sizes[a_keys // u]
     label = a_keys % u
-    columns = np.arange(len(a_keys))
+    pairable = (m >= 2).astype(float)
 
     def to_labels(weight: np.ndarray, labels: np.ndarray, n_in: int) -> sparse.csr_array:
         return sparse.csr_array((weight, (labels, np.arange(n_in))), shape=(u, n_in))
 
     maps = {
-        "total": to_labels((m >= 2).astype(float), label, len(a_keys)),
-        "share": to_labels(1.0 / m, label, len(a_keys)),
+        "total": to_labels(pairable, label, len(a_keys)),
+        "share": to_labels(np.ones(len(a_keys)), label, len(a_keys)),
         "q_sum": sparse.csr_array((np.ones(len(q_group)), (q_group, np.arange(len(q_group)))),
                                   shape=(len(sizes), len(q_group))),
     }
     if q_keys is not None:
-        mq = sizes[q_keys // u]
-        maps["pair_a"] = to_labels(np.where(m >= 2, 1.0 / m, 0.0), label, len(columns))
-        maps["pair_q"] = to_labels(1.0 / (mq * (mq - 1)), q_keys % u, len(q_keys))
+        maps["pair_a"] = to_labels(pairable, label, len(a_keys))
+        maps["pair_q"] = to_labels(np.ones(len(q_keys)), q_keys % u, len(q_keys))
     return maps
 
 

@@ -1,0 +1,131 @@
+"""Agreement on hostile but legal collections, against exact oracles.
+
+Each test here holds a case that differential fuzzing found wrong (thousands of generated
+collections compared with rational-arithmetic definitions, statsmodels, krippendorff and
+scikit-learn): the oracle is :func:`exact_coefficients`, Fleiss' κ (Gwet's form for unequal
+numbers of annotators) and Krippendorff's α computed with fractions from their definitions,
+so a value is either the right number to double precision or undefined (None, NaN here).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.inter_rater import fleiss_kappa
+
+from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth._resampling import resample_chunks
+from fuzzytruth.collection import agreement, agreement_by_level
+
+#: Numbers of annotators m for which m × (1/m) is not 1 in double precision.
+INEXACT_RECIPROCALS = [49, 98, 103, 107]
+
+
+def annotations_from(label_lists: list[list], taxonomy: Taxonomy) -> Annotations:
+    """Item ``k`` labelled by annotators ``r0, r1, ...`` with ``label_lists[k]``."""
+    rows = [(f"i{k}", f"r{a}", label)
+            for k, labels in enumerate(label_lists) for a, label in enumerate(labels)]
+    frame = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    return Annotations.from_frame(frame, taxonomy=taxonomy)
+
+
+def exact_coefficients(label_lists: list[list], delta=None) -> dict:
+    """Fleiss' κ (Gwet 2014: P_a over the items with two labels or more, π_j over all),
+    κ_j = 1 − D̄_j / (π_j (1 − π_j)), and Krippendorff's α from the coincidence matrix (every
+    ordered pair of two of an item's m labels weighted 1/(m − 1)) with the metric ``delta``
+    (nominal by default), in exact rational arithmetic; None where a denominator is 0."""
+    delta = delta or (lambda a, b: int(a != b))
+    pairable = [labels for labels in label_lists if len(labels) >= 2]
+    shares: Counter = Counter()
+    for labels in label_lists:
+        for label, n in Counter(labels).items():
+            shares[label] += Fraction(n, len(labels) * len(label_lists))
+    agree, disagree = Fraction(0), Counter()
+    coincidences: Counter = Counter()
+    for labels in pairable:
+        m = len(labels)
+        for label, n in Counter(labels).items():
+            agree += Fraction(n * (n - 1), m * (m - 1) * len(pairable))
+            disagree[label] += Fraction(n * (m - n), m * (m - 1) * len(pairable))
+        for (x, n_x), (y, n_y) in itertools.product(Counter(labels).items(), repeat=2):
+            # the ordered pairs of two of the item's labels that read (x, y)
+            coincidences[x, y] += Fraction(n_x * (n_y - (x == y)), m - 1)
+    chance = sum(p * p for p in shares.values())
+    kappa = None if chance == 1 else (agree - chance) / (1 - chance)
+    label_kappa = {j: None if p in (0, 1) else 1 - disagree[j] / (p * (1 - p))
+                   for j, p in shares.items()}
+    margins: Counter = Counter()
+    for (x, _), o in coincidences.items():
+        margins[x] += o
+    n = sum(margins.values())
+    observed = sum(o * delta(x, y) for (x, y), o in coincidences.items())
+    expected = sum(margins[x] * margins[y] * delta(x, y) for x in margins for y in margins)
+    alpha = None if expected == 0 else 1 - (n - 1) * observed / expected
+    return {"fleiss_kappa": kappa, "label_kappa": label_kappa, "alpha": alpha}
+
+
+def assert_exact(got: float, want: Fraction | None) -> None:
+    if want is None:
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(float(want), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------- undefined
+@pytest.mark.parametrize("m", INEXACT_RECIPROCALS)
+def test_a_category_every_annotator_chose_leaves_every_coefficient_undefined(m):
+    # with m annotators per item all choosing "a", no disagreement is expected: κ, α and κ_a
+    # are 0/0. statsmodels' fleiss_kappa gives NaN on this table; the shares used to be
+    # summed as m × (1/m) < 1, and κ came out 1.0 and κ_a 2.0
+    tax = Taxonomy.flat(["a", "b"])
+    ann = annotations_from([["a"] * m, ["a"] * m], tax)
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(fleiss_kappa(np.array([[m, 0], [m, 0]])))
+    assert np.isnan(agreement(ann, n_resamples=0).estimate).all()
+    assert np.isnan(agreement_by_level(ann, n_resamples=0).estimate).all()
+
+
+def test_replicates_that_draw_one_category_only_are_undefined():
+    # two unanimous items, one "a" and one "b": a replicate drawing item i0 twice has a
+    # single category (every coefficient undefined), one drawing both has perfect agreement
+    m = INEXACT_RECIPROCALS[0]
+    tax = Taxonomy.flat(["a", "b"])
+    label_lists = [["a"] * m, ["b"] * m]
+    res = agreement(annotations_from(label_lists, tax), n_resamples=16, rng=3)
+    (counts,) = list(resample_chunks(2, 16, np.random.default_rng(3)))
+    assert {tuple(c) for c in counts} == {(2.0, 0.0), (1.0, 1.0), (0.0, 2.0)}
+    for r, drawn in enumerate(counts):
+        replicate = [labels for labels, k in zip(label_lists, drawn, strict=True)
+                     for _ in range(int(k))]
+        want = exact_coefficients(replicate)
+        values = res.bootstrap_distribution[:, r]
+        assert_exact(values[0], want["fleiss_kappa"])
+        assert_exact(values[1], want["alpha"])
+        for row, category in enumerate(res.category[3:], start=3):
+            assert_exact(values[row], want["label_kappa"].get(category))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 3, *INEXACT_RECIPROCALS]),
+                          st.sampled_from(["a", "b", "c"]), st.integers(0, 3)),
+                min_size=2, max_size=6))
+def test_coefficients_equal_the_exact_definitions_for_any_numbers_of_annotators(items):
+    # each item: m annotators, all of them choosing one label but for up to 3 dissenters
+    label_lists = [[label] * (m - min(k, m - 1)) + ["c"] * min(k, m - 1)
+                   for m, label, k in items]
+    if all(len(labels) < 2 for labels in label_lists):
+        return  # refused, tested in test_collection.py
+    res = agreement(annotations_from(label_lists, Taxonomy.flat(["a", "b", "c"])),
+                    n_resamples=0)
+    want = exact_coefficients(label_lists)
+    assert_exact(res.value("fleiss_kappa"), want["fleiss_kappa"])
+    assert_exact(res.value("krippendorff_alpha"), want["alpha"])
+    for category in res.category[3:]:
+        assert_exact(res.value("label_kappa", category), want["label_kappa"][category])
