@@ -129,3 +129,24 @@ def test_coefficients_equal_the_exact_definitions_for_any_numbers_of_annotators(
     assert_exact(res.value("krippendorff_alpha"), want["alpha"])
     for category in res.category[3:]:
         assert_exact(res.value("label_kappa", category), want["label_kappa"][category])
+
+
+# ---------------------------------------------------------------------------- metric
+def test_a_metric_symmetric_to_rounding_counts_through_its_symmetric_part():
+    # a matrix within numpy.allclose of symmetric is accepted; α counts (a, b) and (b, a)
+    # alike, so it is α with (δ + δᵀ) / 2, whichever triangle the noise is in. The observed
+    # term used to read the upper triangle and the expected term both: 1.8e-7 off
+    tree = Taxonomy.from_nested({"r": {"p": ["p1", "p2"], "q": ["q1"]}})
+    label_lists = [["p1", "p2", "q1"], ["p1", "p1", "p2"], ["q1", "q1", "p2"],
+                   ["p2", "q", "p"]]
+    ann = annotations_from(label_lists, tree)
+    path = tree.distance_matrix().astype(float)
+    metric = path + np.triu(np.full(path.shape, 1e-6), 1)
+    index = {node: k for k, node in enumerate(tree.nodes)}
+    symmetric = (metric + metric.T) / 2
+    want = exact_coefficients(
+        label_lists, lambda a, b: Fraction(symmetric[index[a], index[b]])
+    )["alpha"]
+    for given_metric in (metric, metric.T, lambda a, b: metric[index[a], index[b]]):
+        got = agreement(ann, metric=given_metric, n_resamples=0).value("taxonomy_alpha")
+        assert got == pytest.approx(float(want), abs=1e-12)

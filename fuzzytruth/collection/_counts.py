@@ -109,7 +109,9 @@ def metric_matrix(
     path between the two labels (:meth:`Taxonomy.distance_matrix`). ``"squared_path"``: its
     square. A matrix must be square over the taxonomy's nodes, finite, non-negative, symmetric
     and zero on the diagonal; a callable ``f(a, b)`` is evaluated on every pair of ``nodes``
-    (and must be so between them).
+    (and must be so between them). Symmetric means to rounding (:func:`numpy.allclose`), and
+    the symmetric part (δ + δᵀ) / 2 is returned: Krippendorff's sums count the pairs (a, b)
+    and (b, a) alike, so that is the metric they use, whichever triangle a sum reads.
 
     Examples
     --------
@@ -146,7 +148,8 @@ def metric_matrix(
         raise ValueError("metric must be 0 between a label and itself (zero diagonal)")
     if not np.allclose(delta, delta.T):
         raise ValueError("metric must be symmetric: metric(a, b) == metric(b, a)")
-    return delta if callable(metric) else delta[np.ix_(nodes, nodes)]
+    delta = delta if callable(metric) else delta[np.ix_(nodes, nodes)]
+    return (delta + delta.T) / 2
 
 
 def ancestor_columns(taxonomy: Taxonomy, depth: int) -> np.ndarray:
