@@ -23,6 +23,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth._resampling import resample_chunks
 from fuzzytruth.collection import agreement, agreement_by_level
+from fuzzytruth.collection._counts import ancestor_columns
 
 #: Numbers of annotators m for which m × (1/m) is not 1 in double precision.
 INEXACT_RECIPROCALS = [49, 98, 103, 107]
@@ -150,3 +151,40 @@ def test_a_metric_symmetric_to_rounding_counts_through_its_symmetric_part():
     for given_metric in (metric, metric.T, lambda a, b: metric[index[a], index[b]]):
         got = agreement(ann, metric=given_metric, n_resamples=0).value("taxonomy_alpha")
         assert got == pytest.approx(float(want), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------- levels
+@st.composite
+def dags(draw):
+    """Node k > 0 has one to three parents among the nodes before it: any DAG (a tree when
+    every node has one), edges listed in drawn order."""
+    n = draw(st.integers(1, 14))
+    edges = [(f"n{p}", f"n{k}") for k in range(1, n)
+             for p in draw(st.sets(st.integers(0, k - 1), min_size=1, max_size=min(k, 3)))]
+    return Taxonomy.from_edges(draw(st.permutations(edges)), nodes=[f"n{k}" for k in range(n)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags())
+def test_ancestor_columns_follow_ancestor_at_depth_in_any_dag(tax):
+    columns = ancestor_columns(tax)
+    assert columns.shape == (tax.depths.max() + 1, len(tax))
+    for depth, row in enumerate(columns):
+        assert row.tolist() == [tax.index(tax.ancestor_at_depth(node, depth)) for node in tax]
+
+
+def test_levels_walk_each_nodes_ancestors_once(monkeypatch):
+    # a 300-level chain: asking ancestor_at_depth depth by depth walked the ancestors of every
+    # deeper node once per depth, 44,850 walks (3.4 s here; 37 s for 1,000 nodes 500 deep)
+    chain = Taxonomy.from_edges([(f"n{k}", f"n{k + 1}") for k in range(300)])
+    ann = annotations_from([["n300", "n150", "n1"], ["n2", "n2"]], chain)
+    walks = []
+    original = Taxonomy.ancestors
+    monkeypatch.setattr(Taxonomy, "ancestors",
+                        lambda self, node, **kw: walks.append(node) or original(self, node, **kw))
+    res = agreement_by_level(ann, metric="nominal", n_resamples=0)
+    assert len(walks) <= len(chain)
+    # n300, n150, n2 and n1 are four categories at depth 300, three at depth 100 (n300 and
+    # n150 both under n100) and one at depth 1
+    for depth, n_categories in ((300, 4), (100, 3), (1, 1)):
+        assert res.n_categories[res.depth == depth].tolist() == [n_categories] * 3

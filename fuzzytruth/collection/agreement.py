@@ -670,7 +670,7 @@ def agreement_by_level(
             "only the root, where every label is the same"
         )
     raw = _used(counts)
-    targets = [ancestor_columns(taxonomy, int(d)) for d in depths]
+    targets = ancestor_columns(taxonomy)[depths]
     used = [np.unique(target[raw]) for target in targets]  # the labels left at each depth
     nodes = np.unique(np.concatenate(used))
     delta = _delta(metric, taxonomy, nodes)
