@@ -188,3 +188,13 @@ def test_levels_walk_each_nodes_ancestors_once(monkeypatch):
     # n150 both under n100) and one at depth 1
     for depth, n_categories in ((300, 4), (100, 3), (1, 1)):
         assert res.n_categories[res.depth == depth].tolist() == [n_categories] * 3
+
+
+# ---------------------------------------------------------------------------- refusals
+def test_an_unknown_row_lists_every_category_even_falsy_names():
+    # categories named 0 and "" are legal node names; the list of known categories left
+    # them out (it kept the truthy ones), so the message named ['a'] only
+    tax = Taxonomy.flat([0, "", "a"])
+    res = agreement(annotations_from([[0, ""], ["a", "a"]], tax), n_resamples=0)
+    with pytest.raises(ValueError, match=r"and categories \[0, '', 'a'\]"):
+        res.value("label_kappa", "b")

@@ -423,9 +423,10 @@ class AgreementResult(_Coefficients):
         for m, c, v in zip(self.measure, self.category, self.estimate, strict=True):
             if m == measure and c == category:
                 return float(v)
+        categories = [c for c in self.category if c is not None]
         raise ValueError(
             f"no row with measure={measure!r} and category={category!r}; measures are "
-            f"{sorted(set(self.measure))} and categories {[c for c in self.category if c]}"
+            f"{sorted(set(self.measure))} and categories {categories}"
         )
 
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
