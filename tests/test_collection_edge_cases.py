@@ -198,3 +198,11 @@ def test_an_unknown_row_lists_every_category_even_falsy_names():
     res = agreement(annotations_from([[0, ""], ["a", "a"]], tax), n_resamples=0)
     with pytest.raises(ValueError, match=r"and categories \[0, '', 'a'\]"):
         res.value("label_kappa", "b")
+
+
+@pytest.mark.parametrize("function", [agreement, agreement_by_level])
+def test_no_pairable_item_says_what_was_received(function):
+    ann = annotations_from([["a"], ["b"], ["a"]], Taxonomy.flat(["a", "b"]))
+    with pytest.raises(ValueError, match=r"no item has two or more annotators \(annotations "
+                                         r"of 3 item\(s\), each with one label\)"):
+        function(ann)

@@ -294,8 +294,9 @@ def _check_pairable(counts: sparse.csr_array) -> int:
     single = counts.sum(axis=1) < 2
     if single.all():
         raise ValueError(
-            "no item has two or more annotators: agreement is undefined (every coefficient "
-            "compares labels given to the same item)"
+            f"no item has two or more annotators (annotations of {len(single)} item(s), each "
+            "with one label): agreement is undefined (every coefficient compares labels given "
+            "to the same item)"
         )
     return int(single.sum())
 
