@@ -22,7 +22,13 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth._resampling import resample_chunks
-from fuzzytruth.collection import agreement, agreement_by_level
+from fuzzytruth.collection import (
+    agreement,
+    agreement_by_level,
+    annotator_agreement,
+    category_reliability,
+    sibling_confusions,
+)
 from fuzzytruth.collection._counts import ancestor_columns
 
 #: Numbers of annotators m for which m × (1/m) is not 1 in double precision.
@@ -206,3 +212,26 @@ def test_no_pairable_item_says_what_was_received(function):
     with pytest.raises(ValueError, match=r"no item has two or more annotators \(annotations "
                                          r"of 3 item\(s\), each with one label\)"):
         function(ann)
+
+
+@pytest.mark.parametrize(("function", "named"), [
+    (agreement, "agreement needs one label per (item, annotator); got annotations"),
+    (agreement_by_level, "agreement_by_level needs one label per (item, annotator); got "
+                         "annotations"),
+    (annotator_agreement, "annotator_agreement needs one label per (item, annotator); got "
+                          "annotations"),
+    (sibling_confusions, "sibling_confusions needs one label per (item, annotator); got "
+                         "annotations"),
+    (category_reliability, "category_reliability needs one label per (item, annotator); got "
+                           "data"),
+])
+def test_split_votes_are_refused_by_the_function_called(function, named):
+    # every analysis said "agreement needs one label per (item, annotator)", whichever it was
+    frame = pd.DataFrame({"item_id": ["x", "x", "x", "y", "y"],
+                          "annotator_id": ["r1", "r1", "r2", "r1", "r2"],
+                          "label": ["a", "b", "a", "a", "b"]})
+    ann = Annotations.from_frame(frame, taxonomy=Taxonomy.flat(["a", "b"]), duplicates="split")
+    with pytest.raises(ValueError) as caught:
+        function(ann)
+    assert str(caught.value).startswith(named)
+    assert "the votes of 1 (item, annotator) pair(s)" in str(caught.value)

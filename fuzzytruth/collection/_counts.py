@@ -59,13 +59,16 @@ class LabelCounts(NamedTuple):
     taxonomy: Taxonomy
 
 
-def label_counts(annotations: Annotations) -> sparse.csr_array:
+def label_counts(
+    annotations: Annotations, *, analysis: str = "agreement", name: str = "annotations"
+) -> sparse.csr_array:
     """``(n_items, n_nodes)`` sparse float counts of annotators choosing each node directly,
     rows in :attr:`Annotations.items` order.
 
     Annotator weights are ignored (agreement is about the raw labels). Votes split between
-    several labels (``duplicates="split"``) are an error: agreement coefficients are defined
-    for one label per annotator and item.
+    several labels (``duplicates="split"``) are an error naming ``analysis`` and the
+    parameter ``name``: agreement coefficients are defined for one label per annotator and
+    item.
 
     Examples
     --------
@@ -76,12 +79,14 @@ def label_counts(annotations: Annotations) -> sparse.csr_array:
     >>> counts.shape, {names[j]: float(c) for j, c in zip(counts.indices, counts.data)}
     ((1, 8), {'people': 2.0, 'crowd': 1.0, 'city': 2.0})
     """
-    item, _, label, _ = annotations.codes()
+    item, annotator, label, _ = annotations.codes()
     if not annotations.one_label_per_pair():
+        split = annotations.to_frame()["weight"].to_numpy() < 1
+        n_split = len(set(zip(item[split], annotator[split], strict=True)))
         raise ValueError(
-            "agreement needs one label per (item, annotator); these annotations split some "
-            "votes between several labels (duplicates='split'): rebuild them with "
-            "duplicates='first' or 'last'"
+            f"{analysis} needs one label per (item, annotator); got {name} that split the "
+            f"votes of {n_split} (item, annotator) pair(s) between several labels "
+            "(duplicates='split'): rebuild them with duplicates='first' or 'last'"
         )
     shape = (annotations.n_items, len(annotations.taxonomy))
     counts = sparse.coo_array((np.ones(len(item)), (item, label)), shape=shape).tocsr()
@@ -95,7 +100,7 @@ def counts_of(data: object, *, analysis: str) -> LabelCounts:
     if isinstance(data, LabelCounts):
         return data
     annotations = require_annotations(data, analysis=analysis)  # items in sorted order
-    return LabelCounts(label_counts(annotations), annotations.taxonomy)
+    return LabelCounts(label_counts(annotations, analysis=analysis), annotations.taxonomy)
 
 
 # ---------------------------------------------------------------------------- metrics

@@ -250,7 +250,7 @@ def annotator_agreement(annotations: Annotations) -> AnnotatorAgreement:
     """
     annotations = require_annotations(annotations, analysis="annotator_agreement")
     ordered = annotations  # canonical rows: sums in an order the given table's cannot change
-    counts = label_counts(ordered)  # also checks one label per (item, annotator)
+    counts = label_counts(ordered, analysis="annotator_agreement")  # one label per pair?
     item, annot, label, _ = ordered.codes()
     n_annot = ordered.n_annotators
     credit, has_others = _majority_credit(item, label, counts)

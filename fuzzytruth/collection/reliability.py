@@ -87,7 +87,8 @@ def sibling_confusions(annotations: Annotations) -> pd.DataFrame:
     """
     annotations = require_annotations(annotations, analysis="sibling_confusions")
     taxonomy = annotations.taxonomy
-    matrix = _confusion_matrix(label_counts(annotations), taxonomy)
+    matrix = _confusion_matrix(label_counts(annotations, analysis="sibling_confusions"),
+                               taxonomy)
     rows, cols = np.nonzero(matrix)
     frame = pd.DataFrame(
         {
@@ -294,7 +295,9 @@ def category_reliability(
             membership = fit_truth(annotations, truth_model).membership
         p = membership.matrix
     taxonomy = membership.taxonomy
-    counts = None if annotations is None else label_counts(annotations)
+    counts = None if annotations is None else label_counts(
+        annotations, analysis="category_reliability", name="data"
+    )
     if truth_model is None:
         voted = p > 0
     else:  # the items some annotator placed in the node (the shares' p > 0)
