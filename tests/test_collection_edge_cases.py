@@ -235,3 +235,33 @@ def test_split_votes_are_refused_by_the_function_called(function, named):
         function(ann)
     assert str(caught.value).startswith(named)
     assert "the votes of 1 (item, annotator) pair(s)" in str(caught.value)
+
+
+def _bad_metrics() -> list:
+    tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": None}})  # all, a, b, a1, a2
+    path = tax.distance_matrix().astype(float)
+    negative, asymmetric, diagonal = path.copy(), path.copy(), path.copy()
+    negative[3, 2] = negative[2, 3] = -1.0
+    asymmetric[1, 2] = 3.0
+    diagonal[4, 4] = 0.5
+    return [
+        (negative, r"values must be finite and >= 0; got -1.0 for \('b', 'a1'\)"),
+        (asymmetric, r"must be symmetric: metric\(a, b\) == metric\(b, a\); got 3.0 for "
+                     r"\('a', 'b'\) and 2.0 for \('b', 'a'\)"),
+        (diagonal, r"zero diagonal\); got 0.5 between 'a2' and itself"),
+        (lambda x, y: None, r"metric\(a, b\) must return a number; got None for \('b', 'b'\)"),
+        (lambda x, y: str(int(x != y)), r"must return a number; got '0' for \('b', 'b'\)"),
+        ([["0", "x"]], r"metric must be one of .*; got \[\['0', 'x'\]\]"),
+        (None, r"metric must be one of .*; got None"),
+    ]
+
+
+@pytest.mark.parametrize(("metric", "message"), _bad_metrics())
+def test_a_bad_metric_is_refused_with_the_offending_value(metric, message):
+    # the refusals said "metric values must be finite and >= 0" (which value?), a callable's
+    # None surfaced as float()'s TypeError, text numbers were read as numbers, and None as a
+    # matrix "of shape ()"
+    tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": None}})
+    ann = annotations_from([["a1", "a2"], ["a1", "b"]], tax)
+    with pytest.raises(ValueError, match=message):
+        agreement(ann, metric=metric, n_resamples=0)

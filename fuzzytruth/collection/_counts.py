@@ -14,7 +14,9 @@ replicates included, is the same bits whatever the order of the rows of the anno
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Hashable
+from numbers import Real
 from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
@@ -126,35 +128,57 @@ def metric_matrix(
     """
     n = len(taxonomy)
     nodes = np.arange(n) if nodes is None else np.asarray(nodes, dtype=np.intp)
+    kinds = f"one of {_METRIC_NAMES}, a (n_nodes, n_nodes) matrix or a callable"
     if isinstance(metric, str):
         if metric not in _METRIC_NAMES:
-            raise ValueError(
-                f"metric must be one of {_METRIC_NAMES}, a (n_nodes, n_nodes) matrix or a "
-                f"callable; got {metric!r}"
-            )
+            raise ValueError(f"metric must be {kinds}; got {metric!r}")
         if metric == "nominal":
             return 1.0 - np.eye(len(nodes))
         dist = taxonomy.distance_matrix()[np.ix_(nodes, nodes)].astype(float)
         return dist if metric == "path" else dist**2
     if callable(metric):
         names = [taxonomy.nodes[j] for j in nodes]
-        delta = np.array([[float(metric(a, b)) for b in names] for a in names]).reshape(
+        delta = np.array([[_metric_value(metric, a, b) for b in names] for a in names]).reshape(
             len(nodes), len(nodes)
         )
     else:
-        delta = np.array(metric, dtype=float)
+        names = list(taxonomy.nodes)
+        try:
+            delta = np.array(metric, dtype=float)
+        except (TypeError, ValueError):
+            delta = None
+        if delta is None or delta.ndim != 2:
+            raise ValueError(f"metric must be {kinds}; got {reprlib.repr(metric)}")
         if delta.shape != (n, n):
             raise ValueError(
                 f"metric matrix must have shape (n_nodes, n_nodes) = {(n, n)}; got {delta.shape}"
             )
-    if not np.all(np.isfinite(delta)) or (delta.size and delta.min() < 0):
-        raise ValueError("metric values must be finite and >= 0")
-    if np.any(np.diag(delta) != 0):
-        raise ValueError("metric must be 0 between a label and itself (zero diagonal)")
-    if not np.allclose(delta, delta.T):
-        raise ValueError("metric must be symmetric: metric(a, b) == metric(b, a)")
+    offenders = {
+        "values must be finite and >= 0": ~(delta >= 0) | ~np.isfinite(delta),
+        "must be 0 between a label and itself (zero diagonal)": np.diag(np.diag(delta) != 0),
+        "must be symmetric: metric(a, b) == metric(b, a)": ~np.isclose(delta, delta.T),
+    }
+    for rule, bad in offenders.items():
+        if bad.any():
+            i, k = np.argwhere(bad)[0]
+            got = (f"{float(delta[i, i])!r} between {names[i]!r} and itself" if i == k else
+                   f"{float(delta[i, k])!r} for ({names[i]!r}, {names[k]!r})")
+            if rule.endswith("metric(b, a)"):
+                got += f" and {float(delta[k, i])!r} for ({names[k]!r}, {names[i]!r})"
+            raise ValueError(f"metric {rule}; got {got}")
     delta = delta if callable(metric) else delta[np.ix_(nodes, nodes)]
     return (delta + delta.T) / 2
+
+
+def _metric_value(metric: Callable[[Hashable, Hashable], float], a: Hashable,
+                  b: Hashable) -> float:
+    """``metric(a, b)`` as a float, or a ValueError naming the pair when it is not a number."""
+    value = metric(a, b)
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(
+            f"metric(a, b) must return a number; got {value!r} for ({a!r}, {b!r})"
+        )
+    return float(value)
 
 
 def ancestor_columns(taxonomy: Taxonomy) -> np.ndarray:
