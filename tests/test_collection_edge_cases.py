@@ -20,12 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth._resampling import resample_chunks
 from fuzzytruth.collection import (
     agreement,
     agreement_by_level,
     annotator_agreement,
+    annotator_weights,
     category_reliability,
     sibling_confusions,
 )
@@ -265,3 +266,19 @@ def test_a_bad_metric_is_refused_with_the_offending_value(metric, message):
     ann = annotations_from([["a1", "a2"], ["a1", "b"]], tax)
     with pytest.raises(ValueError, match=message):
         agreement(ann, metric=metric, n_resamples=0)
+
+
+@pytest.mark.parametrize("data", [None, pd.DataFrame(), "membership"])
+def test_annotator_weights_names_its_own_parameter(data):
+    # annotator_weights(data) refused a wrong type as "annotations must be an Annotations",
+    # the parameter of the function it calls, and without the AnnotatorAgreement it accepts
+    if isinstance(data, str):  # built here: a Membership of two labels
+        data = Membership.from_annotations(
+            annotations_from([["a", "b"]], Taxonomy.flat(["a", "b"])))
+        message = (r"annotator_weights needs raw labels .*: pass an Annotations or an "
+                   r"AnnotatorAgreement as data, not a Membership")
+    else:
+        message = (r"data must be an Annotations or an AnnotatorAgreement; got "
+                   + type(data).__name__)
+    with pytest.raises(ValueError, match=message):
+        annotator_weights(data)

@@ -36,19 +36,20 @@ Metric: TypeAlias = MetricName | np.ndarray | Callable[[Hashable, Hashable], flo
 _METRIC_NAMES = ("nominal", "path", "squared_path")
 
 
-def require_annotations(data: object, *, analysis: str, name: str = "annotations") -> Annotations:
-    """``data`` as Annotations, or a ValueError naming parameter ``name`` that says why raw
-    labels are needed."""
+def require_annotations(
+    data: object, *, analysis: str, name: str = "annotations", accepts: str = "an Annotations"
+) -> Annotations:
+    """``data`` as Annotations, or a ValueError naming parameter ``name``, what it ``accepts``
+    and what it got, that says why raw labels are needed when it got a Membership."""
     if isinstance(data, Annotations):
         return data
     if isinstance(data, Membership):
         raise ValueError(
-            f"{analysis} needs raw labels (who labelled what): pass an Annotations as {name}, "
+            f"{analysis} needs raw labels (who labelled what): pass {accepts} as {name}, "
             "not a Membership. A Membership keeps only shares per item, not the number of "
             "annotators or their individual labels; category_reliability accepts a Membership."
         )
-    allowed = "an Annotations or a Membership" if name == "data" else "an Annotations"
-    raise ValueError(f"{name} must be {allowed}; got {type(data).__name__}")
+    raise ValueError(f"{name} must be {accepts}; got {type(data).__name__}")
 
 
 # ---------------------------------------------------------------------------- label counts

@@ -311,7 +311,13 @@ def annotator_weights(
     """
     check_choice("by", by, _WEIGHT_RULES)
     undefined = check_number("undefined", undefined, none=True)
-    result = data if isinstance(data, AnnotatorAgreement) else annotator_agreement(data)
+    if isinstance(data, AnnotatorAgreement):
+        result = data
+    else:
+        result = annotator_agreement(require_annotations(
+            data, analysis="annotator_weights", name="data",
+            accepts="an Annotations or an AnnotatorAgreement",
+        ))
     raw = np.maximum(result.mean_kappa, 0.0) if by == "kappa" else result.majority_agreement
     defined = np.isfinite(raw)
     if undefined is None:

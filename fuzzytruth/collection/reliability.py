@@ -286,7 +286,8 @@ def category_reliability(
         p = membership.matrix[sorted_order(membership.items)]
     else:
         # items in sorted order: Annotations keep their rows canonical
-        annotations = require_annotations(data, analysis="category_reliability", name="data")
+        annotations = require_annotations(data, analysis="category_reliability", name="data",
+                                          accepts="an Annotations or a Membership")
         if truth_model is None:
             membership = Membership.from_annotations(annotations)
         else:
