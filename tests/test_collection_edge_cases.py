@@ -282,3 +282,16 @@ def test_annotator_weights_names_its_own_parameter(data):
                    + type(data).__name__)
     with pytest.raises(ValueError, match=message):
         annotator_weights(data)
+
+
+@pytest.mark.parametrize("function", [agreement, agreement_by_level])
+def test_the_reported_confidence_level_is_the_one_used(function):
+    # a float32 0.95 is read as 0.95 (fuzzytruth._validation.check_confidence_level) for the
+    # interval, but the result kept the float32 and its table said 0.949999988079071
+    ann = annotations_from([["a", "a", "b"], ["b", "b"], ["a", "b"]], Taxonomy.flat(["a", "b"]))
+    res = function(ann, n_resamples=40, rng=1, confidence_level=np.float32(0.95))
+    assert res.confidence_level == 0.95
+    frame = res.to_frame()
+    assert (frame["confidence_level"] == 0.95).all()
+    reference = function(ann, n_resamples=40, rng=1).to_frame()
+    pd.testing.assert_frame_equal(frame, reference, check_exact=True)

@@ -210,11 +210,14 @@ def ancestor_columns(taxonomy: Taxonomy) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- settings
-def check_bootstrap(n_resamples: int, confidence_level: float, memory_budget: float) -> None:
-    """ValueErrors naming ``n_resamples``, ``confidence_level`` or ``memory_budget``."""
+def check_bootstrap(n_resamples: int, confidence_level: float, memory_budget: float) -> float:
+    """ValueErrors naming ``n_resamples``, ``confidence_level`` or ``memory_budget``; the
+    confidence level as :func:`~fuzzytruth._validation.check_confidence_level` reads it (a
+    float32 0.95 is 0.95), which the results keep."""
     check_n_resamples(n_resamples, minimum=0)
-    check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     check_memory_budget(memory_budget)
+    return level
 
 
 def format_estimate(value: float, low: float, high: float) -> str:

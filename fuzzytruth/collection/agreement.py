@@ -593,7 +593,7 @@ def agreement(
     6         label_kappa              neurosis  0.471   0.321    0.618
     7         label_kappa                 other  0.566   0.265    0.758
     """
-    check_bootstrap(n_resamples, confidence_level, memory_budget)
+    confidence_level = check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement")
     n_single = _check_pairable(counts)
     used = _used(counts)
@@ -662,7 +662,7 @@ def agreement_by_level(
     1      1    0.6             2
     4      2    0.2             4
     """
-    check_bootstrap(n_resamples, confidence_level, memory_budget)
+    confidence_level = check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement_by_level")
     _check_pairable(counts)
     depths = np.arange(1, int(taxonomy.depths.max()) + 1)
