@@ -574,7 +574,17 @@ def agreement(
     Bootstrap: items are resampled with replacement; the percentile interval leaves out
     replicates in which a coefficient is undefined. Replicate r counts the items in sorted
     id order, so the replicates, and every number, do not depend on the order of the rows
-    of the annotation table.
+    of the annotation table. A draw is a function of the seed, the replicate's number and
+    the number of items only: the same seed gives the same replicates, and adding or
+    removing an item changes every replicate (intervals of two collections are not paired).
+    With fewer than 2 / (1 − confidence_level) − 1 replicates (39 at 0.95) the interval's
+    ends are the extreme replicates, and reading it warns (ResamplingResolutionWarning).
+
+    Undefined cases, beside the peers: when a single category is used, statsmodels'
+    ``fleiss_kappa`` returns NaN with a RuntimeWarning and ``krippendorff.alpha`` refuses the
+    data ("There has to be more than one value in the domain"); here the three coefficients
+    are NaN, without a warning. κ_j is NaN when every label is j or none is (in a replicate,
+    among the items drawn).
 
     Examples
     --------
