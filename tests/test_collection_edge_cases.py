@@ -295,3 +295,26 @@ def test_the_reported_confidence_level_is_the_one_used(function):
     assert (frame["confidence_level"] == 0.95).all()
     reference = function(ann, n_resamples=40, rng=1).to_frame()
     pd.testing.assert_frame_equal(frame, reference, check_exact=True)
+
+
+# ---------------------------------------------------------------------------- bootstrap
+@pytest.mark.parametrize("function", [agreement, agreement_by_level])
+def test_a_fractional_metric_gives_the_same_bits_under_any_budget(function):
+    # the observed term of an item with k distinct labels adds k (k - 1) / 2 pair terms; with
+    # a metric of irrational values their sum's last bit depended on the memory budget (numpy
+    # indexing returns the (items, pairs) chunk in another layout when it has several rows,
+    # and a row sum's rounding follows the layout): found by fuzzing, 1 case in 1,200
+    tax = Taxonomy.from_nested({"r": {"p": ["p1", "p2", "p3"], "q": ["q1", "q2", "q3"]}})
+    rng = np.random.default_rng(5)
+    nodes = [n for n in tax.nodes if n != "r"]
+    label_lists = [list(rng.choice(nodes, size=6, replace=False)) for _ in range(12)]
+    ann = annotations_from(label_lists, tax)
+
+    def root_path(a, b):
+        return tax.distance(a, b) ** 0.5
+
+    runs = [function(ann, metric=root_path, n_resamples=20, rng=2, memory_budget=budget)
+            for budget in (1, 1e9)]
+    assert np.array_equal(runs[0].estimate, runs[1].estimate, equal_nan=True)
+    assert np.array_equal(runs[0].bootstrap_distribution, runs[1].bootstrap_distribution,
+                          equal_nan=True)

@@ -240,7 +240,12 @@ def _observed(counts: sparse.csr_array, delta: np.ndarray, memory_budget: float)
             terms = delta[label[:, first], label[:, second]]
             terms *= value[:, first]
             terms *= value[:, second]
-            out[chunk] = 2 * terms.sum(axis=1)
+            # pair by pair: a row sum's rounding depends on the array's layout, which fancy
+            # indexing picks by the chunk's shape (and the chunk on the memory budget)
+            total = np.zeros(len(chunk))
+            for pair in range(len(first)):
+                total += terms[:, pair]
+            out[chunk] = 2 * total
     return out
 
 
