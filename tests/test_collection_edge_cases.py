@@ -350,3 +350,19 @@ def test_near_unanimous_items_with_a_million_labels(items, seed):
         assert_exact(values[2], want["alpha"])  # flat: the path metric is 2 × nominal
         for row, category in enumerate(res.category[3:], start=3):
             assert_exact(values[row], want["label_kappa"].get(category))
+
+
+def test_closed_kappa_of_near_unanimous_items_with_many_labels():
+    # closed κ_ω is κ of the dichotomy "ω or below" vs not; with 10⁵ labels per item and one
+    # or two outside ω, 1 − π_ω was computed from π_ω = 1 − 1e-5 and the value kept about 5
+    # digits: closed κ of "p" was -6.6667046e-06 for the exact -6.6667111e-06
+    tax = Taxonomy.from_nested({"r": {"p": ["p0", "p1"], "q": ["q0"]}})
+    items = [["p0"] * (10**5 - 2) + ["q0", "p1"], ["p1"] * (10**5 - 1) + ["q0"],
+             ["p0"] * 99_991]
+    ann = annotations_from(items, tax)
+    frame = category_reliability(ann).to_frame().set_index("category")
+    for node in ("p", "p0", "p1", "q", "q0"):
+        under = set(tax.descendants(node, include_self=True))
+        dichotomy = [Counter(label in under for label in labels) for labels in items]
+        assert_exact(frame.loc[node, "closed_kappa"],
+                     exact_coefficients(dichotomy)["label_kappa"].get(True))

@@ -123,7 +123,11 @@ def _closed_kappa(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarray:
     n_nodes = len(taxonomy)
     disagreement = np.bincount(closed.col, pair_disagreement, n_nodes) / pairable.sum()
     p = np.bincount(closed.col, m / k, n_nodes) / len(n)
-    pq = p * (1 - p)
+    # 1 − p from the labels outside ω (an item with none inside counts 1), not from p, which
+    # may be 1 − 1e-6: a difference of whole numbers before the division
+    outside = (len(n) - np.bincount(closed.col, None, n_nodes)
+               + np.bincount(closed.col, (k - m) / k, n_nodes))
+    pq = p * (outside / len(n))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(pq > 0, 1 - disagreement / pq, np.nan)
 
