@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
+from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from fuzzytruth import Annotations, Membership, Taxonomy
@@ -366,3 +367,21 @@ def test_closed_kappa_of_near_unanimous_items_with_many_labels():
         dichotomy = [Counter(label in under for label in labels) for labels in items]
         assert_exact(frame.loc[node, "closed_kappa"],
                      exact_coefficients(dichotomy)["label_kappa"].get(True))
+
+
+def test_cohen_kappa_of_two_annotators_who_almost_always_say_the_same():
+    # two annotators sharing 99,991 items, all "a" but for two and three: p_e = 1 − 5e-5,
+    # and 1 − p_e taken from it left κ = -1.80019449e-05 for the exact -1.80019442e-05
+    # (relative error 4e-8; scikit-learn's cohen_kappa_score is within 1e-16)
+    n = 99_991
+    x, y = ["a"] * n, ["a"] * n
+    x[10], x[20] = "b", "c"
+    y[30], y[40], y[50] = "b", "b", "c"
+    frame = pd.DataFrame({"item_id": list(range(n)) * 2, "annotator_id": ["x"] * n + ["y"] * n,
+                          "label": x + y})
+    res = annotator_agreement(Annotations.from_frame(frame, taxonomy=Taxonomy.flat(list("abc"))))
+    p_o = Fraction(sum(a == b for a, b in zip(x, y, strict=True)), n)
+    p_e = sum(Fraction(x.count(c) * y.count(c), n * n) for c in "abc")
+    exact = float((p_o - p_e) / (1 - p_e))
+    assert res.pairwise_kappa[0, 1] == pytest.approx(exact, rel=1e-12, abs=0)
+    assert cohen_kappa_score(x, y) == pytest.approx(exact, rel=1e-12, abs=0)

@@ -193,10 +193,13 @@ def _pairwise_kappa(
     chance_pairs = np.bincount(a * n_annot + b, products, n_annot * n_annot).reshape(
         n_annot, n_annot
     )
+    # κ = (p_o − p_e) / (1 − p_e) with p_o = agree / s and p_e = C / s², as
+    # (s agree − C) / (s² − C): whole numbers until the division (1 − p_e from a rounded p_e
+    # of 1 − 1e-5 keeps 11 digits)
+    squared = shared * shared
     with np.errstate(invalid="ignore", divide="ignore"):
-        p_o = agree / shared
-        p_e = chance_pairs / shared**2
-        kappa = np.where((shared > 0) & (p_e < 1), (p_o - p_e) / (1 - p_e), np.nan)
+        kappa = np.where((shared > 0) & (chance_pairs < squared),
+                         (shared * agree - chance_pairs) / (squared - chance_pairs), np.nan)
     np.fill_diagonal(kappa, np.nan)
     return kappa, shared.astype(np.int64)
 
