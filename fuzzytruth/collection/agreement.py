@@ -652,12 +652,14 @@ def agreement_by_level(
     """Agreement after collapsing labels to each depth of the taxonomy: where do annotators
     stop agreeing?
 
-    At depth d every label is replaced by its ancestor at depth d
-    (:meth:`~fuzzytruth.taxonomy.Taxonomy.ancestor_at_depth`); a label shallower than d stays
-    itself (an annotator who said "people" still says "people" when the others are compared at
-    the level of "crowd" vs "group": it is the most specific answer that annotator gave). In a
-    DAG the first ancestor found breadth-first at depth d is used. Then the three coefficients
-    of :func:`agreement` are computed for every depth from 1 to the taxonomy's maximum depth.
+    At depth d every label is replaced by its ancestor at depth d; a label shallower than d
+    stays itself (an annotator who said "people" still says "people" when the others are
+    compared at the level of "crowd" vs "group": it is the most specific answer that annotator
+    gave). In a DAG the first ancestor found breadth-first at depth d is used, each node's
+    parents taken in name order, so that the order in which the taxonomy's edges were given
+    changes no number (:meth:`~fuzzytruth.taxonomy.Taxonomy.ancestor_at_depth` takes them in
+    the order given). Then the three coefficients of :func:`agreement` are computed for every
+    depth from 1 to the taxonomy's maximum depth.
 
     Depth 0 has no row: there every label is the root, no disagreement is possible or
     expected, and every coefficient would be undefined. A coefficient is also undefined (NaN)
