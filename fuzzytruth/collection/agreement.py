@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import (
     BYTES_PER_DRAW,
@@ -335,12 +336,22 @@ def _used(counts: sparse.csr_array) -> np.ndarray:
     return np.flatnonzero(counts.sum(axis=0) > 0)
 
 
+def _by_name(columns: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
+    """``columns`` (taxonomy nodes) in name order (:func:`~fuzzytruth._order.name_order`):
+    every sum over labels runs in that order, so that the order of the taxonomy's nodes,
+    which follows the order its edges were given in, changes no bit."""
+    rank = ranks(name_order(taxonomy.nodes))
+    return columns[np.argsort(rank[columns], kind="stable")]
+
+
 def _compact(counts: sparse.csr_array, used: np.ndarray) -> sparse.csr_array:
     """The count table with the columns of the labels used only, in the order of ``used``."""
     position = np.full(counts.shape[1], -1)
     position[used] = np.arange(len(used))
-    return sparse.csr_array((counts.data, position[counts.indices], counts.indptr),
-                            shape=(counts.shape[0], len(used)))
+    compact = sparse.csr_array((counts.data, position[counts.indices], counts.indptr),
+                               shape=(counts.shape[0], len(used)))
+    compact.sort_indices()  # each item's labels in the order of ``used``
+    return compact
 
 
 def _delta(metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray) -> np.ndarray | None:
@@ -625,10 +636,14 @@ def agreement(
     confidence_level = check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement")
     n_single = _check_pairable(counts)
-    used = _used(counts)
-    problem = _ItemStatistics.build(_compact(counts, used), _delta(metric, taxonomy, used),
+    used = _used(counts)  # taxonomy order, the order of the κ_j rows
+    labels = _by_name(used, taxonomy)  # the order of the sums
+    problem = _ItemStatistics.build(_compact(counts, labels), _delta(metric, taxonomy, labels),
                                     per_category=True, memory_budget=memory_budget)
     (estimate,), (dist,) = _bootstrap([problem], n_resamples, as_generator(rng), memory_budget)
+    # κ_j back in taxonomy order (used is labels sorted)
+    rows = np.r_[np.arange(len(MEASURES)), len(MEASURES) + np.argsort(labels)]
+    estimate, dist = estimate[rows], dist[rows]
     return AgreementResult(
         measure=(*MEASURES, *(["label_kappa"] * len(used))),
         category=(None, None, None, *(taxonomy.nodes[j] for j in used)),
@@ -704,7 +719,8 @@ def agreement_by_level(
         )
     raw = _used(counts)
     targets = ancestor_columns(taxonomy)[depths]
-    used = [np.unique(target[raw]) for target in targets]  # the labels left at each depth
+    # the labels left at each depth, in the order of the sums
+    used = [_by_name(np.unique(target[raw]), taxonomy) for target in targets]
     nodes = np.unique(np.concatenate(used))
     delta = _delta(metric, taxonomy, nodes)
     problems = []
