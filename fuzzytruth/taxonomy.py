@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import name_order, ranks
 from fuzzytruth._validation import check_columns, check_flag, check_int
 
 __all__ = ["Taxonomy"]
@@ -487,15 +488,53 @@ class Taxonomy:
     def ancestor_at_depth(self, node: Hashable, depth: int) -> Hashable:
         """The ancestor (or the node itself) at ``depth``; the node itself if it is shallower.
 
-        In a DAG the first ancestor found breadth-first at that depth is returned.
+        In a DAG the first ancestor found breadth-first at that depth is returned, each node's
+        parents taken in name order (:meth:`ancestors_at_depths`).
         """
         depth = check_int("depth", depth)
-        if self.depth(node) <= depth:
+        i = self.index(node)
+        if self._depth[i] <= depth:
             return node
-        for a in self.ancestors(node):
-            if self.depth(a) == depth:
-                return a
-        raise AssertionError("unreachable: every node has an ancestor at each smaller depth")
+        return self._nodes[self.ancestors_at_depths()[depth, i]]
+
+    def ancestors_at_depths(self) -> np.ndarray:
+        """``(max_depth + 1, n_nodes)`` int, read-only: row ``d`` holds the index of each
+        node's ancestor at depth ``d`` (the node itself when it is not deeper); mapping the
+        label columns of a count table through row ``d`` collapses the labels to that depth.
+
+        In a DAG a node may have several ancestors at depth ``d``: the first met
+        breadth-first is used, each node's parents taken in name order
+        (:func:`~fuzzytruth._order.name_order`), so the order in which the edges were given
+        changes nothing. Each node's ancestors are walked once for all depths.
+
+        Examples
+        --------
+        >>> tax = Taxonomy.from_edges([("all", "b"), ("all", "a"), ("b", "ab"), ("a", "ab")])
+        >>> tax.nodes, tax.ancestors_at_depths().tolist()  # "ab" is under "a" at depth 1
+        (('all', 'b', 'a', 'ab'), [[0, 0, 0, 0], [0, 1, 2, 2], [0, 1, 2, 3]])
+        """
+        if not hasattr(self, "_at_depths"):
+            rank = ranks(name_order(self._nodes))
+            parents = [sorted((self._index[p] for p in self._parents[n]), key=rank.__getitem__)
+                       for n in self._nodes]
+            depths = self._depth
+            out = np.tile(np.arange(len(self)), (int(depths.max()) + 1, 1))
+            for column in range(len(self)):
+                missing = set(range(int(depths[column])))  # the depths above the node
+                seen: set[int] = set()
+                queue = deque(parents[column])
+                while queue and missing:
+                    ancestor = queue.popleft()
+                    if ancestor in seen:
+                        continue
+                    seen.add(ancestor)
+                    if depths[ancestor] in missing:  # the first met at its depth
+                        out[depths[ancestor], column] = ancestor
+                        missing.discard(depths[ancestor])
+                    queue.extend(parents[ancestor])
+            out.flags.writeable = False
+            self._at_depths = out
+        return self._at_depths
 
     # ------------------------------------------------------------------ export
     def to_edges(self) -> list[tuple[Hashable, Hashable]]:

@@ -388,5 +388,4 @@ def _lift(tax: Taxonomy, level: int | None) -> np.ndarray:
         raise ValueError(
             f"level must be a taxonomy depth between 0 and {int(depths.max())}; got {level}"
         )
-    nodes = tax.nodes
-    return np.array([tax.index(tax.ancestor_at_depth(nodes[i], level)) for i in range(n)])
+    return tax.ancestors_at_depths()[level].copy()

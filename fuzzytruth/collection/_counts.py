@@ -15,7 +15,6 @@ replicates included, is the same bits whatever the order of the rows of the anno
 from __future__ import annotations
 
 import reprlib
-from collections import deque
 from collections.abc import Callable, Hashable
 from numbers import Real
 from typing import Literal, NamedTuple, TypeAlias
@@ -23,7 +22,6 @@ from typing import Literal, NamedTuple, TypeAlias
 import numpy as np
 from scipy import sparse
 
-from fuzzytruth._order import name_order, ranks
 from fuzzytruth._validation import (
     check_confidence_level,
     check_memory_budget,
@@ -182,45 +180,6 @@ def _metric_value(metric: Callable[[Hashable, Hashable], float], a: Hashable,
             f"metric(a, b) must return a number; got {value!r} for ({a!r}, {b!r})"
         )
     return float(value)
-
-
-def ancestor_columns(taxonomy: Taxonomy) -> np.ndarray:
-    """``(max_depth + 1, n_nodes)``: row ``d`` holds the column of each node's ancestor at
-    depth ``d`` (the node itself when it is shallower); mapping the label columns of a count
-    table through row ``d`` collapses the labels to that depth.
-
-    In a DAG a node may have several ancestors at depth ``d``: the first one met
-    breadth-first is used, each node's parents taken in name order
-    (:func:`~fuzzytruth._order.name_order`), so the order in which the edges were given
-    changes nothing. (:meth:`Taxonomy.ancestor_at_depth` takes the parents in the order
-    given: the two agree on a tree, and on a DAG whose parents were listed in name order.)
-    Each node's ancestors are walked once for all depths.
-
-    Examples
-    --------
-    >>> tax = Taxonomy.from_edges([("all", "b"), ("all", "a"), ("b", "ab"), ("a", "ab")])
-    >>> tax.nodes, ancestor_columns(tax).tolist()  # "ab" is under "a" at depth 1
-    (('all', 'b', 'a', 'ab'), [[0, 0, 0, 0], [0, 1, 2, 2], [0, 1, 2, 3]])
-    """
-    depths = taxonomy.depths
-    rank = ranks(name_order(taxonomy.nodes))
-    parents = [sorted(taxonomy.indices(taxonomy.parents(node)).tolist(), key=rank.__getitem__)
-               for node in taxonomy.nodes]
-    out = np.tile(np.arange(len(taxonomy)), (int(depths.max()) + 1, 1))
-    for column in range(len(taxonomy)):
-        missing = set(range(int(depths[column])))  # the depths above the node
-        seen: set[int] = set()
-        queue = deque(parents[column])
-        while queue and missing:
-            ancestor = queue.popleft()
-            if ancestor in seen:
-                continue
-            seen.add(ancestor)
-            if depths[ancestor] in missing:  # the first met at its depth
-                out[depths[ancestor], column] = ancestor
-                missing.discard(depths[ancestor])
-            queue.extend(parents[ancestor])
-    return out
 
 
 # ---------------------------------------------------------------------------- settings

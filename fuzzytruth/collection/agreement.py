@@ -35,7 +35,6 @@ from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     LabelCounts,
     Metric,
-    ancestor_columns,
     check_bootstrap,
     counts_of,
     format_estimate,
@@ -672,9 +671,9 @@ def agreement_by_level(
     compared at the level of "crowd" vs "group": it is the most specific answer that annotator
     gave). In a DAG the first ancestor found breadth-first at depth d is used, each node's
     parents taken in name order, so that the order in which the taxonomy's edges were given
-    changes no number (:meth:`~fuzzytruth.taxonomy.Taxonomy.ancestor_at_depth` takes them in
-    the order given). Then the three coefficients of :func:`agreement` are computed for every
-    depth from 1 to the taxonomy's maximum depth.
+    changes no number (:meth:`~fuzzytruth.taxonomy.Taxonomy.ancestors_at_depths`). Then the
+    three coefficients of :func:`agreement` are computed for every depth from 1 to the
+    taxonomy's maximum depth.
 
     Depth 0 has no row: there every label is the root, no disagreement is possible or
     expected, and every coefficient would be undefined. A coefficient is also undefined (NaN)
@@ -718,7 +717,7 @@ def agreement_by_level(
             "only the root, where every label is the same"
         )
     raw = _used(counts)
-    targets = ancestor_columns(taxonomy)[depths]
+    targets = taxonomy.ancestors_at_depths()[depths]
     # the labels left at each depth, in the order of the sums
     used = [_by_name(np.unique(target[raw]), taxonomy) for target in targets]
     nodes = np.unique(np.concatenate(used))
