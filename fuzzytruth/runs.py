@@ -466,9 +466,8 @@ def _doc_keys(run: Run, ties: str) -> list[pa.Array | pa.ChunkedArray] | None:
     ids = pd.Series(run._docs)
     numeric = pd.to_numeric(ids, errors="coerce")
     integer = (numeric.notna() & (numeric % 1 == 0)).to_numpy()
-    n_queries = len(run._q_uniques)
-    counted = np.isin(run._q_codes, np.flatnonzero(
-        np.bincount(run._q_codes, weights=~integer, minlength=n_queries) == 0))
+    non_integer = np.bincount(run._q_codes, weights=~integer, minlength=len(run._q_uniques))
+    counted = (non_integer == 0)[run._q_codes]  # the rows of the all-integer queries
     if not counted.any():
         return [key]
     # the numbers of the counted queries' ids parsed alone: int64 where they all fit
