@@ -20,7 +20,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["t_interval", "t_quantile"]
+__all__ = ["t_interval", "t_quantile", "t_statistic"]
 
 # log(Γ(a + 1/2) / Γ(a)) - log(a) / 2 = log(Σ c_k a^-k) for large a (Stirling); lgamma's
 # difference below: above, each lgamma is large and their difference loses digits.
@@ -138,6 +138,20 @@ def t_quantile(df: float, p: float) -> float:
     return t
 
 
+def t_statistic(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, mean, se)`` of each row of ``d``: ``t = mean / se``, ``se = sd / sqrt(n)`` with
+    ``n - 1`` degrees of freedom (``inf`` or NaN where ``se`` is 0; the callers decide what a
+    row without spread means).
+
+    >>> [v.tolist() for v in t_statistic(np.array([[1.0, 2.0, 3.0]]))]
+    [[3.464101615137754], [2.0], [0.5773502691896258]]
+    """
+    mean = d.mean(axis=1)
+    se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return mean / se, mean, se
+
+
 def t_interval(
     d: np.ndarray, alternative: str, alpha: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -147,10 +161,7 @@ def t_interval(
     (a one-sided interval is open on the other side); ``alpha`` is 1 − the confidence level.
     """
     n = d.shape[1]
-    mean = d.mean(axis=1)
-    se = d.std(axis=1, ddof=1) / np.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
+    t, mean, se = t_statistic(d)
     tail = alpha / 2 if alternative == "two-sided" else alpha
     crit = t_quantile(n - 1, tail)
     low = mean - crit * se if alternative != "less" else np.full_like(mean, -np.inf)

@@ -398,7 +398,7 @@ def test_crossmodal_preset_r_at_k_is_the_communitys_recall():
 
 
 @pytest.mark.filterwarnings("ignore::fuzzytruth.stats.procedures.UnreliableInferenceWarning")
-@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.procedures.DegenerateComparisonWarning")
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.DegenerateComparisonWarning")
 @pytest.mark.parametrize("uncertain", [False, True])
 def test_each_systems_interval_over_queries_is_compares(uncertain):
     """aggregate()'s interval over queries is the one compare() reports for each system with

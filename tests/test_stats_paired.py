@@ -1,5 +1,7 @@
 """Paired tests: scipy oracles, hand-derived examples, properties and error messages."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,7 +9,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
 
-from fuzzytruth.stats import paired_test
+from fuzzytruth.stats import (
+    DegenerateComparisonWarning,
+    UnreliableInferenceWarning,
+    compare,
+    paired_test,
+)
 from fuzzytruth.stats.paired import TESTS
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
@@ -291,3 +298,32 @@ def test_resampling_pvalues_do_not_depend_on_which_pairs_are_asked(continuous_sc
     np.testing.assert_allclose(some.pvalue, full.pvalue[[2, 3, 1]])
     np.testing.assert_allclose(some.statistic, [-full.statistic[2], full.statistic[3],
                                                 -full.statistic[1]])
+
+
+@pytest.mark.parametrize("shift", [0.125, 0.1, 3.0])
+def test_a_difference_without_spread_has_no_t_statistic_as_in_compare(shift):
+    # a + 0.1 - a is 0.1 only up to rounding (sd about 1e-17, t about 1e16 and p = 0 before;
+    # scipy's ttest_rel gives t = inf, p = 0 for exactly equal differences): the t statistic
+    # is undefined there, as compare() has it. The other pair keeps its numbers.
+    rng = np.random.default_rng(3)
+    a = rng.random(20)
+    x = np.vstack([a + shift, a, rng.random(20)])
+    ref = sps.ttest_rel(x[1], x[2])
+    for method in ("t", "bootstrap"):
+        with pytest.warns(DegenerateComparisonWarning, match=r"^1 pair\(s\) have the same "
+                          r"difference on every query \(systems 0 - 1\): their spread is 0"):
+            res = paired_test(x, method=method, n_resamples=999, rng=0)
+        assert np.isnan(res.statistic[0]) and np.isnan(res.pvalue[0]), method
+        assert res.statistic[2] == pytest.approx(ref.statistic, rel=1e-12), method
+        assert 0 < res.pvalue[2] < 1, method
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreliableInferenceWarning)
+        table = compare(x, method="t").table
+    assert np.isnan(table.loc[0, "pvalue"])
+    assert table.loc[2, "pvalue"] == pytest.approx(ref.pvalue, rel=1e-12)
+    # the rank, sign and flip tests are defined on a constant difference: 2 / 2**20
+    for method in ("wilcoxon", "sign", "randomization"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DegenerateComparisonWarning)
+            p = paired_test(x, method=method, exact=True if method != "sign" else None)
+        assert p.pvalue[0] == pytest.approx(2 / 2**20, rel=1e-12), method

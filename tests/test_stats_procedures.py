@@ -9,12 +9,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
 
-from fuzzytruth.stats import compare, paired_bootstrap, paired_test
+from fuzzytruth.stats import DegenerateComparisonWarning, compare, paired_bootstrap, paired_test
 from fuzzytruth.stats._validation import significance_level
 from fuzzytruth.stats.procedures import (
     INTERVALS,
     METHODS,
-    DegenerateComparisonWarning,
     UnreliableInferenceWarning,
     paired_inference,
     skewness,

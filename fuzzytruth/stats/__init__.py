@@ -11,6 +11,7 @@ Every ``n_resamples`` is at most 10**8 (``fuzzytruth._validation.MAX_RESAMPLES``
 refused as a typo before anything is drawn.
 """
 
+from fuzzytruth.stats._validation import DegenerateComparisonWarning
 from fuzzytruth.stats.bootstrap import BootstrapResult, ConfidenceInterval, paired_bootstrap
 from fuzzytruth.stats.compare import Comparison, compare
 from fuzzytruth.stats.effect import (
@@ -32,7 +33,6 @@ from fuzzytruth.stats.multiple import (
 from fuzzytruth.stats.paired import PairedTestResult, paired_test
 from fuzzytruth.stats.population import PopulationScores, annotator_bootstrap
 from fuzzytruth.stats.procedures import (
-    DegenerateComparisonWarning,
     PairedInference,
     UnreliableInferenceWarning,
     paired_inference,

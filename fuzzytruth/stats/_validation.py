@@ -4,6 +4,7 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from fuzzytruth._validation import (
 )
 
 __all__ = [
+    "DegenerateComparisonWarning",
     "all_pairs",
     "as_labels",
     "as_pairs",
@@ -36,6 +38,7 @@ __all__ = [
     "scaled_deviations",
     "significance_level",
     "tie_margin",
+    "warn_no_spread",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -199,6 +202,26 @@ def no_spread(d: np.ndarray) -> np.ndarray:
     """
     d = np.asarray(d, dtype=np.float64)
     return d.std(axis=-1) <= 1e-10 * np.abs(d).max(axis=-1)
+
+
+class DegenerateComparisonWarning(UserWarning):
+    """A pair's differences have no spread: its t statistic, and what rests on it, are NaN."""
+
+
+def warn_no_spread(
+    flat: np.ndarray, labels: Sequence[str], consequence: str, *, stacklevel: int
+) -> None:
+    """Warn, naming up to five of them, about the pairs ``flat`` marks as without spread
+    (:func:`no_spread`); ``consequence`` says what is NaN for them."""
+    if not flat.any():
+        return
+    shown = ", ".join(labels[i] for i in np.flatnonzero(flat)[:5])
+    warnings.warn(
+        f"{int(flat.sum())} pair(s) have the same difference on every query ({shown}): "
+        f"their spread is 0, so {consequence}",
+        DegenerateComparisonWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str) -> tuple:

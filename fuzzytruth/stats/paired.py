@@ -17,6 +17,7 @@ from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import count_extreme, exact_flip_means, sign_flip_means
+from fuzzytruth._t_interval import t_statistic
 from fuzzytruth._validation import check_flag
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -25,8 +26,10 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_n_resamples,
     flip_scale,
+    no_spread,
     paired_differences,
     tie_margin,
+    warn_no_spread,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, paired_bootstrap
 
@@ -186,6 +189,14 @@ def paired_test(
     0.1 + 0.2 is no loss to the sign and Wilcoxon tests, and no spread to the t test. scipy
     takes the doubles as they are, so it can differ on such scores.
 
+    A pair whose differences are all equal (up to rounding:
+    :func:`~fuzzytruth.stats._validation.no_spread`) has no t statistic: the t and bootstrap
+    tests give NaN for it, with a :class:`~fuzzytruth.stats.DegenerateComparisonWarning`, as
+    ``compare()`` does (scipy's ``ttest_rel`` gives an infinite t and p = 0, or a t of about
+    1e16 when the differences agree only up to rounding). The randomisation, Wilcoxon and
+    sign tests are defined there: a constant non-zero difference on n queries gets their
+    smallest two-sided p-value, ``2 / 2**n`` when exact.
+
     The resampling tests never build a ``pairs x queries`` array per resample: with the flip
     (or resample-count) matrix ``F`` of shape ``(B, n_queries)``, ``F @ scores.T / n`` holds
     every system's resampled mean and each pair's null value is the difference of two of its
@@ -245,15 +256,30 @@ def _pvalue_from_cdf(
     return np.minimum(1.0, 2.0 * np.minimum(cdf, sf))
 
 
-def _t_test(x: np.ndarray, pairs: np.ndarray, alternative: str) -> PairedTestResult:
+def t_pvalue(t: np.ndarray, n_queries: int, alternative: str) -> np.ndarray:
+    """p-value of the paired t statistics ``t`` on ``n_queries`` queries (``n - 1`` df): the
+    one rule of :func:`paired_test`'s t test and of ``compare()``'s t procedure."""
+    dist = sps.t(n_queries - 1)
+    return _pvalue_from_cdf(dist.cdf(t), dist.sf(t), alternative)
+
+
+def _studentised(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Each pair's t statistic, NaN (with a warning) where its differences have no spread."""
     d = paired_differences(x, pairs)
-    n = d.shape[1]
-    mean = d.mean(axis=1)
-    se = d.std(axis=1, ddof=1) / np.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
-    dist = sps.t(n - 1)
-    p = _pvalue_from_cdf(dist.cdf(t), dist.sf(t), alternative)
+    flat = no_spread(d)
+    warn_no_spread(
+        flat, [f"systems {a} - {b}" for a, b in pairs],
+        "the t statistic is not defined and the t and bootstrap tests give NaN for them "
+        "(scipy's ttest_rel would give an infinite t and p = 0, or a t of about 1e16 when "
+        "the differences agree only up to rounding); the randomization, wilcoxon and sign "
+        "tests are defined there", stacklevel=4,
+    )
+    return np.where(flat, np.nan, t_statistic(d)[0])
+
+
+def _t_test(x: np.ndarray, pairs: np.ndarray, alternative: str) -> PairedTestResult:
+    t = _studentised(x, pairs)
+    p = t_pvalue(t, x.shape[1], alternative)
     return PairedTestResult(
         statistic=t, pvalue=p, pairs=pairs, method="t", alternative=alternative,
         n_resamples=None, exact=np.ones(len(pairs), dtype=bool),
@@ -300,13 +326,12 @@ def _bootstrap_test(
     n_resamples: int,
     rng: np.random.Generator,
 ) -> PairedTestResult:
+    t = _studentised(x, pairs)
     boot = paired_bootstrap(x, pairs=pairs, n_resamples=n_resamples, rng=rng)
-    d = paired_differences(x, pairs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(x.shape[1]))
+    p = boot.pvalue(method="studentized", alternative=alternative)
     return PairedTestResult(
         statistic=t,
-        pvalue=boot.pvalue(method="studentized", alternative=alternative),
+        pvalue=np.where(np.isnan(t), np.nan, p),
         pairs=pairs, method="bootstrap", alternative=alternative, n_resamples=n_resamples,
         exact=np.zeros(len(pairs), dtype=bool), _bootstrap=boot,
     )

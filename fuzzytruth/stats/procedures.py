@@ -51,11 +51,11 @@ procedure, as in the W/T/L counts: 0.3 against 0.1 + 0.2 is neither a loss nor s
 Degenerate input is refused or flagged, never turned into an absurd number: fewer than
 :data:`MIN_QUERIES` queries is an error; a pair whose differences are all equal (no spread,
 up to rounding) gets NaN for the p-value, the interval and the effect size, with a
-:class:`DegenerateComparisonWarning`; fewer than :data:`RELIABLE_QUERIES` queries, a pair
-whose differences are mostly ties, or (from :data:`RELIABLE_QUERIES` queries on) a pair whose
-differences are too skewed for their number of queries (:func:`too_skewed`) gives an
-:class:`UnreliableInferenceWarning`: no procedure held its level on every model there in the
-validity study.
+:class:`~fuzzytruth.stats.DegenerateComparisonWarning`; fewer than
+:data:`RELIABLE_QUERIES` queries, a pair whose differences are mostly ties, or (from
+:data:`RELIABLE_QUERIES` queries on) a pair whose differences are too skewed for their number
+of queries (:func:`too_skewed`) gives an :class:`UnreliableInferenceWarning`: no procedure
+held its level on every model there in the validity study.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ from scipy import stats as sps
 
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import CHUNK_PAIRS, exact_flip_means, row_chunks, sign_flip_means
-from fuzzytruth._t_interval import t_interval
+from fuzzytruth._t_interval import t_interval, t_statistic
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -81,9 +81,10 @@ from fuzzytruth.stats._validation import (
     paired_differences,
     scaled_deviations,
     significance_level,
+    warn_no_spread,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap, paired_bootstrap
-from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS, paired_test
+from fuzzytruth.stats.paired import EXACT_MAX_QUERIES, ZERO_METHODS, paired_test, t_pvalue
 
 METHODS = ("t", "bootstrap", "bca", "percentile", "basic", "randomization", "wilcoxon", "sign")
 #: The interval each method reports (``"none"``: the method tests no parameter with one).
@@ -119,10 +120,6 @@ TIES_DOMINATE = 0.5
 #: gets a warning (:func:`too_skewed`): there the one-term Edgeworth expansion of the t test
 #: puts its two-sided size above 6.5 % (about ``5 % + g1**2 / (4 n)``).
 SKEW_PER_QUERY = 0.06
-
-
-class DegenerateComparisonWarning(UserWarning):
-    """A pair's differences have no spread: its test, interval and effect size are NaN."""
 
 
 class UnreliableInferenceWarning(UserWarning):
@@ -191,14 +188,8 @@ def warn_if_unreliable(
     n = d.shape[1]
     names = labels or [f"pair {i}" for i in range(len(d))]
     flat = no_spread(d)
-    if flat.any():
-        shown = ", ".join(names[i] for i in np.flatnonzero(flat)[:5])
-        warnings.warn(
-            f"{int(flat.sum())} pair(s) have the same difference on every query ({shown}): "
-            "their spread is 0, so no test, interval or effect size is defined; they are NaN",
-            DegenerateComparisonWarning,
-            stacklevel=stacklevel,
-        )
+    warn_no_spread(flat, names, "no test, interval or effect size is defined; they are NaN",
+                   stacklevel=stacklevel)
     if n < RELIABLE_QUERIES:
         warnings.warn(
             f"only {n} queries: below {RELIABLE_QUERIES} no procedure held its nominal "
@@ -406,8 +397,7 @@ def paired_inference(
         ci, pvalue = boot.test_and_interval(level, method=interval, alternative=alternative)
         low, high = ci.low, ci.high
         if method == "bootstrap":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                statistic = difference / (d.std(axis=1, ddof=1) / np.sqrt(n))
+            statistic = t_statistic(d)[0]
         else:
             statistic = difference
         n_used = boot.n_resamples
@@ -451,14 +441,7 @@ def _t_procedure(
     d: np.ndarray, alternative: str, alpha: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     t, low, high = t_interval(d, alternative, alpha)
-    dist = sps.t(d.shape[1] - 1)
-    if alternative == "greater":
-        p = dist.sf(t)
-    elif alternative == "less":
-        p = dist.cdf(t)
-    else:
-        p = np.minimum(1.0, 2.0 * dist.sf(np.abs(t)))
-    return t, p, low, high
+    return t, t_pvalue(t, d.shape[1], alternative), low, high
 
 
 def _randomization_procedure(
