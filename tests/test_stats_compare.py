@@ -396,3 +396,30 @@ def test_the_summary_names_b_only_where_resamples_were_drawn():
     assert "B =" not in flat(compare(x))
     assert "B = 999 resamples" in flat(compare(x, method="bootstrap", n_resamples=999))
     assert "B = 999 resamples" in flat(compare(x, correction="romano-wolf", n_resamples=999))
+
+
+@pytest.mark.parametrize("method", ["wilcoxon", "sign"])
+def test_rank_and_sign_tests_warn_when_their_smallest_pvalue_cannot_be_significant(method):
+    # Their smallest p-value is that of every difference of one sign, 2 / 2**n two-sided
+    # (scipy's binomtest and exact wilcoxon give 0.0625 for 5 differences, all positive):
+    # with 5 queries no pair can be significant at 0.05, whatever the data; they said nothing.
+    a = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    five = np.vstack([a, a - [0.1, 0.2, 0.3, 0.4, 0.5]])
+    ref = {"wilcoxon": sps.wilcoxon(five[0], five[1], method="exact").pvalue,
+           "sign": sps.binomtest(5, 5).pvalue}[method]
+    with pytest.warns(ResamplingResolutionWarning,
+                      match=r"^with 5 queries the .* smallest two-sided p-value is 0.0625 "
+                            r"\(every difference of one sign\): with 1 tests it cannot pass "
+                            r"the 'holm' correction at alpha=0.05, .*more queries would "
+                            r"change that\)$") as record:
+        table = compare(five, method=method).table
+    assert record[0].filename == __file__
+    assert table.loc[0, "pvalue"] == pytest.approx(ref, rel=1e-12) == 0.0625
+    # six all-positive differences reach 2 / 64 = 0.031: one pair can be significant, silent;
+    # 21 pairs under Holm need 21 x 0.031 < 0.05: they cannot
+    six = np.random.default_rng(1).random((7, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResamplingResolutionWarning)
+        compare(six[:2], method=method)
+    with pytest.warns(ResamplingResolutionWarning, match="with 21 tests it cannot pass"):
+        compare(six, method=method)

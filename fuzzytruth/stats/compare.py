@@ -618,8 +618,12 @@ def _compare_one(
     )
     p = inference.pvalue
     if correction in CORRECTIONS:
-        if method == "randomization" and n_queries <= EXACT_MAX_QUERIES:
-            _warn_if_exact_unresolvable(n_queries, len(pairs), alternative, alpha, correction)
+        if method in ("wilcoxon", "sign") or (
+            method == "randomization" and n_queries <= EXACT_MAX_QUERIES
+        ):
+            _warn_if_exact_unresolvable(
+                method, n_queries, len(pairs), alternative, alpha, correction
+            )
         elif method in ("randomization", *BOOTSTRAP_METHODS):
             warn_if_unresolvable(
                 inference.n_resamples or n_resamples, len(pairs), alpha=alpha,
@@ -703,26 +707,38 @@ def _compare_one(
 
 
 def _warn_if_exact_unresolvable(
-    n_queries: int, n_tests: int, alternative: str, alpha: float, correction: str
+    method: str, n_queries: int, n_tests: int, alternative: str, alpha: float, correction: str
 ) -> None:
-    """:func:`~fuzzytruth.stats.warn_if_unresolvable` for the exact randomisation test.
+    """:func:`~fuzzytruth.stats.warn_if_unresolvable` for the tests whose p-values have an
+    exact floor set by the number of queries: the randomisation test up to
+    :data:`EXACT_MAX_QUERIES` queries, the sign test and the Wilcoxon test.
 
-    Up to :data:`EXACT_MAX_QUERIES` queries the test enumerates all ``2**n`` sign flips
-    whatever ``n_resamples`` is, and its smallest p-value is that of the all-positive flip
-    (with the all-negative one, two-sided): ``2 / 2**n`` two-sided, ``1 / 2**n`` one-sided.
-    Read as B = 2**n resamples, the warning had said ``n_resamples=8 ... 1/(B+1) = 0.111``
-    for 3 queries (the smallest p is 0.25, and n_resamples changes nothing), and stayed
-    silent for 36 pairs on 10 queries under Holm, where 36 x 2/1024 = 0.07 > 0.05.
+    Each one's smallest p-value is that of every difference non-zero and of one sign (and its
+    mirror image, two-sided): ``2 / 2**n`` two-sided, ``1 / 2**n`` one-sided, for the exact
+    flips, the binomial and the exact signed-rank law alike (ties among the sizes do not
+    lower it; zero differences dropped raise it). The randomisation test enumerates all
+    ``2**n`` flips whatever ``n_resamples`` is: read as B = 2**n resamples, the warning had
+    said ``n_resamples=8 ... 1/(B+1) = 0.111`` for 3 queries (the smallest p is 0.25, and
+    n_resamples changes nothing), and stayed silent for 36 pairs on 10 queries under Holm,
+    where 36 x 2/1024 = 0.07 > 0.05. The Wilcoxon test beyond the exact range
+    (:data:`~fuzzytruth.stats.paired.WILCOXON_EXACT_MAX` differences) is the normal
+    approximation, whose floor there is far below any threshold.
     """
     p_min = (2.0 if alternative == "two-sided" else 1.0) / 2.0**n_queries
     if can_be_significant(p_min, n_tests, method=correction, alpha=alpha):
         return
+    floor = {
+        "randomization": f"the randomisation test enumerates all 2**{n_queries} sign flips "
+                         "and its",
+        "wilcoxon": "the signed-rank test's",
+        "sign": "the sign test's",
+    }[method]
     warnings.warn(
-        f"with {n_queries} queries the randomisation test enumerates all 2**{n_queries} sign "
-        f"flips and its smallest {alternative} p-value is {p_min:.3g}: with {n_tests} tests "
-        f"it cannot pass the {correction!r} correction at alpha={alpha}, so no comparison can "
-        "be significant whatever the data (more queries would change that, more resamples "
-        "would not)",
+        f"with {n_queries} queries {floor} smallest {alternative} p-value is {p_min:.3g} (every "
+        f"difference of one sign): with {n_tests} tests it cannot pass the {correction!r} "
+        f"correction at alpha={alpha}, so no comparison can be significant whatever the data "
+        "(more queries would change that"
+        + (", more resamples would not)" if method == "randomization" else ")"),
         ResamplingResolutionWarning,
         stacklevel=4,
     )
