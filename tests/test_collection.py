@@ -213,6 +213,41 @@ def test_squared_path_on_a_chain_is_krippendorff_interval():
     assert res.value("taxonomy_alpha") == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("metric", ["path", "squared_path"])
+def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkeypatch, metric):
+    # a ternary tree of 3,280 nodes, 30 of them used: the metric comes from the distances
+    # between those 30, never from the (n_nodes, n_nodes) matrix (86 MB here), which the
+    # rule before built for every analysis with a path metric
+    edges, level = [], ["r"]
+    for depth in range(1, 8):
+        children = [f"{depth}.{j}" for j in range(3 * len(level))]
+        edges += [(level[j // 3], c) for j, c in enumerate(children)]
+        level = children
+    tax = Taxonomy.from_edges(edges)
+    labels = list(tax.nodes[1 :: len(tax) // 30])
+    whole = Taxonomy.distance_matrix
+
+    def between_nodes_only(self, nodes=None, **options):
+        assert nodes is not None, "the distances between all nodes were computed"
+        return whole(self, nodes, **options)
+
+    monkeypatch.setattr(Taxonomy, "distance_matrix", between_nodes_only)
+    # oracle: in a tree, depth(a) + depth(b) - 2 depth(lowest common ancestor)
+    lineage = {n: tax.ancestors(n, include_self=True) for n in labels}
+
+    def tree_path(a, b):
+        common = next(x for x in lineage[a] if x in lineage[b])  # nearest first
+        steps = tax.depth(a) + tax.depth(b) - 2 * tax.depth(common)
+        return steps if metric == "path" else steps**2
+
+    ann = random_annotations(5, taxonomy=tax, n_items=40, labels=labels)
+    res = agreement(ann, metric=metric, n_resamples=0)
+    assert res.value("taxonomy_alpha") == pytest.approx(brute_force_alpha(ann, tree_path),
+                                                        abs=1e-12)
+    by_level = agreement_by_level(ann, metric=metric, n_resamples=0)
+    assert len(by_level.to_frame()) > 0
+
+
 def test_metric_as_matrix_callable_and_scaled():
     ann = random_annotations(7)
     by_name = agreement(ann, n_resamples=0).value("taxonomy_alpha")

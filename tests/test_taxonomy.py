@@ -1,5 +1,7 @@
 """Taxonomy: construction, structure queries, round trips and every validation error."""
 
+from collections import deque
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -286,3 +288,119 @@ def test_tree_laws(tree):
     # topological order: every parent column comes before its children
     for parent, child in tax.to_edges():
         assert tax.index(parent) < tax.index(child)
+
+
+# ---------------------------------------------------------------------- distances
+def bfs_distance(tax, a, b):
+    """Brute force for the oracle: a breadth-first search from a, edges taken either way."""
+    neighbours = {n: set() for n in tax.nodes}
+    for parent, child in tax.to_edges():
+        neighbours[parent].add(child)
+        neighbours[child].add(parent)
+    steps, queue = {a: 0}, deque([a])
+    while queue:
+        node = queue.popleft()
+        for other in neighbours[node]:
+            if other not in steps:
+                steps[other] = steps[node] + 1
+                queue.append(other)
+    return steps[b]
+
+
+def all_pairs(tax):
+    """The rule before distances between given nodes: scipy's all-pairs shortest paths."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import shortest_path
+
+    child = [tax.index(c) for _, c in tax.to_edges()]
+    parent = [tax.index(p) for p, _ in tax.to_edges()]
+    graph = csr_array((np.ones(len(child)), (child, parent)), shape=(len(tax),) * 2)
+    return shortest_path(graph, directed=False, unweighted=True).astype(np.int64)
+
+
+@st.composite
+def random_dags(draw):
+    """Up to three parents per node, among the nodes before it: shortest paths often run
+    through a shared child rather than a common ancestor."""
+    n = draw(st.integers(min_value=1, max_value=25))
+    edges = []
+    for i in range(1, n):
+        k = draw(st.integers(min_value=1, max_value=min(i, 3)))
+        chosen = draw(st.lists(st.integers(min_value=0, max_value=i - 1), min_size=k,
+                               max_size=k, unique=True))
+        edges += [(f"n{p}", f"n{i}") for p in chosen]
+    return edges, n
+
+
+@given(st.one_of(random_trees(), random_dags()), st.data())
+@settings(max_examples=120, deadline=None)
+def test_distances_between_nodes_are_the_all_pairs_submatrix(graph, data):
+    edges, n = graph
+    names = [f"n{i}" for i in range(n)]
+    # nodes listed twice, in no particular order, or none; one source per block or all
+    picked = data.draw(st.lists(st.sampled_from(names), max_size=2 * n), label="nodes")
+    budget = data.draw(st.sampled_from([1.0, 64.0 * n, 128e6]), label="memory_budget")
+    tax = Taxonomy.from_edges(edges, nodes=names)
+    full = all_pairs(tax)
+    columns = tax.indices(picked)
+    sub = tax.distance_matrix(picked, memory_budget=budget)  # before any full matrix
+    assert sub.dtype == np.int64 and sub.shape == (len(picked), len(picked))
+    np.testing.assert_array_equal(sub, full[np.ix_(columns, columns)])
+    for a, b in zip(picked, picked[1:] + picked[:1], strict=True):
+        assert tax.distance(a, b) == bfs_distance(tax, a, b)
+    np.testing.assert_array_equal(tax.distance_matrix(memory_budget=budget), full)
+    # once the full matrix is kept, rows are read from it: the same numbers
+    np.testing.assert_array_equal(tax.distance_matrix(picked), sub)
+
+
+def test_distance_in_a_dag_runs_through_a_shared_child():
+    # a and b have parents x and y under the root, and the child ab in common: a - ab - b is
+    # 2 edges, while the way through their common ancestor (a - x - all - y - b) is 4
+    tax = Taxonomy.from_edges([("all", "x"), ("all", "y"), ("x", "a"), ("y", "b"),
+                               ("a", "ab"), ("b", "ab")])
+    assert tax.distance("a", "b") == 2 == bfs_distance(tax, "a", "b")
+    assert tax.distance("x", "b") == 3  # x - all - y - b, or x - a - ab - b
+    # by hand: rows and columns b, a, b, all (b listed twice, not in node order)
+    expected = [[0, 2, 0, 2], [2, 0, 2, 2], [0, 2, 0, 2], [2, 2, 2, 0]]
+    assert tax.distance_matrix(["b", "a", "b", "all"]).tolist() == expected
+    assert tax.distance_matrix([]).shape == (0, 0)
+
+
+def test_distance_matrix_over_nodes_validates_them():
+    tax = Taxonomy.from_edges(SANTINI_EDGES)
+    with pytest.raises(ValueError, match="nodes must be an iterable of node names, not a single"):
+        tax.distance_matrix("crowd")
+    with pytest.raises(ValueError, match=r"unknown node 'crwd'.*'crowd'"):
+        tax.distance_matrix(["city", "crwd"])
+    with pytest.raises(ValueError, match="memory_budget must be a number of bytes > 0; got 0"):
+        tax.distance_matrix(["city"], memory_budget=0)
+
+
+def ternary_tree(depth):
+    """Every node but the leaves has three children: (3 ** (depth + 1) - 1) / 2 nodes."""
+    edges, level = [], ["r"]
+    for d in range(1, depth + 1):
+        children = [f"{d}.{j}" for j in range(3 * len(level))]
+        edges += [(level[j // 3], c) for j, c in enumerate(children)]
+        level = children
+    return Taxonomy.from_edges(edges)
+
+
+def test_distances_of_a_few_nodes_build_no_matrix_over_all_nodes():
+    # 3,280 nodes: an (n_nodes, n_nodes) matrix of distances takes 86 MB; 40 nodes need
+    # 40 × 3,280 × 16 bytes (2 MB) at most. Oracle: tracemalloc's peak, which sees numpy's
+    # and scipy's arrays. (The rule before this built the full matrix for one pair.)
+    import tracemalloc
+
+    tax = ternary_tree(7)
+    picked = list(tax.nodes[:: len(tax) // 40])
+    assert len(tax) == 3280
+    tracemalloc.start()
+    try:
+        one = tax.distance(picked[-1], picked[1])
+        assert tracemalloc.get_traced_memory()[1] < 8e6  # peak bytes for one pair
+        dist = tax.distance_matrix(picked)
+        assert tracemalloc.get_traced_memory()[1] < 8e6
+    finally:
+        tracemalloc.stop()
+    assert one == dist[-1, 1] == bfs_distance(tax, picked[-1], picked[1])

@@ -114,12 +114,13 @@ def metric_matrix(
     (column indices of taxonomy nodes; default all of them).
 
     ``"nominal"``: 0 on the diagonal, 1 elsewhere. ``"path"``: number of edges on the shortest
-    path between the two labels (:meth:`Taxonomy.distance_matrix`). ``"squared_path"``: its
-    square. A matrix must be square over the taxonomy's nodes, finite, non-negative, symmetric
-    and zero on the diagonal; a callable ``f(a, b)`` is evaluated on every pair of ``nodes``
-    (and must be so between them). Symmetric means to rounding (:func:`numpy.allclose`), and
-    the symmetric part (δ + δᵀ) / 2 is returned: Krippendorff's sums count the pairs (a, b)
-    and (b, a) alike, so that is the metric they use, whichever triangle a sum reads.
+    path between the two labels (:meth:`Taxonomy.distance_matrix` over ``nodes``, whose cost
+    grows with ``len(nodes) × n_nodes``). ``"squared_path"``: its square. A matrix must be
+    square over the taxonomy's nodes, finite, non-negative, symmetric and zero on the
+    diagonal; a callable ``f(a, b)`` is evaluated on every pair of ``nodes`` (and must be so
+    between them). Symmetric means to rounding (:func:`numpy.allclose`), and the symmetric
+    part (δ + δᵀ) / 2 is returned: Krippendorff's sums count the pairs (a, b) and (b, a)
+    alike, so that is the metric they use, whichever triangle a sum reads.
 
     Examples
     --------
@@ -128,14 +129,17 @@ def metric_matrix(
     [[0.0, 2.0, 3.0], [2.0, 0.0, 3.0], [3.0, 3.0, 0.0]]
     """
     n = len(taxonomy)
-    nodes = np.arange(n) if nodes is None else np.asarray(nodes, dtype=np.intp)
+    every_node = nodes is None
+    nodes = np.arange(n) if every_node else np.asarray(nodes, dtype=np.intp)
     kinds = f"one of {_METRIC_NAMES}, a (n_nodes, n_nodes) matrix or a callable"
     if isinstance(metric, str):
         if metric not in _METRIC_NAMES:
             raise ValueError(f"metric must be {kinds}; got {metric!r}")
         if metric == "nominal":
             return 1.0 - np.eye(len(nodes))
-        dist = taxonomy.distance_matrix()[np.ix_(nodes, nodes)].astype(float)
+        # between the nodes asked for only: no (n_nodes, n_nodes) matrix for a few labels
+        between = None if every_node else [taxonomy.nodes[j] for j in nodes]
+        dist = taxonomy.distance_matrix(between).astype(float)
         return dist if metric == "path" else dist**2
     if callable(metric):
         names = [taxonomy.nodes[j] for j in nodes]
