@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from fuzzytruth import Annotations, Membership, Taxonomy
-from fuzzytruth._resampling import resample_chunks
+from fuzzytruth._resampling import MEMORY_BUDGET, resample_chunks
 from fuzzytruth.collection import agreement, agreement_by_level
 from fuzzytruth.datasets.fleiss import FLEISS_1971_CATEGORIES, fleiss_1971
 
@@ -227,8 +227,11 @@ def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkey
     labels = list(tax.nodes[1 :: len(tax) // 30])
     whole = Taxonomy.distance_matrix
 
+    budgets = []
+
     def between_nodes_only(self, nodes=None, **options):
         assert nodes is not None, "the distances between all nodes were computed"
+        budgets.append(options["memory_budget"])
         return whole(self, nodes, **options)
 
     monkeypatch.setattr(Taxonomy, "distance_matrix", between_nodes_only)
@@ -244,8 +247,12 @@ def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkey
     res = agreement(ann, metric=metric, n_resamples=0)
     assert res.value("taxonomy_alpha") == pytest.approx(brute_force_alpha(ann, tree_path),
                                                         abs=1e-12)
-    by_level = agreement_by_level(ann, metric=metric, n_resamples=0)
+    by_level = agreement_by_level(ann, metric=metric, n_resamples=0, memory_budget=2**20)
     assert len(by_level.to_frame()) > 0
+    agreement(ann, metric=metric, n_resamples=0, memory_budget=3 * 2**20)
+    # the analysis' memory budget is the searches' too (it was the library's default)
+    assert budgets[0] == MEMORY_BUDGET and budgets[-1] == 3 * 2**20
+    assert set(budgets[1:-1]) == {2**20}
 
 
 def test_metric_as_matrix_callable_and_scaled():

@@ -22,6 +22,7 @@ from typing import Literal, NamedTuple, TypeAlias
 import numpy as np
 from scipy import sparse
 
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
     check_confidence_level,
     check_memory_budget,
@@ -108,7 +109,11 @@ def counts_of(data: object, *, analysis: str) -> LabelCounts:
 
 # ---------------------------------------------------------------------------- metrics
 def metric_matrix(
-    metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray | None = None
+    metric: Metric,
+    taxonomy: Taxonomy,
+    nodes: np.ndarray | None = None,
+    *,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> np.ndarray:
     """The disagreement matrix δ of a metric name, matrix or callable, between ``nodes``
     (column indices of taxonomy nodes; default all of them).
@@ -139,7 +144,7 @@ def metric_matrix(
             return 1.0 - np.eye(len(nodes))
         # between the nodes asked for only: no (n_nodes, n_nodes) matrix for a few labels
         between = None if every_node else [taxonomy.nodes[j] for j in nodes]
-        dist = taxonomy.distance_matrix(between).astype(float)
+        dist = taxonomy.distance_matrix(between, memory_budget=memory_budget).astype(float)
         return dist if metric == "path" else dist**2
     if callable(metric):
         names = [taxonomy.nodes[j] for j in nodes]

@@ -353,12 +353,14 @@ def _compact(counts: sparse.csr_array, used: np.ndarray) -> sparse.csr_array:
     return compact
 
 
-def _delta(metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray) -> np.ndarray | None:
+def _delta(
+    metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray, memory_budget: float
+) -> np.ndarray | None:
     """The taxonomy metric between ``nodes`` (None for the nominal metric, which the
-    coefficients compute in closed form)."""
+    coefficients compute in closed form); path searches in blocks of ``memory_budget``."""
     if isinstance(metric, str) and metric == "nominal":
         return None
-    return metric_matrix(metric, taxonomy, nodes)
+    return metric_matrix(metric, taxonomy, nodes, memory_budget=memory_budget)
 
 
 # ---------------------------------------------------------------------------- results
@@ -564,7 +566,9 @@ def agreement(
         categories), so memory grows with the number of labels, not with items × nodes
         (185,000 items, about 1,000 nodes, 3 to 20 labels per item, 1,000 replicates: at
         most 400 MB above the collection's own, 915 MB in all, and 2.7–6.7 s of CPU, over
-        the twelve shapes of ``benchmarks/agreement.py``).
+        the twelve shapes of ``benchmarks/agreement.py``). The ``"path"`` metrics' searches
+        from the labels used run in blocks of the same budget
+        (:meth:`~fuzzytruth.taxonomy.Taxonomy.distance_matrix`).
 
     Returns
     -------
@@ -637,8 +641,9 @@ def agreement(
     n_single = _check_pairable(counts)
     used = _used(counts)  # taxonomy order, the order of the κ_j rows
     labels = _by_name(used, taxonomy)  # the order of the sums
-    problem = _ItemStatistics.build(_compact(counts, labels), _delta(metric, taxonomy, labels),
-                                    per_category=True, memory_budget=memory_budget)
+    delta = _delta(metric, taxonomy, labels, memory_budget)
+    problem = _ItemStatistics.build(_compact(counts, labels), delta, per_category=True,
+                                    memory_budget=memory_budget)
     (estimate,), (dist,) = _bootstrap([problem], n_resamples, as_generator(rng), memory_budget)
     # κ_j back in taxonomy order (used is labels sorted)
     rows = np.r_[np.arange(len(MEASURES)), len(MEASURES) + np.argsort(labels)]
@@ -721,7 +726,7 @@ def agreement_by_level(
     # the labels left at each depth, in the order of the sums
     used = [_by_name(np.unique(target[raw]), taxonomy) for target in targets]
     nodes = np.unique(np.concatenate(used))
-    delta = _delta(metric, taxonomy, nodes)
+    delta = _delta(metric, taxonomy, nodes, memory_budget)
     problems = []
     for target, u in zip(targets, used, strict=True):  # one depth's tables at a time
         at = np.searchsorted(nodes, u)
