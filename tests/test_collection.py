@@ -457,3 +457,30 @@ def test_no_pairable_item():
 def test_value_unknown_row():
     with pytest.raises(ValueError, match="no row with measure"):
         agreement(fleiss_1971().annotations, n_resamples=0).value("fleiss_kappa", "nonsense")
+
+
+def test_a_metric_table_is_read_by_its_node_labels():
+    # A DataFrame labelled by node names was read by position: rows listed in another order
+    # than the taxonomy's gave another metric, silently. The oracle is the same metric as an
+    # array in taxonomy order.
+    ann = random_annotations(9)
+    nodes = list(TREE.nodes)
+    matrix = TREE.distance_matrix().astype(float) ** 1.5
+    expected = agreement(ann, metric=matrix, n_resamples=0).value("taxonomy_alpha")
+    order = np.random.default_rng(0).permutation(len(nodes))
+    labelled = pd.DataFrame(matrix, index=nodes, columns=nodes)
+    for rows, columns in ((order, order), (order, order[::-1])):
+        table = labelled.iloc[rows, columns]
+        got = agreement(ann, metric=table, n_resamples=0).value("taxonomy_alpha")
+        assert got == pytest.approx(expected, abs=1e-12)
+    # a table without labels is an array, read by position
+    unlabelled = agreement(ann, metric=pd.DataFrame(matrix), n_resamples=0)
+    assert unlabelled.value("taxonomy_alpha") == pytest.approx(expected, abs=1e-12)
+    wrong = pd.DataFrame(matrix, index=[*nodes[:-1], "zz"], columns=nodes)
+    with pytest.raises(ValueError, match=r"^metric table row labels must be taxonomy nodes: "
+                                         r"unknown node 'zz'"):
+        agreement(ann, metric=wrong, n_resamples=0)
+    twice = pd.DataFrame(matrix, index=nodes, columns=[*nodes[:-1], nodes[0]])
+    with pytest.raises(ValueError, match=r"^metric table must label one column per node; node "
+                                         r"'all' labels several$"):
+        agreement(ann, metric=twice, n_resamples=0)

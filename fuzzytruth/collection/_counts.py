@@ -20,6 +20,7 @@ from numbers import Real
 from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from fuzzytruth._resampling import MEMORY_BUDGET
@@ -121,11 +122,12 @@ def metric_matrix(
     ``"nominal"``: 0 on the diagonal, 1 elsewhere. ``"path"``: number of edges on the shortest
     path between the two labels (:meth:`Taxonomy.distance_matrix` over ``nodes``, whose cost
     grows with ``len(nodes) × n_nodes``). ``"squared_path"``: its square. A matrix must be
-    square over the taxonomy's nodes, finite, non-negative, symmetric and zero on the
-    diagonal; a callable ``f(a, b)`` is evaluated on every pair of ``nodes`` (and must be so
-    between them). Symmetric means to rounding (:func:`numpy.allclose`), and the symmetric
-    part (δ + δᵀ) / 2 is returned: Krippendorff's sums count the pairs (a, b) and (b, a)
-    alike, so that is the metric they use, whichever triangle a sum reads.
+    square over the taxonomy's nodes, finite, non-negative, symmetric and zero on the diagonal;
+    a callable ``f(a, b)`` is evaluated on every pair of ``nodes`` (and must be so between
+    them). A DataFrame whose rows and columns are labelled by node names is read by those
+    labels, in any order. Symmetric means to rounding (:func:`numpy.allclose`), and the
+    symmetric part (δ + δᵀ) / 2 is returned: Krippendorff's sums count the pairs (a, b) and (b,
+    a) alike, so that is the metric they use, whichever triangle a sum reads.
 
     Examples
     --------
@@ -157,6 +159,8 @@ def metric_matrix(
             delta = np.array(metric, dtype=float)
         except (TypeError, ValueError):
             delta = None
+        if isinstance(metric, pd.DataFrame) and delta is not None:
+            delta = _by_labels(metric, delta, taxonomy)
         if delta is None or delta.ndim != 2:
             raise ValueError(f"metric must be {kinds}; got {reprlib.repr(metric)}")
         if delta.shape != (n, n):
@@ -178,6 +182,37 @@ def metric_matrix(
             raise ValueError(f"metric {rule}; got {got}")
     delta = delta if callable(metric) else delta[np.ix_(nodes, nodes)]
     return (delta + delta.T) / 2
+
+
+def _by_labels(frame: pd.DataFrame, values: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
+    """A metric table's values in taxonomy order, read by its row and column labels.
+
+    A table labelled with node names may list them in any order (read by position it gave
+    another metric, silently); each node must label one row and one column. A table without
+    labels (both axes ``0 .. n-1`` and not node names) is read by position, as an array."""
+    n = len(taxonomy)
+    unlabelled = (
+        frame.index.equals(pd.RangeIndex(n)) and frame.columns.equals(pd.RangeIndex(n))
+        and not any(i in taxonomy for i in range(n))
+    )
+    if unlabelled or values.shape != (n, n):
+        return values  # the shape check follows
+    where = []
+    for axis, labels in (("row", frame.index), ("column", frame.columns)):
+        try:
+            positions = taxonomy.indices(labels)
+        except (KeyError, ValueError) as err:
+            raise ValueError(f"metric table {axis} labels must be taxonomy nodes: {err}") from None
+        again = pd.Index(positions).duplicated()
+        if again.any():
+            raise ValueError(
+                f"metric table must label one {axis} per node; node "
+                f"{taxonomy.nodes[positions[again.argmax()]]!r} labels several"
+            )
+        where.append(positions)
+    delta = np.empty((n, n))
+    delta[np.ix_(*where)] = values
+    return delta
 
 
 def _metric_value(metric: Callable[[Hashable, Hashable], float], a: Hashable,

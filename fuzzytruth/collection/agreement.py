@@ -544,9 +544,10 @@ def agreement(
     metric : {"path", "squared_path", "nominal"}, array or callable
         Disagreement δ(a, b) between two labels for ``taxonomy_alpha``. ``"path"`` (default):
         number of edges between a and b (:meth:`~fuzzytruth.taxonomy.Taxonomy.distance_matrix`).
-        ``"squared_path"``: its square. Or an ``(n_nodes, n_nodes)`` matrix in taxonomy order,
-        or a function ``f(a, b)`` of two node names; either must be symmetric, >= 0 and 0
-        between a label and itself.
+        ``"squared_path"``: its square. Or an ``(n_nodes, n_nodes)`` matrix in taxonomy order
+        (a DataFrame labelled by node names is read by its labels, in any order), or a
+        function ``f(a, b)`` of two node names; either must be symmetric, >= 0 and 0 between
+        a label and itself.
     n_resamples : int
         Bootstrap replicates over items (default 1000). ``0`` gives the point estimates alone
         (NaN intervals, an empty ``bootstrap_distribution``), in the time of one pass over the
