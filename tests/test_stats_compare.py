@@ -273,6 +273,38 @@ def test_long_frame_refuses_missing_labels(scores, column):
         scores_from_frame(frame)
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        # were read as scores: the imaginary parts dropped, a 2024 date as 1.7e15 (seconds
+        # since 1970 in microseconds), a duration as its count of microseconds
+        (lambda v: np.asarray(v) + 2j, "got complex values"),
+        (lambda v: pd.to_datetime(["2024-05-01"] * len(v)), "got dates or durations"),
+        (lambda v: pd.to_timedelta(np.arange(len(v)), unit="s"), "got dates or durations"),
+        (lambda v: [complex(v[0], 1), *v[1:]], "got complex values"),
+        (lambda v: [pd.Timestamp("2024-05-01"), *v[1:]], "got dates or durations"),
+    ],
+)
+def test_long_frame_refuses_complex_values_and_dates(scores, value, message):
+    frame = long_frame(scores, "AP", list("ABCD"))
+    bad = frame.assign(value=value(frame["value"].tolist()))
+    with pytest.raises(ValueError, match=rf"value \(measure 'AP'\) must be real numbers; "
+                                         rf"{message}"):
+        scores_from_frame(bad)
+
+
+def test_long_frame_names_the_row_of_a_value_that_is_not_a_number(scores):
+    frame = long_frame(scores, "AP", list("ABCD"))
+    as_text = scores_from_frame(frame.assign(value=frame["value"].astype(str)))["AP"].values
+    assert np.array_equal(as_text, scores_from_frame(frame)["AP"].values)  # text of numbers
+    text = frame.assign(value=frame["value"].astype(object))
+    text.loc[5, "value"] = "n/a"
+    with pytest.raises(ValueError, match=r"value \(measure 'AP'\) must be finite numbers; found "
+                                         r"1 that are not, the first at row 5 \(system='A', "
+                                         r"query_id='q5'\): 'n/a'"):
+        scores_from_frame(text)
+
+
 def test_compare_argument_errors(scores):
     with pytest.raises(ValueError, match=r"baseline must be one of the systems \['system0'"):
         compare(scores, baseline="bm25")

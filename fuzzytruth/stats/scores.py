@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_columns
+from fuzzytruth._validation import check_columns, check_real, check_real_types
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -167,7 +167,7 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
                 "missing)"
             )
         values = np.empty(size)
-        values[flat] = pd.to_numeric(group["value"], errors="coerce").to_numpy(dtype=float)
+        values[flat] = _value_column(group, measure, keys)
         values = values.reshape(shape)  # (system, query[, world])
         if with_worlds:
             values = np.moveaxis(values, 2, 0)
@@ -180,6 +180,34 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
             worlds=tuple(codes[2][1]) if with_worlds else None,
         )
     return out
+
+
+def _value_column(group: pd.DataFrame, measure: object, keys: list[str]) -> np.ndarray:
+    """The ``value`` column of one measure's rows as float64, or a ValueError naming the row.
+
+    Text holding numbers is read as numbers (a table read without types). Complex numbers,
+    dates and durations are refused before the cast: ``pd.to_numeric`` passes complex values
+    on and turns dates into nanoseconds since 1970 (1.7e18 for a 2024 date), which the cast
+    to float then kept as scores without a word (the imaginary parts dropped with a
+    ComplexWarning at most). A value that is not a finite number is reported with its row.
+    """
+    name = f"value (measure {measure!r})"
+    column = group["value"]
+    check_real(column, name)  # complex, dates, durations held in their own dtypes
+    if column.dtype == object:  # ... or as Python objects among numbers
+        check_real_types(set(map(type, column.to_numpy())), name)
+    numbers = pd.to_numeric(column, errors="coerce")
+    check_real(numbers, name)  # complex numbers written as text
+    values = numbers.to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        row = group.iloc[int(bad[0])]
+        where = ", ".join(f"{k}={row[k]!r}" for k in keys)
+        raise ValueError(
+            f"{name} must be finite numbers; found {bad.size} that are not, the first at "
+            f"row {group.index[bad[0]]!r} ({where}): {column.iloc[int(bad[0])]!r}"
+        )
+    return values
 
 
 def _canonical_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
