@@ -264,6 +264,10 @@ def test_interval_errors_are_named(skewed):
     with pytest.raises(ValueError, match=r"confidence_level must be a number strictly between "
                                          r"0 and 1; got 95"):
         res.confidence_interval(95)
+    # None is no level: it returned None (test_and_interval's "no interval") without an error
+    with pytest.raises(ValueError, match=r"confidence_level must be a number strictly between "
+                                         r"0 and 1; got None"):
+        res.confidence_interval(None, method="bca")
     with pytest.raises(ValueError, match=r"target must be one of \['differences', 'means'\]"):
         res.confidence_interval(target="pairs")
     with pytest.raises(ValueError, match=r"confidence_level must exceed 0.5 for a one-sided"):

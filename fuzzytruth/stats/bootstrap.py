@@ -149,8 +149,11 @@ class BootstrapResult:
         -------
         ConfidenceInterval
         """
+        # None means "no interval" to test_and_interval: here it is a missing level, which
+        # returned None instead of an interval or an error
+        level = check_confidence_level(confidence_level)
         ci, _ = self.test_and_interval(
-            confidence_level, method=method, target=target, alternative=alternative,
+            level, method=method, target=target, alternative=alternative,
             want_pvalue=False,
         )
         return ci
