@@ -1,5 +1,6 @@
 """compare(): the tidy table, inputs (arrays, mappings, long frames), renderings and errors."""
 
+import re
 import warnings
 
 import numpy as np
@@ -330,6 +331,21 @@ def test_compare_argument_errors(scores):
         compare(scores[:, :1])
     with pytest.raises(ValueError, match=r"comparing systems needs at least 3 queries .*got 2"):
         compare(scores[:, :2])
+
+
+@pytest.mark.parametrize("measure", [5, np.nan, ["AP"], b"AP"])
+def test_a_measure_name_that_is_not_a_str_is_refused(scores, measure):
+    # measure=5 labelled the rows np.int64(5) and drew another random stream than the same
+    # scores given as {"5": scores} or as a table whose measure column holds 5 (read as "5"):
+    # other bootstrap numbers for the same input; ["AP"] raised TypeError (unhashable), NaN a
+    # ValueError about converting NaN to an integer
+    with pytest.raises(ValueError, match=r"measure must be a str \(a measure's name\) or None; "
+                                         rf"got {re.escape(repr(measure))}"):
+        compare(scores, measure=measure, method="bca", rng=1)
+    with pytest.raises(ValueError, match=r"measure must be a str \(a measure's name\); got"):
+        ScoreMatrix(scores, measure=measure)
+    named = compare({"5": scores}, method="bca", rng=1).table
+    assert named["measure"].tolist() == ["5"] * len(named)
 
 
 def test_compare_reads_an_evaluation_with_its_worlds():

@@ -490,6 +490,10 @@ def compare(
     W/T/L: queries on which A's score is higher / equal / lower than B's.
     """
     population = scores if isinstance(scores, PopulationScores) else None
+    if measure is not None and not isinstance(measure, str):
+        # 5 named array scores np.int64(5) and drew another stream than {"5": scores} or a
+        # table's measure 5 (read as "5"); a list failed as unhashable, NaN on its cast to int
+        raise ValueError(f"measure must be a str (a measure's name) or None; got {measure!r}")
     if method is None:
         method = "percentile" if population is not None else "t"
     method = check_choice("method", method, METHODS)

@@ -69,6 +69,8 @@ class ScoreMatrix:
     unit: str = "queries"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.measure, str):  # it names the random stream and the rows
+            raise ValueError(f"measure must be a str (a measure's name); got {self.measure!r}")
         values = as_scores(self.values, ndim=(2, 3))
         object.__setattr__(self, "values", values)
         if self.expected is not None:
