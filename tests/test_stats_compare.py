@@ -333,6 +333,25 @@ def test_compare_argument_errors(scores):
         compare(scores[:, :2])
 
 
+@pytest.mark.parametrize("level", [1 - 4e-13, 1 - 1e-15, 1e-13, 1e-300])
+@pytest.mark.parametrize("method", ["t", "bca", "randomization"])
+def test_a_level_whose_alpha_rounds_to_0_or_1_is_refused_naming_confidence_level(
+    scores, level, method
+):
+    # alpha is 1 - confidence_level rounded to 12 decimals: 0 or 1 here. The t procedure gave
+    # a NaN interval beside alpha=0.0 (no star possible) and the resampling ones an error
+    # about an alpha that was never given
+    message = (r"confidence_level must differ from 0 and from 1 by more than 5e-13: every "
+               r"test rejects when p < alpha, 1 - confidence_level rounded to 12 decimals, "
+               rf"which would be [01]; got {re.escape(repr(level))}")
+    with pytest.raises(ValueError, match=message):
+        compare(scores, method=method, confidence_level=level, n_resamples=99, rng=0)
+    with pytest.raises(ValueError, match=message):
+        paired_bootstrap(scores, n_resamples=99, rng=0).confidence_interval(level)
+    assert compare(scores[:2], method=method, confidence_level=1 - 1e-12, n_resamples=99,
+                   rng=0).alpha == 1e-12
+
+
 @pytest.mark.parametrize("measure", [5, np.nan, ["AP"], b"AP"])
 def test_a_measure_name_that_is_not_a_str_is_refused(scores, measure):
     # measure=5 labelled the rows np.int64(5) and drew another random stream than the same
