@@ -305,7 +305,7 @@ class BootstrapResult:
             high[undefined] = np.nan
             low_side = (np.full(len(p), alternative == "greater") if alternative != "two-sided"
                         else up <= down)
-            _agree(low, high, p, low_side, alpha, estimate)
+            _agree(low, high, p, low_side, alpha, estimate, margin)
             ci = ConfidenceInterval(low, high, level, method, alternative)
         return ci, p if want_pvalue else None
 
@@ -465,7 +465,7 @@ def _bias_correction(
 
 def _agree(
     low: np.ndarray, high: np.ndarray, p: np.ndarray, low_side: np.ndarray, alpha: float,
-    estimate: np.ndarray,
+    estimate: np.ndarray, margin: float = 0.0,
 ) -> None:
     """Hold each interval to its test where rounding alone separates them (in place).
 
@@ -474,14 +474,20 @@ def _agree(
     the level (scores on a lattice can put the crossing on a round level: p = 0.4 in the
     failing draw of ``tests/test_stats_procedures.py``), the bound can come out 3e-18 on the
     wrong side of 0. A bound within ``1e-12`` of the interval's
-    scale from 0 is then set to 0 where the test does not reject, or to the smallest positive
-    (negative) number on the side the test rejects (``low_side``: the low bound; else the
-    high one). A larger disagreement is left as it is.
+    scale from 0, or within ``margin`` (the rounding of the scores,
+    :func:`~fuzzytruth.stats._validation.tie_margin`), is then set to 0 where the test does not
+    reject, or to the smallest positive (negative) number on the side the test rejects
+    (``low_side``: the low bound; else the high one). A larger disagreement is left as it is.
+
+    The margin matters where the estimate is itself rounding noise: scores [0.6, 1.0, 0.1] and
+    [0.7, 0.5, 0.5] have equal means, whose difference came out 1.1e-16, and the basic interval
+    reflected about it had its low bound at 1.1e-16 beside p = 0.59 (one-sided, level 0.6): an
+    interval excluding 0 with a test that does not reject, 1e-12 of 1.1e-16 being no help.
     """
     scale = np.fmax(np.abs(estimate), np.fmax(
         np.where(np.isfinite(low), np.abs(low), 0.0), np.where(np.isfinite(high), np.abs(high), 0.0)
     ))
-    near = 1e-12 * scale
+    near = np.fmax(1e-12 * scale, margin)
     reject = p < alpha  # False where p is NaN
     keep = ~reject & ~np.isnan(p)
     low[keep & (low > 0) & (low <= near)] = 0.0
