@@ -322,3 +322,29 @@ def test_an_interval_is_held_to_its_test_only_within_rounding():
     # disagreement larger than rounding (0.1) or a NaN p-value: left as it is
     assert low.tolist() == [tiny, 0.0, 0.1, 1e-19, -0.3, -0.5]
     assert high.tolist() == [0.5, 0.5, 0.5, 0.5, -tiny, 0.0]
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-30, 1e30])
+def test_the_randomization_interval_does_not_depend_on_the_units_of_the_scores(scale):
+    # The bisection's bracket reached n max|d| + 1.0 beyond the estimate: an absolute term
+    # that 40 halvings resolve to 2**-40, so at scores of 1e-30 the 1% interval collapsed to
+    # the estimate ([1.4167, 1.4167] for [1.375, 1.5]; found by a fuzz run). The oracle is
+    # the same interval in units of 1, whose bounds the exact test at theta just inside and
+    # just outside confirms.
+    d = np.array([2, -1.5, 2, 2, 1, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnreliableInferenceWarning)
+        unit = paired_inference(np.vstack([d, np.zeros(6)]), method="randomization",
+                                confidence_level=0.01)
+        scaled = paired_inference(np.vstack([d * scale, np.zeros(6)]),
+                                  method="randomization", confidence_level=0.01)
+    assert (unit.ci_low[0], unit.ci_high[0]) == pytest.approx((1.375, 1.5), abs=1e-9)
+    for bound, side in ((unit.ci_low[0], -1), (unit.ci_high[0], 1)):
+        inside = paired_test(np.vstack([d - (bound - side * 1e-6), np.zeros(6)]),
+                             method="randomization").pvalue[0]
+        outside = paired_test(np.vstack([d - (bound + side * 1e-6), np.zeros(6)]),
+                              method="randomization").pvalue[0]
+        assert inside >= 0.99 > outside
+    assert scaled.ci_low[0] / scale == pytest.approx(unit.ci_low[0], rel=1e-9)
+    assert scaled.ci_high[0] / scale == pytest.approx(unit.ci_high[0], rel=1e-9)
+    assert scaled.pvalue[0] == unit.pvalue[0]

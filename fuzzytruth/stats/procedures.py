@@ -471,7 +471,9 @@ def _randomization_procedure(
     d = paired_differences(x, pairs)
     observed = d.mean(axis=1)
     scale = flip_scale(x, centred)
-    reach = n * float(np.abs(d).max()) + scale + 1.0
+    # the far end of the bracket, in the units of the scores: an absolute term (it was + 1.0)
+    # left bounds of scores of 1e-30 below the 40 bisection steps' resolution of 2**-40
+    reach = n * float(np.abs(d).max()) + scale or 1.0
     half_width = sps.t.isf(alpha / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
     p0 = np.empty(len(pairs))
     low = np.empty(len(pairs))
