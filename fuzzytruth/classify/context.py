@@ -181,12 +181,14 @@ class SystemView:
         if ties == "average":
             return self._average_credit(k, level)
         best, group = self.best_rank(k, ties, level)
-        return best < k, group
+        return best < min(k, self.predictions.n_classes), group  # (see best_rank)
 
     def best_rank(self, k: int, ties: str, level: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Under a strict rule or ``"all"``: ``(best, group)`` with ``best[i, group[t]]`` the
         best rank (0-based) of a class of item i counting for true node t, capped at the depth
-        ranked (at least ``k``); one table serves every k up to that depth."""
+        ranked (at least ``k``, or the number of classes when k exceeds it: a group no class
+        counts for then holds that number, so compare with ``min(k, n_classes)``); one table
+        serves every k up to that depth."""
         key = (ties, level)
         kept = self._credit.get(key)
         if kept is not None and kept[2] >= min(k, self.predictions.n_classes):

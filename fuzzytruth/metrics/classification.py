@@ -181,6 +181,9 @@ def accuracy(view: Any, truth: Any, *, k: int, ties: str, level: int | None,
             hits |= (groups[None] == wanted).any(axis=-1)
     else:  # one best-rank table serves every k
         best, group = view.best_rank(k, ties, level)
+        # a group no class counts for keeps the table's cap (the number of classes when k
+        # exceeds it): compare with the k that is ranked, or such a group would be a hit
+        k = min(k, view.predictions.n_classes)
         hits = best[_rows(best.shape[0]), group[truth.labels]] < k if truth.kind == "labels" \
             else best[:, group] < k
     if truth.kind == "labels":

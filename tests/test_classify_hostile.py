@@ -1,0 +1,35 @@
+"""Classifier evaluation under hostile inputs: the cases a differential fuzz against brute-force
+oracles (every truth world enumerated, each scored by the measure's definition written out by
+hand) found wrong, one test each."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import Membership, Taxonomy, evaluate
+from fuzzytruth.classify import Predictions
+
+
+def _value(pred, truth, measure, **kw):
+    return float(evaluate(pred, truth, [measure], rng=0, **kw).aggregate()["value"].iloc[0])
+
+
+@pytest.mark.parametrize("measure, kw", [
+    ("Acc(target=distribution)@2", {}),
+    ("Acc(ties=all,target=distribution)@5", {}),
+    ("Acc(target=distribution)@20", {}),
+    ("Acc@20", {"method": "worlds", "n_worlds": 200}),
+])
+def test_a_true_class_never_predicted_is_a_miss_even_when_k_exceeds_the_classes(measure, kw):
+    """The truth puts 0.7 on "b", which the classifier does not score: whatever k, only the 0.3
+    on "a" can be a hit (by hand: Σ_t p(t) 1[t in the top k] = 0.3; the top k of one class is
+    that class). A k above the number of classes used to count the unscored class as a hit,
+    1.0, on the paths that read a table of best ranks."""
+    truth = Membership.from_probabilities(pd.DataFrame({"a": [0.3], "b": [0.7]}, index=["x"]),
+                                          taxonomy=Taxonomy.flat(["a", "b"]))
+    pred = Predictions([[1.0]], items=["x"], classes=["a"])
+    got = _value(pred, truth, measure, **kw)
+    if "method" in kw:  # 200 worlds of one Bernoulli(0.3) label: within 5 standard errors
+        assert abs(got - 0.3) <= 5 * np.sqrt(0.3 * 0.7 / 200)
+    else:
+        assert got == pytest.approx(0.3, abs=1e-15)
