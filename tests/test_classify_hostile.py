@@ -33,3 +33,20 @@ def test_a_true_class_never_predicted_is_a_miss_even_when_k_exceeds_the_classes(
         assert abs(got - 0.3) <= 5 * np.sqrt(0.3 * 0.7 / 200)
     else:
         assert got == pytest.approx(0.3, abs=1e-15)
+
+
+def test_the_top1_target_of_a_point_truth_needs_only_its_labels_to_be_predicted():
+    """Truth 0.6 a / 0.4 b, classifier scoring a and c only: target=top1 reads "a" for the item
+    (the argmax), which the classifier scores, so CE and TV have values (by hand: −log 0.8 and
+    ½(|0.8 − 1| + |0.2 − 0|) = 0.2); it used to be refused because "b" has mass. The
+    distribution target reads "b" and is still refused."""
+    truth = Membership.from_probabilities(pd.DataFrame({"a": [0.6], "b": [0.4]}, index=["x"]),
+                                          taxonomy=Taxonomy.flat(["a", "b", "c"]))
+    pred = Predictions([[0.8, 0.2]], items=["x"], classes=["a", "c"])
+    assert _value(pred, truth, "CE(target=top1)") == pytest.approx(-np.log(0.8), rel=1e-15)
+    assert _value(pred, truth, "TV(target=top1)") == pytest.approx(0.2, rel=1e-15)
+    with pytest.raises(ValueError, match=r"CE.*puts mass on 'b'.*no class"):
+        evaluate(pred, truth, ["CE"], rng=0)
+    other = Predictions([[0.8, 0.2]], items=["x"], classes=["b", "c"])
+    with pytest.raises(ValueError, match=r"an item's most plausible label 'a'.*no class"):
+        evaluate(other, truth, ["CE(target=top1)"], rng=0)

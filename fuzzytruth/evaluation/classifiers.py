@@ -342,11 +342,18 @@ def _check(view: SystemView, plan: _Plan, measure: Measure) -> None:
         view.predictions.require_probabilities(str(measure))
         return
     _, column = view.soft(level, str(measure))
-    lost = view.truth.support() & (column < 0)
+    if plan.target == "top1" and plan.method == "point":
+        # one label per item, the same in every world: only those labels must meet a class
+        read = np.zeros(len(view.truth.nodes), dtype=bool)
+        read[view.truth.argmax()] = True
+        what = "has as an item's most plausible label"
+    else:
+        read, what = view.truth.support(), "puts mass on"
+    lost = read & (column < 0)
     if lost.any():
         node = view.truth.nodes[int(np.flatnonzero(lost)[0])]
         raise ValueError(
-            f"measure {str(measure)!r}: the truth puts mass on {node!r}, for which the "
+            f"measure {str(measure)!r}: the truth {what} {node!r}, for which the "
             f"predictions {view.name!r} have no class at level={level!r} (set level= to a "
             "depth where every true node meets a class)"
         )
