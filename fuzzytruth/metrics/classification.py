@@ -443,13 +443,24 @@ def entropy_correlation(view: Any, truth: Any, *, level: int | None, **_: Any) -
     q, y = target_vectors(view, truth, level, "EntropyCorr")
     scale = np.log(q.shape[-1]) if q.shape[-1] > 1 else 1.0
     h_y = -_xlogy(y, y).sum(axis=-1) / scale
-    h_q = -_xlogy(q, q).sum(axis=-1) / scale
-    h_q = np.broadcast_to(h_q, h_y.shape)
+    h_q = np.broadcast_to(_entropies(q[0]) / scale, h_y.shape)
     with np.errstate(invalid="ignore", divide="ignore"):
         x = (h_y - h_y.mean(axis=1, keepdims=True)) / h_y.std(axis=1, keepdims=True)
         z = (h_q - h_q.mean(axis=1, keepdims=True)) / h_q.std(axis=1, keepdims=True)
         r = (x * z).mean(axis=1, keepdims=True)
         return r + x * z - r * (x**2 + z**2) / 2.0
+
+
+def _entropies(q: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """``(n_items,)`` −Σ q log q of each row, in float64 whatever q's dtype (float32 entropies
+    carry ~1e-7 relative errors, which a correlation of nearly equal entropies magnifies), in
+    blocks of rows of about ``block`` elements: no float64 copy of the whole matrix."""
+    step = max(block // max(q.shape[1], 1), 1)
+    out = np.empty(q.shape[0])
+    for start in range(0, q.shape[0], step):
+        part = np.asarray(q[start : start + step], dtype=np.float64)
+        out[start : start + step] = -_xlogy(part, part).sum(axis=-1)
+    return out
 
 
 # ---------------------------------------------------------------------------- arrays
