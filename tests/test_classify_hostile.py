@@ -69,3 +69,14 @@ def test_entropy_correlation_of_float32_predictions_is_that_of_their_values():
     h_q = -(q64 * np.log(q64)).sum(axis=1) / np.log(5)
     got = _value(Predictions(q, items=items, classes=classes), truth, "EntropyCorr")
     assert got == pytest.approx(pearsonr(h_y, h_q).statistic, rel=1e-9)
+
+
+def test_a_taxonomy_with_nodes_of_the_same_text_is_a_value_error_naming_them():
+    """Classes meet taxonomy nodes by their text, so nodes 1 and "1" cannot both be matched:
+    a ValueError naming them, not pandas' InvalidIndexError from a lookup on a non-unique
+    index."""
+    tax = Taxonomy.flat([1, "1", 2])
+    truth = Membership.from_labels({"x": 1}, taxonomy=tax)
+    pred = Predictions([[0.5, 0.5]], items=["x"], classes=["1", "2"])
+    with pytest.raises(ValueError, match=r"nodes 1, '1' that read as the same text '1'"):
+        evaluate(pred, truth, ["Acc"], rng=0)
