@@ -80,3 +80,10 @@ def test_a_taxonomy_with_nodes_of_the_same_text_is_a_value_error_naming_them():
     pred = Predictions([[0.5, 0.5]], items=["x"], classes=["1", "2"])
     with pytest.raises(ValueError, match=r"nodes 1, '1' that read as the same text '1'"):
         evaluate(pred, truth, ["Acc"], rng=0)
+
+
+def test_a_wide_frame_without_class_columns_is_a_value_error():
+    with pytest.raises(ValueError, match="frame must have a column per class; got no class"):
+        Predictions.from_wide(pd.DataFrame(index=["x", "y"]))
+    with pytest.raises(ValueError, match="frame must have a column per class"):
+        Predictions.from_wide(pd.DataFrame({"id": ["x"]}), item="id")

@@ -301,6 +301,8 @@ class Predictions:
                     f"{list(frame.columns)}"
                 )
             frame = frame.set_index(item)
+        if frame.shape[1] == 0:
+            raise ValueError("frame must have a column per class; got no class column")
         numbers = frame.apply(pd.to_numeric, errors="coerce")
         unread = numbers.isna().to_numpy() & frame.notna().to_numpy()
         if unread.any():  # coerced to NaN: name the value given, not the NaN it became
