@@ -87,3 +87,12 @@ def test_a_wide_frame_without_class_columns_is_a_value_error():
         Predictions.from_wide(pd.DataFrame(index=["x", "y"]))
     with pytest.raises(ValueError, match="frame must have a column per class"):
         Predictions.from_wide(pd.DataFrame({"id": ["x"]}), item="id")
+
+
+def test_from_labels_reads_a_label_set_as_a_set():
+    """["a", "a"] is the set {a}: one-hot on a (it used to be refused as a row summing to 0.5);
+    an empty set is refused by name."""
+    p = Predictions.from_labels({"x": ["a", "a"], "y": ["b", "a", "b"]}, classes=["a", "b"])
+    assert p.scores.tolist() == [[1.0, 0.0], [0.5, 0.5]]
+    with pytest.raises(ValueError, match="item 'x' has an empty label set"):
+        Predictions.from_labels({"x": []}, classes=["a", "b"])

@@ -324,8 +324,8 @@ class Predictions:
         classes: Sequence[Hashable],
         name: str = "labels",
     ) -> Predictions:
-        """One-hot probabilities of hard labels (a label set splits the mass evenly): an
-        annotator, or any hard classifier, scored as a classifier.
+        """One-hot probabilities of hard labels (a label set splits the mass evenly over its
+        distinct labels): an annotator, or any hard classifier, scored as a classifier.
 
         Examples
         --------
@@ -339,14 +339,18 @@ class Predictions:
         for row, value in enumerate(series.to_numpy()):
             chosen = [value] if isinstance(value, str) or not isinstance(value, Iterable) else \
                 list(value)
+            if not chosen:
+                raise ValueError(f"item {series.index[row]!r} has an empty label set; give it "
+                                 "at least one label")
             cols = class_index.get_indexer([str(v) for v in chosen])
-            if len(cols) == 0 or (cols < 0).any():
-                bad = [v for v, c in zip(chosen, cols, strict=True) if c < 0] or chosen
+            if (cols < 0).any():
+                bad = [v for v, c in zip(chosen, cols, strict=True) if c < 0]
                 raise ValueError(
                     f"label(s) {_show(bad)} of item {series.index[row]!r} are not among the "
                     f"classes {_show(class_index)}"
                 )
-            matrix[row, cols] += 1.0 / len(cols)
+            cols = np.unique(cols)  # a set names each label once: ["a", "a"] is {a}
+            matrix[row, cols] = 1.0 / len(cols)
         return cls(matrix, items=series.index, classes=class_index, name=name,
                    probabilities=True)
 
