@@ -6,7 +6,9 @@ each rule here is one of them, named:
 ``"last"`` (default)
     among tied classes, the later column ranks first: scikit-learn's ``top_k_accuracy_score``
     (a stable ascending sort, reversed; checked by experiment in the tests: with four equal
-    scores class 3 is its top-1);
+    scores class 3 is its top-1). That holds with three classes or more; with two,
+    scikit-learn reads the second class's probability alone and predicts that class only
+    above 0.5, so its 0.5 / 0.5 tie goes to the first class, as under ``"first"``;
 ``"first"``
     the earlier column ranks first: ``numpy.argmax`` (so ``accuracy_score(y, p.argmax(1))``),
     ``jax.lax.top_k`` and Stutz et al.'s ``topk_sets`` without jitter;
