@@ -96,3 +96,22 @@ def test_from_labels_reads_a_label_set_as_a_set():
     assert p.scores.tolist() == [[1.0, 0.0], [0.5, 0.5]]
     with pytest.raises(ValueError, match="item 'x' has an empty label set"):
         Predictions.from_labels({"x": []}, classes=["a", "b"])
+
+
+def test_float32_probabilities_clip_at_their_epsilon_at_every_taxonomy_level():
+    """CE clips float32 probabilities at float32's epsilon (scikit-learn's log_loss), and the
+    group probabilities at level=1 are float32 numbers too: a group given 0 costs
+    −log(eps32) ≈ 15.9 as a class given 0 does, not −log(eps64) ≈ 36.0. By hand: x (low)
+    gets 0 + 0, y (high) 0.25; scikit-learn's log_loss on the float32 group probabilities
+    agrees to its float32 arithmetic."""
+    from sklearn.metrics import log_loss
+
+    tax = Taxonomy.from_nested({"all": {"low": ["l1", "l2"], "high": ["h1"]}})
+    truth = Membership.from_labels({"x": "l1", "y": "h1"}, taxonomy=tax)
+    q = np.array([[0.0, 0.0, 1.0], [0.5, 0.25, 0.25]], dtype=np.float32)  # l1, l2, h1
+    pred = Predictions(q, items=["x", "y"], classes=["l1", "l2", "h1"])
+    expected = (-np.log(np.float64(np.finfo(np.float32).eps)) - np.log(0.25)) / 2
+    assert _value(pred, truth, "CE(level=1)") == pytest.approx(expected, rel=1e-12)
+    assert _value(pred, truth, "CE(level=1,target=label)") == pytest.approx(expected, rel=1e-12)
+    groups = np.column_stack([q[:, 0] + q[:, 1], q[:, 2]])  # low, high: float32
+    assert expected == pytest.approx(log_loss([0, 1], y_proba=groups, labels=[0, 1]), rel=1e-6)

@@ -297,7 +297,9 @@ class SystemView:
             grouped = np.zeros((q.shape[0], cmap.n_soft))
             for c, g in enumerate(cmap.class_group):
                 grouped[:, g] += q[:, c]
-            out = (grouped, cmap.soft_group)
+            # summed in float64, kept in the predictions' dtype as at the classes' own level:
+            # CE and KL clip at its machine epsilon (float32's 1.2e-7, not float64's 2.2e-16)
+            out = (grouped.astype(q.dtype, copy=False), cmap.soft_group)
         self._soft[level] = out
         return out
 
