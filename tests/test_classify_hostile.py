@@ -115,3 +115,28 @@ def test_float32_probabilities_clip_at_their_epsilon_at_every_taxonomy_level():
     assert _value(pred, truth, "CE(level=1,target=label)") == pytest.approx(expected, rel=1e-12)
     groups = np.column_stack([q[:, 0] + q[:, 1], q[:, 2]])  # low, high: float32
     assert expected == pytest.approx(log_loss([0, 1], y_proba=groups, labels=[0, 1]), rel=1e-6)
+
+
+@pytest.mark.parametrize("target", ["label", "distribution"])
+def test_distances_to_a_label_read_the_rows_sum_which_float32_keeps_only_within_tolerance(
+        target):
+    """A float32 row summing to 0.9998 is accepted as probabilities (within sqrt(eps32) =
+    3.5e-4 of 1), so the distances to a one-hot label are their definitions on it, written
+    out here: MD = Σ|y − q|, TV = MD / 2, JS = ½ Σ y log2(y/m) + ½ Σ q log2(q/m), soft
+    micro-F1 = 2 Σ min(y, q) / Σ (y + q). The label forms used to assume Σ q = 1 (MD 1.0
+    instead of 0.9998); the distribution target always read the row."""
+    q = np.array([[0.5, 0.2, 0.2998]], dtype=np.float32)
+    pred = Predictions(q, items=["x"], classes=["a", "b", "c"])
+    assert pred.probabilities
+    truth = Membership.from_labels({"x": "a"}, taxonomy=Taxonomy.flat(["a", "b", "c"]))
+    q64, y = q[0].astype(np.float64), np.array([1.0, 0.0, 0.0])
+    m = (y + q64) / 2
+    expected = {
+        "MD": np.abs(y - q64).sum(),
+        "TV": np.abs(y - q64).sum() / 2,
+        "JS": 0.5 * np.log2(1 / m[0]) + 0.5 * (q64 * np.log2(q64 / m)).sum(),
+        "SoftF1": 2 * np.minimum(y, q64).sum() / (y + q64).sum(),
+    }
+    for name, value in expected.items():
+        got = _value(pred, truth, f"{name}(target={target})")
+        assert got == pytest.approx(value, rel=1e-12, abs=1e-15), name

@@ -5,8 +5,9 @@ is one classifier on the evaluated items (:class:`fuzzytruth.classify.context.Sy
 ``truth`` rows of the truth (:class:`fuzzytruth.classify.context.Target`): one label per item
 (``"labels"``), a plausibility vector per item (``"vectors"``) or a label set per item
 (``"sets"``). Measures of a distribution against a one-hot label read only the predicted
-probability of the label (and, for Brier, its squared norm), so the label rows of a large
-evaluation are a gather, not a dense computation.
+probability of the label and one number per item (the row's sum, or for Brier its squared
+norm: rows of probabilities sum to 1 only within their dtype's tolerance, 3.5e-4 in float32),
+so the label rows of a large evaluation are a gather, not a dense computation.
 
 Definitions (q: the predicted distribution over the soft groups at the measure's level; y: the
 target distribution, one-hot e_g for a label g; logarithms natural unless said):
@@ -96,6 +97,14 @@ def _label_columns(view: Any, truth: Any, level: int | None, measure: str) -> tu
             "depth where every true node meets a class)"
         )
     return q, cols
+
+
+def _row_sums(view: Any, level: int | None, measure: str) -> np.ndarray:
+    """``(1, n_items)`` each item's predicted probabilities summed (float64): 1 only within
+    the dtype's tolerance, so the label forms of MD, TV, JS and soft micro-F1 read it rather
+    than assume it."""
+    q, _ = view.soft(level, measure)
+    return q.sum(axis=1, dtype=np.float64)[None, :]
 
 
 def _label_probability(view: Any, truth: Any, level: int | None, measure: str) -> np.ndarray:
@@ -272,17 +281,19 @@ def kl_divergence(view: Any, truth: Any, *, eps: Any, level: int | None,
     return (_xlogy(y, y) - _xlogy(y, _clip(q, eps).astype(np.float64))).sum(axis=-1)
 
 
-def _js_label(p: np.ndarray) -> np.ndarray:
-    """JS (base 2) between a one-hot label and q, from q's mass p on the label."""
+def _js_label(p: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    """JS (base 2) between a one-hot label and q, from q's mass p on the label and ``rest``
+    on the other classes (each of them contributes q_j log 2)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         own = np.log(2.0 / (1.0 + p)) + np.where(p > 0, p * np.log(2.0 * p / (1.0 + p)), 0.0)
-    return 0.5 * (own + (1.0 - p) * LN2) / LN2
+    return 0.5 * (own + rest * LN2) / LN2
 
 
 def jensen_shannon(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray:
     """Jensen–Shannon divergence, base 2 (Kurniawan et al.'s; in [0, 1])."""
     if truth.kind == "labels":
-        return _js_label(_label_probability(view, truth, level, "JS"))
+        p = _label_probability(view, truth, level, "JS")
+        return _js_label(p, _row_sums(view, level, "JS") - p)
     q, y = target_vectors(view, truth, level, "JS")
     return js_divergence(y, q)
 
@@ -295,7 +306,8 @@ def po_jsd(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray:
 def total_variation(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray:
     """Total variation ½ Σ |y − q|."""
     if truth.kind == "labels":
-        return 1.0 - _label_probability(view, truth, level, "TV")
+        p = _label_probability(view, truth, level, "TV")  # ½ ((1 − p) + (Σ q − p))
+        return 0.5 * ((1.0 - p) + (_row_sums(view, level, "TV") - p))
     q, y = target_vectors(view, truth, level, "TV")
     return 0.5 * np.abs(y - q).sum(axis=-1)
 
@@ -305,7 +317,8 @@ def manhattan(view: Any, truth: Any, *, level: int | None, decimals: int | None,
     """Manhattan distance Σ |y − q| (LeWiDi), rounded to ``decimals`` per item when set (the
     official ``average_MD`` rounds each item's distance to 5 decimals)."""
     if truth.kind == "labels":
-        value = 2.0 * (1.0 - _label_probability(view, truth, level, "MD"))
+        p = _label_probability(view, truth, level, "MD")  # (1 − p) + (Σ q − p)
+        value = (1.0 - p) + (_row_sums(view, level, "MD") - p)
     else:
         q, y = target_vectors(view, truth, level, "MD")
         value = np.abs(y - q).sum(axis=-1)
@@ -362,7 +375,7 @@ def soft_f1(view: Any, truth: Any, *, level: int | None, **_: Any) -> np.ndarray
     """
     if truth.kind == "labels":
         num = _label_probability(view, truth, level, "SoftF1")
-        den = np.full(num.shape, 2.0)
+        den = np.broadcast_to(1.0 + _row_sums(view, level, "SoftF1"), num.shape)
     else:
         q, y = target_vectors(view, truth, level, "SoftF1")
         num = np.minimum(y, q).sum(axis=-1)
