@@ -140,3 +140,18 @@ def test_distances_to_a_label_read_the_rows_sum_which_float32_keeps_only_within_
     for name, value in expected.items():
         got = _value(pred, truth, f"{name}(target={target})")
         assert got == pytest.approx(value, rel=1e-12, abs=1e-15), name
+
+
+@pytest.mark.parametrize("target", ["label", "distribution"])
+def test_wasserstein_to_a_label_keeps_the_absolute_value_where_the_cdf_passes_one(target):
+    """float32 [0.3, 0.7001, 0] sums to 1.0001, within float32's tolerance: its CDF passes 1
+    at the second class. Against the first class, by the definition Σ_j |F_y(j) − F_q(j)|
+    over j < K − 1: |1 − 0.3| + |1 − 1.0001| = 0.7001; the label form used to drop the
+    absolute value (0.6999)."""
+    q = np.array([[0.3, 0.7001, 0.0]], dtype=np.float32)
+    pred = Predictions(q, items=["x"], classes=["a", "b", "c"])
+    truth = Membership.from_labels({"x": "a"}, taxonomy=Taxonomy.flat(["a", "b", "c"]))
+    cdf = np.cumsum(q[0].astype(np.float64))[:-1]
+    expected = np.abs(1.0 - cdf).sum()
+    assert _value(pred, truth, f"Wasserstein(target={target})") == pytest.approx(expected,
+                                                                                 rel=1e-12)

@@ -331,13 +331,14 @@ def wasserstein(view: Any, truth: Any, *, decimals: int | None, **_: Any) -> np.
     q, _ = view.soft(None, "Wasserstein")
     cdf_q = np.cumsum(np.asarray(q, dtype=np.float64), axis=1)[:, :-1]
     if truth.kind == "labels":
-        # F_y(j) = 1[j >= g]: Σ_{j<g} F_q(j) + Σ_{j>=g} (1 − F_q(j)) over j < K − 1
-        below = np.concatenate([np.zeros((q.shape[0], 1)), np.cumsum(cdf_q, axis=1)], axis=1)
+        # F_y(j) = 1[j >= g]: Σ_{j<g} F_q(j) + Σ_{j>=g} |1 − F_q(j)| over j < K − 1 (F_q can
+        # pass 1 by the rounding a row of probabilities is allowed: the absolute value stays)
+        zero = np.zeros((q.shape[0], 1))
+        below = np.concatenate([zero, np.cumsum(cdf_q, axis=1)], axis=1)
+        over = np.concatenate([zero, np.cumsum(np.abs(1.0 - cdf_q), axis=1)], axis=1)
         _, cols = _label_columns(view, truth, None, "Wasserstein")
-        n_steps = q.shape[1] - 1
-        before = below[_rows(q.shape[0]), cols]
-        after = (n_steps - cols) - (below[:, -1][None, :] - before)
-        value = before + after
+        rows = _rows(q.shape[0])
+        value = below[rows, cols] + (over[:, -1][None, :] - over[rows, cols])
     else:
         _, y = target_vectors(view, truth, None, "Wasserstein")
         value = np.abs(np.cumsum(y, axis=-1)[..., :-1] - cdf_q[None]).sum(axis=-1)
