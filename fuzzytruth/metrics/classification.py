@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._resampling import block_rows
 from fuzzytruth._validation import check_flag
 
 __all__ = [
@@ -465,11 +466,12 @@ def entropy_correlation(view: Any, truth: Any, *, level: int | None, **_: Any) -
         return r + x * z - r * (x**2 + z**2) / 2.0
 
 
-def _entropies(q: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+def _entropies(q: np.ndarray) -> np.ndarray:
     """``(n_items,)`` −Σ q log q of each row, in float64 whatever q's dtype (float32 entropies
     carry ~1e-7 relative errors, which a correlation of nearly equal entropies magnifies), in
-    blocks of rows of about ``block`` elements: no float64 copy of the whole matrix."""
-    step = max(block // max(q.shape[1], 1), 1)
+    blocks of rows sized from the library's memory budget (a float64 copy and the x log x
+    temporary, 16 bytes per element): no float64 copy of the whole matrix."""
+    step = block_rows(q.shape[1], bytes_per_unit=16)
     out = np.empty(q.shape[0])
     for start in range(0, q.shape[0], step):
         part = np.asarray(q[start : start + step], dtype=np.float64)
