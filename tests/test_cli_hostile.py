@@ -234,3 +234,22 @@ def test_the_rankings_file_of_a_json_command_line_names_its_line(tmp_path):
     # json.dumps(..., indent=1) puts the second item's opening bracket on line 9
     one_error(status, err, f"{tmp_path / 'sel.json'}, line 9, item 1, reader 0: class 1 "
               "appears twice")
+
+
+def test_a_run_sharing_no_query_with_the_truth_names_both_files(tmp_path):
+    # "no query left to evaluate" named no file (the hostile-file law failed on a mutation that
+    # renamed every query of the qrels)
+    write_valid(tmp_path)
+    (tmp_path / "qrels.txt").write_bytes(b"z1 0 d1 1\n")
+    status, _, err = call(command_line(tmp_path, "evaluate-qrels"))
+    one_error(status, err, "no query left to evaluate: no query of the runs "
+              f"(--run {tmp_path / 'run.txt'}) is in the truth (--qrels {tmp_path / 'qrels.txt'})")
+
+
+def test_a_class_no_node_names_the_predictions_file(tmp_path):
+    # a class that is not a taxonomy node was "of the predictions", no file named
+    write_valid(tmp_path)
+    (tmp_path / "pred.csv").write_bytes(VALID["pred.csv"].replace(b"single", b"nan"))
+    status, _, err = call(command_line(tmp_path, "classify"))
+    one_error(status, err, "class(es) 'nan' of the predictions 'pred' "
+              f"(--predictions {tmp_path / 'pred.csv'}) are not nodes of the truth's taxonomy")

@@ -146,7 +146,8 @@ class SystemView:
     def map(self, level: int | None) -> ClassMap:
         """The :class:`~fuzzytruth.classify.targets.ClassMap` at ``level`` (cached)."""
         if level not in self._maps:
-            self._maps[level] = ClassMap(self.truth, self.predictions.classes, level)
+            self._maps[level] = ClassMap(self.truth, self.predictions.classes, level,
+                                         self.predictions.name)
         return self._maps[level]
 
     def candidates(self, kmax: int, ties: str) -> Candidates:

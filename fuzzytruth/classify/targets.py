@@ -310,6 +310,8 @@ class ClassMap:
     level : int, optional
         Taxonomy depth the true nodes are lifted to (their ancestor at that depth; nodes
         shallower stay as they are). None: the nodes themselves.
+    name : str, optional
+        The classifier's name, for messages.
 
     Attributes
     ----------
@@ -329,7 +331,7 @@ class ClassMap:
     """
 
     def __init__(self, truth: PreparedClassTruth, classes: Sequence[str],
-                 level: int | None = None) -> None:
+                 level: int | None = None, name: str | None = None) -> None:
         classes = [str(c) for c in classes]
         tax = truth.taxonomy
         if tax is None:  # a set-valued truth: classes meet documents by name
@@ -362,9 +364,11 @@ class ClassMap:
             from fuzzytruth.taxonomy import closest_names
 
             hint = closest_names(unknown[0], [str(n) for n in tax.nodes])
+            whose = "" if name is None else f" {name!r}"
             raise ValueError(
-                f"class(es) {_show(unknown)} of the predictions are not nodes of the truth's "
-                f"taxonomy" + (f" (closest to {unknown[0]!r}: {_show(hint)})" if hint else "")
+                f"class(es) {_show(unknown)} of the predictions{whose} are not nodes of the "
+                "truth's taxonomy" + (f" (closest to {unknown[0]!r}: {_show(hint)})" if hint
+                                      else "")
             )
         node_tax = names.get_indexer(list(truth.nodes))
         lift = _lift(tax, level)

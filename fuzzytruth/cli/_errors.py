@@ -87,8 +87,17 @@ class Flags:
             self._switches.add(param)
 
     def source(self, phrase: str, where: str) -> None:
-        """Record that the input a message calls ``phrase`` (``run 'bm25'``) came from
-        ``where`` (``--run runs/bm25.txt``)."""
+        """Record that the input a message calls ``phrase`` (``run 'bm25'``, or ``of the
+        runs``) came from ``where`` (``--run runs/bm25.txt``): its first mention as a whole
+        phrase gets ``(where)``.
+
+        Examples
+        --------
+        >>> flags = Flags()
+        >>> flags.source("in the truth", "--qrels q.txt")
+        >>> flags.translate("no query of the runs is in the truth; the truth's queries: 0")
+        "no query of the runs is in the truth (--qrels q.txt); the truth's queries: 0"
+        """
         self._sources[phrase] = where
 
     def items(self) -> list[tuple[str, str]]:
@@ -129,8 +138,9 @@ class Flags:
             message = message.replace(f"the {param} option", flag)
             if "_" in param:  # a Python identifier wherever it stands
                 message = re.sub(rf"(?<![\w.\-'`]){name}(?![\w'`])", flag, message)
-        for phrase, where in self._sources.items():
-            message = message.replace(phrase, f"{phrase} ({where})")
+        for phrase, where in self._sources.items():  # its first mention, as a whole phrase
+            message = re.sub(rf"(?<![\w']){re.escape(phrase)}(?![\w'])",
+                             lambda m, w=where: f"{m.group(0)} ({w})", message, count=1)
         return message
 
 

@@ -54,6 +54,7 @@ def read_runs(paths: Sequence[Path], *, duplicates: str, flags: Flags,
                             "column")
         runs[name] = run
         flags.source(f"run {name!r}", f"--run {path}")
+    flags.source("of the runs", ", ".join(f"--run {path}" for path in paths))
     return runs
 
 
@@ -69,6 +70,7 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
             f"or --prob-qrels (got {len(kinds)}{given})"
         )
     kind = kinds[0]
+    args.flags.source("in the truth", f"{_TRUTHS[kind]} {getattr(args, kind)}")
     rel_format = getattr(args, "rel_format", "qrels")
     if rel_format != "qrels" and kind != "qrels":
         raise UserError(f"-R {rel_format} says how to read --qrels; got {_TRUTHS.get(kind, kind)}")

@@ -186,6 +186,7 @@ def read_classifiers(args: argparse.Namespace) -> dict[str, Any]:
             raise UserError(f"two classifiers are named {predictions.name!r} (--predictions); "
                             "rename a file")
         out[predictions.name] = predictions
+        args.flags.source(f"the predictions {predictions.name!r}", f"--predictions {path}")
     return out
 
 
