@@ -28,6 +28,7 @@ __all__ = [
     "check_number",
     "check_real",
     "check_real_types",
+    "numeric_values",
     "physical_memory",
     "real_array",
     "text_names",
@@ -140,6 +141,45 @@ def check_real_types(types: Iterable[type], name: str) -> None:
 
 _DATES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)
 """Types of dates and durations; pandas' Timestamp and Timedelta derive from Python's."""
+
+
+def numeric_values(values: Any, name: str) -> Any:
+    """A table's column (a pandas Series) or columns (a DataFrame) as numbers, refusing
+    complex numbers, dates and durations however they are held.
+
+    Text holding numbers is read as numbers (a table read without types) and text that is not
+    one becomes NaN, for the caller to report with its row. ``pandas.to_numeric`` alone
+    passes complex values on and turns dates into nanoseconds since 1970, which a cast to float
+    then keeps as numbers (1.7e18 for a 2024 date) without a word: they are refused here,
+    held in their own dtypes or as Python objects among numbers (complex numbers written as
+    text are not numbers to ``pandas.to_numeric``: NaN).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> numeric_values(pd.Series(["0.5", 2, "n/a"]), "score").tolist()
+    [0.5, 2.0, nan]
+    >>> numeric_values(pd.Series(pd.to_datetime(["2024-05-01"])), "score")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: score must be real numbers; got dates or durations (datetime64[...])
+    >>> numeric_values(pd.DataFrame({"a": [0.5, "0.25"], "b": [0.5, 1 + 2j]}), "frame")
+    Traceback (most recent call last):
+    ...
+    ValueError: frame must be real numbers; got complex values
+    """
+    import pandas as pd
+
+    check_real(values, name)  # in their own dtypes
+    columns = values.items() if isinstance(values, pd.DataFrame) else [(None, values)]
+    for _, column in columns:
+        if column.dtype == object:  # as Python objects among numbers
+            check_real_types(set(map(type, column.to_numpy())), name)
+    if isinstance(values, pd.DataFrame):
+        numbers = values.apply(pd.to_numeric, errors="coerce")
+    else:
+        numbers = pd.to_numeric(values, errors="coerce")
+    return numbers
 
 
 def real_array(

@@ -155,3 +155,23 @@ def test_wasserstein_to_a_label_keeps_the_absolute_value_where_the_cdf_passes_on
     expected = np.abs(1.0 - cdf).sum()
     assert _value(pred, truth, f"Wasserstein(target={target})") == pytest.approx(expected,
                                                                                  rel=1e-12)
+
+
+def test_dates_and_complex_numbers_are_not_scores_in_any_table():
+    # pandas.to_numeric turns dates into nanoseconds since 1970 and passes complex values on:
+    # a long table of dates was scored as 1.7e18-scale numbers without a word (as a tidy
+    # table of compare() was); one rule (numeric_values) now reads every table's numbers
+    when = pd.to_datetime(["2024-01-01", "2024-01-02"])
+    long = pd.DataFrame({"item_id": ["a", "a"], "class": ["x", "y"], "score": when})
+    with pytest.raises(ValueError, match=r"^column 'score' must be real numbers; got dates or "
+                                         r"durations \(datetime64"):
+        Predictions.from_frame(long)
+    as_objects = long.assign(score=[0.5, 1 + 2j])
+    with pytest.raises(ValueError, match=r"^column 'score' must be real numbers; got complex"):
+        Predictions.from_frame(as_objects)
+    wide = pd.DataFrame({"x": [0.5, 0.25], "y": when}, index=["a", "b"])
+    with pytest.raises(ValueError, match=r"^frame must be real numbers; got dates"):
+        Predictions.from_wide(wide)
+    # text holding numbers stays numbers
+    text = long.assign(score=["0.25", "0.75"])
+    assert Predictions.from_frame(text).scores.tolist() == [[0.25, 0.75]]

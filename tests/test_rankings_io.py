@@ -135,3 +135,13 @@ def test_selectors_refuse_classes_and_items_that_are_not_sequences(kwargs, messa
     named = Rankings.from_selectors([[[[0]]], [[[1]]]], classes=np.int64(2),
                                     items=np.array(["x", "y"]))
     assert named.classes == (0, 1) and list(named.items) == ["x", "y"]
+
+
+def test_durations_are_not_rank_groups():
+    # pandas.to_numeric read Timedelta(1 ns) as the group 1: a table of durations was taken
+    # as a ranking without a word
+    frame = pd.DataFrame({"item_id": ["a", "a"], "reader_id": ["r", "r"], "class": ["x", "y"],
+                          "rank_group": [pd.Timedelta(1), pd.Timedelta(0)]})
+    with pytest.raises(ValueError, match=r"^rankings: rank_group must be real numbers; got "
+                                         r"dates or durations \(timedelta64"):
+        Rankings.from_frame(frame)

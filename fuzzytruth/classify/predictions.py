@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import check_flag, check_real
+from fuzzytruth._validation import check_flag, check_real, numeric_values
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -205,9 +205,7 @@ class Predictions:
                 )
         item_ids = frame[item].astype(str).to_numpy()
         class_ids = frame[cls_col].astype(str).to_numpy()
-        numbers = pd.to_numeric(frame[score], errors="coerce")
-        check_real(numbers, f"column {score!r}")
-        values = numbers.to_numpy(dtype=np.float64)
+        values = numeric_values(frame[score], f"column {score!r}").to_numpy(dtype=np.float64)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise ValueError(
@@ -303,7 +301,7 @@ class Predictions:
             frame = frame.set_index(item)
         if frame.shape[1] == 0:
             raise ValueError("frame must have a column per class; got no class column")
-        numbers = frame.apply(pd.to_numeric, errors="coerce")
+        numbers = numeric_values(frame, "frame")
         unread = numbers.isna().to_numpy() & frame.notna().to_numpy()
         if unread.any():  # coerced to NaN: name the value given, not the NaN it became
             row, col = np.argwhere(unread)[0]
@@ -311,7 +309,6 @@ class Predictions:
                 f"frame must hold numbers; item {str(frame.index[row])!r}, class "
                 f"{str(frame.columns[col])!r} is {frame.iat[row, col]!r}"
             )
-        check_real(numbers, "frame")
         values = numbers.to_numpy(dtype=np.float64)
         return cls(values, items=frame.index, classes=frame.columns, name=name,
                    probabilities=probabilities)

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_flag
+from fuzzytruth._validation import check_flag, numeric_values
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
@@ -145,7 +145,8 @@ class Rankings:
             if missing.size:
                 raise ValueError(f"{source}, {kind} {int(lines[missing[0]])}: {col} must not "
                                  f"be missing; got {frame[col].iloc[missing[0]]!r}")
-        groups = pd.to_numeric(pd.Series(frame[group].to_numpy()), errors="coerce").to_numpy()
+        groups = numeric_values(pd.Series(frame[group].to_numpy()),
+                                f"{source}: {group}").to_numpy(dtype=np.float64)
         # NaN fails the range test; past 2**53 a float holds no exact integer (and 1e20
         # overflowed the cast to int64 below)
         bad = np.flatnonzero(~((groups >= 0) & (groups < 2**53)) | (groups != np.round(groups)))

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_columns, check_real, check_real_types
+from fuzzytruth._validation import check_columns, numeric_values
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -195,12 +195,7 @@ def _value_column(group: pd.DataFrame, measure: object, keys: list[str]) -> np.n
     """
     name = f"value (measure {measure!r})"
     column = group["value"]
-    check_real(column, name)  # complex, dates, durations held in their own dtypes
-    if column.dtype == object:  # ... or as Python objects among numbers
-        check_real_types(set(map(type, column.to_numpy())), name)
-    numbers = pd.to_numeric(column, errors="coerce")
-    check_real(numbers, name)  # complex numbers written as text
-    values = numbers.to_numpy(dtype=np.float64)
+    values = numeric_values(column, name).to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         row = group.iloc[int(bad[0])]
