@@ -374,8 +374,8 @@ class ClassMap:
         lift = _lift(tax, level)
         lifted_nodes = lift[node_tax]
         groups, self.hard_group = np.unique(lifted_nodes, return_inverse=True)
-        under = tax.ancestor_matrix  # [a, b]: b is a or an ancestor of a
-        self.hard_members = [np.flatnonzero(under[class_tax, g]) for g in groups]
+        # the classes at or below each group's node
+        self.hard_members = [np.flatnonzero(tax.is_under(class_tax, g)) for g in groups]
         class_lifted = lift[class_tax]
         soft, self.class_group = np.unique(class_lifted, return_inverse=True)
         position = pd.Index(soft).get_indexer(lifted_nodes)

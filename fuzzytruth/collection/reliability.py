@@ -40,15 +40,16 @@ def _confusion_matrix(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarra
     # cross[x, y] (x != y): annotator pairs on one item, one labelling x and the other y
     cross = (counts.T @ counts).toarray()
     np.fill_diagonal(cross, 0.0)
-    under = taxonomy.ancestor_matrix  # under[x, c]: label x is c or below c
+    under = taxonomy.ancestor_closure.tocsc()  # column c: the labels that are c or below c
     pairs = _sibling_pairs(taxonomy)
     out = np.zeros((len(taxonomy), len(taxonomy)))
     size = block_rows(len(taxonomy), MEMORY_BUDGET, bytes_per_unit=_PAIR_BYTES)
     for rows in row_chunks(len(pairs), size):
         c, d = pairs[rows].T
+        under_c, under_d = under[:, c].toarray(), under[:, d].toarray()
         # labels under c but not d, and under d but not c (a DAG label can be under both)
-        only_c = (under[:, c] & ~under[:, d]).astype(float)
-        only_d = (under[:, d] & ~under[:, c]).astype(float)
+        only_c = (under_c & ~under_d).astype(float)
+        only_d = (under_d & ~under_c).astype(float)
         n = np.einsum("xs,xs->s", cross @ only_d, only_c)
         out[c, d] = n
         out[d, c] = n
@@ -116,7 +117,7 @@ def _closed_kappa(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarray:
     if not pairable.any():
         return np.full(len(taxonomy), np.nan)
     # closed[i, w]: labels of item i at w or below (sparse: only the labels' ancestors)
-    closed = (counts @ sparse.csr_array(taxonomy.ancestor_matrix.astype(float))).tocoo()
+    closed = taxonomy.close_over_ancestors(counts).tocoo()
     m, k = closed.data, n[closed.row]
     safe = np.where(pairable, n, 2.0)[closed.row]
     pair_disagreement = np.where(k >= 2, m * (k - m) / (safe * (safe - 1)), 0.0)
@@ -306,7 +307,7 @@ def category_reliability(
     if truth_model is None:
         voted = p > 0
     else:  # the items some annotator placed in the node (the shares' p > 0)
-        voted = counts @ taxonomy.ancestor_matrix.astype(float) > 0
+        voted = taxonomy.close_over_ancestors(counts, dense=True) > 0
     n_voted = voted.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_membership = np.where(n_voted > 0, (p * voted).sum(axis=0) / n_voted, np.nan)

@@ -203,13 +203,18 @@ class AnnotatorResampler:
         >>> [c.tolist() for c in AnnotatorResampler(ann).voted_cells(nodes)]
         [[0, 0, 1, 1], [0, 2, 0, 1]]
         """
+        from scipy import sparse
+
         nodes = np.asarray(nodes, dtype=np.int64)
-        n_all = len(self._nodes)
-        voted = np.unique(self._item[self._weight > 0].astype(np.int64) * n_all
-                          + self._label[self._weight > 0])
-        item, label = np.divmod(voted, n_all)
-        row, col = np.nonzero(self.annotations_in.taxonomy.ancestor_matrix[label][:, nodes])
-        cells = np.unique(item[row] * len(nodes) + col)
+        positive = self._weight > 0
+        # the labels of positive weight per item, closed over ancestors: the nodes they reach
+        voted = sparse.csr_array(
+            (np.ones(int(positive.sum())), (self._item[positive], self._label[positive])),
+            shape=(self.n_items, len(self._nodes)),
+        )
+        reached = self.annotations_in.taxonomy.close_over_ancestors(voted)
+        closed = reached[:, nodes].tocoo()  # column j: nodes[j]
+        cells = np.unique(closed.row.astype(np.int64) * len(nodes) + closed.col)
         return np.divmod(cells, len(nodes))
 
     def vote_matrix(self, items: np.ndarray, nodes: np.ndarray, *, closed: bool
@@ -231,7 +236,7 @@ class AnnotatorResampler:
                        - np.repeat(np.cumsum(count) - count, count)]
         label = self._label[rows]
         if closed:
-            hit = self.annotations_in.taxonomy.ancestor_matrix[label, nodes[cell]]
+            hit = self.annotations_in.taxonomy.is_under(label, nodes[cell])
         else:
             hit = label == nodes[cell]
         votes = sparse.csr_matrix((self._weight[rows][hit], (self.row_pair[rows][hit], cell[hit])),

@@ -46,7 +46,7 @@ import numpy as np
 
 from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
-from fuzzytruth._resampling import MEMORY_BUDGET, row_chunks
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_n_worlds
 from fuzzytruth.truth.protocol import check_world_model
 from fuzzytruth.uncertain.worlds import RankedDocs
@@ -250,9 +250,11 @@ class CategoricalWorlds:
         self._query_keys = unit_keys(ids)
         self._item_keys = unit_keys(np.asarray(membership.items))
         n_nodes = len(membership.categories)
-        anc = np.zeros((n_nodes + 1, n_nodes), dtype=np.uint8)
-        anc[:n_nodes] = membership.taxonomy.ancestor_matrix
-        self._anc = anc  # the last row is the padding "node": never relevant
+        # the ancestors of each label in their slots (Taxonomy.ancestor_slots), and one more
+        # row, empty, for the padding "label" n_nodes: never relevant
+        slot, table = membership.taxonomy.ancestor_slots()
+        padded = np.vstack([table, np.full((1, table.shape[1]), -1, dtype=table.dtype)])
+        self._anc = (slot, padded.ravel(), padded.shape[1])
         # the draws walk nodes in name order (fuzzytruth._order): the Bernoulli members' keys are
         # item key + rank, the matrix's columns in that order
         self._rank = ranks(name_order(membership.categories))
@@ -318,11 +320,13 @@ class CategoricalWorlds:
                 _check_direct(self.membership)
                 self._labels = _LabelTable(self.membership.direct, self._item_keys,
                                            self._rank)
-                # (n_items, n_nodes) whether one of the item's labels lies under the node (the
-                # padding label: the last row of the ancestor matrix, under none)
-                self._reach = np.empty((n_items, n_nodes), dtype=bool)
-                for rows in row_chunks(n_items):
-                    self._reach[rows] = self._anc[self._labels.nodes[rows]].any(axis=1)
+                # (n_items, n_nodes) whether one of the item's labels lies under the node: the
+                # nodes in the slots of its labels (the padding label's: none)
+                _, table, width = self._anc
+                above = table.reshape(-1, width)[self._labels.nodes]  # (n_items, k, slots)
+                item = np.broadcast_to(np.arange(n_items)[:, None, None], above.shape)
+                self._reach = np.zeros((n_items, n_nodes), dtype=bool)
+                self._reach[item[above >= 0], above[above >= 0]] = True
             # per world: the labels (a model's draws and their transposed copy), their counts
             # per node and the node sizes
             itemsize = 4 if self.model is not None else self._labels.labels.itemsize
@@ -369,7 +373,9 @@ class CategoricalWorlds:
             label_counts = np.empty((n_w, n_nodes + 1), dtype=np.int64)
             for w in range(n_w):
                 label_counts[w] = np.bincount(labels[:, w], minlength=n_nodes + 1)
-            sizes = label_counts @ self._anc.astype(np.int64)
+            # the items at or below each node: whole numbers, exact in float64
+            closed = self.membership.taxonomy.close_over_ancestors(label_counts[:, :n_nodes])
+            sizes = closed.astype(np.int64)
             return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
         sizes = member_sums(
             self.seed, _MEMBERS, self._item_keys, self._matrix, self._rank[self._possible],
@@ -416,9 +422,12 @@ class CategoricalWorlds:
         items = np.where(exclude, self.query_item[queries], -1)  # -1: nothing left out
         if self.world_model == "annotator":
             counts = chunk["sizes"][targets, np.arange(len(worlds))[None, :]]
+            # whether the left-out query item is in its target (the padding label: in none),
+            # read in the ancestor slots as the relevance pass reads them
             padding = len(chunk["labels"]) - 1
-            own = self._anc[chunk["labels"][np.where(items >= 0, items, padding)], targets]
-            counts -= np.where(exclude[:, None], own, 0)
+            label = chunk["labels"][np.where(items >= 0, items, padding)].astype(np.int64)
+            slot, table, width = self._anc
+            counts -= table[label * width + slot[targets]] == targets
             return {"worlds": worlds, "labels": chunk["labels"], "targets": targets,
                     "counts": counts, "queries": queries}
         counts = chunk["sizes"][self._row[targets], np.arange(len(worlds))[None, :]]
@@ -440,8 +449,8 @@ class CategoricalWorlds:
             out = np.empty((docs.shape[1], docs.shape[0], len(state["worlds"])), dtype=bool)
             labels = state["labels"]  # node indices >= 0: read as unsigned, indexed flat
             _compiled()["relevance"](
-                self._anc.view(bool).ravel(), self._anc.shape[1],
-                labels.view(np.dtype(f"u{labels.itemsize}")), docs, state["targets"], out,
+                *self._anc, labels.view(np.dtype(f"u{labels.itemsize}")), docs,
+                state["targets"], out,
             )
             return out
         return member_pick(
@@ -491,12 +500,17 @@ class CategoricalWorlds:
         return ideal.view(np.int8).reshape(counts.size, width)
 
 
-def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover - compiled
-    """``out[c, q, w] = anc[labels[docs[q, c], w] × n_nodes + targets[q, w]]`` (the ancestor
-    matrix flat); False where ``docs`` is -1."""
-    width = np.uint64(n_nodes)
+def _relevance_py(slot, table, width, labels, docs, targets, out):  # pragma: no cover - compiled
+    """``out[c, q, w]``: whether ``targets[q, w]`` is the label ``labels[docs[q, c], w]`` or
+    one of its ancestors, read in the ancestor slots (``table`` flat, ``width`` slots per
+    label; :meth:`~fuzzytruth.taxonomy.Taxonomy.ancestor_slots`); False where ``docs`` is
+    -1."""
+    width = np.int64(width)
+    at = np.empty(targets.shape[1], dtype=np.int64)  # the query's targets' slots
     for q in range(docs.shape[0]):
         target = targets[q]
+        for w in range(len(target)):
+            at[w] = slot[target[w]]
         for c in range(docs.shape[1]):
             item = docs[q, c]
             row = out[c, q]
@@ -505,7 +519,7 @@ def _relevance_py(anc, n_nodes, labels, docs, targets, out):  # pragma: no cover
                 continue
             label = labels[item]
             for w in range(len(label)):
-                row[w] = anc[np.uint64(label[w]) * width + np.uint64(target[w])]
+                row[w] = table[np.int64(label[w]) * width + at[w]] == target[w]
 
 
 def _reachable_py(table, docs, columns, out):  # pragma: no cover - compiled
