@@ -505,8 +505,9 @@ def _relevance_py(slot, table, width, labels, docs, targets, out):  # pragma: no
     one of its ancestors, read in the ancestor slots (``table`` flat, ``width`` slots per
     label; :meth:`~fuzzytruth.taxonomy.Taxonomy.ancestor_slots`); False where ``docs`` is
     -1."""
-    width = np.int64(width)
-    at = np.empty(targets.shape[1], dtype=np.int64)  # the query's targets' slots
+    # unsigned indices: no wrap-around of negative ones to handle, the loop vectorises
+    width = np.uint64(width)
+    at = np.empty(targets.shape[1], dtype=np.uint64)  # the query's targets' slots
     for q in range(docs.shape[0]):
         target = targets[q]
         for w in range(len(target)):
@@ -519,7 +520,7 @@ def _relevance_py(slot, table, width, labels, docs, targets, out):  # pragma: no
                 continue
             label = labels[item]
             for w in range(len(label)):
-                row[w] = table[np.int64(label[w]) * width + at[w]] == target[w]
+                row[w] = table[np.uint64(label[w]) * width + at[w]] == target[w]
 
 
 def _reachable_py(table, docs, columns, out):  # pragma: no cover - compiled
