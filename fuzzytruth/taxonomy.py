@@ -8,6 +8,7 @@ library builds over categories (membership, ancestor closure).
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections import deque
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -21,10 +22,76 @@ from fuzzytruth._validation import check_columns, check_flag, check_int, check_m
 
 __all__ = ["Taxonomy"]
 
-_SMALL_DENSE = 2**20
-"""Bytes of temporaries under which :meth:`Taxonomy.close_over_ancestors` closes a sparse
-table in dense form (fewer steps, each with less overhead: a few hundred rows of a small
-taxonomy, as the per-replicate memberships of the annotator bootstrap)."""
+_BYTES_PER_TERM = 96
+"""Bytes of temporaries per term (a share times one node it is under) in
+:meth:`Taxonomy.close_over_ancestors`: its cell, value, sort order and the sums' state."""
+
+
+def _closed_sums(row: np.ndarray, label: np.ndarray, value: np.ndarray, ptr: np.ndarray,
+                 columns: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(cell, total)``: each share ``value[k]`` of ``(row[k], label[k])`` added to every node
+    the label is under (``columns[ptr[label]:ptr[label + 1]]``); ``cell`` the distinct
+    ``row * n + node``, ascending, and ``total`` each one's sum correctly rounded (the float
+    nearest the exact sum of its terms, as :func:`math.fsum`), so no order of the terms
+    changes a bit.
+
+    Vectorised over the cells: the terms grouped by cell (a stable sort), the k-th terms of
+    all cells added at step k by an error-free two-sum (Knuth), whose errors are summed
+    apart; the result ``s + c`` is correctly rounded unless the error of ``c`` (bounded by
+    the sum of the errors' magnitudes) could move it across a rounding boundary, and those
+    rare cells (an exact tie, say) are summed by :func:`math.fsum`. Whole numbers add without
+    error: their sums are exact, as before.
+    """
+    import math
+
+    count = ptr[label + 1] - ptr[label]
+    start = np.repeat(ptr[label] - (np.cumsum(count) - count), count)
+    node = columns[start + np.arange(len(start))]
+    key = np.repeat(row.astype(np.int64) * n, count) + node
+    terms = np.repeat(value, count)
+    order = np.argsort(key, kind="stable")
+    key, terms = key[order], terms[order]
+    del order, node, start
+    if not len(key):
+        return key, terms
+    first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    cell = key[first]
+    length = np.diff(np.append(first, len(key)))
+    # the cells longest first: those with a k-th term are a prefix at step k
+    small = np.int16 if length.max() < 2**15 else np.int64  # a radix sort: few lengths
+    by_length = np.argsort((-length).astype(small), kind="stable")
+    begin, size = first[by_length], length[by_length]
+    s = terms[begin].copy()
+    c = np.zeros(len(s))
+    spread = np.zeros(len(s))  # the sum of the errors' magnitudes
+    for k in range(1, int(size[0])):
+        m = int(np.searchsorted(-size, -k, side="left"))  # cells with more than k terms
+        x = terms[begin[:m] + k]
+        a = s[:m]
+        t = a + x
+        z = t - a
+        e = (a - (t - z)) + (x - z)
+        s[:m] = t
+        c[:m] += e
+        spread[:m] += np.abs(e)
+    total = s + c
+    inexact = ~(spread == 0)  # and NaN: an infinite term
+    if inexact.any():
+        # c is within (size + 1) * eps * spread of the errors' exact sum: a margin of twice that
+        bound = spread[inexact] * (2.0 * (size[inexact] + 1) * np.finfo(float).eps)
+        si, ci = s[inexact], c[inexact]
+        low = si + np.nextafter(ci - bound, -np.inf)
+        high = si + np.nextafter(ci + bound, np.inf)
+        unsure = np.flatnonzero(inexact)[~(low == high)]
+        for j in unsure:  # a tie or near one, or values beyond float range
+            part = terms[begin[j] : begin[j] + size[j]]
+            try:
+                total[j] = math.fsum(part)
+            except (OverflowError, ValueError):
+                total[j] = float(np.sum(part))
+    out = np.empty(len(total))
+    out[by_length] = total
+    return cell, out
 
 
 def _show(names: Iterable[Any], limit: int = 5) -> str:
@@ -579,11 +646,10 @@ class Taxonomy:
             The form of the result: a numpy array (True) or a sparse CSR array (False);
             default the form of ``shares``.
         memory_budget : float
-            Bytes the temporaries of one block of dense rows may take (default
-            :data:`~fuzzytruth._resampling.MEMORY_BUDGET`): 16 per row and node (the block
-            transposed, and its closure). A small sparse ``shares`` (at most 1 MB that way,
-            and within the budget) is closed in dense form, in fewer steps: the same
-            numbers.
+            Bytes the temporaries of one block of rows may take (default
+            :data:`~fuzzytruth._resampling.MEMORY_BUDGET`): 96 per term, a nonzero share
+            times one node its label is at or below (a dense block is sized for every share
+            nonzero).
 
         Returns
         -------
@@ -594,16 +660,21 @@ class Taxonomy:
         Notes
         -----
         The one rule for closing over ancestors (:class:`~fuzzytruth.Membership`, category
-        reliability, the annotator worlds and annotator resampling read it): the product of
-        ``shares`` with the sparse closure (:attr:`ancestor_closure`, one entry per node and
-        ancestor), never an ``(n_nodes, n_nodes)`` dense matrix (775 MB of floats for 9,841
-        nodes). A sparse ``shares`` costs its stored values times their labels' numbers of
-        ancestors, a dense one its rows times the entries of the closure. Each closed value
-        is a sum in one fixed order, whatever the form of ``shares``: the labels in name order
-        (:func:`~fuzzytruth._order.name_order`), added one after another (the closure's
-        columns are put in that order, and a sparse product adds a row's terms in the order
-        of its columns), so the order in which the taxonomy's nodes or edges were given
-        changes no bit; a sum of whole numbers (below 2**53) is exact.
+        reliability, the annotator worlds and annotator resampling read it), never through an
+        ``(n_nodes, n_nodes)`` dense matrix (775 MB of floats for 9,841 nodes): each nonzero
+        share is expanded over the nodes its label is at or below (the sparse closure,
+        :attr:`ancestor_closure`), the terms grouped by (row, node), so the cost grows with
+        the nonzero shares times their labels' numbers of ancestors.
+
+        Each closed value is **correctly rounded**: the float nearest the exact sum of its
+        terms, as :func:`math.fsum` gives it. The terms are added by an error-free two-sum
+        whose errors are summed apart (vectorised over all cells); the rare cell where that
+        compensated sum cannot vouch for its last bit (an exact tie, say) is summed by
+        :func:`math.fsum`. So no order (of the terms, the nodes, the edges, the rows, dense or
+        sparse form) changes a bit; a sum of whole numbers (below 2**53) is exact, as with any
+        order; and a ratio of two closed sums is the correctly rounded ratio of exact sums
+        whenever those are floats (an item's votes 5 of 10 split ones give a share of 0.5
+        exactly).
 
         Examples
         --------
@@ -612,6 +683,9 @@ class Taxonomy:
         ('all', 'a', 'b', 'ab')
         >>> tax.close_over_ancestors(np.array([[0.0, 0.25, 0.25, 0.5]])).tolist()
         [[1.0, 0.75, 0.75, 0.5]]
+        >>> shares = np.array([[0.0, 0.7, 0.2, 0.1]])  # 0.7 + 0.2 + 0.1: 0.9999999999999999
+        >>> float(tax.close_over_ancestors(shares)[0, 0])
+        1.0
         """
         from scipy import sparse
 
@@ -619,29 +693,61 @@ class Taxonomy:
         given_sparse = sparse.issparse(shares)
         dense = not given_sparse if dense is None else check_flag("dense", dense)
         budget = check_memory_budget(memory_budget)
-        below, by_name = self._below()
+        ptr, columns = self._closure()
+        reach = np.diff(ptr)  # the nodes each label is under, itself included
         if given_sparse:
             if len(shares.shape) != 2 or shares.shape[1] != n:
                 raise ValueError(f"shares must have shape (n_rows, n_nodes={n}); got "
                                  f"{shares.shape}")
-            if 16 * shares.shape[0] * n > min(_SMALL_DENSE, budget):
-                # rows: the labels in name order; the product, (n_nodes, n_rows), turned over
-                labels = sparse.csr_array(shares.T, dtype=np.float64)[by_name]
-                closed = sparse.csr_array((below @ labels).T)
-                closed.sort_indices()
-                return closed.toarray() if dense else closed
-            shares = shares.toarray()
-        values = np.asarray(shares)
-        if values.ndim != 2 or values.shape[1] != n:
-            raise ValueError(f"shares must have shape (n_rows, n_nodes={n}); got "
-                             f"{values.shape}")
-        out = np.empty(values.shape)
-        step = block_rows(n, budget, bytes_per_unit=16)
-        for start in range(0, len(values), step):
-            block = values[start : start + step]
-            labels = np.ascontiguousarray(block.T[by_name], dtype=np.float64)
-            out[start : start + step] = (below @ labels).T
-        return out if dense else sparse.csr_array(out)
+            table = sparse.csr_array(shares, dtype=np.float64)
+            n_rows = table.shape[0]
+            # the terms each row expands to, and blocks of rows within the budget
+            entry_row = np.repeat(np.arange(n_rows), np.diff(table.indptr))
+            terms = np.concatenate([[0], np.cumsum(np.bincount(
+                entry_row, weights=reach[table.indices], minlength=n_rows))]).astype(np.int64)
+        else:
+            values = np.asarray(shares)
+            if values.ndim != 2 or values.shape[1] != n:
+                raise ValueError(f"shares must have shape (n_rows, n_nodes={n}); got "
+                                 f"{values.shape}")
+            n_rows = len(values)
+        out = np.zeros((n_rows, n)) if dense else None
+        pieces: list[Any] = []
+        per_term = _BYTES_PER_TERM
+        if given_sparse:
+            cap = max(1, int(budget // per_term))
+            bounds = [0]
+            while bounds[-1] < n_rows:  # at least one row per block
+                stop = int(np.searchsorted(terms, terms[bounds[-1]] + cap, side="right")) - 1
+                bounds.append(max(stop, bounds[-1] + 1))
+        else:
+            step = block_rows(n, budget, bytes_per_unit=per_term * len(columns) / max(n, 1))
+            bounds = [*range(0, n_rows, step), n_rows]
+        for first, stop in itertools.pairwise(bounds):
+            if given_sparse:
+                block = table if stop - first == n_rows else table[first:stop]
+                row = np.repeat(np.arange(stop - first), np.diff(block.indptr))
+                label, value = block.indices.astype(np.int64), block.data
+            else:
+                block = values[first:stop]
+                row, label = np.nonzero(block)
+                value = np.asarray(block[row, label], dtype=np.float64)
+            cell, total = _closed_sums(row, label, value, ptr, columns, n)
+            if dense:  # cell: row * n + node within the block, the flat index into its rows
+                out.reshape(-1)[first * n + cell] = total
+            else:
+                r, w = np.divmod(cell, n)
+                keep = total != 0
+                pieces.append((first + r[keep], w[keep], total[keep]))
+        if dense:
+            return out
+        if pieces:
+            r, w, total = (np.concatenate(p) for p in zip(*pieces, strict=True))
+        else:
+            r, w, total = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        closed = sparse.csr_array((total, (r, w)), shape=(n_rows, n))
+        closed.sort_indices()
+        return closed
 
     def distance(self, a: Hashable, b: Hashable) -> int:
         """Number of edges on the shortest path between two nodes, edges taken either way:
@@ -847,26 +953,6 @@ class Taxonomy:
             free = np.bincount(held[held >= 0], minlength=len(held) + 1) == 0
             slot[t] = int(np.argmax(free))
         return slot
-
-    def _below(self) -> tuple[Any, np.ndarray]:
-        """``(below, by_name)`` for :meth:`close_over_ancestors`: ``by_name`` the node
-        indices in name order, and ``below`` a canonical ``(n_nodes, n_nodes)`` float64 CSR
-        array whose row ``w`` holds 1.0 at position ``k`` when node ``by_name[k]`` is ``w``
-        or lies below it (the closure turned over, its columns in name order)."""
-        from scipy.sparse import csr_array
-
-        if not hasattr(self, "_below_sums"):
-            n = len(self)
-            ptr, columns = self._closure()
-            by_name = name_order(self._nodes)
-            position = ranks(by_name)[np.repeat(np.arange(n), np.diff(ptr))]
-            order = np.lexsort((position, columns))  # by ancestor, then label by name
-            indptr = np.concatenate([[0], np.cumsum(np.bincount(columns, minlength=n))])
-            below = csr_array((np.ones(len(order)), position[order], indptr), shape=(n, n))
-            for array in (below.data, below.indices, below.indptr, by_name):
-                array.flags.writeable = False
-            self._below_sums = (below, by_name)
-        return self._below_sums
 
     def _depths(self) -> np.ndarray:
         depth = np.zeros(len(self._nodes), dtype=np.int64)

@@ -147,7 +147,8 @@ class Membership:
         # a vote for l counts once for each node that is l or an ancestor of l, however many
         # DAG paths lead there. A vote split between labels (duplicates="split") gives each
         # label a share, so a shared ancestor gets it once. The root's closed votes are the
-        # item's total, added in the same order as every node's.
+        # item's total; every closed sum is correctly rounded (Taxonomy.close_over_ancestors),
+        # so a node whose exact share is 1/2 of an exact total gets 0.5.
         matrix = tax.close_over_ancestors(votes, dense=True)
         totals = matrix[:, tax.index(tax.root)].copy()
         if np.any(totals <= 0):
