@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
+from trees import ternary_tree
 
 from fuzzytruth import Annotations, Membership, Run, Taxonomy
 from fuzzytruth.collection import category_reliability
@@ -209,16 +210,6 @@ def test_the_closure_rounds_ties_and_cancellations_as_fsum():
 
 
 # ---------------------------------------------------------------------- memory
-def ternary_tree(depth):
-    """Every node but the leaves has three children: (3 ** (depth + 1) - 1) / 2 nodes."""
-    edges, level = [], ["r"]
-    for d in range(1, depth + 1):
-        children = [f"{d}.{j}" for j in range(3 * len(level))]
-        edges += [(level[j // 3], c) for j, c in enumerate(children)]
-        level = children
-    return Taxonomy.from_edges(edges), level
-
-
 def test_membership_of_a_large_taxonomy_builds_no_matrix_over_all_nodes():
     # 3,280 nodes: the dense float closure the product used took 3,280² × 8 bytes = 86 MB
     # (and the dense bool closure every taxonomy built, 11 MB). 300 items hold two dense

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import fleiss_kappa
+from trees import ternary_tree
 
 from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth._resampling import MEMORY_BUDGET, resample_chunks
@@ -218,12 +219,7 @@ def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkey
     # a ternary tree of 3,280 nodes, 30 of them used: the metric comes from the distances
     # between those 30, never from the (n_nodes, n_nodes) matrix (86 MB here), which the
     # rule before built for every analysis with a path metric
-    edges, level = [], ["r"]
-    for depth in range(1, 8):
-        children = [f"{depth}.{j}" for j in range(3 * len(level))]
-        edges += [(level[j // 3], c) for j, c in enumerate(children)]
-        level = children
-    tax = Taxonomy.from_edges(edges)
+    tax, _ = ternary_tree(7)
     labels = list(tax.nodes[1 :: len(tax) // 30])
     whole = Taxonomy.distance_matrix
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trees import ternary_tree
 
 from fuzzytruth import Taxonomy
 
@@ -376,23 +377,13 @@ def test_distance_matrix_over_nodes_validates_them():
         tax.distance_matrix(["city"], memory_budget=0)
 
 
-def ternary_tree(depth):
-    """Every node but the leaves has three children: (3 ** (depth + 1) - 1) / 2 nodes."""
-    edges, level = [], ["r"]
-    for d in range(1, depth + 1):
-        children = [f"{d}.{j}" for j in range(3 * len(level))]
-        edges += [(level[j // 3], c) for j, c in enumerate(children)]
-        level = children
-    return Taxonomy.from_edges(edges)
-
-
 def test_distances_of_a_few_nodes_build_no_matrix_over_all_nodes():
     # 3,280 nodes: an (n_nodes, n_nodes) matrix of distances takes 86 MB; 40 nodes need
     # 40 × 3,280 × 16 bytes (2 MB) at most. Oracle: tracemalloc's peak, which sees numpy's
     # and scipy's arrays. (The rule before this built the full matrix for one pair.)
     import tracemalloc
 
-    tax = ternary_tree(7)
+    tax, _ = ternary_tree(7)
     picked = list(tax.nodes[:: len(tax) // 40])
     assert len(tax) == 3280
     tracemalloc.start()
