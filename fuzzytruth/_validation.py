@@ -31,6 +31,7 @@ __all__ = [
     "numeric_values",
     "physical_memory",
     "real_array",
+    "significance_level",
     "text_names",
 ]
 
@@ -370,6 +371,35 @@ def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
         raise ValueError(f"{name} must name each {unit} once as text; got "
                          f"{[key for key in mapping if str(key) == twice]!r}")
     return names
+
+
+def significance_level(confidence_level: float) -> float:
+    """``alpha = 1 - confidence_level``, rounded to 12 decimals: the one level every test,
+    interval and star of :mod:`fuzzytruth.stats` and each system's interval of
+    :meth:`~fuzzytruth.evaluation.Evaluation.aggregate` use, so that a test rejects (``p < alpha``)
+    exactly when its interval excludes the null value.
+
+    Without the rounding ``1 - 0.95`` is ``0.05000000000000004``, and a Monte Carlo p-value of
+    exactly 0.05 (``(b + 1) / (B + 1)`` with B = 999 and b = 49) would fall below the interval's
+    level but not below the star's 0.05.
+
+    A level within 5e-13 of 1 (or of 0) would round alpha to 0 (or 1): such a level is refused
+    with a ValueError naming ``confidence_level`` (the t interval came out NaN beside
+    ``alpha=0.0``, and the resampling procedures failed on an ``alpha`` nobody had given).
+
+    Examples
+    --------
+    >>> 1 - 0.95 == 0.05, significance_level(0.95) == 0.05
+    (False, True)
+    """
+    alpha = round(1.0 - float(confidence_level), 12)
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(
+            "confidence_level must differ from 0 and from 1 by more than 5e-13: every test "
+            "rejects when p < alpha, 1 - confidence_level rounded to 12 decimals, which would "
+            f"be {alpha:g}; got {confidence_level!r}"
+        )
+    return alpha
 
 
 def check_int(name: str, value: object, *, minimum: int = 0) -> int:

@@ -437,3 +437,7 @@ def test_each_systems_interval_over_queries_is_compares(uncertain):
             assert row["ci_low"] == pytest.approx(expected["ci_low"], rel=1e-12)
             assert row["ci_high"] == pytest.approx(expected["ci_high"], rel=1e-12)
             assert row["ci_low"] < row["value"] < row["ci_high"]
+    # one level for both (significance_level), so one rule for the levels allowed: alpha
+    # would round to 0 here, which compare() refused and aggregate() accepted
+    with pytest.raises(ValueError, match=r"^confidence_level must differ from 0 and from 1"):
+        ev.aggregate(confidence_level=1 - 1e-13)

@@ -33,7 +33,12 @@ import pandas as pd
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._t_interval import t_interval
-from fuzzytruth._validation import check_confidence_level, check_int, check_n_worlds
+from fuzzytruth._validation import (
+    check_confidence_level,
+    check_int,
+    check_n_worlds,
+    significance_level,
+)
 from fuzzytruth.classify.targets import _lift, class_truth
 
 __all__ = ["AnnotationCertainty", "annotation_certainty", "rank_k_frequencies"]
@@ -136,7 +141,7 @@ class AnnotationCertainty:
         """
         level = check_confidence_level(confidence_level)
         values = self.certainty.to_numpy(dtype=np.float64)
-        _, low, high = t_interval(values[None, :], "two-sided", 1.0 - level)
+        _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
         return pd.Series({
             "measure": self.measure, "value": float(values.mean()), "ci_low": float(low[0]),
             "ci_high": float(high[0]), "n_items": len(values), "n_worlds": self.n_worlds,

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._t_interval import t_interval
-from fuzzytruth._validation import check_confidence_level
+from fuzzytruth._validation import check_confidence_level, significance_level
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.evaluation.engine import evaluate
@@ -150,7 +150,7 @@ def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
     if len(values) < 2:
         return np.nan, np.nan
     with np.errstate(invalid="ignore", divide="ignore"):
-        _, low, high = t_interval(values[None, :], "two-sided", 1.0 - level)
+        _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
     return float(low[0]), float(high[0])
 
 

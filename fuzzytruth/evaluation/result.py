@@ -11,7 +11,7 @@ import pandas as pd
 
 from fuzzytruth._resampling import block_rows
 from fuzzytruth._t_interval import t_interval
-from fuzzytruth._validation import check_choice, check_confidence_level
+from fuzzytruth._validation import check_choice, check_confidence_level, significance_level
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
@@ -682,7 +682,7 @@ def _query_interval(
     if family.aggregate == "geometric":
         values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
     with np.errstate(invalid="ignore", divide="ignore"):
-        _, low, high = t_interval(values[None, :], "two-sided", 1.0 - level)
+        _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
     low, high = float(low[0]), float(high[0])
     if family.aggregate == "sum":
         return low * len(values), high * len(values)
