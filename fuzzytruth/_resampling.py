@@ -34,7 +34,12 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth._random import draw_seed, index_counts, index_sums, permutations, random_bytes
-from fuzzytruth._validation import check_confidence_level, check_memory_budget, physical_memory
+from fuzzytruth._validation import (
+    check_confidence_level,
+    check_memory_budget,
+    physical_memory,
+    tail_levels,
+)
 
 MEMORY_BUDGET = 128e6
 """Default working memory of one block (of replicates, worlds or queries), in bytes: the one
@@ -91,7 +96,10 @@ def percentile_interval(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval along the last axis, ignoring undefined (NaN) replicates.
 
-    A row whose replicates are all NaN (or that has none) gets a NaN interval.
+    The ends are the quantiles at ``alpha / 2`` and ``1 - alpha / 2``, ``alpha`` the tests'
+    significance level (:func:`~fuzzytruth._validation.tail_levels`: 0.025 and 0.975 at a
+    0.95 level, not ``(1 - 0.95) / 2 = 0.025000000000000022``). A row whose replicates are all
+    NaN (or that has none) gets a NaN interval.
 
     Examples
     --------
@@ -99,13 +107,13 @@ def percentile_interval(
     (array([1.5, nan]), array([2.5, nan]))
     """
     level = check_confidence_level(confidence_level)
-    alpha = (1 - level) / 2
+    alpha, upper = tail_levels(level)
     flat = np.asarray(distribution, dtype=np.float64)
     n_replicates = flat.shape[-1]
     if 0 < n_replicates and alpha * (n_replicates + 1) < 1:
         warnings.warn(
             f"{n_replicates} replicates are too few for a {level:g} percentile interval: its "
-            f"ends are the most extreme replicates, not their {alpha:g} and {1 - alpha:g} "
+            f"ends are the most extreme replicates, not their {alpha:g} and {upper:g} "
             f"quantiles (at least {math.ceil(1 / alpha) - 1} are needed)",
             ResamplingResolutionWarning,
             stacklevel=3,
@@ -116,7 +124,7 @@ def percentile_interval(
     high = np.full(len(flat), np.nan)
     ok = np.isfinite(flat).any(axis=1) if flat.shape[1] else np.zeros(len(flat), dtype=bool)
     if ok.any():
-        q = np.nanquantile(flat[ok], [alpha, 1 - alpha], axis=1)
+        q = np.nanquantile(flat[ok], [alpha, upper], axis=1)
         low[ok], high[ok] = q[0], q[1]
     return low.reshape(shape), high.reshape(shape)
 

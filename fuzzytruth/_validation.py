@@ -32,6 +32,7 @@ __all__ = [
     "physical_memory",
     "real_array",
     "significance_level",
+    "tail_levels",
     "text_names",
 ]
 
@@ -400,6 +401,21 @@ def significance_level(confidence_level: float) -> float:
             f"be {alpha:g}; got {confidence_level!r}"
         )
     return alpha
+
+
+def tail_levels(confidence_level: float) -> tuple[float, float]:
+    """The quantile levels ``(alpha / 2, 1 - alpha / 2)`` of an equal-tailed interval, with
+    ``alpha`` from :func:`significance_level`: the one rule for every percentile interval
+    (bootstrap replicates, sampled truths, a distribution's quantiles), so that each reads its
+    ends at the same levels as the tests and t intervals beside it.
+
+    Examples
+    --------
+    >>> (1 - 0.95) / 2, tail_levels(0.95)
+    (0.025000000000000022, (0.025, 0.975))
+    """
+    alpha = significance_level(confidence_level) / 2.0
+    return alpha, 1.0 - alpha
 
 
 def check_int(name: str, value: object, *, minimum: int = 0) -> int:

@@ -441,3 +441,30 @@ def test_each_systems_interval_over_queries_is_compares(uncertain):
     # would round to 0 here, which compare() refused and aggregate() accepted
     with pytest.raises(ValueError, match=r"^confidence_level must differ from 0 and from 1"):
         ev.aggregate(confidence_level=1 - 1e-13)
+
+
+def test_every_equal_tailed_interval_reads_its_ends_at_the_tests_level():
+    # one rule (tail_levels): quantiles at alpha / 2 and 1 - alpha / 2 with alpha the tests'
+    # significance level, 0.05 at 0.95; (1 - 0.95) / 2 is 0.025000000000000022, which the
+    # percentile intervals of agreement/displacement and aggregate()'s spread over the truths
+    # read (interpolating between two replicates 0 and 1 gave that very number)
+    from fuzzytruth._resampling import percentile_interval
+    from fuzzytruth.uncertain.batch import DistributionBatch
+
+    with pytest.warns(UserWarning, match="2 replicates are too few"):
+        low, high = percentile_interval(np.array([0.0, 1.0]), 0.95)
+    assert (float(low), float(high)) == (0.025, 0.975)
+    batch = DistributionBatch(np.array([[0.0, 1.0]]), np.array([[0.5, 0.5]]), np.zeros(1))
+    assert tuple(x.tolist() for x in batch.interval(0.5)) == ([0.0], [1.0])
+    # aggregate(): the spread over the truths is the same percentile interval of the
+    # per-world means (one query: its values), to the bit
+    truth = ProbabilisticQrels.from_dataframe(pd.DataFrame(
+        {"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "probability": [0.5, 0.3, 0.9]}))
+    run = Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])
+    ev = evaluate({"s": run}, truth, ["P@1", "P@3"], n_worlds=40, rng=1)
+    agg = ev.aggregate().set_index("measure")
+    for measure in ("P@1", "P@3"):
+        per_world = ev.world_scores(measure)[:, 0, 0]
+        assert len(set(per_world.tolist())) > 1  # a spread to interpolate in
+        low, high = percentile_interval(per_world, 0.95)
+        assert (agg.loc[measure, "truth_low"], agg.loc[measure, "truth_high"]) == (low, high)

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._t_interval import t_interval
-from fuzzytruth._validation import check_confidence_level, significance_level
+from fuzzytruth._validation import check_confidence_level, significance_level, tail_levels
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.evaluation.engine import evaluate
@@ -137,9 +137,8 @@ class HumanBaseline:
                 sums = np.zeros((worlds.shape[0], len(counts)))
                 np.add.at(sums.T, codes, worlds.T)
                 per_world = (sums / counts).mean(axis=1)
-                alpha = (1 - level) / 2
-                row["truth_low"] = float(np.quantile(per_world, alpha))
-                row["truth_high"] = float(np.quantile(per_world, 1 - alpha))
+                low, high = np.quantile(per_world, tail_levels(level)).tolist()
+                row["truth_low"], row["truth_high"] = low, high
             row.update(n_items=len(values), n_pairs=len(ev.queries),
                        truth_model=self.truth_model, confidence_level=level)
             rows.append(row)

@@ -11,7 +11,12 @@ import pandas as pd
 
 from fuzzytruth._resampling import block_rows
 from fuzzytruth._t_interval import t_interval
-from fuzzytruth._validation import check_choice, check_confidence_level, significance_level
+from fuzzytruth._validation import (
+    check_choice,
+    check_confidence_level,
+    significance_level,
+    tail_levels,
+)
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
@@ -598,10 +603,9 @@ class Evaluation:
                 defined = per_world[~np.isnan(per_world)]
                 value = (float(fam.combine(means)) if linear
                          else float(defined.mean()) if len(defined) else np.nan)
-                alpha = (1 - level) / 2
                 # one world: its value, and no spread to estimate from it
                 spread = float(defined.std(ddof=1)) if len(defined) > 1 else np.nan
-                low, high = (np.quantile(defined, [alpha, 1 - alpha]).tolist() if len(defined)
+                low, high = (np.quantile(defined, tail_levels(level)).tolist() if len(defined)
                              else [np.nan, np.nan])
                 exact = linear and self._methods[system, measure] == "exact"
                 row.update(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth._validation import check_confidence_level, real_array
+from fuzzytruth._validation import check_confidence_level, real_array, tail_levels
 from fuzzytruth.uncertain.distribution import Distribution, _invalid_mass, _read_only
 
 __all__ = ["DeferredBatch", "DistributionBatch"]
@@ -308,10 +308,10 @@ class DistributionBatch:
         return out
 
     def interval(self, confidence_level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Equal-tailed intervals: the (1 − c)/2 and (1 + c)/2 quantiles of each row."""
-        confidence_level = check_confidence_level(confidence_level)
-        tail = (1.0 - confidence_level) / 2.0
-        low, high = self._quantiles((tail, 1.0 - tail))
+        """Equal-tailed intervals: the quantiles of each row at ``alpha / 2`` and
+        ``1 - alpha / 2``, ``alpha`` the tests' significance level
+        (:func:`~fuzzytruth._validation.tail_levels`)."""
+        low, high = self._quantiles(tail_levels(check_confidence_level(confidence_level)))
         return low, high
 
     def distribution(self, row: int) -> Distribution:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator
-from fuzzytruth._validation import check_confidence_level, check_flag, real_array
+from fuzzytruth._validation import check_confidence_level, check_flag, real_array, tail_levels
 
 __all__ = ["Distribution"]
 
@@ -308,14 +308,15 @@ class Distribution:
         return float(self.support[min(position, self.support.size - 1)])
 
     def interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
-        """Equal-tailed interval: the (1 − c)/2 and (1 + c)/2 quantiles.
+        """Equal-tailed interval: the quantiles at ``alpha / 2`` and ``1 - alpha / 2``, where
+        ``alpha = 1 - confidence_level`` rounded to 12 decimals, the tests' significance level
+        (:func:`~fuzzytruth._validation.tail_levels`).
 
         For a discrete distribution the interval covers at least ``confidence_level`` of the
         (defined) mass.
         """
-        confidence_level = check_confidence_level(confidence_level)
-        tail = (1.0 - confidence_level) / 2.0
-        return self.quantile(tail), self.quantile(1.0 - tail)
+        low, high = tail_levels(check_confidence_level(confidence_level))
+        return self.quantile(low), self.quantile(high)
 
     def sample(
         self, size: int | tuple[int, ...] = 1, *, rng: np.random.Generator | int | None = None
