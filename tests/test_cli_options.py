@@ -463,19 +463,26 @@ def test_library_messages_about_those_parameters_name_the_flag():
     assert "scores" in unflagged  # seen through the default of as_scores' name
 
 
-def test_a_comparison_of_one_query_says_so(tmp_path, capsys):
-    """compare of runs sharing one query with the qrels (and classify --compare of one item):
-    the command's words, not the library's 'scores must hold at least 2 queries (last axis)'."""
+@pytest.mark.parametrize("queries", [["q1"], ["q1", "q2"]])
+def test_a_comparison_of_one_query_says_so(tmp_path, capsys, queries):
+    """compare of runs sharing one query (or two) with the qrels (and classify --compare of
+    one item): the command's words, and the minimum compare() itself takes (3; the command
+    said 2, then compare() refused 2 in its own words), not the library's 'scores must hold
+    at least 2 queries (last axis)'."""
     run, _ = _tiny_run_and_qrels()
-    one = Qrels(["q1"], ["a"], [1])
-    write_trec_qrels(one, tmp_path / "qrels.txt")
+    assert {"q1", "q2"} <= set(run.query_ids)
+    judged = Qrels(queries, ["a"] * len(queries), [1] * len(queries))
+    write_trec_qrels(judged, tmp_path / "qrels.txt")
     for name, r in (("a", run), ("b", Run(run.query_ids, run.doc_ids, -run.scores, name="b"))):
         write_trec_run(r, tmp_path / f"{name}.run")
     status = main(["compare", "--qrels", str(tmp_path / "qrels.txt"), "--run",
                    str(tmp_path / "a.run"), "--run", str(tmp_path / "b.run"), "-m", "AP"])
     err = capsys.readouterr().err
     assert status == 2
-    assert "compare needs at least 2 queries to compare runs; 1 was evaluated ('q1')" in err
+    shown = ", ".join(repr(q) for q in queries)
+    was = "was" if len(queries) == 1 else "were"
+    assert (f"compare needs at least 3 queries to compare runs; {len(queries)} {was} "
+            f"evaluated ({shown})") in err
     assert "scores" not in err and "axis" not in err
     # classify --compare of classifiers predicting one item
     from fuzzytruth import Taxonomy
@@ -493,7 +500,7 @@ def test_a_comparison_of_one_query_says_so(tmp_path, capsys):
                    "--n-worlds", "20"])
     err = capsys.readouterr().err
     assert status == 2
-    assert ("classify --compare needs at least 2 items to compare classifiers; 1 was "
+    assert ("classify --compare needs at least 3 items to compare classifiers; 1 was "
             "evaluated ('i1')") in err
 
 

@@ -242,8 +242,9 @@ def evaluate_runs(
 
 def check_comparable(evaluation: Any, command: str, units: str, systems: str) -> None:
     """A :class:`UserError` in the command's words when ``evaluation`` has fewer queries (or
-    items: ``units``) than a paired comparison takes; the library's own check speaks of the
-    last axis of a score array.
+    items: ``units``) than :func:`~fuzzytruth.stats.compare` takes
+    (:data:`~fuzzytruth.stats.procedures.MIN_QUERIES`); the library's own checks speak of
+    comparing systems or of the last axis of a score array.
 
     Examples
     --------
@@ -252,9 +253,9 @@ def check_comparable(evaluation: Any, command: str, units: str, systems: str) ->
     ...     check_comparable(SimpleNamespace(queries=("q1",)), "compare", "queries", "runs")
     ... except UserError as error:
     ...     print(error)
-    compare needs at least 2 queries to compare runs; 1 was evaluated ('q1')
+    compare needs at least 3 queries to compare runs; 1 was evaluated ('q1')
     """
-    from fuzzytruth.stats._validation import MIN_QUERIES
+    from fuzzytruth.stats.procedures import MIN_QUERIES
     from fuzzytruth.taxonomy import _show
 
     n = len(evaluation.queries)
