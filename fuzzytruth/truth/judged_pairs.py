@@ -48,6 +48,7 @@ def qrels_gains(
     n_rows = len(ranking.query_ids)
     grades, in_qrels = grades_by_row(run, qrels)
     gains = ranking.matrix(grades, fill=0.0)
+    del grades
     qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
     judged_matrix = n_judged = judged_grades = None
     if judged:
@@ -104,21 +105,30 @@ def grades_by_row(
     qrc = q_in_run[qrels._q_codes]
     judged = np.flatnonzero(qrc >= 0)
     qorder = judged[np.argsort(qrc[judged], kind="stable")]
+    del judged
+    qrels_row = qrc[qorder]
+    del qrc
     qrels_docs = arrow_strings(qrels._docs)
     if len(qorder) != len(qrels) or (qorder[1:] < qorder[:-1]).any():
         qrels_docs = qrels._doc_array().take(pa.array(qorder))
     run_count = np.bincount(run_qc, minlength=n_q)
-    qrels_count = np.bincount(qrc[qorder], minlength=n_q)
+    qrels_count = np.bincount(qrels_row, minlength=n_q)
     run_start = np.concatenate([[0], np.cumsum(run_count)])
     qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    qrels_row = qrc[qorder]
     at = _judged_row_of(
         run_docs, run_qc, run_start, qrels_docs, qrels_row, qrels_start,
         blocks(run_count + _RUN_ROWS_PER_JUDGED * qrels_count, _JOIN_BLOCK),
     )
+    del run_docs, qrels_docs, qrels_row, run_qc
     hit = at >= 0
-    grades = np.zeros(len(at))
-    grades[hit] = values[qorder][at[hit]]
+    if len(qorder):  # each row's grade, read through its qrels row (-1: any, then 0)
+        qrow = qorder.take(at, mode="clip")
+        del at, qorder
+        grades = values.take(qrow).astype(np.float64, copy=False)
+        del qrow
+        grades[~hit] = 0.0
+    else:
+        grades = np.zeros(len(hit))
     if order is None:
         return grades, hit
     out, out_matched = np.empty_like(grades), np.empty_like(hit)
