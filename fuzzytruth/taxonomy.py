@@ -754,9 +754,11 @@ class Taxonomy:
         ``distance_matrix([a, b])[0, 1]`` (:meth:`distance_matrix`).
 
         In a tree this is ``depth(a) + depth(b) - 2 * depth(lowest common ancestor)``; in a
-        DAG the shortest path may run through a common descendant instead. Each call searches
-        the taxonomy afresh (unless the full :meth:`distance_matrix` is kept): for many pairs,
-        ask :meth:`distance_matrix` once for the nodes they use.
+        DAG the shortest path may run through a common descendant instead. The distances from
+        ``a`` to every node are found by one search and kept (the most recent rows that fit in
+        :data:`~fuzzytruth._resampling.MEMORY_BUDGET`; none once the full
+        :meth:`distance_matrix` is kept), so a metric ``tax.distance`` called on every pair of
+        a few hundred labels searches once per label, not once per pair.
 
         Examples
         --------
@@ -765,7 +767,17 @@ class Taxonomy:
         >>> tax.distance("a", "b"), tax.distance("x", "b")  # a - ab - b; x - all - y - b
         (2, 3)
         """
-        return int(self.distance_matrix([a, b])[0, 1])
+        i, j = self.index(a), self.index(b)
+        if hasattr(self, "_distances"):
+            return int(self._distances[i, j])
+        rows = self.__dict__.setdefault("_distance_rows", {})
+        if i not in rows and j in rows:  # the path is undirected: either end's row holds it
+            i, j = j, i
+        if i not in rows:
+            if len(rows) >= max(1, int(MEMORY_BUDGET // (8 * len(self)))):
+                rows.pop(next(iter(rows), None), None)  # the oldest (another thread's may go)
+            rows[i] = self._shortest_paths(np.array([i]), MEMORY_BUDGET, every_node=True)[0]
+        return int(rows[i][j])
 
     def distance_matrix(
         self, nodes: Iterable[Hashable] | None = None, *, memory_budget: float = MEMORY_BUDGET
@@ -895,9 +907,12 @@ class Taxonomy:
             + (f" (closest known names: {_show(hint)})" if hint else "")
         )
 
-    def _shortest_paths(self, columns: np.ndarray, memory_budget: float) -> np.ndarray:
-        """Path lengths between the nodes at ``columns`` (see :meth:`distance_matrix`): one
-        search from each distinct column, blocks of sources sized from ``memory_budget``."""
+    def _shortest_paths(
+        self, columns: np.ndarray, memory_budget: float, *, every_node: bool = False
+    ) -> np.ndarray:
+        """Path lengths between the nodes at ``columns`` (see :meth:`distance_matrix`), or
+        from them to every node (``every_node``): one search from each distinct column,
+        blocks of sources sized from ``memory_budget``."""
         from scipy.sparse import csr_array
         from scipy.sparse.csgraph import shortest_path
 
@@ -909,13 +924,16 @@ class Taxonomy:
             parent = [self._index[p] for c in self._nodes for p in self._parents[c]]
             self._edges = csr_array((np.ones(len(child)), (child, parent)),
                                     shape=(len(self),) * 2)
-        out = np.empty((len(sources),) * 2, dtype=np.int64)
+        targets = np.arange(len(self)) if every_node else sources
+        out = np.empty((len(sources), len(targets)), dtype=np.int64)
         step = block_rows(len(self), memory_budget, bytes_per_unit=16)
         for start in range(0, len(sources), step):
             block = shortest_path(self._edges, method="D", directed=False, unweighted=True,
                                   indices=sources[start : start + step])
-            out[start : start + step] = block[:, sources]  # whole numbers of edges
-        return out if inverse is None else out[np.ix_(inverse, inverse)]
+            out[start : start + step] = block[:, targets]  # whole numbers of edges
+        if inverse is None:
+            return out
+        return out[inverse] if every_node else out[np.ix_(inverse, inverse)]
 
     def _closure(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ptr, columns)``: node i's ancestors, itself included, each once, are
