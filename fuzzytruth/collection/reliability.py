@@ -19,40 +19,137 @@ from fuzzytruth.truth.membership import Membership
 
 __all__ = ["CategoryReliability", "category_reliability", "sibling_confusions"]
 
-_PAIR_BYTES = 40
-"""Temporaries per sibling pair and node when counting confusions (two float64 indicator
-columns, their product with the cross counts, boolean masks)."""
+_SLOT_BYTES = 24
+"""Temporaries per co-occurring label pair and ancestor slot when counting confusions: the two
+labels' rows of the ancestor table (int32 each), their comparison and masks, the gathered
+ancestors (int64)."""
+
+_TERM_BYTES = 64
+"""Temporaries per (label pair, ancestor, parent) term of a DAG's join, and per sibling pair it
+yields: pair number, parent, node, sort keys and positions (int64 each)."""
 
 
-def _sibling_pairs(taxonomy: Taxonomy) -> np.ndarray:
-    """``(n_pairs, 2)`` column indices of every unordered pair of distinct siblings, once."""
-    pairs = set()
-    for node in taxonomy.nodes:
-        kids = taxonomy.indices(taxonomy.children(node))
-        for a in range(len(kids)):
-            for b in range(a + 1, len(kids)):
-                pairs.add((min(kids[a], kids[b]), max(kids[a], kids[b])))
-    return np.array(sorted(pairs), dtype=np.intp).reshape(-1, 2)
+def _pair_chunks(cost: np.ndarray, bytes_per_unit: float) -> list[slice]:
+    """Consecutive slices of ``range(len(cost))`` whose summed ``cost`` (units of
+    ``bytes_per_unit`` bytes) fits :data:`MEMORY_BUDGET`; a single row costlier than that is
+    a slice of its own."""
+    limit = block_rows(1, MEMORY_BUDGET, bytes_per_unit=bytes_per_unit)
+    total = np.cumsum(cost, dtype=np.float64)
+    out, start = [], 0
+    while start < len(cost):
+        base = total[start - 1] if start else 0.0
+        stop = max(start + 1, int(np.searchsorted(total, base + limit, side="right")))
+        out.append(slice(start, stop))
+        start = stop
+    return out
 
 
-def _confusion_matrix(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarray:
-    """Symmetric ``(n_nodes, n_nodes)`` sibling confusion counts (0 for non-siblings)."""
-    # cross[x, y] (x != y): annotator pairs on one item, one labelling x and the other y
-    cross = (counts.T @ counts).toarray()
-    np.fill_diagonal(cross, 0.0)
-    under = taxonomy.ancestor_closure.tocsc()  # column c: the labels that are c or below c
-    pairs = _sibling_pairs(taxonomy)
-    out = np.zeros((len(taxonomy), len(taxonomy)))
-    size = block_rows(len(taxonomy), MEMORY_BUDGET, bytes_per_unit=_PAIR_BYTES)
-    for rows in row_chunks(len(pairs), size):
-        c, d = pairs[rows].T
-        under_c, under_d = under[:, c].toarray(), under[:, d].toarray()
-        # labels under c but not d, and under d but not c (a DAG label can be under both)
-        only_c = (under_c & ~under_d).astype(float)
-        only_d = (under_d & ~under_c).astype(float)
-        n = np.einsum("xs,xs->s", cross @ only_d, only_c)
-        out[c, d] = n
-        out[d, c] = n
+def _tree_confusions(x: np.ndarray, y: np.ndarray, taxonomy: Taxonomy
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tree: the sibling pair of each label pair ``(x[k], y[k])`` (``x != y``), the children of
+    their lowest common ancestor on the way to each label: ``(keep, c, d)`` with ``keep``
+    False where one label is an ancestor of the other (no sibling pair)."""
+    _, table = taxonomy.ancestor_slots()  # table[i, depth]: i's ancestor at that depth, or -1
+    keep = np.zeros(len(x), dtype=bool)
+    c, d = np.empty(len(x), dtype=np.int64), np.empty(len(x), dtype=np.int64)
+    size = block_rows(table.shape[1], MEMORY_BUDGET, bytes_per_unit=_SLOT_BYTES)
+    for rows in row_chunks(len(x), size):
+        up_x, up_y = table[x[rows]], table[y[rows]]
+        below = np.argmin(up_x == up_y, axis=1)  # first depth where the paths part
+        at = np.arange(len(below))
+        c[rows], d[rows] = up_x[at, below], up_y[at, below]
+        keep[rows] = (c[rows] >= 0) & (d[rows] >= 0)  # -1: that label ended above it
+    return keep, c, d
+
+
+def _dag_confusions(x: np.ndarray, y: np.ndarray, weight: np.ndarray, taxonomy: Taxonomy
+                    ) -> sparse.csr_array:
+    """Any taxonomy: ``out[c, d]`` = the summed ``weight`` of the label pairs ``(x[k], y[k])``
+    with x under c and not under d, y under d and not under c, c and d children of one parent.
+
+    Per label pair, the ancestors of x that are not ancestors of y (and the reverse) are read
+    from the ancestor slots (:meth:`Taxonomy.ancestor_slots`: ``table[x, s] != table[y, s]``);
+    joining the two lists on a shared parent gives the sibling pairs, each (c, d) once per
+    parent c and d share, a multiplicity divided out at the end. Blocks of label pairs are
+    sized from the budget by their number of (ancestor, parent) terms."""
+    n = len(taxonomy)
+    _, table = taxonomy.ancestor_slots()
+    edges = taxonomy.to_edges()  # (parent, child)
+    child = taxonomy.indices(c for _, c in edges).astype(np.int64)
+    parent = taxonomy.indices(p for p, _ in edges).astype(np.int64)
+    order = np.argsort(child * n + parent)
+    child, parent = child[order], parent[order]
+    edge_key = child * n + parent  # sorted: "is p a parent of c" by one search
+    parent_ptr = np.concatenate([[0], np.cumsum(np.bincount(child, minlength=n))])
+    n_parents = np.diff(parent_ptr)
+    # terms per label: its ancestors (itself included) and each one's parents
+    closure = taxonomy.ancestor_closure
+    terms = np.bincount(np.repeat(np.arange(n), np.diff(closure.indptr)),
+                        n_parents[closure.indices], n).astype(np.int64)
+    del closure
+    cost = table.shape[1] * _SLOT_BYTES / _TERM_BYTES + terms[x] + terms[y]
+    out = sparse.csr_array((n, n), dtype=np.int64)
+
+    def up(pair: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(pair * n + parent, node)`` for every parent of every node, sorted by key."""
+        count = n_parents[node]
+        first = np.repeat(parent_ptr[node] - (np.cumsum(count) - count), count)
+        key = np.repeat(pair, count) * n + parent[first + np.arange(len(first))]
+        order = np.argsort(key, kind="stable")
+        return key[order], np.repeat(node, count)[order]
+
+    for rows in _pair_chunks(cost, _TERM_BYTES):
+        up_x, up_y = table[x[rows]], table[y[rows]]
+        differ = up_x != up_y
+        k_x, s_x = np.nonzero(differ & (up_x >= 0))  # ancestors of x only
+        k_y, s_y = np.nonzero(differ & (up_y >= 0))  # ancestors of y only
+        key_x, c = up(k_x, up_x[k_x, s_x].astype(np.int64))
+        key_y, d = up(k_y, up_y[k_y, s_y].astype(np.int64))
+        del up_x, up_y, differ, k_x, s_x, k_y, s_y
+        lo = np.searchsorted(key_y, key_x, side="left")
+        count = np.searchsorted(key_y, key_x, side="right") - lo
+        w = weight[rows][key_x // n]
+        # the (c, d) products of one parent, in blocks of terms within the budget
+        for part in _pair_chunks(count + 1, _TERM_BYTES):
+            m = count[part]
+            start = np.repeat(lo[part] - (np.cumsum(m) - m), m)
+            pairs = sparse.coo_array(
+                (np.repeat(w[part], m),
+                 (np.repeat(c[part], m), d[start + np.arange(len(start))])), shape=(n, n))
+            out = out + pairs.tocsr()
+    # each (c, d) came once per parent the two share: divide by that number
+    out = out.tocoo()
+    count = n_parents[out.row]
+    first = np.repeat(parent_ptr[out.row] - (np.cumsum(count) - count), count)
+    entry = np.repeat(np.arange(out.nnz), count)
+    key = out.col[entry].astype(np.int64) * n + parent[first + np.arange(len(first))]
+    at = np.minimum(np.searchsorted(edge_key, key), len(edge_key) - 1)
+    shared = np.bincount(entry[edge_key[at] == key], minlength=out.nnz)
+    return sparse.csr_array((out.data // shared, (out.row, out.col)), shape=(n, n))
+
+
+def _confusion_matrix(counts: sparse.csr_array, taxonomy: Taxonomy) -> sparse.csr_array:
+    """Symmetric ``(n_nodes, n_nodes)`` sibling confusion counts, a sparse int64 CSR array
+    with sorted columns that stores the nonzero counts only.
+
+    The label pairs two annotators of one item gave are the off-diagonal nonzeros of
+    ``counts.T @ counts`` (kept sparse: their number grows with the labels given together,
+    never with ``n_nodes²``); each is mapped to the sibling pairs it counts for.
+    """
+    n = len(taxonomy)
+    # cross[x, y] (x < y): annotator pairs on one item, one labelling x and the other y
+    cross = sparse.triu(sparse.csr_array(counts.T @ counts), k=1).tocoo()
+    x, y = cross.row.astype(np.int64), cross.col.astype(np.int64)
+    weight = np.rint(cross.data).astype(np.int64)
+    del cross
+    if taxonomy.is_tree:
+        keep, c, d = _tree_confusions(x, y, taxonomy)
+        upper = sparse.coo_array((weight[keep], (c[keep], d[keep])), shape=(n, n)).tocsr()
+    else:
+        upper = _dag_confusions(x, y, weight, taxonomy)
+    out = (upper + upper.T).tocsr()
+    out.eliminate_zeros()
+    out.sort_indices()
     return out
 
 
@@ -90,17 +187,31 @@ def sibling_confusions(annotations: Annotations) -> pd.DataFrame:
     taxonomy = annotations.taxonomy
     matrix = _confusion_matrix(label_counts(annotations, analysis="sibling_confusions"),
                                taxonomy)
-    rows, cols = np.nonzero(matrix)
+    rows = np.repeat(np.arange(len(taxonomy)), np.diff(matrix.indptr))
     frame = pd.DataFrame(
         {
             "category": pd.Series([taxonomy.nodes[r] for r in rows], dtype=object),
-            "other": pd.Series([taxonomy.nodes[c] for c in cols], dtype=object),
-            "n_pairs": matrix[rows, cols].astype(np.int64),
+            "other": pd.Series([taxonomy.nodes[c] for c in matrix.indices], dtype=object),
+            "n_pairs": matrix.data.astype(np.int64),
             "_order": rows,
         }
     )
     frame = frame.sort_values(["_order", "n_pairs"], ascending=[True, False], kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def _most_confused(confusion: sparse.csr_array, taxonomy: Taxonomy, n_confused: int
+                   ) -> tuple[tuple[Hashable, ...], ...]:
+    """Per node, the ``n_confused`` nodes of its row with the most confusions, most first,
+    ties in taxonomy order (column order), only those with at least one."""
+    rows = np.repeat(np.arange(len(taxonomy)), np.diff(confusion.indptr))
+    order = np.lexsort((confusion.indices, -confusion.data, rows))  # rows stay in place
+    rank = np.arange(len(order)) - confusion.indptr[rows]
+    top = confusion.indices[order][rank < n_confused]
+    ptr = np.concatenate([[0], np.cumsum(np.minimum(np.diff(confusion.indptr), n_confused))])
+    nodes = taxonomy.nodes
+    return tuple(tuple(nodes[j] for j in top[ptr[i] : ptr[i + 1]])
+                 for i in range(len(taxonomy)))
 
 
 def _binary_entropy(p: np.ndarray) -> np.ndarray:
@@ -318,15 +429,11 @@ def category_reliability(
     n_nodes = len(taxonomy)
     if annotations is None:
         closed_kappa = np.full(n_nodes, np.nan)
-        confusion = np.zeros((n_nodes, n_nodes))
+        confusion = sparse.csr_array((n_nodes, n_nodes), dtype=np.int64)
     else:
         closed_kappa = _closed_kappa(counts, taxonomy)
         confusion = _confusion_matrix(counts, taxonomy)
-    # most confused first; stable sort keeps taxonomy order among ties
-    order = np.argsort(-confusion, axis=1, kind="stable")[:, :n_confused]
-    confused_with = tuple(
-        tuple(taxonomy.nodes[j] for j in row if confusion[i, j] > 0) for i, row in enumerate(order)
-    )
+    confused_with = _most_confused(confusion, taxonomy, n_confused)
     with np.errstate(invalid="ignore"):
         ambiguous = (share > max_ambiguous_share) | (closed_kappa < min_kappa)
     keep = np.flatnonzero(np.arange(n_nodes) != taxonomy.index(taxonomy.root))
@@ -339,7 +446,7 @@ def category_reliability(
         entropy=entropy[keep],
         ambiguous_share=share[keep],
         closed_kappa=closed_kappa[keep],
-        n_confusions=confusion.sum(axis=1)[keep].astype(np.int64),
+        n_confusions=np.asarray(confusion.sum(axis=1), dtype=np.int64)[keep],
         confused_with=tuple(confused_with[j] for j in keep),
         ambiguous=ambiguous[keep],
         ambiguous_band=(low, high),
