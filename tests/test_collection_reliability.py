@@ -345,3 +345,77 @@ def test_annotator_errors():
         annotator_agreement(santini_figure1().annotations.to_frame())
     with pytest.raises(ValueError, match="data must be an Annotations or a Membership"):
         category_reliability(santini_figure1().annotations.to_frame())
+
+
+def _whole_matrix_columns(p: np.ndarray, voted: np.ndarray, low: float = 0.2,
+                          high: float = 0.8) -> dict:
+    """The membership columns computed on the whole items × nodes matrices at once (the rule
+    before the blocks of items), root column dropped."""
+    n_voted = voted.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+        h = np.where((p > 0) & (p < 1), h, 0.0)
+        return {
+            "size": p.sum(axis=0)[1:],
+            "n_voted": n_voted[1:],
+            "mean_membership": np.where(n_voted > 0, (p * voted).sum(0) / n_voted, np.nan)[1:],
+            "entropy": np.where(n_voted > 0, (h * voted).sum(0) / n_voted, np.nan)[1:],
+            "ambiguous_share": np.where(
+                n_voted > 0, ((p > low) & (p < high) & voted).sum(0) / n_voted, np.nan)[1:],
+        }
+
+
+@pytest.mark.filterwarnings("ignore::fuzzytruth.truth.models.base.NonConvergenceWarning")
+@pytest.mark.parametrize("budget", [1.0, 2_000.0, 128e6])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_membership_columns_in_blocks_of_items_are_the_whole_matrix_sums(seed, budget):
+    # the columns are summed over blocks of items sized from the memory budget (1 byte: one
+    # item per block); every block size gives the bits of the sums over all items at once,
+    # for annotations, an outside Membership (rows in another order than the sorted items)
+    # and a truth model's posterior (voted: where some annotator placed the item)
+    from fuzzytruth.collection import reliability as module
+    from fuzzytruth.truth.models import fit_truth
+
+    ann = random_annotations(seed, n_items=60, n_annotators=4)
+    mem = Membership.from_annotations(ann)
+    shuffled = np.random.default_rng(seed).permutation(len(mem.items))
+    outside = Membership(mem.taxonomy, np.asarray(mem.items)[shuffled], mem.matrix[shuffled])
+    posterior = fit_truth(ann, "dawid-skene").membership.matrix
+    closed_votes = mem.matrix > 0  # the shares' p > 0: some annotator placed the item there
+    cases = [
+        (ann, {}, _whole_matrix_columns(mem.matrix, mem.matrix > 0)),
+        (outside, {}, _whole_matrix_columns(mem.matrix, mem.matrix > 0)),
+        (ann, {"truth_model": "dawid-skene"}, _whole_matrix_columns(posterior, closed_votes)),
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "MEMORY_BUDGET", budget)
+        for data, options, expected in cases:
+            table = category_reliability(data, **options)
+            for column, values in expected.items():
+                np.testing.assert_array_equal(getattr(table, column), values, err_msg=column)
+
+
+def test_reliability_of_a_large_membership_holds_blocks_not_whole_matrices():
+    # 4,000 items × 3,280 nodes (the membership: 105 MB): the entropies' temporaries were
+    # five items × nodes float arrays and an outside Membership was copied in sorted order
+    # (about 630 MB at the peak, tracemalloc); blocks of items hold about the memory budget
+    from trees import ternary_tree
+
+    tax, leaves = ternary_tree(7)
+    rng = np.random.default_rng(0)
+    picked = rng.integers(0, len(leaves), (4000, 3))
+    rows = [(f"i{i}", f"r{a}", leaves[j]) for i in range(4000) for a, j in enumerate(picked[i])]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]), taxonomy=tax)
+    mem = Membership.from_annotations(ann)
+    outside = Membership(tax, np.asarray(mem.items)[::-1], mem.matrix[::-1])
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        table = category_reliability(outside)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 300e6, peak
+    np.testing.assert_array_equal(table.n_voted, (mem.matrix > 0).sum(axis=0)[1:])
