@@ -16,7 +16,10 @@ annotators' shares and the first M-step takes every vote that agrees with them a
 (p_a from the expected share of votes that disagree, ξ_a from where they fall); then E-step,
 M-step, ... Stopping rule, classes (labels used), vote weights and degenerate cases as for
 :class:`~fuzzytruth.truth.models.dawid_skene.DawidSkene`; ``max_iter=0`` returns the posterior
-under the initial parameters.
+under the initial parameters. The E-step reads each confusion cell that a vote reads floored at
+1e-10 (:func:`log_confusion`), as Dawid–Skene's and the worlds' cells are: a cell of 0 (a
+strategy with no mass on a label) is evidence against a class, never the certainty for it that
+a log of 0 read as 0 made it.
 
 An annotator whose votes all have weight 0 gets NaN parameters (spamming probability,
 strategy, confusion matrix, reliability), the rule of Dawid–Skene and one-coin; no vote reads
@@ -54,6 +57,7 @@ from fuzzytruth.truth.models.base import Convergence, as_annotations
 from fuzzytruth.truth.models.dawid_skene import (
     _CRITERION,
     _PARAMETER_STREAM,
+    EPS,
     DawidSkeneFit,
     Votes,
     check_identifiable,
@@ -76,6 +80,24 @@ def confusion(knowing: np.ndarray, strategy: np.ndarray) -> np.ndarray:
     k = strategy.shape[-1]
     spam, know = knowing[..., 0], knowing[..., 1]
     return spam[..., None, None] * strategy[..., None, :] + know[..., None, None] * np.eye(k)
+
+
+def log_confusion(knowing: np.ndarray, strategy: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """log θ of the E-step: :func:`confusion`'s cells that votes read (the labels each annotator
+    used) floored at :data:`~fuzzytruth.truth.models.dawid_skene.EPS` before the log, the others
+    0 (no vote reads them).
+
+    A cell of a label an annotator gave is p ξ[l] for every class but that label: it is 0, or
+    below the smallest double, when the strategy gives the label no mass (a tiny
+    ``strategy_prior`` under VB: exp ψ(1e-300) = 0), and :func:`safe_log` read that 0 as log 1,
+    the vote as certain evidence *for* every other class. Floored, it is the strong evidence
+    against them that Dawid–Skene's floor gives (and MACE's own worlds). Rows are not
+    renormalised: under VB they sum to less than 1 by design. With the default settings every
+    cell a vote reads is above the floor (p ξ[l] >= about smoothing / votes), so no number
+    changes.
+    """
+    theta = confusion(knowing, strategy)
+    return safe_log(np.where(used[:, None, :], np.maximum(theta, EPS), 0.0))
 
 
 def spam_counts(
@@ -177,12 +199,12 @@ class Mace:
         k = votes.n_classes
         log_priors = np.full(k, -np.log(k))
         by_class, log_norm = posterior_from(
-            votes.log_likelihoods(safe_log(confusion(knowing, strategy)), log_priors))
+            votes.log_likelihoods(log_confusion(knowing, strategy, votes.used), log_priors))
         history, change, it = [float(log_norm.sum())], np.inf, 0
         for it in range(1, self.max_iter + 1):  # noqa: B007 - the count is the diagnostic
             knowing, strategy = self._m_step(votes, by_class.T, knowing, strategy)
             new, log_norm = posterior_from(
-                votes.log_likelihoods(safe_log(confusion(knowing, strategy)), log_priors))
+                votes.log_likelihoods(log_confusion(knowing, strategy, votes.used), log_priors))
             history.append(float(log_norm.sum()))
             change = float(np.abs(new - by_class).max())
             by_class = new
