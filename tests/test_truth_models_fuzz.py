@@ -57,3 +57,20 @@ def test_mace_reads_a_zero_confusion_cell_as_evidence_against_not_for(settings_)
     most = fit.most_probable()
     assert most.loc[[1, 2, 4, 5]].tolist() == ["b", "c", "b", "c"]
     assert (fit.posterior[[1, 2, 4, 5]].max(axis=1) > 0.999999).all()
+
+
+def test_mace_smoothing_must_be_positive():
+    """With ``smoothing=0`` the first M-step of annotators who all agree normalised a strategy
+    of 0 expected spammed votes: 0/0, NaN strategies behind a numpy RuntimeWarning, confusion
+    cells of NaN read as log 1, and the posterior of 18 votes that all agree was uniform,
+    (1/3, 1/3, 1/3) for every item at max_iter=0. Refused, as the other priors' 0 is."""
+    with pytest.raises(ValueError) as caught:
+        Mace(smoothing=0.0)
+    assert str(caught.value) == "smoothing must be None or a finite number > 0; got 0.0"
+    rows = [(i, who, "abc"[i % 3]) for i in range(6) for who in "xyz"]
+    ann = Annotations.from_frame(_frame(rows), taxonomy=Taxonomy.flat(list("abc")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning either
+        fit = Mace(smoothing=1e-300, max_iter=0).fit(ann)
+    assert fit.most_probable().tolist() == ["abc"[i % 3] for i in range(6)]
+    assert (fit.posterior.max(axis=1) > 1 - 1e-9).all()

@@ -130,7 +130,8 @@ class Mace:
     method : {"em", "vb"}
         Maximum likelihood with smoothing, or variational Bayes with priors.
     smoothing : float or None
-        Added to the expected counts by ``method="em"``; None means 0.01/K.
+        Added to the expected counts by ``method="em"``, > 0 (with 0 the strategy of an
+        annotator none of whose votes is expected to be spam is 0/0); None means 0.01/K.
     alpha, beta : float
         Beta prior on (spam, know) of ``method="vb"``.
     strategy_prior : float
@@ -175,8 +176,10 @@ class Mace:
         check_settings(self)
         for arg in ("alpha", "beta", "strategy_prior"):
             object.__setattr__(self, arg, check_number(arg, getattr(self, arg), strict=True))
+        # > 0: with 0, an annotator none of whose votes is expected to be spam has a
+        # strategy of 0/0 (NaN), and its votes were read as no evidence at all
         object.__setattr__(self, "smoothing",
-                           check_number("smoothing", self.smoothing, none=True))
+                           check_number("smoothing", self.smoothing, strict=True, none=True))
 
     def fit(self, annotations: Annotations) -> MaceFit:
         """Fit the model to ``annotations``."""
