@@ -19,6 +19,13 @@ for soft measures computed from each world's plausibility vectors, and for Stutz
 uncertainty-adjusted measures, which take each sample's *top-1* class
 (:meth:`PrIRNFit.sample_top1`): that label's law is not the mean's (at high temperature it
 concentrates on IRN's top class, at low temperature it spreads).
+
+How the Dirichlet is drawn. With α > 0 an item's many unranked classes are drawn through their
+maximum (:class:`_Ranked`), which compares Gamma draws as doubles; an item whose largest ranked
+concentration is below :data:`SPARSE_MIN_SHAPE` (a small temperature) has draws below the
+smallest double too often for that, and is drawn whole in logs, every class one keyed Gamma
+draw, scaled by the largest before the sum (:func:`fuzzytruth._random.dirichlet`): the same
+law, at the cost of one draw per class. With α = 0 only the ranked classes are drawn, in logs.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fuzzytruth._random import gammas, gammas_below, uniforms, unit_keys
+from fuzzytruth._random import dirichlet, gammas, gammas_below, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_number
 from fuzzytruth.annotations import Annotations
@@ -42,6 +49,15 @@ _PLAUSIBILITY_STREAM = 0x5052524E  # "PRRN": Gamma draws of the ranked classes
 _REST_MAX_STREAM = 0x50524D58  # "PRMX": the maximum of the unranked block
 _REST_WHICH_STREAM = 0x50525748  # "PRWH": which unranked class holds it
 _REST_STREAM = 0x50525253  # "PRRS": the other unranked classes, below the maximum
+_DENSE_STREAM = 0x50524453  # "PRDS": every class of an item drawn in logs (_dense_items)
+
+SPARSE_MIN_SHAPE = 0.1
+"""The smallest largest ranked concentration of an item drawn by the sparse sampler when α > 0
+(:class:`_Ranked`); an item below it is drawn whole in logs (:attr:`PrIRNFit._dense_items`).
+The sparse sampler compares Gamma draws as doubles: the ranked maximum B of shape a is below
+the smallest double with probability about (2.2e-308)^a, 2e-31 at a = 0.1, but about 1 / 1,000
+at a = 0.01; then B was 0, the row's total a subnormal whose inverse is infinite, and the
+plausibility row NaN."""
 
 
 def irn(rankings: Rankings) -> np.ndarray:
@@ -178,9 +194,29 @@ class PrIRNFit(FittedTruth):
         return _Ranked.of(self.irn, self.concentration, self._keys)
 
     def _bytes_per_world(self) -> float:
-        """One plausibility matrix, written in place, and the ranked classes' draws."""
+        """One plausibility matrix, written in place, the ranked classes' draws and the items
+        drawn whole in logs."""
         return 8.0 * (len(self.items) * len(self.classes) + 3 * len(self._ranked.item)
-                      + 8 * len(self.items))
+                      + 8 * len(self.items) + 2 * len(self._dense_items) * len(self.classes))
+
+    @cached_property
+    def _dense_items(self) -> np.ndarray:
+        """The items drawn whole in logs: with α > 0 and unranked classes somewhere (the sparse
+        sampler's comparisons as doubles), those whose largest ranked concentration is below
+        :data:`SPARSE_MIN_SHAPE`. Decided from the concentrations alone, so each item's law is
+        the Dirichlet's whichever sampler draws it."""
+        ranked = self._ranked
+        if self.settings["alpha"] == 0 or not ranked.rest.any():
+            return np.zeros(0, dtype=np.int64)
+        largest = np.maximum.reduceat(ranked.shape, ranked.starts)
+        return np.flatnonzero(largest < SPARSE_MIN_SHAPE)
+
+    def _dense_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        """``(n_worlds, n_dense_items, n_classes)`` the plausibilities of :attr:`_dense_items`:
+        keyed Gamma draws of every class in logs, normalised after scaling by the largest."""
+        items = self._dense_items
+        return dirichlet(seed, _DENSE_STREAM, self._keys[items], self.concentration[items],
+                         worlds)
 
     @cached_property
     def _rest_shape(self) -> np.ndarray:
@@ -206,8 +242,11 @@ class PrIRNFit(FittedTruth):
         w_idx, i_idx = np.nonzero(holder >= 0)
         out[w_idx, i_idx, holder[w_idx, i_idx]] = top[w_idx, i_idx]
         # the other unranked classes below the maximum, and every row normalised, in one pass
-        return gammas_below(seed, _REST_STREAM, self._keys, self._rest_shape, top, worlds,
-                            out, skip=holder, normalise=True)
+        gammas_below(seed, _REST_STREAM, self._keys, self._rest_shape, top, worlds, out,
+                     skip=holder, normalise=True)
+        if len(self._dense_items):  # small concentrations: those items drawn in logs
+            out[:, self._dense_items] = self._dense_block(seed, worlds)
+        return out
 
     def _draw(self, seed: int, worlds: np.ndarray):
         """The ranked components' Gamma draws, their maximum per item, whether the unranked
@@ -257,7 +296,8 @@ class PrIRNFit(FittedTruth):
         worlds = as_worlds(worlds, 8.0 + 4.0 * len(self.items))  # numbers, int32 labels
         key = as_seed(seed)
         ranked = self._ranked
-        per_world = 8.0 * (3 * len(ranked.item) + 8 * len(self.items))
+        per_world = 8.0 * (3 * len(ranked.item) + 8 * len(self.items)
+                           + 2 * len(self._dense_items) * len(self.classes))
         step = block_rows(1, memory_budget, bytes_per_unit=per_world)
         columns = self.taxonomy.indices(self.classes)
         out = np.empty((len(worlds), len(self.items)), dtype=np.int32)
@@ -265,7 +305,10 @@ class PrIRNFit(FittedTruth):
             block = worlds[start : start + step]
             drawn, best, wins, which, _ = self._draw(key, block)
             first = ranked.first_argmax(drawn, best)
-            out[start : start + len(block)] = columns[np.where(wins, which, first)]
+            top1 = np.where(wins, which, first)
+            if len(self._dense_items):  # drawn in logs: the argmax of the same vectors
+                top1[:, self._dense_items] = self._dense_block(key, block).argmax(axis=2)
+            out[start : start + len(block)] = columns[top1]
         return out
 
 
