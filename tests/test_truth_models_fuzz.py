@@ -109,3 +109,38 @@ def test_prirn_with_small_concentrations_and_alpha_draws_dirichlet_vertices(temp
     # keyed: the same worlds in any blocks
     blocks = [b for _, b in fit.plausibility_blocks(np.arange(5), seed=11, memory_budget=1.0)]
     assert np.array_equal(np.concatenate(blocks), samples[:5])
+
+
+@pytest.mark.parametrize(("setting", "value", "message"), [
+    ("alpha", 5e-324, "alpha must be 0 or a finite number >= 1e-300"),
+    ("alpha", 1e-310, "alpha must be 0 or a finite number >= 1e-300"),
+    ("temperature", 1e-310, "temperature must be a finite number >= 1e-300"),
+])
+def test_prirn_refuses_subnormal_temperature_and_alpha(setting, value, message):
+    """A subnormal α made SciPy's inverse incomplete gamma NaN, the bound of the unranked
+    draws NaN, and sample_plausibilities loop for ever (alpha=1e-310, one world); a subnormal
+    temperature with α = 0 made every log Gamma draw of an item -inf, and sample_top1 raised
+    IndexError (index 4 out of bounds for a size of 4)."""
+    from fuzzytruth.truth.models import PrIRN
+
+    with pytest.raises(ValueError) as caught:
+        PrIRN(**{setting: value})
+    assert str(caught.value).startswith(message)
+    assert str(caught.value).endswith(f"; got {value!r}")
+
+
+@pytest.mark.parametrize(("temperature", "alpha"), [(1e-300, 0.0), (1e-300, 1e-300),
+                                                    (1.7e308, 0.0), (1e307, 1e307)])
+def test_prirn_at_the_extremes_it_takes_gives_distributions(temperature, alpha):
+    from fuzzytruth.io.rankings import Rankings
+    from fuzzytruth.truth.models import PrIRN
+
+    fit = PrIRN(temperature=temperature, alpha=alpha).fit(
+        Rankings.from_selectors(SELECTORS, classes=["a", "b", "c", "d"]))
+    np.testing.assert_allclose(fit.posterior.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    samples = fit.sample_plausibilities(200, seed=3)
+    assert np.isfinite(samples).all()
+    np.testing.assert_allclose(samples.sum(axis=2), 1.0, rtol=0, atol=1e-12)
+    columns = fit.taxonomy.indices(fit.classes)
+    assert np.array_equal(fit.sample_top1(200, seed=3), columns[samples.argmax(axis=2)])
+

@@ -51,6 +51,13 @@ _REST_WHICH_STREAM = 0x50525748  # "PRWH": which unranked class holds it
 _REST_STREAM = 0x50525253  # "PRRS": the other unranked classes, below the maximum
 _DENSE_STREAM = 0x50524453  # "PRDS": every class of an item drawn in logs (_dense_items)
 
+SMALLEST_CONCENTRATION = 1e-300
+"""The smallest temperature, and positive α, that PrIRN takes. A Gamma draw of shape a is kept in
+logs as log G(a + 1) + log(U) / a, with log U >= -37.4 (a keyed uniform is at least 2**-54):
+finite for a above about 2e-307, and an item's largest concentration is at least T / n_classes.
+Below it (a subnormal temperature or α) the draws were -inf, and the samplers hung (SciPy's
+inverse incomplete gamma is NaN at a subnormal shape) or failed with an IndexError."""
+
 SPARSE_MIN_SHAPE = 0.1
 """The smallest largest ranked concentration of an item drawn by the sparse sampler when α > 0
 (:class:`_Ranked`); an item below it is drawn whole in logs (:attr:`PrIRNFit._dense_items`).
@@ -126,10 +133,12 @@ class PrIRN:
     Parameters
     ----------
     temperature : float
-        T > 0, the readers' reliability (Stutz et al. use 1 to 50).
+        T > 0, the readers' reliability (Stutz et al. use 1 to 50); at least
+        :data:`SMALLEST_CONCENTRATION` (1e-300).
     alpha : float
-        α >= 0, the concentration every class gets (Stutz et al.: 0.01). With α = 0 unranked
-        classes have plausibility 0 in every world.
+        α >= 0, the concentration every class gets (Stutz et al.: 0.01); 0 or at least
+        :data:`SMALLEST_CONCENTRATION`. With α = 0 unranked classes have plausibility 0 in
+        every world.
 
     Examples
     --------
@@ -148,7 +157,15 @@ class PrIRN:
 
     def __post_init__(self) -> None:
         for arg, strict in (("temperature", True), ("alpha", False)):
-            object.__setattr__(self, arg, check_number(arg, getattr(self, arg), strict=strict))
+            value = check_number(arg, getattr(self, arg), strict=strict)
+            if 0 < value < SMALLEST_CONCENTRATION:
+                allowed = "0 or " if arg == "alpha" else ""
+                raise ValueError(
+                    f"{arg} must be {allowed}a finite number >= {SMALLEST_CONCENTRATION:g} (below "
+                    f"it the Dirichlet's Gamma draws leave the doubles even in logs); got "
+                    f"{getattr(self, arg)!r}"
+                )
+            object.__setattr__(self, arg, value)
 
     def fit(self, rankings: Rankings) -> PrIRNFit:
         """PrIRN of ``rankings`` (Annotations without ranks: a ValueError)."""
