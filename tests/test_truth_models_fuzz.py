@@ -144,3 +144,18 @@ def test_prirn_at_the_extremes_it_takes_gives_distributions(temperature, alpha):
     columns = fit.taxonomy.indices(fit.classes)
     assert np.array_equal(fit.sample_top1(200, seed=3), columns[samples.argmax(axis=2)])
 
+
+def test_prirn_refuses_a_total_concentration_past_the_doubles():
+    """T · IRN + α summed over the classes overflowed: a posterior of 0 and NaN, behind
+    overflow and invalid-value RuntimeWarnings, at temperature = alpha = 1e308."""
+    from fuzzytruth.io.rankings import Rankings
+    from fuzzytruth.truth.models import PrIRN
+
+    rankings = Rankings.from_selectors(SELECTORS, classes=["a", "b", "c", "d"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError) as caught:
+            PrIRN(temperature=1e308, alpha=1e308).fit(rankings)
+    assert str(caught.value) == (
+        "temperature + n_classes * alpha must be a finite double (the total concentration of "
+        "each case's Dirichlet); got temperature=1e+308, alpha=1e+308 with 4 classes")

@@ -134,7 +134,7 @@ class PrIRN:
     ----------
     temperature : float
         T > 0, the readers' reliability (Stutz et al. use 1 to 50); at least
-        :data:`SMALLEST_CONCENTRATION` (1e-300).
+        :data:`SMALLEST_CONCENTRATION` (1e-300), and T + n_classes · α a finite double.
     alpha : float
         α >= 0, the concentration every class gets (Stutz et al.: 0.01); 0 or at least
         :data:`SMALLEST_CONCENTRATION`. With α = 0 unranked classes have plausibility 0 in
@@ -171,7 +171,15 @@ class PrIRN:
         """PrIRN of ``rankings`` (Annotations without ranks: a ValueError)."""
         rankings = as_rankings(rankings, self.name)
         plausibility = irn(rankings)
-        concentration = self.temperature * plausibility + self.alpha
+        with np.errstate(over="ignore"):  # a total past the largest double is refused below
+            concentration = self.temperature * plausibility + self.alpha
+            total = concentration.sum(axis=1)
+        if not np.isfinite(total).all():
+            raise ValueError(
+                "temperature + n_classes * alpha must be a finite double (the total "
+                f"concentration of each case's Dirichlet); got temperature={self.temperature:g}, "
+                f"alpha={self.alpha:g} with {len(rankings.classes)} classes"
+            )
         return PrIRNFit(
             name=self.name, settings=asdict(self), taxonomy=rankings.taxonomy,
             items=rankings.items, classes=rankings.classes,
