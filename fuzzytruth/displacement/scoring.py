@@ -305,6 +305,8 @@ def _n_items_per_query(n_items: Any, query_ids: np.ndarray) -> np.ndarray:
         )
     if not np.issubdtype(np.asarray(values).dtype, np.integer):
         raise ValueError(f"n_items must hold integers; got dtype {np.asarray(values).dtype}")
+    if np.any(values > np.iinfo(np.int64).max):  # unsigned: the cast would wrap them negative
+        raise ValueError(f"n_items must be at most 2**63 - 1; got {int(values.max())}")
     values = values.astype(np.int64)
     if np.any(values < 1):
         raise ValueError(f"n_items must be >= 1; got {int(values.min())}")
