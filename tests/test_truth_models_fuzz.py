@@ -17,9 +17,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import strategies as st
 
 from fuzzytruth import Annotations, Taxonomy
-from fuzzytruth.truth.models import Mace, NonConvergenceWarning
+from fuzzytruth.truth.models import DawidSkene, Mace, NonConvergenceWarning, OneCoin, Shares
 
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:crowdkit")
 
@@ -32,6 +34,170 @@ def fit_quietly(model, annotations):
 
 def _frame(rows) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+# ---------------------------------------------------------------------- random collections
+LABEL_SETS = {"str": ["a", "b", "c"], "int": [0, 1, 2]}
+
+
+@st.composite
+def collections(draw, max_items=6, max_annotators=4, min_classes=1):
+    """A small collection: (frame, classes). Each (item, annotator) cell is labelled or not;
+    degenerate shapes come up on purpose: one item, one annotator, one class used, a class
+    nobody uses, an annotator labelling one item, unbalanced classes, ids of mixed types."""
+    kind = draw(st.sampled_from(sorted(LABEL_SETS)))
+    classes = LABEL_SETS[kind][: draw(st.integers(min_classes, 3))]
+    n_items = draw(st.integers(1, max_items))
+    n_annotators = draw(st.integers(1, max_annotators))
+    rows = []
+    for i in range(n_items):
+        for a in range(n_annotators):
+            if draw(st.booleans()) or a == 0:
+                rows.append((i if i % 2 else f"i{i}", f"w{a}",
+                             classes[draw(st.integers(0, len(classes) - 1))]))
+    extra = draw(st.sampled_from(["none", "unused class", "one-item annotator"]))
+    if extra == "unused class":
+        classes = [*classes, "zz" if kind == "str" else 9]
+    elif extra == "one-item annotator":
+        rows.append((rows[0][0], "solo", rows[0][2]))
+    return _frame(rows), classes
+
+
+def crowdkit_fit(model, frame, n_iter):
+    aggregation = pytest.importorskip("crowdkit.aggregation")
+    peer = {DawidSkene: aggregation.DawidSkene, OneCoin: aggregation.OneCoinDawidSkene}[model]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return peer(n_iter=n_iter, tol=-np.inf).fit(
+            frame.rename(columns={"item_id": "task", "annotator_id": "worker"}))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=collections(min_classes=2), model=st.sampled_from([DawidSkene, OneCoin]),
+       n_iter=st.integers(1, 6))
+@example(drawn=(_frame([("i0", "w0", "a"), (1, "w0", "b"), ("i0", "w1", "b"),
+                        (1, "w1", "b")]), ["a", "b", "c"]), model=OneCoin, n_iter=3)
+@example(drawn=(_frame([("i0", "w0", 0), (1, "w0", 0), ("i0", "w1", 0)]), [0, 1]),
+         model=DawidSkene, n_iter=2)  # one class used
+@example(drawn=(_frame([("i0", "w0", "a"), (1, "w0", "b")]), ["a", "b"]),
+         model=DawidSkene, n_iter=2)  # one annotator: refused
+def test_equal_to_crowdkit_on_random_small_collections(drawn, model, n_iter):
+    """crowd-kit's DawidSkene / OneCoinDawidSkene, the same start (vote shares) and the same
+    number of iterations: posteriors, priors (and one-coin skills) to 1e-9. Where no item has
+    two annotators ours refuses (crowd-kit returns numbers no vote supports)."""
+    frame, classes = drawn
+    ann = Annotations.from_frame(frame, taxonomy=Taxonomy.flat(classes))
+    try:
+        fit = fit_quietly(model(max_iter=n_iter, tol=0.0), ann)
+    except ValueError as err:
+        assert "needs items labelled by at least two annotators" in str(err)
+        event("refused: no item of two annotators")
+        return
+    ours = fit.posterior_frame()
+    assert_distributions(fit.posterior)
+    if len(fit.classes) == 1:  # nothing to fit: probability 1, as crowd-kit's
+        assert (fit.posterior == 1.0).all()
+        return
+    event("compared with crowd-kit")
+    ck = crowdkit_fit(model, frame, n_iter)
+    theirs = ck.probas_.reindex(index=ours.index, columns=ours.columns)
+    assert np.abs(ours.to_numpy() - theirs.to_numpy()).max() < 1e-9
+    np.testing.assert_allclose(fit.priors, ck.priors_.reindex(ours.columns), rtol=0, atol=1e-9)
+    if model is OneCoin:
+        np.testing.assert_allclose(fit.skills, ck.skills_.reindex(fit.annotators), rtol=0,
+                                   atol=1e-9)
+
+
+def assert_distributions(posterior):
+    assert np.isfinite(posterior).all()
+    assert ((posterior >= 0) & (posterior <= 1)).all()
+    np.testing.assert_allclose(posterior.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+MODELS = [Shares(), DawidSkene(), OneCoin(), Mace(), Mace(method="vb"),
+          DawidSkene(uncertainty="posterior", max_iter=3, tol=0.0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(drawn=collections(), which=st.integers(0, len(MODELS) - 1),
+       weights=st.lists(st.sampled_from([0.0, 1e-300, 1e-12, 0.5, 1.0, 3.0, 1e12]),
+                        min_size=5, max_size=5))
+def test_posteriors_and_worlds_are_distributions_under_any_weights(drawn, which, weights):
+    """Every model, annotator weights from 0 to 1e12: the posterior and every world's
+    plausibilities are probability distributions (or a ValueError naming the cause: no item
+    of two weighted annotators, an item of total weight 0), and no numpy warning."""
+    frame, classes = drawn
+    names = sorted(frame["annotator_id"].unique())
+    ann = Annotations.from_frame(frame, taxonomy=Taxonomy.flat(classes),
+                                 annotator_weights=dict(zip(names, weights, strict=False)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonConvergenceWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            fit = MODELS[which].fit(ann)
+        except ValueError as err:
+            assert ("at least two annotators" in str(err)
+                    or "total annotator weight 0" in str(err)), err
+            return
+        assert_distributions(fit.posterior)
+        worlds = fit.sample_plausibilities(3, seed=1)
+        labels = fit.sample_labels(3, seed=1, encoding="class")
+    assert np.isfinite(worlds).all() and (worlds >= 0).all()
+    np.testing.assert_allclose(worlds.sum(axis=2), 1.0, rtol=0, atol=1e-9)
+    assert ((labels >= 0) & (labels < len(fit.classes))).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(drawn=collections(max_items=5), model=st.sampled_from([DawidSkene, OneCoin]),
+       n_iter=st.integers(0, 8))
+def test_a_collection_given_twice_has_the_same_em_trajectory(drawn, model, n_iter):
+    """The collection and a copy of it (the same annotators on new items): every M-step sees
+    each expected count doubled, the same normalised parameters and priors, so each item and
+    its copy get the fit's posterior, iteration by iteration (rounding, and the 1e-10 floor of
+    the counts, apart). Not a law of MACE: its smoothing is a fixed count."""
+    frame, classes = drawn
+    copy = frame.assign(item_id=frame["item_id"].map(lambda i: f"copy-{i}"))
+    tax = Taxonomy.flat(classes)
+    once = Annotations.from_frame(frame, taxonomy=tax)
+    twice = Annotations.from_frame(pd.concat([frame, copy]), taxonomy=tax)
+    try:
+        fit = fit_quietly(model(max_iter=n_iter, tol=0.0), once)
+    except ValueError:
+        return
+    doubled = fit_quietly(model(max_iter=n_iter, tol=0.0), twice).posterior_frame()
+    expected = fit.posterior_frame()
+    for items in (list(expected.index), [f"copy-{i}" for i in expected.index]):
+        got = doubled.loc[items].to_numpy()
+        np.testing.assert_allclose(got, expected.to_numpy(), rtol=0, atol=1e-8)
+
+
+# ---------------------------------------------------------------------- hostile arguments
+HOSTILE = [
+    (lambda: DawidSkene(max_iter=-1), "max_iter must be an integer >= 0; got -1"),
+    (lambda: OneCoin(tol=float("nan")), "tol must be a finite number >= 0; got nan"),
+    (lambda: Mace(prior=-0.5), "prior must be a finite number >= 0; got -0.5"),
+    (lambda: Mace(alpha=0), "alpha must be a finite number > 0; got 0"),
+    (lambda: Mace(method="EM"), "method must be one of ['em', 'vb']; got 'EM'"),
+    (lambda: DawidSkene(uncertainty="bootstrap"), "uncertainty must be one of"),
+    (lambda: _toy_fit().sample_labels(2, seed=-1), "seed must be a non-negative int"),
+    (lambda: _toy_fit().sample_labels(2, seed=0.5), "seed must be an int, a numpy Generator"),
+    (lambda: _toy_fit().sample_labels(True, seed=0), "worlds must be a count"),
+    (lambda: _toy_fit().sample_labels(np.array([0.5]), seed=0), "worlds must be a positive"),
+    (lambda: _toy_fit().sample_labels(2, seed=0, encoding="x"), "encoding must be one of"),
+]
+
+
+def _toy_fit():
+    rows = [("i1", "x", "a"), ("i1", "y", "a"), ("i2", "x", "b"), ("i2", "y", "a")]
+    return fit_quietly(DawidSkene(), Annotations.from_frame(
+        _frame(rows), taxonomy=Taxonomy.flat(["a", "b"])))
+
+
+@pytest.mark.parametrize(("call", "message"), HOSTILE)
+def test_hostile_arguments_are_refused_naming_the_parameter(call, message):
+    with pytest.raises(ValueError) as caught:
+        call()
+    assert str(caught.value).startswith(message)
 
 
 # ---------------------------------------------------------------------- regressions: MACE
