@@ -419,7 +419,9 @@ def test_annotator_worlds_equal_the_dense_rule(seed, dag):
                               own_label=True, exclude_query=True, world_model="annotator")
     truth.draw(40, seed=5)
     # an item can be relevant to a node when one of its labels lies at or below it
-    np.testing.assert_array_equal(truth._reach, (mem.direct > 0) @ anc > 0)
+    every = np.tile(np.arange(n_items), (n_nodes, 1))  # (node, item)
+    reach = truth._reachable(every, np.arange(n_nodes)[:, None]) >= 0
+    np.testing.assert_array_equal(reach.T, (mem.direct > 0) @ anc > 0)
     chunk = truth.chunk(0, 40)
     labels = chunk["labels"]  # (n_items + 1, n_worlds): the last row is the padding node
     sizes = np.array([anc[labels[:-1, w]].sum(axis=0) for w in range(40)]).T

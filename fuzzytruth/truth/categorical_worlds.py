@@ -165,18 +165,18 @@ class _LabelTable:
     and their cumulative shares, padded to a rectangle."""
 
     def __init__(self, direct: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> None:
+        direct = np.asarray(direct, dtype=np.float64)
         n_items, n_nodes = direct.shape
-        width = max(int((direct > 0).sum(axis=1).max(initial=1)), 1)
-        position = np.where(direct > 0, rank[None, :], n_nodes + rank[None, :])
-        order = np.argsort(position, axis=1, kind="stable")[:, :width]
-        shares = np.take_along_axis(direct, order, axis=1)
-        cum = np.cumsum(shares, axis=1)
-        cum = np.where(shares > 0, cum, np.inf)
-        last = (shares > 0).sum(axis=1) - 1
-        cum[np.arange(n_items), last] = np.inf  # rounding never sends a draw past the last
-        self.labels = order.astype(np.int16 if n_nodes < 2**15 else np.int32)
-        self.nodes = np.where(shares > 0, self.labels, n_nodes)  # can draw; padded: n_nodes
-        self.cum = cum
+        kernels = _compiled()
+        # two passes over the shares, compiled: no (n_items, n_nodes) temporary
+        count = np.empty(n_items, dtype=np.int64)
+        kernels["label_counts"](direct, count)
+        width = max(int(count.max(initial=1)), 1)
+        self.labels = np.empty((n_items, width), dtype=np.int16 if n_nodes < 2**15 else np.int32)
+        self.nodes = np.empty_like(self.labels)  # can draw; padded: n_nodes
+        self.cum = np.empty((n_items, width))
+        canonical = np.argsort(np.asarray(rank), kind="stable")  # name order, ties by column
+        kernels["label_table"](direct, canonical, count, self.labels, self.nodes, self.cum)
         self.keys = keys
 
     def draw(self, seed: int, worlds: np.ndarray, *, padding: int | None = None) -> np.ndarray:
@@ -249,7 +249,6 @@ class CategoricalWorlds:
         ids = np.arange(len(fixed)) if query_ids is None else np.asarray(query_ids)
         self._query_keys = unit_keys(ids)
         self._item_keys = unit_keys(np.asarray(membership.items))
-        n_nodes = len(membership.categories)
         # the ancestors of each label in their slots (Taxonomy.ancestor_slots), and one more
         # row, empty, for the padding "label" n_nodes: never relevant
         slot, table = membership.taxonomy.ancestor_slots()
@@ -258,12 +257,18 @@ class CategoricalWorlds:
         # the draws walk nodes in name order (fuzzytruth._order): the Bernoulli members' keys are
         # item key + rank, the matrix's columns in that order
         self._rank = ranks(name_order(membership.categories))
-        canonical = np.empty(n_nodes, dtype=np.int64)
-        canonical[self._rank] = np.arange(n_nodes)
-        self._matrix = np.ascontiguousarray(membership.matrix[:, canonical], dtype=np.float64)
         self._mixture = self._mixture_table()
         self._query_targets = self._target_table()
         self._own = np.unique(components[0]) if self.own_label else None  # own-label queries
+
+    @functools.cached_property
+    def _matrix(self) -> np.ndarray:
+        """``(n_items, n_nodes)`` float64 p(category | item), columns in name order: the
+        Bernoulli model's table (a copy of the membership's matrix: the annotator model never
+        builds it)."""
+        canonical = np.empty(len(self._rank), dtype=np.int64)
+        canonical[self._rank] = np.arange(len(self._rank))
+        return np.ascontiguousarray(self.membership.matrix[:, canonical], dtype=np.float64)
 
     def _mixture_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(queries, cum, nodes)``: the queries whose target is drawn from their weights,
@@ -320,13 +325,6 @@ class CategoricalWorlds:
                 _check_direct(self.membership)
                 self._labels = _LabelTable(self.membership.direct, self._item_keys,
                                            self._rank)
-                # (n_items, n_nodes) whether one of the item's labels lies under the node: the
-                # nodes in the slots of its labels (the padding label's: none)
-                _, table, width = self._anc
-                above = table.reshape(-1, width)[self._labels.nodes]  # (n_items, k, slots)
-                item = np.broadcast_to(np.arange(n_items)[:, None, None], above.shape)
-                self._reach = np.zeros((n_items, n_nodes), dtype=bool)
-                self._reach[item[above >= 0], above[above >= 0]] = True
             # per world: the labels (a model's draws and their transposed copy), their counts
             # per node and the node sizes
             itemsize = 4 if self.model is not None else self._labels.labels.itemsize
@@ -463,15 +461,17 @@ class CategoricalWorlds:
         any world: under the annotator model none of the item's labels lies under one of them
         (a truth model's labels are not known in advance: every item is kept), under the
         Bernoulli model its probability of each is 0."""
-        if self.world_model == "annotator":
-            if self.model is not None:
-                return docs
-            table, columns = self._reach.view(np.uint8), possible
-        else:  # the matrix's columns are in name order; the padding node has none
-            table = self._matrix
-            columns = np.append(self._rank, len(self._rank))[possible]
+        if self.world_model == "annotator" and self.model is not None:
+            return docs
         out = np.empty_like(docs)
-        _compiled()["reachable"](table, docs, columns, out)
+        if self.world_model == "annotator":
+            # an item's labels (its row of the label table, padded with the padding node) in
+            # the ancestor slots, as the relevance pass reads them: no (n_items, n_nodes) table
+            _compiled()["reachable_labels"](*self._anc, self._labels.nodes, docs, possible, out)
+            return out
+        # the matrix's columns are in name order; the padding node has none
+        columns = np.append(self._rank, len(self._rank))[possible]
+        _compiled()["reachable"](self._matrix, docs, columns, out)
         return out
 
     def gains(self, state: dict, docs: np.ndarray) -> np.ndarray:
@@ -498,6 +498,47 @@ class CategoricalWorlds:
         counts = state["counts"]
         ideal = np.arange(width)[None, None, :] < counts[:, :, None]
         return ideal.view(np.int8).reshape(counts.size, width)
+
+
+def _label_counts_py(direct, out):  # pragma: no cover - compiled
+    """``out[i]``: the number of positive cells in row ``i`` of ``direct``."""
+    for i in range(direct.shape[0]):
+        row = direct[i]
+        count = 0
+        for j in range(len(row)):
+            count += row[j] > 0
+        out[i] = count
+
+
+def _label_table_py(direct, canonical, count, labels, nodes, cum):  # pragma: no cover
+    """Row ``i`` of the label table (``labels``, ``nodes``, ``cum``: ``(n_items, width)``):
+    the ``count[i]`` nodes of positive share in row ``i`` of ``direct``, in the order
+    ``canonical``, with their shares' running sums (``numpy.cumsum``'s: added left to right),
+    +inf at the last; then, as padding, the first other nodes in that order (their ``nodes``
+    ``n_nodes``, their ``cum`` +inf): what a stable sort of every node by (not positive, rank)
+    put there, so that an item without a label draws the first node."""
+    n_nodes = len(canonical)
+    width = labels.shape[1]
+    for i in range(direct.shape[0]):
+        row = direct[i]
+        found = 0  # labels so far
+        other = count[i]  # where the next other node goes
+        total = 0.0
+        for j in canonical:
+            if row[j] > 0:
+                total += row[j]
+                labels[i, found] = j
+                nodes[i, found] = j
+                cum[i, found] = total
+                found += 1
+            elif other < width:
+                labels[i, other] = j
+                nodes[i, other] = n_nodes
+                cum[i, other] = np.inf
+                other += 1
+            if found == count[i] and other == width:
+                break
+        cum[i, count[i] - 1 if count[i] > 0 else width - 1] = np.inf  # never past the last
 
 
 def _relevance_py(slot, table, width, labels, docs, targets, out):  # pragma: no cover - compiled
@@ -539,10 +580,61 @@ def _reachable_py(table, docs, columns, out):  # pragma: no cover - compiled
                     break
 
 
+def _reachable_labels_py(slot, table, width, nodes, docs, columns, out):  # pragma: no cover
+    """``out[q, c] = docs[q, c]`` when one of the labels ``nodes[docs[q, c]]`` is one of the
+    nodes ``columns[q]`` or lies under it, read in the ancestor slots (``table`` flat, ``width``
+    slots per label), else -1 (columns past the last node are padding, and so are the labels
+    ``n_nodes`` after an item's labels).
+
+    A query's targets are checked against each label of each of its documents; or, when the
+    taxonomy has fewer nodes than a query has documents' labels, against every node once per
+    query, whose marks the documents' labels then read (the same answer, in fewer lookups)."""
+    n_nodes = len(slot)
+    at = np.empty(columns.shape[1], dtype=np.int64)  # the query's targets' slots
+    target = np.empty(columns.shape[1], dtype=np.int64)
+    by_node = n_nodes <= docs.shape[1] * nodes.shape[1]
+    under = np.zeros(n_nodes + 1 if by_node else 0, dtype=np.bool_)  # padding: never
+    for q in range(docs.shape[0]):
+        n_targets = 0
+        for column in columns[q]:
+            if column < n_nodes:
+                at[n_targets] = slot[column]
+                target[n_targets] = column
+                n_targets += 1
+        if by_node:
+            for label in range(n_nodes):
+                row = label * width
+                found = False
+                for k in range(n_targets):
+                    found |= table[row + at[k]] == target[k]
+                under[label] = found
+        for c in range(docs.shape[1]):
+            item = docs[q, c]
+            out[q, c] = -1
+            if item < 0:
+                continue
+            found = False
+            for label in nodes[item]:
+                if label == n_nodes or found:  # padding, after the labels
+                    break
+                if by_node:
+                    found = under[label]
+                    continue
+                row = label * width
+                for k in range(n_targets):
+                    if table[row + at[k]] == target[k]:
+                        found = True
+                        break
+            if found:
+                out[q, c] = item
+
+
 @functools.cache
 def _compiled() -> dict[str, Callable[..., Any]]:
-    """The relevance passes, compiled by numba at their first use."""
+    """The label table's and the relevance passes, compiled by numba at their first use."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    return {"relevance": jit(_relevance_py), "reachable": jit(_reachable_py)}
+    return {"relevance": jit(_relevance_py), "reachable": jit(_reachable_py),
+            "reachable_labels": jit(_reachable_labels_py), "label_counts": jit(_label_counts_py),
+            "label_table": jit(_label_table_py)}
