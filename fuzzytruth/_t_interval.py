@@ -145,7 +145,12 @@ def t_statistic(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     >>> [v.tolist() for v in t_statistic(np.array([[1.0, 2.0, 3.0]]))]
     [[3.464101615137754], [2.0], [0.5773502691896258]]
+
+    The rows are read in C order whatever the layout of ``d``: NumPy sums a contiguous row
+    pairwise but a strided one term after term, so a column-major matrix of scores gave
+    means (and intervals) that differ in the last bits from the same rows passed one by one.
     """
+    d = np.ascontiguousarray(d)
     mean = d.mean(axis=1)
     se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
