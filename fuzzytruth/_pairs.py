@@ -61,25 +61,52 @@ def rows_of(ids: pa.Array | pa.ChunkedArray, start: int, stop: int) -> pa.Array:
     return whole(ids.slice(start, stop - start))
 
 
-def _to_arrow(values: Any, name: str) -> pa.Array:
-    """Ids given as a list, tuple or NumPy/pandas array, as an Arrow string array: strings as
-    they are (converted in one C pass, without a NumPy copy for lists), anything else through
-    ``str``."""
+_CONVERT_ROWS = 1 << 16
+"""Ids converted from Python objects per Arrow chunk. pyarrow's builder grows its buffers by
+doubling, so one conversion of a whole column touches about twice the column's bytes, fresh
+from the kernel: 10 M URL ids (748 MB of text) from a NumPy object array raised the resident
+size by 1.30-1.57 GB and took 2.3-3.8 s of CPU, most of it in the kernel, against 0.79-0.87 GB
+and 0.3-1.0 s in chunks of this size, taken from the parsers' pool (2026-11-25, fresh
+processes; larger chunks brought the doubling back, smaller ones gained nothing)."""
+
+
+def _strings(values: Any, n: int) -> pa.Array | pa.ChunkedArray:
+    """``n`` str values (a list, tuple, NumPy array or iterator) as Arrow large strings, in
+    chunks of :data:`_CONVERT_ROWS` (one array when they fit in one); raises pyarrow's error
+    for anything that is not a str (None becomes a null)."""
+    from fuzzytruth.io.text import parser_pool
+
+    kind, pool = pa.large_string(), parser_pool()
+    if n <= _CONVERT_ROWS:
+        return pa.array(values, type=kind, size=n, memory_pool=pool)
+    if isinstance(values, list | tuple | np.ndarray):
+        parts = (values[i:i + _CONVERT_ROWS] for i in range(0, n, _CONVERT_ROWS))
+    else:
+        parts = (itertools.islice(values, _CONVERT_ROWS) for _ in range(0, n, _CONVERT_ROWS))
+    return pa.chunked_array(
+        [pa.array(part, type=kind, size=min(_CONVERT_ROWS, n - i), memory_pool=pool)
+         for i, part in zip(range(0, n, _CONVERT_ROWS), parts, strict=True)], type=kind)
+
+
+def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
+    """Ids given as a list, tuple or NumPy/pandas array, as an Arrow string array (in chunks
+    when long, :func:`_strings`): strings as they are (converted in C, without a NumPy copy
+    for lists), anything else through ``str``."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "US":
         values = values.astype(str)
     if not isinstance(values, list | tuple | np.ndarray):
         values = np.asarray(values, dtype=object)
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
     try:  # every element a str (the usual case); None becomes a null, NaN an error (below)
-        out = pa.array(values, type=pa.large_string())
+        out = _strings(values, len(values))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         arr = np.asarray(values, dtype=object)
         if arr.ndim != 1:
             raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}") from None
         if pd.isna(arr).any():
             raise ValueError(f"{name} must not contain missing values") from None
-        return pa.array([str(v) for v in arr], type=pa.large_string())
-    if isinstance(values, np.ndarray) and values.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
+        return _strings([str(v) for v in arr], len(arr))
     if out.null_count:
         raise ValueError(f"{name} must not contain missing values")
     return out
@@ -494,7 +521,7 @@ def flatten_nested(
     q_codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     n = len(q_codes)
     try:  # every document id a str: converted in one C pass, without a list of them
-        docs = pa.array(itertools.chain.from_iterable(inner), type=pa.large_string(), size=n)
+        docs = _strings(itertools.chain.from_iterable(inner), n)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         docs = None
     if docs is None or docs.null_count:  # str() of each, or the error for a missing id

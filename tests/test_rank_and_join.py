@@ -82,13 +82,26 @@ def as_run(rows, form: str) -> Run:
     return Run(q, d, s)
 
 
+@contextlib.contextmanager
+def converted_in_chunks(rows: int | None):
+    """Ids given as Python objects converted to Arrow in chunks of ``rows`` (None: the
+    default, one chunk at these sizes) inside the block."""
+    saved = pairs._CONVERT_ROWS
+    pairs._CONVERT_ROWS = saved if rows is None else rows
+    try:
+        yield
+    finally:
+        pairs._CONVERT_ROWS = saved
+
+
 @settings(max_examples=150, deadline=None)
 @given(runs(), st.sampled_from(["docid_desc", "docid_asc", "input_order"]),
        st.sampled_from(["float32", "float64"]), st.sampled_from(["dataframe", "objects",
                                                                  "lists"]),
-       st.sampled_from([None, 96, 96 * 6]))
-def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget):
-    run = as_run(rows, form)
+       st.sampled_from([None, 96, 96 * 6]), st.sampled_from([None, 1, 3]))
+def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk):
+    with converted_in_chunks(chunk):
+        run = as_run(rows, form)
     # the default budget ranks every query in one block; 96 bytes is one row per block (each
     # query a block of its own), 96 * 6 blocks of a few queries, equal or not in length
     options = {} if budget is None else {"memory_budget": budget}
@@ -131,12 +144,14 @@ def judged(draw, rows):
 
 @settings(max_examples=100, deadline=None)
 @given(st.data(), st.sampled_from(["dataframe", "objects", "lists", "dicts"]),
-       st.sampled_from(["dataframe", "objects", "dicts"]), st.sampled_from([None, 1, 40, 120]))
-def test_join_is_a_lookup(data, run_form, qrels_form, join_block):
+       st.sampled_from(["dataframe", "objects", "dicts"]), st.sampled_from([None, 1, 40, 120]),
+       st.sampled_from([None, 1, 4]))
+def test_join_is_a_lookup(data, run_form, qrels_form, join_block, chunk):
     """Every run row's grade is the dict lookup, with the join's blocks of queries of the
     default size (every query in one) or small (one or a few queries per block): a document
-    judged for two queries of a block and retrieved for one takes the blocks' second path."""
-    with join_blocks(join_block):
+    judged for two queries of a block and retrieved for one takes the blocks' second path.
+    Ids given as Python objects are converted in one chunk or in many."""
+    with join_blocks(join_block), converted_in_chunks(chunk):
         _join_is_a_lookup(data, run_form, qrels_form)
 
 
@@ -198,19 +213,22 @@ def test_join_finds_a_document_judged_first_for_another_query(join_block):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]),
                           st.sampled_from(["a", "b", "c", "d", "e"])), min_size=1, max_size=30),
-       st.sampled_from(["dataframe", "objects", "lists"]), st.integers(1, 8))
-def test_duplicate_check_is_exact(pairs_, form, block_rows):
+       st.sampled_from(["dataframe", "objects", "lists"]), st.integers(1, 8),
+       st.sampled_from([None, 1, 3]))
+def test_duplicate_check_is_exact(pairs_, form, block_rows, chunk):
     original = pairs._BLOCK_ROWS
     pairs._BLOCK_ROWS = block_rows  # many blocks: the blocks' boundaries are crossed
     try:
-        rows = [(q, d, float(i)) for i, (q, d) in enumerate(pairs_)]
-        if len(set(pairs_)) == len(pairs_):
-            assert len(as_run(rows, form)) == len(rows)
-        else:
-            with pytest.raises(ValueError, match=r"is listed \d+ times"):
-                as_run(rows, form)
-            kept = Run(*zip(*rows, strict=True), duplicates="max")
-            assert sorted(zip(kept.query_ids, kept.doc_ids, strict=True)) == sorted(set(pairs_))
+        with converted_in_chunks(chunk):
+            rows = [(q, d, float(i)) for i, (q, d) in enumerate(pairs_)]
+            if len(set(pairs_)) == len(pairs_):
+                assert len(as_run(rows, form)) == len(rows)
+            else:
+                with pytest.raises(ValueError, match=r"is listed \d+ times"):
+                    as_run(rows, form)
+                kept = Run(*zip(*rows, strict=True), duplicates="max")
+                assert (sorted(zip(kept.query_ids, kept.doc_ids, strict=True))
+                        == sorted(set(pairs_)))
     finally:
         pairs._BLOCK_ROWS = original
 

@@ -263,3 +263,38 @@ def test_query_ids_in_chunks_factorise_as_one_array(queries, cuts):
     from_list = Run(queries, docs, scores, duplicates="first")
     assert from_chunks._q_uniques.tolist() == from_list._q_uniques.tolist()
     np.testing.assert_array_equal(from_chunks.scores, from_list.scores)
+
+
+@pytest.mark.parametrize("form", ["list", "objects", "dict", "dict of str"])
+def test_ids_converted_in_chunks_are_the_ids_converted_whole(monkeypatch, form):
+    """Python objects are converted to Arrow strings a chunk at a time (pyarrow's builder
+    doubles its buffers: whole, a column touches twice its bytes): the chunks hold the same
+    ids, numbers among them made str in every chunk, and a missing id is refused in any.
+    (Numbers among a dict's keys go through the constructor, which joins chunks shorter than
+    its hashing blocks: only str keys stay in chunks.)"""
+    import fuzzytruth._pairs
+
+    docs = ["a", "é", "7", "b", "2.5", "c", "d"] if form == "dict of str" else [
+        "a", "é", 7, "b", 2.5, "c", "d"]
+    queries = ["q1"] * 4 + ["q2"] * 3
+    scores = np.arange(7.0)
+
+    def build():
+        if form.startswith("dict"):
+            nested: dict = {}
+            for q, d, s in zip(queries, docs, scores, strict=True):
+                nested.setdefault(q, {})[d] = s
+            return Run.from_dict(nested)
+        column = docs if form == "list" else np.array(docs, dtype=object)
+        return Run(queries, column, scores)
+
+    whole = build()
+    monkeypatch.setattr(fuzzytruth._pairs, "_CONVERT_ROWS", 2)
+    chunked = build()
+    if form != "dict":
+        assert chunked._docs.__arrow_array__().num_chunks == 4
+    assert chunked.doc_ids.tolist() == whole.doc_ids.tolist() == [str(d) for d in docs]
+    assert chunked.queries == whole.queries
+    if not form.startswith("dict"):
+        with pytest.raises(ValueError, match="doc_ids must not contain missing values"):
+            Run(queries, [*docs[:5], None, "d"], scores)
