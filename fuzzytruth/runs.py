@@ -236,7 +236,10 @@ class Ranking:
     """A run ranked once: each query's documents in rank order, as indices of the run's rows.
 
     Built by :func:`rank`; every evaluation (crisp or uncertain truth, displacement) reads the
-    order from here, so ties and score precision are decided in one place.
+    order from here, so ties and score precision are decided in one place. The entries are
+    held query by query (in ``query_ids`` order), rank by rank: an entry's query and rank
+    follow from ``lengths`` and are built only when asked for (:attr:`query`,
+    :attr:`position`), and :meth:`matrix` lays values out without them.
 
     Attributes
     ----------
@@ -244,10 +247,6 @@ class Ranking:
         ``(n_queries,)`` query ids (object array of str), sorted.
     rows : numpy.ndarray
         ``(n_entries,)`` the run row of each ranked entry, query by query, rank by rank.
-    query : numpy.ndarray
-        ``(n_entries,)`` position in ``query_ids`` of each entry.
-    position : numpy.ndarray
-        ``(n_entries,)`` 0-based rank of each entry.
     lengths : numpy.ndarray
         ``(n_queries,)`` number of ranked documents per query.
     tie_start, tie_stop : numpy.ndarray or None
@@ -258,11 +257,8 @@ class Ranking:
         ties = ", tie groups" if self.tie_start is not None else ""
         return f"Ranking({len(self.query_ids)} queries, {len(self.rows)} ranked rows{ties})"
 
-
     query_ids: np.ndarray
     rows: np.ndarray
-    query: np.ndarray
-    position: np.ndarray
     lengths: np.ndarray
     tie_start: np.ndarray | None = None
     tie_stop: np.ndarray | None = None
@@ -271,6 +267,21 @@ class Ranking:
     def depth(self) -> int:
         """The longest list's length."""
         return int(self.lengths.max(initial=0))
+
+    @property
+    def query(self) -> np.ndarray:
+        """``(n_entries,)`` position in ``query_ids`` of each entry (built on each call)."""
+        return np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
+
+    @property
+    def position(self) -> np.ndarray:
+        """``(n_entries,)`` 0-based rank of each entry (built on each call)."""
+        starts = np.cumsum(self.lengths) - self.lengths
+        return np.arange(len(self.rows), dtype=np.int64) - np.repeat(starts, self.lengths)
+
+    def _filled(self, depth: int) -> np.ndarray:
+        """``(n_queries, depth)``: True where a query's list has an entry at that rank."""
+        return np.arange(depth) < self.lengths[:, None]
 
     def matrix(self, values: np.ndarray, fill: Any = 0) -> np.ndarray:
         """``(n_queries, depth)``: ``values`` (one per run row) in rank order, ``fill`` past a list.
@@ -283,10 +294,10 @@ class Ranking:
         """
         values = np.asarray(values)
         n, depth = len(self.query_ids), self.depth
-        if (self.lengths == depth).all() and (self.query[1:] >= self.query[:-1]).all():
-            return values[self.rows].reshape(n, depth)  # full lists, entries row by row
+        if (self.lengths == depth).all():
+            return values[self.rows].reshape(n, depth)  # full lists
         out = np.full((n, depth), fill, dtype=values.dtype)
-        out.reshape(-1)[self.query * depth + self.position] = values[self.rows]
+        out[self._filled(depth)] = values[self.rows]  # row-major: query by query, rank by rank
         return out
 
     def truncate(self, depth: int) -> Ranking:
@@ -308,7 +319,6 @@ class Ranking:
         """
         if depth >= self.depth:
             return self
-        keep = self.position < depth
         tie_start = tie_stop = None
         if self.tie_start is not None:
             split = np.flatnonzero(self.tie_stop[:, depth - 1] > depth)
@@ -323,10 +333,10 @@ class Ranking:
                 )
             tie_start = self.tie_start[:, :depth]
             tie_stop = self.tie_stop[:, :depth]
-        return Ranking(
-            self.query_ids, self.rows[keep], self.query[keep], self.position[keep],
-            np.minimum(self.lengths, depth), tie_start, tie_stop,
-        )
+        filled = self._filled(self.depth)
+        keep = np.broadcast_to(np.arange(self.depth) < depth, filled.shape)[filled]
+        return Ranking(self.query_ids, self.rows[keep], np.minimum(self.lengths, depth),
+                       tie_start, tie_stop)
 
     def on(self, queries: np.ndarray) -> Ranking:
         """The same ranking on other queries: rows of ``queries`` in that order, empty where the
@@ -342,23 +352,25 @@ class Ranking:
         if len(queries) == len(self.query_ids) and (queries == self.query_ids).all():
             return self
         where = pd.Index(queries).get_indexer(self.query_ids)  # our query -> new row, or -1
-        keep = where[self.query] >= 0
+        ours = np.flatnonzero(where >= 0)
         lengths = np.zeros(len(queries), dtype=np.int64)
-        lengths[where[where >= 0]] = self.lengths[where >= 0]
+        lengths[where[ours]] = self.lengths[ours]
         tie_start = tie_stop = None
         if self.tie_start is not None:
             depth = int(lengths.max(initial=0))
             cols = np.broadcast_to(np.arange(depth, dtype=np.int64), (len(queries), depth))
             tie_start, tie_stop = cols.copy(), cols + 1
-            ours = np.flatnonzero(where >= 0)
             tie_start[where[ours]] = self.tie_start[ours, :depth]
             tie_stop[where[ours]] = self.tie_stop[ours, :depth]
-        if keep.all():
-            rows, query, position = self.rows, where[self.query], self.position
-        else:
-            rows, query = self.rows[keep], where[self.query[keep]]
-            position = self.position[keep]
-        return Ranking(queries, rows, query, position, lengths, tie_start, tie_stop)
+        if len(ours) == len(where) and (np.diff(where) > 0).all():
+            rows = self.rows  # every list kept, in the same order
+        else:  # the kept lists' entries, in the order of their new rows
+            starts = np.cumsum(self.lengths) - self.lengths
+            kept = ours[np.argsort(where[ours], kind="stable")]
+            lens = self.lengths[kept]
+            first = np.repeat(starts[kept] - (np.cumsum(lens) - lens), lens)
+            rows = self.rows[first + np.arange(int(lens.sum()), dtype=np.int64)]
+        return Ranking(queries, rows, lengths, tie_start, tie_stop)
 
 
 def rank(
@@ -409,17 +421,16 @@ def rank(
     n_rows = len(sorted_ids)
     row_of_code = np.empty(n_rows, dtype=np.int64)
     row_of_code[by_id] = np.arange(n_rows)
-    order, row, pos, tied = _ranked_entries(run, row_of_code, ties, score_dtype,
-                                            memory_budget)
-    lengths = np.bincount(row, minlength=n_rows).astype(np.int64)
-    tie_start = tie_stop = None
-    if ties == "average":
-        new_group = np.ones(len(order), dtype=bool)  # tie groups: start flag per sorted position
-        new_group[1:] = ~tied
-        tie_start, tie_stop = _tie_bounds(
-            new_group, row, pos, n_rows, int(lengths.max(initial=0))
-        )
-    return Ranking(sorted_ids, order, row, pos, lengths, tie_start, tie_stop)
+    order, lengths, tied = _ranked_entries(run, row_of_code, ties, score_dtype, memory_budget)
+    ranking = Ranking(sorted_ids, order, lengths)
+    if ties != "average":
+        return ranking
+    new_group = np.ones(len(order), dtype=bool)  # tie groups: start flag per sorted position
+    new_group[1:] = ~tied
+    tie_start, tie_stop = _tie_bounds(
+        new_group, ranking.query, ranking.position, n_rows, ranking.depth
+    )
+    return Ranking(sorted_ids, order, lengths, tie_start, tie_stop)
 
 
 _POSITION_BITS = 31
@@ -479,11 +490,11 @@ def _doc_keys(run: Run, ties: str) -> list[pa.Array | pa.ChunkedArray] | None:
 
 def _ranked_entries(
     run: Run, row_of_code: np.ndarray, ties: str, score_dtype: str, memory_budget: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The run's rows ranked query by query (queries in ``row_of_code`` order), score
-    descending in ``score_dtype``, ties by ``ties``: the order, each entry's query row, its
-    0-based rank and, for ``ties="average"``, whether each entry is tied with the next one of
-    its query (else None).
+    descending in ``score_dtype``, ties by ``ties``: the order, the length of each query row's
+    list and, for ``ties="average"``, whether each entry is tied with the next one of its
+    query (else None).
 
     Blocks of whole queries, in the run's row order and sized from ``memory_budget``, are
     ranked one after the other and scattered into the preallocated outputs, so the
@@ -494,10 +505,11 @@ def _ranked_entries(
     float32 are then ordered by their float64 scores and by document id (:func:`_break_ties`).
     """
     n = len(run)
-    order, row, position = (np.empty(n, dtype=np.int64) for _ in range(3))
+    order = np.empty(n, dtype=np.int64)
     tied = np.zeros(max(n - 1, 0), dtype=bool) if ties == "average" else None
+    by_row_lengths = np.zeros(len(row_of_code), dtype=np.int64)
     if n == 0:
-        return order, row, position, tied
+        return order, by_row_lengths, tied
     grouping = run._group_order
     codes = run._q_codes if grouping is None else run._q_codes[grouping]
     new = np.ones(n, dtype=bool)
@@ -507,6 +519,7 @@ def _ranked_entries(
     group_rows = row_of_code[codes[starts]]
     del codes
     lengths = np.diff(np.append(starts, n))
+    by_row_lengths[group_rows] = lengths
     by_row = np.argsort(group_rows, kind="stable")
     out_starts = np.empty(len(starts), dtype=np.int64)  # each query's first ranked entry
     out_starts[by_row] = np.cumsum(lengths[by_row]) - lengths[by_row]
@@ -531,12 +544,11 @@ def _ranked_entries(
         if (score_dtype == "float64" or doc_keys is not None) and tie.any():
             rows = _break_ties(rows, given, tie, lens, scores, doc_keys, ties)
         dest = np.repeat(out_starts[g0:g1], lens) + local
-        order[dest], position[dest] = rows, local
-        row[dest] = np.repeat(group_rows[g0:g1], lens)
+        order[dest] = rows
         if tied is not None:
             same = np.flatnonzero(local[1:])
             tied[dest[same]] = scores[rows[same + 1]] == scores[rows[same]]
-    return order, row, position, tied
+    return order, by_row_lengths, tied
 
 
 def _sorted_within(keys: np.ndarray, local: np.ndarray, lens: np.ndarray) -> np.ndarray:

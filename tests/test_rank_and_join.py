@@ -115,6 +115,33 @@ def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk):
         assert ranking.position[ranking.query == i].tolist() == list(range(len(expected[i])))
 
 
+@settings(max_examples=100, deadline=None)
+@given(runs(), st.data(), st.sampled_from(["docid_desc", "average"]))
+def test_a_ranking_on_other_queries_truncated_and_laid_out_keeps_each_list(rows, data, ties):
+    """on() (queries dropped, added, reordered), truncate() and matrix() against each query's
+    list read entry by entry: the entries stay query by query, rank by rank."""
+    ranking = rank(as_run(rows, "lists"), ties=ties)
+    lists = {q: ranking.rows[ranking.query == i].tolist()
+             for i, q in enumerate(ranking.query_ids)}
+    pool = [*sorted(lists), "q_none", "q_other"]
+    queries = data.draw(st.lists(st.sampled_from(pool), unique=True))
+    depth = data.draw(st.integers(1, 9))
+    moved = ranking.on(np.array(queries, dtype=object))
+    try:
+        moved = moved.truncate(depth)
+    except ValueError:  # a depth that splits a tied group is refused (tested elsewhere)
+        assert ties == "average"
+    cut = [lists.get(q, [])[: moved.lengths[i]] for i, q in enumerate(queries)]
+    assert moved.query_ids.tolist() == queries
+    assert moved.lengths.tolist() == [len(c) for c in cut]
+    assert moved.rows.tolist() == [r for c in cut for r in c]
+    assert moved.query.tolist() == [i for i, c in enumerate(cut) for _ in c]
+    assert moved.position.tolist() == [k for c in cut for k in range(len(c))]
+    layout = moved.matrix(np.arange(len(rows)), fill=-1)
+    assert layout.shape == (len(queries), max((len(c) for c in cut), default=0))
+    assert layout.tolist() == [c + [-1] * (layout.shape[1] - len(c)) for c in cut]
+
+
 @settings(max_examples=80, deadline=None)
 @given(runs(), st.sampled_from(["float32", "float64"]))
 def test_tie_groups_are_the_runs_of_equal_scores(rows, score_dtype):
