@@ -220,6 +220,29 @@ def test_collection_statistics_from_worlds_match_the_enumeration():
     assert abs(row["value"] - exact) < 4 * row["mc_se"]
 
 
+@pytest.mark.parametrize("target", ["label", "distribution"])
+def test_ece_with_more_bins_than_items_keeps_only_the_occupied_bins(target):
+    """With n_bins far above the number of items (10**15: a table of n_bins per world would not
+    fit in memory), every item has a bin of its own, so ECE is the mean |correct - confidence|:
+    over every truth (its worlds' mean, within the Monte Carlo error) or against the target's
+    mass on the top class."""
+    truth, preds, shares = small_case(3)
+    q = preds["p"].scores
+    conf, top = q.max(axis=1), q.argmax(axis=1)
+    assert len(set(np.ceil(conf * 1e15).tolist())) == 3  # the items' bins differ
+    ev = evaluate(preds["p"], truth, f"ECE(target={target},n_bins={10**15})", rng=5,
+                  n_worlds=4000)
+    row = ev.aggregate().iloc[0]
+    if target == "distribution":
+        assert row["value"] == pytest.approx(np.abs(shares[np.arange(3), top] - conf).mean())
+        return
+    worlds = list(itertools.product(range(3), repeat=3))
+    weight = np.array([np.prod([shares[i, w[i]] for i in range(3)]) for w in worlds])
+    exact = weight @ np.array([np.abs((top == np.array(w)) - conf).mean() for w in worlds])
+    assert row["method"] == "worlds"
+    assert abs(row["value"] - exact) < 4 * row["mc_se"]
+
+
 def test_worlds_agree_with_the_exact_means():
     truth, preds, _ = small_case(4, n_items=6)
     ev = evaluate(preds, truth, ["Acc@2", "CE(target=label)"], rng=1, n_worlds=4000)

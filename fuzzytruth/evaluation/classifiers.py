@@ -617,7 +617,7 @@ class ClassWorlds:
             correct, conf, bins = _BINNED[measure.family.kernel](view, target, **params)
             correct = np.asarray(correct, dtype=np.float64)
             world, item = binned_sums(spread, correct[0], spread.values(correct), conf,
-                                      bins, params["n_bins"])
+                                      bins, kernels.table_width(bins, params["n_bins"]))
             acc[0][start:stop] = world
             acc[1][start:stop] = n_items
             acc[2] += item

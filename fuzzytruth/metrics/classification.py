@@ -402,20 +402,27 @@ def calibration_error(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
     (correct − confidence), whose mean is ECE.
     """
     correct, conf, bins = calibration_parts(view, truth, n_bins=n_bins, ties=ties, level=level)
+    width = table_width(bins, n_bins)
     if truth.kind == "labels":
         # per (world, bin): the count of correct items (exact in float32 below 2**24 items)
         # minus the bin's total confidence, the same in every world
-        onehot = np.zeros((view.n_items, n_bins), dtype=np.float32)
+        onehot = np.zeros((view.n_items, width), dtype=np.float32)
         onehot[np.arange(view.n_items), bins] = 1.0
         sums = correct.astype(np.float32) @ onehot - np.bincount(bins, weights=conf,
-                                                                 minlength=n_bins)
+                                                                 minlength=width)
         return np.sign(sums)[:, bins] * (correct - conf[None, :])
     residual = correct - conf[None, :]
     n_rows = residual.shape[0]
-    flat = (np.arange(n_rows)[:, None] * n_bins + bins[None, :]).ravel()
-    sums = np.bincount(flat, weights=residual.ravel(), minlength=n_rows * n_bins)
-    sign = np.sign(sums.reshape(n_rows, n_bins))
+    flat = (np.arange(n_rows)[:, None] * width + bins[None, :]).ravel()
+    sums = np.bincount(flat, weights=residual.ravel(), minlength=n_rows * width)
+    sign = np.sign(sums.reshape(n_rows, width))
     return sign[:, bins] * residual
+
+
+def table_width(bins: np.ndarray, n_bins: int) -> int:
+    """Columns of a per-bin table of :func:`calibration_parts`' ``bins``: ``n_bins``, or the
+    number of items when there are more bins than items (the occupied bins, renumbered)."""
+    return min(n_bins, len(bins))
 
 
 def calibration_parts(view: Any, truth: Any, *, n_bins: int, ties: str, level: int | None,
@@ -423,12 +430,15 @@ def calibration_parts(view: Any, truth: Any, *, n_bins: int, ties: str, level: i
     """What :func:`calibration_error` bins: ``(correct, confidence, bins)``, the correctness of
     each item's top class in each row (``(n_rows, n_items)``: a count of the hard groups it
     meets under labels, the target mass on them under vectors), its confidence and its bin
-    (``(n_items,)``)."""
+    (``(n_items,)``): with more bins than items, the occupied bins renumbered in their order
+    (a per-bin table then has :func:`table_width` columns, not ``n_bins``)."""
     view.predictions.require_probabilities("ECE")
     top, slots = view.top_groups(ties, level)
     conf = view.scores[np.arange(view.n_items), top].astype(np.float64)
     group = view.map(level).hard_group
     bins = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
+    if n_bins > len(bins):  # more bins than items: the occupied ones, renumbered in order (an
+        bins = np.unique(bins, return_inverse=True)[1]  # empty bin adds 0; no table of n_bins)
     if truth.kind == "labels":
         label_group = group[truth.labels]
         correct = slots[0][None, :] == label_group
