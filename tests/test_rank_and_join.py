@@ -83,15 +83,17 @@ def as_run(rows, form: str) -> Run:
 
 
 @contextlib.contextmanager
-def converted_in_chunks(rows: int | None):
-    """Ids given as Python objects converted to Arrow in chunks of ``rows`` (None: the
-    default, one chunk at these sizes) inside the block."""
-    saved = pairs._CONVERT_ROWS
-    pairs._CONVERT_ROWS = saved if rows is None else rows
+def patched(module, name: str, value):
+    """``module.name`` set to ``value`` (None: left as it is) inside the block (hypothesis'
+    tests cannot take pytest's monkeypatch): the join's blocks of run rows
+    (``judged_pairs._JOIN_BLOCK``), the duplicate check's (``pairs._BLOCK_ROWS``), the rows
+    of Python objects converted per Arrow chunk (``pairs._CONVERT_ROWS``)."""
+    saved = getattr(module, name)
+    setattr(module, name, saved if value is None else value)
     try:
         yield
     finally:
-        pairs._CONVERT_ROWS = saved
+        setattr(module, name, saved)
 
 
 @settings(max_examples=150, deadline=None)
@@ -100,7 +102,7 @@ def converted_in_chunks(rows: int | None):
                                                                  "lists"]),
        st.sampled_from([None, 96, 96 * 6]), st.sampled_from([None, 1, 3]))
 def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk):
-    with converted_in_chunks(chunk):
+    with patched(pairs, "_CONVERT_ROWS", chunk):
         run = as_run(rows, form)
     # the default budget ranks every query in one block; 96 bytes is one row per block (each
     # query a block of its own), 96 * 6 blocks of a few queries, equal or not in length
@@ -178,20 +180,9 @@ def test_join_is_a_lookup(data, run_form, qrels_form, join_block, chunk):
     default size (every query in one) or small (one or a few queries per block): a document
     judged for two queries of a block and retrieved for one takes the blocks' second path.
     Ids given as Python objects are converted in one chunk or in many."""
-    with join_blocks(join_block), converted_in_chunks(chunk):
+    with (patched(judged_pairs, "_JOIN_BLOCK", join_block),
+          patched(pairs, "_CONVERT_ROWS", chunk)):
         _join_is_a_lookup(data, run_form, qrels_form)
-
-
-@contextlib.contextmanager
-def join_blocks(size: int | None):
-    """The join's blocks of about ``size`` run rows (None: the default) inside the block
-    (hypothesis' tests cannot take pytest's monkeypatch)."""
-    saved = judged_pairs._JOIN_BLOCK
-    judged_pairs._JOIN_BLOCK = saved if size is None else size
-    try:
-        yield
-    finally:
-        judged_pairs._JOIN_BLOCK = saved
 
 
 def _join_is_a_lookup(data, run_form, qrels_form):
@@ -231,7 +222,7 @@ def test_join_finds_a_document_judged_first_for_another_query(join_block):
     first judged row holding d1 is q1's, so the block's fast answer does not hold."""
     run = Run(["q1", "q2", "q2", "q3"], ["x", "d1", "y", "d1"], [1.0, 1.0, 0.5, 1.0])
     qrels = Qrels(["q1", "q2", "q2", "q3"], ["d1", "d1", "y", "z"], [1, 2, 3, 1])
-    with join_blocks(join_block):
+    with patched(judged_pairs, "_JOIN_BLOCK", join_block):
         grades, matched = grades_by_row(run, qrels)
     assert grades.tolist() == [0.0, 2.0, 3.0, 0.0]
     assert matched.tolist() == [False, True, True, False]
@@ -243,21 +234,16 @@ def test_join_finds_a_document_judged_first_for_another_query(join_block):
        st.sampled_from(["dataframe", "objects", "lists"]), st.integers(1, 8),
        st.sampled_from([None, 1, 3]))
 def test_duplicate_check_is_exact(pairs_, form, block_rows, chunk):
-    original = pairs._BLOCK_ROWS
-    pairs._BLOCK_ROWS = block_rows  # many blocks: the blocks' boundaries are crossed
-    try:
-        with converted_in_chunks(chunk):
-            rows = [(q, d, float(i)) for i, (q, d) in enumerate(pairs_)]
-            if len(set(pairs_)) == len(pairs_):
-                assert len(as_run(rows, form)) == len(rows)
-            else:
-                with pytest.raises(ValueError, match=r"is listed \d+ times"):
-                    as_run(rows, form)
-                kept = Run(*zip(*rows, strict=True), duplicates="max")
-                assert (sorted(zip(kept.query_ids, kept.doc_ids, strict=True))
-                        == sorted(set(pairs_)))
-    finally:
-        pairs._BLOCK_ROWS = original
+    # many blocks (the blocks' boundaries are crossed); ids converted in chunks or whole
+    with patched(pairs, "_BLOCK_ROWS", block_rows), patched(pairs, "_CONVERT_ROWS", chunk):
+        rows = [(q, d, float(i)) for i, (q, d) in enumerate(pairs_)]
+        if len(set(pairs_)) == len(pairs_):
+            assert len(as_run(rows, form)) == len(rows)
+        else:
+            with pytest.raises(ValueError, match=r"is listed \d+ times"):
+                as_run(rows, form)
+            kept = Run(*zip(*rows, strict=True), duplicates="max")
+            assert sorted(zip(kept.query_ids, kept.doc_ids, strict=True)) == sorted(set(pairs_))
 
 
 def test_from_dict_is_the_same_run_as_from_rows():
