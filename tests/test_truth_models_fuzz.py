@@ -277,6 +277,26 @@ def test_prirn_with_small_concentrations_and_alpha_draws_dirichlet_vertices(temp
     assert np.array_equal(np.concatenate(blocks), samples[:5])
 
 
+@pytest.mark.parametrize(("temperature", "alpha"), [(0.02, 1e-3), (1e-3, 1e-3), (1.0, 0.01)])
+def test_prirn_worlds_of_an_item_do_not_depend_on_the_other_items(temperature, alpha):
+    """Item 0 ranks every class; item 1 leaves three unranked. Item 0's worlds are keyed by
+    it and its classes, so fitting it alone or beside item 1 gives it the same worlds. Whether
+    an item of small concentrations was drawn whole in logs (its own stream) depended on
+    whether *some* item had unranked classes: beside item 1 item 0 took that stream, alone
+    the ranked classes' stream, and its plausibilities moved by up to 1 (0 to 1 at a vertex)."""
+    from fuzzytruth.io.rankings import Rankings
+    from fuzzytruth.truth.models import PrIRN
+
+    classes = ["a", "b", "c", "d"]
+    both = Rankings.from_selectors([[[[0], [1], [2, 3]]], [[[1]]]], classes=classes)
+    alone = Rankings.from_selectors([[[[0], [1], [2, 3]]]], classes=classes)
+    fits = [PrIRN(temperature=temperature, alpha=alpha).fit(r) for r in (both, alone)]
+    beside, solo = (fit.sample_plausibilities(200, seed=5)[:, 0] for fit in fits)
+    np.testing.assert_allclose(beside, solo, rtol=0, atol=1e-12)
+    top_beside, top_solo = (fit.sample_top1(200, seed=5)[:, 0] for fit in fits)
+    assert np.array_equal(top_beside, top_solo)
+
+
 @pytest.mark.parametrize(("setting", "value", "message"), [
     ("alpha", 5e-324, "alpha must be 0 or a finite number >= 1e-300"),
     ("alpha", 1e-310, "alpha must be 0 or a finite number >= 1e-300"),

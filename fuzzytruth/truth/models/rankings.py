@@ -226,12 +226,13 @@ class PrIRNFit(FittedTruth):
 
     @cached_property
     def _dense_items(self) -> np.ndarray:
-        """The items drawn whole in logs: with α > 0 and unranked classes somewhere (the sparse
-        sampler's comparisons as doubles), those whose largest ranked concentration is below
-        :data:`SPARSE_MIN_SHAPE`. Decided from the concentrations alone, so each item's law is
-        the Dirichlet's whichever sampler draws it."""
+        """The items drawn whole in logs: with α > 0 (the sparse sampler's comparisons as
+        doubles), those whose largest ranked concentration is below :data:`SPARSE_MIN_SHAPE`.
+        Decided from each item's own concentrations, not from whether another item has
+        unranked classes (which picks the sampler of the others), so an item's worlds are the
+        same whatever items are fitted beside it."""
         ranked = self._ranked
-        if self.settings["alpha"] == 0 or not ranked.rest.any():
+        if self.settings["alpha"] == 0:
             return np.zeros(0, dtype=np.int64)
         largest = np.maximum.reduceat(ranked.shape, ranked.starts)
         return np.flatnonzero(largest < SPARSE_MIN_SHAPE)
@@ -255,20 +256,21 @@ class PrIRNFit(FittedTruth):
         out[:, ranked.item, ranked.column] = drawn
         if not (alpha > 0 and ranked.rest.any()):
             out /= out.sum(axis=2, keepdims=True)
-            return out
-        from scipy.special import gammainccinv  # imported where used: start-up
+        else:
+            from scipy.special import gammainccinv  # imported where used: start-up
 
-        top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
-        # the inverse agrees with the comparison that decided `wins` up to rounding: keep it on
-        # the decided side so that argmax(plausibilities) is sample_top1, exactly
-        top = np.where(wins, np.maximum(top, np.nextafter(best, np.inf)),
-                       np.minimum(top, np.nextafter(best, 0)))
-        holder = np.where(ranked.rest > 0, which, -1)
-        w_idx, i_idx = np.nonzero(holder >= 0)
-        out[w_idx, i_idx, holder[w_idx, i_idx]] = top[w_idx, i_idx]
-        # the other unranked classes below the maximum, and every row normalised, in one pass
-        gammas_below(seed, _REST_STREAM, self._keys, self._rest_shape, top, worlds, out,
-                     skip=holder, normalise=True)
+            top = gammainccinv(alpha, np.where(ranked.rest > 0, tail, 0.5))
+            # the inverse agrees with the comparison that decided `wins` up to rounding: keep it
+            # on the decided side so that argmax(plausibilities) is sample_top1, exactly
+            top = np.where(wins, np.maximum(top, np.nextafter(best, np.inf)),
+                           np.minimum(top, np.nextafter(best, 0)))
+            holder = np.where(ranked.rest > 0, which, -1)
+            w_idx, i_idx = np.nonzero(holder >= 0)
+            out[w_idx, i_idx, holder[w_idx, i_idx]] = top[w_idx, i_idx]
+            # the other unranked classes below the maximum, and every row normalised, in one
+            # pass
+            gammas_below(seed, _REST_STREAM, self._keys, self._rest_shape, top, worlds, out,
+                         skip=holder, normalise=True)
         if len(self._dense_items):  # small concentrations: those items drawn in logs
             out[:, self._dense_items] = self._dense_block(seed, worlds)
         return out
