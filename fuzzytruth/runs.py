@@ -442,9 +442,9 @@ ids): blocks of queries are sized from the memory budget."""
 
 _TIED_SHARE = 0.5
 """Share of a block's rows tied in float32 above which the whole block is sorted again by
-(query, score, document id) rather than each tied group by itself: gathering the tied rows
-costs more than the sort saves (measured at 10 M rows: a tied subset of 9.9 M rows took
-2.9 s, the whole block 1.3 s)."""
+(run of ties, score, document id) rather than each tied run by itself:
+gathering the tied rows costs more than the sort saves (measured at 10 M rows: a tied subset
+of 9.9 M rows took 2.9 s, the whole block 1.3 s)."""
 
 
 def _desc_keys(scores: np.ndarray) -> np.ndarray:
@@ -542,7 +542,7 @@ def _ranked_entries(
             rows, keys = given[within], keys[within]
         tie = (keys[1:] == keys[:-1]) & (local[1:] != 0)  # equal in float32
         if (score_dtype == "float64" or doc_keys is not None) and tie.any():
-            rows = _break_ties(rows, given, tie, lens, scores, doc_keys, ties)
+            rows = _break_ties(rows, tie, scores, doc_keys, ties)
         dest = np.repeat(out_starts[g0:g1], lens) + local
         order[dest] = rows
         if tied is not None:
@@ -585,36 +585,48 @@ def _tied_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _break_ties(
     rows: np.ndarray,
-    given: np.ndarray,
     tie: np.ndarray,
-    lens: np.ndarray,
     scores: np.ndarray,
     doc_keys: list[pa.Array | pa.ChunkedArray] | None,
     ties: str,
 ) -> np.ndarray:
     """A block's rows ranked in float32 (``rows``; ``tie[i]``: entries i and i + 1 are tied)
-    put in their final order: tied entries by ``scores`` descending (the precision asked)
-    and then by ``doc_keys`` (:func:`_doc_keys`; None: row order), in one stable Arrow sort,
-    of the tied groups or, when most rows are tied, of the whole block again from its row
-    order ``given``."""
-    whole = np.count_nonzero(tie) > _TIED_SHARE * len(rows)
-    if whole:
-        at, group = slice(None), np.repeat(np.arange(len(lens)), lens)
+    put in their final order: each run of tied entries by ``scores`` descending (the precision
+    asked) and then by ``doc_keys`` (:func:`_doc_keys`; None: row order), in one stable Arrow
+    sort keyed by the run, of the tied entries or, when most are tied, of the whole block in
+    its float32 order (the untied entries runs of their own). The scores are a sort key only
+    where a run holds different ones (float64 scores tied in float32). At 10 M rows in runs of
+    about 50 tied scores, the block's ids taken in float32 order and sorted by (run, id) took
+    0.61 s (0.37 s at 100 per query) against 1.00 s (0.63 s) for a sort by (query, score, id)
+    from the rows' own order, which read the ids in place (2026-11-25)."""
+    if (scores[rows[1:]] == scores[rows[:-1]])[tie].all():
+        if doc_keys is None:  # ties in row order: the float32 sort kept it
+            return rows
+        score_key = False
+    else:
+        score_key = True
+    if np.count_nonzero(tie) > _TIED_SHARE * len(rows):  # the whole block
+        new_run = np.ones(len(rows), dtype=bool)
+        new_run[1:] = ~tie
+        at, group = slice(None), np.cumsum(new_run)
     else:
         at, group = _tied_groups(tie)
-    rows = (given if whole else rows).copy()  # given may be a view of the run's grouping
-    columns = {"group": group, "score": scores[rows[at]]}
-    keys = [("group", "ascending"), ("score", "descending")]
+    out = rows.copy()  # rows may be a view of the run's grouping
+    taken = out[at]
+    columns: dict[str, Any] = {"group": group}
+    keys = [("group", "ascending")]
+    if score_key:
+        columns["score"] = scores[taken]
+        keys.append(("score", "descending"))
     if doc_keys is not None:  # taken from the rows the tied ones span (the block's)
-        taken = rows[at]
         lo, hi = int(taken.min()), int(taken.max()) + 1
-        in_place = whole and hi - lo == len(rows) and (np.diff(rows) == 1).all()
+        in_place = len(taken) == hi - lo and (np.diff(taken) == 1).all()
         for i, doc_key in enumerate(doc_keys):
             window = rows_of(doc_key, lo, hi)
             columns[f"doc{i}"] = window if in_place else window.take(pa.array(taken - lo))
             keys.append((f"doc{i}", "ascending" if ties == "docid_asc" else "descending"))
-    rows[at] = rows[at][pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()]
-    return rows
+    out[at] = taken[pc.sort_indices(pa.table(columns), sort_keys=keys).to_numpy()]
+    return out
 
 
 def _tie_bounds(

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fuzzytruth._pairs as pairs
+import fuzzytruth.runs as runs_module
 import fuzzytruth.truth.judged_pairs as judged_pairs
 from fuzzytruth.runs import Run, rank
 from fuzzytruth.truth.judged_pairs import grades_by_row
@@ -100,14 +101,17 @@ def patched(module, name: str, value):
 @given(runs(), st.sampled_from(["docid_desc", "docid_asc", "input_order"]),
        st.sampled_from(["float32", "float64"]), st.sampled_from(["dataframe", "objects",
                                                                  "lists"]),
-       st.sampled_from([None, 96, 96 * 6]), st.sampled_from([None, 1, 3]))
-def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk):
+       st.sampled_from([None, 96, 96 * 6]), st.sampled_from([None, 1, 3]),
+       st.sampled_from([None, 0.0, 1.0]))
+def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk, tied_share):
     with patched(pairs, "_CONVERT_ROWS", chunk):
         run = as_run(rows, form)
     # the default budget ranks every query in one block; 96 bytes is one row per block (each
-    # query a block of its own), 96 * 6 blocks of a few queries, equal or not in length
+    # query a block of its own), 96 * 6 blocks of a few queries, equal or not in length; tied
+    # entries sorted again with the whole block (tied share 0) or by themselves (share 1)
     options = {} if budget is None else {"memory_budget": budget}
-    ranking = rank(run, ties=ties, score_dtype=score_dtype, **options)
+    with patched(runs_module, "_TIED_SHARE", tied_share):
+        ranking = rank(run, ties=ties, score_dtype=score_dtype, **options)
     expected = brute_rank(rows, ties, score_dtype)
     got = [ranking.rows[ranking.query == i].tolist() for i in range(len(ranking.query_ids))]
     assert got == expected
