@@ -501,6 +501,57 @@ def test_sigint_during_work(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.fixture
+def python_sigint():
+    """SIGINT handled by Python's default handler, as in a fresh interpreter (a test runner's
+    worker may have another), for the test's duration."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_an_error_after_a_ctrl_c_is_the_interruption(monkeypatch, capsys, python_sigint):
+    """An extension module interrupted while it loads can fail later with an error that does
+    not name the KeyboardInterrupt (scipy's HiGHS module under load: 'type "ObjSense" is
+    already registered', a traceback and status 1): after a Ctrl-C it is an interruption."""
+    import fuzzytruth.cli.app as app
+
+    def interrupted_import(argv):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            pass  # swallowed, as a module's loader may
+        raise ImportError('generic_type: type "ObjSense" is already registered!')
+
+    monkeypatch.setattr(app, "_main", interrupted_import)
+    assert app.main(["demo"]) == 130
+    assert capsys.readouterr().err == "fuzzytruth: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_a_ctrl_c_python_cannot_raise_is_delivered_again(monkeypatch, capsys, python_sigint):
+    """A Ctrl-C landing where Python cannot raise it (a finaliser, a callback of the import
+    system) was printed as "Exception ignored" and the work went on: it stops the work."""
+    import fuzzytruth.cli.app as app
+
+    class Finaliser:
+        def __del__(self):
+            raise KeyboardInterrupt
+
+    def work(argv):
+        Finaliser()  # collected at once: its exception cannot be raised
+        time.sleep(30)
+        return 0
+
+    monkeypatch.setattr(app, "_main", work)
+    hook, start = sys.unraisablehook, time.monotonic()
+    assert app.main(["demo"]) == 130
+    assert time.monotonic() - start < 20
+    err = capsys.readouterr().err
+    assert err == "fuzzytruth: interrupted\n", err
+    assert sys.unraisablehook is hook
+
+
 def test_old_import_paths_keep_working():
     import fuzzytruth.cli as cli
     import fuzzytruth.cli.agreement as agreement

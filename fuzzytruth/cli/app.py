@@ -180,14 +180,19 @@ def _notes(flags: Flags) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fuzzytruth`` command; returns the exit status."""
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        pass
-    except Exception as err:
-        if not _interrupted(err):
-            raise
+    """Entry point of the ``fuzzytruth`` command; returns the exit status (130 after a
+    Ctrl-C, whatever the work did after it)."""
+    status = None
+    with _ctrl_c() as pressed:
+        try:
+            status = _main(argv)
+        except KeyboardInterrupt:
+            pass
+        except Exception as err:
+            if not (pressed() or _interrupted(err)):
+                raise
+    if status is not None and not pressed():
+        return status
     print("fuzzytruth: interrupted", file=sys.stderr)
     return EXIT_INTERRUPTED
 
@@ -202,6 +207,61 @@ def _interrupted(err: BaseException | None) -> bool:
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False
+
+
+@contextlib.contextmanager
+def _ctrl_c() -> Iterator[Callable[[], bool]]:
+    """Inside the block, a Ctrl-C is remembered (the block gets a function that says whether
+    one came) and not lost. A Ctrl-C can land where Python cannot raise it: in a callback of
+    the import system or a finaliser, which prints "Exception ignored" and goes on with the
+    work, or in an extension module that is loading, which may then fail later with an error
+    that does not name the KeyboardInterrupt ('type "ObjSense" is already registered' from
+    scipy's HiGHS module, seen under load: a traceback and status 1). The first is delivered
+    again 10 ms later (raised in the hook that reports it, it would be lost the same way),
+    and any error after a Ctrl-C is the interruption's. Outside the main thread, or when the
+    program that calls :func:`main` has its own SIGINT handler, nothing changes."""
+    import _thread
+    import signal
+    import threading
+
+    pressed = threading.Event()
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield pressed.is_set
+        return
+    again: list[threading.Timer] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        pressed.set()
+        signal.default_int_handler(signum, frame)
+
+    previous_hook = sys.unraisablehook
+
+    main_thread = threading.main_thread().ident
+
+    def deliver() -> None:  # a real signal wakes a blocking call (interrupt_main does not)
+        if hasattr(signal, "pthread_kill"):
+            signal.pthread_kill(main_thread, signal.SIGINT)
+        else:  # Windows
+            _thread.interrupt_main(signal.SIGINT)
+
+    def unraisable(event: Any) -> None:
+        if isinstance(event.exc_value, KeyboardInterrupt):
+            pressed.set()
+            again.append(threading.Timer(0.01, deliver))
+            again[-1].start()
+        else:
+            previous_hook(event)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    sys.unraisablehook = unraisable
+    try:
+        yield pressed.is_set
+    finally:
+        for timer in again:
+            timer.cancel()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = previous_hook
 
 
 def console() -> NoReturn:
