@@ -23,6 +23,7 @@ from fuzzytruth.displacement import (
     RationalG,
     check_g,
     displacement_kernel,
+    read_answers,
     weighted_displacement,
 )
 
@@ -577,6 +578,17 @@ def test_relevance_outside_unit_interval(bad: float) -> None:
 def test_increasing_relevance_raises_by_default() -> None:
     with pytest.raises(ValueError, match=r"non-increasing down each list.*on_unsorted='sort'"):
         weighted_displacement(ANN.assign(relevance=[0.5, 1.0]), RUN, n_items=5)
+
+
+def test_increasing_relevance_read_from_a_file_names_its_line(tmp_path) -> None:
+    """A relevance that rises down a list read from a file (1e-400 is read as 0) names the
+    file and the line where it rises, as every other refusal of an answers file does."""
+    path = tmp_path / "answers.csv"
+    path.write_text("query_id,annotator_id,item_id,rank,relevance\n"
+                    "q,u,a,1,1e-400\nq,u,b,2,0.5\nq,v,b,1,1\n")
+    with pytest.raises(ValueError, match=rf"^{path}, line 3: annotations column 'relevance' "
+                       r"must be non-increasing"):
+        weighted_displacement(read_answers(path), RUN, n_items=5)
 
 
 def test_n_items_smaller_than_lists() -> None:

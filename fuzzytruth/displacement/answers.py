@@ -189,7 +189,7 @@ def annotator_lists(
                                                      new_list, (lst, pos, width)),
     )
     _check_items_unique(lists, frame, order, starts)
-    return _sorted_by_relevance(lists, on_unsorted, c["relevance"])
+    return _sorted_by_relevance(lists, on_unsorted, c["relevance"], frame, order, starts)
 
 
 def _tie_groups(frame: pd.DataFrame, c: dict[str, str], rank: np.ndarray, rel: np.ndarray,
@@ -232,8 +232,12 @@ def _check_items_unique(
         )
 
 
-def _sorted_by_relevance(lists: AnnotatorLists, on_unsorted: str, column: str) -> AnnotatorLists:
-    """``lists`` unchanged if every list's relevance is non-increasing; else an error, or with
+def _sorted_by_relevance(
+    lists: AnnotatorLists, on_unsorted: str, column: str, frame: pd.DataFrame,
+    order: np.ndarray, starts: np.ndarray,
+) -> AnnotatorLists:
+    """``lists`` unchanged if every list's relevance is non-increasing; else an error naming
+    the first row that rises (its file and line when read from one), or with
     ``on_unsorted="sort"`` every list re-ordered by decreasing relevance (stable)."""
     s = lists.relevance
     valid = np.arange(s.shape[1]) < lists.lengths[:, None]
@@ -243,8 +247,10 @@ def _sorted_by_relevance(lists: AnnotatorLists, on_unsorted: str, column: str) -
     bad = rising.any(axis=1)
     r = int(np.argmax(bad))
     if on_unsorted == "raise":
+        row = int(order[starts[r] + int(np.argmax(rising[r])) + 1])
         raise ValueError(
-            f"annotations column {column!r} must be non-increasing down each list (Santini "
+            f"{located(frame, row)}annotations column {column!r} must be non-increasing down "
+            "each list (Santini "
             f"eq. 15 assumes s_k >= s_(k+1)); {int(bad.sum())} lists are not, e.g. "
             f"{lists.where(r)}. Pass on_unsorted='sort' to re-order them by decreasing relevance"
         )
