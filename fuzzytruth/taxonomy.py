@@ -7,6 +7,7 @@ library builds over categories (membership, ancestor closure).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import itertools
 from collections import deque
@@ -771,13 +772,19 @@ class Taxonomy:
         if hasattr(self, "_distances"):
             return int(self._distances[i, j])
         rows = self.__dict__.setdefault("_distance_rows", {})
-        if i not in rows and j in rows:  # the path is undirected: either end's row holds it
-            i, j = j, i
-        if i not in rows:
-            if len(rows) >= max(1, int(MEMORY_BUDGET // (8 * len(self)))):
-                rows.pop(next(iter(rows), None), None)  # the oldest (another thread's may go)
-            rows[i] = self._shortest_paths(np.array([i]), MEMORY_BUDGET, every_node=True)[0]
-        return int(rows[i][j])
+        # each row read once into a local: another thread may evict it between two reads
+        row = rows.get(i)
+        if row is not None:
+            return int(row[j])
+        row = rows.get(j)  # the path is undirected: either end's row holds it
+        if row is not None:
+            return int(row[i])
+        if len(rows) >= max(1, int(MEMORY_BUDGET // (8 * len(self)))):
+            with contextlib.suppress(StopIteration, KeyError, RuntimeError):  # the oldest
+                rows.pop(next(iter(rows)))  # (another thread may take it, or change the dict)
+        row = self._shortest_paths(np.array([i]), MEMORY_BUDGET, every_node=True)[0]
+        rows[i] = row
+        return int(row[j])
 
     def distance_matrix(
         self, nodes: Iterable[Hashable] | None = None, *, memory_budget: float = MEMORY_BUDGET

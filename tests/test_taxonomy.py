@@ -427,3 +427,21 @@ def test_distance_between_every_pair_searches_once_per_node(graph, keep):
     if keep >= n:
         assert len(calls) == n
     assert len(calls) <= max(n, n * n // 2)
+
+
+def test_a_distance_row_evicted_by_another_thread_is_not_read_again():
+    """Threads share the kept rows of distances: another thread may evict a row between this
+    thread's look-up and its read (the look-up answered yes, the read raised a KeyError). Here
+    every read by key finds its row gone, as if evicted just before; each row must be read
+    once, by the look-up, and each answer is still the breadth-first distance."""
+
+    class EvictedBeforeTheRead(dict):
+        def __getitem__(self, key):
+            self.pop(key, None)
+            raise KeyError(key)
+
+    tax, _ = ternary_tree(2)
+    names = list(tax.nodes)
+    tax.__dict__["_distance_rows"] = EvictedBeforeTheRead()
+    got = [[tax.distance(a, b) for b in names] for a in names]
+    assert got == [[bfs_distance(tax, a, b) for b in names] for a in names]
