@@ -46,7 +46,7 @@ import functools
 
 import numpy as np
 
-from fuzzytruth._validation import check_flag
+from fuzzytruth._validation import check_flag, tail_levels
 from fuzzytruth.uncertain.closed_form import _FN_TOLERANCE, _fn_pmf
 
 __all__ = ["SUMMARIES", "cutoff_summaries"]
@@ -120,7 +120,6 @@ def cutoff_summaries(
         window, offset = _fn_pmf(p, None, np.asarray(rest_p, dtype=float), rest_certain)
     else:  # unused by the kernel: the expected-size form has no FN
         window, offset = np.ones((len(p), 1)), np.zeros(len(p), dtype=np.int64)
-    tail = (1.0 - confidence_level) / 2.0
     out = np.full((9, n_queries, depth), np.nan)
     if depth:
         _kernel()(
@@ -133,7 +132,7 @@ def cutoff_summaries(
             exact,
             bool(fill_undefined),
             float(undefined_value),
-            np.array([tail, 1.0 - tail]),
+            np.array(tail_levels(confidence_level)),  # the one rule for interval ends
             out,
         )
     names = SUMMARIES[:4]
