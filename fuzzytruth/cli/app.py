@@ -230,14 +230,12 @@ def _ctrl_c() -> Iterator[Callable[[], bool]]:
         yield pressed.is_set
         return
     again: list[threading.Timer] = []
+    previous_hook = sys.unraisablehook
+    main_thread = threading.main_thread().ident
 
     def on_sigint(signum: int, frame: Any) -> None:
         pressed.set()
         signal.default_int_handler(signum, frame)
-
-    previous_hook = sys.unraisablehook
-
-    main_thread = threading.main_thread().ident
 
     def deliver() -> None:  # a real signal wakes a blocking call (interrupt_main does not)
         if hasattr(signal, "pthread_kill"):

@@ -110,8 +110,9 @@ _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
 
 @functools.cache
 def parser_pool() -> Any:
-    """The pyarrow memory pool of the CSV parsers (TREC files, CSV/TSV tables): jemalloc where
-    pyarrow has it, else pyarrow's default pool.
+    """The pyarrow memory pool of the CSV parsers (TREC files, CSV/TSV tables) and of ids given
+    as Python objects, converted a chunk at a time (:func:`fuzzytruth._pairs._strings`):
+    jemalloc where pyarrow has it, else pyarrow's default pool.
 
     pyarrow's default pool on Linux, mimalloc, gave the memory of each parsed block back to
     the kernel and took fresh memory for the next: reading a 10 M-line TREC run of URL ids
@@ -119,8 +120,8 @@ def parser_pool() -> Any:
     in the kernel, with the default pool against 6.1-6.5 s and 380 MB less at its peak with
     jemalloc for the parser alone (five fresh processes each, interleaved, 2026-11-24; numeric
     ids: no difference beyond the noise); a 5 M-row probabilistic qrels CSV read in 2.5-2.8 s
-    against 2.7-4.1 s, and 80-110 MB less at its peak (three rounds). Only the parser's
-    buffers come from this pool; the caller's default pool is left as it is.
+    against 2.7-4.1 s, and 80-110 MB less at its peak (three rounds). Only those buffers
+    come from this pool; the caller's default pool is left as it is.
 
     Examples
     --------

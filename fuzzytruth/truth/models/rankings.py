@@ -219,10 +219,14 @@ class PrIRNFit(FittedTruth):
         return _Ranked.of(self.irn, self.concentration, self._keys)
 
     def _bytes_per_world(self) -> float:
-        """One plausibility matrix, written in place, the ranked classes' draws and the items
-        drawn whole in logs."""
-        return 8.0 * (len(self.items) * len(self.classes) + 3 * len(self._ranked.item)
-                      + 8 * len(self.items) + 2 * len(self._dense_items) * len(self.classes))
+        """One plausibility matrix, written in place, and the draws (:meth:`_draw_bytes`)."""
+        return 8.0 * len(self.items) * len(self.classes) + self._draw_bytes()
+
+    def _draw_bytes(self) -> float:
+        """Bytes per world of the draws both samplers make: the ranked classes' Gamma draws,
+        the per-item maxima, and the items drawn whole in logs."""
+        return 8.0 * (3 * len(self._ranked.item) + 8 * len(self.items)
+                      + 2 * len(self._dense_items) * len(self.classes))
 
     @cached_property
     def _dense_items(self) -> np.ndarray:
@@ -323,9 +327,7 @@ class PrIRNFit(FittedTruth):
         worlds = as_worlds(worlds, 8.0 + 4.0 * len(self.items))  # numbers, int32 labels
         key = as_seed(seed)
         ranked = self._ranked
-        per_world = 8.0 * (3 * len(ranked.item) + 8 * len(self.items)
-                           + 2 * len(self._dense_items) * len(self.classes))
-        step = block_rows(1, memory_budget, bytes_per_unit=per_world)
+        step = block_rows(1, memory_budget, bytes_per_unit=self._draw_bytes())
         columns = self.taxonomy.indices(self.classes)
         out = np.empty((len(worlds), len(self.items)), dtype=np.int32)
         for start in range(0, len(worlds), step):
