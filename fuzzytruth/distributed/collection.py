@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fuzzytruth._allocator import worker_task
 from fuzzytruth._order import sorted_order
 from fuzzytruth._validation import check_columns
 from fuzzytruth.annotations import Annotations
@@ -117,6 +118,7 @@ def _unique(labels: pd.Series) -> np.ndarray:
     return pd.unique(labels.to_numpy(dtype=object))
 
 
+@worker_task
 def _partition_counts(
     part: pd.DataFrame, taxonomy: Taxonomy
 ) -> tuple[np.ndarray, sparse.csr_array]:

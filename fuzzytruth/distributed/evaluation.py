@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._allocator import worker_task
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._validation import check_flag, check_int
 from fuzzytruth.distributed.partitions import (
@@ -191,7 +192,7 @@ def evaluate_per_annotator(
     options = _without_progress(options)
     [shared] = client.scatter([run], broadcast=True)
     futures = client.map(
-        evaluate_group, [shared] * len(qrels_by_group), list(qrels_by_group),
+        worker_task(evaluate_group), [shared] * len(qrels_by_group), list(qrels_by_group),
         list(qrels_by_group.values()), measures=measures, options=options, pure=False,
         retries=retries,
     )
@@ -311,6 +312,7 @@ def _frame_tasks(frames: dict[str, Any], names: list[str], shared: Any, measures
     return tasks
 
 
+@worker_task
 def _evaluate_and_report(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,
                          measures: Any, options: dict, rng: np.random.Generator
                          ) -> tuple[tuple[Evaluation | None, list[str]] | Exception,
@@ -326,6 +328,7 @@ def _evaluate_and_report(names: list[str], run_parts: list[pd.DataFrame], truth_
         return error, uniques
 
 
+@worker_task
 def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,
                      measures: Any, options: dict, rng: np.random.Generator
                      ) -> tuple[Evaluation | None, list[str]]:
@@ -359,6 +362,7 @@ def _judged_only(names: list[str], truth: Any, measures: Any, options: dict,
     return _evaluate_part(empty, truth, measures, options, rng)
 
 
+@worker_task
 def _evaluate_part(runs: dict[str, Run], truth: Any, measures: Any, options: dict,
                    rng: np.random.Generator) -> tuple[Evaluation | None, list[str]]:
     """One partition on a worker: its Evaluation (None when it has no query to evaluate) and
