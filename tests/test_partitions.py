@@ -49,3 +49,22 @@ def test_the_vectorised_check_reports_what_the_definition_does(frames):
 def test_a_well_partitioned_input_has_no_problem():
     parts = [np.array(["a", "b"], dtype=object), np.array(["c"], dtype=object)]
     assert _partitioning_problem({"runs": parts, "truth": list(parts)}) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=st.lists(st.sampled_from(["q1", "q2", "10", "é", ""]), min_size=1, max_size=30),
+       cut=st.integers(0, 30))
+def test_unique_queries_of_arrow_strings_as_of_any_column(ids, cut):
+    """A partition's distinct query ids from Arrow strings (one chunk or two) are those of the
+    same ids held as Python objects: each id once, in order of first appearance, as str."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from fuzzytruth.distributed.partitions import unique_queries
+
+    chunked = pa.chunked_array([ids[:cut], ids[cut:]], type=pa.large_string())
+    arrow = pd.DataFrame({"query_id": pd.array(chunked, dtype="str")})
+    objects = pd.DataFrame({"query_id": np.asarray(ids, dtype=object)})
+    got = unique_queries(arrow)
+    assert got.dtype == object and got.tolist() == list(dict.fromkeys(ids))
+    assert got.tolist() == unique_queries(objects).tolist()

@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
-from fuzzytruth._pairs import duplicate_pair
+from fuzzytruth._pairs import arrow_strings, duplicate_pair
 from fuzzytruth._random import unit_keys
 from fuzzytruth._resampling import BLOCK_RUNNER
 from fuzzytruth._validation import check_columns, check_int
@@ -282,8 +283,14 @@ def _settle(problem: str | None, *, repartition: bool) -> bool:
 def unique_queries(part: pd.DataFrame) -> np.ndarray:
     """The partition's distinct query ids as str, in order of first appearance: the column's
     distinct values first (a hash of the column as it is), then their str forms (two values
-    may share one), not a Python string per row."""
-    return pd.unique(np.asarray([str(q) for q in pd.unique(part[QUERY])], dtype=object))
+    may share one), not a Python string per row. A column of strings held by Arrow (pandas'
+    ``str`` dtype, as Parquet is read) gives its distinct values as they are: taking each
+    through pandas' iterator and ``str`` cost 6 ms per 5,000 queries, and a crisp task of
+    500,000 rows calls this for its run and its qrels: a tenth of its time."""
+    column = part[QUERY]
+    if isinstance(column.array, pd.arrays.ArrowStringArray) and not column.hasnans:
+        return pc.unique(arrow_strings(column.array)).to_numpy(zero_copy_only=False)
+    return pd.unique(np.asarray([str(q) for q in pd.unique(column)], dtype=object))
 
 
 def _partitioning_problem(uniques: dict[str, list[np.ndarray]]) -> str | None:
