@@ -101,12 +101,14 @@ def test_nothing_changes_without_the_variable(recorded, monkeypatch):
 
 def test_the_distributed_tasks_enter_the_scope(recorded):
     pytest.importorskip("distributed")
-    from fuzzytruth.distributed.evaluation import _evaluate_frames
+    from fuzzytruth.distributed.evaluation import _evaluate_frames, _partition_outcome
 
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
-    evaluation, _ = _evaluate_frames(["run"], [run], qrels, ["AP"], {"progress": False},
-                                          np.random.default_rng(0))
+    held = _partition_outcome(run, qrels, evaluate_frames=_evaluate_frames, names=["run"],
+                              shared=None, measures=["AP"], options={"progress": False},
+                              rng=np.random.default_rng(0))
+    evaluation, _ = held["outcome"].iat[0]
     assert evaluation.query_means("AP").tolist() == [[0.5]]  # one system, one query
     # entered by the task and by _evaluate_part inside it: raised once, restored once
     assert recorded == [(*TASK, False), (65536, 128 * 1024, True)]

@@ -279,7 +279,7 @@ def _frame_results(client: Any, runs: Mapping[str, Any], truth: Any, measures: A
 
     def evaluated(frames: dict[str, Any], unchecked: bool) -> list:
         tasks = _frame_tasks(frames, list(runs), shared, measures, options, rng, unchecked)
-        return outcomes(_gather_as_completed(client.compute(tasks, retries=retries)))
+        return _outcomes(_gather_as_completed(client.compute(tasks, retries=retries)))
 
     frames, unchecked = aligned_frames(frames, repartition=repartition, npartitions=npartitions)
     results = evaluated(frames, unchecked)
@@ -298,7 +298,7 @@ def _frame_results(client: Any, runs: Mapping[str, Any], truth: Any, measures: A
 def _frame_tasks(frames: dict[str, Any], names: list[str], shared: Any, measures: Any,
                  options: dict, rng: np.random.Generator, unchecked: bool) -> list:
     """One task per partition of the frames (the runs', then the truth's unless it is
-    ``shared``), each a one-row frame holding the partition's outcome (:func:`outcomes`);
+    ``shared``), each a one-row frame holding the partition's outcome (:func:`_outcomes`);
     ``unchecked``: the outcome is the result or the error with the partitions' distinct query
     ids (:func:`_evaluate_and_report`).
 
@@ -325,7 +325,7 @@ def _frame_tasks(frames: dict[str, Any], names: list[str], shared: Any, measures
 _OUTCOME = "outcome"
 
 
-def outcomes(parts: list[pd.DataFrame]) -> list:
+def _outcomes(parts: list[pd.DataFrame]) -> list:
     """The outcomes held by the one-row frames of :func:`_frame_tasks`, in partition order."""
     return [part[_OUTCOME].iat[0] for part in parts]
 
@@ -344,7 +344,6 @@ def _partition_outcome(*parts: pd.DataFrame, evaluate_frames: Callable, names: l
     return pd.DataFrame({_OUTCOME: held})
 
 
-@worker_task
 def _evaluate_and_report(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,
                          measures: Any, options: dict, rng: np.random.Generator
                          ) -> tuple[tuple[Evaluation | None, list[str]] | Exception,
@@ -360,7 +359,6 @@ def _evaluate_and_report(names: list[str], run_parts: list[pd.DataFrame], truth_
         return error, uniques
 
 
-@worker_task
 def _evaluate_frames(names: list[str], run_parts: list[pd.DataFrame], truth_part: Any,
                      measures: Any, options: dict, rng: np.random.Generator
                      ) -> tuple[Evaluation | None, list[str]]:
