@@ -306,10 +306,11 @@ def _frame_tasks(frames: dict[str, Any], names: list[str], shared: Any, measures
     the reading of every frame's partition ``i`` into the task that evaluates it: with a task
     per frame partition, the reads of one partition ``i`` ran on different workers in 12 to 17
     of 40 partitions, and their frames (500,000 rows each) were sent from one worker to the
-    other (0.5-0.6 s of transfers at 200,000 queries on 2 workers). Dask may read several
-    adjacent partitions of a frame in one task (when the columns read are a small part of
-    the files'); each frame is then cut the same way, and the partitioning by query is
-    checked on the partitions as read."""
+    other (0.5-0.6 s of transfers at 200,000 queries on 2 workers). Dask's tuning step is
+    off for this graph: it reads adjacent Parquet files together in proportion to the share
+    of their columns read, a different number for frames of different files, and then cut
+    one frame's partitions inside queries to align them with another's."""
+    import dask
     import dask.dataframe as dd
 
     evaluate_frames = _evaluate_and_report if unchecked else _evaluate_frames
@@ -319,7 +320,8 @@ def _frame_tasks(frames: dict[str, Any], names: list[str], shared: Any, measures
         align_dataframes=False, enforce_metadata=False,
         meta=pd.DataFrame({_OUTCOME: pd.Series(dtype=object)}),
     )
-    return outcome.to_delayed()
+    with dask.config.set({"optimization.tune.active": False}):
+        return outcome.to_delayed()
 
 
 _OUTCOME = "outcome"

@@ -284,9 +284,9 @@ def unique_queries(part: pd.DataFrame) -> np.ndarray:
     """The partition's distinct query ids as str, in order of first appearance: the column's
     distinct values first (a hash of the column as it is), then their str forms (two values
     may share one), not a Python string per row. A column of strings held by Arrow (pandas'
-    ``str`` dtype, as Parquet is read) gives its distinct values as they are: taking each
-    through pandas' iterator and ``str`` cost 6 ms per 5,000 queries, and a crisp task of
-    500,000 rows calls this for its run and its qrels: a tenth of its time."""
+    ``str`` dtype, as Parquet is read) gives its distinct values as they are (2.4 ms for
+    5,000 queries in 500,000 rows, against 4.7 ms through pandas' iterator and ``str``; a
+    crisp task calls this for its run and its qrels)."""
     column = part[QUERY]
     if isinstance(column.array, pd.arrays.ArrowStringArray) and not column.hasnans:
         return pc.unique(arrow_strings(column.array)).to_numpy(zero_copy_only=False)
