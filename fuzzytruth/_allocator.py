@@ -6,8 +6,10 @@ frees goes back to the kernel. Setting that variable also fixes glibc's mmap thr
 mapping, freed to the kernel when the array goes, and each of its pages is a page fault the
 next time. An evaluation allocates and frees such arrays all the time: a crisp task of
 500,000 run rows took 0.155 s of CPU under Dask's setting, 0.115 s under glibc's adaptive
-default and 0.087 s with the thresholds below; on two workers, 200,000 queries × 100
-documents took 4.6-5.4 s against 3.1-3.7 s (``benchmarks/dask_scale.py``; 2026-11-25).
+default and 0.087 s with the thresholds below (one process, the variables set at its
+start). On two workers, 200,000 queries × 100 documents of ``benchmarks/dask_scale.py`` took
+4.6-5.4 s of wall time under Dask's setting, 3.1-3.7 s with these thresholds for the workers'
+whole life, and 4.3-4.5 s with them inside fuzzytruth's tasks only, as here (2026-11-25).
 
 Inside :func:`reusing_freed_memory` the mmap threshold is raised to 32 MiB (glibc's largest)
 and the trim threshold to 1 GiB: the task's arrays come from the heap and what it frees stays
