@@ -19,10 +19,12 @@ Dask's setting would have it hold. Nested and concurrent scopes (a worker's thre
 one setting: the first in raises the thresholds, the last out restores them.
 
 Only where the thresholds are known, so that they can be restored: Linux with glibc,
-``MALLOC_TRIM_THRESHOLD_`` set in the environment (``MALLOC_MMAP_THRESHOLD_`` read when set,
+``MALLOC_TRIM_THRESHOLD_`` set in the environment the process started with (read from
+``/proc/self/environ``, which is what glibc read; ``MALLOC_MMAP_THRESHOLD_`` read when set,
 else glibc's fixed 128 KiB) and no ``glibc.malloc`` tunable in ``GLIBC_TUNABLES``. Anywhere
-else (a process started without the variable, as the in-memory path usually is) nothing is
-changed.
+else nothing is changed: in particular a Dask driver, whose ``os.environ`` gains the variable
+when its LocalCluster starts the workers although its own ``malloc`` never read it (its
+thresholds adapt, and setting them once would stop that for good).
 
 Examples
 --------
@@ -88,6 +90,19 @@ def fixed_thresholds(environ: Mapping[str, str]) -> tuple[int, int] | None:
 
 
 @functools.cache
+def _start_environ() -> dict[str, str]:
+    """The environment this process started with (what glibc read at start), or {} where
+    ``/proc/self/environ`` cannot be read."""
+    try:
+        with open("/proc/self/environ", "rb") as handle:
+            block = handle.read()
+    except OSError:
+        return {}
+    pairs = (entry.partition(b"=") for entry in block.split(b"\0") if entry)
+    return {os.fsdecode(key): os.fsdecode(value) for key, _, value in pairs}
+
+
+@functools.cache
 def _libc() -> Any:
     """glibc's ``mallopt`` and ``malloc_trim``, or None on any other C library."""
     if not sys.platform.startswith("linux"):
@@ -119,7 +134,7 @@ def reusing_freed_memory() -> Iterator[bool]:
     global _depth, _restore
     with _lock:
         if _depth == 0:
-            known = fixed_thresholds(os.environ)
+            known = fixed_thresholds(_start_environ())
             _restore = known if known is not None and _libc() is not None else None
             if _restore is not None:
                 _set_thresholds(*_TASK_THRESHOLDS, release=False)

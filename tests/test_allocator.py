@@ -50,9 +50,8 @@ def recorded(monkeypatch):
     monkeypatch.setattr(_allocator, "_set_thresholds",
                         lambda trim, mmap, *, release: calls.append((trim, mmap, release)))
     monkeypatch.setattr(_allocator, "_libc", lambda: object())
-    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
-    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
-    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    monkeypatch.setattr(_allocator, "_start_environ",
+                        lambda: {"MALLOC_TRIM_THRESHOLD_": "65536"})
     return calls
 
 
@@ -93,7 +92,7 @@ def test_overlapping_threads_share_one_setting(recorded):
 
 
 def test_nothing_changes_without_the_variable(recorded, monkeypatch):
-    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_")
+    monkeypatch.setattr(_allocator, "_start_environ", lambda: {"HOME": "/"})
     with reusing_freed_memory() as active:
         pass
     assert active is False and recorded == []
@@ -146,6 +145,25 @@ _RSS_SCRIPT = textwrap.dedent("""
     after = rss() - base
     print(active, round(outside), round(inside), round(after))
 """)
+
+
+@pytest.mark.skipif(_allocator._libc() is None, reason="glibc only")
+def test_a_variable_set_after_start_changes_nothing():
+    """A Dask driver's os.environ gains MALLOC_TRIM_THRESHOLD_ when its LocalCluster starts
+    (2026.8: it stays after the cluster closes), but its malloc never read it: the scope reads
+    the environment the process started with, and leaves the driver's thresholds alone."""
+    script = textwrap.dedent("""
+        import os
+        os.environ["MALLOC_TRIM_THRESHOLD_"] = "65536"
+        from fuzzytruth._allocator import reusing_freed_memory
+        with reusing_freed_memory() as active:
+            print(active)
+    """)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES")}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["False"]
 
 
 @pytest.mark.skipif(_allocator._libc() is None, reason="glibc only")
