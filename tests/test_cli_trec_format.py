@@ -21,7 +21,7 @@ from fuzzytruth import evaluate
 from fuzzytruth.cli import main
 from fuzzytruth.cli._trec import is_trec_spelling
 from fuzzytruth.io import read_trec_qrels, read_trec_run
-from fuzzytruth.io.text import is_plain
+from fuzzytruth.io.text import plain_file
 from fuzzytruth.measures.names import expand
 from fuzzytruth.measures.trec_output import trec_name
 
@@ -113,7 +113,7 @@ def test_byte_for_byte_from_plain_files_parsed_from_disk(capsys, tmp_path, expec
         plain[name] = tmp_path / name
         plain[name].write_text("\n".join(" ".join(line.split()) for line in text.splitlines())
                                + "\n")
-        assert is_plain(plain[name], absent=b"\t\v\f")
+        assert plain_file(plain[name], absent=b"\t\v\f") is not None
     status = main(["evaluate", "--qrels", str(plain[qrels]), "--run", str(plain[run]), *flags])
     out = capsys.readouterr()
     assert status == 0, out.err

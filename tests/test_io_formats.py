@@ -5,6 +5,7 @@ import bz2
 import codecs
 import gzip
 import lzma
+import re
 import zipfile
 
 import pandas as pd
@@ -28,7 +29,7 @@ from fuzzytruth.io import (
     write_trec_run,
 )
 from fuzzytruth.io.delimited import read_delimited
-from fuzzytruth.io.text import is_plain, load_text
+from fuzzytruth.io.text import load_text, plain_file
 from fuzzytruth.io.trec_columns import RUN_FIELDS, _read_slow, read_columns
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain import ProbabilisticQrels
@@ -176,15 +177,71 @@ def test_blank_lines_at_the_end_only_are_parsed_once(tmp_path, monkeypatch):
                                  b"\xef\xbb\xbf", b"\x1f\x8b", b"BZh", b"PK\x03\x04"]),
                 max_size=8))
 def test_a_plain_file_is_what_load_text_gives_with_nothing_to_drop(tmp_path, parts):
-    # the law the disk path rests on: a file is_plain calls plain is the content load_text
+    # the law the disk path rests on: a file plain_file calls plain is the content load_text
     # would give, byte for byte, with no comment line and no blank line at its end
     raw = b"".join(parts)
     path = tmp_path / "f.txt"
     path.write_bytes(raw)
-    if is_plain(path, absent=b"\t"):
+    if plain_file(path, absent=b"\t") is not None:
         text = load_text(path)
         assert text.content == raw and not text.may_have_comments
         assert raw and b"\t" not in raw and not raw.endswith(b"\n\n")
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([b"q1 0 d1 1", b"\n", b" ", b"  ", b"\x01", b"x"]),
+                min_size=1, max_size=10),
+       st.integers(1, 4), st.integers(0, 6))
+def test_single_spaced_and_last_line_whatever_the_scan_blocks(tmp_path, parts, block, longest):
+    # a plain file's spaces are single when no space ends the file and no two bytes in a
+    # row, nor the file's first, are at or below the space (a space, a line end, a control
+    # byte: that a blank line or control bytes answer False too costs only speed), looked for
+    # across the scan's block boundaries; its last line is found from its end unless longer
+    # than the bytes read there
+    from fuzzytruth.io import text
+
+    raw = b"".join(parts)
+    path = tmp_path / "f.txt"
+    path.write_bytes(raw)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(text, "_SCAN_BLOCK", block)
+        patch.setattr(text, "_LAST_LINE_MAX", longest)
+        got = plain_file(path)
+    if got is None:
+        assume(False)
+    line = raw.removesuffix(b"\n").rsplit(b"\n", 1)[-1]
+    low_pair = re.search(rb"\A[\x00- ]| \Z|[\x00- ][\x00- ]", raw)
+    assert got == (low_pair is None, line.decode() if len(line) <= longest else None)
+    if got.single_spaced:  # what the readers rely on
+        assert not re.search(rb"^ | $|  ", raw, flags=re.MULTILINE)
+
+
+def test_a_single_spaced_file_converts_only_what_is_returned(tmp_path, monkeypatch):
+    # the fields only checked are not converted when no field can be empty; a run's tag,
+    # wanted for its last line only, is read there; a space too many anywhere brings back
+    # the conversion of every field (and the check that finds the empty one)
+    from fuzzytruth.io import trec_columns
+
+    calls = []
+    parse = trec_columns._read_fast
+    monkeypatch.setattr(trec_columns, "_read_fast",
+                        lambda *a, **k: calls.append(k.get("unconverted")) or parse(*a, **k))
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 2 u\n")
+    assert Run.from_trec(path).name == "u"
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 2 u")
+    assert Run.from_trec(path).name == "u"
+    assert list(Qrels.from_trec(_qrels_file(tmp_path)).to_dataframe()["relevance"]) == [1.0]
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2  u\n")
+    with pytest.raises(ValueError, match=r"run\.txt, line 2: expected at least 6"):
+        Run.from_trec(path)
+    assert calls[:4] == [("Q0", "rank", "tag"), ("Q0", "rank", "tag"), ("iter",), ()]
+
+
+def _qrels_file(folder):
+    path = folder / "qrels.txt"
+    path.write_text("q1 0 d1 1\n")
+    return path
 
 
 @pytest.mark.parametrize("name", ["run.txt", "run.txt.gz"])
