@@ -397,7 +397,7 @@ def read_columns(
         with contextlib.suppress(ValueError):  # pyarrow.ArrowInvalid is a ValueError
             cols, n_rows = _read_fast(name, fields, numeric, columns, encoded=encoded,
                                       atol=atol, unconverted=unconverted)
-            parts = plain.last_line.split(" ") if plain.last_line is not None else []
+            parts = (plain.last_line or "").split(" ")  # known when a last field is unconverted
             cols.update({f: [parts[fields.index(f)]] for f in last if f in unconverted})
             read = cols, np.arange(1, n_rows + 1, dtype=np.int64)
     cols, lines = read or _read_loaded(
