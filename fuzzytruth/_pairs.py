@@ -251,7 +251,10 @@ def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None
     unified = values.unify_dictionaries()
     dictionary = unified.chunk(0).dictionary
     codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
-    seen = pd.unique(codes)  # the dictionary's entries in order of first appearance
+    # the dictionary's entries in order of first appearance, hashed from the first row of each
+    # run of equal codes (a table for every row of a 10 M-row run is 0.1-0.3 s, fresh memory)
+    heads = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    seen = pd.unique(np.concatenate([codes[:1], codes[heads]]))
     uniques = np.asarray(dictionary.take(pa.array(seen)).to_pylist(), dtype=object)
     if any(u is None for u in uniques.tolist()):
         raise ValueError("query_ids must not contain missing values")
