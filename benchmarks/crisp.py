@@ -342,28 +342,14 @@ def _phase(tool: str, kind: str, folder: Path, data):
     raise ValueError(f"tool must be one of {list(TOOLS)}; got {tool!r}")
 
 
-#: Python objects converted to Arrow per chunk by the floor, as fuzzytruth does: pyarrow's
-#: builder grows its buffers by doubling, so one conversion of a whole column of 10 M URLs
-#: touched about twice its 748 MB (2.3-3.8 s of CPU, most in the kernel) against 0.3-1.0 s
-#: in chunks of this size from jemalloc's pool (2026-11-25).
-INGEST_CHUNK = 1 << 16
-
-
-def _strings(values, n: int) -> pa.ChunkedArray:
-    """``n`` str values (a sequence or an iterator) as Arrow large strings, in chunks."""
-    pool = pa.jemalloc_memory_pool()
-    if isinstance(values, list | np.ndarray):
-        parts = (values[i:i + INGEST_CHUNK] for i in range(0, n, INGEST_CHUNK))
-    else:
-        parts = (itertools.islice(values, INGEST_CHUNK) for _ in range(0, n, INGEST_CHUNK))
-    return pa.chunked_array([pa.array(p, type=pa.large_string(), memory_pool=pool)
-                             for p in parts], type=pa.large_string())
-
-
 def _ingest(kind: str, folder: Path, data) -> dict:
     """The floor of every columnar evaluator: the run and the qrels as Arrow string columns
     and float64 values, nothing checked and nothing evaluated (each by the fastest call
-    measured: Python objects to ``pa.array`` in chunks, pyarrow's CSV reader)."""
+    measured: Python objects to ``pa.array`` in chunks from jemalloc's pool, as fuzzytruth
+    converts them (``fuzzytruth._pairs._strings``: a whole column at once touched about twice
+    its bytes), pyarrow's CSV reader)."""
+    from fuzzytruth._pairs import _strings
+
     if kind == "df":
         parts = [(pa.array(f[q]), pa.array(f[d]), f[v].to_numpy(dtype=np.float64))
                  for f, (q, d, v) in zip(data, (("query_id", "doc_id", "score"),

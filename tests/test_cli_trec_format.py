@@ -105,7 +105,8 @@ def test_byte_for_byte(capsys, expected):
 def test_byte_for_byte_from_plain_files_parsed_from_disk(capsys, tmp_path, expected):
     # the same cases from uncompressed files, the run's tabs and runs of spaces made single
     # spaces (trec_eval splits at any whitespace): the reader's disk path, the one most users'
-    # files take, gives trec_eval's output with the defaults
+    # files take (single-spaced: the fields only checked left unconverted, the run's tag read
+    # from its last line), gives trec_eval's output with the defaults
     qrels, run, flags = CASES[expected]
     plain = {}
     for name in (qrels, run):
@@ -113,7 +114,7 @@ def test_byte_for_byte_from_plain_files_parsed_from_disk(capsys, tmp_path, expec
         plain[name] = tmp_path / name
         plain[name].write_text("\n".join(" ".join(line.split()) for line in text.splitlines())
                                + "\n")
-        assert plain_file(plain[name], absent=b"\t\v\f") is not None
+        assert plain_file(plain[name], absent=b"\t\v\f").single_spaced
     status = main(["evaluate", "--qrels", str(plain[qrels]), "--run", str(plain[run]), *flags])
     out = capsys.readouterr()
     assert status == 0, out.err
