@@ -16,9 +16,9 @@ of size ``(n_resamples, n_pairs, n_queries)`` is ever built.
 Examples
 --------
 >>> x = np.random.default_rng(0).random((3, 20))
->>> whole = bootstrap_means(x, 50, seed=7)[1]
+>>> whole = bootstrap_means(x, 50, seed=7)
 >>> token = BLOCKING.set((7, 1))  # blocks of 7 replicates
->>> bool((bootstrap_means(x, 50, seed=7)[1] == whole).all())
+>>> bool((bootstrap_means(x, 50, seed=7) == whole).all())
 True
 >>> BLOCKING.reset(token)
 """
@@ -182,39 +182,81 @@ def replicates(
     return tuple(np.concatenate(columns) for columns in zip(*parts, strict=True))
 
 
-def bootstrap_block(
-    shared: tuple[np.ndarray, int], start: int, stop: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap replicates ``start .. stop - 1``: query counts and every system's mean.
+def bootstrap_block(shared: tuple[np.ndarray, int], start: int, stop: int) -> tuple[np.ndarray]:
+    """Bootstrap replicates ``start .. stop - 1``: every system's mean.
 
     ``shared = (scores.T, seed)``. Draw ``j`` of replicate ``r`` is query
     ``floor(u * n_queries)``, ``u`` keyed by (seed, replicate r, draw j); one count vector is
-    shared by every system (the resample is paired).
+    shared by every system (the resample is paired). The counts are not returned: they are
+    :class:`QueryCounts`' rows, drawn again when an interval needs them.
     """
     values, seed = shared
-    counts, sums = index_sums(seed, BOOTSTRAP_STREAM, values, np.arange(start, stop))
+    _, sums = index_sums(seed, BOOTSTRAP_STREAM, values, np.arange(start, stop))
     sums /= values.shape[0]
-    return counts, sums
+    return (sums,)
 
 
-def bootstrap_means(
-    scores: np.ndarray, n_resamples: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(counts, means)``: the paired bootstrap of ``(n_systems, n_queries)`` scores.
+class QueryCounts:
+    """How often each query is drawn in each replicate of a query bootstrap: a
+    ``(n_resamples, n_queries)`` table of floats, drawn again from the replicates' keys when
+    asked rather than kept beside the bootstrap means.
 
-    Returns
-    -------
-    counts : numpy.ndarray
-        ``(n_resamples, n_queries)`` float; row ``r`` counts how often each query is drawn in
-        replicate ``r`` (a multinomial(n_queries, uniform) vector).
-    means : numpy.ndarray
-        ``(n_resamples, n_systems)`` resampled means, ``counts @ scores.T / n_queries``.
+    Kept, the table would be 8 bytes per replicate and query whatever the memory budget
+    (800 MB at 10,000 queries and B = 10,000). It is kept only when it fits in
+    ``memory_budget`` (drawn whole on first use); otherwise :meth:`blocks` draws it a block of
+    replicates at a time. Row ``r`` is ``index_counts(seed, BOOTSTRAP_STREAM, n_queries,
+    [r])``, the counts :func:`bootstrap_block` summed.
+
+    Examples
+    --------
+    >>> counts = QueryCounts(seed=7, n_queries=5, n_resamples=3)
+    >>> counts.rows(np.array([2, 0])).sum(axis=1).tolist()
+    [5.0, 5.0]
+    >>> small = QueryCounts(seed=7, n_queries=5, n_resamples=3, memory_budget=80)
+    >>> [(block.start, block.stop) for block, _ in small.blocks()]
+    [(0, 2), (2, 3)]
+    >>> bool((np.concatenate([c for _, c in small.blocks()]) == counts.rows(np.arange(3))).all())
+    True
     """
+
+    def __init__(self, seed: int, n_queries: int, n_resamples: int,
+                 memory_budget: float = MEMORY_BUDGET) -> None:
+        self.seed, self.n_queries, self.n_resamples = seed, n_queries, n_resamples
+        self._step = block_rows(n_queries, memory_budget, bytes_per_unit=8.0)
+        self._whole: np.ndarray | None = None
+
+    def rows(self, replicates: np.ndarray) -> np.ndarray:
+        """The count rows of ``replicates`` (replicate numbers, in any order, repeats allowed)."""
+        if self._step >= self.n_resamples:
+            return self._kept()[replicates]
+        return index_counts(self.seed, BOOTSTRAP_STREAM, self.n_queries,
+                            np.asarray(replicates, dtype=np.int64))
+
+    def blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
+        """``(replicates, counts)`` of consecutive blocks of replicates, each within the budget
+        (one block, the kept table, when it fits)."""
+        if self._step >= self.n_resamples:
+            yield slice(0, self.n_resamples), self._kept()
+            return
+        for start in range(0, self.n_resamples, self._step):
+            block = slice(start, min(start + self._step, self.n_resamples))
+            yield block, self.rows(np.arange(block.start, block.stop))
+
+    def _kept(self) -> np.ndarray:
+        if self._whole is None:
+            self._whole = index_counts(self.seed, BOOTSTRAP_STREAM, self.n_queries,
+                                       np.arange(self.n_resamples))
+        return self._whole
+
+
+def bootstrap_means(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """``(n_resamples, n_systems)`` means of the paired bootstrap of ``(n_systems, n_queries)``
+    scores: row ``r`` is ``counts[r] @ scores.T / n_queries`` with ``counts`` the replicates'
+    :class:`QueryCounts` (multinomial(n_queries, uniform) vectors)."""
     n_systems, n = scores.shape
     values = np.ascontiguousarray(scores.T, dtype=np.float64)
-    counts, means = replicates(bootstrap_block, (values, seed), n_resamples,
-                               8.0 * (3 * n + n_systems))
-    return counts, means
+    (means,) = replicates(bootstrap_block, (values, seed), n_resamples, 8.0 * (3 * n + n_systems))
+    return means
 
 
 def sign_flip_block(

@@ -1,5 +1,6 @@
 """Bootstrap intervals and their dual tests: scipy oracle, closed forms, decomposition."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
 
+from fuzzytruth._resampling import QueryCounts
 from fuzzytruth.stats import (
     paired_bootstrap,
     paired_inference,
@@ -104,7 +106,7 @@ def test_lattice_scores_give_the_same_test_in_tenths_as_in_integers(method, ints
 
 def test_bootstrap_distribution_is_counts_times_scores(skewed):
     res = paired_bootstrap(skewed, n_resamples=50, rng=4)
-    counts = res._counts
+    counts = res._counts.rows(np.arange(50))
     assert counts.shape == (50, 30)
     assert (counts.sum(axis=1) == 30).all()
     np.testing.assert_allclose(res.bootstrap_distribution, counts @ skewed.T / 30)
@@ -134,7 +136,7 @@ def test_studentized_interval_by_explicit_loop(skewed):
     n = len(x)
     se = x.std(ddof=1) / np.sqrt(n)
     t = []
-    for row in res._counts:
+    for row in res._counts.rows(np.arange(200)):
         xs = np.repeat(x, row.astype(int))
         t.append((xs.mean() - x.mean()) / (xs.std(ddof=1) / np.sqrt(n)))
     q_lo, q_hi = np.quantile(t, [0.05, 0.95])
@@ -154,7 +156,7 @@ def test_studentized_fallback_catches_resamples_without_spread_up_to_rounding():
     se = d.std(ddof=1) / np.sqrt(n)
     res = paired_bootstrap(x, n_resamples=999, rng=0)
     t = []
-    for row in res._counts:
+    for row in res._counts.rows(np.arange(999)):
         xs = np.repeat(d, row.astype(int))
         flat = np.ptp(xs) <= 1e-12 * np.abs(xs).max()
         t.append((xs.mean() - d.mean()) / (se if flat else xs.std(ddof=1) / np.sqrt(n)))
@@ -165,6 +167,30 @@ def test_studentized_fallback_catches_resamples_without_spread_up_to_rounding():
     t_obs = d.mean() / se
     tail = min(np.mean(np.array(t) >= t_obs), np.mean(np.array(t) <= t_obs))
     assert res.pvalue(method="studentized")[0] == pytest.approx(2 * tail, abs=2 / 1000)
+
+
+def test_query_counts_drawn_in_blocks_give_the_kept_intervals():
+    # The counts are kept only when they fit in the memory budget; otherwise the studentized
+    # interval's second moments and the no-spread check draw them a block at a time. Both
+    # must give the same numbers: here the kept table (the default budget) against blocks of
+    # 7 replicates, on scores in thirds so that the no-spread check has suspects to redraw.
+    x = np.array([[2, 3, 1, 2, 3, 0], [1, 2, 0, 1, 2, 1], [0, 3, 3, 1, 2, 2]]) / 3
+    res = paired_bootstrap(x, n_resamples=499, rng=5)
+    kept = res._counts
+    blocked = QueryCounts(kept.seed, kept.n_queries, kept.n_resamples,
+                          memory_budget=8.0 * kept.n_queries * 7)
+    assert len(list(blocked.blocks())) == 72  # ceil(499 / 7): the blocked path is taken
+    assert len(list(kept.blocks())) == 1
+    small = dataclasses.replace(res, _counts=blocked)
+    for target in ("differences", "means"):
+        a = res.confidence_interval(0.9, method="studentized", target=target)
+        b = small.confidence_interval(0.9, method="studentized", target=target)
+        np.testing.assert_allclose(b.low, a.low, rtol=1e-12)
+        np.testing.assert_allclose(b.high, a.high, rtol=1e-12)
+    np.testing.assert_allclose(small.pvalue(method="studentized"),
+                               res.pvalue(method="studentized"), rtol=1e-12)
+    picked = np.array([498, 3, 3, 250])
+    assert np.array_equal(blocked.rows(picked), kept.rows(np.arange(499))[picked])
 
 
 def test_standard_error_and_seed_reproducibility(skewed):

@@ -297,14 +297,14 @@ def replicate_block(plan: PopulationPlan, start: int, stop: int) -> tuple[np.nda
     ``(n, n_systems)``, over every query once ``(n, n_systems)`` and the count-weighted
     second moments ``(n, n_systems, n_systems)``; the query counts are keyed by replicate."""
     scores = replicate_scores(plan, start, stop)
-    counts = index_counts(plan.seed, BOOTSTRAP_STREAM, plan.n_queries, np.arange(start, stop))
-    weights = counts / plan.n_queries
+    weights = index_counts(plan.seed, BOOTSTRAP_STREAM, plan.n_queries, np.arange(start, stop))
+    weights /= plan.n_queries
     out: list[np.ndarray] = []
     for m in plan.measures:
         f = scores[m]
         out += [np.einsum("bsq,bq->bs", f, weights), f.mean(axis=2),
                 np.einsum("bsq,btq,bq->bst", f, f, weights)]
-    return (counts, *out)
+    return tuple(out)
 
 
 def _general_scores(

@@ -28,7 +28,13 @@ import numpy as np
 from scipy import special
 
 from fuzzytruth._random import draw_seed
-from fuzzytruth._resampling import CHUNK_PAIRS, block_rows, bootstrap_means, row_chunks
+from fuzzytruth._resampling import (
+    CHUNK_PAIRS,
+    QueryCounts,
+    block_rows,
+    bootstrap_means,
+    row_chunks,
+)
 from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
 from fuzzytruth.stats._validation import (
     as_pairs,
@@ -86,7 +92,8 @@ class BootstrapResult:
     pairs: np.ndarray
     bootstrap_distribution: np.ndarray = field(repr=False)
     _scores: np.ndarray = field(repr=False)
-    _counts: np.ndarray | None = field(repr=False)
+    # The query bootstrap's counts, drawn again when asked (None for the population's).
+    _counts: QueryCounts | None = field(repr=False)
     # (B, n_systems, n_systems) per-replicate second moments about the origin,
     # sum_q w_q x_sq x_tq / n, for replicates not built from query counts (population).
     _gram: np.ndarray | None = field(default=None, repr=False)
@@ -376,7 +383,10 @@ class BootstrapResult:
             if target == "differences":
                 m1 -= boot_t[b]
             if counts is not None:
-                m2 = (x * x).T @ counts.T
+                m2 = np.empty_like(m1)
+                squares = (x * x).T
+                for block, rows in counts.blocks():
+                    np.matmul(squares, rows.T, out=m2[:, block])
                 m2 /= n
             else:
                 g = self._gram
@@ -428,7 +438,7 @@ def check_bootstrap(
 
 
 def _without_spread(
-    var: np.ndarray, mean: np.ndarray, x: np.ndarray, counts: np.ndarray | None
+    var: np.ndarray, mean: np.ndarray, x: np.ndarray, counts: QueryCounts | None
 ) -> np.ndarray:
     """Per target and resample ``(chunk, B)``, whether the resample's values are all equal.
 
@@ -436,7 +446,7 @@ def _without_spread(
     such a resample only up to rounding: on scores in thirds it came out near 1e-17, which
     made se* about 2e-9 and t* about 6e7 for every resample drawing one value. A resample
     with ``var <= 1e-6 mean**2`` is therefore checked on the queries it drew (``x`` is
-    ``(n_queries, chunk)``, ``counts`` ``(B, n_queries)``): no spread up to rounding
+    ``(n_queries, chunk)``, ``counts`` the replicates' query counts): no spread up to rounding
     (:func:`~fuzzytruth.stats._validation.no_spread`). Without counts (the population
     bootstrap) only ``var == 0`` counts.
     """
@@ -447,7 +457,7 @@ def _without_spread(
     step = block_rows(x.shape[0], bytes_per_unit=32.0)  # the suspects, a block at a time
     for sl in row_chunks(len(target), step):
         j, b = target[sl], resample[sl]
-        drawn = counts[b] > 0
+        drawn = counts.rows(b) > 0
         values = x[:, j].T
         first = values[np.arange(len(j)), drawn.argmax(axis=1)]  # undrawn take a drawn value
         flat[j, b] |= no_spread(np.where(drawn, values, first[:, None]))
@@ -632,7 +642,8 @@ def paired_bootstrap(
     x = as_scores(scores, ndim=(2,))
     n_resamples = check_n_resamples(n_resamples, minimum=2)
     pairs = as_pairs(pairs, x.shape[0])
-    counts, boot = bootstrap_means(x, n_resamples, draw_seed(rng))
+    seed = draw_seed(rng)
+    boot = bootstrap_means(x, n_resamples, seed)
     mean = x.mean(axis=1)
     return BootstrapResult(
         mean=mean,
@@ -640,5 +651,5 @@ def paired_bootstrap(
         pairs=pairs,
         bootstrap_distribution=boot,
         _scores=x,
-        _counts=counts,
+        _counts=QueryCounts(seed, x.shape[1], n_resamples),
     )

@@ -76,7 +76,13 @@ import numpy as np
 
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
-from fuzzytruth._resampling import BLOCK_RUNNER, MEMORY_BUDGET, replicate_blocks, run_blocks
+from fuzzytruth._resampling import (
+    BLOCK_RUNNER,
+    MEMORY_BUDGET,
+    QueryCounts,
+    replicate_blocks,
+    run_blocks,
+)
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import plan_population, replicate_block
 from fuzzytruth.stats._validation import check_choice, check_n_resamples
@@ -119,7 +125,8 @@ class PopulationScores:
     replicates: dict[str, np.ndarray] = field(repr=False)
     annotators_only: dict[str, np.ndarray] = field(repr=False)
     _gram: dict[str, np.ndarray] = field(repr=False)
-    _counts: np.ndarray = field(repr=False)
+    # The replicates' query counts, drawn again from their keys when asked.
+    _counts: QueryCounts = field(repr=False)
     n_resamples: int = 0
     annotators: str = "shared"
     truth_model: str | None = None
@@ -289,7 +296,7 @@ def annotator_bootstrap(
             blocks, desc="population bootstrap", unit="blocks", progress=progress)]
     else:
         parts = run_blocks(replicate_block, plan, blocks)
-    counts, *columns = (np.concatenate(c) for c in zip(*parts, strict=True))
+    columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
     replicates = dict(zip(plan.measures, columns[0::3], strict=True))
     annotators_only = dict(zip(plan.measures, columns[1::3], strict=True))
     gram = dict(zip(plan.measures, columns[2::3], strict=True))
@@ -302,7 +309,7 @@ def annotator_bootstrap(
         replicates=replicates,
         annotators_only=annotators_only,
         _gram=gram,
-        _counts=counts,
+        _counts=QueryCounts(plan.seed, plan.n_queries, n_resamples, memory_budget),
         n_resamples=n_resamples,
         annotators=scheme,
         truth_model=refit.warn_and_name(n_resamples + 1),  # the observed labels too
