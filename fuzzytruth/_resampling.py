@@ -204,17 +204,18 @@ class QueryCounts:
     Kept, the table would be 8 bytes per replicate and query whatever the memory budget
     (800 MB at 10,000 queries and B = 10,000). It is kept only when it fits in
     ``memory_budget`` (drawn whole on first use); otherwise :meth:`blocks` draws it a block of
-    replicates at a time. Row ``r`` is ``index_counts(seed, BOOTSTRAP_STREAM, n_queries,
-    [r])``, the counts :func:`bootstrap_block` summed.
+    replicates at a time, two blocks within the budget, and :meth:`rows` draws only the rows
+    asked. Row ``r`` is ``index_counts(seed, BOOTSTRAP_STREAM, n_queries, [r])``, the counts
+    :func:`bootstrap_block` summed.
 
     Examples
     --------
     >>> counts = QueryCounts(seed=7, n_queries=5, n_resamples=3)
     >>> counts.rows(np.array([2, 0])).sum(axis=1).tolist()
     [5.0, 5.0]
-    >>> small = QueryCounts(seed=7, n_queries=5, n_resamples=3, memory_budget=80)
+    >>> small = QueryCounts(seed=7, n_queries=5, n_resamples=3, memory_budget=100)
     >>> [(block.start, block.stop) for block, _ in small.blocks()]
-    [(0, 2), (2, 3)]
+    [(0, 1), (1, 2), (2, 3)]
     >>> bool((np.concatenate([c for _, c in small.blocks()]) == counts.rows(np.arange(3))).all())
     True
     """
@@ -222,20 +223,22 @@ class QueryCounts:
     def __init__(self, seed: int, n_queries: int, n_resamples: int,
                  memory_budget: float = MEMORY_BUDGET) -> None:
         self.seed, self.n_queries, self.n_resamples = seed, n_queries, n_resamples
-        self._step = block_rows(n_queries, memory_budget, bytes_per_unit=8.0)
+        self._keep = block_rows(n_queries, memory_budget, bytes_per_unit=8.0) >= n_resamples
+        # a block is drawn while the one before is still held: two within the budget
+        self._step = block_rows(n_queries, memory_budget, bytes_per_unit=16.0)
         self._whole: np.ndarray | None = None
 
     def rows(self, replicates: np.ndarray) -> np.ndarray:
         """The count rows of ``replicates`` (replicate numbers, in any order, repeats allowed)."""
-        if self._step >= self.n_resamples:
+        if self._keep:
             return self._kept()[replicates]
         return index_counts(self.seed, BOOTSTRAP_STREAM, self.n_queries,
                             np.asarray(replicates, dtype=np.int64))
 
     def blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
-        """``(replicates, counts)`` of consecutive blocks of replicates, each within the budget
-        (one block, the kept table, when it fits)."""
-        if self._step >= self.n_resamples:
+        """``(replicates, counts)`` of consecutive blocks of replicates, two of them within the
+        budget (one block, the kept table, when it fits)."""
+        if self._keep:
             yield slice(0, self.n_resamples), self._kept()
             return
         for start in range(0, self.n_resamples, self._step):

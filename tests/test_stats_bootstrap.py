@@ -178,7 +178,7 @@ def test_query_counts_drawn_in_blocks_give_the_kept_intervals():
     res = paired_bootstrap(x, n_resamples=499, rng=5)
     kept = res._counts
     blocked = QueryCounts(kept.seed, kept.n_queries, kept.n_resamples,
-                          memory_budget=8.0 * kept.n_queries * 7)
+                          memory_budget=16.0 * kept.n_queries * 7)
     assert len(list(blocked.blocks())) == 72  # ceil(499 / 7): the blocked path is taken
     assert len(list(kept.blocks())) == 1
     small = dataclasses.replace(res, _counts=blocked)

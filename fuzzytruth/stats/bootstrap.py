@@ -384,9 +384,9 @@ class BootstrapResult:
                 m1 -= boot_t[b]
             if counts is not None:
                 m2 = np.empty_like(m1)
-                squares = (x * x).T
-                for block, rows in counts.blocks():
-                    np.matmul(squares, rows.T, out=m2[:, block])
+                squares = x * x  # (n, chunk)
+                for block, rows in counts.blocks():  # (block, n): no transposed copy
+                    m2[:, block] = (rows @ squares).T
                 m2 /= n
             else:
                 g = self._gram
