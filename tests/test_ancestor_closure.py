@@ -339,6 +339,48 @@ def test_memberships_equal_the_dense_rule(seed, dag):
 
 
 @pytest.mark.parametrize(("seed", "dag"), CASES)
+def test_the_constructor_takes_direct_shares_only_with_their_closure(seed, dag):
+    # Shares in thirds, fifths and sevenths (1-7 annotators, weighted), on trees and DAGs:
+    # what from_annotations built passes the constructor's check (its matrix is the closure
+    # of its direct shares within 1e-9); a share moved to another label, a row summing to 0
+    # (which made the item's annotator worlds draw a label nobody gave it) are refused.
+    rng = np.random.default_rng(20 + seed)
+    tax = random_taxonomy(rng, int(rng.integers(10, 40)), dag)
+    nodes = list(tax.nodes[1:])
+    rows = [(f"i{i:03d}", f"a{a}", nodes[int(rng.integers(0, len(nodes)))])
+            for i in range(30) for a in range(int(rng.integers(1, 8)))]
+    weights = {f"a{a}": float(rng.choice([1.0, 2.0, 3.0, 7.0])) for a in range(7)}
+    mem = Membership.from_annotations(Annotations.from_frame(
+        pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=tax,
+        annotator_weights=weights))
+    again = Membership(tax, mem.items, mem.matrix, mem.direct)
+    assert np.array_equal(again.matrix, mem.matrix) and np.array_equal(again.direct, mem.direct)
+    item = int(rng.integers(0, len(mem.items)))
+    labelled = np.flatnonzero(mem.direct[item] > 0)
+    unrelated = [j for j in range(1, len(tax)) if mem.matrix[item, j] == 0]
+    moved = mem.direct.copy()
+    moved[item, unrelated[0]] += moved[item, labelled[0]]
+    moved[item, labelled[0]] = 0.0
+    with pytest.raises(ValueError, match=rf"closure of direct.*item '{mem.items[item]}', "):
+        Membership(tax, mem.items, mem.matrix, moved)
+    empty = mem.direct.copy()
+    empty[item] = 0.0
+    with pytest.raises(ValueError, match=rf"row '{mem.items[item]}' sums to 0.0"):
+        Membership(tax, mem.items, mem.matrix, empty)
+
+
+def test_an_item_labelled_at_the_root_draws_the_root_in_annotator_worlds():
+    from fuzzytruth.truth.categorical_worlds import sample_labels
+
+    tax = Taxonomy.from_edges([("all", "a"), ("all", "b")])
+    matrix = np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    direct = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])  # y: no category below the root
+    mem = Membership(tax, ["x", "y"], matrix, direct)
+    labels = sample_labels(mem, 50, rng=0)
+    assert (labels[:, 0] == tax.index("a")).all() and (labels[:, 1] == tax.index("all")).all()
+
+
+@pytest.mark.parametrize(("seed", "dag"), CASES)
 def test_reliability_equals_the_dense_rule(seed, dag):
     rng = np.random.default_rng(10 + seed)
     tax = random_taxonomy(rng, int(rng.integers(10, 40)), dag)
