@@ -277,3 +277,34 @@ def test_a_rows_recall_does_not_depend_on_the_other_rows_of_its_batch(rows, k):
         alone = closed_form.recall(p[i : i + 1], k=k, rest_p=rest[i : i + 1])
         assert together.p_undefined[i] == pytest.approx(alone.p_undefined[0], abs=1e-15)
         np.testing.assert_allclose(together.mean()[i], alone.mean()[0], atol=1e-12)
+
+
+HUGE = 10**12  # no list is that deep: a k-sized array would not fit in memory
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(ranked, min_size=1, max_size=4), unretrieved)
+def test_cutoffs_past_the_lists_are_the_whole_lists(rows, rest):
+    # Past a list's end no rank holds a relevant document: R, RR and Success at k beyond
+    # every list have the laws they have at the lists' depth (P the same counts over k). The
+    # forms padded the lists with zeros to k, so memory grew with k: R@1,000 on 100-document
+    # runs took 3.7 GB (TP counts joined with every FN count), R@10,000 was killed, and
+    # k = 10**12 could not be allocated at all.
+    depth = max(map(len, rows))
+    p = np.array([r + [0.0] * (depth - len(r)) for r in rows])
+    rest_p = np.tile(np.asarray(rest, float), (len(p), 1)).reshape(len(p), len(rest))
+    pairs = [
+        (closed_form.recall(p, k=HUGE, rest_p=rest_p), closed_form.recall(p, k=depth,
+                                                                          rest_p=rest_p)),
+        (closed_form.reciprocal_rank(p, k=HUGE), closed_form.reciprocal_rank(p, k=depth)),
+        (closed_form.success(p, k=HUGE), closed_form.success(p, k=depth)),
+    ]
+    for big, whole in pairs:
+        np.testing.assert_allclose(big.mean(), whole.mean(), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(big.var(), whole.var(), rtol=1e-9, atol=1e-15)
+        np.testing.assert_array_equal(big.p_undefined, whole.p_undefined)
+    at_depth = closed_form.precision(p, k=depth)
+    past = closed_form.precision(p, k=HUGE)
+    np.testing.assert_allclose(past.mean() * HUGE, at_depth.mean() * depth, rtol=1e-12,
+                               atol=1e-9)
+    assert closed_form.tp_pmf(p, k=HUGE).shape == (len(p), depth + 1)

@@ -256,6 +256,16 @@ BINARY_SPELLINGS = [
         "nDCG(ideal=list)@6",
         "nDCG(ideal=list,discount=jk)@25",
         "P(rel=2)@3",
+        # cutoffs far past any list (trec_eval's recall_1000 on 100-document runs, and
+        # beyond): their kernels and ideals were sized by k (nDCG@10**12 asked for a
+        # 10**12 x 10**12 matrix; R@10,000 under a membership was killed for memory)
+        "nDCG@1000000000000",
+        "nDCG(ideal=list,gain=exp)@1000000000000",
+        "DCG@1000000000000",
+        "AP@1000000000000",
+        "RR@1000000000000",
+        "R@1000000000000",
+        "P@1000000000000",
     ]
 
 

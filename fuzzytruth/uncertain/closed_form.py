@@ -94,14 +94,11 @@ def _check_k(k: int | None) -> None:
 
 
 def _top(p: np.ndarray, k: int | None) -> np.ndarray:
-    """The top-k columns of ``p`` (padded with zeros when the lists are shorter than k)."""
-    if k is None:
-        return p
-    if p.shape[1] >= k:
-        return p[:, :k]
-    out = np.zeros((p.shape[0], k))
-    out[:, : p.shape[1]] = p
-    return out
+    """The top-k columns of ``p``: all of them when the lists are shorter than k. (Ranks past
+    a list's end hold nothing relevant, so padding them with zeros added only counts of
+    probability 0, and cost memory in k: R@1,000 on 100-document lists joined 1,001 TP counts
+    with every FN count, 3.7 GB on a 500-item collection, and R@10,000 was killed.)"""
+    return p if k is None else p[:, :k]
 
 
 def _lengths(p: np.ndarray, lengths: np.ndarray | None) -> np.ndarray:
@@ -119,7 +116,8 @@ def tp_pmf(p: np.ndarray, *, k: int | None = None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        ``(n_rows, k + 1)`` (``depth + 1`` without ``k``).
+        ``(n_rows, min(k, depth) + 1)`` (``depth + 1`` without ``k``): counts 0 .. k, or to
+        the lists' depth when they are shorter (a longer count has probability 0).
 
     Examples
     --------
