@@ -219,3 +219,29 @@ def test_reciprocal_rank_with_nothing_retrieved_is_zero():
     # depth 0 (every list empty): RR is 0 by trec_eval's rule, not an argmax error
     rg = RankedGains.from_lists(["q1", "q2"], [[], []], [[1], [2]])
     assert reciprocal_rank(rg, rel=1).tolist() == [0.0, 0.0]
+
+
+def test_gains_that_would_overflow_their_sums_are_refused_not_scored_zero():
+    # Sums of gains near the largest double overflowed: nDCG was inf / inf and scored 0.0
+    # (the 'undefined as zero' rule) where it is 0.765, and gain="exp" on grade 1,100 alike.
+    # Reference: nDCG is the same under any positive scaling of the gains, so the value with
+    # gains of 1e300 (below the limit) is the one with gains of 1.
+    from fuzzytruth import evaluate
+
+    run = Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])
+    qrels = Qrels(["q"] * 3, ["a", "b", "d"], [2, 1, 2])
+    unit = evaluate(run, qrels, ["nDCG(gain={2:1,1:1})@10"]).aggregate()["value"].item()
+    scaled = evaluate(run, qrels, ["nDCG(gain={2:1e300,1:1e300})@10"]).aggregate()
+    assert unit == pytest.approx(0.7653606369886218, rel=1e-12)
+    assert scaled["value"].item() == pytest.approx(unit, rel=1e-12)
+    with pytest.raises(ValueError, match=r"parameter 'gain' of measure 'nDCG': gains must be "
+                                         r"within \+-1e\+300.*got 1e\+308"):
+        evaluate(run, qrels, ["nDCG(gain={2:1e308,1:1e308})@10"])
+    high = Qrels(["q"] * 3, ["a", "b", "d"], [1100, 1050, 1100])
+    with pytest.raises(ValueError, match=r"gain='exp' gives grade 1100.0 a gain of inf"):
+        evaluate(run, high, ["nDCG(gain=exp)@10"])
+    huge = Qrels(["q"] * 3, ["a", "b", "d"], [1e308, 1e308, 1e308])
+    for measure in ("nDCG@10", "G", "Rndcg", "ndcg_rel"):
+        with pytest.raises(ValueError, match=r"gain='linear' gives grade 1e\+308"):
+            evaluate(run, huge, [measure])
+    assert evaluate(run, huge, ["P@10"]).aggregate()["value"].item() == 0.2  # no gain read

@@ -340,17 +340,34 @@ def r_precision(rg: RankedGains, *, rel: float) -> np.ndarray:
     return divide(hits, n_rel)
 
 
+GAIN_LIMIT = 1e300
+"""The largest gain, in magnitude, that DCG and its kin take. Sums of larger gains over a list
+overflow the doubles: nDCG with gains of 1e308 (or ``gain="exp"`` on a grade of 1,100) was
+inf / inf and scored 0.0 where its value is 0.77; G and Rndcg alike. Below it, a list of 10**8
+documents sums to at most 4e306."""
+
+
 def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.ndarray:
     if isinstance(gain, Mapping):
         out = np.where(grades > 0, grades, 0.0)  # NaN padding gives 0
         for grade, value in gain.items():
             out = np.where(grades == grade, value, out)
-        return out
-    if gain == "linear":
-        return np.maximum(grades, 0.0)
-    if gain == "exp":
-        return np.where(grades > 0, np.exp2(grades) - 1.0, 0.0)
-    raise ValueError(f"gain must be one of {list(GAINS)} or a mapping; got {gain!r}")
+    elif gain == "linear":
+        out = np.maximum(grades, 0.0)
+    elif gain == "exp":
+        with np.errstate(over="ignore"):  # overflow is refused below, naming the grade
+            out = np.where(grades > 0, np.exp2(grades) - 1.0, 0.0)
+    else:
+        raise ValueError(f"gain must be one of {list(GAINS)} or a mapping; got {gain!r}")
+    huge = np.abs(out) > GAIN_LIMIT  # NaN padding is not
+    if huge.any():
+        at = tuple(np.argwhere(huge)[0])
+        raise ValueError(
+            f"gain={gain!r} gives grade {float(grades[at])!r} a gain of {float(out[at])!r}, "
+            f"beyond +-{GAIN_LIMIT:g}: sums of such gains overflow (nDCG would be inf / inf); "
+            "use smaller gains (nDCG is the same for any positive scaling of them)"
+        )
+    return out
 
 
 def _discounts(depth: int, discount: str, b: float | None) -> np.ndarray:

@@ -23,6 +23,7 @@ from fuzzytruth.metrics.ranking import (
     AP_DENOMINATORS,
     DISCOUNTS,
     ELEVEN_LEVELS,
+    GAIN_LIMIT,
     GAINS,
     IDEALS,
     INTERPOLATIONS,
@@ -45,7 +46,12 @@ from fuzzytruth.uncertain import closed_form
 
 def gain_map(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {finite_float(g): finite_float(v) for g, v in value.items()}
+        out = {finite_float(g): finite_float(v) for g, v in value.items()}
+        huge = [v for v in out.values() if abs(v) > GAIN_LIMIT]
+        if huge:
+            raise ValueError(f"gains must be within +-{GAIN_LIMIT:g} (sums of larger ones "
+                             f"overflow); got {huge[0]!r}")
+        return out
     if value not in GAINS:
         raise ValueError(f"must be one of {list(GAINS)} or a mapping {{grade:gain}}; got {value!r}")
     return value
