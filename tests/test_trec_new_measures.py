@@ -486,3 +486,19 @@ def test_unjudged_kernel_reads_judged_status():
     rg = RankedGains.from_lists(["q"], [[1, 0]], [[1]])
     with pytest.raises(ValueError, match=r"ranked_gains\(\.\.\., judged=True\)"):
         parse_measure("Unjudged@5").resolve("trec").compute(rg)
+
+
+def test_rprec_mult_past_the_longs_is_hits_over_the_cutoff():
+    # mult * R beyond 2**63: the cutoff cast to int64 wrapped around and Rprec_mult scored 0.0
+    # (numpy warned of an invalid cast). Reference: the definition, hits in the list over
+    # trunc(mult * R + 0.9), here 2 / 3e19, crisp and under probabilistic qrels (its worlds).
+    run = Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])
+    qrels = Qrels(["q"] * 3, ["a", "b", "d"], [2, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        crisp = evaluate(run, qrels, ["Rprec_mult_1e19"]).aggregate()["value"].item()
+        certain = ProbabilisticQrels(["q"] * 3, ["a", "b", "d"], [1.0, 1.0, 1.0])
+        worlds = evaluate(run, certain, ["Rprec_mult_1e19"], n_worlds=5,
+                          rng=0).aggregate()["value"].item()
+    assert crisp == pytest.approx(2 / 3e19, rel=1e-12)
+    assert worlds == pytest.approx(2 / 3e19, rel=1e-12)

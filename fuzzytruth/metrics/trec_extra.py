@@ -327,8 +327,14 @@ def ndcg_rel(rg: RankedGains, *, gain: Any = "linear") -> np.ndarray:
 
 
 def rprec_cutoff(mult: float, n_relevant: np.ndarray) -> np.ndarray:
-    """trec_eval's rank for the multiple ``mult`` of R: (long)(mult·R + 0.9)."""
-    return np.trunc(mult * np.asarray(n_relevant, dtype=np.float64) + 0.9).astype(np.int64)
+    """trec_eval's rank for the multiple ``mult`` of R: (long)(mult·R + 0.9), a whole number
+    kept in float64 (cast to int64, a multiple of 1e19 wrapped around and Rprec_mult scored 0.0
+    with numpy's warning about an invalid cast, where it is 2 / 3e19).
+
+    >>> rprec_cutoff(1.6, np.array([2, 0])).tolist(), rprec_cutoff(1e19, np.array([3]))
+    ([4.0, 0.0], array([3.e+19]))
+    """
+    return np.trunc(mult * np.asarray(n_relevant, dtype=np.float64) + 0.9)
 
 
 def rprec_mult(rg: RankedGains, *, rel: float, mult: float) -> np.ndarray:
