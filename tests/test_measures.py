@@ -165,3 +165,32 @@ def test_a_required_at_parameter_is_required_by_the_measure_and_may_be_named():
     assert parse_measure("Unjudged(k=5)") == Measure("Unjudged", k=5)
     with pytest.raises(ValueError, match=r"'Unjudged' needs '@k', e\.g\. 'Unjudged@10'"):
         Measure("Unjudged")
+
+
+def test_cutoffs_up_to_two_to_the_53_score_and_larger_ones_are_refused_by_name():
+    # A cutoff of 10**30 failed in a dozen kernels with errors naming no parameter (numba
+    # typing errors, "Python int too large to convert to C long"). Every family with a
+    # cutoff scores at k = 2**53 as past its lists (P: the hits over k), crisp and in worlds;
+    # beyond it the parameter is refused by name.
+    from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate
+    from fuzzytruth.measures import families, family
+
+    run = Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])
+    qrels = Qrels(["q"] * 3, ["a", "b", "d"], [1, 1, 1])  # grade 1: what the worlds hold
+    certain = ProbabilisticQrels(["q"] * 3, ["a", "b", "d"], [1.0, 1.0, 1.0])
+    cut = [n for n in families() if n != "Acc" and "k" in [p.name for p in family(n).params]]
+    assert len(cut) >= 15
+    for name in cut:
+        crisp = evaluate(run, qrels, [f"{name}@{2**53}"]).aggregate()["value"].item()
+        worlds = evaluate(run, certain, [f"{name}@{2**53}"], n_worlds=3,
+                          rng=0).aggregate()["value"].item()
+        past = evaluate(run, qrels, [f"{name}@{2**40}"]).aggregate()["value"].item()
+        assert worlds == pytest.approx(crisp, rel=1e-12, abs=1e-300), name
+        if name in ("P", "F", "Unjudged"):  # counts over k
+            assert crisp * 2**53 == pytest.approx(past * 2**40, rel=1e-9), name
+        elif name != "E":
+            assert crisp == pytest.approx(past, rel=1e-12), name
+    with pytest.raises(ValueError, match=r"parameter 'k' of measure 'P': must be a positive "
+                                         r"integer at most 2\*\*53 \(9007199254740992\); got "
+                                         r"'1000000000000000000000000000000'"):
+        parse_measure(f"P@{10**30}")

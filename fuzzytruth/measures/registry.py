@@ -374,14 +374,24 @@ def register(
 # Common converters (for kernel authors)
 
 
+LARGEST_INT = 2**53
+"""The largest integer parameter (a cutoff, a bin count): the doubles hold every integer up to
+it, and the kernels' int64 arithmetic has room past it. A cutoff of 10**30 failed in a dozen
+kernels with errors that named no parameter (numba typing errors, 'Python int too large to
+convert to C long'); every measure at k = 2**53 scores as at any k past its lists."""
+
+
 def positive_int(value: Any) -> int:
-    """Convert to an int >= 1 (accepts ``"10"``, ``10``, ``10.0``)."""
+    """Convert to an int from 1 to :data:`LARGEST_INT` (accepts ``"10"``, ``10``, ``10.0``)."""
     try:
         f = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"must be a positive integer; got {value!r}") from None
     if not f.is_integer() or f < 1:
         raise ValueError(f"must be a positive integer; got {value!r}")
+    if f > LARGEST_INT:
+        raise ValueError(f"must be a positive integer at most 2**53 ({LARGEST_INT}); got "
+                         f"{value!r}")
     return int(f)
 
 
