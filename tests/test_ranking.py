@@ -245,3 +245,9 @@ def test_gains_that_would_overflow_their_sums_are_refused_not_scored_zero():
         with pytest.raises(ValueError, match=r"gain='linear' gives grade 1e\+308"):
             evaluate(run, huge, [measure])
     assert evaluate(run, huge, ["P@10"]).aggregate()["value"].item() == 0.2  # no gain read
+    # grades held in float32 (as worlds hold them): 2**200 is inf there, and inf > 1e300
+    # must be seen in float64 (compared in float32, 1e300 became inf and nothing was refused)
+    from fuzzytruth.metrics.ranking import _gain_values
+
+    with pytest.raises(ValueError, match=r"grade 200.0 a gain of inf"):
+        _gain_values(np.array([[0.0, 200.0]], dtype=np.float32), "exp")

@@ -359,7 +359,7 @@ def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.nd
             out = np.where(grades > 0, np.exp2(grades) - 1.0, 0.0)
     else:
         raise ValueError(f"gain must be one of {list(GAINS)} or a mapping; got {gain!r}")
-    huge = np.abs(out) > GAIN_LIMIT  # NaN padding is not
+    huge = np.abs(out).astype(np.float64, copy=False) > GAIN_LIMIT  # NaN padding is not
     if huge.any():
         at = tuple(np.argwhere(huge)[0])
         raise ValueError(
