@@ -228,6 +228,11 @@ class QueryCounts:
         self._step = block_rows(n_queries, memory_budget, bytes_per_unit=16.0)
         self._whole: np.ndarray | None = None
 
+    @property
+    def kept(self) -> bool:
+        """Whether the whole table is kept (it fits in the budget) rather than drawn again."""
+        return self._keep
+
     def rows(self, replicates: np.ndarray) -> np.ndarray:
         """The count rows of ``replicates`` (replicate numbers, in any order, repeats allowed)."""
         if self._keep:
