@@ -406,11 +406,11 @@ def _not_numeric(table: pd.DataFrame) -> list[Any]:
     return out
 
 
-
 def _closure(taxonomy: Taxonomy, direct: np.ndarray) -> np.ndarray:
     """p(node | item) from the direct shares: closed over ancestors, at most 1, the root 1.
-    The shares are closed in sparse form, whose cost grows with the labels used (a dense
-    20,000 × 3,280 table took 4.8 s in dense form, 0.3 s so)."""
+    The shares are closed in sparse form, whose cost grows with the labels used (20,000 items
+    with 5 labels each on a 3,280-node tree: 0.35 s against 1.25 s from the dense table, the
+    same numbers)."""
     from scipy import sparse
 
     closed = taxonomy.close_over_ancestors(sparse.csr_array(direct), dense=True)
