@@ -445,14 +445,30 @@ for, while one paired bootstrap of 25 queries takes about 10 minutes on one core
 in bounded memory), and it is refused before anything is drawn."""
 
 
-def check_n_resamples(n_resamples: object, *, minimum: int = 1) -> int:
+def check_n_resamples(
+    n_resamples: object,
+    *,
+    minimum: int = 1,
+    bytes_per_resample: float | None = None,
+    memory: float | None = None,
+) -> int:
     """The one check of a number of resamples: an integer from ``minimum`` to
-    ``MAX_RESAMPLES``; return it.
+    ``MAX_RESAMPLES`` whose kept values fit in memory; return it.
+
+    With ``bytes_per_resample`` (what is kept per resample, e.g. ``8 * n_systems`` bootstrap
+    means), a count whose values could not fit in ``memory`` (default: this machine's physical
+    memory) is refused with the size it asks for and the most that fits, rather than failing
+    later in an allocation (or being killed for memory), as :func:`check_n_worlds` does.
 
     Examples
     --------
     >>> check_n_resamples(10**6)
     1000000
+    >>> check_n_resamples(10**8, bytes_per_resample=8 * 50, memory=16e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_resamples=100000000 would keep 40 GB of resampled values (400 bytes per \
+resample), more than the 16 GB of memory; at most 40000000 resamples fit
     >>> check_n_resamples(10**12)
     Traceback (most recent call last):
     ...
@@ -466,6 +482,9 @@ Monte Carlo error of a p-value is then below 5e-5); got 1000000000000
             "MAX_RESAMPLES: the Monte Carlo error of a p-value is then below 5e-5); got "
             f"{n_resamples}"
         )
+    if bytes_per_resample is not None:
+        _check_fits("n_resamples", n_resamples, bytes_per_resample, memory,
+                    "resampled values", "resample")
     return n_resamples
 
 
@@ -600,19 +619,25 @@ world), more than the 16 GB of memory; at most 6666666 worlds fit
         n = int(n_worlds)
     else:
         n = check_int(name, n_worlds, minimum=minimum)
-    if bytes_per_world is None:
-        return n
+    if bytes_per_world is not None:
+        _check_fits(name, n, bytes_per_world, memory, "world values", "world")
+    return n
+
+
+def _check_fits(name: str, n: int, bytes_each: float, memory: float | None, kept: str,
+                unit: str) -> None:
+    """``n`` units of ``bytes_each`` kept bytes fit in ``memory`` (default: the physical
+    memory; no limit where it is unknown), else an error with the size asked and the most
+    units that fit."""
     if memory is None:
         memory = physical_memory()
-    need = n * float(bytes_per_world)
+    need = n * float(bytes_each)
     if memory is not None and need > memory:
-        most = int(memory // max(float(bytes_per_world), 1.0))
+        most = int(memory // max(float(bytes_each), 1.0))
         raise ValueError(
-            f"{name}={n} would keep {_bytes(need)} of world values ({bytes_per_world:.0f} "
-            f"bytes per world), more than the {_bytes(memory)} of memory; at most {most} "
-            "worlds fit"
+            f"{name}={n} would keep {_bytes(need)} of {kept} ({bytes_each:.0f} bytes per "
+            f"{unit}), more than the {_bytes(memory)} of memory; at most {most} {unit}s fit"
         )
-    return n
 
 
 def _bytes(size: float) -> str:

@@ -404,3 +404,17 @@ def test_an_estimate_that_is_rounding_noise_keeps_the_interval_with_its_test(met
             ci, p = res.test_and_interval(level, method=method, alternative=alternative)
             excludes = bool(ci.low[0] > 0 or ci.high[0] < 0)
             assert excludes == bool(p[0] < round(1 - level, 12)), (level, ci.low, ci.high, p)
+
+
+def test_a_bootstrap_whose_means_cannot_fit_is_refused_before_drawing():
+    # (B, n_systems) means are kept: at the largest B (10**8) and 2,000 systems that is 1.6 TB,
+    # which numpy would try to allocate (or the kernel kill the process for). Refused by the
+    # check that refuses worlds that cannot fit, naming n_resamples.
+    from fuzzytruth._validation import physical_memory
+
+    if physical_memory() is None:
+        pytest.skip("the physical memory is unknown here: nothing to compare with")
+    x = np.random.default_rng(0).random((2000, 3))
+    with pytest.raises(ValueError, match=r"n_resamples=100000000 would keep 1\.6 TB of "
+                                         r"resampled values \(16000 bytes per resample\)"):
+        paired_bootstrap(x, n_resamples=10**8, rng=0)

@@ -647,7 +647,8 @@ def paired_bootstrap(
     True
     """
     x = as_scores(scores, ndim=(2,))
-    n_resamples = check_n_resamples(n_resamples, minimum=2)
+    # the (B, n_systems) means are kept
+    n_resamples = check_n_resamples(n_resamples, minimum=2, bytes_per_resample=8.0 * len(x))
     pairs = as_pairs(pairs, x.shape[0])
     seed = draw_seed(rng)
     boot = bootstrap_means(x, n_resamples, seed)
