@@ -298,6 +298,22 @@ def test_distances_against_scipy():
     assert js_divergence(y, q) == pytest.approx(jensenshannon(y, q, base=2, axis=1) ** 2)
 
 
+
+def test_js_of_subnormal_probabilities_is_scipys_without_a_warning():
+    # a class the truth gives 0 and the predictions a subnormal share: the left-out term's
+    # 1 / m overflowed to inf, which a RuntimeWarning reported though the sum never read it
+    y = np.array([[2 / 3, 1 / 3, 0.0], [0.0, 0.0, 1.0]])
+    q = np.array([[1 - 2e-320, 1e-320, 1e-320], [1e-320, 1e-320, 1 - 2e-320]])
+    pred, truth = soft_case(y, q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev = evaluate(pred, truth, ["JS", "poJSD"], n_worlds=0)
+        direct = js_divergence(y, q)
+    reference = jensenshannon(y, q, base=2, axis=1) ** 2
+    assert ev.query_means("JS")[0] == pytest.approx(reference, abs=1e-15)
+    assert ev.query_means("poJSD")[0] == pytest.approx(1 - reference, abs=1e-15)
+    assert direct == pytest.approx(reference, abs=1e-15)
+
 def test_entropy_correlation_is_pearsons_r_on_normalised_entropies():
     rng = np.random.default_rng(2)
     y = rng.dirichlet(np.ones(4) * 0.7, 80)

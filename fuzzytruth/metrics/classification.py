@@ -502,12 +502,16 @@ def js_divergence(y: np.ndarray, q: np.ndarray) -> np.ndarray:
     """
     y, q = np.asarray(y, dtype=np.float64), np.asarray(q, dtype=np.float64)
     m = 0.5 * (y + q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kl_y = np.where(y > 0, y * np.log2(np.where(y > 0, y, 1.0) / np.where(m > 0, m, 1.0)),
-                        0.0).sum(axis=-1)
-        kl_q = np.where(q > 0, q * np.log2(np.where(q > 0, q, 1.0) / np.where(m > 0, m, 1.0)),
-                        0.0).sum(axis=-1)
+    kl_y = np.where(y > 0, y * np.log2(_ratio(y, m)), 0.0).sum(axis=-1)
+    kl_q = np.where(q > 0, q * np.log2(_ratio(q, m)), 0.0).sum(axis=-1)
     return 0.5 * (kl_y + kl_q)
+
+
+def _ratio(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """x / m where x > 0 (then m >= x / 2 > 0: the ratio is at most 2), 1 elsewhere: no
+    division by a subnormal m of an entry that the sum leaves out (which overflowed)."""
+    held = x > 0
+    return np.where(held, x, 1.0) / np.where(held, m, 1.0)
 
 
 def soft_micro_f1(y: np.ndarray, q: np.ndarray) -> float:
