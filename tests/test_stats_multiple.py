@@ -14,6 +14,7 @@ from statsmodels.stats.multicomp import pairwise_tukeyhsd
 from statsmodels.stats.multitest import multipletests
 
 from fuzzytruth.stats import (
+    DegenerateComparisonWarning,
     ResamplingResolutionWarning,
     adjust_pvalues,
     paired_bootstrap,
@@ -182,6 +183,41 @@ def test_tukey_errors():
         randomized_tukey_hsd([[0.1, 0.2], [0.3, 0.1]], n_resamples=0)
     with pytest.raises(ValueError, match="at least 2 queries"):
         paired_tukey_hsd([[0.1], [0.3]])
+
+
+def test_tukey_of_systems_that_are_shifts_of_each_other_is_nan_with_a_warning():
+    # residuals of rounding size only: the MSE was 5.8e-33, q 5.9e15 and every p-value 0
+    base = np.random.default_rng(4).random(20)
+    x = np.vstack([base, base + 0.1, base + 0.2])
+    with pytest.warns(DegenerateComparisonWarning, match="tukey-anova statistics and p-values"):
+        res = paired_tukey_hsd(x)
+    assert np.isnan(res.statistic).all() and np.isnan(res.pvalue).all() and res.mse == 0.0
+    assert res.difference == pytest.approx([-0.1, -0.2, -0.1])
+    # exact shifts (MSE exactly 0) gave q = inf and p = 0 beside a NaN for the equal pair
+    with pytest.warns(DegenerateComparisonWarning):
+        exact = paired_tukey_hsd([[1.0, 2, 3, 4], [2, 3, 4, 5], [1, 2, 3, 4]])
+    assert np.isnan(exact.pvalue).all()
+    # one system that is not a shift gives the residual a spread: the ANOVA's own MSE
+    y = np.vstack([x, np.random.default_rng(5).random(20)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = paired_tukey_hsd(y)
+    fit = smf.ols("score ~ C(system) + C(query)", data=_long(y)).fit()
+    assert res.mse == pytest.approx(anova_lm(fit).loc["Residual", "mean_sq"])
+    assert np.isfinite(res.pvalue).all()
+
+
+def test_romano_wolf_leaves_pairs_whose_spread_is_rounding_out_of_the_family():
+    # the pair base vs base + 0.1 has differences of std ~1e-17: its t of ~1e15 entered the
+    # family first and got p = 1 / (B + 1), where the docstring says NaN
+    rng = np.random.default_rng(6)
+    base = rng.random(30)
+    x = np.vstack([base, base + 0.1, rng.random(30)])
+    boot = paired_bootstrap(x, n_resamples=999, rng=0)
+    p = romano_wolf(boot)
+    assert np.isnan(p[0]) and np.isfinite(p[1:]).all()
+    rest = paired_bootstrap(x, pairs=boot.pairs[1:], n_resamples=999, rng=0)
+    assert p[1:] == pytest.approx(romano_wolf(rest), abs=0)
 
 
 def test_romano_wolf_refuses_what_is_not_a_bootstrap():

@@ -175,6 +175,27 @@ def test_constant_difference_is_nan_with_a_warning_not_an_absurd_effect_size():
         assert res.degenerate[0] and np.isnan(res.pvalue[0]), method
 
 
+@pytest.mark.parametrize("method", ["wilcoxon", "sign"])
+def test_a_constant_differences_rank_test_is_kept_and_left_unadjusted_where_it_cannot_be(
+    method,
+):
+    # the warning said "no test ... is defined; they are NaN" beside the rank test's p-value,
+    # and Romano-Wolf's NaN for the pair was replaced by that unadjusted p-value
+    rng = np.random.default_rng(7)
+    base = rng.random(30)
+    x = np.vstack([base, base + 0.1, rng.random(30)])
+    said = f"no interval or effect size is defined \\(NaN\\); the {method} test is"
+    with pytest.warns(DegenerateComparisonWarning, match=said):
+        table = compare(x, method=method, correction="romano-wolf", n_resamples=999,
+                        rng=0).table
+    assert table.loc[0, "pvalue"] == paired_test(x[:2], method=method).pvalue[0] < 1e-8
+    assert np.isnan(table.loc[0, "pvalue_adjusted"]) and np.isnan(table.loc[0, "ci_low"])
+    assert np.isfinite(table.loc[1:, "pvalue_adjusted"]).all()
+    with pytest.warns(DegenerateComparisonWarning):
+        holm = compare(x, method=method, correction="holm").table
+    assert holm.loc[0, "pvalue_adjusted"] == pytest.approx(3 * holm.loc[0, "pvalue"])
+
+
 def test_zero_variance_all_ties_is_nan_with_a_warning():
     x = np.tile(np.linspace(0, 1, 30), (2, 1))
     with pytest.warns(DegenerateComparisonWarning):

@@ -455,8 +455,9 @@ def compare(
         and 96.6 % of the holding ones, Monte Carlo SE at most 0.3 %); such data need a few
         hundred queries (``benchmarks/stats_validity.py``, table 3d).
     DegenerateComparisonWarning
-        A pair with the same difference on every query (its test, interval and effect size
-        are NaN).
+        A pair with the same difference on every query (its interval and effect size are NaN,
+        and its test but for ``"wilcoxon"`` and ``"sign"``; an adjustment that cannot take
+        the pair in, Romano–Wolf's or Tukey's, leaves its adjusted p-value NaN).
     ResamplingResolutionWarning
         When a Monte Carlo test with B resamples cannot give any p-value small enough to pass
         the correction (B + 1 <= m / alpha for Bonferroni and Holm: the tests reject when
@@ -605,7 +606,8 @@ def _compare_one(
     names = np.array(sm.systems, dtype=object)
     d = paired_differences(x, pairs)
     warn_if_unreliable(
-        d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], stacklevel=4
+        d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], method=method,
+        stacklevel=4,
     )
     if population is not None:
         estimand = estimand_label("population", population.truth_model)
@@ -642,8 +644,9 @@ def _compare_one(
         adjusted = paired_tukey_hsd(x, pairs=pairs).pvalue
     else:
         adjusted = p.copy()
-    # never below the row's own p-value: a star implies that row's interval excludes 0
-    adjusted = np.where(np.isnan(p), np.nan, np.fmax(adjusted, p))
+    # never below the row's own p-value: a star implies that row's interval excludes 0; NaN
+    # where either is (a degenerate pair's wilcoxon p-value that Romano-Wolf cannot adjust)
+    adjusted = np.maximum(adjusted, p)
     wtl = wins_ties_losses(x, pairs=pairs, tie_tolerance=tol)
     means = x.mean(axis=1)
     effect = np.where(inference.degenerate, np.nan, cohens_dz(x, pairs=pairs))

@@ -37,7 +37,9 @@ from fuzzytruth.stats._validation import (
     check_choice,
     check_int,
     check_n_resamples,
+    no_spread,
     paired_differences,
+    warn_no_spread,
 )
 from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap
 
@@ -298,6 +300,10 @@ def paired_tukey_hsd(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> 
     distribution with ``k`` groups and ``(k - 1)(n - 1)`` degrees of freedom
     (:data:`scipy.stats.studentized_range`). scipy evaluates that distribution by numerical
     integration, a few milliseconds per pair (seconds for the 1,225 pairs of 50 systems).
+    When every system is the others shifted (each pair's difference the same on every query,
+    up to rounding as the t test judges it), the MSE is 0 and ``q`` is not defined: the
+    statistics and p-values are NaN, with a ``DegenerateComparisonWarning`` (rounding noise
+    would otherwise give ``q`` near 1e15 and p = 0).
 
     Parameters
     ----------
@@ -320,14 +326,22 @@ def paired_tukey_hsd(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> 
     x = as_scores(scores)
     pairs = as_pairs(pairs, x.shape[0])
     k, n = x.shape
-    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
-    df = float((k - 1) * (n - 1))
-    mse = float((resid**2).sum() / df)
     means = x.mean(axis=1)
     diff = means[pairs[:, 0]] - means[pairs[:, 1]]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.abs(diff) / np.sqrt(mse / n)
-    p = np.where(np.isnan(q), np.nan, sps.studentized_range.sf(np.nan_to_num(q), k, df))
+    df = float((k - 1) * (n - 1))
+    if no_spread(x[1:] - x[0]).all():  # every pair's difference the same on every query
+        warn_no_spread(
+            np.ones(len(pairs), dtype=bool), [f"systems {a} - {b}" for a, b in pairs],
+            "the residual mean square is 0 and the studentised range is not defined: the "
+            "tukey-anova statistics and p-values are NaN", stacklevel=2,
+        )
+        nan = np.full(len(pairs), np.nan)
+        return TukeyResult(difference=diff, statistic=nan, pvalue=nan.copy(), pairs=pairs,
+                           method="tukey-anova", mse=0.0, df=df)
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+    mse = float((resid**2).sum() / df)
+    q = np.abs(diff) / np.sqrt(mse / n)
+    p = sps.studentized_range.sf(q, k, df)
     return TukeyResult(
         difference=diff, statistic=q, pvalue=np.clip(p, 0.0, 1.0), pairs=pairs,
         method="tukey-anova", mse=mse, df=df,
@@ -347,8 +361,8 @@ def romano_wolf(
     largest statistic over the pairs not yet rejected (``j`` and those after it) reaches
     ``t_j``; the adjusted p-values are then made non-decreasing in that order (Romano & Wolf
     2005, Algorithm 4.1 with studentised statistics). It controls the family-wise error
-    without assuming exchangeable systems. Pairs with no spread (undefined ``t``) get NaN and
-    leave the family.
+    without assuming exchangeable systems. Pairs with no spread (undefined ``t``; a spread of
+    rounding size counts as none, as for the t test) get NaN and leave the family.
 
     Parameters
     ----------
@@ -379,7 +393,8 @@ def romano_wolf(
     se = d.std(axis=1, ddof=1) / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = bootstrap.difference / se
-    stat = _directed(t, alternative)
+    # a spread of rounding size (:func:`no_spread`) is none: t would be 1e15, not undefined
+    stat = np.where(no_spread(d), np.nan, _directed(t, alternative))
     out = np.full(len(t), np.nan)
     ok = np.flatnonzero(np.isfinite(stat))
     if len(ok) == 0:

@@ -179,17 +179,23 @@ def check_queries(n_queries: int) -> None:
 
 
 def warn_if_unreliable(
-    d: np.ndarray, *, labels: list[str] | None = None, stacklevel: int = 2
+    d: np.ndarray, *, labels: list[str] | None = None, method: str = "t", stacklevel: int = 2
 ) -> None:
     """Warn about too few queries, mostly tied pairs and pairs without spread.
 
-    ``d`` is ``(n_pairs, n_queries)`` per-query differences; ``labels`` name the pairs.
+    ``d`` is ``(n_pairs, n_queries)`` per-query differences; ``labels`` name the pairs;
+    ``method`` is the procedure (:func:`paired_inference` keeps the wilcoxon and sign tests
+    of a pair without spread, and only theirs).
     """
     n = d.shape[1]
     names = labels or [f"pair {i}" for i in range(len(d))]
     flat = no_spread(d)
-    warn_no_spread(flat, names, "no test, interval or effect size is defined; they are NaN",
-                   stacklevel=stacklevel)
+    consequence = (
+        f"no interval or effect size is defined (NaN); the {method} test is"
+        if method in ("wilcoxon", "sign")
+        else "no test, interval or effect size is defined; they are NaN"
+    )
+    warn_no_spread(flat, names, consequence, stacklevel=stacklevel)
     if n < RELIABLE_QUERIES:
         warnings.warn(
             f"only {n} queries: below {RELIABLE_QUERIES} no procedure held its nominal "
