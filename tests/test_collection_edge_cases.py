@@ -10,6 +10,7 @@ so a value is either the right number to double precision or undefined (None, Na
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import Counter
 from fractions import Fraction
 
@@ -33,6 +34,7 @@ from fuzzytruth.collection import (
     sibling_confusions,
 )
 from fuzzytruth.collection._counts import LabelCounts
+from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
 #: Numbers of annotators m for which m × (1/m) is not 1 in double precision.
 INEXACT_RECIPROCALS = [49, 98, 103, 107]
@@ -252,6 +254,26 @@ def test_no_pairable_item_says_what_was_received(function):
     with pytest.raises(ValueError, match=r"no item has two or more annotators \(annotations "
                                          r"of 3 item\(s\), each with one label\)"):
         function(ann)
+
+
+@pytest.mark.parametrize("function", [agreement, agreement_by_level])
+def test_one_pairable_item_gives_no_interval_rather_than_a_point(function):
+    # every resample of the items compared the one item's labels: fleiss_kappa -1.000
+    # [-1.000, -1.000], an interval of width 0 that claimed certainty
+    tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1"]}})
+    ann = annotations_from([["a1", "a2"], ["b1"], ["a1"]], tax)
+    with pytest.warns(UnreliableInferenceWarning,
+                      match=f"{function.__name__}: only one item has two or more annotators"):
+        res = function(ann, n_resamples=200, rng=0)
+    table = res.to_frame()
+    assert table["ci_low"].isna().all() and table["ci_high"].isna().all()
+    assert res.bootstrap_distribution.shape[1] == 0
+    point = function(ann, n_resamples=0)  # the estimates are those of no resampling
+    np.testing.assert_array_equal(res.estimate, point.estimate)
+    two = annotations_from([["a1", "a2"], ["b1", "b1"], ["a1"]], tax)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnreliableInferenceWarning)
+        assert function(two, n_resamples=200, rng=0).bootstrap_distribution.shape[1] == 200
 
 
 @pytest.mark.parametrize(("function", "named"), [

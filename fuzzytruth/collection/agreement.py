@@ -14,6 +14,7 @@ per item; nothing of size items × nodes):
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -308,8 +309,12 @@ def _replicate_block(
                                                              strict=True)]
 
 
-def _check_pairable(counts: sparse.csr_array) -> int:
-    """Number of items with a single annotator; an error when no item has two."""
+def _check_pairable(counts: sparse.csr_array, n_resamples: int, analysis: str
+                    ) -> tuple[int, int]:
+    """The number of items with a single annotator and the replicates to draw: an error when
+    no item has two annotators; none drawn (NaN intervals, with a warning) when one item has,
+    since every resample of the items then compares that item's labels alone (the intervals
+    were a point: fleiss_kappa -1.000 [-1.000, -1.000] from one item)."""
     single = counts.sum(axis=1) < 2
     if single.all():
         raise ValueError(
@@ -317,7 +322,18 @@ def _check_pairable(counts: sparse.csr_array) -> int:
             "with one label): agreement is undefined (every coefficient compares labels given "
             "to the same item)"
         )
-    return int(single.sum())
+    if n_resamples and len(single) - int(single.sum()) < 2:
+        from fuzzytruth.stats.procedures import UnreliableInferenceWarning
+
+        warnings.warn(
+            f"{analysis}: only one item has two or more annotators, so resampling items "
+            "cannot vary what the coefficients compare; no replicate is drawn and the "
+            "intervals are NaN",
+            UnreliableInferenceWarning,
+            stacklevel=3,
+        )
+        n_resamples = 0
+    return int(single.sum()), n_resamples
 
 
 def _collapse(counts: sparse.csr_array, target: np.ndarray) -> sparse.csr_array:
@@ -551,7 +567,9 @@ def agreement(
     n_resamples : int
         Bootstrap replicates over items (default 1000). ``0`` gives the point estimates alone
         (NaN intervals, an empty ``bootstrap_distribution``), in the time of one pass over the
-        label counts; ask for it when only the values are wanted.
+        label counts; ask for it when only the values are wanted. When a single item has
+        two or more annotators no replicate is drawn either (every resample would compare
+        that item's labels alone), with an ``UnreliableInferenceWarning``.
     confidence_level : float
         Level of the percentile intervals (default 0.95).
     rng : numpy.random.Generator or int, optional
@@ -639,7 +657,7 @@ def agreement(
     """
     confidence_level = check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement")
-    n_single = _check_pairable(counts)
+    n_single, n_resamples = _check_pairable(counts, n_resamples, "agreement")
     used = _used(counts)  # taxonomy order, the order of the κ_j rows
     labels = _by_name(used, taxonomy)  # the order of the sums
     delta = _delta(metric, taxonomy, labels, memory_budget)
@@ -715,7 +733,7 @@ def agreement_by_level(
     """
     confidence_level = check_bootstrap(n_resamples, confidence_level, memory_budget)
     counts, taxonomy = counts_of(annotations, analysis="agreement_by_level")
-    _check_pairable(counts)
+    _, n_resamples = _check_pairable(counts, n_resamples, "agreement_by_level")
     depths = np.arange(1, int(taxonomy.depths.max()) + 1)
     if not len(depths):
         raise ValueError(
