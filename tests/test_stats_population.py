@@ -151,6 +151,22 @@ def test_annotators_only_variance_matches_the_binomial_oracle():
     assert pop.scores["P@1"].values[0] == pytest.approx([0.25, 0.5, 0.75], abs=0.03)
 
 
+def test_a_population_bootstrap_whose_replicates_cannot_fit_is_refused_before_drawing():
+    # per replicate and measure, (S,) means twice and (S, S) second moments are kept: 40
+    # systems at B = 10**8 is 1.3 TB, which the blocks would have filled until killed
+    from fuzzytruth._validation import physical_memory
+
+    if physical_memory() is None:
+        pytest.skip("the physical memory is unknown here: nothing to compare with")
+    shares = {d: ["rel", "non"] for d in ("d1", "d2", "d3", "e1", "e2", "e3")}
+    runs, ann, cats = _runs_and_labels(shares)
+    many = {f"S{i}": runs["A"] for i in range(40)}
+    with pytest.raises(ValueError, match=r"n_resamples=100000000 would keep 1\.34 TB of "
+                                         r"resampled values \(13440 bytes per resample\)"):
+        annotator_bootstrap(many, ann, "P@1", n_resamples=10**8, query_categories=cats,
+                            n_worlds=10, rng=0)
+
+
 def test_truth_share_is_zero_when_the_labels_cannot_move_the_scores():
     shares = {d: ["rel"] * 3 if d.startswith("d") else ["non"] * 3
               for d in ("d1", "d2", "d3", "e1", "e2", "e3")}

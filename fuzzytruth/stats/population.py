@@ -191,7 +191,9 @@ def annotator_bootstrap(
         names, as in :func:`~fuzzytruth.evaluate`).
     n_resamples : int
         Number of replicates B (each costs one :func:`~fuzzytruth.evaluate` for the measures
-        without an exact form; see the module docstring).
+        without an exact form; see the module docstring). Each keeps ``8 (S² + 2S)`` bytes
+        per measure for S systems; a B whose replicates cannot fit in this machine's memory
+        is refused after the observed evaluation, before any replicate is drawn.
     annotators : {"auto", "shared", "within-items"}
         How annotators are resampled (see the module docstring).
     query_categories : mapping, optional
@@ -285,6 +287,9 @@ def annotator_bootstrap(
         n_worlds=n_worlds, rng=named_stream(seed, "worlds"), memory_budget=memory_budget,
         progress=False))
     first = next(iter(observed.values()))
+    n_systems = len(first.systems)  # kept per replicate and measure: 2 means, second moments
+    check_n_resamples(n_resamples, minimum=2,
+                      bytes_per_resample=8 * len(names) * n_systems * (n_systems + 2))
     plan = plan_population(runs, resampler, names, scheme=scheme, seed=seed,
                            query_categories=query_categories, n_worlds=n_worlds,
                            memory_budget=memory_budget,
