@@ -1,5 +1,7 @@
 """Distribution: moments, quantiles, intervals, mixtures, sampling and errors."""
 
+import statistics
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -67,8 +69,12 @@ def test_from_samples_is_monte_carlo_with_standard_error():
     d = Distribution.from_samples([0.0, 1.0, 1.0, 1.0, np.nan])
     assert d.method == "monte_carlo" and d.n_samples == 5 and d.p_undefined == 0.2
     assert d.mean() == 0.75
-    assert d.mc_standard_error() == pytest.approx(d.std() / 2)  # 4 defined draws
+    # the sample standard deviation of the 4 defined draws over sqrt(4), as statistics does
+    assert d.mc_standard_error() == pytest.approx(statistics.stdev([0.0, 1.0, 1.0, 1.0]) / 2)
     assert Distribution.point_mass(1).mc_standard_error() == 0.0
+    # one defined draw estimates no spread: the error is unknown, not 0 (which reads as exact)
+    assert np.isnan(Distribution.from_samples([0.3]).mc_standard_error())
+    assert np.isnan(Distribution.from_samples([0.3, np.nan]).mc_standard_error())
     with pytest.raises(ValueError, match="samples must not be empty"):
         Distribution.from_samples([])
 

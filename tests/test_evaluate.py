@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from registry_families import package_families, resolve_default
 
 from fuzzytruth import Annotations, Membership, Taxonomy, precision_distribution
+from fuzzytruth._resampling import ResamplingResolutionWarning
 from fuzzytruth.crisp import compute_measures
 from fuzzytruth.evaluation import Evaluation, evaluate
 from fuzzytruth.measures import parse_measure
@@ -389,6 +390,34 @@ def test_confidence_interval_of_a_point_and_of_an_exact_distribution():
     row = ev.to_frame(confidence_level=0.9).iloc[0]
     assert (row["truth_low"], row["truth_high"]) == (0.0, 1.0)
     assert row["truth_std"] == pytest.approx(np.sqrt(0.125))
+
+
+def test_the_spread_over_one_world_is_undefined_and_few_worlds_warn():
+    # with n_worlds=1 the truth interval was that world's value at both ends (P@2: 0.25 to
+    # 0.25 beside an exact value of 0.3) while truth_std was NaN; with fewer worlds than the
+    # level needs its ends are the extreme worlds, which the percentile interval says
+    run = Run(["q1"] * 4 + ["q2"] * 3, ["d1", "d2", "d3", "d4", "d1", "d2", "d3"],
+              [4, 3, 2, 1, 3, 2, 1.0])
+    pq = ProbabilisticQrels(["q1", "q1", "q2", "q2"], ["d1", "d3", "d2", "d9"],
+                            [0.3, 0.6, 0.9, 0.1])
+    single = evaluate(run, pq, ["P@2", "AP"], n_worlds=1, rng=0)
+    one = single.aggregate()
+    assert one[["truth_std", "truth_low", "truth_high"]].isna().all(axis=None)
+    # per query, one world's Monte Carlo error is unknown (it was 0.0, which reads as exact)
+    per_query = single.to_frame()
+    sampled = per_query["method"].str.startswith("worlds")
+    assert sampled.any() and per_query.loc[sampled, "mc_se"].isna().all()
+    assert (per_query.loc[~sampled, "mc_se"] == 0).all()
+    ev = evaluate(run, pq, ["P@2", "AP"], n_worlds=10, rng=0)
+    with pytest.warns(ResamplingResolutionWarning, match="10 replicates are too few"):
+        few = ev.aggregate()
+    for measure, row in few.set_index("measure").iterrows():
+        per_world = ev.world_scores(measure)[:, 0].mean(axis=1)  # (worlds, systems, queries)
+        expected = np.quantile(per_world, [0.025, 0.975])
+        assert (row["truth_low"], row["truth_high"]) == pytest.approx(expected, abs=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(run, pq, ["P@2", "AP"], n_worlds=39, rng=0).aggregate()
 
 
 def test_systems_without_results_for_a_query_score_an_empty_list():

@@ -9,13 +9,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._resampling import block_rows
+from fuzzytruth._resampling import block_rows, percentile_interval
 from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
     significance_level,
-    tail_levels,
 )
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
@@ -603,10 +602,12 @@ class Evaluation:
                 defined = per_world[~np.isnan(per_world)]
                 value = (float(fam.combine(means)) if linear
                          else float(defined.mean()) if len(defined) else np.nan)
-                # one world: its value, and no spread to estimate from it
+                # one world: its value, and no spread or interval to estimate from it (its
+                # value as both ends read as a truth that cannot move); from two worlds the
+                # percentile interval, which warns when the worlds are too few for its level
                 spread = float(defined.std(ddof=1)) if len(defined) > 1 else np.nan
-                low, high = (np.quantile(defined, tail_levels(level)).tolist() if len(defined)
-                             else [np.nan, np.nan])
+                low, high = (map(float, percentile_interval(defined, level))
+                             if len(defined) > 1 else (np.nan, np.nan))
                 exact = linear and self._methods[system, measure] == "exact"
                 row.update(
                     value=value,

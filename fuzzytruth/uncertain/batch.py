@@ -18,7 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from fuzzytruth._validation import check_confidence_level, real_array, tail_levels
-from fuzzytruth.uncertain.distribution import Distribution, _invalid_mass, _read_only
+from fuzzytruth.uncertain.distribution import (
+    Distribution,
+    _invalid_mass,
+    _read_only,
+    monte_carlo_se,
+)
 
 __all__ = ["DeferredBatch", "DistributionBatch"]
 
@@ -273,12 +278,12 @@ class DistributionBatch:
         return np.sqrt(self.var())
 
     def mc_standard_error(self) -> np.ndarray:
-        """Monte Carlo standard error of :meth:`mean` (std / sqrt(defined draws)); 0 when exact."""
+        """Monte Carlo standard error of :meth:`mean` (:func:`monte_carlo_se` of each row's
+        draws); 0 when exact."""
         if self.method != "monte_carlo":
             return np.where(np.isnan(self.mean()), np.nan, 0.0)
         assert self.n_samples is not None
-        defined = np.maximum(1.0, np.round(self.n_samples * (1.0 - self.p_undefined)))
-        return self.std() / np.sqrt(defined)
+        return monte_carlo_se(self.std(), self.n_samples, self.p_undefined)
 
     def quantile(self, q: float) -> np.ndarray:
         """Smallest value x of each row with P(X <= x | defined) >= q.

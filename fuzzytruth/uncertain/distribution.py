@@ -19,6 +19,23 @@ _METHODS = ("exact", "monte_carlo", "point")
 _CDF_TOLERANCE = 1e-12  # a cumulative probability within this of q counts as reaching q
 
 
+def monte_carlo_se(std: np.ndarray | float, n_samples: int,
+                   p_undefined: np.ndarray | float) -> np.ndarray:
+    """The Monte Carlo standard error of a mean over draws, from the standard deviation of
+    their empirical distribution (``std``, ddof = 0), their number and the share undefined:
+    the sample standard deviation (ddof = 1, as every aggregate's) over the square root of
+    the defined draws, NaN from fewer than two (one draw estimates no spread).
+
+    >>> float(monte_carlo_se(0.5, 5, 0.2))  # 4 defined draws: 0.5 * sqrt(4 / 3) / 2
+    0.2886751345948129
+    >>> float(monte_carlo_se(0.0, 1, 0.0))
+    nan
+    """
+    defined = np.round(n_samples * (1.0 - np.asarray(p_undefined, dtype=np.float64)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(defined > 1, np.asarray(std) / np.sqrt(defined - 1), np.nan)
+
+
 def _read_only(values: np.ndarray) -> np.ndarray:
     values.flags.writeable = False
     return values
@@ -265,13 +282,12 @@ class Distribution:
         return float(np.sqrt(self.var()))
 
     def mc_standard_error(self) -> float:
-        """Monte Carlo standard error of :meth:`mean` (std / sqrt(defined draws)); 0 when
-        exact."""
+        """Monte Carlo standard error of :meth:`mean` (:func:`monte_carlo_se` of its draws);
+        0 when exact."""
         if self.method != "monte_carlo":
             return 0.0
         assert self.n_samples is not None
-        defined = max(1.0, round(self.n_samples * (1 - self.p_undefined)))
-        return self.std() / np.sqrt(defined)
+        return float(monte_carlo_se(self.std(), self.n_samples, self.p_undefined))
 
     def cdf(self, x: float) -> float:
         """P(X <= x), given defined."""
