@@ -333,6 +333,32 @@ def test_missing_file(capsys, here):
                       "no such file", "nope.txt", "--qrels")
 
 
+def test_a_folder_is_named_as_a_folder_and_a_pipe_is_read(capsys, files, tmp_path):
+    # a pipe (the shell's <(zcat run.gz)) was refused as "no such file", as was a folder
+    assert_user_error(run(capsys, "evaluate", "--qrels", str(files / "qrels.txt"), "--run",
+                          str(tmp_path)), f"{tmp_path} is a folder, not a file", "--run")
+    if not os.path.isdir("/dev/fd"):
+        return
+    import threading
+
+    out, into = os.pipe()
+    content = (files / "strong.txt").read_bytes()
+
+    def write():
+        with os.fdopen(into, "wb") as handle:
+            handle.write(content)
+
+    threading.Thread(target=write, daemon=True).start()
+    try:
+        piped = run(capsys, "evaluate", "--qrels", str(files / "qrels.txt"), "--run",
+                    f"/dev/fd/{out}", "-m", "map", "--format", "csv")
+    finally:
+        os.close(out)
+    given = run(capsys, "evaluate", "--qrels", str(files / "qrels.txt"), "--run",
+                str(files / "strong.txt"), "-m", "map", "--format", "csv")
+    assert piped[0] == given[0] == 0 and piped[1] == given[1]
+
+
 def test_malformed_run_names_file_and_line(capsys, files, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2\n")

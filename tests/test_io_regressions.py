@@ -804,3 +804,58 @@ def test_an_encoding_that_is_not_a_codec_name_is_refused_by_name(tmp_path, encod
     with pytest.raises(ValueError, match=rf"encoding must be a codec name such as 'utf-8'; got "
                        rf"{encoding!r}"):
         read_trec_run(path, encoding=encoding)
+
+
+# ---------------------------------------------------------------------------- pipes
+def _through_a_pipe(content: bytes, read):
+    """``read(path)`` of a pipe that a thread fills with ``content``, named as the shell names
+    ``<(zcat run.gz)`` (``/dev/fd/N``: a reader that opens it twice gets the same pipe back,
+    and what the first read left, rather than waiting for a writer)."""
+    import threading
+
+    out, into = os.pipe()
+
+    def write():
+        with os.fdopen(into, "wb") as handle:
+            handle.write(content)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        return read(f"/dev/fd/{out}")
+    finally:
+        os.close(out)
+        writer.join(timeout=10)
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd on this platform")
+def test_a_pipe_reads_like_the_file_it_carries(tmp_path):
+    # the readers opened a file more than once: the head read to recognise a compression took
+    # the first 8 KiB of a pipe (a JSON taxonomy then was invalid, a table lost its header),
+    # the scan of a TREC file took all of it (then 'no lines of data'), and a run read from a
+    # pipe failed with io.UnsupportedOperation ('not seekable'), naming nothing
+    run = "".join(f"q{q} Q0 d{d} {d + 1} {10 - d}.5 sys\n" for q in range(300) for d in range(3))
+    qrels = "# judged\n" + "".join(f"q{q} 0 d{q % 3} 1\n" for q in range(300))
+    tax = {"all": {"a": ["a1", "a2"], "b": None}}
+    labels = "item_id,annotator_id,label\n" + "".join(
+        f"i{k},r{j},{('a1', 'a2', 'b')[(k + j) % 3]}\n" for k in range(400) for j in range(3))
+    assert len(labels) > 8192 and len(run) > 8192
+    files = {"run.txt": run.encode(), "qrels.txt": qrels.encode(),
+             "tax.json": gzip.compress(json.dumps(tax).encode()), "labels.csv": labels.encode()}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    readers = {
+        "run.txt": lambda p: read_trec_run(p).to_dataframe(),
+        "qrels.txt": lambda p: read_trec_qrels(p).to_dataframe(),
+        "tax.json": lambda p: read_taxonomy(p, format="json").to_edges(),
+        "labels.csv": lambda p: read_annotations(
+            p, taxonomy=Taxonomy.from_nested(tax), format="csv").to_frame(),
+    }
+    for name, read in readers.items():
+        from_file = read(str(tmp_path / name))
+        from_pipe = _through_a_pipe(files[name], read)
+        if isinstance(from_file, pd.DataFrame):
+            pd.testing.assert_frame_equal(from_pipe, from_file)
+        else:
+            assert from_pipe == from_file, name
+    assert len(read_trec_run(str(tmp_path / "run.txt")).to_dataframe()) == 900

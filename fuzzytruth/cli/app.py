@@ -153,12 +153,18 @@ def command_parsers(parser: argparse.ArgumentParser | None = None) -> dict[str, 
 
 
 def _check_inputs_exist(args: argparse.Namespace) -> None:
-    """Every input file named on the command line exists (the output folder need not)."""
+    """Every input file named on the command line exists and is not a folder (the output
+    folder need not exist); a pipe such as ``<(zcat run.gz)`` is a file here, read once."""
     for name, value in vars(args).items():
         paths = value if isinstance(value, list) else [value]
         for path in paths:
-            if name != "out" and isinstance(path, Path) and not path.is_file():
-                raise UserError(f"no such file: {path} (--{name.replace('_', '-')})")
+            if name == "out" or not isinstance(path, Path):
+                continue
+            flag = f"--{name.replace('_', '-')}"
+            if not path.exists():
+                raise UserError(f"no such file: {path} ({flag})")
+            if path.is_dir():
+                raise UserError(f"{path} is a folder, not a file ({flag})")
 
 
 @contextlib.contextmanager

@@ -15,7 +15,11 @@ collections) goes through :func:`load_text`, so they all behave alike:
 * **line ends**: LF, CRLF and a lone CR (old Mac files) all end a line, and are all made LF
   (also inside a quoted CSV value, as Python's universal newlines do);
 * **line numbers**: lines starting with ``#`` (comments) and empty lines are dropped, and the
-  1-based file line of every remaining line is kept for error messages.
+  1-based file line of every remaining line is kept for error messages;
+* **pipes**: a path that is not a regular file (a named pipe, ``/dev/stdin``, the shell's
+  ``<(zcat run.gz)``) is read once and its content kept, since a second read of a pipe
+  would find only what the first left (the head read to recognise a compression took the
+  first 8 KiB, and a file read twice came back empty).
 
 Every error about a file's content is a ``ValueError`` on one line that starts with the file's
 name, followed by ``, line <n>`` where there is a line to name: ``"<path>, line <n>: <what
@@ -39,10 +43,12 @@ import codecs
 import contextlib
 import functools
 import gzip
+import io
 import json
 import lzma
 import os
 import re
+import stat
 import struct
 import zipfile
 import zlib
@@ -314,21 +320,26 @@ def read_bytes(path: str, *, max_decompressed_bytes: MaxBytes = "auto") -> bytes
     decompress the cap's worth but never more memory than about ``KEPT_WHILE_COUNTING``, and
     a genuine file above it is decompressed twice.
     """
-    with open(path, "rb") as handle:
-        head = handle.read(8)
+    source, size = _source(path)
+    if isinstance(source, bytes):
+        head = source[:8]
+    else:
+        with open(path, "rb") as handle:
+            head = handle.read(8)
     kind = compression_of(head)
     if kind is None:
         decompression_limit(max_decompressed_bytes, 0)  # validate the option all the same
+        if isinstance(source, bytes):
+            return source
         with open(path, "rb") as handle:
             return handle.read()
-    size = os.path.getsize(path)
     limit = decompression_limit(max_decompressed_bytes, size)
     try:
-        total, data = _inflate(path, kind, limit)
+        total, data = _inflate(path, kind, limit, source)
         if total is not None and limit is not None and total > limit:
             raise too_large(path, kind, limit, size, max_decompressed_bytes)
         if data is None:  # counted, not kept: read again, in one block of the known size
-            with _decompressed(path, kind) as stream:
+            with _decompressed(path, kind, source) as stream:
                 data = stream.read(total)
     except ValueError as err:
         if str(err).startswith(path):
@@ -348,11 +359,23 @@ KEPT_WHILE_COUNTING = 64 * 2**20
 _BLOCK = 2**20
 
 
+def _source(path: str) -> tuple[str | bytes, int]:
+    """``path`` and its size for a regular file; for anything else (a pipe, a device) its
+    content, read once, and that content's size."""
+    if stat.S_ISREG(os.stat(path).st_mode):
+        return path, os.path.getsize(path)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return data, len(data)
+
+
 @contextlib.contextmanager
-def _decompressed(path: str, kind: str) -> Iterator[BinaryIO]:
-    """The decompressed content of a ``kind`` file as a stream."""
+def _decompressed(path: str, kind: str, source: str | bytes) -> Iterator[BinaryIO]:
+    """The decompressed content of a ``kind`` file (read from ``source``: ``path``, or the
+    content of a pipe named ``path``, :func:`_source`) as a stream."""
+    opened = io.BytesIO(source) if isinstance(source, bytes) else source
     if kind == "zip":
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(opened) as archive:
             names = [n for n in archive.namelist() if not n.endswith("/")]
             if len(names) != 1:
                 raise file_error(
@@ -363,19 +386,20 @@ def _decompressed(path: str, kind: str) -> Iterator[BinaryIO]:
     elif kind == "zstd":
         import pyarrow as pa
 
-        with pa.input_stream(path, compression="zstd") as stream:
+        with pa.input_stream(opened, compression="zstd") as stream:
             yield stream
     else:
         opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}[kind]
-        with opener(path, "rb") as stream:
+        with opener(opened, "rb") as stream:
             yield stream
 
 
-def _inflate(path: str, kind: str, limit: int | None) -> tuple[int | None, bytes | None]:
+def _inflate(path: str, kind: str, limit: int | None, source: str | bytes
+             ) -> tuple[int | None, bytes | None]:
     """``(size, content)`` of a compressed file, decompressed in blocks with a running count
     that stops one block past ``limit``; the content is None once it has outgrown
     :data:`KEPT_WHILE_COUNTING` (then only counted), the size None when it was read whole."""
-    with _decompressed(path, kind) as stream:
+    with _decompressed(path, kind, source) as stream:
         if limit is None:
             return None, stream.read()
         kept: list[bytes] | None = []
@@ -575,7 +599,8 @@ def plain_file(
     every space then finds no empty field, and need not convert a field it only checks) and
     its last line. The file is read once, a block at a time, and not kept.
 
-    A :class:`PlainFile` when the file is not empty, not compressed, ASCII (valid UTF-8 as it
+    A :class:`PlainFile` when the file is a regular file (not a pipe), not empty, not
+    compressed, ASCII (valid UTF-8 as it
     is; ``encoding`` must name UTF-8), has LF line ends, no ``#`` anywhere, none of ``absent``
     and does not end in ``"\\n\\n"``; else None. Blank lines inside are not looked for: a
     reader that cannot take them must refuse them. ``max_decompressed_bytes`` is validated as
@@ -605,6 +630,8 @@ def plain_file(
             return None
     except (LookupError, TypeError):
         return None  # load_text names the option
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None  # a pipe is read once, by load_text
     stops = [b"\r", b"#", *(bytes([byte]) for byte in absent)]
     block = bytearray(_SCAN_BLOCK)
     tail = b""
