@@ -7,6 +7,7 @@ values written (round trips, compared bit for bit with ``numpy.signbit`` for -0.
 """
 
 import bz2
+import contextlib
 import gzip
 import io
 import json
@@ -859,3 +860,42 @@ def test_a_pipe_reads_like_the_file_it_carries(tmp_path):
         else:
             assert from_pipe == from_file, name
     assert len(read_trec_run(str(tmp_path / "run.txt")).to_dataframe()) == 900
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd on this platform")
+def test_writing_to_a_descriptor_lands_where_print_would(tmp_path):
+    # /dev/stdout redirected to a file was resolved to that file and replaced by a new one
+    # (what the program had printed there was lost, and its later prints went to the old,
+    # unlinked file); to a pipe it failed naming a '/proc/<pid>/fd/.pipe:[...]...tmp' file
+    run = Run(["q1", "q1"], ["d1", "d2"], [2.0, 1.0], name="sys")
+    expected = b"q1 Q0 d1 1 2 sys\nq1 Q0 d2 2 1 sys\n"
+    log = tmp_path / "log.txt"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        os.write(fd, b"before\n")
+        write_trec_run(run, f"/dev/fd/{fd}")
+        os.write(fd, b"after\n")
+    finally:
+        os.close(fd)
+    assert log.read_bytes() == b"before\n" + expected + b"after\n"
+    out, into = os.pipe()
+    try:
+        write_trec_run(run, f"/dev/fd/{into}")
+        os.close(into)
+        with os.fdopen(out, "rb") as handle:
+            assert handle.read() == expected
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(into)
+
+
+def test_writing_into_a_missing_folder_or_over_a_folder_names_the_path(tmp_path):
+    # the errors named the temporary file ('.x.txt.f4139a82.tmp'), not the user's path
+    run = Run(["q1"], ["d1"], [1.0])
+    target = tmp_path / "no" / "run.txt"
+    with pytest.raises(FileNotFoundError, match=re.escape(
+            f"no such folder: {tmp_path / 'no'} (writing {target})")):
+        write_trec_run(run, target)
+    with pytest.raises(IsADirectoryError, match=re.escape(f"{tmp_path} is a folder, not a file")):
+        write_trec_run(run, tmp_path)
+    assert os.listdir(tmp_path) == []

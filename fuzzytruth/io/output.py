@@ -4,7 +4,9 @@
 the target (:func:`os.replace`) only when everything was written. An error or an interrupt
 (Ctrl-C) while writing removes the temporary file and leaves the target as it was: a reader
 never sees half a file. (This is atomicity, not durability: the data are not forced to disk
-before the rename.)
+before the rename.) A stream is written as it comes: ``/dev/stdout`` or ``/dev/fd/N`` through
+the process's own descriptor (the output lands where ``print`` would put it), a named pipe
+opened for appending.
 
 A name ending in ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or ``.zip`` is written compressed in
 that format (a zip archive holding one file named after the archive without ``.zip``), which
@@ -38,6 +40,7 @@ import lzma
 import os
 import secrets
 import stat
+import sys
 import zipfile
 from collections.abc import Iterator
 from typing import IO, Any
@@ -117,6 +120,72 @@ def _compressed(raw: IO[bytes], kind: str | None, member: str,
     return stream
 
 
+def _is_stream(path: str) -> bool:
+    """Whether ``path`` is written in place: a name under ``/dev`` or ``/proc``
+    (``/dev/stdout``, the shell's ``/dev/fd/N``) or an existing file that is not a regular
+    one (a named pipe). Renaming a new file over them would replace what the shell redirected
+    the stream to (a file of earlier output) or fail (a pipe has no folder)."""
+    absolute = os.path.abspath(path)
+    if absolute.startswith(("/dev/", "/proc/")):
+        return True
+    try:
+        mode = os.stat(absolute).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _descriptor(path: str) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdin``, ``/dev/stdout``,
+    ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``), or None."""
+    absolute = os.path.abspath(path)
+    named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+    if absolute in named:
+        return named[absolute]
+    for folder in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
+        number = absolute.removeprefix(folder)
+        if number != absolute and number.isdigit():
+            return int(number)
+    return None
+
+
+@contextlib.contextmanager
+def _in_place(path: str, binary: bool) -> Iterator[IO[Any]]:
+    """A handle writing ``path`` as it is opened (a stream: nothing to write atomically),
+    compressed as its name asks. One of this process's descriptors (``/dev/stdout``,
+    ``/dev/fd/N``) is written through a duplicate of it, after Python's own buffers are
+    flushed: the output then lands where ``print`` would put it, at the descriptor's offset
+    (opened anew, a file that stdout was redirected to would be written from its start, over
+    what was printed); anything else is opened for appending."""
+    fd = _descriptor(path)
+    if fd is None:
+        opened = open(path, "ab")
+    else:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                if stream.fileno() == fd:
+                    stream.flush()
+        opened = os.fdopen(os.dup(fd), "wb")
+    with opened as raw:
+        layers: list[Any] = [raw]
+        yield _writer(raw, path, binary, layers)
+        for layer in reversed(layers[1:]):  # flush and close, innermost writer first
+            layer.close()
+
+
+def _writer(raw: IO[bytes], name: str, binary: bool, layers: list[Any]) -> IO[Any]:
+    """The handle that writes into ``raw`` what file ``name`` should hold: compressed as its
+    suffix asks, text in UTF-8 unless ``binary``; the streams opened are appended to
+    ``layers`` (outermost last)."""
+    member = os.path.basename(name)[: -len(".zip")] or "data"
+    stream = _compressed(raw, compression_for(name), member, layers)
+    if binary:
+        return stream
+    handle = io.TextIOWrapper(stream, encoding="utf-8", newline="", write_through=True)
+    layers.append(handle)
+    return handle
+
+
 @contextlib.contextmanager
 def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO[Any]]:
     """A handle that writes ``path`` atomically, compressed as its suffix asks.
@@ -124,7 +193,9 @@ def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
     Parameters
     ----------
     path : str or path-like
-        The file to write (replaced if it exists; a symbolic link is written through).
+        The file to write (replaced if it exists; a symbolic link is written through). A
+        stream (``/dev/stdout``, a pipe: :func:`_is_stream`) is written in place, as it
+        comes, not atomically.
     binary : bool, default False
         A binary handle; otherwise text in UTF-8 with ``"\\n"`` written as is.
 
@@ -134,18 +205,22 @@ def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
         Write the content to it; the target appears when the ``with`` block ends without an
         exception, and is left untouched otherwise.
     """
-    target = os.path.realpath(os.fspath(path))
+    given = os.fspath(path)
+    if _is_stream(given):
+        with _in_place(given, binary) as handle:
+            yield handle
+        return
+    target = os.path.realpath(given)
+    if os.path.isdir(target):
+        raise IsADirectoryError(f"{given} is a folder, not a file")
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"no such folder: {folder} (writing {given})")
     temporary, fd = _temporary_beside(target)
     raw = os.fdopen(fd, "wb")
     layers: list[Any] = [raw]
     try:
-        member = os.path.basename(target)[: -len(".zip")] or "data"
-        stream = _compressed(raw, compression_for(target), member, layers)
-        handle: IO[Any] = stream
-        if not binary:
-            handle = io.TextIOWrapper(stream, encoding="utf-8", newline="", write_through=True)
-            layers.append(handle)
-        yield handle
+        yield _writer(raw, target, binary, layers)
         for layer in reversed(layers):  # flush and close, innermost writer first
             layer.close()
         os.replace(temporary, target)
