@@ -241,6 +241,24 @@ def test_summary_and_latex(scores):
     assert "\n\n" not in broken.split("\\begin{tabular}")[1] and "dense  v2" in broken
 
 
+def test_long_frame_labels_with_the_same_text_are_refused(scores):
+    # 1 and "1" were two systems (two queries, or two measures, the second overwriting the
+    # first in the dict of score matrices) that every table printed as "1"
+    frame = long_frame(scores, "AP", list("ABCD"))
+    systems = frame.assign(system=frame["system"].map({"A": 1, "B": "1", "C": "C", "D": "D"}))
+    with pytest.raises(ValueError, match=r"frame column 'system' must name each label once "
+                                         r"as text; got \[1, '1'\]"):
+        scores_from_frame(systems)
+    with pytest.raises(ValueError, match=r"frame column 'query_id' must name each label"):
+        scores_from_frame(frame.assign(query_id=frame["query_id"].replace({"q0": 0, "q1": "0"})))
+    twice = pd.concat([frame.assign(measure=1), frame.assign(measure="1")])
+    with pytest.raises(ValueError, match=r"frame column 'measure' must name each label"):
+        scores_from_frame(twice)
+    # labels of one type stay as they are
+    numbered = frame.assign(system=frame["system"].map({"A": 1, "B": 2, "C": 3, "D": 4}))
+    assert scores_from_frame(numbered)["AP"].systems == (1, 2, 3, 4)
+
+
 def test_long_frame_errors(scores):
     frame = long_frame(scores, "AP", list("ABCD"))
     with pytest.raises(ValueError, match=r"frame must have columns \['system', 'query_id', "

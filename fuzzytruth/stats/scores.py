@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_columns, numeric_values
+from fuzzytruth._validation import check_columns, numeric_values, text_names
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -149,9 +149,10 @@ def scores_from_frame(frame: pd.DataFrame) -> dict[str, ScoreMatrix]:
             )
     out: dict[str, ScoreMatrix] = {}
     measures = pd.unique(frame["measure"])
+    text_names(dict.fromkeys(measures.tolist()), "frame column 'measure'", "label")
     for measure in measures[sorted_order(measures)]:
         group = frame[(frame["measure"] == measure).to_numpy()]
-        codes = [_canonical_codes(group[k]) for k in keys]
+        codes = [_canonical_codes(group[k], k) for k in keys]
         shape = tuple(len(labels) for _, labels in codes)
         flat = np.ravel_multi_index(tuple(c for c, _ in codes), shape)
         dup = pd.Series(flat).duplicated().to_numpy()
@@ -207,9 +208,12 @@ def _value_column(group: pd.DataFrame, measure: object, keys: list[str]) -> np.n
     return values
 
 
-def _canonical_codes(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``pandas.factorize`` with the labels sorted by value (:func:`sorted_order`)."""
+def _canonical_codes(values: pd.Series, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize`` with the labels sorted by value (:func:`sorted_order`); two
+    labels with the same text (``1`` and ``"1"``: one system or query everywhere else, and
+    in every table written) are refused."""
     codes, uniques = pd.factorize(values, sort=False)
+    text_names(dict.fromkeys(uniques.tolist()), f"frame column {column!r}", "label")
     order = sorted_order(uniques)
     return ranks(order)[codes], np.asarray(uniques, dtype=object)[order]
 
