@@ -257,6 +257,13 @@ def test_long_frame_labels_with_the_same_text_are_refused(scores):
     # labels of one type stay as they are
     numbered = frame.assign(system=frame["system"].map({"A": 1, "B": 2, "C": 3, "D": 4}))
     assert scores_from_frame(numbered)["AP"].systems == (1, 2, 3, 4)
+    # and labels given beside an array: compare's table showed "1 vs 1"
+    x = np.random.default_rng(0).random((2, 30))
+    with pytest.raises(ValueError, match=r"systems must be unique \(as text\); got "
+                                         r"duplicates in \[1, '1'\]"):
+        compare(x, systems=[1, "1"])
+    with pytest.raises(ValueError, match=r"queries must be unique \(as text\)"):
+        compare(x, queries=[*range(15), *map(str, range(15))])
 
 
 def test_long_frame_errors(scores):

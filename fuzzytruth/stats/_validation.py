@@ -209,14 +209,16 @@ def warn_no_spread(
 
 
 def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str) -> tuple:
-    """Return ``n`` unique labels, generating ``prefix0, prefix1, ...`` when none are given."""
+    """Return ``n`` labels unique as text (``1`` and ``"1"`` print alike in every table, and
+    are one id everywhere else in the library), generating ``prefix0, prefix1, ...`` when
+    none are given."""
     if labels is None:
         return tuple(f"{prefix}{i}" for i in range(n))
     out = tuple(labels)
     if len(out) != n:
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
-    if len(set(out)) != n:
-        raise ValueError(f"{name} must be unique; got duplicates in {list(out)}")
+    if len({str(label) for label in out}) != n:
+        raise ValueError(f"{name} must be unique (as text); got duplicates in {list(out)}")
     return out
 
 
