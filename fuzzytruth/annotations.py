@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
-from fuzzytruth._validation import check_choice, check_columns
+from fuzzytruth._validation import check_choice, check_columns, text_names
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
 
 __all__ = ["Annotations"]
@@ -107,7 +107,9 @@ class Annotations:
         ValueError
             Empty table, a missing column, a missing value, a label not in the taxonomy (the
             first offenders and the closest known names are listed), a duplicate label under
-            ``duplicates="error"``, or a negative or non-finite annotator weight.
+            ``duplicates="error"``, two item (or annotator) ids with the same text (``1`` and
+            ``"1"``: one id in every file and table), or a negative or non-finite annotator
+            weight.
         """
         check_columns(
             frame, "frame", {"item": item, "annotator": annotator, "label": label}, rows=False
@@ -146,8 +148,11 @@ class Annotations:
                 f"Closest known names: {hints}"
             )
         # integer codes: duplicate checks and vote shares on int64 keys, not string pairs
-        item_codes, _ = pd.factorize(df["item_id"])
+        item_codes, items = pd.factorize(df["item_id"])
         annot_codes, annotators = pd.factorize(df["annotator_id"])
+        for given, ids in ((item, items), (annotator, annotators)):
+            if ids.dtype == object:  # ids of several types: 1 and "1" would print alike
+                text_names(dict.fromkeys(ids.tolist()), f"frame column {given!r}", "id")
         pair = pd.Series(item_codes.astype(np.int64) * len(annotators) + annot_codes)
         dup = pair.duplicated(keep=False).to_numpy()
         if dup.any():

@@ -42,6 +42,20 @@ def test_duplicate_label_is_an_error_by_default():
         Annotations.from_frame(df, taxonomy=TAX)
 
 
+def test_ids_with_the_same_text_are_refused():
+    # items (or annotators) 1 and "1" were two, printed alike in every table and merged by
+    # write_annotations and a read back; the rest of the library matches ids as text
+    items = frame([(1, "s1", "people"), ("1", "s1", "city")])
+    with pytest.raises(ValueError, match=r"frame column 'item_id' must name each id once as "
+                                         r"text; got \[1, '1'\]"):
+        Annotations.from_frame(items, taxonomy=TAX)
+    people = frame([("a", 7, "people"), ("a", "7", "city")]).rename(columns={"annotator_id": "who"})
+    with pytest.raises(ValueError, match=r"frame column 'who' must name each id once"):
+        Annotations.from_frame(people, taxonomy=TAX, annotator="who")
+    numbers = frame([(1, 1, "people"), (2, 1, "city")])  # one type: kept as given
+    assert Annotations.from_frame(numbers, taxonomy=TAX).items.tolist() == [1, 2]
+
+
 def test_duplicate_policies():
     df = frame([("a", "s1", "crowd"), ("a", "s1", "group"), ("a", "s2", "city")])
     first = Membership.from_annotations(

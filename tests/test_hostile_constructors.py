@@ -218,11 +218,16 @@ def test_dates_and_durations_are_refused_as_scores_and_grades(date):
 
 
 def test_item_ids_equal_as_text_are_named_when_a_run_is_scored():
-    # a run's document ids are str: item 1 and item "1" would be one document
+    # a run's document ids are str: item 1 and item "1" would be one document. Annotations
+    # refuse such ids when built; a membership from an outside model's table meets the run
     taxonomy = Taxonomy.from_edges([("all", "cat"), ("all", "dog")])
     frame = pd.DataFrame({"item_id": [1, "1", 2], "annotator_id": ["a", "a", "a"],
                           "label": ["cat", "dog", "dog"]})
-    membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=taxonomy))
+    with pytest.raises(ValueError, match=r"frame column 'item_id' must name each id once"):
+        Annotations.from_frame(frame, taxonomy=taxonomy)
+    table = pd.DataFrame({"cat": [1.0, 0.0, 0.0], "dog": [0.0, 1.0, 1.0]},
+                         index=pd.Index([1, "1", 2], dtype=object))
+    membership = Membership.from_probabilities(table, taxonomy=taxonomy)
     with pytest.raises(ValueError, match=r"membership item ids must be distinct once converted "
                        r"to str \(a run's document ids are str\); got 1, '1'$"):
         evaluate(Run(["1", "1"], ["1", "2"], [2.0, 1.0]), membership, "P@1")
