@@ -445,3 +445,27 @@ def test_a_distance_row_evicted_by_another_thread_is_not_read_again():
     tax.__dict__["_distance_rows"] = EvictedBeforeTheRead()
     got = [[tax.distance(a, b) for b in names] for a in names]
     assert got == [[bfs_distance(tax, a, b) for b in names] for a in names]
+
+
+def test_a_closure_that_cannot_fit_in_memory_is_refused_naming_the_depth(monkeypatch):
+    # the closure of a chain holds n²/2 (node, ancestor) pairs: 0.76 GB at 10,000 nodes, and
+    # at 40,000 the process was killed for memory. Here the machine is made small instead: a
+    # chain of 300 nodes holds 45,150 pairs (722,400 bytes to build), a memory of 500 kB
+    import fuzzytruth.taxonomy as taxonomy_module
+
+    chain = Taxonomy.from_edges([(f"n{i}", f"n{i + 1}") for i in range(299)])
+    monkeypatch.setattr(taxonomy_module, "physical_memory", lambda: 5e5)
+    with pytest.raises(ValueError, match=r"a taxonomy of 300 nodes and depth 299: its ancestor "
+                                         r"closure needs more than .* beyond the 500 kB of "
+                                         r"memory here"):
+        _ = chain.ancestor_closure
+    # the slots' table alone (300 × 300 int32, 360 kB) is checked too, the closure built
+    monkeypatch.setattr(taxonomy_module, "physical_memory", lambda: 1e12)
+    chain._closure()
+    monkeypatch.setattr(taxonomy_module, "physical_memory", lambda: 3e5)
+    with pytest.raises(ValueError, match=r"its table of ancestor slots needs more than 360 kB"):
+        chain.ancestor_slots()
+    # a wide, shallow tree of as many nodes fits in the same small memory
+    wide = Taxonomy.from_nested({"all": [f"c{i}" for i in range(299)]})
+    monkeypatch.setattr(taxonomy_module, "physical_memory", lambda: 5e5)
+    assert wide.ancestor_closure.nnz == 1 + 2 * 299
