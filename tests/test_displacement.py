@@ -26,6 +26,7 @@ from fuzzytruth.displacement import (
     read_answers,
     weighted_displacement,
 )
+from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -360,6 +361,26 @@ def test_bootstrap_is_paired_reproducible_and_shaped() -> None:
     assert frame["confidence_level"].tolist() == [0.95, 0.95]
     low, high = b1.confidence_interval(0.5)
     assert np.all(low <= high)
+
+
+def test_bootstrap_of_one_query_gives_no_interval_rather_than_a_point() -> None:
+    # every replicate drew the one query: with one annotator the interval was the estimate
+    # at both ends (width 0), with several it held the annotator level only
+    one = weighted_displacement(
+        answers({("q1", "u"): [("a", 1.0)], ("q1", "v"): [("a", 0.5)]}),
+        runs({("S", "q1"): ["z"], ("T", "q1"): ["a"]}), n_items=4, g="scale_free")
+    with pytest.warns(UnreliableInferenceWarning, match="with one query the query level "
+                                                        "cannot vary"):
+        boot = one.bootstrap(n_resamples=300, rng=1)
+    frame = boot.to_frame()
+    assert frame.filter(like="_ci_").isna().all(axis=None)
+    assert (frame["n_resamples"] == 0).all() and boot.bootstrap_distribution.shape == (2, 3, 0)
+    np.testing.assert_array_equal(boot.estimate[:, 0],
+                                  one.by_system().set_index("system")["pessimist"])
+    with warnings.catch_warnings():  # two queries draw as before
+        warnings.simplefilter("error", UnreliableInferenceWarning)
+        assert two_query_result().bootstrap(n_resamples=60, rng=1).to_frame()[
+            "pessimist_ci_low"].notna().all()
 
 
 def test_bootstrap_two_stage_variance() -> None:

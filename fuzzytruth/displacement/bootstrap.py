@@ -15,6 +15,7 @@ the blocks of replicates, the order of the table's rows or the other systems sco
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,8 +182,21 @@ def two_stage_bootstrap(
     n_resamples = check_n_resamples(n_resamples)
     systems, n_ann, values = _layout(table, measure)
     seed = draw_seed(rng)
+    if len(n_ann) < 2:  # every replicate draws the one query: its first stage cannot vary
+        from fuzzytruth.stats.procedures import UnreliableInferenceWarning
+
+        warnings.warn(
+            "the displacement bootstrap resamples queries, then annotators: with one query "
+            "the query level cannot vary (with one annotator as well, every replicate was "
+            "the estimate: an interval of width 0), so no replicate is drawn and the "
+            "intervals are NaN",
+            UnreliableInferenceWarning,
+            stacklevel=3,
+        )
+        n_resamples = 0
     blocks = replicate_blocks(n_resamples, 8.0 * values.shape[1], memory_budget)
-    dist = np.concatenate(run_blocks(_block, (seed, n_ann, values), blocks))
+    dist = np.concatenate([np.empty((0, values.shape[1])),
+                           *run_blocks(_block, (seed, n_ann, values), blocks)])
     shape = (len(systems), len(HYPOTHESES))
     return DisplacementBootstrap(
         systems=systems,

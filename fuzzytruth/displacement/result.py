@@ -153,9 +153,10 @@ class DisplacementResult:
         resamples its annotators with replacement; the statistic is the mean over the drawn
         queries of the mean over each query's drawn annotators (the estimate of
         :meth:`by_system`). Every system sees the same draws (paired). Intervals are percentile
-        intervals. The draws are keyed by replicate and draw (:mod:`fuzzytruth.displacement.
-        bootstrap`): the same ``rng`` gives the same bits whatever ``memory_budget`` and
-        whatever the order of the table's rows.
+        intervals; with one query none is drawn (NaN intervals, with an
+        ``UnreliableInferenceWarning``): the query level cannot vary. The draws are keyed by
+        replicate and draw (:mod:`fuzzytruth.displacement.bootstrap`): the same ``rng`` gives
+        the same bits whatever ``memory_budget`` and whatever the order of the table's rows.
 
         Parameters
         ----------
