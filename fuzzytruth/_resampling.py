@@ -98,23 +98,33 @@ def percentile_interval(
 
     The ends are the quantiles at ``alpha / 2`` and ``1 - alpha / 2``, ``alpha`` the tests'
     significance level (:func:`~fuzzytruth._validation.tail_levels`: 0.025 and 0.975 at a
-    0.95 level, not ``(1 - 0.95) / 2 = 0.025000000000000022``). A row whose replicates are all
-    NaN (or that has none) gets a NaN interval.
+    0.95 level, not ``(1 - 0.95) / 2 = 0.025000000000000022``). A row with fewer than two
+    defined replicates gets a NaN interval: one value has no spread (its value at both ends
+    read as a quantity that cannot move).
 
     Examples
     --------
-    >>> percentile_interval(np.array([[1.0, 2.0, 3.0, np.nan], [np.nan] * 4]), 0.5)
+    >>> percentile_interval(np.array([[1.0, 2.0, 3.0, np.nan], [np.nan, 7.0, np.nan, np.nan]]),
+    ...                     0.5)
     (array([1.5, nan]), array([2.5, nan]))
     """
     level = check_confidence_level(confidence_level)
     alpha, upper = tail_levels(level)
     flat = np.asarray(distribution, dtype=np.float64)
     n_replicates = flat.shape[-1]
-    if 0 < n_replicates and alpha * (n_replicates + 1) < 1:
+    needed = math.ceil(1 / alpha) - 1
+    if n_replicates == 1:
+        warnings.warn(
+            f"1 replicate gives no {level:g} percentile interval (NaN): one value has no "
+            f"spread (at least {needed} replicates are needed)",
+            ResamplingResolutionWarning,
+            stacklevel=3,
+        )
+    elif 0 < n_replicates and alpha * (n_replicates + 1) < 1:
         warnings.warn(
             f"{n_replicates} replicates are too few for a {level:g} percentile interval: its "
             f"ends are the most extreme replicates, not their {alpha:g} and {upper:g} "
-            f"quantiles (at least {math.ceil(1 / alpha) - 1} are needed)",
+            f"quantiles (at least {needed} are needed)",
             ResamplingResolutionWarning,
             stacklevel=3,
         )
@@ -122,7 +132,7 @@ def percentile_interval(
     flat = flat.reshape(int(np.prod(shape)), flat.shape[-1])
     low = np.full(len(flat), np.nan)
     high = np.full(len(flat), np.nan)
-    ok = np.isfinite(flat).any(axis=1) if flat.shape[1] else np.zeros(len(flat), dtype=bool)
+    ok = np.isfinite(flat).sum(axis=1) >= 2
     if ok.any():
         q = np.nanquantile(flat[ok], [alpha, upper], axis=1)
         low[ok], high[ok] = q[0], q[1]

@@ -164,8 +164,15 @@ def t_interval(
 
     ``d`` is ``(n_rows, n)``; ``alternative`` is ``"two-sided"``, ``"less"`` or ``"greater"``
     (a one-sided interval is open on the other side); ``alpha`` is 1 − the confidence level.
+    Fewer than two values estimate no spread: NaN statistics and ends.
+
+    >>> [v.tolist() for v in t_interval(np.array([[0.4]]), "two-sided", 0.05)]
+    [[nan], [nan], [nan]]
     """
     n = d.shape[1]
+    if n < 2:
+        nan = np.full(d.shape[0], np.nan)
+        return nan, nan.copy(), nan.copy()
     t, mean, se = t_statistic(d)
     tail = alpha / 2 if alternative == "two-sided" else alpha
     crit = t_quantile(n - 1, tail)

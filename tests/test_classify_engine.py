@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from fuzzytruth import Annotations, Membership, Qrels, Run, Taxonomy, compare, evaluate
+from fuzzytruth._resampling import ResamplingResolutionWarning
 from fuzzytruth.classify import (
     Predictions,
     annotation_certainty,
@@ -443,6 +444,26 @@ def test_reliability_curves_refuse_temperatures_that_are_not_a_sequence(temperat
     with pytest.raises(ValueError, match=r"^temperatures must be a sequence of numbers > 0; "
                        rf"got {temperatures!r}$"):
         reliability_curves(net, r, "Acc", temperatures=temperatures, n_worlds=10, rng=0)
+
+
+def test_one_item_gives_no_interval_and_no_numpy_warning():
+    # the certainty summary over one item sent numpy's "Degrees of freedom <= 0" and "invalid
+    # value" RuntimeWarnings to the user (its t interval took the sd of one value); the
+    # human baseline's truth interval took numpy's quantiles of one world, a zero-width spread
+    r = Rankings.from_selectors([[[[0]], [[1]], [[0], [1]]]], classes=CLASSES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = annotation_certainty(PrIRN(temperature=1).fit(r), k=1, n_worlds=50,
+                                   rng=0).summary()
+        human = leave_one_annotator_out(r, ["Acc(target=top1)"], truth_model="irn",
+                                        n_worlds=0).summary()
+    assert row["n_items"] == 1 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert human["ci_low"].isna().all() and human["ci_high"].isna().all()
+    sampled = leave_one_annotator_out(r, ["Acc(target=top1)"], truth_model=PrIRN(temperature=1),
+                                      n_worlds=1, rng=0)
+    with pytest.warns(ResamplingResolutionWarning, match="1 replicate gives no"):
+        one_world = sampled.summary()
+    assert one_world[["truth_low", "truth_high"]].isna().all(axis=None)
 
 
 def test_annotation_certainty_of_point_and_sampled_truths():

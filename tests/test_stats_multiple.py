@@ -250,6 +250,12 @@ def test_a_percentile_interval_from_too_few_replicates_warns():
         warnings.simplefilter("error")
         percentile_interval(np.random.default_rng(0).random((2, 39)), 0.95)
         percentile_interval(replicates, 0.9)  # 19 are enough at 90 %
+    # one replicate has no spread: no interval at all (it was that replicate at both ends)
     result = agreement(santini_illustrative().annotations, n_resamples=1, rng=0)
-    with pytest.warns(ResamplingResolutionWarning, match=r"1 replicates are too few"):
-        result.confidence_interval()
+    with pytest.warns(ResamplingResolutionWarning, match=r"1 replicate gives no 0.95 "
+                      r"percentile interval \(NaN\): one value has no spread \(at least 39"):
+        low, high = result.confidence_interval()
+    assert np.isnan(low).all() and np.isnan(high).all()
+    # nor does a row with one defined replicate among undefined ones
+    with pytest.warns(ResamplingResolutionWarning):
+        assert np.isnan(percentile_interval(np.array([np.nan] * 20 + [0.3]), 0.95)).all()

@@ -45,8 +45,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._resampling import percentile_interval
 from fuzzytruth._t_interval import t_interval
-from fuzzytruth._validation import check_confidence_level, significance_level, tail_levels
+from fuzzytruth._validation import check_confidence_level, significance_level
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.evaluation.engine import evaluate
@@ -137,8 +138,8 @@ class HumanBaseline:
                 sums = np.zeros((worlds.shape[0], len(counts)))
                 np.add.at(sums.T, codes, worlds.T)
                 per_world = (sums / counts).mean(axis=1)
-                low, high = np.quantile(per_world, tail_levels(level)).tolist()
-                row["truth_low"], row["truth_high"] = low, high
+                low, high = percentile_interval(per_world, level)
+                row["truth_low"], row["truth_high"] = float(low), float(high)
             row.update(n_items=len(values), n_pairs=len(ev.queries),
                        truth_model=self.truth_model, confidence_level=level)
             rows.append(row)
@@ -146,10 +147,7 @@ class HumanBaseline:
 
 
 def _interval(values: np.ndarray, level: float) -> tuple[float, float]:
-    if len(values) < 2:
-        return np.nan, np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
+    _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
     return float(low[0]), float(high[0])
 
 

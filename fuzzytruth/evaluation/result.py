@@ -602,12 +602,10 @@ class Evaluation:
                 defined = per_world[~np.isnan(per_world)]
                 value = (float(fam.combine(means)) if linear
                          else float(defined.mean()) if len(defined) else np.nan)
-                # one world: its value, and no spread or interval to estimate from it (its
-                # value as both ends read as a truth that cannot move); from two worlds the
-                # percentile interval, which warns when the worlds are too few for its level
+                # one world: its value, and no spread or interval to estimate from it (the
+                # percentile interval's rule, which also warns when the worlds are too few)
                 spread = float(defined.std(ddof=1)) if len(defined) > 1 else np.nan
-                low, high = (map(float, percentile_interval(defined, level))
-                             if len(defined) > 1 else (np.nan, np.nan))
+                low, high = map(float, percentile_interval(defined, level))
                 exact = linear and self._methods[system, measure] == "exact"
                 row.update(
                     value=value,
@@ -682,12 +680,9 @@ def _query_interval(
     mean log for a geometric mean; NaN with fewer than two values."""
     values = np.asarray(values, dtype=np.float64)
     values = values[~np.isnan(values)]
-    if len(values) < 2:
-        return np.nan, np.nan
     if family.aggregate == "geometric":
         values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
+    _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
     low, high = float(low[0]), float(high[0])
     if family.aggregate == "sum":
         return low * len(values), high * len(values)
