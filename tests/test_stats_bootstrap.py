@@ -253,6 +253,17 @@ def test_decomposition_by_hand_with_world_noise():
     assert 0 < dec.share_truth[0] < 0.05  # Monte Carlo error of 50 worlds is small
 
 
+def test_decomposition_of_one_world_leaves_the_truth_unknown():
+    # one sampled world gave var_truth = spread_truth = share_truth = 0: "the truth
+    # contributes nothing", from a single draw of it
+    worlds = np.random.default_rng(5).random((1, 2, 30))
+    dec = truth_decomposition(worlds)
+    assert np.isnan(dec.var_truth).all() and np.isnan(dec.spread_truth).all()
+    assert np.isnan(dec.share_truth).all()
+    d = worlds[0, 0] - worlds[0, 1]
+    assert dec.var_queries[0] == pytest.approx(d.var(ddof=1) / 30)
+
+
 def test_world_preference_counts_ties_and_sums_to_one():
     rng = np.random.default_rng(0)
     worlds = rng.random((50, 3, 8))

@@ -29,11 +29,12 @@ class UncertaintyDecomposition:
         ``mean_q Var_worlds(d_q) / (W n)``. It is 0 when every world gives the same scores
         (the truth contributes nothing) or the expectations are exact, and it shrinks as W
         grows; the spread of the truth itself averages out over queries and is *not* a
-        variance of this estimand.
+        variance of this estimand. From one world it cannot be estimated: NaN, and
+        ``var_queries`` is then the whole ``s^2 / n``.
     ``spread_truth``
         descriptive only: the standard deviation over worlds of the difference of means over
         these queries (how much the number would move between truths consistent with the
-        labels, the queries held fixed).
+        labels, the queries held fixed); NaN from one world.
 
     For the estimand *the annotator population* (:mod:`fuzzytruth.stats.population`)
     ``var_queries + var_truth`` is the two-stage bootstrap variance and ``var_truth`` the
@@ -88,9 +89,12 @@ def truth_decomposition(
         within = d.var(axis=0, ddof=1).mean(axis=1)  # mean over queries of Var_worlds(d_q)
         var_truth = within / (n_worlds * n)
         spread = d.mean(axis=2).std(axis=0, ddof=1)
-    else:
-        var_truth = np.zeros(len(pairs))
-        spread = np.zeros(len(pairs))
+    else:  # one world has no spread to estimate: the truth's part is unknown, not 0
+        return UncertaintyDecomposition(
+            var_queries=var_total,
+            var_truth=np.full(len(pairs), np.nan),
+            spread_truth=np.full(len(pairs), np.nan),
+        )
     return UncertaintyDecomposition(
         var_queries=np.maximum(var_total - var_truth, 0.0),
         var_truth=np.minimum(var_truth, var_total),
