@@ -889,6 +889,24 @@ def test_writing_to_a_descriptor_lands_where_print_would(tmp_path):
             os.close(into)
 
 
+@pytest.mark.skipif(not os.access("/dev/shm", os.W_OK), reason="no writable /dev/shm here")
+def test_a_regular_file_under_dev_is_replaced_not_appended_to():
+    # the first version of the stream rule took every name under /dev for a stream: a run
+    # written twice to /dev/shm (a tmpfs of regular files) held both copies
+    import uuid
+
+    run = Run(["q1"], ["d1"], [1.0])
+    path = f"/dev/shm/fuzzytruth-{uuid.uuid4().hex}.txt"
+    try:
+        write_trec_run(run, path)
+        write_trec_run(run, path)
+        with open(path, "rb") as handle:
+            assert handle.read() == b"q1 Q0 d1 1 1 run\n"
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
 def test_writing_into_a_missing_folder_or_over_a_folder_names_the_path(tmp_path):
     # the errors named the temporary file ('.x.txt.f4139a82.tmp'), not the user's path
     run = Run(["q1"], ["d1"], [1.0])

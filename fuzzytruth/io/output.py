@@ -121,15 +121,16 @@ def _compressed(raw: IO[bytes], kind: str | None, member: str,
 
 
 def _is_stream(path: str) -> bool:
-    """Whether ``path`` is written in place: a name under ``/dev`` or ``/proc``
-    (``/dev/stdout``, the shell's ``/dev/fd/N``) or an existing file that is not a regular
-    one (a named pipe). Renaming a new file over them would replace what the shell redirected
-    the stream to (a file of earlier output) or fail (a pipe has no folder)."""
-    absolute = os.path.abspath(path)
-    if absolute.startswith(("/dev/", "/proc/")):
+    """Whether ``path`` is written in place: one of this process's descriptors
+    (``/dev/stdout``, the shell's ``/dev/fd/N``: :func:`_descriptor`) or an existing file
+    that is neither a regular file nor a folder (a named pipe, ``/dev/null``). Renaming a new
+    file over them would replace what the shell redirected the stream to (a file of earlier
+    output) or fail (a pipe has no folder). A regular file anywhere, ``/dev/shm`` included,
+    is written atomically."""
+    if _descriptor(path) is not None:
         return True
     try:
-        mode = os.stat(absolute).st_mode
+        mode = os.stat(path).st_mode
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
