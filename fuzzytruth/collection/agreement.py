@@ -14,7 +14,6 @@ per item; nothing of size items × nodes):
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from fuzzytruth._resampling import (
     MEMORY_BUDGET,
     percentile_interval,
     replicate_blocks,
+    replicates_to_draw,
     resample_block,
     run_blocks,
 )
@@ -322,17 +322,10 @@ def _check_pairable(counts: sparse.csr_array, n_resamples: int, analysis: str
             "with one label): agreement is undefined (every coefficient compares labels given "
             "to the same item)"
         )
-    if n_resamples and len(single) - int(single.sum()) < 2:
-        from fuzzytruth.stats.procedures import UnreliableInferenceWarning
-
-        warnings.warn(
-            f"{analysis}: only one item has two or more annotators, so resampling items "
-            "cannot vary what the coefficients compare; no replicate is drawn and the "
-            "intervals are NaN",
-            UnreliableInferenceWarning,
-            stacklevel=3,
-        )
-        n_resamples = 0
+    n_resamples = replicates_to_draw(
+        len(single) - int(single.sum()), n_resamples,
+        f"{analysis}: only one item has two or more annotators, so resampling items cannot "
+        "vary what the coefficients compare")
     return int(single.sum()), n_resamples
 
 

@@ -15,7 +15,6 @@ the blocks of replicates, the order of the table's rows or the other systems sco
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +26,7 @@ from fuzzytruth._resampling import (
     MEMORY_BUDGET,
     percentile_interval,
     replicate_blocks,
+    replicates_to_draw,
     run_blocks,
 )
 from fuzzytruth._validation import check_confidence_level, check_n_resamples
@@ -182,18 +182,11 @@ def two_stage_bootstrap(
     n_resamples = check_n_resamples(n_resamples)
     systems, n_ann, values = _layout(table, measure)
     seed = draw_seed(rng)
-    if len(n_ann) < 2:  # every replicate draws the one query: its first stage cannot vary
-        from fuzzytruth.stats.procedures import UnreliableInferenceWarning
-
-        warnings.warn(
-            "the displacement bootstrap resamples queries, then annotators: with one query "
-            "the query level cannot vary (with one annotator as well, every replicate was "
-            "the estimate: an interval of width 0), so no replicate is drawn and the "
-            "intervals are NaN",
-            UnreliableInferenceWarning,
-            stacklevel=3,
-        )
-        n_resamples = 0
+    n_resamples = replicates_to_draw(
+        len(n_ann), n_resamples,
+        "the displacement bootstrap resamples queries, then annotators: with one query the "
+        "query level cannot vary (with one annotator as well, every replicate was the "
+        "estimate: an interval of width 0)")
     blocks = replicate_blocks(n_resamples, 8.0 * values.shape[1], memory_budget)
     dist = np.concatenate([np.empty((0, values.shape[1])),
                            *run_blocks(_block, (seed, n_ann, values), blocks)])

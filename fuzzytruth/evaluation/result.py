@@ -21,7 +21,7 @@ from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind, estimand_label
 from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
-from fuzzytruth.uncertain.distribution import Distribution
+from fuzzytruth.uncertain.distribution import Distribution, monte_carlo_se
 
 __all__ = ["Evaluation"]
 
@@ -613,7 +613,8 @@ class Evaluation:
                     truth_low=low,
                     truth_high=high,
                     # the mean of the defined worlds: their number is its sample size
-                    mc_se=0.0 if exact else spread / np.sqrt(len(defined)),
+                    mc_se=0.0 if exact else float(monte_carlo_se(
+                        defined.std() if len(defined) else np.nan, len(defined), 0.0)),
                     n_queries=summed.defined / n_worlds if by_world else int(counted.sum()),
                 )
             row["confidence_level"] = level
