@@ -629,7 +629,8 @@ class Taxonomy:
                 slot = self._depth.copy()
             else:
                 slot = self._dag_slots(ptr, columns, rows)
-            self._check_fits("its table of ancestor slots", 4.0 * n * (int(slot.max()) + 1))
+            self._check_closure_fits("its table of ancestor slots",
+                                     4.0 * n * (int(slot.max()) + 1))
             table = np.full((n, int(slot.max()) + 1), -1, dtype=np.int32)
             table[rows, slot[columns]] = columns
             slot.flags.writeable = table.flags.writeable = False
@@ -966,15 +967,15 @@ class Taxonomy:
                 else:
                     rows.append(np.union1d(np.concatenate(parents), [i]))
                 pairs += len(rows[-1])
-                if i % 1024 == 0 or i == len(self._nodes) - 1:
-                    self._check_fits("its ancestor closure", 16.0 * pairs)  # rows, then joined
+                if i % 1024 == 0 or i == len(self._nodes) - 1:  # 16 bytes: rows, then joined
+                    self._check_closure_fits("its ancestor closure", 16.0 * pairs)
             ptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
             columns = np.concatenate(rows)
             ptr.flags.writeable = columns.flags.writeable = False
             self._closure_rows = (ptr, columns)
         return self._closure_rows
 
-    def _check_fits(self, what: str, need: float) -> None:
+    def _check_closure_fits(self, what: str, need: float) -> None:
         """A ValueError when ``need`` bytes for ``what`` exceed this machine's memory: a
         taxonomy thousands of levels deep holds about n²/2 (node, ancestor) pairs (a chain of
         10,000 nodes: 0.76 GB for the closure, 1.1 GB more for its slots; one of 40,000 was
