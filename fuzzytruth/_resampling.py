@@ -156,21 +156,6 @@ BLOCKING: ContextVar[tuple[int | None, int]] = ContextVar("replicate_blocking",
                                                           default=(None, 1))
 
 
-def replicates_to_draw(n_units: int, n_resamples: int, why: str) -> int:
-    """``n_resamples``, or 0 when fewer than two units can be resampled: every replicate
-    would draw the one unit, and the interval be a point (or the other levels' alone) that
-    reads as certainty. Then an ``UnreliableInferenceWarning`` says ``why``, and the caller's
-    intervals are NaN (:func:`percentile_interval` of no replicate), as with
-    ``n_resamples=0``."""
-    if not n_resamples or n_units >= 2:
-        return n_resamples
-    from fuzzytruth.stats.procedures import UnreliableInferenceWarning
-
-    warnings.warn(f"{why}; no replicate is drawn and the intervals are NaN",
-                  UnreliableInferenceWarning, stacklevel=4)
-    return 0
-
-
 def row_chunks(n_rows: int, size: int = CHUNK_ROWS) -> Iterator[slice]:
     """Consecutive slices of at most ``size`` rows covering ``range(n_rows)``."""
     for start in range(0, n_rows, size):

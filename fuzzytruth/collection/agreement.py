@@ -28,7 +28,6 @@ from fuzzytruth._resampling import (
     MEMORY_BUDGET,
     percentile_interval,
     replicate_blocks,
-    replicates_to_draw,
     resample_block,
     run_blocks,
 )
@@ -322,6 +321,8 @@ def _check_pairable(counts: sparse.csr_array, n_resamples: int, analysis: str
             "with one label): agreement is undefined (every coefficient compares labels given "
             "to the same item)"
         )
+    from fuzzytruth.stats.procedures import replicates_to_draw  # scipy.stats: on use only
+
     n_resamples = replicates_to_draw(
         len(single) - int(single.sum()), n_resamples,
         f"{analysis}: only one item has two or more annotators, so resampling items cannot "

@@ -26,7 +26,6 @@ from fuzzytruth._resampling import (
     MEMORY_BUDGET,
     percentile_interval,
     replicate_blocks,
-    replicates_to_draw,
     run_blocks,
 )
 from fuzzytruth._validation import check_confidence_level, check_n_resamples
@@ -182,6 +181,8 @@ def two_stage_bootstrap(
     n_resamples = check_n_resamples(n_resamples)
     systems, n_ann, values = _layout(table, measure)
     seed = draw_seed(rng)
+    from fuzzytruth.stats.procedures import replicates_to_draw  # scipy.stats: on use only
+
     n_resamples = replicates_to_draw(
         len(n_ann), n_resamples,
         "the displacement bootstrap resamples queries, then annotators: with one query the "

@@ -178,6 +178,19 @@ def check_queries(n_queries: int) -> None:
         )
 
 
+def replicates_to_draw(n_units: int, n_resamples: int, why: str) -> int:
+    """``n_resamples``, or 0 when fewer than two units can be resampled: every replicate
+    would draw the one unit, and the interval be a point (or the other levels' alone) that
+    reads as certainty. Then an ``UnreliableInferenceWarning`` says ``why``, and the caller's
+    intervals are NaN (``percentile_interval`` of no replicate), as with
+    ``n_resamples=0``."""
+    if not n_resamples or n_units >= 2:
+        return n_resamples
+    warnings.warn(f"{why}; no replicate is drawn and the intervals are NaN",
+                  UnreliableInferenceWarning, stacklevel=4)
+    return 0
+
+
 def warn_if_unreliable(
     d: np.ndarray, *, labels: list[str] | None = None, method: str = "t", stacklevel: int = 2
 ) -> None:
