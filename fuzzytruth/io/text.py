@@ -362,8 +362,9 @@ _BLOCK = 2**20
 def _source(path: str) -> tuple[str | bytes, int]:
     """``path`` and its size for a regular file; for anything else (a pipe, a device) its
     content, read once, and that content's size."""
-    if stat.S_ISREG(os.stat(path).st_mode):
-        return path, os.path.getsize(path)
+    info = os.stat(path)
+    if stat.S_ISREG(info.st_mode):
+        return path, info.st_size
     with open(path, "rb") as handle:
         data = handle.read()
     return data, len(data)
@@ -600,11 +601,10 @@ def plain_file(
     its last line. The file is read once, a block at a time, and not kept.
 
     A :class:`PlainFile` when the file is a regular file (not a pipe), not empty, not
-    compressed, ASCII (valid UTF-8 as it
-    is; ``encoding`` must name UTF-8), has LF line ends, no ``#`` anywhere, none of ``absent``
-    and does not end in ``"\\n\\n"``; else None. Blank lines inside are not looked for: a
-    reader that cannot take them must refuse them. ``max_decompressed_bytes`` is validated as
-    :func:`load_text` does.
+    compressed, ASCII (valid UTF-8 as it is; ``encoding`` must name UTF-8), has LF line ends,
+    no ``#`` anywhere, none of ``absent`` and does not end in ``"\\n\\n"``; else None. Blank
+    lines inside are not looked for: a reader that cannot take them must refuse them.
+    ``max_decompressed_bytes`` is validated as :func:`load_text` does.
 
     Examples
     --------
