@@ -1,8 +1,9 @@
 """Tables of (query, document, value) rows, the storage shared by runs and qrels.
 
-Ids are strings (numbers given in a DataFrame are converted with ``str``), held as Arrow string
-arrays: a DataFrame's string columns and the TREC reader's columns are used without a copy, in
-their chunks, and object columns or lists are converted once. Query ids are factorised once (a
+Ids are strings (integers given in a DataFrame are converted with ``str``; floats are refused:
+1.0 would read "1.0", which no file or int says), held as Arrow string arrays: a DataFrame's
+string columns and the TREC reader's columns are used without a copy, in their chunks, and
+object columns or lists are converted once. Query ids are factorised once (a
 column grouped by query, as runs and qrels usually are, costs one comparison of neighbours and
 the hashing of one id per query); document ids are hashed a block of queries at a time
 (:func:`blocks`), where the hash tables fit the CPU cache, by the duplicate check here and by
@@ -91,7 +92,9 @@ def _strings(values: Any, n: int) -> pa.Array | pa.ChunkedArray:
 def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
     """Ids given as a list, tuple or NumPy/pandas array, as an Arrow string array (in chunks
     when long, :func:`_strings`): strings as they are (converted in C, without a NumPy copy
-    for lists), anything else through ``str``."""
+    for lists), integers and anything else but floats through ``str`` (:func:`float_ids_error`)."""
+    if getattr(getattr(values, "dtype", None), "kind", None) == "f":
+        raise float_ids_error(name, values[0] if len(values) else None)
     if isinstance(values, np.ndarray) and values.dtype.kind in "US":
         values = values.astype(str)
     if not isinstance(values, list | tuple | np.ndarray):
@@ -106,10 +109,25 @@ def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
             raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}") from None
         if pd.isna(arr).any():
             raise ValueError(f"{name} must not contain missing values") from None
+        floats = [v for v in arr.tolist() if isinstance(v, float)]
+        if floats:
+            raise float_ids_error(name, floats[0]) from None
         return _strings([str(v) for v in arr], len(arr))
     if out.null_count:
         raise ValueError(f"{name} must not contain missing values")
     return out
+
+
+def float_ids_error(name: str, example: object) -> ValueError:
+    """The error for ids given as floating-point numbers: ids are matched as text, and the
+    float 1.0 reads "1.0" where a TREC file or an int says "1" (pandas reads a column of
+    integers with a missing value as floats), so every document would go unjudged."""
+    shown = repr(float(example)) if isinstance(example, float | np.floating) else "..."
+    return ValueError(
+        f"{name} must be str or int; got floating-point numbers such as {shown}: ids "
+        'are matched as text, and 1.0 reads "1.0" where a file or an int says "1"; convert '
+        "them (astype(int) or astype(str))"
+    )
 
 
 def _as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:

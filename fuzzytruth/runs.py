@@ -1,7 +1,8 @@
 """Runs (ranked lists per query) and Qrels (crisp graded truth), and their ranked gains.
 
-Query and document ids are strings (numbers given in a DataFrame are converted with ``str``),
-so tie-breaking by document id follows trec_eval's ``strcmp`` order. Scores are float64; they
+Query and document ids are strings (integers given in a DataFrame are converted with ``str``,
+floating-point ids refused), so tie-breaking by document id follows trec_eval's ``strcmp``
+order. Scores are float64; they
 are compared in float32 only when asked (``score_dtype="float32"``, as trec_eval does).
 
 :func:`ranked_gains` turns ``(Run, Qrels)`` into the padded
@@ -202,8 +203,8 @@ class Run(PairTable):
     ) -> Run:
         """Build a run from ``{query_id: {doc_id: score}}``, pytrec_eval's run format.
 
-        Ids that are not strings are converted with ``str`` (then two of them may become
-        equal: ``duplicates`` applies).
+        Integer ids are converted with ``str`` (then two of them may become equal:
+        ``duplicates`` applies); floating-point ids are refused.
 
         Examples
         --------

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
+from fuzzytruth._pairs import float_ids_error
 from fuzzytruth._validation import check_flag, check_real, numeric_values
 from fuzzytruth.taxonomy import _show
 
@@ -62,6 +63,10 @@ def probability_tolerance(dtype: np.dtype) -> float:
 
 
 def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
+    values = list(values)
+    floats = [v for v in values if isinstance(v, float | np.floating)]
+    if floats:  # 1.0 would read "1.0", which the truth's ids (from a file, or ints) do not
+        raise float_ids_error(f"{what} ids", floats[0])
     index = pd.Index([str(v) for v in values], dtype=object, name=what)
     if index.has_duplicates:
         raise ValueError(f"{what} ids must be unique; repeated: {_show(index[index.duplicated()])}")

@@ -121,8 +121,8 @@ class Qrels(PairTable):
     ) -> Qrels:
         """Build qrels from ``{query_id: {doc_id: grade}}``, pytrec_eval's qrels format.
 
-        Ids that are not strings are converted with ``str`` (then two of them may become
-        equal: ``duplicates`` applies).
+        Integer ids are converted with ``str`` (then two of them may become equal:
+        ``duplicates`` applies); floating-point ids are refused.
 
         Examples
         --------
