@@ -120,15 +120,11 @@ def _compressed(raw: IO[bytes], kind: str | None, member: str,
     return stream
 
 
-def _is_stream(path: str) -> bool:
-    """Whether ``path`` is written in place: one of this process's descriptors
-    (``/dev/stdout``, the shell's ``/dev/fd/N``: :func:`_descriptor`) or an existing file
-    that is neither a regular file nor a folder (a named pipe, ``/dev/null``). Renaming a new
-    file over them would replace what the shell redirected the stream to (a file of earlier
-    output) or fail (a pipe has no folder). A regular file anywhere, ``/dev/shm`` included,
-    is written atomically."""
-    if _descriptor(path) is not None:
-        return True
+def _special_file(path: str) -> bool:
+    """Whether ``path`` is an existing file that is neither a regular file nor a folder (a
+    named pipe, ``/dev/null``): a stream, written in place. Renaming a new file over it would
+    fail (a pipe has no folder) or replace the device; a regular file anywhere, ``/dev/shm``
+    included, is written atomically."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -151,14 +147,14 @@ def _descriptor(path: str) -> int | None:
 
 
 @contextlib.contextmanager
-def _in_place(path: str, binary: bool) -> Iterator[IO[Any]]:
+def _in_place(path: str, binary: bool, fd: int | None) -> Iterator[IO[Any]]:
     """A handle writing ``path`` as it is opened (a stream: nothing to write atomically),
     compressed as its name asks. One of this process's descriptors (``/dev/stdout``,
     ``/dev/fd/N``) is written through a duplicate of it, after Python's own buffers are
     flushed: the output then lands where ``print`` would put it, at the descriptor's offset
     (opened anew, a file that stdout was redirected to would be written from its start, over
-    what was printed); anything else is opened for appending."""
-    fd = _descriptor(path)
+    what was printed: :func:`_descriptor` gives ``fd``); anything else is opened for
+    appending."""
     if fd is None:
         opened = open(path, "ab")
     else:
@@ -195,8 +191,8 @@ def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
     ----------
     path : str or path-like
         The file to write (replaced if it exists; a symbolic link is written through). A
-        stream (``/dev/stdout``, a pipe: :func:`_is_stream`) is written in place, as it
-        comes, not atomically.
+        stream (``/dev/stdout``, a pipe: :func:`_descriptor`, :func:`_special_file`) is
+        written in place, as it comes, not atomically.
     binary : bool, default False
         A binary handle; otherwise text in UTF-8 with ``"\\n"`` written as is.
 
@@ -207,8 +203,9 @@ def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
         exception, and is left untouched otherwise.
     """
     given = os.fspath(path)
-    if _is_stream(given):
-        with _in_place(given, binary) as handle:
+    fd = _descriptor(given)
+    if fd is not None or _special_file(given):
+        with _in_place(given, binary, fd) as handle:
             yield handle
         return
     target = os.path.realpath(given)
