@@ -13,6 +13,7 @@ import re
 import threading
 import time
 import traceback
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -198,6 +199,64 @@ def test_complete_with_a_broadcast_membership_adds_its_judged_queries_once(clien
         _same_evaluation(remote, local, exact=False)
         assert remote.to_frame().equals(local.to_frame())
         assert remote.conventions["complete"] is True
+
+
+def test_the_same_shared_input_can_be_evaluated_again_and_again(client):
+    """The Membership (or the scores of a comparison) was scattered under its token, the same
+    key in every call, and the release of one call's copy deleted the next call's: the second
+    ``fd.evaluate`` with the same Membership failed in 18 of 20 tries ("cannot unpack
+    non-iterable FutureCancelledError"). Each call now has its own copy."""
+    col = image_collection()
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[6]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    first = fd.evaluate(runs, col.membership, ["P@10"], npartitions=3, n_worlds=0)
+    for _ in range(5):
+        again = fd.evaluate(runs, col.membership, ["P@10"], npartitions=3, n_worlds=0)
+        assert again.to_frame().equals(first.to_frame())
+    x = np.random.default_rng(0).random((3, 40))
+    tables = [fd.compare(x, measure="AP", method="percentile", n_resamples=99, rng=3).table
+              for _ in range(4)]
+    for table in tables[1:]:
+        pd.testing.assert_frame_equal(table, tables[0])
+
+
+def test_a_cancelled_task_is_an_error_that_says_so(client):
+    """as_completed gives a cancelled future's CancelledError as its result; it was kept as
+    the partition's result and failed later ("cannot unpack")."""
+    from fuzzytruth.distributed.evaluation import _gather_as_completed
+
+    futures = [client.submit(time.sleep, 1.0, pure=False)]
+    futures[0].cancel()
+    with pytest.raises(RuntimeError, match=r"^the Dask task .* was cancelled"):
+        _gather_as_completed(futures)
+
+
+def test_query_categories_naming_no_query_warn_once_over_all_partitions(client):
+    """A partition holding none of query_categories' keys is not the whole evaluation: the
+    in-memory warning ("names none of the evaluated queries") is decided on the driver, over
+    every partition's queries: silent when one partition evaluates a key, once when none
+    does."""
+    col = image_collection()
+    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[12]],
+                                     name=name)
+            for name, df in col.runs.items()}
+    node = [n for n in col.taxonomy.nodes if n != col.taxonomy.root][3]
+    answered = runs[next(iter(runs))].queries[0]
+    frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
+              for name, r in runs.items()}
+    for given, npartitions in ((runs, 3), (frames, None)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fd.evaluate(given, col.membership, ["P@10"], npartitions=npartitions, n_worlds=0,
+                        query_categories={answered: node})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fd.evaluate(given, col.membership, ["P@10"], npartitions=npartitions, n_worlds=0,
+                        query_categories={answered.upper() + "#": node})
+        unused = [w for w in caught if "names none of the evaluated queries" in str(w.message)]
+        assert len(unused) == 1, [str(w.message) for w in caught]
+
 
 @pytest.mark.parametrize("model", ["dawid-skene", "shares", "irn", "prirn"])
 def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, model):

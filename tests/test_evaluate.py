@@ -524,6 +524,23 @@ def test_direct_weights_without_direct_shares_name_the_queries_lacking_a_categor
     assert literal.queries == ("x", "y")
 
 
+def test_query_categories_that_name_no_evaluated_query_warn():
+    """Keys spelled unlike the runs' query ids ("X" for "x") changed no target and said
+    nothing: every query silently took its own uncertain category. Now a warning names the
+    keys and the queries; a mapping that names one evaluated query is silent."""
+    run = Run(["x", "y"], ["y", "x"], [1.0, 1.0])
+    with pytest.warns(UserWarning, match=r"^query_categories names none of the evaluated "
+                      r"queries \(its keys: 'X', 'Y'; the queries: 'x', 'y'\): every query's "
+                      r"target is its own uncertain category$"):
+        unused = evaluate(run, MEM, ["P@1"], query_categories={"Y": "a", "X": "b"}, n_worlds=0)
+    own = evaluate(run, MEM, ["P@1"], n_worlds=0)
+    assert unused.to_frame().equals(own.to_frame())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        used = evaluate(run, MEM, ["P@1"], query_categories={"y": "a", "X": "b"}, n_worlds=0)
+    assert not used.to_frame().equals(own.to_frame())
+
+
 def test_queries_missing_from_the_truth():
     """trec_eval's rule by default: a query the truth does not judge is not evaluated (with a
     warning naming it); missing='error' raises."""

@@ -28,6 +28,7 @@ from fuzzytruth.distributed.partitions import (
     TRUTH_COLUMNS,
     aligned_frames,
     as_frame,
+    broadcast,
     cluster_client,
     hash_partitioned,
     is_frame,
@@ -42,6 +43,7 @@ from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
 from fuzzytruth.runs import Run
+from fuzzytruth.truth.categorical import UNUSED_CATEGORIES, unused_categories_message
 from fuzzytruth.truth.protocol import as_truth
 
 __all__ = ["evaluate", "evaluate_per_annotator"]
@@ -134,17 +136,33 @@ def evaluate(
                                     done))
     if options.get("n_worlds", 1000) > 0 and not kind.crisp:
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
+    parts = [ev for ev, _ in results if ev is not None]
     for _, caught in results:
         for message in caught:
-            warnings.warn(message, UserWarning, stacklevel=2)
-    parts = [ev for ev, _ in results if ev is not None]
+            # a partition holding none of query_categories' keys says so: decided below,
+            # over every partition's queries
+            if not message.startswith(UNUSED_CATEGORIES):
+                warnings.warn(message, UserWarning, stacklevel=2)
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
+    _warn_if_categories_unused(options.get("query_categories"), parts)
     evaluation = Evaluation.concatenate(parts)
     conventions = {**evaluation.conventions, "complete": complete}
     if "seed" in conventions:
         conventions["seed"] = seed
     return evaluation.replace(conventions=conventions)
+
+
+def _warn_if_categories_unused(categories: Mapping | None, parts: list[Evaluation]) -> None:
+    """The in-memory warning of a ``query_categories`` that names no evaluated query, given
+    once for the queries of every partition."""
+    if not categories:
+        return
+    queries = np.unique(np.concatenate([np.asarray(ev.queries, dtype=object).astype(str)
+                                        for ev in parts]))
+    if not np.isin(np.asarray(list(categories), dtype=object).astype(str), queries).any():
+        warnings.warn(unused_categories_message({str(k): v for k, v in categories.items()},
+                                                queries), UserWarning, stacklevel=3)
 
 
 def evaluate_per_annotator(
@@ -190,7 +208,7 @@ def evaluate_per_annotator(
     retries = check_int("retries", retries)
     missing = check_groups(run, qrels_by_group, options)
     options = _without_progress(options)
-    [shared] = client.scatter([run], broadcast=True)
+    shared = broadcast(client, run)
     futures = client.map(
         worker_task(evaluate_group), [shared] * len(qrels_by_group), list(qrels_by_group),
         list(qrels_by_group.values()), measures=measures, options=options, pure=False,
@@ -216,13 +234,18 @@ def _gather_as_completed(futures: list) -> list:
     """Results in the futures' order, each fetched as soon as it is ready and then released
     on its worker: a worker holds its running partitions, not all it has finished (its memory
     stays flat as the input grows; the driver holds the result)."""
-    from distributed import as_completed
+    from distributed import CancelledError, as_completed
 
     position = {future.key: i for i, future in enumerate(futures)}
     results: list = [None] * len(futures)
     done = as_completed(futures, with_results=True)
     del futures
     for future, result in done:
+        if isinstance(result, CancelledError):  # as_completed gives it rather than raising
+            raise RuntimeError(
+                f"the Dask task {future.key!r} was cancelled (its input was released on the "
+                "cluster, or the client closed) before its partition was evaluated"
+            ) from result
         results[position[future.key]] = result
         future.release()
     return results
@@ -245,7 +268,7 @@ def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: An
         extra = bound.judged_queries
     parts = split_in_memory(runs, truth, npartitions, extra)
     if not truth.per_query:  # shared by every query: one copy per worker
-        [shared] = client.scatter([truth], broadcast=True)
+        shared = broadcast(client, truth)
         parts = [(part_runs, shared) for part_runs, _ in parts]
     return [
         delayed(_evaluate_part, pure=False)(part_runs, part_truth, measures, options,
@@ -273,7 +296,7 @@ def _frame_results(client: Any, runs: Mapping[str, Any], truth: Any, measures: A
     shared = None
     if not is_frame(truth) and not getattr(truth, "per_query", True):  # a Membership, a model
         as_truth(truth, query_categories=options.get("query_categories"))  # checks early
-        [shared] = client.scatter([truth], broadcast=True)
+        shared = broadcast(client, truth)
     else:
         frames["truth"] = as_frame(truth, "truth", TRUTH_COLUMNS)
 

@@ -359,6 +359,18 @@ def cluster_client(client: Any) -> Any:
     return client
 
 
+def broadcast(client: Any, value: Any) -> Any:
+    """``value`` sent once to every worker of ``client``: the future of its copy.
+
+    Under a key of its own (``hash=False``): Dask's default key is the value's token, the
+    same for every call with the same object, and the release of an earlier call's future
+    then deleted the data a later call had just scattered under that key (its tasks were
+    cancelled: "lost data").
+    """
+    [future] = client.scatter([value], broadcast=True, hash=False)
+    return future
+
+
 @contextlib.contextmanager
 def blocks_on(client: Any, retries: int) -> Iterator[None]:
     """Within the block, blocks of replicates (:func:`fuzzytruth._resampling.run_blocks`) run
@@ -370,7 +382,7 @@ def blocks_on(client: Any, retries: int) -> Iterator[None]:
     def runner(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, int]]) -> list:
         if not blocks:
             return []
-        [on_workers] = client.scatter([shared], broadcast=True)
+        on_workers = broadcast(client, shared)
         futures = client.map(kernel, [on_workers] * len(blocks), [a for a, _ in blocks],
                              [b for _, b in blocks], pure=False, retries=retries)
         return client.gather(futures)

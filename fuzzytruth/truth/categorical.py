@@ -14,6 +14,7 @@ whether its worlds' items are independent (what the exact closed forms need).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -92,6 +93,9 @@ class CategoricalTruth(BoundTruth):
         query_item = self.items.get_indexer(queries).astype(np.int64)
         fixed = np.full(n_q, -1, dtype=np.int64)
         explicit = self._explicit(queries)
+        if self.categories and n_q and not explicit.any():
+            warnings.warn(unused_categories_message(self.categories, queries), UserWarning,
+                          stacklevel=3)
         if explicit.any():
             fixed[explicit] = tax.indices([self.categories[q] for q in queries[explicit]])
         mixed = np.flatnonzero(~explicit)
@@ -124,6 +128,26 @@ class CategoricalTruth(BoundTruth):
             exclude_query=self.exclude_query,
             model=self.model,
         )
+
+
+UNUSED_CATEGORIES = "query_categories names none of the evaluated queries"
+
+
+def unused_categories_message(categories: Mapping[str, Hashable], queries: np.ndarray) -> str:
+    """The warning of a ``query_categories`` that applies to no evaluated query: its keys
+    likely spell the queries differently (``"Q1"`` for ``"q1"``), and every query then takes
+    its own uncertain category as its target without it.
+
+    Examples
+    --------
+    >>> unused_categories_message({"Q1": "dog"}, np.array(["q1"], dtype=object))
+    "query_categories names none of the evaluated queries (its keys: 'Q1'; the queries: 'q1'): \
+every query's target is its own uncertain category"
+    """
+    return (
+        f"{UNUSED_CATEGORIES} (its keys: {_show(sorted(categories))}; the queries: "
+        f"{_show(list(queries))}): every query's target is its own uncertain category"
+    )
 
 
 @dataclass(frozen=True, eq=False)
