@@ -288,6 +288,11 @@ def test_preset() -> None:
          r"medr must be one of \['vsepp', 'median_1based'\]; got 'mean'"),
         (lambda: image_text_retrieval(np.zeros((2, 4)), ks=(0, 5)),
          r"ks must be a non-empty sequence of positive integers; got \(0, 5\)"),
+        # a repeated cutoff: an IndexError from the hit table (image_text_retrieval), and
+        # rank_summary kept one R@1 of the two
+        (lambda: image_text_retrieval(np.zeros((2, 4)), ks=(1, 5, 1)),
+         r"ks must be distinct cutoffs; got \(1, 5, 1\)"),
+        (lambda: rank_summary([0, 2], ks=[1, 1]), r"ks must be distinct cutoffs; got \[1, 1\]"),
         (lambda: retrieval_ranks(np.zeros((2, 4)), direction="both"),
          r"direction must be one of \['i2t', 't2i'\]; got 'both'"),
         (lambda: rank_summary([-1, 2]), "ranks must be non-empty, non-negative 0-based ranks"),

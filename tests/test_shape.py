@@ -270,6 +270,39 @@ def test_shape_summary_default_leaves_out_classes_of_two_as_psbtable() -> None:
     assert shape_summary(ranking, preset="shrec2006")["NN"] == pytest.approx(3 / 5)  # no rule
 
 
+def test_shape_summary_over_no_query_is_an_error_not_zeros() -> None:
+    """Classes of two models (psbTable's rule leaves them all out), a min_class_size above
+    every class, every class excluded, or targets of no query's class: the row was NN = FT =
+    ST = E = DCG = 0.0, a mean over nothing read as a result. psbTable divides by the models
+    it keeps; here it is an error that says why."""
+    d = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]], dtype=float)
+    pairs = rank_by_dissimilarity(d, ["a", "a", "b", "b"])
+    assert shape_summary(pairs, min_class_size=1)["NN"] == 1.0  # kept, they are well ranked
+    with pytest.raises(ValueError, match=r"^no query is left to average: none of the 4 queries "
+                       r"has at least 2 relevant targets \(the psb preset's rule, psbTable's; "
+                       r"min_class_size=1 keeps every class\), a class outside "
+                       r"exclude_classes and a relevant target$"):
+        shape_summary(pairs)
+    with pytest.raises(ValueError, match=r"has a class of at least min_class_size=3 models"):
+        shape_summary(pairs, min_class_size=3, averaging="macro")
+    with pytest.raises(ValueError, match=r"^no query is left to average"):
+        shape_summary(pairs, min_class_size=1, exclude_classes=["a", "b"])
+    outside = rank_by_dissimilarity(d[:2], ["c", "d"], target_labels=["a", "a", "b", "b"])
+    with pytest.raises(ValueError, match=r"^no query is left to average"):
+        shape_summary(outside, preset="shrec2006")
+
+
+def test_an_excluded_class_no_query_has_is_named() -> None:
+    """A misspelt class in exclude_classes left its queries in without a word."""
+    d, labels = a3_collection()
+    ranking = rank_by_dissimilarity(d, labels)
+    with pytest.warns(UserWarning, match=r"^exclude_classes names classes no query has: 'B'$"):
+        summary = shape_summary(ranking, exclude_classes=["B"])
+    assert summary == shape_summary(ranking)
+    with pytest.warns(UserWarning, match=r"no query has: 'zz'$"):
+        average_over_queries([1.0, 0.0], ["a", "b"], exclude_classes=["a", "zz"])
+
+
 # ---------------------------------------------------------------------------------------------
 # Registry and preset
 

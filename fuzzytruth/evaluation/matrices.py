@@ -60,6 +60,7 @@ from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.crossmodal import MEDR_CONVENTIONS, _check_ks, summary_from_hits
 from fuzzytruth.metrics.shape import TIER_STYLES, _check_positive_int, _ratio
 from fuzzytruth.runs import TIES, Run
+from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.qrels import Qrels, ranked_gains
 
 __all__ = [
@@ -334,16 +335,7 @@ def average_over_queries(
     n_q = vals.shape[0]
     if text.shape != (n_q,):
         raise ValueError(f"query_labels must have shape ({n_q},); got {text.shape}")
-    excluded = _label_text(list(exclude_classes), "exclude_classes")
-    keep = ~np.isin(text, excluded)
-    _check_positive_int("min_class_size", min_class_size)
-    if min_class_size > 1:
-        if class_sizes is None:
-            raise ValueError("class_sizes is required when min_class_size > 1")
-        sizes = np.asarray(class_sizes)
-        if sizes.shape != (n_q,):
-            raise ValueError(f"class_sizes must have shape ({n_q},); got {sizes.shape}")
-        keep &= sizes >= min_class_size
+    keep = _kept_queries(text, class_sizes, min_class_size, exclude_classes)
     v2 = vals.reshape(n_q, -1)[keep]
     present = ~np.isnan(v2)
     filled = np.where(present, v2, 0.0)
@@ -358,6 +350,29 @@ def average_over_queries(
         has = counts > 0
         out = _ratio(np.where(has, class_means, 0.0).sum(axis=0), has.sum(axis=0))
     return float(out[0]) if vals.ndim == 1 else out
+
+
+def _kept_queries(text: np.ndarray, class_sizes: Sequence[int] | np.ndarray | None,
+                  min_class_size: int, exclude_classes: Sequence) -> np.ndarray:
+    """The queries :func:`average_over_queries` averages: of a class neither excluded nor
+    smaller than ``min_class_size``. An excluded class no query has is named in a warning
+    (a misspelt class would leave its queries in without a word)."""
+    n_q = len(text)
+    excluded = _label_text(list(exclude_classes), "exclude_classes")
+    unknown = np.setdiff1d(excluded, text)
+    if len(unknown):
+        warnings.warn(f"exclude_classes names classes no query has: {_show(unknown.tolist())}",
+                      UserWarning, stacklevel=3)
+    keep = ~np.isin(text, excluded)
+    _check_positive_int("min_class_size", min_class_size)
+    if min_class_size > 1:
+        if class_sizes is None:
+            raise ValueError("class_sizes is required when min_class_size > 1")
+        sizes = np.asarray(class_sizes)
+        if sizes.shape != (n_q,):
+            raise ValueError(f"class_sizes must have shape ({n_q},); got {sizes.shape}")
+        keep &= sizes >= min_class_size
+    return keep
 
 
 def shape_summary(
@@ -420,6 +435,10 @@ def shape_summary(
     names = {"NN": "NN", "FT": f"FT{style}", "ST": f"ST{style}", "E": f"E_psb@{e_k}",
              "DCG": "nDCG"}
     conventions = get_preset(preset)
+    rule = (f"a class of at least min_class_size={min_class_size} models"
+            if min_class_size is not None else
+            f"at least {max(conventions.min_relevant, 1)} relevant targets (the "
+            f"{conventions.name} preset's rule, psbTable's; min_class_size=1 keeps every class)")
     if min_class_size is None:  # the preset's rule, on the relevant targets of each query
         sizes, min_class_size = ranking.ranked.n_relevant(), max(conventions.min_relevant, 1)
     else:
@@ -427,17 +446,20 @@ def shape_summary(
     conventions = replace(conventions, min_relevant=0)  # applied by the average below
     ev = evaluate(ranking.run, ranking.qrels, list(names.values()), preset=conventions,
                   ties=ranking.ties, undefined="skip")
-    return {
-        key: average_over_queries(
-            ev.query_means(measure)[0],
-            ranking.query_labels,
-            class_sizes=sizes,
-            averaging=averaging,
-            min_class_size=min_class_size,
-            exclude_classes=exclude_classes,
+    values = np.stack([ev.query_means(measure)[0] for measure in ev.measures], axis=1)
+    text = _label_text(ranking.query_labels, "query_labels")
+    with warnings.catch_warnings():  # named once, by the average below
+        warnings.simplefilter("ignore", UserWarning)
+        kept = _kept_queries(text, sizes, min_class_size, exclude_classes)
+    if not (kept & ~np.isnan(values).all(axis=1)).any():
+        # psbTable divides by the number of models it keeps; an average over none is not 0
+        raise ValueError(
+            f"no query is left to average: none of the {len(text)} queries has {rule}, a "
+            "class outside exclude_classes and a relevant target"
         )
-        for key, measure in zip(names, ev.measures, strict=True)
-    }
+    means = average_over_queries(values, text, class_sizes=sizes, averaging=averaging,
+                                 min_class_size=min_class_size, exclude_classes=exclude_classes)
+    return {key: float(v) for key, v in zip(names, means, strict=True)}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -108,7 +108,10 @@ def _check_ks(ks: Sequence[int]) -> tuple[int, ...]:
         isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1 for k in out
     ):
         raise ValueError(f"ks must be a non-empty sequence of positive integers; got {ks!r}")
-    return tuple(int(k) for k in out)
+    out = tuple(int(k) for k in out)
+    if len(set(out)) < len(out):  # one R@K column each: a repeat would be counted twice in rsum
+        raise ValueError(f"ks must be distinct cutoffs; got {ks!r}")
+    return out
 
 
 def _medr(ranks: np.ndarray, medr: str) -> float:
