@@ -33,7 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth._random import draw_seed, index_counts, index_sums, permutations, random_bytes
+from fuzzytruth._random import (
+    draw_seed,
+    index_counts,
+    index_sums,
+    permutations,
+    random_bytes,
+    weighted_sums,
+)
 from fuzzytruth._validation import (
     check_confidence_level,
     check_memory_budget,
@@ -375,10 +382,13 @@ def exact_flip_means(scores: np.ndarray, memory_budget: float = MEMORY_BUDGET) -
     out = np.empty((total, n_systems))
     step = block_rows(n + n_systems, memory_budget, bytes_per_unit=16.0)
     bits = np.arange(n)
+    values = np.ascontiguousarray(scores.T, dtype=np.float64)
     for start in range(0, total, step):
         stop = min(start + step, total)
         signs = ((np.arange(start, stop)[:, None] >> bits) & 1) * 2.0 - 1.0
-        np.matmul(signs, scores.T, out=out[start:stop])
+        # summed in query order (not a BLAS product, which rounds a system's column by the
+        # systems beside it: the inverted interval of a pair moved when a system was added)
+        out[start:stop] = weighted_sums(signs, values)
     out /= n
     return out
 
@@ -396,14 +406,15 @@ def count_extreme(
     observed: np.ndarray,
     *,
     alternative: str,
-    scale: float = 1.0,
+    scale: float | np.ndarray = 1.0,
 ) -> np.ndarray:
     """Count, per pair, the null values at least as extreme as the observed one.
 
     The null value of pair ``(a, b)`` in resample ``r`` is
     ``null_system[r, a] - null_system[r, b]``. "At least as extreme" uses a
-    relative tolerance of ``1e-12`` (and ``1e-12 * scale`` absolute), so values equal to the
-    observed statistic up to rounding count, as in :func:`scipy.stats.permutation_test`.
+    relative tolerance of ``1e-12`` (and ``1e-12 * scale`` absolute, ``scale`` one number or
+    one per pair), so values equal to the observed statistic up to rounding count, as in
+    :func:`scipy.stats.permutation_test`.
 
     Returns
     -------

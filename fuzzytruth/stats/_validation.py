@@ -96,18 +96,19 @@ def paired_differences(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return d
 
 
-def flip_scale(x: np.ndarray, centred: np.ndarray) -> float:
+def flip_scale(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """The absolute scale of the sign-flip tests' tie tolerance (``count_extreme``'s
-    ``scale``): the largest ``|score|``, of the scores or of the scores centred across
-    systems (what the flips move), whichever is larger. Not the centred ones alone: those of
-    two systems equal up to rounding are themselves rounding noise, and a flip of it (5.6e-17)
-    counted as more extreme than the tie 0 (one-sided p 0.75 for differences that are all
-    ties, where it must be 1).
+    ``scale``), per pair: the largest ``|score|`` of its two systems. Of the scores, not of
+    their differences: the differences of two systems equal up to rounding are themselves
+    rounding noise, and a flip of it (5.6e-17) counted as more extreme than the tie 0
+    (one-sided p 0.75 for differences that are all ties, where it must be 1). Of the pair's
+    systems only, so that what a pair gets does not depend on the other systems compared.
 
-    >>> flip_scale(np.array([[0.3, 0.5], [0.1 + 0.2, 0.5]]), np.array([[0.0, 0.0]] * 2))
-    0.5
+    >>> flip_scale(np.array([[0.3, 0.5], [0.1 + 0.2, 0.5], [7.0, 1.0]]), np.array([[0, 1]]))
+    array([0.5])
     """
-    return max(float(np.abs(centred).max()), float(np.abs(x).max()))
+    top = np.abs(x).max(axis=1)
+    return np.maximum(top[pairs[:, 0]], top[pairs[:, 1]])
 
 
 def scaled_deviations(x: np.ndarray, axis: int) -> np.ndarray:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from fuzzytruth._random import draw_seed
+from fuzzytruth._random import draw_seed, weighted_sums
 from fuzzytruth._resampling import (
     CHUNK_PAIRS,
     QueryCounts,
@@ -393,7 +393,9 @@ class BootstrapResult:
                 m2 = np.empty_like(m1)
                 squares = x * x  # (n, chunk)
                 for block, rows in counts.blocks():  # (block, n): no transposed copy
-                    m2[:, block] = (rows @ squares).T
+                    # not rows @ squares: BLAS rounds a pair's column by the other pairs
+                    # beside it, and adding a system changed another pair's interval
+                    m2[:, block] = weighted_sums(rows, squares).T
                 m2 /= n
             else:
                 g = self._gram

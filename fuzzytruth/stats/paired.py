@@ -203,12 +203,13 @@ def paired_test(
     columns, compared with the observed one 4,096 resamples at a time. For the sign flips the
     product is done by table look-up, one random byte per 8 queries (exactly the same
     distribution as independent fair signs). Every resample is keyed by its number
-    (:mod:`fuzzytruth._random`), so blocks of resamples can be drawn apart. Before
-    that, each query's scores are centred across systems, which changes no difference but
-    reduces rounding. Everything is float64: float32 would round resampled means by about 1e-7
-    and could move them across the observed statistic, which matters because exact ties are
-    common with discrete measures such as P@10. Resampled values within a relative 1e-12 of the
-    observed statistic count as "at least as extreme".
+    (:mod:`fuzzytruth._random`), so blocks of resamples can be drawn apart. A pair's
+    null values, tolerance and interval use its two systems' scores only: what it gets does
+    not depend on the other systems compared with it. Everything is float64: float32 would
+    round resampled means by about 1e-7 and could move them across the observed statistic,
+    which matters because exact ties are common with discrete measures such as P@10.
+    Resampled values within a relative 1e-12 of the observed statistic count as "at least as
+    extreme".
 
     Examples
     --------
@@ -297,20 +298,19 @@ def _randomization(
     n = x.shape[1]
     if exact is None:
         exact = n <= EXACT_MAX_QUERIES
-    # Centring each query across systems changes no difference but shrinks the sums, so the
-    # pairwise differences of flipped per-system means lose less to rounding.
-    centred = x - x.mean(axis=0)
+    # Not centred across systems (which shrank the sums a little): the centre, and so every
+    # pair's null values, then depended on which other systems were compared
     observed = paired_differences(x, pairs).mean(axis=1)
     if exact:
         if n > 24:
             raise ValueError(f"exact=True enumerates 2**n_queries flips; n_queries={n} > 24")
-        null = exact_flip_means(centred)
+        null = exact_flip_means(x)
         b_total = null.shape[0]
     else:
         b_total = n_resamples
-        null = sign_flip_means(centred, b_total, draw_seed(rng))
+        null = sign_flip_means(x, b_total, draw_seed(rng))
     b = count_extreme(null, pairs, observed, alternative=alternative,
-                      scale=flip_scale(x, centred))
+                      scale=flip_scale(x, pairs))
     p = b / b_total if exact else (b + 1) / (b_total + 1)
     return PairedTestResult(
         statistic=observed, pvalue=p, pairs=pairs, method="randomization",

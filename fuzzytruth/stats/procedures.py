@@ -479,8 +479,7 @@ def _randomization_procedure(
     """
     n = x.shape[1]
     exact = n <= EXACT_MAX_QUERIES
-    centred = x - x.mean(axis=0)
-    augmented = np.vstack([centred, np.ones((1, n))])  # last row: the mean sign of each flip
+    augmented = np.vstack([x, np.ones((1, n))])  # last row: the mean sign of each flip
     if exact:
         null = exact_flip_means(augmented)
     else:
@@ -489,10 +488,12 @@ def _randomization_procedure(
     fbar = null[:, -1]
     d = paired_differences(x, pairs)
     observed = d.mean(axis=1)
-    scale = flip_scale(x, centred)
+    scale = flip_scale(x, pairs)
     # the far end of the bracket, in the units of the scores: an absolute term (it was + 1.0)
-    # left bounds of scores of 1e-30 below the 40 bisection steps' resolution of 2**-40
-    reach = n * float(np.abs(d).max()) + scale or 1.0
+    # left bounds of scores of 1e-30 below the 40 bisection steps' resolution of 2**-40; per
+    # pair (the largest over all pairs moved a pair's bounds when a system was added)
+    reach = n * np.abs(d).max(axis=1) + scale
+    reach[reach == 0] = 1.0
     half_width = sps.t.isf(alpha / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
     p0 = np.empty(len(pairs))
     low = np.empty(len(pairs))
@@ -505,7 +506,7 @@ def _randomization_procedure(
         hits = np.empty(m_star.shape, dtype=bool)
 
         def pval(
-            theta: np.ndarray, m_star=m_star, obs=obs, work=work, hits=hits
+            theta: np.ndarray, m_star=m_star, obs=obs, work=work, hits=hits, scale=scale[sl]
         ) -> np.ndarray:
             stat = obs - theta
             np.multiply(fbar[:, None], theta[None, :], out=work)
@@ -531,7 +532,7 @@ def _randomization_procedure(
             # bracket: four t half-widths out when that is already rejected, else the reach
             near = obs + side * 4.0 * half_width[sl]
             near_out = pval(near) < alpha
-            outside = np.where(near_out, near, obs + side * reach)
+            outside = np.where(near_out, near, obs + side * reach[sl])
             unbounded = ~near_out & (pval(outside) >= alpha)
             for _ in range(BISECTION_STEPS):
                 mid = 0.5 * (inside + outside)
