@@ -137,15 +137,23 @@ class Annotations:
         elif not isinstance(taxonomy, Taxonomy):
             raise ValueError("taxonomy must be a fuzzytruth.Taxonomy, or None for a flat label "
                              f"set of the labels found; got {type(taxonomy).__name__}")
-        unknown = pd.unique(df.loc[~df["label"].isin(list(taxonomy.nodes)), "label"])
+        unknown = pd.unique(df.loc[~df["label"].isin(list(taxonomy.nodes)), "label"]).tolist()
         if len(unknown):
             hints = "; ".join(
                 f"{u!r} -> {_show(closest_names(u, taxonomy.nodes)) or 'no close name'}"
                 for u in unknown[:3]
             )
+            # labels are matched to the nodes as they are: 11 (an int column) is not '11'
+            texts = {str(n) for n in taxonomy.nodes}
+            typed = [u for u in unknown if not isinstance(u, str) and str(u) in texts]
+            advice = (
+                f". Labels are matched to the taxonomy's nodes as they are, and "
+                f"{typed[0]!r} ({type(typed[0]).__name__}) is not {str(typed[0])!r} (str): "
+                f"convert the column (frame[{label!r}].astype(str))" if typed else ""
+            )
             raise ValueError(
-                f"{len(unknown)} label(s) not in the taxonomy: {_show(unknown.tolist())}. "
-                f"Closest known names: {hints}"
+                f"{len(unknown)} label(s) not in the taxonomy: {_show(unknown)}. "
+                f"Closest known names: {hints}{advice}"
             )
         # integer codes: duplicate checks and vote shares on int64 keys, not string pairs
         item_codes, items = pd.factorize(df["item_id"])

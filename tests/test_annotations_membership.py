@@ -36,6 +36,21 @@ def test_unknown_label_lists_offenders_and_close_names():
         Annotations.from_frame(df, taxonomy=TAX)
 
 
+def test_labels_of_another_type_than_the_nodes_say_how_to_convert():
+    """An int label column (pandas reads "11" so) against a taxonomy of str nodes was refused
+    with hints that printed np.int64(11) -> '11' and no reason; the reason and the
+    conversion are now said."""
+    tax = Taxonomy.from_nested({"root": {"1": ["11", "12"], "2": []}})
+    df = pd.DataFrame({"item_id": ["a", "a"], "annotator_id": ["x", "y"], "label": [11, 2]})
+    with pytest.raises(ValueError, match=r"^2 label\(s\) not in the taxonomy: 11, 2\. Closest "
+                       r"known names: 11 -> '11', '1'; 2 -> '2', '12'\. Labels are matched to "
+                       r"the taxonomy's nodes as they are, and 11 \(int\) is not '11' \(str\): "
+                       r"convert the column \(frame\['label'\]\.astype\(str\)\)$"):
+        Annotations.from_frame(df, taxonomy=tax)
+    converted = Annotations.from_frame(df.assign(label=df["label"].astype(str)), taxonomy=tax)
+    assert sorted(converted.to_frame()["label"]) == ["11", "2"]
+
+
 def test_duplicate_label_is_an_error_by_default():
     df = frame([("a", "s1", "people"), ("a", "s1", "city")])
     with pytest.raises(ValueError, match=r"annotator 's1' labelled item 'a' more than once"):
