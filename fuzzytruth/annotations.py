@@ -11,7 +11,7 @@ import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
 from fuzzytruth._validation import check_choice, check_columns, text_names
-from fuzzytruth.taxonomy import Taxonomy, _show, closest_names
+from fuzzytruth.taxonomy import Taxonomy, _show, closest_names, type_mismatch
 
 __all__ = ["Annotations"]
 
@@ -143,17 +143,11 @@ class Annotations:
                 f"{u!r} -> {_show(closest_names(u, taxonomy.nodes)) or 'no close name'}"
                 for u in unknown[:3]
             )
-            # labels are matched to the nodes as they are: 11 (an int column) is not '11'
-            texts = {str(n) for n in taxonomy.nodes}
-            typed = [u for u in unknown if not isinstance(u, str) and str(u) in texts]
-            advice = (
-                f". Labels are matched to the taxonomy's nodes as they are, and "
-                f"{typed[0]!r} ({type(typed[0]).__name__}) is not {str(typed[0])!r} (str): "
-                f"convert the column (frame[{label!r}].astype(str))" if typed else ""
-            )
+            mismatch = type_mismatch(unknown, taxonomy.nodes)
             raise ValueError(
                 f"{len(unknown)} label(s) not in the taxonomy: {_show(unknown)}. "
-                f"Closest known names: {hints}{advice}"
+                f"Closest known names: {hints}"
+                + (f"{mismatch} (frame[{label!r}].astype(str))" if mismatch else "")
             )
         # integer codes: duplicate checks and vote shares on int64 keys, not string pairs
         item_codes, items = pd.factorize(df["item_id"])

@@ -113,6 +113,22 @@ def closest_names(name: Any, known: Iterable[Any], n: int = 3) -> list[str]:
     return difflib.get_close_matches(str(name), [str(k) for k in known], n=n)
 
 
+def type_mismatch(names: Iterable[Any], known: Iterable[Any]) -> str:
+    """The reason a name is not found when its text is a known name of another type (an int
+    label against str nodes: what pandas makes of a column of 11, 12), with the conversion;
+    "" when there is none.
+
+    >>> type_mismatch([11, "x"], ["11", "12"])
+    "; names are matched as they are, and 11 (int) is not '11' (str): convert them (str)"
+    """
+    texts = {str(k) for k in known}
+    typed = [n for n in names if not isinstance(n, str) and str(n) in texts]
+    if not typed:
+        return ""
+    return (f"; names are matched as they are, and {typed[0]!r} ({type(typed[0]).__name__}) "
+            f"is not {str(typed[0])!r} (str): convert them (str)")
+
+
 class Taxonomy:
     """A rooted category tree or DAG (a node may have several parents).
 
@@ -921,6 +937,7 @@ class Taxonomy:
         return ValueError(
             f"unknown {what} {name!r}: not in the taxonomy"
             + (f" (closest known names: {_show(hint)})" if hint else "")
+            + type_mismatch([name], self._nodes)
         )
 
     def _shortest_paths(

@@ -43,10 +43,14 @@ def test_labels_of_another_type_than_the_nodes_say_how_to_convert():
     tax = Taxonomy.from_nested({"root": {"1": ["11", "12"], "2": []}})
     df = pd.DataFrame({"item_id": ["a", "a"], "annotator_id": ["x", "y"], "label": [11, 2]})
     with pytest.raises(ValueError, match=r"^2 label\(s\) not in the taxonomy: 11, 2\. Closest "
-                       r"known names: 11 -> '11', '1'; 2 -> '2', '12'\. Labels are matched to "
-                       r"the taxonomy's nodes as they are, and 11 \(int\) is not '11' \(str\): "
-                       r"convert the column \(frame\['label'\]\.astype\(str\)\)$"):
+                       r"known names: 11 -> '11', '1'; 2 -> '2', '12'; names are matched as "
+                       r"they are, and 11 \(int\) is not '11' \(str\): convert them \(str\) "
+                       r"\(frame\['label'\]\.astype\(str\)\)$"):
         Annotations.from_frame(df, taxonomy=tax)
+    with pytest.raises(ValueError, match=r"^unknown node 11: not in the taxonomy \(closest known "
+                       r"names: '11', '1'\); names are matched as they are, and 11 \(int\) is "
+                       r"not '11' \(str\): convert them \(str\)$"):
+        tax.index(11)
     converted = Annotations.from_frame(df.assign(label=df["label"].astype(str)), taxonomy=tax)
     assert sorted(converted.to_frame()["label"]) == ["11", "2"]
 
