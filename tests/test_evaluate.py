@@ -471,7 +471,10 @@ RUN = Run(["q"], ["y"], [1.0])
             r"method='exact': no closed form for "
             r"\['AP'\]",
         ),
-        ({"measures": ["AP"], "n_worlds": 0}, r"n_worlds=0 leaves no way to compute"),
+        # the measures were not named (P@1 has a closed form, AP none)
+        ({"measures": ["P@1", "AP"], "n_worlds": 0},
+         r"^n_worlds=0 leaves no way to compute \['AP'\], which have no closed form; give "
+         r"n_worlds > 0$"),
         ({"runs": {"s": "not a run"}}, r"runs\['s'\] must be a Run; got str"),
         (
             {"truth": {"q": "a"}},

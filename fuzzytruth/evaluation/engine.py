@@ -431,9 +431,10 @@ def evaluate(
     elif not all(use_exact):
         why = "" if bound.independent else (
             f" (the {bound.truth_model} truth's worlds are dependent: no measure has one)")
+        lacking = [n for n, ok in zip(names, use_exact, strict=True) if not ok]
         raise ValueError(
-            f"n_worlds=0 leaves no way to compute measures without a closed form{why}; give "
-            "n_worlds > 0"
+            f"n_worlds=0 leaves no way to compute {lacking}, which have no closed form{why}; "
+            "give n_worlds > 0"
         )
     batches: dict[tuple[str, str], DistributionBatch | None] = {}
     methods: dict[tuple[str, str], str] = {}
