@@ -301,6 +301,37 @@ class Ranking:
         out[self._filled(depth)] = values[self.rows]  # row-major: query by query, rank by rank
         return out
 
+    def row_blocks(self, bytes_per_cell: float, memory_budget: float) -> list[np.ndarray] | None:
+        """Blocks of query rows whose ``(rows, depth)`` tables fit ``memory_budget`` at
+        ``bytes_per_cell``, or None when the whole ranking's do.
+
+        A table padded to the longest list costs ``n_queries x depth`` cells: one query of
+        2 M documents beside 1,000 queries of one made 1,001 x 2 M cells (16 GB a table). The
+        rows are taken by length, shortest first, so a block is padded to about its own
+        lengths; a list longer than the budget is a block alone.
+
+        Examples
+        --------
+        >>> r = rank(Run(["a", "b", "b", "c", "c", "c"], list("xyzxyz"), [1.0] * 6))
+        >>> r.row_blocks(8.0, 1e6) is None
+        True
+        >>> [b.tolist() for b in r.row_blocks(8.0, 32.0)]
+        [[0, 1], [2]]
+        """
+        n = len(self.lengths)
+        if n == 0 or n * max(self.depth, 1) * bytes_per_cell <= memory_budget:
+            return None
+        order = np.argsort(self.lengths, kind="stable")
+        width = np.maximum(self.lengths[order], 1)
+        cap = memory_budget / bytes_per_cell
+        out, start = [], 0
+        while start < n:  # rows start..j fit while (j - start + 1) * width[j] <= cap
+            cells = (np.arange(1, n - start + 1)) * width[start:]
+            stop = start + max(int(np.searchsorted(cells, cap, side="right")), 1)
+            out.append(order[start:stop])
+            start = stop
+        return out
+
     def truncate(self, depth: int) -> Ranking:
         """Only the top ``depth`` documents of each list (trec_eval ``-M``).
 

@@ -373,7 +373,8 @@ def evaluate(
         "confidence_level": confidence_level, "families": families,
     }
     if bound.kind.crisp:
-        batches, methods, counted = _crisp(prepared, rankings, names, resolved, p, judged_only)
+        batches, methods, counted = _crisp(prepared, rankings, names, resolved, p, judged_only,
+                                           memory_budget)
         return Evaluation(**common, batches=batches, methods=methods, counted=counted)
 
     if judged_only:
@@ -510,21 +511,35 @@ def _crisp(
     resolved: list[Measure],
     preset: Preset,
     judged_only: bool = False,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> tuple[dict, dict, dict]:
-    """Crisp truth: every family's kernel on the ranked grades; values are points."""
+    """Crisp truth: every family's kernel on the ranked grades; values are points. The
+    grades' tables are made a block of queries at a time within ``memory_budget`` (a list
+    far longer than the others padded every query to its length); a query's value is then
+    the one-block value to rounding (a row padded to another width may sum in another
+    order)."""
     judged = judged_only or any("judged" in m.uses for m in resolved)
     batches, methods = {}, {}
     counted = None
+    n_queries = len(prepared.queries)
     for system, (ranking, run) in rankings.items():
-        rg = prepared.ranked_gains(ranking, run, judged=judged)
-        if preset.grades == "truncate":  # trec_eval reads grades with atol
-            rg = truncate_grades(rg)
-        if judged_only:
-            rg = judged_only_gains(rg)
+        values = {name: np.empty(n_queries) for name in names}
+        counts = np.empty(n_queries, dtype=bool) if counted is None else None
+        for rows, rg in prepared.ranked_gains_blocks(ranking, run, judged=judged,
+                                                     memory_budget=memory_budget):
+            at = slice(None) if rows is None else rows
+            if preset.grades == "truncate":  # trec_eval reads grades with atol
+                rg = truncate_grades(rg)
+            if judged_only:
+                rg = judged_only_gains(rg)
+            if counts is not None:
+                counts[at] = preset.counts_query(rg)
+            for name, measure in zip(names, resolved, strict=True):
+                values[name][at] = measure.compute(rg)
         if counted is None:
-            counted = preset.counts_query(rg)
-        for name, measure in zip(names, resolved, strict=True):
-            batches[system, name] = DistributionBatch.from_points(measure.compute(rg))
+            counted = counts
+        for name in names:
+            batches[system, name] = DistributionBatch.from_points(values[name])
             methods[system, name] = "crisp"
     return batches, methods, dict.fromkeys(names, counted)
 

@@ -294,12 +294,13 @@ def average_precision(
         raise ValueError(
             f"denominator must be one of {list(AP_DENOMINATORS)}; got {denominator!r}"
         )
-    if rg.depth == 0:  # nothing retrieved by any query: no relevant document is found
-        return np.zeros(len(rg))
     relevant = _relevant(rg, rel)
     inside = _cutoff_mask(rg, k)
     ranks = np.arange(1, rg.depth + 1, dtype=np.float64)
-    if rg.tie_start is None:
+    if rg.depth == 0:  # nothing retrieved by any query: 0 where R > 0, NaN where R = 0 (it
+        # was 0 for every query, unlike the same queries beside one that retrieved something)
+        total = n_rel_ret = np.zeros(len(rg))
+    elif rg.tie_start is None:
         # sparse form: only relevant cells contribute, (i-th relevant of its row) / rank
         rows, cols = np.nonzero(relevant[:, :k] if k is not None else relevant)
         row_first = np.searchsorted(rows, np.arange(len(rg)))

@@ -8,6 +8,7 @@ Documents are looked up for every ranked row of a run in one block-wise join
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -45,10 +46,37 @@ def qrels_gains(
     positive grade of the qrels for each of ``ranking.query_ids``. ``judged`` as in
     :func:`ranked_gains` (the same join says which rows are judged).
     """
-    n_rows = len(ranking.query_ids)
+    return _gains_of(ranking, *grades_by_row(run, qrels), qrels, judged=judged)
+
+
+#: Bytes per (query, rank) cell of the crisp kernels' tables: the gains, the judged flags,
+#: the tie bounds and the kernels' temporaries (cumulative sums, discounts)
+CRISP_BYTES_PER_CELL = 64.0
+
+
+def qrels_gains_blocks(
+    ranking: Ranking, run: Run, qrels: PairTable, *, judged: bool, memory_budget: float
+) -> Iterator[tuple[np.ndarray | None, RankedGains]]:
+    """:func:`qrels_gains` a block of queries at a time (:meth:`Ranking.row_blocks`): each
+    block's rows of ``ranking`` (None: all of them, in one block) and its gains. The run is
+    joined with the qrels once; only the padded tables are made per block."""
     grades, in_qrels = grades_by_row(run, qrels)
+    row_blocks = ranking.row_blocks(CRISP_BYTES_PER_CELL, memory_budget)
+    if row_blocks is None:
+        yield None, _gains_of(ranking, grades, in_qrels, qrels, judged=judged)
+        return
+    for rows in row_blocks:
+        part = ranking.on(ranking.query_ids[rows])
+        yield rows, _gains_of(part, grades, in_qrels, qrels, judged=judged)
+
+
+def _gains_of(
+    ranking: Ranking, grades: np.ndarray, in_qrels: np.ndarray, qrels: PairTable, *,
+    judged: bool,
+) -> RankedGains:
+    """:func:`qrels_gains` from the run's rows already joined (:func:`grades_by_row`)."""
+    n_rows = len(ranking.query_ids)
     gains = ranking.matrix(grades, fill=0.0)
-    del grades
     qrels_row_of_q = pd.Index(ranking.query_ids).get_indexer(qrels._q_uniques).astype(np.int64)
     judged_matrix = n_judged = judged_grades = None
     if judged:
@@ -285,6 +313,12 @@ class PreparedQrels(PreparedPairs):
 
     def ranked_gains(self, ranking: Ranking, run: Run, *, judged: bool = False) -> RankedGains:
         return qrels_gains(ranking, run, self.pairs, judged=judged)
+
+    def ranked_gains_blocks(
+        self, ranking: Ranking, run: Run, *, judged: bool = False, memory_budget: float
+    ) -> Iterator[tuple[np.ndarray | None, RankedGains]]:
+        return qrels_gains_blocks(ranking, run, self.pairs, judged=judged,
+                                  memory_budget=memory_budget)
 
 
 @dataclass(frozen=True, eq=False)

@@ -181,6 +181,15 @@ class PreparedTruth(ABC):
         """The crisp kernels' input for one system (crisp truth only)."""
         raise NotImplementedError(f"a {self.kind} truth has no crisp grades")
 
+    def ranked_gains_blocks(
+        self, ranking: Ranking, run: Run, *, judged: bool = False, memory_budget: float
+    ) -> Iterator[tuple[np.ndarray | None, RankedGains]]:
+        """:meth:`ranked_gains` by blocks of queries within ``memory_budget``: each block's
+        rows of ``ranking`` (None: every row, one block) and its gains (crisp truth only).
+        By default one block, :meth:`ranked_gains` itself; the qrels' override pads each
+        block to its own longest list (:meth:`~fuzzytruth.runs.Ranking.row_blocks`)."""
+        yield None, self.ranked_gains(ranking, run, judged=judged)
+
 
 class BoundTruth(ABC):
     """A truth with the evaluation's options: which queries it judges, and their preparation.

@@ -1,0 +1,107 @@
+"""Crisp evaluation by blocks of queries: a run whose lists differ wildly in length is padded
+per block, not to its longest list, and the numbers are those of one block to rounding (a
+kernel's sum over a row padded to another width may round its last bit differently: the
+Judged rate of 7 tied documents was 0.14285714285714282 padded to 7, ...85 padded to 21);
+which queries are undefined is the same exactly.
+
+Oracle: the same evaluation in one block (the default budget on these small runs), for every
+ranking family the package registers, under the presets and options that change the grades
+(trec's atol truncation, psb's class-size rule, judged-only, tie-averaging).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from registry_families import package_families, resolve_default
+
+from fuzzytruth.evaluation import evaluate
+from fuzzytruth.runs import Qrels, Run, rank
+
+MEASURES = [resolve_default(name, fam) for name, fam in package_families().items()]
+
+
+@st.composite
+def ragged_collections(draw):
+    n_q = draw(st.integers(2, 9))
+    lengths = draw(st.lists(st.integers(0, 12), min_size=n_q, max_size=n_q))
+    lengths[draw(st.integers(0, n_q - 1))] = draw(st.integers(20, 60))  # one long list
+    run_rows, qrels_rows = [], []
+    for q, n in enumerate(lengths):
+        scores = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+        run_rows += [(f"q{q}", f"d{d}", float(s)) for d, s in enumerate(scores)]
+        judged = draw(st.lists(st.integers(0, 70), max_size=15, unique=True))
+        grades = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged),
+                               max_size=len(judged)))
+        qrels_rows += [(f"q{q}", f"d{d}", g) for d, g in zip(judged, grades, strict=True)]
+    qrels_rows += [(f"q{q}", "__judged__", 0) for q in range(n_q)]
+    run = Run.from_dataframe(pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]))
+    qrels = Qrels.from_dataframe(pd.DataFrame(qrels_rows,
+                                              columns=["query_id", "doc_id", "relevance"]))
+    return run, qrels
+
+
+@settings(max_examples=80, deadline=None)
+@given(ragged_collections(),
+       st.sampled_from([{}, {"preset": "psb"}, {"judged_only": True}, {"ties": "average"},
+                        {"complete": True}]))
+def test_blocks_of_queries_give_the_numbers_of_one_block(collection, options):
+    run, qrels = collection
+    measures = MEASURES
+    if options.get("ties") == "average":  # the tie-averaged forms: the families that have one
+        measures = [m for m in MEASURES if m.family.tie_averaged]
+    whole = evaluate(run, qrels, measures, **options).to_frame()
+    blocked = evaluate(run, qrels, measures, memory_budget=64.0 * 40, **options).to_frame()
+    pd.testing.assert_frame_equal(blocked, whole, check_exact=False, rtol=1e-12, atol=1e-15)
+    assert blocked["p_undefined"].equals(whole["p_undefined"])
+
+
+def test_a_block_is_padded_to_its_own_lengths():
+    """Rows by length, each block's (rows x its longest list) within the budget, every row
+    once; a list longer than the budget is a block alone."""
+    lengths = [3, 1, 500, 2, 2, 40, 1]
+    run = Run(np.repeat([f"q{i}" for i in range(len(lengths))], lengths),
+              [f"d{j}" for n in lengths for j in range(n)], np.ones(sum(lengths)))
+    ranking = rank(run)
+    blocks = ranking.row_blocks(8.0, 8.0 * 50)
+    assert sorted(np.concatenate(blocks).tolist()) == list(range(len(lengths)))
+    for block in blocks:
+        cells = len(block) * ranking.lengths[block].max()
+        assert cells <= 50 or len(block) == 1
+    assert [ranking.lengths[b].tolist() for b in blocks] == [[1, 1, 2, 2, 3], [40], [500]]
+    assert ranking.row_blocks(8.0, 8.0 * 7 * 500) is None
+
+
+def test_one_long_list_no_longer_pads_every_query():
+    """One query of 200,000 documents beside 2,000 queries of one: the gains were a
+    2,001 x 200,000 table (3.2 GB with the kernels' temporaries); by blocks each block is
+    padded to its own longest list. The blocks are what the budget allows (measured through
+    the tables the kernels receive, not by timing)."""
+    n_long, n_short = 200_000, 2_000
+    q = np.concatenate([np.zeros(n_long, dtype=np.int64), np.arange(1, n_short + 1)])
+    run = Run(q.astype(str), np.arange(len(q)).astype(str), np.linspace(1, 0, len(q)))
+    qrels = Qrels(["0", "1"], ["0", "200000"], [1, 1])
+    ranking = rank(run)
+    blocks = ranking.row_blocks(64.0, 128e6)
+    assert max(len(b) * ranking.lengths[b].max() for b in blocks) <= 128e6 / 64.0
+    assert [len(b) for b in blocks] == [n_short, 1]
+    got = evaluate(run, qrels, ["P@10", "AP", "R@1000"], complete=False).aggregate()
+    assert got["value"].tolist() == pytest.approx([0.1 / 2 + 0.1 / 2, 1.0, 1.0])
+
+
+def test_empty_lists_score_alike_in_a_table_of_no_columns_and_in_a_padded_one():
+    """Every family on queries with empty lists (one without relevant documents, one with),
+    alone (a table 0 wide) and beside a query that retrieved something: AP gave 0 for the
+    query without relevant documents when no query retrieved anything (NaN otherwise), so a
+    block of empty lists changed it."""
+    from fuzzytruth.metrics.base import RankedGains
+
+    beside = RankedGains.from_lists(["q0", "q1", "q2"], [[], [], [0]], [[], [1, 2], []],
+                                    [[], [], [True]])
+    alone = RankedGains.from_lists(["q0", "q1"], [[], []], [[], [1, 2]], [[], []])
+    for measure in MEASURES:
+        np.testing.assert_array_equal(measure.compute(alone), measure.compute(beside)[:2],
+                                      err_msg=str(measure))
