@@ -318,19 +318,7 @@ class Ranking:
         >>> [b.tolist() for b in r.row_blocks(8.0, 32.0)]
         [[0, 1], [2]]
         """
-        n = len(self.lengths)
-        if n == 0 or n * max(self.depth, 1) * bytes_per_cell <= memory_budget:
-            return None
-        order = np.argsort(self.lengths, kind="stable")
-        width = np.maximum(self.lengths[order], 1)
-        cap = memory_budget / bytes_per_cell
-        out, start = [], 0
-        while start < n:  # rows start..j fit while (j - start + 1) * width[j] <= cap
-            cells = (np.arange(1, n - start + 1)) * width[start:]
-            stop = start + max(int(np.searchsorted(cells, cap, side="right")), 1)
-            out.append(order[start:stop])
-            start = stop
-        return out
+        return length_blocks(self.lengths, bytes_per_cell, memory_budget)
 
     def truncate(self, depth: int) -> Ranking:
         """Only the top ``depth`` documents of each list (trec_eval ``-M``).
@@ -403,6 +391,32 @@ class Ranking:
             first = np.repeat(starts[kept] - (np.cumsum(lens) - lens), lens)
             rows = self.rows[first + np.arange(int(lens.sum()), dtype=np.int64)]
         return Ranking(queries, rows, lengths, tie_start, tie_stop)
+
+
+def length_blocks(
+    lengths: np.ndarray, bytes_per_cell: float, memory_budget: float
+) -> list[np.ndarray] | None:
+    """Blocks of rows of lists of ``lengths`` whose tables padded to the block's longest list
+    fit ``memory_budget`` at ``bytes_per_cell`` (see :meth:`Ranking.row_blocks`), or None
+    when the table of all of them does.
+
+    >>> [b.tolist() for b in length_blocks(np.array([5, 1, 1, 2]), 1.0, 6.0)]
+    [[1, 2, 3], [0]]
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n = len(lengths)
+    if n == 0 or n * max(int(lengths.max()), 1) * bytes_per_cell <= memory_budget:
+        return None
+    order = np.argsort(lengths, kind="stable")
+    width = np.maximum(lengths[order], 1)
+    cap = memory_budget / bytes_per_cell
+    out, start = [], 0
+    while start < n:  # rows start..j fit while (j - start + 1) * width[j] <= cap
+        cells = np.arange(1, n - start + 1) * width[start:]
+        stop = start + max(int(np.searchsorted(cells, cap, side="right")), 1)
+        out.append(order[start:stop])
+        start = stop
+    return out
 
 
 def rank(

@@ -113,7 +113,8 @@ from fuzzytruth.measures import (
 )
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
 from fuzzytruth.metrics.base import truncate_grades
-from fuzzytruth.runs import Ranking, Run, rank
+from fuzzytruth.runs import Ranking, Run, length_blocks, rank
+from fuzzytruth.truth.categorical import UNUSED_CATEGORIES
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
@@ -387,8 +388,6 @@ def evaluate(
         exclude_query=exclude_query, weights=weights,
         seed=seed,
     )
-    ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
-    del rankings  # their rows are not read again: free them before the worlds are drawn
     strict = ties != "average"
     if method == "exact" and not bound.independent:
         raise ValueError(
@@ -415,6 +414,56 @@ def evaluate(
                 f"world by world, so {' and '.join(needs)}"
             )
         use_exact = [False] * len(resolved)
+    seed_worlds = draw_seed(rng) if n_worlds > 0 else None
+    options = {"method": method, "n_worlds": n_worlds, "world_model": world_model,
+               "recall_form": recall_form, "ties": ties, "preset": p, "progress": progress,
+               "memory_budget": memory_budget, "seed": seed_worlds}
+    blocks = _padding_blocks(rankings, memory_budget)
+    if blocks is None:
+        return _uncertain(bound, prepared, rankings, names, resolved, use_exact, common,
+                          **options)
+    parts = []
+    for rows in blocks:  # queries of like lengths: each block padded to its own longest list
+        part = queries[np.sort(rows)]
+        with warnings.catch_warnings():  # said once above, for every query
+            warnings.filterwarnings("ignore", message=UNUSED_CATEGORIES)
+            part_prepared = bound.prepare(part)
+        part_rankings = {name: (r.on(part), run) for name, (r, run) in rankings.items()}
+        parts.append(_uncertain(bound, part_prepared, part_rankings, names, resolved, use_exact,
+                                {**common, "queries": tuple(part)}, **options))
+    return Evaluation.concatenate(parts)
+
+
+#: Bytes per (query, rank) cell of one system in the uncertain path: the ranked documents,
+#: their probabilities per target component, the worlds' temporaries
+UNCERTAIN_BYTES_PER_CELL = 64.0
+
+
+def _padding_blocks(rankings: Mapping[str, tuple[Ranking, Run]], memory_budget: float
+                    ) -> list[np.ndarray] | None:
+    """Blocks of queries for the uncertain path when padding every list to the longest one
+    would dominate the tables (more than twice the entries) and exceed ``memory_budget``:
+    one query of 100,000 documents beside 1,000 of one made 1,001 x 100,000 cells (1.9 GB
+    for P@10 with probabilistic qrels). None: one table, as before."""
+    lengths = np.max([r.lengths for r, _ in rankings.values()], axis=0)
+    if len(lengths) == 0 or len(lengths) * int(lengths.max()) <= 2 * int(lengths.sum()):
+        return None
+    return length_blocks(lengths, UNCERTAIN_BYTES_PER_CELL * len(rankings), memory_budget)
+
+
+def _uncertain(
+    bound: BoundTruth, prepared: PreparedTruth, rankings: Mapping[str, tuple[Ranking, Run]],
+    names: list[str], resolved: list[Measure], use_exact: list[bool], common: dict, *,
+    method: str, n_worlds: int, world_model: str, recall_form: str, ties: str,
+    preset: Preset, progress: bool | None, memory_budget: float, seed: int | None,
+) -> Evaluation:
+    """The uncertain-truth evaluation of the queries of ``prepared``: closed forms where
+    ``use_exact`` says so, worlds keyed by ``seed`` (the same draws whatever block of
+    queries is evaluated)."""
+    p = preset
+    queries = prepared.queries
+    ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
+    del rankings  # their rows are not read again: free them before the worlds are drawn
     exact, use_exact = _exact_batches(prepared, ranked, resolved, use_exact, recall_form,
                                       len(queries))
     if method == "exact":  # a closed form may not cover a measure's parameters
@@ -426,7 +475,7 @@ def evaluate(
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
             worlds, world_counted = world_values(
                 sampler, list(ranked.values()), resolved,
-                n_worlds=n_worlds, seed=draw_seed(rng), memory_budget=memory_budget,
+                n_worlds=n_worlds, seed=seed, memory_budget=memory_budget,
                 on_chunk=bar.update, min_relevant=p.min_relevant,
             )
     elif not all(use_exact):

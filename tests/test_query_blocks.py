@@ -1,5 +1,6 @@
-"""Crisp evaluation by blocks of queries: a run whose lists differ wildly in length is padded
-per block, not to its longest list, and the numbers are those of one block to rounding (a
+"""Evaluation by blocks of queries: a run whose lists differ wildly in length is padded per
+block, not to its longest list (crisp truth always within the budget; uncertain truth when
+padding dominates), and the numbers are those of one block to rounding (a
 kernel's sum over a row padded to another width may round its last bit differently: the
 Judged rate of 7 tied documents was 0.14285714285714282 padded to 7, ...85 padded to 21);
 which queries are undefined is the same exactly.
@@ -10,6 +11,8 @@ ranking family the package registers, under the presets and options that change 
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -105,3 +108,63 @@ def test_empty_lists_score_alike_in_a_table_of_no_columns_and_in_a_padded_one():
     for measure in MEASURES:
         np.testing.assert_array_equal(measure.compute(alone), measure.compute(beside)[:2],
                                       err_msg=str(measure))
+
+
+def _uncertain_collection(rng: np.random.Generator):
+    """Ragged lists over 30 annotated items (a taxonomy of two levels), one list long."""
+    from fuzzytruth import Annotations, Membership, Taxonomy
+
+    tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
+    items = [f"i{i}" for i in range(30)]
+    labels = rng.choice(["a1", "a2", "b1", "b2", "a", "b"], size=(30, 3))
+    frame = pd.DataFrame([(item, f"s{j}", labels[i, j]) for i, item in enumerate(items)
+                          for j in range(3)], columns=["item_id", "annotator_id", "label"])
+    membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=tax))
+    lengths = [30, 2, 1, 3, 0, 2, 1, 4, 2, 1]
+    rows = [(f"i{q}", d, float(s)) for q, n in enumerate(lengths)
+            for d, s in zip(rng.permutation(items)[:n], rng.integers(0, 3, n), strict=True)]
+    run = Run.from_dataframe(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
+    return run, membership
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"query_categories": {"i1": "a", "i7": "b2"}}, {"exclude_query": False},
+    {"n_worlds": 0}, {"method": "worlds"}, {"complete": True, "query_categories": {"zz": "a"}},
+])
+def test_uncertain_blocks_of_queries_give_the_numbers_of_one_block(options):
+    """A Membership truth by blocks of queries of like lengths (the budget forces them): the
+    exact forms to rounding, the worlds keyed by (seed, query, document, world) the same
+    draws, so the per-query and aggregate numbers agree; the keys that name no query of a
+    block do not warn (a key names a query of another block)."""
+    from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+    rng = np.random.default_rng(4)
+    run, membership = _uncertain_collection(rng)
+    measures = ["P@2", "AP", "nDCG@3", "RR"] if options.get("n_worlds") != 0 else ["P@2", "RR"]
+    kwargs = {"n_worlds": 60, "rng": 3, **options}
+    from fuzzytruth.evaluation.engine import _padding_blocks
+
+    assert len(_padding_blocks({"run": (rank(run), run)}, 64.0 * 12)) >= 3  # blocks are made
+    pq = ProbabilisticQrels(run.query_ids, run.doc_ids, rng.random(len(run.query_ids)))
+    for truth in (membership, pq):
+        if truth is pq and ("query_categories" in kwargs or "exclude_query" in kwargs):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            whole = evaluate(run, truth, measures, **kwargs)
+            blocked = evaluate(run, truth, measures, memory_budget=64.0 * 12, **kwargs)
+        pd.testing.assert_frame_equal(blocked.to_frame(), whole.to_frame(), check_exact=False,
+                                      rtol=1e-12, atol=1e-15)
+        pd.testing.assert_frame_equal(blocked.aggregate(), whole.aggregate(),
+                                      check_exact=False, rtol=1e-12, atol=1e-15)
+
+
+def test_uncertain_blocks_are_made_only_when_padding_dominates():
+    from fuzzytruth.evaluation.engine import _padding_blocks
+
+    ragged = rank(Run(["q0"] * 50 + ["q1", "q2"], [f"d{i}" for i in range(52)], np.ones(52)))
+    even = rank(Run(["q0"] * 3 + ["q1"] * 2, list("abcab"), np.ones(5)))
+    assert _padding_blocks({"s": (even, None)}, 1.0) is None  # 6 cells for 5 entries
+    assert _padding_blocks({"s": (ragged, None)}, 1e9) is None  # within the budget
+    blocks = _padding_blocks({"s": (ragged, None)}, 64.0 * 10)
+    assert [sorted(b.tolist()) for b in blocks] == [[1, 2], [0]]
