@@ -25,9 +25,11 @@ from scipy import sparse
 
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
+    _bytes,
     check_confidence_level,
     check_memory_budget,
     check_n_resamples,
+    physical_memory,
 )
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
@@ -109,6 +111,27 @@ def counts_of(data: object, *, analysis: str) -> LabelCounts:
 
 
 # ---------------------------------------------------------------------------- metrics
+def _check_table_fits(metric: str, n_labels: int, memory: float | None = None) -> None:
+    """The (labels x labels) distances of a taxonomy metric fit in ``memory`` (default: the
+    physical memory; as floats, with the integer path lengths they come from), else an
+    error naming their size: 50,000 labels made a 20 GB table and the process was killed.
+
+    >>> _check_table_fits("path", 50_000, memory=24e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: metric='path' compares every pair of the 50000 labels used: (labels x labels) \
+distance tables of 40 GB, more than the 24 GB of memory; metric='nominal' needs none
+    """
+    memory = physical_memory() if memory is None else memory
+    need = 16.0 * n_labels * n_labels
+    if memory is not None and need > memory:
+        raise ValueError(
+            f"metric={metric!r} compares every pair of the {n_labels} labels used: (labels x "
+            f"labels) distance tables of {_bytes(need)}, more than the {_bytes(memory)} of "
+            "memory; metric='nominal' needs none"
+        )
+
+
 def metric_matrix(
     metric: Metric,
     taxonomy: Taxonomy,
@@ -144,6 +167,7 @@ def metric_matrix(
             raise ValueError(f"metric must be {kinds}; got {metric!r}")
         if metric == "nominal":
             return 1.0 - np.eye(len(nodes))
+        _check_table_fits(metric, len(nodes))
         # between the nodes asked for only: no (n_nodes, n_nodes) matrix for a few labels
         between = None if every_node else [taxonomy.nodes[j] for j in nodes]
         dist = taxonomy.distance_matrix(between, memory_budget=memory_budget).astype(float)

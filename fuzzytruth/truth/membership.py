@@ -9,13 +9,40 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._resampling import block_rows, row_chunks
-from fuzzytruth._validation import check_columns, check_flag, check_real, real_array
+from fuzzytruth._validation import (
+    _bytes,
+    check_columns,
+    check_flag,
+    check_real,
+    physical_memory,
+    real_array,
+)
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
 from fuzzytruth.truth.protocol import TruthKind, TruthOptions
 
 __all__ = ["Membership"]
+
+
+def _check_dense_fits(n_items: int, n_nodes: int, memory: float | None = None) -> None:
+    """A membership is two dense (items x nodes) float tables (the closed probabilities and
+    the direct shares): an error naming their size when they cannot fit in ``memory``
+    (default: the physical memory), where numpy's MemoryError named an array shape only.
+
+    >>> _check_dense_fits(100_000, 50_001, memory=24e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: a membership of 100000 items x 50001 taxonomy nodes is two dense tables of \
+80 GB, more than the 24 GB of memory
+    """
+    memory = physical_memory() if memory is None else memory
+    need = 16.0 * n_items * n_nodes
+    if memory is not None and need > memory:
+        raise ValueError(
+            f"a membership of {n_items} items x {n_nodes} taxonomy nodes is two dense tables of "
+            f"{_bytes(need)}, more than the {_bytes(memory)} of memory"
+        )
 
 
 class Membership:
@@ -129,6 +156,7 @@ class Membership:
         tax = annotations.taxonomy
         item, _, label, weight = annotations.codes()
         n_items, n_nodes = annotations.n_items, len(tax)
+        _check_dense_fits(n_items, n_nodes)
         # each item's weights scaled by a power of two that brings their largest below 1: the
         # shares are unchanged to the last bit, and finite weights summing past the largest
         # float (1e308 each) no longer overflow to inf / inf = nan, then 0
@@ -182,6 +210,7 @@ class Membership:
 
         _check_taxonomy(taxonomy)
         series = pd.Series(labels)
+        _check_dense_fits(len(series), len(taxonomy))
         cols = taxonomy.indices(series.to_numpy())
         direct = np.zeros((len(series), len(taxonomy)))
         direct[np.arange(len(series)), cols] = 1.0
