@@ -640,6 +640,25 @@ def _check_fits(name: str, n: int, bytes_each: float, memory: float | None, kept
         )
 
 
+def check_table_fits(need: float, what: str, advice: str = "",
+                     memory: float | None = None) -> None:
+    """``need`` bytes of dense tables fit in ``memory`` (default: the physical memory; no
+    limit where it is unknown), else a ValueError: ``what`` (the tables, e.g. "a membership of
+    100 items x 5 taxonomy nodes is two dense tables") with their size and the memory, then
+    ``advice``. Called before the tables are made, where numpy's MemoryError, or the kernel's
+    OOM killer, would name an array shape or nothing.
+
+    >>> check_table_fits(80e9, "two dense tables", "; use fewer", memory=24e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: two dense tables of 80 GB, more than the 24 GB of memory; use fewer
+    """
+    memory = physical_memory() if memory is None else memory
+    if memory is not None and need > memory:
+        raise ValueError(f"{what} of {_bytes(need)}, more than the {_bytes(memory)} of "
+                         f"memory{advice}")
+
+
 def _bytes(size: float) -> str:
     """A size in bytes in the largest decimal unit that keeps it >= 1 (kB, MB, GB, TB).
 

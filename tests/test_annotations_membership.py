@@ -400,17 +400,17 @@ def test_a_membership_too_large_for_memory_is_named_before_it_is_allocated(monke
     """100,000 items over 50,000 flat categories: numpy's MemoryError named an array shape
     (37.3 GiB), not the membership; the two dense tables are now sized first (the machine's
     memory is set small here rather than allocating gigabytes)."""
-    import fuzzytruth.truth.membership as module
+    import fuzzytruth._validation as validation
 
     df = frame([("a", "s1", "people"), ("b", "s1", "city")])
     annotations = Annotations.from_frame(df, taxonomy=TAX)
     need = 16 * 2 * len(TAX)
-    monkeypatch.setattr(module, "physical_memory", lambda: need - 1)
+    monkeypatch.setattr(validation, "physical_memory", lambda: need - 1)
     with pytest.raises(ValueError, match=rf"^a membership of 2 items x {len(TAX)} taxonomy "
                        rf"nodes is two dense tables of {need} bytes, more than the {need - 1} "
                        "bytes of memory$"):
         Membership.from_annotations(annotations)
     with pytest.raises(ValueError, match="two dense tables"):
         Membership.from_labels({"a": "people", "b": "city"}, taxonomy=TAX)
-    monkeypatch.setattr(module, "physical_memory", lambda: need)
+    monkeypatch.setattr(validation, "physical_memory", lambda: need)
     assert Membership.from_annotations(annotations).matrix.shape == (2, len(TAX))

@@ -468,14 +468,14 @@ def test_a_path_metric_too_large_for_memory_is_named_and_nominal_still_runs(monk
     """100,000 items over 50,000 used labels: metric='path' built a 50,000 x 50,000 distance
     table (20 GB and more) and the process was killed. The table is sized first (the
     machine's memory is set small here); the nominal coefficients need no table."""
-    import fuzzytruth.collection._counts as counts
+    import fuzzytruth._validation as validation
 
     tax = Taxonomy.from_nested({"all": [f"c{i}" for i in range(6)]})
     frame = pd.DataFrame({"item_id": np.repeat(["x", "y", "z"], 2),
                           "annotator_id": ["a", "b"] * 3,
                           "label": ["c0", "c1", "c2", "c2", "c3", "c4"]})
     annotations = Annotations.from_frame(frame, taxonomy=tax)
-    monkeypatch.setattr(counts, "physical_memory", lambda: 16 * 5 * 5 - 1)  # 5 labels used
+    monkeypatch.setattr(validation, "physical_memory", lambda: 16 * 5 * 5 - 1)  # 5 labels used
     with pytest.raises(ValueError, match=r"^metric='path' compares every pair of the 5 labels "
                        r"used: \(labels x labels\) distance tables of 400 bytes, more than the "
                        r"399 bytes of memory; metric='nominal' needs none$"):

@@ -145,12 +145,16 @@ def test_complete_adds_the_judged_queries_no_run_answers(client, data):
     _same_evaluation(remote, local, exact=True)
 
 
+def _first_queries(col, n: int) -> dict[str, Run]:
+    """The collection's runs on their first ``n`` queries."""
+    return {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[n]], name=name)
+            for name, df in col.runs.items()}
+
+
 def test_categorical_truth_broadcasts_the_membership(client):
     """The bundled image collection: queries share items, the membership goes whole."""
     col = image_collection()
-    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
-                                     name=name)
-            for name, df in col.runs.items()}
+    runs = _first_queries(col, 24)
     local = evaluate(runs, col.membership, ["P@10", "AP"], n_worlds=50, rng=1)
     remote = fd.evaluate(runs, col.membership, ["P@10", "AP"], n_worlds=50, rng=1,
                          npartitions=5)
@@ -162,9 +166,7 @@ def test_frames_of_runs_with_a_broadcast_membership(client):
     sent to every worker once, the runs keep their partitions (or are hash-partitioned when a
     query is split), and the numbers are those of the in-memory path, bit for bit."""
     col = image_collection()
-    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
-                                     name=name)
-            for name, df in col.runs.items()}
+    runs = _first_queries(col, 24)
     local = evaluate(runs, col.membership, ["P@10", "AP"], n_worlds=50, rng=1)
     frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
               for name, r in runs.items()}
@@ -182,9 +184,7 @@ def test_complete_with_a_broadcast_membership_adds_its_judged_queries_once(clien
     distinct"); now they are evaluated once, and the result is the in-memory one, bit for bit,
     with in-memory runs and with frames."""
     col = image_collection()
-    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[12]],
-                                     name=name)
-            for name, df in col.runs.items()}
+    runs = _first_queries(col, 12)
     node = [n for n in col.taxonomy.nodes if n != col.taxonomy.root][3]
     answered = runs[next(iter(runs))].queries[0]
     options = dict(n_worlds=30, rng=1, complete=True,
@@ -207,9 +207,7 @@ def test_the_same_shared_input_can_be_evaluated_again_and_again(client):
     ``fd.evaluate`` with the same Membership failed in 18 of 20 tries ("cannot unpack
     non-iterable FutureCancelledError"). Each call now has its own copy."""
     col = image_collection()
-    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[6]],
-                                     name=name)
-            for name, df in col.runs.items()}
+    runs = _first_queries(col, 6)
     first = fd.evaluate(runs, col.membership, ["P@10"], npartitions=3, n_worlds=0)
     for _ in range(5):
         again = fd.evaluate(runs, col.membership, ["P@10"], npartitions=3, n_worlds=0)
@@ -238,9 +236,7 @@ def test_query_categories_naming_no_query_warn_once_over_all_partitions(client):
     every partition's queries: silent when one partition evaluates a key, once when none
     does."""
     col = image_collection()
-    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[12]],
-                                     name=name)
-            for name, df in col.runs.items()}
+    runs = _first_queries(col, 12)
     node = [n for n in col.taxonomy.nodes if n != col.taxonomy.root][3]
     answered = runs[next(iter(runs))].queries[0]
     frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
@@ -281,9 +277,7 @@ def test_a_truth_model_is_broadcast_and_gives_the_in_memory_numbers(client, mode
                 ["item_id", "reader_id", "class"]), taxonomy=col.taxonomy,
             classes=[n for n in col.taxonomy.nodes if n != col.taxonomy.root])
     fit = fit_truth(labels, model)
-    runs = {name: Run.from_dataframe(df[df["query_id"] < df["query_id"].unique()[24]],
-                                     name=name)
-            for name, df in col.runs.items()}
+    runs = _first_queries(col, 24)
     local = evaluate(runs, fit, ["P@10", "AP"], n_worlds=50, rng=1)
     remote = fd.evaluate(runs, fit, ["P@10", "AP"], n_worlds=50, rng=1, npartitions=5)
     _same_evaluation(remote, local, exact=False)

@@ -25,11 +25,10 @@ from scipy import sparse
 
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
-    _bytes,
     check_confidence_level,
     check_memory_budget,
     check_n_resamples,
-    physical_memory,
+    check_table_fits,
 )
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
@@ -122,14 +121,10 @@ def _check_table_fits(metric: str, n_labels: int, memory: float | None = None) -
     ValueError: metric='path' compares every pair of the 50000 labels used: (labels x labels) \
 distance tables of 40 GB, more than the 24 GB of memory; metric='nominal' needs none
     """
-    memory = physical_memory() if memory is None else memory
-    need = 16.0 * n_labels * n_labels
-    if memory is not None and need > memory:
-        raise ValueError(
-            f"metric={metric!r} compares every pair of the {n_labels} labels used: (labels x "
-            f"labels) distance tables of {_bytes(need)}, more than the {_bytes(memory)} of "
-            "memory; metric='nominal' needs none"
-        )
+    check_table_fits(16.0 * n_labels * n_labels,
+                     f"metric={metric!r} compares every pair of the {n_labels} labels used: "
+                     "(labels x labels) distance tables", "; metric='nominal' needs none",
+                     memory=memory)
 
 
 def metric_matrix(

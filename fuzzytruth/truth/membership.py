@@ -10,11 +10,10 @@ import pandas as pd
 
 from fuzzytruth._resampling import block_rows, row_chunks
 from fuzzytruth._validation import (
-    _bytes,
     check_columns,
     check_flag,
     check_real,
-    physical_memory,
+    check_table_fits,
     real_array,
 )
 from fuzzytruth.annotations import Annotations
@@ -36,13 +35,9 @@ def _check_dense_fits(n_items: int, n_nodes: int, memory: float | None = None) -
     ValueError: a membership of 100000 items x 50001 taxonomy nodes is two dense tables of \
 80 GB, more than the 24 GB of memory
     """
-    memory = physical_memory() if memory is None else memory
-    need = 16.0 * n_items * n_nodes
-    if memory is not None and need > memory:
-        raise ValueError(
-            f"a membership of {n_items} items x {n_nodes} taxonomy nodes is two dense tables of "
-            f"{_bytes(need)}, more than the {_bytes(memory)} of memory"
-        )
+    check_table_fits(16.0 * n_items * n_nodes,
+                     f"a membership of {n_items} items x {n_nodes} taxonomy nodes is two dense "
+                     "tables", memory=memory)
 
 
 class Membership:
