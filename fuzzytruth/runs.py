@@ -41,6 +41,7 @@ import itertools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -250,19 +251,41 @@ class Ranking:
         ``(n_entries,)`` the run row of each ranked entry, query by query, rank by rank.
     lengths : numpy.ndarray
         ``(n_queries,)`` number of ranked documents per query.
+    tie_first, tie_end : numpy.ndarray or None
+        ``(n_entries,)`` the first rank (0-based) of each entry's tied group and the rank past
+        its last (``ties="average"`` only), entry by entry as ``rows``.
     tie_start, tie_stop : numpy.ndarray or None
-        ``(n_queries, depth)`` bounds of each rank's tied group (``ties="average"`` only).
+        The same bounds as ``(n_queries, depth)`` tables (a rank past a list is a group of
+        its own), made on first use: what the kernels read. Kept per entry, a ranking with
+        one long list is not padded until a block of its queries is laid out.
     """
 
     def __repr__(self) -> str:
-        ties = ", tie groups" if self.tie_start is not None else ""
+        ties = ", tie groups" if self.tie_first is not None else ""
         return f"Ranking({len(self.query_ids)} queries, {len(self.rows)} ranked rows{ties})"
 
     query_ids: np.ndarray
     rows: np.ndarray
     lengths: np.ndarray
-    tie_start: np.ndarray | None = None
-    tie_stop: np.ndarray | None = None
+    tie_first: np.ndarray | None = None
+    tie_end: np.ndarray | None = None
+
+    @cached_property
+    def tie_start(self) -> np.ndarray | None:
+        """``(n_queries, depth)`` first rank of each rank's tied group (see the class)."""
+        return None if self.tie_first is None else self._bounds(self.tie_first, 0)
+
+    @cached_property
+    def tie_stop(self) -> np.ndarray | None:
+        """``(n_queries, depth)`` rank past the last of each rank's tied group."""
+        return None if self.tie_end is None else self._bounds(self.tie_end, 1)
+
+    def _bounds(self, per_entry: np.ndarray, past: int) -> np.ndarray:
+        depth = self.depth
+        out = np.broadcast_to(np.arange(depth, dtype=np.int64) + past,
+                              (len(self.lengths), depth)).copy()
+        out[self._filled(depth)] = per_entry
+        return out
 
     @property
     def depth(self) -> int:
@@ -339,24 +362,22 @@ class Ranking:
         """
         if depth >= self.depth:
             return self
-        tie_start = tie_stop = None
-        if self.tie_start is not None:
-            split = np.flatnonzero(self.tie_stop[:, depth - 1] > depth)
+        keep = self.position < depth
+        first = end = None
+        if self.tie_first is not None:
+            split = np.flatnonzero(keep & (self.tie_end > depth))
             if len(split):
-                q = split[0]
+                e = split[0]
                 raise ValueError(
                     f"depth={depth} splits the documents tied at ranks "
-                    f"{self.tie_start[q, depth - 1] + 1}-{self.tie_stop[q, depth - 1]} of query "
-                    f"{self.query_ids[q]!r} under ties='average' (the expectation over the orders "
-                    "of a tied group needs all of it); give a depth that does not split a group, "
-                    "or ties='docid_desc' (trec_eval's order)"
+                    f"{self.tie_first[e] + 1}-{self.tie_end[e]} of query "
+                    f"{self.query_ids[self.query[e]]!r} under ties='average' (the expectation "
+                    "over the orders of a tied group needs all of it); give a depth that does "
+                    "not split a group, or ties='docid_desc' (trec_eval's order)"
                 )
-            tie_start = self.tie_start[:, :depth]
-            tie_stop = self.tie_stop[:, :depth]
-        filled = self._filled(self.depth)
-        keep = np.broadcast_to(np.arange(self.depth) < depth, filled.shape)[filled]
+            first, end = self.tie_first[keep], self.tie_end[keep]
         return Ranking(self.query_ids, self.rows[keep], np.minimum(self.lengths, depth),
-                       tie_start, tie_stop)
+                       first, end)
 
     def on(self, queries: np.ndarray) -> Ranking:
         """The same ranking on other queries: rows of ``queries`` in that order, empty where the
@@ -375,22 +396,17 @@ class Ranking:
         ours = np.flatnonzero(where >= 0)
         lengths = np.zeros(len(queries), dtype=np.int64)
         lengths[where[ours]] = self.lengths[ours]
-        tie_start = tie_stop = None
-        if self.tie_start is not None:
-            depth = int(lengths.max(initial=0))
-            cols = np.broadcast_to(np.arange(depth, dtype=np.int64), (len(queries), depth))
-            tie_start, tie_stop = cols.copy(), cols + 1
-            tie_start[where[ours]] = self.tie_start[ours, :depth]
-            tie_stop[where[ours]] = self.tie_stop[ours, :depth]
         if len(ours) == len(where) and (np.diff(where) > 0).all():
-            rows = self.rows  # every list kept, in the same order
+            take = slice(None)  # every list kept, in the same order
         else:  # the kept lists' entries, in the order of their new rows
             starts = np.cumsum(self.lengths) - self.lengths
             kept = ours[np.argsort(where[ours], kind="stable")]
             lens = self.lengths[kept]
             first = np.repeat(starts[kept] - (np.cumsum(lens) - lens), lens)
-            rows = self.rows[first + np.arange(int(lens.sum()), dtype=np.int64)]
-        return Ranking(queries, rows, lengths, tie_start, tie_stop)
+            take = first + np.arange(int(lens.sum()), dtype=np.int64)
+        bounds = ((None, None) if self.tie_first is None
+                  else (self.tie_first[take], self.tie_end[take]))
+        return Ranking(queries, self.rows[take], lengths, *bounds)
 
 
 def length_blocks(
@@ -473,10 +489,7 @@ def rank(
         return ranking
     new_group = np.ones(len(order), dtype=bool)  # tie groups: start flag per sorted position
     new_group[1:] = ~tied
-    tie_start, tie_stop = _tie_bounds(
-        new_group, ranking.query, ranking.position, n_rows, ranking.depth
-    )
-    return Ranking(sorted_ids, order, lengths, tie_start, tie_stop)
+    return Ranking(sorted_ids, order, lengths, *_tie_bounds(new_group, ranking.position))
 
 
 _POSITION_BITS = 31
@@ -675,17 +688,10 @@ def _break_ties(
     return out
 
 
-def _tie_bounds(
-    new_group: np.ndarray, row: np.ndarray, pos: np.ndarray, n_rows: int, depth: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """(n_rows, depth) start/stop columns of each cell's tied group; padding is singleton."""
+def _tie_bounds(new_group: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per entry, the first rank of its tied group and the rank past its last."""
     n = len(new_group)
     group = np.cumsum(new_group) - 1
     starts = np.flatnonzero(new_group)
     stops = np.append(starts[1:], n)
-    cols = np.broadcast_to(np.arange(depth, dtype=np.int64), (n_rows, depth))
-    tie_start = cols.copy()
-    tie_stop = cols + 1
-    tie_start[row, pos] = pos - (np.arange(n) - starts[group])
-    tie_stop[row, pos] = pos + (stops[group] - np.arange(n))
-    return tie_start, tie_stop
+    return pos - (np.arange(n) - starts[group]), pos + (stops[group] - np.arange(n))
