@@ -139,7 +139,18 @@ def percentile_interval(
     flat = flat.reshape(int(np.prod(shape)), flat.shape[-1])
     low = np.full(len(flat), np.nan)
     high = np.full(len(flat), np.nan)
-    ok = np.isfinite(flat).sum(axis=1) >= 2
+    defined = np.isfinite(flat).sum(axis=1)
+    ok = defined >= 2
+    few = ok & (alpha * (defined + 1) < 1)
+    if few.any() and alpha * (n_replicates + 1) >= 1:  # the rows the total does not warn of
+        warnings.warn(
+            f"{int(few.sum())} of {len(flat)} rows have too few defined replicates for a "
+            f"{level:g} percentile interval (the fewest {int(defined[few].min())} of "
+            f"{n_replicates}; at least {needed} are needed): their ends are the most extreme "
+            "of those replicates",
+            ResamplingResolutionWarning,
+            stacklevel=3,
+        )
     if ok.any():
         q = np.nanquantile(flat[ok], [alpha, upper], axis=1)
         low[ok], high[ok] = q[0], q[1]

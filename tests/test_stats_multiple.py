@@ -259,3 +259,12 @@ def test_a_percentile_interval_from_too_few_replicates_warns():
     # nor does a row with one defined replicate among undefined ones
     with pytest.warns(ResamplingResolutionWarning):
         assert np.isnan(percentile_interval(np.array([np.nan] * 20 + [0.3]), 0.95)).all()
+    # enough replicates in all, too few defined in some rows (a label_kappa defined in the
+    # resamples that hold its category): counted by the total, they were not named
+    rows = np.random.default_rng(1).random((3, 1000))
+    rows[1, 5:] = np.nan
+    with pytest.warns(ResamplingResolutionWarning, match=r"^1 of 3 rows have too few defined "
+                      r"replicates for a 0.95 percentile interval \(the fewest 5 of 1000; at "
+                      r"least 39 are needed\): their ends are the most extreme of those"):
+        low, high = percentile_interval(rows, 0.95)
+    assert rows[1, :5].min() <= low[1] < high[1] <= rows[1, :5].max()
