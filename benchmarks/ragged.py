@@ -24,16 +24,12 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from crisp import _reset_peak, _status  # the peak-memory probe crisp.py reads
 
 SHAPES = ("crisp", "ties", "exact", "worlds")
-
-
-def _status(field: str) -> int:
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(field):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
 
 
 def worker(shape: str, n_long: int, n_short: int) -> None:
@@ -61,8 +57,7 @@ def worker(shape: str, n_long: int, n_short: int) -> None:
         "exact": (["P@10"], {"n_worlds": 0}),
         "worlds": (["P@10", "AP"], {"n_worlds": 100, "rng": 0}),
     }[shape]
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
+    _reset_peak()
     before = _status("VmRSS:")
     load = os.getloadavg()[0]
     cpu, wall = time.process_time(), time.perf_counter()

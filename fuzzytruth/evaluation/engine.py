@@ -243,7 +243,9 @@ def evaluate(
         (``n_measures × n_systems × n_worlds × n_queries`` float64) are kept on top. The
         blocks run on one thread per core (one inside a Dask worker; the environment
         variable ``FUZZYTRUTH_NUM_THREADS`` sets another number); the numbers depend on
-        neither.
+        neither. Crisp truth's (queries × ranks) tables are made a block of queries of like
+        lengths at a time within it, and so are an uncertain truth's when one list is far
+        longer than the others (numbers equal to one table's to rounding).
     progress : bool, optional
         Progress bar on stderr while worlds are drawn: None (default) only when stderr is a
         terminal, True always, False never.
