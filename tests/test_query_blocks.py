@@ -92,7 +92,9 @@ def test_one_long_list_no_longer_pads_every_query():
     assert max(len(b) * ranking.lengths[b].max() for b in blocks) <= 128e6 / 64.0
     assert [len(b) for b in blocks] == [n_short, 1]
     got = evaluate(run, qrels, ["P@10", "AP", "R@1000"], complete=False).aggregate()
-    assert got["value"].tolist() == pytest.approx([0.1 / 2 + 0.1 / 2, 1.0, 1.0])
+    # by hand: the two judged queries ("0", "1") each rank their one relevant document first
+    # (P@10 = 1/10, AP = R@1000 = 1); the 1,999 others have no judgments and are skipped
+    assert got["value"].tolist() == pytest.approx([0.1, 1.0, 1.0])
 
 
 def test_empty_lists_score_alike_in_a_table_of_no_columns_and_in_a_padded_one():
@@ -190,3 +192,25 @@ def test_tie_groups_are_kept_per_entry_and_laid_out_per_block():
     # each entry's group holds it, and a group's entries share their bounds
     pos = ranking.position
     assert ((ranking.tie_first <= pos) & (pos < ranking.tie_end)).all()
+
+
+def test_uncertain_blocks_at_the_default_budget_give_the_one_table_numbers():
+    """The default memory budget (not a forced small one) blocks an uncertain truth when one
+    list is far longer: 100,000 documents beside 20 lists of one are 2.1 M cells, over 128 MB
+    at 64 bytes a cell. Oracle: the same evaluation as one table (a budget that holds it)."""
+    from fuzzytruth.evaluation.engine import _padding_blocks
+    from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+    n_long, n_short = 100_000, 20
+    q = np.concatenate([np.zeros(n_long, dtype=np.int64), np.arange(1, n_short + 1)])
+    run = Run(q.astype(str), np.arange(len(q)).astype(str), np.linspace(1, 0, len(q)))
+    judged = np.r_[np.arange(0, 3000, 3), np.arange(n_long, n_long + n_short)]
+    rng = np.random.default_rng(5)
+    pq = ProbabilisticQrels(q[judged].astype(str), judged.astype(str), rng.random(len(judged)))
+    ranking = rank(run)
+    assert _padding_blocks({"run": (ranking, run)}, 128e6) is not None  # the default blocks
+    kwargs = {"n_worlds": 20, "rng": 1}
+    blocked = evaluate(run, pq, ["P@10", "AP"], **kwargs)
+    whole = evaluate(run, pq, ["P@10", "AP"], memory_budget=1e10, **kwargs)
+    pd.testing.assert_frame_equal(blocked.to_frame(), whole.to_frame(), check_exact=False,
+                                  rtol=1e-12, atol=1e-15)
