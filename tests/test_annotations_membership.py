@@ -414,3 +414,15 @@ def test_a_membership_too_large_for_memory_is_named_before_it_is_allocated(monke
         Membership.from_labels({"a": "people", "b": "city"}, taxonomy=TAX)
     monkeypatch.setattr(validation, "physical_memory", lambda: need)
     assert Membership.from_annotations(annotations).matrix.shape == (2, len(TAX))
+
+
+def test_the_constructor_refuses_a_root_probability_other_than_1():
+    # Membership(taxonomy, items, matrix) took a root column of 0.9: every item is in the
+    # root category (the from_* constructors set it to 1), so such a matrix is not p(node|item)
+    tax = Taxonomy.from_edges([("all", "a"), ("all", "b")])
+    with pytest.raises(ValueError, match=r"matrix must give the root 'all' probability 1 "
+                                         r"\(every item is in the root category\); got 0.9 "
+                                         r"for item 'y'"):
+        Membership(tax, ["x", "y"], [[1.0, 0.5, 0.5], [0.9, 0.5, 0.4]])
+    mem = Membership(tax, ["x", "y"], [[1.0, 0.5, 0.5], [1.0, 0.5, 0.4]])
+    assert mem.probability("y", "b") == 0.4

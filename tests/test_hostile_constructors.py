@@ -129,7 +129,8 @@ LIST_ENTRIES = {
     "DistributionBatch masses": (
         lambda v: DistributionBatch(np.array([[0.0, 1.0]]), [v], np.zeros(1)), "masses"),
     "Membership matrix": (
-        lambda v: Membership(Taxonomy.from_edges([("all", "a")]), ["x"], [v]), "matrix"),
+        lambda v: Membership(Taxonomy.from_edges([("all", "a"), ("all", "b")]), ["x"],
+                             [[1.0, *v]]), "matrix"),  # the root's column is 1
     "adjust_pvalues": (lambda v: stats.adjust_pvalues(v), "pvalues"),
     "paired_inference": (lambda v: paired_inference([list(v) * 2, [0.5] * 4]), "scores"),
 }

@@ -55,10 +55,10 @@ class Membership:
     Memory: a Membership holds two dense ``(n_items, n_nodes)`` float64 matrices,
     :attr:`matrix` and :attr:`direct` (one when it was given already closed): 16 bytes per
     item and node, 3.1 GB for 20,000 items over 9,841 nodes. The constructor copies the
-    arrays it is given and, given ``direct``, checks that each item's direct shares sum to 1
-    and that ``matrix`` is their closure over ancestors (within 1e-9); the ``from_*``
-    constructors build theirs and keep them without a
-    copy, and close the direct shares over ancestors by
+    arrays it is given, checks that the root's column is 1 and, given ``direct``, that each
+    item's direct shares sum to 1 and that ``matrix`` is their closure over ancestors (within
+    1e-9); the ``from_*`` constructors build theirs and keep them without a copy, and close
+    the direct shares over ancestors by
     :meth:`Taxonomy.close_over_ancestors <fuzzytruth.Taxonomy.close_over_ancestors>`,
     sparse, so that building one takes little more than the two matrices.
 
@@ -125,6 +125,13 @@ class Membership:
             or matrix.max(initial=0) > 1
         ):
             raise ValueError("membership probabilities must be finite and within [0, 1]")
+        root = matrix[:, taxonomy.index(taxonomy.root)]
+        if copy and len(root) and not (root == 1.0).all():  # the from_* constructors set it
+            at = int(np.argmax(root != 1.0))
+            raise ValueError(
+                f"matrix must give the root {taxonomy.root!r} probability 1 (every item is in "
+                f"the root category); got {float(root[at])!r} for item {items[at]!r}"
+            )
         if direct is not None:
             direct = real_array(direct, "direct", copy=copy)
             if direct.shape != shape:
