@@ -482,3 +482,25 @@ def test_a_path_metric_too_large_for_memory_is_named_and_nominal_still_runs(monk
         agreement(annotations, n_resamples=0)
     nominal = agreement(annotations, n_resamples=0, metric="nominal")
     assert np.isfinite(nominal.estimate[:2]).all()
+
+
+@pytest.mark.parametrize("by", ["kappa", "majority"])
+def test_annotator_weights_warns_when_every_weight_is_0(by):
+    # two annotators who disagree on every item: each mean kappa is -1, clipped to 0, and the
+    # weights went on to Membership.from_annotations, which refused every item
+    rows = [(f"i{i}", who, label) for i in range(20)
+            for who, label in (("A", "ab"[i % 2]), ("B", "ba"[i % 2]))]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                                 taxonomy=Taxonomy.flat(["a", "b"]))
+    with pytest.warns(UserWarning, match="every annotator weight is 0, so "
+                                         "Membership.from_annotations would refuse every item"):
+        weights = annotator_weights(ann, by=by)
+    assert weights == {"A": 0.0, "B": 0.0}
+    with pytest.raises(ValueError, match="total annotator weight 0"):
+        Membership.from_annotations(ann.with_annotator_weights(weights))
+    agreeing = pd.DataFrame([(f"i{i}", who, "ab"[i % 2]) for i in range(20) for who in "AB"],
+                            columns=["item_id", "annotator_id", "label"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert annotator_weights(Annotations.from_frame(agreeing, taxonomy=None), by=by) == {
+            "A": 1.0, "B": 1.0}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Literal
@@ -326,4 +327,10 @@ def annotator_weights(
     if undefined is None:
         undefined = float(np.median(raw[defined])) if defined.any() else 1.0
     weights = np.where(defined, raw, undefined)
+    if len(weights) and not weights.any():
+        why = ("no annotator agrees with the others beyond chance (mean Cohen's kappa at most "
+               "0); by='majority' weighs by agreement not corrected for chance" if by == "kappa"
+               else "no annotator ever agrees with the leave-one-out majority")
+        warnings.warn(f"every annotator weight is 0, so Membership.from_annotations would "
+                      f"refuse every item: {why}", UserWarning, stacklevel=2)
     return {a: float(w) for a, w in zip(result.annotators, weights, strict=True)}
