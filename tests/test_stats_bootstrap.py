@@ -12,6 +12,8 @@ from scipy import stats as sps
 
 from fuzzytruth._resampling import QueryCounts
 from fuzzytruth.stats import (
+    ResamplingResolutionWarning,
+    compare,
     paired_bootstrap,
     paired_inference,
     truth_decomposition,
@@ -276,6 +278,21 @@ def test_world_preference_counts_ties_and_sums_to_one():
     np.testing.assert_allclose(pref.prob_better + pref.prob_tie + pref.prob_worse, 1.0)
     wide = world_preference(worlds, tie_tolerance=1.0)
     np.testing.assert_allclose(wide.prob_tie, 1.0)
+
+
+def test_world_preference_from_one_world_warns_that_its_shares_are_0_or_1():
+    # scores of one world (evaluate(..., n_worlds=1)) gave prob_better 1.0 without a word,
+    # read in compare()'s table as certainty over the ground truth
+    scores = np.random.default_rng(3).random((2, 30))
+    one = scores[None]
+    with pytest.warns(ResamplingResolutionWarning, match=r"^1 world: each share is 0 or 1"):
+        pref = world_preference(one)
+    assert pref.prob_better[0] in (0.0, 1.0) and pref.n_worlds == 1
+    with pytest.warns(ResamplingResolutionWarning, match=r"^1 world: each share is 0 or 1"):
+        compare(one, n_resamples=100, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResamplingResolutionWarning)
+        world_preference(np.stack([scores, scores]))
 
 
 @pytest.mark.parametrize("power", [-40, -80, 40])
