@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import importlib
 import sys
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from fuzzytruth._warnings import warn
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,10 @@ def lazy_names(
     def __getattr__(name: str) -> Any:
         if name in renamed:
             entry = renamed[name]
-            warnings.warn(
+            warn(
                 f"{entry.was or package}.{name} is deprecated and kept for one release: "
                 f"use {entry.new}",
                 DeprecationWarning,
-                stacklevel=2,
             )
             return _resolve(entry.serves or entry.new)
         module = table.get(name)

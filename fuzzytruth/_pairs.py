@@ -18,7 +18,6 @@ or resolved by a named policy (``duplicates``). :class:`~fuzzytruth.runs.Run` an
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -30,6 +29,7 @@ import pyarrow.compute as pc
 from fuzzytruth._order import is_identity
 from fuzzytruth._validation import check_choice, check_real_types, real_array
 from fuzzytruth._validation import check_columns as check_frame_columns
+from fuzzytruth._warnings import warn
 
 __all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns",
            "doc_positions", "duplicate_pair", "rows_of", "whole"]
@@ -427,11 +427,11 @@ class PairTable:
             empty = [q for q, d in nested.items() if not d]
             shown = ", ".join(map(repr, empty[:5])) + (f", … ({len(empty)})" if len(empty) > 5
                                                        else "")
-            warnings.warn(
+            warn(
                 f"run queries with no documents are left out: {shown} (pytrec_eval "
                 "scores such a query 0 and counts it in the mean; evaluate(..., complete=True) "
                 "scores every judged query, an unanswered one as an empty list)",
-                UserWarning, stacklevel=3,
+                UserWarning,
             )
         if not strings:
             return cls(q_uniques[q_codes], docs, values, **kwargs)

@@ -26,7 +26,6 @@ True
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -47,6 +46,7 @@ from fuzzytruth._validation import (
     physical_memory,
     tail_levels,
 )
+from fuzzytruth._warnings import warn
 
 MEMORY_BUDGET = 128e6
 """Default working memory of one block (of replicates, worlds or queries), in bytes: the one
@@ -121,19 +121,17 @@ def percentile_interval(
     n_replicates = flat.shape[-1]
     needed = math.ceil(1 / alpha) - 1
     if n_replicates == 1:
-        warnings.warn(
+        warn(
             f"1 replicate gives no {level:g} percentile interval (NaN): one value has no "
             f"spread (at least {needed} replicates are needed)",
             ResamplingResolutionWarning,
-            stacklevel=3,
         )
     elif 0 < n_replicates and alpha * (n_replicates + 1) < 1:
-        warnings.warn(
+        warn(
             f"{n_replicates} replicates are too few for a {level:g} percentile interval: its "
             f"ends are the most extreme replicates, not their {alpha:g} and {upper:g} "
             f"quantiles (at least {needed} are needed)",
             ResamplingResolutionWarning,
-            stacklevel=3,
         )
     shape = flat.shape[:-1]
     flat = flat.reshape(int(np.prod(shape)), flat.shape[-1])
@@ -143,13 +141,12 @@ def percentile_interval(
     ok = defined >= 2
     few = ok & (alpha * (defined + 1) < 1)
     if few.any() and alpha * (n_replicates + 1) >= 1:  # the rows the total does not warn of
-        warnings.warn(
+        warn(
             f"{int(few.sum())} of {len(flat)} rows have too few defined replicates for a "
             f"{level:g} percentile interval (the fewest {int(defined[few].min())} of "
             f"{n_replicates}; at least {needed} are needed): their ends are the most extreme "
             "of those replicates",
             ResamplingResolutionWarning,
-            stacklevel=3,
         )
     if ok.any():
         q = np.nanquantile(flat[ok], [alpha, upper], axis=1)

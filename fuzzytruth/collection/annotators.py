@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Literal
@@ -13,6 +12,7 @@ from scipy import sparse
 
 from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth._validation import check_choice, check_number
+from fuzzytruth._warnings import warn
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
 
@@ -331,6 +331,6 @@ def annotator_weights(
         why = ("no annotator agrees with the others beyond chance (mean Cohen's kappa at most "
                "0); by='majority' weighs by agreement not corrected for chance" if by == "kappa"
                else "no annotator ever agrees with the leave-one-out majority")
-        warnings.warn(f"every annotator weight is 0, so Membership.from_annotations would "
-                      f"refuse every item: {why}", UserWarning, stacklevel=2)
+        warn(f"every annotator weight is 0, so Membership.from_annotations would "
+             f"refuse every item: {why}", UserWarning)
     return {a: float(w) for a, w in zip(result.annotators, weights, strict=True)}

@@ -13,7 +13,6 @@ tie rule of :mod:`fuzzytruth.displacement.ties` reads them.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import check_choice
+from fuzzytruth._warnings import warn
 from fuzzytruth.displacement.frames import (
     distinct_text,
     first_duplicate,
@@ -254,11 +254,10 @@ def _sorted_by_relevance(
             f"eq. 15 assumes s_k >= s_(k+1)); {int(bad.sum())} lists are not, e.g. "
             f"{lists.where(r)}. Pass on_unsorted='sort' to re-order them by decreasing relevance"
         )
-    warnings.warn(
+    warn(
         f"{int(bad.sum())} annotator lists were re-ordered by decreasing relevance (ties keep "
         f"their rank order), e.g. {lists.where(r)}",
         UserWarning,
-        stacklevel=4,
     )
     by_rel = np.argsort(np.where(valid, -s, np.inf), axis=1, kind="stable")
     groups = lists.groups

@@ -23,6 +23,7 @@ import pandas as pd
 from fuzzytruth._allocator import worker_task
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
 from fuzzytruth._validation import check_flag, check_int
+from fuzzytruth._warnings import warn
 from fuzzytruth.distributed.partitions import (
     RUN_COLUMNS,
     TRUTH_COLUMNS,
@@ -142,7 +143,7 @@ def evaluate(
             # a partition holding none of query_categories' keys says so: decided below,
             # over every partition's queries
             if not message.startswith(UNUSED_CATEGORIES):
-                warnings.warn(message, UserWarning, stacklevel=2)
+                warn(message, UserWarning)
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     _warn_if_categories_unused(options.get("query_categories"), parts)
@@ -161,8 +162,8 @@ def _warn_if_categories_unused(categories: Mapping | None, parts: list[Evaluatio
     queries = np.unique(np.concatenate([np.asarray(ev.queries, dtype=object).astype(str)
                                         for ev in parts]))
     if not np.isin(np.asarray(list(categories), dtype=object).astype(str), queries).any():
-        warnings.warn(unused_categories_message({str(k): v for k, v in categories.items()},
-                                                queries), UserWarning, stacklevel=3)
+        warn(unused_categories_message({str(k): v for k, v in categories.items()}, queries),
+             UserWarning)
 
 
 def evaluate_per_annotator(

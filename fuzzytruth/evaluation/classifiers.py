@@ -59,7 +59,6 @@ Examples
 from __future__ import annotations
 
 import copy
-import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +70,7 @@ from fuzzytruth._progress import Progress
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import block_rows
 from fuzzytruth._validation import check_n_worlds, text_names
+from fuzzytruth._warnings import warn
 from fuzzytruth.classify.context import SystemView, Target
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.classify.targets import ClassTruth, PreparedClassTruth, class_truth
@@ -162,9 +162,9 @@ def evaluated_items(
         lost = list(items[~ok])
         if missing == "error":
             raise ValueError(truth.missing_message(lost) + " (missing='error')")
-        warnings.warn(
+        warn(
             f"{truth.missing_message(lost)}: {len(lost)} item(s) not evaluated (missing='skip')",
-            UserWarning, stacklevel=4,
+            UserWarning,
         )
         items = items[ok]
     lost = truth.items.difference(items)
@@ -174,8 +174,7 @@ def evaluated_items(
         if complete:
             raise ValueError(f"complete=True evaluates every item of the truth, and there are "
                              f"{unpredicted}")
-        warnings.warn(f"{unpredicted}: not evaluated (complete=False)", UserWarning,
-                      stacklevel=4)
+        warn(f"{unpredicted}: not evaluated (complete=False)", UserWarning)
     if len(items) == 0:
         raise ValueError("no item left to evaluate: no item of the predictions is in the truth")
     return list(items)

@@ -101,6 +101,7 @@ from fuzzytruth._validation import (
     check_n_worlds,
     text_names,
 )
+from fuzzytruth._warnings import warn
 from fuzzytruth.classify.predictions import is_classifier_input
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
@@ -541,11 +542,10 @@ def evaluated_queries(
         lost = queries[~ok].tolist()
         if missing == "error":
             raise ValueError(bound.missing_message(lost) + " (missing='error')")
-        warnings.warn(
+        warn(
             f"{bound.missing_message(lost)}: {len(lost)} query(ies) not evaluated, as "
             "trec_eval does (missing='skip')",
             UserWarning,
-            stacklevel=3,
         )
         queries = queries[ok]
     if complete:

@@ -53,6 +53,7 @@ import pandas as pd
 from fuzzytruth._pairs import _to_arrow
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice, check_flag, real_array
+from fuzzytruth._warnings import warn
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.measures import get_preset
 from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
@@ -94,10 +95,9 @@ def _spelling(ties: str | None) -> str | None:
     new = _FIRST_SPELLINGS.get(ties) if isinstance(ties, str) else None
     if new is None:
         return ties
-    warnings.warn(
+    warn(
         f"ties={ties!r} is deprecated and kept for one release: use ties={new!r}",
         DeprecationWarning,
-        stacklevel=3,
     )
     return new
 
@@ -361,8 +361,8 @@ def _kept_queries(text: np.ndarray, class_sizes: Sequence[int] | np.ndarray | No
     excluded = _label_text(list(exclude_classes), "exclude_classes")
     unknown = np.setdiff1d(excluded, text)
     if len(unknown):
-        warnings.warn(f"exclude_classes names classes no query has: {_show(unknown.tolist())}",
-                      UserWarning, stacklevel=3)
+        warn(f"exclude_classes names classes no query has: {_show(unknown.tolist())}",
+             UserWarning)
     keep = ~np.isin(text, excluded)
     _check_positive_int("min_class_size", min_class_size)
     if min_class_size > 1:

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._warnings import warn
 from fuzzytruth.evaluation.engine import MISSING, evaluate
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, Preset, parse_measures
@@ -128,8 +129,8 @@ def check_groups(run: Any, qrels_by_group: Any, options: Mapping[str, Any]) -> s
         message = f"query(ies) {_show(lost)} of the run are judged by no group"
         if missing == "error":
             raise ValueError(f"{message} (missing='error')")
-        warnings.warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
-                      "(missing='skip')", UserWarning, stacklevel=3)
+        warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
+             "(missing='skip')", UserWarning)
     return missing
 
 

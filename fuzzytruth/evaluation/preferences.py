@@ -28,7 +28,6 @@ Examples
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -42,6 +41,7 @@ from fuzzytruth._validation import (
     check_int,
     check_memory_budget,
 )
+from fuzzytruth._warnings import warn
 from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, rank_runs
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, parse_measures
@@ -198,8 +198,8 @@ def _queries(
                   "no preference judgments"
         if missing == "error":
             raise ValueError(message + " (missing='error')")
-        warnings.warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
-                      "(missing='skip')", UserWarning, stacklevel=3)
+        warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
+             "(missing='skip')", UserWarning)
     queries = asked[judged.get_indexer(asked) >= 0]
     if complete:
         queries = np.union1d(queries, np.asarray(prefs.queries, dtype=object))

@@ -4,7 +4,6 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -18,6 +17,7 @@ from fuzzytruth._validation import (
     real_array,
     significance_level,
 )
+from fuzzytruth._warnings import warn
 
 __all__ = [
     "DegenerateComparisonWarning",
@@ -194,18 +194,17 @@ class DegenerateComparisonWarning(UserWarning):
 
 
 def warn_no_spread(
-    flat: np.ndarray, labels: Sequence[str], consequence: str, *, stacklevel: int
+    flat: np.ndarray, labels: Sequence[str], consequence: str
 ) -> None:
     """Warn, naming up to five of them, about the pairs ``flat`` marks as without spread
     (:func:`no_spread`); ``consequence`` says what is NaN for them."""
     if not flat.any():
         return
     shown = ", ".join(labels[i] for i in np.flatnonzero(flat)[:5])
-    warnings.warn(
+    warn(
         f"{int(flat.sum())} pair(s) have the same difference on every query ({shown}): "
         f"their spread is 0, so {consequence}",
         DegenerateComparisonWarning,
-        stacklevel=stacklevel + 1,
     )
 
 

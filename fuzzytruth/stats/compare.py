@@ -47,7 +47,6 @@ unstarred row may exclude 0 when the correction is what stops it).
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -57,6 +56,7 @@ import pandas as pd
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
 from fuzzytruth._resampling import ResamplingResolutionWarning
+from fuzzytruth._warnings import warn
 from fuzzytruth.stats._validation import (
     all_pairs,
     baseline_pairs,
@@ -607,7 +607,6 @@ def _compare_one(
     d = paired_differences(x, pairs)
     warn_if_unreliable(
         d, labels=[f"{sm.measure}: {names[a]} - {names[b]}" for a, b in pairs], method=method,
-        stacklevel=4,
     )
     if population is not None:
         estimand = estimand_label("population", population.truth_model)
@@ -633,7 +632,7 @@ def _compare_one(
         elif method in ("randomization", *BOOTSTRAP_METHODS):
             warn_if_unresolvable(
                 inference.n_resamples or n_resamples, len(pairs), alpha=alpha,
-                method=correction, stacklevel=4,
+                method=correction,
             )
         adjusted = adjust_pvalues(p, method=correction)
     elif correction == "romano-wolf":
@@ -740,14 +739,13 @@ def _warn_if_exact_unresolvable(
         "wilcoxon": "the signed-rank test's",
         "sign": "the sign test's",
     }[method]
-    warnings.warn(
+    warn(
         f"with {n_queries} queries {floor} smallest {alternative} p-value is {p_min:.3g} (every "
         f"difference of one sign): with {n_tests} tests it cannot pass the {correction!r} "
         f"correction at alpha={alpha}, so no comparison can be significant whatever the data "
         "(more queries would change that"
         + (", more resamples would not)" if method == "randomization" else ")"),
         ResamplingResolutionWarning,
-        stacklevel=4,
     )
 
 

@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -29,6 +28,7 @@ from scipy import stats as sps
 from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import ResamplingResolutionWarning, permutation_ranges
 from fuzzytruth._validation import real_array
+from fuzzytruth._warnings import warn
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -134,7 +134,7 @@ def warn_if_unresolvable(
     *,
     alpha: float = 0.05,
     method: str = "holm",
-    stacklevel: int = 2,
+    stacklevel: int | None = None,
 ) -> bool:
     """Warn when no Monte Carlo p-value could pass the corrected threshold.
 
@@ -153,8 +153,9 @@ def warn_if_unresolvable(
         Family-wise (or false-discovery) level.
     method : {"holm", "bonferroni", "bh", "by"}
         The correction.
-    stacklevel : int
-        Passed to :func:`warnings.warn` (2: the caller of this function).
+    stacklevel : int, optional
+        Passed to :func:`warnings.warn` (2: the caller of this function). Default: the line
+        that called into fuzzytruth, however deep inside it this function was called.
 
     Returns
     -------
@@ -178,7 +179,7 @@ def warn_if_unresolvable(
     p_min = 1.0 / (n_resamples + 1)
     if can_be_significant(p_min, n_tests, method=method, alpha=alpha):
         return False
-    warnings.warn(
+    warn(
         f"n_resamples={n_resamples} is too small for {n_tests} tests at alpha={alpha} with "
         f"the {method!r} correction: the smallest attainable p-value 1/(B+1)={p_min:.3g} "
         f"cannot pass the corrected threshold (for Bonferroni/Holm B + 1 must exceed "
@@ -333,7 +334,7 @@ def paired_tukey_hsd(scores: np.ndarray, *, pairs: np.ndarray | None = None) -> 
         warn_no_spread(
             np.ones(len(pairs), dtype=bool), [f"systems {a} - {b}" for a, b in pairs],
             "the residual mean square is 0 and the studentised range is not defined: the "
-            "tukey-anova statistics and p-values are NaN", stacklevel=2,
+            "tukey-anova statistics and p-values are NaN",
         )
         nan = np.full(len(pairs), np.nan)
         return TukeyResult(difference=diff, statistic=nan, pvalue=nan.copy(), pairs=pairs,

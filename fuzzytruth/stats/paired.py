@@ -273,7 +273,7 @@ def _studentised(x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         "the t statistic is not defined and the t and bootstrap tests give NaN for them "
         "(scipy's ttest_rel would give an infinite t and p = 0, or a t of about 1e16 when "
         "the differences agree only up to rounding); the randomization, wilcoxon and sign "
-        "tests are defined there", stacklevel=4,
+        "tests are defined there",
     )
     return np.where(flat, np.nan, t_statistic(d)[0])
 

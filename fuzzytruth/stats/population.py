@@ -68,7 +68,6 @@ and ``(B, n_systems, n_systems)`` second moments.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -83,6 +82,7 @@ from fuzzytruth._resampling import (
     replicate_blocks,
     run_blocks,
 )
+from fuzzytruth._warnings import warn
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import plan_population, replicate_block
 from fuzzytruth.stats._validation import check_choice, check_n_resamples
@@ -270,7 +270,7 @@ def annotator_bootstrap(
     resampler = AnnotatorResampler(annotations)
     scheme = resampler.scheme if annotators == "auto" else annotators
     if scheme == "shared" and resampler.annotations_in.n_annotators < FEW_ANNOTATORS:
-        warnings.warn(
+        warn(
             f"only {resampler.annotations_in.n_annotators} annotators shared across items: the "
             "annotator "
             "level of the population interval rests on that many clusters and under-covers "
@@ -278,7 +278,6 @@ def annotator_bootstrap(
             "model of benchmarks/stats_validity.py, 400 data sets per cell, MC SE 1.5 %; "
             "other designs differ)",
             UnreliableInferenceWarning,
-            stacklevel=2,
         )
     given_seed = recorded_seed(rng)
     seed = draw_seed(rng)

@@ -60,7 +60,6 @@ held its level on every model there in the validity study.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +68,7 @@ from scipy import stats as sps
 from fuzzytruth._random import as_generator, draw_seed
 from fuzzytruth._resampling import CHUNK_PAIRS, exact_flip_means, row_chunks, sign_flip_means
 from fuzzytruth._t_interval import t_interval, t_statistic
+from fuzzytruth._warnings import warn
 from fuzzytruth.stats._validation import (
     as_pairs,
     as_scores,
@@ -186,13 +186,13 @@ def replicates_to_draw(n_units: int, n_resamples: int, why: str) -> int:
     ``n_resamples=0``."""
     if not n_resamples or n_units >= 2:
         return n_resamples
-    warnings.warn(f"{why}; no replicate is drawn and the intervals are NaN",
-                  UnreliableInferenceWarning, stacklevel=4)
+    warn(f"{why}; no replicate is drawn and the intervals are NaN",
+         UnreliableInferenceWarning)
     return 0
 
 
 def warn_if_unreliable(
-    d: np.ndarray, *, labels: list[str] | None = None, method: str = "t", stacklevel: int = 2
+    d: np.ndarray, *, labels: list[str] | None = None, method: str = "t"
 ) -> None:
     """Warn about too few queries, mostly tied pairs and pairs without spread.
 
@@ -208,14 +208,13 @@ def warn_if_unreliable(
         if method in ("wilcoxon", "sign")
         else "no test, interval or effect size is defined; they are NaN"
     )
-    warn_no_spread(flat, names, consequence, stacklevel=stacklevel)
+    warn_no_spread(flat, names, consequence)
     if n < RELIABLE_QUERIES:
-        warnings.warn(
+        warn(
             f"only {n} queries: below {RELIABLE_QUERIES} no procedure held its nominal "
             "coverage and size on every generating model of the validity study "
             "(benchmarks/stats_validity.py); read the intervals and p-values as rough",
             UnreliableInferenceWarning,
-            stacklevel=stacklevel,
         )
     # below RELIABLE_QUERIES the warning above already covers it (and the rule, with its
     # threshold of 0.06 n, fires on 17 % of normal samples of 10 queries, 37 % of 5)
@@ -224,7 +223,7 @@ def warn_if_unreliable(
         g1 = skewness(d)
         shown = ", ".join(f"{names[i]} (skewness {g1[i]:+.1f})"
                           for i in np.flatnonzero(skewed)[:5])
-        warnings.warn(
+        warn(
             f"{int(skewed.sum())} pair(s) have differences too skewed for {n} queries "
             f"(skewness^2 > {SKEW_PER_QUERY:g} x queries: {shown}): on data this skewed the "
             "t test rejected a true null more often than 6.5 % of the time in the validity "
@@ -234,17 +233,15 @@ def warn_if_unreliable(
             "more queries shrink the error (as skewness^2 / queries). This describes the data, "
             "not this one p-value",
             UnreliableInferenceWarning,
-            stacklevel=stacklevel,
         )
     tied = (np.count_nonzero(d == 0, axis=1) / n > TIES_DOMINATE) & ~flat
     if tied.any():
         shown = ", ".join(names[i] for i in np.flatnonzero(tied)[:5])
-        warnings.warn(
+        warn(
             f"{int(tied.sum())} pair(s) tie on more than {TIES_DOMINATE:.0%} of the queries "
             f"({shown}): with mostly tied, lattice-valued differences no procedure is known "
             "to hold its level; read those intervals and p-values as rough",
             UnreliableInferenceWarning,
-            stacklevel=stacklevel,
         )
 
 

@@ -6,12 +6,12 @@ ground truth per world, drawn from the annotators' labels and shared by all syst
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from fuzzytruth._resampling import ResamplingResolutionWarning
+from fuzzytruth._warnings import warn
 from fuzzytruth.stats._validation import as_pairs, as_scores, check_tolerance, tie_margin
 
 
@@ -174,10 +174,10 @@ def world_preference(
     margin = tie_margin(tol, x)
     n_worlds = x.shape[0]
     if n_worlds == 1:
-        warnings.warn(
+        warn(
             "1 world: each share is 0 or 1 (the order of the means in that world), not a "
             "probability over the ground truth; draw more worlds (evaluate(..., n_worlds=...))",
-            ResamplingResolutionWarning, stacklevel=2,
+            ResamplingResolutionWarning,
         )
     better = np.count_nonzero(diff > margin, axis=0)
     worse = np.count_nonzero(diff < -margin, axis=0)

@@ -14,7 +14,6 @@ whether its worlds' items are independent (what the exact closed forms need).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,6 +23,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
 from fuzzytruth._resampling import row_chunks
+from fuzzytruth._warnings import warn
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.categorical_worlds import CategoricalWorlds, CategoryShares, LabelModel
@@ -94,8 +94,7 @@ class CategoricalTruth(BoundTruth):
         fixed = np.full(n_q, -1, dtype=np.int64)
         explicit = self._explicit(queries)
         if self.categories and n_q and not explicit.any():
-            warnings.warn(unused_categories_message(self.categories, queries), UserWarning,
-                          stacklevel=3)
+            warn(unused_categories_message(self.categories, queries), UserWarning)
         if explicit.any():
             fixed[explicit] = tax.indices([self.categories[q] for q in queries[explicit]])
         mixed = np.flatnonzero(~explicit)

@@ -66,7 +66,6 @@ Each model's docstring says what its sampler draws.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -79,6 +78,7 @@ from fuzzytruth._order import name_order
 from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice, check_n_worlds
+from fuzzytruth._warnings import warn
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.categorical import CategoricalTruth
@@ -421,12 +421,12 @@ def as_annotations(data: Any, *, model: str | None = None) -> Annotations:
 
     if isinstance(data, Rankings):
         if model is not None and data.anonymous_readers:
-            warnings.warn(
+            warn(
                 f"{model} estimates each annotator, but these rankings' reader ids are "
                 "positions within each item (selectors name no readers): reader r of every "
                 "item is taken for one annotator. Give rankings with reader ids (a long table "
                 "item_id, reader_id, class, rank_group), or fit shares, irn or prirn",
-                AnonymousReadersWarning, stacklevel=3,
+                AnonymousReadersWarning,
             )
         return data.annotations()
     raise ValueError(

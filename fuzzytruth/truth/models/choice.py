@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 from fuzzytruth._validation import check_choice
+from fuzzytruth._warnings import warn
 from fuzzytruth.truth.models.base import FittedTruth, NonConvergenceWarning
 from fuzzytruth.truth.models.dawid_skene import DawidSkene
 from fuzzytruth.truth.models.mace import Mace
@@ -123,16 +124,15 @@ class Refitter:
 
     def warn_and_name(self, n_fits: int) -> str | None:
         """The model's name (None without one), after one warning if any of the ``n_fits``
-        fits stopped at its iteration limit (``stacklevel`` points at the caller's caller)."""
+        fits stopped at its iteration limit."""
         if self.model is None:
             return None
         if self.not_converged:
-            warnings.warn(
+            warn(
                 f"{self.model.name} did not converge (max_iter={self.model.max_iter}) on "
                 f"{self.not_converged} of {n_fits} label sets (the observed labels and each "
                 "replicate's): the largest last change of an item's posterior was "
                 f"{self.largest_change:.3g} > tol={self.model.tol:g}; raise max_iter or tol",
                 NonConvergenceWarning,
-                stacklevel=3,
             )
         return self.model.name

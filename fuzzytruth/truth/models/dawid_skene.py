@@ -72,7 +72,6 @@ full posterior sampler (Gibbs over classes and parameters).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -82,6 +81,7 @@ import pandas as pd
 
 from fuzzytruth._random import dirichlet, unit_keys
 from fuzzytruth._validation import check_choice, check_int, check_number
+from fuzzytruth._warnings import warn
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.models.base import (
@@ -254,12 +254,11 @@ def check_settings(model: Any) -> None:
 def warn_if_not_converged(name: str, convergence: Convergence, max_iter: int) -> None:
     """The NonConvergenceWarning of an EM fit that hit ``max_iter``."""
     if max_iter > 0 and not convergence.converged:
-        warnings.warn(
+        warn(
             f"{name} did not converge: after {convergence.iterations} iterations the largest "
             f"change of an item's posterior was {convergence.last_change:.3g} > tol="
             f"{convergence.tol:g}; raise max_iter or tol",
             NonConvergenceWarning,
-            stacklevel=3,
         )
 
 
