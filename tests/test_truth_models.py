@@ -292,6 +292,15 @@ def test_degenerate_inputs():
     for model in (DawidSkene(), OneCoin(), Mace()):
         with pytest.raises(ValueError, match="at least two annotators"):
             model.fit(Annotations.from_frame(single, taxonomy=tax))
+    # two annotators on every item, one of weight 0: the message said "2 annotator(s)" and
+    # that no item had two, without naming the weights
+    paired = pd.DataFrame({"item_id": [1, 1, 2, 2], "annotator_id": ["x", "y"] * 2,
+                           "label": ["a", "b", "b", "b"]})
+    muted = Annotations.from_frame(paired, taxonomy=tax).with_annotator_weights({"x": 0.0})
+    for model in (DawidSkene(), OneCoin(), Mace()):
+        with pytest.raises(ValueError, match=r"at least two annotators \(of weight above 0\): "
+                                             r"here no item is \(2 items, 2 annotator"):
+            model.fit(muted)
     one_class = pd.DataFrame({"item_id": [1, 1, 2], "annotator_id": ["x", "y", "x"],
                               "label": ["a", "a", "a"]})
     for model in (DawidSkene(), OneCoin(), Mace()):

@@ -235,9 +235,9 @@ def check_identifiable(votes: Votes, model: str) -> None:
     by_annot = votes.pairs @ sparse.kron(sparse.eye(n_annot), np.ones((k, 1)), format="csr")
     if not np.any(np.diff((by_annot > 0).tocsr().indptr) >= 2):
         raise ValueError(
-            f"{model} needs items labelled by at least two annotators: here no item is "
-            f"({votes.pairs.shape[0]} items, {n_annot} annotator(s)), so nothing tells an "
-            "annotator's errors from the truth; use the Shares() model"
+            f"{model} needs items labelled by at least two annotators (of weight above 0): "
+            f"here no item is ({votes.pairs.shape[0]} items, {n_annot} annotator(s)), so "
+            "nothing tells an annotator's errors from the truth; use the Shares() model"
         )
 
 
