@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,23 @@ def test_malformed_json_names_file_and_place(tmp_path):
         read_rankings(path)
     with pytest.raises(ValueError, match="format must be one of"):
         read_rankings(tmp_path / "r.xml")
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("[5]", "item 0: expected a list of readers; got 5"),
+    ("[[5]]", "item 0, reader 0: expected a list of tie-groups; got 5"),
+    ('[[{"a": 1}]]', "item 0, reader 0: expected a list of tie-groups; got {'a': 1}"),
+    ("[[[[0], []]]]", "item 0, reader 0: tie-group 1 must be a non-empty list of class ids; "
+                      "got []"),
+    ("[[[7]]]", "item 0, reader 0: tie-group 0 must be a non-empty list of class ids; got 7"),
+])
+def test_a_malformed_selector_names_what_it_got(tmp_path, body, message):
+    # each message ended "got " with nothing: the value's repr was cut by its first and last
+    # characters (5 -> "", [] -> "", {'a': 1} -> "'a': 1")
+    path = tmp_path / "bad.json"
+    path.write_text(body)
+    with pytest.raises(ValueError, match=rf"bad.json, line 1, {re.escape(message)} \(items "):
+        read_rankings(path, classes=CLASSES)
 
 
 def test_annotations_are_top_groups_with_split_votes(rankings):

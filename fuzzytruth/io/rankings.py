@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import reprlib
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
@@ -344,19 +345,19 @@ def _flatten(selectors: list, source: str) -> list[tuple[int, int, int, int]]:
     for i, readers in enumerate(selectors):
         if not isinstance(readers, list):
             raise _SelectorError(source, i, None,
-                                 f"expected a list of readers; got {_show([readers])[1:-1]}")
+                                 f"expected a list of readers; got {reprlib.repr(readers)}")
         kept = 0
         for r, ranking in enumerate(readers):
             if not isinstance(ranking, list):
                 raise _SelectorError(source, i, r, "expected a list of tie-groups; got "
-                                     f"{_show([ranking])[1:-1]}")
+                                     f"{reprlib.repr(ranking)}")
             if not ranking:
                 continue  # padding reader
             seen: set = set()
             for g, group in enumerate(ranking):
                 if not isinstance(group, list) or not group:
                     raise _SelectorError(source, i, r, f"tie-group {g} must be a non-empty "
-                                         f"list of class ids; got {_show([group])[1:-1]}")
+                                         f"list of class ids; got {reprlib.repr(group)}")
                 for c in group:
                     if isinstance(c, bool) or not isinstance(c, Integral) or c < 0:
                         raise _SelectorError(source, i, r, "class ids must be integers >= 0; "

@@ -166,9 +166,14 @@ def first_line(err: BaseException) -> str:
     --------
     >>> first_line(ValueError("bad header\\nmore")), first_line(KeyError())
     ('bad header', 'KeyError')
+    >>> first_line(ValueError("it's " + "x" * 300))[-30:]
+    'xxxxxxxxxxxx… (305 characters)'
     """
     text = str(err).strip().splitlines()
-    return shown(text[0] if text else type(err).__name__, 200)[1:-1]
+    line = text[0] if text else type(err).__name__
+    # as it is, not a repr cut at its quotes (which escaped quotes and backslashes, and lost
+    # the closing parenthesis of a long line's "(N characters)")
+    return line if len(line) <= 200 else f"{line[:200]}… ({len(line):,} characters)"
 
 
 def shown(value: object, limit: int = 60) -> str:
