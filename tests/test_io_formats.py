@@ -459,7 +459,7 @@ def test_non_finite_relevance_names_file_and_line(tmp_path, value):
 def test_nan_score_names_file_and_line(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 sys\nq1 Q0 d2 2 nan sys\n")
-    with pytest.raises(ValueError, match=r"run\.txt, line 2: field 'score' must be not NaN"):
+    with pytest.raises(ValueError, match=r"run\.txt, line 2: field 'score' must not be NaN"):
         read_trec_run(path)
 
 

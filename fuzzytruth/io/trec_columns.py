@@ -414,9 +414,9 @@ def read_columns(
     bad = np.isnan(values) if numeric == "score" else ~np.isfinite(values)
     if bad.any():
         i = int(bad.argmax())
-        rule = "not NaN" if numeric == "score" else "a finite number"
+        rule = "not be NaN" if numeric == "score" else "be a finite number"
         raise ValueError(
-            f"{name}, line {int(lines[i])}: field '{numeric}' must be {rule}; got "
+            f"{name}, line {int(lines[i])}: field '{numeric}' must {rule}; got "
             f"{float(values[i])!r}"
         )
     cols[numeric] = values
