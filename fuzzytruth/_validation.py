@@ -30,6 +30,7 @@ __all__ = [
     "check_real_types",
     "numeric_values",
     "physical_memory",
+    "plain",
     "real_array",
     "significance_level",
     "tail_levels",
@@ -40,6 +41,19 @@ __all__ = [
 __getattr__, _ = lazy_names(
     "fuzzytruth._validation", {"as_generator": "fuzzytruth._random"}, globals()
 )
+
+
+def plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds, for a message's ``!r``: ``1`` and ``inf``,
+    not ``np.int64(1)`` and ``np.float64(inf)`` (what a pandas column's ``iloc`` gives).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f"{plain(np.int64(1))!r} {plain(np.float64('inf'))!r} {plain('q1')!r}"
+    "1 inf 'q1'"
+    """
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:

@@ -26,6 +26,7 @@ from fuzzytruth._validation import (
     check_int,
     check_memory_budget,
     physical_memory,
+    plain,
 )
 
 __all__ = ["Taxonomy"]
@@ -104,7 +105,7 @@ def _closed_sums(row: np.ndarray, label: np.ndarray, value: np.ndarray, ptr: np.
 
 def _show(names: Iterable[Any], limit: int = 5) -> str:
     names = list(names)
-    shown = ", ".join(repr(n) for n in names[:limit])
+    shown = ", ".join(repr(plain(n)) for n in names[:limit])
     return shown + (f", … ({len(names)} in all)" if len(names) > limit else "")
 
 

@@ -128,6 +128,11 @@ def test_tie_errors_name_the_list_and_the_option():
         weighted_displacement(mixed, run, n_items=5, annotator_ties="best")
     with pytest.raises(ValueError, match=r"annotator_ties must be one of \['raise', 'best'\]"):
         weighted_displacement(table, run, n_items=5, annotator_ties="nearest")
+    # integer ids in the table were named as numpy reprs: "query np.int64(1), annotator
+    # np.int64(7)"
+    numbered = table.assign(query_id=1, annotator_id=7)
+    with pytest.raises(ValueError, match=r"; query 1, annotator 7 repeats rank 5 "):
+        weighted_displacement(numbered, runs({("S", "1"): ["a"]}), n_items=5)
     with pytest.raises(ValueError, match=r"n_items .* is required with a table of answers"):
         weighted_displacement(table, run)
     rankings = Rankings.from_selectors([[[[0, 1], [2]]]], classes=["a", "b", "c"])

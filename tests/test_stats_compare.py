@@ -329,6 +329,12 @@ def test_long_frame_names_the_row_of_a_value_that_is_not_a_number(scores):
                                          r"1 that are not, the first at row 5 \(system='A', "
                                          r"query_id='q5'\): 'n/a'"):
         scores_from_frame(text)
+    # a float64 column and integer query ids: shown as numbers, not np.float64(inf)
+    numbers = frame.assign(query_id=frame["query_id"].str[1:].astype(np.int64))
+    numbers.loc[5, "value"] = np.inf
+    with pytest.raises(ValueError, match=r"the first at row 5 \(system='A', query_id=5\): "
+                                         r"inf$"):
+        scores_from_frame(numbers)
 
 
 def test_compare_argument_errors(scores):

@@ -44,7 +44,7 @@ import pandas as pd
 
 from fuzzytruth._order import is_identity
 from fuzzytruth._pairs import float_ids_error
-from fuzzytruth._validation import check_flag, check_real, numeric_values
+from fuzzytruth._validation import check_flag, check_real, numeric_values, plain
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -216,7 +216,7 @@ class Predictions:
             raise ValueError(
                 f"column {score!r} must hold finite numbers; row {int(bad[0])} (item "
                 f"{item_ids[bad[0]]!r}, class {class_ids[bad[0]]!r}) has "
-                f"{frame[score].iloc[bad[0]]!r}"
+                f"{plain(frame[score].iloc[bad[0]])!r}"
             )
         return cls._from_long(item_ids, class_ids, values, name=name,
                               probabilities=probabilities, classes=classes, rows=None)
@@ -312,7 +312,7 @@ class Predictions:
             row, col = np.argwhere(unread)[0]
             raise ValueError(
                 f"frame must hold numbers; item {str(frame.index[row])!r}, class "
-                f"{str(frame.columns[col])!r} is {frame.iat[row, col]!r}"
+                f"{str(frame.columns[col])!r} is {plain(frame.iat[row, col])!r}"
             )
         values = numbers.to_numpy(dtype=np.float64)
         return cls(values, items=frame.index, classes=frame.columns, name=name,

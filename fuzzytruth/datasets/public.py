@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import real_array
+from fuzzytruth._validation import plain, real_array
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import delimiter_of, finite_numbers, format_of, read_delimited
 from fuzzytruth.io.numpy_files import npy_array
@@ -269,7 +269,7 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
         raise ValueError(
             f"{name}, line {int(lines[bad[0]])}: column {index!r} must hold an image index "
             f"0 to {CIFAR10_TEST_SIZE - 1} (-99999 for attention checks); got "
-            f"{frame[index].iloc[bad[0]]!r}"
+            f"{plain(frame[index].iloc[bad[0]])!r}"
         )
     keep = ~check
     # the true category is used only on the attention checks, to score them
@@ -278,7 +278,7 @@ def read_cifar10h_raw(path: str | os.PathLike, *, encoding: str = "utf-8") -> CI
         if unknown.size:
             raise ValueError(
                 f"{name}, line {int(lines[unknown[0]])}: {column} must be one of "
-                f"{CIFAR10_CLASSES}; got {frame[column].iloc[unknown[0]]!r}"
+                f"{CIFAR10_CLASSES}; got {plain(frame[column].iloc[unknown[0]])!r}"
             )
     taxonomy = cifar10h_taxonomy()
     table = pd.DataFrame(

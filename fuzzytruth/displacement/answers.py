@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, plain
 from fuzzytruth._warnings import warn
 from fuzzytruth.displacement.frames import (
     distinct_text,
@@ -164,8 +164,8 @@ def annotator_lists(
         row = int(order[dup])
         raise ValueError(
             f"{located(frame, row)}annotations column {c['rank']!r} must be unique within each "
-            f"(query, annotator) list; query {frame[c['query_id']].iat[row]!r}, annotator "
-            f"{frame[c['annotator_id']].iat[row]!r} repeats rank {rank[row]:g} (pass "
+            f"(query, annotator) list; query {plain(frame[c['query_id']].iat[row])!r}, annotator "
+            f"{plain(frame[c['annotator_id']].iat[row])!r} repeats rank {rank[row]:g} (pass "
             "annotator_ties='best' to read equal ranks as a tie)"
         )
     lengths = np.bincount(lst)
@@ -206,7 +206,8 @@ def _tie_groups(frame: pd.DataFrame, c: dict[str, str], rank: np.ndarray, rel: n
         raise ValueError(
             f"{located(frame, row)}annotations column {c['relevance']!r} must be the same for "
             f"the tied items of a list (equal {c['rank']!r}); query "
-            f"{frame[c['query_id']].iat[row]!r}, annotator {frame[c['annotator_id']].iat[row]!r}"
+            f"{plain(frame[c['query_id']].iat[row])!r}, annotator "
+            f"{plain(frame[c['annotator_id']].iat[row])!r}"
             f" gives rank {rank[j]:g} relevances {rel[j - 1]:g} and {rel[j]:g}"
         )
     number = np.cumsum(new_group) - 1

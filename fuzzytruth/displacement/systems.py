@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, text_names
+from fuzzytruth._validation import check_choice, plain, text_names
 from fuzzytruth.displacement.frames import (
     as_text,
     first_duplicate,
@@ -133,8 +133,8 @@ def _from_frame(
             row = int(keep[order[dup]])
             raise ValueError(
                 f"{located(frame, row)}runs column {c['rank']!r} must be unique within each "
-                f"(system, query) list; system {frame[c['system']].iat[row]!r}, query "
-                f"{frame[c['query_id']].iat[row]!r} repeats rank {key[order[dup]]:g} (use "
+                f"(system, query) list; system {plain(frame[c['system']].iat[row])!r}, query "
+                f"{plain(frame[c['query_id']].iat[row])!r} repeats rank {key[order[dup]]:g} (use "
                 "run_order='score' to break ties by item id)"
             )
     score = -key if run_order == "rank" else key
@@ -170,6 +170,6 @@ def _raise_duplicate_item(
         j = int(np.argmax(dup))
         raise ValueError(
             f"{located(frame, int(rows[j]))}runs must list each item at most once per "
-            f"(system, query); system {system!r}, query {sub[c['query_id']].iat[j]!r} lists "
-            f"item {sub[c['item_id']].iat[j]!r} more than once"
+            f"(system, query); system {system!r}, query {plain(sub[c['query_id']].iat[j])!r} lists "
+            f"item {plain(sub[c['item_id']].iat[j])!r} more than once"
         )

@@ -40,6 +40,7 @@ from fuzzytruth._validation import (
     check_flag,
     check_int,
     check_memory_budget,
+    plain,
 )
 from fuzzytruth._warnings import warn
 from fuzzytruth.evaluation.engine import MISSING, UNDEFINED, rank_runs
@@ -268,8 +269,8 @@ def _counts(
                     relation = relation_closure(relation)
                 except ValueError as error:
                     raise ValueError(
-                        f"query {group['query_id'].iloc[0]!r}, judgment group "
-                        f"{group['group'].iloc[0]!r}: {error}"
+                        f"query {plain(group['query_id'].iloc[0])!r}, judgment group "
+                        f"{plain(group['group'].iloc[0])!r}: {error}"
                     ) from None
                 for key, value in pa_counts(relation, level, n_ret).items():
                     table[key][row] = value

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_flag, numeric_values
+from fuzzytruth._validation import check_flag, numeric_values, plain
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
@@ -145,7 +145,7 @@ class Rankings:
             missing = np.flatnonzero(pd.isna(frame[col]).to_numpy())
             if missing.size:
                 raise ValueError(f"{source}, {kind} {int(lines[missing[0]])}: {col} must not "
-                                 f"be missing; got {frame[col].iloc[missing[0]]!r}")
+                                 f"be missing; got {plain(frame[col].iloc[missing[0]])!r}")
         groups = numeric_values(pd.Series(frame[group].to_numpy()),
                                 f"{source}: {group}").to_numpy(dtype=np.float64)
         # NaN fails the range test; past 2**53 a float holds no exact integer (and 1e20
@@ -153,13 +153,13 @@ class Rankings:
         bad = np.flatnonzero(~((groups >= 0) & (groups < 2**53)) | (groups != np.round(groups)))
         if bad.size:
             raise ValueError(f"{source}, {kind} {int(lines[bad[0]])}: {group} must be an integer "
-                             f">= 0 (below 2**53); got {frame[group].iloc[bad[0]]!r}")
+                             f">= 0 (below 2**53); got {plain(frame[group].iloc[bad[0]])!r}")
         taxonomy, classes = _universe(taxonomy, classes, frame[label])
         codes = pd.Index(classes).get_indexer(frame[label])
         bad = np.flatnonzero(codes < 0)
         if bad.size:
             raise ValueError(f"{source}, {kind} {int(lines[bad[0]])}: class "
-                             f"{frame[label].iloc[bad[0]]!r} is not a known class")
+                             f"{plain(frame[label].iloc[bad[0]])!r} is not a known class")
         table = pd.DataFrame({
             "item_id": frame[item].to_numpy(), "reader_id": frame[reader].to_numpy(),
             "class": np.asarray(classes, dtype=object)[codes],

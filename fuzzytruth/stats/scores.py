@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_columns, numeric_values, text_names
+from fuzzytruth._validation import check_columns, numeric_values, plain, text_names
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -200,10 +200,11 @@ def _value_column(group: pd.DataFrame, measure: object, keys: list[str]) -> np.n
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         row = group.iloc[int(bad[0])]
-        where = ", ".join(f"{k}={row[k]!r}" for k in keys)
+        where = ", ".join(f"{k}={plain(row[k])!r}" for k in keys)
         raise ValueError(
             f"{name} must be finite numbers; found {bad.size} that are not, the first at "
-            f"row {group.index[bad[0]]!r} ({where}): {column.iloc[int(bad[0])]!r}"
+            f"row {plain(group.index[bad[0]])!r} ({where}): "
+            f"{plain(column.iloc[int(bad[0])])!r}"
         )
     return values
 

@@ -14,6 +14,7 @@ from fuzzytruth._validation import (
     check_flag,
     check_real,
     check_table_fits,
+    plain,
     real_array,
 )
 from fuzzytruth.annotations import Annotations
@@ -108,8 +109,8 @@ class Membership:
         missing = items.isna()
         if missing.any():  # as Annotations refuse them: None, NaN, pd.NA name no item
             raise ValueError(
-                f"item ids must not be missing values; got {items[missing][0]!r} at position "
-                f"{int(missing.argmax())}"
+                f"item ids must not be missing values; got {plain(items[missing][0])!r} at "
+                f"position {int(missing.argmax())}"
             )
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
@@ -483,6 +484,6 @@ def _check_direct(taxonomy: Taxonomy, items: pd.Index, matrix: np.ndarray,
             raise ValueError(
                 f"matrix must be the closure of direct over ancestors (p(node) = the direct "
                 f"shares of the node and its descendants, at most 1); item "
-                f"{items[rows][row]!r}, node {taxonomy.nodes[col]!r}: matrix "
+                f"{plain(items[rows][row])!r}, node {taxonomy.nodes[col]!r}: matrix "
                 f"{float(matrix[rows][row, col])!r}, closure of direct {float(closure)!r}"
             )

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import check_columns
-from fuzzytruth._validation import real_array
+from fuzzytruth._validation import plain, real_array
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["Preferences"]
@@ -99,9 +99,9 @@ class Preferences:
         if twice.any():
             row = int(np.argmax(twice.to_numpy()))
             raise ValueError(
-                f"{self._at(row)}: document {f['doc_id'].iloc[row]!r} is listed twice in "
-                f"subgroup {f['subgroup'].iloc[row]!r} of judgment group "
-                f"{f['group'].iloc[row]!r}, query {f['query_id'].iloc[row]!r}"
+                f"{self._at(row)}: document {plain(f['doc_id'].iloc[row])!r} is listed twice in "
+                f"subgroup {plain(f['subgroup'].iloc[row])!r} of judgment group "
+                f"{plain(f['group'].iloc[row])!r}, query {plain(f['query_id'].iloc[row])!r}"
             )
         keys = ["query_id", "group", "doc_id"]
         zero = f["level"].eq(0).groupby([f[k] for k in keys]).transform("any")
@@ -110,9 +110,10 @@ class Preferences:
         if both.any():
             row = int(np.argmax(both))
             raise ValueError(
-                f"{self._at(row)}: document {f['doc_id'].iloc[row]!r} is non-relevant (level "
-                f"0) in one subgroup of judgment group {f['group'].iloc[row]!r} and relevant in "
-                f"another (query {f['query_id'].iloc[row]!r}); trec_eval refuses this too"
+                f"{self._at(row)}: document {plain(f['doc_id'].iloc[row])!r} is non-relevant "
+                f"(level 0) in one subgroup of judgment group {plain(f['group'].iloc[row])!r} "
+                f"and relevant in another (query {plain(f['query_id'].iloc[row])!r}); trec_eval "
+                "refuses this too"
             )
 
     def __len__(self) -> int:
