@@ -328,7 +328,8 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
 
 
 def comparison_notes(comparison: Any) -> list[str]:
-    """Footnotes for :func:`comparison_table`: the star, ``d_z``, ``W/T/L`` and ``P(A>B)``.
+    """Footnotes for :func:`comparison_table`: the star, ``d_z``, ``W/T/L``, the pairs whose
+    numbers are not defined (``nan``: no spread) and ``P(A>B)``.
 
     ``P(A>B)`` is explained as :func:`~fuzzytruth.stats.compare` computes it: for estimand
     "collection" the share of the sampled ground-truth worlds in which A's mean over these
@@ -363,6 +364,15 @@ def comparison_notes(comparison: Any) -> list[str]:
         f"per-{_singular(unit)} differences.",
         f"W/T/L: {unit} on which A's score is higher / equal / lower than B's.",
     ]
+    flat = table["effect_size"].isna() & table["difference"].notna()
+    if flat.any():  # the pairs compare() warned about, named where the warning is not seen
+        undefined = ["d_z"] + [what for what, columns in (("a test", ["pvalue"]),
+                                                          ("an interval", ["ci_low", "ci_high"]))
+                               if table.loc[flat, columns].isna().all(axis=None)]
+        listed = (f"{', '.join(undefined[:-1])} and {undefined[-1]} are" if len(undefined) > 1
+                  else "d_z is")
+        notes.append(f"nan: {int(flat.sum())} pair(s) have the same difference on every "
+                     f"{_singular(unit)} (no spread), so {listed} not defined for them.")
     if "prob_a_better" in table.columns and table["prob_a_better"].notna().any():
         estimand = _one(table, "estimand")
         n_queries = _query_count(table)

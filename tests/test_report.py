@@ -386,3 +386,19 @@ def test_report_arguments_are_checked(crisp, call, message):
     aggregate = crisp.aggregate().iloc[:1]
     with pytest.raises(ValueError, match=message):
         call(comparison, aggregate)
+
+
+@pytest.mark.parametrize(("method", "undefined"), [
+    ("t", "d_z, a test and an interval are"), ("wilcoxon", "d_z and an interval are")])
+def test_a_pair_without_spread_is_explained_below_the_table(method, undefined):
+    # compare() warned that the pair's numbers are NaN; the printed table, the part that goes
+    # into a paper, showed "nan" with no word on why
+    x = np.random.default_rng(0).random((3, 30))
+    x[1] = x[0] + 0.1
+    with pytest.warns(UserWarning):
+        comparison = compare(x, method=method, rng=0)
+    assert comparison_notes(comparison)[-1] == (
+        f"nan: 1 pair(s) have the same difference on every query (no spread), so {undefined} "
+        "not defined for them.")
+    spread = compare(np.random.default_rng(0).random((3, 30)), method=method, rng=0)
+    assert not any(note.startswith("nan:") for note in comparison_notes(spread))
