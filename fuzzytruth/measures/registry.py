@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -174,6 +174,18 @@ class MeasureFamily:
     uses_if: Callable[..., Iterable[str]] | None = None
     reads: str = "ranking"
     per_item: bool = True
+
+    def __reduce__(self) -> tuple[Callable[[str], MeasureFamily], tuple[str]]:
+        """Pickled by its registered name, as a function is by its qualified name (its
+        kernels may be lambdas, its aliases a read-only mapping): an :class:`Evaluation
+        <fuzzytruth.evaluation.Evaluation>` pickles, and unpickles wherever the family is
+        registered under that name."""
+        if _FAMILIES.get(self.name) is not self:
+            raise TypeError(f"cannot pickle measure family {self.name!r}: it is not the family "
+                            "registered under that name (pickles refer to families by name)")
+        from fuzzytruth.measures.catalog import family
+
+        return family, (self.name,)
 
     def combine(self, values: np.ndarray, axis: int = -1) -> np.ndarray:
         """The system's value from per-query ``values`` along ``axis`` (NaN entries left out).
@@ -502,6 +514,13 @@ class Preset:
             "family_params",
             MappingProxyType({k: MappingProxyType(dict(v)) for k, v in self.family_params.items()}),
         )
+
+    def __reduce__(self) -> tuple[type[Preset], tuple[Any, ...]]:
+        """Pickled as its constructor's arguments, the read-only mappings as dicts."""
+        def plain(value: Any) -> Any:
+            return {k: plain(v) for k, v in value.items()} if isinstance(value, Mapping) else value
+
+        return type(self), tuple(plain(getattr(self, f.name)) for f in fields(self))
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-dict form, for recording the conventions used next to results."""

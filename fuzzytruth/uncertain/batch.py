@@ -14,6 +14,7 @@ on demand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -375,6 +376,12 @@ class DeferredBatch:
     def __len__(self) -> int:
         return len(self._mean)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled (and deep-copied) built: ``build`` is a closure over the evaluation's
+        arrays, which pickle cannot carry, so the full batch is built first and travels with
+        the means (an :class:`~fuzzytruth.evaluation.Evaluation` holding it pickles)."""
+        return _built_deferred, (self.resolve(), self._mean, self.p_undefined, self.method)
+
     def __repr__(self) -> str:
         state = "built" if self._built is not None else "not built"
         return f"DeferredBatch({len(self)} rows, method={self.method!r}, {state})"
@@ -395,3 +402,11 @@ class DeferredBatch:
         if self._built is None:
             self._built = self._build()
         return self._built
+
+
+def _built_deferred(batch: DistributionBatch, mean: np.ndarray, p_undefined: np.ndarray,
+                    method: str) -> DeferredBatch:
+    """A :class:`DeferredBatch` already built (its unpickling)."""
+    out = DeferredBatch(lambda: batch, mean, p_undefined, method)
+    out._built = batch
+    return out

@@ -1,0 +1,111 @@
+"""Results pickle and deep-copy, and give the same numbers afterwards.
+
+An :class:`~fuzzytruth.evaluation.Evaluation` could not be pickled or deep-copied ("cannot
+pickle 'mappingproxy' object": its measure families' aliases; a classifier's evaluation then
+"Can't pickle local object '_exact.<locals>.<lambda>'": its deferred exact laws), so it could
+not be cached to disk, returned from a process pool or copied.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fuzzytruth import (
+    Annotations,
+    Membership,
+    ProbabilisticQrels,
+    Qrels,
+    Run,
+    Taxonomy,
+    compare,
+    evaluate,
+)
+from fuzzytruth.classify import Predictions
+from fuzzytruth.datasets import santini_illustrative
+from fuzzytruth.measures import Param, family, get_preset, positive_float, register
+from fuzzytruth.measures import registry as measure_registry
+
+# six queries of the illustrative collection: compare() says its intervals are rough
+pytestmark = pytest.mark.filterwarnings("ignore::fuzzytruth.stats.UnreliableInferenceWarning")
+
+
+def _round_trips(obj):
+    return [pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj)]
+
+
+def _runs():
+    data = santini_illustrative()
+    items = list(data.membership.items)
+    queries, docs = np.repeat(items[:6], len(items)), np.tile(items, 6)
+    rng = np.random.default_rng(0)
+    return data, {name: Run(queries, docs, rng.random(len(queries)), name=name)
+                  for name in ("A", "B", "C")}
+
+
+def _classifier_evaluation():
+    tax = Taxonomy.flat(["cat", "dog", "fox"], root="all")
+    rows = [("i1", "a", "cat"), ("i1", "b", "dog"), ("i2", "a", "dog"), ("i2", "b", "dog"),
+            ("i3", "a", "fox"), ("i3", "b", "cat")]
+    truth = Membership.from_annotations(Annotations.from_frame(
+        pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]), taxonomy=tax))
+    scores = [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]]
+    return evaluate(Predictions(scores, items=["i1", "i2", "i3"], classes=["cat", "dog", "fox"]),
+                    truth, ["top1", "CE", "ECE"])
+
+
+def _evaluations():
+    data, runs = _runs()
+    pairs = runs["A"].to_dataframe()
+    grades = np.random.default_rng(1).random(len(pairs))
+    crisp = Qrels(pairs["query_id"], pairs["doc_id"], (grades > 0.6).astype(int))
+    probabilistic = ProbabilisticQrels(pairs["query_id"], pairs["doc_id"], grades)
+    return {
+        "crisp": evaluate(runs, crisp, ["AP", "P@5", "nDCG@5"]),
+        "probabilistic": evaluate(runs, probabilistic, ["AP", "P@5", "RR"], n_worlds=40, rng=0),
+        "membership": evaluate(runs, data.membership, ["AP", "P@5"], n_worlds=40, rng=0),
+        "classifier": _classifier_evaluation(),
+    }
+
+
+@pytest.mark.parametrize("kind", ["crisp", "probabilistic", "membership", "classifier"])
+def test_an_evaluation_round_trips_with_its_numbers(kind):
+    evaluation = _evaluations()[kind]
+    for copied in _round_trips(evaluation):
+        pd.testing.assert_frame_equal(copied.aggregate(), evaluation.aggregate())
+        pd.testing.assert_frame_equal(copied.to_frame(), evaluation.to_frame())
+        if kind != "classifier":  # three systems: the comparison from the copy is the same
+            pd.testing.assert_frame_equal(compare(copied, n_resamples=200, rng=0).table,
+                                          compare(evaluation, n_resamples=200, rng=0).table)
+
+
+def test_a_comparison_and_a_preset_round_trip():
+    evaluation = _evaluations()["membership"]
+    comparison = compare(evaluation, n_resamples=200, rng=0)
+    for copied in _round_trips(comparison):
+        pd.testing.assert_frame_equal(copied.table, comparison.table)
+    preset = get_preset("trec10")
+    for copied in _round_trips(preset):
+        assert copied == preset and copied.as_dict() == preset.as_dict()
+
+
+def test_a_family_is_pickled_by_its_registered_name(monkeypatch):
+    # kernels may be lambdas: the family travels by name, as a function does, and comes back
+    # as the registered object
+    monkeypatch.setattr(measure_registry, "_FAMILIES", dict(measure_registry._FAMILIES))
+    monkeypatch.setattr(measure_registry, "_ALIASES", dict(measure_registry._ALIASES))
+    rel = Param("rel", convert=positive_float)
+    mine = register("TopOnePickled", lambda rg, *, rel: (rg.gains[:, 0] >= rel) * 1.0,
+                    params=(rel,), aliases={"T1P": {}})
+    assert pickle.loads(pickle.dumps(mine)) is mine is family("TopOnePickled")
+    assert pickle.loads(pickle.dumps(family("AP"))) is family("AP")
+    replaced = register("TopOnePickled", lambda rg, *, rel: rg.gains[:, 0], params=(rel,),
+                        replace=True)
+    assert replaced is not mine
+    with pytest.raises(TypeError, match="cannot pickle measure family 'TopOnePickled': it is "
+                                        "not the family registered under that name"):
+        pickle.dumps(mine)
