@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -109,3 +111,16 @@ def test_a_family_is_pickled_by_its_registered_name(monkeypatch):
     with pytest.raises(TypeError, match="cannot pickle measure family 'TopOnePickled': it is "
                                         "not the family registered under that name"):
         pickle.dumps(mine)
+
+
+def test_an_evaluation_unpickles_in_a_fresh_process(tmp_path):
+    # the case pickling is for (a cache on disk, a process pool): there the built-in families
+    # are not loaded until the unpickler asks for one by name
+    evaluation = _evaluations()["probabilistic"]
+    path = tmp_path / "evaluation.pkl"
+    path.write_bytes(pickle.dumps(evaluation))
+    code = ("import pickle, sys; ev = pickle.loads(open(sys.argv[1], 'rb').read()); "
+            "print(ev.aggregate().to_json())")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                         text=True, check=True, timeout=120)
+    assert out.stdout.strip() == evaluation.aggregate().to_json()

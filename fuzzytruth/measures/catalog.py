@@ -34,9 +34,10 @@ True
 
 from __future__ import annotations
 
+import copyreg
 import importlib
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,20 @@ def family(name: str) -> MeasureFamily:
         raise ValueError(
             f"unknown measure family {name!r}; registered families are {sorted(registry._FAMILIES)}"
         ) from None
+
+
+def _reduce_family(fam: MeasureFamily) -> tuple[Callable[[str], MeasureFamily], tuple[str]]:
+    """How a :class:`MeasureFamily` pickles: by its registered name, unpickled by
+    :func:`family` wherever a family of that name is registered (its kernels may be lambdas,
+    its aliases a read-only mapping, which pickle cannot carry), so that an
+    :class:`~fuzzytruth.evaluation.Evaluation` pickles."""
+    if registry._FAMILIES.get(fam.name) is not fam:
+        raise TypeError(f"cannot pickle measure family {fam.name!r}: it is not the family "
+                        "registered under that name (pickles refer to families by name)")
+    return family, (fam.name,)
+
+
+copyreg.pickle(MeasureFamily, _reduce_family)
 
 
 def family_alias(name: str) -> tuple[str, Mapping[str, Any]] | None:

@@ -154,7 +154,9 @@ class Param:
 class MeasureFamily:
     """A registered measure family: kernel, parameters and spelling rules.
 
-    Use :func:`register` rather than building this directly.
+    Use :func:`register` rather than building this directly. A family pickles (and
+    deep-copies) by its registered name, as a function does by its qualified name
+    (:mod:`fuzzytruth.measures.catalog` registers the rule with :mod:`copyreg`).
     """
 
     name: str
@@ -174,18 +176,6 @@ class MeasureFamily:
     uses_if: Callable[..., Iterable[str]] | None = None
     reads: str = "ranking"
     per_item: bool = True
-
-    def __reduce__(self) -> tuple[Callable[[str], MeasureFamily], tuple[str]]:
-        """Pickled by its registered name, as a function is by its qualified name (its
-        kernels may be lambdas, its aliases a read-only mapping): an :class:`Evaluation
-        <fuzzytruth.evaluation.Evaluation>` pickles, and unpickles wherever the family is
-        registered under that name."""
-        if _FAMILIES.get(self.name) is not self:
-            raise TypeError(f"cannot pickle measure family {self.name!r}: it is not the family "
-                            "registered under that name (pickles refer to families by name)")
-        from fuzzytruth.measures.catalog import family
-
-        return family, (self.name,)
 
     def combine(self, values: np.ndarray, axis: int = -1) -> np.ndarray:
         """The system's value from per-query ``values`` along ``axis`` (NaN entries left out).
