@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+from fuzzytruth import Qrels, Run, evaluate
 from fuzzytruth._random import draw_seed, named_stream
 from fuzzytruth.stats import (
     ResamplingResolutionWarning,
@@ -521,3 +522,29 @@ def test_rank_and_sign_tests_warn_when_their_smallest_pvalue_cannot_be_significa
         compare(six[:2], method=method)
     with pytest.warns(ResamplingResolutionWarning, match="with 21 tests it cannot pass"):
         compare(six, method=method)
+
+
+def test_a_measure_is_found_in_results_in_any_spelling_evaluate_takes():
+    # evaluate(..., ["map", "P_5"]) labels its measures "AP" and "P@5"; asking the result or
+    # compare() for "map" was refused ("measure must be one of ['AP', 'P@5']; got 'map'")
+    rng = np.random.default_rng(0)
+    queries = [f"q{i}" for i in range(30)]
+    runs = {s: Run(np.repeat(queries, 5), np.tile(list("abcde"), 30), rng.random(150), name=s)
+            for s in "AB"}
+    qrels = Qrels(np.repeat(queries, 2), np.tile(list("ac"), 30), np.ones(60))
+    evaluation = evaluate(runs, qrels, ["map", "P_5"])
+    assert evaluation.measures == ("AP", "P@5")
+    for spelling, label in (("map", "AP"), ("MAP", "AP"), ("P_5", "P@5"), ("P.5", "P@5")):
+        assert compare(evaluation, measure=spelling).table["measure"].tolist() == [label]
+        np.testing.assert_array_equal(evaluation.query_means(spelling),
+                                      evaluation.query_means(label))
+    assert evaluation.distribution("A", "q0", "map").mean() == evaluation.distribution(
+        "A", "q0", "AP").mean()
+    # and a table's own spelling is found from the canonical one
+    frame = long_frame(rng.random((2, 30)), "map", ["A", "B"])
+    assert compare(frame, measure="AP").table["measure"].tolist() == ["map"]
+    with pytest.raises(ValueError, match=r"^measure must be one of \['AP', 'P@5'\]; got 'R@5'$"):
+        compare(evaluation, measure="R@5")
+    both = pd.concat([frame, long_frame(rng.random((2, 30)), "AP", ["A", "B"])])
+    with pytest.raises(ValueError, match=r"measure must be one of \['AP', 'map'\]; got 'MAP'"):
+        compare(both, measure="MAP")  # two labels spell it: neither is chosen

@@ -18,6 +18,7 @@ from fuzzytruth._validation import (
 )
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind, estimand_label
 from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
@@ -261,9 +262,13 @@ class Evaluation:
 
     def family(self, measure: str | Measure) -> MeasureFamily:
         """The family of one of the evaluated measures."""
-        name = str(measure)
-        check_choice("measure", name, self.measures)
-        return self._families[name]
+        return self._families[self._measure(measure)]
+
+    def _measure(self, measure: str | Measure) -> str:
+        """The label of one of the evaluated measures, given in any spelling
+        :func:`~fuzzytruth.evaluate` takes (``"map"`` for ``"AP"``), else an error naming
+        them."""
+        return label_among(str(measure), self.measures)
 
     def __repr__(self) -> str:
         worlds = f", {self.n_worlds} worlds" if self.n_worlds else ""
@@ -277,10 +282,8 @@ class Evaluation:
 
     # ------------------------------------------------------------------ access
     def _key(self, system: str, measure: str | Measure) -> tuple[str, str]:
-        name = str(measure)
         check_choice("system", system, self.systems)
-        check_choice("measure", name, self.measures)
-        return system, name
+        return system, self._measure(measure)
 
     def _samples(self, system: str, measure: str) -> np.ndarray:
         """``(n_worlds, n_queries)`` world values of a (system, measure) computed by worlds."""

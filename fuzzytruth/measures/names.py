@@ -116,6 +116,7 @@ __all__ = [
     "canonical",
     "expand",
     "from_alias",
+    "label_among",
     "parse_measure",
     "parse_measures",
 ]
@@ -616,6 +617,37 @@ def canonical(name: str) -> str:
     ('nDCG(gain={0:1,1:3})', 'nDCG(gain=exp)@10')
     """
     return str(parse_measure(name))
+
+
+def label_among(measure: str, labels: Iterable[str], *, name: str = "measure") -> str:
+    """The one of ``labels`` (the measures of a result) that ``measure`` names: itself, or
+    the one label that spells the same measure another way (``"map"`` asks for ``"AP"``, and
+    ``"AP"`` for a table's ``"map"``); else a ValueError naming ``name`` and the labels.
+
+    Examples
+    --------
+    >>> label_among("map", ["AP", "P@10"]), label_among("P@10", ["map", "P_10"])
+    ('AP', 'P_10')
+    >>> label_among("nDCG@10", ["AP"])
+    Traceback (most recent call last):
+    ...
+    ValueError: measure must be one of ['AP']; got 'nDCG@10'
+    """
+    labels = list(labels)
+    if measure in labels:
+        return measure
+
+    def spelled(text: str) -> str | None:
+        try:
+            return canonical(text)
+        except ValueError:  # not a measure's spelling (a table may name its column "score")
+            return None
+
+    wanted = spelled(measure)
+    same = [label for label in labels if wanted is not None and spelled(label) == wanted]
+    if len(same) == 1:
+        return same[0]
+    raise ValueError(f"{name} must be one of {labels}; got {measure!r}")
 
 
 def alias_table() -> list[tuple[str, str, str]]:

@@ -57,6 +57,7 @@ from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
 from fuzzytruth._resampling import ResamplingResolutionWarning
 from fuzzytruth._warnings import warn
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import (
     all_pairs,
     baseline_pairs,
@@ -530,9 +531,8 @@ def compare(
             )
         matrices = dict(population.scores)
         if measure is not None:
-            if measure not in matrices:
-                raise ValueError(f"measure must be one of {list(matrices)}; got {measure!r}")
-            matrices = {measure: matrices[measure]}
+            label = label_among(measure, matrices)
+            matrices = {label: matrices[label]}
     else:
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
     given_seed = recorded_seed(rng)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth._validation import check_columns, numeric_values, plain, text_names
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import as_labels, as_scores
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -298,6 +299,5 @@ def as_score_matrices(
 def _select(out: dict[str, ScoreMatrix], measure: str | None) -> dict[str, ScoreMatrix]:
     if measure is None:
         return out
-    if measure not in out:
-        raise ValueError(f"measure must be one of {list(out)}; got {measure!r}")
-    return {measure: out[measure]}
+    label = label_among(measure, out)
+    return {label: out[label]}
