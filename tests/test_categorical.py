@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fuzzytruth as ft
-from fuzzytruth import Annotations, Membership
+from fuzzytruth import Annotations, Membership, Run
 from fuzzytruth.datasets import santini_figure1, santini_illustrative, santini_taxonomy
 
 TAX = santini_taxonomy()
@@ -279,3 +279,23 @@ def test_paper_repro_script_runs_and_reproduces():
     assert "people             0.6    0.6000" in out.stdout
     assert "crowd              0.2    0.2000" in out.stdout
     assert "CONSTRUCTED" in out.stdout
+
+
+@pytest.mark.parametrize(("category", "message"), [
+    (3, r"query_categories\['zq1'\]: unknown node 3: not in the taxonomy$"),
+    ("peeple", r"query_categories\['zq1'\]: unknown node 'peeple': not in the taxonomy "
+               r"\(closest known names: 'people'\)$"),
+    (["people", "city"], r"query_categories\['zq1'\]: unknown node \['people', 'city'\]: .* "
+                         r"\(a query's category is one node of the taxonomy\)$"),
+])
+def test_query_categories_name_the_query_whose_category_is_unknown(category, message):
+    # the error said "unknown node 3: not in the taxonomy" without the parameter or the
+    # query; and a key of no evaluated query was not checked at all
+    run = Run(["zq1", "zq1"], ["img02", "img03"], [2.0, 1.0])
+    with pytest.raises(ValueError, match=message):
+        ft.evaluate(run, MEM, "P@2", query_categories={"zq1": category})
+    with pytest.raises(ValueError, match=message.replace("zq1", "zq9")):  # not evaluated
+        ft.evaluate(run, MEM, "P@2", query_categories={"zq1": "people", "zq9": category})
+    with pytest.raises(ValueError, match=r"mapping of query id to category \(a dict; a pandas "
+                                         r"Series gives one by .to_dict\(\)\); got Series"):
+        ft.evaluate(run, MEM, "P@2", query_categories=pd.Series({"zq1": "people"}))

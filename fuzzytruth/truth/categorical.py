@@ -57,6 +57,13 @@ class CategoricalTruth(BoundTruth):
         self.categories: Mapping[str, Hashable] = {
             str(k): v for k, v in (options.query_categories or {}).items()
         }
+        for query, category in self.categories.items():  # before any query is evaluated
+            try:
+                membership.taxonomy.index(category)
+            except ValueError as error:
+                one = ("" if not isinstance(category, list | tuple | set | dict) else
+                       " (a query's category is one node of the taxonomy)")
+                raise ValueError(f"query_categories[{query!r}]: {error}{one}") from None
         self.weights = options.weights
         self.exclude_query = options.exclude_query
         self.world_model = options.world_model

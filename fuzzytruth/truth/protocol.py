@@ -126,8 +126,8 @@ class TruthOptions:
         object.__setattr__(self, "exclude_query", check_flag("exclude_query", self.exclude_query))
         if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
             raise ValueError(
-                "query_categories must be a mapping of query id to category; got "
-                f"{type(self.query_categories).__name__}"
+                "query_categories must be a mapping of query id to category (a dict; a pandas "
+                f"Series gives one by .to_dict()); got {type(self.query_categories).__name__}"
             )
 
 
