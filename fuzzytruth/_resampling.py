@@ -44,6 +44,7 @@ from fuzzytruth._validation import (
     check_confidence_level,
     check_memory_budget,
     physical_memory,
+    significance_level,
     tail_levels,
 )
 from fuzzytruth._warnings import warn
@@ -93,9 +94,35 @@ def run_blocks(kernel: Callable[..., Any], shared: Any, blocks: list[tuple[int, 
     return runner(kernel, shared, blocks)
 
 
+def interval_tail(confidence_level: float, alternative: str) -> float:
+    """The tail probability an interval leaves out on each bounded side: half of
+    ``1 - confidence_level`` (rounded by :func:`~fuzzytruth._validation.significance_level`)
+    for a two-sided interval, all of it for a one-sided one."""
+    alpha = significance_level(confidence_level)
+    return alpha / 2.0 if alternative == "two-sided" else alpha
+
+
+def resamples_to_bound(confidence_level: float, alternative: str) -> int:
+    """The fewest resamples B whose resolution ``1 / (B + 1)`` is finer than the tail of a
+    ``confidence_level`` interval: with fewer, its bounded ends are infinite (40 for a
+    two-sided 95 % interval, 20 for a one-sided one).
+
+    Examples
+    --------
+    >>> resamples_to_bound(0.95, "two-sided"), resamples_to_bound(0.95, "greater")
+    (40, 20)
+    """
+    tail = interval_tail(confidence_level, alternative)
+    b = max(int(1.0 / tail) - 2, 1)
+    while 1.0 / (b + 1) >= tail:  # the rule test_and_interval applies, counted up to
+        b += 1
+    return b
+
+
 class ResamplingResolutionWarning(UserWarning):
     """Too few resamples for the result to mean what it says: no Monte Carlo p-value can
-    survive the correction, or a percentile interval's ends are the most extreme replicates."""
+    survive the correction, a percentile interval's ends are the most extreme replicates, or
+    a bootstrap interval's tail is finer than ``1 / (B + 1)`` (it is unbounded)."""
 
 
 def percentile_interval(

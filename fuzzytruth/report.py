@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._resampling import resamples_to_bound
 from fuzzytruth._validation import (
     check_columns,
     check_confidence_level,
@@ -364,6 +365,16 @@ def comparison_notes(comparison: Any) -> list[str]:
         f"per-{_singular(unit)} differences.",
         f"W/T/L: {unit} on which A's score is higher / equal / lower than B's.",
     ]
+    alternative, level = _one(table, "alternative"), _one(table, "confidence_level")
+    bounded = [end for end, side in (("ci_low", "less"), ("ci_high", "greater"))
+               if alternative != side]  # the ends an interval of this alternative bounds
+    if np.isinf(table[bounded].to_numpy(dtype=float)).any():  # bootstrap tails unresolved
+        needed = resamples_to_bound(level, alternative)
+        notes.append(
+            f"inf: B = {comparison.n_resamples} resamples resolve tails of "
+            f"1/(B+1) = {1 / (comparison.n_resamples + 1):.3g} at the finest, so the "
+            f"{percent(level)} intervals are unbounded; at least {needed} bound them."
+        )
     flat = table["effect_size"].isna() & table["difference"].notna()
     if flat.any():  # the pairs compare() warned about, named where the warning is not seen
         undefined = ["d_z"] + [what for what, columns in (("a test", ["pvalue"]),

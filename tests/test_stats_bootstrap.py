@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats as sps
 
-from fuzzytruth._resampling import QueryCounts
+from fuzzytruth._resampling import QueryCounts, resamples_to_bound
+from fuzzytruth.report import comparison_notes
 from fuzzytruth.stats import (
     ResamplingResolutionWarning,
     compare,
@@ -446,3 +447,36 @@ def test_a_bootstrap_whose_means_cannot_fit_is_refused_before_drawing():
     with pytest.raises(ValueError, match=r"n_resamples=100000000 would keep 1\.6 TB of "
                                          r"resampled values \(16000 bytes per resample\)"):
         paired_bootstrap(x, n_resamples=10**8, rng=0)
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_resamples_to_bound_is_the_fewest_that_bound_the_interval(level, alternative):
+    # the rule compare() warns by and the report's footnote reads: with B below it, the ends
+    # an interval of this alternative bounds are infinite; from B on they are finite
+    needed = resamples_to_bound(level, alternative)
+    x = np.random.default_rng(1).random((2, 40))
+    ends = {"two-sided": [0, 1], "greater": [0], "less": [1]}[alternative]
+    for b, finite in ((needed - 1, False), (needed, True)):
+        res = paired_bootstrap(x, n_resamples=b, rng=0)
+        for method in ("percentile", "basic", "bca", "studentized"):
+            ci = res.confidence_interval(method=method, confidence_level=level,
+                                         alternative=alternative)
+            got = np.isfinite([ci.low[0], ci.high[0]])[ends]
+            assert got.all() if finite else not got.any(), (method, b)
+
+
+def test_compare_warns_and_the_report_explains_an_unbounded_interval():
+    x = np.random.default_rng(0).random((2, 30))
+    with pytest.warns(ResamplingResolutionWarning, match=r"^n_resamples=39 resolves tails of "
+                      r"1/\(B\+1\) = 0.025 at the finest: the 95% two-sided bootstrap intervals "
+                      r"are unbounded \(inf ends\); at least 40 resamples bound them$"):
+        comparison = compare(x, method="percentile", n_resamples=39, rng=0)
+    assert np.isinf(comparison.table[["ci_low", "ci_high"]].to_numpy()).all()
+    assert ("inf: B = 39 resamples resolve tails of 1/(B+1) = 0.025 at the finest, so the 95% "
+            "intervals are unbounded; at least 40 bound them.") in comparison_notes(comparison)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResamplingResolutionWarning)
+        bounded = compare(x, method="percentile", n_resamples=40, rng=0)
+        compare(x, method="randomization", n_resamples=19, correction="none", rng=0)
+    assert not any(n.startswith("inf:") for n in comparison_notes(bounded))

@@ -33,6 +33,7 @@ from fuzzytruth._resampling import (
     QueryCounts,
     block_rows,
     bootstrap_means,
+    interval_tail,
     row_chunks,
 )
 from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
@@ -233,7 +234,7 @@ class BootstrapResult:
             # rounded (significance_level) so that level 0.99 has tails of exactly 0.005 (its
             # test's resolution) and every procedure compares p with the same alpha
             alpha = significance_level(level)
-            tail = alpha / 2.0 if alternative == "two-sided" else alpha
+            tail = interval_tail(level, alternative)
             levels = np.array([tail, 1.0 - tail])
         estimate = self.mean if target == "means" else self.difference
         low = np.empty_like(estimate)

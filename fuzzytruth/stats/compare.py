@@ -55,7 +55,7 @@ import pandas as pd
 
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
-from fuzzytruth._resampling import ResamplingResolutionWarning
+from fuzzytruth._resampling import ResamplingResolutionWarning, resamples_to_bound
 from fuzzytruth._warnings import warn
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import (
@@ -535,6 +535,8 @@ def compare(
             matrices = {label: matrices[label]}
     else:
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
+    _warn_if_unbounded(method, population.n_resamples if population else n_resamples, level,
+                       alternative)
     given_seed = recorded_seed(rng)
     base_seed = draw_seed(rng)
     pair_frames = []
@@ -569,6 +571,20 @@ def compare(
         scores_seed=scores_seed,
         unit=first.unit,
     )
+
+
+def _warn_if_unbounded(method: str, n_resamples: int, level: float, alternative: str) -> None:
+    """A bootstrap interval whose tail is not finer than ``1 / (B + 1)`` is unbounded
+    (:meth:`BootstrapResult.confidence_interval`): say so, with the B that bounds it."""
+    needed = resamples_to_bound(level, alternative)
+    sides = "two-sided" if alternative == "two-sided" else "one-sided"
+    if method in BOOTSTRAP_METHODS and n_resamples < needed:
+        warn(
+            f"n_resamples={n_resamples} resolves tails of 1/(B+1) = {1 / (n_resamples + 1):.3g} "
+            f"at the finest: the {level * 100:g}% {sides} bootstrap intervals are unbounded (inf "
+            f"ends); at least {needed} resamples bound them",
+            ResamplingResolutionWarning,
+        )
 
 
 def _compare_one(
