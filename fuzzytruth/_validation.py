@@ -310,6 +310,10 @@ def check_columns(
     Traceback (most recent call last):
     ...
     ValueError: table must not be empty
+    >>> check_columns(pd.DataFrame([[1, 2]], columns=["a", "a"]), "table", ["a"])
+    Traceback (most recent call last):
+    ...
+    ValueError: table has 2 columns named 'a'; each column read must be one
     """
     found = getattr(frame, "columns", None)
     if found is None:
@@ -329,6 +333,11 @@ def check_columns(
                 f"{name} must have columns {list(columns)}{' ' + hint if hint else ''}; "
                 f"missing {missing}, found {found}"
             )
+    wanted = list(columns.values()) if isinstance(columns, Mapping) else list(columns)
+    twice = [c for c in dict.fromkeys(wanted) if found.count(c) > 1]
+    if twice:  # frame[c] would be a DataFrame, refused later as "not one-dimensional"
+        raise ValueError(f"{name} has {found.count(twice[0])} columns named {twice[0]!r}; "
+                         "each column read must be one")
     if rows and len(frame) == 0:
         raise ValueError(f"{name} must not be empty")
 

@@ -78,6 +78,15 @@ def test_dataframe_errors():
         Run.from_dataframe(df, score_col="points")
     with pytest.raises(ValueError, match=r"scores must not contain NaN \(found at row 0\)"):
         Run.from_dataframe(df)
+    # two columns named "score" (a concat) were read together and refused as "scores must
+    # be one-dimensional; got shape (1, 2)"
+    twice = pd.concat([df.fillna(1.0), df[["score"]].fillna(2.0)], axis=1)
+    with pytest.raises(ValueError, match=r"^df has 2 columns named 'score'; each column read "
+                                         r"must be one$"):
+        Run.from_dataframe(twice)
+    with pytest.raises(ValueError, match=r"^df has 2 columns named 'doc_id'"):
+        Qrels.from_dataframe(pd.concat([df, df[["doc_id"]]], axis=1).rename(
+            columns={"score": "relevance"}))
     with pytest.raises(ValueError, match=r"df must be a pandas DataFrame; got dict"):
         Qrels.from_dataframe({"query_id": []})
     with pytest.raises(ValueError, match=r"must have the same length; got 2, 1 and 1"):
