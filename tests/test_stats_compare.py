@@ -341,6 +341,14 @@ def test_long_frame_names_the_row_of_a_value_that_is_not_a_number(scores):
 def test_compare_argument_errors(scores):
     with pytest.raises(ValueError, match=r"baseline must be one of the systems \['system0'"):
         compare(scores, baseline="bm25")
+    # the message listed every label given (all 40 query ids) instead of the repeated ones
+    queries = [f"q{i % 7}" for i in range(scores.shape[1])]
+    with pytest.raises(ValueError, match=r"^queries must be unique \(as text\); got 'q0', 'q1', "
+                                         r"'q2', 'q3', 'q4', … more than once$"):
+        compare(scores, queries=queries)
+    with pytest.raises(ValueError, match=r"^systems must be unique \(as text\); got '1' more "
+                                         r"than once$"):
+        compare(scores, systems=[1, "1", "b", "c"][: scores.shape[0]])
     with pytest.raises(ValueError, match=r"correction must be one of \['holm', 'bonferroni', "
                                          r"'bh', 'by', 'romano-wolf', 'tukey-randomized', "
                                          r"'tukey-anova', 'none'\]; got 'fdr_bh'"):

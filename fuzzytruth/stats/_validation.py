@@ -4,6 +4,7 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -217,8 +218,12 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
     out = tuple(labels)
     if len(out) != n:
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
-    if len({str(label) for label in out}) != n:
-        raise ValueError(f"{name} must be unique (as text); got duplicates in {list(out)}")
+    texts = [str(label) for label in out]
+    if len(set(texts)) != n:
+        counts = Counter(texts)
+        again = [t for t in dict.fromkeys(texts) if counts[t] > 1]
+        shown = ", ".join(repr(t) for t in again[:5]) + (", …" if len(again) > 5 else "")
+        raise ValueError(f"{name} must be unique (as text); got {shown} more than once")
     return out
 
 
