@@ -260,8 +260,8 @@ def test_long_frame_labels_with_the_same_text_are_refused(scores):
     assert scores_from_frame(numbered)["AP"].systems == (1, 2, 3, 4)
     # and labels given beside an array: compare's table showed "1 vs 1"
     x = np.random.default_rng(0).random((2, 30))
-    with pytest.raises(ValueError, match=r"systems must be unique \(as text\); got "
-                                         r"duplicates in \[1, '1'\]"):
+    with pytest.raises(ValueError, match=r"^systems must be unique \(as text\); repeated: 1 "
+                                         r"and '1' \(one text\)$"):
         compare(x, systems=[1, "1"])
     with pytest.raises(ValueError, match=r"queries must be unique \(as text\)"):
         compare(x, queries=[*range(15), *map(str, range(15))])
@@ -343,12 +343,9 @@ def test_compare_argument_errors(scores):
         compare(scores, baseline="bm25")
     # the message listed every label given (all 40 query ids) instead of the repeated ones
     queries = [f"q{i % 7}" for i in range(scores.shape[1])]
-    with pytest.raises(ValueError, match=r"^queries must be unique \(as text\); got 'q0', 'q1', "
-                                         r"'q2', 'q3', 'q4', … more than once$"):
+    with pytest.raises(ValueError, match=r"^queries must be unique \(as text\); repeated: 'q0', "
+                                         r"'q1', 'q2', 'q3', 'q4', …$"):
         compare(scores, queries=queries)
-    with pytest.raises(ValueError, match=r"^systems must be unique \(as text\); got '1' more "
-                                         r"than once$"):
-        compare(scores, systems=[1, "1", "b", "c"][: scores.shape[0]])
     with pytest.raises(ValueError, match=r"correction must be one of \['holm', 'bonferroni', "
                                          r"'bh', 'by', 'romano-wolf', 'tukey-randomized', "
                                          r"'tukey-anova', 'none'\]; got 'fdr_bh'"):

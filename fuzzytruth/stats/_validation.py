@@ -4,7 +4,6 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -220,10 +219,13 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
     texts = [str(label) for label in out]
     if len(set(texts)) != n:
-        counts = Counter(texts)
-        again = [t for t in dict.fromkeys(texts) if counts[t] > 1]
-        shown = ", ".join(repr(t) for t in again[:5]) + (", …" if len(again) > 5 else "")
-        raise ValueError(f"{name} must be unique (as text); got {shown} more than once")
+        spellings: dict[str, dict[str, None]] = {}  # each text's labels, as repr, in order
+        for label, text in zip(out, texts, strict=True):
+            spellings.setdefault(text, {})[repr(label)] = None
+        repeated = [" and ".join(shown) + " (one text)" if len(shown) > 1 else next(iter(shown))
+                    for text, shown in spellings.items() if texts.count(text) > 1]
+        raise ValueError(f"{name} must be unique (as text); repeated: "
+                         + ", ".join(repeated[:5]) + (", …" if len(repeated) > 5 else ""))
     return out
 
 
