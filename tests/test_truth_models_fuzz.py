@@ -165,10 +165,17 @@ def test_a_collection_given_twice_has_the_same_em_trajectory(drawn, model, n_ite
     except ValueError:
         return
     doubled = fit_quietly(model(max_iter=n_iter, tol=0.0), twice).posterior_frame()
-    expected = fit.posterior_frame()
-    for items in (list(expected.index), [f"copy-{i}" for i in expected.index]):
-        got = doubled.loc[items].to_numpy()
-        np.testing.assert_allclose(got, expected.to_numpy(), rtol=0, atol=1e-8)
+    items = list(fit.posterior_frame().index)
+    expected = fit.posterior_frame().to_numpy()
+    # A posterior made by the floor is not doubled with the counts: a confusion never seen
+    # gets 1e-10 / (its class's count), halved in the copy, and so may the posterior it
+    # drives (found: 1.69e-7 once, 8.47e-8 doubled, after 4 iterations). The law is checked
+    # where the posterior is above that regime; below it, both sides stay in it.
+    floor_made = expected < 1e-6
+    for rows in (items, [f"copy-{i}" for i in items]):
+        got = doubled.loc[rows].to_numpy()
+        np.testing.assert_allclose(got[~floor_made], expected[~floor_made], rtol=0, atol=1e-8)
+        assert (got[floor_made] < 1e-6).all()
 
 
 # ---------------------------------------------------------------------- hostile arguments
