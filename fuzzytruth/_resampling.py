@@ -102,6 +102,13 @@ def interval_tail(confidence_level: float, alternative: str) -> float:
     return alpha / 2.0 if alternative == "two-sided" else alpha
 
 
+def tail_resolved(tail: float, n_resamples: int) -> bool:
+    """Whether ``n_resamples`` resamples resolve a tail probability of ``tail``: it must be
+    finer than their resolution ``1 / (B + 1)``, else the interval's end is unbounded (and a
+    p-value is at least the resolution)."""
+    return tail > 1.0 / (n_resamples + 1)
+
+
 def resamples_to_bound(confidence_level: float, alternative: str) -> int:
     """The fewest resamples B whose resolution ``1 / (B + 1)`` is finer than the tail of a
     ``confidence_level`` interval: with fewer, its bounded ends are infinite (40 for a
@@ -114,7 +121,7 @@ def resamples_to_bound(confidence_level: float, alternative: str) -> int:
     """
     tail = interval_tail(confidence_level, alternative)
     b = max(int(1.0 / tail) - 2, 1)
-    while 1.0 / (b + 1) >= tail:  # the rule test_and_interval applies, counted up to
+    while not tail_resolved(tail, b):
         b += 1
     return b
 

@@ -35,6 +35,7 @@ from fuzzytruth._resampling import (
     bootstrap_means,
     interval_tail,
     row_chunks,
+    tail_resolved,
 )
 from fuzzytruth.stats._order_statistics import crossing_counts, order_statistics
 from fuzzytruth.stats._validation import (
@@ -303,7 +304,7 @@ class BootstrapResult:
             else:
                 p = np.minimum(1.0, 2.0 * np.minimum(up, down))
         if want_ci:
-            unresolved = tail <= self.resolution
+            unresolved = not tail_resolved(tail, self.n_resamples)
             undefined = np.isnan(low) | np.isnan(high)  # BCa with every resample on one side
             if alternative == "less" or unresolved:
                 low[:] = -np.inf
