@@ -57,9 +57,10 @@ class CategoricalTruth(BoundTruth):
         self.categories: Mapping[str, Hashable] = {
             str(k): v for k, v in (options.query_categories or {}).items()
         }
+        self._category_node: dict[str, int] = {}  # each named query's node, found once
         for query, category in self.categories.items():  # before any query is evaluated
             try:
-                membership.taxonomy.index(category)
+                self._category_node[query] = membership.taxonomy.index(category)
             except ValueError as error:
                 one = ("" if not isinstance(category, list | tuple | set | dict) else
                        " (a query's category is one node of the taxonomy)")
@@ -103,7 +104,7 @@ class CategoricalTruth(BoundTruth):
         if self.categories and n_q and not explicit.any():
             warn(unused_categories_message(self.categories, queries), UserWarning)
         if explicit.any():
-            fixed[explicit] = tax.indices([self.categories[q] for q in queries[explicit]])
+            fixed[explicit] = [self._category_node[q] for q in queries[explicit]]
         mixed = np.flatnonzero(~explicit)
         source = self.membership.direct if self.weights == "direct" else self.membership.matrix
         if source is None and len(mixed):
