@@ -4,6 +4,7 @@ with the rest of the library (choices, confidence levels, integers) come from
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -220,10 +221,12 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
     texts = [str(label) for label in out]
     if len(set(texts)) != n:
         spellings: dict[str, dict[str, None]] = {}  # each text's labels, as repr, in order
+        times = Counter(texts)
         for label, text in zip(out, texts, strict=True):
-            spellings.setdefault(text, {})[repr(label)] = None
+            if times[text] > 1:
+                spellings.setdefault(text, {})[repr(label)] = None
         repeated = [" and ".join(shown) + " (one text)" if len(shown) > 1 else next(iter(shown))
-                    for text, shown in spellings.items() if texts.count(text) > 1]
+                    for shown in spellings.values()]
         raise ValueError(f"{name} must be unique (as text); repeated: "
                          + ", ".join(repeated[:5]) + (", …" if len(repeated) > 5 else ""))
     return out
