@@ -1,17 +1,18 @@
 """Tables of (query, document, value) rows, the storage shared by runs and qrels.
 
-Ids are strings (integers given in a DataFrame are converted with ``str``; floats are refused:
-1.0 would read "1.0", which no file or int says), held as Arrow string arrays: a DataFrame's
-string columns and the TREC reader's columns are used without a copy, in their chunks, and
-object columns or lists are converted once. Query ids are factorised once (a
-column grouped by query, as runs and qrels usually are, costs one comparison of neighbours and
-the hashing of one id per query); document ids are hashed a block of queries at a time
-(:func:`blocks`), where the hash tables fit the CPU cache, by the duplicate check here and by
-the join with the judgments (:func:`fuzzytruth.truth.judged_pairs.grades_by_row`). Each block is
-one array (:func:`rows_of`: a view, or a copy of the block's rows when it spans two chunks); a
-take in any order needs the whole column as one array, which a table not grouped by query makes
-once and keeps (:meth:`PairTable._doc_array`). A document listed twice for one query is an error
-or resolved by a named policy (``duplicates``). :class:`~fuzzytruth.runs.Run` and
+Ids are strings (integers given in a DataFrame are converted with ``str``, bytes decoded as
+UTF-8, :func:`~fuzzytruth._validation.id_text`; floats are refused: 1.0 would read "1.0", which
+no file or int says), held as Arrow string arrays: a DataFrame's string columns and the TREC
+reader's columns are used without a copy, in their chunks, and object columns or lists are
+converted once. Query ids are factorised once (a column grouped by query, as runs and qrels
+usually are, costs one comparison of neighbours and the hashing of one id per query); document
+ids are hashed a block of queries at a time (:func:`blocks`), where the hash tables fit the CPU
+cache, by the duplicate check here and by the join with the judgments
+(:func:`fuzzytruth.truth.judged_pairs.grades_by_row`). Each block is one array
+(:func:`rows_of`: a view, or a copy of the block's rows when it spans two chunks); a take in
+any order needs the whole column as one array, which a table not grouped by query makes once
+and keeps (:meth:`PairTable._doc_array`). A document listed twice for one query is an error or
+resolved by a named policy (``duplicates``). :class:`~fuzzytruth.runs.Run` and
 :class:`~fuzzytruth.truth.qrels.Qrels` are the two kinds.
 """
 
@@ -27,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import check_choice, check_real_types, real_array
+from fuzzytruth._validation import check_choice, check_real_types, id_text, real_array
 from fuzzytruth._validation import check_columns as check_frame_columns
 from fuzzytruth._warnings import warn
 
@@ -92,13 +93,22 @@ def _strings(values: Any, n: int) -> pa.Array | pa.ChunkedArray:
 def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
     """Ids given as a list, tuple or NumPy/pandas array, as an Arrow string array (in chunks
     when long, :func:`_strings`): strings as they are (converted in C, without a NumPy copy
-    for lists), integers and anything else but floats through ``str`` (:func:`float_ids_error`)."""
+    for lists), bytes decoded as UTF-8, integers and anything else but floats through ``str``
+    (:func:`~fuzzytruth._validation.id_text`, :func:`float_ids_error`)."""
     if getattr(getattr(values, "dtype", None), "kind", None) == "f":
         raise float_ids_error(name, values[0] if len(values) else None)
-    if isinstance(values, np.ndarray) and values.dtype.kind in "US":
+    if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+        values = values.astype(object)  # decoded below, as UTF-8 (numpy's cast: ASCII)
+    elif isinstance(values, np.ndarray) and values.dtype.kind == "U":
         values = values.astype(str)
     if not isinstance(values, list | tuple | np.ndarray):
+        given = type(values).__name__
         values = np.asarray(values, dtype=object)
+        if values.ndim == 0:  # a generator, a set, a scalar: no sequence of ids
+            raise ValueError(
+                f"{name} must be a sequence of ids (a list, tuple, NumPy or pandas array); "
+                f"got {given}"
+            )
     if isinstance(values, np.ndarray) and values.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
     try:  # every element a str (the usual case); None becomes a null, NaN an error (below)
@@ -116,7 +126,7 @@ def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
             floats = [v for v in arr.tolist() if isinstance(v, float)]
             if floats:
                 raise float_ids_error(name, floats[0]) from None
-        return _strings([str(v) for v in arr], len(arr))
+        return _strings([id_text(v, name) for v in arr], len(arr))
     if out.null_count:
         raise ValueError(f"{name} must not contain missing values")
     return out
@@ -541,7 +551,7 @@ def flatten_nested(
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     keys = [q for q, n in zip(nested, lengths.tolist(), strict=True) if n]  # with rows only
     q_uniques = np.empty(len(keys), dtype=object)
-    q_uniques[:] = [q if isinstance(q, str) else str(q) for q in keys]
+    q_uniques[:] = [id_text(q, f"{name}'s query ids") for q in keys]
     lengths = lengths[lengths > 0]
     q_codes = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     n = len(q_codes)

@@ -28,6 +28,8 @@ __all__ = [
     "check_number",
     "check_real",
     "check_real_types",
+    "id_text",
+    "ids_text",
     "numeric_values",
     "physical_memory",
     "plain",
@@ -54,6 +56,55 @@ def plain(value: object) -> object:
     "1 inf 'q1'"
     """
     return value.item() if isinstance(value, np.generic) else value
+
+
+def id_text(value: object, name: str) -> str:
+    r"""The text of one id, as ids are compared across the library: a str as it is, bytes
+    decoded as UTF-8 (as Arrow reads them and the files are read), anything else through
+    ``str``. Bytes that are not UTF-8 are a ValueError naming ``name``, never their ``repr``:
+    ``b'a'`` would match no file's ``a``.
+
+    Examples
+    --------
+    >>> id_text(b"caf\xc3\xa9", "doc_ids"), id_text(7, "doc_ids")
+    ('café', '7')
+    >>> id_text(b"\xff", "doc_ids")
+    Traceback (most recent call last):
+    ...
+    ValueError: doc_ids given as bytes must be UTF-8 text; got b'\xff': decode them with the
+    encoding they were written in
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):  # np.bytes_ too
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"{name} given as bytes must be UTF-8 text; got {bytes(value)!r}: decode them "
+                "with the encoding they were written in"
+            ) from None
+    return str(value)
+
+
+def ids_text(values: Any, name: str) -> np.ndarray:
+    """:func:`id_text` of each of ``values`` (1-D), as an object array of str: NumPy's cast to
+    str where no value is bytes (it would decode NumPy bytes as ASCII and write a Python
+    bytes object as its ``repr``).
+
+    Examples
+    --------
+    >>> ids_text(np.array([b"a", b"b"]), "items").tolist(), ids_text([1, "x"], "items").tolist()
+    (['a', 'b'], ['1', 'x'])
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind == "S" or (
+        arr.dtype == object and any(isinstance(v, bytes) for v in arr.flat)
+    ):
+        out = np.empty(arr.shape, dtype=object)
+        out[...] = [id_text(v, name) for v in arr.flat] if arr.ndim else id_text(arr.item(), name)
+        return out
+    return arr.astype(str).astype(object)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
@@ -389,11 +440,11 @@ def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
     ...
     ValueError: runs must name each system once as text; got [1, '1']
     """
-    names = [str(key) for key in mapping]
+    names = [id_text(key, name) for key in mapping]
     if len(set(names)) < len(names):
         twice = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"{name} must name each {unit} once as text; got "
-                         f"{[key for key in mapping if str(key) == twice]!r}")
+                         f"{[key for key in mapping if id_text(key, name) == twice]!r}")
     return names
 
 

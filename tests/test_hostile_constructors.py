@@ -246,6 +246,36 @@ def test_systems_equal_as_text_are_refused_not_merged():
     assert evaluate({1: a, "2": b}, qrels, "P@1").to_frame()["system"].tolist() == ["1", "2"]
 
 
+def test_bytes_ids_are_their_utf8_text_wherever_ids_are_compared_as_text():
+    # str(b"i1") is "b'i1'": bytes items of a membership, bytes system names, bytes ids of a
+    # displacement table or of predictions matched nothing a run or a file names
+    taxonomy = Taxonomy.from_edges([("all", "cat"), ("all", "dog")])
+    frame = pd.DataFrame({"item_id": ["i1", "i1", "i2", "i2"], "annotator_id": ["x", "y"] * 2,
+                          "label": ["cat", "cat", "dog", "cat"]})
+    run = Run(["i1", "i1", "i2", "i2"], ["i2", "i1", "i1", "i2"], [2.0, 1.0, 2.0, 1.0])
+
+    def p_at_1(items, systems=("s",)):
+        ann = Annotations.from_frame(frame.assign(item_id=items), taxonomy=taxonomy)
+        result = evaluate(dict.fromkeys(systems, run), Membership.from_annotations(ann), "P@1")
+        return result.to_frame()[["system", "query_id", "mean"]].values.tolist()
+
+    expected = p_at_1(frame["item_id"])
+    assert p_at_1([b"i1", b"i1", b"i2", b"i2"], systems=(b"s",)) == expected
+    with pytest.raises(ValueError, match=r"frame column 'item_id' given as bytes must be UTF-8 "
+                       r"text; got b'\\xff'"):
+        p_at_1([b"i1", b"i1", b"\xff", b"\xff"])
+    answers = pd.DataFrame({"query_id": [b"q"] * 3, "annotator_id": "u",
+                            "item_id": [b"a", b"b", b"c"], "rank": [1, 2, 3],
+                            "relevance": [1.0, 0.5, 0.25]})
+    ranked = Run(["q"] * 3, ["c", "b", "a"], [3.0, 2.0, 1.0], name="S")
+    as_text = answers.assign(query_id="q", item_id=["a", "b", "c"])
+    assert (weighted_displacement(answers, ranked, n_items=10).to_frame()["w_a"].tolist()
+            == weighted_displacement(as_text, ranked, n_items=10).to_frame()["w_a"].tolist())
+    predictions = Predictions(np.eye(2), items=[b"i1", b"i2"], classes=[b"cat", b"dog"])
+    assert list(predictions.items) == ["i1", "i2"]
+    assert list(predictions.classes) == ["cat", "dog"]
+
+
 def test_a_negative_seed_is_refused_naming_rng():
     with pytest.raises(ValueError, match=r"rng must be a non-negative int seed; got -1"):
         as_generator(-1)

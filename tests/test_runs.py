@@ -72,6 +72,39 @@ def test_floating_point_ids_are_refused():
         == [1, 0]
 
 
+def test_bytes_ids_are_their_utf8_text_in_every_constructor():
+    # a list of bytes ids was read as UTF-8 by Arrow, unless one id in the column was not
+    # text (an int, bytes not UTF-8): then every id went through str(), b"a" became "b'a'"
+    # and matched no judgment, silently; a NumPy bytes array stopped on a UnicodeDecodeError
+    qrels = Qrels(["q", "q"], ["a", "café"], [1, 2])
+    expected = ranked_gains(Run(["q"] * 3, ["a", "7", "café"], [3.0, 2.0, 1.0]), qrels).gains
+    for docs in ([b"a", 7, "café".encode()], np.array([b"a", b"7", "café".encode()]),
+                 pd.Series([b"a", 7, "café".encode()])):
+        run = Run([b"q", "q", np.bytes_(b"q")], docs, [3.0, 2.0, 1.0])
+        assert run.doc_ids.tolist() == ["a", "7", "café"]
+        assert run.queries == ["q"]
+        np.testing.assert_array_equal(ranked_gains(run, qrels).gains, expected)
+    nested = Run.from_dict({b"q": {b"a": 3.0, 7: 2.0, "café".encode(): 1.0}})
+    assert nested.queries == ["q"] and nested.doc_ids.tolist() == ["a", "7", "café"]
+    said = r"given as bytes must be UTF-8 text; got b'\\xff': decode them"
+    for docs in ([b"\xff", b"a"], np.array([b"\xff", b"a"]), [b"\xff", 1]):
+        with pytest.raises(ValueError, match="doc_ids " + said):
+            Run(["q", "q"], docs, [2.0, 1.0])
+    with pytest.raises(ValueError, match="run's query ids " + said):
+        Run.from_dict({b"\xff": {"a": 1.0}})
+
+
+def test_ids_that_are_no_sequence_are_refused_by_name():
+    # a generator or a set became a 0-d object array: "must be one-dimensional; got shape ()"
+    said = r"must be a sequence of ids \(a list, tuple, NumPy or pandas array\); got "
+    with pytest.raises(ValueError, match="query_ids " + said + "generator"):
+        Run((q for q in ["q", "q"]), ["a", "b"], [1.0, 2.0])
+    with pytest.raises(ValueError, match="doc_ids " + said + "set"):
+        Qrels(["q", "q"], {"a", "b"}, [1, 2])
+    with pytest.raises(ValueError, match="query_ids " + said + "str"):
+        Run("q", ["a", "b"], [1.0, 2.0])
+
+
 def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
     with pytest.raises(ValueError, match=r"score_col='points' is not a column of the DataFrame"):

@@ -44,7 +44,7 @@ import pandas as pd
 
 from fuzzytruth._order import is_identity
 from fuzzytruth._pairs import float_ids_error
-from fuzzytruth._validation import check_flag, check_real, numeric_values, plain
+from fuzzytruth._validation import check_flag, check_real, id_text, numeric_values, plain
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -67,7 +67,7 @@ def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
     floats = [v for v in values if isinstance(v, float | np.floating)]
     if floats:  # 1.0 would read "1.0", which the truth's ids (from a file, or ints) do not
         raise float_ids_error(f"{what} ids", floats[0])
-    index = pd.Index([str(v) for v in values], dtype=object, name=what)
+    index = pd.Index([id_text(v, f"{what} ids") for v in values], dtype=object, name=what)
     if index.has_duplicates:
         raise ValueError(f"{what} ids must be unique; repeated: {_show(index[index.duplicated()])}")
     return index

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
+from fuzzytruth._validation import id_text
 from fuzzytruth.metrics.class_rules import TARGETS
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.protocol import TruthKind
@@ -60,7 +61,7 @@ __all__ = ["TARGETS", "ClassMap", "ClassTruth", "PreparedClassTruth", "class_tru
 
 
 def _str_index(values: Sequence[Hashable]) -> pd.Index:
-    return pd.Index([str(v) for v in values], dtype=object)
+    return pd.Index([id_text(v, "classes") for v in values], dtype=object)
 
 
 @dataclass(frozen=True, eq=False)
@@ -332,7 +333,7 @@ class ClassMap:
 
     def __init__(self, truth: PreparedClassTruth, classes: Sequence[str],
                  level: int | None = None, name: str | None = None) -> None:
-        classes = [str(c) for c in classes]
+        classes = [id_text(c, "classes") for c in classes]
         tax = truth.taxonomy
         if tax is None:  # a set-valued truth: classes meet documents by name
             if level is not None:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_columns, check_real
+from fuzzytruth._validation import check_columns, check_real, ids_text
 
 __all__ = ["COLUMNS", "as_text", "column_names", "located", "numeric", "require"]
 
@@ -120,7 +120,7 @@ def _texts(uniques: Any) -> tuple[np.ndarray, pd.api.extensions.ExtensionArray]:
         import pyarrow as pa  # loaded with pandas' string arrays anyway
 
         return np.arange(len(arr)), pd.array(pa.array(arr).cast(pa.string()), dtype="str")
-    text = arr.astype(str).astype(object)
+    text = ids_text(arr, "ids")
     if pd.api.types.infer_dtype(arr, skipna=False) == "string":
         return np.arange(len(arr)), pd.array(text, dtype="str")
     codes, texts = pd.factorize(text)

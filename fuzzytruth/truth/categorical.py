@@ -23,6 +23,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
 from fuzzytruth._resampling import row_chunks
+from fuzzytruth._validation import id_text, ids_text
 from fuzzytruth._warnings import warn
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
@@ -55,7 +56,8 @@ class CategoricalTruth(BoundTruth):
             self.truth_model = model.name
             self.independent = model.independent_items
         self.categories: Mapping[str, Hashable] = {
-            str(k): v for k, v in (options.query_categories or {}).items()
+            id_text(k, "query_categories' keys"): v
+            for k, v in (options.query_categories or {}).items()
         }
         self._category_node: dict[str, int] = {}  # each named query's node, found once
         for query, category in self.categories.items():  # before any query is evaluated
@@ -68,11 +70,11 @@ class CategoricalTruth(BoundTruth):
         self.weights = options.weights
         self.exclude_query = options.exclude_query
         self.world_model = options.world_model
-        self.items = pd.Index([str(i) for i in membership.items])
+        self.items = pd.Index(ids_text(membership.items, "membership item ids"))
         if self.items.has_duplicates:
             # runs name documents by str ids: 1 and "1" would be one document with two rows
             text = self.items[self.items.duplicated()][0]
-            clash = [i for i in membership.items if str(i) == text]
+            clash = [i for i in membership.items if id_text(i, "items") == text]
             raise ValueError(
                 "membership item ids must be distinct once converted to str (a run's document "
                 f"ids are str); got {', '.join(map(repr, clash[:5]))}"

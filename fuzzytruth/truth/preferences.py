@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import check_columns
-from fuzzytruth._validation import plain, real_array
+from fuzzytruth._validation import ids_text, plain, real_array
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["Preferences"]
@@ -69,10 +69,10 @@ class Preferences:
         line_numbers: np.ndarray | None = None,
     ) -> None:
         frame = pd.DataFrame({
-            "query_id": np.asarray(query_ids, dtype=object).astype(str),
-            "group": np.asarray(groups, dtype=object).astype(str),
-            "subgroup": np.asarray(subgroups, dtype=object).astype(str),
-            "doc_id": np.asarray(doc_ids, dtype=object).astype(str),
+            "query_id": ids_text(np.asarray(query_ids, dtype=object), "query_ids"),
+            "group": ids_text(np.asarray(groups, dtype=object), "groups"),
+            "subgroup": ids_text(np.asarray(subgroups, dtype=object), "subgroups"),
+            "doc_id": ids_text(np.asarray(doc_ids, dtype=object), "doc_ids"),
         })
         values = real_array(levels, "levels")
         if values.shape != (len(frame),):
