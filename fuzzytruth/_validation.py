@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 from fuzzytruth._lazy import lazy_names
 
 __all__ = [
+    "by_labels",
     "check_choice",
     "check_columns",
     "check_confidence_level",
@@ -30,6 +32,7 @@ __all__ = [
     "check_real_types",
     "id_text",
     "ids_text",
+    "is_default_positions",
     "numeric_values",
     "physical_memory",
     "plain",
@@ -105,6 +108,74 @@ def ids_text(values: Any, name: str) -> np.ndarray:
         out[...] = [id_text(v, name) for v in arr.flat] if arr.ndim else id_text(arr.item(), name)
         return out
     return arr.astype(str).astype(object)
+
+
+def is_default_positions(labels: Any) -> bool:
+    """Whether a pandas axis holds pandas' default labels ``0 .. n - 1`` (no labels given)."""
+    pandas = sys.modules.get("pandas")
+    return (pandas is not None and isinstance(labels, pandas.RangeIndex)
+            and labels.start == 0 and labels.step == 1)
+
+
+def by_labels(
+    values: Any,
+    name: str,
+    *,
+    rows: tuple[str, Iterable[object] | None] | None = None,
+    columns: tuple[str, Iterable[object] | None] | None = None,
+) -> Any:
+    """``values`` as given, or, when it is a pandas DataFrame, with the rows and columns put in
+    the order of the ids given for them (``rows``, ``columns``: what they are, in the plural,
+    and the ids; None, or ids None: that axis as it is). Labels are matched as ids are
+    across the library, as text (:func:`id_text`); an axis with pandas' default labels
+    ``0 .. n - 1`` is taken by position; labels that are not the ids given are a ValueError
+    naming ``name``: a labelled table is never read by position against other names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame([[1, 2], [3, 4]], index=["y", "x"], columns=["b", "a"])
+    >>> by_labels(frame, "scores", rows=("items", ["x", "y"]), columns=("classes", ["a", "b"]))
+       a  b
+    x  4  3
+    y  2  1
+    >>> by_labels(frame, "scores", rows=("items", ["x", "z"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: scores is a DataFrame whose index does not name the items given: it lacks 'z'
+    and has 'y' instead (a DataFrame's rows and columns are matched to the ids given by their
+    labels; pass an array to match them by position)
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is None or not isinstance(values, pandas.DataFrame):
+        return values
+    take: list[Any] = []
+    for axis, labels, spec in (("index", values.index, rows), ("columns", values.columns,
+                                                                columns)):
+        if spec is None or spec[1] is None or is_default_positions(labels):
+            take.append(slice(None))
+            continue
+        what, ids = spec
+        given = pandas.Index([id_text(v, what) for v in ids], dtype=object)
+        named = pandas.Index([id_text(v, f"the {axis} of {name}") for v in labels],
+                             dtype=object)
+        if named.has_duplicates:
+            raise ValueError(f"the {axis} of {name} must name each of the {what} once; repeated: "
+                             f"{sorted(set(named[named.duplicated()]))[:5]!r}")
+        missing, extra = given[~given.isin(named)], named[~named.isin(given)]
+        if len(missing) or len(extra):
+            lacks, has = (", ".join(map(repr, ids[:5])) + (", …" if len(ids) > 5 else "")
+                          for ids in (missing, extra))
+            differ = (f"it lacks {lacks} and has {has} instead" if len(missing) and len(extra)
+                      else f"it lacks {lacks}" if len(missing)
+                      else f"{has} {'is' if len(extra) == 1 else 'are'} not among them")
+            raise ValueError(
+                f"{name} is a DataFrame whose {axis} {'does' if axis == 'index' else 'do'} not "
+                f"name the {what} given: {differ} (a DataFrame's rows and columns are matched "
+                "to the ids given by their labels; pass an array to match them by position)"
+            )
+        take.append(named.get_indexer(given))
+    return values.iloc[take[0], take[1]]
 
 
 def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:

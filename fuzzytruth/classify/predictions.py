@@ -44,7 +44,14 @@ import pandas as pd
 
 from fuzzytruth._order import is_identity
 from fuzzytruth._pairs import float_ids_error
-from fuzzytruth._validation import check_flag, check_real, id_text, numeric_values, plain
+from fuzzytruth._validation import (
+    by_labels,
+    check_flag,
+    check_real,
+    id_text,
+    numeric_values,
+    plain,
+)
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
@@ -80,7 +87,9 @@ class Predictions:
     ----------
     scores : array_like
         ``(n_items, n_classes)`` finite numbers; float32 and float64 are kept as given, other
-        numbers become float64.
+        numbers become float64. A DataFrame's rows and columns are matched to ``items`` and
+        ``classes`` by its labels (its index and columns hold the same ids, in any order), an
+        axis with pandas' default labels ``0 .. n - 1`` by position.
     items : sequence
         Item ids of the rows (converted to str; unique).
     classes : sequence
@@ -111,6 +120,9 @@ class Predictions:
         name: str = "classifier",
         probabilities: bool | None = None,
     ) -> None:
+        self._items = _ids(items, "item")
+        self._classes = _ids(classes, "class")
+        scores = by_labels(scores, "scores", rows=("items", items), columns=("classes", classes))
         array = np.asarray(scores)
         if array.dtype not in (np.float32, np.float64):
             if array.dtype == object or not (
@@ -123,8 +135,6 @@ class Predictions:
             raise ValueError(
                 f"scores must be a 2-D array (n_items, n_classes); got shape {array.shape}"
             )
-        self._items = _ids(items, "item")
-        self._classes = _ids(classes, "class")
         if array.shape != (len(self._items), len(self._classes)):
             raise ValueError(
                 f"scores must have shape (n_items, n_classes) = "

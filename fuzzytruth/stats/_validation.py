@@ -15,6 +15,7 @@ from fuzzytruth._validation import (
     check_int,
     check_n_resamples,
     check_number,
+    id_text,
     real_array,
     significance_level,
 )
@@ -218,7 +219,7 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
     out = tuple(labels)
     if len(out) != n:
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
-    texts = [str(label) for label in out]
+    texts = [id_text(label, name) for label in out]
     if len(set(texts)) != n:
         spellings: dict[str, dict[str, None]] = {}  # each text's labels, as repr, in order
         times = Counter(texts)

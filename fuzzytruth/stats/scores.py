@@ -17,7 +17,14 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_columns, numeric_values, plain, text_names
+from fuzzytruth._validation import (
+    by_labels,
+    check_columns,
+    is_default_positions,
+    numeric_values,
+    plain,
+    text_names,
+)
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import as_labels, as_scores
 
@@ -31,9 +38,13 @@ class ScoreMatrix:
     Attributes
     ----------
     values : numpy.ndarray
-        ``(n_systems, n_queries)`` or ``(n_worlds, n_systems, n_queries)`` float64, finite.
+        ``(n_systems, n_queries)`` or ``(n_worlds, n_systems, n_queries)`` float64, finite. A
+        DataFrame (systems × queries) gives its labels, or is put in the order of the
+        ``systems`` and ``queries`` given by its labels
+        (:func:`~fuzzytruth._validation.by_labels`).
     systems, queries : tuple
-        Labels of the system and query axes; default ``system0, ...`` and ``q0, ...``.
+        Labels of the system and query axes; default a DataFrame's labels, else
+        ``system0, ...`` and ``q0, ...``.
     measure : str
         The measure's name (``"score"`` when none was given).
     worlds : tuple or None
@@ -72,10 +83,16 @@ class ScoreMatrix:
     def __post_init__(self) -> None:
         if not isinstance(self.measure, str):  # it names the random stream and the rows
             raise ValueError(f"measure must be a str (a measure's name); got {self.measure!r}")
-        values = as_scores(self.values, ndim=(2, 3))
+        for axis, field in (("index", "systems"), ("columns", "queries")):
+            labels = getattr(self.values, axis, None)  # a DataFrame's, unless given
+            if getattr(self, field) is None and labels is not None and not (
+                    is_default_positions(labels)):
+                object.__setattr__(self, field, tuple(labels))
+        given = {"rows": ("systems", self.systems), "columns": ("queries", self.queries)}
+        values = as_scores(by_labels(self.values, "values", **given), ndim=(2, 3))
         object.__setattr__(self, "values", values)
         if self.expected is not None:
-            expected = as_scores(self.expected, name="expected")
+            expected = as_scores(by_labels(self.expected, "expected", **given), name="expected")
             if expected.shape != values.shape[-2:]:
                 raise ValueError(
                     f"expected must have shape (n_systems, n_queries) = {values.shape[-2:]}; "

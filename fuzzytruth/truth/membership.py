@@ -10,6 +10,7 @@ import pandas as pd
 
 from fuzzytruth._resampling import block_rows, row_chunks
 from fuzzytruth._validation import (
+    by_labels,
     check_columns,
     check_flag,
     check_real,
@@ -58,7 +59,9 @@ class Membership:
     item and node, 3.1 GB for 20,000 items over 9,841 nodes. The constructor copies the
     arrays it is given, checks that the root's column is 1 and, given ``direct``, that each
     item's direct shares sum to 1 and that ``matrix`` is their closure over ancestors (within
-    1e-9); the ``from_*`` constructors build theirs and keep them without a copy, and close
+    1e-9); a DataFrame's rows and columns are matched to the items and the taxonomy's nodes
+    by its labels (:func:`~fuzzytruth._validation.by_labels`; pandas' default labels: by
+    position). The ``from_*`` constructors build theirs and keep them without a copy, and close
     the direct shares over ancestors by
     :meth:`Taxonomy.close_over_ancestors <fuzzytruth.Taxonomy.close_over_ancestors>`,
     sparse, so that building one takes little more than the two matrices.
@@ -114,7 +117,9 @@ class Membership:
             )
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
-        matrix = real_array(matrix, "matrix", copy=copy)
+        nodes = ("taxonomy nodes", taxonomy.nodes)
+        matrix = real_array(by_labels(matrix, "matrix", rows=("items", items), columns=nodes),
+                            "matrix", copy=copy)
         shape = (len(items), len(taxonomy))
         if matrix.shape != shape:
             raise ValueError(
@@ -134,7 +139,8 @@ class Membership:
                 f"the root category); got {float(root[at])!r} for item {items[at]!r}"
             )
         if direct is not None:
-            direct = real_array(direct, "direct", copy=copy)
+            direct = real_array(by_labels(direct, "direct", rows=("items", items),
+                                          columns=nodes), "direct", copy=copy)
             if direct.shape != shape:
                 raise ValueError(f"direct must have shape {shape}; got {direct.shape}")
             if copy:  # given by a caller; the from_* constructors build both consistently
