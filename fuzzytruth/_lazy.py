@@ -1,6 +1,8 @@
 """Names of a package that load their module on first use (PEP 562), so that importing the
-package stays cheap: one mechanism for :mod:`fuzzytruth` and :mod:`fuzzytruth.uncertain`; and
-the old paths of names and modules that moved, kept for one release.
+package stays cheap: one mechanism for :mod:`fuzzytruth` and :mod:`fuzzytruth.uncertain`; its
+public subpackages and modules, imported when first read as attributes
+(``fuzzytruth.datasets.santini_figure1()`` after ``import fuzzytruth``); and the old paths of
+names and modules that moved, kept for one release.
 
 Examples
 --------
@@ -76,15 +78,31 @@ def lazy_names(
             return _resolve(entry.serves or entry.new)
         module = table.get(name)
         if module is None:
+            if _is_submodule(package, name):  # fuzzytruth.datasets without importing it first
+                return importlib.import_module(f"{package}.{name}")
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
         namespace[name] = value
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(namespace) | set(table))
+        return sorted(set(namespace) | set(table) | set(_submodules(package)))
 
     return __getattr__, __dir__
+
+
+def _is_submodule(package: str, name: str) -> bool:
+    """Whether ``name`` is a public module or subpackage of ``package`` (not yet imported:
+    importing it sets the attribute)."""
+    return not name.startswith("_") and name in _submodules(package)
+
+
+def _submodules(package: str) -> list[str]:
+    """The public modules and subpackages of ``package``."""
+    import pkgutil
+
+    paths = getattr(sys.modules[package], "__path__", [])
+    return [m.name for m in pkgutil.iter_modules(paths) if not m.name.startswith("_")]
 
 
 def moved(old: str, new: str) -> None:

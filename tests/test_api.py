@@ -39,6 +39,20 @@ def test_import_and_help_load_no_heavy_dependency():
         assert out.stdout.strip() == "[]", (code, out.stdout)
 
 
+def test_subpackages_are_attributes_without_importing_them_first():
+    # the README's `ft.datasets.santini_figure1()` worked only after an earlier
+    # `from fuzzytruth.datasets import ...`: alone it was an AttributeError
+    probe = ("import fuzzytruth as ft; "
+             "print(ft.datasets.santini_figure1().membership.probability('fig1', 'people'), "
+             "ft.classify.Predictions.__name__, 'plots' in dir(ft))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["0.6", "Predictions", "True"]
+    private = subprocess.run([sys.executable, "-c", "import fuzzytruth as ft; ft._random"],
+                             capture_output=True, text=True)
+    assert "has no attribute '_random'" in private.stderr
+
+
 def _imports(path: Path) -> set[str]:
     """Modules of the package that ``path`` imports at module level (not inside functions)."""
     tree = ast.parse(path.read_text())
