@@ -153,6 +153,10 @@ def test_result_list_errors():
         ft.precision_distribution(MEM, ["img02", "img03", "img02"], category="people")
     with pytest.raises(ValueError, match=r"unknown item id\(s\) 'img99'"):
         ft.precision_distribution(MEM, ["img99"], category="people")
+    # a string is one id, not a list of its characters ("unknown item id(s) 'i', 'm', ...")
+    with pytest.raises(ValueError, match=r"results must be a sequence of item ids; got the "
+                       r"string 'img02' \(a list of one item: \['img02'\]\)"):
+        ft.recall_distribution(MEM, "img02", category="people")
     with pytest.raises(ValueError, match=r"unknown node 'peeple'.*'people'"):
         ft.precision_distribution(MEM, ["img02"], category="peeple")
     with pytest.raises(ValueError, match=r"recall_form must be one of .*; got 'printed'"):

@@ -336,6 +336,11 @@ def precision_recall_curve(
 
 # ---------------------------------------------------------------------- helpers
 def _result_rows(membership: Membership, results: Sequence[Hashable]) -> np.ndarray:
+    if isinstance(results, str | bytes):  # its characters are no list of items
+        raise ValueError(
+            f"results must be a sequence of item ids; got the string {results!r} (a list of "
+            f"one item: [{results!r}])"
+        )
     results = list(results)
     if not results:
         raise ValueError("results must not be empty: precision of an empty list is undefined")
