@@ -137,7 +137,9 @@ def evaluate(
                                     done))
     if options.get("n_worlds", 1000) > 0 and not kind.crisp:
         draw_seed(rng)  # the caller's generator moves on as after the in-memory evaluate
-    parts = [ev for ev, _ in results if ev is not None]
+    # the partitions evaluated with complete=False beside the judged-only one: one option
+    parts = [ev.replace(conventions={**ev.conventions, "complete": complete})
+             for ev, _ in results if ev is not None]
     for _, caught in results:
         for message in caught:
             # a partition holding none of query_categories' keys says so: decided below,
@@ -148,7 +150,7 @@ def evaluate(
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     _warn_if_categories_unused(options.get("query_categories"), parts)
     evaluation = Evaluation.concatenate(parts)
-    conventions = {**evaluation.conventions, "complete": complete}
+    conventions = dict(evaluation.conventions)
     if "seed" in conventions:
         conventions["seed"] = seed
     return evaluation.replace(conventions=conventions)

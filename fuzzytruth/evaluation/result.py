@@ -197,7 +197,10 @@ class Evaluation:
     def concatenate(cls, parts: Sequence[Evaluation]) -> Evaluation:
         """One Evaluation from evaluations of disjoint query sets (same systems, measures and
         options, e.g. a cluster's partitions), its queries in sorted order as
-        :func:`~fuzzytruth.evaluation.evaluate` gives them.
+        :func:`~fuzzytruth.evaluation.evaluate` gives them. Parts that differ in anything but
+        their queries (systems, measures, truth, options such as the preset or ``undefined``,
+        the number of worlds or their seed) are refused, naming the first difference: their
+        numbers were not made under one set of rules.
 
         Examples
         --------
@@ -209,9 +212,21 @@ class Evaluation:
         >>> joined.queries, joined.value("run", "P@1")
         (('q1', 'q2'), 0.5)
         """
+        parts = list(parts)
         if not parts:
             raise ValueError("parts must hold at least one Evaluation")
+        for i, part in enumerate(parts):
+            if not isinstance(part, Evaluation):
+                raise ValueError(f"parts[{i}] must be an Evaluation; got {type(part).__name__}")
         first = parts[0]
+        for i, part in enumerate(parts[1:], start=1):
+            difference = _difference(first, part)
+            if difference:
+                raise ValueError(
+                    f"parts[{i}] cannot be joined to parts[0]: {difference} (parts must be "
+                    "evaluations of disjoint query sets under the same systems, measures and "
+                    "options)"
+                )
         queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
         order = np.argsort(queries.astype(str), kind="stable")
         if np.array_equal(order, np.arange(len(order))):
@@ -238,9 +253,13 @@ class Evaluation:
         if first._world_counted is not None:
             world_counted = np.concatenate([p._world_counted for p in parts], axis=1)
             world_counted = world_counted if order is None else world_counted[:, order]
+        groups = None
+        if first.groups is not None:  # per-annotator values: every part's
+            groups = pd.concat([p.groups for p in parts], ignore_index=True)
         return first.replace(
             queries=tuple(queries if order is None else queries[order]), batches=batches,
             methods=methods, worlds=worlds, counted=counted, world_counted=world_counted,
+            groups=groups,
         )
 
     @property
@@ -693,3 +712,45 @@ def _query_interval(
     if family.aggregate == "geometric":
         return float(np.exp(low)), float(np.exp(high))
     return low, high
+
+
+def _difference(first: Evaluation, other: Evaluation) -> str:
+    """What of ``other`` differs from ``first`` besides the queries, in words ('' when
+    nothing does): the first difference found, for :meth:`Evaluation.concatenate`."""
+    for name, verb in (("systems", "are"), ("measures", "are"), ("truth", "is"),
+                       ("undefined", "is"), ("confidence_level", "is")):
+        mine, theirs = getattr(first, name), getattr(other, name)
+        if mine != theirs:
+            return f"its {name} {verb} {_plain(theirs)!r}, not {_plain(mine)!r}"
+    option = _changed(first.conventions, other.conventions, "")
+    if option:
+        return option
+    for measure in first.measures:
+        if first._families[measure] is not other._families[measure]:
+            return f"its measure {measure!r} is of another family"
+    worlds = [None if e._worlds is None else e._worlds.shape[2] for e in (first, other)]
+    if worlds[0] != worlds[1]:
+        return f"it has {worlds[1]} world(s), not {worlds[0]}"
+    if (first.groups is None) != (other.groups is None):
+        return "one part has per-annotator values and the other not"
+    return ""
+
+
+def _plain(value: Any) -> Any:
+    """An enum as its value, for a message."""
+    return getattr(value, "value", value)
+
+
+def _changed(mine: Mapping[str, Any], theirs: Mapping[str, Any], path: str) -> str:
+    """The first option of two conventions that differs, named by its path
+    (``preset['name']``), in words; '' when none does."""
+    for key in dict.fromkeys([*mine, *theirs]):
+        a, b = mine.get(key), theirs.get(key)
+        where = f"{path}[{key!r}]" if path else key
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            inner = _changed(a, b, where)
+            if inner:
+                return inner
+        elif a != b:
+            return f"its option {where} is {b!r}, not {a!r}"
+    return ""

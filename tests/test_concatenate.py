@@ -1,0 +1,78 @@
+"""``Evaluation.concatenate`` joins evaluations of disjoint query sets made under one set of
+rules, and refuses parts that differ in anything else.
+
+Before, parts evaluated with another preset, ``undefined``, ``depth``, ``judged_only``, a
+relevance level or another seed were joined without a word, under the first part's
+conventions (the aggregate mixed two definitions and said it used one); parts with other
+systems or measures failed with a bare KeyError, and a second part's per-annotator values
+were dropped.
+"""
+
+import numpy as np
+import pytest
+
+from fuzzytruth import ProbabilisticQrels, Qrels, Run, evaluate, evaluate_per_annotator
+from fuzzytruth.evaluation import Evaluation
+
+RUN_A = Run(["q1"] * 2 + ["q2"] * 2, ["a", "b"] * 2, [2.0, 1.0, 1.0, 2.0])
+RUN_B = Run(["q3"] * 2, ["a", "b"], [2.0, 1.0])
+QRELS = Qrels(["q1", "q2", "q3", "q4"], ["a", "a", "b", "a"], [1, 1, 2, 1])
+MEASURES = ["AP", "nDCG@10"]
+
+
+def test_parts_under_one_set_of_rules_join_as_one_evaluation():
+    both = [np.concatenate([getattr(RUN_A, f), getattr(RUN_B, f)])
+            for f in ("query_ids", "doc_ids", "scores")]
+    whole = evaluate(Run(*both), QRELS, MEASURES)
+    joined = Evaluation.concatenate(
+        part for part in (evaluate(RUN_B, QRELS, MEASURES), evaluate(RUN_A, QRELS, MEASURES)))
+    assert joined.queries == whole.queries == ("q1", "q2", "q3")
+    for m in MEASURES:
+        np.testing.assert_array_equal(joined.query_means(m), whole.query_means(m))
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    ({"preset": "trec10"}, r"its option preset\['name'\] is 'trec10', not 'trec'"),
+    ({"relevance_level": 2}, r"its option preset\['name'\] is 'trec\(rel=2\)', not 'trec'"),
+    ({"undefined": "skip"}, r"its undefined is 'skip', not 'zero'"),
+    ({"depth": 1}, r"its option depth is 1, not None"),
+    ({"judged_only": True}, r"its option judged_only is True, not False"),
+    ({"complete": True}, r"its option complete is True, not False"),
+    ({"confidence_level": 0.9}, r"its confidence_level is 0\.9, not 0\.95"),
+])
+def test_parts_under_other_options_are_refused(options, said):
+    first = evaluate(RUN_A, QRELS, MEASURES)
+    other = evaluate(RUN_B, QRELS, MEASURES, **options)
+    with pytest.raises(ValueError, match=r"parts\[1\] cannot be joined to parts\[0\]: " + said
+                       + r" \(parts must be evaluations of disjoint query sets under the same "
+                       r"systems, measures and options\)"):
+        Evaluation.concatenate([first, other])
+
+
+def test_parts_with_other_systems_measures_or_worlds_are_refused():
+    first = evaluate(RUN_A, QRELS, MEASURES)
+    renamed = Run(RUN_B.query_ids, RUN_B.doc_ids, RUN_B.scores, name="other")
+    with pytest.raises(ValueError, match=r"its systems are \('other',\), not \('run',\)"):
+        Evaluation.concatenate([first, evaluate(renamed, QRELS, MEASURES)])
+    with pytest.raises(ValueError, match=r"its measures are \('nDCG@10', 'AP'\), not "
+                       r"\('AP', 'nDCG@10'\)"):
+        Evaluation.concatenate([first, evaluate(RUN_B, QRELS, MEASURES[::-1])])
+    with pytest.raises(ValueError, match=r"parts\[1\] must be an Evaluation; got DataFrame"):
+        Evaluation.concatenate([first, first.to_frame()])
+    probable = ProbabilisticQrels(["q1", "q2", "q3"], ["a", "a", "b"], [0.9, 0.4, 0.7])
+    a = evaluate(RUN_A, probable, ["AP"], n_worlds=20, rng=1)
+    with pytest.raises(ValueError, match=r"its option seed is 2, not 1"):
+        Evaluation.concatenate([a, evaluate(RUN_B, probable, ["AP"], n_worlds=20, rng=2)])
+    with pytest.raises(ValueError, match=r"its option n_worlds is 30, not 20"):
+        Evaluation.concatenate([a, evaluate(RUN_B, probable, ["AP"], n_worlds=30, rng=1)])
+    joined = Evaluation.concatenate([a, evaluate(RUN_B, probable, ["AP"], n_worlds=20, rng=1)])
+    assert joined.world_scores("AP").shape == (20, 1, 3)  # worlds, systems, queries
+
+
+def test_per_annotator_values_of_every_part_are_kept():
+    groups = {"u": Qrels(["q1", "q2", "q3"], ["a", "a", "b"], [1, 0, 1]),
+              "v": Qrels(["q1", "q2", "q3"], ["b", "a", "a"], [1, 1, 1])}
+    parts = [evaluate_per_annotator(run, groups, "AP") for run in (RUN_A, RUN_B)]
+    joined = Evaluation.concatenate(parts)
+    assert sorted(joined.groups["query_id"].unique()) == ["q1", "q2", "q3"]
+    assert len(joined.groups) == sum(len(p.groups) for p in parts)
