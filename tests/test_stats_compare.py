@@ -110,6 +110,15 @@ def test_a_flag_is_no_baseline_and_a_bootstrap_no_t_test(scores):
         compare(scores, systems=[1, 2, 3, 4], baseline=True, method="t")
     by_number = compare(scores, systems=[1, 2, 3, 4], baseline=1, method="t").table
     assert (by_number["system_b"] == 1).all()
+    # systems are named by text: evaluate({1: run, ...}) names the system "1", and baseline=1,
+    # Evaluation.value(1, ...) find it (they were refused: "must be one of ['1', '2']; got 1")
+    run = Run(["q1", "q1", "q2", "q2", "q3", "q3"], list("abbaab"), [2.0, 1.0] * 3)
+    other = Run(["q1", "q1", "q2", "q2", "q3", "q3"], list("ab") * 3, [2.0, 1.0] * 3)
+    ev = evaluate({1: run, 2: other}, Qrels(["q1", "q2", "q3"], ["a", "a", "b"], [1, 1, 1]),
+                  "AP")
+    assert compare(ev, baseline=1).table["system_b"].tolist() == ["1"]
+    assert ev.value(1, "AP") == ev.value("1", "AP") == pytest.approx(2 / 3)
+    assert ev.distribution(2, "q1", "AP").mean() == 1.0
     # a bootstrap given to a method that reads none was ignored without a word
     boot = paired_bootstrap(scores, n_resamples=200, rng=0)
     with pytest.raises(ValueError, match=r"bootstrap is read only by the bootstrap methods "

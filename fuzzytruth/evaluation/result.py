@@ -14,6 +14,7 @@ from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
+    id_text,
     significance_level,
 )
 from fuzzytruth.evaluation.undefined import Undefined
@@ -301,6 +302,7 @@ class Evaluation:
 
     # ------------------------------------------------------------------ access
     def _key(self, system: str, measure: str | Measure) -> tuple[str, str]:
+        system = id_text(system, "system")  # systems are named by text: {1: run} is "1"
         check_choice("system", system, self.systems)
         return system, self._measure(measure)
 
@@ -332,7 +334,7 @@ class Evaluation:
 
     def distribution(self, system: str, query_id: str, measure: str | Measure) -> Distribution:
         """The :class:`Distribution` of one (system, query, measure)."""
-        query_id = str(query_id)
+        query_id = id_text(query_id, "query_id")
         check_choice("query_id", query_id, self.queries)
         return self.batch(system, measure).distribution(self.queries.index(query_id))
 

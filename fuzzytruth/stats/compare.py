@@ -56,6 +56,7 @@ import pandas as pd
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
 from fuzzytruth._resampling import ResamplingResolutionWarning, resamples_to_bound
+from fuzzytruth._validation import id_text
 from fuzzytruth._warnings import warn
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import (
@@ -606,10 +607,10 @@ def _compare_one(
     if baseline is None:
         pairs = all_pairs(n_systems)
     else:
-        # True == 1: a flag is no system's name unless some system is named by a bool
-        flag = isinstance(baseline, bool | np.bool_)
-        found = [i for i, s in enumerate(sm.systems)
-                 if s == baseline and isinstance(s, bool | np.bool_) == flag]
+        # systems are named by text, unique as text (1 names the system "1"; True == 1, but
+        # its text is "True")
+        text = id_text(baseline, "baseline")
+        found = [i for i, s in enumerate(sm.systems) if id_text(s, "systems") == text]
         if not found:
             raise ValueError(
                 f"baseline must be one of the systems {list(sm.systems)} (measure "
