@@ -406,6 +406,24 @@ def test_an_empty_run_file_is_reported_as_such(capsys, here, tmp_path):
                       "empty.txt", "no lines of data", "qid Q0 docno rank score tag")
 
 
+def test_runs_sharing_a_tag_are_all_named_by_their_files_and_one_file_twice_is_refused(
+        capsys, here, tmp_path):
+    # two files tagged "strong" were named "strong" (the first) and the second file's name:
+    # which run kept the tag depended on the order of the flags; one file given twice was
+    # compared with itself under two names ("strong" and its file name)
+    text = (here / "strong.txt").read_text()
+    for name in ("first.txt", "second.txt"):
+        (tmp_path / name).write_text(text)
+    status, out, _ = run(capsys, "evaluate", "--qrels", "qrels.txt", "--run", "weak.txt",
+                         "--run", str(tmp_path / "second.txt"), "--run",
+                         str(tmp_path / "first.txt"), "-m", "AP", "--format", "csv")
+    assert status == 0
+    assert sorted(pd.read_csv(io.StringIO(out))["system"]) == ["first", "second", "weak"]
+    assert_user_error(run(capsys, "compare", "--qrels", "qrels.txt", "--run", "weak.txt",
+                          "--run", "strong.txt", "--run", str(here / "weak.txt"), "-m", "AP"),
+                      f"--run {here / 'weak.txt'} is given twice (as --run weak.txt)")
+
+
 def test_an_impossible_number_of_worlds_is_one_line_before_any_allocation(capsys, here):
     """Issue 23: --n-worlds 1000000000000 ended in numpy's MemoryError traceback."""
     start = time.process_time()

@@ -15,6 +15,7 @@ output names the model beside the estimand.
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,17 +39,25 @@ _LABELS = ("annotations", "rankings")
 
 def read_runs(paths: Sequence[Path], *, duplicates: str, flags: Flags,
               **reading: Any) -> dict[str, Any]:
-    """Runs by name (their tag, or the file name when tags are missing or clash), each one's
-    file recorded in ``flags`` for messages; ``reading``:
+    """Runs by name (their tag, or the file name, without its suffix, when a run has no tag or
+    shares its tag with another run: every run of a clash, so that no name depends on the
+    order of the flags), each one's file recorded in ``flags`` for messages; ``reading``:
     :func:`fuzzytruth.cli._options.reading`."""
     from fuzzytruth.io import read_trec_run
 
+    seen: dict[Path, Path] = {}
+    for path in paths:  # one file twice would be one system compared with itself
+        same = seen.setdefault(Path(path).resolve(), path)
+        if same is not path:
+            raise UserError(f"--run {path} is given twice" + (
+                "" if str(same) == str(path) else f" (as --run {same})"))
+    read = [read_trec_run(path, duplicates=duplicates, **reading) for path in paths]
+    tags = Counter(run.name for run in read)
     runs: dict[str, Any] = {}
-    for path in paths:
-        run = read_trec_run(path, duplicates=duplicates, **reading)
+    for path, run in zip(paths, read, strict=True):
         if len(run) == 0:
             raise UserError(f"{path}: the run file has no result line (--run)")
-        name = run.name if run.name and run.name not in runs else path.stem
+        name = run.name if run.name and tags[run.name] == 1 else path.stem
         if name in runs:
             raise UserError(f"two runs are named {name!r} (--run); rename a file or its tag "
                             "column")

@@ -226,7 +226,8 @@ def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         action="append",
         required=True,
         metavar="FILE",
-        help="TREC run file (qid Q0 docno rank score tag); repeat for several systems",
+        help="TREC run file (qid Q0 docno rank score tag); repeat for several systems, each "
+        "named by its tag (by its file name when runs share a tag or have none)",
     )
     library_option(
         parser, flags, "--duplicates", param="duplicates", function=read_trec_run,
