@@ -115,6 +115,14 @@ class ScoreMatrix:
                 f"got scores of shape {values.shape}"
             )
 
+    def __repr__(self) -> str:
+        """Its shape and labels in one line (the values themselves: :attr:`values`)."""
+        worlds = f" × {len(self.worlds)} worlds" if self.has_worlds else ""
+        model = f", truth_model={self.truth_model!r}" if self.truth_model else ""
+        n = len(self.systems)
+        return (f"ScoreMatrix({self.measure!r}, {n} system{'s' * (n != 1)} "
+                f"{_shown(self.systems)} × {len(self.queries)} {self.unit}{worlds}{model})")
+
     @property
     def has_worlds(self) -> bool:
         """Whether the scores have a leading ground-truth worlds axis."""
@@ -318,3 +326,9 @@ def _select(out: dict[str, ScoreMatrix], measure: str | None) -> dict[str, Score
         return out
     label = label_among(measure, out)
     return {label: out[label]}
+
+
+def _shown(labels: tuple) -> str:
+    """Up to four labels, for a one-line repr."""
+    more = f", … ({len(labels)})" if len(labels) > 4 else ""
+    return "(" + ", ".join(map(repr, labels[:4])) + more + ")"
