@@ -28,7 +28,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import check_choice, check_real_types, id_text, real_array
+from fuzzytruth._validation import (
+    check_choice,
+    check_real_types,
+    detached,
+    id_text,
+    real_array,
+)
 from fuzzytruth._validation import check_columns as check_frame_columns
 from fuzzytruth._warnings import warn
 
@@ -169,9 +175,10 @@ def _as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:
 
 
 def _as_values(values: Any, name: str, *, finite: bool) -> np.ndarray:
-    """``values`` as a 1-D float64 array: never NaN, and finite when ``finite`` (grades; a
+    """``values`` as a 1-D float64 array, read-only and sharing no memory with ``values``
+    (:func:`~fuzzytruth._validation.detached`): never NaN, and finite when ``finite`` (grades; a
     score may be infinite, as in a TREC run file)."""
-    out = real_array(values, name)
+    out = detached(real_array(values, name), values)
     if out.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {out.shape}")
     if np.isnan(out).any():

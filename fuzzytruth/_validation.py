@@ -30,6 +30,7 @@ __all__ = [
     "check_number",
     "check_real",
     "check_real_types",
+    "detached",
     "id_text",
     "ids_text",
     "is_default_positions",
@@ -108,6 +109,38 @@ def ids_text(values: Any, name: str) -> np.ndarray:
         out[...] = [id_text(v, name) for v in arr.flat] if arr.ndim else id_text(arr.item(), name)
         return out
     return arr.astype(str).astype(object)
+
+
+def detached(array: np.ndarray, given: object) -> np.ndarray:
+    """``array``, made from what a caller ``given``, as a read-only array that no one can
+    write through: a copy unless ``array`` is new already (made from a list, or by a cast) or
+    no array it views is writeable (a NumPy view of Arrow's immutable buffers, as the file
+    readers give), so that an object holding it cannot be changed by a later edit of the
+    caller's array or column, nor change it (the caller's array keeps its own writeable flag).
+
+    Examples
+    --------
+    >>> given = np.array([1.0, 2.0])
+    >>> held = detached(given, given)
+    >>> given[0] = 5.0
+    >>> held.tolist(), held.flags.writeable, given.flags.writeable
+    ([1.0, 2.0], False, True)
+    """
+    shared = array is given or array.base is not None or (
+        isinstance(given, np.ndarray) and np.may_share_memory(array, given))
+    if shared and _writable_through(array):
+        array = array.copy()
+    array.flags.writeable = False
+    return array
+
+
+def _writable_through(array: np.ndarray) -> bool:
+    """Whether ``array`` or an array it views (its chain of bases) is writeable."""
+    while isinstance(array, np.ndarray):
+        if array.flags.writeable:
+            return True
+        array = array.base
+    return isinstance(array, memoryview | bytearray) or type(array).__name__ == "mmap"
 
 
 def is_default_positions(labels: Any) -> bool:

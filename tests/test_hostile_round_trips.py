@@ -131,9 +131,12 @@ def test_qrels_writers_round_trip(tmp_path, rows, group):
     if not all(np.isfinite(grades)):
         with pytest.raises(ValueError, match="relevance must be finite"):
             Qrels(queries, docs, grades)
-        # the writer still refuses a grade the caller changed in the public array afterwards
+        # the public array is read-only (it was writable, and a grade set in it afterwards
+        # reached the writer); the writer still refuses a table changed behind its back
         qrels = Qrels(queries, docs, np.zeros(len(rows)))
-        qrels.relevance[:] = grades
+        with pytest.raises(ValueError, match="read-only"):
+            qrels.relevance[:] = grades
+        qrels._values = np.asarray(grades, dtype=np.float64)
     else:
         qrels = Qrels(queries, docs, grades)
     bad = (any(trec_id_unreadable(r[0], True) or trec_id_unreadable(r[1]) for r in rows)

@@ -529,12 +529,14 @@ def test_parquet_decoded_size_is_capped(tmp_path):
 def test_writers_refuse_what_their_readers_refuse(tmp_path):
     # issue 23: an inf grade was written and refused on reading; ids with '\r' or '\n#' were
     # written and did not read back; 'a\n\nb' read back as 'a\nb'
-    # (Qrels refuse an infinite grade since; the writers still refuse one set afterwards in
-    # the public array)
+    # (Qrels refuse an infinite grade since, and their public array is read-only; the writers
+    # still refuse a table changed behind its back)
     for grade, write, name in ((np.inf, write_trec_qrels, "q.txt"),
                                (-np.inf, lambda q, p: write_trec_qrels_jg({"a": q}, p), "q.jg")):
         qrels = Qrels(["q"], ["d"], [1.0])
-        qrels.relevance[:] = grade
+        with pytest.raises(ValueError, match="read-only"):
+            qrels.relevance[:] = grade
+        qrels._values = np.array([grade])
         with pytest.raises(ValueError, match=rf"relevance {grade} of query 'q', document 'd' "
                                              r"would not read back"):
             write(qrels, tmp_path / name)

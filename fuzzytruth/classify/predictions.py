@@ -48,6 +48,7 @@ from fuzzytruth._validation import (
     by_labels,
     check_flag,
     check_real,
+    detached,
     id_text,
     numeric_values,
     plain,
@@ -153,10 +154,7 @@ class Predictions:
         problem = self._not_probabilities(array)
         if probabilities and problem:
             raise ValueError(f"probabilities must {problem}")
-        array = np.array(array, copy=not array.flags.owndata or not array.flags.c_contiguous)
-        array = np.ascontiguousarray(array)
-        array.flags.writeable = False
-        self._scores = array
+        self._scores = detached(np.ascontiguousarray(array), scores)
         self._problem = problem if probabilities is not False else "be declared so"
         self._is_probability = not self._problem
         self.name = str(name)

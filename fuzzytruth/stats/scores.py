@@ -20,6 +20,7 @@ from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth._validation import (
     by_labels,
     check_columns,
+    detached,
     is_default_positions,
     numeric_values,
     plain,
@@ -89,10 +90,12 @@ class ScoreMatrix:
                     is_default_positions(labels)):
                 object.__setattr__(self, field, tuple(labels))
         given = {"rows": ("systems", self.systems), "columns": ("queries", self.queries)}
-        values = as_scores(by_labels(self.values, "values", **given), ndim=(2, 3))
+        values = detached(as_scores(by_labels(self.values, "values", **given), ndim=(2, 3)),
+                          self.values)
         object.__setattr__(self, "values", values)
         if self.expected is not None:
-            expected = as_scores(by_labels(self.expected, "expected", **given), name="expected")
+            expected = detached(as_scores(by_labels(self.expected, "expected", **given),
+                                          name="expected"), self.expected)
             if expected.shape != values.shape[-2:]:
                 raise ValueError(
                     f"expected must have shape (n_systems, n_queries) = {values.shape[-2:]}; "

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import real_array
+from fuzzytruth._validation import detached, real_array
 from fuzzytruth.metrics.base import truncated
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
@@ -59,8 +59,8 @@ class ProbabilisticQrels:
     ) -> None:
         pairs = _Pairs(query_ids, doc_ids, probability, source=source, line_numbers=line_numbers)
         prob = pairs.relevance
-        grades = np.ones(len(prob)) if grade is None else real_array(
-            grade, "grade", expected="finite and > 0 (the grade of a relevant document)")
+        grades = np.ones(len(prob)) if grade is None else detached(real_array(
+            grade, "grade", expected="finite and > 0 (the grade of a relevant document)"), grade)
         if grades.shape != prob.shape:
             raise ValueError(
                 f"grade must have one value per pair ({len(prob)}); got shape {grades.shape}"
