@@ -21,6 +21,7 @@ a writer that refuses too much fails as surely as one that writes a file its rea
 """
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from fuzzytruth import Annotations, Taxonomy
+from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth.classify import Predictions
 from fuzzytruth.io import (
     read_annotations,
@@ -202,6 +203,24 @@ def test_annotations_writer_round_trip(tmp_path, rows, suffix):
         return
     back = read_annotations(path, taxonomy=tax).to_frame()[["item_id", "annotator_id", "label"]]
     assert sorted(back.itertuples(index=False, name=None)) == sorted(rows)
+
+
+def test_annotator_weights_left_out_of_the_table_are_said_to_be(tmp_path):
+    # the weights were dropped without a word: the memberships of the table read back
+    # differed from the written ones (p(a) 0.5 instead of 0.25 here)
+    tax = Taxonomy.flat(["a", "b"])
+    frame = pd.DataFrame({"item_id": ["x", "x"], "annotator_id": ["u", "v"], "label": ["a", "b"]})
+    weighted = Annotations.from_frame(frame, taxonomy=tax, annotator_weights={"u": 1, "v": 3})
+    path = tmp_path / "ann.csv"
+    with pytest.warns(UserWarning, match=r"ann\.csv: the annotators' weights are not written "
+                      r"\(the table holds item_id, annotator_id, label\); give them again to "
+                      r"what is read back: read_annotations\(\.\.\.\)\.with_annotator_weights"):
+        write_annotations(weighted, path)
+    back = read_annotations(path, taxonomy=tax).with_annotator_weights(weighted.annotator_weights)
+    assert Membership.from_annotations(back).probability("x", "a") == 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # weights of 1 change nothing: no warning
+        write_annotations(weighted.with_annotator_weights({"u": 1.0, "v": 1.0}), path)
 
 
 # ------------------------------------------------------------------ probabilistic qrels

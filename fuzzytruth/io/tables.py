@@ -56,6 +56,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._warnings import warn
 from fuzzytruth.annotations import Annotations, DuplicatePolicy
 from fuzzytruth.io.delimited import (
     delimiter_of,
@@ -368,11 +369,21 @@ def write_annotations(
     """Write the long table ``item_id, annotator_id, label`` (CSV, TSV or Parquet).
 
     A vote split between labels (``duplicates="split"``) is written as one row per label, which
-    reads back with ``duplicates="split"``. Ids that would not read back raise a ValueError
-    (see the module docstring; Parquet keeps any non-empty text). Written atomically,
-    compressed by suffix.
+    reads back with ``duplicates="split"``. Annotator weights are not part of the table: a
+    UserWarning says so when some are not 1 (give them again to what is read back,
+    :meth:`Annotations.with_annotator_weights`). Ids that would not read back raise a
+    ValueError (see the module docstring; Parquet keeps any non-empty text). Written
+    atomically, compressed by suffix.
     """
     fmt = format_of(path, format, _TABLE_FORMATS)
+    weights = annotations.annotator_weights or {}
+    if any(w != 1.0 for w in weights.values()):
+        warn(
+            f"{os.fspath(path)}: the annotators' weights are not written (the table holds "
+            "item_id, annotator_id, label); give them again to what is read back: "
+            "read_annotations(...).with_annotator_weights(annotations.annotator_weights)",
+            UserWarning,
+        )
     frame = annotations.to_frame()[["item_id", "annotator_id", "label"]]
     ids = ["item_id", "annotator_id", "label"]
     if fmt == "parquet":
