@@ -222,14 +222,40 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
     Traceback (most recent call last):
     ...
     ValueError: ties must be one of ['docid_desc', 'average']; got 'random'
+
+    A text close to one allowed (another case, ``_`` for ``-``, a typo) is named:
+
+    >>> check_choice("truth_model", "Dawid_Skene", ("shares", "dawid-skene"))
+    Traceback (most recent call last):
+    ...
+    ValueError: truth_model must be one of ['shares', 'dawid-skene']; got 'Dawid_Skene' (did
+    you mean 'dawid-skene'?)
     """
     try:
         ok = value in allowed
     except (TypeError, ValueError):  # an unhashable value against a set-like; an array,
         ok = False  # whose == is elementwise and has no single truth value
     if not ok or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
-        raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
+        raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}"
+                         + _meant(value, allowed))
     return value
+
+
+def _meant(value: object, allowed: Sequence[object]) -> str:
+    """`` (did you mean 'x'?)`` for a text that is an allowed one but for case, ``_``, ``-`` and
+    spaces, or else close to one (difflib's ratio at least 0.8: the closest), else ''."""
+    texts = [a for a in allowed if isinstance(a, str)]
+    if not isinstance(value, str) or not texts:
+        return ""
+    import difflib
+
+    def folded(text: str) -> str:
+        return text.lower().replace("_", "-").replace(" ", "-")
+
+    forms = [folded(t) for t in texts]
+    close = ([folded(value)] if folded(value) in forms
+             else difflib.get_close_matches(folded(value), forms, n=1, cutoff=0.8))
+    return f" (did you mean {texts[forms.index(close[0])]!r}?)" if close else ""
 
 
 def check_flag(name: str, value: object, *, none: bool = False) -> bool | None:

@@ -441,3 +441,22 @@ def test_a_taxonomy_node_named_by_a_missing_value_is_refused(edge):
     with pytest.raises(ValueError, match=r"node names must not be missing values; got "
                        r"(nan|None|np.float32\(nan\)|<NA>)"):
         Taxonomy.from_edges([edge])
+
+
+def test_a_choice_spelled_close_to_an_allowed_one_is_named():
+    # "truth_model must be one of [...]; got 'dawid_skene'" left the reader to find the one
+    # character; a model's class given for a model said only "got type"
+    run = Run(["q", "q"], ["d1", "d2"], [2.0, 1.0])
+    with pytest.raises(ValueError, match=r"ties must be one of \[.*\]; got 'docid-desc' \(did "
+                       r"you mean 'docid_desc'\?\)$"):
+        rank(run, ties="docid-desc")
+    with pytest.raises(ValueError, match=r"got 'Dawid_Skene' \(did you mean 'dawid-skene'\?\)"):
+        fit_truth(_annotations(None), "Dawid_Skene")
+    with pytest.raises(ValueError, match=r"ties must be one of \[.*\]; got 'random'$"):
+        rank(run, ties="random")  # nothing close: no guess
+    from fuzzytruth import DawidSkene
+
+    with pytest.raises(ValueError, match=r"truth_model must be a configured model; got the "
+                       r"class DawidSkene itself: call it, DawidSkene\(\) \(with its "
+                       r"defaults\), or pass its name 'dawid-skene'"):
+        fit_truth(_annotations(None), DawidSkene)

@@ -51,6 +51,12 @@ def as_truth_model(truth_model: Any) -> Any:
         return TRUTH_MODELS[truth_model]()
     if isinstance(truth_model, tuple(TRUTH_MODELS.values())):
         return truth_model
+    if isinstance(truth_model, type) and issubclass(truth_model, tuple(TRUTH_MODELS.values())):
+        raise ValueError(
+            f"truth_model must be a configured model; got the class {truth_model.__name__} "
+            f"itself: call it, {truth_model.__name__}() (with its defaults), or pass its name "
+            f"{truth_model.name!r}"
+        )
     raise ValueError(
         f"truth_model must be one of {list(TRUTH_MODELS)} or a configured model (e.g. "
         f"DawidSkene(tol=1e-8)); got {type(truth_model).__name__}"
