@@ -31,6 +31,7 @@ __all__ = [
     "check_real",
     "check_real_types",
     "detached",
+    "id_list",
     "id_text",
     "ids_text",
     "is_default_positions",
@@ -89,6 +90,28 @@ def id_text(value: object, name: str) -> str:
                 "with the encoding they were written in"
             ) from None
     return str(value)
+
+
+def id_list(values: Iterable[object], name: str, unit: str) -> list[object]:
+    """``values``, several ids (of ``unit``), as a list: a str or bytes is one id, not a list
+    of its characters, and is refused with a ValueError naming ``name`` and the list to pass.
+
+    Examples
+    --------
+    >>> id_list(("a", "b"), "items", "item")
+    ['a', 'b']
+    >>> id_list("img01", "items", "item")
+    Traceback (most recent call last):
+    ...
+    ValueError: items must be a sequence of item ids; got the string 'img01' (a list of one
+    item: ['img01'])
+    """
+    if isinstance(values, str | bytes):
+        raise ValueError(
+            f"{name} must be a sequence of {unit} ids; got the string {values!r} (a list of one "
+            f"{unit}: [{values!r}])"
+        )
+    return list(values)
 
 
 def ids_text(values: Any, name: str) -> np.ndarray:

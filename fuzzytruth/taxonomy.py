@@ -25,6 +25,7 @@ from fuzzytruth._validation import (
     check_flag,
     check_int,
     check_memory_budget,
+    id_list,
     physical_memory,
     plain,
 )
@@ -509,7 +510,7 @@ class Taxonomy:
 
     def indices(self, nodes: Iterable[Hashable]) -> np.ndarray:
         """Column indices of several nodes (error naming the first unknown one)."""
-        return np.array([self.index(n) for n in nodes], dtype=np.intp)
+        return np.array([self.index(n) for n in id_list(nodes, "nodes", "node")], dtype=np.intp)
 
     def parents(self, node: Hashable) -> tuple[Hashable, ...]:
         """Direct parents of ``node`` (empty for the root)."""

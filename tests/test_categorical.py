@@ -303,3 +303,21 @@ def test_query_categories_name_the_query_whose_category_is_unknown(category, mes
     with pytest.raises(ValueError, match=r"mapping of query id to category \(a dict; a pandas "
                                          r"Series gives one by .to_dict\(\)\); got Series"):
         ft.evaluate(run, MEM, "P@2", query_categories=pd.Series({"zq1": "people"}))
+
+
+def test_a_string_where_ids_are_expected_is_one_id_not_its_characters():
+    # "unknown item id(s) 'i', 'm', 'g', ..." from a membership, "unknown node 'p'" from a
+    # taxonomy: the string was read as the list of its characters
+    said = r"items must be a sequence of item ids; got the string 'img01' \(a list of one item: "
+    for call in (lambda: MEM.subset("img01"), lambda: MEM.probabilities("img01", "people"),
+                 lambda: MEM.item_index("img01")):
+        with pytest.raises(ValueError, match=said + r"\['img01'\]\)"):
+            call()
+    assert MEM.subset(["img01"]).items.tolist() == ["img01"]
+    with pytest.raises(ValueError, match=r"nodes must be a sequence of node ids; got the string "
+                       r"'people'"):
+        TAX.indices("people")
+    with pytest.raises(ValueError, match=r"labels must give one label per item \(the crisp "
+                       r"case\); item 'y' has \['city', 'crowd'\]: several labels of an item "
+                       r"are annotations"):
+        Membership.from_labels({"x": "people", "y": ["city", "crowd"]}, taxonomy=TAX)

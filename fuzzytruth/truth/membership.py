@@ -15,6 +15,7 @@ from fuzzytruth._validation import (
     check_flag,
     check_real,
     check_table_fits,
+    id_list,
     plain,
     real_array,
 )
@@ -219,6 +220,14 @@ class Membership:
 
         _check_taxonomy(taxonomy)
         series = pd.Series(labels)
+        several = [i for i, v in series.items() if isinstance(v, list | set | np.ndarray)
+                   or (isinstance(v, tuple) and v not in taxonomy)]  # a tuple may be a node
+        if several:
+            raise ValueError(
+                f"labels must give one label per item (the crisp case); item {several[0]!r} has "
+                f"{series[several[0]]!r}: several labels of an item are annotations "
+                "(Membership.from_annotations)"
+            )
         _check_dense_fits(len(series), len(taxonomy))
         cols = taxonomy.indices(series.to_numpy())
         direct = np.zeros((len(series), len(taxonomy)))
@@ -338,7 +347,7 @@ class Membership:
 
     def item_index(self, items: Iterable[Hashable]) -> np.ndarray:
         """Row positions of ``items``; a ValueError names the unknown ones."""
-        items = list(items)
+        items = id_list(items, "items", "item")
         try:
             pos = self._items.get_indexer(pd.Index(items, tupleize_cols=False))
         except TypeError:  # an unhashable value (a list) names no item

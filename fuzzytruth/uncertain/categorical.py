@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._validation import check_choice, check_flag, id_list
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
@@ -336,12 +336,7 @@ def precision_recall_curve(
 
 # ---------------------------------------------------------------------- helpers
 def _result_rows(membership: Membership, results: Sequence[Hashable]) -> np.ndarray:
-    if isinstance(results, str | bytes):  # its characters are no list of items
-        raise ValueError(
-            f"results must be a sequence of item ids; got the string {results!r} (a list of "
-            f"one item: [{results!r}])"
-        )
-    results = list(results)
+    results = id_list(results, "results", "item")
     if not results:
         raise ValueError("results must not be empty: precision of an empty list is undefined")
     dup = pd.Index(results)[pd.Index(results).duplicated()].unique().tolist()
