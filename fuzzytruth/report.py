@@ -38,6 +38,7 @@ from fuzzytruth._validation import (
     check_int,
     check_real,
 )
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.truth.protocol import split_estimand
 
 __all__ = [
@@ -302,10 +303,10 @@ def comparison_table(comparison: Any, measure: str, *, digits: int = 3) -> pd.Da
     """
     digits = check_int("digits", digits)
     every = _comparison_table(comparison)
-    table = every[every["measure"] == measure] if isinstance(measure, str) else every[:0]
-    if table.empty:
-        known = list(pd.unique(every["measure"]))
+    known = list(pd.unique(every["measure"]))
+    if not isinstance(measure, str):
         raise ValueError(f"measure must be one of {known}; got {measure!r}")
+    table = every[every["measure"] == label_among(measure, known)]  # "map" finds "AP"
     level = f"{_level(table)} CI"
     shown = pd.DataFrame({
         "A": table["system_a"].astype(str),

@@ -1013,7 +1013,8 @@ def test_reliability_bands_are_the_tables_columns_and_irn_is_dashed():
         ax.figure.clf()
     with pytest.raises(ValueError, match="band must be one of"):
         plot_reliability(table, band="worlds")
-    with pytest.raises(ValueError, match="measure 'CE' is not in the table"):
+    with pytest.raises(ValueError,
+                       match=r"measure must be one of \['Acc\(target=top1\)'\]; got 'CE'"):
         plot_reliability(table, measure="CE")
     reversed_ = table.assign(truth_low=table["truth_high"] + 0.1)
     with pytest.raises(ValueError, match="'truth_low' <= 'truth_high'; row 0 holds"):

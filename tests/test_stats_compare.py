@@ -562,3 +562,16 @@ def test_a_measure_is_found_in_results_in_any_spelling_evaluate_takes():
     both = pd.concat([frame, long_frame(rng.random((2, 30)), "AP", ["A", "B"])])
     with pytest.raises(ValueError, match=r"measure must be one of \['AP', 'map'\]; got 'MAP'"):
         compare(both, measure="MAP")  # two labels spell it: neither is chosen
+    # the printed table and the plots follow the same rule (they refused "map")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from fuzzytruth.plots import plot_query_distribution, plot_system_intervals
+    from fuzzytruth.report import comparison_table
+
+    comparison = compare(evaluation, rng=0)
+    assert comparison_table(comparison, "map").equals(comparison_table(comparison, "AP"))
+    assert plot_system_intervals(evaluation, measure="MAP").get_xlabel() == (
+        "AP, mean over queries")
+    assert plot_query_distribution(evaluation, "A", "q0", "map").get_xlabel() == "AP"
+    matplotlib.pyplot.close("all")

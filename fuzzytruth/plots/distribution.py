@@ -10,6 +10,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.plots._common import (
     PALETTE,
     axes,
@@ -214,6 +215,7 @@ def plot_query_distribution(
     >>> plt.close("all")
     """
     check_evaluation(evaluation)
+    measure = label_among(str(measure), evaluation.measures)  # its label: "AP" for "map"
     dist = evaluation.distribution(system, query_id, measure)
     method = evaluation.method(system, measure)
     if method == "exact":

@@ -12,6 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from fuzzytruth._validation import check_flag
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.plots._common import (
     PALETTE,
     axes,
@@ -270,11 +271,9 @@ def plot_system_intervals(
     """
     truths = check_flag("truths", truths)
     table, interval = _system_table(source)
-    if measure is not None:
-        if "measure" not in table or measure not in set(table["measure"]):
-            known = sorted(set(table["measure"])) if "measure" in table else []
-            raise ValueError(f"measure must be one of {known}; got {measure!r}")
-        table = table[table["measure"] == measure]
+    if measure is not None:  # in any spelling of the table's measures ("map" for "AP")
+        known = list(pd.unique(table["measure"])) if "measure" in table else []
+        table = table[table["measure"] == label_among(measure, known)]
     if "measure" in table.columns:  # rows grouped by measure, in order of appearance
         order = {m: k for k, m in enumerate(pd.unique(table["measure"]))}
         table = table.sort_values("measure", key=lambda c: c.map(order), kind="stable")

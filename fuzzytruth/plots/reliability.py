@@ -14,6 +14,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
+from fuzzytruth.measures.names import label_among
 from fuzzytruth.plots._common import (
     PALETTE,
     axes,
@@ -90,8 +91,8 @@ def plot_reliability(
             raise ValueError(f"the table holds several measures; choose one with measure=: "
                              f"{measures}")
         measure = measures[0]
-    elif measure not in measures:
-        raise ValueError(f"measure {measure!r} is not in the table; it holds {measures}")
+    else:  # in any spelling of the table's measures ("map" for "AP")
+        measure = label_among(measure, measures)
     rows = table[table["measure"] == measure]
     reliability = numeric(rows, "table", "reliability")
     if (reliability[np.isfinite(reliability)] <= 0).any() or np.isnan(reliability).any():
