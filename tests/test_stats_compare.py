@@ -294,6 +294,14 @@ def test_long_frame_errors(scores):
         compare(frame, measure="P@5")
     with pytest.raises(ValueError, match="systems and queries must be None"):
         compare(frame, systems=list("ABCD"))
+    # labels given beside a ScoreMatrix were ignored without a word
+    matrix = ScoreMatrix(np.arange(12.0).reshape(2, 6) % 5, systems=("A", "B"))
+    with pytest.raises(ValueError, match="systems and queries must be None when scores is a "
+                       "ScoreMatrix; the labels come from it"):
+        compare(matrix, systems=["B", "A"])
+    with pytest.raises(ValueError, match="systems and queries must be None when scores holds "
+                       "a ScoreMatrix"):
+        compare({"AP": matrix}, queries=list("abcdef"))
 
 
 @pytest.mark.parametrize("column", ["system", "query_id", "measure", "world"])

@@ -301,7 +301,9 @@ def as_score_matrices(
     if isinstance(scores, Evaluation):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is an Evaluation; "
-                             "the labels come from it")
+                             "the labels come from it (to compare some of its systems, "
+                             "evaluate their runs alone: with the same rng their numbers are "
+                             "the same)")
         if not scores.measures:
             raise ValueError("scores must hold at least one measure; got an Evaluation of none")
         return _select(evaluation_scores(scores), measure)
@@ -311,10 +313,17 @@ def as_score_matrices(
                              "the labels come from its columns")
         return _select(scores_from_frame(scores), measure)
     if isinstance(scores, ScoreMatrix):
+        if systems is not None or queries is not None:  # they were ignored
+            raise ValueError("systems and queries must be None when scores is a ScoreMatrix; "
+                             "the labels come from it")
         return {scores.measure: scores}
     if isinstance(scores, Mapping):
         if not scores:
             raise ValueError("scores must hold at least one measure; got an empty mapping")
+        if (systems is not None or queries is not None) and any(
+                isinstance(v, ScoreMatrix) for v in scores.values()):  # they were ignored
+            raise ValueError("systems and queries must be None when scores holds a "
+                             "ScoreMatrix; the labels come from it")
         return {
             str(name): value if isinstance(value, ScoreMatrix)
             else ScoreMatrix(value, systems=systems, queries=queries, measure=str(name))
