@@ -96,6 +96,12 @@ def test_per_annotator_errors():
         evaluate_per_annotator(run, {"g": qrels.to_dataframe()}, "AP")
     with pytest.raises(ValueError, match=r"group_col='annotator' is not a column"):
         Qrels.from_judgment_groups(pd.DataFrame({"query_id": []}), group_col="annotator")
+    # groups 1 and "1" were two groups printed alike as "1" in the per-group table
+    with pytest.raises(ValueError, match=r"^qrels_by_group must name each group once as text; "
+                       r"got \[1, '1'\]$"):
+        evaluate_per_annotator(run, {1: qrels, "1": Qrels(["q"], ["a"], [0])}, "AP")
+    by_number = evaluate_per_annotator(run, {1: qrels, 2: qrels}, "AP")
+    assert by_number.groups["group"].tolist() == ["1", "2"]
 
 
 def test_judgment_group_qrels_round_trip(tmp_path):

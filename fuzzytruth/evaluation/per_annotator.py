@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._validation import check_choice, check_flag, id_text, text_names
 from fuzzytruth._warnings import warn
 from fuzzytruth.evaluation.engine import MISSING, evaluate
 from fuzzytruth.evaluation.result import Evaluation
@@ -122,6 +122,7 @@ def check_groups(run: Any, qrels_by_group: Any, options: Mapping[str, Any]) -> s
             raise ValueError(
                 f"qrels_by_group[{group!r}] must be a Qrels; got {type(qrels).__name__}"
             )
+    text_names(qrels_by_group, "qrels_by_group", "group")  # groups 1 and "1": one name
     missing = check_choice("missing", options.get("missing", "skip"), MISSING)
     judged = set().union(*(qrels.queries for qrels in qrels_by_group.values()))
     lost = sorted(set(run.queries) - judged)
@@ -149,7 +150,7 @@ def evaluate_group(
         warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
         ev = evaluate(run, qrels, measures, **{**options, "missing": "skip"})
     frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
-    frame.insert(1, "group", str(group))
+    frame.insert(1, "group", id_text(group, "group"))
     return ev, frame
 
 
@@ -186,7 +187,7 @@ def combine_groups(
         truth=TruthKind.JUDGMENT_GROUPS,
         undefined=first.undefined,
         conventions={**first.conventions, "missing": missing,
-                     "groups": [str(g) for g in names]},
+                     "groups": [id_text(g, "group") for g in names]},
         confidence_level=first.confidence_level,
         families={m: first.family(m) for m in first.measures},
         batches=batches,
