@@ -87,6 +87,29 @@ def test_sampling_is_seeded():
     assert d.sample((2, 3), rng=1).shape == (2, 3)
 
 
+def test_one_number_is_asked_for_and_anything_else_is_named():
+    # quantile([0.1, 0.9]) and probability_greater(another_distribution) were raw TypeErrors,
+    # cdf(array) numpy's broadcast error, cdf(nan) 0.0, sample(-1) "negative dimensions"
+    d = Distribution.from_pmf([0, 1, 2], [0.2, 0.3, 0.5])
+    with pytest.raises(ValueError, match=r"^q must be one real number; got an array of "
+                       r"shape \(2,\)$"):
+        d.quantile([0.1, 0.9])
+    with pytest.raises(ValueError, match=r"^x must be one real number; got an array"):
+        d.cdf(np.array([0.5, 1.5]))
+    with pytest.raises(ValueError, match=r"^threshold must be one real number; got a "
+                       r"Distribution$"):
+        d.probability_greater(d)
+    with pytest.raises(ValueError, match=r"^x must be one real number; got '1'$"):
+        d.sf("1")
+    assert np.isnan(d.cdf(np.nan)) and np.isnan(d.sf(np.nan))
+    assert d.cdf(np.float32(1.5)) == pytest.approx(0.5) and d.cdf(np.inf) == 1.0
+    assert d.probability_greater(np.int64(1), inclusive=True) == pytest.approx(0.8)
+    with pytest.raises(ValueError, match=r"^size must be an int >= 0 or a tuple of them; "
+                       r"got -1$"):
+        d.sample(-1, rng=0)
+    assert d.sample(np.int64(3), rng=0).shape == (3,)
+
+
 def test_frozen_and_read_only():
     d = Distribution.point_mass(1.0)
     with pytest.raises(AttributeError):

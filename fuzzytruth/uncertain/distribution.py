@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Literal
 
 import numpy as np
@@ -290,21 +291,25 @@ class Distribution:
         return float(monte_carlo_se(self.std(), self.n_samples, self.p_undefined))
 
     def cdf(self, x: float) -> float:
-        """P(X <= x), given defined."""
-        if not self._defined():
+        """P(X <= x), given defined (NaN at ``x`` NaN)."""
+        x = _real(x, "x")
+        if not self._defined() or np.isnan(x):
             return float("nan")
         return float(self.probabilities[self.support <= x].sum())
 
     def sf(self, x: float) -> float:
-        """P(X > x), given defined."""
-        if not self._defined():
+        """P(X > x), given defined (NaN at ``x`` NaN)."""
+        x = _real(x, "x")
+        if not self._defined() or np.isnan(x):
             return float("nan")
         return float(self.probabilities[self.support > x].sum())
 
     def probability_greater(self, threshold: float, *, inclusive: bool = False) -> float:
-        """P(X > threshold), or P(X >= threshold) with ``inclusive=True``, given defined."""
+        """P(X > threshold), or P(X >= threshold) with ``inclusive=True``, given defined (NaN
+        at ``threshold`` NaN)."""
         inclusive = check_flag("inclusive", inclusive)
-        if not self._defined():
+        threshold = _real(threshold, "threshold")
+        if not self._defined() or np.isnan(threshold):
             return float("nan")
         mask = self.support >= threshold if inclusive else self.support > threshold
         return float(self.probabilities[mask].sum())
@@ -315,7 +320,7 @@ class Distribution:
         Cumulative sums within 1e-12 of ``q`` count as reaching it, so that rounding in the
         probabilities never moves a quantile to the next support point.
         """
-        if not 0.0 <= q <= 1.0:
+        if not 0.0 <= _real(q, "q") <= 1.0:
             raise ValueError(f"q must be within [0, 1]; got {q!r}")
         if not self._defined():
             return float("nan")
@@ -342,6 +347,11 @@ class Distribution:
         >>> Distribution.point_mass(2.0).sample(3, rng=0).tolist()
         [2.0, 2.0, 2.0]
         """
+        shape = (size,) if isinstance(size, Integral) else size
+        if (isinstance(size, bool) or not isinstance(shape, tuple)
+                or not all(isinstance(k, Integral) and not isinstance(k, bool) and k >= 0
+                           for k in shape)):
+            raise ValueError(f"size must be an int >= 0 or a tuple of them; got {size!r}")
         rng = as_generator(rng)
         n = int(np.prod(size))
         out = np.full(n, np.nan)
@@ -382,3 +392,13 @@ class Distribution:
             f"Distribution(mean={self.mean():.4g}, std={self.std():.4g}, "
             f"{self.support.size} values, method={self.method!r}{extra})"
         )
+
+
+def _real(x: object, name: str) -> float:
+    """``x``, one real number (Python's or NumPy's; inf and NaN allowed), as a float; else a
+    ValueError naming ``name``: an array or another distribution has no single answer here."""
+    if isinstance(x, bool | np.bool_) or not isinstance(x, Real):
+        got = f"an array of shape {np.shape(x)}" if np.ndim(x) else (
+            "a Distribution" if isinstance(x, Distribution) else repr(x))
+        raise ValueError(f"{name} must be one real number; got {got}")
+    return float(x)
