@@ -36,6 +36,7 @@ __all__ = [
     "ids_text",
     "is_default_positions",
     "numeric_values",
+    "one_real",
     "physical_memory",
     "plain",
     "real_array",
@@ -232,6 +233,28 @@ def by_labels(
             )
         take.append(named.get_indexer(given))
     return values.iloc[take[0], take[1]]
+
+
+def one_real(x: object, name: str) -> float:
+    """``x``, one real number (Python's or NumPy's; inf and NaN allowed), as a float; else a
+    ValueError naming ``name``: an array, a distribution or a bool has no single answer where
+    one number is asked for.
+
+    Examples
+    --------
+    >>> one_real(np.float32(0.5), "q"), one_real(2, "x")
+    (0.5, 2.0)
+    >>> one_real([0.1, 0.9], "q")
+    Traceback (most recent call last):
+    ...
+    ValueError: q must be one real number; got an array of shape (2,)
+    """
+    if isinstance(x, bool | np.bool_) or not isinstance(x, Real):
+        got = (f"an array of shape {np.shape(x)}" if np.ndim(x)
+               else f"a {type(x).__name__}" if hasattr(x, "__dict__") or hasattr(x, "__slots__")
+               else repr(x))
+        raise ValueError(f"{name} must be one real number; got {got}")
+    return float(x)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:

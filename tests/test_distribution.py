@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzzytruth import Distribution
+from fuzzytruth import Distribution, DistributionBatch
 
 
 def test_moments_by_hand():
@@ -185,3 +185,15 @@ def test_a_batch_row_and_its_distribution_give_one_mean_and_one_spread(atoms, hu
     assert batch.mean()[0] == pytest.approx(single.mean(), rel=1e-9, abs=1e-12)
     assert np.isfinite(batch.std()[0]) and np.isfinite(single.std())
     assert batch.std()[0] == pytest.approx(single.std(), rel=1e-6, abs=1e-9)
+
+
+def test_a_batch_asks_for_one_number_and_an_int_row_too():
+    # quantile([0.1]) was a raw TypeError, distribution(1.0) numpy's IndexError
+    batch = DistributionBatch.from_samples(np.arange(12.0).reshape(4, 3))
+    with pytest.raises(ValueError, match=r"^q must be one real number; got an array of shape "
+                       r"\(1,\)$"):
+        batch.quantile([0.1])
+    for row in (1.0, True, 3):
+        with pytest.raises(ValueError, match=rf"^row must be an int within \[0, 3\); got {row}$"):
+            batch.distribution(row)
+    assert batch.distribution(np.int64(2)).mean() == pytest.approx(6.5)

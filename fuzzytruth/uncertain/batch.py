@@ -14,11 +14,12 @@ on demand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
-from fuzzytruth._validation import check_confidence_level, real_array, tail_levels
+from fuzzytruth._validation import check_confidence_level, one_real, real_array, tail_levels
 from fuzzytruth.uncertain.distribution import (
     Distribution,
     _invalid_mass,
@@ -292,7 +293,7 @@ class DistributionBatch:
         Cumulative sums within 1e-12 of ``q`` count as reaching it, as in
         :meth:`Distribution.quantile`.
         """
-        if not 0.0 <= q <= 1.0:
+        if not 0.0 <= one_real(q, "q") <= 1.0:
             raise ValueError(f"q must be within [0, 1]; got {q!r}")
         return self._quantiles((q,))[0]
 
@@ -322,8 +323,9 @@ class DistributionBatch:
 
     def distribution(self, row: int) -> Distribution:
         """The :class:`Distribution` of one row (built on demand)."""
-        if not -len(self) <= row < len(self):
-            raise ValueError(f"row must be within [0, {len(self)}); got {row!r}")
+        if (isinstance(row, bool | np.bool_) or not isinstance(row, Integral)
+                or not -len(self) <= row < len(self)):
+            raise ValueError(f"row must be an int within [0, {len(self)}); got {row!r}")
         p_undefined = float(self.p_undefined[row])
         if self.masses[row].sum() <= 0:
             return Distribution.undefined()

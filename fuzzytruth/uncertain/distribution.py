@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import as_generator
-from fuzzytruth._validation import check_confidence_level, check_flag, real_array, tail_levels
+from fuzzytruth._validation import (
+    check_confidence_level,
+    check_flag,
+    one_real,
+    real_array,
+    tail_levels,
+)
 
 __all__ = ["Distribution"]
 
@@ -292,14 +298,14 @@ class Distribution:
 
     def cdf(self, x: float) -> float:
         """P(X <= x), given defined (NaN at ``x`` NaN)."""
-        x = _real(x, "x")
+        x = one_real(x, "x")
         if not self._defined() or np.isnan(x):
             return float("nan")
         return float(self.probabilities[self.support <= x].sum())
 
     def sf(self, x: float) -> float:
         """P(X > x), given defined (NaN at ``x`` NaN)."""
-        x = _real(x, "x")
+        x = one_real(x, "x")
         if not self._defined() or np.isnan(x):
             return float("nan")
         return float(self.probabilities[self.support > x].sum())
@@ -308,7 +314,7 @@ class Distribution:
         """P(X > threshold), or P(X >= threshold) with ``inclusive=True``, given defined (NaN
         at ``threshold`` NaN)."""
         inclusive = check_flag("inclusive", inclusive)
-        threshold = _real(threshold, "threshold")
+        threshold = one_real(threshold, "threshold")
         if not self._defined() or np.isnan(threshold):
             return float("nan")
         mask = self.support >= threshold if inclusive else self.support > threshold
@@ -320,7 +326,7 @@ class Distribution:
         Cumulative sums within 1e-12 of ``q`` count as reaching it, so that rounding in the
         probabilities never moves a quantile to the next support point.
         """
-        if not 0.0 <= _real(q, "q") <= 1.0:
+        if not 0.0 <= one_real(q, "q") <= 1.0:
             raise ValueError(f"q must be within [0, 1]; got {q!r}")
         if not self._defined():
             return float("nan")
@@ -393,12 +399,3 @@ class Distribution:
             f"{self.support.size} values, method={self.method!r}{extra})"
         )
 
-
-def _real(x: object, name: str) -> float:
-    """``x``, one real number (Python's or NumPy's; inf and NaN allowed), as a float; else a
-    ValueError naming ``name``: an array or another distribution has no single answer here."""
-    if isinstance(x, bool | np.bool_) or not isinstance(x, Real):
-        got = f"an array of shape {np.shape(x)}" if np.ndim(x) else (
-            "a Distribution" if isinstance(x, Distribution) else repr(x))
-        raise ValueError(f"{name} must be one real number; got {got}")
-    return float(x)
