@@ -147,7 +147,8 @@ class Annotations:
             raise ValueError(
                 f"{len(unknown)} label(s) not in the taxonomy: {_show(unknown)}. "
                 f"Closest known names: {hints}"
-                + (f"{mismatch} (frame[{label!r}].astype(str))" if mismatch else "")
+                + (f"{mismatch} (frame[{label!r}].astype(str))"
+                   if mismatch.endswith("(str)") else mismatch)
             )
         # integer codes: duplicate checks and vote shares on int64 keys, not string pairs
         item_codes, items = pd.factorize(df["item_id"])

@@ -26,6 +26,7 @@ from fuzzytruth._validation import (
     check_int,
     check_memory_budget,
     id_list,
+    id_text,
     physical_memory,
     plain,
 )
@@ -110,25 +111,44 @@ def _show(names: Iterable[Any], limit: int = 5) -> str:
     return shown + (f", … ({len(names)} in all)" if len(names) > limit else "")
 
 
-def closest_names(name: Any, known: Iterable[Any], n: int = 3) -> list[str]:
-    """Names in ``known`` that look like ``name`` (difflib ratio >= 0.6), best first."""
-    return difflib.get_close_matches(str(name), [str(k) for k in known], n=n)
+def closest_names(name: Any, known: Iterable[Any], n: int = 3) -> list[Any]:
+    """Names in ``known`` whose text looks like ``name``'s (difflib ratio >= 0.6), best first,
+    as they are (an int node is shown as the int it is)."""
+    by_text: dict[str, Any] = {}
+    for k in known:
+        by_text.setdefault(str(k), k)
+    return [by_text[t] for t in difflib.get_close_matches(_text(name), list(by_text), n=n)]
+
+
+def _text(name: Any) -> str:
+    """A name's text for matching hints: bytes decoded (:func:`id_text`), else ``str``."""
+    try:
+        return id_text(name, "name")
+    except ValueError:  # bytes that are not UTF-8: their repr
+        return str(name)
 
 
 def type_mismatch(names: Iterable[Any], known: Iterable[Any]) -> str:
     """The reason a name is not found when its text is a known name of another type (an int
-    label against str nodes: what pandas makes of a column of 11, 12), with the conversion;
-    "" when there is none.
+    label against str nodes: what pandas makes of a column of 11, 12; a str against int
+    nodes; bytes against str), with the conversion; "" when there is none.
 
     >>> type_mismatch([11, "x"], ["11", "12"])
     "; names are matched as they are, and 11 (int) is not '11' (str): convert them (str)"
+    >>> type_mismatch(["3"], [3, 4])
+    "; names are matched as they are, and '3' (str) is not 3 (int): convert them (int)"
     """
-    texts = {str(k) for k in known}
-    typed = [n for n in names if not isinstance(n, str) and str(n) in texts]
-    if not typed:
-        return ""
-    return (f"; names are matched as they are, and {typed[0]!r} ({type(typed[0]).__name__}) "
-            f"is not {str(typed[0])!r} (str): convert them (str)")
+    by_text: dict[str, Any] = {}
+    for k in known:
+        by_text.setdefault(str(k), k)
+    for name in names:
+        node = by_text.get(_text(name), name)
+        if type(node) is not type(name):
+            how = "decode them" if isinstance(name, bytes) else (
+                f"convert them ({type(node).__name__})")
+            return (f"; names are matched as they are, and {name!r} ({type(name).__name__}) "
+                    f"is not {node!r} ({type(node).__name__}): {how}")
+    return ""
 
 
 class Taxonomy:

@@ -53,6 +53,16 @@ def test_labels_of_another_type_than_the_nodes_say_how_to_convert():
         tax.index(11)
     converted = Annotations.from_frame(df.assign(label=df["label"].astype(str)), taxonomy=tax)
     assert sorted(converted.to_frame()["label"]) == ["11", "2"]
+    # the other way round (str labels, int nodes) the hint printed "'11' -> '11'" and no
+    # reason, and bytes labels got no reason either
+    numbered = Taxonomy.from_edges([("root", 11), ("root", 2)])
+    with pytest.raises(ValueError, match=r"^2 label\(s\) not in the taxonomy: '11', '2'\. "
+                       r"Closest known names: '11' -> 11; '2' -> 2; names are matched as they "
+                       r"are, and '11' \(str\) is not 11 \(int\): convert them \(int\)$"):
+        Annotations.from_frame(df.assign(label=["11", "2"]), taxonomy=numbered)
+    with pytest.raises(ValueError, match=r"and b'11' \(bytes\) is not '11' \(str\): decode "
+                       r"them$"):
+        Annotations.from_frame(df.assign(label=[b"11", b"2"]), taxonomy=tax)
 
 
 def test_duplicate_label_is_an_error_by_default():
