@@ -435,6 +435,8 @@ UNFLAGGED = {
     "notes": "footnotes the command wrote itself (report.system_notes), printed by notes_text",
     "query_ids": "the query ids of a run or qrels the command read from --run / --qrels: never "
                  "missing there (the readers refuse an empty field, naming the file and line)",
+    "path": "a file's path the command passes from its flags (io.text.file_path refuses an "
+            "open file or a table, which argparse never gives)",
 }
 
 

@@ -919,3 +919,56 @@ def test_writing_into_a_missing_folder_or_over_a_folder_names_the_path(tmp_path)
     with pytest.raises(IsADirectoryError, match=re.escape(f"{tmp_path} is a folder, not a file")):
         write_trec_run(run, tmp_path)
     assert os.listdir(tmp_path) == []
+
+
+# ------------------------------------------------------------------ what a path is
+def test_every_reader_and_writer_says_it_takes_a_files_path():
+    # an open file, a StringIO or a DataFrame given for the path ended in Python's "expected
+    # str, bytes or os.PathLike object, not StringIO" from inside pathlib or os.fspath
+    import inspect
+
+    import fuzzytruth.io as fio
+
+    said = r"^path must be a file's path \(a str or os\.PathLike\); got "
+    for name in fio.__all__:
+        if not name.startswith(("read_", "write_")):
+            continue
+        function = getattr(fio, name)
+        required = [p for p in inspect.signature(function).parameters.values()
+                    if p.default is inspect.Parameter.empty and p.kind is p.KEYWORD_ONLY]
+        keywords = {p.name: None for p in required}
+        if "classes" in keywords:
+            keywords["classes"] = ["a"]
+        given = ((io.StringIO("q1 Q0 d1 1 2.0 run\n"),) if name.startswith("read_")
+                 else (_WRITTEN[name.removeprefix("write_")], io.StringIO()))
+        with pytest.raises(TypeError, match=said + r"StringIO: pass the file's path, not an "
+                           r"open file or a buffer"):
+            function(*given, **keywords)
+    with pytest.raises(TypeError, match=said + r"DataFrame: what is in memory has its own "
+                       r"constructor \(from_dataframe"):
+        fio.read_trec_run(pd.DataFrame({"query_id": ["q"]}))
+    with pytest.raises(TypeError, match=said + r"int$"):
+        fio.read_taxonomy(3)
+
+
+def _written() -> dict:
+    """One object of what each writer writes."""
+    from fuzzytruth import Annotations, ProbabilisticQrels, Run, Taxonomy
+    from fuzzytruth.classify import Predictions
+
+    taxonomy = Taxonomy.flat(["a", "b", "c"])
+    qrels = Qrels(["q"], ["d"], [1.0])
+    return {
+        "annotations": Annotations.from_frame(pd.DataFrame(
+            {"item_id": ["x"], "annotator_id": ["u"], "label": ["a"]}), taxonomy=taxonomy),
+        "predictions": Predictions([[0.5, 0.5]], items=["x"], classes=["a", "b"]),
+        "probabilistic_qrels": ProbabilisticQrels(["q"], ["d"], [0.5]),
+        "rankings": Rankings.from_selectors(SELECTORS, classes=["a", "b", "c"]),
+        "taxonomy": taxonomy,
+        "trec_qrels": qrels,
+        "trec_qrels_jg": {"g": qrels},
+        "trec_run": Run(["q"], ["d"], [1.0]),
+    }
+
+
+_WRITTEN = _written()

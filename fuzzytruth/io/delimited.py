@@ -37,6 +37,7 @@ from fuzzytruth.io.text import (
     MaxBytes,
     Text,
     file_error,
+    file_path,
     load_text,
     parser_pool,
     shown,
@@ -63,7 +64,7 @@ def format_of(path: str | os.PathLike, given: str | None, allowed: tuple[str, ..
     Traceback (most recent call last):
     ValueError: judgments.txt: the format is read from the file name, which must end in one of...
     """
-    suffixes = [x.lower() for x in Path(path).suffixes]
+    suffixes = [x.lower() for x in Path(file_path(path)).suffixes]
     while suffixes and suffixes[-1] in COMPRESSED_SUFFIXES:
         suffixes.pop()
     fmt = given or (suffixes[-1].lstrip(".") if suffixes else "")

@@ -49,6 +49,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fuzzytruth.io.text import file_path
+
 __all__ = ["COMPRESSED_SUFFIXES", "compression_for", "number_text", "open_output"]
 
 #: Name suffixes that make a writer compress, and the compression each one means.
@@ -202,7 +204,7 @@ def open_output(path: str | os.PathLike, *, binary: bool = False) -> Iterator[IO
         Write the content to it; the target appears when the ``with`` block ends without an
         exception, and is left untouched otherwise.
     """
-    given = os.fspath(path)
+    given = file_path(path)
     fd = _descriptor(given)
     if fd is not None or _special_file(given):
         with _in_place(given, binary, fd) as handle:

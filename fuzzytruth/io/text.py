@@ -143,6 +143,37 @@ def parser_pool() -> Any:
         return pa.default_memory_pool()
 
 
+def file_path(path: object, name: str = "path") -> str:
+    """``path`` as a str (``os.fspath``), or a TypeError naming ``name`` and what the readers
+    and writers take: a file's path, not an open file, a buffer or a table in memory.
+
+    Examples
+    --------
+    >>> import io, pathlib
+    >>> file_path(pathlib.Path("runs") / "bm25.txt")
+    'runs/bm25.txt'
+    >>> file_path(io.StringIO("q1 Q0 d1 1 2.0 bm25"))
+    Traceback (most recent call last):
+    ...
+    TypeError: path must be a file's path (a str or os.PathLike); got StringIO: pass the
+    file's path, not an open file or a buffer (a pipe has one too, such as /dev/stdin)
+    """
+    try:
+        given = os.fspath(path)
+    except TypeError:
+        if hasattr(path, "read") or hasattr(path, "write"):
+            hint = (": pass the file's path, not an open file or a buffer (a pipe has one "
+                    "too, such as /dev/stdin)")
+        elif hasattr(path, "columns") or isinstance(path, dict):
+            hint = (": what is in memory has its own constructor (from_dataframe, from_frame, "
+                    "from_nested, from_dict)")
+        else:
+            hint = ""
+        raise TypeError(f"{name} must be a file's path (a str or os.PathLike); got "
+                        f"{type(path).__name__}{hint}") from None
+    return given if isinstance(given, str) else os.fsdecode(given)
+
+
 def file_error(path: str, message: str, line: int | None = None,
                unit: str = "line") -> ValueError:
     """The package's error about a file's content: ``"<path>[, line <n>]: <message>"`` (a
@@ -519,7 +550,7 @@ def load_text(
         Naming the file (and line) for an undecodable byte, a broken compressed file or one
         whose content exceeds the cap.
     """
-    name = os.fspath(path)
+    name = file_path(path)
     data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
                    encoding)
     return Text(name, _line_ends_as_lf(data))
@@ -709,7 +740,7 @@ def load_json(
     ...
     ValueError: ...deep.json: expected a flat list
     """
-    name = os.fspath(path)
+    name = file_path(path)
     data = to_utf8(read_bytes(name, max_decompressed_bytes=max_decompressed_bytes), name,
                    encoding)
     text = data.decode("utf-8")  # json.loads on bytes would guess UTF-16 from a leading NUL

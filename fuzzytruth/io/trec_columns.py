@@ -58,6 +58,7 @@ from fuzzytruth.io.text import (
     PlainFile,
     Text,
     file_error,
+    file_path,
     load_text,
     parser_pool,
     plain_file,
@@ -386,7 +387,7 @@ def read_columns(
         raise ValueError(f"last must be fields of {fields} not in columns; got {last}")
     if not set(encoded) <= set(columns) - {numeric}:
         raise ValueError(f"encoded must be fields of {columns} but {numeric!r}; got {encoded}")
-    name = os.fspath(path)
+    name = file_path(path)
     read = None
     plain = plain_file(name, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes,
                        absent=_OTHER_SPACES)
