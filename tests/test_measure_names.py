@@ -7,6 +7,8 @@ checked, and every measure name of ir_measures' registry either translates or is
 the closest known spellings.
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -137,6 +139,20 @@ def test_ir_measures_spellings():
             parse_measure(name)
     with pytest.raises(ValueError, match=r"closest known spellings: nDCG"):
         parse_measure("nDGC@10")
+    # a family in other letter case (ranx's "ndcg@10") was answered "closest known spellings:
+    # ndcg, Rndcg, ndcg_p": trec_eval names that take no @cutoff
+    for given, meant in (("ndcg@10", "nDCG@10"), ("ap", "AP"), ("rr(rel=2)", "RR(rel=2)")):
+        with pytest.raises(ValueError, match=rf"^unknown measure '{re.escape(given)}'; did you "
+                           rf"mean '{re.escape(meant)}'\?"):
+            parse_measure(given)
+        parse_measure(meant)
+    # and what is no measure at all is named as such
+    for given in (None, 5):
+        with pytest.raises(ValueError, match=rf"^measures must name at least one measure \(a "
+                           rf"string, a Measure or an iterable of them\); got {given}$"):
+            parse_measures(given)
+    with pytest.raises(ValueError, match=r"^measures must hold strings or Measures; got None$"):
+        parse_measures(["AP", None])
     with pytest.raises(ValueError, match="judged_only applies to the whole evaluation"):
         parse_measure("AP(judged_only=True)")
 

@@ -260,8 +260,13 @@ def parse_measures(
 
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    elif not isinstance(measures, Iterable) or isinstance(measures, bytes):
+        raise ValueError("measures must name at least one measure (a string, a Measure or an "
+                         f"iterable of them); got {measures!r}")
     out: list[Measure] = []
     for item in measures:
+        if not isinstance(item, str | Measure):
+            raise ValueError(f"measures must hold strings or Measures; got {item!r}")
         for m in expand(item, preset=preset):  # a measure, or a group ("official", "P.5,10")
             if m not in out:
                 out.append(m)
@@ -520,12 +525,28 @@ def _known_spellings() -> list[str]:
 
 def _unknown(text: str) -> ValueError:
     name = re.split(r"[(@]", text.strip(), maxsplit=1)[0]
+    meant = _family_in_other_case(text.strip(), name)
     close = difflib.get_close_matches(name, _known_spellings(), n=3, cutoff=0.6)
-    hint = f"; closest known spellings: {', '.join(close)}, ..." if close else ""
+    hint = (f"; did you mean {meant!r}?" if meant else
+            f"; closest known spellings: {', '.join(close)}, ..." if close else "")
     return ValueError(
         f"unknown measure {text!r}{hint} (canonical families: {', '.join(sorted(families()))}; "
         "see fuzzytruth.measure_names.alias_table())"
     )
+
+
+def _family_in_other_case(text: str, name: str) -> str | None:
+    """``text`` with its name replaced by the canonical family that spells it in other letter
+    case (``ndcg@10`` for ``nDCG@10``, ``ap`` for ``AP``), when that parses; else None."""
+    same = [f for f in families() if f.lower() == name.lower() and f != name]
+    if len(same) != 1:
+        return None
+    candidate = same[0] + text[len(name):]
+    try:
+        parse_measure(candidate)
+    except ValueError:
+        return None
+    return candidate
 
 
 def from_alias(text: str, error: ValueError) -> Measure:
