@@ -387,6 +387,7 @@ class PairTable:
         line_numbers: np.ndarray | None,
     ) -> None:
         check_choice("duplicates", duplicates, DUPLICATES)
+        self._source = source  # the file read, for messages about its values
         grouped = _object_query_codes(query_ids) or _dictionary_query_codes(query_ids)
         queries = (_as_ids(query_ids, "query_ids", in_blocks=False) if grouped is None
                    else grouped[0])

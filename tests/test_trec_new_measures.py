@@ -387,6 +387,24 @@ def test_trec_preset_truncates_fractional_grades_as_trec_eval(tmp_path):
     assert textbook.value("r", "NumNonrelJudgedRet") == 1.0
 
 
+def test_the_truncation_of_fractional_grades_is_said_where_the_preset_makes_it(tmp_path):
+    # the command line said so in a note of its own; evaluate() truncated without a word
+    run, qrels = fractional(tmp_path)
+    said = (rf"^{tmp_path / 'qrels'}: 5 fractional grade\(s\) read as trec_eval reads them, "
+            r"truncated toward zero under preset='trec' \(2\.7 is grade 2\); "
+            r"preset='textbook' keeps them as given$")
+    with pytest.warns(UserWarning, match=said):
+        evaluate(run, qrels, "ndcg")
+    probable = ProbabilisticQrels(["q", "q"], ["a", "b"], [0.5, 1.0], grade=[1.0, 0.5])
+    with pytest.warns(UserWarning, match=r"^1 fractional grade\(s\) .* preset='trec10' "
+                      r"\(0\.5 is grade 0\)"):
+        evaluate(run, probable, "AP", preset="trec10", n_worlds=10, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(run, qrels, "ndcg", preset="textbook")  # kept as given: nothing to say
+        evaluate(run, Qrels(["q"], ["a"], [2.0]), "ndcg")  # whole grades
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_fractional_grades_under_the_defaults_equal_trec_eval_on_truncated_grades(seed):
     rng = np.random.default_rng(1200 + seed)

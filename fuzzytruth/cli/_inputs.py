@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuzzytruth.cli._errors import Flags, UserError, note
+from fuzzytruth.cli._errors import Flags, UserError
 
 __all__ = [
     "check_comparable",
@@ -104,13 +104,11 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
                                     duplicates=args.duplicates, **reading(args))
         if len(qrels) == 0:
             raise UserError(f"{args.qrels}: the qrels file has no judgment line (--qrels)")
-        _note_truncated_grades(qrels, args)
         return qrels, None
     if kind == "prob_qrels":
         from fuzzytruth.io import read_probabilistic_qrels
 
         prob_qrels = read_probabilistic_qrels(args.prob_qrels, **reading(args))
-        _note_truncated_grades(prob_qrels, args)
         return prob_qrels, None
     if kind == "annotations" and args.taxonomy is None:
         raise UserError("--annotations needs --taxonomy")
@@ -128,29 +126,6 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
         except ValueError as err:
             raise UserError(f"--query-categories: {err}") from None
     return truth, categories
-
-
-def _note_truncated_grades(qrels: Any, args: argparse.Namespace) -> None:
-    """One line when the preset truncates fractional grades (of ``--qrels`` or
-    ``--prob-qrels``), which trec_eval does silently."""
-    import numpy as np
-
-    from fuzzytruth.measures import get_preset
-    from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
-    from fuzzytruth.truth.qrels import Qrels
-
-    preset = getattr(args, "preset", None)
-    crisp = isinstance(qrels, Qrels)  # not judgment groups (-R qrels_jg), which keep theirs
-    if (not crisp and not isinstance(qrels, ProbabilisticQrels)) or preset is None or (
-            get_preset(preset).grades != "truncate"):
-        return
-    grades = qrels.relevance if crisp else qrels.grade
-    fractional = grades[grades != np.trunc(grades)]
-    if len(fractional):
-        path = args.qrels if crisp else args.prob_qrels
-        note(f"{path}: {len(fractional)} fractional grade(s) read as trec_eval reads "
-             f"them, truncated toward zero under --preset {preset} ({fractional[0]:g} is "
-             f"grade {np.trunc(fractional[0]) + 0.0:g}); --preset textbook keeps them as given")
 
 
 def read_labels(args: argparse.Namespace) -> Any:

@@ -338,6 +338,8 @@ def evaluate(
             "fuzzytruth.evaluation.evaluate_preferences(runs, preferences, measures), which "
             "computes trec_eval's prefs_* measures"
         )
+    if p.grades == "truncate":
+        warn_if_truncated(truth, p.name)
     if isinstance(truth, ProbabilisticQrels) and p.grades == "truncate":
         truth = truth.truncated()  # trec_eval reads grades with atol, as the crisp ones below
     bound = as_truth(
@@ -435,6 +437,28 @@ def evaluate(
         parts.append(_uncertain(bound, part_prepared, part_rankings, names, resolved, use_exact,
                                 {**common, "queries": tuple(part)}, **options))
     return Evaluation.concatenate(parts)
+
+
+def warn_if_truncated(truth: object, preset: str) -> None:
+    """A UserWarning when ``truth`` (crisp or probabilistic qrels) holds grades that are not
+    whole numbers, which a preset reading grades as trec_eval does truncates toward zero
+    (trec_eval does it silently): a grade of 0.5 then counts as 0, judged non-relevant. The
+    message names the file the qrels were read from, when they were."""
+    if isinstance(truth, Qrels):
+        grades, source = truth.relevance, getattr(truth, "_source", None)
+    elif isinstance(truth, ProbabilisticQrels):
+        grades, source = truth.grade, getattr(truth.pairs, "_source", None)
+    else:
+        return
+    fractional = grades[grades != np.trunc(grades)]
+    if len(fractional):
+        x = float(fractional[0])
+        warn(
+            f"{f'{source}: ' if source else ''}{len(fractional)} fractional grade(s) read as "
+            f"trec_eval reads them, truncated toward zero under preset={preset!r} ({x:g} is "
+            f"grade {np.trunc(x) + 0.0:g}); preset='textbook' keeps them as given",
+            UserWarning,
+        )
 
 
 #: Bytes per (query, rank) cell of one system in the uncertain path: the ranked documents,
