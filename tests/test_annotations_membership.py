@@ -281,9 +281,22 @@ def test_from_probabilities_closed_and_open():
     assert mem.probability("x", "people") == 0.7 and mem.probability("x", "all") == 1.0
     with pytest.raises(ValueError, match=r"row 'x' sums to 0.5"):
         Membership.from_probabilities(table * 0.5, taxonomy=TAX)
-    opened = Membership.from_probabilities(table * 0.5, taxonomy=TAX, close=False)
-    assert opened.probability("x", "crowd") == 0.35 and opened.probability("x", "people") == 0
+    # close=False takes closed probabilities as they are (sums need not be 1) ...
+    closed = (table * 0.5).assign(people=lambda t: t["crowd"], scenery=lambda t: t["city"])
+    opened = Membership.from_probabilities(closed, taxonomy=TAX, close=False)
+    assert opened.probability("x", "crowd") == 0.35 and opened.probability("x", "people") == 0.35
     assert opened.direct is None
+    # ... but not a table where a category is more probable than its parent: crowd 0.35 under
+    # people 0 was taken as it was
+    with pytest.raises(ValueError, match=r"^with close=False the table must give closed "
+                       r"probabilities, no category more probable than its parent \(an item in "
+                       r"'crowd' is in 'people'\); item 'x': 'crowd' 0\.35 > 'people' 0\.0 "):
+        Membership.from_probabilities(table * 0.5, taxonomy=TAX, close=False)
+    given = np.zeros((1, len(TAX)))
+    given[0, [TAX.index("all"), TAX.index("city")]] = 1.0
+    with pytest.raises(ValueError, match=r"^matrix must give closed probabilities.*'city' 1\.0 "
+                       r"> 'scenery' 0\.0"):
+        Membership(TAX, ["x"], given)
     flat = Membership.from_probabilities(table)
     assert flat.taxonomy.root == "all" and flat.probability("y", "city") == 1.0
     with pytest.raises(ValueError, match="within \\[0, 1\\]"):

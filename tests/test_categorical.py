@@ -138,7 +138,7 @@ def test_mixture_errors():
     with pytest.raises(ValueError, match=r"weights must be 'direct', 'literal' or a mapping"):
         ft.precision_distribution(MEM, ["img02"], query="img01", weights="paper")
     closed = Membership.from_probabilities(
-        pd.DataFrame({"crowd": [0.5]}, index=["x"]), taxonomy=TAX, close=False
+        pd.DataFrame({"people": [0.5], "crowd": [0.5]}, index=["x"]), taxonomy=TAX, close=False
     )
     with pytest.raises(ValueError, match="weights='direct' needs the annotators' direct shares"):
         ft.precision_distribution(closed, ["x"], query="x")

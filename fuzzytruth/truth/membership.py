@@ -147,6 +147,8 @@ class Membership:
             if copy:  # given by a caller; the from_* constructors build both consistently
                 _check_direct(taxonomy, items, matrix, direct)
             direct.flags.writeable = False
+        elif copy:  # closed probabilities given alone: a child never above its parent
+            check_closed(taxonomy, items, matrix, "matrix")
         matrix.flags.writeable = False
         self._taxonomy = taxonomy
         self._items = items
@@ -308,6 +310,7 @@ class Membership:
         full[:, cols] = values
         if not close:
             full[:, taxonomy.index(taxonomy.root)] = 1.0
+            check_closed(taxonomy, table.index, full, "with close=False the table")
             return cls._owning(taxonomy, table.index, full, None)
         _check_sums(full, table.index, "with close=True each row gives direct shares and",
                     " (pass close=False for already-closed probabilities)")
@@ -476,6 +479,31 @@ def _check_sums(direct: np.ndarray, items: pd.Index, what: str, hint: str = "") 
             f"{what} must sum to 1 over the nodes; row {items[bad[0]]!r} sums to "
             f"{float(sums[bad[0]])!r}{hint}"
         )
+
+
+def check_closed(taxonomy: Taxonomy, items: pd.Index, matrix: np.ndarray, what: str) -> None:
+    """Closed probabilities: no node more probable than one of its parents (within 1e-9), as
+    an item in a category is in each of its ancestors; else a ValueError naming ``what``, the
+    item, both nodes and both values. Checked a block of items at a time."""
+    edges = taxonomy.to_edges()
+    if not edges or not len(items):
+        return
+    parent = taxonomy.indices([p for p, _ in edges])
+    child = taxonomy.indices([c for _, c in edges])
+    step = block_rows(len(edges), bytes_per_unit=17.0)
+    for rows in row_chunks(len(items), step):
+        block = matrix[rows]
+        above = block[:, child] > block[:, parent] + 1e-9
+        if above.any():
+            row, edge = np.argwhere(above)[0]
+            p, c = parent[edge], child[edge]
+            raise ValueError(
+                f"{what} must give closed probabilities, no category more probable than its "
+                f"parent (an item in {taxonomy.nodes[c]!r} is in {taxonomy.nodes[p]!r}); item "
+                f"{plain(items[rows][row])!r}: {taxonomy.nodes[c]!r} "
+                f"{float(block[row, c])!r} > {taxonomy.nodes[p]!r} {float(block[row, p])!r} "
+                "(direct shares, closed here: Membership.from_probabilities(..., close=True))"
+            )
 
 
 def _check_direct(taxonomy: Taxonomy, items: pd.Index, matrix: np.ndarray,
