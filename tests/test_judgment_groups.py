@@ -84,6 +84,19 @@ def test_from_judgment_groups_dataframe_equals_file_reader(tmp_path):
         pd.testing.assert_frame_equal(from_df[g].to_dataframe(), from_file[g].to_dataframe())
 
 
+def test_judgment_groups_of_a_frame_are_named_by_text_and_none_is_missing():
+    # astype(str) made a group "nan" of the rows without a group, merged groups 1 and "1",
+    # and named bytes groups "b'u'"
+    df = pd.DataFrame({"query_id": ["q"] * 3, "group": ["u", "v", None],
+                       "doc_id": ["a", "a", "b"], "relevance": [1, 0, 1]})
+    with pytest.raises(ValueError, match=r"^group_col='group': the column must name a group on "
+                       r"every row; missing at row\(s\) 2$"):
+        Qrels.from_judgment_groups(df)
+    with pytest.raises(ValueError, match=r"groups 1 and '1' are the same id as text"):
+        Qrels.from_judgment_groups(df.assign(group=[1, "1", 2]))
+    assert list(Qrels.from_judgment_groups(df.assign(group=[b"u", "v", "v"]))) == ["u", "v"]
+
+
 def test_per_annotator_errors():
     run = Run(["q"], ["a"], [1.0])
     with pytest.raises(ValueError, match=r"qrels_by_group must be a non-empty mapping of group "

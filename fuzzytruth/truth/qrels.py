@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import PairTable, check_columns
-from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._validation import check_choice, check_flag, id_text, ids_text
 from fuzzytruth.io.trec_columns import QRELS_FIELDS, read_columns
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run, rank
+from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedQrels, qrels_gains
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
 
@@ -189,7 +190,24 @@ class Qrels(PairTable):
                 "relevance_col": relevance_col,
             },
         )
-        groups = df[group_col].astype(str)
+        column = df[group_col]
+        if column.isna().any():  # astype(str) made a group named "nan" of them
+            raise ValueError(
+                f"group_col={group_col!r}: the column must name a group on every row; missing at "
+                f"row(s) {_show(np.flatnonzero(column.isna().to_numpy()).tolist())}"
+            )
+        groups = pd.Series(ids_text(column.to_numpy(dtype=object), "group ids"), index=df.index)
+        given = pd.unique(column.to_numpy(dtype=object))
+        if len(pd.unique(groups)) < len(given):  # 1 and "1": two groups, one name
+            seen: dict[str, object] = {}
+            for g in given:
+                text = id_text(g, "group ids")
+                if text in seen:
+                    raise ValueError(
+                        f"group_col={group_col!r}: groups {seen[text]!r} and {g!r} are the same "
+                        "id as text (groups are named by text); make them distinct"
+                    )
+                seen[text] = g
         return {
             str(g): cls.from_dataframe(
                 part,
