@@ -460,3 +460,13 @@ def test_a_choice_spelled_close_to_an_allowed_one_is_named():
                        r"class DawidSkene itself: call it, DawidSkene\(\) \(with its "
                        r"defaults\), or pass its name 'dawid-skene'"):
         fit_truth(_annotations(None), DawidSkene)
+
+
+def test_missing_ids_of_preferences_are_refused_not_named_none():
+    # str() made a missing query id the query "None" and a missing group the group "nan"
+    for args, name in (((["q", None], ["g", "g"], ["1", "2"], ["a", "b"]), "query_ids"),
+                       ((["q", "q"], ["g", np.nan], ["1", "2"], ["a", "b"]), "groups"),
+                       ((["q", "q"], ["g", "g"], ["1", "2"], ["a", pd.NA]), "doc_ids")):
+        with pytest.raises(ValueError, match=rf"^{name} must not contain missing values \(found "
+                           r"at row 1\)$"):
+            Preferences(*args, [1.0, 2.0])

@@ -68,12 +68,18 @@ class Preferences:
         source: str | None = None,
         line_numbers: np.ndarray | None = None,
     ) -> None:
-        frame = pd.DataFrame({
-            "query_id": ids_text(np.asarray(query_ids, dtype=object), "query_ids"),
-            "group": ids_text(np.asarray(groups, dtype=object), "groups"),
-            "subgroup": ids_text(np.asarray(subgroups, dtype=object), "subgroups"),
-            "doc_id": ids_text(np.asarray(doc_ids, dtype=object), "doc_ids"),
-        })
+        columns = {}
+        for column, name, given in (("query_id", "query_ids", query_ids),
+                                    ("group", "groups", groups),
+                                    ("subgroup", "subgroups", subgroups),
+                                    ("doc_id", "doc_ids", doc_ids)):
+            ids = np.asarray(given, dtype=object)
+            missing = pd.isna(ids)
+            if np.ndim(missing) and missing.any():  # str() made them ids "None" and "nan"
+                raise ValueError(f"{name} must not contain missing values (found at row "
+                                 f"{int(np.argmax(missing))})")
+            columns[column] = ids_text(ids, name)
+        frame = pd.DataFrame(columns)
         values = real_array(levels, "levels")
         if values.shape != (len(frame),):
             raise ValueError(
