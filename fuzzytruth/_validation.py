@@ -624,12 +624,22 @@ def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
     ...
     ValueError: runs must name each system once as text; got [1, '1']
     """
+    missing = [key for key in mapping if _missing(key)]
+    if missing:  # str() would name the system "None" or "nan"
+        raise ValueError(f"{name} must name each {unit} by an id; got {missing[0]!r}")
     names = [id_text(key, name) for key in mapping]
     if len(set(names)) < len(names):
         twice = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"{name} must name each {unit} once as text; got "
                          f"{[key for key in mapping if id_text(key, name) == twice]!r}")
     return names
+
+
+def _missing(value: object) -> bool:
+    """Whether ``value`` is a missing value (None, NaN, pandas' NA or NaT) rather than an id."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(value, float | np.floating) and bool(np.isnan(value))
 
 
 def significance_level(confidence_level: float) -> float:

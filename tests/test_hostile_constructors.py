@@ -470,3 +470,18 @@ def test_missing_ids_of_preferences_are_refused_not_named_none():
         with pytest.raises(ValueError, match=rf"^{name} must not contain missing values \(found "
                            r"at row 1\)$"):
             Preferences(*args, [1.0, 2.0])
+
+
+def test_missing_values_name_no_system_item_or_label():
+    # str() named them "None": a classifier's item None, a system None in a comparison table
+    run = Run(["q"], ["a"], [1.0])
+    for key in (None, float("nan")):
+        with pytest.raises(ValueError, match=rf"^runs must name each system by an id; got "
+                           rf"{key!r}$"):
+            evaluate({key: run}, Qrels(["q"], ["a"], [1]), "AP")
+    with pytest.raises(ValueError, match=r"^item ids must not contain missing values \(found at "
+                       r"position 1\)$"):
+        Predictions(np.eye(2), items=["a", None], classes=["x", "y"])
+    with pytest.raises(ValueError, match=r"^systems must not contain missing values \(found at "
+                       r"position 0\)$"):
+        stats.compare(np.arange(10.0).reshape(2, 5) % 3, systems=[np.nan, "b"])

@@ -72,6 +72,10 @@ def probability_tolerance(dtype: np.dtype) -> float:
 
 def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
     values = list(values)
+    missing = [i for i, v in enumerate(values) if v is None or v is pd.NA or v is pd.NaT]
+    if missing:  # str() would name them "None"
+        raise ValueError(f"{what} ids must not contain missing values (found at position "
+                         f"{missing[0]})")
     floats = [v for v in values if isinstance(v, float | np.floating)]
     if floats:  # 1.0 would read "1.0", which the truth's ids (from a file, or ints) do not
         raise float_ids_error(f"{what} ids", floats[0])

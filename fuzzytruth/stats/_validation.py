@@ -219,6 +219,11 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
     out = tuple(labels)
     if len(out) != n:
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
+    missing = [i for i, label in enumerate(out) if label is None or (
+        isinstance(label, float | np.floating) and np.isnan(label))]
+    if missing:  # printed as "None" or "nan" in every table
+        raise ValueError(f"{name} must not contain missing values (found at position "
+                         f"{missing[0]})")
     texts = [id_text(label, name) for label in out]
     if len(set(texts)) != n:
         spellings: dict[str, dict[str, None]] = {}  # each text's labels, as repr, in order
