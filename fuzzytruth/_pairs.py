@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import is_identity
 from fuzzytruth._validation import (
     check_choice,
@@ -362,7 +363,7 @@ def duplicate_pair(error: BaseException) -> tuple[str, str, int] | None:
     return getattr(error, "_fuzzytruth_duplicate_pair", None)
 
 
-class PairTable:
+class PairTable(ReadOnlyArrays):
     """Shared storage of Run and Qrels: (query, doc, value) rows, factorised by query.
 
     Attributes read by the package: ``_docs`` (document id of each row, a pandas Arrow string

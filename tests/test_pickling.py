@@ -124,3 +124,30 @@ def test_an_evaluation_unpickles_in_a_fresh_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                          text=True, check=True, timeout=120)
     assert out.stdout.strip() == evaluation.aggregate().to_json()
+
+
+@pytest.mark.parametrize("copy_of", [lambda o: pickle.loads(pickle.dumps(o)), copy.deepcopy,
+                                     copy.copy])
+def test_held_numbers_stay_read_only_through_pickle_and_copies(copy_of):
+    # NumPy gives an unpickled or deep-copied array a writeable buffer: run.scores[0] = x
+    # then changed a loaded run, membership.matrix[...] a loaded membership
+    from fuzzytruth import Distribution, ScoreMatrix, fit_truth
+
+    example = santini_illustrative()
+    held = {
+        "scores": Run(["q", "q"], ["a", "b"], [2.0, 1.0]),
+        "relevance": Qrels(["q"], ["a"], [1.0]),
+        "probability": ProbabilisticQrels(["q"], ["a"], [0.5]),
+        "values": ScoreMatrix(np.zeros((2, 3))),
+        "support": Distribution(np.array([0.0, 1.0]), np.array([0.5, 0.5])),
+        "matrix": Membership.from_annotations(example.annotations),
+        "posterior": fit_truth(example.annotations, "dawid-skene"),
+    }
+    held["scores_of_predictions"] = Predictions(np.eye(2), items=["x", "y"], classes=["a", "b"])
+    for attribute, original in held.items():
+        copied = copy_of(original)
+        array = getattr(copied, attribute.removesuffix("_of_predictions"))
+        np.testing.assert_array_equal(array, getattr(original,
+                                                     attribute.removesuffix("_of_predictions")))
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0.0

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import is_identity
 from fuzzytruth._pairs import float_ids_error
 from fuzzytruth._validation import (
@@ -85,7 +86,7 @@ def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
     return index
 
 
-class Predictions:
+class Predictions(ReadOnlyArrays):
     """One classifier's scores (or probabilities): a row per item, a column per class.
 
     Parameters

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import ranks, sorted_order
 from fuzzytruth._validation import (
     by_labels,
@@ -33,7 +34,7 @@ REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
 
 
 @dataclass(frozen=True, eq=False)
-class ScoreMatrix:
+class ScoreMatrix(ReadOnlyArrays):
     """Per-query scores of several systems for one measure, with their labels.
 
     Attributes

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._resampling import block_rows, row_chunks
 from fuzzytruth._validation import (
     by_labels,
@@ -43,7 +44,7 @@ def _check_dense_fits(n_items: int, n_nodes: int, memory: float | None = None) -
                      "tables", memory=memory)
 
 
-class Membership:
+class Membership(ReadOnlyArrays):
     """p(ω | item) for every item and every node ω of a taxonomy.
 
     Definition (Santini eq. 6–8, DESIGN.md): p(ω|q) is the share of the annotators of item q

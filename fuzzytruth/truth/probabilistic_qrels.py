@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._validation import detached, real_array
 from fuzzytruth.metrics.base import truncated
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
@@ -21,7 +22,7 @@ from fuzzytruth.truth.qrels import Qrels
 __all__ = ["ProbabilisticQrels"]
 
 
-class ProbabilisticQrels:
+class ProbabilisticQrels(ReadOnlyArrays):
     """Relevance probabilities per (query, document), with the grade of a relevant document.
 
     Parameters

@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._random import as_generator
 from fuzzytruth._validation import (
     check_confidence_level,
@@ -60,7 +61,7 @@ def _invalid_mass(values: np.ndarray) -> tuple[int, ...] | None:
 
 
 @dataclass(frozen=True, eq=False)
-class Distribution:
+class Distribution(ReadOnlyArrays):
     """A discrete distribution over finitely many real values.
 
     Precision, recall and every other measure under uncertain ground truth come back as a

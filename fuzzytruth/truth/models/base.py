@@ -74,6 +74,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import name_order
 from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
@@ -189,7 +190,7 @@ def categorical_pick(u: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FittedTruth:
+class FittedTruth(ReadOnlyArrays):
     """A fitted truth model: posterior, membership, keyed worlds and diagnostics.
 
     Attributes
