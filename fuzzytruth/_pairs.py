@@ -580,6 +580,7 @@ def flatten_nested(
     values: Any
     try:  # numbers (the usual case): no list of them
         values = np.fromiter(values_of(), dtype=np.float64, count=n)
+        values.flags.writeable = False  # made here: held without a copy (detached)
     except (TypeError, ValueError):  # anything else: _as_values says what is wrong
         values = list(values_of())
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
