@@ -542,8 +542,8 @@ def _family_in_other_case(text: str, name: str) -> str | None:
     if len(same) != 1:
         return None
     candidate = same[0] + text[len(name):]
-    try:
-        parse_measure(candidate)
+    try:  # the canonical parser alone: no alias lookup, so no second hint to look for
+        _parse_canonical(candidate)
     except ValueError:
         return None
     return candidate
