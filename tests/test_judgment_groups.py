@@ -92,7 +92,8 @@ def test_judgment_groups_of_a_frame_are_named_by_text_and_none_is_missing():
     with pytest.raises(ValueError, match=r"^group_col='group': the column must name a group on "
                        r"every row; missing at row\(s\) 2$"):
         Qrels.from_judgment_groups(df)
-    with pytest.raises(ValueError, match=r"groups 1 and '1' are the same id as text"):
+    with pytest.raises(ValueError, match=r"^group_col='group' must name each group once as "
+                       r"text; got \[1, '1'\]$"):
         Qrels.from_judgment_groups(df.assign(group=[1, "1", 2]))
     assert list(Qrels.from_judgment_groups(df.assign(group=[b"u", "v", "v"]))) == ["u", "v"]
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._pairs import PairTable, check_columns
-from fuzzytruth._validation import check_choice, check_flag, id_text, ids_text
+from fuzzytruth._validation import check_choice, check_flag, ids_text, text_names
 from fuzzytruth.io.trec_columns import QRELS_FIELDS, read_columns
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run, rank
@@ -196,18 +196,10 @@ class Qrels(PairTable):
                 f"group_col={group_col!r}: the column must name a group on every row; missing at "
                 f"row(s) {_show(np.flatnonzero(column.isna().to_numpy()).tolist())}"
             )
+        # groups are named by text: 1 and "1" would be one group (text_names refuses them)
+        text_names(dict.fromkeys(pd.unique(column.to_numpy(dtype=object))),
+                   f"group_col={group_col!r}", "group")
         groups = pd.Series(ids_text(column.to_numpy(dtype=object), "group ids"), index=df.index)
-        given = pd.unique(column.to_numpy(dtype=object))
-        if len(pd.unique(groups)) < len(given):  # 1 and "1": two groups, one name
-            seen: dict[str, object] = {}
-            for g in given:
-                text = id_text(g, "group ids")
-                if text in seen:
-                    raise ValueError(
-                        f"group_col={group_col!r}: groups {seen[text]!r} and {g!r} are the same "
-                        "id as text (groups are named by text); make them distinct"
-                    )
-                seen[text] = g
         return {
             str(g): cls.from_dataframe(
                 part,
