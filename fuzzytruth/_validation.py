@@ -35,6 +35,7 @@ __all__ = [
     "id_text",
     "ids_text",
     "is_default_positions",
+    "is_missing",
     "numeric_values",
     "one_real",
     "physical_memory",
@@ -624,7 +625,7 @@ def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
     ...
     ValueError: runs must name each system once as text; got [1, '1']
     """
-    missing = [key for key in mapping if _missing(key)]
+    missing = [key for key in mapping if is_missing(key)]
     if missing:  # str() would name the system "None" or "nan"
         raise ValueError(f"{name} must name each {unit} by an id; got {missing[0]!r}")
     names = [id_text(key, name) for key in mapping]
@@ -635,8 +636,12 @@ def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
     return names
 
 
-def _missing(value: object) -> bool:
-    """Whether ``value`` is a missing value (None, NaN, pandas' NA or NaT) rather than an id."""
+def is_missing(value: object) -> bool:
+    """Whether ``value`` is a missing value (None, NaN, pandas' NA or NaT) rather than an id.
+
+    >>> [is_missing(v) for v in (None, float("nan"), np.float32("nan"), 0, "nan")]
+    [True, True, True, False, False]
+    """
     if value is None or type(value).__name__ in ("NAType", "NaTType"):
         return True
     return isinstance(value, float | np.floating) and bool(np.isnan(value))

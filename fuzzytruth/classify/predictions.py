@@ -51,6 +51,7 @@ from fuzzytruth._validation import (
     check_real,
     detached,
     id_text,
+    is_missing,
     numeric_values,
     plain,
 )
@@ -73,7 +74,7 @@ def probability_tolerance(dtype: np.dtype) -> float:
 
 def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
     values = list(values)
-    missing = [i for i, v in enumerate(values) if v is None or v is pd.NA or v is pd.NaT]
+    missing = [i for i, v in enumerate(values) if is_missing(v)]
     if missing:  # str() would name them "None"
         raise ValueError(f"{what} ids must not contain missing values (found at position "
                          f"{missing[0]})")

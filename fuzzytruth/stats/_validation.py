@@ -16,6 +16,7 @@ from fuzzytruth._validation import (
     check_n_resamples,
     check_number,
     id_text,
+    is_missing,
     real_array,
     significance_level,
 )
@@ -219,8 +220,7 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
     out = tuple(labels)
     if len(out) != n:
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
-    missing = [i for i, label in enumerate(out) if label is None or (
-        isinstance(label, float | np.floating) and np.isnan(label))]
+    missing = [i for i, label in enumerate(out) if is_missing(label)]
     if missing:  # printed as "None" or "nan" in every table
         raise ValueError(f"{name} must not contain missing values (found at position "
                          f"{missing[0]})")
