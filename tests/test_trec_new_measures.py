@@ -399,6 +399,8 @@ def test_the_truncation_of_fractional_grades_is_said_where_the_preset_makes_it(t
     with pytest.warns(UserWarning, match=r"^1 fractional grade\(s\) .* preset='trec10' "
                       r"\(0\.5 is grade 0\)"):
         evaluate(run, probable, "AP", preset="trec10", n_worlds=10, rng=0)
+    with pytest.warns(UserWarning, match=r"under preset='trec' \(2\.7"):  # not 'trec(rel=2)'
+        evaluate(run, qrels, "ndcg", relevance_level=2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate(run, qrels, "ndcg", preset="textbook")  # kept as given: nothing to say

@@ -339,7 +339,7 @@ def evaluate(
             "computes trec_eval's prefs_* measures"
         )
     if p.grades == "truncate":
-        warn_if_truncated(truth, p.name)
+        warn_if_truncated(truth, get_preset(preset).name)  # the name given, not "trec(rel=2)"
     if isinstance(truth, ProbabilisticQrels) and p.grades == "truncate":
         truth = truth.truncated()  # trec_eval reads grades with atol, as the crisp ones below
     bound = as_truth(
