@@ -31,6 +31,9 @@ def test_predictions_from_a_labelled_frame_follow_its_labels():
     ints = pd.DataFrame(P, index=[3, 1, 0, 2], columns=CLASSES)
     np.testing.assert_array_equal(Predictions(ints, items=["0", "1", "2", "3"],
                                               classes=CLASSES).scores, P[[2, 1, 3, 0]])
+    # ids given as a generator are read once (the label match read them a second time, empty)
+    reordered = Predictions(frame, items=(i for i in ITEMS), classes=iter(CLASSES))
+    np.testing.assert_array_equal(reordered.scores, P)
     # pandas' default labels carry no ids: by position
     positional = Predictions(pd.DataFrame(P), items=ITEMS, classes=CLASSES)
     np.testing.assert_array_equal(positional.scores, P)

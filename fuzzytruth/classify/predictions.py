@@ -129,7 +129,8 @@ class Predictions(ReadOnlyArrays):
     ) -> None:
         self._items = _ids(items, "item")
         self._classes = _ids(classes, "class")
-        scores = by_labels(scores, "scores", rows=("items", items), columns=("classes", classes))
+        scores = by_labels(scores, "scores", rows=("items", self._items),  # ids read once: a
+                           columns=("classes", self._classes))  # generator is not read again
         array = np.asarray(scores)
         if array.dtype not in (np.float32, np.float64):
             if array.dtype == object or not (
