@@ -114,10 +114,16 @@ def _show(names: Iterable[Any], limit: int = 5) -> str:
 def closest_names(name: Any, known: Iterable[Any], n: int = 3) -> list[Any]:
     """Names in ``known`` whose text looks like ``name``'s (difflib ratio >= 0.6), best first,
     as they are (an int node is shown as the int it is)."""
+    by_text = _by_text(known)
+    return [by_text[t] for t in difflib.get_close_matches(_text(name), list(by_text), n=n)]
+
+
+def _by_text(known: Iterable[Any]) -> dict[str, Any]:
+    """Each known name by its text (:func:`_text`), the first of a text kept."""
     by_text: dict[str, Any] = {}
     for k in known:
-        by_text.setdefault(str(k), k)
-    return [by_text[t] for t in difflib.get_close_matches(_text(name), list(by_text), n=n)]
+        by_text.setdefault(_text(k), k)
+    return by_text
 
 
 def _text(name: Any) -> str:
@@ -138,9 +144,7 @@ def type_mismatch(names: Iterable[Any], known: Iterable[Any]) -> str:
     >>> type_mismatch(["3"], [3, 4])
     "; names are matched as they are, and '3' (str) is not 3 (int): convert them (int)"
     """
-    by_text: dict[str, Any] = {}
-    for k in known:
-        by_text.setdefault(str(k), k)
+    by_text = _by_text(known)
     for name in names:
         node = by_text.get(_text(name), name)
         if type(node) is not type(name):

@@ -87,7 +87,7 @@ def test_a_score_matrix_prints_in_one_line_whatever_its_size():
     # it printed every value (12,456 characters for 3 systems × 200 queries), and so did
     # the PopulationScores of annotator_bootstrap that holds one per measure
     big = ScoreMatrix(RNG.random((50, 7, 2000)), systems=list("abcdefg"), measure="AP")
-    assert repr(big) == ("ScoreMatrix('AP', 7 systems ('a', 'b', 'c', 'd', … (7)) × 2000 queries "
-                         "× 50 worlds)")
+    assert repr(big) == ("ScoreMatrix('AP', 7 systems ('a', 'b', 'c', 'd', … (7 in all)) × 2000 "
+                         "queries × 50 worlds)")
     assert repr(ScoreMatrix([[0.5, 0.25]], systems=["bm25"])) == (
         "ScoreMatrix('score', 1 system ('bm25') × 2 queries)")

@@ -29,6 +29,7 @@ from fuzzytruth._validation import (
 )
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import as_labels, as_scores
+from fuzzytruth.taxonomy import _show
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
 
@@ -125,7 +126,8 @@ class ScoreMatrix(ReadOnlyArrays):
         model = f", truth_model={self.truth_model!r}" if self.truth_model else ""
         n = len(self.systems)
         return (f"ScoreMatrix({self.measure!r}, {n} system{'s' * (n != 1)} "
-                f"{_shown(self.systems)} × {len(self.queries)} {self.unit}{worlds}{model})")
+                f"({_show(self.systems, limit=4)}) × {len(self.queries)} {self.unit}{worlds}"
+                f"{model})")
 
     @property
     def has_worlds(self) -> bool:
@@ -340,8 +342,3 @@ def _select(out: dict[str, ScoreMatrix], measure: str | None) -> dict[str, Score
     label = label_among(measure, out)
     return {label: out[label]}
 
-
-def _shown(labels: tuple) -> str:
-    """Up to four labels, for a one-line repr."""
-    more = f", … ({len(labels)})" if len(labels) > 4 else ""
-    return "(" + ", ".join(map(repr, labels[:4])) + more + ")"

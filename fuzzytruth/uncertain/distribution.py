@@ -305,11 +305,8 @@ class Distribution(ReadOnlyArrays):
         return float(self.probabilities[self.support <= x].sum())
 
     def sf(self, x: float) -> float:
-        """P(X > x), given defined (NaN at ``x`` NaN)."""
-        x = one_real(x, "x")
-        if not self._defined() or np.isnan(x):
-            return float("nan")
-        return float(self.probabilities[self.support > x].sum())
+        """P(X > x), given defined (NaN at ``x`` NaN): :meth:`probability_greater`."""
+        return self.probability_greater(one_real(x, "x"))
 
     def probability_greater(self, threshold: float, *, inclusive: bool = False) -> float:
         """P(X > threshold), or P(X >= threshold) with ``inclusive=True``, given defined (NaN
