@@ -273,6 +273,40 @@ def test_a_truth_model_s_input_is_not_a_truth():
         fit_truth(data.annotations, "irn")
 
 
+
+@pytest.mark.parametrize("evaluated", ["runs", "classifier"])
+def test_a_truth_s_raw_material_is_refused_with_the_way_to_make_a_truth(evaluated):
+    """Labels, rankings, pytrec_eval's qrels dicts and tables are the usual material of a
+    truth; passed as the truth, each is refused by a message naming the call that makes one
+    (on both paths of evaluate: ranked runs and classifiers)."""
+    from fuzzytruth.classify import Predictions
+
+    tax = Taxonomy.flat(["cat", "dog"])
+    labels = Annotations.from_frame(pd.DataFrame({
+        "item_id": ["x", "x", "y"], "annotator_id": ["a", "b", "a"],
+        "label": ["cat", "dog", "dog"]}), taxonomy=tax)
+    rankings = Rankings.from_selectors([[[[0]], [[1]]], [[[1]], [[1], [0]]]],
+                                       classes=["cat", "dog"])
+    system = (Run(["x", "y"], ["cat", "dog"], [1.0, 2.0]) if evaluated == "runs" else
+              Predictions([[0.5, 0.5], [0.2, 0.8]], items=["x", "y"], classes=["cat", "dog"]))
+    measure = "P@1" if evaluated == "runs" else "Acc"
+    expected = {
+        "labels": (labels, r'got Annotations.*: fit a truth model on it first, e.g. '
+                           r'fit_truth\(annotations\)'),
+        "rankings": (rankings, r'got Rankings.*: fit a truth model on it first, '
+                               r'fit_truth\(rankings, "irn"\)'),
+        "dict": ({"x": {"cat": 1}}, r"got dict.*Qrels\.from_dict"),
+        "table": (pd.DataFrame({"query_id": ["x"], "doc_id": ["cat"], "relevance": [1]}),
+                  r"got DataFrame.*Qrels\.from_dataframe"),
+    }
+    for material, pattern in expected.values():
+        with pytest.raises(ValueError, match=pattern):
+            ft.evaluate(system, material, measure)
+    with pytest.raises(ValueError) as refused:
+        ft.evaluate(system, pd.DataFrame({"a": [1]}), measure)
+    # a classifier evaluation takes no probabilistic qrels: its hint does not offer them
+    assert ("ProbabilisticQrels.from_dataframe" in str(refused.value)) == (evaluated == "runs")
+
 # ---------------------------------------------------------------------- population estimand
 @pytest.fixture(scope="module")
 def small_population():

@@ -55,7 +55,7 @@ from fuzzytruth._order import is_identity
 from fuzzytruth._validation import id_text
 from fuzzytruth.metrics.class_rules import TARGETS
 from fuzzytruth.taxonomy import Taxonomy, _show
-from fuzzytruth.truth.protocol import TruthKind
+from fuzzytruth.truth.protocol import TruthKind, truth_hint
 
 __all__ = ["TARGETS", "ClassMap", "ClassTruth", "PreparedClassTruth", "class_truth"]
 
@@ -295,7 +295,7 @@ def class_truth(truth: Any) -> ClassTruth:
     raise ValueError(
         "the truth of a classifier evaluation must be a Membership, a fitted truth model "
         "(fuzzytruth.truth.models) or crisp Qrels of plausible label sets; got "
-        f"{type(truth).__name__}"
+        f"{type(truth).__name__}{truth_hint(truth, classifiers=True)}"
     )
 
 

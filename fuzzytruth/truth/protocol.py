@@ -70,6 +70,7 @@ __all__ = [
     "check_world_model",
     "estimand_label",
     "split_estimand",
+    "truth_hint",
 ]
 
 WEIGHTS = ("direct", "literal")
@@ -250,6 +251,34 @@ class Truth(Protocol):
         ...
 
 
+def truth_hint(given: Any, *, classifiers: bool = False) -> str:
+    """How to make a truth of ``given``, for the error that refuses it (empty when there is no
+    obvious way): a truth model fitted on labels or rankings, qrels from pytrec_eval's nested
+    dicts or from a table (for ``classifiers``, only the truths a classifier evaluation takes).
+
+    Examples
+    --------
+    >>> truth_hint({"q1": {"d1": 1}})
+    ": build qrels from pytrec_eval's {query: {document: grade}} with Qrels.from_dict(...)"
+    """
+    kind = type(given).__name__
+    if kind == "Annotations":
+        return (": fit a truth model on it first, e.g. fit_truth(annotations) (the annotators' "
+                'shares) or fit_truth(annotations, "dawid-skene")')
+    if kind == "Rankings":
+        return ': fit a truth model on it first, fit_truth(rankings, "irn") or "prirn"'
+    if isinstance(given, Mapping):
+        return (": build qrels from pytrec_eval's {query: {document: grade}} with "
+                "Qrels.from_dict(...)")
+    if kind == "DataFrame":
+        tables = ("Qrels.from_dataframe (plausible label sets)" if classifiers else
+                  "Qrels.from_dataframe (grades), ProbabilisticQrels.from_dataframe "
+                  "(probabilities of relevance)")
+        return (f": build the truth from the table first: {tables} or Annotations.from_frame "
+                "(annotators' labels, then fit_truth)")
+    return ""
+
+
 def as_truth(
     truth: Any,
     *,
@@ -260,14 +289,10 @@ def as_truth(
 ) -> BoundTruth:
     """``truth`` bound to the evaluation's options, after checking it is a :class:`Truth`."""
     if not isinstance(truth, Truth):
-        hint = ""
-        if type(truth).__name__ in ("Annotations", "Rankings"):
-            hint = (": fit a truth model on it first, e.g. Shares().fit(annotations) (the "
-                    "annotators' shares) or DawidSkene().fit(annotations)")
         raise ValueError(
             "truth must be a Membership, a fitted truth model, a ProbabilisticQrels or a "
             f"Qrels; got {type(truth).__name__} (or any object implementing "
-            f"fuzzytruth.truth.Truth){hint}"
+            f"fuzzytruth.truth.Truth){truth_hint(truth)}"
         )
     options = TruthOptions(query_categories, weights, exclude_query, world_model)
     return truth.bind(options)
