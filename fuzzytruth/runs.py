@@ -55,7 +55,7 @@ from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice, check_memory_budget
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
-__all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "rank"]
+__all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "check_runs", "rank", "run_hint"]
 
 # moved to fuzzytruth.truth.qrels; still importable from here for one release
 __getattr__, _ = lazy_names(
@@ -435,6 +435,61 @@ def length_blocks(
     return out
 
 
+def run_hint(given: Any) -> str:
+    """How to make a :class:`Run` of ``given``, for the error that refuses it where a Run is
+    expected (empty when there is no obvious way): pytrec_eval's nested dict, a table, a file
+    path, a list of runs.
+
+    Examples
+    --------
+    >>> run_hint({"q1": {"d1": 2.5}})
+    ": a run as pytrec_eval's {query: {document: score}} is Run.from_dict(...) of it"
+    """
+    if isinstance(given, Mapping) and any(isinstance(v, Run) for v in given.values()):
+        return ": one Run is expected here, not systems by name"
+    if isinstance(given, Mapping):
+        return ": a run as pytrec_eval's {query: {document: score}} is Run.from_dict(...) of it"
+    if isinstance(given, pd.DataFrame):
+        return ": a table of (query, document, score) rows is Run.from_dataframe(...) of it"
+    if isinstance(given, str | os.PathLike):
+        return ": read a run file first, with read_trec_run(path)"
+    if isinstance(given, list | tuple) and given and all(isinstance(r, Run) for r in given):
+        return ": name the systems, {run.name: run for run in runs}"
+    return ""
+
+
+def check_runs(runs: Any, name: str = "runs") -> Mapping[Any, Run]:
+    """``runs`` as systems by name: one :class:`Run` (named by ``run.name``) or a non-empty
+    mapping of name to Run; else a ValueError naming ``name``, what it got and, where there is
+    one, the call that makes a Run of it (:func:`run_hint`).
+
+    Examples
+    --------
+    >>> list(check_runs(Run(["q"], ["d"], [1.0], name="bm25")))
+    ['bm25']
+    >>> check_runs({"q1": {"d1": 2.5}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: runs['q1'] must be a Run; got dict: the mapping looks like one run in ...
+    """
+    if isinstance(runs, Run):
+        return {runs.name: runs}
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError(
+            f"{name} must be a Run or a non-empty mapping of system name to Run; got "
+            f"{type(runs).__name__}{run_hint(runs)}"
+        )
+    for key, run in runs.items():
+        if not isinstance(run, Run):
+            if isinstance(run, Mapping) and not any(isinstance(v, Mapping) for v in run.values()):
+                hint = (": the mapping looks like one run in pytrec_eval's form {query: "
+                        "{document: score}}, which Run.from_dict(...) reads")
+            else:
+                hint = run_hint(run)
+            raise ValueError(f"{name}[{key!r}] must be a Run; got {type(run).__name__}{hint}")
+    return runs
+
+
 def rank(
     run: Run,
     *,
@@ -477,7 +532,7 @@ def rank(
     check_choice("score_dtype", score_dtype, SCORE_DTYPES)
     memory_budget = check_memory_budget(memory_budget)
     if not isinstance(run, Run):
-        raise ValueError(f"run must be a Run; got {type(run).__name__}")
+        raise ValueError(f"run must be a Run; got {type(run).__name__}{run_hint(run)}")
     by_id = np.argsort(run._q_uniques, kind="stable")
     sorted_ids = run._q_uniques[by_id]
     n_rows = len(sorted_ids)

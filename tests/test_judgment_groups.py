@@ -104,7 +104,8 @@ def test_per_annotator_errors():
                        r"id to Qrels; got dict"):
         evaluate_per_annotator(run, {}, "AP")
     qrels = Qrels(["q"], ["a"], [1])
-    with pytest.raises(ValueError, match=r"^run must be a Run; got dict$"):
+    with pytest.raises(ValueError, match=r"^run must be a Run; got dict: one Run is expected "
+                       r"here, not systems by name$"):
         evaluate_per_annotator({"S": run}, {"g": qrels}, "AP")
     with pytest.raises(ValueError, match=r"^qrels_by_group\['g'\] must be a Qrels; got DataFrame$"):
         evaluate_per_annotator(run, {"g": qrels.to_dataframe()}, "AP")

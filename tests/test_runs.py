@@ -105,6 +105,40 @@ def test_ids_that_are_no_sequence_are_refused_by_name():
         Run("q", ["a", "b"], [1.0, 2.0])
 
 
+def test_a_run_s_raw_material_is_refused_with_the_call_that_makes_a_run(tmp_path):
+    """pytrec_eval's nested dict, a table, a file path and a list of runs are each refused
+    where systems are expected, by a message naming the call that makes a Run of it, by
+    evaluate, the displacement and one-run functions alike."""
+    from fuzzytruth import evaluate, evaluate_per_annotator, rank, weighted_displacement
+
+    qrels = Qrels(["q"], ["a"], [1])
+    run = Run(["q"], ["a"], [1.0], name="bm25")
+    cases = [
+        ({"q": {"a": 1.0}}, r"runs\['q'\] must be a Run; got dict: the mapping looks like one "
+                            r"run in pytrec_eval's form \{query: \{document: score\}\}, which "
+                            r"Run\.from_dict"),
+        ({"bm25": {"q": {"a": 1.0}}}, r"runs\['bm25'\] must be a Run; got dict: a run as "
+                                      r"pytrec_eval's .* is Run\.from_dict"),
+        (pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}),
+         r"got DataFrame: a table of .* is Run\.from_dataframe"),
+        (str(tmp_path / "run.trec"), r"got str: read a run file first, with read_trec_run"),
+        (tmp_path / "run.trec", r"got PosixPath: read a run file first"),
+        ([run], r"got list: name the systems, \{run\.name: run for run in runs\}"),
+    ]
+    for given, message in cases:
+        with pytest.raises(ValueError, match=message):
+            evaluate(given, qrels, "P@1")
+    answers = pd.DataFrame({"query_id": ["q"], "annotator_id": ["x"], "item_id": ["a"],
+                            "rank": [1], "relevance": [1.0]})
+    with pytest.raises(ValueError, match=r"runs\['q'\] must be a Run; got dict: the mapping"):
+        weighted_displacement(answers, {"q": {"a": 1.0}}, n_items=3)
+    for one_run in (lambda r: rank(r), lambda r: evaluate_per_annotator(r, {"g": qrels}, "AP")):
+        with pytest.raises(ValueError, match=r"^run must be a Run; got str: read a run file"):
+            one_run("run.trec")
+        with pytest.raises(ValueError, match=r"^run must be a Run; got dict: one Run is "
+                                             r"expected here, not systems by name$"):
+            one_run({"bm25": run})
+
 def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
     with pytest.raises(ValueError, match=r"score_col='points' is not a column of the DataFrame"):

@@ -298,14 +298,17 @@ def test_a_truth_s_raw_material_is_refused_with_the_way_to_make_a_truth(evaluate
         "dict": ({"x": {"cat": 1}}, r"got dict.*Qrels\.from_dict"),
         "table": (pd.DataFrame({"query_id": ["x"], "doc_id": ["cat"], "relevance": [1]}),
                   r"got DataFrame.*Qrels\.from_dataframe"),
+        "file": ("qrels.txt", r"got str.*: read the file first: read_trec_qrels\(path\)"),
     }
     for material, pattern in expected.values():
         with pytest.raises(ValueError, match=pattern):
             ft.evaluate(system, material, measure)
-    with pytest.raises(ValueError) as refused:
-        ft.evaluate(system, pd.DataFrame({"a": [1]}), measure)
-    # a classifier evaluation takes no probabilistic qrels: its hint does not offer them
-    assert ("ProbabilisticQrels.from_dataframe" in str(refused.value)) == (evaluated == "runs")
+    # a classifier evaluation takes no probabilistic qrels: its hints do not offer them
+    for material, offered in ((pd.DataFrame({"a": [1]}), "ProbabilisticQrels.from_dataframe"),
+                              ("qrels.txt", "read_probabilistic_qrels")):
+        with pytest.raises(ValueError) as refused:
+            ft.evaluate(system, material, measure)
+        assert (offered in str(refused.value)) == (evaluated == "runs")
 
 # ---------------------------------------------------------------------- population estimand
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from fuzzytruth.displacement.frames import (
     require,
     text_codes,
 )
-from fuzzytruth.runs import Run
+from fuzzytruth.runs import Run, check_runs
 
 __all__ = ["RUN_ORDERS", "Systems", "as_systems"]
 
@@ -101,9 +101,7 @@ def as_systems(
             "runs must be a pandas DataFrame, a Run or a non-empty mapping of system name to "
             f"Run; got {type(runs).__name__}"
         )
-    for name, run in runs.items():
-        if not isinstance(run, Run):
-            raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+    check_runs(runs)
     text_names(runs, "runs", "system")  # systems are named by text, as in evaluate()
     return Systems(list(runs), list(runs.values()), "score")
 

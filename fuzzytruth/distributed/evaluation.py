@@ -43,7 +43,7 @@ from fuzzytruth.distributed.partitions import (
 from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
-from fuzzytruth.runs import Run
+from fuzzytruth.runs import Run, check_runs
 from fuzzytruth.truth.categorical import UNUSED_CATEGORIES, unused_categories_message
 from fuzzytruth.truth.protocol import as_truth
 
@@ -262,9 +262,7 @@ def _memory_tasks(client: Any, runs: Mapping[str, Run], truth: Any, measures: An
                   options: dict, rng: np.random.Generator, npartitions: int) -> list:
     from dask import delayed
 
-    for name, run in runs.items():
-        if not isinstance(run, Run):
-            raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+    check_runs(runs)
     bound = as_truth(truth, query_categories=options.get("query_categories"))  # checks early
     extra = np.empty(0, dtype=object)
     if options.get("complete") and truth.per_query:

@@ -114,7 +114,7 @@ from fuzzytruth.measures import (
 )
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
 from fuzzytruth.metrics.base import truncate_grades
-from fuzzytruth.runs import Ranking, Run, length_blocks, rank
+from fuzzytruth.runs import Ranking, Run, check_runs, length_blocks, rank
 from fuzzytruth.truth.categorical import UNUSED_CATEGORIES
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.preferences import Preferences
@@ -539,16 +539,7 @@ def rank_runs(
     depth: int | None = None,
     memory_budget: float = MEMORY_BUDGET,
 ) -> dict[str, tuple[Ranking, Run]]:
-    if isinstance(runs, Run):
-        runs = {runs.name: runs}
-    if not isinstance(runs, Mapping) or not runs:
-        raise ValueError(
-            f"runs must be a Run or a non-empty mapping of system name to Run; got "
-            f"{type(runs).__name__}"
-        )
-    for name, run in runs.items():
-        if not isinstance(run, Run):
-            raise ValueError(f"runs[{name!r}] must be a Run; got {type(run).__name__}")
+    runs = check_runs(runs)
     out = {}
     for name, run in zip(text_names(runs, "runs", "system"), runs.values(), strict=True):
         ranking = rank(run, ties=ties, score_dtype=score_dtype, memory_budget=memory_budget)

@@ -34,7 +34,7 @@ from fuzzytruth.evaluation.engine import MISSING, evaluate
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, Preset, parse_measures
 from fuzzytruth.metrics.base import RankedGains
-from fuzzytruth.runs import Run
+from fuzzytruth.runs import Run, run_hint
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.truth.qrels import Qrels
@@ -111,7 +111,7 @@ def check_groups(run: Any, qrels_by_group: Any, options: Mapping[str, Any]) -> s
     return the ``missing`` option of ``options``, applied across the groups (a query of the
     run that no group judges: a warning, or an error)."""
     if not isinstance(run, Run):
-        raise ValueError(f"run must be a Run; got {type(run).__name__}")
+        raise ValueError(f"run must be a Run; got {type(run).__name__}{run_hint(run)}")
     if not isinstance(qrels_by_group, Mapping) or not qrels_by_group:
         raise ValueError(
             "qrels_by_group must be a non-empty mapping of group id to Qrels; "

@@ -42,6 +42,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
@@ -270,6 +271,11 @@ def truth_hint(given: Any, *, classifiers: bool = False) -> str:
     if isinstance(given, Mapping):
         return (": build qrels from pytrec_eval's {query: {document: grade}} with "
                 "Qrels.from_dict(...)")
+    if isinstance(given, str | os.PathLike):
+        qrels = "read_trec_qrels(path)" if classifiers else (
+            "read_trec_qrels(path), read_probabilistic_qrels(path)")
+        return (f": read the file first: {qrels} or read_annotations(path, taxonomy=...) "
+                "then fit_truth")
     if kind == "DataFrame":
         tables = ("Qrels.from_dataframe (plausible label sets)" if classifiers else
                   "Qrels.from_dataframe (grades), ProbabilisticQrels.from_dataframe "
