@@ -455,6 +455,9 @@ def run_hint(given: Any) -> str:
         return ": read a run file first, with read_trec_run(path)"
     if isinstance(given, list | tuple) and given and all(isinstance(r, Run) for r in given):
         return ": name the systems, {run.name: run for run in runs}"
+    if isinstance(given, np.ndarray) and given.ndim == 2:
+        return (": a classifier's (items × classes) scores are evaluated as "
+                "Predictions(scores, items=..., classes=...)")
     return ""
 
 

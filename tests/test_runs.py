@@ -124,6 +124,8 @@ def test_a_run_s_raw_material_is_refused_with_the_call_that_makes_a_run(tmp_path
         (str(tmp_path / "run.trec"), r"got str: read a run file first, with read_trec_run"),
         (tmp_path / "run.trec", r"got PosixPath: read a run file first"),
         ([run], r"got list: name the systems, \{run\.name: run for run in runs\}"),
+        (np.eye(2), r"got ndarray: a classifier's .* Predictions\(scores, items=\.\.\., "
+                    r"classes=\.\.\.\)"),
     ]
     for given, message in cases:
         with pytest.raises(ValueError, match=message):
