@@ -35,6 +35,7 @@ from fuzzytruth._validation import (
     detached,
     id_text,
     real_array,
+    same_rows,
 )
 from fuzzytruth._validation import check_columns as check_frame_columns
 from fuzzytruth._warnings import warn
@@ -388,6 +389,7 @@ class PairTable(ReadOnlyArrays):
         line_numbers: np.ndarray | None,
     ) -> None:
         check_choice("duplicates", duplicates, DUPLICATES)
+        same_rows({"query_ids": query_ids, "doc_ids": doc_ids, self._value_name: values})
         self._source = source  # the file read, for messages about its values
         grouped = _object_query_codes(query_ids) or _dictionary_query_codes(query_ids)
         queries = (_as_ids(query_ids, "query_ids", in_blocks=False) if grouped is None

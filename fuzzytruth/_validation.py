@@ -41,6 +41,7 @@ __all__ = [
     "physical_memory",
     "plain",
     "real_array",
+    "same_rows",
     "significance_level",
     "tail_levels",
     "text_names",
@@ -174,6 +175,40 @@ def _may_hold_bytes(arr: np.ndarray) -> bool:
             "string", "integer", "empty"):
         return False
     return any(isinstance(v, bytes) for v in arr.flat)
+
+
+def same_rows(columns: Mapping[str, Any]) -> None:
+    """Refuse pandas Series among ``columns`` (name → values read together, row by row) whose
+    indexes differ: rows are read by position, so a Series sorted on its own, or taken from
+    another table, would pair values of different rows without a word. Columns of different
+    lengths are left to the caller's length check.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"q": ["a", "b"], "s": [1.0, 2.0]})
+    >>> same_rows({"query_ids": frame["q"], "scores": frame["s"]})
+    >>> same_rows({"query_ids": frame["q"], "scores": frame["s"].sort_values(ascending=False)})
+    Traceback (most recent call last):
+    ...
+    ValueError: query_ids and scores are pandas Series with different indexes: their rows are
+    read together by position, which would pair values of different rows; pass columns of one
+    DataFrame (or align them first, e.g. scores.reindex(query_ids.index)), or arrays to pair
+    them by position
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is None:
+        return
+    series = [(name, v) for name, v in columns.items() if isinstance(v, pandas.Series)]
+    for name, values in series[1:]:
+        first, other = series[0]
+        if len(values) == len(other) and not values.index.equals(other.index):
+            raise ValueError(
+                f"{first} and {name} are pandas Series with different indexes: their rows are "
+                "read together by position, which would pair values of different rows; pass "
+                f"columns of one DataFrame (or align them first, e.g. "
+                f"{name}.reindex({first}.index)), or arrays to pair them by position"
+            )
 
 
 def is_default_positions(labels: Any) -> bool:

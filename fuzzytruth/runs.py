@@ -77,6 +77,8 @@ class Run(PairTable):
         Ids of each row (converted to str). Query ids may also be given dictionary-encoded
         (a pandas Categorical of str categories, a pyarrow dictionary array of strings, as
         :meth:`from_trec` reads them): their codes are used without comparing the ids.
+        Rows are read by position: pandas Series given for several columns must share their
+        index (columns of one DataFrame), else a ValueError says which differ.
     scores : array-like
         Score of each row (float64; NaN is rejected).
     name : str, default "run"

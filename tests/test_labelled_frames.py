@@ -91,3 +91,28 @@ def test_a_score_matrix_prints_in_one_line_whatever_its_size():
                          "queries × 50 worlds)")
     assert repr(ScoreMatrix([[0.5, 0.25]], systems=["bm25"])) == (
         "ScoreMatrix('score', 1 system ('bm25') × 2 queries)")
+
+
+def test_series_read_together_must_share_their_index():
+    """Columns given as pandas Series are read row by row by position; a Series sorted on its
+    own (or taken from another table) would pair the scores, grades or probabilities of other
+    rows. Series of one table (a filtered one too) are read as before."""
+    from fuzzytruth import Distribution, ProbabilisticQrels, Qrels, Run
+
+    frame = pd.DataFrame({"q": ["q1", "q2", "q1", "q2"], "d": ["a", "b", "c", "d"],
+                          "s": [1.0, 2.0, 3.0, 4.0]})
+    kept = frame[frame["s"] > 1]
+    assert Run(kept["q"], kept["d"], kept["s"]).scores.tolist() == [2.0, 3.0, 4.0]
+    sorted_scores = frame["s"].sort_values(ascending=False)
+    with pytest.raises(ValueError, match=r"^query_ids and scores are pandas Series with "
+                                         r"different indexes: .*scores\.reindex"):
+        Run(frame["q"], frame["d"], sorted_scores)
+    with pytest.raises(ValueError, match=r"^query_ids and doc_ids are pandas Series"):
+        Qrels(frame["q"], frame["d"].sample(frac=1.0, random_state=1), [1, 0, 1, 0])
+    with pytest.raises(ValueError, match=r"^query_ids and grade are pandas Series"):
+        ProbabilisticQrels(frame["q"], frame["d"], frame["s"] / 4, frame["s"][::-1])
+    with pytest.raises(ValueError, match=r"^values and probabilities are pandas Series"):
+        Distribution.from_pmf(frame["s"], (frame["s"] / 10).sort_values(ascending=False))
+    # a Series beside an array: the array has no index to disagree with
+    assert Run(sorted_scores.index.map(frame["q"]), frame["d"].to_numpy(),
+               frame["s"]).scores.tolist() == [1.0, 2.0, 3.0, 4.0]

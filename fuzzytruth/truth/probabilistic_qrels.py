@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
-from fuzzytruth._validation import detached, real_array
+from fuzzytruth._validation import detached, real_array, same_rows
 from fuzzytruth.metrics.base import truncated
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
@@ -58,6 +58,8 @@ class ProbabilisticQrels(ReadOnlyArrays):
         source: str | None = None,
         line_numbers: np.ndarray | None = None,
     ) -> None:
+        same_rows({"query_ids": query_ids, "doc_ids": doc_ids, "probability": probability,
+                   "grade": grade})
         pairs = _Pairs(query_ids, doc_ids, probability, source=source, line_numbers=line_numbers)
         prob = pairs.relevance
         grades = np.ones(len(prob)) if grade is None else detached(real_array(

@@ -50,7 +50,7 @@ class Qrels(PairTable):
     ----------
     query_ids, doc_ids : array-like
         Ids of each judgment (converted to str); query ids also dictionary-encoded, as in
-        :class:`~fuzzytruth.runs.Run`.
+        :class:`~fuzzytruth.runs.Run`, and pandas Series sharing their index, as there.
     relevance : array-like
         Grade of each judgment (finite, as float64; 0 and negative grades mean not relevant).
     duplicates : {"error", "max", "first", "last"}, default "error"

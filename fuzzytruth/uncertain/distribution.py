@@ -17,6 +17,7 @@ from fuzzytruth._validation import (
     check_flag,
     one_real,
     real_array,
+    same_rows,
     tail_levels,
 )
 
@@ -108,6 +109,7 @@ class Distribution(ReadOnlyArrays):
     n_samples: int | None = field(default=None)
 
     def __post_init__(self) -> None:
+        same_rows({"support": self.support, "probabilities": self.probabilities})
         support = np.array(self.support, dtype=float).ravel()
         probs = np.array(self.probabilities, dtype=float).ravel()
         if support.shape != probs.shape:
@@ -176,6 +178,7 @@ class Distribution(ReadOnlyArrays):
         >>> Distribution.from_pmf([0.5, 0.0, 0.5], [0.25, 0.5, 0.25]).support.tolist()
         [0.0, 0.5]
         """
+        same_rows({"values": values, "probabilities": probabilities})
         values = real_array(values, "values").ravel()
         probs = real_array(probabilities, "probabilities").ravel()
         if values.shape != probs.shape:
