@@ -185,7 +185,7 @@ def _as_values(values: Any, name: str, *, finite: bool) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional; got shape {out.shape}")
     if np.isnan(out).any():
         row = int(np.isnan(out).argmax())
-        raise ValueError(f"{name} must not contain NaN (found at row {row})")
+        raise ValueError(f"{name} must not contain NaN or missing values (found at row {row})")
     if finite and np.isinf(out).any():
         row = int(np.isinf(out).argmax())
         raise ValueError(f"{name} must be finite (found {out[row]} at row {row})")

@@ -145,7 +145,8 @@ def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
     with pytest.raises(ValueError, match=r"score_col='points' is not a column of the DataFrame"):
         Run.from_dataframe(df, score_col="points")
-    with pytest.raises(ValueError, match=r"scores must not contain NaN \(found at row 0\)"):
+    with pytest.raises(ValueError, match=r"scores must not contain NaN or missing values "
+                       r"\(found at row 0\)"):
         Run.from_dataframe(df)
     # two columns named "score" (a concat) were read together and refused as "scores must
     # be one-dimensional; got shape (1, 2)"
