@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
-from fuzzytruth._validation import check_choice, check_columns, text_names
+from fuzzytruth._validation import check_choice, check_columns, id_text, text_names
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names, type_mismatch
 
 __all__ = ["Annotations"]
@@ -99,8 +99,9 @@ class Annotations:
             (an ancestor shared by the labels still receives the whole vote once).
         annotator_weights : mapping or pandas.Series, optional
             Non-negative weight per annotator id; an annotator's vote counts in proportion to
-            it. Annotators not in the mapping get weight 1; a mapping that names none of the
-            annotators is refused (ids of another type, such as ``"1"`` for ``1``).
+            it. Keys are matched with the annotator ids as text, as every id is (``"1"`` names
+            annotator ``1``; ``1`` and ``"1"`` both given are refused). Annotators not in the
+            mapping get weight 1; a mapping that names none of the annotators is refused.
 
         Raises
         ------
@@ -265,10 +266,10 @@ class Annotations:
 def _checked_weights(
     weights: Mapping[Hashable, float] | pd.Series, annotators: pd.Index
 ) -> dict[Hashable, float]:
-    """``weights`` as a dict of floats, after checking: finite non-negative numbers, keyed by
-    ids of which at least one is an annotator's (weights computed on a larger collection may
-    name annotators absent here; none known means ids of another type or another collection,
-    which would change nothing silently)."""
+    """``weights`` as a dict of floats keyed by the annotators' own ids (keys matched as text),
+    after checking: finite non-negative numbers, keyed by ids of which at least one is an
+    annotator's (weights computed on a larger collection may name annotators absent here; none
+    known means another collection, which would change nothing silently)."""
     if not isinstance(weights, Mapping | pd.Series):
         raise ValueError(
             "annotator_weights must be a mapping {annotator_id: weight} or a pandas Series; "
@@ -280,8 +281,12 @@ def _checked_weights(
             "annotator_weights must give each annotator one weight; got several for "
             f"{_show(again.unique().tolist())}"
         )
+    # keyed as every id is matched, by text (1 and "1" one id): each key becomes the
+    # annotator's own id, so that a weight given as "1" applies to annotator 1
+    own = {id_text(a, "annotators"): a for a in annotators}
+    keys = text_names(dict(weights.items()), "annotator_weights", "annotator")
     checked: dict[Hashable, float] = {}
-    for a, w in weights.items():
+    for text, (a, w) in zip(keys, weights.items(), strict=True):
         try:  # a Real as a float: a Fraction too; an int past the largest float is inf
             number = float(w) if isinstance(w, Real) and not isinstance(w, bool) else np.nan
         except OverflowError:
@@ -290,8 +295,8 @@ def _checked_weights(
             raise ValueError(
                 f"annotator_weights must be finite and >= 0; got {w!r} for annotator {a!r}"
             )
-        checked[a] = number
-    if len(weights) and not annotators.isin(list(weights.keys())).any():
+        checked[own.get(text, a)] = number
+    if len(weights) and not own.keys() & set(keys):
         raise ValueError(
             f"annotator_weights names no annotator of these annotations: got "
             f"{_show(weights.keys())}; the annotators are {_show(annotators)}"

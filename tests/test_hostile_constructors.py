@@ -291,13 +291,27 @@ def _annotations(weights):
 
 
 def test_annotator_weights_that_name_no_annotator_are_refused():
-    # ids of another type ("1" for 1) would otherwise leave every vote at weight 1, silently
+    # would otherwise leave every vote at weight 1, silently
     with pytest.raises(ValueError, match=r"annotator_weights names no annotator of these "
-                       r"annotations: got '1', '2'; the annotators are 1, 2"):
-        _annotations({"1": 0.0, "2": 3.0})
+                       r"annotations: got '7', '8'; the annotators are 1, 2"):
+        _annotations({"7": 0.0, "8": 3.0})
     annotations = _annotations(None)
     with pytest.raises(ValueError, match=r"names no annotator"):
-        annotations.with_annotator_weights({"1": 0.0})
+        annotations.with_annotator_weights({"7": 0.0})
+
+
+def test_annotator_weights_are_matched_to_the_annotators_as_text():
+    """As every id: "2" names annotator 2 (a weight file read as text beside a table of int
+    ids); before, such a key was matched by value, and a mapping naming one annotator by value
+    and another by text left the second at weight 1 without a word."""
+    by_text = _annotations({"2": 3.0})
+    assert by_text.annotator_weights == {2: 3.0}
+    assert by_text.codes()[3].tolist() == [1.0, 3.0, 1.0]
+    mixed = _annotations(None).with_annotator_weights({1: 0.5, "2": 3.0})
+    assert mixed.codes()[3].tolist() == [0.5, 3.0, 0.5]
+    with pytest.raises(ValueError, match=r"^annotator_weights must name each annotator once as "
+                                         r"text; got \[2, '2'\]$"):
+        _annotations({2: 1.0, "2": 3.0})
     # weights computed on a larger collection may name annotators absent here
     weighted = _annotations({1: 3.0, 99: 0.5})
     assert weighted.codes()[3].tolist() == [3.0, 1.0, 3.0]

@@ -23,7 +23,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
 from fuzzytruth._resampling import row_chunks
-from fuzzytruth._validation import id_text, ids_text
+from fuzzytruth._validation import id_text, ids_text, text_names
 from fuzzytruth._warnings import warn
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
@@ -55,10 +55,9 @@ class CategoricalTruth(BoundTruth):
         if model is not None:
             self.truth_model = model.name
             self.independent = model.independent_items
-        self.categories: Mapping[str, Hashable] = {
-            id_text(k, "query_categories' keys"): v
-            for k, v in (options.query_categories or {}).items()
-        }
+        given = options.query_categories or {}  # keyed by text: 1 and "1" named once
+        self.categories: Mapping[str, Hashable] = dict(zip(
+            text_names(given, "query_categories", "query"), given.values(), strict=True))
         self._category_node: dict[str, int] = {}  # each named query's node, found once
         for query, category in self.categories.items():  # before any query is evaluated
             try:
