@@ -126,13 +126,25 @@ def ids_text(values: Any, name: str) -> np.ndarray:
     --------
     >>> ids_text(np.array([b"a", b"b"]), "items").tolist(), ids_text([1, "x"], "items").tolist()
     (['a', 'b'], ['1', 'x'])
+    >>> tuples = np.empty(1, dtype=object)
+    >>> tuples[0] = ("img", 1)  # one id
+    >>> ids_text(tuples, "items").tolist()
+    ["('img', 1)"]
     """
     arr = np.asarray(values)
     if arr.dtype.kind == "S" or (arr.dtype == object and _may_hold_bytes(arr)):
-        out = np.empty(arr.shape, dtype=object)
-        out[...] = [id_text(v, name) for v in arr.flat] if arr.ndim else id_text(arr.item(), name)
-        return out
-    return arr.astype(str).astype(object)
+        return _each_text(arr, name)
+    try:
+        return arr.astype(str).astype(object)
+    except ValueError:  # an id that is a tuple: NumPy reads it as a sequence, not one value
+        return _each_text(arr, name)
+
+
+def _each_text(arr: np.ndarray, name: str) -> np.ndarray:
+    """:func:`id_text` of each element of ``arr``, one at a time."""
+    out = np.empty(arr.shape, dtype=object)
+    out[...] = [id_text(v, name) for v in arr.flat] if arr.ndim else id_text(arr.item(), name)
+    return out
 
 
 def detached(array: np.ndarray, given: object) -> np.ndarray:

@@ -369,6 +369,28 @@ def test_unknown_items_are_named():
         mem.probability("fig2", "people")
 
 
+
+def test_membership_items_are_matched_as_text_and_named_once_as_text():
+    """As every id across the library (a run's documents are text): "2" names item 2 in the
+    lookups and the P/R distributions, where it was an unknown item; two items with the same
+    text are refused when the membership is made (before, only when evaluated), and results
+    naming one item twice as text are refused, not counted twice."""
+    from fuzzytruth import precision_distribution, query_category_weights
+
+    mem = Membership.from_labels({1: "crowd", 2: "city", 3: "people"}, taxonomy=TAX)
+    assert mem.probability("2", "scenery") == mem.probability(2, "scenery") == 1.0
+    assert (precision_distribution(mem, ["2", "3"], category="people").mean()
+            == precision_distribution(mem, [2, 3], category="people").mean() == 0.5)
+    assert query_category_weights(mem, "1").to_dict() == query_category_weights(mem, 1).to_dict()
+    with pytest.raises(ValueError, match=r"^results must not repeat an item; repeated: '2'$"):
+        precision_distribution(mem, [2, "2"], category="people")
+    with pytest.raises(ValueError, match=r"^items must name each item once as text; got "
+                                         r"\[1, '1'\]$"):
+        Membership.from_labels({1: "crowd", "1": "city"}, taxonomy=TAX)
+    table = pd.DataFrame([[1.0, 0.0], [0.0, 1.0]], index=[1, "1"], columns=["crowd", "city"])
+    with pytest.raises(ValueError, match=r"items must name each item once as text"):
+        Membership.from_probabilities(table, taxonomy=TAX)
+
 # ---------------------------------------------------------------------- laws
 @st.composite
 def labelled_items(draw):

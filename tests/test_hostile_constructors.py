@@ -15,6 +15,7 @@ from fuzzytruth.annotations import Annotations
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.datasets import santini_illustrative
 from fuzzytruth.evaluation.preferences import evaluate_preferences
+from fuzzytruth.io.rankings import Rankings
 from fuzzytruth.runs import Run, rank
 from fuzzytruth.stats import paired_inference
 from fuzzytruth.taxonomy import Taxonomy
@@ -218,9 +219,9 @@ def test_dates_and_durations_are_refused_as_scores_and_grades(date):
             pytest.fail(f"{entry} took {value!r}")
 
 
-def test_item_ids_equal_as_text_are_named_when_a_run_is_scored():
-    # a run's document ids are str: item 1 and item "1" would be one document. Annotations
-    # refuse such ids when built; a membership from an outside model's table meets the run
+def test_item_ids_equal_as_text_are_refused_where_items_are_named():
+    # a run's document ids are str: item 1 and item "1" would be one document. Labels,
+    # rankings and a membership from an outside model's table refuse such ids when built
     taxonomy = Taxonomy.from_edges([("all", "cat"), ("all", "dog")])
     frame = pd.DataFrame({"item_id": [1, "1", 2], "annotator_id": ["a", "a", "a"],
                           "label": ["cat", "dog", "dog"]})
@@ -228,10 +229,16 @@ def test_item_ids_equal_as_text_are_named_when_a_run_is_scored():
         Annotations.from_frame(frame, taxonomy=taxonomy)
     table = pd.DataFrame({"cat": [1.0, 0.0, 0.0], "dog": [0.0, 1.0, 1.0]},
                          index=pd.Index([1, "1", 2], dtype=object))
-    membership = Membership.from_probabilities(table, taxonomy=taxonomy)
-    with pytest.raises(ValueError, match=r"membership item ids must be distinct once converted "
-                       r"to str \(a run's document ids are str\); got 1, '1'$"):
-        evaluate(Run(["1", "1"], ["1", "2"], [2.0, 1.0]), membership, "P@1")
+    # refused when made (it was when evaluated), as the labels and rankings are
+    with pytest.raises(ValueError, match=r"^items must name each item once as text; got "
+                                         r"\[1, '1'\]$"):
+        Membership.from_probabilities(table, taxonomy=taxonomy)
+    rankings = frame.rename(columns={"annotator_id": "reader_id", "label": "class"}).assign(
+        rank_group=0)
+    with pytest.raises(ValueError, match=r"frame column 'item_id' must name each id once"):
+        Rankings.from_frame(rankings, taxonomy=taxonomy)
+    with pytest.raises(ValueError, match=r"^items must name each item once as text"):
+        Rankings.from_selectors([[[[0]]], [[[1]]]], classes=["cat", "dog"], items=[1, "1"])
 
 
 def test_systems_equal_as_text_are_refused_not_merged():

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_flag, numeric_values, plain
+from fuzzytruth._validation import check_flag, numeric_values, plain, text_names
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
@@ -165,7 +165,10 @@ class Rankings:
             "class": np.asarray(classes, dtype=object)[codes],
             "rank_group": groups.astype(np.int64), "_code": codes, "_line": lines,
         })
-        item_codes = pd.factorize(table["item_id"])[0]
+        item_codes, item_ids = pd.factorize(table["item_id"])
+        for given, ids in ((item, item_ids), (reader, pd.unique(table["reader_id"]))):
+            if ids.dtype == object:  # ids of several types: 1 and "1" would print alike
+                text_names(dict.fromkeys(ids.tolist()), f"frame column {given!r}", "id")
         pair = pd.factorize(pd.MultiIndex.from_arrays([item_codes, table["reader_id"]]))[0]
         dup = pd.Series(pair * len(classes) + codes).duplicated().to_numpy()
         if dup.any():
@@ -230,6 +233,7 @@ class Rankings:
             if len(repeated):  # two items of one id would merge into one item's rankings
                 raise ValueError(f"items must be distinct ids; got {repeated[0]!r} more than "
                                  "once")
+            text_names(dict.fromkeys(items), "items", "item")  # 1 and "1": one id as text
         rows = _flatten(selectors, source)
         ids = np.array([r[3] for r in rows], dtype=np.int64) if rows else np.empty(0, np.int64)
         if isinstance(classes, Integral) and not isinstance(classes, bool):

@@ -23,7 +23,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
 from fuzzytruth._resampling import row_chunks
-from fuzzytruth._validation import id_text, ids_text, text_names
+from fuzzytruth._validation import ids_text, text_names
 from fuzzytruth._warnings import warn
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
@@ -69,15 +69,8 @@ class CategoricalTruth(BoundTruth):
         self.weights = options.weights
         self.exclude_query = options.exclude_query
         self.world_model = options.world_model
+        # distinct as text: Membership, Annotations and Rankings refuse 1 beside "1"
         self.items = pd.Index(ids_text(membership.items, "membership item ids"))
-        if self.items.has_duplicates:
-            # runs name documents by str ids: 1 and "1" would be one document with two rows
-            text = self.items[self.items.duplicated()][0]
-            clash = [i for i in membership.items if id_text(i, "items") == text]
-            raise ValueError(
-                "membership item ids must be distinct once converted to str (a run's document "
-                f"ids are str); got {', '.join(map(repr, clash[:5]))}"
-            )
 
     @cached_property
     def judged_queries(self) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,11 @@ from fuzzytruth._validation import (
     check_real,
     check_table_fits,
     id_list,
+    id_text,
+    ids_text,
     plain,
     real_array,
+    text_names,
 )
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.taxonomy import Taxonomy, _show
@@ -119,6 +123,8 @@ class Membership(ReadOnlyArrays):
             )
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
+        if items.inferred_type not in ("string", "integer", "empty"):  # ids of several types
+            text_names(dict.fromkeys(items), "items", "item")  # 1 and "1": one id as text
         nodes = ("taxonomy nodes", taxonomy.nodes)
         matrix = real_array(by_labels(matrix, "matrix", rows=("items", items), columns=nodes),
                             "matrix", copy=copy)
@@ -338,6 +344,12 @@ class Membership(ReadOnlyArrays):
         """``(n_items, n_nodes)`` closed probabilities p(ω|item). Read-only."""
         return self._matrix
 
+    @cached_property
+    def _item_texts(self) -> pd.Index:
+        """The item ids as text, in order (distinct: :meth:`_hold` refuses two ids with the
+        same text)."""
+        return pd.Index(ids_text(self._items.to_numpy(dtype=object), "items"), dtype=object)
+
     @property
     def direct(self) -> np.ndarray | None:
         """``(n_items, n_nodes)`` share of annotators choosing each node directly, or None
@@ -350,15 +362,11 @@ class Membership(ReadOnlyArrays):
         return bool(np.all((self._matrix == 0) | (self._matrix == 1)))
 
     def item_index(self, items: Iterable[Hashable]) -> np.ndarray:
-        """Row positions of ``items``; a ValueError names the unknown ones."""
+        """Row positions of ``items``, matched as text as every id is (``"1"`` names item
+        ``1``); a ValueError names the unknown ones."""
         items = id_list(items, "items", "item")
-        try:
-            pos = self._items.get_indexer(pd.Index(items, tupleize_cols=False))
-        except TypeError:  # an unhashable value (a list) names no item
-            unknown = [i for i in items if not isinstance(i, Hashable)]
-            raise ValueError(
-                f"unknown item id(s) {_show(unknown)}: not in the membership"
-            ) from None
+        pos = self._item_texts.get_indexer(
+            pd.Index([id_text(i, "items") for i in items], dtype=object))
         if np.any(pos < 0):
             unknown = [i for i, p in zip(items, pos, strict=True) if p < 0]
             raise ValueError(f"unknown item id(s) {_show(unknown)}: not in the membership")

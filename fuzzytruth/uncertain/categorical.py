@@ -339,10 +339,12 @@ def _result_rows(membership: Membership, results: Sequence[Hashable]) -> np.ndar
     results = id_list(results, "results", "item")
     if not results:
         raise ValueError("results must not be empty: precision of an empty list is undefined")
-    dup = pd.Index(results)[pd.Index(results).duplicated()].unique().tolist()
-    if dup:
-        raise ValueError(f"results must not repeat an item; repeated: {_show(dup)}")
-    return membership.item_index(results)
+    rows = membership.item_index(results)  # matched as text: 2 and "2" are one item
+    again = pd.Index(rows).duplicated()
+    if again.any():
+        shown = list(dict.fromkeys(results[i] for i in np.flatnonzero(again)))
+        raise ValueError(f"results must not repeat an item; repeated: {_show(shown)}")
+    return rows
 
 
 def _targets(
