@@ -436,7 +436,7 @@ def test_an_impossible_number_of_worlds_is_one_line_before_any_allocation(capsys
 def test_bad_option_is_one_line(capsys):
     assert_user_error(run(capsys, "evaluate", "--run", "x.txt", "--frobnicate"),
                       "unrecognized arguments: --frobnicate")
-    assert_user_error(run(capsys, "evaluate"), "required: --run")
+    assert_user_error(run(capsys, "evaluate"), "give the runs: --run FILE")
     assert_user_error(run(capsys, "demo", "--figure-format", "gif"), "invalid choice")
     assert_user_error(run(capsys, "frobnicate"), "invalid choice", "evaluate")
 

@@ -107,3 +107,33 @@ def test_errors_name_the_flag_not_the_python_argument(files, flags, flag):
     flags = command_parsers()["evaluate"].get_default("flags")
     for argument, _ in flags.items():  # no bare Python argument name in the message
         assert not re.search(rf"(?<![-\w]){argument}(?= must|=)", line), line
+
+
+def test_trec_eval_s_positional_form_reads_as_qrels_and_runs(files, tmp_path):
+    """``fuzzytruth evaluate -m map QRELS RUN``, as trec_eval is called, prints what the flags
+    --qrels/--run print (its output, byte for byte); compare takes it too. The form gives the
+    truth and the runs, so given beside --qrels or --run, or with one file, it is refused, and
+    without either form the runs are asked for."""
+    folder, run_object, _ = files
+    qrels, run, other = str(folder / "qrels.txt"), str(folder / "run.txt"), tmp_path / "b.txt"
+    write_trec_run(Run(run_object.query_ids, run_object.doc_ids, -run_object.scores,
+                       name="other"), other)
+    for command, flags, runs in (("evaluate", ["-m", "map", "-m", "P.5,10", "-q"], [run]),
+                                 ("evaluate", [], [run, str(other)]),
+                                 ("compare", ["-m", "AP", "--format", "csv"], [run, str(other)])):
+        by_flags = run_cli(command, *flags, "--qrels", qrels,
+                           *[arg for path in runs for arg in ("--run", path)])
+        assert by_flags[0] == 0, by_flags[2]
+        assert run_cli(command, *flags, qrels, *runs) == by_flags
+        assert run_cli(command, qrels, *flags, *runs) == by_flags  # options between the files
+    for args, message in (
+        ([qrels], r"qrels\.txt: trec_eval's form names the qrels file, then one run file or "
+                  r"more \(QRELS RUN \.\.\.\); got one file$"),
+        (["--qrels", qrels, qrels, run], r"--qrels would give them twice: use one form$"),
+        (["--run", run, qrels, run], r"the runs; --run would give them twice"),
+        (["--qrels", qrels], r"error: give the runs: --run FILE \(repeat it for several "
+                             r"systems\), or trec_eval's form"),
+    ):
+        status, out, err = run_cli("evaluate", "-m", "map", *args)
+        assert (status, out) == (2, "")
+        assert re.search(message, err.strip()), err

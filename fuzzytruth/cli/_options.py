@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fuzzytruth.cli._errors import Flags
+from fuzzytruth.cli._errors import Flags, UserError
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -224,11 +224,16 @@ def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "--run",
         type=Path,
         action="append",
-        required=True,
         metavar="FILE",
         help="TREC run file (qid Q0 docno rank score tag); repeat for several systems, each "
         "named by its tag (by its file name when runs share a tag or have none)",
     )
+    parser.add_argument(
+        "trec_eval_files", nargs="*", metavar="QRELS RUN",
+        help="trec_eval's form, after the options: the qrels file, then one run file or more "
+        "(the same as --qrels QRELS --run RUN ...)",
+    )
+    parser.set_defaults(prepare=trec_eval_form)
     library_option(
         parser, flags, "--duplicates", param="duplicates", function=read_trec_run,
         choices=DUPLICATES,
@@ -236,6 +241,31 @@ def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "the highest score (max), the first or the last line (default: %(default)s)",
     )
     add_reading_options(parser, flags)
+
+
+def trec_eval_form(args: argparse.Namespace) -> None:
+    """Read trec_eval's positional ``QRELS RUN ...`` into ``--qrels`` and ``--run`` (each
+    input given one way), or check that ``--run`` was given; a :class:`UserError` says what is
+    missing or given twice."""
+    files = [Path(f) for f in args.trec_eval_files]
+    del args.trec_eval_files  # read as --qrels and --run from here on
+    if not files:
+        if not args.run:
+            raise UserError("give the runs: --run FILE (repeat it for several systems), or "
+                            "trec_eval's form, the qrels file then the run files after the "
+                            "options (QRELS RUN ...)")
+        return
+    if len(files) == 1:
+        raise UserError(f"{files[0]}: trec_eval's form names the qrels file, then one run file "
+                        "or more (QRELS RUN ...); got one file")
+    given = [flag for flag, value in (("--run", args.run), ("--qrels", args.qrels),
+                                      ("--prob-qrels", args.prob_qrels),
+                                      ("--annotations", args.annotations),
+                                      ("--rankings", args.rankings)) if value]
+    if given:
+        raise UserError(f"trec_eval's form QRELS RUN ... gives the qrels and the runs; "
+                        f"{' and '.join(given)} would give them twice: use one form")
+    args.qrels, args.run = files[0], files[1:]
 
 
 def add_measure_option(parser: argparse.ArgumentParser, flags: Flags, *,

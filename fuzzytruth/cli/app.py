@@ -62,6 +62,7 @@ class _Parser(argparse.ArgumentParser):
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fill = fill
+        self._intermixing = False
 
     def _filled(self) -> None:
         if self._fill is not None:
@@ -69,8 +70,20 @@ class _Parser(argparse.ArgumentParser):
             fill(self)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """A command's options and its positional files in any order, as trec_eval users
+        write them (``evaluate QRELS -m map RUN``): argparse's intermixed parsing (which calls
+        this method again, then plainly) for a command that takes a list of files; not for
+        ``--help``, which intermixed parsing would print with its positionals switched off."""
         self._filled()
-        return super().parse_known_args(args, namespace)
+        files = any(a.nargs == "*" for a in self._get_positional_actions())
+        if (self._intermixing or not files or args is None
+                or any(a in ("-h", "--help") for a in args)):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return super().parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
     def format_help(self) -> str:
         self._filled()
@@ -288,6 +301,9 @@ def _main(argv: Sequence[str] | None) -> int:
     flags: Flags = args.flags
     try:
         with _notes(flags):
+            prepare = getattr(args, "prepare", None)  # options read together (_options)
+            if prepare is not None:
+                prepare(args)
             _check_inputs_exist(args)
             return args.handler(args)
     except BrokenPipeError:  # output piped into `head` and closed early

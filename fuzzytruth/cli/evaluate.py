@@ -49,8 +49,9 @@ examples:
       --measure P@10 --truth-model prirn --reliability 3
   # crisp TREC qrels, a tidy table as CSV
   fuzzytruth evaluate --qrels qrels.txt --run run.txt --measure nDCG@10 --format csv
-  # trec_eval's flags and names print trec_eval's output
+  # trec_eval's flags and names print trec_eval's output; its form QRELS RUN too
   fuzzytruth evaluate --qrels qrels.txt --run run.txt -m official -q -c
+  fuzzytruth evaluate -m map -m P.5,10 qrels.txt run.txt
   fuzzytruth evaluate --qrels prefs.txt --run run.txt -m all_prefs -R prefs
 """
 FORMATS = ("trec", *TABLE_FORMATS)
