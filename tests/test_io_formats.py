@@ -469,7 +469,9 @@ def test_nan_score_names_file_and_line(tmp_path):
     [
         (Run(["q1"], ["d1"], [1.0], name="BM25 + RM3"), r"run tag 'BM25 \+ RM3'.*'BM25_\+_RM3'"),
         (Run(["q1"], ["d 1"], [1.0], name="x"), r"document id 'd 1'"),
-        (Run(["#q"], ["d1"], [1.0], name="x"), r"query id '#q'.*leading '#'"),
+        # the example drops the '#' (it suggested '#q' itself)
+        (Run(["#q"], ["d1"], [1.0], name="x"), r"query id '#q'.*leading '#', e\.g\. 'q'$"),
+        (Run(["# q"], ["d1"], [1.0], name="x"), r"query id '# q'.*, e\.g\. '_q'$"),
         (Run(["q1"], ["d1"], [1.0], name=""), r"run tag ''"),
     ],
 )

@@ -173,12 +173,14 @@ def check_ids(ids: Iterable[Any], what: str, *, first_field: bool = False) -> No
         bad |= text.str.startswith("#") | text.str.startswith("\ufeff")
     if bad.any():
         value = values[bad.to_numpy()].iloc[0]
+        fixed = "_".join(str(value).split())
+        if first_field:
+            fixed = fixed.lstrip("#\ufeff")
         raise ValueError(
             f"{what} {shown(value)} would not read back from a TREC file (fields are "
             "separated by whitespace; a line starting with '#' is a comment): use ids without "
             "spaces" + (" or a leading '#'" if first_field else "")
-            + (f", e.g. {shown('_'.join(str(value).split()) or 'run')}"
-               if str(value).strip() else "")
+            + (f", e.g. {shown(fixed)}" if fixed else "")
         )
 
 
