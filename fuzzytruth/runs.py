@@ -52,7 +52,8 @@ import pyarrow.compute as pc
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice, check_memory_budget
+from fuzzytruth._validation import check_choice, check_memory_budget, real_array
+from fuzzytruth._warnings import warn
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
 __all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "check_runs", "rank", "run_hint"]
@@ -66,6 +67,10 @@ __getattr__, _ = lazy_names(
 
 TIES = ("docid_desc", "docid_asc", "input_order", "average")
 SCORE_DTYPES = ("float64", "float32")
+
+
+_RANK_NAMES = frozenset({"rank", "ranks", "ranking", "position", "pos"})
+"""Column names that say a column holds positions (lower first), not scores."""
 
 
 class Run(PairTable):
@@ -140,6 +145,7 @@ class Run(PairTable):
         query_col: str = "query_id",
         doc_col: str = "doc_id",
         score_col: str = "score",
+        rank_col: str | None = None,
         name: str = "run",
         duplicates: str = "error",
     ) -> Run:
@@ -150,7 +156,12 @@ class Run(PairTable):
         df : pandas.DataFrame
             The rows.
         query_col, doc_col, score_col : str
-            Column names.
+            Column names; a higher score ranks first. A score column named as ranks are
+            (``"rank"``, ``"ranking"``, ``"position"``, any case) warns: rank 1 would come last.
+        rank_col : str, optional
+            Read the documents' positions from this column instead of scores, lower first
+            (rank 1 is the top, as in a TREC file's fourth field); the run's scores are the
+            negated ranks, and equal ranks are tied scores. ``score_col`` is then not read.
         name : str, default "run"
             Run name.
         duplicates : {"error", "max", "first", "last"}, default "error"
@@ -165,9 +176,35 @@ class Run(PairTable):
         >>> df = pd.DataFrame({"qid": [1, 1], "doc": ["a", "b"], "s": [0.3, 0.1]})
         >>> Run.from_dataframe(df, query_col="qid", doc_col="doc", score_col="s").queries
         ['1']
+        >>> ranked = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "rank": [2, 1]})
+        >>> Run.from_dataframe(ranked, rank_col="rank").scores
+        array([-2., -1.])
         """
-        check_columns(df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
-        return cls(df[query_col], df[doc_col], df[score_col], name=name, duplicates=duplicates)
+        if rank_col is None:
+            if str(score_col).lower() in _RANK_NAMES:
+                warn(f"score_col={score_col!r} is read as scores, higher first: if it holds "
+                     f"ranks (1 the top), rank 1 comes last; pass rank_col={score_col!r} to read "
+                     "positions", UserWarning)
+            elif score_col not in df.columns and "rank" in df.columns:
+                raise ValueError(
+                    f"score_col={score_col!r} is not a column of the DataFrame; columns are "
+                    f"{list(df.columns)}: pass rank_col='rank' to rank the documents by their "
+                    "positions (1 the top)"
+                )
+            check_columns(df, {"query_col": query_col, "doc_col": doc_col,
+                               "score_col": score_col})
+            scores = df[score_col]
+        else:
+            if score_col != "score":
+                raise ValueError(f"give score_col or rank_col, not both; got score_col="
+                                 f"{score_col!r} and rank_col={rank_col!r}")
+            check_columns(df, {"query_col": query_col, "doc_col": doc_col, "rank_col": rank_col})
+            ranks = real_array(df[rank_col], f"the values of rank_col={rank_col!r}")
+            if np.isnan(ranks).any():
+                raise ValueError(f"rank_col={rank_col!r} must not contain NaN or missing values "
+                                 f"(found at row {int(np.isnan(ranks).argmax())})")
+            scores = pd.Series(-ranks, index=df.index)
+        return cls(df[query_col], df[doc_col], scores, name=name, duplicates=duplicates)
 
     @classmethod
     def from_trec(

@@ -1,6 +1,7 @@
 """Run, Qrels, TREC file reading/writing and the conversion to ranked gains."""
 
 import itertools
+import warnings
 
 import hypothesis
 import numpy as np
@@ -140,6 +141,37 @@ def test_a_run_s_raw_material_is_refused_with_the_call_that_makes_a_run(tmp_path
         with pytest.raises(ValueError, match=r"^run must be a Run; got dict: one Run is "
                                              r"expected here, not systems by name$"):
             one_run({"bm25": run})
+
+def test_a_run_given_by_ranks_reads_them_lower_first():
+    """A table of positions (rank 1 the top, no scores) taken as scores ranked rank 1 last
+    without a word; rank_col= reads positions, and a score column named as ranks are warns."""
+    from fuzzytruth import Qrels, evaluate
+
+    frame = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "rank": [1, 2, 3]})
+    qrels = Qrels(["q"], ["a"], [1])
+    by_rank = Run.from_dataframe(frame, rank_col="rank")
+    by_score = Run.from_dataframe(frame.assign(score=[0.9, 0.5, 0.1]))
+    for measure in ("P@1", "RR", "AP"):
+        assert evaluate(by_rank, qrels, measure).value("run", measure) == 1.0
+        assert evaluate(by_score, qrels, measure).value("run", measure) == 1.0
+    # ties: equal ranks are equal scores, broken as any tie (trec_eval: document id descending)
+    tied = Run.from_dataframe(frame.assign(rank=[1, 1, 2]), rank_col="rank")
+    assert evaluate(tied, qrels, "P@1").value("run", "P@1") == 0.0  # 'b' before 'a'
+    with pytest.warns(UserWarning, match=r"score_col='Rank' is read as scores, higher first: "
+                                         r"if it holds ranks .* pass rank_col='Rank'"):
+        Run.from_dataframe(frame.rename(columns={"rank": "Rank"}), score_col="Rank")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a score column that only mentions ranks: no warning
+        Run.from_dataframe(frame.rename(columns={"rank": "rerank_score"}),
+                           score_col="rerank_score")
+    with pytest.raises(ValueError, match=r"score_col='score' is not a column .*: pass "
+                                         r"rank_col='rank'"):
+        Run.from_dataframe(frame)
+    with pytest.raises(ValueError, match=r"^give score_col or rank_col, not both"):
+        Run.from_dataframe(frame.assign(s=1.0), score_col="s", rank_col="rank")
+    with pytest.raises(ValueError, match=r"^rank_col='rank' must not contain NaN or missing "
+                                         r"values \(found at row 1\)$"):
+        Run.from_dataframe(frame.assign(rank=[1, None, 3]), rank_col="rank")
 
 def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
