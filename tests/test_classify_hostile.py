@@ -175,3 +175,18 @@ def test_dates_and_complex_numbers_are_not_scores_in_any_table():
     # text holding numbers stays numbers
     text = long.assign(score=["0.25", "0.75"])
     assert Predictions.from_frame(text).scores.tolist() == [[0.25, 0.75]]
+
+
+def test_hard_labels_given_as_scores_are_pointed_to_from_labels():
+    """A hard classifier's output, one predicted class per item, is not a score table: the
+    error says how to score it (Predictions.from_labels), for class names and class indices;
+    a 1-D array of another length gets the plain shape error."""
+    for hard in (np.array(["cat", "dog"]), np.array([0, 1])):
+        with pytest.raises(ValueError, match=r"\(one predicted class per item is "
+                                             r"Predictions\.from_labels\(\{item: class\}, "
+                                             r"classes=\.\.\.\)\)$"):
+            Predictions(hard, items=["x", "y"], classes=["cat", "dog"])
+    with pytest.raises(ValueError, match=r"got shape \(3,\)$"):
+        Predictions(np.array([0, 1, 0]), items=["x", "y"], classes=["cat", "dog"])
+    labels = Predictions.from_labels({"x": "cat", "y": "dog"}, classes=["cat", "dog"])
+    assert labels.scores.tolist() == [[1.0, 0.0], [0.0, 1.0]]

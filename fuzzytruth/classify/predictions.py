@@ -132,16 +132,19 @@ class Predictions(ReadOnlyArrays):
         scores = by_labels(scores, "scores", rows=("items", self._items),  # ids read once: a
                            columns=("classes", self._classes))  # generator is not read again
         array = np.asarray(scores)
+        # one predicted class per item (a hard classifier's output) is not a score table
+        hard = (" (one predicted class per item is Predictions.from_labels({item: class}, "
+                "classes=...))" if array.ndim == 1 and len(array) == len(self._items) else "")
         if array.dtype not in (np.float32, np.float64):
             if array.dtype == object or not (
                 np.issubdtype(array.dtype, np.number) or array.dtype == bool
             ):
-                raise ValueError(f"scores must be numbers; got an array of {array.dtype}")
+                raise ValueError(f"scores must be numbers; got an array of {array.dtype}{hard}")
             check_real(array, "scores")
             array = array.astype(np.float64)
         if array.ndim != 2:
             raise ValueError(
-                f"scores must be a 2-D array (n_items, n_classes); got shape {array.shape}"
+                f"scores must be a 2-D array (n_items, n_classes); got shape {array.shape}{hard}"
             )
         if array.shape != (len(self._items), len(self._classes)):
             raise ValueError(
