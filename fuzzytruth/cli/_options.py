@@ -258,10 +258,9 @@ def trec_eval_form(args: argparse.Namespace) -> None:
     if len(files) == 1:
         raise UserError(f"{files[0]}: trec_eval's form names the qrels file, then one run file "
                         "or more (QRELS RUN ...); got one file")
-    given = [flag for flag, value in (("--run", args.run), ("--qrels", args.qrels),
-                                      ("--prob-qrels", args.prob_qrels),
-                                      ("--annotations", args.annotations),
-                                      ("--rankings", args.rankings)) if value]
+    given = [f"--{dest.replace('_', '-')}" for dest in ("run", "qrels", "prob_qrels",
+                                                          "annotations", "rankings")
+             if getattr(args, dest, None)]
     if given:
         raise UserError(f"trec_eval's form QRELS RUN ... gives the qrels and the runs; "
                         f"{' and '.join(given)} would give them twice: use one form")
