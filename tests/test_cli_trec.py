@@ -137,3 +137,19 @@ def test_trec_eval_s_positional_form_reads_as_qrels_and_runs(files, tmp_path):
         status, out, err = run_cli("evaluate", "-m", "map", *args)
         assert (status, out) == (2, "")
         assert re.search(message, err.strip()), err
+
+
+def test_judged_queries_the_run_does_not_answer_are_a_note_beside_trec_eval_s_output(files):
+    """The fixture's qrels judge query 4, which the run does not answer: trec_eval's numbers
+    on stdout, unchanged, and one note on stderr naming it and -c (--complete)."""
+    folder, _, _ = files
+    status, out, err = run_cli("evaluate", "-m", "map", str(folder / "qrels.txt"),
+                               str(folder / "run.txt"))
+    assert status == 0 and out.startswith("map")
+    assert err.count("fuzzytruth: note:") == 2  # query 9 not judged; query 4 not answered
+    assert re.search(r"note: 1 judged query\(ies\) that no run answers are not evaluated "
+                     r"\(without --complete, as trec_eval without -c\): '4'; --complete "
+                     r"scores them", err), err
+    _, _, err_c = run_cli("evaluate", "-m", "map", "-c", str(folder / "qrels.txt"),
+                          str(folder / "run.txt"))
+    assert "no run answers" not in err_c

@@ -116,6 +116,34 @@ def test_probabilistic_qrels_identical_for_any_partitioning(client, data, nparti
     assert remote.to_frame().equals(local.to_frame())
 
 
+def test_judged_queries_no_run_answers_are_named_once_over_all_partitions(client, data):
+    """As in memory: the judged queries that no run answers are not evaluated (trec_eval
+    without -c) and one warning names them, whatever the partitioning (in memory a
+    partition's qrels are its own queries', so the driver decides over all of them); frames'
+    partitions name the ones of their query range, all of them in all."""
+    runs, qrels, _ = data
+    kept = {name: Run.from_dataframe(r.to_dataframe().query("query_id not in ['q05', 'q40']"),
+                                     name=name) for name, r in runs.items()}
+    frames = {name: dd.from_pandas(r.to_dataframe(), npartitions=3, sort=False)
+              for name, r in kept.items()}
+
+    def unanswered(call) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught if "that no run answers" in str(w.message)]
+
+    local = unanswered(lambda: evaluate(kept, qrels, ["P@5"]))
+    assert len(local) == 1 and "'q05', 'q40'" in local[0]
+    for npartitions in (1, 3):
+        assert unanswered(lambda n=npartitions: fd.evaluate(kept, qrels, ["P@5"],
+                                                            npartitions=n)) == local
+    judged = dd.from_pandas(qrels.to_dataframe(), npartitions=3, sort=False)
+    named = unanswered(lambda: fd.evaluate(frames, judged, ["P@5"]))
+    assert {"q05", "q40"} == {q for m in named for q in re.findall(r"'(q\d\d)'", m)}
+    assert not unanswered(lambda: fd.evaluate(kept, qrels, ["P@5"], npartitions=3,
+                                              complete=True))
+
 def test_defaults_and_a_generator_seed(client, data):
     """The defaults (1000 worlds, method auto) and a Generator: the same numbers, and the
     caller's generator moves on exactly as after the in-memory call."""

@@ -797,3 +797,35 @@ def test_skip_aggregates_monte_carlo_error_counts_the_worlds_it_averages():
     defined = per_world[~np.isnan(per_world)]
     assert ev.aggregate()["mc_se"].item() == pytest.approx(
         defined.std(ddof=1) / np.sqrt(len(defined)), rel=1e-12)
+
+
+def test_judged_queries_no_run_answers_are_named_not_dropped_in_silence():
+    """trec_eval without -c leaves out the judged queries a run does not answer, so a run that
+    skipped its hard queries has a higher mean; the numbers stay trec_eval's (pytrec_eval
+    agrees), and a warning names those queries and complete=True, as the classifier path
+    names the items the predictions miss. One warning for all systems; none when every
+    judged query is answered, with complete=True, or for a categorical truth (its judged
+    queries are query_categories' keys, which have their own warning)."""
+    qrels = Qrels(["1", "2", "3"], ["a", "a", "a"], [1, 1, 1])
+    partial = Run(["1"], ["a"], [1.0], name="partial")
+    with pytest.warns(UserWarning, match=r"^2 judged query\(ies\) that no run answers are not "
+                                         r"evaluated \(complete=False, as trec_eval without "
+                                         r"-c\): '2', '3'; complete=True scores them as empty"):
+        assert evaluate(partial, qrels, "P@1").value("partial", "P@1") == 1.0
+    oracle = pytrec_eval.RelevanceEvaluator({q: {"a": 1} for q in "123"}, {"P_1"})
+    assert [v["P_1"] for v in oracle.evaluate({"1": {"a": 1.0}}).values()] == [1.0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate({"p": partial, "q": Run(["1", "2"], ["a", "b"], [1.0, 1.0])}, qrels, "P@1")
+    assert [str(w.message)[:46] for w in caught] == ["1 judged query(ies) that no run answers "
+                                                     "are no"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate(partial, qrels, "P@1", complete=True).value("partial", "P@1") == 1 / 3
+        evaluate(Run(["1", "2", "3"], ["a"] * 3, [1.0] * 3), qrels, "P@1")
+    taxonomy = Taxonomy.flat(["cat", "dog"])
+    membership = Membership.from_labels({"x": "cat", "y": "dog"}, taxonomy=taxonomy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(Run(["x"], ["y"], [1.0]), membership, "P@1", n_worlds=0,
+                 query_categories={"x": "cat", "y": "dog"})

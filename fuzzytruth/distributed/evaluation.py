@@ -40,6 +40,7 @@ from fuzzytruth.distributed.partitions import (
     truth_kind,
     unique_queries,
 )
+from fuzzytruth.evaluation.engine import UNANSWERED, warn_if_unanswered
 from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
@@ -140,15 +141,21 @@ def evaluate(
     # the partitions evaluated with complete=False beside the judged-only one: one option
     parts = [ev.replace(conventions={**ev.conventions, "complete": complete})
              for ev, _ in results if ev is not None]
+    # decided below, over every partition's queries: a partition holding none of
+    # query_categories' keys says so, and one of judged queries its runs do not answer (a
+    # truth in memory: a frame's partitions each name their own, together all of them)
+    judged_here = not complete and not is_frame(truth) and truth.per_query
     for _, caught in results:
         for message in caught:
-            # a partition holding none of query_categories' keys says so: decided below,
-            # over every partition's queries
-            if not message.startswith(UNUSED_CATEGORIES):
+            if not (message.startswith(UNUSED_CATEGORIES)
+                    or (judged_here and UNANSWERED in message)):
                 warn(message, UserWarning)
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     _warn_if_categories_unused(options.get("query_categories"), parts)
+    if judged_here:
+        warn_if_unanswered(as_truth(truth).judged_queries,
+                           np.concatenate([np.asarray(ev.queries, dtype=object) for ev in parts]))
     evaluation = Evaluation.concatenate(parts)
     conventions = dict(evaluation.conventions)
     if "seed" in conventions:

@@ -115,6 +115,7 @@ from fuzzytruth.measures import (
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
 from fuzzytruth.metrics.base import truncate_grades
 from fuzzytruth.runs import Ranking, Run, check_runs, length_blocks, rank
+from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.categorical import UNUSED_CATEGORIES
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.preferences import Preferences
@@ -130,7 +131,8 @@ from fuzzytruth.uncertain.worlds import (
     world_values,
 )
 
-__all__ = ["MISSING", "UNDEFINED", "evaluate", "evaluated_queries", "exact_input", "rank_runs"]
+__all__ = ["MISSING", "UNANSWERED", "UNDEFINED", "evaluate", "evaluated_queries", "exact_input",
+           "rank_runs", "warn_if_unanswered"]
 
 METHODS = ("auto", "exact", "worlds")
 MISSING = ("skip", "error")
@@ -357,6 +359,8 @@ def evaluate(
         )
     rankings = rank_runs(runs, ties, score_dtype, depth, memory_budget)
     queries = evaluated_queries(rankings, bound, missing, complete)
+    if not complete and truth.per_query:
+        warn_if_unanswered(bound.judged_queries, queries)
     prepared = bound.prepare(queries)
     rankings = {name: (r.on(queries), run) for name, (r, run) in rankings.items()}
     conventions = {
@@ -545,6 +549,23 @@ def rank_runs(
         ranking = rank(run, ties=ties, score_dtype=score_dtype, memory_budget=memory_budget)
         out[name] = (ranking if depth is None else ranking.truncate(depth), run)
     return out
+
+
+UNANSWERED = "judged query(ies) that no run answers"
+
+
+def warn_if_unanswered(judged: np.ndarray, evaluated: np.ndarray) -> None:
+    """Warn that the ``judged`` queries outside ``evaluated`` (none of the runs answers them)
+    are not evaluated, as trec_eval without ``-c``: a run's mean then leaves out the queries it
+    missed (``complete=True`` scores them as empty lists)."""
+    lost = np.setdiff1d(np.asarray(judged, dtype=object), np.asarray(evaluated, dtype=object))
+    if len(lost):
+        warn(
+            f"{len(lost)} {UNANSWERED} are not evaluated (complete=False, as trec_eval "
+            f"without -c): {_show(lost.tolist())}; complete=True scores them as empty lists, "
+            "so that a run's mean counts the queries it missed",
+            UserWarning,
+        )
 
 
 def evaluated_queries(

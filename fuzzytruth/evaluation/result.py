@@ -206,9 +206,9 @@ class Evaluation:
         Examples
         --------
         >>> from fuzzytruth import Qrels, Run, evaluate
-        >>> qrels = Qrels(["q1", "q2"], ["a", "b"], [1, 0])
-        >>> parts = [evaluate(Run([q], [d], [1.0]), qrels, "P@1")
-        ...          for q, d in (("q2", "b"), ("q1", "a"))]
+        >>> judged = {"q1": ("a", 1), "q2": ("b", 0)}  # each part's queries and their qrels
+        >>> parts = [evaluate(Run([q], [d], [1.0]), Qrels([q], [judged[q][0]], [judged[q][1]]),
+        ...                   "P@1") for q, d in (("q2", "b"), ("q1", "a"))]
         >>> joined = Evaluation.concatenate(parts)
         >>> joined.queries, joined.value("run", "P@1")
         (('q1', 'q2'), 0.5)
