@@ -177,3 +177,20 @@ def test_missing_applies_across_groups():
     assert res.queries == ("q1", "q2")
     with pytest.raises(ValueError, match=r"^missing must be one of \['skip', 'error'\]; got 'x'"):
         evaluate_per_annotator(run, groups, "AP", missing="x")
+
+
+def test_judged_queries_the_run_does_not_answer_are_named_once_across_the_groups():
+    """Each group is one evaluate(): the judged queries the run does not answer are named
+    once, over every group's judgments, not once per group; complete=True scores them."""
+    run = Run(["1", "2"], ["a", "a"], [1.0, 1.0])
+    groups = {g: Qrels(["1", "2", "3" if g == "x" else "4"], ["a"] * 3, [1, 0, 1])
+              for g in ("x", "y", "z")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_per_annotator(run, groups, "P@1")
+    assert [str(w.message)[:60] for w in caught] == [
+        "2 judged query(ies) that no run answers are not evaluated (c"]
+    assert "'3', '4'" in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate_per_annotator(run, groups, "P@1", complete=True)

@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -30,7 +31,7 @@ import pandas as pd
 
 from fuzzytruth._validation import check_choice, check_flag, id_text, text_names
 from fuzzytruth._warnings import warn
-from fuzzytruth.evaluation.engine import MISSING, evaluate
+from fuzzytruth.evaluation.engine import MISSING, UNANSWERED, evaluate, warn_if_unanswered
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure, Preset, parse_measures
 from fuzzytruth.metrics.base import RankedGains
@@ -132,6 +133,9 @@ def check_groups(run: Any, qrels_by_group: Any, options: Mapping[str, Any]) -> s
             raise ValueError(f"{message} (missing='error')")
         warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
              "(missing='skip')", UserWarning)
+    if not check_flag("complete", options.get("complete", False)):  # once, not per group
+        warn_if_unanswered(np.array(sorted(judged), dtype=object),
+                           np.asarray(run.queries, dtype=object))
     return missing
 
 
@@ -146,8 +150,9 @@ def evaluate_group(
     complete = check_flag("complete", options.get("complete", False))
     if not complete and not set(run.queries) & set(qrels.queries):
         return None
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # said once across the groups, by check_groups
         warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
+        warnings.filterwarnings("ignore", message=rf".*{re.escape(UNANSWERED)}")
         ev = evaluate(run, qrels, measures, **{**options, "missing": "skip"})
     frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
     frame.insert(1, "group", id_text(group, "group"))
