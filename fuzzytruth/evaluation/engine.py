@@ -558,7 +558,12 @@ def warn_if_unanswered(judged: np.ndarray, evaluated: np.ndarray) -> None:
     """Warn that the ``judged`` queries outside ``evaluated`` (none of the runs answers them)
     are not evaluated, as trec_eval without ``-c``: a run's mean then leaves out the queries it
     missed (``complete=True`` scores them as empty lists)."""
-    lost = np.setdiff1d(np.asarray(judged, dtype=object), np.asarray(evaluated, dtype=object))
+    import pandas as pd  # loaded by every evaluation already (the runs' ids are Arrow's)
+
+    # a hash lookup: NumPy's setdiff1d of object arrays compares them pairwise (100,000
+    # queries: 67 s against 0.03 s)
+    judged = np.asarray(judged, dtype=object)
+    lost = np.sort(judged[pd.Index(np.asarray(evaluated, dtype=object)).get_indexer(judged) < 0])
     if len(lost):
         warn(
             f"{len(lost)} {UNANSWERED} are not evaluated (complete=False, as trec_eval "
