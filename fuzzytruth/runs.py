@@ -582,11 +582,37 @@ def rank(
     row_of_code[by_id] = np.arange(n_rows)
     order, lengths, tied = _ranked_entries(run, row_of_code, ties, score_dtype, memory_budget)
     ranking = Ranking(sorted_ids, order, lengths)
+    if ties in ("docid_desc", "docid_asc"):
+        _warn_if_one_score(run, ranking, ties, score_dtype)
     if ties != "average":
         return ranking
     new_group = np.ones(len(order), dtype=bool)  # tie groups: start flag per sorted position
     new_group[1:] = ~tied
     return Ranking(sorted_ids, order, lengths, *_tie_bounds(new_group, ranking.position))
+
+
+def _warn_if_one_score(run: Run, ranking: Ranking, ties: str, score_dtype: str) -> None:
+    """Warn when every query of two documents or more gives all its documents one score: a
+    system that wrote its order in the rank column only (a constant score) is then ranked by
+    document id, as trec_eval does without a word. (Some queries tied throughout is common in
+    short lists of coarse scores, and not warned.) A query is all tied when its first and last
+    ranked scores are equal: two reads per query."""
+    long = ranking.lengths >= 2
+    if not long.any():
+        return
+    starts = (np.cumsum(ranking.lengths) - ranking.lengths)[long]
+    ends = starts + ranking.lengths[long] - 1
+    scores = run._values
+    first = scores[ranking.rows[starts]].astype(score_dtype)
+    if (first == scores[ranking.rows[ends]].astype(score_dtype)).all():
+        warn(
+            f"run {run.name!r} gives every document of a query the same score, in each of its "
+            f"{int(long.sum())} queries of two documents or more: they are ranked by document "
+            f"id (ties={ties!r}, as trec_eval), not in the order of the rows or of a rank "
+            "column (give scores, Run.from_dataframe(..., rank_col=...), or "
+            "ties='input_order')",
+            UserWarning,
+        )
 
 
 _POSITION_BITS = 31

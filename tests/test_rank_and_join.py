@@ -400,3 +400,39 @@ def test_the_join_holds_few_temporaries_per_run_row():
     assert grades.tolist() == [float(expected.get(k, 0)) for k in pairs_]
     assert hit.tolist() == [k in expected for k in pairs_]
     assert peak / len(run) < 30
+
+
+def test_a_run_of_one_score_per_query_warns_that_document_ids_order_it():
+    """A system that wrote its order only in the rank column (a constant score, as some do)
+    is ranked by document id, as trec_eval and pytrec_eval rank it, with a warning; a run with
+    some queries tied throughout (short lists of coarse scores) does not warn, nor one ranked
+    in its rows' order, nor scores that differ in the precision compared."""
+    import warnings
+
+    import pytrec_eval
+
+    from fuzzytruth import Qrels, evaluate
+
+    frame = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["a", "b", "c", "a", "b"],
+                          "rank": [1, 2, 3, 1, 2]})
+    constant = Run.from_dataframe(frame.assign(score=1.0))
+    qrels = Qrels(["q1", "q2"], ["a", "a"], [1, 1])
+    with pytest.warns(UserWarning, match=r"^run 'run' gives every document of a query the same "
+                                         r"score, in each of its 2 queries .* ranked by document "
+                                         r"id \(ties='docid_desc', as trec_eval\)"):
+        ours = evaluate(constant, qrels, "RR").value("run", "RR")
+    peer = pytrec_eval.RelevanceEvaluator({"q1": {"a": 1}, "q2": {"a": 1}}, {"recip_rank"})
+    scores = peer.evaluate({q: {d: 1.0 for d in frame.doc_id[frame.query_id == q]}
+                            for q in ("q1", "q2")})
+    assert ours == np.mean([v["recip_rank"] for v in scores.values()]) == (1 / 3 + 1 / 2) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        some_tied = frame.assign(score=[1.0, 1.0, 1.0, 2.0, 1.0])
+        rank(Run.from_dataframe(some_tied))
+        assert evaluate(constant, qrels, "RR", ties="input_order").value("run", "RR") == 1.0
+        assert evaluate(Run.from_dataframe(frame, rank_col="rank"), qrels,
+                        "RR").value("run", "RR") == 1.0
+        close = frame.assign(score=[1.0, 1.0 + 1e-12, 1.0, 1.0 + 1e-12, 1.0])
+        rank(Run.from_dataframe(close), score_dtype="float64")
+    with pytest.warns(UserWarning, match="the same score"):  # trec_eval's float32 ties them
+        rank(Run.from_dataframe(close), score_dtype="float32")
