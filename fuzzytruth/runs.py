@@ -500,10 +500,11 @@ def run_hint(given: Any) -> str:
     return ""
 
 
-def check_runs(runs: Any, name: str = "runs") -> Mapping[Any, Run]:
+def check_runs(runs: Any, *, also: str = "") -> Mapping[Any, Run]:
     """``runs`` as systems by name: one :class:`Run` (named by ``run.name``) or a non-empty
-    mapping of name to Run; else a ValueError naming ``name``, what it got and, where there is
-    one, the call that makes a Run of it (:func:`run_hint`).
+    mapping of name to Run; else a ValueError saying what ``runs`` may be (``also`` the other
+    forms the caller took before, e.g. ``"a pandas DataFrame, "``), what it got and, where
+    there is one, the call that makes a Run of it (:func:`run_hint`).
 
     Examples
     --------
@@ -518,7 +519,7 @@ def check_runs(runs: Any, name: str = "runs") -> Mapping[Any, Run]:
         return {runs.name: runs}
     if not isinstance(runs, Mapping) or not runs:
         raise ValueError(
-            f"{name} must be a Run or a non-empty mapping of system name to Run; got "
+            f"runs must be {also}a Run or a non-empty mapping of system name to Run; got "
             f"{type(runs).__name__}{run_hint(runs)}"
         )
     for key, run in runs.items():
@@ -528,7 +529,7 @@ def check_runs(runs: Any, name: str = "runs") -> Mapping[Any, Run]:
                         "{document: score}}, which Run.from_dict(...) reads")
             else:
                 hint = run_hint(run)
-            raise ValueError(f"{name}[{key!r}] must be a Run; got {type(run).__name__}{hint}")
+            raise ValueError(f"runs[{key!r}] must be a Run; got {type(run).__name__}{hint}")
     return runs
 
 

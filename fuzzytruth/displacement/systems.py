@@ -94,14 +94,7 @@ def as_systems(
             f"run_order must be None or 'score' when runs are Run objects (a Run is ranked by "
             f"its scores); got {run_order!r}"
         )
-    if isinstance(runs, Run):
-        runs = {runs.name: runs}
-    if not isinstance(runs, Mapping) or not runs:
-        raise ValueError(
-            "runs must be a pandas DataFrame, a Run or a non-empty mapping of system name to "
-            f"Run; got {type(runs).__name__}"
-        )
-    check_runs(runs)
+    runs = check_runs(runs, also="a pandas DataFrame, ")
     text_names(runs, "runs", "system")  # systems are named by text, as in evaluate()
     return Systems(list(runs), list(runs.values()), "score")
 

@@ -134,7 +134,7 @@ def check_groups(run: Any, qrels_by_group: Any, options: Mapping[str, Any]) -> s
         warn(f"{message}: {len(lost)} query(ies) not evaluated, as trec_eval does "
              "(missing='skip')", UserWarning)
     if not check_flag("complete", options.get("complete", False)):  # once, not per group
-        warn_if_unanswered(np.array(sorted(judged), dtype=object),
+        warn_if_unanswered(np.array(list(judged), dtype=object),
                            np.asarray(run.queries, dtype=object))
     return missing
 
