@@ -369,7 +369,6 @@ def test_unknown_items_are_named():
         mem.probability("fig2", "people")
 
 
-
 def test_membership_items_are_matched_as_text_and_named_once_as_text():
     """As every id across the library (a run's documents are text): "2" names item 2 in the
     lookups and the P/R distributions, where it was an unknown item; two items with the same
@@ -390,6 +389,7 @@ def test_membership_items_are_matched_as_text_and_named_once_as_text():
     table = pd.DataFrame([[1.0, 0.0], [0.0, 1.0]], index=[1, "1"], columns=["crowd", "city"])
     with pytest.raises(ValueError, match=r"items must name each item once as text"):
         Membership.from_probabilities(table, taxonomy=TAX)
+
 
 # ---------------------------------------------------------------------- laws
 @st.composite

@@ -144,6 +144,7 @@ def test_judged_queries_no_run_answers_are_named_once_over_all_partitions(client
     assert not unanswered(lambda: fd.evaluate(kept, qrels, ["P@5"], npartitions=3,
                                               complete=True))
 
+
 def test_defaults_and_a_generator_seed(client, data):
     """The defaults (1000 worlds, method auto) and a Generator: the same numbers, and the
     caller's generator moves on exactly as after the in-memory call."""

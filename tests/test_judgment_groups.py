@@ -188,9 +188,10 @@ def test_judged_queries_the_run_does_not_answer_are_named_once_across_the_groups
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         evaluate_per_annotator(run, groups, "P@1")
-    assert [str(w.message)[:60] for w in caught] == [
-        "2 judged query(ies) that no run answers are not evaluated (c"]
-    assert "'3', '4'" in str(caught[0].message)
+    assert len(caught) == 1  # not one per group
+    assert str(caught[0].message).startswith("2 judged query(ies) that no run answers are not "
+                                             "evaluated (complete=False, as trec_eval without "
+                                             "-c): '3', '4';")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate_per_annotator(run, groups, "P@1", complete=True)

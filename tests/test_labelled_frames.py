@@ -113,6 +113,6 @@ def test_series_read_together_must_share_their_index():
         ProbabilisticQrels(frame["q"], frame["d"], frame["s"] / 4, frame["s"][::-1])
     with pytest.raises(ValueError, match=r"^values and probabilities are pandas Series"):
         Distribution.from_pmf(frame["s"], (frame["s"] / 10).sort_values(ascending=False))
-    # a Series beside an array: the array has no index to disagree with
-    assert Run(sorted_scores.index.map(frame["q"]), frame["d"].to_numpy(),
-               frame["s"]).scores.tolist() == [1.0, 2.0, 3.0, 4.0]
+    # a Series beside arrays: nothing to disagree with, read by position as arrays are
+    assert Run(frame["q"].to_numpy(), frame["d"].to_numpy(),
+               sorted_scores).scores.tolist() == [4.0, 3.0, 2.0, 1.0]

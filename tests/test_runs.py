@@ -142,6 +142,7 @@ def test_a_run_s_raw_material_is_refused_with_the_call_that_makes_a_run(tmp_path
                                              r"expected here, not systems by name$"):
             one_run({"bm25": run})
 
+
 def test_a_run_given_by_ranks_reads_them_lower_first():
     """A table of positions (rank 1 the top, no scores) taken as scores ranked rank 1 last
     without a word; rank_col= reads positions, and a score column named as ranks are warns."""
@@ -172,6 +173,7 @@ def test_a_run_given_by_ranks_reads_them_lower_first():
     with pytest.raises(ValueError, match=r"^rank_col='rank' must not contain NaN or missing "
                                          r"values \(found at row 1\)$"):
         Run.from_dataframe(frame.assign(rank=[1, None, 3]), rank_col="rank")
+
 
 def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})

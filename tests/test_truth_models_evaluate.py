@@ -273,7 +273,6 @@ def test_a_truth_model_s_input_is_not_a_truth():
         fit_truth(data.annotations, "irn")
 
 
-
 @pytest.mark.parametrize("evaluated", ["runs", "classifier"])
 def test_a_truth_s_raw_material_is_refused_with_the_way_to_make_a_truth(evaluated):
     """Labels, rankings, pytrec_eval's qrels dicts and tables are the usual material of a
@@ -309,6 +308,7 @@ def test_a_truth_s_raw_material_is_refused_with_the_way_to_make_a_truth(evaluate
         with pytest.raises(ValueError) as refused:
             ft.evaluate(system, material, measure)
         assert (offered in str(refused.value)) == (evaluated == "runs")
+
 
 # ---------------------------------------------------------------------- population estimand
 @pytest.fixture(scope="module")
