@@ -90,3 +90,57 @@ def test_a_typo_sized_n_resamples_is_refused_before_anything_is_drawn(labelled, 
     assert check_n_resamples(MAX_RESAMPLES) == MAX_RESAMPLES
     with pytest.raises(ValueError, match=r"got 100000001$"):
         check_n_resamples(MAX_RESAMPLES + 1)
+
+
+def _pivoted() -> pd.DataFrame:
+    """Three systems' scores on 30 queries as pandas users pivot them: queries as rows."""
+    scores = np.random.default_rng(3).random((3, 30))
+    long = pd.DataFrame({"system": np.repeat(["a", "b", "c"], 30),
+                         "query_id": np.tile([f"q{i:02d}" for i in range(30)], 3),
+                         "value": scores.ravel()})
+    return long.pivot(index="query_id", columns="system", values="value")
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: paired_test(s),
+    lambda s: paired_bootstrap(s, n_resamples=10, rng=0),
+    lambda s: randomized_tukey_hsd(s, n_resamples=10, rng=0),
+])
+def test_a_pivoted_table_of_queries_by_systems_is_refused_with_its_transpose(call):
+    # read as (n_systems, n_queries) it compared 30 "systems" on 3 "queries": 435 pairs
+    wide = _pivoted()
+    with pytest.raises(ValueError, match=r"queries as rows \(index 'query_id'\) and the systems "
+                                         r"as columns \(columns 'system'\): pass scores\.T"):
+        call(wide)
+    assert len(paired_test(wide.T).pairs) == 3  # the orientation asked for reads as before
+
+
+def test_a_score_matrix_of_queries_by_systems_is_refused_and_its_transpose_labelled():
+    from fuzzytruth.stats import ScoreMatrix
+
+    wide = _pivoted()
+    with pytest.raises(ValueError, match=r"values must hold systems as rows.*pass values\.T"):
+        ScoreMatrix(wide)
+    right = ScoreMatrix(wide.T)
+    assert right.systems == ("a", "b", "c") and len(right.queries) == 30
+    # an unnamed frame has nothing to go by: read as given
+    assert ScoreMatrix(pd.DataFrame(wide.to_numpy())).values.shape == (30, 3)
+
+
+def test_compare_says_how_a_wide_table_goes_in():
+    from fuzzytruth.stats import ScoreMatrix
+
+    with pytest.raises(ValueError, match=r"wide table of 30 rows × 3 columns of numbers: give "
+                                         r"it as ScoreMatrix\(frame, measure=\.\.\.\)"):
+        compare(_pivoted().reset_index(drop=True))
+    table = compare(ScoreMatrix(_pivoted().T)).table
+    assert len(table) == 3
+
+
+def test_compare_says_to_pass_the_evaluation_not_its_frame():
+    from fuzzytruth import Qrels, evaluate
+
+    qrels = Qrels(["q1", "q2"], ["d1", "d1"], [1, 1])
+    run = Run(["q1", "q1", "q2"], ["d1", "d2", "d1"], [2.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match=r"pass the Evaluation itself"):
+        compare(evaluate(run, qrels, ["P@1"]).to_frame())

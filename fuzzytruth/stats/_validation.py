@@ -31,6 +31,7 @@ __all__ = [
     "baseline_pairs",
     "check_alpha",
     "check_alternative",
+    "check_axes",
     "check_choice",
     "check_confidence_level",
     "check_int",
@@ -136,12 +137,51 @@ its p-value 1 (scores scaled by 1e200), and below the reciprocal the squares und
 every procedure returned NaN (scores scaled by 1e-200)."""
 
 
+_QUERY_AXES = frozenset({"query", "queries", "query_id", "qid", "topic", "topics", "topic_id",
+                         "item", "items", "item_id", "unit", "units"})
+_SYSTEM_AXES = frozenset({"system", "systems", "run", "runs", "run_id", "system_id", "model",
+                          "models", "classifier", "classifiers"})
+
+
+def check_axes(scores: object, name: str = "scores") -> None:
+    """Refuse a DataFrame whose axis names say it holds queries as rows or systems as columns
+    (``frame.pivot(index="query_id", columns="system", ...)``, the usual wide table): read as
+    ``(n_systems, n_queries)`` it would compare the queries as systems, without a word.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> wide = pd.DataFrame({"bm25": [0.2, 0.4], "dense": [0.3, 0.5]},
+    ...                     index=pd.Index(["q1", "q2"], name="query_id"))
+    >>> check_axes(wide)
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must hold systems as rows and queries as columns (n_systems,
+    n_queries); got a DataFrame with the queries as rows (index 'query_id'): pass scores.T
+    """
+    index, columns = getattr(scores, "index", None), getattr(scores, "columns", None)
+    if index is None or columns is None:
+        return
+    words = []
+    if str(index.name).lower() in _QUERY_AXES:
+        words.append(f"the queries as rows (index {index.name!r})")
+    if str(columns.name).lower() in _SYSTEM_AXES:
+        words.append(f"the systems as columns (columns {columns.name!r})")
+    if words:
+        raise ValueError(
+            f"{name} must hold systems as rows and queries as columns (n_systems, n_queries); "
+            f"got a DataFrame with {' and '.join(words)}: pass {name}.T"
+        )
+
+
 def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores") -> np.ndarray:
     """Return ``scores`` as a float64 array, checking its rank, size and finiteness.
 
     The last axis is always queries and the one before it systems; a leading axis, when
-    allowed, holds ground-truth worlds.
+    allowed, holds ground-truth worlds. A DataFrame whose axis names say the opposite is
+    refused (:func:`check_axes`).
     """
+    check_axes(scores, name)
     arr = real_array(scores, name, expected="a numeric array (n_systems, n_queries)")
     if arr.ndim not in ndim:
         shapes = " or ".join(

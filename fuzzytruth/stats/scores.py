@@ -28,7 +28,7 @@ from fuzzytruth._validation import (
     text_names,
 )
 from fuzzytruth.measures.names import label_among
-from fuzzytruth.stats._validation import as_labels, as_scores
+from fuzzytruth.stats._validation import as_labels, as_scores, check_axes
 from fuzzytruth.taxonomy import _show
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -86,6 +86,9 @@ class ScoreMatrix(ReadOnlyArrays):
     def __post_init__(self) -> None:
         if not isinstance(self.measure, str):  # it names the random stream and the rows
             raise ValueError(f"measure must be a str (a measure's name); got {self.measure!r}")
+        check_axes(self.values, "values")
+        if self.expected is not None:
+            check_axes(self.expected, "expected")
         for axis, field in (("index", "systems"), ("columns", "queries")):
             labels = getattr(self.values, axis, None)  # a DataFrame's, unless given
             if getattr(self, field) is None and labels is not None and not (
@@ -286,6 +289,28 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
     return out
 
 
+def _refuse_wide(frame: pd.DataFrame) -> None:
+    """A wide table of numbers (systems × queries, or its transpose), or an evaluation's own
+    table, given where the long table is read: say how it goes in, rather than list the long
+    table's missing columns."""
+    if "value" not in frame.columns and {"mean", "truth_std", "method"} <= set(frame.columns):
+        raise ValueError(
+            "scores must be a long table with a 'value' column when it is a DataFrame; got "
+            "what Evaluation.to_frame() gives (each query's mean over the uncertain truth, "
+            "not its value in each world): pass the Evaluation itself, compare(evaluation)"
+        )
+    if set(REQUIRED_COLUMNS) <= set(frame.columns) or not len(frame.columns) or not all(
+            pd.api.types.is_numeric_dtype(t) for t in frame.dtypes):
+        return
+    raise ValueError(
+        "scores must be a long table with columns ['system', 'query_id', 'measure', 'value'] "
+        "(and optionally 'world') when it is a DataFrame; got a wide "
+        f"table of {frame.shape[0]} rows × {frame.shape[1]} columns of numbers: give it as "
+        "ScoreMatrix(frame, measure=...) with the systems as rows and the queries as columns "
+        "(frame.T if the rows are queries)"
+    )
+
+
 def as_score_matrices(
     scores: object,
     *,
@@ -314,6 +339,7 @@ def as_score_matrices(
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "
                              "the labels come from its columns")
+        _refuse_wide(scores)
         return _select(scores_from_frame(scores), measure)
     if isinstance(scores, ScoreMatrix):
         if systems is not None or queries is not None:  # they were ignored
