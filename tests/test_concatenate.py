@@ -76,3 +76,28 @@ def test_per_annotator_values_of_every_part_are_kept():
     joined = Evaluation.concatenate(parts)
     assert sorted(joined.groups["query_id"].unique()) == ["q1", "q2", "q3"]
     assert len(joined.groups) == sum(len(p.groups) for p in parts)
+
+
+def test_replace_renames_the_systems_in_order_and_their_values_follow():
+    # before: every rename failed with "batches and methods must hold every (system,
+    # measure) pair"
+    truth = ProbabilisticQrels(["q1", "q1", "q2"], ["a", "b", "a"], [0.7, 0.4, 0.9])
+    other = Run(["q1", "q1", "q2", "q2"], ["b", "a", "c", "a"], [2.0, 1.0, 2.0, 1.0])
+    for ev in (evaluate({"x": RUN_A, "y": other}, QRELS, MEASURES),
+               evaluate({"x": RUN_A, "y": other}, truth, MEASURES, n_worlds=50, rng=1)):
+        renamed = ev.replace(systems=["bm25", "dense"])
+        assert renamed.systems == ("bm25", "dense")
+        for old, new in (("x", "bm25"), ("y", "dense")):
+            for m in MEASURES:
+                assert renamed.value(new, m) == ev.value(old, m)
+        assert ev.value("x", "AP") != ev.value("y", "AP")  # a swap would be seen
+        with pytest.raises(ValueError, match=r"systems must rename the 2 system\(s\) 'x', "
+                                             r"'y' in order, one name each; got 1 \('x'\)"):
+            ev.replace(systems=["x"])
+
+
+def test_replace_refuses_queries_alone_which_would_relabel_the_values():
+    ev = evaluate(RUN_A, QRELS, MEASURES)
+    with pytest.raises(ValueError, match=r"queries must change together with the values "
+                                         r"they label \(batches\)"):
+        ev.replace(queries=("q2", "q1"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,7 +180,20 @@ class Evaluation:
             object.__setattr__(self, name, value)
 
     def replace(self, **changes: Any) -> Evaluation:
-        """A copy with some constructor arguments changed (checked as by the constructor)."""
+        """A copy with some constructor arguments changed (checked as by the constructor).
+
+        New ``systems`` rename the systems, in their order (as many names as systems; the
+        values stay with their positions). ``queries`` label the rows of the values: they
+        change only with the values themselves (``batches``), never alone, which would
+        relabel every query's numbers.
+
+        Examples
+        --------
+        >>> from fuzzytruth import Qrels, Run, evaluate
+        >>> ev = evaluate(Run(["q1"], ["a"], [1.0]), Qrels(["q1"], ["a"], [1]), "P@1")
+        >>> ev.replace(systems=["bm25"]).value("bm25", "P@1")
+        1.0
+        """
         current = {
             "systems": self.systems, "queries": self.queries, "measures": self.measures,
             "truth": self.truth, "undefined": self.undefined, "conventions": self.conventions,
@@ -192,7 +205,31 @@ class Evaluation:
         unknown = set(changes) - set(current)
         if unknown:
             raise ValueError(f"unknown Evaluation argument(s) {sorted(unknown)}")
+        if "queries" in changes and "batches" not in changes:
+            raise ValueError(
+                "queries must change together with the values they label (batches): alone "
+                "they would relabel every query's numbers; to evaluate other queries, "
+                "evaluate again on them"
+            )
+        if "systems" in changes and not {"batches", "methods"} & set(changes):
+            changes = {**changes, **self._renamed(changes["systems"])}
         return Evaluation(**{**current, **changes})
+
+    def _renamed(self, systems: str | Iterable[object]) -> dict[str, Any]:
+        """The values keyed by (system, measure) with the systems renamed in order."""
+        names = [systems] if isinstance(systems, str) else list(systems)
+        if len(names) != len(self.systems):
+            raise ValueError(
+                f"systems must rename the {len(self.systems)} system(s) "
+                f"{_show(list(self.systems))} in order, one name each; got {len(names)} "
+                f"({_show(names)}). To keep some systems, evaluate their runs alone (the same "
+                "rng gives them the same numbers)"
+            )
+        new = dict(zip(self.systems, (str(n) for n in names), strict=True))
+        return {
+            "batches": {(new[s], m): v for (s, m), v in self._batches.items()},
+            "methods": {(new[s], m): v for (s, m), v in self._methods.items()},
+        }
 
     @classmethod
     def concatenate(cls, parts: Sequence[Evaluation]) -> Evaluation:
