@@ -133,6 +133,12 @@ def test_trec_eval_s_positional_form_reads_as_qrels_and_runs(files, tmp_path):
         (["--run", run, qrels, run], r"the runs; --run would give them twice"),
         (["--qrels", qrels], r"error: give the runs: --run FILE \(repeat it for several "
                              r"systems\), or trec_eval's form"),
+        # the errors name the place in trec_eval's form, not flags the user did not write
+        ([qrels, str(tmp_path / "none.txt")], r"no such file: \S*none\.txt \(RUN\)$"),
+        ([str(tmp_path / "none.txt"), run], r"no such file: \S*none\.txt \(QRELS\)$"),
+        ([run, qrels], r"run\.txt, line 1: expected 4 whitespace-separated fields 'qid iter "
+                       r"docno rel'; got 6: .* \(trec_eval's form: the qrels file first, then "
+                       r"the run files\)$"),
     ):
         status, out, err = run_cli("evaluate", "-m", "map", *args)
         assert (status, out) == (2, "")

@@ -265,6 +265,7 @@ def trec_eval_form(args: argparse.Namespace) -> None:
         raise UserError(f"trec_eval's form QRELS RUN ... gives the qrels and the runs; "
                         f"{' and '.join(given)} would give them twice: use one form")
     args.qrels, args.run = files[0], files[1:]
+    args.trec_eval_names = {"qrels": "QRELS", "run": "RUN"}  # what the user wrote, for errors
 
 
 def add_measure_option(parser: argparse.ArgumentParser, flags: Flags, *,

@@ -167,13 +167,15 @@ def command_parsers(parser: argparse.ArgumentParser | None = None) -> dict[str, 
 
 def _check_inputs_exist(args: argparse.Namespace) -> None:
     """Every input file named on the command line exists and is not a folder (the output
-    folder need not exist); a pipe such as ``<(zcat run.gz)`` is a file here, read once."""
+    folder need not exist); a pipe such as ``<(zcat run.gz)`` is a file here, read once. The
+    message names the flag, or the place in trec_eval's form (``QRELS``, ``RUN``)."""
+    positional = getattr(args, "trec_eval_names", {})
     for name, value in vars(args).items():
         paths = value if isinstance(value, list) else [value]
         for path in paths:
             if name == "out" or not isinstance(path, Path):
                 continue
-            flag = f"--{name.replace('_', '-')}"
+            flag = positional.get(name, f"--{name.replace('_', '-')}")
             if not path.exists():
                 raise UserError(f"no such file: {path} ({flag})")
             if path.is_dir():
@@ -314,6 +316,9 @@ def _main(argv: Sequence[str] | None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     except (UserError, ValueError, OSError) as err:
-        print(f"fuzzytruth {args.command}: error: {flags.translate(one_line(err))}",
-              file=sys.stderr)
+        message = flags.translate(one_line(err))
+        if getattr(args, "trec_eval_names", None) and str(args.qrels) in message and (
+                "(QRELS)" not in message):
+            message += " (trec_eval's form: the qrels file first, then the run files)"
+        print(f"fuzzytruth {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
