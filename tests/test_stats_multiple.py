@@ -38,6 +38,25 @@ def test_adjust_matches_statsmodels(ours, theirs):
     )
 
 
+@pytest.mark.parametrize(("method", "scipy_method"), [("bh", "bh"), ("by", "by")])
+def test_each_slice_along_axis_is_a_family_as_scipy_adjusts_it(method, scipy_method):
+    # a 2-D array was flattened into one family, where scipy's false_discovery_control adjusts
+    # each column (axis=0 by default): the same array gave other numbers without a word
+    p = np.random.default_rng(4).uniform(0, 0.2, size=(6, 4))
+    for axis in (0, 1, -1):
+        np.testing.assert_allclose(adjust_pvalues(p, method=method, axis=axis),
+                                   sps.false_discovery_control(p, axis=axis,
+                                                               method=scipy_method))
+    np.testing.assert_allclose(adjust_pvalues(p, method=method, axis=None).ravel(),
+                               adjust_pvalues(p.ravel(), method=method))
+    with pytest.raises(ValueError, match=r"axis must say which p-values form a family when "
+                                         r"pvalues has 2 dimensions \(shape \(6, 4\)\)"):
+        adjust_pvalues(p, method=method)
+    with pytest.raises(ValueError, match=r"axis must be None or an int in \[-2, 1\] for "
+                                         r"pvalues of shape \(6, 4\); got 2"):
+        adjust_pvalues(p, axis=2)
+
+
 def test_adjust_hand_example():
     # Holm on (0.01, 0.04, 0.03): sorted 0.01*3, 0.03*2, 0.04*1 -> 0.03, 0.06, max(0.06, 0.04).
     assert adjust_pvalues([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])

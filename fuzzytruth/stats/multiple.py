@@ -47,8 +47,16 @@ from fuzzytruth.stats.bootstrap import BootstrapResult, check_bootstrap
 CORRECTIONS = ("holm", "bonferroni", "bh", "by")
 
 
+_ONE_FAMILY = "the whole 1-D array"
+"""``axis`` not given: a 1-D array is one family; more dimensions must say which."""
+
+
 def adjust_pvalues(
-    pvalues: np.ndarray, *, method: str = "holm", alpha: float = 0.05
+    pvalues: np.ndarray,
+    *,
+    method: str = "holm",
+    alpha: float = 0.05,
+    axis: int | str | None = _ONE_FAMILY,
 ) -> np.ndarray:
     """Adjust a family of p-values for multiple comparisons.
 
@@ -57,6 +65,12 @@ def adjust_pvalues(
     pvalues : array_like
         The family's p-values. NaN entries (undefined tests) stay NaN and do not count in the
         family size.
+    axis : int or None
+        Which p-values form a family, required when ``pvalues`` has more than one dimension
+        (a 1-D array is one family): each 1-D slice along ``axis`` is adjusted alone, or with
+        ``None`` every entry of the array is one family. The libraries differ here, so it is
+        not guessed: :func:`scipy.stats.false_discovery_control` takes ``axis=0`` by default,
+        statsmodels' ``multipletests`` one family.
     method : {"holm", "bonferroni", "bh", "by"}
         Holm step-down, Bonferroni, Benjamini–Hochberg or Benjamini–Yekutieli (the same
         numbers as :func:`statsmodels.stats.multitest.multipletests`, computed in numpy: the
@@ -75,10 +89,26 @@ def adjust_pvalues(
     [0.03, 0.06, 0.06]
     >>> adjust_pvalues([0.01, 0.04, 0.03], method="bh").round(3).tolist()
     [0.03, 0.04, 0.04]
+    >>> adjust_pvalues([[0.01, 0.04], [0.02, 0.3]], method="bonferroni", axis=1).tolist()
+    [[0.02, 0.08], [0.04, 0.6]]
     """
     method = check_choice("method", method, CORRECTIONS)
     check_alpha(alpha)
     p = real_array(pvalues, "pvalues")
+    if axis is _ONE_FAMILY:
+        if p.ndim > 1:
+            raise ValueError(
+                f"axis must say which p-values form a family when pvalues has "
+                f"{p.ndim} dimensions (shape {p.shape}): an int (each 1-D slice along it "
+                "adjusted alone) or None (every entry one family); got no axis"
+            )
+        axis = None
+    if axis is not None:
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not (
+                -p.ndim <= axis < p.ndim):
+            raise ValueError(f"axis must be None or an int in [{-p.ndim}, {p.ndim - 1}] for "
+                             f"pvalues of shape {p.shape}; got {axis!r}")
+        return np.apply_along_axis(adjust_pvalues, int(axis), p, method=method)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)  # an infinite p-value is not undefined: it is outside [0, 1]
     outside = ok & ~((p >= 0) & (p <= 1))
