@@ -29,6 +29,7 @@ from fuzzytruth._validation import (
     id_text,
     physical_memory,
     plain,
+    text_names,
 )
 
 __all__ = ["Taxonomy"]
@@ -220,6 +221,9 @@ class Taxonomy:
                 **{n: ps or (implicit_root,) for n, ps in parents.items()},
             }
             roots = [implicit_root]
+        # reports, files and the ids of the rest of the library show a node as text: 1 and
+        # "1" would be two nodes printed alike
+        text_names(parents, "taxonomy", "node")
         # with no root every node has a parent, so Kahn's algorithm stops at once: a cycle
         order = _topological_order(parents)
         if len(roots) > 1:

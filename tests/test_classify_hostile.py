@@ -72,14 +72,15 @@ def test_entropy_correlation_of_float32_predictions_is_that_of_their_values():
 
 
 def test_a_taxonomy_with_nodes_of_the_same_text_is_a_value_error_naming_them():
-    """Classes meet taxonomy nodes by their text, so nodes 1 and "1" cannot both be matched:
-    a ValueError naming them, not pandas' InvalidIndexError from a lookup on a non-unique
-    index."""
-    tax = Taxonomy.flat([1, "1", 2])
-    truth = Membership.from_labels({"x": 1}, taxonomy=tax)
-    pred = Predictions([[0.5, 0.5]], items=["x"], classes=["1", "2"])
-    with pytest.raises(ValueError, match=r"nodes 1, '1' that read as the same text '1'"):
-        evaluate(pred, truth, ["Acc"], rng=0)
+    """Classes meet taxonomy nodes by their text, so nodes 1 and "1" could not both be
+    matched (once pandas' InvalidIndexError from a lookup on a non-unique index): the
+    taxonomy refuses them when it is made, naming them."""
+    with pytest.raises(ValueError, match=r"taxonomy must name each node once as text; got "
+                                         r"\[1, '1'\]"):
+        Taxonomy.flat([1, "1", 2])
+    truth = Membership.from_labels({"x": 1}, taxonomy=Taxonomy.flat([1, 2]))
+    pred = Predictions([[0.75, 0.25]], items=["x"], classes=["1", "2"])
+    assert evaluate(pred, truth, ["Acc"], rng=0).value("classifier", "Acc") == 1.0
 
 
 def test_a_wide_frame_without_class_columns_is_a_value_error():

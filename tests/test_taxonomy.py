@@ -469,3 +469,17 @@ def test_a_closure_that_cannot_fit_in_memory_is_refused_naming_the_depth(monkeyp
     wide = Taxonomy.from_nested({"all": [f"c{i}" for i in range(299)]})
     monkeypatch.setattr(taxonomy_module, "physical_memory", lambda: 5e5)
     assert wide.ancestor_closure.nnz == 1 + 2 * 299
+
+
+@pytest.mark.parametrize("build", [
+    lambda: Taxonomy.flat([1, "1"]),
+    lambda: Taxonomy.from_nested({"r": {1: None, "1": None}}),
+    lambda: Taxonomy.from_parents({1: "r", "1": "r"}),
+    lambda: Taxonomy.flat([1], root="1"),
+    lambda: Taxonomy.flat(["a", b"a"]),
+])
+def test_nodes_equal_as_text_are_refused(build):
+    # they were two nodes that every report, file and id of the library prints alike
+    with pytest.raises(ValueError, match=r"taxonomy must name each node once as text; got "):
+        build()
+    assert Taxonomy.flat([1, 2]).nodes == ("(any)", 1, 2)  # ids of one type as before

@@ -350,15 +350,7 @@ class ClassMap:
             self.n_soft = len(classes)
             self.level = None
             return
-        names = _str_index(tax.nodes)
-        if names.has_duplicates:  # 1 and "1": classes meet nodes by their text
-            twice = names[names.duplicated()][0]
-            same = [n for n in tax.nodes if str(n) == twice]
-            raise ValueError(
-                f"the truth's taxonomy has nodes {_show(same)} that read as the same text "
-                f"{twice!r}, and a classifier's classes are matched to nodes by their text; "
-                "rename one of them"
-            )
+        names = _str_index(tax.nodes)  # distinct: a taxonomy refuses nodes equal as text
         class_tax = names.get_indexer(classes)
         unknown = [c for c, i in zip(classes, class_tax, strict=True) if i < 0]
         if unknown:

@@ -56,6 +56,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import id_text
 from fuzzytruth._warnings import warn
 from fuzzytruth.annotations import Annotations, DuplicatePolicy
 from fuzzytruth.io.delimited import (
@@ -262,27 +263,19 @@ def read_taxonomy(
 
 
 def _node_names(taxonomy: Taxonomy) -> dict[Hashable, str]:
-    """Each node's name as written (``str``), or a ValueError when two nodes share one."""
-    names = {node: str(node) for node in taxonomy.nodes}
-    seen: dict[str, Hashable] = {}
-    for node, text in names.items():
-        if text in seen:
-            raise ValueError(
-                f"nodes {seen[text]!r} and {node!r} are both written {text!r}: a taxonomy file "
-                "holds names as text, so they would read back as one node"
-            )
-        seen[text] = node
-    return names
+    """Each node's name as written: its text as ids are compared (distinct: a taxonomy
+    refuses nodes equal as text)."""
+    return {node: id_text(node, "taxonomy nodes") for node in taxonomy.nodes}
 
 
 def write_taxonomy(
     taxonomy: Taxonomy, path: str | os.PathLike, *, format: str | None = None
 ) -> None:
     """Write a taxonomy as nested JSON (trees only) or a CSV/TSV edge list; round-trips with
-    :func:`read_taxonomy`, which reads node names as text (``str(node)``: the node ``0``
-    reads back as ``"0"``).
+    :func:`read_taxonomy`, which reads node names as text (the node ``0`` reads back as
+    ``"0"``, ``b"x"`` as ``"x"``).
 
-    Names that would not read back (two nodes with the same text; an empty name; in CSV/TSV
+    Names that would not read back (an empty name; in CSV/TSV
     one with surrounding whitespace, a carriage return, an empty line or a line starting
     with ``#``), and in JSON a tree deeper than :data:`MAX_JSON_DEPTH`, raise a ValueError.
     Written atomically, compressed by suffix.
