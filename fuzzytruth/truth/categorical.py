@@ -23,7 +23,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
 from fuzzytruth._resampling import row_chunks
-from fuzzytruth._validation import ids_text, text_names
+from fuzzytruth._validation import text_names
 from fuzzytruth._warnings import warn
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
@@ -70,7 +70,7 @@ class CategoricalTruth(BoundTruth):
         self.exclude_query = options.exclude_query
         self.world_model = options.world_model
         # distinct as text: Membership, Annotations and Rankings refuse 1 beside "1"
-        self.items = pd.Index(ids_text(membership.items, "membership item ids"))
+        self.items = membership._item_texts
 
     @cached_property
     def judged_queries(self) -> np.ndarray:
