@@ -157,6 +157,19 @@ def test_ir_measures_spellings():
         parse_measure("AP(judged_only=True)")
 
 
+def test_ir_measures_objects_are_read_as_their_spelling():
+    # they were refused ("measures must hold strings or Measures; got nDCG@10"), where an
+    # ir_measures user writes evaluate(run, qrels, [nDCG@10, AP])
+    ir_measures = pytest.importorskip("ir_measures")
+    for spelling, expected in IR_TRANSLATED.items():
+        measure = ir_measures.parse_measure(spelling)  # its str may respell it: NumRet(rel=1)
+        ours = parse_measure(str(measure))
+        assert parse_measures([measure, "P@1"]) == [ours, parse_measure("P@1")], spelling
+        assert parse_measures(measure) == [ours], spelling
+        if str(measure) == spelling:
+            assert str(ours) == expected
+
+
 def test_ir_measures_registry_is_covered():
     ir_measures = pytest.importorskip("ir_measures")
     names = set(ir_measures.measures.registry) - {"α_DCG", "α_nDCG"}
@@ -287,3 +300,17 @@ def test_ir_measures_calc_aggregate_is_the_complete_mean_and_the_default_count()
         assert complete.loc[name, "value"] == pytest.approx(found[name], abs=1e-12), name
     for name in counts:
         assert default.loc[name, "value"] == found[name], name
+
+
+def test_measures_joined_by_commas_in_one_string_are_refused_with_the_list():
+    # "P@10,AP" failed on P's cutoff ("must be a positive integer; got '10,AP'")
+    with pytest.raises(ValueError, match=r"measures must list each measure apart; got "
+                                         r"'P@10,AP'.*: pass \['P@10', 'AP'\]$"):
+        parse_measures("P@10,AP")
+    with pytest.raises(ValueError, match=r"pass \['map', 'ndcg_cut\.10'\]$"):
+        parse_measures(["map, ndcg_cut.10"])
+    # trec_eval's own comma forms still read as one name's cutoffs and one gain map
+    assert [str(m) for m in parse_measures("P.5,10")] == ["P@5", "P@10"]
+    assert [str(m) for m in parse_measures("ndcg.0=1,1=3")] == ["nDCG(gain={0:1,1:3})"]
+    with pytest.raises(ValueError, match=r"must be a positive integer; got '10,XX'"):
+        parse_measures("P@10,XX")  # not a list of measures: the measure's own error

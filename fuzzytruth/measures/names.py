@@ -239,11 +239,53 @@ def _parse_canonical(text: str) -> Measure:
     return Measure(name, **params)
 
 
+def _expand_one(item: str | Measure, preset: Any) -> list[Measure]:
+    """:func:`expand`, or a ValueError that says to list the measures one string joined with
+    commas (:func:`joined_measures`)."""
+    try:
+        return expand(item, preset=preset)
+    except ValueError:
+        pieces = joined_measures(item, preset=preset)
+        if pieces is None:
+            raise
+        raise ValueError(
+            f"measures must list each measure apart; got {item!r}, several joined by commas "
+            f"(a comma separates the cutoffs of one trec_eval name only, as in 'P.5,10'): "
+            f"pass {pieces!r}"
+        ) from None
+
+
+def joined_measures(text: object, *, preset: Any = None,
+                    trec_groups: bool = False) -> list[str] | None:
+    """The names in ``text`` when it is several measures joined by commas (``"P@10,AP"``),
+    each a name :func:`expand` reads, else None. Call it where ``text`` did not read as one
+    name: ``"P.5,10"`` is one trec_eval name and its cutoffs.
+
+    >>> joined_measures("P@10, AP"), joined_measures("P@10,XX")
+    (['P@10', 'AP'], None)
+    """
+    pieces = [p.strip() for p in text.split(",")] if isinstance(text, str) else []
+    if len(pieces) < 2:
+        return None
+    try:
+        for piece in pieces:
+            expand(piece, trec_groups=trec_groups, preset=preset)
+    except ValueError:
+        return None
+    return pieces
+
+
+def _from_ir_measures(value: object) -> bool:
+    """Whether ``value`` is one of ir_measures' measure objects (``ir_measures.nDCG@10``)."""
+    return type(value).__module__.startswith("ir_measures.")
+
+
 def parse_measures(
     measures: str | Measure | Iterable[str | Measure], *, preset: Any = None
 ) -> list[Measure]:
     """Parse one measure or an iterable of them; duplicates are dropped, order kept; a group
-    lists the measures it holds under ``preset`` (:func:`expand`).
+    lists the measures it holds under ``preset`` (:func:`expand`). ir_measures' measure
+    objects (``ir_measures.nDCG@10``) are read by their spelling, as the string would be.
 
     Raises
     ------
@@ -256,18 +298,19 @@ def parse_measures(
     >>> parse_measures(["P@10", "AP", "P@10"])
     [Measure('P@10'), Measure('AP')]
     """
-    from fuzzytruth.measure_names import expand
 
-    if isinstance(measures, (str, Measure)):
+    if isinstance(measures, (str, Measure)) or _from_ir_measures(measures):
         measures = [measures]
     elif not isinstance(measures, Iterable) or isinstance(measures, bytes):
         raise ValueError("measures must name at least one measure (a string, a Measure or an "
                          f"iterable of them); got {measures!r}")
     out: list[Measure] = []
     for item in measures:
+        if _from_ir_measures(item):  # its str is its spelling, which names read
+            item = str(item)
         if not isinstance(item, str | Measure):
             raise ValueError(f"measures must hold strings or Measures; got {item!r}")
-        for m in expand(item, preset=preset):  # a measure, or a group ("official", "P.5,10")
+        for m in _expand_one(item, preset):  # a measure, or a group ("official", "P.5,10")
             if m not in out:
                 out.append(m)
     if not out:
