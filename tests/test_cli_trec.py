@@ -159,3 +159,17 @@ def test_judged_queries_the_run_does_not_answer_are_a_note_beside_trec_eval_s_ou
     _, _, err_c = run_cli("evaluate", "-m", "map", "-c", str(folder / "qrels.txt"),
                           str(folder / "run.txt"))
     assert "no run answers" not in err_c
+
+
+def test_measures_joined_by_commas_are_refused_with_one_m_per_measure(files):
+    # -m P@10,AP failed on P's cutoff ("must be a positive integer; got '10,AP'")
+    folder, _, _ = files
+    status, out, err = run_cli("evaluate", "-m", "P@10,AP", str(folder / "qrels.txt"),
+                               str(folder / "run.txt"))
+    assert (status, out) == (2, "")
+    assert err.strip().endswith("error: -m P@10,AP: several measures joined by commas (a comma "
+                                "separates the cutoffs of one trec_eval name only, as in "
+                                "P.5,10): give -m once per measure (-m P@10 -m AP)"), err
+    status, out, _ = run_cli("evaluate", "-m", "P.5,10", str(folder / "qrels.txt"),
+                             str(folder / "run.txt"))
+    assert status == 0 and [line.split()[0] for line in out.splitlines()] == ["P_5", "P_10"]

@@ -437,3 +437,24 @@ def test_ids_converted_in_chunks_are_the_ids_converted_whole(monkeypatch, form):
     if not form.startswith("dict"):
         with pytest.raises(ValueError, match="doc_ids must not contain missing values"):
             Run(queries, [*docs[:5], None, "d"], scores)
+
+
+def test_other_tools_column_names_are_offered_when_the_defaults_are_missing():
+    # PyTerrier's frames (qid, docno, score / label) were answered with the missing column
+    # alone; the call that reads them is now in the message
+    run = pd.DataFrame({"qid": ["1", "1"], "docno": ["d1", "d2"], "score": [2.0, 1.0],
+                        "rank": [0, 1]})
+    qrels = pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [1]})
+    with pytest.raises(ValueError, match=r"columns are \['qid', 'docno', 'score', 'rank'\]: "
+                                         r"pass query_col='qid', doc_col='docno'$"):
+        Run.from_dataframe(run)
+    with pytest.raises(ValueError, match=r": pass query_col='qid', doc_col='docno', "
+                                         r"relevance_col='label'$"):
+        Qrels.from_dataframe(qrels)
+    read = Run.from_dataframe(run, query_col="qid", doc_col="docno")
+    assert read.doc_ids.tolist() == ["d1", "d2"]
+    assert Qrels.from_dataframe(qrels, query_col="qid", doc_col="docno",
+                                relevance_col="label").relevance.tolist() == [1.0]
+    # nothing to offer for a column no tool names: the plain message
+    with pytest.raises(ValueError, match=r"columns are \['qid', 'x', 'score'\]$"):
+        Run.from_dataframe(pd.DataFrame({"qid": ["1"], "x": ["d"], "score": [1.0]}))

@@ -108,7 +108,7 @@ def measure_list(texts: Sequence[str], *, preset: str | None = None) -> list[Any
     """The measures ``-m`` names, groups expanded (trec_eval's meaning of a bare cutoff name;
     the groups of ``preset``), each once."""
     from fuzzytruth.cli._trec import relstring_option
-    from fuzzytruth.measures.names import expand
+    from fuzzytruth.measures.names import expand, joined_measures
 
     measures: list[Any] = []
     for text in texts:
@@ -120,6 +120,13 @@ def measure_list(texts: Sequence[str], *, preset: str | None = None) -> list[Any
         try:
             named = expand(text, trec_groups=True, preset=preset)
         except ValueError as err:
+            pieces = joined_measures(text, trec_groups=True, preset=preset)
+            if pieces is not None:
+                raise UserError(
+                    f"-m {text}: several measures joined by commas (a comma separates the "
+                    "cutoffs of one trec_eval name only, as in P.5,10): give -m once per "
+                    f"measure ({' '.join(f'-m {p}' for p in pieces)})"
+                ) from None
             raise UserError(f"-m {text}: {err}") from None
         measures += [m for m in named if m not in measures]
     return measures
