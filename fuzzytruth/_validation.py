@@ -66,6 +66,24 @@ def plain(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def type_label(value: object) -> str:
+    """The type of ``value`` as an error message names it: its name, with its library's when
+    another library's class bears the name of one of ours (ranx's ``Run`` is ``ranx.Run``:
+    "must be a Run; got Run" would say nothing).
+
+    >>> import fuzzytruth
+    >>> type_label(fuzzytruth.Run(["q"], ["d"], [1.0])), type_label({})
+    ('Run', 'dict')
+    """
+    import fuzzytruth  # at call time: the package imports this module
+
+    kind = type(value)
+    top = kind.__module__.split(".")[0]
+    if top == "fuzzytruth" or kind.__name__ not in fuzzytruth.__all__:
+        return kind.__name__
+    return f"{top}.{kind.__name__}"
+
+
 def id_text(value: object, name: str) -> str:
     r"""The text of one id, as ids are compared across the library: a str as it is, bytes
     decoded as UTF-8 (as Arrow reads them and the files are read), anything else through

@@ -52,7 +52,7 @@ import pyarrow.compute as pc
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice, check_memory_budget, real_array
+from fuzzytruth._validation import check_choice, check_memory_budget, real_array, type_label
 from fuzzytruth._warnings import warn
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
@@ -484,6 +484,8 @@ def run_hint(given: Any) -> str:
     >>> run_hint({"q1": {"d1": 2.5}})
     ": a run as pytrec_eval's {query: {document: score}} is Run.from_dict(...) of it"
     """
+    if type_label(given) == "ranx.Run":
+        return ": ranx's Run is Run.from_dict(run.to_dict(), name=run.name) here"
     if isinstance(given, Mapping) and any(isinstance(v, Run) for v in given.values()):
         return ": one Run is expected here, not systems by name"
     if isinstance(given, Mapping):
@@ -520,7 +522,7 @@ def check_runs(runs: Any, *, also: str = "") -> Mapping[Any, Run]:
     if not isinstance(runs, Mapping) or not runs:
         raise ValueError(
             f"runs must be {also}a Run or a non-empty mapping of system name to Run; got "
-            f"{type(runs).__name__}{run_hint(runs)}"
+            f"{type_label(runs)}{run_hint(runs)}"
         )
     for key, run in runs.items():
         if not isinstance(run, Run):
@@ -529,7 +531,7 @@ def check_runs(runs: Any, *, also: str = "") -> Mapping[Any, Run]:
                         "{document: score}}, which Run.from_dict(...) reads")
             else:
                 hint = run_hint(run)
-            raise ValueError(f"runs[{key!r}] must be a Run; got {type(run).__name__}{hint}")
+            raise ValueError(f"runs[{key!r}] must be a Run; got {type_label(run)}{hint}")
     return runs
 
 

@@ -458,3 +458,27 @@ def test_other_tools_column_names_are_offered_when_the_defaults_are_missing():
     # nothing to offer for a column no tool names: the plain message
     with pytest.raises(ValueError, match=r"columns are \['qid', 'x', 'score'\]$"):
         Run.from_dataframe(pd.DataFrame({"qid": ["1"], "x": ["d"], "score": [1.0]}))
+
+
+def test_ranx_objects_are_named_by_their_library_with_the_call_that_converts_them():
+    # "runs must be a Run ...; got Run" and "truth must be ... a Qrels; got Qrels": ranx's
+    # classes bear our names, and the messages said nothing more
+    ranx = pytest.importorskip("ranx")
+    from fuzzytruth import evaluate
+
+    their_qrels = ranx.Qrels({"q": {"a": 1}})
+    their_run = ranx.Run({"q": {"a": 1.0, "b": 0.5}}, name="bm25")
+    with pytest.raises(ValueError, match=r"runs must be a Run or a non-empty mapping of system "
+                                         r"name to Run; got ranx\.Run: ranx's Run is "
+                                         r"Run\.from_dict\(run\.to_dict\(\), name=run\.name\)"):
+        evaluate(their_run, Qrels(["q"], ["a"], [1]), "AP")
+    with pytest.raises(ValueError, match=r"runs\['bm25'\] must be a Run; got ranx\.Run: ranx"):
+        evaluate({"bm25": their_run}, Qrels(["q"], ["a"], [1]), "AP")
+    with pytest.raises(ValueError, match=r"got ranx\.Qrels \(or any object implementing "
+                                         r"fuzzytruth\.truth\.Truth\): ranx's Qrels is "
+                                         r"Qrels\.from_dict\(qrels\.to_dict\(\)\)"):
+        evaluate(Run(["q"], ["a"], [1.0]), their_qrels, "AP")
+    # the calls the messages name work
+    ev = evaluate(Run.from_dict(their_run.to_dict(), name=their_run.name),
+                  Qrels.from_dict(their_qrels.to_dict()), "AP")
+    assert ev.value("bm25", "AP") == 1.0

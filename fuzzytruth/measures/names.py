@@ -574,7 +574,7 @@ def _unknown(text: str) -> ValueError:
             f"; closest known spellings: {', '.join(close)}, ..." if close else "")
     return ValueError(
         f"unknown measure {text!r}{hint} (canonical families: {', '.join(sorted(families()))}; "
-        "see fuzzytruth.measure_names.alias_table())"
+        "see fuzzytruth.measures.names.alias_table())"
     )
 
 

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from fuzzytruth._validation import check_choice, check_flag
+from fuzzytruth._validation import check_choice, check_flag, type_label
 
 if TYPE_CHECKING:
     from fuzzytruth.metrics.base import RankedGains
@@ -263,6 +263,8 @@ def truth_hint(given: Any, *, classifiers: bool = False) -> str:
     ": build qrels from pytrec_eval's {query: {document: grade}} with Qrels.from_dict(...)"
     """
     kind = type(given).__name__
+    if type_label(given) == "ranx.Qrels":
+        return ": ranx's Qrels is Qrels.from_dict(qrels.to_dict()) here"
     if kind == "Annotations":
         return (": fit a truth model on it first, e.g. fit_truth(annotations) (the annotators' "
                 'shares) or fit_truth(annotations, "dawid-skene")')
@@ -297,7 +299,7 @@ def as_truth(
     if not isinstance(truth, Truth):
         raise ValueError(
             "truth must be a Membership, a fitted truth model, a ProbabilisticQrels or a "
-            f"Qrels; got {type(truth).__name__} (or any object implementing "
+            f"Qrels; got {type_label(truth)} (or any object implementing "
             f"fuzzytruth.truth.Truth){truth_hint(truth)}"
         )
     options = TruthOptions(query_categories, weights, exclude_query, world_model)
