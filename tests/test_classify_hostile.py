@@ -191,3 +191,28 @@ def test_hard_labels_given_as_scores_are_pointed_to_from_labels():
         Predictions(np.array([0, 1, 0]), items=["x", "y"], classes=["cat", "dog"])
     labels = Predictions.from_labels({"x": "cat", "y": "dog"}, classes=["cat", "dog"])
     assert labels.scores.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_hard_labels_and_logits_are_refused_with_the_call_that_makes_them_right():
+    # scikit-learn's habits: y_true as a list of labels, decision scores as logits
+    rng = np.random.default_rng(0)
+    probabilities = rng.dirichlet(np.ones(3), size=5)
+    labels = [0, 2, 1, 1, 0]
+    pred = Predictions(probabilities, items=range(5), classes=[0, 1, 2])
+    for given in (labels, pd.Series(labels), np.array(labels)):
+        with pytest.raises(ValueError, match=r"hard labels, one per item, are a crisp truth: "
+                                             r"Membership\.from_labels\(dict\(zip\(items, "
+                                             r"labels\)\), taxonomy=Taxonomy\.flat\(classes\)\)"):
+            evaluate(pred, given, ["Acc"])
+    truth = Membership.from_labels(dict(zip(range(5), labels, strict=True)),
+                                   taxonomy=Taxonomy.flat([0, 1, 2]))
+    assert evaluate(pred, truth, ["Acc"], rng=0).value("classifier", "Acc") == pytest.approx(
+        np.mean(probabilities.argmax(axis=1) == labels))
+    logits = Predictions(np.log(probabilities), items=range(5), classes=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"must be within \[0, 1\]; .* \(logits\? "
+                                         r"scipy\.special\.softmax\(scores, axis=1\) makes them "
+                                         r"probabilities\)"):
+        evaluate(logits, truth, ["CE"], rng=0)
+    with pytest.raises(ValueError, match=r"must be within \[0, 1\]; item '0' has 1\.186\d*$"):
+        evaluate(Predictions(probabilities * 2, items=range(5), classes=[0, 1, 2]), truth,
+                 ["CE"], rng=0)  # above 1, not below 0: no word of logits

@@ -178,7 +178,9 @@ class Predictions(ReadOnlyArrays):
         if bad.size:
             row = bad[0]
             value = low[row] if low[row] < 0 else high[row]
-            return f"be within [0, 1]; item {self._items[row]!r} has {float(value)!r}"
+            logits = (" (logits? scipy.special.softmax(scores, axis=1) makes them "
+                      "probabilities)" if (low < 0).any() else "")
+            return f"be within [0, 1]; item {self._items[row]!r} has {float(value)!r}{logits}"
         sums = array.sum(axis=1, dtype=np.float64)
         tol = probability_tolerance(array.dtype)
         bad = np.flatnonzero(np.abs(sums - 1.0) > tol)

@@ -278,6 +278,10 @@ def truth_hint(given: Any, *, classifiers: bool = False) -> str:
             "read_trec_qrels(path), read_probabilistic_qrels(path)")
         return (f": read the file first: {qrels} or read_annotations(path, taxonomy=...) "
                 "then fit_truth")
+    if classifiers and (kind in ("list", "tuple", "Series") or (
+            kind == "ndarray" and np.ndim(given) == 1)):
+        return (": hard labels, one per item, are a crisp truth: Membership.from_labels("
+                "dict(zip(items, labels)), taxonomy=Taxonomy.flat(classes))")
     if kind == "DataFrame":
         tables = ("Qrels.from_dataframe (plausible label sets)" if classifiers else
                   "Qrels.from_dataframe (grades), ProbabilisticQrels.from_dataframe "
