@@ -588,20 +588,10 @@ def flatten_nested(
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
 
 
-_OTHER_NAMES = {
-    "query_col": ("qid", "query", "topic", "topic_id", "q_id", "query_id"),
-    "doc_col": ("docno", "docid", "doc", "document", "document_id", "doc_id"),
-    "score_col": ("score", "similarity", "sim"),
-    "relevance_col": ("label", "rel", "grade", "judgment", "judgement", "relevance"),
-}
-"""Each column parameter's names in other tools' tables (PyTerrier: qid, docno, score, label;
-ranx: q_id; TREC's docno), offered when the parameter's column is missing."""
-
-
 def check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:
     """The columns that parameters name (``{"score_col": "score"}``) are in ``df``, which may
-    have no rows (:func:`fuzzytruth._validation.check_columns`). A missing one that the table
-    holds under another tool's name (PyTerrier's ``qid``, ``docno``, ``label``) is offered.
+    have no rows (:func:`fuzzytruth._validation.check_columns`; a missing one that the table
+    holds under another tool's name, PyTerrier's ``qid``, is offered).
 
     Examples
     --------
@@ -613,15 +603,4 @@ def check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:
     ValueError: query_col='query_id' is not a column of the DataFrame df; columns are ['qid',
     'docno', 'label']: pass query_col='qid', doc_col='docno', relevance_col='label'
     """
-    try:
-        check_frame_columns(df, "df", columns, rows=False)
-    except ValueError as err:
-        found = set(map(str, getattr(df, "columns", ())))
-        offered = {
-            param: next((n for n in _OTHER_NAMES.get(param, ()) if n in found), None)
-            for param, column in columns.items() if column not in found
-        }
-        if not offered or None in offered.values():
-            raise
-        raise ValueError(f"{err}: pass " + ", ".join(f"{param}={name!r}"
-                                                    for param, name in offered.items())) from None
+    check_frame_columns(df, "df", columns, rows=False)

@@ -625,7 +625,7 @@ def check_columns(
             if column not in found:
                 raise ValueError(
                     f"{param}={column!r} is not a column of the DataFrame {name}; "
-                    f"columns are {found}"
+                    f"columns are {found}{_other_names(columns, found)}"
                 )
     else:
         missing = [c for c in columns if c not in found]
@@ -641,6 +641,33 @@ def check_columns(
                          "each column read must be one")
     if rows and len(frame) == 0:
         raise ValueError(f"{name} must not be empty")
+
+
+_OTHER_NAMES = {
+    "query_col": ("qid", "query", "topic", "topic_id", "q_id", "query_id"),
+    "doc_col": ("docno", "docid", "doc", "document", "document_id", "doc_id"),
+    "score_col": ("score", "similarity", "sim"),
+    "relevance_col": ("label", "rel", "grade", "judgment", "judgement", "relevance"),
+    "item": ("task", "item", "item_id", "task_id", "example", "example_id"),
+    "annotator": ("worker", "annotator", "annotator_id", "worker_id", "rater", "rater_id",
+                  "performer"),
+    "label": ("label", "category", "class", "answer", "response"),
+}
+"""Column parameters' names in other tools' tables (PyTerrier: qid, docno, score, label;
+ranx: q_id; crowd-kit: task, worker, label), offered when a parameter's column is missing."""
+
+
+def _other_names(columns: Mapping[str, str], found: list[object]) -> str:
+    """``": pass query_col='qid', ..."`` when every missing column of ``columns`` is in
+    ``found`` under another tool's name (:data:`_OTHER_NAMES`), else ``""``."""
+    present = set(map(str, found))
+    offered = {
+        param: next((n for n in _OTHER_NAMES.get(param, ()) if n in present), None)
+        for param, column in columns.items() if column not in found
+    }
+    if not offered or None in offered.values():
+        return ""
+    return ": pass " + ", ".join(f"{param}={name!r}" for param, name in offered.items())
 
 
 def check_confidence_level(confidence_level: object, name: str = "confidence_level") -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable, Mapping
 from numbers import Real
 from typing import Literal
@@ -13,7 +14,23 @@ from fuzzytruth._order import name_order, ranks, sorted_order
 from fuzzytruth._validation import check_choice, check_columns, id_text, text_names
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names, type_mismatch
 
-__all__ = ["Annotations"]
+__all__ = ["Annotations", "labels_hint"]
+
+
+def labels_hint(given: object) -> str:
+    """How to make :class:`Annotations` of ``given``, for the error that refuses it where
+    labels are expected (empty when there is no obvious way): a table of labels, a file.
+
+    >>> import pandas as pd
+    >>> labels_hint("labels.csv")
+    ': read the file first, with read_annotations(path, taxonomy=...)'
+    """
+    if isinstance(given, pd.DataFrame):
+        return (": a table of labels is Annotations.from_frame(frame, taxonomy=...) of it "
+                "(taxonomy=None: a flat label set; item=, annotator=, label= name its columns)")
+    if isinstance(given, str | os.PathLike):
+        return ": read the file first, with read_annotations(path, taxonomy=...)"
+    return ""
 
 DuplicatePolicy = Literal["error", "first", "last", "split"]
 _DUPLICATE_POLICIES = ("error", "first", "last", "split")

@@ -51,7 +51,8 @@ def test_annotator_bootstrap_refuses_a_membership_and_says_what_to_pass(labelled
     with pytest.raises(ValueError, match=r"annotations must be a fuzzytruth.Annotations.*got "
                                          r"Membership \(a Membership holds the shares"):
         annotator_bootstrap(runs, membership, "P@1", n_resamples=5, rng=0)
-    with pytest.raises(ValueError, match=r"annotations must be .*; got DataFrame$"):
+    with pytest.raises(ValueError, match=r"annotations must be .*; got DataFrame: a table of "
+                                         r"labels is Annotations\.from_frame"):
         annotator_bootstrap(runs, pd.DataFrame(), "P@1", n_resamples=5, rng=0)
 
 
@@ -144,3 +145,25 @@ def test_compare_says_to_pass_the_evaluation_not_its_frame():
     run = Run(["q1", "q1", "q2"], ["d1", "d2", "d1"], [2.0, 1.0, 1.0])
     with pytest.raises(ValueError, match=r"pass the Evaluation itself"):
         compare(evaluate(run, qrels, ["P@1"]).to_frame())
+
+
+def test_a_table_of_labels_where_annotations_go_gets_the_call_that_reads_it():
+    # crowd-kit's columns (task, worker, label): agreement, fit_truth and the population
+    # bootstrap said only "must be an Annotations; got DataFrame", from_frame only the
+    # missing default column
+    from fuzzytruth import fit_truth
+
+    table = pd.DataFrame({"task": ["t1", "t1", "t2", "t2"], "worker": ["w1", "w2", "w1", "w2"],
+                          "label": ["rel", "non", "rel", "rel"]})
+    said = (r"got DataFrame: a table of labels is Annotations\.from_frame\(frame, "
+            r"taxonomy=\.\.\.\) of it \(taxonomy=None: a flat label set")
+    for call in (lambda a: agreement(a), lambda a: fit_truth(a, "dawid-skene"),
+                 lambda a: annotator_bootstrap({"A": Run(["t1"], ["t2"], [1.0])}, a,
+                                               ["P@1"], n_resamples=10, rng=0)):
+        with pytest.raises(ValueError, match=said):
+            call(table)
+    with pytest.raises(ValueError, match=r"columns are \['task', 'worker', 'label'\]: pass "
+                                         r"item='task', annotator='worker'$"):
+        Annotations.from_frame(table, taxonomy=TAX)
+    read = Annotations.from_frame(table, taxonomy=TAX, item="task", annotator="worker")
+    assert agreement(read).n_items == 2

@@ -48,7 +48,7 @@ import pandas as pd
 from fuzzytruth._resampling import percentile_interval
 from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import check_confidence_level, significance_level
-from fuzzytruth.annotations import Annotations
+from fuzzytruth.annotations import Annotations, labels_hint
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.evaluation.engine import evaluate
 from fuzzytruth.evaluation.result import Evaluation
@@ -194,7 +194,7 @@ def leave_one_annotator_out(
     if not ranked and not isinstance(annotations, Annotations):
         raise ValueError(
             "annotations must be Annotations or Rankings; got "
-            f"{type(annotations).__name__}"
+            f"{type(annotations).__name__}{labels_hint(annotations)}"
         )
     frame, pairs, classes = _pairs(annotations)
     predictions = _answers(frame, pairs, classes, ranked)

@@ -30,7 +30,7 @@ from fuzzytruth._validation import (
     check_n_resamples,
     check_table_fits,
 )
-from fuzzytruth.annotations import Annotations
+from fuzzytruth.annotations import Annotations, labels_hint
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.membership import Membership
 
@@ -52,7 +52,7 @@ def require_annotations(
             "not a Membership. A Membership keeps only shares per item, not the number of "
             "annotators or their individual labels; category_reliability accepts a Membership."
         )
-    raise ValueError(f"{name} must be {accepts}; got {type(data).__name__}")
+    raise ValueError(f"{name} must be {accepts}; got {type(data).__name__}{labels_hint(data)}")
 
 
 # ---------------------------------------------------------------------------- label counts

@@ -245,7 +245,7 @@ def annotator_bootstrap(
     >>> pop.replicates["P@2"].shape
     (20, 2)
     """
-    from fuzzytruth.annotations import Annotations
+    from fuzzytruth.annotations import Annotations, labels_hint
     from fuzzytruth.evaluation.engine import evaluate  # deferred: evaluate pulls in the metrics
     from fuzzytruth.io.rankings import Rankings
     from fuzzytruth.measures import parse_measures
@@ -254,7 +254,7 @@ def annotator_bootstrap(
 
     if not isinstance(annotations, Annotations | Rankings):
         hint = (" (a Membership holds the shares, not the labels: pass the Annotations it was "
-                "built from)" if isinstance(annotations, Membership) else "")
+                "built from)" if isinstance(annotations, Membership) else labels_hint(annotations))
         raise ValueError(
             "annotations must be a fuzzytruth.Annotations (or Rankings), the labels the "
             f"bootstrap resamples; got {type(annotations).__name__}{hint}"

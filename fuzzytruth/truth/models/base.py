@@ -80,7 +80,7 @@ from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice, check_n_worlds
 from fuzzytruth._warnings import warn
-from fuzzytruth.annotations import Annotations
+from fuzzytruth.annotations import Annotations, labels_hint
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.categorical import CategoricalTruth
 from fuzzytruth.truth.membership import Membership
@@ -432,6 +432,7 @@ def as_annotations(data: Any, *, model: str | None = None) -> Annotations:
         return data.annotations()
     raise ValueError(
         f"annotations must be an Annotations (or Rankings); got {type(data).__name__}"
+        f"{labels_hint(data)}"
     )
 
 
