@@ -977,3 +977,22 @@ def _written() -> dict:
 
 
 _WRITTEN = _written()
+
+
+def test_beir_s_qrels_table_given_to_the_trec_reader_says_what_reads_it(tmp_path):
+    # BEIR's qrels (a TSV with a header) failed on its header's three fields, no word more
+    path = tmp_path / "test.tsv"
+    path.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\n")
+    with pytest.raises(ValueError, match=r"test\.tsv, line 1: expected 4 whitespace-separated "
+                                         r"fields .*; this is BEIR's qrels table .*: read it "
+                                         r"with Qrels\.from_dataframe\(read_table\(path, "
+                                         r"numeric=\['score'\]\), query_col='query-id', "
+                                         r"doc_col='corpus-id', relevance_col='score'\)$"):
+        read_trec_qrels(path)
+    qrels = Qrels.from_dataframe(read_table(path, numeric=["score"]), query_col="query-id",
+                                 doc_col="corpus-id", relevance_col="score")
+    assert qrels.to_dataframe().values.tolist() == [["q1", "d1", 1.0], ["q1", "d2", 0.0]]
+    other = tmp_path / "three.txt"  # three fields that are no BEIR header: no hint
+    other.write_text("q1 d1 1\n")
+    with pytest.raises(ValueError, match=r"got 3: 'q1 d1 1'$"):
+        read_trec_qrels(other)

@@ -148,13 +148,26 @@ def _read_slow(
             raise text.error(
                 i,
                 f"expected {want} whitespace-separated fields '{' '.join(fields)}'; got "
-                f"{len(parts)}: {shown(line.rstrip(), 120)}",
+                f"{len(parts)}: {shown(line.rstrip(), 120)}{_header_hint(parts)}",
             )
         value = _number(text, i, numeric, parts[at], atol=atol)
         for f, p in zip(fields, parts[: len(fields)], strict=True):
             columns[f].append(value if f == numeric else p)
         kept.append(i)
     return columns, text.lines[np.asarray(kept, dtype=np.int64)]
+
+
+_BEIR_HEADER = ["query-id", "corpus-id", "score"]
+
+
+def _header_hint(parts: list[str]) -> str:
+    """What reads the file, when its line is BEIR's qrels header (a TSV table, not TREC's
+    whitespace-separated qrels)."""
+    if [p.lower() for p in parts] != _BEIR_HEADER:
+        return ""
+    return ("; this is BEIR's qrels table (a header, tab-separated): read it with "
+            "Qrels.from_dataframe(read_table(path, numeric=['score']), query_col='query-id', "
+            "doc_col='corpus-id', relevance_col='score')")
 
 
 def _fields_of(line: str) -> list[str]:
