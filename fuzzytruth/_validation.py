@@ -357,13 +357,26 @@ def check_choice(name: str, value: object, allowed: Sequence[object]) -> object:
         ok = False  # whose == is elementwise and has no single truth value
     if not ok or isinstance(value, bool) != any(isinstance(a, bool) for a in allowed):
         raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}"
-                         + _meant(value, allowed))
+                         + did_you_mean(value, allowed))
     return value
 
 
-def _meant(value: object, allowed: Sequence[object]) -> str:
+_OTHER_SPELLINGS = {
+    "fdr-bh": "bh", "benjamini-hochberg": "bh", "fdr-by": "by", "benjamini-yekutieli": "by",
+    "holm-bonferroni": "holm", "ttest": "t", "t-test": "t", "ttest-rel": "t", "paired-t": "t",
+    "student": "t", "permutation": "randomization", "permutation-test": "randomization",
+    "sign-flip": "randomization", "bootstrap-t": "bootstrap", "studentized": "bootstrap",
+    "signed-rank": "wilcoxon", "wilcoxon-signed-rank": "wilcoxon", "binomial": "sign",
+}
+"""Other libraries' names of the choices (statsmodels' ``fdr_bh``, scipy's ``ttest_rel``),
+folded as :func:`did_you_mean` folds them, each with the choice it means here."""
+
+
+def did_you_mean(value: object, allowed: Sequence[object]) -> str:
     """`` (did you mean 'x'?)`` for a text that is an allowed one but for case, ``_``, ``-`` and
-    spaces, or else close to one (difflib's ratio at least 0.8: the closest), else ''."""
+    spaces, or another library's name of one (:data:`_OTHER_SPELLINGS`: statsmodels'
+    ``fdr_bh`` is ``bh``), or else close to one (difflib's ratio at least 0.8: the closest),
+    else ''."""
     texts = [a for a in allowed if isinstance(a, str)]
     if not isinstance(value, str) or not texts:
         return ""
@@ -373,7 +386,9 @@ def _meant(value: object, allowed: Sequence[object]) -> str:
         return text.lower().replace("_", "-").replace(" ", "-")
 
     forms = [folded(t) for t in texts]
+    other = _OTHER_SPELLINGS.get(folded(value))
     close = ([folded(value)] if folded(value) in forms
+             else [other] if other in forms
              else difflib.get_close_matches(folded(value), forms, n=1, cutoff=0.8))
     return f" (did you mean {texts[forms.index(close[0])]!r}?)" if close else ""
 

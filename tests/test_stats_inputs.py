@@ -167,3 +167,26 @@ def test_a_table_of_labels_where_annotations_go_gets_the_call_that_reads_it():
         Annotations.from_frame(table, taxonomy=TAX)
     read = Annotations.from_frame(table, taxonomy=TAX, item="task", annotator="worker")
     assert agreement(read).n_items == 2
+
+
+@pytest.mark.parametrize(("given", "meant", "parameter"), [
+    ("fdr_bh", "bh", "correction"), ("fdr_by", "by", "correction"), ("ttest", "t", "method"),
+    ("ttest_rel", "t", "method"), ("permutation", "randomization", "method"),
+])
+def test_other_libraries_names_of_a_choice_are_answered_with_ours(given, meant, parameter):
+    # statsmodels' fdr_bh and scipy's ttest_rel were refused with the list alone
+    scores = np.random.default_rng(1).random((3, 30))
+    with pytest.raises(ValueError, match=rf"{parameter} must be one of .*; got '{given}' "
+                                         rf"\(did you mean '{meant}'\?\)$"):
+        compare(scores, **{parameter: given})
+    assert len(compare(scores, **{parameter: meant}, n_resamples=99, rng=0).table) == 3
+
+
+def test_a_baseline_named_in_another_case_is_answered_with_the_system():
+    from fuzzytruth.stats import ScoreMatrix
+
+    sm = ScoreMatrix(np.random.default_rng(1).random((3, 30)), systems=["bm25", "dense", "x"])
+    with pytest.raises(ValueError, match=r"got 'BM25' \(did you mean 'bm25'\?\)$"):
+        compare(sm, baseline="BM25")
+    with pytest.raises(ValueError, match=r"got 'splade'$"):
+        compare(sm, baseline="splade")

@@ -56,7 +56,7 @@ import pandas as pd
 from fuzzytruth._progress import track
 from fuzzytruth._random import draw_seed, named_stream, recorded_seed
 from fuzzytruth._resampling import ResamplingResolutionWarning, resamples_to_bound
-from fuzzytruth._validation import id_text
+from fuzzytruth._validation import did_you_mean, id_text
 from fuzzytruth._warnings import warn
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.stats._validation import (
@@ -615,6 +615,7 @@ def _compare_one(
             raise ValueError(
                 f"baseline must be one of the systems {list(sm.systems)} (measure "
                 f"{sm.measure!r}); got {baseline!r}"
+                + did_you_mean(text, [str(s) for s in sm.systems])
             )
         pairs = baseline_pairs(n_systems, found[0])
     x = sm.averaged
