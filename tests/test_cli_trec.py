@@ -116,6 +116,8 @@ def test_trec_eval_s_positional_form_reads_as_qrels_and_runs(files, tmp_path):
     without either form the runs are asked for."""
     folder, run_object, _ = files
     qrels, run, other = str(folder / "qrels.txt"), str(folder / "run.txt"), tmp_path / "b.txt"
+    twice = tmp_path / "twice.txt"
+    twice.write_text("q1 0 d1 1\nq1 0 d1 0\n")
     write_trec_run(Run(run_object.query_ids, run_object.doc_ids, -run_object.scores,
                        name="other"), other)
     for command, flags, runs in (("evaluate", ["-m", "map", "-m", "P.5,10", "-q"], [run]),
@@ -139,6 +141,10 @@ def test_trec_eval_s_positional_form_reads_as_qrels_and_runs(files, tmp_path):
         ([run, qrels], r"run\.txt, line 1: expected 4 whitespace-separated fields 'qid iter "
                        r"docno rel'; got 6: .* \(trec_eval's form: the qrels file first, then "
                        r"the run files\)$"),
+        # an error in a qrels file given first says nothing of the order
+        ([str(twice), run], r"twice\.txt, line 2: document 'd1' is listed 2 times for query "
+                            r"'q1' \(lines 1, 2\); pass --duplicates max, first or last to "
+                            r"keep one$"),
     ):
         status, out, err = run_cli("evaluate", "-m", "map", *args)
         assert (status, out) == (2, "")

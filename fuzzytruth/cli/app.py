@@ -318,7 +318,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except (UserError, ValueError, OSError) as err:
         message = flags.translate(one_line(err))
         if getattr(args, "trec_eval_names", None) and str(args.qrels) in message and (
-                "(QRELS)" not in message):
+                "whitespace-separated fields" in message):  # the files' order, maybe
             message += " (trec_eval's form: the qrels file first, then the run files)"
         print(f"fuzzytruth {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
