@@ -179,3 +179,44 @@ def test_measures_joined_by_commas_are_refused_with_one_m_per_measure(files):
     status, out, _ = run_cli("evaluate", "-m", "P.5,10", str(folder / "qrels.txt"),
                              str(folder / "run.txt"))
     assert status == 0 and [line.split()[0] for line in out.splitlines()] == ["P_5", "P_10"]
+
+
+def test_trec_eval_s_long_options_and_minus_T_read_as_its_short_ones(files):
+    # a script written for trec_eval (getopt's long names, -T trec_results) was refused as
+    # "unrecognized arguments"
+    folder, _, _ = files
+    qrels, run = str(folder / "qrels.txt"), str(folder / "run.txt")
+    for long, short in (
+        (["--query_eval_wanted", "--nosummary"], ["-q", "-n"]),
+        (["--level_for_rel", "2", "--complete_rel_info_wanted"], ["-l", "2", "-c"]),
+        (["--level_for_rel=2", "--Judged_docs_only"], ["-l", "2", "-J"]),
+        (["--Max_retrieved_per_topic", "5", "--Number_docs_in_coll", "90"],
+         ["-M", "5", "-N", "90"]),
+        (["--Rel_info_format", "qrels", "--Results_format", "trec_results"], []),
+        (["-T", "trec_results"], []),
+    ):
+        expected = run_cli("evaluate", "-m", "official", *short, qrels, run)
+        assert expected[0] == 0, expected[2]
+        assert run_cli("evaluate", "-m", "official", *long, qrels, run) == expected, long
+    status, _, err = run_cli("evaluate", "-T", "trec_eval_xml", qrels, run)
+    assert status == 2 and "invalid choice: 'trec_eval_xml' (choose from 'trec_results')" in err
+    status, _, err = run_cli("compare", "--nosummary", qrels, run)  # compare has no -n
+    assert status == 2 and "unrecognized arguments: --nosummary" in err
+
+
+def test_a_run_read_from_standard_input_as_trec_eval_reads_minus(files):
+    import subprocess
+    import sys
+
+    folder, _, _ = files
+    qrels, run = str(folder / "qrels.txt"), str(folder / "run.txt")
+    expected = run_cli("evaluate", "-m", "map", "-m", "P.5", qrels, run)
+    for form in ([qrels, "-"], ["--qrels", qrels, "--run", "-"]):
+        got = subprocess.run([sys.executable, "-m", "fuzzytruth.cli", "evaluate", "-m", "map",
+                              "-m", "P.5", *form], input=(folder / "run.txt").read_text(),
+                             capture_output=True, text=True, check=False, timeout=300)
+        assert (got.returncode, got.stdout) == expected[:2], got.stderr
+    status, _, err = run_cli("evaluate", qrels, "-", "-")
+    assert status == 2 and "one run file at most can be '-' (standard input); got it 2" in err
+    status, out, _ = run_cli("--version")
+    assert status == 0 and re.fullmatch(r"fuzzytruth \d+\.\d+\.\d+\S*\n", out)

@@ -234,6 +234,11 @@ def add_run_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         "(the same as --qrels QRELS --run RUN ...)",
     )
     parser.set_defaults(prepare=trec_eval_form)
+    parser.add_argument(
+        "-T", "--results-format", choices=("trec_results",), default="trec_results",
+        help="the run files' format, as trec_eval's -T: trec_results, the one format trec_eval "
+        "and fuzzytruth read (default: %(default)s)",
+    )
     library_option(
         parser, flags, "--duplicates", param="duplicates", function=read_trec_run,
         choices=DUPLICATES,
@@ -254,6 +259,7 @@ def trec_eval_form(args: argparse.Namespace) -> None:
             raise UserError("give the runs: --run FILE (repeat it for several systems), or "
                             "trec_eval's form, the qrels file then the run files after the "
                             "options (QRELS RUN ...)")
+        args.run = _stdin_run(args.run)
         return
     if len(files) == 1:
         raise UserError(f"{files[0]}: trec_eval's form names the qrels file, then one run file "
@@ -264,8 +270,27 @@ def trec_eval_form(args: argparse.Namespace) -> None:
     if given:
         raise UserError(f"trec_eval's form QRELS RUN ... gives the qrels and the runs; "
                         f"{' and '.join(given)} would give them twice: use one form")
-    args.qrels, args.run = files[0], files[1:]
+    args.qrels, args.run = files[0], _stdin_run(files[1:])
     args.trec_eval_names = {"qrels": "QRELS", "run": "RUN"}  # what the user wrote, for errors
+
+
+def _stdin_run(runs: list[Path]) -> list[Path]:
+    """The run files, ``-`` read from standard input as trec_eval reads it (once)."""
+    if sum(str(r) == "-" for r in runs) > 1:
+        raise UserError("one run file at most can be '-' (standard input); got it "
+                        f"{sum(str(r) == '-' for r in runs)} times")
+    return [Path("/dev/stdin") if str(r) == "-" else r for r in runs]
+
+
+TREC_EVAL_LONG = {
+    "--query_eval_wanted": "--per-query", "--complete_rel_info_wanted": "--complete",
+    "--level_for_rel": "--relevance-level", "--nosummary": "--no-summary",
+    "--Number_docs_in_coll": "--n-docs-in-collection", "--Max_retrieved_per_topic": "--depth",
+    "--Judged_docs_only": "--judged-only", "--Rel_info_format": "--rel-format",
+    "--Results_format": "--results-format", "--Zscore": "--zscores",
+}
+"""trec_eval's long options (getopt's, ``--level_for_rel=2`` too) and the flags that are
+theirs here: a script written for trec_eval runs unchanged."""
 
 
 def add_measure_option(parser: argparse.ArgumentParser, flags: Flags, *,

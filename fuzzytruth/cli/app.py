@@ -32,6 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
+from fuzzytruth import __version__
 from fuzzytruth.cli._errors import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -76,6 +77,8 @@ class _Parser(argparse.ArgumentParser):
         ``--help``, which intermixed parsing would print with its positionals switched off."""
         self._filled()
         files = any(a.nargs == "*" for a in self._get_positional_actions())
+        if args is not None and not self._intermixing:
+            args = self._trec_eval_spelling(list(args))
         if (self._intermixing or not files or args is None
                 or any(a in ("-h", "--help") for a in args)):
             return super().parse_known_args(args, namespace)
@@ -84,6 +87,19 @@ class _Parser(argparse.ArgumentParser):
             return super().parse_known_intermixed_args(args, namespace)
         finally:
             self._intermixing = False
+
+    def _trec_eval_spelling(self, args: list[str]) -> list[str]:
+        """``args`` with trec_eval's long options (:data:`~fuzzytruth.cli._options.
+        TREC_EVAL_LONG`) spelled as this command's flags, those it has."""
+        from fuzzytruth.cli._options import TREC_EVAL_LONG
+
+        out = list(args)
+        for i, arg in enumerate(args):
+            name, equals, value = arg.partition("=")
+            ours = TREC_EVAL_LONG.get(name)
+            if ours is not None and ours in self._option_string_actions:
+                out[i] = ours + equals + value
+        return out
 
     def format_help(self) -> str:
         self._filled()
@@ -145,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate and compare retrieval systems when the ground truth is uncertain.",
         epilog="Run 'fuzzytruth COMMAND --help' for a command's options.",
     )
+    parser.add_argument("--version", action="version", version=f"fuzzytruth {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     for name in COMMANDS:
