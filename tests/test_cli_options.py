@@ -100,6 +100,8 @@ def _accepted(command: str, dest: str) -> set[str]:
         return set(agreement_command.VIEWS)
     if dest == "by":
         return set(displacement_command.VIEWS)
+    if dest == "results_format":  # trec_eval's -T: its one results format, read_trec_run's
+        return {"trec_results"}
     return _library_rejects(calls[dest])
 
 
