@@ -56,7 +56,8 @@ from fuzzytruth._validation import check_choice, check_memory_budget, real_array
 from fuzzytruth._warnings import warn
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
-__all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "check_runs", "rank", "run_hint"]
+__all__ = ["SCORE_DTYPES", "TIES", "Ranking", "Run", "TiedScoresWarning", "check_runs", "rank",
+           "run_hint"]
 
 # moved to fuzzytruth.truth.qrels; still importable from here for one release
 __getattr__, _ = lazy_names(
@@ -67,6 +68,11 @@ __getattr__, _ = lazy_names(
 
 TIES = ("docid_desc", "docid_asc", "input_order", "average")
 SCORE_DTYPES = ("float64", "float32")
+
+
+class TiedScoresWarning(UserWarning):
+    """A run gives every document of each query one score: its order is the tie rule's (a
+    system that wrote its order in the rank column only, with a constant score)."""
 
 
 _RANK_NAMES = frozenset({"rank", "ranks", "ranking", "position", "pos"})
@@ -614,7 +620,7 @@ def _warn_if_one_score(run: Run, ranking: Ranking, ties: str, score_dtype: str) 
             f"id (ties={ties!r}, as trec_eval), not in the order of the rows or of a rank "
             "column (give scores, Run.from_dataframe(..., rank_col=...), or "
             "ties='input_order')",
-            UserWarning,
+            TiedScoresWarning,
         )
 
 

@@ -436,3 +436,26 @@ def test_a_run_of_one_score_per_query_warns_that_document_ids_order_it():
         rank(Run.from_dataframe(close), score_dtype="float64")
     with pytest.warns(UserWarning, match="the same score"):  # trec_eval's float32 ties them
         rank(Run.from_dataframe(close), score_dtype="float32")
+
+
+def test_a_matrix_of_tied_rows_does_not_warn_of_a_rank_column():
+    """The one-score warning advises a rank column or scores: for a matrix, whose ties go by
+    the ties= asked for, it does not apply (it fired on every all-tied matrix, shape and
+    cross-modal alike, naming rank_col). A run's warning has its own category."""
+    import warnings
+
+    from fuzzytruth.evaluation.matrices import (
+        image_text_retrieval,
+        rank_by_dissimilarity,
+        shape_summary,
+    )
+    from fuzzytruth.runs import TiedScoresWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TiedScoresWarning)
+        ranking = rank_by_dissimilarity(np.ones((4, 4)), ["a", "b", "a", "b"], ties="optimistic")
+        assert ranking.ranked.gains[0].tolist()[0] == 1  # the class mate first: optimistic
+        shape_summary(ranking, min_class_size=1)
+        image_text_retrieval(np.zeros((2, 10)), text_to_image=np.repeat([0, 1], 5))
+    with pytest.warns(TiedScoresWarning):
+        rank(Run(["q", "q"], ["a", "b"], [1.0, 1.0]))

@@ -42,8 +42,9 @@ See ``shared/reference/metric-conventions.md`` sections A (PSB) and C (cross-mod
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -60,7 +61,7 @@ from fuzzytruth.measures.conventions import CROSSMODAL_CONVENTIONS
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.crossmodal import MEDR_CONVENTIONS, _check_ks, summary_from_hits
 from fuzzytruth.metrics.shape import TIER_STYLES, _check_positive_int, _ratio
-from fuzzytruth.runs import TIES, Run
+from fuzzytruth.runs import TIES, Run, TiedScoresWarning
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.qrels import Qrels, ranked_gains
 
@@ -123,6 +124,15 @@ def _ids(prefix: str, n: int) -> Any:
     """``n`` ids ``prefix`` + index, zero-padded so that their order is the indices' order."""
     width = len(str(max(n - 1, 0)))
     return pd.array([f"{prefix}{i:0{width}d}" for i in range(n)], dtype="str")
+
+
+@contextlib.contextmanager
+def _ties_asked() -> Iterator[None]:
+    """Ranking a matrix's cells, whose ties go by the ``ties`` asked for: the warning for a run
+    whose every query has one score (its order written in a rank column) does not apply."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiedScoresWarning)
+        yield
 
 
 def _pairs(
@@ -276,8 +286,9 @@ def rank_by_dissimilarity(
     judged = cell_relevant.copy()
     judged[first[n_rel == 0]] = True
     qrels = Qrels(ids.take(query[judged]), ids.take(target[judged]), cell_relevant[judged])
-    ranked = ranked_gains(run, qrels, ties=rule, score_dtype=get_preset("psb").score_dtype,
-                          queries="run")
+    with _ties_asked():
+        ranked = ranked_gains(run, qrels, ties=rule, score_dtype=get_preset("psb").score_dtype,
+                              queries="run")
     class_sizes = n_rel + 1 if in_collection else n_rel
     return ShapeRanking(ranked, query_labels, class_sizes, run, qrels, rule)
 
@@ -444,8 +455,9 @@ def shape_summary(
     else:
         sizes = ranking.class_sizes
     conventions = replace(conventions, min_relevant=0)  # applied by the average below
-    ev = evaluate(ranking.run, ranking.qrels, list(names.values()), preset=conventions,
-                  ties=ranking.ties, undefined="skip")
+    with _ties_asked():
+        ev = evaluate(ranking.run, ranking.qrels, list(names.values()), preset=conventions,
+                      ties=ranking.ties, undefined="skip")
     values = np.stack([ev.query_means(measure)[0] for measure in ev.measures], axis=1)
     text = _label_text(ranking.query_labels, "query_labels")
     with warnings.catch_warnings():  # named once, by the average below
@@ -594,7 +606,8 @@ def _first_positive(
                                                                 strict=True))
     qrels = Qrels(ids.take(truth_query), ids.take(truth_item), np.ones(len(truth_query)))
     measures = [f"R@{k}" for k in ks] + ["FirstRelRank"]
-    ev = evaluate(run, qrels, measures, preset="crossmodal", ties=rule)
+    with _ties_asked():
+        ev = evaluate(run, qrels, measures, preset="crossmodal", ties=rule)
     values = [ev.query_means(m)[0] for m in ev.measures]
     return np.stack(values[:-1], axis=1), values[-1] - 1.0
 
