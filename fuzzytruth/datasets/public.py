@@ -399,9 +399,9 @@ def read_crowd_relevance(
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "judgments.csv")
-    >>> _ = open(path, "w").write(
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "judgments.csv"
+    >>> _ = path.write_text(
     ...     "_worker_id,topic,document_id,relevance\\nw1,325,d1,relevant\\n"
     ...     "w2,325,d1,not_relevant\\nw3,325,d1,relevant\\nw1,325,d2,not_relevant\\n")
     >>> crowd = read_crowd_relevance(path)

@@ -14,11 +14,11 @@ every reader recognises from the content (see :mod:`fuzzytruth.io.text`).
 
 Examples
 --------
->>> import gzip, os, tempfile
->>> path = os.path.join(tempfile.mkdtemp(), "run.txt.gz")
+>>> import gzip, pathlib, tempfile
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt.gz"
 >>> with open_output(path) as handle:
 ...     _ = handle.write("q1 Q0 d1 1 2.5 sys\\n")
->>> gzip.decompress(open(path, "rb").read())
+>>> gzip.decompress(path.read_bytes())
 b'q1 Q0 d1 1 2.5 sys\\n'
 >>> with open_output(path) as handle:  # an error while writing: the old file stays
 ...     _ = handle.write("half a line")
@@ -26,7 +26,7 @@ b'q1 Q0 d1 1 2.5 sys\\n'
 Traceback (most recent call last):
 ...
 RuntimeError: disk full
->>> gzip.decompress(open(path, "rb").read()), os.listdir(os.path.dirname(path))
+>>> gzip.decompress(path.read_bytes()), [p.name for p in path.parent.iterdir()]
 (b'q1 Q0 d1 1 2.5 sys\\n', ['run.txt.gz'])
 """
 

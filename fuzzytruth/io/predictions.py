@@ -21,12 +21,12 @@ class).
 
 Examples
 --------
->>> import tempfile, os
->>> path = os.path.join(tempfile.mkdtemp(), "net.csv")
->>> _ = open(path, "w").write("item_id,cat,dog\\nx,0.9,0.1\\ny,0.2,0.8\\n")
+>>> import pathlib, tempfile
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "net.csv"
+>>> _ = path.write_text("item_id,cat,dog\\nx,0.9,0.1\\ny,0.2,0.8\\n")
 >>> read_predictions(path)
 Predictions('net', 2 items × 2 classes, probabilities)
->>> _ = open(path, "w").write("item_id,class,score\\nx,cat,0.9\\nx,dog,oops\\n")
+>>> _ = path.write_text("item_id,class,score\\nx,cat,0.9\\nx,dog,oops\\n")
 >>> read_predictions(path)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...

@@ -417,9 +417,9 @@ def read_rankings(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "sel.json")
-    >>> _ = open(path, "w").write("[[[[1], [0]], [[1]]], [[[0, 1]]]]")
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "sel.json"
+    >>> _ = path.write_text("[[[[1], [0]], [[1]]], [[[0, 1]]]]")
     >>> read_rankings(path, classes=["flu", "cold"]).to_frame()
       item_id  reader_id class  rank_group
     0       0          0  cold           0
@@ -427,7 +427,7 @@ def read_rankings(
     2       0          1  cold           0
     3       1          0   flu           0
     4       1          0  cold           0
-    >>> _ = open(path, "w").write("[[[[1], [0]]],\\n [[[0, 0]]]]")
+    >>> _ = path.write_text("[[[[1], [0]]],\\n [[[0, 0]]]]")
     >>> read_rankings(path, classes=["flu", "cold"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

@@ -129,9 +129,9 @@ def read_table(
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "answers.tsv")
-    >>> _ = open(path, "w").write("query_id\titem\trank\rq1\ta\t1\rq1\tb\ttwo\r")
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "answers.tsv"
+    >>> _ = path.write_text("query_id\titem\trank\rq1\ta\t1\rq1\tb\ttwo\r")
     >>> read_table(path, required=["query_id", "item", "rank"], numeric=["rank"])
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -178,9 +178,9 @@ def read_query_categories(
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "categories.csv")
-    >>> _ = open(path, "w").write("query_id,category\nq1,crowd\nq2,city\nq1,city\n")
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "categories.csv"
+    >>> _ = path.write_text("query_id,category\nq1,crowd\nq2,city\nq1,city\n")
     >>> read_query_categories(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -322,10 +322,10 @@ def read_annotations(
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import pathlib, tempfile
     >>> from fuzzytruth import Taxonomy
-    >>> path = os.path.join(tempfile.mkdtemp(), "labels.csv")
-    >>> _ = open(path, "w").write("item_id,annotator_id,label\ni1,a,cat\ni1,b,dgo\n")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "labels.csv"
+    >>> _ = path.write_text("item_id,annotator_id,label\ni1,a,cat\ni1,b,dgo\n")
     >>> read_annotations(path, taxonomy=Taxonomy.flat(["cat", "dog"]))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -401,9 +401,9 @@ def read_probabilistic_qrels(
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "pq.csv")
-    >>> _ = open(path, "w").write("query_id,doc_id,probability\nq1,d1,0.6\nq1,d2,1\n")
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pq.csv"
+    >>> _ = path.write_text("query_id,doc_id,probability\nq1,d1,0.6\nq1,d2,1\n")
     >>> read_probabilistic_qrels(path).probability.tolist()
     [0.6, 1.0]
     """

@@ -698,9 +698,9 @@ def read_names(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "classes.txt")
-    >>> _ = open(path, "w").write("# conditions\\nflu \\n\\ncold\\r\\n")
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "classes.txt"
+    >>> _ = path.write_text("# conditions\\nflu \\n\\ncold\\r\\n")
     >>> read_names(path)
     ['flu', 'cold']
     """
@@ -732,9 +732,9 @@ def load_json(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "deep.json")
-    >>> _ = open(path, "w").write("[" * 100_000 + "]" * 100_000)
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "deep.json"
+    >>> _ = path.write_text("[" * 100_000 + "]" * 100_000)
     >>> load_json(path, expected="[1, 2]", too_deep="expected a flat list")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

@@ -293,12 +293,12 @@ def write_trec_qrels_jg(groups: Mapping[str, Qrels], path: str | os.PathLike) ->
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import pathlib, tempfile
     >>> from fuzzytruth.truth.qrels import Qrels
-    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.jg")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.jg"
     >>> a = Qrels(["q1"], ["d1"], [1.0]); b = Qrels(["q1"], ["d2"], [2.0])
     >>> write_trec_qrels_jg({"ann1": a, "ann2": b}, path)
-    >>> open(path).read()
+    >>> path.read_text()
     'q1 ann1 d1 1\nq1 ann2 d2 2\n'
     """
     names = [str(g) for g in groups]
