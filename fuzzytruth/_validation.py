@@ -367,9 +367,11 @@ _OTHER_SPELLINGS = {
     "student": "t", "permutation": "randomization", "permutation-test": "randomization",
     "sign-flip": "randomization", "bootstrap-t": "bootstrap", "studentized": "bootstrap",
     "signed-rank": "wilcoxon", "wilcoxon-signed-rank": "wilcoxon", "binomial": "sign",
+    "ds": "dawid-skene", "onecoindawidskene": "one-coin", "one-coin-dawid-skene": "one-coin",
 }
-"""Other libraries' names of the choices (statsmodels' ``fdr_bh``, scipy's ``ttest_rel``),
-folded as :func:`did_you_mean` folds them, each with the choice it means here."""
+"""Other libraries' names of the choices (statsmodels' ``fdr_bh``, scipy's ``ttest_rel``,
+crowd-kit's ``ds`` and ``OneCoinDawidSkene``), folded as :func:`did_you_mean` folds them, each
+with the choice it means here."""
 
 
 def did_you_mean(value: object, allowed: Sequence[object]) -> str:

@@ -182,6 +182,15 @@ def test_other_libraries_names_of_a_choice_are_answered_with_ours(given, meant, 
     assert len(compare(scores, **{parameter: meant}, n_resamples=99, rng=0).table) == 3
 
 
+def test_crowd_kit_s_names_of_the_label_models_are_answered_with_ours(labelled):
+    from fuzzytruth import fit_truth
+
+    _, ann = labelled
+    for given, meant in (("ds", "dawid-skene"), ("OneCoinDawidSkene", "one-coin")):
+        with pytest.raises(ValueError, match=rf"got '{given}' \(did you mean '{meant}'\?\)$"):
+            fit_truth(ann, given)
+
+
 def test_a_baseline_named_in_another_case_is_answered_with_the_system():
     from fuzzytruth.stats import ScoreMatrix
 
