@@ -84,6 +84,21 @@ def type_label(value: object) -> str:
     return f"{top}.{kind.__name__}"
 
 
+def record_fields(value: object) -> tuple[str, ...]:
+    """The field names of ``value``'s records when it is a list or tuple of named tuples
+    (ir_datasets' ``list(dataset.qrels_iter())``, ir_measures' ``Qrel`` and ``ScoredDoc``),
+    else ``()``: what an error can offer to read them with.
+
+    >>> from collections import namedtuple
+    >>> Qrel = namedtuple("Qrel", "query_id doc_id relevance")
+    >>> record_fields([Qrel("q1", "d1", 1)]), record_fields([("q1", "d1", 1)])
+    (('query_id', 'doc_id', 'relevance'), ())
+    """
+    if isinstance(value, list | tuple) and value and isinstance(value[0], tuple):
+        return tuple(getattr(value[0], "_fields", ()))
+    return ()
+
+
 def id_text(value: object, name: str) -> str:
     r"""The text of one id, as ids are compared across the library: a str as it is, bytes
     decoded as UTF-8 (as Arrow reads them and the files are read), anything else through

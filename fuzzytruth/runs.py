@@ -52,7 +52,13 @@ import pyarrow.compute as pc
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
-from fuzzytruth._validation import check_choice, check_memory_budget, real_array, type_label
+from fuzzytruth._validation import (
+    check_choice,
+    check_memory_budget,
+    real_array,
+    record_fields,
+    type_label,
+)
 from fuzzytruth._warnings import warn
 from fuzzytruth.io.trec_columns import RUN_FIELDS, read_columns
 
@@ -500,6 +506,9 @@ def run_hint(given: Any) -> str:
         return ": a table of (query, document, score) rows is Run.from_dataframe(...) of it"
     if isinstance(given, str | os.PathLike):
         return ": read a run file first, with read_trec_run(path)"
+    if {"query_id", "doc_id", "score"} <= set(record_fields(given)):
+        return (": records of (query_id, doc_id, score), as ir_datasets' scoreddocs_iter() "
+                "gives them, are Run.from_dataframe(pd.DataFrame(records))")
     if isinstance(given, list | tuple) and given and all(isinstance(r, Run) for r in given):
         return ": name the systems, {run.name: run for run in runs}"
     if isinstance(given, np.ndarray) and given.ndim == 2:

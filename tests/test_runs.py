@@ -482,3 +482,27 @@ def test_ranx_objects_are_named_by_their_library_with_the_call_that_converts_the
     ev = evaluate(Run.from_dict(their_run.to_dict(), name=their_run.name),
                   Qrels.from_dict(their_qrels.to_dict()), "AP")
     assert ev.value("bm25", "AP") == 1.0
+
+
+def test_records_of_ir_datasets_are_refused_with_the_frame_that_reads_them():
+    # list(dataset.qrels_iter()) and list(dataset.scoreddocs_iter()): named tuples whose
+    # fields are our default column names
+    from collections import namedtuple
+
+    from fuzzytruth import evaluate
+
+    qrel = namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+    scored = namedtuple("GenericScoredDoc", "query_id doc_id score")
+    qrels = [qrel("q1", "d1", 1, "0"), qrel("q1", "d2", 0, "0")]
+    run = [scored("q1", "d1", 1.0), scored("q1", "d2", 2.0)]
+    with pytest.raises(ValueError, match=r"got list .*: records of \(query_id, doc_id, "
+                                         r"relevance\), .* are Qrels\.from_dataframe\("
+                                         r"pd\.DataFrame\(records\)\)$"):
+        evaluate(Run(["q1"], ["d1"], [1.0]), qrels, "AP")
+    with pytest.raises(ValueError, match=r"got list: records of \(query_id, doc_id, score\), "
+                                         r".* are Run\.from_dataframe\(pd\.DataFrame\("
+                                         r"records\)\)$"):
+        evaluate(run, Qrels(["q1"], ["d1"], [1]), "AP")
+    ev = evaluate(Run.from_dataframe(pd.DataFrame(run)), Qrels.from_dataframe(pd.DataFrame(qrels)),
+                  "AP")
+    assert ev.value("run", "AP") == 0.5

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from fuzzytruth._validation import check_choice, check_flag, type_label
+from fuzzytruth._validation import check_choice, check_flag, record_fields, type_label
 
 if TYPE_CHECKING:
     from fuzzytruth.metrics.base import RankedGains
@@ -278,6 +278,9 @@ def truth_hint(given: Any, *, classifiers: bool = False) -> str:
             "read_trec_qrels(path), read_probabilistic_qrels(path)")
         return (f": read the file first: {qrels} or read_annotations(path, taxonomy=...) "
                 "then fit_truth")
+    if {"query_id", "doc_id", "relevance"} <= set(record_fields(given)):
+        return (": records of (query_id, doc_id, relevance), as ir_datasets' qrels_iter() "
+                "gives them, are Qrels.from_dataframe(pd.DataFrame(records))")
     if classifiers and (kind in ("list", "tuple", "Series") or (
             kind == "ndarray" and np.ndim(given) == 1)):
         return (": hard labels, one per item, are a crisp truth: Membership.from_labels("
