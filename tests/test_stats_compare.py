@@ -374,7 +374,11 @@ def test_compare_argument_errors(scores):
     with pytest.raises(ValueError, match=r"alpha must equal 1 - confidence_level so that a "
                                          r"star never sits beside an interval that contains 0; "
                                          r"got alpha=0.01 with confidence_level=0.95"):
-        compare(scores, alpha=0.01)
+        compare(scores, alpha=0.01, confidence_level=0.95)
+    # alpha alone gives the level (it was refused, the default 0.95 disagreeing with it)
+    strict = compare(scores, alpha=0.01)
+    assert strict.alpha == 0.01 and (strict.table["confidence_level"] == 0.99).all()
+    pd.testing.assert_frame_equal(strict.table, compare(scores, confidence_level=0.99).table)
     with pytest.raises(ValueError, match=r"systems must have 4 entries to match scores; got 2"):
         compare(scores, systems=["a", "b"])
     with pytest.raises(ValueError, match=r"systems must be unique"):

@@ -358,7 +358,7 @@ def compare(
     baseline: object | None = None,
     method: str | None = None,
     correction: str = "holm",
-    confidence_level: float = 0.95,
+    confidence_level: float | None = None,
     alternative: str = "two-sided",
     n_resamples: int = 10_000,
     tie_tolerance: float = 0.0,
@@ -414,8 +414,9 @@ def compare(
         they found one shifted low-variance system in 9–28 % of the data sets where Holm
         found it in 77–100 %; design and figures in :mod:`fuzzytruth.stats.multiple`). An
         adjusted p-value is never below the row's own p-value.
-    confidence_level : float
-        Coverage of the intervals; the tests reject at ``1 - confidence_level``.
+    confidence_level : float, optional
+        Coverage of the intervals; the tests reject at ``1 - confidence_level``. Default
+        0.95, or ``1 - alpha`` when ``alpha`` is given.
     alternative : {"two-sided", "less", "greater"}
         Alternative hypothesis (``"greater"``: A scores higher); the intervals of a one-sided
         alternative are one-sided.
@@ -427,8 +428,9 @@ def compare(
     zero_method : {"wilcox", "pratt", "zsplit"}
         Zero differences in the Wilcoxon test.
     alpha : float, optional
-        Significance level for the stars; must equal ``1 - confidence_level`` (the default),
-        so that a star and its interval always agree.
+        Significance level of the tests and the stars, another way to give the level:
+        ``alpha=0.01`` is ``confidence_level=0.99``; given both, they must agree, so that a
+        star and its interval always do.
     rng : numpy.random.Generator or int, optional
         Seed or generator. Each measure draws from its own stream, derived from the seed and
         the measure's name, so adding a measure (or a system) does not change another
@@ -501,6 +503,10 @@ def compare(
         method = "percentile" if population is not None else "t"
     method = check_choice("method", method, METHODS)
     correction = check_choice("correction", correction, ALL_CORRECTIONS)
+    if alpha is not None:
+        alpha = check_alpha(alpha)
+    if confidence_level is None:  # alpha=0.01 alone asks for 99 % intervals
+        confidence_level = 0.95 if alpha is None else round(1 - alpha, 12)
     level = check_confidence_level(confidence_level)
     alternative = check_alternative(alternative)
     n_resamples = check_n_resamples(n_resamples, minimum=2)
@@ -509,7 +515,6 @@ def compare(
     if alpha is None:
         alpha = significance_level(level)
     else:
-        alpha = check_alpha(alpha)
         if abs(alpha - significance_level(level)) > 1e-12:
             raise ValueError(
                 "alpha must equal 1 - confidence_level so that a star never sits beside an "
