@@ -26,6 +26,7 @@ from fuzzytruth.displacement import (
     read_answers,
     weighted_displacement,
 )
+from fuzzytruth.runs import Run
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -785,3 +786,21 @@ def test_score_order_is_the_evaluation_ranking_step():
                        for k, (i, s) in enumerate(zip("abc", [1.0, 0.5, 0.25], strict=True), 1))
         assert res.to_frame()["w_a"].item() == pytest.approx(expected)
     assert order == ["b", "a", "c"]  # float32: a and b tie, item id descending
+
+
+def test_a_table_of_scores_given_as_runs_says_how_it_goes_in():
+    # the displacement reads a runs table of ranks (system, query_id, item_id, rank); a run's
+    # usual table of scores was answered with the missing columns alone
+    answers = pd.DataFrame({"query_id": ["q"] * 2, "annotator_id": ["x", "x"],
+                            "item_id": ["a", "b"], "rank": [1, 2], "relevance": [1.0, 0.5]})
+    scores = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    with pytest.raises(ValueError, match=r"runs must have columns .* \(a run's table of scores "
+                                         r"is Run\.from_dataframe\(frame, name=\.\.\.\), given "
+                                         r"as a Run or \{name: Run\}\); missing"):
+        weighted_displacement(answers, scores, n_items=10)
+    as_run = weighted_displacement(answers, Run.from_dataframe(scores, name="s"), n_items=10)
+    ranks = pd.DataFrame({"system": "s", "query_id": "q", "item_id": ["a", "b"], "rank": [1, 2]})
+    pd.testing.assert_frame_equal(as_run.to_frame(), weighted_displacement(
+        answers, ranks, n_items=10).to_frame())
+    with pytest.raises(ValueError, match=r"\(rename through columns=\)"):
+        weighted_displacement(answers, ranks.drop(columns="rank"), n_items=10)

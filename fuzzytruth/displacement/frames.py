@@ -63,7 +63,11 @@ def located(frame: pd.DataFrame, row: int) -> str:
 def require(frame: pd.DataFrame, table: str, wanted: list[str]) -> None:
     """``frame`` is a non-empty DataFrame with the ``wanted`` columns, none of them missing a
     value; else a ValueError naming ``table``, the column and (first) row."""
-    check_columns(frame, table, wanted, hint="(rename through columns=)")
+    found = set(getattr(frame, "columns", ()))
+    scored = table == "runs" and "score" in found and "rank" not in found
+    check_columns(frame, table, wanted, hint=(
+        "(a run's table of scores is Run.from_dataframe(frame, name=...), given as a Run or "
+        "{name: Run})" if scored else "(rename through columns=)"))
     for c in wanted:
         na = frame[c].isna().to_numpy()
         if na.any():
