@@ -161,8 +161,9 @@ def test_qrels_writers_round_trip(tmp_path, rows, group):
 # ------------------------------------------------------------------ taxonomies
 @st.composite
 def taxonomies(draw):
+    # distinct as text: a taxonomy refuses 1 beside "1" (tests/test_taxonomy.py)
     nodes = draw(st.lists(st.one_of(names, st.integers(-3, 12)), min_size=1, max_size=8,
-                          unique=True))
+                          unique_by=str))
     parents = {nodes[0]: None}
     for i, node in enumerate(nodes[1:], start=1):
         parents[node] = nodes[draw(st.integers(0, i - 1))]
@@ -173,11 +174,10 @@ def taxonomies(draw):
 @given(tax=taxonomies(), suffix=st.sampled_from(["csv", "tsv", "json", "csv.bz2"]))
 def test_taxonomy_writer_round_trip(tmp_path, tax, suffix):
     texts = [str(n) for n in tax.nodes]
-    clash = len(set(texts)) != len(texts)
     if suffix == "json":
-        bad = clash or any(not t.strip() for t in texts)
+        bad = any(not t.strip() for t in texts)
     else:
-        bad = clash or any(table_value_unreadable(t) for t in texts)
+        bad = any(table_value_unreadable(t) for t in texts)
     path = tmp_path / f"tax.{suffix}"
     if not written(bad, write_taxonomy, tax, path):
         return
