@@ -145,6 +145,33 @@ def test_judged_queries_no_run_answers_are_named_once_over_all_partitions(client
                                               complete=True))
 
 
+def test_a_system_missing_queries_others_answer_is_said_once_over_all_partitions(client,
+                                                                                 data):
+    """As in memory: a system that misses queries another answers scores them as empty
+    lists, said in one warning whatever the partitioning (each partition sees only its own
+    queries); the numbers are the in-memory ones."""
+    runs, qrels, _ = data
+    names = list(runs)
+    some = {**runs, names[0]: Run.from_dataframe(
+        runs[names[0]].to_dataframe().query("query_id not in ['q02', 'q11']"), name=names[0])}
+
+    def partial(call) -> tuple[list[str], object]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call()
+        return [str(w.message) for w in caught if "answer only some" in str(w.message)], result
+
+    said, local = partial(lambda: evaluate(some, qrels, ["P@5"]))
+    assert len(said) == 1 and f"{names[0]!r} misses 2 ('q02', 'q11')" in said[0]
+    for npartitions in (1, 3):
+        remote_said, remote = partial(lambda n=npartitions: fd.evaluate(
+            some, qrels, ["P@5"], npartitions=n))
+        assert remote_said == said
+        _same_evaluation(remote, local, exact=True)
+    assert not partial(lambda: fd.evaluate(some, qrels, ["P@5"], npartitions=3,
+                                           complete=True))[0]
+
+
 def test_defaults_and_a_generator_seed(client, data):
     """The defaults (1000 worlds, method auto) and a Generator: the same numbers, and the
     caller's generator moves on exactly as after the in-memory call."""

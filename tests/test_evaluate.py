@@ -817,10 +817,18 @@ def test_judged_queries_no_run_answers_are_named_not_dropped_in_silence():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         evaluate({"p": partial, "q": Run(["1", "2"], ["a", "b"], [1.0, 1.0])}, qrels, "P@1")
-    assert len(caught) == 1  # one warning for both systems: query 3, which neither answers
-    assert str(caught[0].message).startswith("1 judged query(ies) that no run answers are not "
-                                             "evaluated (complete=False, as trec_eval without "
-                                             "-c): '3';")
+    said = [str(w.message) for w in caught]
+    unanswered = [m for m in said if "no run answers" in m]
+    assert len(unanswered) == 1  # one warning for both systems: query 3, which neither answers
+    assert unanswered[0].startswith("1 judged query(ies) that no run answers are not "
+                                    "evaluated (complete=False, as trec_eval without -c): '3';")
+    # and p, which misses query 2 that q answers, scores it as an empty list: said too
+    assert [m for m in said if m not in unanswered] == [
+        "1 system(s) answer only some of the evaluated queries (2, those of all the runs) and "
+        "score the others as empty lists (0 for most measures): 'p' misses 1 ('2'). "
+        "trec_eval, run on each run alone, leaves a run's missed queries out of its mean: "
+        "evaluate a run alone for that number, or pass complete=True to count every judged "
+        "query for every system (trec_eval -c)"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert evaluate(partial, qrels, "P@1", complete=True).value("partial", "P@1") == 1 / 3

@@ -40,7 +40,12 @@ from fuzzytruth.distributed.partitions import (
     truth_kind,
     unique_queries,
 )
-from fuzzytruth.evaluation.engine import UNANSWERED, warn_if_unanswered
+from fuzzytruth.evaluation.engine import (
+    PARTIAL,
+    UNANSWERED,
+    warn_if_partial,
+    warn_if_unanswered,
+)
 from fuzzytruth.evaluation.engine import evaluate as evaluate_in_memory
 from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
@@ -145,17 +150,23 @@ def evaluate(
     # query_categories' keys says so, and one of judged queries its runs do not answer (a
     # truth in memory: a frame's partitions each name their own, together all of them)
     judged_here = not complete and not is_frame(truth) and truth.per_query
+    # likewise a system missing some queries, said once over all of them (runs in memory;
+    # a frame's partitions each name the queries of their own range)
+    partial_here = not complete and not any(framed)
     for _, caught in results:
         for message in caught:
             if not (message.startswith(UNUSED_CATEGORIES)
-                    or (judged_here and UNANSWERED in message)):
+                    or (judged_here and UNANSWERED in message)
+                    or (partial_here and PARTIAL in message)):
                 warn(message, UserWarning)
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     _warn_if_categories_unused(options.get("query_categories"), parts)
+    evaluated = np.concatenate([np.asarray(ev.queries, dtype=object) for ev in parts])
     if judged_here:
-        warn_if_unanswered(as_truth(truth).judged_queries,
-                           np.concatenate([np.asarray(ev.queries, dtype=object) for ev in parts]))
+        warn_if_unanswered(as_truth(truth).judged_queries, evaluated)
+    if partial_here:
+        warn_if_partial({name: run._q_uniques for name, run in runs.items()}, evaluated)
     evaluation = Evaluation.concatenate(parts)
     conventions = dict(evaluation.conventions)
     if "seed" in conventions:

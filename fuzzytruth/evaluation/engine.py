@@ -131,8 +131,8 @@ from fuzzytruth.uncertain.worlds import (
     world_values,
 )
 
-__all__ = ["MISSING", "UNANSWERED", "UNDEFINED", "evaluate", "evaluated_queries", "exact_input",
-           "rank_runs", "warn_if_unanswered"]
+__all__ = ["MISSING", "PARTIAL", "UNANSWERED", "UNDEFINED", "evaluate", "evaluated_queries",
+           "exact_input", "rank_runs", "warn_if_partial", "warn_if_unanswered"]
 
 METHODS = ("auto", "exact", "worlds")
 MISSING = ("skip", "error")
@@ -361,6 +361,8 @@ def evaluate(
     queries = evaluated_queries(rankings, bound, missing, complete)
     if not complete and truth.per_query:
         warn_if_unanswered(bound.judged_queries, queries)
+    if not complete:
+        warn_if_partial({name: r.query_ids for name, (r, _) in rankings.items()}, queries)
     prepared = bound.prepare(queries)
     rankings = {name: (r.on(queries), run) for name, (r, run) in rankings.items()}
     conventions = {
@@ -569,6 +571,37 @@ def warn_if_unanswered(judged: np.ndarray, evaluated: np.ndarray) -> None:
             f"{len(lost)} {UNANSWERED} are not evaluated (complete=False, as trec_eval "
             f"without -c): {_show(lost.tolist())}; complete=True scores them as empty lists, "
             "so that a run's mean counts the queries it missed",
+            UserWarning,
+        )
+
+
+PARTIAL = "answer only some of the evaluated queries"
+
+
+def warn_if_partial(answered_by: Mapping[str, np.ndarray], queries: np.ndarray) -> None:
+    """Warn that systems which do not answer every evaluated query (``queries``, those of all
+    the runs; ``answered_by``: each system's query ids) score the ones they miss as empty
+    lists: a system's mean then differs from trec_eval's of its run alone, which leaves them
+    out, and depends on the other systems evaluated."""
+    import pandas as pd
+
+    index = pd.Index(np.asarray(queries, dtype=object))
+    short = {}
+    for name, ids in answered_by.items():
+        answered = np.zeros(len(index), dtype=bool)
+        at = index.get_indexer(np.asarray(ids, dtype=object))
+        answered[at[at >= 0]] = True
+        if not answered.all():
+            short[name] = index[~answered].tolist()
+    if short:
+        shown = "; ".join(f"{name!r} misses {len(lost)} ({_show(lost, limit=3)})"
+                          for name, lost in list(short.items())[:5])
+        warn(
+            f"{len(short)} system(s) {PARTIAL} ({len(index)}, those of all the runs) and "
+            f"score the others as empty lists (0 for most measures): {shown}. trec_eval, run "
+            "on each run alone, leaves a run's missed queries out of its mean: evaluate a run "
+            "alone for that number, or pass complete=True to count every judged query for "
+            "every system (trec_eval -c)",
             UserWarning,
         )
 

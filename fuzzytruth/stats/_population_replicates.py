@@ -30,6 +30,7 @@ family when the membership comes from a refitted truth model)
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -310,16 +311,18 @@ def replicate_block(plan: PopulationPlan, start: int, stop: int) -> tuple[np.nda
 def _general_scores(
     plan: PopulationPlan, mult: np.ndarray, replicates: np.ndarray, names: list[str]
 ) -> dict[str, np.ndarray]:
-    from fuzzytruth.evaluation.engine import evaluate
+    from fuzzytruth.evaluation.engine import PARTIAL, evaluate
     from fuzzytruth.truth.membership import Membership
 
     membership_of = plan.membership_of or Membership.from_annotations
     out = {m: np.empty((len(mult), len(plan.systems), plan.n_queries)) for m in names}
     for i, r in enumerate(replicates):  # one evaluation per replicate: the general path
         membership = membership_of(plan.resampler.annotations(mult[i]))
-        ev = evaluate(plan.runs, membership, names, query_categories=plan.query_categories,
-                      n_worlds=plan.n_worlds, rng=named_stream(plan.seed, "worlds", int(r)),
-                      memory_budget=plan.memory_budget, progress=False)
+        with warnings.catch_warnings():  # said by the observed labels' evaluation, once
+            warnings.filterwarnings("ignore", message=rf".*{re.escape(PARTIAL)}")
+            ev = evaluate(plan.runs, membership, names, query_categories=plan.query_categories,
+                          n_worlds=plan.n_worlds, rng=named_stream(plan.seed, "worlds", int(r)),
+                          memory_budget=plan.memory_budget, progress=False)
         for m, sm in evaluation_scores(ev).items():
             if sm.queries != plan.queries:
                 raise ValueError(
