@@ -839,3 +839,22 @@ def test_judged_queries_no_run_answers_are_named_not_dropped_in_silence():
         warnings.simplefilter("error")
         evaluate(Run(["x"], ["y"], [1.0]), membership, "P@1", n_worlds=0,
                  query_categories={"x": "cat", "y": "dog"})
+
+
+def test_a_run_that_retrieves_no_judged_document_says_so_with_both_spellings():
+    """Ids spelled otherwise than the judgments' ('D1' for 'd1', a prefix, leading zeros)
+    gave 0 for every measure without a word; a run none of whose documents is judged, in
+    any query, now warns, showing one id of each. Crisp and probabilistic qrels alike; a run
+    with a judged document anywhere does not warn."""
+    qrels = Qrels(["q1", "q1", "q2"], ["d1", "d2", "d3"], [1, 0, 1])
+    shouted = Run(["q1", "q1", "q2"], ["D1", "D2", "D3"], [2.0, 1.0, 1.0], name="bm25")
+    said = (r"^run 'bm25' retrieves no judged document in any query \(3 retrieved, 3 judged\):"
+            r" .* for query 'q1' it retrieves 'D1', the judgments name 'd1'$")
+    with pytest.warns(UserWarning, match=said):
+        assert evaluate(shouted, qrels, "AP").value("bm25", "AP") == 0.0
+    pq = ProbabilisticQrels(["q1", "q1", "q2"], ["d1", "d2", "d3"], [0.9, 0.2, 0.7])
+    with pytest.warns(UserWarning, match=said):
+        evaluate(shouted, pq, "P@1", n_worlds=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(Run(["q1", "q2"], ["d2", "x"], [1.0, 1.0]), qrels, "AP")  # d2: judged, 0

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, rows_of
 from fuzzytruth._random import pair_keys, unit_keys
+from fuzzytruth._warnings import warn
 from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
@@ -149,6 +150,8 @@ def grades_by_row(
     )
     del run_docs, qrels_docs, qrels_row, run_qc
     hit = at >= 0
+    if len(hit) and not hit.any():
+        _warn_none_judged(run, qrels)
     if len(qorder):  # each row's grade, read through its qrels row (-1: any, then 0)
         qrow = qorder.take(at, mode="clip")
         del at, qorder
@@ -162,6 +165,27 @@ def grades_by_row(
     out, out_matched = np.empty_like(grades), np.empty_like(hit)
     out[order], out_matched[order] = grades, hit
     return out, out_matched
+
+
+def _warn_none_judged(run: Run, qrels: PairTable) -> None:
+    """Warn that no document ``run`` retrieves is judged, in any query: every measure then
+    reads its lists as holding nothing relevant, which is what ids spelled otherwise than
+    the judgments' (case, a prefix, leading zeros) also give, without an error. The ids
+    shown are of the first query both name."""
+    shared = pd.Index(qrels._q_uniques).get_indexer(run._q_uniques)
+    if not (shared >= 0).any():  # the evaluation refuses it, naming the queries
+        return
+    code = int(np.argmax(shared >= 0))
+    retrieved = run._docs[int(np.argmax(run._q_codes == code))]
+    judged = qrels._docs[int(np.argmax(qrels._q_codes == shared[code]))]
+    warn(
+        f"run {run.name!r} retrieves no judged document in any query ({len(run)} retrieved, "
+        f"{len(qrels)} judged): every measure reads its lists as holding nothing relevant. "
+        "If its document ids should be the judged ones, compare their spelling (case, "
+        f"prefixes, leading zeros): for query {run._q_uniques[code]!r} it retrieves "
+        f"{retrieved!r}, the judgments name {judged!r}",
+        UserWarning,
+    )
 
 
 _RUN_ROWS_PER_JUDGED = 32
