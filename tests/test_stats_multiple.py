@@ -55,6 +55,9 @@ def test_each_slice_along_axis_is_a_family_as_scipy_adjusts_it(method, scipy_met
     with pytest.raises(ValueError, match=r"axis must be None or an int in \[-2, 1\] for "
                                          r"pvalues of shape \(6, 4\); got 2"):
         adjust_pvalues(p, axis=2)
+    for shape in ((0, 3), (2, 0)):  # no family, whatever the axis
+        for axis in (0, 1, None):
+            assert adjust_pvalues(np.zeros(shape), axis=axis).shape == shape
 
 
 def test_adjust_hand_example():

@@ -108,6 +108,8 @@ def adjust_pvalues(
                 -p.ndim <= axis < p.ndim):
             raise ValueError(f"axis must be None or an int in [{-p.ndim}, {p.ndim - 1}] for "
                              f"pvalues of shape {p.shape}; got {axis!r}")
+        if p.size == 0:  # no family to adjust (numpy's apply_along_axis refuses it)
+            return np.full(p.shape, np.nan)
         return np.apply_along_axis(adjust_pvalues, int(axis), p, method=method)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)  # an infinite p-value is not undefined: it is outside [0, 1]
