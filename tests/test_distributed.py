@@ -172,6 +172,32 @@ def test_a_system_missing_queries_others_answer_is_said_once_over_all_partitions
                                            complete=True))[0]
 
 
+def test_a_run_retrieving_no_judged_document_is_said_once_and_only_if_true_of_all(client,
+                                                                                   data):
+    """A partition may hold queries where a run retrieves nothing judged while the run does
+    elsewhere: the warning is the run's only when every partition says it, then once."""
+    runs, qrels, _ = data
+    shouted = Run(runs["bm25"].query_ids, np.char.upper(runs["bm25"].doc_ids.astype(str)),
+                  runs["bm25"].scores, name="shouted")
+    # judged documents only in the first query: most partitions see none of them retrieved
+    sparse = {"bm25": Run.from_dataframe(runs["bm25"].to_dataframe().assign(
+        doc_id=lambda f: np.where(f.query_id == "q00", f.doc_id, "x" + f.doc_id)),
+        name="bm25")}
+
+    def none_judged(call) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught if "no judged document" in str(w.message)]
+
+    for npartitions in (1, 4):
+        said = none_judged(lambda n=npartitions: fd.evaluate({"shouted": shouted}, qrels,
+                                                             ["P@5"], npartitions=n))
+        assert len(said) == 1 and said[0].startswith("run 'shouted' retrieves no judged")
+        assert not none_judged(lambda n=npartitions: fd.evaluate(sparse, qrels, ["P@5"],
+                                                                 npartitions=n))
+
+
 def test_defaults_and_a_generator_seed(client, data):
     """The defaults (1000 worlds, method auto) and a Generator: the same numbers, and the
     caller's generator moves on exactly as after the in-memory call."""

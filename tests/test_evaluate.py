@@ -848,8 +848,9 @@ def test_a_run_that_retrieves_no_judged_document_says_so_with_both_spellings():
     with a judged document anywhere does not warn."""
     qrels = Qrels(["q1", "q1", "q2"], ["d1", "d2", "d3"], [1, 0, 1])
     shouted = Run(["q1", "q1", "q2"], ["D1", "D2", "D3"], [2.0, 1.0, 1.0], name="bm25")
-    said = (r"^run 'bm25' retrieves no judged document in any query \(3 retrieved, 3 judged\):"
-            r" .* for query 'q1' it retrieves 'D1', the judgments name 'd1'$")
+    said = (r"^run 'bm25' retrieves no judged document in any query: every measure reads its "
+            r"lists as holding nothing relevant\. .* for query 'q1' it retrieves 'D1', the "
+            r"judgments name 'd1'$")
     with pytest.warns(UserWarning, match=said):
         assert evaluate(shouted, qrels, "AP").value("bm25", "AP") == 0.0
     pq = ProbabilisticQrels(["q1", "q1", "q2"], ["d1", "d2", "d3"], [0.9, 0.2, 0.7])

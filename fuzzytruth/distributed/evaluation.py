@@ -51,6 +51,7 @@ from fuzzytruth.evaluation.result import Evaluation
 from fuzzytruth.measures import Measure
 from fuzzytruth.runs import Run, check_runs
 from fuzzytruth.truth.categorical import UNUSED_CATEGORIES, unused_categories_message
+from fuzzytruth.truth.judged_pairs import NONE_JUDGED
 from fuzzytruth.truth.protocol import as_truth
 
 __all__ = ["evaluate", "evaluate_per_annotator"]
@@ -153,12 +154,21 @@ def evaluate(
     # likewise a system missing some queries, said once over all of them (runs in memory;
     # a frame's partitions each name the queries of their own range)
     partial_here = not complete and not any(framed)
+    # a run none of whose documents is judged: true of the run only when true of it in every
+    # partition evaluated (one partition's queries may well retrieve none), then said once
+    none_judged: dict[str, list[str]] = {}
     for _, caught in results:
         for message in caught:
-            if not (message.startswith(UNUSED_CATEGORIES)
-                    or (judged_here and UNANSWERED in message)
-                    or (partial_here and PARTIAL in message)):
+            if NONE_JUDGED in message:
+                none_judged.setdefault(message.split(NONE_JUDGED)[0], []).append(message)
+            elif not (message.startswith(UNUSED_CATEGORIES)
+                      or (judged_here and UNANSWERED in message)
+                      or (partial_here and PARTIAL in message)):
                 warn(message, UserWarning)
+    n_evaluated = sum(ev is not None for ev, _ in results)
+    for said in none_judged.values():
+        if len(said) == n_evaluated:
+            warn(said[0], UserWarning)
     if not parts:
         raise ValueError("no query left to evaluate: no query of the runs is in the truth")
     _warn_if_categories_unused(options.get("query_categories"), parts)

@@ -29,6 +29,7 @@ from fuzzytruth.truth.protocol import BoundTruth, Components, PreparedTruth, Tru
 from fuzzytruth.uncertain.worlds import RankedDocs
 
 __all__ = [
+    "NONE_JUDGED",
     "PairsTruth",
     "PreparedPairs",
     "PreparedProbabilisticQrels",
@@ -167,6 +168,9 @@ def grades_by_row(
     return out, out_matched
 
 
+NONE_JUDGED = "retrieves no judged document in any query"
+
+
 def _warn_none_judged(run: Run, qrels: PairTable) -> None:
     """Warn that no document ``run`` retrieves is judged, in any query: every measure then
     reads its lists as holding nothing relevant, which is what ids spelled otherwise than
@@ -179,8 +183,8 @@ def _warn_none_judged(run: Run, qrels: PairTable) -> None:
     retrieved = run._docs[int(np.argmax(run._q_codes == code))]
     judged = qrels._docs[int(np.argmax(qrels._q_codes == shared[code]))]
     warn(
-        f"run {run.name!r} retrieves no judged document in any query ({len(run)} retrieved, "
-        f"{len(qrels)} judged): every measure reads its lists as holding nothing relevant. "
+        f"run {run.name!r} {NONE_JUDGED}: every measure reads its lists as holding nothing "
+        "relevant. "
         "If its document ids should be the judged ones, compare their spelling (case, "
         f"prefixes, leading zeros): for query {run._q_uniques[code]!r} it retrieves "
         f"{retrieved!r}, the judgments name {judged!r}",
