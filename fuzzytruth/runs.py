@@ -82,6 +82,8 @@ class TiedScoresWarning(UserWarning):
 
 
 _RANK_NAMES = frozenset({"rank", "ranks", "ranking", "position", "pos"})
+_DISTANCE_NAMES = frozenset({"distance", "distances", "dist", "dissimilarity", "cost", "loss"})
+"""Column names that say a column holds distances (smaller first), not scores."""
 """Column names that say a column holds positions (lower first), not scores."""
 
 
@@ -169,7 +171,9 @@ class Run(PairTable):
             The rows.
         query_col, doc_col, score_col : str
             Column names; a higher score ranks first. A score column named as ranks are
-            (``"rank"``, ``"ranking"``, ``"position"``, any case) warns: rank 1 would come last.
+            (``"rank"``, ``"ranking"``, ``"position"``, any case) warns: rank 1 would come last;
+            so does one named as distances are (``"distance"``, ``"dist"``, ``"cost"``...):
+            the nearest would come last (negate them: ``score = -distance``).
         rank_col : str, optional
             Read the documents' positions from this column instead of scores, lower first
             (rank 1 is the top, as in a TREC file's fourth field); the run's scores are the
@@ -197,6 +201,11 @@ class Run(PairTable):
                 warn(f"score_col={score_col!r} is read as scores, higher first: if it holds "
                      f"ranks (1 the top), rank 1 comes last; pass rank_col={score_col!r} to read "
                      "positions", UserWarning)
+            elif str(score_col).lower() in _DISTANCE_NAMES:
+                warn(f"score_col={score_col!r} is read as scores, higher first: if it holds "
+                     "distances (smaller is nearer), the nearest comes last; give their "
+                     f"negation as the scores (df.assign(score=-df[{score_col!r}]))",
+                     UserWarning)
             elif score_col not in df.columns and "rank" in df.columns:
                 raise ValueError(
                     f"score_col={score_col!r} is not a column of the DataFrame; columns are "

@@ -175,6 +175,21 @@ def test_a_run_given_by_ranks_reads_them_lower_first():
         Run.from_dataframe(frame.assign(rank=[1, None, 3]), rank_col="rank")
 
 
+def test_a_score_column_named_as_distances_warns_that_the_nearest_comes_last():
+    from fuzzytruth import Qrels, evaluate
+
+    frame = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"],
+                          "Distance": [0.1, 0.5, 0.9]})
+    qrels = Qrels(["q"], ["a"], [1])
+    with pytest.warns(UserWarning, match=r"score_col='Distance' is read as scores, higher "
+                                         r"first: if it holds distances \(smaller is nearer\), "
+                                         r"the nearest comes last; give their negation"):
+        as_given = Run.from_dataframe(frame, score_col="Distance")
+    assert evaluate(as_given, qrels, "RR").value("run", "RR") == 1 / 3  # 'a' last
+    negated = Run.from_dataframe(frame.assign(score=-frame["Distance"]))
+    assert evaluate(negated, qrels, "RR").value("run", "RR") == 1.0
+
+
 def test_dataframe_errors():
     df = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [np.nan]})
     with pytest.raises(ValueError, match=r"score_col='points' is not a column of the DataFrame"):
