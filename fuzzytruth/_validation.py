@@ -675,7 +675,7 @@ def check_columns(
         raise ValueError(f"{name} must not be empty")
 
 
-_OTHER_NAMES = {
+COLUMN_NAMES = {
     "query_col": ("qid", "query", "topic", "topic_id", "q_id", "query_id"),
     "doc_col": ("docno", "docid", "doc", "document", "document_id", "doc_id"),
     "score_col": ("score", "similarity", "sim"),
@@ -684,17 +684,20 @@ _OTHER_NAMES = {
     "annotator": ("worker", "annotator", "annotator_id", "worker_id", "rater", "rater_id",
                   "performer"),
     "label": ("label", "category", "class", "answer", "response"),
+    "system": ("system", "system_id", "run", "run_id", "model", "classifier"),
 }
-"""Column parameters' names in other tools' tables (PyTerrier: qid, docno, score, label;
-ranx: q_id; crowd-kit: task, worker, label), offered when a parameter's column is missing."""
+"""What a column of each role is called across the tools (PyTerrier: qid, docno, score,
+label; ranx: q_id; crowd-kit: task, worker, label), keyed by the parameter that names it:
+offered when a parameter's column is missing, and read as axis names by
+:func:`fuzzytruth.stats._validation.check_axes`."""
 
 
 def _other_names(columns: Mapping[str, str], found: list[object]) -> str:
     """``": pass query_col='qid', ..."`` when every missing column of ``columns`` is in
-    ``found`` under another tool's name (:data:`_OTHER_NAMES`), else ``""``."""
+    ``found`` under another tool's name (:data:`COLUMN_NAMES`), else ``""``."""
     present = set(map(str, found))
     offered = {
-        param: next((n for n in _OTHER_NAMES.get(param, ()) if n in present), None)
+        param: next((n for n in COLUMN_NAMES.get(param, ()) if n in present), None)
         for param, column in columns.items() if column not in found
     }
     if not offered or None in offered.values():

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from fuzzytruth._validation import (
+    COLUMN_NAMES,
     check_choice,
     check_confidence_level,
     check_int,
@@ -137,10 +138,9 @@ its p-value 1 (scores scaled by 1e200), and below the reciprocal the squares und
 every procedure returned NaN (scores scaled by 1e-200)."""
 
 
-_QUERY_AXES = frozenset({"query", "queries", "query_id", "qid", "topic", "topics", "topic_id",
-                         "item", "items", "item_id", "unit", "units"})
-_SYSTEM_AXES = frozenset({"system", "systems", "run", "runs", "run_id", "system_id", "model",
-                          "models", "classifier", "classifiers"})
+_QUERY_AXES = frozenset({*COLUMN_NAMES["query_col"], *COLUMN_NAMES["item"], "queries",
+                         "topics", "items", "unit", "units"})
+_SYSTEM_AXES = frozenset({*COLUMN_NAMES["system"], "systems", "runs", "models", "classifiers"})
 
 
 def check_axes(scores: object, name: str = "scores") -> None:
