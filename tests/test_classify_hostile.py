@@ -2,6 +2,8 @@
 oracles (every truth world enumerated, each scored by the measure's definition written out by
 hand) found wrong, one test each."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -216,3 +218,49 @@ def test_hard_labels_and_logits_are_refused_with_the_call_that_makes_them_right(
     with pytest.raises(ValueError, match=r"must be within \[0, 1\]; item '0' has 1\.186\d*$"):
         evaluate(Predictions(probabilities * 2, items=range(5), classes=[0, 1, 2]), truth,
                  ["CE"], rng=0)  # above 1, not below 0: no word of logits
+
+
+def test_classes_named_otherwise_than_the_truths_are_never_scored_in_silence():
+    """Classes spelled otherwise than the truth's ('Cat' for 'cat', column positions for
+    names) made every item wrong: a taxonomy's truth refuses them (the positions told how to
+    name them); label sets (ReaL's Qrels), against which a classifier may score classes the
+    sets never name, warn when it names none of theirs, showing both spellings."""
+    from fuzzytruth import Qrels
+
+    probabilities = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
+    taxonomy_truth = Membership.from_labels({"x": "cat", "y": "fox"},
+                                            taxonomy=Taxonomy.flat(["cat", "dog", "fox"]))
+    positions = Predictions(probabilities, items=["x", "y"], classes=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"'0', '1', '2' of the predictions 'classifier' are "
+                                         r"not nodes .*they read as column positions: .*give "
+                                         r"classes= the names of the columns' classes"):
+        evaluate(positions, taxonomy_truth, ["Acc"], rng=0)
+    capitals = Predictions(probabilities, items=["x", "y"], classes=["Cat", "Dog", "Fox"])
+    with pytest.raises(ValueError, match=r"not nodes of the truth's taxonomy \(closest to "
+                                         r"'Cat': 'cat'\)$"):
+        evaluate(capitals, taxonomy_truth, ["Acc"], rng=0)
+    sets = Qrels(["x", "y", "y"], ["cat", "fox", "dog"], [1, 1, 1])
+    for pred, shown in ((capitals, "'Cat', 'Dog', 'Fox'"), (positions, "'0', '1', '2'")):
+        with pytest.warns(UserWarning, match=rf"the predictions 'classifier' name none of the "
+                                             rf"classes the truth names: every item is scored "
+                                             rf"as wrong\..* the predictions have {shown}, the "
+                                             r"truth names '(cat|fox|dog)'"):
+            assert _value(pred, sets, "Acc") == 0.0
+    named = Predictions(probabilities, items=["x", "y"], classes=["cat", "dog", "wolf"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # some classes named: a classifier's own label space
+        assert _value(named, sets, "Acc") == 0.5
+
+
+def test_a_list_of_predictions_is_refused_with_the_mapping_that_names_them():
+    """evaluate([p, q], ...) was told to give "a Predictions ... not runs", which it had done;
+    the message now gives the mapping, which evaluates."""
+    truth = Membership.from_labels({"x": "a"}, taxonomy=Taxonomy.flat(["a", "b"]))
+    p = Predictions([[0.9, 0.1]], items=["x"], classes=["a", "b"], name="p")
+    q = Predictions([[0.2, 0.8]], items=["x"], classes=["a", "b"], name="q")
+    for given in ([p, q], (p, q)):
+        with pytest.raises(ValueError, match=r"got (list|tuple): name the classifiers, "
+                                             r"\{p\.name: p for p in predictions\}$"):
+            evaluate(given, truth, ["Acc"], rng=0)
+    got = evaluate({c.name: c for c in (p, q)}, truth, ["Acc"], rng=0)
+    assert [got.value(s, "Acc") for s in ("p", "q")] == [1.0, 0.0]

@@ -25,7 +25,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -34,9 +34,11 @@ import numpy as np
 
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice
+from fuzzytruth._warnings import warn
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.classify.ranking import STRICT_TIES, Candidates, candidates
 from fuzzytruth.classify.targets import ClassMap, PreparedClassTruth
+from fuzzytruth.taxonomy import _show
 
 __all__ = ["SystemView", "Target", "hit_probability"]
 
@@ -306,9 +308,14 @@ class SystemView:
 
     @cached_property
     def class_node(self) -> np.ndarray:
-        """``(n_classes,)`` each class's position among the truth's nodes (-1 if none)."""
+        """``(n_classes,)`` each class's position among a set-valued truth's nodes (-1 if
+        none): they meet by name; a classifier none of whose classes the truth names is
+        warned about (every item would be scored wrong in silence)."""
         index = {name: i for i, name in enumerate(self.truth.nodes)}
-        return np.array([index.get(c, -1) for c in self.predictions.classes])
+        node = np.array([index.get(c, -1) for c in self.predictions.classes])
+        if index and (node < 0).all():
+            _warn_no_class_named(self.predictions.classes, list(index), self.name)
+        return node
 
     def set_hits(self, sets: np.ndarray, k: int, ties: str) -> np.ndarray:
         """``(n_rows, n_items)`` P(a class of the item's set is in its top k); NaN where the
@@ -340,3 +347,17 @@ def _memberships(cmap: ClassMap, n_classes: int) -> list[np.ndarray]:
 def strict(ties: str) -> bool:
     """Whether ``ties`` orders every class (``"last"``, ``"first"``)."""
     return ties in STRICT_TIES
+
+
+def _warn_no_class_named(classes: Sequence[str], nodes: Sequence[Any],
+                         name: str | None) -> None:
+    """Warn that a classifier's classes name none of a set-valued truth's classes: every item
+    is then scored as wrong, which classes spelled otherwise (case, a prefix, indices for
+    names) also give, without an error."""
+    whose = "" if name is None else f" {name!r}"
+    warn(
+        f"the predictions{whose} name none of the classes the truth names: every item is "
+        "scored as wrong. If their classes should be the truth's, compare the spelling: the "
+        f"predictions have {_show(classes)}, the truth names {_show([str(n) for n in nodes])}",
+        UserWarning,
+    )

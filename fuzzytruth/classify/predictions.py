@@ -465,7 +465,8 @@ class Predictions(ReadOnlyArrays):
 
 def is_classifier_input(systems: Any) -> bool:
     """Whether ``systems`` (what :func:`~fuzzytruth.evaluation.evaluate` was given) are
-    classifiers: a :class:`Predictions` or a mapping holding one, rather than runs.
+    classifiers: a :class:`Predictions` or a mapping holding one, rather than runs (or a list
+    holding one, which the classifier path refuses with the mapping that names them).
 
     Examples
     --------
@@ -475,6 +476,7 @@ def is_classifier_input(systems: Any) -> bool:
     """
     if isinstance(systems, Predictions):
         return True
-    return isinstance(systems, Mapping) and any(
-        isinstance(v, Predictions) for v in systems.values()
+    values = systems.values() if isinstance(systems, Mapping) else systems
+    return isinstance(systems, Mapping | list | tuple) and any(
+        isinstance(v, Predictions) for v in values
     )

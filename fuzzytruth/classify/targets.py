@@ -299,13 +299,23 @@ def class_truth(truth: Any) -> ClassTruth:
     )
 
 
+def _positions_hint(classes: Sequence[str], found: np.ndarray) -> str:
+    """A hint when no class is a node and the classes read as column positions 0 .. n - 1
+    (a model's class indices, as ``numpy.argsort`` or a label encoder gives them)."""
+    if (found >= 0).any() or classes != [str(i) for i in range(len(classes))]:
+        return ""
+    return ("; they read as column positions: classes are matched to the taxonomy by name, "
+            "so give classes= the names of the columns' classes, in the columns' order")
+
+
 class ClassMap:
     """How one classifier's classes meet the truth's nodes, at a taxonomy level.
 
     Parameters
     ----------
     truth : PreparedClassTruth
-        The truth.
+        The truth, categorical (with a taxonomy; a set-valued truth's classes meet the
+        classifier's by name, :attr:`fuzzytruth.classify.context.SystemView.class_node`).
     classes : sequence of str
         The classifier's classes (columns).
     level : int, optional
@@ -335,21 +345,6 @@ class ClassMap:
                  level: int | None = None, name: str | None = None) -> None:
         classes = [id_text(c, "classes") for c in classes]
         tax = truth.taxonomy
-        if tax is None:  # a set-valued truth: classes meet documents by name
-            if level is not None:
-                raise ValueError(
-                    f"level={level!r} needs a taxonomy; a set-valued truth (qrels) has none"
-                )
-            column = _str_index(classes)
-            node_col = column.get_indexer(list(truth.nodes))
-            self.hard_group = np.arange(len(truth.nodes))
-            self.hard_members = [np.array([c]) if c >= 0 else np.zeros(0, dtype=np.int64)
-                                 for c in node_col]
-            self.soft_group = node_col
-            self.class_group = np.arange(len(classes))
-            self.n_soft = len(classes)
-            self.level = None
-            return
         names = _str_index(tax.nodes)  # distinct: a taxonomy refuses nodes equal as text
         class_tax = names.get_indexer(classes)
         unknown = [c for c, i in zip(classes, class_tax, strict=True) if i < 0]
@@ -361,7 +356,7 @@ class ClassMap:
             raise ValueError(
                 f"class(es) {_show(unknown)} of the predictions{whose} are not nodes of the "
                 "truth's taxonomy" + (f" (closest to {unknown[0]!r}: {_show(hint)})" if hint
-                                      else "")
+                                      else "") + _positions_hint(classes, class_tax)
             )
         node_tax = names.get_indexer(list(truth.nodes))
         lift = _lift(tax, level)

@@ -132,9 +132,11 @@ def as_classifiers(predictions: Any) -> dict[str, Predictions]:
                 p.name = name
             out[name] = p
         return out
+    listed = isinstance(predictions, list | tuple) and predictions
     raise ValueError(
         "predictions must be a Predictions or a non-empty mapping of classifier name to "
         f"Predictions; got {type(predictions).__name__}"
+        + (": name the classifiers, {p.name: p for p in predictions}" if listed else "")
     )
 
 
