@@ -480,3 +480,34 @@ def test_a_parquet_string_that_is_not_utf8_names_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"net.parquet: column 'class' holds bytes that are not "
                        r"valid UTF-8 text"):
         read_predictions(path)
+
+
+def test_tables_written_by_pandas_or_under_other_names_say_how_they_read(tmp_path):
+    """A wide table saved with pandas' default to_csv(index=True) has an unnamed first column
+    and no item_id: the error says how to name it (and the named table reads); a long table
+    under other column names, read as wide, says so where a class name is not a number, but
+    not where a wide table holds a NaN."""
+    frame = pd.DataFrame({"cat": [0.9, 0.2], "dog": [0.1, 0.8]}, index=["x", "y"])
+    path = tmp_path / "wide.csv"
+    frame.to_csv(path)
+    with pytest.raises(ValueError, match=r"wide.csv, line 1: header must name the columns "
+                                         r"\['item_id'\]; .*: an unnamed first column is a "
+                                         r"pandas DataFrame's index as to_csv writes it; name "
+                                         r"it, to_csv\(path, index_label='item_id'\)"):
+        read_predictions(path)
+    frame.to_csv(path, index_label="item_id")
+    assert read_predictions(path).scores.tolist() == [[0.9, 0.1], [0.2, 0.8]]
+    long = tmp_path / "long.csv"
+    long.write_text("item_id,label,prob\nx,cat,0.9\nx,dog,0.1\n")
+    with pytest.raises(ValueError, match=r"line 2: column 'label' must hold finite numbers; got "
+                                         r"'cat' \(read as a wide table, one column per class: "
+                                         r"the header does not name a long table's columns "
+                                         r"\['item_id', 'class', 'score'\]\)$"):
+        read_predictions(long)
+    with pytest.raises(ValueError, match=r"got 'cat'$"):
+        read_predictions(long, layout="wide")
+    assert read_predictions(long, cls="label", score="prob").classes == ("cat", "dog")
+    path.write_text("item_id,a,b\nx,0.5,0.5\ny,nan,1\n")
+    with pytest.raises(ValueError, match=r"line 3: column 'a' must hold finite numbers; got "
+                                         r"'nan'$"):
+        read_predictions(path)

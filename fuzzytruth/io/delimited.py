@@ -108,9 +108,19 @@ def _header(text: Text, delimiter: str, required: Sequence[str]) -> tuple[list[s
         raise text.error(
             0,
             f"header must name the columns {list(required)}; missing {missing} (found "
-            f"{shown(shown_header, 300)})",
+            f"{shown(shown_header, 300)})" + _index_hint(header, missing),
         )
     return header, spans
+
+
+def _index_hint(header: list[str], missing: list[str]) -> str:
+    """A hint when the header's first name is empty: that is how pandas writes a DataFrame's
+    index (``to_csv`` with its default ``index=True``), which may hold the missing column."""
+    if not header or header[0]:
+        return ""
+    return (": an unnamed first column is a pandas DataFrame's index as to_csv writes it; "
+            f"name it, to_csv(path, index_label={missing[0]!r}), or leave it out, "
+            "to_csv(path, index=False)")
 
 
 _FIELD_LIMIT = threading.Lock()

@@ -136,7 +136,29 @@ def read_predictions(
     order = _class_list(classes, encoding)
     if layout == "long" or (layout == "auto" and long):
         return _long(frame, where, lines, unit, item, cls, score, order, name, probabilities)
-    return _wide(frame, where, lines, unit, item, order, name, probabilities)
+    try:
+        return _wide(frame, where, lines, unit, item, order, name, probabilities)
+    except ValueError as err:
+        if layout == "wide" or not _holds_text(frame, item):
+            raise
+        raise ValueError(  # a long table under other column names, most likely
+            f"{err} (read as a wide table, one column per class: the header does not name a "
+            f"long table's columns {[item, cls, score]})"
+        ) from None
+
+
+def _holds_text(frame: pd.DataFrame, item: str) -> bool:
+    """Whether a column besides ``item`` starts with a value that is no number (a class name,
+    as a long table's class column holds), not a NaN or an infinity."""
+    def number(value: object) -> bool:
+        try:
+            float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    return len(frame) > 0 and not all(number(frame[c].iloc[0]) for c in frame.columns
+                                      if c != item)
 
 
 def _numbers(frame: pd.DataFrame, column: str, where: str, lines: np.ndarray,
