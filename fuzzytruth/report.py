@@ -518,6 +518,10 @@ def system_table(aggregate: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
        run     P@1 0.667 [-0.768, 2.101]  queries  crisp
     """
     digits = check_int("digits", digits)
+    # an Evaluation (not a table): its aggregate() is the table read
+    if not hasattr(aggregate, "columns") and callable(getattr(aggregate, "aggregate", None)):
+        raise ValueError(f"aggregate must be a pandas DataFrame; got "
+                         f"{type(aggregate).__name__}: pass its table, evaluation.aggregate()")
     check_columns(aggregate, "aggregate", _SYSTEM_COLUMNS, rows=False)
     check_real(aggregate, "aggregate")
     kept = drop_empty_columns(aggregate)

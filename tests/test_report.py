@@ -402,3 +402,17 @@ def test_a_pair_without_spread_is_explained_below_the_table(method, undefined):
         "not defined for them.")
     spread = compare(np.random.default_rng(0).random((3, 30)), method=method, rng=0)
     assert not any(note.startswith("nan:") for note in comparison_notes(spread))
+
+
+def test_the_result_object_where_its_table_goes_and_a_measure_in_another_case_say_so(crisp):
+    """system_table() reads an Evaluation's aggregate() table: given the Evaluation itself, it
+    says which call gives it; a measure named in another case is offered the one it means."""
+    with pytest.raises(ValueError, match=r"aggregate must be a pandas DataFrame; got "
+                                         r"Evaluation: pass its table, evaluation\.aggregate\(\)$"):
+        system_table(crisp)
+    assert system_table(crisp.aggregate())["mean"].tolist()
+    comparison = compare(crisp, rng=0)
+    with pytest.raises(ValueError, match=r"got 'ap' \(did you mean 'AP'\?\)$"):
+        comparison_table(comparison, "ap")
+    with pytest.raises(ValueError, match=r"got 'ap' \(did you mean 'AP'\?\)$"):
+        crisp.value(crisp.systems[0], "ap")

@@ -93,6 +93,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from fuzzytruth._validation import did_you_mean
 from fuzzytruth.measures.catalog import Measure, families, family, family_alias, get_preset
 from fuzzytruth.measures.trec_groups import (
     AVGJG,
@@ -696,6 +697,10 @@ def label_among(measure: str, labels: Iterable[str], *, name: str = "measure") -
     Traceback (most recent call last):
     ...
     ValueError: measure must be one of ['AP']; got 'nDCG@10'
+    >>> label_among("ap", ["AP", "P@10"])
+    Traceback (most recent call last):
+    ...
+    ValueError: measure must be one of ['AP', 'P@10']; got 'ap' (did you mean 'AP'?)
     """
     labels = list(labels)
     if measure in labels:
@@ -711,7 +716,8 @@ def label_among(measure: str, labels: Iterable[str], *, name: str = "measure") -
     same = [label for label in labels if wanted is not None and spelled(label) == wanted]
     if len(same) == 1:
         return same[0]
-    raise ValueError(f"{name} must be one of {labels}; got {measure!r}")
+    raise ValueError(f"{name} must be one of {labels}; got {measure!r}"
+                     + did_you_mean(measure, labels))
 
 
 def alias_table() -> list[tuple[str, str, str]]:
