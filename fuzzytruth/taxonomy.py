@@ -113,10 +113,19 @@ def _show(names: Iterable[Any], limit: int = 5) -> str:
 
 
 def closest_names(name: Any, known: Iterable[Any], n: int = 3) -> list[Any]:
-    """Names in ``known`` whose text looks like ``name``'s (difflib ratio >= 0.6), best first,
-    as they are (an int node is shown as the int it is)."""
+    """Names in ``known`` whose text is ``name``'s but for case (first), or looks like it
+    (difflib ratio >= 0.6), best first, as they are (an int node is shown as the int it is).
+
+    Examples
+    --------
+    >>> closest_names("A", ["a", "b"]), closest_names("dgo", ["cat", "dog"])
+    (['a'], ['dog'])
+    """
     by_text = _by_text(known)
-    return [by_text[t] for t in difflib.get_close_matches(_text(name), list(by_text), n=n)]
+    text = _text(name)
+    cased = [t for t in by_text if t.casefold() == text.casefold()]
+    close = difflib.get_close_matches(text, list(by_text), n=n)
+    return [by_text[t] for t in dict.fromkeys(cased + close)][:n]
 
 
 def _by_text(known: Iterable[Any]) -> dict[str, Any]:

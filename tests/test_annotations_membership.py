@@ -471,3 +471,36 @@ def test_the_constructor_refuses_a_root_probability_other_than_1():
         Membership(tax, ["x", "y"], [[1.0, 0.5, 0.5], [0.9, 0.5, 0.4]])
     mem = Membership(tax, ["x", "y"], [[1.0, 0.5, 0.5], [1.0, 0.5, 0.4]])
     assert mem.probability("y", "b") == 0.4
+
+
+def test_probability_tables_of_other_shapes_say_the_call_that_makes_them_items_by_categories():
+    """A long table of (item, category, probability) rows, a table whose item ids were reset
+    into a column, and a mapping of item to {category: p} were refused as a column 'item_id'
+    that is no node (or text that is no number), or 'must be a DataFrame'; each error now
+    gives the pandas call that makes the table read, which it does."""
+    tax = Taxonomy.flat(["a", "b"])
+    long = pd.DataFrame({"item_id": ["x", "x", "y"], "category": ["a", "b", "a"],
+                         "probability": [0.25, 0.75, 1.0]})
+    for taxonomy in (tax, None):
+        with pytest.raises(ValueError, match=r"not numbers in column\(s\) 'item_id', "
+                                             r"'category': a long table is made items × "
+                                             r"categories first, table\.pivot\(index='item_id', "
+                                             r"columns='category', values='probability'\)$"):
+            Membership.from_probabilities(long, taxonomy=taxonomy)
+    wide = long.pivot(index="item_id", columns="category", values="probability").fillna(0.0)
+    assert Membership.from_probabilities(wide, taxonomy=tax).probability("x", "b") == 0.75
+    with pytest.raises(ValueError, match=r"column\(s\) 'item_id': the item ids go in the index, "
+                                         r"table\.set_index\('item_id'\)$"):
+        Membership.from_probabilities(wide.reset_index(), taxonomy=tax)
+    nested = {"x": {"a": 0.25, "b": 0.75}, "y": {"a": 1.0}}
+    with pytest.raises(ValueError, match=r"got dict: a mapping of item to \{category: "
+                                         r"probability\} becomes one with "
+                                         r"pd\.DataFrame\.from_dict\(table, orient='index'\)"
+                                         r"\.fillna\(0\.0\)$"):
+        Membership.from_probabilities(nested, taxonomy=tax)
+    made = Membership.from_probabilities(
+        pd.DataFrame.from_dict(nested, orient="index").fillna(0.0), taxonomy=tax)
+    assert made.matrix.tolist() == Membership.from_probabilities(wide, taxonomy=tax).matrix.tolist()
+    with pytest.raises(ValueError, match=r"unknown node 'A': not in the taxonomy \(closest known "
+                                         r"names: 'a'\)"):
+        Membership.from_labels({"x": "A"}, taxonomy=tax)

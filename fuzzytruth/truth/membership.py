@@ -278,6 +278,11 @@ class Membership(ReadOnlyArrays):
         1.0
         """
         close = check_flag("close", close)
+        if isinstance(table, Mapping):  # {item: {category: p}}, as a label model may give
+            raise ValueError("table must be a pandas DataFrame; got "
+                             f"{type(table).__name__}: a mapping of item to {{category: "
+                             "probability} becomes one with pd.DataFrame.from_dict(table, "
+                             "orient='index').fillna(0.0)")
         check_columns(table, "table", [], rows=False)
         if taxonomy is not None:
             _check_taxonomy(taxonomy, "or None for a flat taxonomy of the columns")
@@ -285,7 +290,12 @@ class Membership(ReadOnlyArrays):
             if "all" in table.columns:
                 raise ValueError("a flat taxonomy is rooted at 'all': rename that column")
             taxonomy = Taxonomy.from_edges([("all", c) for c in table.columns])
-        cols = taxonomy.indices(table.columns)
+        try:
+            cols = taxonomy.indices(table.columns)
+        except ValueError:  # a column of text that is no category: the items, a long table
+            if _not_numeric(table):
+                raise _text_columns_error(table) from None
+            raise
         # two columns on one node (a repeated name, or 1 and 1.0) would be written over one
         # another, the last one kept
         again = pd.Index(cols).duplicated()
@@ -298,10 +308,7 @@ class Membership(ReadOnlyArrays):
         try:
             values = table.to_numpy(dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(
-                "table values must be finite probabilities within [0, 1]; got values that are "
-                f"not numbers in column(s) {_show(_not_numeric(table))}"
-            ) from None
+            raise _text_columns_error(table) from None
         if not (
             np.isfinite(values).all()
             and values.min(initial=0) >= 0
@@ -452,6 +459,25 @@ def _check_taxonomy(taxonomy: object, alternative: str = "") -> None:
             f"taxonomy must be a fuzzytruth.Taxonomy{', ' + alternative if alternative else ''}; "
             f"got {type(taxonomy).__name__}"
         )
+
+
+def _text_columns_error(table: pd.DataFrame) -> ValueError:
+    """The error for a probability table with columns that are not numbers, with the call
+    that makes it items × categories where its shape says which: the item ids in a column
+    (``set_index``), or a long table of (item, category, probability) rows (``pivot``)."""
+    text = _not_numeric(table)
+    numeric = [c for c in table.columns if c not in text]
+    if len(text) == 2 and len(numeric) == 1:
+        how = (f": a long table is made items × categories first, table.pivot(index="
+               f"{text[0]!r}, columns={text[1]!r}, values={numeric[0]!r})")
+    elif len(text) == 1:
+        how = f": the item ids go in the index, table.set_index({text[0]!r})"
+    else:
+        how = ""
+    return ValueError(
+        "table values must be finite probabilities within [0, 1]; got values that are not "
+        f"numbers in column(s) {_show(text)}{how}"
+    )
 
 
 def _not_numeric(table: pd.DataFrame) -> list[Any]:
