@@ -804,3 +804,10 @@ def test_a_table_of_scores_given_as_runs_says_how_it_goes_in():
         answers, ranks, n_items=10).to_frame())
     with pytest.raises(ValueError, match=r"\(rename through columns=\)"):
         weighted_displacement(answers, ranks.drop(columns="rank"), n_items=10)
+    # the systems' scores (a system column): ranked where run_order says so
+    systems = ranks.drop(columns="rank").assign(score=[2.0, 1.0])
+    with pytest.raises(ValueError, match=r"\(a table of scores is ranked with "
+                                         r"run_order='score'\); missing \['rank'\]"):
+        weighted_displacement(answers, systems, n_items=10)
+    pd.testing.assert_frame_equal(as_run.to_frame(), weighted_displacement(
+        answers, systems, n_items=10, run_order="score").to_frame())

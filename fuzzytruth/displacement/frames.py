@@ -64,10 +64,14 @@ def require(frame: pd.DataFrame, table: str, wanted: list[str]) -> None:
     """``frame`` is a non-empty DataFrame with the ``wanted`` columns, none of them missing a
     value; else a ValueError naming ``table``, the column and (first) row."""
     found = set(getattr(frame, "columns", ()))
-    scored = table == "runs" and "score" in found and "rank" not in found
-    check_columns(frame, table, wanted, hint=(
-        "(a run's table of scores is Run.from_dataframe(frame, name=...), given as a Run or "
-        "{name: Run})" if scored else "(rename through columns=)"))
+    scored = table == "runs" and "score" in found and "rank" in wanted
+    hint = "(rename through columns=)"
+    if scored and "system" in found:  # the systems' scores: ranked when asked to
+        hint = "(a table of scores is ranked with run_order='score')"
+    elif scored:  # one run's table
+        hint = ("(a run's table of scores is Run.from_dataframe(frame, name=...), given as a "
+                "Run or {name: Run})")
+    check_columns(frame, table, wanted, hint=hint)
     for c in wanted:
         na = frame[c].isna().to_numpy()
         if na.any():
