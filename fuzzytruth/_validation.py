@@ -30,6 +30,7 @@ __all__ = [
     "check_number",
     "check_real",
     "check_real_types",
+    "check_type",
     "detached",
     "id_list",
     "id_text",
@@ -82,6 +83,21 @@ def type_label(value: object) -> str:
     if top == "fuzzytruth" or kind.__name__ not in fuzzytruth.__all__:
         return kind.__name__
     return f"{top}.{kind.__name__}"
+
+
+def check_type(value: object, name: str, kind: type, hint: str = "") -> None:
+    """A ValueError naming ``name``, the type wanted and the type given (:func:`type_label`),
+    then ``hint`` (how to make one), when ``value`` is not a ``kind``: the writers' check of
+    what they are given, before any attribute of it is read.
+
+    >>> check_type({}, "run", int, ": say how")
+    Traceback (most recent call last):
+    ...
+    ValueError: run must be an int; got dict: say how
+    """
+    if not isinstance(value, kind):
+        article = "an" if kind.__name__[0].lower() in "aeiou" else "a"
+        raise ValueError(f"{name} must be {article} {kind.__name__}; got {type_label(value)}{hint}")
 
 
 def record_fields(value: object) -> tuple[str, ...]:

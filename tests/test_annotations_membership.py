@@ -504,3 +504,15 @@ def test_probability_tables_of_other_shapes_say_the_call_that_makes_them_items_b
     with pytest.raises(ValueError, match=r"unknown node 'A': not in the taxonomy \(closest known "
                                          r"names: 'a'\)"):
         Membership.from_labels({"x": "A"}, taxonomy=tax)
+
+
+def test_membership_from_a_table_of_labels_names_the_call_that_makes_annotations():
+    """Membership.from_annotations(frame) failed with "'DataFrame' object has no attribute
+    'taxonomy'"; it now says it takes Annotations and how a table becomes one."""
+    frame = pd.DataFrame({"item_id": ["x", "x"], "annotator_id": ["a", "b"],
+                          "label": ["single", "crowd"]})
+    with pytest.raises(ValueError, match=r"^annotations must be an Annotations; got DataFrame: "
+                                         r"a table of labels is Annotations\.from_frame\("):
+        Membership.from_annotations(frame)
+    made = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=None))
+    assert made.probability("x", "single") == 0.5

@@ -996,3 +996,43 @@ def test_beir_s_qrels_table_given_to_the_trec_reader_says_what_reads_it(tmp_path
     other.write_text("q1 d1 1\n")
     with pytest.raises(ValueError, match=r"got 3: 'q1 d1 1'$"):
         read_trec_qrels(other)
+
+
+@pytest.mark.parametrize("write, suffix, wanted, hint", [
+    (write_trec_run, "txt", "run must be a Run", r"Run\.from_dataframe\(\.\.\.\)"),
+    (write_trec_qrels, "txt", "qrels must be a Qrels", r"Qrels\.from_dataframe\(\.\.\.\)"),
+    (write_probabilistic_qrels, "csv", "qrels must be a ProbabilisticQrels",
+     r"ProbabilisticQrels\.from_dataframe\(\.\.\.\)"),
+    (write_annotations, "csv", "annotations must be an Annotations",
+     r"Annotations\.from_frame\(frame, taxonomy=\.\.\.\)"),
+    (write_taxonomy, "json", "taxonomy must be a Taxonomy", r"Taxonomy\.from_frame\(\.\.\.\)"),
+    (write_predictions, "csv", "predictions must be a Predictions",
+     r"Predictions\.from_frame\(\.\.\.\) .* or Predictions\.from_wide\(\.\.\.\)"),
+    (write_rankings, "csv", "rankings must be a Rankings", ""),
+    (write_trec_qrels_jg, "txt",
+     r"groups must be a mapping of judgment group \(annotator\) to Qrels", ""),
+])
+def test_every_writer_given_a_table_names_the_object_it_writes(tmp_path, write, suffix, wanted,
+                                                                hint):
+    """Each writer given a DataFrame (or another wrong object) failed with an AttributeError
+    from inside (no attribute 'name', 'nodes', 'to_dataframe'...); it now says what it writes,
+    what it got and, for a table, the constructor that makes one. Nothing is written."""
+    table = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
+    path = tmp_path / f"out.{suffix}"
+    with pytest.raises(ValueError, match=rf"^{wanted}; got DataFrame" + (rf": .*{hint}" if hint
+                                                                        else "$")):
+        write(table, path)
+    assert not path.exists()
+
+
+def test_writers_given_the_other_kind_of_table_name_it():
+    run, qrels = Run(["q"], ["d"], [1.0]), Qrels(["q"], ["d"], [1])
+    with pytest.raises(ValueError, match=r"^qrels must be a Qrels; got Run$"):
+        write_trec_qrels(run, "unused.txt")
+    with pytest.raises(ValueError, match=r"^run must be a Run; got Qrels$"):
+        write_trec_run(qrels, "unused.txt")
+    with pytest.raises(ValueError, match=r"^groups\['a'\] must be a Qrels; got Run$"):
+        write_trec_qrels_jg({"a": run}, "unused.txt")
+    with pytest.raises(ValueError, match=r"got dict: a run as pytrec_eval's \{query: "
+                                         r"\{document: score\}\} is Run\.from_dict"):
+        write_trec_run({"q": {"d": 1.0}}, "unused.txt")

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import check_type
 from fuzzytruth.classify.predictions import Predictions
 from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
 from fuzzytruth.io.numpy_files import npy_array, npz_arrays
@@ -307,6 +308,10 @@ def write_predictions(
     >>> read_predictions(path).scores.tolist()
     [[0.5, 0.5]]
     """
+    check_type(predictions, "predictions", Predictions,
+               ": a table is Predictions.from_frame(...) (long: item, class, score rows) or "
+               "Predictions.from_wide(...) (a column per class) of it"
+               if isinstance(predictions, pd.DataFrame) else "")
     if layout not in ("long", "wide"):
         raise ValueError(f"layout must be 'long' or 'wide'; got {layout!r}")
     fmt = format_of(path, format, ("csv", "tsv", "parquet", "npz"))

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_flag, numeric_values, plain, text_names
+from fuzzytruth._validation import check_flag, check_type, numeric_values, plain, text_names
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
@@ -464,6 +464,7 @@ def write_rankings(rankings: Rankings, path: str | os.PathLike, *,
     and reader ids are not kept) or as a long table; round-trips with :func:`read_rankings`.
     Written atomically, compressed by suffix; ids that a table would not read back (see
     :mod:`fuzzytruth.io.delimited`; an empty one in Parquet) are a ValueError."""
+    check_type(rankings, "rankings", Rankings)
     fmt = format_of(path, format, _FORMATS)
     if fmt == "json":
         with open_output(path) as handle:

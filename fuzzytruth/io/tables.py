@@ -56,9 +56,9 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import id_text
+from fuzzytruth._validation import check_type, id_text
 from fuzzytruth._warnings import warn
-from fuzzytruth.annotations import Annotations, DuplicatePolicy
+from fuzzytruth.annotations import Annotations, DuplicatePolicy, labels_hint
 from fuzzytruth.io.delimited import (
     delimiter_of,
     finite_numbers,
@@ -280,6 +280,9 @@ def write_taxonomy(
     with ``#``), and in JSON a tree deeper than :data:`MAX_JSON_DEPTH`, raise a ValueError.
     Written atomically, compressed by suffix.
     """
+    check_type(taxonomy, "taxonomy", Taxonomy,
+               ": a table of (parent, child) edges is Taxonomy.from_frame(...) of it"
+               if isinstance(taxonomy, pd.DataFrame) else "")
     fmt = format_of(path, format, _TAXONOMY_FORMATS)
     names = _node_names(taxonomy)
     if fmt == "json":
@@ -368,6 +371,7 @@ def write_annotations(
     ValueError (see the module docstring; Parquet keeps any non-empty text). Written
     atomically, compressed by suffix.
     """
+    check_type(annotations, "annotations", Annotations, labels_hint(annotations))
     fmt = format_of(path, format, _TABLE_FORMATS)
     weights = annotations.annotator_weights or {}
     if any(w != 1.0 for w in weights.values()):
@@ -446,6 +450,10 @@ def write_probabilistic_qrels(
     :func:`read_probabilistic_qrels`. Ids that would not read back raise a ValueError; numbers
     are written in the shortest form that reads back exactly. Written atomically, compressed
     by suffix."""
+    check_type(qrels, "qrels", ProbabilisticQrels,
+               ": a table of (query, document, probability) rows is "
+               "ProbabilisticQrels.from_dataframe(...) of it"
+               if isinstance(qrels, pd.DataFrame) else "")
     fmt = format_of(path, format, ("csv", "tsv"))
     frame = qrels.to_dataframe()
     for column in ("probability", "grade"):

@@ -49,10 +49,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fuzzytruth._validation import check_type
 from fuzzytruth.io.output import number_text, open_output
 from fuzzytruth.io.text import MaxBytes, shown
 from fuzzytruth.io.trec_columns import FIELD_SEPARATOR, QRELS_FIELDS, read_columns
-from fuzzytruth.runs import Run
+from fuzzytruth.runs import Run, run_hint
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = [
@@ -225,6 +226,7 @@ def write_trec_run(run: Run, path: str | os.PathLike, *, tag: str | None = None)
     ...
     ValueError: run tag 'BM25 + RM3' would not read back from a TREC file ... e.g. 'BM25_+_RM3'
     """
+    check_type(run, "run", Run, run_hint(run))
     tag = run.name if tag is None else tag
     check_ids([tag], "run tag")
     df = run.to_dataframe()
@@ -240,8 +242,10 @@ def write_trec_run(run: Run, path: str | os.PathLike, *, tag: str | None = None)
         handle.write(data)
 
 
-def _qrels_lines(qrels: Qrels, second: str) -> bytes:
-    """``qid <second> docno rel`` lines; a ValueError for what would not read back."""
+def _qrels_lines(qrels: Qrels, second: str, name: str = "qrels") -> bytes:
+    """``qid <second> docno rel`` lines; a ValueError for what would not read back, or for
+    ``qrels`` (called ``name``) that are not a Qrels."""
+    check_type(qrels, name, Qrels, _qrels_hint(qrels))
     df = qrels.to_dataframe()
     check_ids(df["query_id"], "query id", first_field=True)
     check_ids(df["doc_id"], "document id")
@@ -258,6 +262,15 @@ def _qrels_lines(qrels: Qrels, second: str) -> bytes:
         [_strings(df["query_id"].array), second, _strings(df["doc_id"].array),
          _grade_strings(grades)]
     )
+
+
+def _qrels_hint(given: Any) -> str:
+    """How to make a :class:`Qrels` of ``given`` for a writer (empty when there is none)."""
+    if isinstance(given, pd.DataFrame):
+        return ": a table of (query, document, grade) rows is Qrels.from_dataframe(...) of it"
+    if isinstance(given, Mapping):
+        return ": pytrec_eval's {query: {document: grade}} is Qrels.from_dict(...) of it"
+    return ""
 
 
 def _grade_strings(grades: np.ndarray) -> pa.Array:
@@ -301,12 +314,16 @@ def write_trec_qrels_jg(groups: Mapping[str, Qrels], path: str | os.PathLike) ->
     >>> path.read_text()
     'q1 ann1 d1 1\nq1 ann2 d2 2\n'
     """
+    if not isinstance(groups, Mapping):
+        raise ValueError("groups must be a mapping of judgment group (annotator) to Qrels; "
+                         f"got {type(groups).__name__}")
     names = [str(g) for g in groups]
     check_ids(names, "judgment group")
     if len(set(names)) != len(names):
         raise ValueError(
             f"judgment groups must have distinct names as text; got {sorted(map(str, groups))}"
         )
-    data = b"".join(_qrels_lines(q, name) for name, q in zip(names, groups.values(), strict=True))
+    data = b"".join(_qrels_lines(q, name, f"groups[{key!r}]")
+                    for key, name, q in zip(groups, names, groups.values(), strict=True))
     with open_output(path, binary=True) as handle:
         handle.write(data)

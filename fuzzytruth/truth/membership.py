@@ -24,7 +24,7 @@ from fuzzytruth._validation import (
     real_array,
     text_names,
 )
-from fuzzytruth.annotations import Annotations
+from fuzzytruth.annotations import Annotations, labels_hint
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.categorical import CategoricalTruth
 from fuzzytruth.truth.protocol import TruthKind, TruthOptions
@@ -172,6 +172,9 @@ class Membership(ReadOnlyArrays):
         """
         from scipy import sparse
 
+        if not isinstance(annotations, Annotations):
+            raise ValueError(f"annotations must be an Annotations; got "
+                             f"{type(annotations).__name__}{labels_hint(annotations)}")
         tax = annotations.taxonomy
         item, _, label, weight = annotations.codes()
         n_items, n_nodes = annotations.n_items, len(tax)
