@@ -588,10 +588,11 @@ def flatten_nested(
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
 
 
-def check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:
+def check_columns(df: pd.DataFrame, columns: Mapping[str, str], nested: str = "") -> None:
     """The columns that parameters name (``{"score_col": "score"}``) are in ``df``, which may
     have no rows (:func:`fuzzytruth._validation.check_columns`; a missing one that the table
-    holds under another tool's name, PyTerrier's ``qid``, is offered).
+    holds under another tool's name, PyTerrier's ``qid``, is offered; ``nested`` is the
+    caller's reader of a nested mapping given instead of a table).
 
     Examples
     --------
@@ -603,4 +604,4 @@ def check_columns(df: pd.DataFrame, columns: Mapping[str, str]) -> None:
     ValueError: query_col='query_id' is not a column of the DataFrame df; columns are ['qid',
     'docno', 'label']: pass query_col='qid', doc_col='docno', relevance_col='label'
     """
-    check_frame_columns(df, "df", columns, rows=False)
+    check_frame_columns(df, "df", columns, rows=False, nested=nested)

@@ -635,6 +635,7 @@ def check_columns(
     *,
     rows: bool = True,
     hint: str = "",
+    nested: str = "",
 ) -> None:
     """Check that ``frame`` is a DataFrame (pandas, or one with ``columns``: Dask's) holding
     ``columns`` and, with ``rows``, at least one row; else a ValueError naming ``name``, the
@@ -642,7 +643,10 @@ def check_columns(
 
     ``columns`` is the required names, or a mapping from the caller's parameters to the
     columns they name (``{"score_col": "score"}``): then the message names the parameter.
-    ``hint`` follows the required columns in the message (how to rename them...).
+    ``hint`` follows the required columns in the message (how to rename them...). A mapping
+    given for ``frame`` is told how it becomes a table: ``nested`` (the caller's reader of
+    pytrec_eval's ``{query: {document: value}}``) when its values are mappings, else
+    ``pd.DataFrame``.
 
     Examples
     --------
@@ -666,7 +670,13 @@ def check_columns(
     """
     found = getattr(frame, "columns", None)
     if found is None:
-        raise ValueError(f"{name} must be a pandas DataFrame; got {type(frame).__name__}")
+        how = ""
+        inner = isinstance(frame, Mapping) and any(isinstance(v, Mapping) for v in frame.values())
+        if inner and nested:
+            how = f": a mapping {{query: {{document: value}}}} (pytrec_eval's) is {nested}"
+        elif isinstance(frame, Mapping) and not inner:
+            how = ": a mapping of column name to values is pd.DataFrame(mapping)"
+        raise ValueError(f"{name} must be a pandas DataFrame; got {type(frame).__name__}{how}")
     found = list(found)
     if isinstance(columns, Mapping):
         for param, column in columns.items():

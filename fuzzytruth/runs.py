@@ -196,6 +196,7 @@ class Run(PairTable):
         >>> Run.from_dataframe(ranked, rank_col="rank").scores
         array([-2., -1.])
         """
+        check_columns(df, {}, nested="Run.from_dict(...) of it")
         if rank_col is None:
             if str(score_col).lower() in _RANK_NAMES:
                 warn(f"score_col={score_col!r} is read as scores, higher first: if it holds "

@@ -1073,6 +1073,8 @@ def _names(values: Iterable[Any], name: str, what: str = "names") -> Iterable[An
     characters would otherwise be read as so many names: ``flat("yes")`` as y, e, s."""
     if isinstance(values, str | bytes):
         raise ValueError(f"{name} must be an iterable of {what}, not a single str; got {values!r}")
+    if not isinstance(values, Iterable):
+        raise ValueError(f"{name} must be an iterable of {what}; got {type(values).__name__}")
     return values
 
 

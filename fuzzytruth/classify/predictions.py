@@ -47,8 +47,10 @@ from fuzzytruth._order import is_identity
 from fuzzytruth._pairs import float_ids_error
 from fuzzytruth._validation import (
     by_labels,
+    check_columns,
     check_flag,
     check_real,
+    check_type,
     detached,
     id_text,
     is_missing,
@@ -222,6 +224,7 @@ class Predictions(ReadOnlyArrays):
         ...
         ValueError: item '2' has no score for class 'b': a classifier scores every class (1 of...
         """
+        check_columns(frame, "frame", [], rows=False)
         for param, column in (("item", item), ("cls_col", cls_col), ("score", score)):
             if column not in frame.columns:
                 raise ValueError(
@@ -317,6 +320,11 @@ class Predictions(ReadOnlyArrays):
         >>> Predictions.from_wide(wide, item="id").classes
         ('cat', 'dog')
         """
+        check_type(frame, "frame", pd.DataFrame,
+                   ": a matrix is Predictions(scores, items=..., classes=...)"
+                   if isinstance(frame, np.ndarray) else
+                   ": a mapping {item: {class: score}} is pd.DataFrame.from_dict(mapping, "
+                   "orient='index')" if isinstance(frame, Mapping) else "")
         if item is not None:
             if item not in frame.columns:
                 raise ValueError(

@@ -41,7 +41,7 @@ from fuzzytruth._validation import check_choice
 from fuzzytruth.displacement.frames import column_names
 from fuzzytruth.displacement.systems import RUN_ORDERS
 from fuzzytruth.io.tables import finite_numbers, read_delimited
-from fuzzytruth.io.text import MaxBytes
+from fuzzytruth.io.text import MaxBytes, file_path
 
 __all__ = ["read_answers", "read_runs"]
 
@@ -60,7 +60,7 @@ def _read(
     path: str | os.PathLike, ids: list[str], numbers: list[str], encoding: str,
     max_decompressed_bytes: MaxBytes,
 ) -> pd.DataFrame:
-    name = os.fspath(path)
+    name = file_path(path)
     frame = read_delimited(path, delimiter=_delimiter(path), required=[*ids, *numbers],
                            encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
     for column in numbers:

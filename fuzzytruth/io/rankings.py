@@ -41,7 +41,14 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import ranks, sorted_order
-from fuzzytruth._validation import check_flag, check_type, numeric_values, plain, text_names
+from fuzzytruth._validation import (
+    check_columns,
+    check_flag,
+    check_type,
+    numeric_values,
+    plain,
+    text_names,
+)
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import format_of
 from fuzzytruth.io.output import open_output
@@ -132,6 +139,7 @@ class Rankings:
             attributes).
         """
         anonymous_readers = check_flag("anonymous_readers", anonymous_readers)
+        check_columns(frame, "frame", [], rows=False)
         for arg, col in (("item", item), ("reader", reader), ("label", label),
                          ("group", group)):
             if col not in frame.columns:

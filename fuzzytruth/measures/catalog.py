@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 import fuzzytruth.measures.registry as registry
+from fuzzytruth._validation import did_you_mean
 from fuzzytruth.measures.registry import PRESET, MeasureFamily, Preset
 
 __all__ = ["Measure", "families", "family", "family_alias", "get_preset", "presets"]
@@ -125,9 +126,11 @@ def get_preset(preset: str | Preset) -> Preset:
     _load_kernels()
     try:
         return registry._PRESETS[preset]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable value names no preset
+        shown = repr(preset) if isinstance(preset, str) else type(preset).__name__
         raise ValueError(
-            f"preset must be one of {sorted(registry._PRESETS)}; got {preset!r}"
+            f"preset must be one of {sorted(registry._PRESETS)}; got {shown}"
+            + did_you_mean(preset, sorted(registry._PRESETS))
         ) from None
 
 

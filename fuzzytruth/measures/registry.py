@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth._validation import check_choice, check_flag, check_int
+from fuzzytruth._validation import check_choice, check_flag, check_int, check_type
 from fuzzytruth.metrics.base import sum_in_order
 from fuzzytruth.runs import SCORE_DTYPES, TIES
 
@@ -326,8 +326,10 @@ def register(
     MeasureFamily
         The registered family.
     """
-    if not re.fullmatch(r"[A-Za-z0-9_\-]+", name):
-        raise ValueError(f"measure family name must match [A-Za-z0-9_-]+; got {name!r}")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_\-]+", name):
+        shown = repr(name) if isinstance(name, str) else type(name).__name__
+        raise ValueError(f"measure family name must match [A-Za-z0-9_-]+ (a str); got "
+                         f"{shown}")
     if (name in _FAMILIES or name in _ALIASES) and not replace:
         raise ValueError(f"measure family {name!r} is already registered; pass replace=True")
     params = tuple(params)
@@ -548,6 +550,8 @@ def register_preset(preset: Preset, *, replace: bool = False) -> Preset:
     -------
     Preset
     """
+    check_type(preset, "preset", Preset, ": make one with Preset(name=..., ...) or "
+               "dataclasses.replace(get_preset(...), name=...)")
     if preset.name in _PRESETS and not replace:
         raise ValueError(f"preset {preset.name!r} is already registered; pass replace=True")
     _PRESETS[preset.name] = preset

@@ -90,7 +90,8 @@ class ScoreMatrix(ReadOnlyArrays):
         if self.expected is not None:
             check_axes(self.expected, "expected")
         for axis, field in (("index", "systems"), ("columns", "queries")):
-            labels = getattr(self.values, axis, None)  # a DataFrame's, unless given
+            # a DataFrame's labels, unless given (a list's index is a method, not labels)
+            labels = getattr(self.values, axis, None) if hasattr(self.values, "columns") else None
             if getattr(self, field) is None and labels is not None and not (
                     is_default_positions(labels)):
                 object.__setattr__(self, field, tuple(labels))

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
-from fuzzytruth._validation import detached, real_array, same_rows
+from fuzzytruth._validation import check_columns, detached, real_array, same_rows
 from fuzzytruth.metrics.base import truncated
 from fuzzytruth.truth.judged_pairs import PairsTruth, PreparedProbabilisticQrels, pair_order
 from fuzzytruth.truth.protocol import Components, TruthKind, TruthOptions
@@ -99,6 +99,7 @@ class ProbabilisticQrels(ReadOnlyArrays):
         array([0.4])
         """
         if not isinstance(df, pd.DataFrame):
+            check_columns(df, "df", [], rows=False)  # a mapping: how it becomes a table
             raise ValueError(f"df must be a pandas DataFrame; got {type(df).__name__}")
         columns = {"query_col": query_col, "doc_col": doc_col, "probability_col": probability_col}
         if grade_col is not None:

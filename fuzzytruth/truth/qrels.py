@@ -112,7 +112,8 @@ class Qrels(PairTable):
         array([2.])
         """
         check_columns(
-            df, {"query_col": query_col, "doc_col": doc_col, "relevance_col": relevance_col}
+            df, {"query_col": query_col, "doc_col": doc_col, "relevance_col": relevance_col},
+            nested="Qrels.from_dict(...) of it",
         )
         return cls(df[query_col], df[doc_col], df[relevance_col], duplicates=duplicates)
 

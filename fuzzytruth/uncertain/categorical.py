@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, check_flag, id_list
+from fuzzytruth._validation import check_choice, check_flag, check_type, id_list
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
@@ -83,6 +83,7 @@ def query_category_weights(
     >>> query_category_weights(mem, "fig1").round(3).to_dict()
     {'people': 0.4, 'crowd': 0.2, 'city': 0.4}
     """
+    _check_membership(membership)
     tax = membership.taxonomy
     row = membership.item_index([query])[0]
     if isinstance(weights, Mapping):
@@ -335,7 +336,27 @@ def precision_recall_curve(
 
 
 # ---------------------------------------------------------------------- helpers
+def _check_membership(given: object) -> None:
+    """A ValueError when ``given`` is not a :class:`Membership`, with how to get one: the
+    ``membership`` of an object that has one (a fitted truth model, the bundled examples),
+    Membership.from_annotations of labels, from_probabilities of a table."""
+    if isinstance(given, Membership):
+        return
+    if isinstance(getattr(given, "membership", None), Membership):
+        hint = ": pass its .membership"
+    elif type(given).__name__ == "Annotations":
+        hint = ": the annotators' shares are Membership.from_annotations(annotations)"
+    elif isinstance(given, pd.DataFrame):
+        hint = (": an items × categories table of probabilities is "
+                "Membership.from_probabilities(table); a table of labels, "
+                "Membership.from_annotations(Annotations.from_frame(table, taxonomy=...))")
+    else:
+        hint = ""
+    check_type(given, "membership", Membership, hint)
+
+
 def _result_rows(membership: Membership, results: Sequence[Hashable]) -> np.ndarray:
+    _check_membership(membership)
     results = id_list(results, "results", "item")
     if not results:
         raise ValueError("results must not be empty: precision of an empty list is undefined")

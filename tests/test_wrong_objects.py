@@ -1,0 +1,110 @@
+"""Every public function and constructor given the wrong kind of object (a table where a Run
+goes, pytrec_eval's dicts where a table goes, a list, None, a path) says so in a ValueError
+or TypeError, never in an AttributeError, KeyError or IndexError raised from inside it
+('DataFrame' object has no attribute 'name'); and the common mistakes name the call that
+makes the right object, which is then accepted."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fuzzytruth as ft
+from fuzzytruth import classify, collection, displacement, io, stats
+from fuzzytruth.classify import Predictions
+from fuzzytruth.datasets import santini_figure1
+
+MODULES = {"fuzzytruth": ft, "io": io, "stats": stats, "classify": classify,
+           "displacement": displacement, "collection": collection}
+WRONG = {
+    "DataFrame": pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]}),
+    "nested dict": {"q": {"d": 1.0}},
+    "list": [1, 2, 3],
+    "None": None,
+    "int": 3,
+    "matrix": np.ones((2, 3)),
+}
+ALLOWED = (ValueError, TypeError, NotImplementedError, FileNotFoundError)
+
+
+def _entries():
+    """Each public callable, and each from_* constructor of each public class, with the
+    number of its required positional parameters."""
+    seen = set()
+    for module_name, module in MODULES.items():
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj):
+                if issubclass(obj, BaseException):
+                    continue
+                targets = [(f"{name}.{m}", getattr(obj, m)) for m in dir(obj)
+                           if m.startswith("from_")]
+            elif callable(obj):
+                targets = [(name, obj)]
+            else:
+                continue
+            for label, target in targets:
+                if id(target) in seen:
+                    continue
+                seen.add(id(target))
+                try:
+                    parameters = inspect.signature(target).parameters.values()
+                except (TypeError, ValueError):
+                    continue
+                required = [p for p in parameters if p.default is p.empty
+                            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                if required:
+                    yield pytest.param(target, len(required), id=f"{module_name}.{label}")
+
+
+@pytest.mark.parametrize("entry, n_required", list(_entries()))
+def test_no_public_entry_fails_from_inside_on_the_wrong_kind_of_object(entry, n_required,
+                                                                       tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a path-like argument names nothing here
+    table = WRONG["DataFrame"]
+    for wrong in WRONG.values():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                entry(wrong, *[table] * (n_required - 1))
+            except ALLOWED:
+                pass
+
+
+def test_the_common_wrong_objects_name_the_call_that_makes_the_right_one():
+    example = santini_figure1()
+    with pytest.raises(ValueError, match=r"^membership must be a Membership; got SantiniExample: "
+                                         r"pass its \.membership$"):
+        ft.precision_distribution(example, ["fig1"], category="people")
+    with pytest.raises(ValueError, match=r"got Annotations: the annotators' shares are "
+                                         r"Membership\.from_annotations\(annotations\)$"):
+        ft.query_category_weights(example.annotations, "fig1")
+    assert ft.precision_distribution(example.membership, ["fig1"],
+                                     category="people").mean() == pytest.approx(0.6)
+    with pytest.raises(ValueError, match=r"^df must be a pandas DataFrame; got dict: a mapping "
+                                         r"\{query: \{document: value\}\} \(pytrec_eval's\) is "
+                                         r"Run\.from_dict\(\.\.\.\) of it$"):
+        ft.Run.from_dataframe({"q": {"d": 1.0}})
+    with pytest.raises(ValueError, match=r"is Qrels\.from_dict\(\.\.\.\) of it$"):
+        ft.Qrels.from_dataframe({"q": {"d": 1}})
+    columns = {"query_id": ["q"], "doc_id": ["d"], "score": [1.0]}
+    with pytest.raises(ValueError, match=r"got dict: a mapping of column name to values is "
+                                         r"pd\.DataFrame\(mapping\)$"):
+        ft.Run.from_dataframe(columns)
+    assert ft.Run.from_dataframe(pd.DataFrame(columns)).doc_ids.tolist() == ["d"]
+    with pytest.raises(ValueError, match=r"^frame must be a DataFrame; got ndarray: a matrix is "
+                                         r"Predictions\(scores, items=\.\.\., classes=\.\.\.\)$"):
+        Predictions.from_wide(np.eye(2))
+    with pytest.raises(ValueError, match=r"got 'TREC' \(did you mean 'trec'\?\)$"):
+        ft.get_preset("TREC")
+    with pytest.raises(ValueError, match=r"^scores must have shape \(n_systems, n_queries\) "):
+        ft.compare([0.1, 0.2, 0.3])  # a list's .index is a method, not labels
+    with pytest.raises(ValueError, match=r"^edges must be an iterable of \(parent, child\) "
+                                         r"pairs; got NoneType$"):
+        ft.Taxonomy.from_edges(None)
+    with pytest.raises(ValueError, match=r"^preset must be a Preset; got dict"):
+        ft.register_preset({"name": "mine"})
