@@ -748,18 +748,22 @@ def check_confidence_level(confidence_level: object, name: str = "confidence_lev
     0.9
     >>> float(np.float32(0.95)), check_confidence_level(np.float32(0.95))
     (0.949999988079071, 0.95)
-    >>> check_confidence_level(95)
+    >>> check_confidence_level(95)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: confidence_level must be a number strictly between 0 and 1; got 95
+    ValueError: confidence_level must be ... got 95 (a percentage? 95% is confidence_level=0.95)
     """
     if (
         isinstance(confidence_level, bool)
         or not isinstance(confidence_level, Real)
         or not 0 < float(confidence_level) < 1
     ):
+        percent = (isinstance(confidence_level, Real) and not isinstance(confidence_level, bool)
+                   and 50 <= float(confidence_level) < 100)
         raise ValueError(
             f"{name} must be a number strictly between 0 and 1; got {confidence_level!r}"
+            + (f" (a percentage? {float(confidence_level):g}% is "
+               f"{name}={float(confidence_level) / 100:g})" if percent else "")
         )
     if isinstance(confidence_level, np.floating) and confidence_level.dtype.itemsize < 8:
         return float(str(confidence_level))  # NumPy prints the shortest round-trip decimal

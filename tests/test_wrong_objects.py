@@ -108,3 +108,22 @@ def test_the_common_wrong_objects_name_the_call_that_makes_the_right_one():
         ft.Taxonomy.from_edges(None)
     with pytest.raises(ValueError, match=r"^preset must be a Preset; got dict"):
         ft.register_preset({"name": "mine"})
+
+
+def test_a_confidence_level_given_as_a_percentage_is_offered_as_a_fraction(tmp_path, capsys):
+    """95 for 0.95 (Stata's and SAS's habit): refused, as before, with the fraction it means,
+    in the Python API and, spelled as the flag, on the command line."""
+    run, qrels = ft.Run(["q"], ["d"], [1.0]), ft.Qrels(["q"], ["d"], [1])
+    with pytest.raises(ValueError, match=r"got 95 \(a percentage\? 95% is "
+                                         r"confidence_level=0\.95\)$"):
+        ft.evaluate(run, qrels, ["AP"]).aggregate(confidence_level=95)
+    with pytest.raises(ValueError, match=r"got 1\.5$"):  # not a percentage of anything
+        ft.evaluate(run, qrels, ["AP"], confidence_level=1.5)
+    from fuzzytruth.cli import main
+
+    (tmp_path / "qrels.txt").write_text("q 0 d 1\n")
+    for name in "ab":
+        (tmp_path / f"{name}.txt").write_text(f"q Q0 d 1 1.0 {name}\n")
+    files = [str(tmp_path / f) for f in ("qrels.txt", "a.txt", "b.txt")]
+    assert main(["compare", "--confidence-level", "90", *files]) != 0
+    assert "(a percentage? 90% is --confidence-level 0.9)" in capsys.readouterr().err
