@@ -841,6 +841,30 @@ def test_judged_queries_no_run_answers_are_named_not_dropped_in_silence():
                  query_categories={"x": "cat", "y": "dog"})
 
 
+def test_query_and_item_ids_spelled_otherwise_than_the_truths_say_which_it_names():
+    """A run's query 'Q1' (or ' q1', '001') where the qrels say 'q1' (or '1') is left out, as
+    trec_eval does, with a warning that named it alone; the warning now also shows the
+    truth's spelling. Classifier items likewise; ids that are simply absent get no guess."""
+    from fuzzytruth.classify import Predictions
+
+    qrels = Qrels(["q1", "q2", "1"], ["d1", "d2", "d1"], [1, 1, 1])
+    for query, truths in (("Q1", "q1"), (" q1", "q1"), ("001", "1")):
+        run = Run([query, "q2"], ["d1", "d2"], [1.0, 1.0])
+        with pytest.warns(UserWarning, match=rf"query\(ies\) '{query}' of the runs are not in "
+                                             rf"the qrels \(the truth names '{truths}' where "
+                                             rf"the runs say '{query}': ids are matched "
+                                             r"exactly"):
+            evaluate(run, qrels, "AP")
+    with pytest.warns(UserWarning) as said:
+        evaluate(Run(["q9", "q2"], ["d1", "d2"], [1.0, 1.0]), qrels, "AP")
+    assert not any("the truth names" in str(w.message) for w in said)
+    truth = Membership.from_labels({"img1": "a", "img2": "b"}, taxonomy=Taxonomy.flat(["a", "b"]))
+    pred = Predictions([[0.9, 0.1], [0.2, 0.8]], items=["IMG1", "img2"], classes=["a", "b"])
+    with pytest.warns(UserWarning, match=r"the truth has no item 'IMG1' \(the truth names "
+                                         r"'img1' where the predictions say 'IMG1'"):
+        evaluate(pred, truth, ["Acc"], rng=0)
+
+
 def test_a_run_that_retrieves_no_judged_document_says_so_with_both_spellings():
     """Ids spelled otherwise than the judgments' ('D1' for 'd1', a prefix, leading zeros)
     gave 0 for every measure without a word; a run none of whose documents is judged, in

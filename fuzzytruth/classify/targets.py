@@ -55,7 +55,7 @@ from fuzzytruth._order import is_identity
 from fuzzytruth._validation import id_text
 from fuzzytruth.metrics.class_rules import TARGETS
 from fuzzytruth.taxonomy import Taxonomy, _show
-from fuzzytruth.truth.protocol import TruthKind, truth_hint
+from fuzzytruth.truth.protocol import TruthKind, spelled_otherwise, truth_hint
 
 __all__ = ["TARGETS", "ClassMap", "ClassTruth", "PreparedClassTruth", "class_truth"]
 
@@ -201,7 +201,8 @@ class ClassTruth:
 
     def missing_message(self, missing: Sequence[str]) -> str:
         """What to say about items of the predictions the truth does not know."""
-        return f"the truth has no item {_show(missing)}"
+        return (f"the truth has no item {_show(missing)}"
+                + spelled_otherwise(missing, self.items, "the predictions"))
 
     def prepare(self, items: Sequence[str]) -> PreparedClassTruth:
         """The truth fixed on ``items`` (all known to it), in that order."""

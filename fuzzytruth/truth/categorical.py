@@ -34,6 +34,7 @@ from fuzzytruth.truth.protocol import (
     PreparedTruth,
     TruthKind,
     TruthOptions,
+    spelled_otherwise,
 )
 from fuzzytruth.uncertain.worlds import RankedDocs
 
@@ -87,6 +88,7 @@ class CategoricalTruth(BoundTruth):
         return (
             f"query(ies) {_show(missing)} have no category: give them in query_categories or "
             "make them items of the membership"
+            + spelled_otherwise(missing, [*self.categories, *self.items])
         )
 
     def prepare(self, queries: np.ndarray) -> PreparedCategorical:

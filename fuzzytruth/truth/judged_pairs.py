@@ -25,7 +25,13 @@ from fuzzytruth.metrics.base import RankedGains, judged_grade_matrix
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.pair_worlds import QrelsWorlds
-from fuzzytruth.truth.protocol import BoundTruth, Components, PreparedTruth, TruthKind
+from fuzzytruth.truth.protocol import (
+    BoundTruth,
+    Components,
+    PreparedTruth,
+    TruthKind,
+    spelled_otherwise,
+)
 from fuzzytruth.uncertain.worlds import RankedDocs
 
 __all__ = [
@@ -276,7 +282,8 @@ class PairsTruth(BoundTruth):
         return self.known.get_indexer(queries) >= 0
 
     def missing_message(self, missing: list[str]) -> str:
-        return f"query(ies) {_show(missing)} of the runs are not in the {self.source}"
+        return (f"query(ies) {_show(missing)} of the runs are not in the {self.source}"
+                + spelled_otherwise(missing, self.known))
 
     def prepare(self, queries: np.ndarray) -> PreparedPairs:
         return self.truth.prepared(queries)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -250,6 +250,34 @@ class Truth(Protocol):
     def bind(self, options: TruthOptions) -> BoundTruth:
         """The truth under the evaluation's options (errors for options that do not apply)."""
         ...
+
+
+def spelled_otherwise(missing: Iterable[Any], known: Iterable[Any], given: str = "the runs") -> str:
+    """`` (the truth names 'q1' where the runs say 'Q1': ...)`` for the first of the
+    ``missing`` ids that equals one of the ``known`` ids but for case, surrounding spaces or
+    leading zeros, else ''. Ids are matched exactly, so such an id leaves its query (or item)
+    out of the evaluation, told only by the warning this is added to.
+
+    >>> spelled_otherwise(["Q1 "], ["q1", "q2"])[:45]
+    " (the truth names 'q1' where the runs say 'Q1"
+    >>> spelled_otherwise(["007"], ["7"])[:46]
+    " (the truth names '7' where the runs say '007'"
+    >>> spelled_otherwise(["q3"], ["q1"])
+    ''
+    """
+    def folded(text: object) -> str:
+        out = str(text).strip().casefold()
+        return out.lstrip("0") or out if out.isdigit() else out
+
+    by_form: dict[str, Any] = {}
+    for k in known:
+        by_form.setdefault(folded(k), k)
+    for m in missing:
+        k = by_form.get(folded(m))
+        if k is not None and str(k) != str(m):
+            return (f" (the truth names {str(k)!r} where {given} say {str(m)!r}: ids are "
+                    "matched exactly, case, spaces and leading zeros included)")
+    return ""
 
 
 def truth_hint(given: Any, *, classifiers: bool = False) -> str:
