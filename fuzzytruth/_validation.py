@@ -39,6 +39,7 @@ __all__ = [
     "is_missing",
     "numeric_values",
     "one_real",
+    "other_names",
     "physical_memory",
     "plain",
     "real_array",
@@ -683,7 +684,7 @@ def check_columns(
             if column not in found:
                 raise ValueError(
                     f"{param}={column!r} is not a column of the DataFrame {name}; "
-                    f"columns are {found}{_other_names(columns, found)}"
+                    f"columns are {found}{other_names(columns, found)}"
                 )
     else:
         missing = [c for c in columns if c not in found]
@@ -718,7 +719,7 @@ offered when a parameter's column is missing, and read as axis names by
 :func:`fuzzytruth.stats._validation.check_axes`."""
 
 
-def _other_names(columns: Mapping[str, str], found: list[object]) -> str:
+def other_names(columns: Mapping[str, str], found: list[object]) -> str:
     """``": pass query_col='qid', ..."`` when every missing column of ``columns`` is in
     ``found`` under another tool's name (:data:`COLUMN_NAMES`), else ``""``."""
     present = set(map(str, found))

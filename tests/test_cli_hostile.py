@@ -253,3 +253,19 @@ def test_a_class_no_node_names_the_predictions_file(tmp_path):
     status, _, err = call(command_line(tmp_path, "classify"))
     one_error(status, err, "class(es) 'nan' of the predictions 'pred' "
               f"(--predictions {tmp_path / 'pred.csv'}) are not nodes of the truth's taxonomy")
+
+
+@pytest.mark.parametrize("command", ["evaluate-annotations", "agreement", "classify"])
+def test_annotations_under_crowd_kits_column_names_are_offered_the_flags_that_read_them(
+        tmp_path, command):
+    """crowd-kit's table (task, worker, label) given to --annotations: every command that
+    reads labels says which flags read it (the library's item=, annotator= spelled as the
+    flags, never as Python), and reads it with them."""
+    write_valid(tmp_path)
+    renamed = VALID["ann.csv"].replace(b"item_id,annotator_id,", b"task,worker,", 1)
+    (tmp_path / "ann.csv").write_bytes(renamed)
+    argv = command_line(tmp_path, command)
+    one_error(*call(argv)[::2], "ann.csv", "(found ['task', 'worker', 'label']): pass "
+              "--item-column task, --annotator-column worker")
+    status, out, err = call([*argv, "--item-column", "task", "--annotator-column", "worker"])
+    assert status == 0 and out, err

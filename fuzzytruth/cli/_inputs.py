@@ -131,7 +131,7 @@ def read_truth(args: argparse.Namespace) -> tuple[Any, dict | None]:
 def read_labels(args: argparse.Namespace) -> Any:
     """The Annotations of ``--annotations`` (``--taxonomy`` required) or the Rankings of
     ``--rankings`` (``--taxonomy`` optional: a flat one of the classes)."""
-    from fuzzytruth.cli._options import reading
+    from fuzzytruth.cli._options import annotation_columns, reading
     from fuzzytruth.io import read_annotations, read_rankings, read_taxonomy
     from fuzzytruth.io.text import read_names
 
@@ -154,7 +154,8 @@ def read_labels(args: argparse.Namespace) -> Any:
     if args.classes is not None:
         raise UserError("--classes names the class ids of --rankings; --annotations names its "
                         "labels")
-    return read_annotations(args.annotations, taxonomy=taxonomy, **reading(args))
+    return read_annotations(args.annotations, taxonomy=taxonomy, **annotation_columns(args),
+                            **reading(args))
 
 
 def truth_model(args: argparse.Namespace) -> Any:

@@ -106,6 +106,31 @@ def add_taxonomy_options(target: argparse._ActionsContainer, flags: Flags, *, he
     )
 
 
+_ANNOTATION_COLUMNS = (("--item-column", "item"), ("--annotator-column", "annotator"),
+                       ("--label-column", "label"))
+
+
+def add_annotation_columns(target: argparse._ActionsContainer, flags: Flags) -> None:
+    """``--item-column``, ``--annotator-column`` and ``--label-column``: the columns of the
+    ``--annotations`` table (read_annotations' ``item``, ``annotator``, ``label``), so that a
+    table missing them under their default names is offered the flags that read it."""
+    from fuzzytruth.io.tables import read_annotations
+
+    for option, param in _ANNOTATION_COLUMNS:
+        library_option(target, flags, option, param=param, function=read_annotations,
+                       help=f"the {param} column of --annotations (default: %(default)s)")
+
+
+def annotation_columns(args: argparse.Namespace) -> dict[str, str]:
+    """The ``--annotations`` table's column names, as read_annotations takes them (its
+    defaults for a command without the flags)."""
+    from fuzzytruth.io.tables import read_annotations
+
+    return {param: getattr(args, option[2:].replace("-", "_"),
+                           signature_default(read_annotations, param))
+            for option, param in _ANNOTATION_COLUMNS}
+
+
 def add_reading_options(target: argparse._ActionsContainer, flags: Flags) -> None:
     """How input files are read: ``--encoding`` of a text file without a byte-order mark and
     ``--max-decompressed-bytes``, the cap on what a compressed file may inflate to; give them
@@ -200,6 +225,7 @@ def add_truth_options(parser: argparse.ArgumentParser, flags: Flags) -> None:
         type=Path,
         help="annotation table (.csv/.tsv/.parquet: item_id, annotator_id, label)",
     )
+    add_annotation_columns(group, flags)
     add_rankings_options(group, flags, help=RANKINGS_HELP)
     add_truth_model_options(group, flags)
     library_option(

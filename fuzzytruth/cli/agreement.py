@@ -28,11 +28,13 @@ from fuzzytruth._lazy import Renamed, lazy_names
 from fuzzytruth.cli._errors import Flags, UserError, note
 from fuzzytruth.cli._options import (
     RANKINGS_HELP,
+    add_annotation_columns,
     add_format_option,
     add_rankings_options,
     add_reading_options,
     add_taxonomy_options,
     add_truth_model_options,
+    annotation_columns,
     library_option,
     literal_choices,
     reading,
@@ -100,11 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
     add_taxonomy_options(
         parser, flags, help="taxonomy (.json nested, .csv/.tsv edge list); default: flat label set"
     )
-    for option, param, what in (("--item-column", "item", "item"),
-                                ("--annotator-column", "annotator", "annotator"),
-                                ("--label-column", "label", "label")):
-        library_option(parser, flags, option, param=param, function=read_annotations,
-                       help=f"{what} column (default: %(default)s)")
+    add_annotation_columns(parser, flags)
     # agreement is defined on one label per (item, annotator): a vote split between labels
     # ("split") is refused by every coefficient, so the flag does not offer it
     library_option(
@@ -145,16 +143,15 @@ def _read(args: argparse.Namespace) -> Any:
         return read_annotations(
             args.annotations,
             taxonomy=taxonomy,
-            item=args.item_column,
-            annotator=args.annotator_column,
-            label=args.label_column,
+            **annotation_columns(args),
             duplicates=args.duplicates,
             **reading(args),
         )
     except ValueError as err:
         hint = (
             " (name the columns with --item-column, --annotator-column, --label-column)"
-            if "header must name the columns" in str(err) or "missing column" in str(err)
+            if ("header must name the columns" in str(err) or "missing column" in str(err))
+            and ": pass " not in str(err)  # the reader offered the columns it found
             else ""
         )
         raise ValueError(f"--annotations: {err}{hint}") from None

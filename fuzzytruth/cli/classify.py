@@ -20,6 +20,7 @@ from typing import Any
 
 from fuzzytruth.cli._errors import Flags, UserError
 from fuzzytruth.cli._options import (
+    add_annotation_columns,
     add_format_option,
     add_reading_options,
     add_taxonomy_options,
@@ -95,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
                          "its levels are what level= in a measure counts")
     truth.add_argument("--annotations", type=Path,
                        help="annotation table (.csv/.tsv/.parquet: item_id, annotator_id, label)")
+    add_annotation_columns(truth, flags)
     truth.add_argument(
         "--rankings", type=Path, metavar="FILE",
         help="partial rankings with ties: selectors JSON or a long table item_id, reader_id, "

@@ -20,7 +20,7 @@ import io
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv as pa_csv
 
+from fuzzytruth._validation import other_names
 from fuzzytruth.io.output import COMPRESSED_SUFFIXES, open_output
 from fuzzytruth.io.text import (
     NUMBER,
@@ -85,7 +86,8 @@ def delimiter_of(fmt: str) -> str:
     return "," if fmt == "csv" else "\t"
 
 
-def _header(text: Text, delimiter: str, required: Sequence[str]) -> tuple[list[str], bool]:
+def _header(text: Text, delimiter: str, required: Sequence[str],
+            roles: Mapping[str, str]) -> tuple[list[str], bool]:
     """The header's stripped names, and whether the header record spans lines (a quoted name
     opened on the first line: then it is the first record of Python's CSV reader, and a quote
     never closed is an error naming line 1)."""
@@ -108,7 +110,8 @@ def _header(text: Text, delimiter: str, required: Sequence[str]) -> tuple[list[s
         raise text.error(
             0,
             f"header must name the columns {list(required)}; missing {missing} (found "
-            f"{shown(shown_header, 300)})" + _index_hint(header, missing),
+            f"{shown(shown_header, 300)})" + (other_names(roles, header)
+                                              or _index_hint(header, missing)),
         )
     return header, spans
 
@@ -238,7 +241,7 @@ def read_delimited(
     path: str | os.PathLike,
     *,
     delimiter: str,
-    required: Sequence[str],
+    required: Sequence[str] | Mapping[str, str],
     may_be_empty: Sequence[str] = (),
     encoding: str = "utf-8",
     only_required: bool = False,
@@ -256,10 +259,15 @@ def read_delimited(
     fields, a quoted value never closed, or an empty value in a ``required`` column not in
     ``may_be_empty``; and naming the file for an empty file or one without rows. The frame's
     ``attrs["lines"]`` holds the file line of each row, for later messages. ``only_required``
-    keeps the required columns only (faster on wide exports).
+    keeps the required columns only (faster on wide exports). ``required`` may map the
+    caller's parameters to the columns they name (``{"item": "item_id"}``): a header that
+    lacks them but holds them under another tool's names is then offered those
+    (:data:`fuzzytruth._validation.COLUMN_NAMES`: crowd-kit's ``task``, ``worker``).
     """
     text = load_text(path, encoding=encoding, max_decompressed_bytes=max_decompressed_bytes)
-    header, header_spans = _header(text, delimiter, required)
+    roles = required if isinstance(required, Mapping) else {}
+    required = list(required.values()) if isinstance(required, Mapping) else required
+    header, header_spans = _header(text, delimiter, required, roles)
     keep = list(required) if only_required else None
     try:  # pyarrow.ArrowInvalid is a ValueError
         if header_spans:  # pyarrow would skip the header's first line only

@@ -340,8 +340,9 @@ def read_annotations(
     if fmt == "parquet":
         frame = read_parquet_columns(name, list(dict.fromkeys(columns)), max_decompressed_bytes)
     else:
-        frame = read_delimited(
-            path, delimiter=delimiter_of(fmt), required=columns, encoding=encoding,
+        frame = read_delimited(  # a missing column held under crowd-kit's name is offered
+            path, delimiter=delimiter_of(fmt), encoding=encoding,
+            required={"item": item, "annotator": annotator, "label": label},
             max_decompressed_bytes=max_decompressed_bytes,
         )
     if taxonomy is not None:
