@@ -127,3 +127,24 @@ def test_a_confidence_level_given_as_a_percentage_is_offered_as_a_fraction(tmp_p
     files = [str(tmp_path / f) for f in ("qrels.txt", "a.txt", "b.txt")]
     assert main(["compare", "--confidence-level", "90", *files]) != 0
     assert "(a percentage? 90% is --confidence-level 0.9)" in capsys.readouterr().err
+
+
+def test_systems_evaluated_apart_are_told_to_be_evaluated_together():
+    """compare([evaluation_a, evaluation_b]) said numpy could not read an Evaluation, and
+    Evaluation.concatenate of two systems' evaluations gave its rule alone; both now give the
+    call that pairs the systems, which compares."""
+    qrels = ft.Qrels(["q1", "q2", "q3"], ["d1", "d2", "d3"], [1, 1, 1])
+    runs = {name: ft.Run(["q1", "q1", "q2", "q2", "q3", "q3"], list("1d2d3d"),
+                         [2.0, 1.0, 1.0, 2.0, 2.0, 1.0], name=name) for name in "ab"}
+    apart = [ft.evaluate(run, qrels, ["AP"]) for run in runs.values()]
+    for given in (apart, dict(zip(runs, apart, strict=True))):
+        with pytest.raises(ValueError, match=r"of Evaluations: evaluate the systems together, "
+                                             r"compare\(evaluate\(\{name: run, \.\.\.\}, "
+                                             r"truth, measures\)\)"):
+            ft.compare(given)
+    with pytest.raises(ValueError, match=r"; systems evaluated apart are compared when "
+                                         r"evaluated together"):
+        ft.Evaluation.concatenate(apart)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few queries
+        assert len(ft.compare(ft.evaluate(runs, qrels, ["AP"]), rng=0).table) == 1

@@ -260,10 +260,13 @@ class Evaluation:
         for i, part in enumerate(parts[1:], start=1):
             difference = _difference(first, part)
             if difference:
+                other_systems = first.systems != part.systems
                 raise ValueError(
                     f"parts[{i}] cannot be joined to parts[0]: {difference} (parts must be "
                     "evaluations of disjoint query sets under the same systems, measures and "
-                    "options)"
+                    "options)" + ("; systems evaluated apart are compared when evaluated "
+                                  "together, evaluate({name: run, ...}, truth, measures)"
+                                  if other_systems else "")
                 )
         queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
         order = np.argsort(queries.astype(str), kind="stable")

@@ -336,6 +336,14 @@ def as_score_matrices(
         if not scores.measures:
             raise ValueError("scores must hold at least one measure; got an Evaluation of none")
         return _select(evaluation_scores(scores), measure)
+    held = scores.values() if isinstance(scores, Mapping) else scores
+    if isinstance(scores, Mapping | list | tuple) and any(isinstance(v, Evaluation) for v in held):
+        raise ValueError(
+            f"scores must be one Evaluation of every system compared; got a "
+            f"{type(scores).__name__} of Evaluations: evaluate the systems together, "
+            "compare(evaluate({name: run, ...}, truth, measures)), so that they are paired on "
+            "the same queries, options and ground-truth worlds"
+        )
     if isinstance(scores, pd.DataFrame):
         if systems is not None or queries is not None:
             raise ValueError("systems and queries must be None when scores is a DataFrame; "
