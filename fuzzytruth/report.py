@@ -108,7 +108,7 @@ def percent(level: float) -> str:
     >>> percent(0.95), percent(0.975)
     ('95%', '97.5%')
     """
-    return f"{round(100 * level, 6):g}%"
+    return f"{round(100 * check_confidence_level(level, 'level'), 6):g}%"
 
 
 def _level(table: pd.DataFrame) -> str:

@@ -14,12 +14,14 @@ import pandas as pd
 import pytest
 
 import fuzzytruth as ft
-from fuzzytruth import classify, collection, displacement, io, stats
+from fuzzytruth import classify, collection, datasets, displacement, io, plots, report, stats
 from fuzzytruth.classify import Predictions
 from fuzzytruth.datasets import santini_figure1
+from fuzzytruth.truth import models
 
 MODULES = {"fuzzytruth": ft, "io": io, "stats": stats, "classify": classify,
-           "displacement": displacement, "collection": collection}
+           "displacement": displacement, "collection": collection, "plots": plots,
+           "report": report, "models": models, "datasets": datasets}
 WRONG = {
     "DataFrame": pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]}),
     "nested dict": {"q": {"d": 1.0}},
@@ -134,8 +136,10 @@ def test_systems_evaluated_apart_are_told_to_be_evaluated_together():
     Evaluation.concatenate of two systems' evaluations gave its rule alone; both now give the
     call that pairs the systems, which compares."""
     qrels = ft.Qrels(["q1", "q2", "q3"], ["d1", "d2", "d3"], [1, 1, 1])
-    runs = {name: ft.Run(["q1", "q1", "q2", "q2", "q3", "q3"], list("1d2d3d"),
-                         [2.0, 1.0, 1.0, 2.0, 2.0, 1.0], name=name) for name in "ab"}
+    docs = ["d1", "x", "d2", "x", "d3", "x"]
+    runs = {name: ft.Run(["q1", "q1", "q2", "q2", "q3", "q3"], docs, scores, name=name)
+            for name, scores in (("a", [2.0, 1.0, 1.0, 2.0, 2.0, 1.0]),
+                                 ("b", [1.0, 2.0, 2.0, 1.0, 1.0, 2.0]))}
     apart = [ft.evaluate(run, qrels, ["AP"]) for run in runs.values()]
     for given in (apart, dict(zip(runs, apart, strict=True))):
         with pytest.raises(ValueError, match=r"of Evaluations: evaluate the systems together, "

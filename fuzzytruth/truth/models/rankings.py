@@ -35,6 +35,7 @@ from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
 from fuzzytruth._random import dirichlet, gammas, gammas_below, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
@@ -79,6 +80,7 @@ def irn(rankings: Rankings) -> np.ndarray:
     >>> irn(r).round(3).tolist()
     [[0.333, 0.167, 0.5]]
     """
+    rankings = as_rankings(rankings, "irn")
     item, _, label, group = rankings.codes()
     k = len(rankings.classes)
     scores = np.bincount(item * k + label, weights=1.0 / (1.0 + group),
@@ -91,10 +93,17 @@ def as_rankings(data: Rankings | Annotations, model: str) -> Rankings:
     if isinstance(data, Rankings):
         return data
     kind = type(data).__name__
+    if kind == "Annotations":
+        why = (", which holds unranked labels: use an annotator model (shares, dawid-skene, "
+               "one-coin, mace) for them")
+    elif isinstance(data, pd.DataFrame):
+        why = (": a table of (item, reader, class, rank group) rows is Rankings.from_frame(...) "
+               "of it")
+    else:
+        why = ""
     raise ValueError(
         f"{model} needs partial rankings (fuzzytruth.io.rankings.Rankings, e.g. from "
-        f"read_rankings); got {kind}, which holds unranked labels: use an annotator model "
-        "(shares, dawid-skene, one-coin, mace) for them"
+        f"read_rankings); got {kind}{why}"
     )
 
 
