@@ -42,6 +42,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -144,7 +145,7 @@ class Run(PairTable):
             source=source,
             line_numbers=line_numbers,
         )
-        self.name = name
+        self.name = _system_name(name)
 
     @property
     def scores(self) -> np.ndarray:
@@ -275,7 +276,7 @@ class Run(PairTable):
         (Run(2 queries, 3 rows), ['d1', 'd2', 'd1'])
         """
         out = cls._from_nested(run, "run", name=name, duplicates=duplicates)
-        out.name = name
+        out.name = _system_name(name)
         return out
 
     def to_dataframe(self) -> pd.DataFrame:
@@ -494,6 +495,18 @@ def length_blocks(
         out.append(order[start:stop])
         start = stop
     return out
+
+
+def _system_name(name: object) -> str | int:
+    """A run's ``name`` as given when it is a str or an int (systems are named by their text),
+    else a ValueError: None, a list or a table would name a system by its printed form.
+
+    >>> _system_name("bm25"), _system_name(3)
+    ('bm25', 3)
+    """
+    if isinstance(name, str) or (isinstance(name, Integral) and not isinstance(name, bool)):
+        return name
+    raise ValueError(f"name must be a str (the system's name); got {type_label(name)}")
 
 
 def run_hint(given: Any) -> str:

@@ -152,3 +152,19 @@ def test_systems_evaluated_apart_are_told_to_be_evaluated_together():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few queries
         assert len(ft.compare(ft.evaluate(runs, qrels, ["AP"]), rng=0).table) == 1
+
+
+def test_a_run_named_by_no_text_and_labels_for_no_item_are_refused():
+    """Run(..., name=None) (or a list, a table) was kept as the name and refused only at
+    evaluate() time, or printed as a table's repr in every output; Membership.from_labels(None)
+    and ({}) made a truth of no item, refused only at evaluate() time as 'no query left'."""
+    for name in (None, ["bm25"], pd.DataFrame({"a": [1]}), True):
+        with pytest.raises(ValueError, match=r"^name must be a str \(the system's name\); got "):
+            ft.Run(["q"], ["d"], [1.0], name=name)
+        with pytest.raises(ValueError, match=r"^name must be a str"):
+            ft.Run.from_dict({"q": {"d": 1.0}}, name=name)
+    assert ft.Run(["q"], ["d"], [1.0], name=7).name == 7  # an int names a system as its text
+    taxonomy = ft.Taxonomy.flat(["a", "b"])
+    for labels in (None, {}, pd.Series(dtype=object), 3):
+        with pytest.raises(ValueError, match=r"^labels must give at least one item its label"):
+            ft.Membership.from_labels(labels, taxonomy=taxonomy)

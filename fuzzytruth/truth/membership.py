@@ -231,6 +231,9 @@ class Membership(ReadOnlyArrays):
         from scipy import sparse
 
         _check_taxonomy(taxonomy)
+        if labels is None or not hasattr(labels, "__len__") or not len(labels):
+            raise ValueError("labels must give at least one item its label, as {item: label} "
+                             f"or a Series indexed by item; got {labels!r}")
         series = pd.Series(labels)
         several = [i for i, v in series.items() if isinstance(v, list | set | np.ndarray)
                    or (isinstance(v, tuple) and v not in taxonomy)]  # a tuple may be a node
