@@ -168,3 +168,23 @@ def test_a_run_named_by_no_text_and_labels_for_no_item_are_refused():
     for labels in (None, {}, pd.Series(dtype=object), 3):
         with pytest.raises(ValueError, match=r"^labels must give at least one item its label"):
             ft.Membership.from_labels(labels, taxonomy=taxonomy)
+
+
+def test_query_categories_given_as_a_table_or_a_path_name_the_call_that_reads_them(tmp_path):
+    taxonomy = ft.Taxonomy.flat(["a", "b"])
+    membership = ft.Membership.from_labels({"d1": "a", "d2": "b"}, taxonomy=taxonomy)
+    run = ft.Run(["q1", "q1"], ["d1", "d2"], [2.0, 1.0])
+    frame = pd.DataFrame({"query_id": ["q1"], "category": ["a"]})
+    with pytest.raises(ValueError, match=r"got DataFrame: a table's two columns make one, "
+                                         r"dict\(zip\(frame\['query_id'\], "
+                                         r"frame\['category'\]\)\)$"):
+        ft.evaluate(run, membership, ["P@1"], query_categories=frame, n_worlds=0)
+    path = tmp_path / "categories.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"got \w*Path: read the file first, with "
+                                         r"fuzzytruth\.io\.read_query_categories\(path\)$"):
+        ft.evaluate(run, membership, ["P@1"], query_categories=path, n_worlds=0)
+    for given in (dict(zip(frame["query_id"], frame["category"], strict=True)),
+                  io.read_query_categories(path)):
+        assert ft.evaluate(run, membership, ["P@1"], query_categories=given,
+                           n_worlds=0).value("run", "P@1") == 1.0

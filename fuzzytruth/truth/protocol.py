@@ -126,10 +126,18 @@ class TruthOptions:
         check_choice("weights", self.weights, WEIGHTS)
         check_world_model(self.world_model)
         object.__setattr__(self, "exclude_query", check_flag("exclude_query", self.exclude_query))
-        if self.query_categories is not None and not isinstance(self.query_categories, Mapping):
+        given = self.query_categories
+        if given is not None and not isinstance(given, Mapping):
+            how = ""
+            if isinstance(given, str | os.PathLike):
+                how = ": read the file first, with fuzzytruth.io.read_query_categories(path)"
+            elif hasattr(given, "columns") and len(given.columns) == 2:
+                query, category = (repr(c) for c in given.columns)
+                how = (f": a table's two columns make one, dict(zip(frame[{query}], "
+                       f"frame[{category}]))")
             raise ValueError(
                 "query_categories must be a mapping of query id to category (a dict; a pandas "
-                f"Series gives one by .to_dict()); got {type(self.query_categories).__name__}"
+                f"Series gives one by .to_dict()); got {type(given).__name__}{how}"
             )
 
 
