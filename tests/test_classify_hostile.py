@@ -264,3 +264,23 @@ def test_a_list_of_predictions_is_refused_with_the_mapping_that_names_them():
             evaluate(given, truth, ["Acc"], rng=0)
     got = evaluate({c.name: c for c in (p, q)}, truth, ["Acc"], rng=0)
     assert [got.value(s, "Acc") for s in ("p", "q")] == [1.0, 0.0]
+
+
+def test_float16_probabilities_are_probabilities_within_their_own_precision():
+    """Half-precision softmax outputs (mixed-precision models) sum to 1 only within float16's
+    rounding (3e-4 here); they were read as scores, and CE, Brier... refused them for a sum of
+    1.00034. Their tolerance is now float16's sqrt(eps): they are probabilities, held as
+    float64, and CE is -mean log of the float16 values (by hand); rows off by more are not."""
+    rng = np.random.default_rng(0)
+    p16 = rng.dirichlet(np.ones(5), 100).astype(np.float16)
+    classes = list("abcde")
+    assert np.abs(p16.astype(np.float64).sum(axis=1) - 1).max() > 1e-4  # above float64's
+    pred = Predictions(p16, items=range(100), classes=classes)
+    assert pred.probabilities and pred.scores.dtype == np.float64
+    true = rng.integers(0, 5, 100)
+    truth = Membership.from_labels({i: classes[t] for i, t in enumerate(true)},
+                                   taxonomy=Taxonomy.flat(classes))
+    by_hand = -np.mean(np.log(p16.astype(np.float64)[np.arange(100), true]))
+    assert _value(pred, truth, "CE") == pytest.approx(by_hand, rel=1e-12)
+    assert not Predictions((p16 * 1.1).astype(np.float16), items=range(100),
+                           classes=classes).probabilities

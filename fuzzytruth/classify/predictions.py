@@ -12,7 +12,8 @@ dtype when it is float32 or float64 (50,000 items × 1,000 classes take 200 MB i
 
 Probabilities or scores. ``probabilities=None`` (default) decides from the values: every row
 finite, within [0, 1] and summing to 1 within ``sqrt(eps)`` of its dtype (scikit-learn's
-tolerance in ``log_loss``) makes probabilities, anything else scores (logits, margins). Measures
+tolerance in ``log_loss``; float16 rows, held as float64, within float16's) makes
+probabilities, anything else scores (logits, margins). Measures
 that read probabilities (cross-entropy, Brier, the distances between distributions, ECE) refuse
 scores with an error naming the first row that does not sum to 1; ``probabilities=True``
 demands them at construction.
@@ -137,6 +138,8 @@ class Predictions(ReadOnlyArrays):
         # one predicted class per item (a hard classifier's output) is not a score table
         hard = (" (one predicted class per item is Predictions.from_labels({item: class}, "
                 "classes=...))" if array.ndim == 1 and len(array) == len(self._items) else "")
+        # rows sum to 1 within the precision they were given in: float16's is coarser
+        precision = np.float16 if array.dtype == np.float16 else None
         if array.dtype not in (np.float32, np.float64):
             if array.dtype == object or not (
                 np.issubdtype(array.dtype, np.number) or array.dtype == bool
@@ -163,7 +166,7 @@ class Predictions(ReadOnlyArrays):
                 f"{self._classes[col]!r} is {float(array[row, col])!r}"
             )
         probabilities = check_flag("probabilities", probabilities, none=True)
-        problem = self._not_probabilities(array)
+        problem = self._not_probabilities(array, precision)
         if probabilities and problem:
             raise ValueError(f"probabilities must {problem}")
         self._scores = detached(np.ascontiguousarray(array), scores)
@@ -171,8 +174,10 @@ class Predictions(ReadOnlyArrays):
         self._is_probability = not self._problem
         self.name = str(name)
 
-    def _not_probabilities(self, array: np.ndarray) -> str:
-        """Why ``array`` is not a matrix of probabilities ('' when it is)."""
+    def _not_probabilities(self, array: np.ndarray, precision: type | None = None) -> str:
+        """Why ``array`` is not a matrix of probabilities ('' when it is); its rows must sum to
+        1 within the tolerance of ``precision``, the dtype they were given in, when it is
+        coarser than the array's."""
         if array.size == 0:
             return ""
         low, high = array.min(axis=1), array.max(axis=1)
@@ -184,7 +189,7 @@ class Predictions(ReadOnlyArrays):
                       "probabilities)" if (low < 0).any() else "")
             return f"be within [0, 1]; item {self._items[row]!r} has {float(value)!r}{logits}"
         sums = array.sum(axis=1, dtype=np.float64)
-        tol = probability_tolerance(array.dtype)
+        tol = probability_tolerance(np.dtype(precision or array.dtype))
         bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
         if bad.size:
             row = bad[0]
