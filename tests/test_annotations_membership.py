@@ -516,3 +516,22 @@ def test_membership_from_a_table_of_labels_names_the_call_that_makes_annotations
         Membership.from_annotations(frame)
     made = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=None))
     assert made.probability("x", "single") == 0.5
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_posteriors_in_single_precision_are_probabilities_within_their_precision(dtype):
+    """A label model's posteriors in float32 (PyTorch's default) sum to 1 only within float32
+    rounding (1.5e-8 here) and were refused against float64's 1e-9; they are now accepted
+    within their dtype's sqrt(eps) and divided by their sum in float64, so that each item's
+    shares sum to 1 and the root is 1. Rows off by more are still refused."""
+    rng = np.random.default_rng(0)
+    posterior = rng.dirichlet(np.ones(50), 200)
+    table = pd.DataFrame(posterior.astype(dtype), columns=[f"c{i}" for i in range(50)])
+    assert np.abs(table.to_numpy(np.float64).sum(axis=1) - 1).max() > 1e-9
+    made = Membership.from_probabilities(table)
+    given = table.to_numpy(np.float64)
+    np.testing.assert_allclose(made.direct[:, 1:], given / given.sum(axis=1, keepdims=True),
+                               rtol=1e-15)
+    assert (made.matrix[:, 0] == 1.0).all()
+    with pytest.raises(ValueError, match=r"row 0 sums to 1\.0"):
+        Membership.from_probabilities((table * 1.05).astype(dtype))

@@ -272,7 +272,9 @@ class Membership(ReadOnlyArrays):
             built (the columns must not include ``"all"``).
         close : bool
             When True (default), the table gives *direct* shares, which must sum to 1 per item
-            over the columns; they are closed over ancestors as annotator shares are. When
+            over the columns (within 1e-9; columns of float32 or float16, a label model's
+            single-precision posteriors, within their dtype's sqrt(eps), then divided by
+            their sum in float64); they are closed over ancestors as annotator shares are. When
             False, the table is already p(ω|item) for each column (e.g. independent
             per-category relevance probabilities); missing nodes get 0, the root 1, and no
             direct shares are kept.
@@ -332,8 +334,12 @@ class Membership(ReadOnlyArrays):
             full[:, taxonomy.index(taxonomy.root)] = 1.0
             check_closed(taxonomy, table.index, full, "with close=False the table")
             return cls._owning(taxonomy, table.index, full, None)
+        coarse = _coarse_precision(table)
         _check_sums(full, table.index, "with close=True each row gives direct shares and",
-                    " (pass close=False for already-closed probabilities)")
+                    " (pass close=False for already-closed probabilities)",
+                    tolerance=1e-9 if coarse is None else float(np.sqrt(np.finfo(coarse).eps)))
+        if coarse is not None:  # rounded to float32 or float16: made to sum to 1 in float64
+            full /= full.sum(axis=1, keepdims=True)
         return cls._owning(taxonomy, table.index, _closure(taxonomy, full), full)
 
     # ------------------------------------------------------------------ accessors
@@ -510,11 +516,21 @@ def _closure(taxonomy: Taxonomy, direct: np.ndarray) -> np.ndarray:
     return closed
 
 
-def _check_sums(direct: np.ndarray, items: pd.Index, what: str, hint: str = "") -> None:
-    """Each row of ``direct`` sums to 1 within 1e-9, else an error naming the first that does
-    not (``what`` says what the rows are, ``hint`` ends the message)."""
+def _coarse_precision(table: pd.DataFrame) -> np.dtype | None:
+    """The coarsest floating-point dtype of ``table``'s columns when it is coarser than
+    float64 (float32, float16: a label model's posteriors in single precision sum to 1 only
+    within its rounding), else None."""
+    floats = [np.dtype(t) for t in table.dtypes
+              if isinstance(t, np.dtype) and t.kind == "f" and t.itemsize < 8]
+    return max(floats, key=lambda t: np.finfo(t).eps) if floats else None
+
+
+def _check_sums(direct: np.ndarray, items: pd.Index, what: str, hint: str = "",
+                tolerance: float = 1e-9) -> None:
+    """Each row of ``direct`` sums to 1 within ``tolerance``, else an error naming the first
+    that does not (``what`` says what the rows are, ``hint`` ends the message)."""
     sums = direct.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1) > 1e-9)
+    bad = np.flatnonzero(np.abs(sums - 1) > tolerance)
     if len(bad):
         raise ValueError(
             f"{what} must sum to 1 over the nodes; row {items[bad[0]]!r} sums to "
