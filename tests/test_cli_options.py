@@ -541,3 +541,21 @@ def test_displacement_g_help_lists_what_the_library_accepts(capsys, crisp_files)
     for value in accepted:
         assert main([*_base_args("displacement", crisp_files), "--g", value]) == 0
         capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, meant", [
+    (["evalute"], "'evaluate'"),
+    (["Compare"], "'compare'"),
+    (["compare", "--method", "ttest"], "'t'"),
+    (["compare", "--correction", "fdr_bh"], "'bh'"),
+])
+def test_a_command_or_choice_spelled_otherwise_is_offered_the_one_meant(capsys, argv, meant):
+    """argparse's invalid choice listed the choices alone; did_you_mean's offer now follows
+    (case, another library's name, a close spelling), and nothing for a value close to none."""
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert f"(did you mean {meant}?) (see fuzzytruth" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["compare", "--method", "zzz"])
+    assert "did you mean" not in capsys.readouterr().err

@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -110,7 +111,24 @@ class _Parser(argparse.ArgumentParser):
         return super().format_usage()
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{_meant_choice(message)} (see "
+                              f"{self.prog} --help)\n")
+
+
+def _meant_choice(message: str) -> str:
+    """``did_you_mean``'s offer for argparse's "invalid choice: 'x' (choose from ...)" (a
+    command or a flag's value: 'evalute' for evaluate, 'ttest' for t), else ''.
+
+    >>> _meant_choice("argument COMMAND: invalid choice: 'evalute' (choose from 'evaluate', "
+    ...               "'compare')")
+    " (did you mean 'evaluate'?)"
+    """
+    from fuzzytruth._validation import did_you_mean  # on the error's path only: NumPy
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if found is None:
+        return ""
+    return did_you_mean(found[1], re.findall(r"'([^']*)'", found[2]))
 
 
 def _command(name: str) -> ModuleType:
