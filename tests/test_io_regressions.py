@@ -1036,3 +1036,32 @@ def test_writers_given_the_other_kind_of_table_name_it():
     with pytest.raises(ValueError, match=r"got dict: a run as pytrec_eval's \{query: "
                                          r"\{document: score\}\} is Run\.from_dict"):
         write_trec_run({"q": {"d": 1.0}}, "unused.txt")
+
+
+def test_a_header_line_or_a_csv_table_given_to_the_trec_readers_is_named_as_such(tmp_path):
+    """A run or qrels file written with a header of column names, or a CSV table, failed on
+    its first line with a field count or 'expected a number ... got score' alone; the error
+    now says what the line is. A bad line further down, or one holding digits, gets no guess."""
+    run = tmp_path / "run.txt"
+    run.write_text("qid Q0 docno rank score tag\nq1 Q0 d1 1 2.5 bm25\n")
+    header = r"; the first line reads as a header of column names, which TREC files do not " \
+             r"have: remove it$"
+    with pytest.raises(ValueError, match=r"run\.txt, line 1: expected a number in field "
+                                         r"'score'; got 'score'" + header):
+        read_trec_run(run)
+    run.write_text("".join(run.read_text().splitlines(keepends=True)[1:]))
+    assert read_trec_run(run).doc_ids.tolist() == ["d1"]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("query_id doc_id relevance\nq1 0 d1 1\n")
+    with pytest.raises(ValueError, match=r"line 1: expected 4 .*; got 3: 'query_id doc_id "
+                                         r"relevance'" + header):
+        read_trec_qrels(qrels)
+    table = tmp_path / "run.csv"
+    table.write_text("qid,docno,score\nq1,d1,2.5\n")
+    with pytest.raises(ValueError, match=r"got 1: 'qid,docno,score'; the line is "
+                                         r"comma-separated: a CSV table is no TREC file"):
+        read_trec_run(table)
+    run.write_text("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 high bm25\n")
+    with pytest.raises(ValueError, match=r"line 2: expected a number in field 'score'; got "
+                                         r"'high'$"):
+        read_trec_run(run)

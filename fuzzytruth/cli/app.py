@@ -353,7 +353,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except (UserError, ValueError, OSError) as err:
         message = flags.translate(one_line(err))
         if getattr(args, "trec_eval_names", None) and str(args.qrels) in message and (
-                "whitespace-separated fields" in message):  # the files' order, maybe
+                "whitespace-separated fields 'qid iter docno rel'; got 6:" in message):
+            # a run's six fields where the qrels' four go: the files' order, likely
             message += " (trec_eval's form: the qrels file first, then the run files)"
         print(f"fuzzytruth {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -113,11 +113,18 @@ def _atol_error(field: str, value: str, number: float, read: int) -> str:
     )
 
 
+_HEADER = ("; the first line reads as a header of column names, which TREC files do not have: "
+           "remove it")
+
+
 def _number(text: Text, index: int, field: str, value: str, *, atol: bool = False) -> float:
     """``value`` as a float, or a ValueError naming the line (with ``atol``, also for a
     number written with an exponent that C's ``atol`` reads otherwise: :func:`atol_disagrees`)."""
     if not NUMBER.match(value):
-        raise text.error(index, f"expected a number in field '{field}'; got {shown(value)}")
+        header = (index == 0 and any(c.isalpha() for c in value)
+                  and not any(c.isdigit() for c in value))
+        raise text.error(index, f"expected a number in field '{field}'; got {shown(value)}"
+                         + (_HEADER if header else ""))
     number = float(value)
     if np.isinf(number) and not _INFINITY.match(value):
         raise text.error(
@@ -148,7 +155,7 @@ def _read_slow(
             raise text.error(
                 i,
                 f"expected {want} whitespace-separated fields '{' '.join(fields)}'; got "
-                f"{len(parts)}: {shown(line.rstrip(), 120)}{_header_hint(parts)}",
+                f"{len(parts)}: {shown(line.rstrip(), 120)}{_header_hint(parts, line, i)}",
             )
         value = _number(text, i, numeric, parts[at], atol=atol)
         for f, p in zip(fields, parts[: len(fields)], strict=True):
@@ -160,14 +167,20 @@ def _read_slow(
 _BEIR_HEADER = ["query-id", "corpus-id", "score"]
 
 
-def _header_hint(parts: list[str]) -> str:
-    """What reads the file, when its line is BEIR's qrels header (a TSV table, not TREC's
-    whitespace-separated qrels)."""
-    if [p.lower() for p in parts] != _BEIR_HEADER:
-        return ""
-    return ("; this is BEIR's qrels table (a header, tab-separated): read it with "
-            "Qrels.from_dataframe(read_table(path, numeric=['score']), query_col='query-id', "
-            "doc_col='corpus-id', relevance_col='score')")
+def _header_hint(parts: list[str], line: str = "", index: int = -1) -> str:
+    """What reads the file, when its line (at ``index``) is BEIR's qrels header (a TSV table,
+    not TREC's whitespace-separated qrels), a line of comma-separated values (a CSV table), or
+    a first line of names and no number (a header)."""
+    if [p.lower() for p in parts] == _BEIR_HEADER:
+        return ("; this is BEIR's qrels table (a header, tab-separated): read it with "
+                "Qrels.from_dataframe(read_table(path, numeric=['score']), "
+                "query_col='query-id', doc_col='corpus-id', relevance_col='score')")
+    if "," in line and len(parts) < len(line.split(",")):
+        return ("; the line is comma-separated: a CSV table is no TREC file (read it with "
+                "pandas, then Run.from_dataframe or Qrels.from_dataframe)")
+    if index == 0 and not any(c.isdigit() for c in line) and any(c.isalpha() for c in line):
+        return _HEADER
+    return ""
 
 
 def _fields_of(line: str) -> list[str]:
