@@ -555,9 +555,18 @@ def flatten_nested(
     inner = list(nested.values())
     for query, docs in zip(nested, inner, strict=True):
         if not isinstance(docs, Mapping):
+            how = ""
+            if isinstance(docs, list | tuple | set | frozenset) and name == "qrels":
+                how = (": a collection of relevant documents is {doc_id: 1}, "
+                       "Qrels.from_dict({q: dict.fromkeys(docs, 1) for q, docs in "
+                       "qrels.items()})")
+            elif isinstance(docs, list | tuple) and name == "run":
+                how = (": a ranked list gives each document its negated rank as score, "
+                       "Run.from_dict({q: {d: -rank for rank, d in enumerate(docs)} for q, docs "
+                       "in run.items()})")
             raise ValueError(
                 f"{name}[{query!r}] must be a mapping {{doc_id: value}}; got "
-                f"{type(docs).__name__}"
+                f"{type(docs).__name__}{how}"
             )
     lengths = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     keys = [q for q, n in zip(nested, lengths.tolist(), strict=True) if n]  # with rows only

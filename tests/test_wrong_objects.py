@@ -188,3 +188,26 @@ def test_query_categories_given_as_a_table_or_a_path_name_the_call_that_reads_th
                   io.read_query_categories(path)):
         assert ft.evaluate(run, membership, ["P@1"], query_categories=given,
                            n_worlds=0).value("run", "P@1") == 1.0
+
+
+def test_lists_of_documents_per_query_name_the_dicts_that_read_them():
+    """{query: [relevant documents]} and {query: [ranked documents]}, the forms many scripts
+    keep, were refused as 'must be a mapping {doc_id: value}; got list'; the messages now give
+    the comprehension that makes the mapping, which reads (the ranked list in its order)."""
+    qrels, run = {"q": {"d1", "d2"}}, {"q": ["d2", "d1", "d3"]}
+    with pytest.raises(ValueError, match=r"got set: a collection of relevant documents is "
+                                         r"\{doc_id: 1\}, Qrels\.from_dict\(\{q: "
+                                         r"dict\.fromkeys\(docs, 1\) for q, docs in "
+                                         r"qrels\.items\(\)\}\)$"):
+        ft.Qrels.from_dict(qrels)
+    with pytest.raises(ValueError, match=r"got list: a ranked list gives each document its "
+                                         r"negated rank as score, Run\.from_dict\(\{q: \{d: "
+                                         r"-rank for rank, d in enumerate\(docs\)\} for q, docs "
+                                         r"in run\.items\(\)\}\)$"):
+        ft.Run.from_dict(run)
+    made_qrels = ft.Qrels.from_dict({q: dict.fromkeys(docs, 1) for q, docs in qrels.items()})
+    made_run = ft.Run.from_dict({q: {d: -rank for rank, d in enumerate(docs)}
+                                 for q, docs in run.items()})
+    ranking = ft.rank(made_run)
+    assert made_run.doc_ids[ranking.rows].tolist() == ["d2", "d1", "d3"]
+    assert ft.evaluate(made_run, made_qrels, ["P@1"]).value("run", "P@1") == 1.0
