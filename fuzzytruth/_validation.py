@@ -677,14 +677,19 @@ def check_columns(
             how = f": a mapping {{query: {{document: value}}}} (pytrec_eval's) is {nested}"
         elif isinstance(frame, Mapping) and not inner:
             how = ": a mapping of column name to values is pd.DataFrame(mapping)"
+        elif type(frame).__name__ == "Series" and hasattr(frame, "reset_index"):
+            how = ": a Series (its ids in the index) becomes one with series.reset_index()"
         raise ValueError(f"{name} must be a pandas DataFrame; got {type(frame).__name__}{how}")
     found = list(found)
+    indexed = [n for n in getattr(getattr(frame, "index", None), "names", ()) if n is not None]
     if isinstance(columns, Mapping):
         for param, column in columns.items():
             if column not in found:
                 raise ValueError(
                     f"{param}={column!r} is not a column of the DataFrame {name}; "
-                    f"columns are {found}{other_names(columns, found)}"
+                    f"columns are {found}"
+                    + (_in_index(column, name) if column in indexed
+                       else other_names(columns, found))
                 )
     else:
         missing = [c for c in columns if c not in found]
@@ -692,6 +697,7 @@ def check_columns(
             raise ValueError(
                 f"{name} must have columns {list(columns)}{' ' + hint if hint else ''}; "
                 f"missing {missing}, found {found}"
+                + (_in_index(missing[0], name) if missing[0] in indexed else "")
             )
     wanted = list(columns.values()) if isinstance(columns, Mapping) else list(columns)
     twice = [c for c in dict.fromkeys(wanted) if found.count(c) > 1]
@@ -700,6 +706,12 @@ def check_columns(
                          "each column read must be one")
     if rows and len(frame) == 0:
         raise ValueError(f"{name} must not be empty")
+
+
+def _in_index(column: object, name: str) -> str:
+    """The hint for a column read from the index of the frame called ``name`` (``set_index``
+    put it there)."""
+    return f": {column!r} is in the index; pass {name}.reset_index()"
 
 
 COLUMN_NAMES = {

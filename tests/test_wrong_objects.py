@@ -211,3 +211,22 @@ def test_lists_of_documents_per_query_name_the_dicts_that_read_them():
     ranking = ft.rank(made_run)
     assert made_run.doc_ids[ranking.rows].tolist() == ["d2", "d1", "d3"]
     assert ft.evaluate(made_run, made_qrels, ["P@1"]).value("run", "P@1") == 1.0
+
+
+def test_ids_in_a_frames_index_or_a_series_name_reset_index():
+    """A frame whose ids were set as its index (set_index, groupby results) or a Series of
+    scores indexed by (query, document) was answered with the missing column alone or 'must
+    be a DataFrame'; the message now says the column is in the index, and reset_index reads."""
+    frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    indexed = frame.set_index(["query_id", "doc_id"])
+    with pytest.raises(ValueError, match=r"columns are \['score'\]: 'query_id' is in the index; "
+                                         r"pass df\.reset_index\(\)$"):
+        ft.Run.from_dataframe(indexed)
+    with pytest.raises(ValueError, match=r"got Series: a Series \(its ids in the index\) "
+                                         r"becomes one with series\.reset_index\(\)$"):
+        ft.Run.from_dataframe(indexed["score"])
+    labels = pd.DataFrame({"item_id": ["i"], "annotator_id": ["a"], "label": ["x"]})
+    with pytest.raises(ValueError, match=r"'item_id' is in the index; pass "
+                                         r"frame\.reset_index\(\)$"):
+        ft.Annotations.from_frame(labels.set_index("item_id"), taxonomy=None)
+    assert ft.Run.from_dataframe(indexed["score"].reset_index()).doc_ids.tolist() == ["a", "b"]
