@@ -196,6 +196,10 @@ def test_a_run_retrieving_no_judged_document_is_said_once_and_only_if_true_of_al
         assert len(said) == 1 and said[0].startswith("run 'shouted' retrieves no judged")
         assert not none_judged(lambda n=npartitions: fd.evaluate(sparse, qrels, ["P@5"],
                                                                  npartitions=n))
+    # judgment groups, each a task of its own: said on the driver, once, of all the groups
+    said = none_judged(lambda: fd.evaluate_per_annotator(shouted, {"a": qrels, "b": qrels},
+                                                         ["P@5"]))
+    assert len(said) == 1 and "in any query of any judgment group" in said[0]
 
 
 def test_defaults_and_a_generator_seed(client, data):

@@ -195,3 +195,23 @@ def test_judged_queries_the_run_does_not_answer_are_named_once_across_the_groups
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate_per_annotator(run, groups, "P@1", complete=True)
+
+
+def test_a_run_no_group_judges_a_document_of_is_warned_once_a_group_alone_is_not():
+    """Each judgment group is evaluated alone, so a group that judges none of what the run
+    retrieves said 'retrieves no judged document' without naming the group, though other
+    groups judged the run's documents. The warning now comes once, and only when no group
+    judges any document the run retrieves (ids spelled otherwise, 'D1' for 'd1')."""
+    groups = {"a1": Qrels(["q1", "q2"], ["d1", "d3"], [1, 1]),
+              "a2": Qrels(["q1"], ["d2"], [1])}
+    shouted = Run(["q1", "q1", "q2"], ["D1", "D2", "D3"], [2.0, 1.0, 1.0], name="bm25")
+    with pytest.warns(UserWarning) as said:
+        evaluate_per_annotator(shouted, groups, ["AP"])
+    unjudged = [str(w.message) for w in said if "no judged document" in str(w.message)]
+    assert len(unjudged) == 1 and unjudged[0].startswith(
+        "run 'bm25' retrieves no judged document in any query of any judgment group: ")
+    assert all(w.filename == __file__ for w in said)  # the user's line, not the library's
+    partly = Run(["q1", "q1", "q2"], ["d1", "D2", "D3"], [2.0, 1.0, 1.0], name="bm25")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a2 judges nothing it retrieves; a1 does
+        evaluate_per_annotator(partly, groups, ["AP"])

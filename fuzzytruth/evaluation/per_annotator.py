@@ -37,6 +37,7 @@ from fuzzytruth.measures import Measure, Preset, parse_measures
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.runs import Run, run_hint
 from fuzzytruth.taxonomy import _show
+from fuzzytruth.truth.judged_pairs import NONE_JUDGED
 from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.truth.qrels import Qrels
 from fuzzytruth.uncertain.batch import DistributionBatch
@@ -150,12 +151,19 @@ def evaluate_group(
     complete = check_flag("complete", options.get("complete", False))
     if not complete and not set(run.queries) & set(qrels.queries):
         return None
-    with warnings.catch_warnings():  # said once across the groups, by check_groups
+    with warnings.catch_warnings(record=True) as said:
         warnings.filterwarnings("ignore", message=r".*not evaluated, as trec_eval does")
         warnings.filterwarnings("ignore", message=rf".*{re.escape(UNANSWERED)}")
+        # kept, never raised here: only if every group says it is it said (combine_groups)
+        warnings.filterwarnings("always", message=rf".*{re.escape(NONE_JUDGED)}")
         ev = evaluate(run, qrels, measures, **{**options, "missing": "skip"})
+    unjudged = [w for w in said if NONE_JUDGED in str(w.message)]
+    for w in said:  # the others as they were said; this one by combine_groups, for all groups
+        if w not in unjudged:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     frame = ev.to_frame()[["query_id", "measure", "mean"]].rename(columns={"mean": "value"})
     frame.insert(1, "group", id_text(group, "group"))
+    frame.attrs["unjudged"] = str(unjudged[0].message) if unjudged else ""
     return ev, frame
 
 
@@ -168,6 +176,10 @@ def combine_groups(
     kept = [r for r in results if r is not None]
     if not kept:
         raise ValueError("no query of the run is judged by any group")
+    said = [frame.attrs.get("unjudged", "") for _, frame in kept]
+    if all(said):  # a group need not judge what the run retrieves; every group, that is news
+        warn(said[0].replace(NONE_JUDGED, f"{NONE_JUDGED} of any judgment group", 1),
+             UserWarning)
     first = kept[0][0]
     groups = pd.concat([frame for _, frame in kept], ignore_index=True)
     # mean over the groups that judged the query (NaN values, undefined under "skip", left out)
