@@ -230,3 +230,13 @@ def test_ids_in_a_frames_index_or_a_series_name_reset_index():
                                          r"frame\.reset_index\(\)$"):
         ft.Annotations.from_frame(labels.set_index("item_id"), taxonomy=None)
     assert ft.Run.from_dataframe(indexed["score"].reset_index()).doc_ids.tolist() == ["a", "b"]
+
+
+def test_the_dataset_readers_given_a_table_say_they_read_a_file():
+    """They raised os.fspath's 'expected str, bytes or os.PathLike object', not the readers'
+    one message for what is not a path."""
+    for read in (datasets.read_cifar10h_counts, datasets.read_cifar10h_raw,
+                 datasets.read_crowd_relevance):
+        with pytest.raises(TypeError, match=r"^path must be a file's path \(a str or "
+                                            r"os\.PathLike\); got DataFrame"):
+            read(pd.DataFrame({"a": [1]}))

@@ -32,7 +32,7 @@ from fuzzytruth._validation import plain, real_array
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.delimited import delimiter_of, finite_numbers, format_of, read_delimited
 from fuzzytruth.io.numpy_files import npy_array
-from fuzzytruth.io.text import file_error, read_bytes, shown
+from fuzzytruth.io.text import file_error, file_path, read_bytes, shown
 from fuzzytruth.taxonomy import Taxonomy
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 
@@ -136,7 +136,7 @@ CIFAR10H_SOURCE = "https://github.com/jcpeterson/cifar-10h"
 
 def _cifar10h_file(path: str | os.PathLike, file_name: str) -> str:
     """``path`` as a string, or a FileNotFoundError saying where to download the file."""
-    name = os.fspath(path)
+    name = file_path(path)
     if not os.path.isfile(name):
         raise FileNotFoundError(
             f"{name}: no such file. CIFAR-10H (Peterson et al., ICCV 2019; CC BY-NC-SA 4.0, "
@@ -410,7 +410,7 @@ def read_crowd_relevance(
     0      325     d1        0.667
     1      325     d2        0.000
     """
-    name = os.fspath(path)
+    name = file_path(path)
     relevant = [relevant] if isinstance(relevant, str) else list(relevant)
     try:
         fmt = format_of(path, None, ("csv", "tsv"))
