@@ -197,3 +197,20 @@ def test_cutoffs_up_to_two_to_the_53_score_and_larger_ones_are_refused_by_name()
                                          r"integer at most 2\*\*53 \(9007199254740992\); got "
                                          r"'1000000000000000000000000000000'"):
         parse_measure(f"P@{10**30}")
+
+
+def test_a_set_of_measures_is_taken_in_the_order_of_its_spellings():
+    """A set (pytrec_eval's {"map", "ndcg"}) iterates in an order that changes with the
+    process's string hashing, so a table's rows came out in a different order in every run;
+    it is taken in the order of its spellings, whatever the order it iterates in (here a set
+    that iterates backwards). A list keeps its own order."""
+
+    class Backwards(set):
+        def __iter__(self):
+            return iter(sorted(super().__iter__(), reverse=True))
+
+    names = {"nDCG@10", "AP", "P@10", "RR"}
+    assert list(Backwards(names)) == sorted(names, reverse=True)
+    assert [str(m) for m in parse_measures(Backwards(names))] == sorted(names)
+    assert [str(m) for m in parse_measures(frozenset(names))] == sorted(names)
+    assert [str(m) for m in parse_measures(["RR", "AP"])] == ["RR", "AP"]

@@ -286,7 +286,9 @@ def parse_measures(
 ) -> list[Measure]:
     """Parse one measure or an iterable of them; duplicates are dropped, order kept; a group
     lists the measures it holds under ``preset`` (:func:`expand`). ir_measures' measure
-    objects (``ir_measures.nDCG@10``) are read by their spelling, as the string would be.
+    objects (``ir_measures.nDCG@10``) are read by their spelling, as the string would be. A
+    set (pytrec_eval's ``{"map", "ndcg"}``), which has no order of its own, is taken in the
+    order of its spellings: a table's rows do not change from one process to the next.
 
     Raises
     ------
@@ -298,10 +300,14 @@ def parse_measures(
     --------
     >>> parse_measures(["P@10", "AP", "P@10"])
     [Measure('P@10'), Measure('AP')]
+    >>> parse_measures({"P@10", "AP"})
+    [Measure('AP'), Measure('P@10')]
     """
 
     if isinstance(measures, (str, Measure)) or _from_ir_measures(measures):
         measures = [measures]
+    elif isinstance(measures, set | frozenset):  # its iteration order changes with the process
+        measures = sorted(measures, key=str)
     elif not isinstance(measures, Iterable) or isinstance(measures, bytes):
         raise ValueError("measures must name at least one measure (a string, a Measure or an "
                          f"iterable of them); got {measures!r}")
