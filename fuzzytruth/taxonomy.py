@@ -280,6 +280,8 @@ class Taxonomy:
         False
         """
         listed = list(_names(edges, "edges", "(parent, child) pairs"))
+        if isinstance(edges, set | frozenset):  # no order of its own: the edges' text gives one
+            listed.sort(key=lambda e: tuple(map(str, e)) if isinstance(e, tuple) else (str(e),))
         edges = []
         for i, e in enumerate(listed):
             # a str is not a pair: "ab" would be the edge ("a", "b")
@@ -496,8 +498,18 @@ class Taxonomy:
         >>> tax = Taxonomy.flat(["no", "maybe", "yes"])
         >>> tax.leaves, tax.root
         (('no', 'maybe', 'yes'), '(any)')
+
+        A set, which has no order of its own (its iteration order changes with the process),
+        is taken in the order of the labels' text:
+
+        >>> Taxonomy.flat({"no", "maybe", "yes"}).leaves
+        ('maybe', 'no', 'yes')
         """
-        labels = list(pd.unique(pd.Series(list(_names(labels, "labels")), dtype=object)))
+        labels = _names(labels, "labels")
+        if isinstance(labels, set | frozenset):
+            given = list(labels)
+            labels = [given[i] for i in name_order(given)]
+        labels = list(pd.unique(pd.Series(list(labels), dtype=object)))
         if not labels:
             raise ValueError("labels must name at least one label; got none")
         if root in labels:

@@ -483,3 +483,19 @@ def test_nodes_equal_as_text_are_refused(build):
     with pytest.raises(ValueError, match=r"taxonomy must name each node once as text; got "):
         build()
     assert Taxonomy.flat([1, 2]).nodes == ("(any)", 1, 2)  # ids of one type as before
+
+
+def test_a_set_of_labels_or_edges_gives_the_same_taxonomy_in_every_process():
+    """Taxonomy.flat({...}) and from_edges({...}) took the set's iteration order, which
+    changes with the process's string hashing, as the order of the nodes (of every matrix's
+    columns and every table's rows); a set is now taken in the order of its text, whatever
+    order it iterates in (here sets that iterate backwards). Lists keep their order."""
+
+    class Backwards(set):
+        def __iter__(self):
+            return iter(sorted(super().__iter__(), key=str, reverse=True))
+
+    assert Taxonomy.flat(Backwards({"cow", "cat", "dog"})).leaves == ("cat", "cow", "dog")
+    assert Taxonomy.flat(["cow", "cat"]).leaves == ("cow", "cat")
+    edges = Backwards({("all", "b"), ("all", "a"), ("a", "a1"), ("b", "b1")})
+    assert Taxonomy.from_edges(edges).nodes == ("all", "a", "b", "a1", "b1")
