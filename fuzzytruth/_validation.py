@@ -39,6 +39,7 @@ __all__ = [
     "is_missing",
     "numeric_values",
     "one_real",
+    "ordered_ids",
     "other_names",
     "physical_memory",
     "plain",
@@ -165,6 +166,21 @@ def id_list(values: Iterable[object], name: str, unit: str) -> list[object]:
             f"{unit}: [{values!r}])"
         )
     return list(values)
+
+
+def ordered_ids(values: Iterable[object], name: str) -> Iterable[object]:
+    """``values``, ids that name rows or columns by position, unless they are a set, whose order
+    is arbitrary (it changes with the process): a ValueError naming ``name``.
+
+    >>> ordered_ids({"x"}, "items")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: items must be in the order of the rows or columns ... got a set, whose ...
+    """
+    if isinstance(values, set | frozenset):
+        raise ValueError(f"{name} must be in the order of the rows or columns they name (a list, "
+                         "a tuple or an array); got a set, whose order is arbitrary")
+    return values
 
 
 def ids_text(values: Any, name: str) -> np.ndarray:

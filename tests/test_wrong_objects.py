@@ -240,3 +240,24 @@ def test_the_dataset_readers_given_a_table_say_they_read_a_file():
         with pytest.raises(TypeError, match=r"^path must be a file's path \(a str or "
                                             r"os\.PathLike\); got DataFrame"):
             read(pd.DataFrame({"a": [1]}))
+
+
+def test_ids_that_name_rows_by_position_may_not_be_a_set():
+    """Predictions(scores, items={...}), Membership(taxonomy, {...}, matrix) and
+    ScoreMatrix(values, systems={...}) bound rows to ids in the set's iteration order, which
+    changes with string hashing: scores went to the wrong items in silence. Refused; where the
+    ids name no positional data (a long table's classes, labels' one-hot columns) a set is
+    taken in its text's order."""
+    for build in (lambda: Predictions(np.eye(2), items={"x", "y"}, classes=["a", "b"]),
+                  lambda: Predictions(np.eye(2), items=["x", "y"], classes={"a", "b"}),
+                  lambda: ft.Membership(ft.Taxonomy.flat(["a", "b"]), {"x", "y"},
+                                        np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 1.0]])),
+                  lambda: ft.ScoreMatrix(np.ones((2, 3)), systems={"A", "B"}, measure="AP")):
+        with pytest.raises(ValueError, match=r"must be in the order of the rows or columns they "
+                                             r"name \(a list, a tuple or an array\); got a set"):
+            build()
+    assert Predictions.from_labels({"x": "b"}, classes={"b", "c", "a"}).classes == ("a", "b",
+                                                                                    "c")
+    long = pd.DataFrame({"item_id": ["x", "x"], "class": ["b", "a"], "score": [0.9, 0.1]})
+    made = Predictions.from_frame(long, classes={"b", "a"})
+    assert made.classes == ("a", "b") and made.scores.tolist() == [[0.1, 0.9]]

@@ -18,6 +18,7 @@ from fuzzytruth._validation import (
     check_number,
     id_text,
     is_missing,
+    ordered_ids,
     real_array,
     significance_level,
 )
@@ -257,7 +258,7 @@ def as_labels(labels: Iterable[object] | None, n: int, *, name: str, prefix: str
     none are given."""
     if labels is None:
         return tuple(f"{prefix}{i}" for i in range(n))
-    out = tuple(labels)
+    out = tuple(ordered_ids(labels, name))
     if len(out) != n:
         raise ValueError(f"{name} must have {n} entries to match scores; got {len(out)}")
     missing = [i for i, label in enumerate(out) if is_missing(label)]

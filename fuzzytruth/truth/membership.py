@@ -20,6 +20,7 @@ from fuzzytruth._validation import (
     id_list,
     id_text,
     ids_text,
+    ordered_ids,
     plain,
     real_array,
     text_names,
@@ -114,7 +115,8 @@ class Membership(ReadOnlyArrays):
         direct: np.ndarray | None, *, copy: bool,
     ) -> None:
         # a tuple is one id (Annotations take it so), not the levels of a MultiIndex
-        items = pd.Index(list(items), name="item_id", tupleize_cols=False)
+        items = pd.Index(list(ordered_ids(items, "items")), name="item_id",
+                         tupleize_cols=False)
         missing = items.isna()
         if missing.any():  # as Annotations refuse them: None, NaN, pd.NA name no item
             raise ValueError(
