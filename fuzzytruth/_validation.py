@@ -168,9 +168,11 @@ def id_list(values: Iterable[object], name: str, unit: str) -> list[object]:
     return list(values)
 
 
-def ordered_ids(values: Iterable[object], name: str) -> Iterable[object]:
-    """``values``, ids that name rows or columns by position, unless they are a set, whose order
-    is arbitrary (it changes with the process): a ValueError naming ``name``.
+def ordered_ids(values: Iterable[object], name: str,
+                order: str = "of the rows or columns they name") -> Iterable[object]:
+    """``values``, ids whose positions mean something (``order``: the rows or columns they
+    name), unless they are a set, whose order is arbitrary (it changes with the process): a
+    ValueError naming ``name``.
 
     >>> ordered_ids({"x"}, "items")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -178,8 +180,8 @@ def ordered_ids(values: Iterable[object], name: str) -> Iterable[object]:
     ValueError: items must be in the order of the rows or columns ... got a set, whose ...
     """
     if isinstance(values, set | frozenset):
-        raise ValueError(f"{name} must be in the order of the rows or columns they name (a list, "
-                         "a tuple or an array); got a set, whose order is arbitrary")
+        raise ValueError(f"{name} must be in the order {order} (a list, a tuple or an array); "
+                         "got a set, whose order is arbitrary")
     return values
 
 

@@ -261,3 +261,19 @@ def test_ids_that_name_rows_by_position_may_not_be_a_set():
     long = pd.DataFrame({"item_id": ["x", "x"], "class": ["b", "a"], "score": [0.9, 0.1]})
     made = Predictions.from_frame(long, classes={"b", "a"})
     assert made.classes == ("a", "b") and made.scores.tolist() == [[0.1, 0.9]]
+
+
+def test_a_ranking_or_a_renaming_given_as_a_set_is_refused():
+    """precision_recall_curve(membership, results) reads results as a ranking and
+    Evaluation.replace(systems=...) renames in order: a set gave an arbitrary ranking or
+    renaming, changing with the process. Precision of an unranked set is still taken."""
+    example = santini_figure1()
+    with pytest.raises(ValueError, match=r"^results must be in the order of the ranking"):
+        ft.precision_recall_curve(example.membership, set(example.results), category="people")
+    assert ft.precision_distribution(example.membership, set(example.results),
+                                     category="people").mean() == pytest.approx(0.6)
+    qrels, run = ft.Qrels(["q"], ["d"], [1]), ft.Run(["q"], ["d"], [1.0])
+    evaluation = ft.evaluate({"a": run, "b": run}, qrels, ["AP"])
+    with pytest.raises(ValueError, match=r"^systems must be in the order of the systems they "
+                                         r"rename"):
+        evaluation.replace(systems={"x", "y"})

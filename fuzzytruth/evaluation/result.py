@@ -15,6 +15,7 @@ from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
     id_text,
+    ordered_ids,
     significance_level,
 )
 from fuzzytruth.evaluation.undefined import Undefined
@@ -217,7 +218,8 @@ class Evaluation:
 
     def _renamed(self, systems: str | Iterable[object]) -> dict[str, Any]:
         """The values keyed by (system, measure) with the systems renamed in order."""
-        names = [systems] if isinstance(systems, str) else list(systems)
+        names = ([systems] if isinstance(systems, str)
+                 else list(ordered_ids(systems, "systems", "of the systems they rename")))
         if len(names) != len(self.systems):
             raise ValueError(
                 f"systems must rename the {len(self.systems)} system(s) "

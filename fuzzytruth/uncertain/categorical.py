@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, check_flag, check_type, id_list
+from fuzzytruth._validation import check_choice, check_flag, check_type, id_list, ordered_ids
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
@@ -299,7 +299,7 @@ def precision_recall_curve(
     """
     exclude_query = check_flag("exclude_query", exclude_query)
     check_choice("recall_form", recall_form, RECALL_FORMS)
-    rows = _result_rows(membership, results)
+    rows = _result_rows(membership, ordered_ids(results, "results", "of the ranking"))
     categories, mix = _targets(membership, category, query, weights)
     excluded = _excluded_rows(membership, query, exclude_query)
     n = rows.size
