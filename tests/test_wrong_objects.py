@@ -277,3 +277,17 @@ def test_a_ranking_or_a_renaming_given_as_a_set_is_refused():
     with pytest.raises(ValueError, match=r"^systems must be in the order of the systems they "
                                          r"rename"):
         evaluation.replace(systems={"x", "y"})
+
+
+def test_selectors_classes_or_items_given_as_a_set_are_refused():
+    """Selectors name class i by position: classes given as a set failed inside ('too many
+    indices for array'), or would have named the classes in an arbitrary order."""
+    from fuzzytruth.io.rankings import Rankings
+
+    with pytest.raises(ValueError, match=r"^classes must be in the order of the class ids the "
+                                         r"selectors use"):
+        Rankings.from_selectors([[[[0], [1, 2]]]], classes={"a", "b", "c"})
+    with pytest.raises(ValueError, match=r"^items must be in the order of the selectors' items"):
+        Rankings.from_selectors([[[[0], [1, 2]]]], classes=["a", "b", "c"], items={"x"})
+    made = Rankings.from_selectors([[[[0], [1, 2]]]], classes=["a", "b", "c"], items=["x"])
+    assert made.classes == ("a", "b", "c")

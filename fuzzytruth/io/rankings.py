@@ -46,6 +46,7 @@ from fuzzytruth._validation import (
     check_flag,
     check_type,
     numeric_values,
+    ordered_ids,
     plain,
     text_names,
 )
@@ -233,6 +234,9 @@ class Rankings:
                 allowed = "a sequence of names or their number" if arg == "classes" else (
                     "a sequence of ids")
                 raise ValueError(f"{arg} must be {allowed}; got {value!r}")
+            if value is not None and not number:  # a selector names class i by position
+                ordered_ids(value, arg, "of the class ids the selectors use (class i the i-th)"
+                            if arg == "classes" else "of the selectors' items")
         if items is not None:
             if len(items) != len(selectors):
                 raise ValueError(f"items must give one id per item: {len(items)} ids for "
