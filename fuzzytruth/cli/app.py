@@ -122,13 +122,16 @@ def _meant_choice(message: str) -> str:
     >>> _meant_choice("argument COMMAND: invalid choice: 'evalute' (choose from 'evaluate', "
     ...               "'compare')")
     " (did you mean 'evaluate'?)"
+    >>> _meant_choice("argument --method: invalid choice: 'ttest' (choose from t, bootstrap)")
+    " (did you mean 't'?)"
     """
     from fuzzytruth._validation import did_you_mean  # on the error's path only: NumPy
 
     found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
     if found is None:
         return ""
-    return did_you_mean(found[1], re.findall(r"'([^']*)'", found[2]))
+    # the choices quoted (Python 3.11's argparse) or not (later versions): either way
+    return did_you_mean(found[1], [c.strip("'\"") for c in found[2].split(", ")])
 
 
 def _command(name: str) -> ModuleType:
