@@ -7,12 +7,12 @@ over a distribution on taxonomy nodes or classes walks them in :func:`name_order
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["is_identity", "name_order", "ranks", "sorted_order"]
+__all__ = ["in_text_order", "is_identity", "name_order", "ranks", "sorted_order"]
 
 
 def sorted_order(ids: object) -> np.ndarray:
@@ -43,6 +43,23 @@ def name_order(nodes: Sequence[object]) -> np.ndarray:
     [1, 2, 0]
     """
     return np.argsort(np.array([str(n) for n in nodes], dtype=object), kind="stable")
+
+
+def in_text_order(values: Iterable[object]) -> Iterable[object]:
+    """``values`` as given, or, when they are a set (whose iteration order changes with string
+    hashing from one process to the next), a list of them in the order of their text
+    (:func:`name_order`): measures, labels, edges and classes given as a set name the same
+    rows and columns in every run.
+
+    Examples
+    --------
+    >>> in_text_order({"b", "c", "a"}), in_text_order(["b", "a"])
+    (['a', 'b', 'c'], ['b', 'a'])
+    """
+    if not isinstance(values, set | frozenset):
+        return values
+    given = list(values)
+    return [given[i] for i in name_order(given)]
 
 
 def ranks(order: np.ndarray) -> np.ndarray:

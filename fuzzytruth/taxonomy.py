@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._order import name_order, ranks
+from fuzzytruth._order import in_text_order, name_order, ranks
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import (
     _bytes,
@@ -279,9 +279,7 @@ class Taxonomy:
         >>> Taxonomy.from_edges([("all", "a"), ("all", "b"), ("a", "ab"), ("b", "ab")]).is_tree
         False
         """
-        listed = list(_names(edges, "edges", "(parent, child) pairs"))
-        if isinstance(edges, set | frozenset):  # no order of its own: the edges' text gives one
-            listed.sort(key=lambda e: tuple(map(str, e)) if isinstance(e, tuple) else (str(e),))
+        listed = list(in_text_order(_names(edges, "edges", "(parent, child) pairs")))
         edges = []
         for i, e in enumerate(listed):
             # a str is not a pair: "ab" would be the edge ("a", "b")
@@ -505,10 +503,7 @@ class Taxonomy:
         >>> Taxonomy.flat({"no", "maybe", "yes"}).leaves
         ('maybe', 'no', 'yes')
         """
-        labels = _names(labels, "labels")
-        if isinstance(labels, set | frozenset):
-            given = list(labels)
-            labels = [given[i] for i in name_order(given)]
+        labels = in_text_order(_names(labels, "labels"))
         labels = list(pd.unique(pd.Series(list(labels), dtype=object)))
         if not labels:
             raise ValueError("labels must name at least one label; got none")

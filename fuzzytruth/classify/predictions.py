@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
-from fuzzytruth._order import is_identity, name_order
+from fuzzytruth._order import in_text_order, is_identity
 from fuzzytruth._pairs import float_ids_error
 from fuzzytruth._validation import (
     by_labels,
@@ -89,15 +89,6 @@ def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
     if index.has_duplicates:
         raise ValueError(f"{what} ids must be unique; repeated: {_show(index[index.duplicated()])}")
     return index
-
-
-def _named_order(classes: Iterable[Hashable]) -> Iterable[Hashable]:
-    """Classes that name no column of given scores by position (the order of a long table's,
-    or of labels' one-hot columns): a set, which has no order of its own, in its text's order."""
-    if not isinstance(classes, set | frozenset):
-        return classes
-    given = list(classes)
-    return [given[i] for i in name_order(given)]
 
 
 class Predictions(ReadOnlyArrays):
@@ -285,7 +276,8 @@ class Predictions(ReadOnlyArrays):
             class_index = pd.Index(np.sort(pd.unique(pd.Series(class_ids, dtype=object))),
                                    dtype=object)
         else:
-            class_index = _ids(_named_order(classes), "class")
+            # they order the table's columns, naming none by position: a set is taken too
+            class_index = _ids(in_text_order(classes), "class")
         class_code = class_index.get_indexer(class_ids)
         unknown = np.flatnonzero(class_code < 0)
         if unknown.size:
@@ -379,7 +371,7 @@ class Predictions(ReadOnlyArrays):
                [0.5, 0.5]])
         """
         series = pd.Series(labels) if not isinstance(labels, pd.Series) else labels
-        class_index = _ids(_named_order(classes), "class")
+        class_index = _ids(in_text_order(classes), "class")  # the one-hot columns: a set too
         matrix = np.zeros((len(series), len(class_index)))
         for row, value in enumerate(series.to_numpy()):
             chosen = [value] if isinstance(value, str) or not isinstance(value, Iterable) else \

@@ -93,6 +93,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from fuzzytruth._order import in_text_order
 from fuzzytruth._validation import did_you_mean
 from fuzzytruth.measures.catalog import Measure, families, family, family_alias, get_preset
 from fuzzytruth.measures.trec_groups import (
@@ -306,11 +307,10 @@ def parse_measures(
 
     if isinstance(measures, (str, Measure)) or _from_ir_measures(measures):
         measures = [measures]
-    elif isinstance(measures, set | frozenset):  # its iteration order changes with the process
-        measures = sorted(measures, key=str)
     elif not isinstance(measures, Iterable) or isinstance(measures, bytes):
         raise ValueError("measures must name at least one measure (a string, a Measure or an "
                          f"iterable of them); got {measures!r}")
+    measures = in_text_order(measures)  # a set in its spellings' order: its own varies
     out: list[Measure] = []
     for item in measures:
         if _from_ir_measures(item):  # its str is its spelling, which names read
