@@ -43,6 +43,7 @@ __all__ = [
     "other_names",
     "physical_memory",
     "plain",
+    "probability_tolerance",
     "real_array",
     "same_rows",
     "significance_level",
@@ -85,6 +86,18 @@ def type_label(value: object) -> str:
     if top == "fuzzytruth" or kind.__name__ not in fuzzytruth.__all__:
         return kind.__name__
     return f"{top}.{kind.__name__}"
+
+
+def probability_tolerance(dtype: np.dtype) -> float:
+    """How far a row's sum may be from 1 for probabilities of ``dtype``: ``sqrt(eps)``
+    (scikit-learn's ``log_loss`` tolerance).
+
+    Examples
+    --------
+    >>> probability_tolerance(np.dtype("float32")) > probability_tolerance(np.dtype("float64"))
+    True
+    """
+    return float(np.sqrt(np.finfo(dtype).eps))
 
 
 def check_type(value: object, name: str, kind: type, hint: str = "") -> None:

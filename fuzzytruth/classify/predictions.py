@@ -58,22 +58,11 @@ from fuzzytruth._validation import (
     numeric_values,
     ordered_ids,
     plain,
+    probability_tolerance,
 )
 from fuzzytruth.taxonomy import _show
 
 __all__ = ["Predictions", "is_classifier_input", "probability_tolerance"]
-
-
-def probability_tolerance(dtype: np.dtype) -> float:
-    """How far a row's sum may be from 1 for probabilities of ``dtype``: ``sqrt(eps)``
-    (scikit-learn's ``log_loss`` tolerance).
-
-    Examples
-    --------
-    >>> probability_tolerance(np.dtype("float32")) > probability_tolerance(np.dtype("float64"))
-    True
-    """
-    return float(np.sqrt(np.finfo(dtype).eps))
 
 
 def _ids(values: Iterable[Hashable], what: str) -> pd.Index:

@@ -22,6 +22,7 @@ from fuzzytruth._validation import (
     ids_text,
     ordered_ids,
     plain,
+    probability_tolerance,
     real_array,
     text_names,
 )
@@ -339,7 +340,7 @@ class Membership(ReadOnlyArrays):
         coarse = _coarse_precision(table)
         _check_sums(full, table.index, "with close=True each row gives direct shares and",
                     " (pass close=False for already-closed probabilities)",
-                    tolerance=1e-9 if coarse is None else float(np.sqrt(np.finfo(coarse).eps)))
+                    tolerance=1e-9 if coarse is None else probability_tolerance(coarse))
         if coarse is not None:  # rounded to float32 or float16: made to sum to 1 in float64
             full /= full.sum(axis=1, keepdims=True)
         return cls._owning(taxonomy, table.index, _closure(taxonomy, full), full)
