@@ -117,14 +117,18 @@ _HEADER = ("; the first line reads as a header of column names, which TREC files
            "remove it")
 
 
+def _names_only(text: str) -> bool:
+    """Whether ``text`` holds letters and no digit, as column names do (a header's field, or
+    a whole header line without a field such as "Q0")."""
+    return any(c.isalpha() for c in text) and not any(c.isdigit() for c in text)
+
+
 def _number(text: Text, index: int, field: str, value: str, *, atol: bool = False) -> float:
     """``value`` as a float, or a ValueError naming the line (with ``atol``, also for a
     number written with an exponent that C's ``atol`` reads otherwise: :func:`atol_disagrees`)."""
     if not NUMBER.match(value):
-        header = (index == 0 and any(c.isalpha() for c in value)
-                  and not any(c.isdigit() for c in value))
         raise text.error(index, f"expected a number in field '{field}'; got {shown(value)}"
-                         + (_HEADER if header else ""))
+                         + (_HEADER if index == 0 and _names_only(value) else ""))
     number = float(value)
     if np.isinf(number) and not _INFINITY.match(value):
         raise text.error(
@@ -178,7 +182,7 @@ def _header_hint(parts: list[str], line: str = "", index: int = -1) -> str:
     if "," in line and len(parts) < len(line.split(",")):
         return ("; the line is comma-separated: a CSV table is no TREC file (read it with "
                 "pandas, then Run.from_dataframe or Qrels.from_dataframe)")
-    if index == 0 and not any(c.isdigit() for c in line) and any(c.isalpha() for c in line):
+    if index == 0 and _names_only(line):
         return _HEADER
     return ""
 
