@@ -3,6 +3,8 @@ parameter, what is allowed and what was received, never a silent wrong number (t
 readers have their own suite, tests/test_hostile_inputs.py)."""
 
 import datetime
+import decimal
+import fractions
 import warnings
 
 import numpy as np
@@ -177,6 +179,39 @@ def test_a_nested_dict_holding_a_numpy_complex_number_is_refused(entry, imaginar
                                r"values$"):
                 call(nested)
     assert call({"q1": {"a": 1.0, "b": np.float32(0.5)}}).query_ids.tolist() == ["q1", "q1"]
+
+
+NUMBERS = {
+    "floats, ints and bools": [0.25, 3, True],
+    "numpy scalars": [np.float32(0.5), np.int64(2), np.float16(1.5)],
+    "numpy bool": [np.bool_(True), 0.5, 1.0],
+    "ints beyond 2**53": [2**53 + 1, -(2**60), 1.0],
+    "decimals and fractions": [decimal.Decimal("0.1"), fractions.Fraction(1, 3), 2.0],
+    "infinite": [float("inf"), 1.0, -float("inf")],
+}
+
+
+@pytest.mark.parametrize("entry", list(DICT_ENTRIES))
+@pytest.mark.parametrize("numbers", list(NUMBERS))
+def test_a_nested_dicts_numbers_of_every_kind_are_read_as_float_casts_them(entry, numbers):
+    """A pytrec_eval-style dict's values are read in one pass when all are floats, bools or
+    ints float64 holds exactly, and otherwise type by type: either way each value is what
+    ``float`` makes of it (the oracle), in the dict's order."""
+    call, _ = DICT_ENTRIES[entry]
+    values = NUMBERS[numbers]
+    if entry.startswith("Qrels") and not np.isfinite(np.array(values, dtype=float)).all():
+        pytest.skip("grades must be finite")
+    made = call({"q1": dict(zip("abc", values, strict=True))})
+    held = made.scores if hasattr(made, "scores") else made.relevance
+    assert held.tolist() == [float(v) for v in values]
+    assert not held.flags.writeable
+
+
+@pytest.mark.parametrize("entry", list(DICT_ENTRIES))
+def test_a_nested_dict_holding_none_is_refused_naming_the_values(entry):
+    call, name = DICT_ENTRIES[entry]
+    with pytest.raises(ValueError, match=rf"^{name} must not contain NaN or missing values"):
+        call({"q1": {"a": 1.0, "b": None}})
 
 
 DATES = {
