@@ -273,6 +273,38 @@ def test_a_truth_model_s_input_is_not_a_truth():
         fit_truth(data.annotations, "irn")
 
 
+SETTINGS = {"dawid-skene": (DawidSkene, {"max_iter": 3, "prior": 0.5}),
+            "one-coin": (OneCoin, {"tol": 1e-3}),
+            "mace": (Mace, {"method": "vb", "max_iter": 5}),
+            "prirn": (PrIRN, {"temperature": 3.0})}
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_a_named_model_takes_its_settings_as_its_constructor_does(name):
+    """``fit_truth(data, name, **settings)`` is ``Model(**settings).fit(data)`` (it was
+    Python's TypeError: unexpected keyword argument)."""
+    model, settings = SETTINGS[name]
+    data = image_collection().annotations if name != "prirn" else _small_rankings()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonConvergenceWarning)
+        got, expected = fit_truth(data, name, **settings), model(**settings).fit(data)
+    assert got.settings == expected.settings != model().fit(data).settings
+    np.testing.assert_array_equal(got.posterior, expected.posterior)
+
+
+def test_a_setting_the_model_has_not_is_named_with_the_ones_it_has():
+    data = image_collection().annotations
+    with pytest.raises(ValueError, match=r"^'dawid-skene' has no setting maxiter \(did you "
+                       r"mean 'max_iter'\?\); its settings: \['tol', 'max_iter', "):
+        fit_truth(data, "dawid-skene", maxiter=5)
+    with pytest.raises(ValueError, match=r"^'shares' has no setting tol; it takes none$"):
+        fit_truth(data, "shares", tol=1e-3)
+    with pytest.raises(ValueError, match=r"a configured truth_model carries its settings; got "
+                       r"DawidSkene\(.*\) and max_iter=5: give them to its constructor, "
+                       r"DawidSkene\(max_iter=...\), or pass its name 'dawid-skene'"):
+        fit_truth(data, DawidSkene(), max_iter=5)
+
+
 @pytest.mark.parametrize("evaluated", ["runs", "classifier"])
 def test_a_truth_s_raw_material_is_refused_with_the_way_to_make_a_truth(evaluated):
     """Labels, rankings, pytrec_eval's qrels dicts and tables are the usual material of a

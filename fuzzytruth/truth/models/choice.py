@@ -9,10 +9,11 @@ takes the fit itself (``evaluate(runs, DawidSkene().fit(annotations), ...)``).
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any
 
-from fuzzytruth._validation import check_choice
+from fuzzytruth._validation import check_choice, did_you_mean
 from fuzzytruth._warnings import warn
 from fuzzytruth.truth.models.base import FittedTruth, NonConvergenceWarning
 from fuzzytruth.truth.models.dawid_skene import DawidSkene
@@ -32,9 +33,9 @@ RANKING_MODELS = (IRN.name, PrIRN.name)
 """The models fitted on partial rankings (the others read annotators' labels)."""
 
 
-def as_truth_model(truth_model: Any) -> Any:
-    """A model from a name of :data:`TRUTH_MODELS` (with its defaults) or a configured model
-    (returned as it is).
+def as_truth_model(truth_model: Any, **options: Any) -> Any:
+    """A model from a name of :data:`TRUTH_MODELS` (with its defaults, or the settings
+    ``options``) or a configured model (returned as it is; it carries its settings).
 
     Examples
     --------
@@ -45,11 +46,34 @@ def as_truth_model(truth_model: Any) -> Any:
     ...
     ValueError: truth_model must be one of ['shares', 'dawid-skene', 'one-coin', 'mace', \
 'irn', 'prirn']; got 'majority'
+    >>> as_truth_model("one-coin", max_iter=50).max_iter
+    50
+    >>> as_truth_model("one-coin", maxiter=50)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'one-coin' has no setting maxiter (did you mean 'max_iter'?); its settings: \
+['tol', 'max_iter', 'uncertainty', 'prior']
     """
     if isinstance(truth_model, str):
         check_choice("truth_model", truth_model, tuple(TRUTH_MODELS))
-        return TRUTH_MODELS[truth_model]()
+        model = TRUTH_MODELS[truth_model]
+        settings = list(inspect.signature(model).parameters)
+        for option in options:
+            if option not in settings:
+                which = f"its settings: {settings}" if settings else "it takes none"
+                raise ValueError(
+                    f"{truth_model!r} has no setting {option}{did_you_mean(option, settings)}; "
+                    f"{which}"
+                )
+        return model(**options)
     if isinstance(truth_model, tuple(TRUTH_MODELS.values())):
+        if options:
+            raise ValueError(
+                f"a configured truth_model carries its settings; got {truth_model!r} and "
+                f"{', '.join(f'{k}={v!r}' for k, v in options.items())}: give them to its "
+                f"constructor, {type(truth_model).__name__}({', '.join(options)}=...), or "
+                f"pass its name {truth_model.name!r} with them"
+            )
         return truth_model
     if isinstance(truth_model, type) and issubclass(truth_model, tuple(TRUTH_MODELS.values())):
         raise ValueError(
@@ -63,7 +87,7 @@ def as_truth_model(truth_model: Any) -> Any:
     )
 
 
-def fit_truth(data: Any, truth_model: Any = "shares") -> FittedTruth:
+def fit_truth(data: Any, truth_model: Any = "shares", **options: Any) -> FittedTruth:
     """The truth of ``data`` under ``truth_model``.
 
     Parameters
@@ -74,6 +98,9 @@ def fit_truth(data: Any, truth_model: Any = "shares") -> FittedTruth:
     truth_model : str or model
         A name of :data:`TRUTH_MODELS` (the model with its defaults; default ``"shares"``, the
         annotators' shares) or a configured model such as ``PrIRN(temperature=3)``.
+    **options
+        The named model's settings (``fit_truth(labels, "dawid-skene", max_iter=50)`` is
+        ``DawidSkene(max_iter=50).fit(labels)``); a configured model carries its own.
 
     Returns
     -------
@@ -86,8 +113,10 @@ def fit_truth(data: Any, truth_model: Any = "shares") -> FittedTruth:
     >>> fit = fit_truth(santini_illustrative().annotations, "dawid-skene")
     >>> fit.name, fit.convergence.converged
     ('dawid-skene', True)
+    >>> fit_truth(santini_illustrative().annotations, "dawid-skene", tol=1e-9).convergence.tol
+    1e-09
     """
-    return as_truth_model(truth_model).fit(data)
+    return as_truth_model(truth_model, **options).fit(data)
 
 
 class Refitter:
