@@ -242,6 +242,14 @@ def test_the_dataset_readers_given_a_table_say_they_read_a_file():
             read(pd.DataFrame({"a": [1]}))
 
 
+def test_the_imagenet_real_reader_given_a_table_says_it_reads_a_folder():
+    """read_imagenet_real raised pathlib's 'argument should be a str or an os.PathLike
+    object ... not DataFrame'."""
+    with pytest.raises(TypeError, match=r"^folder must be a folder's path \(a str or "
+                                        r"os\.PathLike\); got DataFrame$"):
+        datasets.read_imagenet_real(pd.DataFrame({"a": [1]}))
+
+
 def test_ids_that_name_rows_by_position_may_not_be_a_set():
     """Predictions(scores, items={...}), Membership(taxonomy, {...}, matrix) and
     ScoreMatrix(values, systems={...}) bound rows to ids in the set's iteration order, which

@@ -49,7 +49,7 @@ import pyarrow.compute as pc
 
 from fuzzytruth.datasets._commands import make_folder
 from fuzzytruth.io.numpy_files import npy_header
-from fuzzytruth.io.text import first_line, shown
+from fuzzytruth.io.text import file_path, first_line, shown
 
 __all__ = ["ANSWERS", "read_real_npz", "write_real_tables"]
 
@@ -190,7 +190,7 @@ def read_real_npz(folder: str | os.PathLike) -> dict[str, pd.DataFrame]:
     ValueError
         Naming the file, for a missing file or an array that is not in the published format.
     """
-    folder = Path(folder)
+    folder = Path(file_path(folder, "folder", kind="folder"))
     missing = [name for name in TABLES.values() if not (folder / name).is_file()]
     if missing:
         raise ValueError(

@@ -143,9 +143,10 @@ def parser_pool() -> Any:
         return pa.default_memory_pool()
 
 
-def file_path(path: object, name: str = "path") -> str:
+def file_path(path: object, name: str = "path", kind: str = "file") -> str:
     """``path`` as a str (``os.fspath``), or a TypeError naming ``name`` and what the readers
-    and writers take: a file's path, not an open file, a buffer or a table in memory.
+    and writers take: a file's path (a folder's, for ``kind="folder"``), not an open file, a
+    buffer or a table in memory.
 
     Examples
     --------
@@ -164,12 +165,12 @@ def file_path(path: object, name: str = "path") -> str:
         if hasattr(path, "read") or hasattr(path, "write"):
             hint = (": pass the file's path, not an open file or a buffer (a pipe has one "
                     "too, such as /dev/stdin)")
-        elif hasattr(path, "columns") or isinstance(path, dict):
+        elif kind == "file" and (hasattr(path, "columns") or isinstance(path, dict)):
             hint = (": what is in memory has its own constructor (from_dataframe, from_frame, "
                     "from_nested, from_dict)")
         else:
             hint = ""
-        raise TypeError(f"{name} must be a file's path (a str or os.PathLike); got "
+        raise TypeError(f"{name} must be a {kind}'s path (a str or os.PathLike); got "
                         f"{type(path).__name__}{hint}") from None
     return given if isinstance(given, str) else os.fsdecode(given)
 
