@@ -218,6 +218,10 @@ def test_hard_labels_and_logits_are_refused_with_the_call_that_makes_them_right(
     with pytest.raises(ValueError, match=r"must be within \[0, 1\]; item '0' has 1\.186\d*$"):
         evaluate(Predictions(probabilities * 2, items=range(5), classes=[0, 1, 2]), truth,
                  ["CE"], rng=0)  # above 1, not below 0: no word of logits
+    with pytest.raises(ValueError, match=r"must be within \[0, 1\]; item '0' has \d+\.\d*"
+                                         r" \(percentages\? divide them by 100\)$"):
+        evaluate(Predictions(probabilities * 100, items=range(5), classes=[0, 1, 2]), truth,
+                 ["CE"], rng=0)
 
 
 def test_classes_named_otherwise_than_the_truths_are_never_scored_in_silence():

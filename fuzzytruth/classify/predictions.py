@@ -175,9 +175,14 @@ class Predictions(ReadOnlyArrays):
         if bad.size:
             row = bad[0]
             value = low[row] if low[row] < 0 else high[row]
-            logits = (" (logits? scipy.special.softmax(scores, axis=1) makes them "
-                      "probabilities)" if (low < 0).any() else "")
-            return f"be within [0, 1]; item {self._items[row]!r} has {float(value)!r}{logits}"
+            if (low < 0).any():
+                hint = (" (logits? scipy.special.softmax(scores, axis=1) makes them "
+                        "probabilities)")
+            elif np.allclose(array.sum(axis=1, dtype=np.float64), 100.0):
+                hint = " (percentages? divide them by 100)"
+            else:
+                hint = ""
+            return f"be within [0, 1]; item {self._items[row]!r} has {float(value)!r}{hint}"
         sums = array.sum(axis=1, dtype=np.float64)
         tol = probability_tolerance(np.dtype(precision or array.dtype))
         bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
