@@ -330,3 +330,37 @@ def test_annotator_models_warn_of_readers_that_are_positions(tmp_path):
             model.fit(positional)
     with pytest.raises(ValueError, match="anonymous_readers must be True or False; got 'no'"):
         Rankings.from_frame(named.frame, anonymous_readers="no")
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.one_of(st.floats(1e-8, 1.0), st.sampled_from([0.01, 1.0, 1.5, 3.0])),
+       x=st.one_of(st.floats(0.0, 800.0), st.floats(1e-300, 1e-6), st.just(0.0)),
+       nudge=st.floats(-1e-2, 1e-2), t_free=st.floats(0.0, 1.0))
+def test_the_tail_comparison_is_scipys_wherever_its_bounds_decide(a, x, nudge, t_free):
+    """PrIRN's top-1 draws compare a tail probability t with Q(α, x) through two bounds of Q
+    and scipy's gammaincc only between them: the answer is scipy's, for t anywhere and for t
+    next to Q (within 1 %) or next to either bound."""
+    from scipy.special import gammaincc, gammaln
+
+    from fuzzytruth.truth.models.rankings import below_upper_tail
+
+    q = gammaincc(a, x)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        upper = np.exp((a - 1) * np.log(x) - x - gammaln(a))
+        lower = upper * x / (x + (1 - a))
+    t = np.array([t_free, q * (1 + nudge), upper * (1 + nudge), lower * (1 + nudge)])
+    t = np.clip(np.nan_to_num(t, nan=0.5, posinf=1.0), 0.0, 1.0)
+    x_all = np.full_like(t, x)
+    assert below_upper_tail(t, a, x_all).tolist() == (t < gammaincc(a, x_all)).tolist()
+
+
+def test_top1_draws_of_every_temperature_and_alpha_are_the_argmax_of_the_plausibilities():
+    """The bounds of the tail comparison decide most draws at α = 0.01 (high temperatures,
+    every one): the top-1 classes stay the argmax of the full plausibility vectors, for α on
+    both sides of 1."""
+    rankings = dermatology().rankings
+    for temperature, alpha in [(0.5, 0.01), (1.0, 0.3), (10.0, 0.01), (3.0, 1.0), (2.0, 2.0)]:
+        fit = PrIRN(temperature=temperature, alpha=alpha).fit(rankings)
+        columns = fit.taxonomy.indices(fit.classes)
+        whole = fit.sample_plausibilities(4, seed=9)
+        assert np.array_equal(columns[whole.argmax(axis=2)], fit.sample_top1(4, seed=9))
