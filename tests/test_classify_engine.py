@@ -277,6 +277,29 @@ def test_world_sums_do_not_depend_on_the_label_chunks(monkeypatch, chunk_bytes):
     assert (drawn["method"] == "worlds").all()
 
 
+@pytest.mark.parametrize("budget", [20_000, 2**30])
+def test_labels_in_one_chunk_are_drawn_once_for_the_sums_and_the_world_scores(budget):
+    """An aggregate (sums over chunks of worlds) and then per-item world values read the same
+    labels: when one chunk holds every world they are drawn once and kept (a reliability
+    curve's human baseline drew them twice per temperature); in several chunks each chunk is
+    drawn for the sums and the whole for the world values. The numbers are the same either
+    way (keyed draws)."""
+    truth, preds, _ = small_case(6, n_items=30)
+    ev = evaluate(preds, truth, ["Acc", "CE(target=label)"], method="worlds", rng=3,
+                  n_worlds=200, memory_budget=budget)
+    calls = []
+    draw = ev._worlds._draw
+    ev._worlds._draw = lambda target, worlds: calls.append(len(worlds)) or draw(target, worlds)
+    table = ev.aggregate()
+    scores = ev.world_scores("Acc")
+    whole = budget > 200 * 30 * classifiers.LABEL_CHUNK_BYTES
+    assert calls == ([200] if whole else [*calls[:-1], 200]) and (whole or len(calls) > 2)
+    fresh = evaluate(preds, truth, ["Acc", "CE(target=label)"], method="worlds", rng=3,
+                     n_worlds=200, memory_budget=budget)
+    np.testing.assert_array_equal(fresh.world_scores("Acc"), scores)
+    pd.testing.assert_frame_equal(fresh.aggregate(), table, check_exact=True)
+
+
 def test_label_distribution_and_top1_targets():
     """Three readings of one truth: a label drawn per world (its expectation: the mass of the
     top-k), the plausibility vector (the same expectation, a point), the argmax (deterministic

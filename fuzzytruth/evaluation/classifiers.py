@@ -541,10 +541,13 @@ class ClassWorlds:
     def _label_chunks(self, target: str) -> Iterator[tuple[int, np.ndarray]]:
         """``(start, labels)``: the labels of ``target`` in chunks of worlds sized from the
         memory budget, drawn chunk by chunk unless they are kept (the same chunks either
-        way, so that the sums do not depend on what was read before)."""
+        way, so that the sums do not depend on what was read before). When one chunk holds
+        every world they are drawn whole and kept (:meth:`_labels`), so that reading whole
+        worlds' values after the sums (an aggregate, then per-query means) does not draw
+        them again."""
         n_worlds, n_items = self.shape[2:]
-        kept = self._kept.get(target)
         step = block_rows(n_items, self._budget, bytes_per_unit=LABEL_CHUNK_BYTES)
+        kept = self._labels(target) if step >= n_worlds else self._kept.get(target)
         for start in range(0, n_worlds, step):
             stop = min(start + step, n_worlds)
             yield start, (kept[start:stop] if kept is not None
