@@ -382,7 +382,7 @@ def below_upper_tail(t: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
         lower = upper + log_x - np.log(x + (1 - a))
         above = log_t > upper + _BOUND_MARGIN  # NaN: undecided
         below = (log_t < lower - _BOUND_MARGIN) & (lower > _LOG_NORMAL)  # scipy's Q not 0
-    out = below & ~above
+    out = below  # the bounds are ordered: below the lower one is never above the upper one
     undecided = ~(above | below)
     out[undecided] = t[undecided] < gammaincc(a, x[undecided])
     return out
