@@ -454,12 +454,23 @@ class PairTable(ReadOnlyArrays):
                 "scores every judged query, an unanswered one as an empty list)",
                 UserWarning,
             )
+        try:
+            checked = _as_values(values, cls._value_name, finite=cls._finite_values)
+        except ValueError:  # its row numbers mean nothing in a mapping: the keys do
+            row = _refused_value(values, cls._finite_values)
+            if row is None:
+                raise
+            finite = "finite " if cls._finite_values else ""
+            inner = (d.values() for d in nested.values())  # the value as given, not as read
+            given = next(itertools.islice(itertools.chain.from_iterable(inner), row, None))
+            raise ValueError(
+                f"{cls._value_name} must be {finite}numbers, without NaN or missing values; "
+                f"{what}[{q_uniques[q_codes[row]]!r}][{docs[row]!r}] is {given!r}"
+            ) from None
         if not strings:
-            return cls(q_uniques[q_codes], docs, values, **kwargs)
+            return cls(q_uniques[q_codes], docs, checked, **kwargs)
         table = cls.__new__(cls)
-        table._store(
-            q_codes, q_uniques, docs, _as_values(values, cls._value_name, finite=cls._finite_values)
-        )
+        table._store(q_codes, q_uniques, docs, checked)
         return table
 
     def _resolve_duplicates(
@@ -596,6 +607,23 @@ def flatten_nested(
         except (TypeError, ValueError):  # anything else: _as_values says what is wrong
             values = list(values_of())
     return q_codes, q_uniques, pd.array(docs, dtype="str"), values, strings
+
+
+def _refused_value(values: Any, finite: bool) -> int | None:
+    """The first row of ``values`` (a float64 array or a list, as :func:`flatten_nested` gives
+    them) that is not one real number, or is NaN, or infinite when ``finite``; None if none
+    is (the values were refused as a whole). Read one by one only on this error path."""
+    if isinstance(values, np.ndarray):
+        bad = np.isnan(values) | (np.isinf(values) if finite else False)
+        return int(bad.argmax()) if bad.any() else None
+    for row, value in enumerate(values):
+        try:
+            number = np.float64(value)
+        except (TypeError, ValueError):
+            return row
+        if np.ndim(number) or np.isnan(number) or (finite and np.isinf(number)):
+            return row
+    return None
 
 
 def _plain_numbers(values: Iterator[Any], n: int) -> np.ndarray | None:

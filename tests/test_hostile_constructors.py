@@ -5,6 +5,7 @@ readers have their own suite, tests/test_hostile_inputs.py)."""
 import datetime
 import decimal
 import fractions
+import re
 import warnings
 
 import numpy as np
@@ -36,7 +37,8 @@ def test_qrels_refuse_an_infinite_grade_from_every_entry(grade):
     # out 0 with a RuntimeWarning
     with pytest.raises(ValueError, match=rf"relevance must be finite \(found {grade} at row 1\)"):
         Qrels(["q", "q"], ["a", "b"], [1, grade])
-    with pytest.raises(ValueError, match=r"relevance must be finite \(found .*inf at row 1\)"):
+    with pytest.raises(ValueError, match=r"relevance must be finite numbers, without NaN or "
+                       rf"missing values; qrels\['q'\]\['b'\] is {grade}$"):
         Qrels.from_dict({"q": {"a": 1, "b": grade}})
     frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, grade]})
     with pytest.raises(ValueError, match=r"relevance must be finite"):
@@ -209,8 +211,14 @@ def test_a_nested_dicts_numbers_of_every_kind_are_read_as_float_casts_them(entry
 @pytest.mark.parametrize("entry", list(DICT_ENTRIES))
 def test_a_nested_dict_holding_none_is_refused_naming_the_values(entry):
     call, name = DICT_ENTRIES[entry]
-    with pytest.raises(ValueError, match=rf"^{name} must not contain NaN or missing values"):
-        call({"q1": {"a": 1.0, "b": None}})
+    what = "run" if name == "scores" else "qrels"
+    # rows of a mapping mean nothing to its user: the message names the keys (it said "found
+    # at row 1"), with the value as given (the array read it as NaN), in every query
+    for bad in (None, float("nan"), "yes", [2.0], np.array([1.0, 2.0])):
+        given = re.escape(repr(bad))
+        with pytest.raises(ValueError, match=rf"^{name} must be (finite )?numbers, without NaN "
+                           rf"or missing values; {what}\['q2'\]\['7'\] is {given}$"):
+            call({"q1": {"a": 1.0, "b": True}, "q0": {}, "q2": {"c": 2, 7: bad}})
 
 
 DATES = {

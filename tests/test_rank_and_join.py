@@ -267,7 +267,8 @@ def test_from_dict_is_the_same_run_as_from_rows():
     assert Run.from_dict({"q": {1: 1.0, "1": 2.0}}, duplicates="max").scores.tolist() == [2.0]
     with pytest.raises(ValueError, match=r"run\['q'\] must be a mapping"):
         Run.from_dict({"q": [1, 2]})
-    with pytest.raises(ValueError, match="scores must not contain NaN"):
+    with pytest.raises(ValueError, match=r"scores must be numbers, without NaN or missing "
+                       r"values; run\['q'\]\['a'\] is nan$"):
         Run.from_dict({"q": {"a": float("nan")}})
 
 
