@@ -2,13 +2,14 @@
 oracles (every truth world enumerated, each scored by the measure's definition written out by
 hand) found wrong, one test each."""
 
+import re
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from fuzzytruth import Membership, Taxonomy, evaluate
+from fuzzytruth import Membership, Qrels, Taxonomy, evaluate
 from fuzzytruth.classify import Predictions
 
 
@@ -35,6 +36,32 @@ def test_a_true_class_never_predicted_is_a_miss_even_when_k_exceeds_the_classes(
         assert abs(got - 0.3) <= 5 * np.sqrt(0.3 * 0.7 / 200)
     else:
         assert got == pytest.approx(0.3, abs=1e-15)
+
+
+def test_a_k_that_covers_every_class_warns_and_a_smaller_one_does_not():
+    """Top-5 accuracy over 3 classes is 1 whatever the scores (scikit-learn warns): a warning
+    names the measure, k and the number of classes, on a flat truth, at a taxonomy level and
+    on label sets. k below it is silent, also where it covers every group at a level (2 of
+    3 classes, 2 groups: the top 2 may both be pets, a miss for "fox", as item y shows)."""
+    tax = Taxonomy.from_nested({"all": {"pets": ["cat", "dog"], "wild": ["fox"]}})
+    truth = Membership.from_probabilities(
+        pd.DataFrame({"cat": [0.5, 0.0], "dog": [0.5, 0.2], "fox": [0.0, 0.8]},
+                     index=["x", "y"]), taxonomy=tax)
+    pred = Predictions([[0.7, 0.2, 0.1], [0.5, 0.4, 0.1]], items=["x", "y"],
+                       classes=["cat", "dog", "fox"], name="net")
+    sets = Qrels(["x", "y", "y"], ["cat", "dog", "fox"], [1, 1, 1])
+    for measure, named, on in (("Acc@3", "Acc@3", truth), ("top5", "Acc@5", truth),
+                               ("Acc(level=1)@3", "Acc(level=1)@3", truth),
+                               ("ReaL@3", "Acc@3", sets)):
+        with pytest.warns(UserWarning, match=re.escape(
+                f"'{named}': its top {named[-1]} holds all 3 classes of the predictions 'net', "
+                "so every item")):
+            assert _value(pred, on, measure) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _value(pred, truth, "Acc(level=1)@2") == pytest.approx((1 + 0.2) / 2)
+        _value(pred, truth, "Acc@2")
+        _value(pred, sets, "ReaL@2")
 
 
 def test_the_top1_target_of_a_point_truth_needs_only_its_labels_to_be_predicted():

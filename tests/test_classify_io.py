@@ -253,6 +253,34 @@ def test_classify_command(collection, capsys):
     assert rows[0]["estimand"] == "collection (truth model: dawid-skene)"
 
 
+def test_classify_reports_top5_by_default_only_above_five_classes(collection, capsys):
+    """Without -m: Acc, and top-5 accuracy only where every classifier has more than 5
+    classes (over 3 classes it is 1 whatever the scores, and warns: a default would show a
+    warning and a meaningless 1.0 on every such collection)."""
+    d = collection
+    base = ["--annotations", d / "labels.csv", "--taxonomy", d / "tax.json", "--format", "csv"]
+    status, out, err = run_cli(capsys, "--predictions", d / "good.csv", *base)
+    assert status == 0, err
+    assert pd.read_csv(pd.io.common.StringIO(out))["measure"].tolist() == ["Acc"]
+    assert "top 5" not in err
+    classes = [f"c{j}" for j in range(6)]
+    rows = [(f"i{i}", f"a{a}", classes[(i + a) % 6]) for i in range(12) for a in range(3)]
+    pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]).to_csv(
+        d / "six.csv", index=False)
+    (d / "six.json").write_text(json.dumps({"root": {c: {} for c in classes}}))
+    scores = np.random.default_rng(1).dirichlet(np.ones(6), size=12)
+    write_predictions(Predictions(scores, items=[f"i{i}" for i in range(12)], classes=classes,
+                                  name="six"), d / "six_pred.csv")
+    status, out, err = run_cli(capsys, "--predictions", d / "six_pred.csv", "--annotations",
+                               d / "six.csv", "--taxonomy", d / "six.json", "--format", "csv")
+    assert status == 0, err
+    assert pd.read_csv(pd.io.common.StringIO(out))["measure"].tolist() == ["Acc", "Acc@5"]
+    assert "top 5" not in err
+    status, _, err = run_cli(capsys, "--predictions", d / "good.csv", *base, "-m", "top5")
+    assert status == 0  # asked for: warned, in the library's words (k is no flag here)
+    assert "measure 'Acc@5': its top 5 holds all 3 classes of the predictions 'good'" in err
+
+
 def test_classify_command_errors_are_one_line(collection, capsys):
     d = collection
     status, _, err = run_cli(capsys, "--predictions", d / "good.csv", "--annotations",

@@ -57,7 +57,8 @@ examples:
   fuzzytruth classify --predictions net.csv --qrels real.qrels -m ReaL -m ReaL@5
 """
 DEFAULT_MEASURES = ("Acc", "top5")
-"""What ``classify`` reports without ``-m``."""
+"""What ``classify`` reports without ``-m``: top-5 accuracy only where every classifier has
+more than 5 classes (with fewer it is 1 whatever the scores)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
@@ -124,7 +125,8 @@ def add_arguments(parser: argparse.ArgumentParser, flags: Flags) -> None:
         help="classifier measure, repeatable: Acc, top1, top5, Acc(level=1)@3, "
         "Acc(target=top1), ReaL, CE, KL, JS, poJSD, TV, MD, Wasserstein, SoftAcc, SoftF1, "
         "Brier, ECE, EntropyCorr, or as scikit-learn names them (acc, accuracy, log_loss, ce, "
-        f"brier, ece...) (default: {listing(DEFAULT_MEASURES)})",
+        f"brier, ece...) (default: {listing(DEFAULT_MEASURES)}; top5 only where every "
+        "classifier has more than 5 classes)",
     )
     table = presets()
     library_option(
@@ -236,7 +238,9 @@ def run(args: argparse.Namespace) -> int:
     _check_certainty_flags(args)
     truth, labels = read_truth(args)
     classifiers = read_classifiers(args)
-    measures = measure_list(args.measure or list(DEFAULT_MEASURES))
+    few = min(p.n_classes for p in classifiers.values()) <= 5  # top5 would be 1: not default
+    measures = measure_list(args.measure or [m for m in DEFAULT_MEASURES
+                                             if not (few and m == "top5")])
     n_items = max(p.n_items for p in classifiers.values())
     check_n_worlds(args.n_worlds, bytes_per_world=8.0 * n_items)
     options = dict(preset=args.preset, undefined=args.undefined, missing=args.missing,

@@ -332,9 +332,11 @@ def _check(view: SystemView, plan: _Plan, measure: Measure) -> None:
     taxonomy nodes, scores where probabilities are read, and true nodes with mass that no
     class meets where a measure compares distributions."""
     fam = measure.family
+    params = kernel_params(measure)
+    if fam.kernel is kernels.accuracy:
+        _warn_if_every_class_counts(view, measure, params["k"])
     if plan.target == "sets":
         return
-    params = kernel_params(measure)
     level = params.get("level")
     view.map(level)  # classes must be nodes of the taxonomy
     if fam.kernel is kernels.accuracy:
@@ -357,6 +359,19 @@ def _check(view: SystemView, plan: _Plan, measure: Measure) -> None:
             f"measure {str(measure)!r}: the truth {what} {node!r}, for which the "
             f"predictions {view.name!r} have no class at level={level!r} (set level= to a "
             "depth where every true node meets a class)"
+        )
+
+
+def _warn_if_every_class_counts(view: SystemView, measure: Measure, k: int) -> None:
+    """Warn when top-k accuracy's k is at least the number of classes: all of them are then
+    in the top k, and every item whose truth meets a class is a hit whatever the scores, at
+    any taxonomy level (scikit-learn's ``top_k_accuracy_score`` warns likewise)."""
+    if k >= view.predictions.n_classes:
+        warn(
+            f"measure {str(measure)!r}: its top {k} holds all {view.predictions.n_classes} "
+            f"classes of the predictions {view.name!r}, so every item whose truth meets a "
+            "class counts as a hit whatever the scores",
+            UserWarning,
         )
 
 
