@@ -391,6 +391,25 @@ def test_compare_argument_errors(scores):
         compare(scores[:, :2])
 
 
+def test_an_evaluation_of_too_few_queries_is_refused_in_the_comparison_s_words():
+    """compare(evaluation) of one query gave the score matrix's "scores must hold at least 2
+    queries (last axis)" (a parameter the user never built); it now says what a comparison
+    needs. Queries that undefined='skip' leaves without a value are counted by name."""
+    queries = ["q", "r", "s"]
+    run = Run(np.repeat(queries, 2), ["a", "b"] * 3, [1.0, 2.0] * 3)
+    one = evaluate({"A": run, "B": run}, Qrels(["q"], ["a"], [1]), ["AP"])
+    assert len(one.queries) == 1
+    with pytest.raises(ValueError, match=r"^comparing systems needs at least 3 queries \(with "
+                       r"1 no test or interval means anything\); got 1$"):
+        compare(one)
+    skipped = evaluate({"A": run, "B": run}, Qrels(np.repeat(queries, 2), ["a", "b"] * 3,
+                                                    [1, 0, 0, 0, 0, 0]), ["AP"],
+                       undefined="skip")
+    with pytest.raises(ValueError, match=r"^measure 'AP' has a value on 1 of the 3 queries "
+                       r"\(the others are undefined under undefined='skip'"):
+        compare(skipped)
+
+
 @pytest.mark.parametrize("level", [1 - 4e-13, 1 - 1e-15, 1e-13, 1e-300])
 @pytest.mark.parametrize("method", ["t", "bca", "randomization"])
 def test_a_level_whose_alpha_rounds_to_0_or_1_is_refused_naming_confidence_level(

@@ -540,6 +540,10 @@ def compare(
             label = label_among(measure, matrices)
             matrices = {label: matrices[label]}
     else:
+        from fuzzytruth.evaluation.result import Evaluation  # deferred, as in as_score_matrices
+
+        if isinstance(scores, Evaluation):  # before its score matrices' own, lower minimum
+            check_queries(len(scores.queries))
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
     _warn_if_unbounded(method, population.n_resamples if population else n_resamples, level,
                        alternative)

@@ -28,7 +28,7 @@ from fuzzytruth._validation import (
     text_names,
 )
 from fuzzytruth.measures.names import label_among
-from fuzzytruth.stats._validation import as_labels, as_scores, check_axes
+from fuzzytruth.stats._validation import MIN_QUERIES, as_labels, as_scores, check_axes
 from fuzzytruth.taxonomy import _show
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -271,6 +271,14 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
     for measure in evaluation.measures:
         expected = evaluation.query_means(measure)
         keep = ~np.isnan(expected).any(axis=0)
+        unit = "items" if "items" in evaluation.conventions else "queries"
+        if keep.sum() < MIN_QUERIES <= len(keep):
+            raise ValueError(
+                f"measure {measure!r} has a value on {int(keep.sum())} of the {len(keep)} "
+                f"{unit} (the others are undefined under undefined='skip', or left out of the "
+                "aggregates by the preset); no statistic of the systems is defined on fewer "
+                f"than {MIN_QUERIES} (a comparison needs 3)"
+            )
         values = evaluation.world_scores(measure)[..., keep]
         if not crisp and np.isnan(values).any():
             raise ValueError(
@@ -285,7 +293,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
             expected=None if crisp else expected[:, keep],
             truth_model=evaluation.conventions.get("truth_model"),
             seed=evaluation.seed,
-            unit="items" if "items" in evaluation.conventions else "queries",
+            unit=unit,
         )
     return out
 
