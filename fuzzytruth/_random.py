@@ -46,6 +46,7 @@ True
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import zlib
 from numbers import Integral
@@ -988,12 +989,31 @@ def gammas(
     (True, True)
     """
     base = _stream_base(seed, stream, keys)
+    shape = np.ascontiguousarray(shape, dtype=np.float64)
+    worlds = np.asarray(worlds, dtype=np.uint64)
     out = np.empty((len(worlds), len(base)))
-    _kernels()["gammas"](
-        base, np.ascontiguousarray(shape, dtype=np.float64),
-        np.asarray(worlds, dtype=np.uint64), out, bool(log),
-    )
+    _by_world_rows(lambda rows: _kernels()["gammas"](base, shape, worlds[rows], out[rows],
+                                                     bool(log)), out)
     return out
+
+
+_THREADED_CELLS = 1 << 20
+"""Cells of output from which a Gamma pass is split by worlds over threads: below it the
+pool's start costs more than the second core saves (a cell is 40-90 ns of compiled work)."""
+
+
+def _by_world_rows(work: Any, out: np.ndarray) -> list[Any]:
+    """``work(rows)`` for consecutive slices of the worlds (the first axis of ``out``), on
+    the kernels' threads (:func:`fuzzytruth._threads.default_threads`) when ``out`` is large:
+    each slice writes its own rows, and the draws are keyed, so the bits are those of one
+    pass."""
+    from fuzzytruth._threads import default_threads, run_in_threads
+
+    n_worlds = out.shape[0] if out.ndim else 0
+    n_threads = min(default_threads(), n_worlds) if out.size >= _THREADED_CELLS else 1
+    cuts = np.linspace(0, n_worlds, max(n_threads, 1) + 1).astype(int).tolist()
+    return run_in_threads(work, [slice(a, b) for a, b in itertools.pairwise(cuts)],
+                          n_threads=n_threads)
 
 
 def gammas_below(
@@ -1055,8 +1075,10 @@ def gammas_below(
         skip, dtype=np.int64)
     if not (out.flags.c_contiguous and out.dtype == np.float64):
         raise ValueError("out must be a C-contiguous float64 array")
-    missed = _kernels()["gammas_below"](base, shape, bound, skip,
-                                        np.asarray(worlds, dtype=np.uint64), out, normalise)
+    worlds = np.asarray(worlds, dtype=np.uint64)
+    missed = sum(_by_world_rows(
+        lambda rows: _kernels()["gammas_below"](base, shape, bound[rows], skip[rows],
+                                                worlds[rows], out[rows], normalise), out))
     if missed:  # a >= 1 and a bound far in the lower tail: inversion on a keyed uniform
         from scipy.special import gammainc, gammaincinv  # 0.3 s to import: only when needed
 
