@@ -7,10 +7,13 @@ draw is keyed (:mod:`fuzzytruth._random`), so the numbers never depend on the th
 
 The rule (:func:`default_threads`):
 
-1. the environment variable ``FUZZYTRUTH_NUM_THREADS`` when it is set (a positive integer);
-2. one thread inside a Dask worker: the worker's own threads already run one task each, so
+1. one thread inside a block that :func:`run_in_threads` runs: its siblings hold the other
+   threads (a keyed Gamma pass split by worlds, called from a block of the world engine, stays
+   in its block's thread);
+2. the environment variable ``FUZZYTRUTH_NUM_THREADS`` when it is set (a positive integer);
+3. one thread inside a Dask worker: the worker's own threads already run one task each, so
    more would oversubscribe the cores;
-3. otherwise one thread per core this process may run on.
+4. otherwise one thread per core this process may run on.
 
 Examples
 --------
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -31,6 +35,9 @@ from fuzzytruth._validation import check_int
 __all__ = ["ENV_VARIABLE", "check_threads", "default_threads", "run_in_threads"]
 
 ENV_VARIABLE = "FUZZYTRUTH_NUM_THREADS"
+
+_POOL_THREAD = threading.local()
+"""``inside`` is True in the threads of :func:`run_in_threads`' pools."""
 
 
 def check_threads(n_threads: object) -> int:
@@ -51,14 +58,17 @@ def check_threads(n_threads: object) -> int:
 
 
 def default_threads() -> int:
-    """Threads for the compiled kernels: ``FUZZYTRUTH_NUM_THREADS``, else 1 inside a Dask
-    worker, else the cores this process may use (module docstring).
+    """Threads for the compiled kernels: 1 in a pool's thread, else
+    ``FUZZYTRUTH_NUM_THREADS``, else 1 inside a Dask worker, else the cores this process may
+    use (module docstring).
 
     Examples
     --------
     >>> default_threads() >= 1
     True
     """
+    if getattr(_POOL_THREAD, "inside", False):
+        return 1
     value = os.environ.get(ENV_VARIABLE)
     if value is not None:
         try:
@@ -96,5 +106,10 @@ def run_in_threads(
     when one is enough); results in the order of ``blocks``, the first error raised."""
     if n_threads <= 1 or len(blocks) <= 1:
         return [work(block) for block in blocks]
+
+    def in_pool(block: Any) -> Any:
+        _POOL_THREAD.inside = True  # the pool's own threads: nested passes stay in them
+        return work(block)
+
     with ThreadPoolExecutor(max_workers=min(n_threads, len(blocks))) as pool:
-        return list(pool.map(work, blocks))
+        return list(pool.map(in_pool, blocks))

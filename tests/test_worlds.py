@@ -416,6 +416,23 @@ def test_categorical_relevance_skips_only_documents_irrelevant_in_every_world(wo
     np.testing.assert_array_equal(truth.gains(state, docs), every.T)
     assert every.any()
 
+def test_a_pass_inside_a_pool_thread_runs_in_that_thread(monkeypatch):
+    """default_threads() is 1 in run_in_threads' pool threads, even with
+    FUZZYTRUTH_NUM_THREADS=3: a keyed pass split over threads (gammas_below) called from a
+    world-engine block stays in its block's thread (2 blocks of 3 would run 9 threads on 3
+    cores); the calling thread keeps the variable's 3."""
+    import threading
+
+    from fuzzytruth._threads import default_threads, run_in_threads
+
+    monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "3")
+    seen = run_in_threads(lambda block: (default_threads(), threading.get_ident()),
+                          [0, 1, 2, 3], n_threads=2)
+    assert [n for n, _ in seen] == [1] * 4
+    assert threading.get_ident() not in {ident for _, ident in seen}
+    assert default_threads() == 3  # the calling thread itself is no pool's
+
+
 def test_evaluate_uses_the_thread_count_of_the_environment(monkeypatch):
     rng = np.random.default_rng(4)
     q = np.repeat([f"q{i}" for i in range(30)], 12)
