@@ -542,8 +542,8 @@ def compare(
     else:
         from fuzzytruth.evaluation.result import Evaluation  # deferred, as in as_score_matrices
 
-        if isinstance(scores, Evaluation):  # before its score matrices' own, lower minimum
-            check_queries(len(scores.queries))
+        if isinstance(scores, Evaluation) and scores.measures:  # before its score
+            check_queries(len(scores.queries))  # matrices' own, lower minimum
         matrices = as_score_matrices(scores, systems=systems, queries=queries, measure=measure)
     _warn_if_unbounded(method, population.n_resamples if population else n_resamples, level,
                        alternative)
