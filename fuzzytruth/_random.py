@@ -527,15 +527,18 @@ def categorical_draws(
     cum = np.ascontiguousarray(cum, dtype=np.float64)
     out = np.empty((len(base), len(worlds)),
                    dtype=np.int64 if values is None else values.dtype)
+    offsets = _offsets(worlds)
     if order is not None:
         if values is None:
             values = np.arange(cum.shape[1])
-        _kernels()["categorical_of"](base, cum, np.asarray(order, dtype=np.int64), values,
-                                     _offsets(worlds), out)
+        order = np.asarray(order, dtype=np.int64)
+        _by_rows(lambda rows: _kernels()["categorical_of"](base[rows], cum[rows], order, values,
+                                                           offsets, out[rows]), out)
         return out
     if values is None:
         values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
-    _kernels()["categorical"](base, cum, values, _offsets(worlds), out)
+    _by_rows(lambda rows: _kernels()["categorical"](base[rows], cum[rows], values[rows],
+                                                    offsets, out[rows]), out)
     return out
 
 
@@ -992,26 +995,26 @@ def gammas(
     shape = np.ascontiguousarray(shape, dtype=np.float64)
     worlds = np.asarray(worlds, dtype=np.uint64)
     out = np.empty((len(worlds), len(base)))
-    _by_world_rows(lambda rows: _kernels()["gammas"](base, shape, worlds[rows], out[rows],
+    _by_rows(lambda rows: _kernels()["gammas"](base, shape, worlds[rows], out[rows],
                                                      bool(log)), out)
     return out
 
 
 _THREADED_CELLS = 1 << 20
-"""Cells of output from which a Gamma pass is split by worlds over threads: below it the
-pool's start costs more than the second core saves (a cell is 40-90 ns of compiled work)."""
+"""Cells of output from which a keyed pass is split over threads: below it the pool's start
+costs more than the second core saves (a cell is 40-90 ns of compiled work)."""
 
 
-def _by_world_rows(work: Any, out: np.ndarray) -> list[Any]:
-    """``work(rows)`` for consecutive slices of the worlds (the first axis of ``out``), on
-    the kernels' threads (:func:`fuzzytruth._threads.default_threads`) when ``out`` is large:
-    each slice writes its own rows, and the draws are keyed, so the bits are those of one
-    pass."""
+def _by_rows(work: Any, out: np.ndarray) -> list[Any]:
+    """``work(rows)`` for consecutive slices of the first axis of ``out`` (worlds, or units),
+    on the kernels' threads (:func:`fuzzytruth._threads.default_threads`) when ``out`` is
+    large: each slice writes its own rows, and the draws are keyed, so the bits are those of
+    one pass."""
     from fuzzytruth._threads import default_threads, run_in_threads
 
-    n_worlds = out.shape[0] if out.ndim else 0
-    n_threads = min(default_threads(), n_worlds) if out.size >= _THREADED_CELLS else 1
-    cuts = np.linspace(0, n_worlds, max(n_threads, 1) + 1).astype(int).tolist()
+    n_rows = out.shape[0] if out.ndim else 0
+    n_threads = min(default_threads(), n_rows) if out.size >= _THREADED_CELLS else 1
+    cuts = np.linspace(0, n_rows, max(n_threads, 1) + 1).astype(int).tolist()
     return run_in_threads(work, [slice(a, b) for a, b in itertools.pairwise(cuts)],
                           n_threads=n_threads)
 
@@ -1076,7 +1079,7 @@ def gammas_below(
     if not (out.flags.c_contiguous and out.dtype == np.float64):
         raise ValueError("out must be a C-contiguous float64 array")
     worlds = np.asarray(worlds, dtype=np.uint64)
-    missed = sum(_by_world_rows(
+    missed = sum(_by_rows(
         lambda rows: _kernels()["gammas_below"](base, shape, bound[rows], skip[rows],
                                                 worlds[rows], out[rows], normalise), out))
     if missed:  # a >= 1 and a bound far in the lower tail: inversion on a keyed uniform

@@ -296,42 +296,48 @@ def test_dermatology_plausibility_worlds_are_keyed_and_argmax_is_top1():
 
 
 @pytest.mark.parametrize("threads", ["2", "3"])
-def test_gamma_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threads):
-    """gammas and gammas_below split large passes by worlds over the kernels' threads; every
-    draw is keyed, so the bits are those of one thread, for any count (3 threads over 5
-    worlds: uneven slices), with the lower-tail inversion after rejections (a = 5 far below
-    its mean) in a threaded pass too. The passes are large enough to be split (asserted)."""
-    from fuzzytruth import _random
-    from fuzzytruth._random import gammas, gammas_below
+def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threads):
+    """gammas, gammas_below (split by worlds) and categorical_draws (split by units) run large
+    passes over the kernels' threads; every draw is keyed, so the bits are those of one
+    thread, for any count (3 threads: uneven slices), with the lower-tail inversion after
+    rejections (a = 5 far below its mean) and a skip column varying by world and row, and
+    categorical draws with values per cell and in a given column order. Each pass is
+    asserted to have been split (a slice of the skip column left unsliced fails it)."""
+    from fuzzytruth import _random, _threads
+    from fuzzytruth._random import categorical_draws, gammas, gammas_below
 
     keys = np.arange(600 * 400, dtype=np.uint64).reshape(600, 400) * np.uint64(2654435761)
     shape = np.where(np.arange(400) % 50 == 0, 5.0, 0.02)[None, :].repeat(600, axis=0)
     bound = np.linspace(1e-3, 2.0, 5 * 600).reshape(5, 600)
     worlds = np.array([0, 3, 4, 10, 11])
-    assert 5 * keys.size >= _random._THREADED_CELLS
-
     skip = (np.arange(5)[:, None] * 97 + np.arange(600)) % 400  # a column per world and row
+    p = np.random.default_rng(0).dirichlet(np.full(30, 0.3), size=keys.size // 60)
+    units, many_worlds = keys.ravel()[: len(p)], np.arange(500)
+    labels = np.arange(len(p) * 30, dtype=np.int32).reshape(len(p), 30)
+    assert 5 * keys.size >= _random._THREADED_CELLS <= len(p) * len(many_worlds)
 
-    def both():
+    def passes():
         below = gammas_below(7, 3, keys, shape, bound, worlds, np.zeros((5, 600, 400)),
                              skip=skip, normalise=True)
-        return below, gammas(7, 4, keys.ravel(), shape.ravel(), worlds, log=True)
+        return (below, gammas(7, 4, keys.ravel(), shape.ravel(), worlds, log=True),
+                categorical_draws(7, 5, units, np.cumsum(p, axis=1), many_worlds,
+                                  values=labels),
+                categorical_draws(7, 5, units, p, many_worlds, order=np.arange(30)[::-1]))
 
     monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "1")
-    one = both()
-    from fuzzytruth import _threads
-
+    one = passes()
     slices = []
     pool = _threads.run_in_threads
     monkeypatch.setattr(_threads, "run_in_threads", lambda work, blocks, n_threads: (
         slices.append((len(blocks), n_threads)) or pool(work, blocks, n_threads=n_threads)))
     monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", threads)
-    many = both()
-    assert slices == [(int(threads), int(threads))] * 2  # each pass split, on that many
+    many = passes()
+    assert slices == [(int(threads), int(threads))] * 4  # each pass split, on that many
     for a, b in zip(one, many, strict=True):
         assert np.array_equal(a, b)
     kept = np.take_along_axis(one[0], skip[..., None], axis=2)
     assert np.isfinite(one[0]).all() and (kept == 0).all()
+    assert (np.take_along_axis(labels, one[2] % 30, axis=1) == one[2]).all()
 
 
 def test_annotator_models_warn_of_readers_that_are_positions(tmp_path):
