@@ -46,7 +46,6 @@ True
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import zlib
 from numbers import Integral
@@ -56,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._lazy import Renamed, lazy_names
+from fuzzytruth._threads import by_rows
 
 __all__ = [
     "ALWAYS",
@@ -532,13 +532,13 @@ def categorical_draws(
         if values is None:
             values = np.arange(cum.shape[1])
         order = np.asarray(order, dtype=np.int64)
-        _by_rows(lambda rows: _kernels()["categorical_of"](base[rows], cum[rows], order, values,
-                                                           offsets, out[rows]), out)
+        by_rows(lambda rows: _kernels()["categorical_of"](base[rows], cum[rows], order, values,
+                                                           offsets, out[rows]), len(out), out.size)
         return out
     if values is None:
         values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
-    _by_rows(lambda rows: _kernels()["categorical"](base[rows], cum[rows], values[rows],
-                                                    offsets, out[rows]), out)
+    by_rows(lambda rows: _kernels()["categorical"](base[rows], cum[rows], values[rows],
+                                                    offsets, out[rows]), len(out), out.size)
     return out
 
 
@@ -995,28 +995,9 @@ def gammas(
     shape = np.ascontiguousarray(shape, dtype=np.float64)
     worlds = np.asarray(worlds, dtype=np.uint64)
     out = np.empty((len(worlds), len(base)))
-    _by_rows(lambda rows: _kernels()["gammas"](base, shape, worlds[rows], out[rows],
-                                                     bool(log)), out)
+    by_rows(lambda rows: _kernels()["gammas"](base, shape, worlds[rows], out[rows],
+                                                     bool(log)), len(out), out.size)
     return out
-
-
-_THREADED_CELLS = 1 << 20
-"""Cells of output from which a keyed pass is split over threads: below it the pool's start
-costs more than the second core saves (a cell is 40-90 ns of compiled work)."""
-
-
-def _by_rows(work: Any, out: np.ndarray) -> list[Any]:
-    """``work(rows)`` for consecutive slices of the first axis of ``out`` (worlds, or units),
-    on the kernels' threads (:func:`fuzzytruth._threads.default_threads`) when ``out`` is
-    large: each slice writes its own rows, and the draws are keyed, so the bits are those of
-    one pass."""
-    from fuzzytruth._threads import default_threads, run_in_threads
-
-    n_rows = out.shape[0] if out.ndim else 0
-    n_threads = min(default_threads(), n_rows) if out.size >= _THREADED_CELLS else 1
-    cuts = np.linspace(0, n_rows, max(n_threads, 1) + 1).astype(int).tolist()
-    return run_in_threads(work, [slice(a, b) for a, b in itertools.pairwise(cuts)],
-                          n_threads=n_threads)
 
 
 def gammas_below(
@@ -1079,9 +1060,10 @@ def gammas_below(
     if not (out.flags.c_contiguous and out.dtype == np.float64):
         raise ValueError("out must be a C-contiguous float64 array")
     worlds = np.asarray(worlds, dtype=np.uint64)
-    missed = sum(_by_rows(
+    missed = sum(by_rows(
         lambda rows: _kernels()["gammas_below"](base, shape, bound[rows], skip[rows],
-                                                worlds[rows], out[rows], normalise), out))
+                                                worlds[rows], out[rows], normalise),
+        len(out), out.size))
     if missed:  # a >= 1 and a bound far in the lower tail: inversion on a keyed uniform
         from scipy.special import gammainc, gammaincinv  # 0.3 s to import: only when needed
 

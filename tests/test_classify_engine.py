@@ -621,3 +621,46 @@ def test_a_statistic_undefined_in_every_world_aggregates_to_nan_without_warnings
                        rng=0).aggregate().iloc[0]
     assert np.isnan(row[["value", "truth_std", "truth_low", "truth_high"]].astype(float)).all()
     assert row["n_queries"] == 0
+
+
+def test_the_exact_cross_entropy_split_over_threads_is_the_one_pass(monkeypatch):
+    """The exact expected cross-entropy against one label drawn per item (one compiled pass
+    over items x classes: CE(target=label) under shares) runs its
+    items in slices on the kernels' threads when the pass is large: the same bits as one
+    thread, with 3 threads (uneven slices), float32 predictions clipped at their epsilon; the
+    pass is asserted to have been split."""
+    from fuzzytruth import _threads
+
+    rng = np.random.default_rng(3)
+    n_items, n_classes = 2_101, 500  # 1.05 M cells: above the threshold
+    classes = [f"c{j}" for j in range(n_classes)]
+    items = [f"i{i}" for i in range(n_items)]
+    law = rng.dirichlet(np.full(n_classes, 0.2), size=n_items)
+    truth = Membership.from_probabilities(pd.DataFrame(law, index=items, columns=classes),
+                                          taxonomy=Taxonomy.flat(classes))
+    scores = rng.dirichlet(np.full(n_classes, 0.5), size=n_items)
+    scores[0, 1] += scores[0, 0]
+    scores[0, 0] = 0.0  # clipped at float32's epsilon
+    scores = scores.astype(np.float32)
+    net = Predictions(scores, items=items, classes=classes, name="net")
+    assert n_items * n_classes >= _threads.THREADED_CELLS
+
+    def values():
+        ev = evaluate(net, truth, ["CE(target=label)"], n_worlds=0)
+        assert ev.method("net", "CE(target=label)") == "exact"
+        return ev.query_means("CE(target=label)")
+
+    monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "1")
+    one = values()
+    split = []
+    pool = _threads.run_in_threads
+    monkeypatch.setattr(_threads, "run_in_threads", lambda work, blocks, n_threads: (
+        split.append(len(blocks)) or pool(work, blocks, n_threads=n_threads)))
+    monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "3")
+    assert np.array_equal(values(), one)
+    assert 3 in split
+    eps = np.finfo(np.float32).eps  # scikit-learn's clip: [eps, 1 - eps] of the dtype
+    clipped = np.clip(scores[0], eps, np.float32(1) - eps).astype(np.float64)
+    assert clipped[0] == eps
+    expected = -(law[0] * np.log(clipped)).sum()
+    assert one[0, 0] == pytest.approx(expected, rel=1e-12)

@@ -303,7 +303,7 @@ def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threa
     rejections (a = 5 far below its mean) and a skip column varying by world and row, and
     categorical draws with values per cell and in a given column order. Each pass is
     asserted to have been split (a slice of the skip column left unsliced fails it)."""
-    from fuzzytruth import _random, _threads
+    from fuzzytruth import _threads
     from fuzzytruth._random import categorical_draws, gammas, gammas_below
 
     keys = np.arange(600 * 400, dtype=np.uint64).reshape(600, 400) * np.uint64(2654435761)
@@ -314,7 +314,7 @@ def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threa
     p = np.random.default_rng(0).dirichlet(np.full(30, 0.3), size=keys.size // 60)
     units, many_worlds = keys.ravel()[: len(p)], np.arange(500)
     labels = np.arange(len(p) * 30, dtype=np.int32).reshape(len(p), 30)
-    assert 5 * keys.size >= _random._THREADED_CELLS <= len(p) * len(many_worlds)
+    assert 5 * keys.size >= _threads.THREADED_CELLS <= len(p) * len(many_worlds)
 
     def passes():
         below = gammas_below(7, 3, keys, shape, bound, worlds, np.zeros((5, 600, 400)),

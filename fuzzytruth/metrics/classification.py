@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from fuzzytruth._resampling import block_rows
+from fuzzytruth._threads import by_rows
 from fuzzytruth._validation import check_flag
 
 __all__ = [
@@ -237,7 +238,11 @@ def expected_cross_entropy(view: Any, law: np.ndarray, *, eps: Any, level: int |
     eps = np.finfo(q.dtype).eps if eps is None else float(eps)
     low, high = q.dtype.type(eps), q.dtype.type(1.0 - eps)  # as _clip bounds q in its dtype
     out = np.empty(law.shape[0])
-    _compiled()["expected_log"](q, law, support, column[support], low, high, out)
+    cols = column[support]
+    # items split over the kernels' threads when the pass is large (each writes its own)
+    by_rows(lambda rows: _compiled()["expected_log"](q[rows], law[rows], support, cols, low,
+                                                     high, out[rows]),
+            law.shape[0], law.shape[0] * len(support))
     return out
 
 
