@@ -532,13 +532,15 @@ def categorical_draws(
         if values is None:
             values = np.arange(cum.shape[1])
         order = np.asarray(order, dtype=np.int64)
-        by_rows(lambda rows: _kernels()["categorical_of"](base[rows], cum[rows], order, values,
-                                                           offsets, out[rows]), len(out), out.size)
+        kernel = _kernels()["categorical_of"]  # resolved here, not in each thread
+        by_rows(lambda rows: kernel(base[rows], cum[rows], order, values, offsets, out[rows]),
+                len(out), out.size)
         return out
     if values is None:
         values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
-    by_rows(lambda rows: _kernels()["categorical"](base[rows], cum[rows], values[rows],
-                                                    offsets, out[rows]), len(out), out.size)
+    kernel = _kernels()["categorical"]
+    by_rows(lambda rows: kernel(base[rows], cum[rows], values[rows], offsets, out[rows]),
+            len(out), out.size)
     return out
 
 
@@ -995,8 +997,9 @@ def gammas(
     shape = np.ascontiguousarray(shape, dtype=np.float64)
     worlds = np.asarray(worlds, dtype=np.uint64)
     out = np.empty((len(worlds), len(base)))
-    by_rows(lambda rows: _kernels()["gammas"](base, shape, worlds[rows], out[rows],
-                                                     bool(log)), len(out), out.size)
+    kernel = _kernels()["gammas"]  # resolved here, not in each thread
+    by_rows(lambda rows: kernel(base, shape, worlds[rows], out[rows], bool(log)), len(out),
+            out.size)
     return out
 
 
@@ -1060,10 +1063,10 @@ def gammas_below(
     if not (out.flags.c_contiguous and out.dtype == np.float64):
         raise ValueError("out must be a C-contiguous float64 array")
     worlds = np.asarray(worlds, dtype=np.uint64)
-    missed = sum(by_rows(
-        lambda rows: _kernels()["gammas_below"](base, shape, bound[rows], skip[rows],
-                                                worlds[rows], out[rows], normalise),
-        len(out), out.size))
+    kernel = _kernels()["gammas_below"]  # resolved here, not in each thread
+    missed = sum(by_rows(lambda rows: kernel(base, shape, bound[rows], skip[rows],
+                                             worlds[rows], out[rows], normalise),
+                         len(out), out.size))
     if missed:  # a >= 1 and a bound far in the lower tail: inversion on a keyed uniform
         from scipy.special import gammainc, gammaincinv  # 0.3 s to import: only when needed
 

@@ -240,8 +240,8 @@ def expected_cross_entropy(view: Any, law: np.ndarray, *, eps: Any, level: int |
     out = np.empty(law.shape[0])
     cols = column[support]
     # items split over the kernels' threads when the pass is large (each writes its own)
-    by_rows(lambda rows: _compiled()["expected_log"](q[rows], law[rows], support, cols, low,
-                                                     high, out[rows]),
+    kernel = _compiled()["expected_log"]  # resolved here, not in each thread
+    by_rows(lambda rows: kernel(q[rows], law[rows], support, cols, low, high, out[rows]),
             law.shape[0], law.shape[0] * len(support))
     return out
 
