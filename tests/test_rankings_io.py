@@ -10,9 +10,11 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fuzzytruth import Taxonomy
-from fuzzytruth.io.rankings import Rankings, read_rankings, write_rankings
+from fuzzytruth.io.rankings import Rankings, pair_codes, read_rankings, write_rankings
 
 SELECTORS = [[[[1], [0, 2]], [[2]]], [[[0, 1]]], [[[2], [1]], [[1]], [[0], [2], [1]]]]
 CLASSES = ["flu", "cold", "covid"]
@@ -163,3 +165,22 @@ def test_durations_are_not_rank_groups():
     with pytest.raises(ValueError, match=r"^rankings: rank_group must be real numbers; got "
                                          r"dates or durations \(timedelta64"):
         Rankings.from_frame(frame)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["r", "s", "1", 1, 2, "é"])),
+                max_size=40))
+def test_pair_codes_number_pairs_as_factorize_numbers_their_multiindex(pairs):
+    """pair_codes (each side factorised, the pairs as one integer) is pandas' numbering of
+    the MultiIndex of the pairs it replaced, in order of first appearance; 1 and "1" stay two
+    readers, as they were; a pandas string column and a list give the same codes."""
+    first = np.array([a for a, _ in pairs], dtype=np.int64)
+    second = [b for _, b in pairs]
+    got = pair_codes(first, second)
+    if not pairs:
+        assert got.tolist() == []
+        return
+    expected = pd.factorize(pd.MultiIndex.from_arrays([first, np.array(second, dtype=object)]))[0]
+    assert got.tolist() == expected.tolist()
+    if all(isinstance(b, str) for b in second):
+        assert pair_codes(first, pd.Series(second, dtype="str")).tolist() == got.tolist()

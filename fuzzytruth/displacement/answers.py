@@ -31,6 +31,7 @@ from fuzzytruth.displacement.frames import (
     text_codes,
 )
 from fuzzytruth.displacement.ties import ANNOTATOR_TIES
+from fuzzytruth.io.rankings import pair_codes
 
 if TYPE_CHECKING:
     from fuzzytruth.io.rankings import Rankings
@@ -302,7 +303,7 @@ def rankings_answers(rankings: Rankings, *, names: dict[str, str]) -> pd.DataFra
     2         0             0       b     2        0.5
     """
     item, reader, _, group = rankings.codes()
-    pair = pd.factorize(pd.MultiIndex.from_arrays([item, reader]))[0]
+    pair = pair_codes(item, reader)
     order = np.lexsort((group, pair))
     new_pair = np.ones(len(order), dtype=bool)
     new_pair[1:] = pair[order[1:]] != pair[order[:-1]]

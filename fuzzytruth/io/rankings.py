@@ -58,7 +58,7 @@ from fuzzytruth.io.tables import read_delimited, write_delimited
 from fuzzytruth.io.text import MaxBytes, load_json
 from fuzzytruth.taxonomy import Taxonomy, _show
 
-__all__ = ["Rankings", "read_rankings", "write_rankings"]
+__all__ = ["Rankings", "pair_codes", "read_rankings", "write_rankings"]
 
 _COLUMNS = ["item_id", "reader_id", "class", "rank_group"]
 _FORMATS = ("json", "csv", "tsv", "parquet")
@@ -178,7 +178,7 @@ class Rankings:
         for given, ids in ((item, item_ids), (reader, pd.unique(table["reader_id"]))):
             if ids.dtype == object:  # ids of several types: 1 and "1" would print alike
                 text_names(dict.fromkeys(ids.tolist()), f"frame column {given!r}", "id")
-        pair = pd.factorize(pd.MultiIndex.from_arrays([item_codes, table["reader_id"]]))[0]
+        pair = pair_codes(item_codes, table["reader_id"])
         dup = pd.Series(pair * len(classes) + codes).duplicated().to_numpy()
         if dup.any():
             row = table.iloc[np.flatnonzero(dup)[0]]
@@ -283,7 +283,7 @@ class Rankings:
         """Integer codes ``(item, reader_in_item, class, rank_group)`` per row; ``item``
         indexes :attr:`items`, ``class`` indexes :attr:`classes`."""
         item = pd.Index(self.items).get_indexer(self.frame["item_id"])
-        pair = pd.factorize(pd.MultiIndex.from_arrays([item, self.frame["reader_id"]]))[0]
+        pair = pair_codes(item, self.frame["reader_id"])
         first = np.r_[0, np.flatnonzero(np.diff(item)) + 1]
         reader = pair - pair[first][np.repeat(np.arange(len(first)), np.diff(np.r_[first,
                                                                                  len(item)]))]
@@ -297,7 +297,7 @@ class Rankings:
     def to_selectors(self) -> list:
         """The nested selectors lists, class ids as positions in :attr:`classes`."""
         item, _, label, group = self.codes()
-        readers = pd.factorize(pd.MultiIndex.from_arrays([item, self.frame["reader_id"]]))[0]
+        readers = pair_codes(item, self.frame["reader_id"])
         out: list = [[] for _ in range(self.n_items)]
         current: dict = {}
         for i, r, c, g in zip(item.tolist(), readers.tolist(), label.tolist(), group.tolist(),
@@ -330,6 +330,22 @@ class Rankings:
         n_readers = self.frame.groupby("item_id", sort=False)["reader_id"].nunique().sum()
         return (f"Rankings({self.n_items} items, {n_readers} reader rankings, "
                 f"{len(self.classes)} classes)")
+
+
+def pair_codes(first: Any, second: Any) -> np.ndarray:
+    """Codes (int64) of the pairs ``(first[i], second[i])``, numbered in order of first
+    appearance (as ``pandas.factorize`` numbers a MultiIndex of them, which builds a tuple
+    per row: 64 ms a call at 110,000 rows): each side factorised, then the pairs as one
+    integer.
+
+    Examples
+    --------
+    >>> pair_codes(np.array([0, 0, 1, 0]), ["r", "s", "r", "r"]).tolist()
+    [0, 1, 2, 0]
+    """
+    a = pd.factorize(pd.Series(first))[0].astype(np.int64)
+    b, b_uniques = pd.factorize(pd.Series(second))
+    return pd.factorize(a * max(len(b_uniques), 1) + b)[0].astype(np.int64)
 
 
 def _universe(taxonomy, classes, found) -> tuple[Taxonomy, list]:
