@@ -30,15 +30,17 @@ law, at the cost of one draw per class. With α = 0 only the ranked classes are 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from fuzzytruth._random import dirichlet, gammas, gammas_below, uniforms, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
+from fuzzytruth._threads import by_rows
 from fuzzytruth._validation import check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.io.rankings import Rankings
@@ -375,17 +377,44 @@ def below_upper_tail(t: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
     if not 0 < a <= 1:
         return t < gammaincc(a, x)
     shape = np.broadcast_shapes(t.shape, x.shape)
-    t, x = np.broadcast_to(t, shape), np.broadcast_to(x, shape)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_t, log_x = np.log(t), np.log(x)
-        upper = (a - 1) * log_x - x - gammaln(a)  # x = 0: +inf (a < 1) or NaN (a = 1)
-        lower = upper + log_x - np.log(x + (1 - a))
-        above = log_t > upper + _BOUND_MARGIN  # NaN: undecided
-        below = (log_t < lower - _BOUND_MARGIN) & (lower > _LOG_NORMAL)  # scipy's Q not 0
-    out = below  # the bounds are ordered: below the lower one is never above the upper one
-    undecided = ~(above | below)
+    t = np.ascontiguousarray(np.broadcast_to(t, shape)).reshape(-1)
+    x = np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
+    # 1: below the lower bound (True), 0: above the upper one (False), 2: undecided. The
+    # bounds are ordered: below the lower one is never above the upper one
+    decided = np.empty(len(t), dtype=np.int8)
+    kernel = _compiled()["tail_bounds"]
+    by_rows(lambda rows: kernel(t[rows], x[rows], a, float(gammaln(a)), decided[rows]),
+            len(t), len(t))
+    out = decided == 1
+    undecided = np.flatnonzero(decided == 2)
     out[undecided] = t[undecided] < gammaincc(a, x[undecided])
-    return out
+    return out.reshape(shape)
+
+
+def _tail_bounds_py(t, x, a, log_gamma_a, out):  # pragma: no cover - compiled
+    # the bounds of below_upper_tail in logs, element by element, no temporaries:
+    # upper = (a - 1) log x - x - log Γ(a) (x = 0: +inf for a < 1, NaN for a = 1), lower =
+    # upper + log x - log(x + 1 - a); NaN comparisons are False, so such cells stay undecided
+    for i in range(len(t)):
+        log_x = np.log(x[i])
+        upper = (a - 1.0) * log_x - x[i] - log_gamma_a
+        lower = upper + log_x - np.log(x[i] + (1.0 - a))
+        log_t = np.log(t[i])
+        if log_t < lower - _BOUND_MARGIN and lower > _LOG_NORMAL:  # scipy's Q not 0
+            out[i] = 1
+        elif log_t > upper + _BOUND_MARGIN:
+            out[i] = 0
+        else:
+            out[i] = 2
+
+
+@functools.cache
+def _compiled() -> dict[str, Any]:
+    """The passes compiled by numba at their first use (numba is slow to import)."""
+    import numba
+
+    return {"tail_bounds": numba.njit(cache=True, nogil=True, error_model="numpy")(
+        _tail_bounds_py)}
 
 
 _BOUND_MARGIN = float(np.log1p(1e-3))
