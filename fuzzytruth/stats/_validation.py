@@ -50,7 +50,10 @@ __all__ = [
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 MIN_QUERIES = 2
-"""The fewest queries (units) a paired comparison takes."""
+"""The fewest queries (units) a score matrix holds."""
+COMPARED_QUERIES = 3
+"""The fewest queries on which a test or interval of a comparison is computed
+(:data:`fuzzytruth.stats.procedures.MIN_QUERIES`)."""
 
 
 def check_alternative(alternative: object) -> str:

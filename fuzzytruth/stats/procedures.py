@@ -70,6 +70,7 @@ from fuzzytruth._resampling import CHUNK_PAIRS, exact_flip_means, row_chunks, si
 from fuzzytruth._t_interval import t_interval, t_statistic
 from fuzzytruth._warnings import warn
 from fuzzytruth.stats._validation import (
+    COMPARED_QUERIES,
     as_pairs,
     as_scores,
     check_alternative,
@@ -109,7 +110,7 @@ BOOTSTRAP_METHODS = ("bootstrap", "bca", "percentile", "basic")
 #: Bisection steps locating a randomisation bound (bracket / 2**40: below 1e-11 of it).
 BISECTION_STEPS = 40
 #: Fewest queries for which any test or interval is computed.
-MIN_QUERIES = 3
+MIN_QUERIES = COMPARED_QUERIES
 #: Below this many queries a warning is issued: at 10 queries every procedure missed 93–97 %
 #: coverage or 3.5–6.5 % size on 6 to 11 of the 11 generating models of the validity study
 #: (``benchmarks/stats_validity.py``, table 2).

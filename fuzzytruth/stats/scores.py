@@ -28,7 +28,13 @@ from fuzzytruth._validation import (
     text_names,
 )
 from fuzzytruth.measures.names import label_among
-from fuzzytruth.stats._validation import MIN_QUERIES, as_labels, as_scores, check_axes
+from fuzzytruth.stats._validation import (
+    COMPARED_QUERIES,
+    MIN_QUERIES,
+    as_labels,
+    as_scores,
+    check_axes,
+)
 from fuzzytruth.taxonomy import _show
 
 REQUIRED_COLUMNS = ("system", "query_id", "measure", "value")
@@ -277,7 +283,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
                 f"measure {measure!r} has a value on {int(keep.sum())} of the {len(keep)} "
                 f"{unit} (the others are undefined under undefined='skip', or left out of the "
                 "aggregates by the preset); no statistic of the systems is defined on fewer "
-                f"than {MIN_QUERIES} (a comparison needs 3)"
+                f"than {MIN_QUERIES} (a comparison needs {COMPARED_QUERIES})"
             )
         values = evaluation.world_scores(measure)[..., keep]
         if not crisp and np.isnan(values).any():

@@ -361,7 +361,8 @@ def below_upper_tail(t: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
     bounds (about 1e-14: checked against scipy's Q on a grid of a from 1e-8 to 1, x from
     1e-300 to 800) and of scipy's Q many times over. PrIRN's draws compare the unranked
     classes' tail probability with Q at the ranked maximum: scipy's Q costs about 1 µs an
-    element at its α = 0.01, the bounds a few ufunc passes (2026-11-26).
+    element at its α = 0.01, the bounds one compiled pass (split over the kernels' threads
+    when large: :func:`fuzzytruth._threads.by_rows`).
 
     Examples
     --------
