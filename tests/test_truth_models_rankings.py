@@ -297,14 +297,19 @@ def test_dermatology_plausibility_worlds_are_keyed_and_argmax_is_top1():
 
 @pytest.mark.parametrize("threads", ["2", "3"])
 def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threads):
-    """gammas, gammas_below (split by worlds) and categorical_draws (split by units) run large
-    passes over the kernels' threads; every draw is keyed, so the bits are those of one
-    thread, for any count (3 threads: uneven slices), with the lower-tail inversion after
-    rejections (a = 5 far below its mean) and a skip column varying by world and row, and
-    categorical draws with values per cell and in a given column order. Each pass is
-    asserted to have been split (a slice of the skip column left unsliced fails it)."""
+    """gammas, gammas_below (split by worlds), categorical_draws (split by units) and PrIRN's
+    tail comparison (split by elements) run large passes over the kernels' threads; every
+    draw is keyed, so the bits are those of one thread, for any count (3 threads: uneven
+    slices), with the lower-tail inversion after rejections (a = 5 far below its mean) and a
+    skip column varying by world and row, categorical draws with values per cell and in a
+    given column order, and the tail comparison still scipy's (on a sample of its 2**20
+    elements). Each pass is asserted to have been split (a slice of the skip column left
+    unsliced fails it)."""
+    from scipy.special import gammaincc
+
     from fuzzytruth import _threads
     from fuzzytruth._random import categorical_draws, gammas, gammas_below
+    from fuzzytruth.truth.models.rankings import below_upper_tail
 
     keys = np.arange(600 * 400, dtype=np.uint64).reshape(600, 400) * np.uint64(2654435761)
     shape = np.where(np.arange(400) % 50 == 0, 5.0, 0.02)[None, :].repeat(600, axis=0)
@@ -314,6 +319,11 @@ def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threa
     p = np.random.default_rng(0).dirichlet(np.full(30, 0.3), size=keys.size // 60)
     units, many_worlds = keys.ravel()[: len(p)], np.arange(500)
     labels = np.arange(len(p) * 30, dtype=np.int32).reshape(len(p), 30)
+    tail_rng = np.random.default_rng(1)  # t near Q(0.01, x) too, where scipy decides
+    x = tail_rng.exponential(2.0, _threads.THREADED_CELLS) * (tail_rng.random(2**20) > 1e-3)
+    t = tail_rng.random(2**20)
+    near = tail_rng.choice(2**20, 20_000, replace=False)
+    t[near] = gammaincc(0.01, x[near]) * (1 + tail_rng.normal(0, 1e-3, len(near)))
     assert 5 * keys.size >= _threads.THREADED_CELLS <= len(p) * len(many_worlds)
 
     def passes():
@@ -322,7 +332,8 @@ def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threa
         return (below, gammas(7, 4, keys.ravel(), shape.ravel(), worlds, log=True),
                 categorical_draws(7, 5, units, np.cumsum(p, axis=1), many_worlds,
                                   values=labels),
-                categorical_draws(7, 5, units, p, many_worlds, order=np.arange(30)[::-1]))
+                categorical_draws(7, 5, units, p, many_worlds, order=np.arange(30)[::-1]),
+                below_upper_tail(t, 0.01, x))
 
     monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "1")
     one = passes()
@@ -332,12 +343,14 @@ def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threa
         slices.append((len(blocks), n_threads)) or pool(work, blocks, n_threads=n_threads)))
     monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", threads)
     many = passes()
-    assert slices == [(int(threads), int(threads))] * 4  # each pass split, on that many
+    assert slices == [(int(threads), int(threads))] * 5  # each pass split, on that many
     for a, b in zip(one, many, strict=True):
         assert np.array_equal(a, b)
     kept = np.take_along_axis(one[0], skip[..., None], axis=2)
     assert np.isfinite(one[0]).all() and (kept == 0).all()
     assert (np.take_along_axis(labels, one[2] % 30, axis=1) == one[2]).all()
+    sample = np.concatenate([near, tail_rng.choice(len(t), 20_000, replace=False)])
+    assert (many[4][sample] == (t[sample] < gammaincc(0.01, x[sample]))).all()
 
 
 def test_annotator_models_warn_of_readers_that_are_positions(tmp_path):
