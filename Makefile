@@ -18,9 +18,12 @@ STAMP := $(VENV)/.installed-stamp
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# the install compiles the numba kernels into numba's cache beside the package (about a
+# minute on 2 cores), so that neither the first evaluation nor the first make test pays it
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m fuzzytruth._kernel_warmup
 	touch $(STAMP)
 
 demo: $(STAMP)

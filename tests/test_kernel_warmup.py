@@ -1,0 +1,56 @@
+"""The install step's numba warm-up (fuzzytruth._kernel_warmup): it knows every module that
+builds kernels, and its check names the kernels no call of the workload reached. (The workload
+itself runs at install, `make`'s install step, where a kernel it misses fails the install; run
+here it would compile every kernel again.)"""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from fuzzytruth import _kernel_warmup
+
+PACKAGE = Path(_kernel_warmup.__file__).parent
+
+
+def test_every_module_that_builds_kernels_has_a_listed_factory():
+    building = {
+        ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        for path in PACKAGE.rglob("*.py")
+        if re.search(r"numba\.njit\(", path.read_text(encoding="utf-8"))
+    }
+    listed = {name.split(":")[0] for name in _kernel_warmup.KERNEL_FACTORIES}
+    assert building == listed
+
+
+def test_every_factory_gives_numba_kernels():
+    numba = pytest.importorskip("numba")
+    for name in _kernel_warmup.KERNEL_FACTORIES:
+        kernels = _kernel_warmup._dispatchers(_kernel_warmup._factory(name)())
+        assert kernels and all(isinstance(k, numba.core.dispatcher.Dispatcher)
+                               for k in kernels), name
+
+
+def test_the_check_names_the_kernels_not_yet_compiled(monkeypatch):
+    numba = pytest.importorskip("numba")
+    module = types.ModuleType("warmup_probe")
+
+    def twice(x):
+        return 2 * x
+
+    def thrice(x):
+        return 3 * x
+
+    built = {"twice": numba.njit(twice), "thrice": numba.njit(thrice)}
+    module.factory = lambda: built
+    monkeypatch.setitem(sys.modules, "warmup_probe", module)
+    monkeypatch.setattr(_kernel_warmup, "KERNEL_FACTORIES", ("warmup_probe:factory",))
+    assert _kernel_warmup.uncompiled() == ["warmup_probe.twice", "warmup_probe.thrice"]
+    assert built["twice"](2) == 4
+    assert _kernel_warmup.uncompiled() == ["warmup_probe.thrice"]
+    built["thrice"](1.5)
+    assert _kernel_warmup.uncompiled() == []
