@@ -130,10 +130,12 @@ def _classifiers(derm, truth) -> None:
     items, classes = list(derm.rankings.items), list(derm.conditions)
     logits = np.random.default_rng(0).standard_normal((len(items), len(classes)))
     p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    net = Predictions(p, items=items, classes=classes, name="net")
     names = ["Acc(target=top1)", "Acc(k=3)", "CE", "CE(target=label)", "Brier"]
-    ft.evaluate(net, truth, names, n_worlds=5, rng=0).aggregate()
-    ft.evaluate(net, ft.fit_truth(derm.rankings, "shares"), names, method="exact").aggregate()
+    shares = ft.fit_truth(derm.rankings, "shares")
+    for dtype in (np.float64, np.float32):  # a network's softmax is often float32
+        net = Predictions(p.astype(dtype), items=items, classes=classes, name="net")
+        ft.evaluate(net, truth, names, n_worlds=5, rng=0).aggregate()
+        ft.evaluate(net, shares, names, method="exact").aggregate()
 
 
 def _displacement() -> None:
@@ -151,13 +153,18 @@ def _displacement() -> None:
 
 
 def main() -> int:
+    import numba
+
+    if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the kernels run as Python
+        print("fuzzytruth: numba's JIT is disabled; no kernel to compile", file=sys.stderr)
+        return 0
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         workload()
     missing = uncompiled()
-    print(f"fuzzytruth: numba kernels compiled in {time.perf_counter() - start:.0f} s",
-          file=sys.stderr)
+    print(f"fuzzytruth: numba kernels compiled (or read from numba's cache) in "
+          f"{time.perf_counter() - start:.0f} s", file=sys.stderr)
     if missing:
         print("fuzzytruth: the warm-up reached no call of " + ", ".join(missing)
               + " (fuzzytruth/_kernel_warmup.py's workload)", file=sys.stderr)

@@ -10,8 +10,6 @@ import sys
 import types
 from pathlib import Path
 
-import pytest
-
 from fuzzytruth import _kernel_warmup
 
 PACKAGE = Path(_kernel_warmup.__file__).parent
@@ -28,15 +26,18 @@ def test_every_module_that_builds_kernels_has_a_listed_factory():
 
 
 def test_every_factory_gives_numba_kernels():
-    numba = pytest.importorskip("numba")
+    import numba  # imported here: collecting the suite should not load it
+
     for name in _kernel_warmup.KERNEL_FACTORIES:
         kernels = _kernel_warmup._dispatchers(_kernel_warmup._factory(name)())
         assert kernels and all(isinstance(k, numba.core.dispatcher.Dispatcher)
                                for k in kernels), name
 
 
-def test_the_check_names_the_kernels_not_yet_compiled(monkeypatch):
-    numba = pytest.importorskip("numba")
+def _probe(monkeypatch) -> dict:
+    """Two kernels of a stand-in module, the warm-up's only factory."""
+    import numba
+
     module = types.ModuleType("warmup_probe")
 
     def twice(x):
@@ -49,8 +50,22 @@ def test_the_check_names_the_kernels_not_yet_compiled(monkeypatch):
     module.factory = lambda: built
     monkeypatch.setitem(sys.modules, "warmup_probe", module)
     monkeypatch.setattr(_kernel_warmup, "KERNEL_FACTORIES", ("warmup_probe:factory",))
+    return built
+
+
+def test_the_check_names_the_kernels_not_yet_compiled(monkeypatch):
+    built = _probe(monkeypatch)
     assert _kernel_warmup.uncompiled() == ["warmup_probe.twice", "warmup_probe.thrice"]
     assert built["twice"](2) == 4
     assert _kernel_warmup.uncompiled() == ["warmup_probe.thrice"]
     built["thrice"](1.5)
     assert _kernel_warmup.uncompiled() == []
+
+
+def test_a_kernel_the_workload_misses_fails_the_warm_up_naming_it(monkeypatch, capsys):
+    built = _probe(monkeypatch)
+    monkeypatch.setattr(_kernel_warmup, "workload", lambda: built["twice"](1))
+    assert _kernel_warmup.main() == 1
+    assert "reached no call of warmup_probe.thrice (" in capsys.readouterr().err
+    monkeypatch.setattr(_kernel_warmup, "workload", lambda: built["thrice"](1))
+    assert _kernel_warmup.main() == 0
