@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ReadOnlyArrays"]
+__all__ = ["ReadOnlyArrays", "readonly"]
 
 _KEY = "_read_only_arrays"
 
@@ -43,3 +43,18 @@ class ReadOnlyArrays:
         self.__dict__.update(state)  # as pickle does, past a frozen dataclass's __setattr__
         for name in frozen:
             self.__dict__[name].flags.writeable = False
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (no copy).
+
+    The compiled kernels take their input arrays through it: numba compiles one signature per
+    writeable flag, so a frozen array (a Membership's matrix) and a fresh one of the same type
+    (a replicate's) would each cost a compilation.
+
+    >>> readonly(np.arange(3)).flags.writeable
+    False
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._frozen import readonly
 from fuzzytruth._lazy import Renamed, lazy_names
 from fuzzytruth._threads import by_rows
 
@@ -524,20 +525,20 @@ def categorical_draws(
     True
     """
     base = _stream_base(seed, stream, keys)
-    cum = np.ascontiguousarray(cum, dtype=np.float64)
+    cum = readonly(np.ascontiguousarray(cum, dtype=np.float64))  # one compiled signature
     out = np.empty((len(base), len(worlds)),
                    dtype=np.int64 if values is None else values.dtype)
     offsets = _offsets(worlds)
     if order is not None:
         if values is None:
             values = np.arange(cum.shape[1])
-        order = np.asarray(order, dtype=np.int64)
+        order, values = readonly(np.ascontiguousarray(order, dtype=np.int64)), readonly(values)
         kernel = _kernels()["categorical_of"]  # resolved here, not in each thread
         by_rows(lambda rows: kernel(base[rows], cum[rows], order, values, offsets, out[rows]),
                 len(out), out.size)
         return out
-    if values is None:
-        values = np.broadcast_to(np.arange(cum.shape[1]), cum.shape)
+    values = (np.broadcast_to(np.arange(cum.shape[1]), cum.shape) if values is None
+              else readonly(values))
     kernel = _kernels()["categorical"]
     by_rows(lambda rows: kernel(base[rows], cum[rows], values[rows], offsets, out[rows]),
             len(out), out.size)

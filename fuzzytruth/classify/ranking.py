@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._frozen import readonly
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice
 from fuzzytruth.metrics.class_rules import CLASS_TIES, STRICT_TIES
@@ -150,7 +151,7 @@ def _block(scores: np.ndarray, kmax: int, ties: str) -> tuple[np.ndarray, ...]:
         tied = np.zeros(n, dtype=bool)
     elif ties in STRICT_TIES:  # one compiled pass keeps each row's top kmax in rank order
         columns = np.empty((n, kmax), dtype=np.int32)
-        _compiled()["top"](scores, ties == "last", columns)
+        _compiled()["top"](readonly(scores), ties == "last", columns)
         lo = np.broadcast_to(np.arange(kmax, dtype=np.int32), (n, kmax))
         return columns, lo.copy(), lo + 1
     else:

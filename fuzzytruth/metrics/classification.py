@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._frozen import readonly
 from fuzzytruth._resampling import block_rows
 from fuzzytruth._threads import by_rows
 from fuzzytruth._validation import check_flag
@@ -241,6 +242,7 @@ def expected_cross_entropy(view: Any, law: np.ndarray, *, eps: Any, level: int |
     cols = column[support]
     # items split over the kernels' threads when the pass is large (each writes its own)
     kernel = _compiled()["expected_log"]  # resolved here, not in each thread
+    q, law = readonly(q), readonly(law)  # one compiled signature per dtype
     by_rows(lambda rows: kernel(q[rows], law[rows], support, cols, low, high, out[rows]),
             law.shape[0], law.shape[0] * len(support))
     return out

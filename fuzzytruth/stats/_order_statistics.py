@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._frozen import readonly
+
 #: Leading entries of a row used as its sample.
 SAMPLE = 512
 #: Rows at most this wide are sorted whole, by numpy (the bracket saves nothing there).
@@ -175,8 +177,8 @@ def crossing_counts(
     """
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     values = np.ascontiguousarray(values, dtype=np.float64)
-    tolerances = np.ascontiguousarray(np.broadcast_to(tolerances, values.shape),
-                                      dtype=np.float64)
+    tolerances = readonly(np.ascontiguousarray(np.broadcast_to(tolerances, values.shape),
+                                               dtype=np.float64))  # one compiled signature
     n = rows.shape[0]
     n_below = np.empty(n, dtype=np.int64)
     n_equal = np.empty(n, dtype=np.int64)

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from fuzzytruth._frozen import readonly
 from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import categorical_draws, draw_seed, member_pick, member_sums, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET
@@ -165,7 +166,7 @@ class _LabelTable:
     and their cumulative shares, padded to a rectangle."""
 
     def __init__(self, direct: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> None:
-        direct = np.asarray(direct, dtype=np.float64)
+        direct = readonly(np.asarray(direct, dtype=np.float64))  # one compiled signature
         n_items, n_nodes = direct.shape
         kernels = _compiled()
         # two passes over the shares, compiled: no (n_items, n_nodes) temporary
@@ -253,7 +254,7 @@ class CategoricalWorlds:
         # row, empty, for the padding "label" n_nodes: never relevant
         slot, table = membership.taxonomy.ancestor_slots()
         padded = np.vstack([table, np.full((1, table.shape[1]), -1, dtype=table.dtype)])
-        self._anc = (slot, padded.ravel(), padded.shape[1])
+        self._anc = (readonly(slot), readonly(padded.ravel()), padded.shape[1])
         # the draws walk nodes in name order (fuzzytruth._order): the Bernoulli members' keys are
         # item key + rank, the matrix's columns in that order
         self._rank = ranks(name_order(membership.categories))
