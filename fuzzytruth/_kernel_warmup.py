@@ -5,8 +5,8 @@ through the public functions that reach every kernel, so that the kernels are co
 the argument types the library passes them, and then checks that every kernel of
 :data:`KERNEL_FACTORIES` was compiled. Without it, each kernel is compiled at its first use in
 every fresh checkout or environment: about 50 kernels, 0.3-3 s each, paid by the first
-evaluation that needs one and by the first ``make test`` (where it was about 40 s of wall time
-on 2 cores, 2026-11-27). The cache is numba's own (``cache=True``), keyed by each kernel's
+evaluation that needs one and by the first ``make test`` (25-40 s of its wall time on 2
+cores, 2026-11-27). The cache is numba's own (``cache=True``), keyed by each kernel's
 source file, so an edited kernel is compiled again at its next use.
 """
 
@@ -52,7 +52,8 @@ def _dispatchers(built: object) -> list:
 
 
 def uncompiled() -> list[str]:
-    """The kernels (of every factory's) that have no compiled signature in this process."""
+    """The factories' kernels that have no compiled signature in this process, as
+    ``module.function``."""
     missing = []
     for name in KERNEL_FACTORIES:
         for kernel in _dispatchers(_factory(name)()):
