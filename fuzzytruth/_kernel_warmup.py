@@ -4,10 +4,11 @@
 through the public functions that reach every kernel, so that the kernels are compiled with
 the argument types the library passes them, and then checks that every kernel of
 :data:`KERNEL_FACTORIES` was compiled. Without it, each kernel is compiled at its first use in
-every fresh checkout or environment: about 50 kernels, 0.3-3 s each, paid by the first
-evaluation that needs one and by the first ``make test`` (25-40 s of its wall time on 2
-cores, 2026-11-27). The cache is numba's own (``cache=True``), keyed by each kernel's
-source file, so an edited kernel is compiled again at its next use.
+every fresh checkout or environment: 50 kernels, 49 s of CPU in all from an empty cache
+(2026-11-27, 2-core VM), paid by the first evaluation that needs one and by the first
+``make test`` (25-40 s of its wall time on 2 cores). The cache is numba's own
+(``cache=True``), keyed by each kernel's source file, so an edited kernel is compiled again at
+its next use.
 """
 
 from __future__ import annotations
