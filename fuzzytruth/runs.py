@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._lazy import lazy_names
+from fuzzytruth._order import is_identity
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
@@ -454,21 +455,40 @@ class Ranking:
         queries = np.asarray(queries, dtype=object)
         if len(queries) == len(self.query_ids) and (queries == self.query_ids).all():
             return self
-        where = pd.Index(queries).get_indexer(self.query_ids)  # our query -> new row, or -1
-        ours = np.flatnonzero(where >= 0)
-        lengths = np.zeros(len(queries), dtype=np.int64)
-        lengths[where[ours]] = self.lengths[ours]
-        if len(ours) == len(where) and (np.diff(where) > 0).all():
-            take = slice(None)  # every list kept, in the same order
-        else:  # the kept lists' entries, in the order of their new rows
-            starts = np.cumsum(self.lengths) - self.lengths
-            kept = ours[np.argsort(where[ours], kind="stable")]
-            lens = self.lengths[kept]
-            first = np.repeat(starts[kept] - (np.cumsum(lens) - lens), lens)
-            take = first + np.arange(int(lens.sum()), dtype=np.int64)
+        return self.take(pd.Index(self.query_ids).get_indexer(queries), queries)
+
+    def take(self, rows: np.ndarray, query_ids: np.ndarray | None = None) -> Ranking:
+        """The lists of the queries at positions ``rows`` (in ``query_ids``), in that order;
+        a position of -1 is an empty list, named by ``query_ids`` (by default the ids at
+        ``rows``, which then hold no -1). No id is hashed: a block of a large ranking costs
+        its own entries, not a pass over every query.
+
+        Examples
+        --------
+        >>> r = rank(Run(["q1", "q2", "q2"], ["a", "b", "c"], [1.0, 1.0, 2.0]))
+        >>> part = r.take(np.array([1, -1]), np.array(["q2", "q9"], dtype=object))
+        >>> part.lengths.tolist(), part.rows.tolist()
+        ([2, 0], [2, 1])
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        listed = rows >= 0
+        kept = rows[listed]
+        if query_ids is None:
+            if len(kept) < len(rows):
+                raise ValueError("take: rows of -1 (empty lists) need their query_ids")
+            query_ids = self.query_ids[rows]
+        lengths = np.zeros(len(rows), dtype=np.int64)
+        lengths[listed] = self.lengths[kept]
+        if is_identity(kept, len(self.lengths)):
+            take = slice(None)  # every list, in the same order (empty ones added maybe)
+        else:  # the lists' entries, in the order of their new rows
+            first = np.zeros(len(rows), dtype=np.int64)
+            first[listed] = (np.cumsum(self.lengths) - self.lengths)[kept]
+            take = (np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
+                    + np.arange(int(lengths.sum()), dtype=np.int64))
         bounds = ((None, None) if self.tie_first is None
                   else (self.tie_first[take], self.tie_end[take]))
-        return Ranking(queries, self.rows[take], lengths, *bounds)
+        return Ranking(np.asarray(query_ids, dtype=object), self.rows[take], lengths, *bounds)
 
 
 def length_blocks(

@@ -148,6 +148,33 @@ def test_a_ranking_on_other_queries_truncated_and_laid_out_keeps_each_list(rows,
     assert layout.tolist() == [c + [-1] * (layout.shape[1] - len(c)) for c in cut]
 
 
+@settings(max_examples=100, deadline=None)
+@given(runs(), st.data(), st.sampled_from(["docid_desc", "average"]))
+def test_a_ranking_taken_by_position_keeps_each_list(rows, data, ties):
+    """take() (the blocks' cut: positions in any order, -1 for an empty list) against each
+    query's list read entry by entry, tie bounds included."""
+    ranking = rank(as_run(rows, "lists"), ties=ties)
+    n = len(ranking.query_ids)
+    lists = [ranking.rows[ranking.query == i].tolist() for i in range(n)]
+    bounds = ([] if ranking.tie_first is None else
+              [list(zip(ranking.tie_first[ranking.query == i].tolist(),
+                        ranking.tie_end[ranking.query == i].tolist(), strict=True))
+               for i in range(n)])
+    positions = data.draw(st.lists(st.integers(-1, n - 1)))
+    part = ranking.take(np.array(positions, dtype=np.int64),
+                        np.array([f"new{k}" for k in range(len(positions))], dtype=object))
+    picked = [lists[p] if p >= 0 else [] for p in positions]
+    assert part.query_ids.tolist() == [f"new{k}" for k in range(len(positions))]
+    assert part.lengths.tolist() == [len(c) for c in picked]
+    assert part.rows.tolist() == [r for c in picked for r in c]
+    if bounds:
+        got = list(zip(part.tie_first.tolist(), part.tie_end.tolist(), strict=True))
+        assert got == [b for p in positions if p >= 0 for b in bounds[p]]
+    kept = [p for p in positions if p >= 0]
+    if kept:
+        assert ranking.take(np.array(kept)).query_ids.tolist() == ranking.query_ids[kept].tolist()
+
+
 @settings(max_examples=80, deadline=None)
 @given(runs(), st.sampled_from(["float32", "float64"]))
 def test_tie_groups_are_the_runs_of_equal_scores(rows, score_dtype):

@@ -435,11 +435,12 @@ def evaluate(
                           **options)
     parts = []
     for rows in blocks:  # queries of like lengths: each block padded to its own longest list
-        part = queries[np.sort(rows)]
+        rows = np.sort(rows)
+        part = queries[rows]
         with warnings.catch_warnings():  # said once above, for every query
             warnings.filterwarnings("ignore", message=UNUSED_CATEGORIES)
             part_prepared = bound.prepare(part)
-        part_rankings = {name: (r.on(part), run) for name, (r, run) in rankings.items()}
+        part_rankings = {name: (r.take(rows), run) for name, (r, run) in rankings.items()}
         parts.append(_uncertain(bound, part_prepared, part_rankings, names, resolved, use_exact,
                                 {**common, "queries": tuple(part)}, **options))
     return Evaluation.concatenate(parts)
