@@ -256,15 +256,14 @@ def _object_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     heads = np.flatnonzero(np.concatenate([[True], change]))
     if len(heads) > len(arr) // 4:
         return None
-    first = arr[heads].tolist()
-    if not all(type(q) is str for q in first):  # a str equals only a str of the same text
+    first = arr[heads]
+    if not all(type(q) is str for q in first.tolist()):  # a str equals only a str of that text
         return None
-    table: dict[str, int] = {}
-    head_codes = np.fromiter((table.setdefault(q, len(table)) for q in first), dtype=np.int64,
-                             count=len(first))
-    uniques = np.empty(len(table), dtype=object)
-    uniques[:] = list(table)
-    return np.repeat(head_codes, np.diff(np.append(heads, len(arr)))), uniques
+    # pandas' hash table in C, in order of first appearance (1 M heads: 0.19 s against 0.56 s
+    # for a dict filled from Python)
+    head_codes, uniques = pd.factorize(first)
+    return (np.repeat(head_codes.astype(np.int64), np.diff(np.append(heads, len(arr)))),
+            np.asarray(uniques, dtype=object))
 
 
 def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:

@@ -87,20 +87,20 @@ def qrels_gains_blocks(
 
 
 class _Judgments:
-    """The judgments (qrels rows) of each of ``query_ids``, grouped by query: ``of(rows)``
-    gives those of the queries at ``rows`` without looking at any other query's (no id
-    hashed, no sort: ranges of the qrels grouped by query)."""
+    """The rows of a table (qrels, or a run) of each of ``query_ids``, grouped by query:
+    ``of(rows)`` gives those of the queries at ``rows`` without looking at any other query's
+    (no id hashed, no sort: ranges of the table grouped by query)."""
 
-    def __init__(self, query_ids: np.ndarray, qrels: PairTable) -> None:
-        self._code = pd.Index(qrels._q_uniques).get_indexer(query_ids)  # -1: none judged
-        self._start = np.zeros(len(qrels._q_uniques) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(qrels._q_codes, minlength=len(qrels._q_uniques)),
+    def __init__(self, query_ids: np.ndarray, table: PairTable) -> None:
+        self._code = pd.Index(table._q_uniques).get_indexer(query_ids)  # -1: none listed
+        self._start = np.zeros(len(table._q_uniques) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(table._q_codes, minlength=len(table._q_uniques)),
                   out=self._start[1:])
-        self._order = qrels._group_order  # positions grouped by query -> qrels rows
+        self._order = table._group_order  # positions grouped by query -> table rows
 
     def of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each judgment of the queries at ``rows``: its place in ``rows`` and its qrels row,
-        query by query in the order of ``rows``, each query's in the qrels' order."""
+        """Each table row of the queries at ``rows``: its query's place in ``rows`` and its
+        row, query by query in the order of ``rows``, each query's in the table's order."""
         code = self._code[rows]
         has = code >= 0
         first = np.where(has, self._start[code], 0)
@@ -148,43 +148,50 @@ def _gains_of(
     )
 
 
+def _rows_by_query(
+    table: PairTable, queries: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The rows of ``table`` whose query is one of ``queries``, query by query in that order:
+    each one's query position, and its row (None: every row, in the table's order)."""
+    code = pd.Index(queries).get_indexer(table._q_uniques)  # the table's query -> position
+    if table._group_order is None and (code >= 0).all() and (code[1:] > code[:-1]).all():
+        return code[table._q_codes], None
+    return _Judgments(queries, table).of(np.arange(len(queries)))
+
+
 def grades_by_row(
     run: Run, qrels: PairTable, values: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
     run's row order. ``values`` replaces the qrels' grades (one per qrels row), e.g. row
-    numbers to find each run row's judgment."""
+    numbers to find each run row's judgment.
+
+    Both sides are read query by query in the order of the larger one's queries, so that
+    the larger is read as it is (grouped by query, the usual case) and only the smaller one
+    is taken in another order, a block at a time: a run sorted by query id as strings beside
+    qrels in numeric order no longer copies the qrels' ids (55 M: 7 s and 2 GB)."""
     values = qrels._values if values is None else values
-    order = run._group_order
-    run_qc = run._q_codes if order is None else run._q_codes[order]
-    run_docs = arrow_strings(run._docs) if order is None else run._doc_array()
-    n_q = len(run._q_uniques)
-    # qrels rows of the run's queries, grouped by the run's query code
-    q_in_run = pd.Index(run._q_uniques).get_indexer(qrels._q_uniques).astype(np.int64)
-    qrc = q_in_run[qrels._q_codes]
-    qrels_docs = arrow_strings(qrels._docs)
-    if len(qrc) and qrc[0] >= 0 and (qrc[1:] >= qrc[:-1]).all():
-        qorder, qrels_row = None, qrc  # every judged query the run's, in its order (usual)
-    else:  # ranges of the qrels grouped by query, in the run's order (no sort of the rows)
-        qrels_row, qorder = _Judgments(run._q_uniques, qrels).of(np.arange(n_q))
-        qrels_docs = qrels._doc_array()
-    del qrc
-    run_count = np.bincount(run_qc, minlength=n_q)
-    qrels_count = np.bincount(qrels_row, minlength=n_q)
+    queries = (qrels if len(qrels) >= len(run) else run)._q_uniques
+    run_k, run_rows = _rows_by_query(run, queries)
+    qrels_k, qrels_rows = _rows_by_query(qrels, queries)
+    run_docs = arrow_strings(run._docs) if run_rows is None else run._doc_array()
+    qrels_docs = arrow_strings(qrels._docs) if qrels_rows is None else qrels._doc_array()
+    run_count = np.bincount(run_k, minlength=len(queries))
+    qrels_count = np.bincount(qrels_k, minlength=len(queries))
     run_start = np.concatenate([[0], np.cumsum(run_count)])
     qrels_start = np.concatenate([[0], np.cumsum(qrels_count)])
-    # each block's grades written in place (a run not grouped by query: at its rows' places),
-    # read through the judged rows' qrels rows: no row-length temporary beside the result
-    grades = np.zeros(len(run_qc))
-    hit = np.zeros(len(run_qc), dtype=bool)
+    # each block's grades written in place, at its rows' places, read through the judged
+    # rows' qrels rows: no row-length temporary beside the result
+    grades = np.zeros(len(run))
+    hit = np.zeros(len(run), dtype=bool)
     for a, at in _judged_rows_of(
-        (run_docs, order), run_qc, run_start, (qrels_docs, qorder), qrels_row, qrels_start,
+        (run_docs, run_rows), run_k, run_start, (qrels_docs, qrels_rows), qrels_k, qrels_start,
         blocks(run_count + _RUN_ROWS_PER_JUDGED * qrels_count, _JOIN_BLOCK),
     ):
         found = np.flatnonzero(at >= 0)
-        rows = a + found if order is None else order[a + found]
+        rows = a + found if run_rows is None else run_rows[a + found]
         hit[rows] = True
-        grades[rows] = values[at[found] if qorder is None else qorder[at[found]]]
+        grades[rows] = values[at[found] if qrels_rows is None else qrels_rows[at[found]]]
     if len(hit) and not hit.any():
         _warn_none_judged(run, qrels)
     return grades, hit
