@@ -49,6 +49,7 @@ Usage::
     python benchmarks/crisp.py                                   # the bars (long)
     python benchmarks/crisp.py --sizes 1000x100 --shapes numeric # quick look
     python benchmarks/crisp.py --sizes 1000x100,10000x100,100000x100 --inputs df  # flatness
+    python benchmarks/crisp.py --sizes 100000x10,1000000x10 --tools fuzzytruth    # 1 M queries
 
 This is a plain script, not a test; timings depend on the machine and on its load.
 """
