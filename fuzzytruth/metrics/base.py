@@ -224,8 +224,11 @@ def dot_rows(values: np.ndarray, weights: np.ndarray | None = None) -> np.ndarra
     return total
 
 
-def judged_grade_matrix(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
-    """``(n_rows, width)`` grades of each row's judged documents, descending, NaN-padded.
+def judged_grade_matrix(
+    rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.nan
+) -> np.ndarray:
+    """``(n_rows, width)`` grades of each row's judged documents, descending, padded with
+    ``fill`` (NaN: no judgment; 0.0 gives an ideal ranking's gains from the positive grades).
 
     ``rows[i]`` is the row of judgment ``i`` (in ``0..n_rows-1``) and ``values[i]`` its grade.
 
@@ -240,7 +243,7 @@ def judged_grade_matrix(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np
     count = np.bincount(rows, minlength=n_rows)
     start = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(count, out=start[1:])
-    out = np.full((n_rows, int(count.max(initial=0))), np.nan)
+    out = np.full((n_rows, int(count.max(initial=0))), fill)
     out[rows, np.arange(len(rows)) - start[rows]] = values
     return out
 

@@ -126,15 +126,7 @@ def _gains_of(
         n_judged = np.bincount(qrow, minlength=n_rows).astype(np.int64)
         judged_grades = judged_grade_matrix(qrow, qvalues, n_rows)
     positive = qvalues > 0
-    irow = qrow[positive]
-    ivals = qvalues[positive]
-    iorder = np.lexsort((-ivals, irow))
-    irow, ivals = irow[iorder], ivals[iorder]
-    icount = np.bincount(irow, minlength=n_rows)
-    istart = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(icount, out=istart[1:])
-    ideal = np.zeros((n_rows, int(icount.max(initial=0))))
-    ideal[irow, np.arange(len(irow)) - istart[irow]] = ivals
+    ideal = judged_grade_matrix(qrow[positive], qvalues[positive], n_rows, fill=0.0)
     return RankedGains(
         np.asarray(ranking.query_ids, dtype=object),
         gains,
