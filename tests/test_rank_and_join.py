@@ -173,6 +173,9 @@ def test_a_ranking_taken_by_position_keeps_each_list(rows, data, ties):
     kept = [p for p in positions if p >= 0]
     if kept:
         assert ranking.take(np.array(kept)).query_ids.tolist() == ranking.query_ids[kept].tolist()
+    if len(kept) < len(positions):  # an empty list has no id of its own to default to
+        with pytest.raises(ValueError, match="need their query_ids"):
+            ranking.take(np.array(positions, dtype=np.int64))
 
 
 @settings(max_examples=80, deadline=None)
