@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["in_text_order", "is_identity", "name_order", "ranks", "sorted_order"]
+__all__ = ["in_text_order", "is_identity", "name_order", "ranges", "ranks", "sorted_order"]
 
 
 def sorted_order(ids: object) -> np.ndarray:
@@ -73,6 +73,20 @@ def ranks(order: np.ndarray) -> np.ndarray:
     out = np.empty(len(order), dtype=np.intp)
     out[order] = np.arange(len(order))
     return out
+
+
+def ranges(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The positions ``first[i] .. first[i] + count[i] - 1`` of every ``i``, one range after
+    the other (int64): the rows of the groups chosen, without a loop over them.
+
+    Examples
+    --------
+    >>> ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
+    [5, 6, 9, 10, 11]
+    """
+    count = np.asarray(count, dtype=np.int64)
+    return (np.repeat(np.asarray(first, dtype=np.int64) - (np.cumsum(count) - count), count)
+            + np.arange(int(count.sum()), dtype=np.int64))
 
 
 def is_identity(rows: np.ndarray, n: int) -> bool:

@@ -51,7 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._lazy import lazy_names
-from fuzzytruth._order import is_identity
+from fuzzytruth._order import is_identity, ranges
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
 from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import (
@@ -484,8 +484,7 @@ class Ranking:
         else:  # the lists' entries, in the order of their new rows
             first = np.zeros(len(rows), dtype=np.int64)
             first[listed] = (np.cumsum(self.lengths) - self.lengths)[kept]
-            take = (np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
-                    + np.arange(int(lengths.sum()), dtype=np.int64))
+            take = ranges(first, lengths)
         bounds = ((None, None) if self.tie_first is None
                   else (self.tie_first[take], self.tie_end[take]))
         return Ranking(np.asarray(query_ids, dtype=object), self.rows[take], lengths, *bounds)

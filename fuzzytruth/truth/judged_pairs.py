@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fuzzytruth._order import ranges
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, rows_of
 from fuzzytruth._random import pair_keys, unit_keys
 from fuzzytruth._warnings import warn
@@ -75,15 +76,10 @@ def qrels_gains_blocks(
     grades, in_qrels = grades_by_row(run, qrels)
     judgments = _Judgments(ranking.query_ids, qrels)
     row_blocks = ranking.row_blocks(CRISP_BYTES_PER_CELL, memory_budget)
-    if row_blocks is None:
-        place, at = judgments.of(np.arange(len(ranking.query_ids)))
-        yield None, _gains_of(ranking, grades, in_qrels, place, qrels._values[at],
-                              judged=judged)
-        return
-    for rows in row_blocks:
-        place, at = judgments.of(rows)
-        yield rows, _gains_of(ranking.take(rows), grades, in_qrels, place, qrels._values[at],
-                              judged=judged)
+    for rows in row_blocks or [None]:  # None: every query, the ranking itself
+        part = ranking if rows is None else ranking.take(rows)
+        place, at = judgments.of(np.arange(len(ranking.query_ids)) if rows is None else rows)
+        yield rows, _gains_of(part, grades, in_qrels, place, qrels._values[at], judged=judged)
 
 
 class _Judgments:
@@ -105,8 +101,7 @@ class _Judgments:
         has = code >= 0
         first = np.where(has, self._start[code], 0)
         count = np.where(has, self._start[code + 1] - first, 0)
-        at = (np.repeat(first - (np.cumsum(count) - count), count)
-              + np.arange(int(count.sum()), dtype=np.int64))
+        at = ranges(first, count)
         if self._order is not None:
             at = self._order[at]
         return np.repeat(np.arange(len(rows), dtype=np.int64), count), at
