@@ -97,14 +97,19 @@ def test_exact_recall_and_f_match_the_kernels(p, rest, k, beta):
        st.integers(0, 2))
 @example(p=[3.958125139384333e-09] * 2, rest=[], k=1, certain=0)  # found at 3x the examples
 def test_recall_mean_without_the_law_is_the_brute_force_mean(p, rest, k, certain):
-    # the population bootstrap's route: the mean from TP's law and FN's generating function
+    # both routes to the mean without the joint law: the population bootstrap's (TP's law
+    # and FN's generating function over grouped documents) and the evaluation's (the laws of
+    # TP and FN and the table 1/(t + f))
     rest = [r for r in rest if r < 1]  # certain ones are counted in `certain`
     arr, rest_arr = np.array([p]), np.array([rest]).reshape(1, -1)
-    for kk in (k, None):
+    for kk, route in itertools.product((k, None), ("grouped", "laws")):
         masses, undefined = brute_force(p, rest + [1.0] * certain,
                                         Measure("R", k=kk) if kk else Measure("R"))
-        values = closed_form.fn_counts(arr, kk, rest_arr, certain)
-        mean, p_undefined = closed_form.recall_mean(arr, kk, *values)
+        if route == "grouped":
+            values = closed_form.fn_counts(arr, kk, rest_arr, certain)
+            mean, p_undefined = closed_form.recall_mean(arr, kk, *values)
+        else:
+            mean, p_undefined = closed_form.recall_mean_of_laws(arr, kk, rest_arr, certain)
         assert p_undefined[0] == pytest.approx(undefined, abs=1e-12)
         if masses:  # the defined mass summed, not 1 - undefined: that loses the digits of
             # a tiny defined mass (two documents of probability 4e-9: 1 - 0.99999999208)
@@ -167,6 +172,10 @@ def test_laws_given_defined_keep_their_digits_when_every_document_is_improbable(
             fn = closed_form.fn_counts(arr, kk, uncertain, sum(r == 1 for r in rest))
             mean, _ = closed_form.recall_mean(arr, kk, *fn)
             assert law.distribution(0).mean() == pytest.approx(mean[0], rel=1e-9)
+            # and the evaluation's, against the rational enumeration itself
+            mean, _ = closed_form.recall_mean_of_laws(arr, kk, rest_arr, 0)
+            exact = law_given_defined(p, rest, Measure("R", k=kk) if kk else Measure("R"))
+            assert mean[0] == pytest.approx(sum(v * m for v, m in exact.items()), rel=1e-9)
 
 
 def test_means_only_input_defers_the_recall_law_and_keeps_its_mean():
@@ -182,6 +191,24 @@ def test_means_only_input_defers_the_recall_law_and_keeps_its_mean():
     np.testing.assert_allclose(lazy.filled_mean(0.0), full.fill_undefined(0.0).mean(),
                                rtol=0, atol=1e-13)
     np.testing.assert_array_equal(lazy.resolve().masses, full.masses)
+
+
+def test_recall_mean_of_laws_is_the_same_in_blocks_of_rows():
+    # rows with different numbers of certain relevant documents outside the top k (FN's
+    # offsets 0 to 400, so that blocks are cut by offset as well as by the memory budget)
+    rng = np.random.default_rng(5)
+    p = rng.choice([0.0, 0.02, 0.3, 0.7, 1.0], size=(60, 30))
+    rest = rng.beta(0.6, 1.2, size=(60, 80)) * (rng.random((60, 80)) < 0.7)
+    certain = rng.integers(0, 400, size=60)
+    law = closed_form.recall(p, k=20, rest_p=rest, rest_certain=certain)
+    whole, undefined = closed_form.recall_mean_of_laws(p, 20, rest, certain)
+    blocked, undefined_blocked = closed_form.recall_mean_of_laws(p, 20, rest, certain,
+                                                                 memory_budget=4096)
+    np.testing.assert_allclose(whole, law.mean(), rtol=1e-12)
+    # the matrix product's rounding may differ with the block's shape, in the last bit
+    np.testing.assert_allclose(blocked, whole, rtol=1e-14, atol=0)
+    np.testing.assert_array_equal(undefined_blocked, undefined)
+    np.testing.assert_allclose(undefined, law.p_undefined, rtol=0, atol=1e-15)
 
 
 def test_certain_unretrieved_documents_shift_fn():

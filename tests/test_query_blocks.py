@@ -168,7 +168,8 @@ def test_uncertain_blocks_of_queries_give_the_numbers_of_one_block(options):
 
     rng = np.random.default_rng(4)
     run, membership = _uncertain_collection(rng)
-    measures = ["P@2", "AP", "nDCG@3", "RR"] if options.get("n_worlds") != 0 else ["P@2", "RR"]
+    measures = (["P@2", "AP", "nDCG@3", "RR", "R@3"] if options.get("n_worlds") != 0
+                else ["P@2", "RR", "R@3"])
     kwargs = {"n_worlds": 60, "rng": 3, **options}
     from fuzzytruth.evaluation.engine import _padding_blocks
 

@@ -122,7 +122,7 @@ from fuzzytruth.truth.preferences import Preferences
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.protocol import BoundTruth, PreparedTruth, as_truth, check_world_model
 from fuzzytruth.truth.qrels import Qrels
-from fuzzytruth.uncertain.batch import DistributionBatch
+from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS, ExactInput
 from fuzzytruth.uncertain.worlds import (
     RankedDocs,
@@ -673,7 +673,12 @@ def _crisp(
 
 
 def exact_input(prepared: PreparedTruth, docs: RankedDocs, recall_form: str) -> ExactInput:
-    """What the families' exact forms read for one system under a prepared truth."""
+    """What the families' exact forms read for one system under a prepared truth. Means
+    first: a form that has its mean without its law (P, Success, RR, the exact recall) gives
+    a :class:`~fuzzytruth.uncertain.batch.DeferredBatch`, whose atoms are built when a
+    distribution is asked for; aggregates read the means. The exact recall's law holds
+    (k + 1) × (judged documents outside the top k + 1) atoms per query: R@1000 on 50
+    queries of 1,500 probabilistic judgments held 800 MB, on 10,000 ragged queries 12 GB."""
     q = prepared.components.query
     return ExactInput(
         lambda rel: prepared.probabilities(docs, rel),
@@ -682,6 +687,7 @@ def exact_input(prepared: PreparedTruth, docs: RankedDocs, recall_form: str) -> 
         lambda: prepared.expected_size(docs),
         recall_form=recall_form,
         judged=docs.docs[q] >= 0,
+        means_only=True,
     )
 
 
@@ -699,7 +705,7 @@ def _require_closed_forms(names: list[str], exact: list[bool], ties: str) -> Non
 def _exact_batches(
     prepared: PreparedTruth, ranked: Mapping[str, RankedDocs], resolved: list[Measure],
     use_exact: list[bool], recall_form: str, n_rows: int,
-) -> tuple[dict[tuple[str, int], DistributionBatch], list[bool]]:
+) -> tuple[dict[tuple[str, int], DistributionBatch | DeferredBatch], list[bool]]:
     """Each (system, measure index)'s distribution by its family's closed form, for the
     measures ``use_exact`` marks, and which measures have one. A closed form may not apply to
     a measure's parameters (``Utility`` with c != d): it returns None, and the measure is
@@ -707,7 +713,7 @@ def _exact_batches(
     ranking)."""
     contexts = {system: exact_input(prepared, docs, recall_form)
                 for system, docs in ranked.items()} if any(use_exact) else {}
-    out: dict[tuple[str, int], DistributionBatch] = {}
+    out: dict[tuple[str, int], DistributionBatch | DeferredBatch] = {}
     applies = list(use_exact)
     for m, measure in enumerate(resolved):
         if not applies[m]:
@@ -722,22 +728,21 @@ def _exact_batches(
 
 
 def _mix(
-    comp: DistributionBatch, row: np.ndarray, node: np.ndarray, weight: np.ndarray, n_rows: int
-) -> DistributionBatch:
+    comp: DistributionBatch | DeferredBatch, row: np.ndarray, node: np.ndarray,
+    weight: np.ndarray, n_rows: int,
+) -> DistributionBatch | DeferredBatch:
     """Mix component rows into ``n_rows`` rows: component i goes to row ``row[i]``."""
     order = np.argsort(row, kind="stable")
     row, weight = row[order], weight[order]
     counts = np.bincount(row, minlength=n_rows)
     if np.all(counts == 1):
-        return DistributionBatch(
-            comp.values[order], comp.masses[order], comp.p_undefined[order], comp.method
-        )
+        return comp.take(order)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     column = np.arange(len(row)) - start[row]
     index = np.full((n_rows, int(counts.max())), -1, dtype=np.intp)
     index[row, column] = order
     mix = np.zeros(index.shape)
     mix[row, column] = weight
-    return DistributionBatch.mixture(comp, index, mix)
+    return type(comp).mixture(comp, index, mix)
 
 

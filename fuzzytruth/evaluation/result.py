@@ -23,7 +23,7 @@ from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind, estimand_label
-from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
+from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch, stack
 from fuzzytruth.uncertain.distribution import Distribution, monte_carlo_se
 
 __all__ = ["Evaluation"]
@@ -364,7 +364,7 @@ class Evaluation:
         """Whether the closed form of ``measure`` for ``system`` gives every query
         probability 0 of being undefined (False where the worlds alone say, or may say)."""
         batch = self._batches[system, measure]
-        return isinstance(batch, DistributionBatch) and not (batch.p_undefined > 0).any()
+        return batch is not None and not (batch.p_undefined > 0).any()
 
     def batch(self, system: str, measure: str | Measure) -> DistributionBatch:
         """Per-query distributions of one system and measure, rows in :attr:`queries`, under
@@ -730,21 +730,15 @@ class WorldSums:
                          where=count > 0)
 
 
-def _stack(batches: list[DistributionBatch], order: np.ndarray | None) -> DistributionBatch:
-    """Rows of several batches in one; narrower batches padded with zero-mass atoms."""
-    width = max(b.values.shape[1] for b in batches)
-    values = np.concatenate([_pad(b.values, width) for b in batches])
-    masses = np.concatenate([_pad(b.masses, width) for b in batches])
-    p_undefined = np.concatenate([b.p_undefined for b in batches])
-    if order is not None:
-        values, masses = np.ascontiguousarray(values[order]), np.ascontiguousarray(masses[order])
-        p_undefined = p_undefined[order]
-    return DistributionBatch(values, masses, p_undefined, batches[0].method,
-                             batches[0].n_samples)
-
-
-def _pad(array: np.ndarray, width: int) -> np.ndarray:
-    return np.pad(array, ((0, 0), (0, width - array.shape[1])))
+def _stack(batches: list[DistributionBatch | DeferredBatch], order: np.ndarray | None
+           ) -> DistributionBatch | DeferredBatch:
+    """Rows of several batches in one, in ``order`` (None: as given); deferred when any is
+    (its atoms, which may be wide, built when asked for)."""
+    if any(isinstance(b, DeferredBatch) for b in batches):
+        joined = DeferredBatch.concatenate(batches)
+        return joined if order is None else joined.take(order)
+    joined = stack(batches)
+    return joined if order is None else joined.take(order)
 
 
 def _query_interval(

@@ -223,6 +223,17 @@ class DistributionBatch:
             )
         return cls(values, masses, p_undefined, components.method, components.n_samples)
 
+    def take(self, rows: np.ndarray) -> DistributionBatch:
+        """Rows ``rows`` (positions) in that order.
+
+        >>> b = DistributionBatch([[0.0], [1.0]], [[1.0], [1.0]], [0.0, 0.0])
+        >>> b.take(np.array([1, 1, 0])).mean().tolist()
+        [1.0, 1.0, 0.0]
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        return DistributionBatch._derived(self.values[rows], self.masses[rows],
+                                          self.p_undefined[rows], self.method, self.n_samples)
+
     def fill_undefined(self, value: float) -> DistributionBatch:
         """The same distributions with the undefined outcome scored as ``value``.
 
@@ -404,6 +415,84 @@ class DeferredBatch:
         if self._built is None:
             self._built = self._build()
         return self._built
+
+    def take(self, rows: np.ndarray) -> DeferredBatch:
+        """Rows ``rows`` (positions) in that order, the atoms still built on demand.
+
+        >>> full = DistributionBatch([[0.0], [1.0]], [[1.0], [1.0]], [0.0, 0.0])
+        >>> lazy = DeferredBatch(lambda: full, np.array([0.0, 1.0]), np.zeros(2))
+        >>> taken = lazy.take(np.array([1, 0]))
+        >>> taken.mean().tolist(), taken.resolve().mean().tolist()
+        ([1.0, 0.0], [1.0, 0.0])
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        return DeferredBatch(lambda: self.resolve().take(rows), self._mean[rows],
+                             self.p_undefined[rows], self.method)
+
+    @classmethod
+    def mixture(cls, components: DeferredBatch, index: np.ndarray,
+                weights: np.ndarray) -> DeferredBatch:
+        """:meth:`DistributionBatch.mixture` of deferred components: the mixture's means from
+        the components' (each weighted by its probability of being defined), the atoms mixed
+        when asked for.
+
+        >>> full = DistributionBatch([[0.0], [1.0]], [[1.0], [0.0]], [0.0, 1.0])
+        >>> lazy = DeferredBatch(lambda: full, np.array([0.0, np.nan]), np.array([0.0, 1.0]))
+        >>> mixed = DeferredBatch.mixture(lazy, np.array([[0, 1]]), np.array([[0.75, 0.25]]))
+        >>> mixed.mean().tolist(), mixed.p_undefined.tolist()
+        ([0.0], [0.25])
+        >>> mixed.resolve().mean().tolist(), mixed.resolve().p_undefined.tolist()
+        ([0.0], [0.25])
+        """
+        index = np.asarray(index, dtype=np.intp)
+        weights = np.where(index >= 0, np.asarray(weights, dtype=float), 0.0)
+        safe = np.maximum(index, 0)
+        undefined = components.p_undefined[safe]
+        defined = weights * (1.0 - undefined)
+        mass = defined.sum(axis=1)
+        # a component undefined for sure (mean NaN) carries no defined mass
+        total = np.where(defined > 0, components._mean[safe] * defined, 0.0).sum(axis=1)
+        mean = np.divide(total, mass, out=np.full(len(mass), np.nan), where=mass > 0)
+        return cls(lambda: DistributionBatch.mixture(components.resolve(), index, weights),
+                   mean, (undefined * weights).sum(axis=1), components.method)
+
+    @classmethod
+    def concatenate(cls, batches: list[DistributionBatch | DeferredBatch]) -> DeferredBatch:
+        """The rows of ``batches`` one after the other (:func:`stack`, when built).
+
+        >>> a = DistributionBatch([[0.0, 1.0]], [[0.5, 0.5]], [0.0])
+        >>> b = DeferredBatch(lambda: DistributionBatch([[1.0]], [[1.0]], [0.0]),
+        ...                   np.array([1.0]), np.zeros(1))
+        >>> both = DeferredBatch.concatenate([a, b])
+        >>> both.mean().tolist(), both.resolve().mean().tolist()
+        ([0.5, 1.0], [0.5, 1.0])
+        """
+        return cls(lambda: stack([_resolved(b) for b in batches]),
+                   np.concatenate([b.mean() for b in batches]),
+                   np.concatenate([b.p_undefined for b in batches]), batches[0].method)
+
+
+def _resolved(batch: DistributionBatch | DeferredBatch) -> DistributionBatch:
+    return batch.resolve() if isinstance(batch, DeferredBatch) else batch
+
+
+def stack(batches: list[DistributionBatch]) -> DistributionBatch:
+    """The rows of several batches in one; narrower batches padded with zero-mass atoms.
+
+    >>> a = DistributionBatch([[0.0, 1.0]], [[0.5, 0.5]], [0.0])
+    >>> stack([a, DistributionBatch([[1.0]], [[1.0]], [0.0])]).values.tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    width = max(b.values.shape[1] for b in batches)
+
+    def padded(array: np.ndarray) -> np.ndarray:
+        return np.pad(array, ((0, 0), (0, width - array.shape[1])))
+
+    return DistributionBatch._derived(
+        np.concatenate([padded(b.values) for b in batches]),
+        np.concatenate([padded(b.masses) for b in batches]),
+        np.concatenate([b.p_undefined for b in batches]), batches[0].method,
+        batches[0].n_samples)
 
 
 def _built_deferred(batch: DistributionBatch, mean: np.ndarray, p_undefined: np.ndarray,

@@ -68,6 +68,7 @@ __all__ = [
     "recall",
     "recall_exact",
     "recall_mean",
+    "recall_mean_of_laws",
     "reciprocal_rank",
     "reciprocal_rank_exact",
     "success",
@@ -478,6 +479,66 @@ def recall_mean(
     return mean, undefined
 
 
+def recall_mean_of_laws(
+    p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray | int,
+    memory_budget: float = 128e6,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact recall's mean given defined and its probability of being undefined, per row,
+    from the laws of TP and FN without their joint law (what :func:`recall` builds, ``k + 1``
+    times FN's width in atoms per row: 800 MB for R@1000 on 50 queries of 1,500 uncertain
+    judgments): E[TP/(TP+FN); TP > 0] = Σ_t t P(TP = t) h(t), h(t) = Σ_f P(FN = f)/(t + f),
+    h one matrix product of FN's law with the table 1/(t + f), a block of rows (in order of
+    FN's offset, so that a block's table stays narrow) at a time within ``memory_budget``.
+    Every term is positive: no digits are lost, whatever the probabilities (recall given
+    defined of documents improbable together keeps its digits). The arguments as
+    :func:`recall`'s; :func:`recall_mean` is the same mean from documents grouped by
+    probability (the population bootstrap's).
+
+    Examples
+    --------
+    >>> p, rest = np.array([[1.0, 0.0]]), np.array([[0.5]])
+    >>> mean, undefined = recall_mean_of_laws(p, None, rest, 0)
+    >>> mean.tolist(), undefined.tolist()   # (1/2 + 1) / 2, as recall()'s law
+    ([0.75], [0.0])
+    """
+    p = _check_p(p)
+    _check_k(k)
+    tp = tp_pmf(p, k=k)
+    top = tp.shape[1] - 1
+    n = len(tp)
+    certain = np.broadcast_to(np.asarray(rest_certain, dtype=np.int64), (n,))
+    fn, offset = _fn_pmf(p, k, np.asarray(rest_p, dtype=np.float64).reshape(n, -1), certain)
+    width = fn.shape[1]
+    weighted = tp[:, 1:] * np.arange(1, top + 1)  # t P(TP = t), t >= 1
+    defined_part = np.zeros(n)
+    order = np.argsort(offset, kind="stable")
+    rows_fit = max(1, int(memory_budget // (8 * (width + 2 * top + 1))))
+    start = 0
+    while start < n and top > 0:
+        # rows whose offsets lie within ``top`` of the first: the table spans 2 top + width
+        stop = min(n, start + rows_fit,
+                   int(np.searchsorted(offset[order], offset[order[start]] + top, "right")))
+        rows = order[start:stop]
+        low = int(offset[rows].min())
+        span = int(offset[rows].max()) - low + top
+        # table[j, u]: 1 / (low + j + u + 1), FN = offset + j and t = u' + 1 with
+        # u = offset - low + u'
+        table = 1.0 / (low + 1 + np.arange(width)[:, None] + np.arange(span)[None, :])
+        h = fn[rows] @ table
+        columns = (offset[rows] - low)[:, None] + np.arange(top)[None, :]
+        defined_part[rows] = (weighted[rows] * np.take_along_axis(h, columns, axis=1)).sum(axis=1)
+        start = stop
+    # P(TP = FN = 0): every document irrelevant, as a logarithm (see recall_mean)
+    with np.errstate(divide="ignore"):
+        log_none = (np.log1p(-p).sum(axis=1)
+                    + np.log1p(-np.asarray(rest_p, dtype=np.float64)).reshape(n, -1).sum(axis=1))
+    log_none = np.where(certain == 0, log_none, -np.inf)
+    undefined, defined = np.exp(log_none), -np.expm1(log_none)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(defined > 0.0, defined_part / defined, np.nan)
+    return mean, undefined
+
+
 def expected_dcg(
     expected_gains: np.ndarray,
     *,
@@ -546,7 +607,7 @@ class ExactInput:
         ``(n_rows, depth)`` bool: the ranked document is judged (known to the truth), for the
         families that read judged status.
     means_only : bool, default False
-        Only the means are read (the population bootstrap): a form may then return a
+        Means first (the evaluation and the population bootstrap): a form may then return a
         :class:`~fuzzytruth.uncertain.batch.DeferredBatch` whose law is built on demand (P,
         Success, RR and the exact recall do).
     fn_counts : callable, optional
@@ -583,6 +644,10 @@ class ExactInput:
         self.judged = judged
         self.means_only = means_only
         self._fn_counts = fn_counts
+        #: the caller groups the documents by probability (``fn_counts`` given): the exact
+        #: recall's mean is then read from the groups (:func:`recall_mean`), else from the
+        #: laws of TP and FN (:func:`recall_mean_of_laws`)
+        self.grouped = fn_counts is not None
 
     @classmethod
     def from_arrays(
@@ -691,7 +756,8 @@ def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> Distri
     if ctx.recall_form == "expected_size":
         return recall(p, k=k, expected_size=ctx.expected_size())
     if ctx.means_only:  # the mean without the joint law of (TP, FN); the law on demand
-        mean, undefined = recall_mean(p, k, *ctx.fn_counts(rel, k))
+        mean, undefined = (recall_mean(p, k, *ctx.fn_counts(rel, k))
+                           if ctx.grouped else recall_mean_of_laws(p, k, *ctx.rest(rel)))
         return DeferredBatch(
             lambda: recall(p, k=k, rest_p=ctx.rest(rel)[0], rest_certain=ctx.rest(rel)[1]),
             mean, undefined)
