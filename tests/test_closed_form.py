@@ -211,6 +211,36 @@ def test_recall_mean_of_laws_is_the_same_in_blocks_of_rows():
     np.testing.assert_allclose(undefined, law.p_undefined, rtol=0, atol=1e-15)
 
 
+def _count_law(probabilities):
+    """The Poisson-binomial law by the textbook recursion, one document at a time."""
+    law = np.array([1.0])
+    for x in probabilities:
+        law = np.append(law * (1 - x), 0.0) + np.append(0.0, law * x)
+    return law
+
+
+def test_a_wide_recall_law_keeps_only_the_atoms_that_carry_mass():
+    # R@200 over 500 uncertain documents: (201 x 301) atoms untrimmed, most below 1e-15
+    rng = np.random.default_rng(11)
+    p = rng.beta(0.6, 1.2, size=(2, 200))
+    rest = rng.beta(0.6, 1.2, size=(2, 300))
+    law = closed_form.recall(p, k=200, rest_p=rest)
+    assert law.values.shape[1] < 201 * 301 / 4
+    for row in range(2):  # the untrimmed joint law, from the recursion
+        tp, fn = _count_law(p[row]), _count_law(rest[row])
+        t, f = np.meshgrid(np.arange(len(tp)), np.arange(len(fn)), indexing="ij")
+        mass, value = np.outer(tp, fn), np.where(t + f > 0, t / np.maximum(t + f, 1), 0.0)
+        mean = (mass * value).sum()
+        d = law.distribution(row)
+        assert d.mean() == pytest.approx(mean, rel=1e-12)
+        assert d.std() == pytest.approx(np.sqrt((mass * (value - mean) ** 2).sum()), rel=1e-9)
+        order = np.argsort(value, axis=None)
+        cdf = np.cumsum(mass.ravel()[order])
+        for q in (0.025, 0.5, 0.975):
+            expected = value.ravel()[order][np.searchsorted(cdf, q - 1e-12)]
+            assert d.quantile(q) == pytest.approx(expected, rel=1e-12)
+
+
 def test_certain_unretrieved_documents_shift_fn():
     # 2 certain unretrieved relevant documents + one ranked at p = 0.5: recall is 1/3 or 0
     b = closed_form.recall(np.array([[0.5]]), rest_p=np.zeros((1, 0)), rest_certain=2)

@@ -277,20 +277,24 @@ def _fn_pmf(
 def _joint(
     p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flattened joint law of (TP, FN) per row: tp, fn values and masses (n_rows, a·b)."""
+    """Flattened joint law of (TP, FN) per row: tp, fn values and masses (n_rows, a·b), a and
+    b the widths of TP's and FN's laws trimmed alike (:func:`_trim`: R@1000 over 1,500
+    uncertain judgments a query had 1,001 × 1,500 atoms where about 200 × 300 carry mass)."""
     rest_p = _check_p(rest_p)
     if rest_p.shape[0] != p.shape[0]:
         raise ValueError(
             f"rest_p must have one row per row of p ({p.shape[0]}); got {rest_p.shape[0]}"
         )
     rest_certain = np.broadcast_to(np.asarray(rest_certain, dtype=np.int64), (p.shape[0],))
-    tp = tp_pmf(p, k=k)
+    tp, tp_offset = _trim(tp_pmf(p, k=k), np.zeros(len(p), dtype=np.int64))
+    tp /= tp.sum(axis=1, keepdims=True)
     fn, offset = _fn_pmf(p, k, rest_p, rest_certain)
     masses = (tp[:, :, None] * fn[:, None, :]).reshape(len(p), -1)
-    tp_values = np.repeat(np.arange(tp.shape[1], dtype=float), fn.shape[1])[None, :]
+    tp_values = np.repeat((tp_offset[:, None] + np.arange(tp.shape[1])).astype(float),
+                          fn.shape[1], axis=1)
     fn_values = (offset[:, None] + np.arange(fn.shape[1])[None, :]).astype(float)
     fn_values = np.tile(fn_values, (1, tp.shape[1]))
-    return np.broadcast_to(tp_values, masses.shape), fn_values, masses
+    return tp_values, fn_values, masses
 
 
 def recall(
