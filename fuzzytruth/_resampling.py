@@ -59,6 +59,32 @@ BYTES_PER_DRAW = 24
 
 ITEM_STREAM = 0x424F4F54  # "BOOT": item resamples of the collection analysis
 
+def length_blocks(
+    lengths: np.ndarray, bytes_per_cell: float, memory_budget: float
+) -> list[np.ndarray] | None:
+    """Blocks of rows of lists of ``lengths`` whose tables padded to the block's longest list
+    fit ``memory_budget`` at ``bytes_per_cell`` (see :meth:`Ranking.row_blocks`), or None
+    when the table of all of them does.
+
+    >>> [b.tolist() for b in length_blocks(np.array([5, 1, 1, 2]), 1.0, 6.0)]
+    [[1, 2, 3], [0]]
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n = len(lengths)
+    if n == 0 or n * max(int(lengths.max()), 1) * bytes_per_cell <= memory_budget:
+        return None
+    order = np.argsort(lengths, kind="stable")
+    width = np.maximum(lengths[order], 1)
+    cap = memory_budget / bytes_per_cell
+    out, start = [], 0
+    while start < n:  # rows start..j fit while (j - start + 1) * width[j] <= cap
+        cells = np.arange(1, n - start + 1) * width[start:]
+        stop = start + max(int(np.searchsorted(cells, cap, side="right")), 1)
+        out.append(order[start:stop])
+        start = stop
+    return out
+
+
 def block_rows(n_units: int, memory_budget: float = MEMORY_BUDGET, *, bytes_per_unit: float =
                BYTES_PER_DRAW) -> int:
     """Replicates per block so that a block's temporaries (``bytes_per_unit`` per replicate

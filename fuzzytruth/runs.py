@@ -53,7 +53,7 @@ import pyarrow.compute as pc
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._order import is_identity, ranges
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, check_columns, rows_of
-from fuzzytruth._resampling import MEMORY_BUDGET
+from fuzzytruth._resampling import MEMORY_BUDGET, length_blocks
 from fuzzytruth._validation import (
     check_choice,
     check_memory_budget,
@@ -488,32 +488,6 @@ class Ranking:
         bounds = ((None, None) if self.tie_first is None
                   else (self.tie_first[take], self.tie_end[take]))
         return Ranking(np.asarray(query_ids, dtype=object), self.rows[take], lengths, *bounds)
-
-
-def length_blocks(
-    lengths: np.ndarray, bytes_per_cell: float, memory_budget: float
-) -> list[np.ndarray] | None:
-    """Blocks of rows of lists of ``lengths`` whose tables padded to the block's longest list
-    fit ``memory_budget`` at ``bytes_per_cell`` (see :meth:`Ranking.row_blocks`), or None
-    when the table of all of them does.
-
-    >>> [b.tolist() for b in length_blocks(np.array([5, 1, 1, 2]), 1.0, 6.0)]
-    [[1, 2, 3], [0]]
-    """
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n = len(lengths)
-    if n == 0 or n * max(int(lengths.max()), 1) * bytes_per_cell <= memory_budget:
-        return None
-    order = np.argsort(lengths, kind="stable")
-    width = np.maximum(lengths[order], 1)
-    cap = memory_budget / bytes_per_cell
-    out, start = [], 0
-    while start < n:  # rows start..j fit while (j - start + 1) * width[j] <= cap
-        cells = np.arange(1, n - start + 1) * width[start:]
-        stop = start + max(int(np.searchsorted(cells, cap, side="right")), 1)
-        out.append(order[start:stop])
-        start = stop
-    return out
 
 
 def _system_name(name: object) -> str | int:

@@ -300,6 +300,50 @@ def test_aggregates_read_the_closed_forms_means_and_laws_are_built_on_demand():
             rtol=1e-12)
 
 
+def test_per_query_laws_are_built_in_blocks_of_queries_and_not_kept(monkeypatch):
+    """to_frame() summarises a closed form's laws a block of queries at a time within the
+    memory budget, keeping none (the exact recall's atoms of 10,000 ragged queries took
+    9.9 GB at once); one query's distribution builds that query's law alone. Oracle: the
+    laws built whole (batch()), on a ProbabilisticQrels and on a Membership mixed over the
+    queries' categories, evaluated in one table and in blocks of ragged queries."""
+    from fuzzytruth.uncertain import batch as batches
+
+    runs, pq = probabilistic_collection(np.random.default_rng(4))
+    rng = np.random.default_rng(8)
+    membership = annotated({f"i{i}": list(rng.choice(NODES, 3)) for i in range(12)})
+    items = [f"i{i}" for i in range(12)]
+    lengths = [9, 1, 2, 1, 5, 1]  # ragged: blocks of queries under a small budget
+    mrun = Run(np.repeat(items[:6], lengths),
+               [items[(i * 5 + j) % 12] for i, n in enumerate(lengths) for j in range(n)],
+               np.concatenate([np.arange(n, dtype=float) for n in lengths]))
+    measures = ["R@4", "R", "P@3", "RR", "Success@2"]
+    built = []
+
+    def three_blocks(widths, *_):  # rows in another order, cut in three
+        built.append(1)
+        return np.array_split(np.random.default_rng(len(built)).permutation(widths.size), 3)
+
+    monkeypatch.setattr(batches, "length_blocks", three_blocks)
+    for run, truth, options in ((runs, pq, {}), (mrun, membership, {}),
+                                (mrun, membership, {"memory_budget": 64.0 * 20})):
+        ev = evaluate(run, truth, measures, n_worlds=0, undefined="skip", **options)
+        before = len(built)
+        frame = ev.to_frame(0.9)
+        assert len(built) > before  # summarised in blocks
+        assert all(b._built is None for b in ev._batches.values())  # and none kept
+        for system, measure in itertools.product(ev.systems, measures):
+            whole = ev.batch(system, measure)  # the laws built whole
+            rows = frame.query("system == @system and measure == @measure")
+            low, high = whole.interval(0.9)
+            for column, want in (("mean", whole.mean()), ("truth_std", whole.std()),
+                                 ("truth_low", low), ("truth_high", high)):
+                np.testing.assert_allclose(rows[column], want, rtol=1e-12, atol=1e-15)
+            q = ev.queries[-1]
+            one = ev.distribution(system, q, measure)
+            assert one.mean() == pytest.approx(whole.distribution(len(ev.queries) - 1).mean(),
+                                               rel=1e-12, nan_ok=True)
+
+
 def test_aggregate_mean_is_the_mean_of_the_query_expectations():
     """Under undefined='zero' the system's value is the mean of the per-query expectations
     (exact where the family has a closed form): the same number as the per-query table's; the

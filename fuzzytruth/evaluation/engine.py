@@ -91,7 +91,7 @@ import numpy as np
 
 from fuzzytruth._progress import Progress, progress_enabled
 from fuzzytruth._random import as_generator, draw_seed, recorded_seed
-from fuzzytruth._resampling import MEMORY_BUDGET
+from fuzzytruth._resampling import MEMORY_BUDGET, length_blocks
 from fuzzytruth._validation import (
     check_choice,
     check_confidence_level,
@@ -114,7 +114,7 @@ from fuzzytruth.measures import (
 )
 from fuzzytruth.metrics.base import judged_only as judged_only_gains
 from fuzzytruth.metrics.base import truncate_grades
-from fuzzytruth.runs import Ranking, Run, check_runs, length_blocks, rank
+from fuzzytruth.runs import Ranking, Run, check_runs, rank
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.categorical import UNUSED_CATEGORIES
 from fuzzytruth.truth.membership import Membership

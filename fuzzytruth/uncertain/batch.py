@@ -13,12 +13,14 @@ on demand.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 
+from fuzzytruth._resampling import length_blocks
 from fuzzytruth._validation import check_confidence_level, one_real, real_array, tail_levels
 from fuzzytruth.uncertain.distribution import (
     Distribution,
@@ -369,6 +371,13 @@ class DeferredBatch:
         ``(n_rows,)`` probability of being undefined.
     method : str
         How the batch is obtained (as :class:`DistributionBatch`).
+    rows : callable, optional
+        ``rows(positions) -> DistributionBatch``: the batch of some rows alone, so that
+        summaries (:meth:`blocks`) and one row's distribution do not build them all; without
+        it, rows are taken from the full batch.
+    widths : numpy.ndarray, optional
+        ``(n_rows,)`` a bound on each row's number of atoms, which sizes :meth:`blocks`
+        (None: rows alike).
 
     Examples
     --------
@@ -379,11 +388,14 @@ class DeferredBatch:
     """
 
     def __init__(self, build: object, mean: np.ndarray, p_undefined: np.ndarray,
-                 method: str = "exact") -> None:
+                 method: str = "exact", *, rows: Any = None,
+                 widths: np.ndarray | None = None) -> None:
         self._build = build
         self._mean = np.asarray(mean, dtype=np.float64)
         self.p_undefined = np.asarray(p_undefined, dtype=np.float64)
         self.method = method
+        self._rows = rows
+        self.widths = widths
         self._built: DistributionBatch | None = None
 
     def __len__(self) -> int:
@@ -416,6 +428,40 @@ class DeferredBatch:
             self._built = self._build()
         return self._built
 
+    def rows_of(self, rows: np.ndarray) -> DistributionBatch:
+        """The batch of rows ``rows`` (positions), in that order, without building the others
+        when the batch knows how (``rows`` given) and is not built yet.
+
+        >>> full = DistributionBatch([[0.0], [1.0]], [[1.0], [1.0]], [0.0, 0.0])
+        >>> lazy = DeferredBatch(lambda: full, np.array([0.0, 1.0]), np.zeros(2),
+        ...                      rows=full.take)
+        >>> lazy.rows_of(np.array([1])).mean().tolist(), lazy._built is None
+        ([1.0], True)
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        if self._built is not None or self._rows is None:
+            return self.resolve().take(rows)
+        return self._rows(rows)
+
+    def blocks(self, memory_budget: float) -> Iterator[tuple[np.ndarray, DistributionBatch]]:
+        """``(rows, their batch)`` for blocks of rows of like widths whose atoms, with the
+        temporaries of a summary (:data:`BYTES_PER_ATOM` each), fit ``memory_budget``: every
+        row once, none kept. A row wider than the budget is a block of its own.
+
+        >>> full = DistributionBatch([[0.0, 1.0], [1.0, 0.0]], [[0.5, 0.5], [1.0, 0.0]],
+        ...                          [0.0, 0.0])
+        >>> lazy = DeferredBatch(lambda: full, full.mean(), np.zeros(2), rows=full.take,
+        ...                      widths=np.array([2, 1]))
+        >>> [(r.tolist(), b.mean().tolist()) for r, b in lazy.blocks(2 * BYTES_PER_ATOM)]
+        [([1], [1.0]), ([0], [0.5])]
+        """
+        n = len(self)
+        widths = np.ones(n, dtype=np.int64) if self.widths is None else self.widths
+        blocks = (None if self._built is not None
+                  else length_blocks(widths, BYTES_PER_ATOM, memory_budget))
+        for rows in [np.arange(n)] if blocks is None else blocks:
+            yield rows, self.rows_of(rows)
+
     def take(self, rows: np.ndarray) -> DeferredBatch:
         """Rows ``rows`` (positions) in that order, the atoms still built on demand.
 
@@ -426,15 +472,17 @@ class DeferredBatch:
         ([1.0, 0.0], [1.0, 0.0])
         """
         rows = np.asarray(rows, dtype=np.intp)
-        return DeferredBatch(lambda: self.resolve().take(rows), self._mean[rows],
-                             self.p_undefined[rows], self.method)
+        return DeferredBatch(
+            lambda: self.rows_of(rows), self._mean[rows], self.p_undefined[rows], self.method,
+            rows=lambda some: self.rows_of(rows[some]),
+            widths=None if self.widths is None else self.widths[rows])
 
     @classmethod
     def mixture(cls, components: DeferredBatch, index: np.ndarray,
                 weights: np.ndarray) -> DeferredBatch:
         """:meth:`DistributionBatch.mixture` of deferred components: the mixture's means from
         the components' (each weighted by its probability of being defined), the atoms mixed
-        when asked for.
+        when asked for (of the rows asked for, from their components only).
 
         >>> full = DistributionBatch([[0.0], [1.0]], [[1.0], [0.0]], [0.0, 1.0])
         >>> lazy = DeferredBatch(lambda: full, np.array([0.0, np.nan]), np.array([0.0, 1.0]))
@@ -453,8 +501,18 @@ class DeferredBatch:
         # a component undefined for sure (mean NaN) carries no defined mass
         total = np.where(defined > 0, components._mean[safe] * defined, 0.0).sum(axis=1)
         mean = np.divide(total, mass, out=np.full(len(mass), np.nan), where=mass > 0)
-        return cls(lambda: DistributionBatch.mixture(components.resolve(), index, weights),
-                   mean, (undefined * weights).sum(axis=1), components.method)
+
+        def rows(some: np.ndarray) -> DistributionBatch:
+            used = index[some]
+            needed = np.unique(used[used >= 0])
+            at = np.where(used >= 0, np.searchsorted(needed, used), -1)
+            return DistributionBatch.mixture(components.rows_of(needed), at, weights[some])
+
+        widths = (None if components.widths is None
+                  else np.where(index >= 0, components.widths[safe], 0).sum(axis=1))
+        return cls(lambda: rows(np.arange(len(index))), mean,
+                   (undefined * weights).sum(axis=1), components.method, rows=rows,
+                   widths=widths)
 
     @classmethod
     def concatenate(cls, batches: list[DistributionBatch | DeferredBatch]) -> DeferredBatch:
@@ -464,16 +522,33 @@ class DeferredBatch:
         >>> b = DeferredBatch(lambda: DistributionBatch([[1.0]], [[1.0]], [0.0]),
         ...                   np.array([1.0]), np.zeros(1))
         >>> both = DeferredBatch.concatenate([a, b])
-        >>> both.mean().tolist(), both.resolve().mean().tolist()
-        ([0.5, 1.0], [0.5, 1.0])
+        >>> both.mean().tolist(), both.rows_of(np.array([1, 0])).mean().tolist()
+        ([0.5, 1.0], [1.0, 0.5])
         """
-        return cls(lambda: stack([_resolved(b) for b in batches]),
+        bounds = np.cumsum([0] + [len(b) for b in batches])
+
+        def rows(some: np.ndarray) -> DistributionBatch:
+            part = np.searchsorted(bounds, some, side="right") - 1
+            order = np.argsort(part, kind="stable")
+            built = [_rows_of(batches[i], some[part == i] - bounds[i])
+                     for i in np.unique(part).tolist()]
+            return stack(built).take(np.argsort(order))
+
+        widths = ([b.widths for b in batches] if all(
+            isinstance(b, DeferredBatch) and b.widths is not None for b in batches) else None)
+        return cls(lambda: rows(np.arange(bounds[-1])),
                    np.concatenate([b.mean() for b in batches]),
-                   np.concatenate([b.p_undefined for b in batches]), batches[0].method)
+                   np.concatenate([b.p_undefined for b in batches]), batches[0].method,
+                   rows=rows, widths=None if widths is None else np.concatenate(widths))
 
 
-def _resolved(batch: DistributionBatch | DeferredBatch) -> DistributionBatch:
-    return batch.resolve() if isinstance(batch, DeferredBatch) else batch
+BYTES_PER_ATOM = 64
+"""Bytes per atom of a deferred batch's block while it is summarised: its value and mass, and
+the temporaries of the moments and of the quantiles' sort."""
+
+
+def _rows_of(batch: DistributionBatch | DeferredBatch, rows: np.ndarray) -> DistributionBatch:
+    return batch.rows_of(rows) if isinstance(batch, DeferredBatch) else batch.take(rows)
 
 
 def stack(batches: list[DistributionBatch]) -> DistributionBatch:

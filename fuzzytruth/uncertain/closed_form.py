@@ -709,12 +709,17 @@ class ExactInput:
 
 
 def _means_first(ctx: ExactInput, law: Any, mean: Any) -> DistributionBatch | DeferredBatch:
-    """``law()``, or when ``ctx.means_only`` a :class:`DeferredBatch` of ``mean()`` (always
-    defined) that builds ``law()`` on demand."""
+    """``law(rows)`` of every row, or when ``ctx.means_only`` a :class:`DeferredBatch` of
+    ``mean()`` (always defined) that builds ``law(rows)`` of the rows asked for."""
+    every = slice(None)
     if not ctx.means_only:
-        return law()
+        return law(every)
     means = mean()
-    return DeferredBatch(law, means, np.zeros(len(means)))
+    return DeferredBatch(lambda: law(every), means, np.zeros(len(means)), rows=law)
+
+
+def _rows(lengths: np.ndarray | None, rows: Any) -> np.ndarray | None:
+    return None if lengths is None else lengths[rows]
 
 
 def precision_exact(
@@ -724,8 +729,9 @@ def precision_exact(
     probabilities (E[TP] is their sum over the top k)."""
     p = ctx.probabilities(rel)
     n = k if k is not None else _lengths(p, ctx.lengths)
-    return _means_first(ctx, lambda: precision(p, k=k, lengths=ctx.lengths),
-                        lambda: np.nan_to_num(divide(_top(p, k).sum(axis=1), n)))
+    return _means_first(
+        ctx, lambda rows: precision(p[rows], k=k, lengths=_rows(ctx.lengths, rows)),
+        lambda: np.nan_to_num(divide(_top(p, k).sum(axis=1), n)))
 
 
 def success_exact(
@@ -734,7 +740,7 @@ def success_exact(
     """Family ``Success``: :func:`success` on the context; its mean is
     1 − Π_{i≤k}(1 − p_i)."""
     p = ctx.probabilities(rel)
-    return _means_first(ctx, lambda: success(p, k=k),
+    return _means_first(ctx, lambda rows: success(p[rows], k=k),
                         lambda: 1.0 - np.prod(1.0 - _top(p, k), axis=1))
 
 
@@ -751,7 +757,7 @@ def reciprocal_rank_exact(
         np.cumprod(1.0 - top[:, :-1], axis=1, out=survive[:, 1:])
         return (top * survive / np.arange(1, top.shape[1] + 1)).sum(axis=1)
 
-    return _means_first(ctx, lambda: reciprocal_rank(p, k=k), mean)
+    return _means_first(ctx, lambda rows: reciprocal_rank(p[rows], k=k), mean)
 
 
 def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
@@ -762,9 +768,19 @@ def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> Distri
     if ctx.means_only:  # the mean without the joint law of (TP, FN); the law on demand
         mean, undefined = (recall_mean(p, k, *ctx.fn_counts(rel, k))
                            if ctx.grouped else recall_mean_of_laws(p, k, *ctx.rest(rel)))
-        return DeferredBatch(
-            lambda: recall(p, k=k, rest_p=ctx.rest(rel)[0], rest_certain=ctx.rest(rel)[1]),
-            mean, undefined)
+        rest_p, certain = ctx.rest(rel)
+        certain = np.broadcast_to(np.asarray(certain, dtype=np.int64), (len(p),))
+
+        def law(rows: Any) -> DistributionBatch:
+            return recall(p[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
+
+        # atoms per row at most: TP's counts times FN's (the uncertain documents outside the
+        # top k, and none)
+        outside = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
+        widths = ((_top(p, k) > 0).sum(axis=1) + 1) * (
+            ((outside > 0) & (outside < 1)).sum(axis=1) + 1)
+        return DeferredBatch(lambda: law(slice(None)), mean, undefined, rows=law,
+                             widths=widths)
     rest_p, certain = ctx.rest(rel)
     return recall(p, k=k, rest_p=rest_p, rest_certain=certain)
 
