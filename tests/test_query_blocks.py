@@ -188,6 +188,32 @@ def test_uncertain_blocks_of_queries_give_the_numbers_of_one_block(options):
                                       check_exact=False, rtol=1e-12, atol=1e-15)
 
 
+def test_uncertain_blocks_join_each_run_once(monkeypatch):
+    """Each block of ragged queries joined every row of the run with the truth again
+    (100,000 ragged queries in 7 blocks: 9.9 s of 18): the run's rows are matched with the
+    truth's documents once (BoundTruth.join) and every block reads that, for judged pairs
+    and for a membership's items alike."""
+    from fuzzytruth.evaluation.engine import _padding_blocks
+    from fuzzytruth.truth import categorical, judged_pairs
+    from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
+
+    rng = np.random.default_rng(4)
+    run, membership = _uncertain_collection(rng)
+    pq = ProbabilisticQrels(run.query_ids, run.doc_ids, rng.random(len(run.query_ids)))
+    budget = 64.0 * 12
+    assert len(_padding_blocks({"run": (rank(run), run)}, budget)) >= 3
+    calls = []
+    for module, name in ((judged_pairs, "grades_by_row"), (categorical, "doc_positions")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k:
+                            calls.append(_n) or _f(*a, **k))
+    for truth, join in ((pq, "grades_by_row"), (membership, "doc_positions")):
+        for options in ({}, {"memory_budget": budget}):
+            calls.clear()
+            evaluate(run, truth, ["P@2", "R@3"], n_worlds=20, rng=0, **options)
+            assert calls.count(join) == 1, (join, options, calls)
+
+
 def test_uncertain_blocks_are_made_only_when_padding_dominates():
     from fuzzytruth.evaluation.engine import _padding_blocks
 

@@ -86,6 +86,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -433,6 +434,7 @@ def evaluate(
     if blocks is None:
         return _uncertain(bound, prepared, rankings, names, resolved, use_exact, common,
                           **options)
+    joined = {name: bound.join(run) for name, (_, run) in rankings.items()}  # once for all
     parts = []
     for rows in blocks:  # queries of like lengths: each block padded to its own longest list
         rows = np.sort(rows)
@@ -442,7 +444,7 @@ def evaluate(
             part_prepared = bound.prepare(part)
         part_rankings = {name: (r.take(rows), run) for name, (r, run) in rankings.items()}
         parts.append(_uncertain(bound, part_prepared, part_rankings, names, resolved, use_exact,
-                                {**common, "queries": tuple(part)}, **options))
+                                {**common, "queries": tuple(part)}, joined=joined, **options))
     return Evaluation.concatenate(parts)
 
 
@@ -490,13 +492,17 @@ def _uncertain(
     names: list[str], resolved: list[Measure], use_exact: list[bool], common: dict, *,
     method: str, n_worlds: int, world_model: str, recall_form: str, ties: str,
     preset: Preset, progress: bool | None, memory_budget: float, seed: int | None,
+    joined: Mapping[str, Any] | None = None,
 ) -> Evaluation:
     """The uncertain-truth evaluation of the queries of ``prepared``: closed forms where
     ``use_exact`` says so, worlds keyed by ``seed`` (the same draws whatever block of
-    queries is evaluated)."""
+    queries is evaluated); ``joined``: each run's :meth:`BoundTruth.join`, made once for
+    every block."""
     p = preset
     queries = prepared.queries
-    ranked = {name: prepared.doc_index(r, run) for name, (r, run) in rankings.items()}
+    joined = joined or {}
+    ranked = {name: prepared.doc_index(r, run, joined.get(name))
+              for name, (r, run) in rankings.items()}
     del rankings  # their rows are not read again: free them before the worlds are drawn
     exact, use_exact = _exact_batches(prepared, ranked, resolved, use_exact, recall_form,
                                       len(queries))

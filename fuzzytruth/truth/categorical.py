@@ -132,6 +132,9 @@ class CategoricalTruth(BoundTruth):
             model=self.model,
         )
 
+    def join(self, run: Run) -> np.ndarray:
+        return doc_positions(run, self.items)
+
 
 UNUSED_CATEGORIES = "query_categories names none of the evaluated queries"
 
@@ -175,8 +178,8 @@ class PreparedCategorical(PreparedTruth):
     exclude_query: bool
     model: LabelModel | None = None
 
-    def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
-        codes = doc_positions(run, self.items)
+    def doc_index(self, ranking: Ranking, run: Run, joined: np.ndarray | None = None) -> RankedDocs:
+        codes = doc_positions(run, self.items) if joined is None else joined
         docs = ranking.matrix(codes, fill=-2)
         if (docs == -1).any():
             unknown = pd.unique(ranking.matrix(run.doc_ids, fill=None)[docs == -1]).tolist()

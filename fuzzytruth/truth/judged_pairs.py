@@ -308,6 +308,16 @@ class PairsTruth(BoundTruth):
     def prepare(self, queries: np.ndarray) -> PreparedPairs:
         return self.truth.prepared(queries)
 
+    def join(self, run: Run) -> np.ndarray:
+        return judged_rows(run, self.pairs)
+
+
+def judged_rows(run: Run, pairs: PairTable) -> np.ndarray:
+    """The row of ``pairs`` judging each row of ``run`` (its query and document), -1 where
+    none does."""
+    rows, hit = grades_by_row(run, pairs, np.arange(len(pairs), dtype=float))
+    return np.where(hit, rows, -1).astype(np.int64)
+
 
 def pair_order(pairs: PairTable, queries: np.ndarray, grade: np.ndarray) -> dict[str, Any]:
     """The pairs of ``queries``, grouped by query then grade descending: ``order`` (evaluated
@@ -335,11 +345,12 @@ class PreparedPairs(PreparedTruth):
     def n_queries(self) -> int:
         return len(self.queries)
 
-    def doc_index(self, ranking: Ranking, run: Run) -> RankedDocs:
-        rows, _ = grades_by_row(run, self.pairs, np.arange(1, len(self.pairs) + 1, dtype=float))
-        slot = np.full(len(self.pairs) + 1, -1, dtype=np.int64)  # row of pairs -> evaluated
-        slot[self.order] = np.arange(len(self.order))  # pair; made here, not held throughout
-        codes = slot[rows.astype(np.int64) - 1]
+    def doc_index(self, ranking: Ranking, run: Run, joined: Any = None) -> RankedDocs:
+        rows = judged_rows(run, self.pairs) if joined is None else joined
+        # row of pairs -> evaluated pair (-1, the last, for none); made here, not held
+        slot = np.full(len(self.pairs) + 1, -1, dtype=np.int64)
+        slot[self.order] = np.arange(len(self.order))
+        codes = slot[rows]
         return RankedDocs(
             ranking.matrix(codes, fill=-1), ranking.lengths, ranking.tie_start, ranking.tie_stop
         )
