@@ -31,6 +31,33 @@ def test_parts_under_one_set_of_rules_join_as_one_evaluation():
         np.testing.assert_array_equal(joined.query_means(m), whole.query_means(m))
 
 
+def test_parts_out_of_order_place_each_querys_world_values_and_laws():
+    """The world values of parts given in any order land at their queries' places in the
+    sorted order, written once (joining then reordering copied them twice more: 100,000
+    queries x 1,000 worlds, 4.8 GB); the keyed worlds make them the whole evaluation's."""
+    rng = np.random.default_rng(2)
+    queries = [f"q{i}" for i in range(9)]
+    qids = np.repeat(queries, 4)
+    docs = np.tile(["a", "b", "c", "d"], 9)
+    run = Run(qids, docs, rng.random(len(qids)))
+    truth = ProbabilisticQrels(qids, docs, rng.random(len(qids)))
+    options = {"n_worlds": 25, "rng": 4}
+    measures = ["AP", "P@2", "R@3"]
+    whole = evaluate(run, truth, measures, **options)
+    parts = []
+    for chunk in (["q7", "q2", "q5"], ["q0", "q8"], ["q4", "q1", "q6", "q3"]):
+        keep = np.isin(qids, chunk)
+        parts.append(evaluate(Run(qids[keep], docs[keep], run.scores[keep]),
+                              ProbabilisticQrels(qids[keep], docs[keep],
+                                                 truth.probability[keep]), measures, **options))
+    joined = Evaluation.concatenate(parts)
+    assert joined.queries == whole.queries
+    for m in measures:
+        np.testing.assert_array_equal(joined.world_scores(m), whole.world_scores(m))
+        np.testing.assert_allclose(joined.query_means(m), whole.query_means(m), rtol=1e-12)
+    assert joined.world_scores("AP").flags.c_contiguous
+
+
 @pytest.mark.parametrize(("options", "said"), [
     ({"preset": "trec10"}, r"its option preset\['name'\] is 'trec10', not 'trec'"),
     ({"relevance_level": 2}, r"its option preset\['name'\] is 'trec\(rel=2\)', not 'trec'"),
