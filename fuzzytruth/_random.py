@@ -133,12 +133,15 @@ def unit_keys(ids: np.ndarray) -> np.ndarray:
 
 def pair_keys(pairs: Any, rows: np.ndarray | None = None) -> np.ndarray:
     """Stable uint64 keys of the (query, document) pairs of a Run or Qrels (``rows`` of it):
-    each distinct id is hashed once."""
-    doc_codes, doc_uniques = pd.factorize(pairs._docs)
-    query_keys = unit_keys(np.asarray(pairs._q_uniques, dtype=object))[pairs._q_codes]
-    doc_keys = unit_keys(np.asarray(doc_uniques, dtype=object))[doc_codes]
+    each distinct id of those rows is hashed once, and no other row is read (a block of
+    queries hashed every pair's ids: 100,000 ragged queries in 7 blocks, 30 s of 48)."""
+    docs, q_codes = pairs._docs, pairs._q_codes
     if rows is not None:
-        query_keys, doc_keys = query_keys[rows], doc_keys[rows]
+        docs, q_codes = docs.take(rows), q_codes[rows]
+    doc_codes, doc_uniques = pd.factorize(docs)
+    used, q_codes = np.unique(q_codes, return_inverse=True)
+    query_keys = unit_keys(np.asarray(pairs._q_uniques, dtype=object)[used])[q_codes]
+    doc_keys = unit_keys(np.asarray(doc_uniques, dtype=object))[doc_codes]
     with np.errstate(over="ignore"):
         return _mix(query_keys * _GOLDEN + doc_keys)
 
