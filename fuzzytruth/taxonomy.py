@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._order import in_text_order, name_order, ranks
+from fuzzytruth._order import in_text_order, name_order, ranges, ranks
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import (
     _bytes,
@@ -57,13 +57,12 @@ def _closed_sums(row: np.ndarray, label: np.ndarray, value: np.ndarray, ptr: np.
     import math
 
     count = ptr[label + 1] - ptr[label]
-    start = np.repeat(ptr[label] - (np.cumsum(count) - count), count)
-    node = columns[start + np.arange(len(start))]
+    node = columns[ranges(ptr[label], count)]
     key = np.repeat(row.astype(np.int64) * n, count) + node
     terms = np.repeat(value, count)
     order = np.argsort(key, kind="stable")
     key, terms = key[order], terms[order]
-    del order, node, start
+    del order, node
     if not len(key):
         return key, terms
     first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
@@ -1062,8 +1061,7 @@ class Taxonomy:
         for t in range(n):
             under = below[below_ptr[t] : below_ptr[t + 1]]  # its descendants, itself included
             count = ptr[under + 1] - ptr[under]
-            start = np.repeat(ptr[under] - (np.cumsum(count) - count), count)
-            held = slot[columns[start + np.arange(len(start))]]  # their ancestors' slots
+            held = slot[columns[ranges(ptr[under], count)]]  # their ancestors' slots
             free = np.bincount(held[held >= 0], minlength=len(held) + 1) == 0
             slot[t] = int(np.argmax(free))
         return slot

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from fuzzytruth._order import sorted_order
+from fuzzytruth._order import ranges, sorted_order
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, row_chunks
 from fuzzytruth._validation import check_int, check_number
 from fuzzytruth.annotations import Annotations
@@ -93,8 +93,7 @@ def _dag_confusions(x: np.ndarray, y: np.ndarray, weight: np.ndarray, taxonomy: 
     def up(pair: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(pair * n + parent, node)`` for every parent of every node, sorted by key."""
         count = n_parents[node]
-        first = np.repeat(parent_ptr[node] - (np.cumsum(count) - count), count)
-        key = np.repeat(pair, count) * n + parent[first + np.arange(len(first))]
+        key = np.repeat(pair, count) * n + parent[ranges(parent_ptr[node], count)]
         order = np.argsort(key, kind="stable")
         return key[order], np.repeat(node, count)[order]
 
@@ -112,17 +111,15 @@ def _dag_confusions(x: np.ndarray, y: np.ndarray, weight: np.ndarray, taxonomy: 
         # the (c, d) products of one parent, in blocks of terms within the budget
         for part in _pair_chunks(count + 1, _TERM_BYTES):
             m = count[part]
-            start = np.repeat(lo[part] - (np.cumsum(m) - m), m)
             pairs = sparse.coo_array(
                 (np.repeat(w[part], m),
-                 (np.repeat(c[part], m), d[start + np.arange(len(start))])), shape=(n, n))
+                 (np.repeat(c[part], m), d[ranges(lo[part], m)])), shape=(n, n))
             out = out + pairs.tocsr()
     # each (c, d) came once per parent the two share: divide by that number
     out = out.tocoo()
     count = n_parents[out.row]
-    first = np.repeat(parent_ptr[out.row] - (np.cumsum(count) - count), count)
     entry = np.repeat(np.arange(out.nnz), count)
-    key = out.col[entry].astype(np.int64) * n + parent[first + np.arange(len(first))]
+    key = out.col[entry].astype(np.int64) * n + parent[ranges(parent_ptr[out.row], count)]
     at = np.minimum(np.searchsorted(edge_key, key), len(edge_key) - 1)
     shared = np.bincount(entry[edge_key[at] == key], minlength=out.nnz)
     return sparse.csr_array((out.data // shared, (out.row, out.col)), shape=(n, n))

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import ranges
 from fuzzytruth._random import group_counts, index_counts, unit_keys
 
 if TYPE_CHECKING:
@@ -160,9 +161,7 @@ class AnnotatorResampler:
         if self.rankings_in is not None:
             return self._ranks.rankings(self.rankings_in, pick, copy)
         n_rows = self._pair_rows[pick]
-        starts = np.repeat(self._pair_first[pick], n_rows)
-        within = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
-        rows = self._order[starts + within]
+        rows = self._order[ranges(self._pair_first[pick], n_rows)]
         names = [f"{a}#{c}" for a, c in zip(self._annotator_ids[self.pair_annot[pick]], copy,
                                             strict=True)]
         frame = pd.DataFrame(
@@ -232,8 +231,7 @@ class AnnotatorResampler:
         by_item = np.argsort(self._item, kind="stable")  # rows grouped by item
         count = n_rows[items]
         cell = np.repeat(np.arange(len(items)), count)
-        rows = by_item[np.repeat(first[items], count) + np.arange(count.sum())
-                       - np.repeat(np.cumsum(count) - count, count)]
+        rows = by_item[ranges(first[items], count)]
         label = self._label[rows]
         if closed:
             hit = self.annotations_in.taxonomy.is_under(label, nodes[cell])
@@ -282,8 +280,7 @@ class _RankRows:
         from fuzzytruth.io.rankings import Rankings
 
         n_rows = self.count[pick]
-        within = np.arange(n_rows.sum()) - np.repeat(np.cumsum(n_rows) - n_rows, n_rows)
-        rows = self.order[np.repeat(self.first[pick], n_rows) + within]
+        rows = self.order[ranges(self.first[pick], n_rows)]
         frame = rankings.frame.iloc[rows]
         names = np.array([f"{r}#{c}" for r, c in zip(frame["reader_id"].to_numpy(),
                                                      np.repeat(copy, n_rows), strict=True)],
