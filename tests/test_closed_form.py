@@ -226,6 +226,7 @@ def test_a_wide_recall_law_keeps_only_the_atoms_that_carry_mass():
     rest = rng.beta(0.6, 1.2, size=(2, 300))
     law = closed_form.recall(p, k=200, rest_p=rest)
     assert law.values.shape[1] < 201 * 301 / 4
+    means, _ = closed_form.recall_mean_of_laws(p, 200, rest, 0)  # the laws trimmed alike
     for row in range(2):  # the untrimmed joint law, from the recursion
         tp, fn = _count_law(p[row]), _count_law(rest[row])
         t, f = np.meshgrid(np.arange(len(tp)), np.arange(len(fn)), indexing="ij")
@@ -233,6 +234,7 @@ def test_a_wide_recall_law_keeps_only_the_atoms_that_carry_mass():
         mean = (mass * value).sum()
         d = law.distribution(row)
         assert d.mean() == pytest.approx(mean, rel=1e-12)
+        assert means[row] == pytest.approx(mean, rel=1e-12)
         assert d.std() == pytest.approx(np.sqrt((mass * (value - mean) ** 2).sum()), rel=1e-9)
         order = np.argsort(value, axis=None)
         cdf = np.cumsum(mass.ravel()[order])

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._resampling import MEMORY_BUDGET
 from fuzzytruth._validation import check_choice, check_int
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import DISCOUNTS, beta_squared, dcg, divide
@@ -485,18 +486,19 @@ def recall_mean(
 
 def recall_mean_of_laws(
     p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray | int,
-    memory_budget: float = 128e6,
+    memory_budget: float = MEMORY_BUDGET,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The exact recall's mean given defined and its probability of being undefined, per row,
-    from the laws of TP and FN without their joint law (what :func:`recall` builds, ``k + 1``
-    times FN's width in atoms per row: 800 MB for R@1000 on 50 queries of 1,500 uncertain
-    judgments): E[TP/(TP+FN); TP > 0] = Σ_t t P(TP = t) h(t), h(t) = Σ_f P(FN = f)/(t + f),
-    h one matrix product of FN's law with the table 1/(t + f), a block of rows (in order of
-    FN's offset, so that a block's table stays narrow) at a time within ``memory_budget``.
-    Every term is positive: no digits are lost, whatever the probabilities (recall given
-    defined of documents improbable together keeps its digits). The arguments as
-    :func:`recall`'s; :func:`recall_mean` is the same mean from documents grouped by
-    probability (the population bootstrap's).
+    from the laws of TP and FN without their joint law (what :func:`recall` builds: R@1000 on
+    50 queries of 1,500 uncertain judgments held 800 MB): E[TP/(TP+FN); TP > 0] =
+    Σ_t t P(TP = t) h(t), h(t) = Σ_f P(FN = f)/(t + f), h one matrix product of FN's law with
+    the table 1/(t + f), a block of rows (in order of their least t + f, so that a block's
+    table stays narrow) at a time within ``memory_budget``. Both laws are trimmed as
+    :func:`recall` trims them (:func:`_trim`), so the mean is that law's. Every term is
+    positive: no digits are lost, whatever the probabilities (recall given defined of
+    documents improbable together keeps its digits). The arguments as :func:`recall`'s;
+    :func:`recall_mean` is the same mean from documents grouped by probability (the
+    population bootstrap's).
 
     Examples
     --------
@@ -507,35 +509,34 @@ def recall_mean_of_laws(
     """
     p = _check_p(p)
     _check_k(k)
-    tp = tp_pmf(p, k=k)
-    top = tp.shape[1] - 1
-    n = len(tp)
+    n = len(p)
+    rest_p = np.asarray(rest_p, dtype=np.float64).reshape(n, -1)
     certain = np.broadcast_to(np.asarray(rest_certain, dtype=np.int64), (n,))
-    fn, offset = _fn_pmf(p, k, np.asarray(rest_p, dtype=np.float64).reshape(n, -1), certain)
-    width = fn.shape[1]
-    weighted = tp[:, 1:] * np.arange(1, top + 1)  # t P(TP = t), t >= 1
+    tp, tp_offset = _trim(tp_pmf(p, k=k), np.zeros(n, dtype=np.int64))
+    tp /= tp.sum(axis=1, keepdims=True)
+    fn, fn_offset = _fn_pmf(p, k, rest_p, certain)
+    n_tp, n_fn = tp.shape[1], fn.shape[1]
+    weighted = tp * (tp_offset[:, None] + np.arange(n_tp))  # t P(TP = t)
+    base = tp_offset + fn_offset  # t + f of each row's first atoms
     defined_part = np.zeros(n)
-    order = np.argsort(offset, kind="stable")
-    rows_fit = max(1, int(memory_budget // (8 * (width + 2 * top + 1))))
+    order = np.argsort(base, kind="stable")
+    rows_fit = max(1, int(memory_budget // (8 * (n_fn + 3 * n_tp))))
     start = 0
-    while start < n and top > 0:
-        # rows whose offsets lie within ``top`` of the first: the table spans 2 top + width
+    while start < n:
+        # rows whose least t + f lie within n_tp of the first's: the table spans < 2 n_tp
         stop = min(n, start + rows_fit,
-                   int(np.searchsorted(offset[order], offset[order[start]] + top, "right")))
+                   int(np.searchsorted(base[order], base[order[start]] + n_tp, "right")))
         rows = order[start:stop]
-        low = int(offset[rows].min())
-        span = int(offset[rows].max()) - low + top
-        # table[j, u]: 1 / (low + j + u + 1), FN = offset + j and t = u' + 1 with
-        # u = offset - low + u'
-        table = 1.0 / (low + 1 + np.arange(width)[:, None] + np.arange(span)[None, :])
-        h = fn[rows] @ table
-        columns = (offset[rows] - low)[:, None] + np.arange(top)[None, :]
+        low = int(base[rows].min())
+        total = low + np.arange(n_fn)[:, None] + np.arange(int(base[rows].max()) - low + n_tp)
+        table = np.divide(1.0, total, out=np.zeros(total.shape), where=total > 0)  # t = f = 0
+        h = fn[rows] @ table  # h[r, u] = Σ_j P(FN = its offset + j) / (low + u + j)
+        columns = (base[rows] - low)[:, None] + np.arange(n_tp)
         defined_part[rows] = (weighted[rows] * np.take_along_axis(h, columns, axis=1)).sum(axis=1)
         start = stop
     # P(TP = FN = 0): every document irrelevant, as a logarithm (see recall_mean)
     with np.errstate(divide="ignore"):
-        log_none = (np.log1p(-p).sum(axis=1)
-                    + np.log1p(-np.asarray(rest_p, dtype=np.float64)).reshape(n, -1).sum(axis=1))
+        log_none = np.log1p(-p).sum(axis=1) + np.log1p(-rest_p).sum(axis=1)
     log_none = np.where(certain == 0, log_none, -np.inf)
     undefined, defined = np.exp(log_none), -np.expm1(log_none)
     with np.errstate(invalid="ignore", divide="ignore"):
