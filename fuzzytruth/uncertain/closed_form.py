@@ -761,7 +761,9 @@ def reciprocal_rank_exact(
     return _means_first(ctx, lambda rows: reciprocal_rank(p[rows], k=k), mean)
 
 
-def recall_exact(ctx: ExactInput, *, rel: float, k: int | None = None) -> DistributionBatch:
+def recall_exact(
+    ctx: ExactInput, *, rel: float, k: int | None = None
+) -> DistributionBatch | DeferredBatch:
     """Family ``R``: exact recall, or Santini's printed TP/E|ω| when ``ctx.recall_form`` says."""
     p = ctx.probabilities(rel)
     if ctx.recall_form == "expected_size":
