@@ -89,7 +89,14 @@ def test_exact_recall_and_f_match_the_kernels(p, rest, k, beta):
         )
         f = closed_form.f_measure(arr, k=kk, beta=beta, rest_p=rest_arr)
         measure = Measure("F", k=kk, beta=beta) if kk else Measure("F", beta=beta)
-        assert_same(batch_masses(f), brute_force(p, rest, measure))
+        masses, undefined = brute_force(p, rest, measure)
+        assert_same(batch_masses(f), (masses, undefined))
+        # F's mean without its joint law (the evaluation's route), against the enumeration
+        mean, p_undefined = closed_form.f_measure_mean_of_laws(arr, kk, rest_arr, 0, beta=beta)
+        assert p_undefined[0] == pytest.approx(undefined, abs=1e-12)
+        if masses and sum(masses.values()) > 1e-9:
+            expected = sum(v * m for v, m in masses.items()) / sum(masses.values())
+            assert mean[0] == pytest.approx(expected, abs=1e-12)
 
 
 @settings(max_examples=80, deadline=None)

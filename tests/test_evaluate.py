@@ -282,7 +282,7 @@ def test_aggregates_read_the_closed_forms_means_and_laws_are_built_on_demand():
     items = [f"i{i}" for i in range(12)]
     mrun = Run(np.repeat(items[:4], 5), [items[(i * 5 + j) % 12] for i in range(4)
                                           for j in range(5)], np.tile(np.arange(5.0), 4))
-    measures = ["R@4", "R", "P@3", "RR", "Success@2"]
+    measures = ["R@4", "R", "P@3", "RR", "Success@2", "F(beta=2)@3", "E@2", "F"]
     for evaluated in (evaluate(runs, pq, measures, n_worlds=0),
                       evaluate(mrun, membership, measures, n_worlds=0)):
         assert all(isinstance(b, DeferredBatch) for b in evaluated._batches.values())
@@ -316,7 +316,7 @@ def test_per_query_laws_are_built_in_blocks_of_queries_and_not_kept(monkeypatch)
     mrun = Run(np.repeat(items[:6], lengths),
                [items[(i * 5 + j) % 12] for i, n in enumerate(lengths) for j in range(n)],
                np.concatenate([np.arange(n, dtype=float) for n in lengths]))
-    measures = ["R@4", "R", "P@3", "RR", "Success@2"]
+    measures = ["R@4", "R", "P@3", "RR", "Success@2", "F(beta=2)@3", "E@2", "F"]
     built = []
 
     def three_blocks(widths, *_):  # rows in another order, cut in three

@@ -63,6 +63,7 @@ __all__ = [
     "expected_dcg",
     "f_measure",
     "f_measure_exact",
+    "f_measure_mean_of_laws",
     "fn_counts",
     "precision",
     "precision_exact",
@@ -507,11 +508,46 @@ def recall_mean_of_laws(
     >>> mean.tolist(), undefined.tolist()   # (1/2 + 1) / 2, as recall()'s law
     ([0.75], [0.0])
     """
+    return _joint_mean(p, k, rest_p, rest_certain, 1.0, None, memory_budget)
+
+
+def f_measure_mean_of_laws(
+    p: np.ndarray, k: int | None, rest_p: np.ndarray, rest_certain: np.ndarray | int, *,
+    beta: float = 1.0, lengths: np.ndarray | None = None, memory_budget: float = MEMORY_BUDGET,
+) -> tuple[np.ndarray, np.ndarray]:
+    """F_β's mean given defined and its probability of being undefined, per row, as
+    :func:`recall_mean_of_laws` (the same laws, the table 1/(β²(t + f) + n) with n = k or the
+    list's length): F = (1+β²)·TP/(β²·(TP+FN) + n), undefined when TP + FN = 0. The arguments
+    as :func:`f_measure`'s.
+
+    Examples
+    --------
+    >>> p, rest = np.array([[1.0, 0.0]]), np.array([[0.5]])
+    >>> mean, _ = f_measure_mean_of_laws(p, 2, rest, 0)
+    >>> mean.round(6).tolist()   # (2/3 + 2/4) / 2, as f_measure()'s law
+    [0.583333]
+    """
+    p = _check_p(p)
+    n = np.full(p.shape[0], k, dtype=float) if k is not None else _lengths(p, lengths)
+    mean, undefined = _joint_mean(p, k, rest_p, rest_certain, beta_squared(beta),
+                                  np.asarray(n, dtype=float), memory_budget)
+    return (1.0 + beta_squared(beta)) * mean, undefined
+
+
+def _joint_mean(
+    p: np.ndarray, k: int | None, rest_p: Any, rest_certain: Any, scale: float,
+    shift: np.ndarray | None, memory_budget: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[TP/(scale·(TP+FN) + shift); TP > 0] given TP + FN > 0, and P(TP + FN = 0), per row
+    (``shift``: one per row, None for 0): :func:`recall_mean_of_laws` and
+    :func:`f_measure_mean_of_laws`. Rows are taken in blocks of equal shift and close least
+    t + f, each block's table 1/(scale·(t + f) + shift) one matrix product with FN's law."""
     p = _check_p(p)
     _check_k(k)
     n = len(p)
     rest_p = np.asarray(rest_p, dtype=np.float64).reshape(n, -1)
     certain = np.broadcast_to(np.asarray(rest_certain, dtype=np.int64), (n,))
+    shift = np.zeros(n) if shift is None else shift
     tp, tp_offset = _trim(tp_pmf(p, k=k), np.zeros(n, dtype=np.int64))
     tp /= tp.sum(axis=1, keepdims=True)
     fn, fn_offset = _fn_pmf(p, k, rest_p, certain)
@@ -519,18 +555,22 @@ def recall_mean_of_laws(
     weighted = tp * (tp_offset[:, None] + np.arange(n_tp))  # t P(TP = t)
     base = tp_offset + fn_offset  # t + f of each row's first atoms
     defined_part = np.zeros(n)
-    order = np.argsort(base, kind="stable")
+    order = np.lexsort((base, shift))
+    runs = np.append(np.flatnonzero(np.diff(shift[order]) != 0) + 1, n)  # equal shifts
     rows_fit = max(1, int(memory_budget // (8 * (n_fn + 3 * n_tp))))
     start = 0
     while start < n:
-        # rows whose least t + f lie within n_tp of the first's: the table spans < 2 n_tp
-        stop = min(n, start + rows_fit,
-                   int(np.searchsorted(base[order], base[order[start]] + n_tp, "right")))
+        # rows of one shift whose least t + f lie within n_tp of the first's: the table
+        # spans < 2 n_tp
+        run_stop = int(runs[np.searchsorted(runs, start, side="right")])
+        lows = base[order[start:run_stop]]
+        stop = min(start + rows_fit, start + int(np.searchsorted(lows, lows[0] + n_tp, "right")))
         rows = order[start:stop]
         low = int(base[rows].min())
         total = low + np.arange(n_fn)[:, None] + np.arange(int(base[rows].max()) - low + n_tp)
-        table = np.divide(1.0, total, out=np.zeros(total.shape), where=total > 0)  # t = f = 0
-        h = fn[rows] @ table  # h[r, u] = Σ_j P(FN = its offset + j) / (low + u + j)
+        denominator = scale * total + shift[rows[0]]
+        table = np.divide(1.0, denominator, out=np.zeros(total.shape), where=total > 0)
+        h = fn[rows] @ table  # h[r, u] = Σ_j P(FN = its offset + j) / denominator(low + u + j)
         columns = (base[rows] - low)[:, None] + np.arange(n_tp)
         defined_part[rows] = (weighted[rows] * np.take_along_axis(h, columns, axis=1)).sum(axis=1)
         start = stop
@@ -768,43 +808,63 @@ def recall_exact(
     p = ctx.probabilities(rel)
     if ctx.recall_form == "expected_size":
         return recall(p, k=k, expected_size=ctx.expected_size())
-    if ctx.means_only:  # the mean without the joint law of (TP, FN); the law on demand
-        mean, undefined = (recall_mean(p, k, *ctx.fn_counts(rel, k))
-                           if ctx.grouped else recall_mean_of_laws(p, k, *ctx.rest(rel)))
-        rest_p, certain = ctx.rest(rel)
-        certain = np.broadcast_to(np.asarray(certain, dtype=np.int64), (len(p),))
-
-        def law(rows: Any) -> DistributionBatch:
-            return recall(p[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
-
-        # atoms per row at most: TP's counts times FN's (the uncertain documents outside the
-        # top k, and none)
-        outside = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
-        widths = ((_top(p, k) > 0).sum(axis=1) + 1) * (
-            ((outside > 0) & (outside < 1)).sum(axis=1) + 1)
-        return DeferredBatch(lambda: law(slice(None)), mean, undefined, rows=law,
-                             widths=widths)
     rest_p, certain = ctx.rest(rel)
-    return recall(p, k=k, rest_p=rest_p, rest_certain=certain)
+    if not ctx.means_only:
+        return recall(p, k=k, rest_p=rest_p, rest_certain=certain)
+    # the mean without the joint law of (TP, FN); the law on demand
+    mean, undefined = (recall_mean(p, k, *ctx.fn_counts(rel, k))
+                       if ctx.grouped else recall_mean_of_laws(p, k, rest_p, certain))
+    return _deferred_joint(p, k, rest_p, certain, mean, undefined,
+                           lambda rows, certain: recall(p[rows], k=k, rest_p=rest_p[rows],
+                                                        rest_certain=certain[rows]))
+
+
+def _deferred_joint(p: np.ndarray, k: int | None, rest_p: np.ndarray, certain: Any,
+                    mean: np.ndarray, undefined: np.ndarray, law: Any) -> DeferredBatch:
+    """A :class:`DeferredBatch` of a measure of the joint law of (TP, FN) (recall, F): its
+    means, and ``law(rows, certain)`` of the rows asked for, whose atoms are at most TP's
+    counts times FN's (the uncertain documents outside the top k, and none)."""
+    certain = np.broadcast_to(np.asarray(certain, dtype=np.int64), (len(p),))
+    outside = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
+    widths = ((_top(p, k) > 0).sum(axis=1) + 1) * (
+        ((outside > 0) & (outside < 1)).sum(axis=1) + 1)
+    return DeferredBatch(lambda: law(slice(None), certain), mean, undefined,
+                         rows=lambda rows: law(rows, certain), widths=widths)
 
 
 def f_measure_exact(
     ctx: ExactInput, *, rel: float, beta: float, k: int | None = None
-) -> DistributionBatch:
-    """Family ``F``: :func:`f_measure` on the context (always the exact recall)."""
+) -> DistributionBatch | DeferredBatch:
+    """Family ``F``: :func:`f_measure` on the context (always the exact recall); with
+    ``ctx.means_only``, its mean now (:func:`f_measure_mean_of_laws`) and the law on demand."""
+    p = ctx.probabilities(rel)
     rest_p, certain = ctx.rest(rel)
-    return f_measure(
-        ctx.probabilities(rel), k=k, beta=beta, lengths=ctx.lengths, rest_p=rest_p,
-        rest_certain=certain,
-    )
+    lengths = ctx.lengths
+
+    def law(rows: Any, certain: Any) -> DistributionBatch:
+        return f_measure(p[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
+                         rest_p=rest_p[rows], rest_certain=certain[rows])
+
+    certain = np.broadcast_to(np.asarray(certain, dtype=np.int64), (len(p),))
+    if not ctx.means_only:
+        return law(slice(None), certain)
+    mean, undefined = f_measure_mean_of_laws(p, k, rest_p, certain, beta=beta, lengths=lengths)
+    return _deferred_joint(p, k, rest_p, certain, mean, undefined, law)
 
 
 def e_measure_exact(
     ctx: ExactInput, *, rel: float, beta: float, k: int | None = None
-) -> DistributionBatch:
+) -> DistributionBatch | DeferredBatch:
     """Family ``E``: 1 − F_β."""
     f = f_measure_exact(ctx, rel=rel, beta=beta, k=k)
-    return DistributionBatch(1.0 - f.values, f.masses, f.p_undefined)
+    if isinstance(f, DistributionBatch):
+        return _complement(f)
+    return DeferredBatch(lambda: _complement(f.resolve()), 1.0 - f.mean(), f.p_undefined,
+                         rows=lambda rows: _complement(f.rows_of(rows)), widths=f.widths)
+
+
+def _complement(batch: DistributionBatch) -> DistributionBatch:
+    return DistributionBatch(1.0 - batch.values, batch.masses, batch.p_undefined)
 
 
 # ---------------------------------------------------------------------------------------------
