@@ -361,11 +361,21 @@ class Evaluation:
 
     def _raw_batch(self, system: str, measure: str) -> DistributionBatch:
         batch = self._batches[system, measure]
-        if batch is None:  # built on demand: n_queries x n_worlds atoms
-            return DistributionBatch.from_samples(self._samples(system, measure))
         if isinstance(batch, DeferredBatch):
-            return batch.resolve()
-        return batch
+            return batch.resolve()  # built once, kept
+        return self._law_of((system, measure), slice(None))
+
+    def _law_of(self, key: tuple[str, str], rows: slice | np.ndarray) -> DistributionBatch:
+        """The per-query laws of the queries at ``rows`` of one (system, measure), without
+        building the other queries': a closed form's atoms of those queries (when not built
+        yet), a sampled measure's from their world values (n_worlds atoms a query)."""
+        raw = self._batches[key]
+        if raw is None:
+            return DistributionBatch.from_samples(self._samples(*key)[:, rows])
+        if isinstance(rows, slice) and rows == slice(None):
+            return raw.resolve() if isinstance(raw, DeferredBatch) else raw
+        at = np.arange(len(raw))[rows]
+        return raw.rows_of(at) if isinstance(raw, DeferredBatch) else raw.take(at)
 
     def _never_undefined(self, system: str, measure: str) -> bool:
         """Whether the closed form of ``measure`` for ``system`` gives every query
@@ -386,11 +396,7 @@ class Evaluation:
         query_id = id_text(query_id, "query_id")
         check_choice("query_id", query_id, self.queries)
         key = self._key(system, measure)
-        row = np.array([self.queries.index(query_id)])
-        raw = self._batches[key]  # that query's atoms alone
-        one = (raw.rows_of(row) if isinstance(raw, DeferredBatch)
-               else raw.take(row) if raw is not None
-               else DistributionBatch.from_samples(self._samples(*key)[:, row]))
+        one = self._law_of(key, np.array([self.queries.index(query_id)]))  # that query's alone
         return self.undefined.apply_batch(one, self._families[key[1]].undefined_value
                                           ).distribution(0)
 
@@ -469,16 +475,15 @@ class Evaluation:
         (100,000 queries x 1,000 worlds took 9 GB at once)."""
         raw = self._batches[key]
         fill = self._families[key[1]].undefined_value
+        n = len(self.queries)
         if isinstance(raw, DeferredBatch):
             parts: Iterable[tuple[Any, DistributionBatch]] = raw.blocks(MEMORY_BUDGET)
-        elif raw is not None:
-            parts = [(slice(None), raw)]
-        else:
-            samples = self._samples(*key)  # (n_worlds, n_queries)
-            step = block_rows(samples.shape[0], MEMORY_BUDGET, bytes_per_unit=BYTES_PER_ATOM)
-            parts = ((slice(a, a + step), DistributionBatch.from_samples(samples[:, a:a + step]))
-                     for a in range(0, samples.shape[1], step))
-        out = np.full((6, len(self.queries)), np.nan)
+        else:  # held already (one block), or the world values' columns
+            step = n if raw is not None else block_rows(self.n_worlds, MEMORY_BUDGET,
+                                                        bytes_per_unit=BYTES_PER_ATOM)
+            parts = ((slice(a, a + step), self._law_of(key, slice(a, a + step)))
+                     for a in range(0, n, max(step, 1)))
+        out = np.full((6, n), np.nan)
         for rows, batch in parts:
             b = self.undefined.apply_batch(batch, fill)
             low, high = b.interval(level)
