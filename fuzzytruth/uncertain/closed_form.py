@@ -689,10 +689,6 @@ class ExactInput:
         self.judged = judged
         self.means_only = means_only
         self._fn_counts = fn_counts
-        #: the caller groups the documents by probability (``fn_counts`` given): the exact
-        #: recall's mean is then read from the groups (:func:`recall_mean`), else from the
-        #: laws of TP and FN (:func:`recall_mean_of_laws`)
-        self.grouped = fn_counts is not None
 
     @classmethod
     def from_arrays(
@@ -715,6 +711,13 @@ class ExactInput:
             lambda: p.sum(axis=1) + rest_p.sum(axis=1) + certain,
             recall_form=recall_form,
         )
+
+    @property
+    def grouped(self) -> bool:
+        """Whether the caller groups the documents by probability (``fn_counts`` given): the
+        exact recall's mean is then read from the groups (:func:`recall_mean`), else from the
+        laws of TP and FN (:func:`recall_mean_of_laws`)."""
+        return self._fn_counts is not None
 
     def probabilities(self, rel: float) -> np.ndarray:
         """``(n_rows, depth)`` relevance probabilities at threshold ``rel`` (cached)."""
