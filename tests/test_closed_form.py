@@ -216,6 +216,11 @@ def test_recall_mean_of_laws_is_the_same_in_blocks_of_rows():
     np.testing.assert_allclose(blocked, whole, rtol=1e-14, atol=0)
     np.testing.assert_array_equal(undefined_blocked, undefined)
     np.testing.assert_allclose(undefined, law.p_undefined, rtol=0, atol=1e-15)
+    # no rows, and rows with nothing relevant anywhere (undefined for sure)
+    none = closed_form.recall_mean_of_laws(np.zeros((0, 5)), 3, np.zeros((0, 2)), 0)
+    assert [a.shape for a in none] == [(0,), (0,)]
+    mean, undefined = closed_form.f_measure_mean_of_laws(np.zeros((2, 0)), 3, np.zeros((2, 0)), 0)
+    assert np.isnan(mean).all() and (undefined == 1).all()
 
 
 def _count_law(probabilities):

@@ -545,7 +545,8 @@ def _joint_mean(
     p = _check_p(p)
     _check_k(k)
     n = len(p)
-    rest_p = np.asarray(rest_p, dtype=np.float64).reshape(n, -1)
+    rest_p = np.asarray(rest_p, dtype=np.float64)
+    rest_p = rest_p if rest_p.ndim == 2 else rest_p.reshape(n, -1)
     certain = np.broadcast_to(np.asarray(rest_certain, dtype=np.int64), (n,))
     shift = np.zeros(n) if shift is None else shift
     tp, tp_offset = _trim(tp_pmf(p, k=k), np.zeros(n, dtype=np.int64))
