@@ -379,15 +379,19 @@ def test_aggregate_mean_is_the_mean_of_the_query_expectations():
     (exact where the family has a closed form): the same number as the per-query table's; the
     spread comes from the shared worlds, whose mean agrees within Monte Carlo error."""
     runs, pq = probabilistic_collection(np.random.default_rng(6))
-    ev = evaluate(runs, pq, ["P@3", "Success@2", "AP"], n_worlds=3000, rng=1)
+    ev = evaluate(runs, pq, ["P@3", "Success@2", "AP", "R@4", "F@3"], n_worlds=3000, rng=1)
     agg = ev.aggregate().set_index(["system", "measure"])
     assert agg["method"].to_dict() == {
         ("A", "P@3"): "exact",
         ("A", "Success@2"): "exact",
         ("A", "AP"): "worlds_binary",
+        ("A", "R@4"): "exact",
+        ("A", "F@3"): "exact",
         ("B", "P@3"): "exact",
         ("B", "Success@2"): "exact",
         ("B", "AP"): "worlds_binary",
+        ("B", "R@4"): "exact",
+        ("B", "F@3"): "exact",
     }
     per_query = ev.to_frame().groupby(["system", "measure"], sort=False)["mean"].mean()
     np.testing.assert_allclose(agg["value"], per_query[agg.index], atol=1e-12)
