@@ -680,9 +680,9 @@ def _crisp(
 
 def exact_input(prepared: PreparedTruth, docs: RankedDocs, recall_form: str) -> ExactInput:
     """What the families' exact forms read for one system under a prepared truth. Means
-    first: a form that has its mean without its law (P, Success, RR, the exact recall) gives
-    a :class:`~fuzzytruth.uncertain.batch.DeferredBatch`, whose atoms are built when a
-    distribution is asked for; aggregates read the means. The exact recall's law holds
+    first: a form that has its mean without its law (P, Success, RR, the exact recall, F and
+    E) gives a :class:`~fuzzytruth.uncertain.batch.DeferredBatch`, whose atoms are built when
+    a distribution is asked for; aggregates read the means. The exact recall's law holds
     (k + 1) × (judged documents outside the top k + 1) atoms per query: R@1000 on 50
     queries of 1,500 probabilistic judgments held 800 MB, on 10,000 ragged queries 12 GB."""
     q = prepared.components.query

@@ -655,7 +655,7 @@ class ExactInput:
     means_only : bool, default False
         Means first (the evaluation and the population bootstrap): a form may then return a
         :class:`~fuzzytruth.uncertain.batch.DeferredBatch` whose law is built on demand (P,
-        Success, RR and the exact recall do).
+        Success, RR, the exact recall, F and E do).
     fn_counts : callable, optional
         ``fn_counts(rel, k) -> (values, counts, certain)``: the relevant documents outside the
         top ``k`` grouped by probability, as :func:`fn_counts` (which is the default, from
