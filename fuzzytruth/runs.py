@@ -379,12 +379,25 @@ class Ranking:
         >>> rank(run).matrix(np.asarray(run.doc_ids), fill="")
         array([['b', 'a']], dtype=object)
         """
-        values = np.asarray(values)
+        return self.entry_matrix(np.asarray(values)[self.rows], fill)
+
+    def entry_matrix(self, per_entry: np.ndarray, fill: Any = 0) -> np.ndarray:
+        """``(n_queries, depth)``: ``per_entry`` (one per entry, in rank order: what
+        :meth:`matrix` reads from a run-row array at :attr:`rows`) laid out, ``fill`` past a
+        list; a caller holding values for only the ranked entries passes them here.
+
+        Examples
+        --------
+        >>> r = rank(Run(["q", "q", "p"], ["a", "b", "c"], [1.0, 2.0, 1.0]))
+        >>> r.entry_matrix(np.array([7, 8, 9]), fill=-1).tolist()
+        [[7, -1], [8, 9]]
+        """
+        per_entry = np.asarray(per_entry)
         n, depth = len(self.query_ids), self.depth
         if (self.lengths == depth).all():
-            return values[self.rows].reshape(n, depth)  # full lists
-        out = np.full((n, depth), fill, dtype=values.dtype)
-        out[self._filled(depth)] = values[self.rows]  # row-major: query by query, rank by rank
+            return per_entry.reshape(n, depth)  # full lists
+        out = np.full((n, depth), fill, dtype=per_entry.dtype)
+        out[self._filled(depth)] = per_entry  # row-major: query by query, rank by rank
         return out
 
     def row_blocks(self, bytes_per_cell: float, memory_budget: float) -> list[np.ndarray] | None:
