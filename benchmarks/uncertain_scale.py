@@ -14,7 +14,9 @@ Shapes (``--shapes``), each at the query counts of ``--queries``:
 * ``ragged``: list lengths log-normal (median 20, sigma 1.5, at most 20,000), 30 % of the
   retrieved documents judged, P(relevant) uniform; P@10 and R@100.
 
-Both with ``n_worlds=0`` (closed forms only: what is timed is theirs, not the worlds'). Each
+Both with ``n_worlds=0`` by default (closed forms only: what is timed is theirs, not the
+worlds'); ``--n-worlds 1000`` adds the default sampled worlds beside them (their world values
+are kept, ``n_measures x n_worlds x n_queries`` floats: at 100,000 ragged queries 1.6 GB). Each
 (shape, size) runs in a fresh process; printed: CPU and wall time and the peak resident memory
 above the process's before the call (``VmHWM`` reset through ``/proc/self/clear_refs``) of
 ``evaluate()`` + ``aggregate()``, then of ``to_frame()``, the CPU time per query, the load and
@@ -26,6 +28,7 @@ Usage::
 
     python benchmarks/uncertain_scale.py                                  # both shapes
     python benchmarks/uncertain_scale.py --shapes ragged --queries 1000,10000,100000
+    python benchmarks/uncertain_scale.py --shapes ragged --queries 20000,100000 --n-worlds 1000
 
 This is a plain script, not a test; timings depend on the machine and on its load.
 """
@@ -83,7 +86,7 @@ def _timed(call):
                  "peak": max(_status("VmHWM:") - before, 0)}
 
 
-def worker(shape: str, n_queries: int) -> None:
+def worker(shape: str, n_queries: int, n_worlds: int) -> None:
     import warnings
 
     import numpy as np
@@ -96,7 +99,7 @@ def worker(shape: str, n_queries: int) -> None:
     with warnings.catch_warnings():  # queries without judgments are named, not the point here
         warnings.simplefilter("ignore")
         (evaluation, table), first = _timed(lambda: (
-            e := ft.evaluate(run, truth, measures, n_worlds=0), e.aggregate()))
+            e := ft.evaluate(run, truth, measures, n_worlds=n_worlds, rng=1), e.aggregate()))
         _, frame = _timed(evaluation.to_frame)
     print(json.dumps({"evaluate": first, "to_frame": frame, "load": load,
                       "values": table["value"].round(6).tolist()}))
@@ -107,17 +110,20 @@ def main() -> None:
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--queries", help="query counts (default: per shape, "
                         + "; ".join(f"{s} {q}" for s, (_, q) in SHAPES.items()) + ")")
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--n-worlds", type=int, default=0,
+                        help="sampled worlds beside the closed forms (default 0)")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker[0], int(args.worker[1]))
+        worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
         return
-    print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.2f}")
+    print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.2f}, n_worlds {args.n_worlds}")
     print(f"{'shape':>7} {'queries':>8} {'eval cpu':>9} {'wall':>6} {'MB':>6} {'µs/q':>6} "
           f"{'frame cpu':>9} {'wall':>6} {'MB':>6} {'load':>5}  values")
     for shape in args.shapes.split(","):
         for n in (args.queries or SHAPES[shape][1]).split(","):
-            out = subprocess.run([sys.executable, __file__, "--worker", shape, n],
+            out = subprocess.run([sys.executable, __file__, "--worker", shape, n,
+                                  str(args.n_worlds)],
                                  capture_output=True, text=True)
             if out.returncode:
                 print(f"{shape:>7} {n:>8} failed (rc {out.returncode}): "

@@ -458,6 +458,40 @@ def test_evaluate_uses_the_thread_count_of_the_environment(monkeypatch):
                      seed=1, memory_budget=0)
 
 
+def test_world_values_write_into_given_arrays_at_the_places_asked():
+    """``out`` and ``places``: the values and counted flags of these queries written into a
+    larger evaluation's arrays at their places (the blocks of ragged queries), the same as
+    the arrays made for them alone; every other column left as it was; arrays of the wrong
+    shape or places for another number of queries refused."""
+    rng = np.random.default_rng(21)
+    truth, systems = qrels_worlds(rng)
+    measures = [parse_measure(m).resolve("trec") for m in ("AP", "P@3", "nDCG@5")]
+    alone, counted = world_values(truth, systems, measures, n_worlds=40, seed=4,
+                                  min_relevant=2)
+    places = np.sort(rng.choice(14, size=9, replace=False))
+    values = np.full((3, 2, 40, 14), -7.0)
+    flags = np.zeros((40, 14), dtype=bool)
+    got, got_counted = world_values(truth, systems, measures, n_worlds=40, seed=4,
+                                    min_relevant=2, out=(values, flags), places=places)
+    assert got is values and got_counted is flags
+    np.testing.assert_array_equal(values[..., places], alone)
+    np.testing.assert_array_equal(flags[:, places], counted)
+    others = np.setdiff1d(np.arange(14), places)
+    assert (values[..., others] == -7.0).all() and not flags[:, others].any()
+    with pytest.raises(ValueError, match=r"places must say where the 9 queries go in the last "
+                                         r"axis of out, of 14"):
+        world_values(truth, systems, measures, n_worlds=40, seed=4, min_relevant=2,
+                     out=(values, flags), places=places[:5])
+    with pytest.raises(ValueError, match=r"out\[0\] must be a float64 array of shape "
+                                         r"\(3, 2, 40, 'n'\)"):
+        world_values(truth, systems, measures, n_worlds=40, seed=4,
+                     out=(np.empty((3, 2, 39, 9)), None))
+    with pytest.raises(ValueError, match=r"out\[1\] must be a bool array of shape \(40, 9\) "
+                                         r"when min_relevant > 0, else None; got None"):
+        world_values(truth, systems, measures, n_worlds=40, seed=4, min_relevant=2,
+                     out=(np.empty((3, 2, 40, 9)), None))
+
+
 @pytest.mark.parametrize("graded", [False, True])
 def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
     """Oracle: world w of probabilistic qrels is the crisp qrels whose pair (q, d) is relevant

@@ -104,7 +104,7 @@ from fuzzytruth._validation import (
 )
 from fuzzytruth._warnings import warn
 from fuzzytruth.classify.predictions import is_classifier_input
-from fuzzytruth.evaluation.result import Evaluation
+from fuzzytruth.evaluation.result import Evaluation, QueryPart, joined_columns, query_placement
 from fuzzytruth.evaluation.undefined import UNDEFINED, Undefined
 from fuzzytruth.measures import (
     Measure,
@@ -435,17 +435,26 @@ def evaluate(
         return _uncertain(bound, prepared, rankings, names, resolved, use_exact, common,
                           **options)
     joined = {name: bound.join(run) for name, (_, run) in rankings.items()}  # once for all
+    blocks = [np.sort(rows) for rows in blocks]
+    order, at = query_placement([queries[rows] for rows in blocks])
+    out = None
+    if n_worlds > 0:  # every block's world values written at its queries' places
+        check_n_worlds(n_worlds, bytes_per_world=8.0 * len(names) * len(rankings) * len(queries))
+        out = (np.empty((len(names), len(rankings), n_worlds, len(queries))),
+               np.empty((n_worlds, len(queries)), dtype=bool) if p.min_relevant > 0 else None)
     parts = []
-    for rows in blocks:  # queries of like lengths: each block padded to its own longest list
-        rows = np.sort(rows)
-        part = queries[rows]
+    for rows, places in zip(blocks, at, strict=True):  # queries of like lengths: each block
+        part = queries[rows]  # padded to its own longest list
         with warnings.catch_warnings():  # said once above, for every query
             warnings.filterwarnings("ignore", message=UNUSED_CATEGORIES)
             part_prepared = bound.prepare(part)
         part_rankings = {name: (r.take(rows), run) for name, (r, run) in rankings.items()}
-        parts.append(_uncertain(bound, part_prepared, part_rankings, names, resolved, use_exact,
-                                {**common, "queries": tuple(part)}, joined=joined, **options))
-    return Evaluation.concatenate(parts)
+        parts.append(_uncertain_part(bound, part_prepared, part_rankings, names, resolved,
+                                     use_exact, joined=joined, out=out, places=places,
+                                     **options)[0])
+    return Evaluation(**{**common, **joined_columns(parts, order, at)},
+                      worlds=None if out is None else out[0],
+                      world_counted=None if out is None else out[1])
 
 
 def warn_if_truncated(truth: object, preset: str) -> None:
@@ -489,15 +498,35 @@ def _padding_blocks(rankings: Mapping[str, tuple[Ranking, Run]], memory_budget: 
 
 def _uncertain(
     bound: BoundTruth, prepared: PreparedTruth, rankings: Mapping[str, tuple[Ranking, Run]],
-    names: list[str], resolved: list[Measure], use_exact: list[bool], common: dict, *,
+    names: list[str], resolved: list[Measure], use_exact: list[bool], common: dict,
+    **options: Any,
+) -> Evaluation:
+    """The uncertain-truth evaluation of the queries of ``prepared`` (:func:`_uncertain_part`
+    made an :class:`Evaluation`)."""
+    part, worlds, world_counted = _uncertain_part(bound, prepared, rankings, names, resolved,
+                                                  use_exact, **options)
+    return Evaluation(
+        **common, batches=part.batches, methods=part.methods, counted=part.counted,
+        worlds=worlds, world_counted=world_counted,
+    )
+
+
+def _uncertain_part(
+    bound: BoundTruth, prepared: PreparedTruth, rankings: Mapping[str, tuple[Ranking, Run]],
+    names: list[str], resolved: list[Measure], use_exact: list[bool], *,
     method: str, n_worlds: int, world_model: str, recall_form: str, ties: str,
     preset: Preset, progress: bool | None, memory_budget: float, seed: int | None,
     joined: Mapping[str, Any] | None = None,
-) -> Evaluation:
-    """The uncertain-truth evaluation of the queries of ``prepared``: closed forms where
-    ``use_exact`` says so, worlds keyed by ``seed`` (the same draws whatever block of
-    queries is evaluated); ``joined``: each run's :meth:`BoundTruth.join`, made once for
-    every block."""
+    out: tuple[np.ndarray, np.ndarray | None] | None = None,
+    places: slice | np.ndarray | None = None,
+) -> tuple[QueryPart, np.ndarray | None, np.ndarray | None]:
+    """The uncertain-truth columns of the queries of ``prepared``, with their world values
+    and counted flags (None without worlds): closed forms where ``use_exact`` says so,
+    worlds keyed by ``seed`` (the same draws whatever block of queries is evaluated).
+    ``joined``: each run's :meth:`BoundTruth.join`, made once for every block; ``out`` and
+    ``places``: the whole evaluation's arrays of world values, checked for size by the
+    caller, and where these queries go in them (:func:`world_values`), which are then
+    returned."""
     p = preset
     queries = prepared.queries
     joined = joined or {}
@@ -510,13 +539,15 @@ def _uncertain(
         _require_closed_forms(names, use_exact, ties)
     worlds = world_counted = sampler = None
     if n_worlds > 0:
-        check_n_worlds(n_worlds, bytes_per_world=8.0 * len(names) * len(ranked) * len(queries))
+        if out is None:
+            check_n_worlds(n_worlds,
+                           bytes_per_world=8.0 * len(names) * len(ranked) * len(queries))
         sampler = prepared.worlds(world_model)
         with Progress(total=n_worlds, desc="worlds", unit="world", progress=progress) as bar:
             worlds, world_counted = world_values(
                 sampler, list(ranked.values()), resolved,
                 n_worlds=n_worlds, seed=seed, memory_budget=memory_budget,
-                on_chunk=bar.update, min_relevant=p.min_relevant,
+                on_chunk=bar.update, min_relevant=p.min_relevant, out=out, places=places,
             )
     elif not all(use_exact):
         why = "" if bound.independent else (
@@ -537,12 +568,12 @@ def _uncertain(
                 batches[system, name] = None  # summarised from the world values on demand
                 binary = binary_route(measure, docs, sampler) is not None
                 methods[system, name] = "worlds_binary" if binary else "worlds"
-    ever = np.ones(len(queries), dtype=bool) if world_counted is None else world_counted.any(0)
-    counted = dict.fromkeys(names, ever)
-    return Evaluation(
-        **common, batches=batches, methods=methods, counted=counted, worlds=worlds,
-        world_counted=world_counted,
-    )
+    if world_counted is None:
+        ever = np.ones(len(queries), dtype=bool)
+    else:
+        ever = (world_counted if places is None else world_counted[:, places]).any(0)
+    part = QueryPart(tuple(queries), batches, methods, dict.fromkeys(names, ever))
+    return part, worlds, world_counted
 
 
 def rank_runs(

@@ -276,39 +276,19 @@ class Evaluation:
                                   "together, evaluate({name: run, ...}, truth, measures)"
                                   if other_systems else "")
                 )
-        queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
-        order = np.argsort(queries.astype(str), kind="stable")
-        if np.array_equal(order, np.arange(len(order))):
-            order = None
-        batches: dict[tuple[str, str], DistributionBatch | None] = {}
-        methods: dict[tuple[str, str], str] = {}
-        for key, batch in first._batches.items():
-            batches[key] = None if batch is None else _stack(
-                [p._batches[key] for p in parts], order
-            )
-            names = {p._methods[key] for p in parts}
-            # a tie in any partition sends the whole column through the general kernel
-            methods[key] = "worlds" if "worlds" in names else first._methods[key]
-        # the world values written once, each part's queries at their places in the sorted
-        # order (C order as evaluate() lays them out: reductions over worlds then add in one
-        # order); joining then reordering made two more copies (100,000 queries, 1,000
-        # worlds: 4.8 GB and 15 s)
-        bounds = np.cumsum([0] + [len(p.queries) for p in parts]).tolist()
-        place = None if order is None else np.argsort(order)
-        at = [slice(a, b) if place is None else place[a:b] for a, b in itertools.pairwise(bounds)]
+        order, at = query_placement([p.queries for p in parts])
         worlds = world_counted = None
         if first._worlds is not None:
             worlds = _placed([p._worlds for p in parts], at)
-        counted = {name: _placed([p._counted[name] for p in parts], at)
-                   for name in first.measures}
         if first._world_counted is not None:
             world_counted = _placed([p._world_counted for p in parts], at)
         groups = None
         if first.groups is not None:  # per-annotator values: every part's
             groups = pd.concat([p.groups for p in parts], ignore_index=True)
         return first.replace(
-            queries=tuple(queries if order is None else queries[order]), batches=batches,
-            methods=methods, worlds=worlds, counted=counted, world_counted=world_counted,
+            **joined_columns([QueryPart(p.queries, p._batches, p._methods, p._counted)
+                              for p in parts], order, at),
+            worlds=worlds, world_counted=world_counted,
             groups=groups,
         )
 
@@ -770,12 +750,75 @@ class WorldSums:
 
 def _placed(arrays: list[np.ndarray], at: list[slice | np.ndarray]) -> np.ndarray:
     """One array of ``arrays`` (alike but in their last axis), ``arrays[i]`` written at
-    ``at[i]`` of the last axis."""
+    ``at[i]`` of the last axis: each part's world values written once at their queries'
+    places, in C order as :func:`~fuzzytruth.evaluation.evaluate` lays them out (reductions
+    over worlds then add in one order); joining then reordering made two more copies
+    (100,000 queries, 1,000 worlds: 4.8 GB and 15 s)."""
     first = arrays[0]
     out = np.empty((*first.shape[:-1], sum(a.shape[-1] for a in arrays)), dtype=first.dtype)
     for array, where in zip(arrays, at, strict=True):
         out[..., where] = array
     return out
+
+
+@dataclass(frozen=True)
+class QueryPart:
+    """The per-query columns of an evaluation of some queries, before they are joined with
+    other queries' (:func:`joined_columns`): the parts of :meth:`Evaluation.concatenate`, the
+    blocks of ragged queries of :func:`~fuzzytruth.evaluation.evaluate`."""
+
+    queries: Sequence[str]
+    batches: Mapping[tuple[str, str], DistributionBatch | DeferredBatch | None]
+    methods: Mapping[tuple[str, str], str]
+    counted: Mapping[str, np.ndarray]
+
+
+def query_placement(
+    parts: Sequence[Sequence[str]],
+) -> tuple[np.ndarray | None, list[slice | np.ndarray]]:
+    """Where the queries of disjoint ``parts`` go once joined in sorted order, as
+    :func:`~fuzzytruth.evaluation.evaluate` gives them: ``order`` (joined position -> position
+    in the parts' concatenation; None when that is sorted already) and, for each part, the
+    joined positions of its queries (a slice when they are consecutive in the concatenation).
+
+    >>> order, at = query_placement([["q2", "q4"], ["q1", "q3"]])
+    >>> order.tolist(), [a.tolist() for a in at]
+    ([2, 0, 3, 1], [[1, 3], [0, 2]])
+    """
+    queries = np.concatenate([np.asarray(p, dtype=object) for p in parts])
+    order = np.argsort(queries.astype(str), kind="stable")
+    if np.array_equal(order, np.arange(len(order))):
+        order = None
+    bounds = np.cumsum([0] + [len(p) for p in parts]).tolist()
+    place = None if order is None else np.argsort(order)
+    return order, [slice(a, b) if place is None else place[a:b]
+                   for a, b in itertools.pairwise(bounds)]
+
+
+def joined_columns(
+    parts: Sequence[QueryPart], order: np.ndarray | None, at: Sequence[slice | np.ndarray]
+) -> dict[str, Any]:
+    """The columns of ``parts`` joined in the order of :func:`query_placement` (its ``order``
+    and ``at``), as :class:`Evaluation` takes them: ``queries``, ``batches`` (a closed
+    form's rows stacked, deferred when any part's are), ``methods`` ("worlds" when any part
+    went through the general kernel: a tie in one block sends the whole column there) and
+    ``counted``. The world values, when there are, are placed by the caller."""
+    first = parts[0]
+    queries = np.concatenate([np.asarray(p.queries, dtype=object) for p in parts])
+    batches: dict[tuple[str, str], DistributionBatch | DeferredBatch | None] = {}
+    methods: dict[tuple[str, str], str] = {}
+    for key, batch in first.batches.items():
+        batches[key] = None if batch is None else _stack([p.batches[key] for p in parts],
+                                                         order)
+        names = {p.methods[key] for p in parts}
+        methods[key] = "worlds" if "worlds" in names else first.methods[key]
+    return {
+        "queries": tuple(queries if order is None else queries[order]),
+        "batches": batches,
+        "methods": methods,
+        "counted": {name: _placed([p.counted[name] for p in parts], at)
+                    for name in first.counted},
+    }
 
 
 def _stack(batches: list[DistributionBatch | DeferredBatch], order: np.ndarray | None

@@ -218,6 +218,8 @@ def world_values(
     on_chunk: Callable[[int], None] | None = None,
     min_relevant: int = 0,
     n_threads: int | None = None,
+    out: tuple[np.ndarray, np.ndarray | None] | None = None,
+    places: slice | np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Every measure of every system in every world, vectorised over worlds × queries.
 
@@ -245,15 +247,25 @@ def world_values(
         Threads running the blocks (default :func:`fuzzytruth._threads.default_threads`: one
         per core, one inside a Dask worker, or ``FUZZYTRUTH_NUM_THREADS``). The values do not
         depend on it, nor on the memory budget.
+    out : (numpy.ndarray, numpy.ndarray or None), optional
+        Arrays to write the values and the counted queries into, ``(n_measures, n_systems,
+        n_worlds, N)`` float64 and ``(n_worlds, N)`` bool (None when ``min_relevant`` is 0),
+        for ``N`` queries of which these are some: a block of ragged queries written at its
+        places in the whole evaluation's arrays, with no array of its own to copy from.
+    places : slice or numpy.ndarray, optional
+        With ``out``, where these queries go in its last axis (by default ``out`` holds
+        these queries only, in their order).
 
     Returns
     -------
     values : numpy.ndarray
-        ``(n_measures, n_systems, n_worlds, n_queries)``; NaN where a measure is undefined in a
-        world.
+        ``(n_measures, n_systems, n_worlds, n_queries)`` (``out``'s first array when given,
+        of ``N`` queries);
+        NaN where a measure is undefined in a world.
     counted : numpy.ndarray or None
-        ``(n_worlds, n_queries)`` bool, the queries that enter aggregates in each world
-        (``min_relevant`` relevant documents or more); None when ``min_relevant`` is 0.
+        ``(n_worlds, n_queries)`` bool (``out``'s second), the queries that enter aggregates in
+        each world (``min_relevant`` relevant documents or more); None when ``min_relevant``
+        is 0.
     """
     n_worlds = check_n_worlds(n_worlds, minimum=1)
     memory_budget = check_memory_budget(memory_budget)
@@ -278,12 +290,23 @@ def world_values(
     n_chunk, n_block = _block_sizes(
         n_worlds, n_q, truth.world_bytes, cell, memory_budget, n_threads
     )
-    out = np.empty((len(measures), len(systems), n_worlds, n_q))
-    counted = np.empty((n_worlds, n_q), dtype=bool) if min_relevant > 0 else None
+    if out is None:
+        values = np.empty((len(measures), len(systems), n_worlds, n_q))
+        counted = np.empty((n_worlds, n_q), dtype=bool) if min_relevant > 0 else None
+    else:
+        values, counted = out
+        _check_out(values, counted, (len(measures), len(systems), n_worlds), min_relevant)
+    if places is not None:
+        places = np.arange(values.shape[3])[places]
+    if (values.shape[3] if places is None else len(places)) != n_q:
+        raise ValueError(
+            f"places must say where the {n_q} queries go in the last axis of out, of "
+            f"{values.shape[3]}; got {places!r}"
+        )
     plan = _Plan(
         truth, systems, measures, fast, candidates, width,
         truth.n_judged() if generic and any("judged" in m.uses for m in measures) else None,
-        out, counted, min_relevant,
+        values, counted, min_relevant, places,
     )
     blocks = [slice(q, min(q + n_block, n_q)) for q in range(0, n_q, n_block)]
     for start in range(0, n_worlds, n_chunk):  # chunks of worlds, blocks of queries
@@ -299,7 +322,29 @@ def world_values(
         )
         if on_chunk is not None:
             on_chunk(stop - start)
-    return out, counted
+    return values, counted
+
+
+def _check_out(
+    values: np.ndarray, counted: np.ndarray | None, shape: tuple[int, int, int],
+    min_relevant: int,
+) -> None:
+    """The arrays given to :func:`world_values` as ``out``: float64 values whose first three
+    axes are ``shape``, and counted flags for its worlds and queries when ``min_relevant``
+    asks for them (None otherwise)."""
+    if values.dtype != np.float64 or values.ndim != 4 or values.shape[:3] != shape:
+        raise ValueError(
+            f"out[0] must be a float64 array of shape {(*shape, 'n')}; got {values.dtype} "
+            f"{values.shape}"
+        )
+    wanted = (shape[2], values.shape[3])
+    if (counted is None) != (min_relevant <= 0) or (
+            counted is not None and (counted.dtype != bool or counted.shape != wanted)):
+        raise ValueError(
+            f"out[1] must be a bool array of shape {wanted} when min_relevant > 0, else None; "
+            f"got {None if counted is None else (counted.dtype, counted.shape)} with "
+            f"min_relevant={min_relevant}"
+        )
 
 
 def _block_sizes(
@@ -362,16 +407,19 @@ class _Plan:
     out: np.ndarray
     counted: np.ndarray | None
     min_relevant: int
+    places: np.ndarray | None  # where the queries go in out's last axis (None: in order)
 
     def fill(self, shared: Any, worlds: slice, queries: slice) -> None:
         """Every measure and system on one block: the queries ``queries`` in the chunk of
-        worlds ``worlds``; fills ``out[:, :, worlds, queries]``."""
+        worlds ``worlds``; fills ``out[:, :, worlds, places[queries]]`` (places None: the
+        queries' own)."""
         truth = self.truth
         state = truth.block(shared, queries)
         counts = truth.counts(state)  # (n_q, n_w)
         n_q, n_w = counts.shape
+        at = queries if self.places is None else self.places[queries]
         if self.counted is not None:
-            self.counted[worlds, queries] = (counts >= self.min_relevant).T
+            self.counted[worlds][:, at] = (counts >= self.min_relevant).T
         ideal = judged_grades = None  # of the block's worlds, shared by every system
         for s, system in enumerate(self.systems):  # a handful of systems, each vectorised
             relevant: dict = {}  # by relevance threshold
@@ -402,7 +450,7 @@ class _Plan:
                                                            self.n_judged[queries], n_w)
                         rg = _with_judged(rg, system, queries, n_w, *judged_grades)
                     values = measure.compute(rg)
-                self.out[m, s, worlds, queries] = values.reshape(n_q, n_w).T
+                self.out[m, s, worlds][:, at] = values.reshape(n_q, n_w).T
 
 
 def _ranked_gains(
