@@ -240,6 +240,25 @@ def test_uncertain_blocks_write_their_world_values_in_place(monkeypatch, preset)
     assert (ev._world_counted is None) == (preset == "trec")
 
 
+def test_uncertain_blocks_are_refused_when_all_their_world_values_do_not_fit(monkeypatch):
+    """The world values of every block are kept together: a number of worlds whose values fit
+    for each block alone but not for all the queries is refused before any is drawn (each
+    block's size was checked alone, and the join then allocated the whole)."""
+    from fuzzytruth import _validation as validation
+    from fuzzytruth.evaluation.engine import _padding_blocks
+
+    run, membership = _uncertain_collection(np.random.default_rng(4))
+    budget = 64.0 * 12
+    blocks = _padding_blocks({"run": (rank(run), run)}, budget)
+    n_q = sum(len(b) for b in blocks)
+    per_world = 8.0 * 2 * n_q  # two measures, one system
+    monkeypatch.setattr(validation, "physical_memory", lambda: 30 * per_world - 1)
+    with pytest.raises(ValueError, match=r"n_worlds=30 would keep .* at most 29 worlds fit"):
+        evaluate(run, membership, ["AP", "P@2"], n_worlds=30, rng=2, memory_budget=budget)
+    assert 30 * 8.0 * 2 * max(len(b) for b in blocks) < 30 * per_world - 1  # a block fits
+    evaluate(run, membership, ["AP", "P@2"], n_worlds=29, rng=2, memory_budget=budget)
+
+
 def test_uncertain_blocks_are_made_only_when_padding_dominates():
     from fuzzytruth.evaluation.engine import _padding_blocks
 
