@@ -29,6 +29,7 @@ KERNEL_FACTORIES = (
     "fuzzytruth._random:_kernels",
     "fuzzytruth.classify.ranking:_compiled",
     "fuzzytruth.collection._kernels:_kernels",
+    "fuzzytruth.evaluation.world_sums:_compiled",
     "fuzzytruth.metrics.binary:_compiled",
     "fuzzytruth.metrics.classification:_compiled",
     "fuzzytruth.stats._order_statistics:_kernels",
@@ -123,6 +124,12 @@ def workload() -> None:
     _classifiers(derm, prirn)
     # the displacement bootstrap (_random's two-stage sums)
     _displacement()
+    # the compiled sums of kept world values (evaluation.world_sums), which blocks too small
+    # to need them (every block above) leave to NumPy
+    from fuzzytruth.evaluation.world_sums import NUMPY_CELLS, add_block
+
+    add_block(np.zeros((1, NUMPY_CELLS)), None, 0.0, True, None, np.ones(NUMPY_CELLS, bool),
+              np.zeros(NUMPY_CELLS), np.zeros(NUMPY_CELLS, dtype=np.int64))
 
 
 def _classifiers(derm, truth) -> None:

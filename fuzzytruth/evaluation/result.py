@@ -20,6 +20,7 @@ from fuzzytruth._validation import (
     significance_level,
 )
 from fuzzytruth.evaluation.undefined import Undefined
+from fuzzytruth.evaluation.world_sums import add_block
 from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.taxonomy import _show
@@ -36,9 +37,10 @@ __all__ = ["Evaluation"]
 
 
 _BYTES_PER_WORLD_VALUE = 32
-"""Temporaries per world value of a block of kept worlds summed by ``Evaluation._world_sums``:
-the value under the undefined rule, under the preset's counted queries, with undefined
-values zeroed (8 bytes each) and the defined mask."""
+"""Temporaries per world value of a block of kept worlds read under the rules
+(``Evaluation._world_blocks``: the value under the undefined rule, under the preset's counted
+queries, world by world and overall, 8 bytes each, and the masks); the compiled sums of
+``Evaluation._world_sums`` make none but a geometric mean's logs."""
 
 _FRAME_COLUMNS = ("system", "query_id", "measure", "mean", "truth_std", "truth_low",
                   "truth_high", "confidence_level", "p_undefined", "method", "mc_se")
@@ -517,25 +519,24 @@ class Evaluation:
             if (s, name) in out:
                 continue
             fam = self._families[name]
+            fill = fam.undefined_value
             per_world, world_count = [], []
-            item_total, item_count = np.zeros(len(self._counted[name])), 0
-            for _, block in self._world_blocks(name, s):
-                defined = ~np.isnan(block)
-                per_world.append(fam.combine(block, axis=1))
-                world_count.append(defined.sum(axis=1))
-                # the running totals as the first row, then the block's worlds: numpy adds
-                # the rows of a C-ordered array one after another, as one sum over all the
-                # worlds would, so the totals do not depend on the blocks
-                rows = np.empty((len(block) + 1, block.shape[1]))
-                rows[0] = item_total
-                np.copyto(rows[1:], block)
-                np.copyto(rows[1:], 0.0, where=~defined)
-                item_total = rows.sum(axis=0)
-                item_count = item_count + defined.sum(axis=0)
+            item_total = np.zeros(len(self._counted[name]))
+            item_count = np.zeros(len(item_total), dtype=np.int64)
+            for start, raw in self._unruled_blocks(name, s):
+                terms = None
+                if fam.aggregate == "geometric":  # NumPy's log, as combine() takes it
+                    terms = np.log(np.maximum(self.undefined.apply(raw, fill), GEOMETRIC_FLOOR))
+                flags = (None if self._world_counted is None
+                         else self._world_counted[start : start + len(raw)])
+                total, count = add_block(raw, terms, fill, self.undefined.fills(fill), flags,
+                                         self._counted[name], item_total, item_count)
+                per_world.append(total)
+                world_count.append(count)
             if per_world:
                 world_count = np.concatenate(world_count)
-                out[s, name] = WorldSums(np.concatenate(per_world), int(world_count.sum()),
-                                         item_total, np.asarray(item_count))
+                out[s, name] = WorldSums.of_sums(np.concatenate(per_world), world_count,
+                                                 item_total, item_count, fam)
         return out
 
     def world_scores(self, measure: str | Measure) -> np.ndarray:
@@ -572,17 +573,19 @@ class Evaluation:
         for start in range(0, len(kept), step):
             yield start, kept[start : start + step]
 
-    def _world_blocks(self, name: str, s: int):
-        """``(start, values)``: :meth:`_raw_world_blocks` under the rules of
-        :meth:`world_scores` (a crisp truth: its one world)."""
+    def _unruled_blocks(self, name: str, s: int):
+        """``(start, values)``: :meth:`_raw_world_blocks`, or a crisp truth's one world; none
+        without worlds."""
         if self.truth.crisp:
-            blocks = [(0, self._batches[self.systems[s], name].mean()[None])]
-        elif self._worlds is None:
-            return
-        else:
-            blocks = self._raw_world_blocks(name, s)
+            yield 0, self._batches[self.systems[s], name].mean()[None]
+        elif self._worlds is not None:
+            yield from self._raw_world_blocks(name, s)
+
+    def _world_blocks(self, name: str, s: int):
+        """``(start, values)``: :meth:`_unruled_blocks` under the rules of
+        :meth:`world_scores`."""
         fill = self._families[name].undefined_value
-        for start, raw in blocks:
+        for start, raw in self._unruled_blocks(name, s):
             values = self.undefined.apply(raw, fill)
             if self._world_counted is not None:
                 values = np.where(self._world_counted[start : start + len(values)], values,
@@ -737,8 +740,9 @@ class WorldSums:
     @classmethod
     def of_sums(cls, world_total: np.ndarray, world_count: np.ndarray, item_total: np.ndarray,
                 item_count: np.ndarray, family: MeasureFamily) -> WorldSums:
-        """From each world's sum and count of defined values (a mean or sum aggregate)."""
-        return cls(family.combine_sums(world_total, world_count), int(np.sum(world_count)),
+        """From each world's sum and count of defined values (of their floored logs for a
+        geometric mean: :meth:`MeasureFamily.combine_totals`)."""
+        return cls(family.combine_totals(world_total, world_count), int(np.sum(world_count)),
                    np.asarray(item_total, dtype=np.float64), np.asarray(item_count))
 
     def item_means(self) -> np.ndarray:

@@ -196,6 +196,18 @@ class MeasureFamily:
         if self.aggregate == "geometric":
             values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
         total = sum_in_order(np.where(defined, values, 0.0), axis)  # as trec_eval adds
+        return self.combine_totals(total, count)
+
+    def combine_totals(self, total: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """:meth:`combine` from the in-order sums ``total`` of the defined values (of their
+        floored logs for a geometric mean) and their ``count``: NaN where ``count`` is 0.
+
+        Examples
+        --------
+        >>> from fuzzytruth.measures import family
+        >>> float(family("GMAP").combine_totals(np.log([0.5 * 0.125]), np.array([2]))[0])
+        0.25
+        """
         mean = self.combine_sums(total, count)
         return np.exp(mean) if self.aggregate == "geometric" else mean
 
