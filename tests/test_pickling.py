@@ -151,3 +151,44 @@ def test_held_numbers_stay_read_only_through_pickle_and_copies(copy_of):
                                                      attribute.removesuffix("_of_predictions")))
         with pytest.raises(ValueError, match="read-only"):
             array[...] = 0.0
+
+
+def test_closed_forms_pickle_without_building_their_laws():
+    """An evaluation's deferred closed forms (P, Success, RR, the exact recall, F and E;
+    mixed over a membership's query categories, joined over blocks of ragged queries) pickle
+    with their inputs, not their atoms: nothing is built by the pickling, the copy builds
+    what is asked of it, and every number is the original's (10,000 ragged queries' exact
+    recall built 1.2 GB of atoms to pickle, in 17 s: a Dask worker returns its partition's
+    evaluation pickled)."""
+    from fuzzytruth.uncertain.batch import DeferredBatch
+
+    data, runs = _runs()
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(1, 6, 30)
+    lengths[0] = 60
+    items = np.array(data.membership.items, dtype=object)
+    q = np.repeat([f"q{i}" for i in range(30)], lengths)
+    d = np.concatenate([rng.choice(items, n, replace=n > len(items)) for n in lengths])
+    d = np.array([f"{doc}-{i}" for i, doc in enumerate(d)], dtype=object)
+    ragged = Run(q, d, rng.random(len(q)))
+    pq = ProbabilisticQrels(q, d, rng.random(len(q)) * (rng.random(len(q)) < 0.7))
+    measures = ["P@3", "Success@2", "RR", "R@4", "F@3", "E@2"]
+    cases = [evaluate(ragged, pq, measures, n_worlds=0, memory_budget=64.0 * 40),
+             evaluate(runs, data.membership, ["P@3", "RR", "R@4"], n_worlds=0)]
+    assert len(cases[0].queries) == 30
+    for evaluation in cases:
+        blob = pickle.dumps(evaluation)
+        assert all(b._built is None for b in evaluation._batches.values()
+                   if isinstance(b, DeferredBatch))  # pickling built nothing
+        copied = pickle.loads(blob)
+        assert all(isinstance(b, DeferredBatch) and b._built is None
+                   for b in copied._batches.values())
+        pd.testing.assert_frame_equal(copied.aggregate(), evaluation.aggregate())
+        pd.testing.assert_frame_equal(copied.to_frame(), evaluation.to_frame())
+        system, query = evaluation.systems[-1], evaluation.queries[0]
+        for m in evaluation.measures:
+            a = evaluation.distribution(system, query, m)
+            b = copied.distribution(system, query, m)
+            assert (a.mean(), a.std(), a.p_undefined) == (b.mean(), b.std(), b.p_undefined)
+            np.testing.assert_array_equal(a.support, b.support)
+            np.testing.assert_array_equal(a.probabilities, b.probabilities)

@@ -753,18 +753,52 @@ class ExactInput:
         return self._cache["size"]
 
 
-def _means_first(ctx: ExactInput, law: Any, mean: Any) -> DistributionBatch | DeferredBatch:
+def _means_first(ctx: ExactInput, law: functools.partial, mean: Any
+                 ) -> DistributionBatch | DeferredBatch:
     """``law(rows)`` of every row, or when ``ctx.means_only`` a :class:`DeferredBatch` of
-    ``mean()`` (always defined) that builds ``law(rows)`` of the rows asked for."""
+    ``mean()`` (always defined) that builds ``law(rows)`` of the rows asked for (a partial
+    of a module function: an evaluation holding it pickles without building its laws)."""
     every = slice(None)
     if not ctx.means_only:
         return law(every)
     means = mean()
-    return DeferredBatch(lambda: law(every), means, np.zeros(len(means)), rows=law)
+    return DeferredBatch(functools.partial(law, every), means, np.zeros(len(means)), rows=law)
 
 
 def _rows(lengths: np.ndarray | None, rows: Any) -> np.ndarray | None:
     return None if lengths is None else lengths[rows]
+
+
+def _precision_rows(p: np.ndarray, k: int | None, lengths: np.ndarray | None,
+                    rows: Any) -> DistributionBatch:
+    return precision(p[rows], k=k, lengths=_rows(lengths, rows))
+
+
+def _success_rows(p: np.ndarray, k: int | None, rows: Any) -> DistributionBatch:
+    return success(p[rows], k=k)
+
+
+def _reciprocal_rank_rows(p: np.ndarray, k: int | None, rows: Any) -> DistributionBatch:
+    return reciprocal_rank(p[rows], k=k)
+
+
+def _recall_rows(p: np.ndarray, k: int | None, rest_p: np.ndarray, certain: np.ndarray,
+                 rows: Any) -> DistributionBatch:
+    return recall(p[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
+
+
+def _f_measure_rows(p: np.ndarray, k: int | None, beta: float, lengths: np.ndarray | None,
+                    rest_p: np.ndarray, certain: np.ndarray, rows: Any) -> DistributionBatch:
+    return f_measure(p[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
+                     rest_p=rest_p[rows], rest_certain=certain[rows])
+
+
+def _complement_rows(f: DeferredBatch, rows: Any) -> DistributionBatch:
+    return _complement(f.rows_of(rows))
+
+
+def _complement_whole(f: DeferredBatch) -> DistributionBatch:
+    return _complement(f.resolve())
 
 
 def precision_exact(
@@ -775,7 +809,7 @@ def precision_exact(
     p = ctx.probabilities(rel)
     n = k if k is not None else _lengths(p, ctx.lengths)
     return _means_first(
-        ctx, lambda rows: precision(p[rows], k=k, lengths=_rows(ctx.lengths, rows)),
+        ctx, functools.partial(_precision_rows, p, k, ctx.lengths),
         lambda: np.nan_to_num(divide(_top(p, k).sum(axis=1), n)))
 
 
@@ -785,7 +819,7 @@ def success_exact(
     """Family ``Success``: :func:`success` on the context; its mean is
     1 − Π_{i≤k}(1 − p_i)."""
     p = ctx.probabilities(rel)
-    return _means_first(ctx, lambda rows: success(p[rows], k=k),
+    return _means_first(ctx, functools.partial(_success_rows, p, k),
                         lambda: 1.0 - np.prod(1.0 - _top(p, k), axis=1))
 
 
@@ -802,7 +836,7 @@ def reciprocal_rank_exact(
         np.cumprod(1.0 - top[:, :-1], axis=1, out=survive[:, 1:])
         return (top * survive / np.arange(1, top.shape[1] + 1)).sum(axis=1)
 
-    return _means_first(ctx, lambda rows: reciprocal_rank(p[rows], k=k), mean)
+    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, p, k), mean)
 
 
 def recall_exact(
@@ -818,22 +852,26 @@ def recall_exact(
     # the mean without the joint law of (TP, FN); the law on demand
     mean, undefined = (recall_mean(p, k, *ctx.fn_counts(rel, k))
                        if ctx.grouped else recall_mean_of_laws(p, k, rest_p, certain))
-    return _deferred_joint(p, k, rest_p, certain, mean, undefined,
-                           lambda rows, certain: recall(p[rows], k=k, rest_p=rest_p[rows],
-                                                        rest_certain=certain[rows]))
+    certain = _per_row(certain, len(p))
+    return _deferred_joint(p, k, rest_p, mean, undefined,
+                           functools.partial(_recall_rows, p, k, rest_p, certain))
 
 
-def _deferred_joint(p: np.ndarray, k: int | None, rest_p: np.ndarray, certain: Any,
-                    mean: np.ndarray, undefined: np.ndarray, law: Any) -> DeferredBatch:
+def _per_row(certain: Any, n_rows: int) -> np.ndarray:
+    """The certainly relevant documents outside the list, one count per row."""
+    return np.broadcast_to(np.asarray(certain, dtype=np.int64), (n_rows,))
+
+
+def _deferred_joint(p: np.ndarray, k: int | None, rest_p: np.ndarray, mean: np.ndarray,
+                    undefined: np.ndarray, law: functools.partial) -> DeferredBatch:
     """A :class:`DeferredBatch` of a measure of the joint law of (TP, FN) (recall, F): its
-    means, and ``law(rows, certain)`` of the rows asked for, whose atoms are at most TP's
-    counts times FN's (the uncertain documents outside the top k, and none)."""
-    certain = np.broadcast_to(np.asarray(certain, dtype=np.int64), (len(p),))
+    means, and ``law(rows)`` of the rows asked for, whose atoms are at most TP's counts
+    times FN's (the uncertain documents outside the top k, and none)."""
     outside = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
     widths = ((_top(p, k) > 0).sum(axis=1) + 1) * (
         ((outside > 0) & (outside < 1)).sum(axis=1) + 1)
-    return DeferredBatch(lambda: law(slice(None), certain), mean, undefined,
-                         rows=lambda rows: law(rows, certain), widths=widths)
+    return DeferredBatch(functools.partial(law, slice(None)), mean, undefined, rows=law,
+                         widths=widths)
 
 
 def f_measure_exact(
@@ -843,17 +881,13 @@ def f_measure_exact(
     ``ctx.means_only``, its mean now (:func:`f_measure_mean_of_laws`) and the law on demand."""
     p = ctx.probabilities(rel)
     rest_p, certain = ctx.rest(rel)
-    lengths = ctx.lengths
-
-    def law(rows: Any, certain: Any) -> DistributionBatch:
-        return f_measure(p[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
-                         rest_p=rest_p[rows], rest_certain=certain[rows])
-
-    certain = np.broadcast_to(np.asarray(certain, dtype=np.int64), (len(p),))
+    certain = _per_row(certain, len(p))
+    law = functools.partial(_f_measure_rows, p, k, beta, ctx.lengths, rest_p, certain)
     if not ctx.means_only:
-        return law(slice(None), certain)
-    mean, undefined = f_measure_mean_of_laws(p, k, rest_p, certain, beta=beta, lengths=lengths)
-    return _deferred_joint(p, k, rest_p, certain, mean, undefined, law)
+        return law(slice(None))
+    mean, undefined = f_measure_mean_of_laws(p, k, rest_p, certain, beta=beta,
+                                             lengths=ctx.lengths)
+    return _deferred_joint(p, k, rest_p, mean, undefined, law)
 
 
 def e_measure_exact(
@@ -863,8 +897,8 @@ def e_measure_exact(
     f = f_measure_exact(ctx, rel=rel, beta=beta, k=k)
     if isinstance(f, DistributionBatch):
         return _complement(f)
-    return DeferredBatch(lambda: _complement(f.resolve()), 1.0 - f.mean(), f.p_undefined,
-                         rows=lambda rows: _complement(f.rows_of(rows)), widths=f.widths)
+    return DeferredBatch(functools.partial(_complement_whole, f), 1.0 - f.mean(), f.p_undefined,
+                         rows=functools.partial(_complement_rows, f), widths=f.widths)
 
 
 def _complement(batch: DistributionBatch) -> DistributionBatch:
