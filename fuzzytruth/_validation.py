@@ -199,9 +199,10 @@ def ordered_ids(values: Iterable[object], name: str,
 
 
 def ids_text(values: Any, name: str) -> np.ndarray:
-    """:func:`id_text` of each of ``values`` (1-D), as an object array of str: NumPy's cast to
-    str where no value is bytes (it would decode NumPy bytes as ASCII and write a Python
-    bytes object as its ``repr``).
+    """:func:`id_text` of each of ``values`` (1-D), as an object array of str: str ids as
+    they are, others through NumPy's cast to str where no value is bytes (it would decode
+    NumPy bytes as ASCII and write a Python bytes object as its ``repr``). (A cast of str
+    ids would drop their final NUL characters: "a\\x00" would be the id "a".)
 
     Examples
     --------
@@ -211,8 +212,14 @@ def ids_text(values: Any, name: str) -> np.ndarray:
     >>> tuples[0] = ("img", 1)  # one id
     >>> ids_text(tuples, "items").tolist()
     ["('img', 1)"]
+    >>> ids_text(np.array(["a\\x00", "a"], dtype=object), "items").tolist()
+    ['a\x00', 'a']
     """
+    import pandas as pd  # its C scan of the types; the module is imported without pandas
+
     arr = np.asarray(values)
+    if arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "string":
+        return np.array([str(v) for v in arr.tolist()], dtype=object)  # str subclasses too
     if arr.dtype.kind == "S" or (arr.dtype == object and _may_hold_bytes(arr)):
         return _each_text(arr, name)
     try:

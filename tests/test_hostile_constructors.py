@@ -548,3 +548,26 @@ def test_missing_values_name_no_system_item_or_label():
     with pytest.raises(ValueError, match=r"^systems must not contain missing values \(found at "
                        r"position 0\)$"):
         stats.compare(np.arange(10.0).reshape(2, 5) % 3, systems=[np.nan, "b"])
+
+
+def test_ids_that_differ_by_a_final_nul_stay_two_ids():
+    """NumPy's str arrays drop final NUL characters: ids "a" and "a\\x00" cast through one were
+    one id (the same keyed draws, the same z-score reference, a membership refused as naming
+    an item twice, a block of queries sorted out of evaluate()'s order). Ids as text keep
+    them."""
+    from fuzzytruth import Annotations, Membership, Taxonomy
+    from fuzzytruth._validation import ids_text
+    from fuzzytruth.evaluation.result import query_placement
+    from fuzzytruth.evaluation.zscores import trec_zscores
+
+    assert ids_text(np.array(["a\x00", "a"], dtype=object), "items").tolist() == ["a\x00", "a"]
+    tax = Taxonomy.flat(["x", "y"], root="all")
+    frame = pd.DataFrame([("a", "r1", "x"), ("a\x00", "r1", "y")],
+                         columns=["item_id", "annotator_id", "label"])
+    membership = Membership.from_annotations(Annotations.from_frame(frame, taxonomy=tax))
+    assert sorted(membership.items) == ["a", "a\x00"]
+    reference = pd.DataFrame({"query_id": ["q", "q\x00"], "measure": ["map", "map"],
+                              "mean": [0.5, 0.1], "std": [0.1, 0.1]})
+    assert trec_zscores(["q\x00", "q"], ["map", "map"], [0.3, 0.3], reference).tolist() == \
+        pytest.approx([2.0, -2.0])
+    assert query_placement([["q\x00"], ["q"]])[0].tolist() == [1, 0]  # as sorted() orders

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
-from fuzzytruth._validation import id_text
+from fuzzytruth._validation import id_text, ids_text
 from fuzzytruth.metrics.class_rules import TARGETS
 from fuzzytruth.taxonomy import Taxonomy, _show
 from fuzzytruth.truth.protocol import TruthKind, spelled_otherwise, truth_hint
@@ -262,8 +262,8 @@ def _point_posterior(fit: Any) -> bool:
 
 
 def _prepare_sets(qrels: Any, items: pd.Index, rows: np.ndarray) -> PreparedClassTruth:
-    queries = qrels.query_ids.astype(str)
-    docs = qrels.doc_ids.astype(str)
+    queries = ids_text(qrels.query_ids, "query_ids")
+    docs = ids_text(qrels.doc_ids, "doc_ids")
     relevant = qrels.relevance >= 1
     nodes = _str_index(pd.unique(pd.Series(docs, dtype=object)))
     position = pd.Index(items[rows]).get_indexer(queries)

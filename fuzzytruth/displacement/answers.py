@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, plain
+from fuzzytruth._validation import check_choice, ids_text, plain
 from fuzzytruth._warnings import warn
 from fuzzytruth.displacement.frames import (
     distinct_text,
@@ -89,7 +89,7 @@ class AnnotatorLists:
     @property
     def query_keys(self) -> np.ndarray:
         """The query ids as text: the join key with the runs' query ids."""
-        return self.query_ids.astype(str)
+        return ids_text(self.query_ids, "query_ids")
 
     def where(self, r: int) -> str:
         """``"query 'q', annotator 'a'"`` for list ``r``, for messages."""

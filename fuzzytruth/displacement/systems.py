@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._validation import check_choice, plain, text_names
+from fuzzytruth._validation import check_choice, ids_text, plain, text_names
 from fuzzytruth.displacement.frames import (
     as_text,
     first_duplicate,
@@ -107,7 +107,7 @@ def _from_frame(
     require(frame, "runs", [c["system"], c["query_id"], c["item_id"], c[run_order]])
     key = numeric(frame, "runs", c[run_order])
     q_codes, q_uniques = pd.factorize(frame[c["query_id"]].to_numpy())
-    annotated = pd.Index(query_keys).get_indexer(np.asarray(q_uniques, dtype=object).astype(str))
+    annotated = pd.Index(query_keys).get_indexer(ids_text(q_uniques, "query ids"))
     if not (annotated >= 0).any():
         raise ValueError(
             f"runs and annotations must share query ids; none of the runs' {c['query_id']!r} "

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._order import sorted_order
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, percentile_interval
 from fuzzytruth._t_interval import t_interval
 from fuzzytruth._validation import (
@@ -788,9 +789,11 @@ def query_placement(
     >>> order, at = query_placement([["q2", "q4"], ["q1", "q3"]])
     >>> order.tolist(), [a.tolist() for a in at]
     ([2, 0, 3, 1], [[1, 3], [0, 2]])
+    >>> query_placement([["a\\x00"], ["a"]])[0].tolist()  # "a" sorts first, as in Python
+    [1, 0]
     """
     queries = np.concatenate([np.asarray(p, dtype=object) for p in parts])
-    order = np.argsort(queries.astype(str), kind="stable")
+    order = sorted_order(queries)  # as Python sorts str (a NumPy str array drops a final NUL)
     if np.array_equal(order, np.arange(len(order))):
         order = None
     bounds = np.cumsum([0] + [len(p) for p in parts]).tolist()

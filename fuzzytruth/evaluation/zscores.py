@@ -30,6 +30,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from fuzzytruth._validation import ids_text
+
 __all__ = ["MISSING_ZSCORE", "trec_zscores"]
 
 MISSING_ZSCORE = -1_000_000.0
@@ -61,8 +63,8 @@ def trec_zscores(
         deviation is 0 and the value differs from the mean.
     """
     values = np.asarray(values, dtype=np.float64)
-    keys = pd.MultiIndex.from_arrays([np.asarray(query_ids, dtype=object).astype(str),
-                                      np.asarray(measures, dtype=object).astype(str)])
+    keys = pd.MultiIndex.from_arrays([ids_text(np.asarray(query_ids, dtype=object), "queries"),
+                                      ids_text(np.asarray(measures, dtype=object), "measures")])
     table = reference.set_index(["query_id", "measure"])[["mean", "std"]]
     found = table.reindex(keys)
     mean, std = found["mean"].to_numpy(), found["std"].to_numpy()
