@@ -213,7 +213,7 @@ def ids_text(values: Any, name: str) -> np.ndarray:
     >>> ids_text(tuples, "items").tolist()
     ["('img', 1)"]
     >>> ids_text(np.array(["a\\x00", "a"], dtype=object), "items").tolist()
-    ['a\x00', 'a']
+    ['a\\x00', 'a']
     """
     import pandas as pd  # its C scan of the types; the module is imported without pandas
 
