@@ -480,10 +480,11 @@ def test_world_values_write_into_given_arrays_at_the_places_asked():
     np.testing.assert_array_equal(flags[:, places], counted)
     others = np.setdiff1d(np.arange(14), places)
     assert (values[..., others] == -7.0).all() and not flags[:, others].any()
-    with pytest.raises(ValueError, match=r"places must say where the 9 queries go in the last "
-                                         r"axis of out, of 14"):
-        world_values(truth, systems, measures, n_worlds=40, seed=4, min_relevant=2,
-                     out=(values, flags), places=places[:5])
+    for wrong in (places[:5], np.append(places[:8], places[0]), places + 14):
+        with pytest.raises(ValueError, match=r"places must say where the 9 queries go in the "
+                                             r"last axis of out, of 14, each a different"):
+            world_values(truth, systems, measures, n_worlds=40, seed=4, min_relevant=2,
+                         out=(values, flags), places=wrong)
     with pytest.raises(ValueError, match=r"out\[0\] must be a float64 array of shape "
                                          r"\(3, 2, 40, 'n'\)"):
         world_values(truth, systems, measures, n_worlds=40, seed=4,

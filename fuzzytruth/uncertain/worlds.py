@@ -260,8 +260,7 @@ def world_values(
     -------
     values : numpy.ndarray
         ``(n_measures, n_systems, n_worlds, n_queries)`` (``out``'s first array when given,
-        of ``N`` queries);
-        NaN where a measure is undefined in a world.
+        of ``N`` queries); NaN where a measure is undefined in a world.
     counted : numpy.ndarray or None
         ``(n_worlds, n_queries)`` bool (``out``'s second), the queries that enter aggregates in
         each world (``min_relevant`` relevant documents or more); None when ``min_relevant``
@@ -296,12 +295,17 @@ def world_values(
     else:
         values, counted = out
         _check_out(values, counted, (len(measures), len(systems), n_worlds), min_relevant)
+    given, placed = places, values.shape[3] == n_q
     if places is not None:
-        places = np.arange(values.shape[3])[places]
-    if (values.shape[3] if places is None else len(places)) != n_q:
+        try:
+            places = np.arange(values.shape[3])[places]
+            placed = len(places) == len(np.unique(places)) == n_q
+        except IndexError:
+            placed = False
+    if not placed:
         raise ValueError(
             f"places must say where the {n_q} queries go in the last axis of out, of "
-            f"{values.shape[3]}; got {places!r}"
+            f"{values.shape[3]}, each a different place; got {given!r}"
         )
     plan = _Plan(
         truth, systems, measures, fast, candidates, width,
