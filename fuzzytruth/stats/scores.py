@@ -285,7 +285,10 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
                 "aggregates by the preset); no statistic of the systems is defined on fewer "
                 f"than {MIN_QUERIES} (a comparison needs {COMPARED_QUERIES})"
             )
-        values = evaluation.world_scores(measure)[..., keep]
+        values = evaluation.world_scores(measure)
+        if not keep.all():  # a copy only when some query is left out
+            values = values[..., keep]
+        values.flags.writeable = False  # made here: the ScoreMatrix holds it without a copy
         if not crisp and np.isnan(values).any():
             raise ValueError(
                 f"measure {measure!r} is undefined in some worlds (undefined='skip'): the "
