@@ -145,3 +145,18 @@ def test_world_scores_are_the_kept_values_under_the_rules_viewed_when_they_chang
     if not options:  # both paths are taken on this collection
         has_nan = np.isnan(ev._worlds).any(axis=(1, 2, 3))
         assert has_nan.any() and not has_nan.all()
+
+
+def test_the_score_matrices_of_compare_hold_the_kept_values_without_a_copy():
+    """An evaluation's kept world values are read-only, so the view world_scores() gives
+    reaches compare()'s score matrices without a copy (ScoreMatrix copies what someone
+    could still write through); a measure whose rules change values holds its own array."""
+    from fuzzytruth.stats.scores import evaluation_scores
+
+    runs, membership = _membership_collection(np.random.default_rng(6))
+    ev = evaluate(runs, membership, ["P@3", "R@5"], n_worlds=23, rng=2)
+    assert not ev._worlds.flags.writeable
+    matrices = evaluation_scores(ev)
+    assert np.shares_memory(matrices["P@3"].values, ev._worlds)  # no undefined value
+    assert not np.shares_memory(matrices["R@5"].values, ev._worlds)  # "c" is undefined
+    np.testing.assert_array_equal(matrices["R@5"].values, ev.world_scores("R@5"))

@@ -95,9 +95,11 @@ class Evaluation:
         ``(n_measures, n_systems, n_worlds, n_queries)`` values in each sampled world: an
         array, or any object with that ``shape`` whose ``[m, s]`` gives one system's values of
         one measure (a classifier evaluation computes them from the worlds' labels on
-        demand, :class:`fuzzytruth.evaluation.classifiers.ClassWorlds`).
+        demand, :class:`fuzzytruth.evaluation.classifiers.ClassWorlds`). An array is held as
+        given (no copy) and made read-only.
     world_counted : numpy.ndarray, optional
-        ``(n_worlds, n_queries)`` bool: the preset's class-size rule world by world.
+        ``(n_worlds, n_queries)`` bool: the preset's class-size rule world by world (held
+        likewise).
     groups : pandas.DataFrame, optional
         Per-annotator evaluation only: each judgment group's value, ``query_id, group,
         measure, value`` (:func:`fuzzytruth.evaluation.per_annotator.evaluate_per_annotator`).
@@ -169,6 +171,9 @@ class Evaluation:
                 raise ValueError(f"counted[{m!r}] must have one entry per query")
         if groups is not None and not isinstance(groups, pd.DataFrame):
             raise ValueError(f"groups must be a DataFrame or None; got {type(groups).__name__}")
+        for held in (worlds, world_counted):  # held as given, made read-only: views of them
+            if isinstance(held, np.ndarray):  # (world_scores) go out without copies
+                held.flags.writeable = False
         values = {
             "systems": systems,
             "queries": queries,
