@@ -492,8 +492,8 @@ def summaries(
     aggregates = [line.measure.family.aggregate for line in valued]
     raw = np.array([per_query[q, str(line.measure)] for line in valued for q in queries],
                    dtype=np.float64).reshape(len(valued), len(queries))
-    geometric = np.array([a == "geometric" for a in aggregates])
-    raw[geometric] = np.log(np.maximum(raw[geometric], GEOMETRIC_FLOOR))
+    for i, line in enumerate(valued):  # each line's terms, as its aggregate adds them
+        raw[i] = line.measure.family.summed(raw[i])
     z = trec_zscores(list(queries) * len(valued), names, raw.ravel(), reference).reshape(
         raw.shape)
     values = {(q, line.name): float(z[i, j]) for i, line in enumerate(valued)

@@ -22,7 +22,7 @@ from fuzzytruth._validation import (
 )
 from fuzzytruth.evaluation.undefined import Undefined
 from fuzzytruth.evaluation.world_sums import add_block
-from fuzzytruth.measures import GEOMETRIC_FLOOR, Measure, MeasureFamily
+from fuzzytruth.measures import Measure, MeasureFamily
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.protocol import TruthKind, estimand_label
@@ -531,7 +531,7 @@ class Evaluation:
             for start, raw in self._unruled_blocks(name, s):
                 terms = None
                 if fam.aggregate == "geometric":  # NumPy's log, as combine() takes it
-                    terms = np.log(np.maximum(self.undefined.apply(raw, fill), GEOMETRIC_FLOOR))
+                    terms = fam.summed(self.undefined.apply(raw, fill))
                 flags = (None if self._world_counted is None
                          else self._world_counted[start : start + len(raw)])
                 total, count = add_block(raw, terms, fill, self.undefined.fills(fill), flags,
@@ -559,7 +559,7 @@ class Evaluation:
         if not self.truth.crisp and self._worlds is None:
             raise ValueError("no worlds were drawn; evaluate with n_worlds > 0")
         if self._rules_keep(name):
-            view = self._worlds[self.measures.index(name)].transpose(1, 0, 2)[...]
+            view = self._worlds[self.measures.index(name)].transpose(1, 0, 2)
             view.flags.writeable = False
             return view
         n_worlds = 1 if self.truth.crisp else self.n_worlds
@@ -868,9 +868,7 @@ def _query_interval(
     (NaN entries left out): of the mean, ``n ×`` it for a sum, ``exp`` of the interval of the
     mean log for a geometric mean; NaN with fewer than two values."""
     values = np.asarray(values, dtype=np.float64)
-    values = values[~np.isnan(values)]
-    if family.aggregate == "geometric":
-        values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+    values = family.summed(values[~np.isnan(values)])
     _, low, high = t_interval(values[None, :], "two-sided", significance_level(level))
     low, high = float(low[0]), float(high[0])
     if family.aggregate == "sum":

@@ -193,10 +193,23 @@ class MeasureFamily:
         values = np.asarray(values, dtype=np.float64)
         defined = ~np.isnan(values)
         count = defined.sum(axis=axis)
-        if self.aggregate == "geometric":
-            values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
-        total = sum_in_order(np.where(defined, values, 0.0), axis)  # as trec_eval adds
+        total = sum_in_order(np.where(defined, self.summed(values), 0.0), axis)  # as trec_eval
         return self.combine_totals(total, count)
+
+    def summed(self, values: np.ndarray) -> np.ndarray:
+        """What the aggregate adds up for ``values``: the values themselves, or for a
+        geometric mean their logs floored at ``log(GEOMETRIC_FLOOR)`` (NaN stays NaN).
+
+        Examples
+        --------
+        >>> from fuzzytruth.measures import family
+        >>> family("GMAP").summed(np.array([1.0, 0.0])).round(3).tolist()
+        [0.0, -11.513]
+        """
+        values = np.asarray(values, dtype=np.float64)
+        if self.aggregate != "geometric":
+            return values
+        return np.log(np.maximum(values, GEOMETRIC_FLOOR))
 
     def combine_totals(self, total: np.ndarray, count: np.ndarray) -> np.ndarray:
         """:meth:`combine` from the in-order sums ``total`` of the defined values (of their
