@@ -21,7 +21,7 @@ from fuzzytruth._validation import (
     significance_level,
 )
 from fuzzytruth.evaluation.undefined import Undefined
-from fuzzytruth.evaluation.world_sums import add_block
+from fuzzytruth.evaluation.world_sums import add_block, apply_rules
 from fuzzytruth.measures import Measure, MeasureFamily
 from fuzzytruth.measures.names import label_among
 from fuzzytruth.taxonomy import _show
@@ -584,13 +584,11 @@ class Evaluation:
 
     def _ruled(self, name: str, start: int, raw: np.ndarray, out: np.ndarray) -> None:
         """``raw`` (world values of measure ``name`` in the worlds from ``start``) under the
-        rules of :meth:`world_scores`, written into ``out`` (no temporary but the masks)."""
-        np.copyto(out, raw)
-        if self.undefined.counts:  # Undefined.apply, in place
-            np.copyto(out, self._families[name].undefined_value, where=np.isnan(out))
-        if self._world_counted is not None:
-            np.copyto(out, np.nan, where=~self._world_counted[start : start + len(raw)])
-        np.copyto(out, np.nan, where=~self._counted[name][None, :])
+        rules of :meth:`world_scores`, written into ``out`` (:func:`apply_rules`)."""
+        fill = self._families[name].undefined_value
+        flags = (None if self._world_counted is None
+                 else self._world_counted[start : start + len(raw)])
+        apply_rules(raw, fill, self.undefined.fills(fill), flags, self._counted[name], out)
 
     def _raw_world_blocks(self, name: str, s: int):
         """``(start, values)``: one system's world values of measure ``name`` in blocks of

@@ -24,7 +24,9 @@ import functools
 
 import numpy as np
 
-__all__ = ["NUMPY_CELLS", "add_block"]
+from fuzzytruth.metrics.base import sum_in_order
+
+__all__ = ["NUMPY_CELLS", "add_block", "apply_rules"]
 
 NUMPY_CELLS = 1 << 20
 """Blocks of fewer values than this are summed by NumPy (:func:`add_block`)."""
@@ -128,22 +130,39 @@ def _numpy_block(
     world_counted: np.ndarray | None, counted: np.ndarray, item_total: np.ndarray,
     item_count: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`add_block` through NumPy's passes: the rules as temporaries, each world's terms
-    added in order (``cumsum``), the queries' running totals as the first row of the worlds
-    (NumPy adds the rows of a C-ordered array one after another)."""
-    if fills:
-        values, terms = (np.where(np.isnan(a), fill, a) for a in (values, terms))
-    defined = ~np.isnan(values)
-    if world_counted is not None:
-        defined &= world_counted
-    defined &= counted[None, :]
-    zeroed = np.where(defined, terms, 0.0)
-    world_total = (np.cumsum(zeroed, axis=1)[:, -1] if values.shape[1]
-                   else np.zeros(len(values)))
+    """:func:`add_block` through NumPy's passes: the rules (:func:`apply_rules`), each
+    world's terms added in order (``sum_in_order``), the queries' running totals as the first
+    row of the worlds (NumPy adds the rows of a C-ordered array one after another)."""
+    ruled = apply_rules(values, fill, fills, world_counted, counted, np.empty_like(values))
+    defined = ~np.isnan(ruled)
+    world_total = sum_in_order(np.where(defined, ruled if terms is values else terms, 0.0),
+                               axis=1)
     rows = np.empty((len(values) + 1, values.shape[1]))
     rows[0] = item_total
-    np.copyto(rows[1:], values)
+    np.copyto(rows[1:], ruled)
     np.copyto(rows[1:], 0.0, where=~defined)
     item_total[:] = rows.sum(axis=0)
     item_count += defined.sum(axis=0)
     return world_total, defined.sum(axis=1)
+
+
+def apply_rules(
+    values: np.ndarray, fill: float, fills: bool, world_counted: np.ndarray | None,
+    counted: np.ndarray, out: np.ndarray,
+) -> np.ndarray:
+    """World values under the evaluation's rules, written into ``out`` and returned: NaN
+    scores ``fill`` when ``fills``; a query not counted in a world (``world_counted``) or at
+    all (``counted``) is NaN. No temporary but the masks.
+
+    >>> out = np.empty((1, 3))
+    >>> apply_rules(np.array([[np.nan, 0.5, 1.0]]), 0.0, True, None,
+    ...             np.array([True, True, False]), out).tolist()
+    [[0.0, 0.5, nan]]
+    """
+    np.copyto(out, values)
+    if fills:
+        np.copyto(out, fill, where=np.isnan(out))
+    if world_counted is not None:
+        np.copyto(out, np.nan, where=~world_counted)
+    np.copyto(out, np.nan, where=~counted[None, :])
+    return out
