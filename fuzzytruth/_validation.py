@@ -219,7 +219,7 @@ def ids_text(values: Any, name: str) -> np.ndarray:
 
     arr = np.asarray(values)
     if arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "string":
-        return np.array([str(v) for v in arr.tolist()], dtype=object)  # str subclasses too
+        return arr.copy()  # str (or a subclass, NumPy's str_: the same text and hash)
     if arr.dtype.kind == "S" or (arr.dtype == object and _may_hold_bytes(arr)):
         return _each_text(arr, name)
     try:
