@@ -400,6 +400,41 @@ def test_values_do_not_depend_on_the_memory_budget_nor_the_threads(case):
 
 
 
+def test_graded_counts_are_drawn_once_for_thresholds_that_keep_the_same_pairs(monkeypatch):
+    """With integer grades from 1, the threshold 1 keeps every pair, as "any grade" does: a
+    block draws those counts once (P@3 and AP at rel 1 and the count of relevant per query
+    world read one pass), while rel=2 keeps fewer pairs and gets a pass of its own. Each
+    count is the brute-force number of drawn relevant pairs of that grade (uniforms below the
+    probability), plus the certain ones."""
+    import fuzzytruth.truth.pair_worlds as pair_worlds
+
+    calls = []
+    real = pair_worlds.bernoulli_sums
+    monkeypatch.setattr(pair_worlds, "bernoulli_sums",
+                        lambda *args: calls.append(1) or real(*args))
+    truth, systems = qrels_worlds(np.random.default_rng(3), n_q=30, graded=True)
+    truth.plan(systems)
+    truth.draw(17, seed=11)
+    state = truth.block(truth.chunk(0, 17), slice(0, 30))
+    any_grade, rel1 = truth.counts(state), truth.counts(state, 1.0)
+    assert rel1 is any_grade and len(calls) == 1
+    rel2 = truth.counts(state, 2.0)
+    assert len(calls) == 2 and (rel2 < any_grade).any()
+    grade, p = truth._grade[:-1], truth.probability
+    drawn = np.zeros(len(p), dtype=bool)
+    drawn[truth._drawn] = True
+    keys = unit_keys(np.flatnonzero(drawn))
+    hits = np.zeros((17, len(p)), dtype=bool)
+    hits[:, drawn] = uniforms(11, 4, keys, np.arange(17)) < p[drawn]
+    hits |= p == 1
+    for rel, counts in [(1.0, any_grade), (2.0, rel2)]:
+        expected = np.zeros((30, 17), dtype=np.int64)
+        for q in range(30):
+            mine = (truth.pair_query == q) & (grade >= rel)
+            expected[q] = hits[:, mine].sum(axis=1)
+        np.testing.assert_array_equal(counts, expected)
+
+
 @pytest.mark.parametrize("world_model", ["annotator", "bernoulli"])
 def test_categorical_relevance_skips_only_documents_irrelevant_in_every_world(world_model):
     """The categorical sampler leaves undrawn the ranked items that no possible target of their

@@ -106,7 +106,7 @@ class QrelsWorlds:
         self._unit = unit
         per_query = np.bincount(self.pair_query[drawn], minlength=self.n_queries)
         self._ptr = np.concatenate([[0], np.cumsum(per_query)])  # drawn pairs of each query
-        self._levels: dict[float | None, tuple[np.ndarray, np.ndarray]] = {}
+        self._levels: dict[float | None, tuple[np.ndarray, np.ndarray, float | None]] = {}
         self._rest_cum = None
         if self.binary:
             rest = uncertain & ~ranked
@@ -138,10 +138,13 @@ class QrelsWorlds:
         self._bases = stream_bases(seed, _PAIRS, self._keys(self._drawn))
         self._thresholds = thresholds(self.probability[self._drawn])
 
-    def _level(self, rel: float | None) -> tuple[np.ndarray, np.ndarray]:
-        """``(stop, certain)`` per query at the relevance threshold ``rel`` (None: any grade):
-        the end of the query's drawn pairs of grade ``>= rel`` (a prefix of them: a query's
-        pairs are sorted by grade, descending) and its certain pairs of grade ``>= rel``."""
+    def _level(self, rel: float | None) -> tuple[np.ndarray, np.ndarray, float | None]:
+        """``(stop, certain, same)`` per query at the relevance threshold ``rel`` (None: any
+        grade): the end of the query's drawn pairs of grade ``>= rel`` (a prefix of them: a
+        query's pairs are sorted by grade, descending), its certain pairs of grade ``>= rel``,
+        and the first threshold asked whose pairs these are (``rel`` itself, or an earlier
+        one: integer grades read at the threshold 1 keep every pair, as None does), whose
+        counts a block then draws once for both."""
         if self.binary:
             rel = None  # one grade: every threshold of the 0/1 route reads the same worlds
         if rel not in self._levels:
@@ -152,7 +155,10 @@ class QrelsWorlds:
             certain = np.bincount(
                 self.pair_query[(self.probability == 1) & keep], minlength=self.n_queries
             ).astype(np.int64)
-            self._levels[rel] = (stop, certain)
+            # a snapshot: the blocks' threads may add a level meanwhile (then both draw)
+            same = next((level for level, (s, c, _) in list(self._levels.items())
+                         if np.array_equal(s, stop) and np.array_equal(c, certain)), rel)
+            self._levels[rel] = (stop, certain, same)
         return self._levels[rel]
 
     def chunk(self, start: int, stop: int) -> np.ndarray:
@@ -167,10 +173,10 @@ class QrelsWorlds:
         """(n_q, n_w) number of relevant judged documents (of grade ``>= rel``) of each query
         in each world: the drawn pairs, the certain ones, and (one grade) the Poisson-binomial
         count of the rest."""
-        key = ("counts", None if self.binary else rel)
+        stop, certain, same = self._level(rel)
+        key = ("counts", same)
         if key not in state:
             queries, worlds = state["queries"], state["worlds"]
-            stop, certain = self._level(rel)
             counts = bernoulli_sums(
                 self._bases, self._thresholds, self._ptr[:-1][queries], stop[queries], worlds
             )
