@@ -1003,6 +1003,41 @@ def test_query_and_item_ids_spelled_otherwise_than_the_truths_say_which_it_names
         evaluate(pred, truth, ["Acc"], rng=0)
 
 
+def _spelled_otherwise_by_hand(missing, known, given="the runs"):
+    """The rule of spelled_otherwise, one id at a time in plain Python (the oracle)."""
+    def folded(text):
+        out = str(text).strip().casefold()
+        return (out.lstrip("0") or out) if out.isdigit() else out
+
+    by_form = {}
+    for k in known:
+        by_form.setdefault(folded(k), k)
+    for m in missing:
+        k = by_form.get(folded(m))
+        if k is not None and str(k) != str(m):
+            return (f" (the truth names {str(k)!r} where {given} say {str(m)!r}: ids are "
+                    "matched exactly, case, spaces and leading zeros included)")
+    return ""
+
+
+_ODD_IDS = st.lists(
+    st.one_of(st.text(alphabet="0Qq1 \t\x1c\u00a0\u2003\u00b2\u0663\u00dfSs", max_size=5),
+              st.integers(-3, 30)),
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(missing=_ODD_IDS, known=_ODD_IDS)
+def test_the_spelling_hint_is_the_per_id_rule(missing, known):
+    """spelled_otherwise folds ids with pandas' passes of Python's own string methods; it
+    names the same pair as folding one id at a time (Unicode spaces such as \\x1c and
+    U+2003, digits such as '²' and Arabic-Indic '٣', 'ß' against 'ss', integers)."""
+    from fuzzytruth.truth.protocol import spelled_otherwise
+
+    assert spelled_otherwise(missing, known) == _spelled_otherwise_by_hand(missing, known)
+
+
 def test_a_run_that_retrieves_no_judged_document_says_so_with_both_spellings():
     """Ids spelled otherwise than the judgments' ('D1' for 'd1', a prefix, leading zeros)
     gave 0 for every measure without a word; a run none of whose documents is judged, in

