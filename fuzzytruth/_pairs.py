@@ -18,6 +18,7 @@ resolved by a named policy (``duplicates``). :class:`~fuzzytruth.runs.Run` and
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -521,6 +522,21 @@ class PairTable(ReadOnlyArrays):
 
     def __len__(self) -> int:
         return len(self._values)
+
+    @functools.cached_property
+    def _query_ranges(self) -> tuple[pd.Index, np.ndarray]:
+        """The query ids as an Index (its hash table made once) and where each query's rows
+        start once grouped by query (through ``_group_order``): what a block of queries reads
+        to find its own rows without a pass over every row (made on first use, not pickled;
+        blocks of 100,000 ragged queries each hashed every query id and sorted every pair)."""
+        start = np.zeros(len(self._q_uniques) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self._q_codes, minlength=len(self._q_uniques)), out=start[1:])
+        return pd.Index(self._q_uniques), start
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_query_ranges", None)
+        return state
 
     @property
     def _queries(self) -> np.ndarray:

@@ -88,10 +88,8 @@ class _Judgments:
     (no id hashed, no sort: ranges of the table grouped by query)."""
 
     def __init__(self, query_ids: np.ndarray, table: PairTable) -> None:
-        self._code = pd.Index(table._q_uniques).get_indexer(query_ids)  # -1: none listed
-        self._start = np.zeros(len(table._q_uniques) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(table._q_codes, minlength=len(table._q_uniques)),
-                  out=self._start[1:])
+        index, self._start = table._query_ranges
+        self._code = index.get_indexer(query_ids)  # -1: none listed
         self._order = table._group_order  # positions grouped by query -> table rows
 
     def of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -322,10 +320,9 @@ def judged_rows(run: Run, pairs: PairTable) -> np.ndarray:
 def pair_order(pairs: PairTable, queries: np.ndarray, grade: np.ndarray) -> dict[str, Any]:
     """The pairs of ``queries``, grouped by query then grade descending: ``order`` (evaluated
     pair -> row of ``pairs``) and ``pair_query`` (query position of each)."""
-    q = pd.Index(queries).get_indexer(pairs._q_uniques)[pairs._q_codes]
-    keep = np.flatnonzero(q >= 0)
-    order = keep[np.lexsort((-grade[keep], q[keep]))]
-    return {"order": order, "pair_query": q[order].astype(np.int64)}
+    q, rows = _Judgments(queries, pairs).of(np.arange(len(queries)))  # each query's rows
+    by_grade = np.lexsort((-grade[rows], q))  # rows in the table's order within a grade
+    return {"order": rows[by_grade], "pair_query": q[by_grade]}
 
 
 @dataclass(frozen=True, eq=False)
