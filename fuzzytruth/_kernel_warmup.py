@@ -126,10 +126,12 @@ def workload() -> None:
     _displacement()
     # the compiled sums of kept world values (evaluation.world_sums), which blocks too small
     # to need them (every block above) leave to NumPy
-    from fuzzytruth.evaluation.world_sums import NUMPY_CELLS, add_block
+    from fuzzytruth.evaluation.world_sums import NUMPY_CELLS, add_block, apply_rules
 
     add_block(np.zeros((1, NUMPY_CELLS)), None, 0.0, True, None, np.ones(NUMPY_CELLS, bool),
               np.zeros(NUMPY_CELLS), np.zeros(NUMPY_CELLS, dtype=np.int64))
+    apply_rules(np.zeros((1, NUMPY_CELLS)), 0.0, True, None, np.ones(NUMPY_CELLS, bool),
+                np.empty((1, NUMPY_CELLS)))
 
 
 def _classifiers(derm, truth) -> None:

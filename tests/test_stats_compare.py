@@ -145,6 +145,29 @@ def test_several_measures_from_a_long_frame_correct_within_each_measure(scores):
     pd.testing.assert_frame_equal(mapping.table, res.table)
 
 
+@pytest.mark.parametrize("baseline", [None, "C"])
+def test_the_world_columns_are_the_public_functions_on_the_same_worlds(scores, baseline):
+    """compare() reads the worlds' preference and the truth's share through the checked
+    cores (its scores already checked); they are world_preference and truth_decomposition
+    of the same worlds and pairs, bit for bit, ties within the tolerance included."""
+    from fuzzytruth.stats import truth_decomposition, world_preference
+
+    rng = np.random.default_rng(9)
+    worlds = np.round(scores[None] + rng.normal(0, 0.05, size=(25, 4, 40)), 1)
+    res = compare(worlds, systems=list("ABCD"), baseline=baseline, n_resamples=200, rng=1,
+                  tie_tolerance=0.01)
+    pairs = (np.array([[0, 2], [1, 2], [3, 2]]) if baseline
+             else np.array([[a, b] for a in range(4) for b in range(a + 1, 4)]))
+    pref = world_preference(worlds, pairs=pairs, tie_tolerance=0.01)
+    dec = truth_decomposition(worlds, pairs=pairs)
+    t = res.table
+    assert (t["prob_tie"] > 0).any()
+    np.testing.assert_array_equal(t["prob_a_better"], pref.prob_better)
+    np.testing.assert_array_equal(t["prob_tie"], pref.prob_tie)
+    np.testing.assert_array_equal(t["var_truth"], dec.var_truth)
+    np.testing.assert_array_equal(t["share_truth"], dec.share_truth)
+
+
 def test_worlds_give_the_collection_estimand_on_expected_scores(scores):
     rng = np.random.default_rng(5)
     worlds = scores[None] + rng.normal(0, 0.05, size=(30, 4, 1)) + rng.normal(
@@ -408,6 +431,27 @@ def test_an_evaluation_of_too_few_queries_is_refused_in_the_comparison_s_words()
     with pytest.raises(ValueError, match=r"^measure 'AP' has a value on 1 of the 3 queries "
                        r"\(the others are undefined under undefined='skip'"):
         compare(skipped)
+
+
+def test_worlds_left_undefined_by_skip_are_refused_saying_to_score_them():
+    """Under undefined='skip' a query can have an expected AP (the mean over the worlds where
+    it has a relevant document) and no value in the others: the world-by-world statistics
+    are refused (the NaN found in the worlds' least value, not a mask of them), and
+    undefined='zero' evaluates the same worlds."""
+    from fuzzytruth import ProbabilisticQrels
+
+    queries = [f"q{i}" for i in range(6)]
+    run = Run(np.repeat(queries, 2), ["a", "b"] * 6, [2.0, 1.0] * 6)
+    other = Run(np.repeat(queries, 2), ["a", "b"] * 6, [1.0, 2.0] * 6)
+    truth = ProbabilisticQrels(queries, ["a"] * 6, [0.5] * 6)
+    skipped = evaluate({"A": run, "B": other}, truth, ["AP"], n_worlds=40, rng=1,
+                       undefined="skip")
+    assert np.isnan(skipped.world_scores("AP")).any()
+    with pytest.raises(ValueError, match=r"^measure 'AP' is undefined in some worlds "
+                       r"\(undefined='skip'\): .* evaluate with undefined='zero'$"):
+        compare(skipped)
+    zero = evaluate({"A": run, "B": other}, truth, ["AP"], n_worlds=40, rng=1)
+    assert set(compare(zero).systems["measure"]) == {"AP"}
 
 
 @pytest.mark.parametrize("level", [1 - 4e-13, 1 - 1e-15, 1e-13, 1e-300])

@@ -222,6 +222,23 @@ def test_bad_arguments_are_named(kwargs, message):
         paired_test([[0.1, 0.2, 0.3], [0.2, 0.2, 0.1]], **kwargs)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("worlds", [False, True])
+def test_a_non_finite_score_is_found_whatever_its_sign(bad, worlds):
+    """as_scores finds a NaN or an infinity through the extremes of the scores (NaN
+    propagates through min and max), and names the count and the first one, in a score
+    matrix and in worlds of scores."""
+    from fuzzytruth.stats._validation import as_scores
+
+    scores = np.linspace(0.1, 0.9, 2 * 2 * 5).reshape(2, 2, 5)
+    scores[1, 0, 3] = scores[1, 1, 4] = bad
+    given, first = (scores, r"\(1, 0, 3\)") if worlds else (scores[1], r"\(0, 3\)")
+    with pytest.raises(ValueError, match=rf"scores must be finite; found 2 non-finite "
+                                         rf"value\(s\), the first at index {first}"):
+        as_scores(given, ndim=(2, 3))
+    assert as_scores(np.where(np.isfinite(given), given, 0.5), ndim=(2, 3)).shape == given.shape
+
+
 def test_bad_scores_are_named():
     with pytest.raises(ValueError, match=r"at least 2 queries \(last axis\); got 1"):
         paired_test([[0.1], [0.2]])

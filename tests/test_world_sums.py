@@ -72,6 +72,38 @@ def test_a_compiled_block_is_the_numpy_sums_bit_for_bit(data, n_w, n_q, fills, b
             assert (np.signbit(a) == np.signbit(b)).all()  # -0.0 kept where NumPy keeps it
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.integers(1, 6), st.integers(0, 9), st.booleans(), st.booleans(),
+       st.sampled_from([0.0, 1.0, np.nan]), st.booleans())
+def test_the_compiled_rules_are_numpy_s_bit_for_bit(data, n_w, n_q, fills, by_world, fill,
+                                                    strided):
+    """apply_rules' compiled pass (a block of at least NUMPY_CELLS values) writes what its
+    NumPy passes and the reference's temporaries write: the fill, NaN for queries not
+    counted overall or in a world, -0.0 and infinities as they are; from a strided block
+    of values too. An output that is not C-ordered takes NumPy's passes."""
+    values = data.draw(hnp.arrays(np.float64, (n_w, 2 * n_q if strided else n_q),
+                                  elements=cells))
+    if strided:
+        values = values[:, ::2]
+    counted = data.draw(hnp.arrays(bool, n_q))
+    flags = data.draw(hnp.arrays(bool, (n_w, n_q))) if by_world else None
+    fills = fills and not np.isnan(fill)
+    expected = np.where(np.isnan(values), fill, values) if fills else values.copy()
+    if flags is not None:
+        expected = np.where(flags, expected, np.nan)
+    expected = np.where(counted[None, :], expected, np.nan)
+    for cells_for_numpy, layout in ((0, "C"), (0, "F"), (NUMPY_CELLS, "C")):
+        out = np.full((n_w, n_q), 7.0, order=layout)
+        try:
+            world_sums.NUMPY_CELLS = cells_for_numpy
+            got = world_sums.apply_rules(values, fill, fills, flags, counted, out)
+        finally:
+            world_sums.NUMPY_CELLS = NUMPY_CELLS
+        assert got is out
+        np.testing.assert_array_equal(out, expected)
+        assert (np.signbit(out) == np.signbit(expected)).all()
+
+
 def _membership_collection(rng):
     tax = Taxonomy.from_parents({"r": None, "a": "r", "a1": "a", "a2": "a", "b": "r",
                                  "c": "r"})

@@ -563,12 +563,14 @@ class Evaluation:
             view.flags.writeable = False
             return view
         n_worlds = 1 if self.truth.crisp else self.n_worlds
-        out = np.empty((n_worlds, len(self.systems), len(self.queries)))
+        # systems first, as the kept values are: each block of a system's worlds is one
+        # C-ordered piece of it (apply_rules' compiled pass), the worlds axis moved to the front
+        out = np.empty((len(self.systems), n_worlds, len(self.queries)))
         for s in range(len(self.systems)):  # each block written at its place under the rules
             for start, raw in self._unruled_blocks(name, s):
-                self._ruled(name, start, raw, out[start : start + len(raw), s])
+                self._ruled(name, start, raw, out[s, start : start + len(raw)])
         out.flags.writeable = False
-        return out
+        return out.transpose(1, 0, 2)
 
     def _rules_keep(self, name: str) -> bool:
         """Whether the kept world values of measure ``name`` are a plain array that the rules

@@ -24,6 +24,7 @@ import functools
 
 import numpy as np
 
+from fuzzytruth._frozen import readonly
 from fuzzytruth.metrics.base import sum_in_order
 
 __all__ = ["NUMPY_CELLS", "add_block", "apply_rules"]
@@ -68,12 +69,30 @@ def _block_sums_py(
         world_count[w] = count
 
 
+def _rules_py(
+    values: np.ndarray, fill: float, fills: bool, world_counted: np.ndarray,
+    counted: np.ndarray, out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """:func:`apply_rules` in one pass (``world_counted`` empty: none)."""
+    n_w, n_q = values.shape
+    in_worlds = world_counted.shape[0] > 0
+    for w in range(n_w):
+        for q in range(n_q):
+            v = values[w, q]
+            if fills and v != v:
+                v = fill
+            if not counted[q] or (in_worlds and not world_counted[w, q]):
+                v = np.nan
+            out[w, q] = v
+
+
 @functools.cache
-def _compiled() -> object:
-    """The kernel compiled by numba at its first use (numba is slow to import)."""
+def _compiled() -> dict[str, object]:
+    """The kernels compiled by numba at their first use (numba is slow to import)."""
     import numba
 
-    return numba.njit(cache=True, nogil=True)(_block_sums_py)
+    jit = numba.njit(cache=True, nogil=True)
+    return {"sums": jit(_block_sums_py), "rules": jit(_rules_py)}
 
 
 def add_block(
@@ -120,8 +139,10 @@ def add_block(
              else np.ascontiguousarray(world_counted, dtype=bool))
     world_total = np.empty(len(values))
     world_count = np.empty(len(values), dtype=np.int64)
-    _compiled()(values, terms, float(fill), bool(fills), flags, counted, world_total,
-                world_count, item_total, item_count)
+    # inputs read-only, whatever their flag: one compiled signature (kept values are frozen)
+    _compiled()["sums"](readonly(values), readonly(terms), float(fill), bool(fills),
+                        readonly(flags), readonly(counted), world_total, world_count,
+                        item_total, item_count)
     return world_total, world_count
 
 
@@ -152,13 +173,23 @@ def apply_rules(
 ) -> np.ndarray:
     """World values under the evaluation's rules, written into ``out`` and returned: NaN
     scores ``fill`` when ``fills``; a query not counted in a world (``world_counted``) or at
-    all (``counted``) is NaN. No temporary but the masks.
+    all (``counted``) is NaN. No temporary but the masks; a block of at least
+    :data:`NUMPY_CELLS` values (2-D, ``out`` C-ordered) in one compiled pass, the same
+    values (NumPy's four passes and masks: 2.9 s of a ``compare()`` of 8.3 s at 100,000
+    queries × 1,000 worlds × 2 systems, where the recall's undefined worlds score 0).
 
     >>> out = np.empty((1, 3))
     >>> apply_rules(np.array([[np.nan, 0.5, 1.0]]), 0.0, True, None,
     ...             np.array([True, True, False]), out).tolist()
     [[0.0, 0.5, nan]]
     """
+    if values.size >= NUMPY_CELLS and values.ndim == 2 and out.flags.c_contiguous:
+        flags = (np.zeros((0, 0), dtype=bool) if world_counted is None
+                 else np.ascontiguousarray(world_counted, dtype=bool))
+        _compiled()["rules"](readonly(np.ascontiguousarray(values, dtype=np.float64)),
+                             float(fill), bool(fills), readonly(flags),
+                             readonly(np.ascontiguousarray(counted, dtype=bool)), out)
+        return out
     np.copyto(out, values)
     if fills:
         np.copyto(out, fill, where=np.isnan(out))

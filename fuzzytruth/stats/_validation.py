@@ -200,14 +200,17 @@ def as_scores(scores: object, *, ndim: Sequence[int] = (2,), name: str = "scores
         raise ValueError(f"{name} must hold at least 1 system; got shape {arr.shape}")
     if arr.ndim == 3 and arr.shape[0] < 1:
         raise ValueError(f"{name} must hold at least 1 world; got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
+    # a NaN or an infinity shows in the extremes (NaN propagates through min and max): two
+    # passes without temporaries over what may be 1.6 GB of worlds, the mask only to name it
+    low, high = float(arr.min()), float(arr.max())
+    if not (np.isfinite(low) and np.isfinite(high)):
+        bad = ~np.isfinite(arr)
         first = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
             f"{name} must be finite; found {int(bad.sum())} non-finite value(s), the first at "
             f"index {first}"
         )
-    largest = max(float(arr.max()), -float(arr.min()))  # no |arr| temporary: worlds are large
+    largest = max(high, -low)  # no |arr| temporary: worlds are large
     if largest > SCALE_LIMIT or 0 < largest < 1 / SCALE_LIMIT:
         first = tuple(int(i) for i in np.unravel_index(np.abs(arr).argmax(), arr.shape))
         raise ValueError(

@@ -94,7 +94,7 @@ from fuzzytruth.stats.procedures import (
     warn_if_unreliable,
 )
 from fuzzytruth.stats.scores import ScoreMatrix, as_score_matrices
-from fuzzytruth.stats.worlds import truth_decomposition, world_preference
+from fuzzytruth.stats.worlds import checked_truth_decomposition, checked_world_preference
 from fuzzytruth.truth.protocol import estimand_label, split_estimand
 
 ALL_CORRECTIONS = (*CORRECTIONS, "romano-wolf", "tukey-randomized", "tukey-anova", "none")
@@ -710,11 +710,11 @@ def _compare_one(
         table["prob_tie"] = (dist == 0).mean(axis=0)
         dec = population.decomposition(sm.measure, pairs)
     elif sm.has_worlds:
-        pref = world_preference(sm.values, pairs=pairs, tie_tolerance=tol)
+        pref = checked_world_preference(sm.values, pairs, tol)
         table["n_worlds"] = sm.values.shape[0]
         table["prob_a_better"] = pref.prob_better
         table["prob_tie"] = pref.prob_tie
-        dec = truth_decomposition(sm.values, pairs=pairs)
+        dec = checked_truth_decomposition(sm.values, pairs)
     else:
         dec = None
     if dec is not None:

@@ -289,7 +289,7 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
         if not keep.all():  # a copy only when some query is left out
             values = values[..., keep]
         values.flags.writeable = False  # made here: the ScoreMatrix holds it without a copy
-        if not crisp and np.isnan(values).any():
+        if not crisp and np.isnan(values.min()):  # NaN propagates: no mask of the worlds
             raise ValueError(
                 f"measure {measure!r} is undefined in some worlds (undefined='skip'): the "
                 "statistics need a value in every world; evaluate with undefined='zero'"

@@ -87,7 +87,12 @@ def truth_decomposition(
     [0.0]
     """
     x = as_scores(scores, ndim=(3,))
-    pairs = as_pairs(pairs, x.shape[1])
+    return checked_truth_decomposition(x, as_pairs(pairs, x.shape[1]))
+
+
+def checked_truth_decomposition(x: np.ndarray, pairs: np.ndarray) -> UncertaintyDecomposition:
+    """:func:`truth_decomposition` of scores and pairs already checked (a ``ScoreMatrix``'s
+    values, which ``compare()`` reads): no second pass over the worlds to check them."""
     n_worlds, _, n = x.shape
     # the differences a block of queries at a time when all of them would pass the budget
     # (100,000 queries × 1,000 worlds: 0.8 GB a pair, and as much again in var's temporaries);
@@ -185,8 +190,14 @@ def world_preference(
     ([0.5], [0.25], [0.25])
     """
     x = as_scores(scores, ndim=(3,))
-    pairs = as_pairs(pairs, x.shape[1])
-    tol = check_tolerance(tie_tolerance)
+    return checked_world_preference(x, as_pairs(pairs, x.shape[1]),
+                                    check_tolerance(tie_tolerance))
+
+
+def checked_world_preference(x: np.ndarray, pairs: np.ndarray, tol: float) -> WorldPreference:
+    """:func:`world_preference` of scores, pairs and tolerance already checked (a
+    ``ScoreMatrix``'s values, which ``compare()`` reads): no second pass over the worlds to
+    check them."""
     means = x.mean(axis=2)
     diff = means[:, pairs[:, 0]] - means[:, pairs[:, 1]]  # (n_worlds, n_pairs)
     # equal means from different sums differ by rounding: ties (relative to the scores: an
