@@ -214,6 +214,8 @@ def ids_text(values: Any, name: str) -> np.ndarray:
     ["('img', 1)"]
     >>> ids_text(np.array(["a\\x00", "a"], dtype=object), "items").tolist()
     ['a\\x00', 'a']
+    >>> ids_text(np.array(["a\\x00", 0], dtype=object), "items").tolist()
+    ['a\\x00', '0']
     """
     import pandas as pd  # its C scan of the types; the module is imported without pandas
 
@@ -223,9 +225,18 @@ def ids_text(values: Any, name: str) -> np.ndarray:
     if arr.dtype.kind == "S" or (arr.dtype == object and _may_hold_bytes(arr)):
         return _each_text(arr, name)
     try:
+        if arr.dtype == object:  # str ids beside others: NumPy's variable-width strings keep
+            # a final NUL that its fixed-width cast drops ("\x00" beside 0 was the id "")
+            if _VARIABLE_STRINGS is None:  # NumPy 1.x: one id at a time
+                return _each_text(arr, name)
+            return arr.astype(_VARIABLE_STRINGS()).astype(object)
         return arr.astype(str).astype(object)
     except ValueError:  # an id that is a tuple: NumPy reads it as a sequence, not one value
         return _each_text(arr, name)
+
+
+_VARIABLE_STRINGS = getattr(np.dtypes, "StringDType", None)
+"""NumPy's variable-width string dtype (NumPy 2), or None."""
 
 
 def _each_text(arr: np.ndarray, name: str) -> np.ndarray:

@@ -550,6 +550,21 @@ def test_missing_values_name_no_system_item_or_label():
         stats.compare(np.arange(10.0).reshape(2, 5) % 3, systems=[np.nan, "b"])
 
 
+@pytest.mark.parametrize("variable_strings", [True, False])
+def test_str_ids_beside_ids_of_other_types_keep_a_final_nul(monkeypatch, variable_strings):
+    """Ids not all str went through NumPy's fixed-width cast, which drops final NULs: "\\x00"
+    beside the id 0 was keyed as "" (found by the SipHash property of the keyed draws). They
+    are cast to NumPy 2's variable-width strings, or one at a time on NumPy 1."""
+    import fuzzytruth._validation as validation
+
+    if not variable_strings:
+        monkeypatch.setattr(validation, "_VARIABLE_STRINGS", None)
+    elif validation._VARIABLE_STRINGS is None:
+        pytest.skip("NumPy 1 has no variable-width strings")
+    ids = np.array(["\x00", 0, "a\x00", 1.5, "a"], dtype=object)
+    assert validation.ids_text(ids, "items").tolist() == ["\x00", "0", "a\x00", "1.5", "a"]
+
+
 def test_ids_that_differ_by_a_final_nul_stay_two_ids():
     """NumPy's str arrays drop final NUL characters: ids "a" and "a\\x00" cast through one were
     one id (the same keyed draws, the same z-score reference, a membership refused as naming
