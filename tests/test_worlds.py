@@ -564,6 +564,44 @@ def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
                                        rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")
 
 
+@pytest.mark.parametrize("graded", [False, True])
+def test_kernels_with_cutoffs_draw_only_the_ranks_they_read(monkeypatch, graded):
+    """When every 0/1 kernel of a system has a cutoff, the engine draws the relevance of the
+    ranks above the deepest one only (a kernel's reach): each world is still the crisp
+    evaluation of its drawn qrels (the oracle of the test above), and the columns drawn
+    stop at the reach (5 of the 12 ranks here); with AP beside them, every rank is drawn."""
+    import fuzzytruth.truth.pair_worlds as pair_worlds
+
+    widths = []
+    real = pair_worlds.QrelsWorlds.relevant
+    monkeypatch.setattr(pair_worlds.QrelsWorlds, "relevant",
+                        lambda self, state, docs, rel=None: widths.append(docs.shape[1])
+                        or real(self, state, docs, rel))
+    rng = np.random.default_rng(12)
+    n_q, n_d = 10, 12
+    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
+    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
+    judged = rng.random(len(q)) < 0.8
+    u = rng.random(len(q))
+    p = np.where(u < 0.1, 0.0, np.where(u < 0.2, 1.0, rng.random(len(q))))
+    grade = rng.integers(1, 4, len(q)) if graded else np.ones(len(q), dtype=int)
+    pq = ProbabilisticQrels(q[judged], d[judged], p[judged], grade[judged])
+    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    names = ["P@3", "R@5", "Success@2", "RR@4", "AP@5", "nDCG@4", "DCG@3"]
+    ev = evaluate(run, pq, names, method="worlds", n_worlds=12, rng=6)
+    assert widths and max(widths) == 5
+    seed, keys = draw_seed(6), pair_keys(pq.pairs)
+    for w in range(12):
+        relevant = uniforms(seed, 4, keys, np.array([w]))[0] < pq.probability
+        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant * grade[judged]), names)
+        for name in names:
+            np.testing.assert_allclose(ev.world_scores(name)[w], crisp.world_scores(name)[0],
+                                       rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")
+    widths.clear()
+    evaluate(run, pq, [*names, "AP"], method="worlds", n_worlds=3, rng=6)
+    assert max(widths) == n_d
+
+
 ROW_SPELLINGS = ["P@5", "R@5", "RR", "AP", "AP@5", "nDCG", "nDCG@5", "nDCG(gain=exp)",
                  "nDCG(discount=jk)@7", "DCG", "DCG(discount=jk)", "RBP", "RBP@10", "ERR@10",
                  "ERR(gmax=4)", "ADR", "Bpref", "infAP", "GMAP", "Rprec", "RprecMult@0.5",

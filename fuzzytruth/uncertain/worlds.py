@@ -195,6 +195,21 @@ def candidate_columns(
     return compress(docs, candidate)
 
 
+def _reach(routes: Sequence[tuple[Callable[..., np.ndarray], float | None] | None]) -> int | None:
+    """How deep a system's 0/1 kernels read (:mod:`fuzzytruth.metrics.binary`): the largest
+    ``reach`` of its routes, None when one of them reads every rank."""
+    reaches = [getattr(route[0], "reach", None) for route in routes if route is not None]
+    return None if None in reaches else max(reaches, default=None)
+
+
+def _within(system: RankedDocs, reach: int | None) -> RankedDocs:
+    """``system`` with its ranks from ``reach`` on left out, which no 0/1 kernel reads: their
+    relevance is not drawn (keyed draws: the others' are the same), its lengths as they are."""
+    if reach is None or reach >= system.docs.shape[1]:
+        return system
+    return replace(system, docs=system.docs[:, :reach])
+
+
 def kernel_params(measure: Measure) -> dict[str, Any]:
     """Every parameter a measure's kernel receives: the measure's own, then fixed defaults.
 
@@ -274,7 +289,7 @@ def world_values(
     n_q = len(systems[0].lengths)
     fast = [[binary_route(m, s, truth) for m in measures] for s in systems]
     candidates = [
-        truth.candidates(s) if any(f is not None for f in row) else None
+        truth.candidates(_within(s, _reach(row))) if any(f is not None for f in row) else None
         for s, row in zip(systems, fast, strict=True)
     ]
     generic = any(f is None for row in fast for f in row)
