@@ -530,6 +530,34 @@ def test_world_values_write_into_given_arrays_at_the_places_asked():
                      out=(np.empty((3, 2, 40, 9)), None))
 
 
+def _every_document_ranked(rng, n_q, n_d, judged_share, graded):
+    """Probabilistic qrels (some pairs certain, some impossible) judging a share of the
+    documents of a run that ranks every document of every query, and the judged pairs'
+    grades."""
+    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
+    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
+    judged = rng.random(len(q)) < judged_share
+    u = rng.random(len(q))
+    p = np.where(u < 0.1, 0.0, np.where(u < 0.2, 1.0, rng.random(len(q))))
+    grade = rng.integers(1, 4, len(q)) if graded else np.ones(len(q), dtype=int)
+    pq = ProbabilisticQrels(q[judged], d[judged], p[judged], grade[judged])
+    return pq, grade[judged], Run(q, d, rng.permutation(len(q)).astype(float))
+
+
+def _assert_worlds_are_the_crisp_evaluations(ev, run, pq, grade, names, seed):
+    """The oracle: world w of ``ev`` (``evaluate(..., rng=seed)``) is, measure by measure, the
+    crisp evaluate() of the qrels whose pair is relevant (with its grade) when its keyed
+    uniform (fuzzytruth._random.uniforms, stream 4, the pair's key) is below its
+    probability."""
+    keys = pair_keys(pq.pairs)
+    for w in range(ev.n_worlds):
+        relevant = uniforms(draw_seed(seed), 4, keys, np.array([w]))[0] < pq.probability
+        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant * grade), names)
+        for name in names:
+            np.testing.assert_allclose(ev.world_scores(name)[w], crisp.world_scores(name)[0],
+                                       rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")
+
+
 @pytest.mark.parametrize("graded", [False, True])
 def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
     """Oracle: world w of probabilistic qrels is the crisp qrels whose pair (q, d) is relevant
@@ -539,29 +567,13 @@ def test_each_world_is_the_crisp_evaluation_of_its_drawn_qrels(graded):
     rest). Graded worlds gave no judged grades (Bpref, Judged, a gain for grade 0 refused
     them), and the 0/1 kernel of DCG and nDCG gave a gain map's grade 0 no gain and a negative
     grade-1 gain a place in the ideal."""
-    rng = np.random.default_rng(8)
-    n_q, n_d = 12, 9
-    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
-    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
-    judged = rng.random(len(q)) < 0.7
-    u = rng.random(len(q))
-    p = np.where(u < 0.1, 0.0, np.where(u < 0.2, 1.0, rng.random(len(q))))
-    grade = rng.integers(1, 4, len(q)) if graded else np.ones(len(q), dtype=int)
-    pq = ProbabilisticQrels(q[judged], d[judged], p[judged], grade[judged])
-    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    pq, grade, run = _every_document_ranked(np.random.default_rng(8), 12, 9, 0.7, graded)
     names = ["P@3", "AP", "R@5", "RR", "nDCG@5", "nDCG", "DCG", "Rprec", "Bpref", "ERR@4",
              "infAP", "Judged@3", "nDCG(gain={0:1,1:-1,2:5})@5", "DCG(gain={0:1,1:2})",
              "nDCG(gain={1:-1,2:5})@5"]
     ev = evaluate(run, pq, names, method="worlds", n_worlds=15, rng=6,
                   memory_budget=3_000.0)
-    seed = draw_seed(6)
-    keys = pair_keys(pq.pairs)
-    for w in range(15):
-        relevant = uniforms(seed, 4, keys, np.array([w]))[0] < pq.probability
-        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant * grade[judged]), names)
-        for name in names:
-            np.testing.assert_allclose(ev.world_scores(name)[w], crisp.world_scores(name)[0],
-                                       rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")
+    _assert_worlds_are_the_crisp_evaluations(ev, run, pq, grade, names, 6)
 
 
 @pytest.mark.parametrize("graded", [False, True])
@@ -577,29 +589,14 @@ def test_kernels_with_cutoffs_draw_only_the_ranks_they_read(monkeypatch, graded)
     monkeypatch.setattr(pair_worlds.QrelsWorlds, "relevant",
                         lambda self, state, docs, rel=None: widths.append(docs.shape[1])
                         or real(self, state, docs, rel))
-    rng = np.random.default_rng(12)
-    n_q, n_d = 10, 12
-    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
-    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
-    judged = rng.random(len(q)) < 0.8
-    u = rng.random(len(q))
-    p = np.where(u < 0.1, 0.0, np.where(u < 0.2, 1.0, rng.random(len(q))))
-    grade = rng.integers(1, 4, len(q)) if graded else np.ones(len(q), dtype=int)
-    pq = ProbabilisticQrels(q[judged], d[judged], p[judged], grade[judged])
-    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    pq, grade, run = _every_document_ranked(np.random.default_rng(12), 10, 12, 0.8, graded)
     names = ["P@3", "R@5", "Success@2", "RR@4", "AP@5", "nDCG@4", "DCG@3"]
     ev = evaluate(run, pq, names, method="worlds", n_worlds=12, rng=6)
     assert widths and max(widths) == 5
-    seed, keys = draw_seed(6), pair_keys(pq.pairs)
-    for w in range(12):
-        relevant = uniforms(seed, 4, keys, np.array([w]))[0] < pq.probability
-        crisp = evaluate(run, Qrels(pq.query_ids, pq.doc_ids, relevant * grade[judged]), names)
-        for name in names:
-            np.testing.assert_allclose(ev.world_scores(name)[w], crisp.world_scores(name)[0],
-                                       rtol=0, atol=1e-12, err_msg=f"{name}, world {w}")
+    _assert_worlds_are_the_crisp_evaluations(ev, run, pq, grade, names, 6)
     widths.clear()
     evaluate(run, pq, [*names, "AP"], method="worlds", n_worlds=3, rng=6)
-    assert max(widths) == n_d
+    assert max(widths) == 12
 
 
 ROW_SPELLINGS = ["P@5", "R@5", "RR", "AP", "AP@5", "nDCG", "nDCG@5", "nDCG(gain=exp)",
