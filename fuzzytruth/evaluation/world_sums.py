@@ -86,6 +86,14 @@ def _rules_py(
             out[w, q] = v
 
 
+def _kernel_flags(world_counted: np.ndarray | None) -> np.ndarray:
+    """The counted queries world by world as the kernels take them: C-ordered bool, an empty
+    table for none."""
+    if world_counted is None:
+        return np.zeros((0, 0), dtype=bool)
+    return np.ascontiguousarray(world_counted, dtype=bool)
+
+
 @functools.cache
 def _compiled() -> dict[str, object]:
     """The kernels compiled by numba at their first use (numba is slow to import)."""
@@ -135,8 +143,7 @@ def add_block(
     if values.size < NUMPY_CELLS:
         return _numpy_block(values, terms, fill, fills, world_counted, counted, item_total,
                             item_count)
-    flags = (np.zeros((0, 0), dtype=bool) if world_counted is None
-             else np.ascontiguousarray(world_counted, dtype=bool))
+    flags = _kernel_flags(world_counted)
     world_total = np.empty(len(values))
     world_count = np.empty(len(values), dtype=np.int64)
     # inputs read-only, whatever their flag: one compiled signature (kept values are frozen)
@@ -184,8 +191,7 @@ def apply_rules(
     [[0.0, 0.5, nan]]
     """
     if values.size >= NUMPY_CELLS and values.ndim == 2 and out.flags.c_contiguous:
-        flags = (np.zeros((0, 0), dtype=bool) if world_counted is None
-                 else np.ascontiguousarray(world_counted, dtype=bool))
+        flags = _kernel_flags(world_counted)
         _compiled()["rules"](readonly(np.ascontiguousarray(values, dtype=np.float64)),
                              float(fill), bool(fills), readonly(flags),
                              readonly(np.ascontiguousarray(counted, dtype=bool)), out)
