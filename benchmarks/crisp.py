@@ -21,8 +21,10 @@ Inputs (``--inputs``), each tool starting from the same data, the way its docume
   (pytrec_eval: ``parse_run`` / ``parse_qrel``), reading timed.
 
 Shapes (``--shapes``): the input generator varies what can move the cost -- document id format
-(numeric strings, UUIDs, long URLs), depth and judged share, grade distribution, scores with
-many ties -- and the report gives every shape and the worst ratio per (size, input).
+(numeric strings, UUIDs, long URLs, or integers: int64 columns and arrays, Python ints in
+lists and dict keys, which pytrec_eval's users make str in their loop), depth and judged
+share, grade distribution, scores with many ties -- and the report gives every shape and the
+worst ratio per (size, input).
 
 ``--tools ...,ingest`` adds the floor: the input made Arrow columns and float64 values,
 nothing checked, nothing evaluated. Its time over pytrec_eval's says how much of a bar any
@@ -98,6 +100,10 @@ SHAPES = {
             "grades": "skewed", "ties": False},
     "ties": {"ids": "numeric", "judged_share": 0.2, "unretrieved": 20,
              "grades": "graded", "ties": True},
+    # query and document ids held as integers (as pandas reads a numeric id column): int64
+    # columns, NumPy int64 arrays, lists and dict keys of Python ints
+    "integers": {"ids": "integers", "judged_share": 0.2, "unretrieved": 40,
+                 "grades": "binary", "ties": False},
 }
 
 
@@ -140,6 +146,8 @@ def _hex_ids(numbers: np.ndarray) -> pa.Array:
 
 def format_ids(numbers: np.ndarray, kind: str) -> pa.Array:
     """Document ids of the given format for document ``numbers``."""
+    if kind == "integers":
+        return pa.array(numbers.astype(np.int64))
     numeric = pc.cast(pa.array(numbers), pa.string())
     if kind == "numeric":
         return numeric
@@ -148,7 +156,7 @@ def format_ids(numbers: np.ndarray, kind: str) -> pa.Array:
     if kind == "url":
         return pc.binary_join_element_wise(
             "https://www.example-collection.org/archive/2024/", numeric, "/index.html", "")
-    raise ValueError(f"ids must be numeric, uuid or url; got {kind!r}")
+    raise ValueError(f"ids must be numeric, uuid, url or integers; got {kind!r}")
 
 
 def make_collection(n_queries: int, depth: int, shape: dict, *, rng: np.random.Generator):
@@ -172,17 +180,21 @@ def make_collection(n_queries: int, depth: int, shape: dict, *, rng: np.random.G
         grades = np.where(rng.random(judged.shape) < 0.5, rng.integers(1, 4, judged.shape), 0)
     else:  # skewed: mostly non-relevant, a few highly relevant
         grades = rng.choice(5, size=judged.shape, p=[0.8, 0.1, 0.05, 0.03, 0.02])
-    queries = pc.cast(pa.array(np.arange(n_queries) + 100_000), pa.string())
+    queries = format_ids(np.arange(n_queries) + 100_000, shape["ids"])
+    if shape["ids"] != "integers":
+        queries = pc.cast(queries, pa.string())
+
+    def column(ids: pa.Array):  # a str column, or NumPy int64 as pandas reads integers
+        return ids.to_numpy() if shape["ids"] == "integers" else pd.array(ids, dtype="str")
+
     run = pd.DataFrame({
-        "query_id": pd.array(queries.take(pa.array(np.repeat(np.arange(n_queries), depth))),
-                             dtype="str"),
-        "doc_id": pd.array(format_ids(docs.ravel(), shape["ids"]), dtype="str"),
+        "query_id": column(queries.take(pa.array(np.repeat(np.arange(n_queries), depth)))),
+        "doc_id": column(format_ids(docs.ravel(), shape["ids"])),
         "score": scores.ravel(),
     })
     qrels = pd.DataFrame({
-        "query_id": pd.array(queries.take(pa.array(np.repeat(np.arange(n_queries), per_query))),
-                             dtype="str"),
-        "doc_id": pd.array(format_ids(judged.ravel(), shape["ids"]), dtype="str"),
+        "query_id": column(queries.take(pa.array(np.repeat(np.arange(n_queries), per_query)))),
+        "doc_id": column(format_ids(judged.ravel(), shape["ids"])),
         "relevance": grades.ravel(),
     })
     return run, qrels
@@ -193,18 +205,18 @@ def write_trec(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> None:
     ordered = run.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
     rank = ordered.groupby("query_id", sort=False).cumcount() + 1
     table = pa.table({
-        "q": ordered["query_id"].array.__arrow_array__(),
+        "q": pa.array(ordered["query_id"]),
         "z": pa.array(["Q0"] * len(ordered)),
-        "d": ordered["doc_id"].array.__arrow_array__(),
+        "d": pa.array(ordered["doc_id"]),
         "r": pa.array(rank.to_numpy()),
         "s": pa.array(ordered["score"].to_numpy()),
         "t": pa.array(["bench"] * len(ordered)),
     })
     _write_spaced(table, folder / "run.trec")
     qtable = pa.table({
-        "q": qrels["query_id"].array.__arrow_array__(),
+        "q": pa.array(qrels["query_id"]),
         "z": pa.array(["0"] * len(qrels)),
-        "d": qrels["doc_id"].array.__arrow_array__(),
+        "d": pa.array(qrels["doc_id"]),
         "r": pa.array(qrels["relevance"].to_numpy()),
     })
     _write_spaced(qtable, folder / "qrels.trec")
@@ -241,14 +253,26 @@ def _reset_peak() -> None:
         handle.write("5")
 
 
-def _nested(queries, docs, values, cast) -> dict:
-    """The usual loop: ``run[q][d] = s``."""
+def _nested(queries, docs, values, cast, *, text: bool = False) -> dict:
+    """The usual loop: ``run[q][d] = s``; with ``text``, ids that are not str made str, as
+    pytrec_eval requires them (``run[str(q)][str(d)] = s``)."""
     out: dict = {}
-    for q, d, v in zip(queries, docs, values, strict=True):
+    rows = zip(queries, docs, values, strict=True)
+    if text and len(queries) and not (isinstance(queries[0], str) and isinstance(docs[0], str)):
+        rows = ((str(q), str(d), v) for q, d, v in rows)
+    for q, d, v in rows:
         if q not in out:
             out[q] = {}
         out[q][d] = cast(v)
     return out
+
+
+def _text_keys(nested: dict) -> dict:
+    """``nested`` with str ids, as pytrec_eval requires them (a copy only when they are not)."""
+    query, inner = next(iter(nested.items()), ("", {}))
+    if isinstance(query, str) and all(isinstance(d, str) for d in itertools.islice(inner, 1)):
+        return nested
+    return {str(q): {str(d): v for d, v in docs.items()} for q, docs in nested.items()}
 
 
 def _load(folder: Path, kind: str):
@@ -258,11 +282,11 @@ def _load(folder: Path, kind: str):
     run, qrels = pd.read_pickle(folder / "run.pkl"), pd.read_pickle(folder / "qrels.pkl")
     if kind == "df":
         return run, qrels
-    cols = [
-        (np.asarray(f["query_id"], dtype=object), np.asarray(f["doc_id"], dtype=object),
-         f[v].to_numpy())
-        for f, v in ((run, "score"), (qrels, "relevance"))
-    ]
+    def ids(column: pd.Series) -> np.ndarray:  # integers as they are, else objects (str)
+        return column.to_numpy() if column.dtype.kind == "i" else np.asarray(column, dtype=object)
+
+    cols = [(ids(f["query_id"]), ids(f["doc_id"]), f[v].to_numpy())
+            for f, v in ((run, "score"), (qrels, "relevance"))]
     del run, qrels
     if kind == "numpy":
         return cols
@@ -294,16 +318,14 @@ def _phase(tool: str, kind: str, folder: Path, data):
         import pytrec_eval
 
         if kind == "df":
-            run = _nested(*(data[0][c].tolist() for c in ("query_id", "doc_id", "score")), float)
+            run = _nested(*(data[0][c].tolist() for c in ("query_id", "doc_id", "score")), float,
+                          text=True)
             qrels = _nested(*(data[1][c].tolist() for c in ("query_id", "doc_id", "relevance")),
-                            int)
-        elif kind == "numpy":
-            run = _nested(*data[0], float)
-            qrels = _nested(*data[1], int)
-        elif kind == "lists":
-            run, qrels = _nested(*data[0], float), _nested(*data[1], int)
+                            int, text=True)
+        elif kind in ("numpy", "lists"):
+            run, qrels = _nested(*data[0], float, text=True), _nested(*data[1], int, text=True)
         elif kind == "dicts":
-            run, qrels = data
+            run, qrels = (_text_keys(nested) for nested in data)
         else:
             with open(folder / "run.trec") as f_run, open(folder / "qrels.trec") as f_qrels:
                 run, qrels = pytrec_eval.parse_run(f_run), pytrec_eval.parse_qrel(f_qrels)
@@ -314,7 +336,7 @@ def _phase(tool: str, kind: str, folder: Path, data):
         import ranx
 
         if kind == "dicts":
-            qrels, run = ranx.Qrels(data[1]), ranx.Run(data[0])
+            qrels, run = ranx.Qrels(_text_keys(data[1])), ranx.Run(_text_keys(data[0]))
         elif kind == "trec":
             qrels = ranx.Qrels.from_file(str(folder / "qrels.trec"), kind="trec")
             run = ranx.Run.from_file(str(folder / "run.trec"), kind="trec")
@@ -357,8 +379,7 @@ def _ingest(kind: str, folder: Path, data) -> dict:
                                                  ("query_id", "doc_id", "relevance")),
                                           strict=True)]
     elif kind in ("numpy", "lists"):
-        parts = [(_strings(q, len(q)), _strings(d, len(d)), np.asarray(v, dtype=np.float64))
-                 for q, d, v in data]
+        parts = [(_arrow(q), _arrow(d), np.asarray(v, dtype=np.float64)) for q, d, v in data]
     elif kind == "dicts":
         parts = []
         for nested in data:
@@ -367,9 +388,12 @@ def _ingest(kind: str, folder: Path, data) -> dict:
             n = int(lengths.sum())
             values = np.fromiter(itertools.chain.from_iterable(d.values() for d in inner),
                                  dtype=np.float64, count=n)
-            parts.append((pa.array(list(nested), type=pa.large_string()).take(
-                np.repeat(np.arange(len(inner)), lengths)),
-                _strings(itertools.chain.from_iterable(inner), n), values))
+            queries = list(nested)
+            docs = (_strings(itertools.chain.from_iterable(inner), n)
+                    if isinstance(queries[0], str) else
+                    pa.array(list(itertools.chain.from_iterable(inner))))
+            parts.append((_arrow(queries).take(np.repeat(np.arange(len(inner)), lengths)), docs,
+                          values))
     else:
         from pyarrow import csv
 
@@ -379,6 +403,14 @@ def _ingest(kind: str, folder: Path, data) -> dict:
                                     ("qrels.trec", ["qid", "iter", "docno", "rel"]))]
     del parts
     return {"nDCG@10": float("nan"), "AP": float("nan")}
+
+
+def _arrow(ids) -> pa.Array | pa.ChunkedArray:
+    """Ids as an Arrow column: str as large strings (as fuzzytruth converts them), integers
+    as Arrow integers (no text: the least any columnar evaluator does with them)."""
+    from fuzzytruth._pairs import _strings
+
+    return _strings(ids, len(ids)) if isinstance(ids[0], str) else pa.array(ids)
 
 
 def _lookup(kind: str, data) -> dict:
