@@ -23,8 +23,8 @@ Inputs (``--inputs``), each tool starting from the same data, the way its docume
 Shapes (``--shapes``): the input generator varies what can move the cost -- document id format
 (numeric strings, UUIDs, long URLs, or integers: int64 columns and arrays, Python ints in
 lists and dict keys, which pytrec_eval's users make str in their loop), depth and judged
-share, grade distribution, scores with many ties -- and the report gives every shape and the
-worst ratio per (size, input).
+share, grade distribution, scores with many ties, rows not grouped by query -- and the
+report gives every shape and the worst ratio per (size, input).
 
 ``--tools ...,ingest`` adds the floor: the input made Arrow columns and float64 values,
 nothing checked, nothing evaluated. Its time over pytrec_eval's says how much of a bar any
@@ -104,6 +104,10 @@ SHAPES = {
     # columns, NumPy int64 arrays, lists and dict keys of Python ints
     "integers": {"ids": "integers", "judged_share": 0.2, "unretrieved": 40,
                  "grades": "binary", "ties": False},
+    # rows in random order, not grouped by query (a table after a merge; TREC files are
+    # written grouped whatever the shape)
+    "shuffled": {"ids": "numeric", "judged_share": 0.2, "unretrieved": 40,
+                 "grades": "graded", "ties": False, "shuffled": True},
 }
 
 
@@ -197,6 +201,9 @@ def make_collection(n_queries: int, depth: int, shape: dict, *, rng: np.random.G
         "doc_id": column(format_ids(judged.ravel(), shape["ids"])),
         "relevance": grades.ravel(),
     })
+    if shape.get("shuffled"):
+        run = run.iloc[rng.permutation(len(run))].reset_index(drop=True)
+        qrels = qrels.iloc[rng.permutation(len(qrels))].reset_index(drop=True)
     return run, qrels
 
 

@@ -111,7 +111,7 @@ def _integers(values: Any, name: str) -> np.ndarray | None:
     array of ints and NumPy integers within 64 bits (no bool, no subclass of int). None
     otherwise: then each id goes through :func:`~fuzzytruth._validation.id_text`. A pandas or
     Arrow integer column with a missing value is a ValueError naming ``name``."""
-    if isinstance(values, pd.Series):
+    if isinstance(values, pd.Series | pd.Index):
         values = values.array
     if isinstance(values, pa.ChunkedArray | pa.Array) and pa.types.is_integer(values.type):
         values = pd.arrays.ArrowExtensionArray(values)

@@ -74,7 +74,7 @@ def test_numpy_pandas_and_arrow_integer_columns_are_the_text_str_gives(dtype, da
                                          unique=True)), dtype=dtype)
     expected = [str(v) for v in values.tolist()]
     nullable = dtype.name.capitalize().replace("Uint", "UInt")
-    columns = [values, pd.Series(values), pd.array(values, dtype=nullable),
+    columns = [values, pd.Series(values), pd.Index(values), pd.array(values, dtype=nullable),
                pd.array(values, dtype=f"{dtype.name}[pyarrow]"), pa.array(values),
                pa.chunked_array([values[:1], values[1:]])]
     with pytest.MonkeyPatch.context() as patch:
