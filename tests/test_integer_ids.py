@@ -35,7 +35,9 @@ def integers_of(dtype: np.dtype) -> st.SearchStrategy:
 #: one id of any kind a list may hold beside ints: another type sends the column to str()
 OTHERS = st.sampled_from(["7", "x", True, False, Named.A, np.bool_(True), b"9", 2**64, -2**70])
 
+
 def objects(values: list) -> np.ndarray:
+    """``values`` as a 1-D object array, each element as it is (no NumPy conversion)."""
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
