@@ -41,8 +41,8 @@ from fuzzytruth._validation import (
 from fuzzytruth._validation import check_columns as check_frame_columns
 from fuzzytruth._warnings import warn
 
-__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "blocks", "check_columns",
-           "doc_positions", "duplicate_pair", "rows_of", "whole"]
+__all__ = ["DUPLICATES", "PairTable", "arrow_strings", "as_ids", "blocks", "check_columns",
+           "doc_positions", "duplicate_pair", "integer_codes", "rows_of", "whole"]
 
 
 DUPLICATES = ("error", "max", "first", "last")
@@ -205,7 +205,7 @@ def float_ids_error(name: str, example: object) -> ValueError:
     )
 
 
-def _as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:
+def as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:
     """1-D string ids as a pandas Arrow string array: columns of str dtype are not copied,
     in their chunks, unless ``in_blocks`` (the ids are read a block of rows at a time) and
     the chunks are shorter than a block on average (then joined once: a slice across many
@@ -329,13 +329,13 @@ def _object_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return _over_runs(head_codes, heads, len(arr)), np.asarray(uniques, dtype=object)
 
 
-def _integer_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+def integer_codes(values: Any, name: str = "query_ids") -> tuple[np.ndarray, np.ndarray] | None:
     """Codes and uniques (as :func:`factorize_ids`: the text of each id, in order of first
-    appearance) of integer query ids (:func:`_integers`), factorised as integers and only the
-    distinct ones written as text (10 M rows of 10,000 queries in a list, 2026-11-27: 0.8-0.9 s,
-    against 1.7-2.0 s for all their text written by Arrow and factorised). None when the ids
-    are not integers."""
-    integers = _integers(values, "query_ids")
+    appearance) of integer ids (:func:`_integers`; ``name`` the parameter that gave them),
+    factorised as integers and only the distinct ones written as text (10 M rows of 10,000
+    queries in a list, 2026-11-27: 0.8-0.9 s, against 1.7-2.0 s for all their text written by
+    Arrow and factorised). None when the ids are not integers."""
+    integers = _integers(values, name)
     if integers is None or not len(integers):
         return None
     heads = _run_starts(integers[1:] != integers[:-1])  # grouped: one id per run hashed
@@ -467,11 +467,11 @@ class PairTable(ReadOnlyArrays):
         check_choice("duplicates", duplicates, DUPLICATES)
         same_rows({"query_ids": query_ids, "doc_ids": doc_ids, self._value_name: values})
         self._source = source  # the file read, for messages about its values
-        grouped = (_integer_query_codes(query_ids) or _object_query_codes(query_ids)
+        grouped = (integer_codes(query_ids) or _object_query_codes(query_ids)
                    or _dictionary_query_codes(query_ids))
-        queries = (_as_ids(query_ids, "query_ids", in_blocks=False) if grouped is None
+        queries = (as_ids(query_ids, "query_ids", in_blocks=False) if grouped is None
                    else grouped[0])
-        docs = _as_ids(doc_ids, "doc_ids")
+        docs = as_ids(doc_ids, "doc_ids")
         vals = _as_values(values, self._value_name, finite=self._finite_values)
         if not len(queries) == len(docs) == len(vals):
             raise ValueError(

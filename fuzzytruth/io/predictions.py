@@ -192,7 +192,7 @@ def _long(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
     values = _numbers(frame, score, where, lines, unit)
     try:
         return Predictions._from_long(
-            frame[item].astype(str).to_numpy(), frame[cls].astype(str).to_numpy(), values,
+            frame[item], frame[cls], values,
             name=name, probabilities=probabilities,
             classes=classes,
             rows=lambda i: f"{where}, {unit} {int(lines[i])}",
