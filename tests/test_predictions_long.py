@@ -75,3 +75,24 @@ def test_a_missing_id_in_any_column_type_names_its_row():
                               "score": [0.9, 0.1, 0.4, 0.6]})
         with pytest.raises(ValueError, match=r"^row 2: the item id must not be missing"):
             Predictions.from_frame(frame)
+
+
+@pytest.mark.parametrize("layout", ["long", "wide"])
+def test_a_parquet_file_s_id_columns_follow_the_same_rule(tmp_path, layout):
+    """A Parquet file keeps its columns' types: integer ids are their text, float ids are
+    refused naming the file (a wide table's were read as "1.0" before)."""
+    from fuzzytruth.io import read_predictions
+
+    if layout == "long":
+        frame = pd.DataFrame({"item_id": [10, 10, 9, 9], "class": ["a", "b", "a", "b"],
+                              "score": [0.9, 0.1, 0.4, 0.6]})
+    else:
+        frame = pd.DataFrame({"item_id": [10, 9], "a": [0.9, 0.4], "b": [0.1, 0.6]})
+    path = tmp_path / "p.parquet"
+    frame.to_parquet(path)
+    got = read_predictions(path, layout=layout)
+    assert list(got.items) == ["10", "9"] and got.scores.tolist() == [[0.9, 0.1], [0.4, 0.6]]
+    frame.astype({"item_id": float}).to_parquet(path)
+    with pytest.raises(ValueError, match=r"p\.parquet: the item ids of column 'item_id' must "
+                                         r"be str or int; got floating-point numbers"):
+        read_predictions(path, layout=layout)

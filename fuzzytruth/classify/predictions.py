@@ -84,7 +84,7 @@ def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
     return index
 
 
-def _column_ids(
+def column_ids(
     column: pd.Series, what: str, where: Callable[[int], str]
 ) -> tuple[np.ndarray, Any]:
     """Each row's code and the distinct ids' text (an object array of str, in order of first
@@ -287,13 +287,13 @@ class Predictions(ReadOnlyArrays):
         """The matrix of a long table (its item and class columns, its scores); ``rows(i)``
         says where row ``i`` came from."""
         where = rows or (lambda i: f"row {int(i)}")
-        item_code, item_text = _column_ids(item_ids, "item", where)
+        item_code, item_text = column_ids(item_ids, "item", where)
         # items sorted by their text (Arrow's sort of the UTF-8 bytes: code point order, as
         # Python's; 200,000 shuffled ids: 0.45 s as Python objects)
         by_text = pc.array_sort_indices(pa.array(item_text, type=pa.large_string())).to_numpy()
         item_code = ranks(by_text)[item_code]
         items = item_text[by_text]
-        class_code, given = _column_ids(class_ids, "class", where)
+        class_code, given = column_ids(class_ids, "class", where)
         if classes is None:
             class_index = pd.Index(np.sort(given), dtype=object)
         else:

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._validation import check_type
-from fuzzytruth.classify.predictions import Predictions
+from fuzzytruth.classify.predictions import Predictions, column_ids
 from fuzzytruth.io.delimited import finite_numbers, format_of, read_delimited, write_delimited
 from fuzzytruth.io.numpy_files import npy_array, npz_arrays
 from fuzzytruth.io.output import open_output
@@ -220,8 +220,13 @@ def _wide(frame: pd.DataFrame, where: str, lines: np.ndarray, unit: str, item: s
         by_name = dict(zip(map(str, classes), classes, strict=True))
         classes = [by_name[c] for c in order]
     matrix = np.column_stack([_numbers(frame, c, where, lines, unit) for c in classes])
-    ids = frame[item].astype(str).to_numpy()
-    repeated = pd.Series(ids).duplicated().to_numpy()
+    try:
+        codes, text = column_ids(frame[item], "item",
+                                 lambda i: f"{where}, {unit} {int(lines[i])}")
+    except ValueError as err:
+        raise ValueError(str(err) if where in str(err) else f"{where}: {err}") from None
+    ids = text[codes]  # a parquet file's integers as their text, its floats refused
+    repeated = pd.Series(codes).duplicated().to_numpy()
     if repeated.any():
         row = int(np.argmax(repeated))
         raise ValueError(f"{where}, {unit} {int(lines[row])}: item {ids[row]!r} has a second "
