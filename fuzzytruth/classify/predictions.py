@@ -393,22 +393,27 @@ class Predictions(ReadOnlyArrays):
         """
         series = pd.Series(labels) if not isinstance(labels, pd.Series) else labels
         class_index = _ids(in_text_order(classes), "class")  # the one-hot columns: a set too
-        matrix = np.zeros((len(series), len(class_index)))
-        for row, value in enumerate(series.to_numpy()):
-            chosen = [value] if isinstance(value, str) or not isinstance(value, Iterable) else \
-                list(value)
-            if not chosen:
-                raise ValueError(f"item {series.index[row]!r} has an empty label set; give it "
-                                 "at least one label")
-            cols = class_index.get_indexer([str(v) for v in chosen])
-            if (cols < 0).any():
-                bad = [v for v, c in zip(chosen, cols, strict=True) if c < 0]
-                raise ValueError(
-                    f"label(s) {_show(bad)} of item {series.index[row]!r} are not among the "
-                    f"classes {_show(class_index)}"
-                )
-            cols = np.unique(cols)  # a set names each label once: ["a", "a"] is {a}
-            matrix[row, cols] = 1.0 / len(cols)
+        chosen = [[value] if isinstance(value, str) or not isinstance(value, Iterable) else
+                  list(value) for value in series.to_numpy()]
+        counts = np.fromiter(map(len, chosen), dtype=np.int64, count=len(chosen))
+        if (counts == 0).any():
+            raise ValueError(f"item {series.index[int(np.argmax(counts == 0))]!r} has an empty "
+                             "label set; give it at least one label")
+        # every label looked up at once (one lookup per item: 200,000 items took 4 s)
+        cols = class_index.get_indexer([str(v) for labels in chosen for v in labels])
+        rows = np.repeat(np.arange(len(chosen)), counts)
+        if (cols < 0).any():
+            row = int(rows[np.argmax(cols < 0)])
+            bad = [v for v in chosen[row] if class_index.get_indexer([str(v)])[0] < 0]
+            raise ValueError(
+                f"label(s) {_show(bad)} of item {series.index[row]!r} are not among the "
+                f"classes {_show(class_index)}"
+            )
+        n_classes = len(class_index)
+        # a set names each label once: ["a", "a"] is {a}
+        rows, cols = np.divmod(np.unique(rows * n_classes + cols), n_classes)
+        matrix = np.zeros((len(chosen), n_classes))
+        matrix[rows, cols] = 1.0 / np.bincount(rows, minlength=len(chosen))[rows]
         return cls(matrix, items=series.index, classes=class_index, name=name,
                    probabilities=True)
 
