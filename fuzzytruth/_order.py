@@ -34,15 +34,34 @@ def sorted_order(ids: object) -> np.ndarray:
         return np.argsort(text, kind="stable").astype(np.intp)
 
 
+_ARROW_SORT_NAMES = 10_000
+"""Names from which :func:`name_order` sorts with Arrow (their UTF-8 bytes) rather than as
+Python objects: 200,000 shuffled item ids, 0.12-0.15 s against 0.45 s (2026-11-27)."""
+
+
 def name_order(nodes: Sequence[object]) -> np.ndarray:
-    """The permutation that sorts taxonomy nodes (or classes) by their name as text.
+    """The stable permutation that sorts taxonomy nodes (or classes, or items) by their name
+    as text, in code point order (Python's order of str; many names are sorted by Arrow, by
+    their UTF-8 bytes, which is the same order, unless one holds a lone surrogate, which
+    UTF-8 cannot encode).
 
     Examples
     --------
     >>> name_order(["people", "all", "crowd"]).tolist()
     [1, 2, 0]
     """
-    return np.argsort(np.array([str(n) for n in nodes], dtype=object), kind="stable")
+    names = [str(n) for n in nodes]
+    if len(names) >= _ARROW_SORT_NAMES:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:
+            text = pa.array(names, type=pa.large_string())
+        except (pa.ArrowException, UnicodeEncodeError):
+            pass
+        else:
+            return pc.array_sort_indices(text).to_numpy().astype(np.intp)
+    return np.argsort(np.array(names, dtype=object), kind="stable")
 
 
 def in_text_order(values: Iterable[object]) -> Iterable[object]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fuzzytruth.classify import Predictions
@@ -37,3 +37,18 @@ def test_an_empty_set_or_an_unknown_label_names_the_first_item_that_has_one():
                                          r"classes 'a', 'b', 'c', 'd'"):
         Predictions.from_labels({"x": "a", "y": ["b", "zz", "q", "zz"][:3], "w": ["e"]},
                                 classes=CLASSES)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=4) | st.integers(-20, 20), max_size=30))
+@example(["b", "\ud800", "a", "b", "\U0001f600", "\uffff"])
+def test_names_sorted_by_arrow_are_in_python_s_order(names):
+    """Many names (items) are sorted by Arrow's sort of their UTF-8, few (nodes, classes) as
+    Python objects: the same stable permutation, code point order, lone surrogates (which
+    UTF-8 cannot encode) included."""
+    from fuzzytruth import _order
+
+    want = np.argsort(np.array([str(n) for n in names], dtype=object), kind="stable")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_order, "_ARROW_SORT_NAMES", 0)
+        assert _order.name_order(names).tolist() == want.tolist()

@@ -42,11 +42,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from fuzzytruth._frozen import ReadOnlyArrays
-from fuzzytruth._order import in_text_order, is_identity, ranks
+from fuzzytruth._order import in_text_order, is_identity, name_order, ranks
 from fuzzytruth._pairs import as_ids, float_ids_error, integer_codes
 from fuzzytruth._validation import (
     by_labels,
@@ -86,7 +84,7 @@ def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
 
 def column_ids(
     column: pd.Series, what: str, where: Callable[[int], str]
-) -> tuple[np.ndarray, Any]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Each row's code and the distinct ids' text (an object array of str, in order of first
     appearance) of a long table's id column, read by the rule of a run's ids
     (:func:`fuzzytruth._pairs.as_ids`: text as it is, integers as theirs, floats refused); a
@@ -288,14 +286,12 @@ class Predictions(ReadOnlyArrays):
         says where row ``i`` came from."""
         where = rows or (lambda i: f"row {int(i)}")
         item_code, item_text = column_ids(item_ids, "item", where)
-        # items sorted by their text (Arrow's sort of the UTF-8 bytes: code point order, as
-        # Python's; 200,000 shuffled ids: 0.45 s as Python objects)
-        by_text = pc.array_sort_indices(pa.array(item_text, type=pa.large_string())).to_numpy()
+        by_text = name_order(item_text)  # items sorted by their text
         item_code = ranks(by_text)[item_code]
         items = item_text[by_text]
         class_code, given = column_ids(class_ids, "class", where)
         if classes is None:
-            class_index = pd.Index(np.sort(given), dtype=object)
+            class_index = pd.Index(given[name_order(given)], dtype=object)
         else:
             # they order the table's columns, naming none by position: a set is taken too
             class_index = _ids(in_text_order(classes), "class")
