@@ -340,7 +340,8 @@ def integer_codes(values: Any, name: str = "query_ids") -> tuple[np.ndarray, np.
         return None
     heads = _run_starts(integers[1:] != integers[:-1])  # grouped: one id per run hashed
     head_codes, uniques = pd.factorize(integers[heads])
-    return _over_runs(head_codes, heads, len(integers)), uniques.astype(str).astype(object)
+    text = whole(_integer_strings(uniques)).to_numpy(zero_copy_only=False)  # Arrow's text
+    return _over_runs(head_codes, heads, len(integers)), np.asarray(text, dtype=object)
 
 
 def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
