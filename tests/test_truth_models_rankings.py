@@ -412,6 +412,61 @@ def test_the_tail_comparison_is_scipys_wherever_its_bounds_decide(a, x, nudge, t
     assert below_upper_tail(t, a, x_all).tolist() == (t < gammaincc(a, x_all)).tolist()
 
 
+@pytest.mark.parametrize("a", [1e-8, 0.01, 0.3, 1.0])
+def test_the_power_series_decides_where_the_bounds_are_loose(a):
+    """For x below 4 the two bounds of Q are far apart (their ratio is x / (x + 1 - a)) and
+    left most comparisons to scipy (about 1 µs each); P's power series brackets Q there: the
+    compiled pass now decides all but those within its 0.1 % margin, and every decision is
+    scipy's (t uniform, and t within 0.5 % of Q)."""
+    from scipy.special import gammaincc, gammaln
+
+    from fuzzytruth.truth.models.rankings import _compiled
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(0, 4, 50_000), 10 ** rng.uniform(-300, 0, 50_000)])
+    q = gammaincc(a, x)
+    near = q * (1 + rng.uniform(-5e-3, 5e-3, len(x)))
+    for t, most in ((rng.random(len(x)), 0.999), (near, 0.75)):
+        decided = np.empty(len(x), dtype=np.int8)
+        _compiled()["tail_bounds"](t, x, a, float(gammaln(a)), decided)
+        assert np.mean(decided != 2) >= most * (a >= 0.01)  # 1e-8: Q below the series' floor
+        assert (decided[t < q] != 0).all() and (decided[t >= q] != 1).all()
+        outside = np.abs(t / q - 1) > 1.1e-3
+        if a >= 0.01:  # every t outside the margin decided
+            assert (decided[outside] != 2).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranked=st.lists(st.lists(st.booleans(), min_size=6, max_size=6).filter(any),
+                       min_size=1, max_size=6),
+       n_worlds=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_ranked_maxima_and_unranked_classes_are_their_definitions(ranked, n_worlds, seed):
+    """The compiled passes of PrIRN's sampler, against their definitions written with NumPy:
+    each item's largest ranked draw and the first ranked class holding it (draws with ties),
+    and the j-th class that an item did not rank."""
+    from fuzzytruth.truth.models.rankings import _Ranked
+
+    mask = np.array(ranked)
+    rng = np.random.default_rng(seed)
+    irn_ = np.where(mask, rng.random(mask.shape) + 0.1, 0.0)
+    structure = _Ranked.of(irn_, irn_ + 0.01, np.arange(mask.size, dtype=np.uint64)
+                           .reshape(mask.shape))
+    drawn = rng.integers(0, 3, (n_worlds, len(structure.item))).astype(float)  # ties
+    best, first = structure.maxima(drawn)
+    for w in range(n_worlds):
+        for i in range(len(mask)):
+            mine = drawn[w, structure.item == i]
+            assert best[w, i] == mine.max()
+            assert first[w, i] == np.flatnonzero(mask[i])[np.argmax(mine)]
+    rest = (~mask).sum(axis=1)
+    j = np.floor(rng.random((n_worlds, len(mask))) * rest).astype(np.int64)
+    got = structure.unranked_class(j)
+    for w in range(n_worlds):
+        for i in range(len(mask)):
+            if rest[i]:
+                assert got[w, i] == np.flatnonzero(~mask[i])[j[w, i]]
+
+
 def test_top1_draws_of_every_temperature_and_alpha_are_the_argmax_of_the_plausibilities():
     """The bounds of the tail comparison decide most draws at α = 0.01 (high temperatures,
     every one): the top-1 classes stay the argmax of the full plausibility vectors, for α on

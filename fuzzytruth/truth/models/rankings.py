@@ -301,13 +301,13 @@ class PrIRNFit(FittedTruth):
             # double, which left 0/0)
             drawn = gammas(seed, _PLAUSIBILITY_STREAM, ranked.keys, ranked.shape, worlds,
                            log=True)
-            drawn -= np.maximum.reduceat(drawn, ranked.starts, axis=1)[:, ranked.item]
+            drawn -= ranked.maxima(drawn)[0][:, ranked.item]
             np.exp(drawn, out=drawn)
             shape = (len(worlds), len(ranked.starts))
             return (drawn, np.ones(shape), np.zeros(shape, dtype=bool),
                     np.zeros(shape, dtype=np.int64), np.ones(shape))
         drawn = gammas(seed, _PLAUSIBILITY_STREAM, ranked.keys, ranked.shape, worlds)
-        best = np.maximum.reduceat(drawn, ranked.starts, axis=1)
+        best = ranked.maxima(drawn)[0]
         shape = best.shape
         m = ranked.rest.astype(float)
         u = uniforms(seed, _REST_MAX_STREAM, self.item_keys, worlds)
@@ -341,9 +341,8 @@ class PrIRNFit(FittedTruth):
         out = np.empty((len(worlds), len(self.items)), dtype=np.int32)
         for start in range(0, len(worlds), step):
             block = worlds[start : start + step]
-            drawn, best, wins, which, _ = self._draw(key, block)
-            first = ranked.first_argmax(drawn, best)
-            top1 = np.where(wins, which, first)
+            drawn, _, wins, which, _ = self._draw(key, block)
+            top1 = np.where(wins, which, ranked.maxima(drawn)[1])
             if len(self._dense_items):  # drawn in logs: the argmax of the same vectors
                 top1[:, self._dense_items] = self._dense_block(key, block).argmax(axis=2)
             out[start : start + len(block)] = columns[top1]
@@ -359,7 +358,12 @@ def below_upper_tail(t: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
     t**(a - 1) <= x**(a - 1) under the integral from x). ``t`` below the lower bound is True,
     above the upper one False, each with a margin of 0.1 % that covers the rounding of the
     bounds (about 1e-14: checked against scipy's Q on a grid of a from 1e-8 to 1, x from
-    1e-300 to 800) and of scipy's Q many times over. PrIRN's draws compare the unranked
+    1e-300 to 800) and of scipy's Q many times over. Those bounds are loose for small x
+    (their ratio is x / (x + 1 - a)): there, for 0 < x < :data:`_SERIES_X`, Q is bracketed by
+    P's power series, x**a e**-x / Γ(a + 1) · Σ x**n / ((a + 1)…(a + n)), summed until a term
+    is below 1e-17 of the sum, its tail bounded by a geometric series: an interval about
+    1e-14 wide, used with the same margin where its lower end is above
+    :data:`_SERIES_FLOOR` (below it Q = 1 - P loses its digits). PrIRN's draws compare the unranked
     classes' tail probability with Q at the ranked maximum: scipy's Q costs about 1 µs an
     element at its α = 0.01, the bounds one compiled pass (split over the kernels' threads
     when large: :func:`fuzzytruth._threads.by_rows`).
@@ -405,8 +409,34 @@ def _tail_bounds_py(t, x, a, log_gamma_a, out):  # pragma: no cover - compiled
             out[i] = 1
         elif log_t > upper + _BOUND_MARGIN:
             out[i] = 0
+        elif 0.0 < x[i] < _SERIES_X:
+            out[i] = _series_decision(t[i], x[i], a, log_x, log_gamma_a)
         else:
             out[i] = 2
+
+
+def _series_decision_py(t, x, a, log_x, log_gamma_a):  # pragma: no cover - compiled
+    # P(a, x) = x**a e**-x / Γ(a + 1) · Σ_n x**n / ((a + 1)…(a + n)): the partial sum and,
+    # once the terms fall by at least r = x / (a + n + 1) < 1 each, a tail below
+    # term · r / (1 - r); Q = 1 - P bracketed, decided as in _tail_bounds_py, else 2
+    term, total, n = 1.0, 1.0, 0
+    while n < _SERIES_TERMS and (n + 1 <= x or term > 1e-17 * total):
+        n += 1
+        term *= x / (a + n)
+        total += term
+    r = x / (a + n + 1)
+    if r >= 1.0:
+        return 2
+    prefix = np.exp(a * log_x - x - log_gamma_a - np.log(a))
+    q_low = 1.0 - prefix * (total + term * r / (1.0 - r))
+    q_high = 1.0 - prefix * total
+    if q_low < _SERIES_FLOOR:
+        return 2
+    if t < q_low * _SERIES_BELOW:
+        return 1
+    if t > q_high * _SERIES_ABOVE:
+        return 0
+    return 2
 
 
 @functools.cache
@@ -414,8 +444,15 @@ def _compiled() -> dict[str, Any]:
     """The passes compiled by numba at their first use (numba is slow to import)."""
     import numba
 
-    return {"tail_bounds": numba.njit(cache=True, nogil=True, error_model="numpy")(
-        _tail_bounds_py)}
+    global _series_decision
+    jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+    _series_decision = jit(_series_decision_py)  # the callee first
+    return {"tail_bounds": jit(_tail_bounds_py), "maxima": jit(_maxima_py),
+            "unranked_class": jit(_unranked_class_py)}
+
+
+# replaced by its compiled form before the pass that calls it
+_series_decision: Any = _series_decision_py
 
 
 _BOUND_MARGIN = float(np.log1p(1e-3))
@@ -424,6 +461,20 @@ _BOUND_MARGIN = float(np.log1p(1e-3))
 _LOG_NORMAL = -690.0
 """A lower bound below which scipy's Q may be rounded to a subnormal number or to 0: there
 the comparison is left to it (e**-690 is about 1e-300)."""
+
+_SERIES_X = 4.0
+"""Below this x :func:`below_upper_tail` tries P's power series where its bounds do not
+decide (above it they decide nearly always at α <= 1)."""
+
+_SERIES_TERMS = 80
+"""At most this many terms of the series (at x < 4, 1e-17 of the sum is reached by about 30)."""
+
+_SERIES_FLOOR = 1e-9
+"""The smallest lower end of the series' interval for Q that decides: 1 - P is exact to about
+1e-14 (P's rounding), 1e-5 of Q there, well inside the 0.1 % margin."""
+
+_SERIES_BELOW, _SERIES_ABOVE = 1.0 - 1e-3, 1.0 + 1e-3
+"""The series' margin: t below Q's lower end by 0.1 % is True, above its upper end False."""
 
 
 @dataclass(frozen=True)
@@ -460,14 +511,46 @@ class _Ranked:
                    unranked=np.nonzero(~ranked))
 
     def unranked_class(self, j: np.ndarray) -> np.ndarray:
-        """The class of the ``j``-th unranked class of each item (``j``: worlds × items)."""
-        c = j.copy()
-        for col in range(self.padded.shape[1]):  # ranked classes in increasing order
-            c += self.padded[:, col][None, :] <= c
-        return c
+        """The class of the ``j``-th unranked class of each item (``j``: worlds × items);
+        compiled."""
+        j = np.ascontiguousarray(j, dtype=np.int64)
+        out = np.empty_like(j)
+        kernel = _compiled()["unranked_class"]
+        by_rows(lambda rows: kernel(j[rows], self.padded, out[rows]), len(j), j.size)
+        return out
 
-    def first_argmax(self, drawn: np.ndarray, best: np.ndarray) -> np.ndarray:
-        """Per world and item, the first ranked class whose draw is the maximum."""
-        position = np.arange(drawn.shape[1])
-        hit = np.where(drawn >= best[:, self.item], position, drawn.shape[1])
-        return self.column[np.minimum.reduceat(hit, self.starts, axis=1)]
+    def maxima(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per world and item (``drawn``: worlds × ranked components), the largest ranked
+        draw and the class of the first ranked component that holds it; one compiled pass."""
+        shape = (len(drawn), len(self.starts))
+        best, first = np.empty(shape), np.empty(shape, dtype=np.int64)
+        kernel = _compiled()["maxima"]
+        by_rows(lambda rows: kernel(drawn[rows], self.starts, self.column, best[rows],
+                                    first[rows]), len(drawn), drawn.size)
+        return best, first
+
+
+def _maxima_py(drawn, starts, column, best, first):  # pragma: no cover - compiled
+    # each item's components are drawn[:, starts[i]:starts[i + 1]] (at least one); a strict
+    # comparison keeps the first of equal maxima
+    n_items, n_units = len(starts), drawn.shape[1]
+    for w in range(drawn.shape[0]):
+        for i in range(n_items):
+            end = starts[i + 1] if i + 1 < n_items else n_units
+            top, at = drawn[w, starts[i]], starts[i]
+            for u in range(starts[i] + 1, end):
+                if drawn[w, u] > top:
+                    top, at = drawn[w, u], u
+            best[w, i], first[w, i] = top, column[at]
+
+
+def _unranked_class_py(j, padded, out):  # pragma: no cover - compiled
+    # the j-th class missing from each item's ranked classes (padded: in increasing order,
+    # padded past its end with n_classes): step over every ranked class at or below it
+    for w in range(j.shape[0]):
+        for i in range(j.shape[1]):
+            c = j[w, i]
+            for col in range(padded.shape[1]):
+                if padded[i, col] <= c:
+                    c += 1
+            out[w, i] = c
