@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
+from thread_splits import one_and_many
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth._resampling import resample_chunks
@@ -218,3 +219,40 @@ def test_replicates_are_the_same_bits_under_any_memory_budget(data):
                 for budget in (1, 24 * n * 7 + 1, 1e9)]
         for other in runs[1:]:
             np.testing.assert_array_equal(other, runs[0])  # NaN where NaN, else equal bits
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_the_resampling_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threads):
+    """The bootstrap's resample counts (index_counts, and the other passes numbered by unit:
+    permutations, random bytes; group_counts within groups) and the count-weighted sums
+    (weighted_column_sums of a sparse table, weighted_sums of a dense one) are split over
+    threads by replicates when large: the same bits as in one thread, each pass asserted to
+    have been split (3 threads: uneven slices)."""
+    from fuzzytruth import _threads
+    from fuzzytruth._random import (
+        group_counts,
+        index_counts,
+        permutations,
+        random_bytes,
+        weighted_sums,
+    )
+
+    rng = np.random.default_rng(8)
+    n_items, n_rows = 3000, 400
+    dense = rng.random((n_items, 7)) * (rng.random((n_items, 7)) < 0.5)
+    table = sparse.csr_array(dense)
+    assert n_rows * n_items >= _threads.THREADED_CELLS
+
+    def passes():
+        counts = index_counts(11, 3, n_items, np.arange(n_rows))
+        return (counts, weighted_column_sums(table, counts), weighted_sums(counts, dense),
+                permutations(11, 4, 30, 100, np.arange(n_rows)),
+                random_bytes(11, 5, 6 * 3000, np.arange(n_rows)),
+                group_counts(11, 6, np.arange(1000, dtype=np.uint64), np.full(1000, 3),
+                             np.arange(n_rows)))
+
+    one, _ = one_and_many(monkeypatch, threads, passes, 6)
+    assert (one[0].sum(axis=1) == n_items).all()
+    np.testing.assert_allclose(one[1], one[0] @ dense, rtol=1e-12)
+    np.testing.assert_allclose(one[2], one[0] @ dense, rtol=1e-12)
+    assert (one[5].reshape(n_rows, 1000, 3).sum(axis=2) == 3).all()

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from thread_splits import one_and_many
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth.datasets import dermatology
@@ -335,17 +336,7 @@ def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threa
                 categorical_draws(7, 5, units, p, many_worlds, order=np.arange(30)[::-1]),
                 below_upper_tail(t, 0.01, x))
 
-    monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", "1")
-    one = passes()
-    slices = []
-    pool = _threads.run_in_threads
-    monkeypatch.setattr(_threads, "run_in_threads", lambda work, blocks, n_threads: (
-        slices.append((len(blocks), n_threads)) or pool(work, blocks, n_threads=n_threads)))
-    monkeypatch.setenv("FUZZYTRUTH_NUM_THREADS", threads)
-    many = passes()
-    assert slices == [(int(threads), int(threads))] * 5  # each pass split, on that many
-    for a, b in zip(one, many, strict=True):
-        assert np.array_equal(a, b)
+    one, many = one_and_many(monkeypatch, threads, passes, 5)
     kept = np.take_along_axis(one[0], skip[..., None], axis=2)
     assert np.isfinite(one[0]).all() and (kept == 0).all()
     assert (np.take_along_axis(labels, one[2] % 30, axis=1) == one[2]).all()

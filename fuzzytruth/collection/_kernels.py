@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from fuzzytruth._threads import by_rows
+
 
 def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.ndarray:
     """``weights @ table``: ``(n_replicates, n_columns)`` sums of the rows of ``table``
@@ -30,11 +32,18 @@ def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.nda
     [[1.0, 6.0], [1.5, 6.0]]
     """
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    out = np.zeros((table.shape[1], weights.shape[0]))
-    _kernels()["column_sums"](  # compiled once per index type (int32 or int64)
-        table.indptr, table.indices, table.data.astype(np.float64, copy=False), weights, out
-    )
-    return np.ascontiguousarray(out.T)  # rows: reductions over a row add up the same way
+    data = table.data.astype(np.float64, copy=False)
+    kernel = _kernels()["column_sums"]  # compiled once per index type (int32 or int64)
+
+    def replicates(rows: slice) -> np.ndarray:
+        out = np.zeros((table.shape[1], rows.stop - rows.start))
+        kernel(table.indptr, table.indices, data, weights[rows], out)
+        return out
+
+    # split over threads by replicates (each sums its own rows); rows: reductions over a row
+    # add up the same way
+    parts = by_rows(replicates, len(weights), len(weights) * max(table.nnz, table.shape[0]))
+    return np.ascontiguousarray(np.concatenate(parts, axis=1).T)
 
 
 def quadratic_forms(totals: np.ndarray, delta: np.ndarray) -> np.ndarray:
