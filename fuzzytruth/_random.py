@@ -519,6 +519,10 @@ def categorical_draws(
     of the table, and ``out[i, w]`` is a position in that order, or ``values[position]``
     when ``values`` (one per column, the same for every row) is given.
 
+    With ``order``, the probabilities may also be a table per world, ``(n_worlds, n_units,
+    n_columns)``: world ``w`` then draws from ``cum[w]`` (a label model's plausibility worlds,
+    each its own law), its rows' cumulative sums built as above.
+
     Examples
     --------
     >>> keys = unit_keys(np.array(["a", "b"], dtype=object))
@@ -540,7 +544,14 @@ def categorical_draws(
     >>> bool((categorical_draws(1, 2, keys, p, np.arange(6), order=order, values=names)
     ...       == names[same]).all())
     True
+    >>> each = np.stack([p, p[:, ::-1]])  # world 0 draws from p, world 1 from its mirror
+    >>> two = categorical_draws(1, 2, keys, each, np.arange(2), order=order)
+    >>> mirror = categorical_draws(1, 2, keys, p[:, ::-1], np.arange(2), order=order)
+    >>> bool((two[:, 0] == same[:, 0]).all() and (two[:, 1] == mirror[:, 1]).all())
+    True
     """
+    if np.ndim(cum) == 3 and order is None:
+        raise ValueError("categorical_draws: a table per world holds probabilities; give order")
     base = _stream_base(seed, stream, keys)
     cum = readonly(np.ascontiguousarray(cum, dtype=np.float64))  # one compiled signature
     out = np.empty((len(base), len(worlds)),
@@ -548,8 +559,13 @@ def categorical_draws(
     offsets = _offsets(worlds)
     if order is not None:
         if values is None:
-            values = np.arange(cum.shape[1])
+            values = np.arange(cum.shape[-1])
         order, values = readonly(np.ascontiguousarray(order, dtype=np.int64)), readonly(values)
+        if cum.ndim == 3:  # a table per world; items split over threads
+            kernel = _kernels()["categorical_each"]
+            by_rows(lambda rows: kernel(base, cum, order, values, offsets, out, rows.start,
+                                        rows.stop), len(out), out.size)
+            return out
         kernel = _kernels()["categorical_of"]  # resolved here, not in each thread
         by_rows(lambda rows: kernel(base[rows], cum[rows], order, values, offsets, out[rows]),
                 len(out), out.size)
@@ -569,20 +585,34 @@ def _categorical_py(base, cum, values, offsets, out):  # pragma: no cover - comp
 
 
 def _categorical_of_py(base, probabilities, order, values, offsets, out):  # pragma: no cover
-    # each row's cumulative sums in the given column order (added one by one, as cumsum),
-    # +inf from its last positive column on, then the draws of _categorical_py
-    n = probabilities.shape[1]
-    cum = np.empty(n)
+    # each row's cumulative sums in the given order, then the draws of _categorical_py
+    cum = np.empty(probabilities.shape[1])
     for i in range(len(base)):
-        total, last = 0.0, n - 1  # no positive column: the last one
-        for j in range(n):
-            p = probabilities[i, order[j]]
-            total += p
-            cum[j] = total
-            if p > 0.0:
-                last = j
-        cum[last:] = np.inf
+        _ordered_cum(probabilities[i], order, cum)
         _categorical_row(base[i], cum, values, offsets, out[i])
+
+
+def _categorical_each_py(base, probabilities, order, values, offsets, out, start,
+                         stop):  # pragma: no cover - compiled
+    # units start..stop, world w drawn from its own table probabilities[w]
+    cum = np.empty(probabilities.shape[2])
+    for i in range(start, stop):
+        for w in range(len(offsets)):
+            _ordered_cum(probabilities[w, i], order, cum)
+            _categorical_row(base[i], cum, values, offsets[w : w + 1], out[i, w : w + 1])
+
+
+def _ordered_cum_py(row, order, cum):  # pragma: no cover - compiled
+    # the row's cumulative sums in the given column order (added one by one, as cumsum),
+    # +inf from its last positive column on (no positive column: the last one)
+    total, last = 0.0, len(cum) - 1
+    for j in range(len(cum)):
+        p = row[order[j]]
+        total += p
+        cum[j] = total
+        if p > 0.0:
+            last = j
+    cum[last:] = np.inf
 
 
 def _categorical_row_py(base, cum, values, offsets, out):  # pragma: no cover - compiled
@@ -1319,6 +1349,7 @@ _marsaglia_tsang: Any = _marsaglia_tsang_py
 _gamma: Any = _gamma_py
 _log_gamma: Any = _log_gamma_py
 _categorical_row: Any = _categorical_row_py
+_ordered_cum: Any = _ordered_cum_py
 _gamma_below: Any = _gamma_below_py
 _gs_upper: Any = _gs_upper_py
 
@@ -1331,7 +1362,7 @@ def _kernels() -> dict[str, Any]:
     import numba
 
     global _mix53, _mix_one, _draw53, _base, _uniform, _marsaglia_tsang, _gamma, _log_gamma
-    global _categorical_row, _gamma_below, _gs_upper
+    global _categorical_row, _ordered_cum, _gamma_below, _gs_upper
     jit = numba.njit(cache=True, nogil=True)
     _mix_one = jit(_mix_one_py)
     _mix53 = jit(_mix53_py)
@@ -1342,6 +1373,7 @@ def _kernels() -> dict[str, Any]:
     _gamma = jit(_gamma_py)
     _log_gamma = jit(_log_gamma_py)
     _categorical_row = jit(_categorical_row_py)
+    _ordered_cum = jit(_ordered_cum_py)
     _gamma_below = jit(_gamma_below_py)
     _gs_upper = jit(_gs_upper_py)
     return {
@@ -1351,6 +1383,7 @@ def _kernels() -> dict[str, Any]:
         "member_pick": jit(_member_pick_py),
         "categorical": jit(_categorical_py),
         "categorical_of": jit(_categorical_of_py),
+        "categorical_each": jit(_categorical_each_py),
         "index_counts": jit(_index_counts_py),
         "group_counts": jit(_group_counts_py),
         "weighted_sums": jit(_weighted_sums_py),

@@ -19,6 +19,7 @@ import pytest
 import scipy.stats as sps
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from thread_splits import one_and_many
 
 from fuzzytruth import Annotations, Membership, Taxonomy
 from fuzzytruth.datasets import image_collection, imagenet_real
@@ -737,3 +738,55 @@ def test_relabelled_copy_gives_the_relabelled_fit(drawn, which, names, order, n_
         # apart; a relabelling that changed the model would change the height too.
         heights = fit.log_likelihood[-1], fit_copy.log_likelihood[-1]
         assert heights[1] == pytest.approx(heights[0], rel=1e-5, abs=1e-5), heights
+
+
+def _inverse_cdf(u: np.ndarray, probabilities: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The definition of a categorical draw, in NumPy: the first column, in ``order``, whose
+    cumulative probability exceeds ``u``, the last column with a positive probability
+    absorbing rounding (``u``: ``(n_worlds, n_units)``; ``probabilities``: ``(n_worlds,
+    n_units, n_columns)``); a position in ``order``."""
+    p = probabilities[..., order]
+    cum = np.cumsum(p, axis=-1)
+    last = p.shape[-1] - 1 - np.argmax((p > 0)[..., ::-1], axis=-1)
+    cum[np.arange(p.shape[-1]) >= last[..., None]] = np.inf
+    return (u[..., None] >= cum).sum(axis=-1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_units=st.integers(1, 20), n_columns=st.integers(1, 6), n_worlds=st.integers(1, 5),
+       seed=st.integers(0, 2**32 - 1))
+def test_label_draws_from_a_table_per_world_are_the_inverse_cdf(n_units, n_columns, n_worlds,
+                                                                 seed):
+    """A label model's plausibility worlds draw each world's labels from that world's own
+    table (categorical_draws with a (worlds, units, columns) table, one compiled pass): the
+    inverse-CDF draw of the keyed uniform, columns walked in the given order, zeros never
+    drawn, against its definition written with NumPy."""
+    from fuzzytruth._random import categorical_draws, uniforms, unit_keys
+
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(n_columns), size=(n_worlds, n_units))
+    p *= rng.random(p.shape) < 0.7  # zeros, some rows all but one
+    p[..., rng.integers(n_columns)] += 1e-3
+    p /= p.sum(axis=-1, keepdims=True)
+    order = rng.permutation(n_columns)
+    keys = unit_keys(np.array([f"i{j}" for j in range(n_units)], dtype=object))
+    worlds = np.sort(rng.choice(50, n_worlds, replace=False))
+    drawn = categorical_draws(3, 4, keys, p, worlds, order=order).T
+    np.testing.assert_array_equal(drawn, _inverse_cdf(uniforms(3, 4, keys, worlds), p, order))
+    assert (np.take_along_axis(p[..., order], drawn[..., None], axis=-1) > 0).all()
+    labels = np.arange(100, 100 + n_columns, dtype=np.int16)
+    np.testing.assert_array_equal(
+        categorical_draws(3, 4, keys, p, worlds, order=order, values=labels[order]).T,
+        labels[order][drawn])
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_label_draws_from_a_table_per_world_split_over_threads(monkeypatch, threads):
+    """Split over threads by units when large: the bits of one thread."""
+    from fuzzytruth._random import categorical_draws
+
+    rng = np.random.default_rng(2)
+    p = rng.dirichlet(np.ones(3), size=(4, 300_000))
+    keys = np.arange(300_000, dtype=np.uint64)
+    one_and_many(monkeypatch, threads, lambda: (
+        categorical_draws(5, 6, keys, p, np.arange(4), order=np.array([2, 0, 1])),), 1)

@@ -76,7 +76,7 @@ import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import name_order
-from fuzzytruth._random import categorical_draws, draw_seed, uniforms, unit_keys
+from fuzzytruth._random import categorical_draws, draw_seed, unit_keys
 from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import check_choice, check_n_worlds
 from fuzzytruth._warnings import warn
@@ -168,25 +168,6 @@ def as_worlds(worlds: int | np.ndarray | range, bytes_per_world: float) -> np.nd
             f"got {worlds!r}"
         )
     return arr.astype(np.int64)
-
-
-def categorical_pick(u: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
-    """Inverse-CDF draws: ``out[..., i]`` is the first column whose cumulative probability
-    exceeds ``u[..., i]``; a column of probability 0 is never drawn.
-
-    ``probabilities`` is ``(..., n_items, n_classes)`` with rows summing to 1 and ``u`` is
-    ``(..., n_items)``; the last column with a positive probability absorbs rounding.
-
-    Examples
-    --------
-    >>> categorical_pick(np.array([0.1, 0.6, 0.99]), np.array([[0.5, 0.0, 0.5]] * 3)).tolist()
-    [0, 2, 2]
-    """
-    cum = np.cumsum(probabilities, axis=-1)
-    positive = probabilities > 0
-    last = probabilities.shape[-1] - 1 - np.argmax(positive[..., ::-1], axis=-1)
-    cum[np.arange(cum.shape[-1]) >= last[..., None]] = np.inf
-    return (u[..., None] >= cum).sum(axis=-1)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -387,12 +368,10 @@ class FittedTruth(ReadOnlyArrays):
         annotator worlds walk the nodes, :func:`~fuzzytruth._order.name_order`: the same
         seed, the same labels, whatever the taxonomy's order)."""
         order = self._name_order
-        if self._point_posterior or self._labels_from_mean:
-            return categorical_draws(seed, LABEL_STREAM, self.item_keys, self.posterior, worlds,
-                                     order=order, values=values[order]).T
-        u = uniforms(seed, LABEL_STREAM, self.item_keys, worlds)
-        drawn = categorical_pick(u, self._plausibility_block(seed, worlds)[..., order])
-        return values[order[drawn]]
+        law = (self.posterior if self._point_posterior or self._labels_from_mean
+               else self._plausibility_block(seed, worlds))  # one table per world
+        return categorical_draws(seed, LABEL_STREAM, self.item_keys, law, worlds, order=order,
+                                 values=values[order]).T
 
     @cached_property
     def _name_order(self) -> np.ndarray:
