@@ -664,3 +664,23 @@ def test_the_exact_cross_entropy_split_over_threads_is_the_one_pass(monkeypatch)
     assert clipped[0] == eps
     expected = -(law[0] * np.log(clipped)).sum()
     assert one[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("budget", [16.0 * 7, 128e6])  # a block of one group; all at once
+def test_hard_groups_hold_the_classes_under_them(budget):
+    """A class map's hard groups (the taxonomy nodes the truth's nodes lift to) hold the
+    classes at or below each (positions, increasing): in blocks of groups sized from the
+    memory budget, as the definition group by group."""
+    from trees import ternary_tree
+
+    from fuzzytruth.classify.targets import _members
+
+    tax, _ = ternary_tree(3)
+    rng = np.random.default_rng(5)
+    classes = rng.permutation(len(tax))[:25]  # any nodes, leaves or not, in any order
+    groups = np.sort(rng.choice(len(tax), 12, replace=False))
+    got = _members(tax, classes, groups, memory_budget=budget)
+    want = [np.flatnonzero([tax.is_under(c, g) for c in classes]) for g in groups]
+    assert len(got) == len(groups) and any(len(m) > 1 for m in want)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)

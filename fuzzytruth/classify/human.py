@@ -135,8 +135,10 @@ class HumanBaseline:
                    "ci_high": high, "truth_low": np.nan, "truth_high": np.nan}
             if ev.n_worlds and not ev.truth.crisp:
                 worlds = ev.world_scores(measure)[:, 0, :]  # (n_worlds, n_pairs)
-                sums = np.zeros((worlds.shape[0], len(counts)))
-                np.add.at(sums.T, codes, worlds.T)
+                # each world's pair scores summed by item, in pair order (np.add.at over the
+                # pairs: 70 ms a measure for 9,577 pairs x 200 worlds, bincount 4 ms)
+                sums = np.stack([np.bincount(codes, weights=row, minlength=len(counts))
+                                 for row in worlds])
                 per_world = (sums / counts).mean(axis=1)
                 low, high = percentile_interval(per_world, level)
                 row["truth_low"], row["truth_high"] = float(low), float(high)

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import is_identity
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows
 from fuzzytruth._validation import id_text, ids_text
 from fuzzytruth.metrics.class_rules import TARGETS
 from fuzzytruth.taxonomy import Taxonomy, _show
@@ -363,8 +364,7 @@ class ClassMap:
         lift = _lift(tax, level)
         lifted_nodes = lift[node_tax]
         groups, self.hard_group = np.unique(lifted_nodes, return_inverse=True)
-        # the classes at or below each group's node
-        self.hard_members = [np.flatnonzero(tax.is_under(class_tax, g)) for g in groups]
+        self.hard_members = _members(tax, class_tax, groups)
         class_lifted = lift[class_tax]
         soft, self.class_group = np.unique(class_lifted, return_inverse=True)
         position = pd.Index(soft).get_indexer(lifted_nodes)
@@ -376,6 +376,21 @@ class ClassMap:
     def identity(self) -> bool:
         """True when every soft group is one class and the map needs no summing."""
         return self.n_soft == len(self.class_group)
+
+
+def _members(tax: Taxonomy, class_tax: np.ndarray, groups: np.ndarray, *,
+             memory_budget: float = MEMORY_BUDGET) -> list[np.ndarray]:
+    """The classes at or below each group's node (positions into ``class_tax``, increasing),
+    one :meth:`~fuzzytruth.taxonomy.Taxonomy.is_under` table for a block of groups at a time,
+    blocks sized from ``memory_budget`` (a call per group took about 0.1 ms: 40 ms for a map
+    of the dermatology truth's 419 classes, 2026-11-28)."""
+    step = block_rows(len(class_tax), memory_budget, bytes_per_unit=16.0)  # bool + index
+    members: list[np.ndarray] = []
+    for start in range(0, len(groups), step):
+        block = groups[start : start + step]
+        row, column = np.nonzero(tax.is_under(class_tax[None, :], block[:, None]))
+        members += np.split(column, np.searchsorted(row, np.arange(1, len(block))))
+    return members
 
 
 def _lift(tax: Taxonomy, level: int | None) -> np.ndarray:
