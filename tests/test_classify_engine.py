@@ -443,6 +443,28 @@ def test_human_baseline_scores_each_reader_against_the_others():
     assert human.summary()["value"].iloc[0] == pytest.approx(1 / 3)
 
 
+def test_human_baseline_truth_interval_is_the_spread_of_each_worlds_mean_over_items():
+    """The human baseline's truth_low / truth_high: in each of the truth's worlds, each item's
+    human score (the mean over its annotators' pair scores) averaged over items, and the
+    percentile interval of those world means; the sums by item computed here by pandas."""
+    from fuzzytruth._resampling import percentile_interval
+
+    rng = np.random.default_rng(4)
+    selectors = [[[[int(c)]] for c in rng.integers(0, 3, rng.integers(2, 5))] for _ in range(12)]
+    r = Rankings.from_selectors(selectors, classes=CLASSES)
+    human = leave_one_annotator_out(r, ["Acc(target=top1)"], truth_model="prirn",
+                                    n_worlds=40, rng=3)
+    ev = human.evaluation
+    worlds = ev.world_scores("Acc(target=top1)")[:, 0, :]  # (worlds, pairs)
+    item = human.pairs.set_index("pair_id").loc[list(ev.queries), "item_id"].to_numpy()
+    by_item = pd.DataFrame(worlds.T).groupby(item, sort=False).mean()  # (items, worlds)
+    low, high = percentile_interval(by_item.mean(axis=0).to_numpy(), 0.95)
+    row = human.summary(confidence_level=0.95).iloc[0]
+    assert low < high
+    assert row["truth_low"] == pytest.approx(low, abs=1e-12)
+    assert row["truth_high"] == pytest.approx(high, abs=1e-12)
+
+
 @pytest.mark.parametrize("method", ["summary", "by_annotator"])
 def test_human_baseline_refuses_a_zero_confidence_level(method):
     """confidence_level=0 was replaced by the evaluation's level (``0 or 0.95``): the table

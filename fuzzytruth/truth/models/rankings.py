@@ -342,6 +342,8 @@ class PrIRNFit(FittedTruth):
         for start in range(0, len(worlds), step):
             block = worlds[start : start + step]
             drawn, _, wins, which, _ = self._draw(key, block)
+            # the first maximum of the draws as the plausibility vectors hold them (drawn in
+            # logs, they were scaled and exponentiated after _draw's maxima, which can tie two)
             top1 = np.where(wins, which, ranked.maxima(drawn)[1])
             if len(self._dense_items):  # drawn in logs: the argmax of the same vectors
                 top1[:, self._dense_items] = self._dense_block(key, block).argmax(axis=2)
