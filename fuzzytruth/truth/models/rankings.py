@@ -364,10 +364,10 @@ def below_upper_tail(t: np.ndarray, a: float, x: np.ndarray) -> np.ndarray:
     (their ratio is x / (x + 1 - a)): there, for 0 < x < :data:`_SERIES_X`, Q is bracketed by
     P's power series, x**a e**-x / Γ(a + 1) · Σ x**n / ((a + 1)…(a + n)), summed until a term
     is below 1e-17 of the sum, its tail bounded by a geometric series: an interval about
-    1e-14 wide, used with the same margin where its lower end is above
-    :data:`_SERIES_FLOOR` (below it Q = 1 - P loses its digits). PrIRN's draws compare the unranked
-    classes' tail probability with Q at the ranked maximum: scipy's Q costs about 1 µs an
-    element at its α = 0.01, the bounds one compiled pass (split over the kernels' threads
+    1e-14 wide, used with the same margin where its lower end is above :data:`_SERIES_FLOOR`
+    (below it Q = 1 - P loses its digits). PrIRN's draws compare the unranked classes' tail
+    probability with Q at the ranked maximum: scipy's Q costs about 1 µs an element at its
+    α = 0.01, the bounds and the series one compiled pass (split over the kernels' threads
     when large: :func:`fuzzytruth._threads.by_rows`).
 
     Examples
