@@ -550,8 +550,13 @@ def categorical_draws(
     >>> bool((two[:, 0] == same[:, 0]).all() and (two[:, 1] == mirror[:, 1]).all())
     True
     """
-    if np.ndim(cum) == 3 and order is None:
-        raise ValueError("categorical_draws: a table per world holds probabilities; give order")
+    if np.ndim(cum) == 3:  # the compiled pass reads table w for world w: one each, exactly
+        if order is None:
+            raise ValueError("categorical_draws: cum as a table per world holds probabilities; "
+                             "give order")
+        if np.shape(cum)[0] != len(worlds):
+            raise ValueError(f"categorical_draws: cum must hold one table per world; got "
+                             f"{np.shape(cum)[0]} table(s) for {len(worlds)} world(s)")
     base = _stream_base(seed, stream, keys)
     cum = readonly(np.ascontiguousarray(cum, dtype=np.float64))  # one compiled signature
     out = np.empty((len(base), len(worlds)),
@@ -678,7 +683,8 @@ def _numbered(
 def _index_counts_py(base, worlds, out):  # pragma: no cover - compiled
     # counted in an int32 row that stays in cache, then written out in one sequential pass:
     # the increments scattered over a float64 row of out (1.5 MB at 185,000 items, fresh
-    # memory) cost 30-50 ns a draw, against 14 ns (2026-11-28)
+    # memory) cost 30-50 ns a draw, against 11.6-14 ns (2026-11-28: agreement() on ImageNet
+    # ReaL in one thread, and a micro-benchmark)
     scale = 1.0 / 2.0**53
     n = out.shape[1]
     counts = np.zeros(n, dtype=np.int32)

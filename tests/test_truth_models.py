@@ -778,6 +778,12 @@ def test_label_draws_from_a_table_per_world_are_the_inverse_cdf(n_units, n_colum
     np.testing.assert_array_equal(
         categorical_draws(3, 4, keys, p, worlds, order=order, values=labels[order]).T,
         labels[order][drawn])
+    # the pass reads table w for world w: a count that differs is refused, not read past
+    with pytest.raises(ValueError, match=rf"one table per world; got {n_worlds} table\(s\) "
+                                         rf"for {n_worlds + 1} world\(s\)"):
+        categorical_draws(3, 4, keys, p, np.arange(n_worlds + 1), order=order)
+    with pytest.raises(ValueError, match="holds probabilities; give order"):
+        categorical_draws(3, 4, keys, np.cumsum(p, axis=-1), worlds)
 
 
 @pytest.mark.parametrize("threads", ["2", "3"])

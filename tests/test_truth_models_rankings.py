@@ -420,11 +420,13 @@ def test_the_power_series_decides_where_the_bounds_are_loose(a):
     for t, most in ((rng.random(len(x)), 0.999), (near, 0.75)):
         decided = np.empty(len(x), dtype=np.int8)
         _compiled()["tail_bounds"](t, x, a, float(gammaln(a)), decided)
-        assert np.mean(decided != 2) >= most * (a >= 0.01)  # 1e-8: Q below the series' floor
         assert (decided[t < q] != 0).all() and (decided[t >= q] != 1).all()
-        outside = np.abs(t / q - 1) > 1.1e-3
-        if a >= 0.01:  # every t outside the margin decided
-            assert (decided[outside] != 2).all()
+        # every t outside the margin decided where Q is clear of the series' floor (1e-9;
+        # at a = 1e-8, Q(a, x) ~ a E1(x) falls below it for x near 4 and is left to scipy)
+        outside = (np.abs(t / q - 1) > 1.1e-3) & (q > 1e-8)
+        assert outside.sum() > len(x) / 5 and (decided[outside] != 2).all()
+        if a >= 0.01:  # where Q is never that small: nearly every comparison decided
+            assert np.mean(decided != 2) >= most
 
 
 @settings(max_examples=60, deadline=None)
