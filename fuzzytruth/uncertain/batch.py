@@ -14,7 +14,7 @@ on demand.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -376,9 +376,10 @@ class DeferredBatch:
         ``rows(positions) -> DistributionBatch``: the batch of some rows alone, so that
         summaries (:meth:`blocks`) and one row's distribution do not build them all; without
         it, rows are taken from the full batch.
-    widths : numpy.ndarray, optional
+    widths : numpy.ndarray or callable, optional
         ``(n_rows,)`` a bound on each row's number of atoms, which sizes :meth:`blocks`
-        (None: rows alike).
+        (None: rows alike); or a callable giving it (or None) when first asked for, so that a
+        batch whose laws are never built never computes it.
 
     Examples
     --------
@@ -390,17 +391,32 @@ class DeferredBatch:
 
     def __init__(self, build: object, mean: np.ndarray, p_undefined: np.ndarray,
                  method: str = "exact", *, rows: Any = None,
-                 widths: np.ndarray | None = None) -> None:
+                 widths: np.ndarray | Callable[[], np.ndarray | None] | None = None) -> None:
         self._build = build
         self._mean = np.asarray(mean, dtype=np.float64)
         self.p_undefined = np.asarray(p_undefined, dtype=np.float64)
         self.method = method
         self._rows = rows
-        self.widths = widths
+        self._widths = widths
         self._built: DistributionBatch | None = None
 
     def __len__(self) -> int:
         return len(self._mean)
+
+    @property
+    def widths(self) -> np.ndarray | None:
+        """``(n_rows,)`` a bound on each row's number of atoms, or None (rows alike); given
+        as a callable, computed once, when first asked for.
+
+        >>> full = DistributionBatch([[0.0], [1.0]], [[1.0], [1.0]], [0.0, 0.0])
+        >>> lazy = DeferredBatch(lambda: full, full.mean(), np.zeros(2),
+        ...                      widths=lambda: np.array([1, 1]))
+        >>> lazy.take(np.array([1])).widths.tolist()
+        [1]
+        """
+        if callable(self._widths):
+            self._widths = self._widths()
+        return self._widths
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled (and deep-copied) as it is, atoms not built, when ``rows`` is a
@@ -491,7 +507,7 @@ class DeferredBatch:
         return DeferredBatch(
             functools.partial(self.rows_of, rows), self._mean[rows], self.p_undefined[rows],
             self.method, rows=functools.partial(_taken_rows, self, rows),
-            widths=None if self.widths is None else self.widths[rows])
+            widths=functools.partial(_taken_widths, self, rows))
 
     @classmethod
     def mixture(cls, components: DeferredBatch, index: np.ndarray,
@@ -518,11 +534,9 @@ class DeferredBatch:
         total = np.where(defined > 0, components._mean[safe] * defined, 0.0).sum(axis=1)
         mean = np.divide(total, mass, out=np.full(len(mass), np.nan), where=mass > 0)
         rows = functools.partial(_mixed_rows, components, index, weights)
-        widths = (None if components.widths is None
-                  else np.where(index >= 0, components.widths[safe], 0).sum(axis=1))
         return cls(functools.partial(rows, np.arange(len(index))), mean,
                    (undefined * weights).sum(axis=1), components.method, rows=rows,
-                   widths=widths)
+                   widths=functools.partial(_mixed_widths, components, index))
 
     @classmethod
     def concatenate(cls, batches: list[DistributionBatch | DeferredBatch]) -> DeferredBatch:
@@ -537,12 +551,10 @@ class DeferredBatch:
         """
         bounds = np.cumsum([0] + [len(b) for b in batches])
         rows = functools.partial(_concatenated_rows, list(batches), bounds)
-        widths = ([b.widths for b in batches] if all(
-            isinstance(b, DeferredBatch) and b.widths is not None for b in batches) else None)
         return cls(functools.partial(rows, np.arange(bounds[-1])),
                    np.concatenate([b.mean() for b in batches]),
                    np.concatenate([b.p_undefined for b in batches]), batches[0].method,
-                   rows=rows, widths=None if widths is None else np.concatenate(widths))
+                   rows=rows, widths=functools.partial(_concatenated_widths, list(batches)))
 
 
 BYTES_PER_ATOM = 64
@@ -561,6 +573,24 @@ def _rows_of(batch: DistributionBatch | DeferredBatch, rows: np.ndarray) -> Dist
 def _taken_rows(batch: DeferredBatch, rows: np.ndarray, some: np.ndarray) -> DistributionBatch:
     """Rows ``some`` of ``batch.take(rows)``."""
     return batch.rows_of(rows[some])
+
+
+def _taken_widths(batch: DeferredBatch, rows: np.ndarray) -> np.ndarray | None:
+    """The widths of ``batch.take(rows)``."""
+    return None if batch.widths is None else batch.widths[rows]
+
+
+def _mixed_widths(components: DeferredBatch, index: np.ndarray) -> np.ndarray | None:
+    """The widths of :meth:`DeferredBatch.mixture`: its components' summed."""
+    if components.widths is None:
+        return None
+    return np.where(index >= 0, components.widths[np.maximum(index, 0)], 0).sum(axis=1)
+
+
+def _concatenated_widths(batches: list[DistributionBatch | DeferredBatch]) -> np.ndarray | None:
+    """The widths of :meth:`DeferredBatch.concatenate`, when every part has them."""
+    widths = [b.widths if isinstance(b, DeferredBatch) else None for b in batches]
+    return None if any(w is None for w in widths) else np.concatenate(widths)
 
 
 def _mixed_rows(components: DeferredBatch, index: np.ndarray, weights: np.ndarray,
