@@ -60,6 +60,10 @@ def main() -> None:
                                        recall_form=form).to_frame(),
             repeat=1,
         )
+        # to_frame() names one query's spread over the truths truth_std/truth_low/truth_high;
+        # the bands still call it std/ci_low/ci_high
+        frame = frame.rename(columns={"truth_std": "std", "truth_low": "ci_low",
+                                      "truth_high": "ci_high"})
         frame["cutoff"] = frame["measure"].str.split("@").str[1].astype(int)
         frame["measure"] = frame["measure"].str[0].map({"P": "precision", "R": "recall"})
         merged = bands.merge(frame, on=["system", "query_id", "measure", "cutoff"],
