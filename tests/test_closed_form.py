@@ -200,7 +200,6 @@ def test_means_only_input_defers_the_recall_law_and_keeps_its_mean():
     np.testing.assert_array_equal(lazy.resolve().masses, full.masses)
 
 
-
 def test_a_grouped_recall_reads_the_documents_outside_the_lists_only_for_its_law():
     """With the relevant documents outside the top k given grouped by probability (the
     population bootstrap's input), the exact recall's mean never builds the documents
@@ -246,6 +245,7 @@ def test_a_grouped_recall_reads_the_documents_outside_the_lists_only_for_its_law
                                    means_only=True, fn_counts=grouped)
     closed_form.f_measure_exact(fresh, rel=1, beta=1.0, k=3)
     assert asked == [1]  # F's mean reads them
+
 
 def test_recall_mean_of_laws_is_the_same_in_blocks_of_rows():
     # rows with different numbers of certain relevant documents outside the top k (FN's
