@@ -351,7 +351,7 @@ def _geometry_of(runs, ann, cats):
 def test_population_defaults_are_the_same_in_any_blocks_and_on_a_runner():
     runs, ann, cats = _collection(True, seed=2)
     with pytest.warns(UnreliableInferenceWarning, match="only 6 annotators shared"):
-        whole = annotator_bootstrap(runs, ann, ["P@5", "RR", "AP"], n_resamples=30,
+        whole = annotator_bootstrap(runs, ann, ["P@5", "R@5", "RR", "AP"], n_resamples=30,
                                     query_categories=cats, n_worlds=20, rng=4)
     assert whole.annotators == "shared"
     token = BLOCKING.set((7, 1))
@@ -364,11 +364,11 @@ def test_population_defaults_are_the_same_in_any_blocks_and_on_a_runner():
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnreliableInferenceWarning)
-            blocked = annotator_bootstrap(runs, ann, ["P@5", "RR", "AP"], n_resamples=30,
+            blocked = annotator_bootstrap(runs, ann, ["P@5", "R@5", "RR", "AP"], n_resamples=30,
                                           query_categories=cats, n_worlds=20, rng=4)
             runner_token = BLOCK_RUNNER.set(runner)
             try:
-                remote = annotator_bootstrap(runs, ann, ["P@5", "RR", "AP"], n_resamples=30,
+                remote = annotator_bootstrap(runs, ann, ["P@5", "R@5", "RR", "AP"], n_resamples=30,
                                              query_categories=cats, n_worlds=20, rng=4)
             finally:
                 BLOCK_RUNNER.reset(runner_token)
@@ -376,7 +376,7 @@ def test_population_defaults_are_the_same_in_any_blocks_and_on_a_runner():
         BLOCKING.reset(token)
     assert shipped
     for pop in (blocked, remote):
-        for m in ("P@5", "RR", "AP"):
+        for m in ("P@5", "R@5", "RR", "AP"):
             assert (pop.replicates[m] == whole.replicates[m]).all()
             assert (pop.annotators_only[m] == whole.annotators_only[m]).all()
 
