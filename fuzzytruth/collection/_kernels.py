@@ -1,5 +1,6 @@
 """Compiled passes of the agreement bootstrap: count-weighted column sums of a sparse per-item
-table, and quadratic forms of label totals with a disagreement matrix.
+table, the table's repeated columns (summed once), and quadratic forms of label totals with a
+disagreement matrix.
 
 Both compute each replicate's numbers on their own, in a fixed order of summation (items in
 row order; labels in column order), so a replicate is the same bits whatever the number of
@@ -22,7 +23,8 @@ from fuzzytruth._threads import by_rows
 def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.ndarray:
     """``weights @ table``: ``(n_replicates, n_columns)`` sums of the rows of ``table``
     (``(n_items, n_columns)`` CSR), row ``i`` counted ``weights[r, i]`` times in replicate
-    ``r``; every sum is added up item by item in item order.
+    ``r``; every sum is added up item by item in item order, so a column's sums do not depend
+    on the other columns.
 
     Examples
     --------
@@ -44,6 +46,40 @@ def weighted_column_sums(table: sparse.csr_array, weights: np.ndarray) -> np.nda
     # add up the same way
     parts = by_rows(replicates, len(weights), len(weights) * max(table.nnz, table.shape[0]))
     return np.ascontiguousarray(np.concatenate(parts, axis=1).T)
+
+
+def first_copies(table: sparse.csr_array) -> np.ndarray:
+    """For every column of ``table`` (CSR), the first column equal to it (itself when no
+    column before it is): entries equal, row by row.
+
+    Columns with the same count of entries and the same two weighted sums of their values
+    (weights: hashes of the row numbers) are candidates, confirmed by a second pass comparing
+    them row by row; a candidate that differs stays its own copy. Memory: a few numbers per
+    column, never a copy of the table.
+
+    Examples
+    --------
+    >>> table = sparse.csr_array(np.array([[1.0, 0.0, 1.0, 1.0],
+    ...                                    [2.0, 2.0, 2.0, 0.0]]))
+    >>> first_copies(table).tolist()
+    [0, 1, 0, 3]
+    """
+    if not table.has_canonical_format:  # the comparison reads one entry per row and column
+        table = table.copy()
+        table.sum_duplicates()
+    n_columns = table.shape[1]
+    data = table.data.astype(np.float64, copy=False)
+    signatures = np.zeros((n_columns, 3))
+    _kernels()["column_signatures"](table.indptr, table.indices, data, signatures)
+    _, first, group = np.unique(signatures, axis=0, return_index=True, return_inverse=True)
+    copies = first[group.ravel()]
+    check = np.flatnonzero(copies != np.arange(n_columns))
+    if len(check):
+        same = np.ones(len(check), dtype=np.bool_)
+        _kernels()["columns_equal"](table.indptr, table.indices, data, check, copies[check],
+                                    n_columns, same)
+        copies[check[~same]] = check[~same]
+    return copies
 
 
 def quadratic_forms(totals: np.ndarray, delta: np.ndarray) -> np.ndarray:
@@ -75,6 +111,33 @@ def _column_sums_py(indptr, indices, data, weights, out):  # pragma: no cover - 
                 out[column, r] += value * w[r]
 
 
+def _column_signatures_py(indptr, indices, data, out):  # pragma: no cover - compiled
+    for i in range(len(indptr) - 1):
+        # two weights in [1, 2) from the row number (multiplicative hashes)
+        first = 1.0 + ((i * 2654435761) % 4294967291) / 4294967291.0
+        second = 1.0 + ((i * 40503 + 7919) % 1000003) / 1000003.0
+        for p in range(indptr[i], indptr[i + 1]):
+            column = indices[p]
+            out[column, 0] += 1.0
+            out[column, 1] += data[p] * first
+            out[column, 2] += data[p] * second
+
+
+def _columns_equal_py(indptr, indices, data, columns, others, n_columns, same
+                      ):  # pragma: no cover - compiled
+    value = np.zeros(n_columns)
+    row_of = np.full(n_columns, -1)
+    for i in range(len(indptr) - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            value[indices[p]] = data[p]
+            row_of[indices[p]] = i
+        for k in range(len(columns)):
+            a = value[columns[k]] if row_of[columns[k]] == i else 0.0
+            b = value[others[k]] if row_of[others[k]] == i else 0.0
+            if a != b:
+                same[k] = False
+
+
 def _quadratic_forms_py(by_label, delta, out):  # pragma: no cover - compiled
     n_labels, n_rows = by_label.shape
     acc = np.empty(n_rows)
@@ -95,4 +158,6 @@ def _kernels() -> dict[str, Any]:
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    return {"column_sums": jit(_column_sums_py), "quadratic_forms": jit(_quadratic_forms_py)}
+    return {"column_sums": jit(_column_sums_py), "quadratic_forms": jit(_quadratic_forms_py),
+            "column_signatures": jit(_column_signatures_py),
+            "columns_equal": jit(_columns_equal_py)}

@@ -40,7 +40,11 @@ from fuzzytruth.collection._counts import (
     format_estimate,
     metric_matrix,
 )
-from fuzzytruth.collection._kernels import quadratic_forms, weighted_column_sums
+from fuzzytruth.collection._kernels import (
+    first_copies,
+    quadratic_forms,
+    weighted_column_sums,
+)
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
@@ -147,6 +151,9 @@ class _ItemStatistics:
     def estimate(self, sums: np.ndarray, n_items: int, *, point: bool = False) -> np.ndarray:
         """Coefficients from the column sums ``(B, K)`` of a replicate each. Undefined values
         (no pairable item, or no expected disagreement) are NaN."""
+        # numpy's row sums add up in an order that depends on the layout (taxonomy α moved
+        # by one ulp in a tenth of the replicates given in F order)
+        sums = np.ascontiguousarray(sums)
         maps, sizes = self.maps, self.sizes
         n_a, n_q, n_groups = maps["share"].shape[1], maps["q_sum"].shape[1], len(sizes)
         a, q = sums[:, :n_a], sums[:, n_a : n_a + n_q]
@@ -283,7 +290,13 @@ def _bootstrap(
                  for p, part in zip(stats, _split(point, stats), strict=True)]
     per_replicate = BYTES_PER_DRAW * n_items + _BYTES_PER_COLUMN * table.shape[1]
     blocks = replicate_blocks(n_resamples, per_replicate, memory_budget)
-    parts = run_blocks(_replicate_block, (stats, table, draw_seed(rng)), blocks)
+    # tables side by side repeat columns (every depth of agreement_by_level counts the items
+    # per number of labels; a label no depth below collapses keeps its column): each is
+    # summed once, with the same bits (a column's sums do not depend on the others)
+    distinct, copies = np.unique(first_copies(table), return_inverse=True)
+    if len(distinct) < table.shape[1]:
+        table = sparse.csr_array(table[:, distinct])
+    parts = run_blocks(_replicate_block, (stats, table, copies, draw_seed(rng)), blocks)
     dists = [
         np.concatenate([np.empty((p.n_values, 0)), *(part[i] for part in parts)], axis=1)
         for i, p in enumerate(stats)
@@ -298,12 +311,16 @@ def _split(sums: np.ndarray, stats: list[_ItemStatistics]) -> list[np.ndarray]:
 
 
 def _replicate_block(
-    shared: tuple[list[_ItemStatistics], sparse.csr_array, int], start: int, stop: int
+    shared: tuple[list[_ItemStatistics], sparse.csr_array, np.ndarray, int], start: int,
+    stop: int,
 ) -> list[np.ndarray]:
-    """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``."""
-    stats, table, seed = shared
+    """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``
+    (``shared``: the statistics, the table's distinct columns, which of them each column of
+    the problems' tables is, the seed)."""
+    stats, table, copies, seed = shared
     n_items = table.shape[0]
     sums = weighted_column_sums(table, resample_block(n_items, seed, start, stop))
+    sums = np.take(sums, copies, axis=1)  # C order (x[:, index] is F order: a copy more)
     return [p.estimate(part, n_items).T for p, part in zip(stats, _split(sums, stats),
                                                              strict=True)]
 
