@@ -4,8 +4,9 @@
 # make docs: the documentation site into docs/_build/html, offline, warnings as errors, the
 # notebooks and the user guide's code executed (open docs/_build/html/index.html).
 # make notebooks: re-execute notebooks/ in place, so they ship with current outputs.
-# make test: every test but the simulation studies (marked slow); make test-slow: those
-# (the validity rates of the statistics' defaults, also tabulated by benchmarks/stats_validity.py).
+# make test: every test but the simulation studies and the benchmarks' tiny runs (marked slow);
+# make test-slow: those (the validity rates of the statistics' defaults, also tabulated by
+# benchmarks/stats_validity.py; every script in benchmarks/ run end to end at a tiny size).
 # CI runs both. After make docs, make test checks the notebooks' stored outputs against the
 # docs build's execution of the same code instead of executing them again.
 PYTHON ?= python3
@@ -52,7 +53,7 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
-	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+	for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache docs/_build docs/api docs/notebooks \

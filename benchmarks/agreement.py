@@ -38,6 +38,10 @@ of an older commit) for a side-by-side table, each process capped at ``--limit-g
 space (default 16) so that a run that would need more fails with MemoryError instead of
 taking the machine. The machine this was written on has 2 cores shared with other work: CPU
 time is the figure to compare; wall time and the load are printed beside it.
+
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs every part at a tiny size (benchmarks/_smoke.py): 40
+replicates; part 1 on 500 items of the Zipf shape only; part 2 on 1,000 items and part 4 with
+one function each (a process per call costs seconds); part 3 on 200 items × 3 annotators.
 """
 
 from __future__ import annotations
@@ -57,13 +61,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 #: The checkout this file belongs to: its package is the one measured (not the installed one).
 ROOT = str(Path(__file__).resolve().parents[1])
-N_ITEMS = 185_000
-N_RESAMPLES = 1_000
-PEER_ITEMS, PEER_ANNOTATORS, PEER_GROUPS, PEER_LEAVES = 10_000, 10, 5, 10
-PEER_REPLICATES = 20
+N_ITEMS = size(185_000, 500)
+N_RESAMPLES = size(1_000, 40)
+PEER_ITEMS, PEER_ANNOTATORS, PEER_GROUPS, PEER_LEAVES = size(10_000, 200), size(10, 3), 5, 10
+PEER_REPLICATES = size(20, 2)
 BAR_MB, BAR_SECONDS = 1024, 10.0
 
 
@@ -248,7 +253,8 @@ def show(rows: list[dict], before: dict | None = None) -> None:
 
 # ---------------------------------------------------------------------------- parts
 def shapes(args: argparse.Namespace) -> None:
-    chosen = [SHAPES[i] for i in QUICK] if args.quick else SHAPES
+    zipf = [SHAPE_BY_NAME["10x10x10, Zipf 1.1 categories"]]  # a smoke run's one shape
+    chosen = [SHAPES[i] for i in QUICK] if args.quick else size(SHAPES, zipf)
     runs = [(s.name, f, args.items) for s in chosen for f in ("agreement", "agreement_by_level")]
     rows = [measure(*run, package=None, limit_gb=args.limit_gb) for run in runs]
     before = _before(args, runs)
@@ -271,9 +277,11 @@ def shapes(args: argparse.Namespace) -> None:
 
 
 def items(args: argparse.Namespace) -> None:
-    sizes = [46_250, 185_000] if args.quick else [23_125, 46_250, 92_500, 185_000, 370_000]
+    sizes = ([46_250, 185_000] if args.quick
+             else size([23_125, 46_250, 92_500, 185_000, 370_000], [1_000]))
     name = SHAPES[0].name
-    runs = [(name, f, n) for f in ("agreement", "agreement_by_level") for n in sizes]
+    functions = size(("agreement", "agreement_by_level"), ("agreement",))
+    runs = [(name, f, n) for f in functions for n in sizes]
     rows = [measure(*run, package=None, limit_gb=args.limit_gb) for run in runs]
     before = _before(args, runs)
     print(f"\nPart 2: memory as items grow ({name}; added MB: call peak minus base)")
@@ -375,7 +383,8 @@ def real(args: argparse.Namespace) -> None:
     from fuzzytruth.collection._counts import label_counts
     from fuzzytruth.datasets import imagenet_real
 
-    runs = [("ImageNet ReaL", f, 0) for f in ("agreement", "agreement_by_level")]
+    functions = size(("agreement", "agreement_by_level"), ("agreement_by_level",))
+    runs = [("ImageNet ReaL", f, 0) for f in functions]
     rows = [measure(*run, package=None, limit_gb=args.limit_gb) for run in runs]
     before = _before(args, runs)
     if before:

@@ -40,6 +40,7 @@ CPU time is ``time.process_time``; wall time and the load average are printed be
 machine is shared). Run from the worktree root: ``PYTHONPATH=. python benchmarks/classify.py``
 (``--items``, ``--classes``, ``--worlds`` for smaller runs). The first run in a fresh
 environment also compiles the numba kernels (cached on disk afterwards).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 MEASURES = ["Acc(target=label)", "Acc(target=label)@5", "CE(target=label)",
             "ECE(target=label)"]
@@ -167,9 +169,9 @@ def main() -> None:
     import fuzzytruth
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=50_000)
-    parser.add_argument("--classes", type=int, default=1_000)
-    parser.add_argument("--worlds", type=int, default=1_000)
+    parser.add_argument("--items", type=int, default=size(50_000, 300))
+    parser.add_argument("--classes", type=int, default=size(1_000, 20))
+    parser.add_argument("--worlds", type=int, default=size(1_000, 50))
     args = parser.parse_args()
     print(f"fuzzytruth imported from {fuzzytruth.__file__}")
     print(f"load before: {os.getloadavg()[0]:.1f} (2 cores, shared)")

@@ -34,6 +34,7 @@ The designs with an effect, the population estimand and the Dawid–Skene truth:
 asserts size and coverage within bars on a reduced design.
 
 Run from the worktree root: ``PYTHONPATH=. python benchmarks/classify_validity.py [--reps R]``.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -113,8 +114,10 @@ def true_difference(effect: float, truth_model: str, n: int = 50_000,
     return out
 
 
-def replication(n: int, seed: int, design: str = "null-shares-collection") -> pd.DataFrame:
-    """One replication's comparison table (A minus B, every measure)."""
+def replication(n: int, seed: int, design: str = "null-shares-collection",
+                draws: int = 200) -> pd.DataFrame:
+    """One replication's comparison table (A minus B, every measure); ``draws`` worlds or
+    annotator resamples."""
     from fuzzytruth import compare, evaluate
     from fuzzytruth.stats import annotator_bootstrap
 
@@ -124,10 +127,10 @@ def replication(n: int, seed: int, design: str = "null-shares-collection") -> pd
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if estimand == "population":  # the shares rebuilt from each replicate's annotators
-            scores = annotator_bootstrap(systems, annotations, MEASURES, n_resamples=200,
+            scores = annotator_bootstrap(systems, annotations, MEASURES, n_resamples=draws,
                                          rng=seed, progress=False)
             return compare(scores, rng=seed).table
-        ev = evaluate(systems, fit_truth(annotations, truth_model), MEASURES, n_worlds=200,
+        ev = evaluate(systems, fit_truth(annotations, truth_model), MEASURES, n_worlds=draws,
                       rng=seed, progress=False)
         return compare(ev, rng=seed).table
 
@@ -151,18 +154,21 @@ def rates(tables: list[pd.DataFrame], truth: dict[str, tuple[float, float]]) -> 
 
 
 def main() -> None:
+    from _smoke import size  # here: tests/test_classify_validity.py loads this file alone
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=200)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[30, 100])
+    parser.add_argument("--reps", type=int, default=size(200, 3))
+    parser.add_argument("--sizes", type=int, nargs="+", default=size([30, 100], [30]))
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     args = parser.parse_args()
     print(__doc__.split("\n\n")[1])
     for design in args.designs:
         effect, truth_model, _ = DESIGNS[design]
-        truth = true_difference(effect, truth_model)
+        truth = true_difference(effect, truth_model, n=size(50_000, 500))
         for n in args.sizes:
             cpu = time.process_time()
-            tables = [replication(n, 1000 * n + r, design) for r in range(args.reps)]
+            tables = [replication(n, 1000 * n + r, design, size(200, 20))
+                      for r in range(args.reps)]
             for _, row in rates(tables, truth).iterrows():
                 what = "size" if effect == 0 else "power"
                 print(f"{design:26s} n={n:4d} {row['measure']:4s} R={row['R']}: true "

@@ -54,6 +54,8 @@ Usage::
     python benchmarks/crisp.py --sizes 100000x10,1000000x10 --tools fuzzytruth    # 1 M queries
 
 This is a plain script, not a test; timings depend on the machine and on its load.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py): 20 queries × 10
+documents, the shapes ``integers`` and ``shuffled`` (integer ids, and str ids not grouped).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _smoke  # not `from _smoke import size`: `size` names the sizes below
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -487,9 +490,9 @@ def prepare(folder: Path, n_queries: int, depth: int, shape: dict, seed: int) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="10000x1000,100000x100",
+    parser.add_argument("--sizes", default=_smoke.size("10000x1000,100000x100", "20x10"),
                         help="comma-separated n_queries x depth")
-    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--shapes", default=_smoke.size(",".join(SHAPES), "integers,shuffled"))
     parser.add_argument("--tools", default="fuzzytruth,pytrec_eval")
     parser.add_argument("--inputs", default=",".join(INPUTS))
     parser.add_argument("--seed", type=int, default=0)

@@ -26,6 +26,8 @@ peak per worker must not grow with the input (partitions are of a fixed number o
 
 Run: ``.venv/bin/python benchmarks/dask_scale.py`` (full size: several minutes on 2 cores)
 or ``--queries 20000`` for a quick look. The machine is shared: expect tens of percent noise.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py), on 1 worker and
+at ``--queries`` only, not also at a quarter of them (each cluster takes seconds to start).
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 UNCERTAIN = ["P@10", "AP", "nDCG@10"]
 CRISP = ["AP", "nDCG@10"]
 SEED = 15
+EMPTY_TASKS = size(200, 20)  # the round trip of an empty task is timed over this many
 
 
 def write_dataset(root: Path, n_queries: int, n_docs: int, per_file: int) -> None:
@@ -137,8 +141,8 @@ def on_cluster(root: Path, workload: str, n_worlds: int, n_workers: int, memory_
         client.run(_worker_imports)
         fixed["cluster start s"] = time.perf_counter() - start
         t0 = time.perf_counter()
-        client.gather(client.map(_nothing, range(200), pure=False))
-        fixed["per empty task ms"] = (time.perf_counter() - t0) / 200 * 1000 * n_workers
+        client.gather(client.map(_nothing, range(EMPTY_TASKS), pure=False))
+        fixed["per empty task ms"] = (time.perf_counter() - t0) / EMPTY_TASKS * 1000 * n_workers
         before = client.run(time.process_time)
         start, driver = time.perf_counter(), time.process_time()
         if workload == "uncertain":
@@ -179,19 +183,19 @@ def same(a: dict, b: dict, exact: bool) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=200_000)
-    parser.add_argument("--docs", type=int, default=100)
-    parser.add_argument("--per-file", type=int, default=5_000)
-    parser.add_argument("--worlds", type=int, default=200)
+    parser.add_argument("--queries", type=int, default=size(200_000, 40))
+    parser.add_argument("--docs", type=int, default=size(100, 10))
+    parser.add_argument("--per-file", type=int, default=size(5_000, 10))
+    parser.add_argument("--worlds", type=int, default=size(200, 10))
     parser.add_argument("--memory-limit", default="1.5GB")
-    parser.add_argument("--in-memory-max", type=int, default=200_000,
+    parser.add_argument("--in-memory-max", type=int, default=size(200_000, 40),
                         help="largest number of queries run in memory too")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--workers", type=int, nargs="+", default=size([1, 2], [1]))
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="fuzzytruth-dask-"))
     try:
-        sizes = [args.queries // 4, args.queries]
+        sizes = size([args.queries // 4, args.queries], [args.queries])
         print(f"{args.docs} documents per query, {args.per_file} queries per Parquet file, "
               f"{args.worlds} worlds, workers limited to {args.memory_limit} each")
         header = (f"{'workload':<10} {'queries':>8} {'path':<14} {'wall s':>8} {'CPU s':>7} "

@@ -15,6 +15,7 @@ and at its default 9,999 replicates.
 Run: ``python benchmarks/displacement.py``. Timings are CPU seconds (``time.process_time``,
 best of 3), with the wall clock beside them; on a shared, loaded machine (the project's has 2
 cores) both vary by tens of percent, so the load average is printed.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -24,13 +25,16 @@ import time
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 from fuzzytruth.displacement import HYPOTHESES, weighted_displacement
 from fuzzytruth.runs import Run
 
-N_QUERIES, N_ANNOTATORS, M, N_SYSTEMS, POOL = 1_000, 20, 100, 3, 300
+N_QUERIES, N_ANNOTATORS, M, N_SYSTEMS, POOL = size((1_000, 20, 100, 3, 300), (20, 3, 10, 2, 30))
 N_ITEMS = 1_000_000
-PYTHON_SUBSET = 100  # queries timed for the per-list Python reference
+PYTHON_SUBSET = size(100, 5)  # queries timed for the per-list Python reference
+REPEATS = size(3, 1)  # calls of the vectorised scoring, the best kept
+BOOTSTRAP_RESAMPLES = size((1000, 9999), (20, 50))
 
 
 def make_data(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -50,7 +54,7 @@ def make_data(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
             "relevance": relevance,
         }
     )
-    n_pool = 70
+    n_pool = 7 * M // 10
     keys = rng.random((N_SYSTEMS, N_QUERIES, POOL)) - affinity
     from_pool = pool_base[None] + np.argsort(keys, axis=2)[:, :, :n_pool]
     lists = np.arange(N_SYSTEMS * N_QUERIES).reshape(N_SYSTEMS, N_QUERIES, 1)
@@ -117,13 +121,13 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
 
     t_vec, w_vec, res = best_of(
-        3, lambda: weighted_displacement(annotations, runs, n_items=N_ITEMS)
+        REPEATS, lambda: weighted_displacement(annotations, runs, n_items=N_ITEMS)
     )
     table = res.to_frame()
     n_lists = len(table)
     print(
         f"vectorised, DataFrames in -> table out: {t_vec:.3f} s CPU ({w_vec:.3f} s wall) for "
-        f"{n_lists:,} lists x {len(HYPOTHESES)} hypotheses (best of 3); bar 1 s: "
+        f"{n_lists:,} lists x {len(HYPOTHESES)} hypotheses (best of {REPEATS}); bar 1 s: "
         f"{'met' if t_vec < 1 else 'NOT met'}"
     )
     as_runs = {
@@ -131,7 +135,7 @@ def main() -> None:
         for name, g in runs.groupby("system", sort=True)
     }
     t_run, w_run, res_run = best_of(
-        3, lambda: weighted_displacement(annotations, as_runs, n_items=N_ITEMS)
+        REPEATS, lambda: weighted_displacement(annotations, as_runs, n_items=N_ITEMS)
     )
     pd.testing.assert_frame_equal(res_run.to_frame(), table, check_dtype=False)
     print(f"vectorised, Run objects in -> table out: {t_run:.3f} s CPU ({w_run:.3f} s wall); "
@@ -182,7 +186,7 @@ def main() -> None:
     print("check: vectorised and per-list Python agree on the subset")
 
     res.bootstrap(n_resamples=2, rng=0)  # compile the keyed draws once (numba, cached)
-    for n in (1000, 9999):
+    for n in BOOTSTRAP_RESAMPLES:
         t_boot, w_boot, _ = best_of(1, lambda n=n: res.bootstrap(n_resamples=n, rng=0))
         print(f"two-stage bootstrap, {n:,} resamples (queries, then annotators): "
               f"{t_boot:.2f} s CPU ({w_boot:.2f} s wall)")

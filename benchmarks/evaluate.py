@@ -7,6 +7,7 @@
   of 5, printed beside ``python -c pass``.
 
 Crisp evaluation against pytrec_eval, ranx and ir_measures is ``benchmarks/crisp.py``.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 
 Usage::
 
@@ -21,12 +22,21 @@ import subprocess
 import sys
 import time
 
+from _smoke import size
+
+#: (queries, documents per query) of each evaluation (at least 50 documents: the worker judges
+#: 100 of 2 x depth), and its bars (seconds, peak MB)
+SIZES = size([(1_000, 1_000), (20_000, 100)], [(10, 100), (20, 50)])
+BARS = [(1.5, None), (15.0, 1024.0)]
+WORLDS = size(1_000, 20)
+REPEATS = size(5, 1)  # of each start-up time
+
 WORKER = r"""
 import json, resource, sys, time
 import numpy as np
 import fuzzytruth as ft
 
-n_q, depth = int(sys.argv[1]), int(sys.argv[2])
+n_q, depth, n_worlds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(0)
 q = np.repeat(np.array([f"q{i}" for i in range(n_q)], dtype=object), depth)
 d = np.array([f"d{i}" for i in range(depth * 2)], dtype=object)
@@ -42,7 +52,7 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")
 base = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0])
 start = time.perf_counter()
-ev = ft.evaluate(run, pq, ["P@10", "AP"], n_worlds=1000, rng=0)
+ev = ft.evaluate(run, pq, ["P@10", "AP"], n_worlds=n_worlds, rng=0)
 agg = ev.aggregate()
 seconds = time.perf_counter() - start
 peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
@@ -52,13 +62,13 @@ print(json.dumps({"seconds": seconds, "peak_mb": (peak - base) / 1024}))
 
 def evaluate_at(n_q: int, depth: int) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", WORKER, str(n_q), str(depth)],
+        [sys.executable, "-c", WORKER, str(n_q), str(depth), str(WORLDS)],
         capture_output=True, text=True, check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def median_time(args: list[str], repeats: int = 5) -> float:
+def median_time(args: list[str], repeats: int = REPEATS) -> float:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -68,11 +78,8 @@ def median_time(args: list[str], repeats: int = 5) -> float:
 
 
 def main() -> None:
-    print("evaluate(run, ProbabilisticQrels), P@10 + AP, 1,000 worlds")
-    for (n_q, depth), (bar_s, bar_mb) in {
-        (1_000, 1_000): (1.5, None),
-        (20_000, 100): (15.0, 1024.0),
-    }.items():
+    print(f"evaluate(run, ProbabilisticQrels), P@10 + AP, {WORLDS:,} worlds")
+    for (n_q, depth), (bar_s, bar_mb) in zip(SIZES, BARS, strict=True):
         r = evaluate_at(n_q, depth)
         mem = f", peak {r['peak_mb']:.0f} MB (bar {bar_mb:.0f} MB)" if bar_mb else ""
         print(f"  {n_q:>6} x {depth:<5}: {r['seconds']:6.2f} s (bar {bar_s} s){mem}")
@@ -80,7 +87,7 @@ def main() -> None:
     base = median_time(python)
     imp = median_time([sys.executable, "-c", "import fuzzytruth"])
     helped = median_time([sys.executable, "-m", "fuzzytruth.cli", "--help"])
-    print("start-up, median of 5")
+    print(f"start-up, median of {REPEATS}")
     print(f"  python -c pass          {base:5.3f} s")
     for label, value, bar in (("import fuzzytruth", imp, 0.5), ("fuzzytruth --help", helped, 0.8)):
         print(f"  {label:<22}  {value:5.3f} s (bar {bar} s; {value - base:+.3f} s over python)")

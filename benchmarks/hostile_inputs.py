@@ -24,6 +24,8 @@ array, read as predictions (``fuzzytruth.io.numpy_files``): refused by the sizes
 declare, before any is inflated.
 
 Run: ``.venv/bin/python benchmarks/hostile_inputs.py [N_PER_FORMAT]`` (default 110).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (3 files per format, bombs just past the
+cap's 256 MiB floor; benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -37,10 +39,15 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
+from _smoke import size
 from hypothesis import HealthCheck, Phase, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from hostile import FORMATS, hostile, outcome
+
+N_PER_FORMAT = size(110, 3)
+BOMB_MIB = size(5000, 300)  # the gzip bomb's content (refused above the cap's 256 MiB floor)
+NPZ_BOMB_CHUNKS = size(64, 20)  # the .npz bomb's member: this many 16 MiB chunks of zeros
 
 
 def tally(name: str, n: int, folder: Path) -> tuple[Counter, Counter]:
@@ -62,7 +69,7 @@ def tally(name: str, n: int, folder: Path) -> tuple[Counter, Counter]:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 110
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else N_PER_FORMAT
     total: Counter = Counter()
     start = time.process_time()
     print(f"{'format':<22} {'files':>6} {'read':>6} {'error+line':>11} {'error':>6}")
@@ -87,7 +94,7 @@ def bomb() -> None:
         path = Path(tmp) / "run.txt.gz"
         packer = zlib.compressobj(9, zlib.DEFLATED, 31)
         with open(path, "wb") as handle:
-            for _ in range(5000):
+            for _ in range(BOMB_MIB):
                 handle.write(packer.compress(bytes(2**20)))
             handle.write(packer.flush())
         out = _read_in_a_child("from fuzzytruth.io.text import read_bytes",
@@ -110,10 +117,10 @@ def npz_bomb() -> None:
         with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive, \
                 archive.open("scores.npy", "w", force_zip64=True) as member:
             header = io.BytesIO()
-            np.lib.format.write_array_header_1_0(
-                header, {"descr": "<f8", "fortran_order": False, "shape": (2**27, 1)})
+            np.lib.format.write_array_header_1_0(header, {
+                "descr": "<f8", "fortran_order": False, "shape": (NPZ_BOMB_CHUNKS * 2**21, 1)})
             member.write(header.getvalue())
-            for _ in range(64):
+            for _ in range(NPZ_BOMB_CHUNKS):
                 member.write(bytes(2**24))
         out = _read_in_a_child("from fuzzytruth.io import read_predictions",
                                f"read_predictions({str(path)!r}, classes=['a'])")

@@ -12,7 +12,8 @@
 Times are the best of ``REPEATS`` runs, after a warm-up (imports, page cache). On a shared
 machine expect tens of percent of noise.
 
-Run: ``.venv/bin/python benchmarks/io.py``.
+Run: ``.venv/bin/python benchmarks/io.py``. ``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size
+(the first 2,000 votes, 2,000 run lines, one run per time; benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 from pyarrow import csv as pa_csv
 
 from fuzzytruth.datasets import imagenet_real
 from fuzzytruth.io import read_annotations, read_trec_run
 
-REPEATS = 3
-RUN_LINES = 1_000_000
+REPEATS = size(3, 1)
+RUN_LINES = size(1_000_000, 2_000)
+VOTES = size(None, 2_000)  # rows of the annotation table kept (None: all)
 
 
 def best_of(fn, repeats: int = REPEATS) -> float:
@@ -45,7 +48,7 @@ def best_of(fn, repeats: int = REPEATS) -> float:
 
 def write_inputs(folder: Path) -> tuple[Path, Path, Path]:
     data = imagenet_real()
-    votes = data.annotations.to_frame()
+    votes = data.annotations.to_frame().iloc[:VOTES]
     questions = data.questions.set_index("question_id")
     item = questions.loc[votes["item_id"]]
     frame = pd.DataFrame(

@@ -41,6 +41,8 @@ are CPU-time ratios. The load average is printed before and after: the machine i
 Run from the repository root: ``PYTHONPATH=. python benchmarks/poibin.py [sections...]``
 (without ``PYTHONPATH=.`` Python may import another installed copy of fuzzytruth; the first
 line printed says which one was imported).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs every section at a tiny size (lists of at most 20,000 items,
+one round per timing; benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -52,16 +54,27 @@ from collections.abc import Callable
 
 import mpmath
 import numpy as np
+from _smoke import size
 from fast_poibin import PoiBin
 
 import fuzzytruth
 from fuzzytruth.uncertain import poibin
 
 BAR_RATIO, BAR_ERROR = 1.2, 1e-14
+BUDGET = size(0.02, 0.001)  # seconds per timing round
+ROUNDS, FEW_ROUNDS = size((5, 3), (1, 1))  # timing rounds (the largest lists: the few)
+THRESHOLD_SIZES = size((256, 512, 768, 1024, 1536, 2048, 4096, 8192, 32768), (256, 1024))
+GROUPED_SIZES, GROUP_COUNTS = size(((2_000, 10_000, 100_000), (1, 2, 4, 8, 16, 32, 64)),
+                                   ((2_000,), (1, 4)))
+CHECK_SIZE = size(10_000, 2_000)  # the tree reference against the recursion
+TABLE_SIZES = size((10, 100, 1_000, 10_000, 100_000, 1_000_000), (10, 100, 2_000, 20_000))
+TAIL_SIZES = size((10_000, 1_000_000), (2_000, 20_000))
+BATCHES = size(((10_000, 20), (1_000, 200), (100, 5_000)), ((50, 20), (10, 200), (2, 2_000)))
+PREFIX_LENGTH = size(1_000, 50)
 
 
 # ---------------------------------------------------------------------------------- timing
-def timed(func: Callable[[], object], budget: float = 0.02) -> tuple[int, float, float]:
+def timed(func: Callable[[], object], budget: float = BUDGET) -> tuple[int, float, float]:
     """Calls per round so that a round lasts about ``budget`` seconds, and one round's CPU and
     wall time per call."""
     func()  # the first call may load numba's cache or import modules
@@ -190,13 +203,13 @@ def thresholds() -> None:
     chosen = poibin._LEAF
     worst = dict.fromkeys(leaves, 0.0)
     try:
-        for n in (256, 512, 768, 1024, 1536, 2048, 4096, 8192, 32768):
+        for n in THRESHOLD_SIZES:
             p = rng.random(n)
             funcs = {"fast": lambda p=p: PoiBin(p).pmf,
                      "recursion": lambda p=p: poibin.pmf(p, method="recursion")}
             for leaf in leaves:
                 funcs[leaf] = lambda p=p, leaf=leaf: tree_with_leaf(p, leaf)
-            best = side_by_side(funcs, rounds=5)
+            best = side_by_side(funcs, rounds=ROUNDS)
             fast = best["fast"][0]
             ratios = {name: best[name][0] / fast for name in funcs}
             for leaf in leaves:
@@ -210,14 +223,14 @@ def thresholds() -> None:
           + f"; module uses _LEAF = {chosen} (the tree is the recursion up to _LEAF items)")
 
     print("\ngrouped / tree CPU time, lists of shares with D distinct values in (0, 1)")
-    counts = (1, 2, 4, 8, 16, 32, 64)
-    print(f"{'n':>7}" + "".join(f"{'D=' + str(d):>8}" for d in counts))
-    for n in (2_000, 10_000, 100_000):
+    print(f"{'n':>7}" + "".join(f"{'D=' + str(d):>8}" for d in GROUP_COUNTS))
+    for n in GROUPED_SIZES:
         cells = []
-        for d in counts:
+        for d in GROUP_COUNTS:
             p = rng.integers(0, d + 2, n) / (d + 1)  # d + 2 values j/(d + 1): d of them in (0, 1)
             best = side_by_side({"grouped": lambda p=p: poibin.pmf(p, method="grouped"),
-                                 "tree": lambda p=p: poibin.pmf(p, method="tree")}, rounds=3)
+                                 "tree": lambda p=p: poibin.pmf(p, method="tree")},
+                                rounds=FEW_ROUNDS)
             cells.append(best["grouped"][0] / best["tree"][0])
         print(f"{n:>7}" + "".join(f"{c:>8.2f}" for c in cells))
     print(f"module groups (method='auto') when D <= n / {poibin._ITEMS_PER_GROUP}")
@@ -229,9 +242,10 @@ def tree_with_leaf(p: np.ndarray, leaf: int) -> np.ndarray:
 
 
 def reference_check() -> None:
-    p = np.random.default_rng(5).random(10_000)
+    p = np.random.default_rng(5).random(CHECK_SIZE)
     gap = max_error(reference_longdouble_tree(p), reference_longdouble(p))
-    print(f"\nreference check, n = 10,000 uniform: |ld-fft-tree − ld-recursion| max = {gap:.1e}")
+    print(f"\nreference check, n = {CHECK_SIZE:,} uniform: |ld-fft-tree − ld-recursion| max = "
+          f"{gap:.1e}")
 
 
 def table() -> None:
@@ -245,7 +259,7 @@ def table() -> None:
     print("|---" * 12 + "|")
     worst_ratio: dict[int, tuple[float, str]] = {}
     worst_error: dict[int, float] = {}
-    for n in (10, 100, 1_000, 10_000, 100_000, 1_000_000):
+    for n in TABLE_SIZES:
         for shape, make in SHAPES.items():
             rng = np.random.default_rng([n, len(shape)])
             p = make(rng, n)
@@ -253,7 +267,7 @@ def table() -> None:
             if n <= 1_000:  # scipy's O(n²) takes seconds per call beyond
                 k = np.arange(n + 1)
                 funcs["scipy"] = lambda p=p, k=k: stats.poisson_binom.pmf(k, p)
-            best = side_by_side(funcs, rounds=5 if n < 1_000_000 else 3)
+            best = side_by_side(funcs, rounds=ROUNDS if n < 1_000_000 else FEW_ROUNDS)
             exact, source = reference(p)
             error = max_error(poibin.pmf(p), exact)
             error_fast = max_error(PoiBin(p).pmf, exact)
@@ -278,7 +292,7 @@ def tails() -> None:
     print("| n | shape | method | sum − 1 | E[K] error | max where exact < 1e-30 |"
           " max rel. error where exact > 1e-10 | where exact > 1e-14 |")
     print("|---" * 8 + "|")
-    for n in (10_000, 1_000_000):
+    for n in TAIL_SIZES:
         for shape in ("uniform", "near 0"):
             p = SHAPES[shape](np.random.default_rng([n, 9]), n)
             exact = reference(p)[0]
@@ -295,10 +309,11 @@ def tails() -> None:
 def batched() -> None:
     print("\n## many lists: one batched call against fast-poibin once per list (uniform p)")
     rng = np.random.default_rng(3)
-    for m, n in ((10_000, 20), (1_000, 200), (100, 5_000)):
+    for m, n in BATCHES:
         batch = rng.random((m, n))
         best = side_by_side({"ours": lambda b=batch: poibin.pmf(b),
-                             "fast": lambda b=batch: [PoiBin(row).pmf for row in b]}, rounds=3)
+                             "fast": lambda b=batch: [PoiBin(row).pmf for row in b]},
+                            rounds=FEW_ROUNDS)
         rows = range(0, m, max(1, m // 5))
         error = max(max_error(poibin.pmf(batch[r]), reference(batch[r])[0]) for r in rows)
         assert np.array_equal(poibin.pmf(batch)[list(rows)], [poibin.pmf(batch[r]) for r in rows])
@@ -310,10 +325,11 @@ def batched() -> None:
 
 
 def prefixes() -> None:
-    print("\n## all prefixes of a 1,000-long list")
-    p = np.random.default_rng(2).random(1_000)
+    print(f"\n## all prefixes of a {PREFIX_LENGTH:,}-long list")
+    p = np.random.default_rng(2).random(PREFIX_LENGTH)
     best = side_by_side({"ours": lambda: poibin.prefix_pmfs(p),
-                         "fast": lambda: [PoiBin(p[:i]).pmf for i in range(1, 1_001)]}, rounds=3)
+                         "fast": lambda: [PoiBin(p[:i]).pmf for i in range(1, PREFIX_LENGTH + 1)]},
+                        rounds=FEW_ROUNDS)
     (ours, ours_wall), (fast, fast_wall) = best["ours"], best["fast"]
     print(f"ours {ours * 1e3:.2f} ms CPU ({ours_wall * 1e3:.2f} wall), fast-poibin "
           f"{fast * 1e3:.2f} ms CPU ({fast_wall * 1e3:.2f} wall), ratio {ours / fast:.3f}")

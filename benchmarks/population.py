@@ -23,7 +23,9 @@ replicates is printed. CPU time (``time.process_time``), wall time and peak trac
 the load average before and after each shape; the machine is shared, expect tens of percent
 of noise on the wall time.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/population.py``.
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/population.py``. ``FUZZYTRUTH_BENCH_SMOKE=1``
+runs every shape at a tiny size (20 items × 3 annotators × 8 queries, 50 replicates;
+benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ import resource
 import time
 import tracemalloc
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 import fuzzytruth
 from fuzzytruth import Annotations, Run, Taxonomy
@@ -46,9 +49,9 @@ from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import plan_population, replicate_scores
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
-N_RESAMPLES = 1000
-GENERAL_REPLICATES = 5
-DEPTH = 100
+N_RESAMPLES = size(1000, 50)
+GENERAL_REPLICATES = size(5, 2)
+DEPTH = size(100, 20)
 FOUR = ["P@10", "R@10", "Success@10", "RR"]
 
 
@@ -76,6 +79,7 @@ SHAPES = [
     Shape(5000, 10, 200, "deep", "nested", "own", ("P@10", "RR")),
     Shape(240, 5, 25, "flat", "nested", "given", ("P@10", "AP")),
 ]
+SHAPES = size(SHAPES, [replace(s, items=DEPTH, per_item=3, queries=8) for s in SHAPES])
 
 
 def taxonomy(kind: str) -> tuple[Taxonomy, np.ndarray, dict[str, str]]:

@@ -10,6 +10,8 @@ query; what ``make demo`` evaluates), exact recall (the default) and the expecte
 * the largest difference between the two over every summary, as a check.
 
 Each timing is the median of 3 warm runs (numba compiled, modules loaded).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (one run per timing, the peer at cutoffs 1–5;
+benchmarks/_smoke.py).
 
 Usage::
 
@@ -22,12 +24,16 @@ import statistics
 import time
 
 import numpy as np
+from _smoke import size
 
 from fuzzytruth.datasets import image_collection
 from fuzzytruth.evaluation import evaluate, precision_recall_bands
 
+REPEAT = size(3, 1)
+CUTOFFS = size(100, 5)  # the peer's cutoffs (the bands always cover all 100)
 
-def timed(call, repeat: int = 3) -> tuple[float, object]:
+
+def timed(call, repeat: int = REPEAT) -> tuple[float, object]:
     times, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()
@@ -41,7 +47,7 @@ def main() -> None:
     runs = collection.run_objects()
     truth = collection.membership
     one = {"strong": runs["strong"]}
-    measures = [f"{m}@{k}" for m in ("P", "R") for k in range(1, 101)]
+    measures = [f"{m}@{k}" for m in ("P", "R") for k in range(1, CUTOFFS + 1)]
     precision_recall_bands(one, truth, progress=False)  # warm
     for form in ("exact", "expected_size"):
         seconds, _ = timed(

@@ -16,6 +16,8 @@ Usage::
     python benchmarks/predictions_long.py --shapes 200000x10-int-grouped
 
 This is a plain script, not a test; timings depend on the machine and on its load.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py): four shapes of
+hundreds of rows, each kind of ids and each order once.
 """
 
 from __future__ import annotations
@@ -30,11 +32,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-SHAPES = [f"{size}-{ids}-{order}" for size in ("200000x10", "20000x1000")
-          for ids in ("int", "str") for order in ("grouped", "shuffled")]
+SHAPES = size([f"{shape}-{ids}-{order}" for shape in ("200000x10", "20000x1000")
+                for ids in ("int", "str") for order in ("grouped", "shuffled")],
+               ["50x10-int-grouped", "50x10-str-shuffled", "5x100-int-shuffled",
+                "5x100-str-grouped"])
 
 
 def table(shape: str) -> pd.DataFrame:

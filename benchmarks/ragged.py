@@ -14,6 +14,7 @@ with ``ties="average"`` and integer scores (P@10, AP), probabilistic qrels with 
 (P@10) and with 100 worlds (P@10, AP). Bar (design, not a peer ratio): the peak above the
 input stays under the default memory budget's order (a few hundred MB) where it was
 ``queries x longest list`` cells. Run from a checkout: ``python benchmarks/ragged.py``.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _smoke import SMOKE, size
 from crisp import _reset_peak, _status  # the peak-memory probe crisp.py reads
 
 SHAPES = ("crisp", "ties", "exact", "worlds")
+JUDGED = size(5000, 50)  # judged documents of the long query
+WORLDS = size(100, 10)
 
 
 def worker(shape: str, n_long: int, n_short: int) -> None:
@@ -45,8 +49,8 @@ def worker(shape: str, n_long: int, n_short: int) -> None:
     scores = (rng.integers(0, 5, len(docs)).astype(float) if shape == "ties"
               else rng.random(len(docs)))
     run = Run(queries, docs, scores)
-    judged_q = np.array(["q"] * 5000 + [f"x{i}" for i in range(n_short)], dtype=object)
-    judged_d = np.array([f"d{i}" for i in range(5000)] + ["d0"] * n_short, dtype=object)
+    judged_q = np.array(["q"] * JUDGED + [f"x{i}" for i in range(n_short)], dtype=object)
+    judged_d = np.array([f"d{i}" for i in range(JUDGED)] + ["d0"] * n_short, dtype=object)
     if shape in ("crisp", "ties"):
         truth = Qrels(judged_q, judged_d, np.ones(len(judged_d)))
     else:
@@ -55,7 +59,7 @@ def worker(shape: str, n_long: int, n_short: int) -> None:
         "crisp": (["P@10", "AP", "nDCG@10", "R@1000"], {}),
         "ties": (["P@10", "AP"], {"ties": "average"}),
         "exact": (["P@10"], {"n_worlds": 0}),
-        "worlds": (["P@10", "AP"], {"n_worlds": 100, "rng": 0}),
+        "worlds": (["P@10", "AP"], {"n_worlds": WORLDS, "rng": 0}),
     }[shape]
     _reset_peak()
     before = _status("VmRSS:")
@@ -69,8 +73,8 @@ def worker(shape: str, n_long: int, n_short: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--long", type=int, default=2_000_000)
-    parser.add_argument("--short", type=int, default=1_000)
+    parser.add_argument("--long", type=int, default=size(2_000_000, 500))
+    parser.add_argument("--short", type=int, default=size(1_000, 20))
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -85,6 +89,8 @@ def main() -> None:
                               str(args.short)], capture_output=True, text=True)
         if out.returncode:
             print(f"{shape:>7} failed (rc {out.returncode}): {out.stderr.strip()[-200:]}")
+            if SMOKE:  # a failed worker must fail tests/test_benchmarks_run.py
+                raise SystemExit(out.stderr)
             continue
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{shape:>7} {r['cpu']:7.2f} {r['wall']:7.2f} {r['peak_extra'] / 2**20:8.0f} "

@@ -21,6 +21,7 @@ most to import on the first evaluation (``python -X importtime``, cumulative mic
 Bars: the command ≤ 0.5 s wall over ``python -c pass`` on a quiet machine, the first
 evaluation ≤ 0.6 s CPU. Print the load (``uptime``) beside the figures: wall time is noisy on a
 shared machine. Run from a checkout: ``PYTHONPATH=. python benchmarks/startup.py``.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs each probe once (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _smoke import size
 
 HEAVY = ("scipy.stats", "scipy.special", "numba", "matplotlib", "seaborn", "statsmodels",
          "dask", "pandas", "pyarrow")
@@ -81,7 +84,7 @@ def cpu_of(argv: list[str]) -> tuple[float, float, str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=size(5, 1))
     parser.add_argument("--importtime", action="store_true")
     args = parser.parse_args()
     py = sys.executable

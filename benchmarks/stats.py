@@ -30,7 +30,8 @@ with its Fisher randomisation, Student and Tukey tests). Peers that would take m
 full workload are timed on a subset of pairs and extrapolated linearly per pair; the output
 says which. Times are the best CPU time (``time.process_time``) of ``REPEAT`` runs, with the
 wall time and the load average beside them. Run with ``python benchmarks/stats.py``
-(``--only bca t ...`` for some sections).
+(``--only bca t ...`` for some sections). ``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size
+(benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
+from _smoke import size
 from scipy import stats as sps
 
 from fuzzytruth.stats import (
@@ -55,8 +57,10 @@ from fuzzytruth.stats import (
 )
 from fuzzytruth.stats._validation import all_pairs
 
-N_SYSTEMS, N_QUERIES, B = 50, 250, 10_000
-REPEAT = 3
+N_SYSTEMS, N_QUERIES, B = size(50, 5), size(250, 30), size(10_000, 200)
+REPEAT = size(3, 1)
+#: Queries of the many-queries section.
+N_MANY = size(20_000, 2_000)
 #: Wall time of each :func:`best_time` call, in order (printed beside the CPU time).
 WALL: list[float] = []
 
@@ -290,7 +294,7 @@ def main() -> None:
         # (B, n_queries) table is 1.6 GB here; they are drawn again a block at a time.
         from fuzzytruth._resampling import MEMORY_BUDGET
 
-        many = np.round(rng.beta(2, 5, size=(2, 20_000)) * 20) / 20
+        many = np.round(rng.beta(2, 5, size=(2, N_MANY)) * 20) / 20
 
         def ours_many():
             return paired_inference(many, method="bootstrap", n_resamples=B, rng=1)

@@ -36,6 +36,7 @@ for R replications):
 
 Run with ``python benchmarks/stats_validity.py`` (about 25 minutes of CPU; ``--quick`` uses a
 fifth of the replications; ``--triggers`` prints table 3d alone, in about 10 s).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import os
 import time
 
 import numpy as np
+from _smoke import size
 
 from fuzzytruth.stats._simulation_families import CORRECTIONS, unequal_variance_study
 from fuzzytruth.stats._simulation_pairs import (
@@ -61,8 +63,14 @@ from fuzzytruth.stats._simulation_pairs import (
 )
 from fuzzytruth.stats._simulation_population import labelling_study
 
-SIZES = (10, 25, 50, 100)
-ALARM_SIZES = (25, 50, 100)
+SIZES = size((10, 25, 50, 100), (10, 25))
+ALARM_SIZES = size((25, 50, 100), (25,))
+#: Comparisons (data sets) per cell: of tables 1 and 3c, of 3a-3b, of 3d, of 4, of 5
+#: (``--quick``: a fifth of each).
+N_PAIRS, N_ALARM, N_TRIGGER, N_FAMILIES, N_LABELLING = (
+    size(2000, 50), size(20_000, 200), size(20_000, 200), size(500, 20), size(400, 20))
+#: Resamples of the bootstrap procedures (tables 1 and 4) and of table 5's two-stage bootstrap.
+B, B_LABELLING = size(999, 99), size(499, 49)
 BAR_COVERAGE = (0.93, 0.97)
 BAR_SIZE = (0.035, 0.065)
 CHOSEN = "skewness^2 > 0.06 n"
@@ -84,7 +92,7 @@ def _holds(size: float, coverage: float) -> bool:
     return (BAR_SIZE[0] <= size <= BAR_SIZE[1]) and (BAR_COVERAGE[0] <= coverage <= BAR_COVERAGE[1])
 
 
-TRIGGER_SIZES = (25, 50, 100, 200)
+TRIGGER_SIZES = size((25, 50, 100, 200), (25,))
 
 
 def trigger_table(n_comparisons: int) -> None:
@@ -124,7 +132,7 @@ def trigger_table(n_comparisons: int) -> None:
     print(f"  (MC SE of the trigger rates at most {100 * worst:.1f} %, largest where the t "
           "test fails on few samples; '-': no failing sample)")
     print("  Smallest n of the grid where the t test's size is <= 6.5 %: " + ", ".join(
-        f"{m} {'> 200' if n is None else n}" for m, n in first_ok.items()))
+        f"{m} {f'> {TRIGGER_SIZES[-1]}' if n is None else n}" for m, n in first_ok.items()))
 
 
 def main() -> None:
@@ -133,22 +141,23 @@ def main() -> None:
     parser.add_argument("--triggers", action="store_true", help="table 3d only")
     args = parser.parse_args()
     if args.triggers:
-        trigger_table(20_000)
+        trigger_table(N_TRIGGER)
         return
     scale = 5 if args.quick else 1
-    n_pairs, n_alarm, n_families, n_labelling = (2000 // scale, 20_000 // scale,
-                                                 500 // scale, 400 // scale)
+    n_pairs, n_alarm, n_families, n_labelling = (N_PAIRS // scale, N_ALARM // scale,
+                                                 N_FAMILIES // scale, N_LABELLING // scale)
     start = time.process_time()
     wall = time.perf_counter()
     print("Validity study of fuzzytruth.stats (seed 0; procedures at 5 % / 95 %).")
     print(f"Design: {len(MODELS)} generating models (fuzzytruth/stats/_simulation_pairs.py), "
           f"n = {', '.join(map(str, SIZES))} queries, {n_pairs} null + {n_pairs} effect "
-          f"comparisons per cell, B = 999; MC SE = sqrt(p(1-p)/R), e.g. "
+          f"comparisons per cell, B = {B}; MC SE = sqrt(p(1-p)/R), e.g. "
           f"{100 * binomial_se(0.05, n_pairs):.2f} % for a 5 % rate at R = {n_pairs}.")
     for model in MODELS.values():
         print(f"  {model.name:<16s}{model.description}")
 
-    results = {(m, n): pair_study(m, n, n_comparisons=n_pairs) for m in MODELS for n in SIZES}
+    results = {(m, n): pair_study(m, n, n_comparisons=n_pairs, n_resamples=B) for m in MODELS
+               for n in SIZES}
 
     print("\n1. Size / coverage (%) of each procedure")
     print(f"  {'model':<16s}{'procedure':<18s}" + "".join(f"{f'n={n}':>13s}" for n in SIZES))
@@ -235,15 +244,16 @@ def main() -> None:
                     cells += f"{_pct(size)}/{_pct(cov)}".rjust(14)
             print(f"  {model:<16s}{n:>4d}{_pct(share):>7s}{cells}")
 
-    trigger_table(20_000 // scale)
+    trigger_table(N_TRIGGER // scale)
 
     print(f"\n4. Five systems with equal means and unequal variances (sigma 0.02-0.3), "
           f"{n_families} data sets per cell: family-wise error over the 10 pairs (%, MC SE "
           f"{100 * binomial_se(0.05, n_families):.1f} at 5 %); then power (%) against the "
           f"least noisy system shifted by {SHIFT} (any of its 4 pairs rejected) and the "
           "family-wise error over the other 6 pairs")
-    fwer = {n: unequal_variance_study(n, n_datasets=n_families) for n in SIZES[1:]}
-    power = {n: unequal_variance_study(n, shift=SHIFT, n_datasets=n_families)
+    fwer = {n: unequal_variance_study(n, n_datasets=n_families, n_resamples=B)
+            for n in SIZES[1:]}
+    power = {n: unequal_variance_study(n, shift=SHIFT, n_datasets=n_families, n_resamples=B)
              for n in SIZES[1:]}
     print(f"  {'correction':<20s}" + "".join(f"{f'FWER n={n}':>12s}" for n in SIZES[1:])
           + "".join(f"{f'power n={n}':>13s}" for n in SIZES[1:])
@@ -255,7 +265,7 @@ def main() -> None:
 
     print(f"\n5. Annotator-population estimand, labelling-only model (5 annotators, "
           "fuzzytruth/stats/_simulation_population.py), "
-          f"{n_labelling} data sets per cell, B = 499: coverage (%) of the population "
+          f"{n_labelling} data sets per cell, B = {B_LABELLING}: coverage (%) of the population "
           "difference, and % of data sets with an extreme P(A better) (MC SE "
           f"{100 * binomial_se(0.9, n_labelling):.1f} at 90 %, "
           f"{100 * binomial_se(0.05, n_labelling):.1f} at 5 %)")
@@ -264,7 +274,8 @@ def main() -> None:
         label = "crossed (same 5 annotators on every item)" if crossed else (
             "nested (fresh annotators per item)")
         print(f"  {label}")
-        rows = {n: labelling_study(n, crossed=crossed, n_datasets=n_labelling) for n in SIZES}
+        rows = {n: labelling_study(n, crossed=crossed, n_datasets=n_labelling,
+                                   n_resamples=B_LABELLING) for n in SIZES}
         for name in rows[SIZES[0]]:
             print(f"    {name:<30s}" + "".join(f"{100 * rows[n][name]:8.1f}" for n in SIZES))
 

@@ -27,6 +27,7 @@ each system's mean (and its MC SE); the spread of each system's mean over the wo
 (``truth_std``) under both samplers. CPU time (``time.process_time``) and the load average.
 
 Run: ``PYTHONPATH=. .venv/bin/python benchmarks/truth_exact_vs_worlds.py``.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -37,13 +38,14 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from _smoke import size
 
 import fuzzytruth as ft
 from fuzzytruth import Annotations, Run, Taxonomy
 from fuzzytruth.datasets import image_collection
 from fuzzytruth.truth.models import DawidSkene, NonConvergenceWarning
 
-N_WORLDS = 4000
+N_WORLDS = size(4000, 100)
 MEASURES = ("P@10", "RR")
 
 
@@ -53,7 +55,7 @@ def mc_se(evaluation: ft.Evaluation, exact: ft.Evaluation, measure: str) -> np.n
     (a query whose worlds never moved still has the exact form's spread)."""
     frame = exact.to_frame()
     frame = frame[frame["measure"] == measure]
-    std = frame.pivot(index="system", columns="query_id", values="std")
+    std = frame.pivot(index="system", columns="query_id", values="truth_std")
     std = std.loc[list(exact.systems), list(exact.queries)].to_numpy()
     return np.maximum(evaluation.world_scores(measure).std(axis=0, ddof=1), std) / np.sqrt(
         N_WORLDS)

@@ -53,6 +53,8 @@ count (Monte Carlo standard error sqrt(p(1-p)/REPLICATES) beside it), its mean w
 mean error of the worlds' average count.
 
 Run: ``.venv/bin/python benchmarks/truth_models.py`` (needs the ``crowd`` extra).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py): ImageNet ReaL's
+first ``N_QUESTIONS`` questions, few worlds and replicates.
 """
 
 from __future__ import annotations
@@ -64,16 +66,21 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from _smoke import SMOKE, size
 
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth.datasets import dermatology, imagenet_real
 from fuzzytruth.truth.models import DawidSkene, NonConvergenceWarning, OneCoin, PrIRN
 
-FIXED_ITER = 20
-N_WORLDS_PRIRN = 1_000
-N_WORLDS_BLOCKS = 100
-N_ITEMS, N_ANNOTATORS, PER_ITEM = 120, 8, 3
-REPLICATES, N_WORLDS = 200, 400
+FIXED_ITER = size(20, 3)
+#: ImageNet ReaL questions fitted in a smoke run (else all of them).
+N_QUESTIONS = 2_000
+N_WORLDS_PRIRN = size(1_000, 10)
+N_WORLDS_BLOCKS = size(100, 4)
+#: Worlds of the two costliest PrIRN draws (the numpy peer, the vectors kept whole), scaled.
+N_WORLDS_FEW = size(20, 2)
+N_ITEMS, N_ANNOTATORS, PER_ITEM = size(120, 60), 8, 3
+REPLICATES, N_WORLDS = size(200, 2), size(400, 40)
 
 
 def timed(function, *args, **kwargs):
@@ -92,12 +99,22 @@ def crowd_frame(annotations: Annotations) -> pd.DataFrame:
     return frame[["task", "worker", "label"]].astype({"label": str})
 
 
+def imagenet_votes() -> Annotations:
+    """ImageNet ReaL's votes; in a smoke run, those on its first ``N_QUESTIONS`` questions."""
+    ann = imagenet_real().annotations
+    if not SMOKE:
+        return ann
+    frame = ann.to_frame()
+    return Annotations.from_frame(frame[frame["item_id"].isin(ann.items[:N_QUESTIONS])],
+                                  taxonomy=ann.taxonomy)
+
+
 def speed() -> None:
     from crowdkit.aggregation import DawidSkene as CrowdDS
     from crowdkit.aggregation import OneCoinDawidSkene as CrowdOneCoin
 
     print(f"load average: {os.getloadavg()}")
-    ann = imagenet_real().annotations
+    ann = imagenet_votes()
     fit, cpu, wall, peak = timed(DawidSkene().fit, ann)
     print(f"Dawid–Skene on ImageNet ReaL to convergence: {fit.convergence.iterations} "
           f"iterations, last change {fit.convergence.last_change:.2g}; cpu {cpu:.2f} s, wall "
@@ -131,10 +148,12 @@ def speed() -> None:
         draws = rng.standard_gamma(fit.concentration, size=(worlds, *fit.concentration.shape))
         return draws.argmax(axis=2)
 
-    _, peer_cpu, peer_wall, _ = timed(numpy_top1, 20)
-    peer_cpu, peer_wall = peer_cpu * N_WORLDS_PRIRN / 20, peer_wall * N_WORLDS_PRIRN / 20
+    _, peer_cpu, peer_wall, _ = timed(numpy_top1, N_WORLDS_FEW)
+    peer_cpu, peer_wall = (peer_cpu * N_WORLDS_PRIRN / N_WORLDS_FEW,
+                           peer_wall * N_WORLDS_PRIRN / N_WORLDS_FEW)
     print(f"  {'numpy peer: top-1':22} cpu {peer_cpu:7.2f} s, wall {peer_wall:7.2f} s "
-          "(Generator.standard_gamma on every component, argmax; timed on 20, scaled)")
+          "(Generator.standard_gamma on every component, argmax; timed on "
+          f"{N_WORLDS_FEW}, scaled)")
     def by_blocks(worlds: int, seed: int) -> None:
         """Every world's vectors read once, block by block, none kept."""
         for _ in fit.plausibility_blocks(worlds, seed=seed):
@@ -144,7 +163,7 @@ def speed() -> None:
         ("crisp labels", fit.sample_labels, N_WORLDS_PRIRN),
         ("top-1 per sample", fit.sample_top1, N_WORLDS_PRIRN),
         ("vectors, by blocks", by_blocks, N_WORLDS_BLOCKS),
-        ("vectors, kept whole", fit.sample_plausibilities, 20),
+        ("vectors, kept whole", fit.sample_plausibilities, N_WORLDS_FEW),
     ):
         _, cpu, wall, peak = timed(call, worlds, seed=0)
         scale = N_WORLDS_PRIRN / worlds

@@ -31,6 +31,7 @@ Usage::
     python benchmarks/uncertain_scale.py --shapes ragged --queries 20000,100000 --n-worlds 1000
 
 This is a plain script, not a test; timings depend on the machine and on its load.
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fuzzytruth
+from _smoke import SMOKE, size
 from crisp import _reset_peak, _status  # the peak-memory probe crisp.py reads
 
-SHAPES = {"trec": (["R@1000", "R@100", "P@10"], "50,500"),
-          "ragged": (["P@10", "R@100"], "1000,10000,100000")}
+SHAPES = {"trec": (["R@1000", "R@100", "P@10"], size("50,500", "2,5")),
+          "ragged": (["P@10", "R@100"], size("1000,10000,100000", "20,50"))}
 
 
 def collection(shape: str, n_queries: int, rng):
@@ -59,7 +61,7 @@ def collection(shape: str, n_queries: int, rng):
     from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
     if shape == "trec":
-        depth, judged = 1000, 1500
+        depth, judged = size((1000, 1500), (100, 150))
         q = np.repeat(np.arange(n_queries), depth)
         d = np.tile(np.arange(depth), n_queries)
         jq, jd = np.repeat(np.arange(n_queries), judged), np.tile(np.arange(judged), n_queries)
@@ -128,6 +130,8 @@ def main() -> None:
             if out.returncode:
                 print(f"{shape:>7} {n:>8} failed (rc {out.returncode}): "
                       f"{out.stderr.strip()[-200:]}")
+                if SMOKE:  # a failed worker must fail tests/test_benchmarks_run.py
+                    raise SystemExit(out.stderr)
                 continue
             r = json.loads(out.stdout.strip().splitlines()[-1])
             e, f = r["evaluate"], r["to_frame"]

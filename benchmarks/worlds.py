@@ -36,6 +36,9 @@ Usage::
 
 Wall times vary by tens of percent on the shared 2-core machine; read the CPU time and the load.
 Threads: one per core unless ``FUZZYTRUTH_NUM_THREADS`` is set (it is passed to each shape).
+``FUZZYTRUTH_BENCH_SMOKE=1`` runs it at a tiny size (20 queries, a tenth of the documents and
+depths, a hundredth of the items, 20 worlds; benchmarks/_smoke.py), on one shape of each kind
+(``SMOKE_SHAPES``: each probability distribution, the grades, both world models, 3 systems).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ import json
 import os
 import subprocess
 import sys
+
+from _smoke import size
 
 # name: generator options (worker below); every shape evaluates P@10 and AP over 1,000 worlds
 SHAPES: dict[str, dict] = {
@@ -78,10 +83,22 @@ SHAPES: dict[str, dict] = {
     "issue-4": dict(truth="membership", queries=1_000, items=10_000, depth=100,
                     world_model="annotator", systems=3, measures=["AP", "nDCG@10"]),
 }
-N_WORLDS = 1_000
+N_WORLDS = size(1_000, 20)
 MEASURES = ["P@10", "AP"]  # unless a shape names its own
 BAR_SECONDS, BAR_MB = 10.0, 1024.0
-PEER_WORLDS = 2
+PEER_WORLDS = size(2, 1)
+
+
+def tiny(shape: dict) -> dict:
+    """``shape`` at a smoke run's size: 20 queries, a tenth of the documents and depths, a
+    hundredth of the items."""
+    tenth = {k: shape[k] // 10 for k in ("pool", "judged", "depth") if k in shape}
+    hundredth = {"items": shape["items"] // 100} if "items" in shape else {}
+    return {**shape, **tenth, **hundredth, "queries": 20}
+
+
+SMOKE_SHAPES = ["harness", "exact-0/1", "shares-j/5", "graded", "categorical-bernoulli", "issue-4"]
+SHAPES = size(SHAPES, {name: tiny(SHAPES[name]) for name in SMOKE_SHAPES})
 
 WORKER = r"""
 import json, os, sys, time
