@@ -40,6 +40,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from queue import Empty
 
 import numpy as np
 import pandas as pd
@@ -117,7 +118,14 @@ def in_memory(root: Path, workload: str, n_worlds: int) -> tuple[float, float, f
     queue = ctx.Queue()
     proc = ctx.Process(target=_in_memory, args=(str(root), workload, n_worlds, queue))
     proc.start()
-    result = queue.get()
+    while True:  # a child that dies (its traceback on stderr) must end the run, not hang it
+        try:
+            result = queue.get(timeout=1.0)
+            break
+        except Empty:
+            if not proc.is_alive():
+                raise SystemExit(f"the in-memory {workload} run died (exit code "
+                                 f"{proc.exitcode})") from None
     proc.join()
     return result
 

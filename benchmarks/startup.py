@@ -27,7 +27,9 @@ shared machine. Run from a checkout: ``PYTHONPATH=. python benchmarks/startup.py
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -89,6 +91,7 @@ def main() -> None:
     args = parser.parse_args()
     py = sys.executable
     folder = Path(tempfile.mkdtemp(prefix="fuzzytruth-startup-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     qrels, run = folder / "qrels.txt", folder / "run.txt"
     qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
     run.write_text("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 2.0 sys\nq2 Q0 d1 1 1.0 sys\n")
