@@ -267,7 +267,8 @@ def test_equal_columns_summed_once_give_the_bits_of_the_whole_table(monkeypatch,
 def test_the_coefficients_are_the_same_bits_whatever_the_layout_of_the_sums(monkeypatch):
     """Column sums given in F order (``sums[:, index]`` is) are read as in C order: numpy's
     row sums add up in an order that depends on the layout, and taxonomy α moved by one ulp in
-    21–36 of 200 replicates of this collection."""
+    21–25 of 200 replicates in each of this collection's three depths (13–36 at 1,000 and 3,000
+    items; measured by hand, 2026-11-28)."""
     import importlib
 
     module = importlib.import_module("fuzzytruth.collection.agreement")
