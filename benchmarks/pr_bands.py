@@ -66,17 +66,13 @@ def main() -> None:
                                        recall_form=form).to_frame(),
             repeat=1,
         )
-        # to_frame() names one query's spread over the truths truth_std/truth_low/truth_high;
-        # the bands still call it std/ci_low/ci_high
-        frame = frame.rename(columns={"truth_std": "std", "truth_low": "ci_low",
-                                      "truth_high": "ci_high"})
         frame["cutoff"] = frame["measure"].str.split("@").str[1].astype(int)
         frame["measure"] = frame["measure"].str[0].map({"P": "precision", "R": "recall"})
         merged = bands.merge(frame, on=["system", "query_id", "measure", "cutoff"],
                              suffixes=("", "_peer"))
         diff = max(
             float(np.nanmax(np.abs(merged[c] - merged[f"{c}_peer"])))
-            for c in ("mean", "std", "ci_low", "ci_high", "p_undefined")
+            for c in ("mean", "truth_std", "truth_low", "truth_high", "p_undefined")
         )
         print(f"  one system: bands {ours:.3f} s, evaluate() at every cutoff {theirs:.2f} s, "
               f"ratio {ours / theirs:.3f}x; largest difference {diff:.1e}")

@@ -205,7 +205,8 @@ def test_curve_matches_truncated_lists():
             assert_same_law(curve.recall[cutoff - 1], as_dict(r), r.p_undefined)
     bands = curve.to_frame(confidence_level=0.8)
     assert len(bands) == 20 and set(bands["measure"]) == {"precision", "recall"}
-    assert (bands["ci_low"] <= bands["mean"]).all() and (bands["mean"] <= bands["ci_high"]).all()
+    assert (bands["truth_low"] <= bands["mean"]).all()
+    assert (bands["mean"] <= bands["truth_high"]).all()
 
 
 # ---------------------------------------------------------------------- laws

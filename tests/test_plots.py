@@ -274,8 +274,8 @@ def test_pr_curves_one_band_and_line_per_system(curves):
         np.testing.assert_allclose(line.get_xdata(), recall["mean"])
         np.testing.assert_allclose(line.get_ydata(), precision["mean"])
         ys = band.get_paths()[0].vertices[:, 1]
-        assert ys.min() == pytest.approx(precision["ci_low"].min())
-        assert ys.max() == pytest.approx(precision["ci_high"].max())
+        assert ys.min() == pytest.approx(precision["truth_low"].min())
+        assert ys.max() == pytest.approx(precision["truth_high"].max())
         assert line.get_color() == pytest.approx(band.get_facecolor()[0][:3])
 
 

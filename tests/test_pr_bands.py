@@ -20,7 +20,7 @@ from fuzzytruth.uncertain.probabilistic_qrels import ProbabilisticQrels
 
 TAX = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": ["b1", "b2"]}})
 LEAVES = ["a1", "a2", "b1", "b2", "a", "b"]
-SUMMARY_COLUMNS = ["mean", "std", "ci_low", "ci_high", "p_undefined"]
+SUMMARY_COLUMNS = ["mean", "truth_std", "truth_low", "truth_high", "p_undefined"]
 
 
 def per_cutoff_oracle(runs, truth, depth, **options):
@@ -31,11 +31,9 @@ def per_cutoff_oracle(runs, truth, depth, **options):
 
 
 def as_bands(frame):
-    """evaluate()'s per-query table of P@k and R@k in the bands' shape. to_frame names one
-    query's spread over the truths as aggregate() does (truth_*); the bands keep a
-    distribution's own names."""
-    frame = frame.rename(columns={"truth_std": "std", "truth_low": "ci_low",
-                                  "truth_high": "ci_high"})
+    """evaluate()'s per-query table of P@k and R@k in the bands' shape (the same column
+    names, the measure split into measure and cutoff)."""
+    frame = frame.copy()
     frame["cutoff"] = frame["measure"].str.split("@").str[1].astype(int)
     frame["measure"] = frame["measure"].str[0].map({"P": "precision", "R": "recall"})
     return frame
@@ -47,7 +45,7 @@ def assert_bands_match(bands, oracle):
     assert len(merged) == len(bands) == len(oracle)
     for column in SUMMARY_COLUMNS:
         ours, theirs = merged[column], merged[f"{column}_oracle"]
-        if column == "std":  # compare variances: the square root magnifies rounding near 0
+        if column == "truth_std":  # compare variances: the square root magnifies rounding near 0
             ours, theirs = ours**2, theirs**2
         np.testing.assert_allclose(ours, theirs, atol=1e-12, rtol=0, err_msg=column)
 
@@ -135,7 +133,7 @@ def test_bands_with_the_defaults_on_the_bundled_collection_equal_evaluate():
     # the bands are not degenerate: recall grows with the cutoff, precision spreads
     recall = bands[bands["measure"] == "recall"].groupby("cutoff")["mean"].mean()
     assert recall.is_monotonic_increasing and recall.iloc[-1] > recall.iloc[0]
-    assert (bands["ci_high"] >= bands["ci_low"]).all()
+    assert (bands["truth_high"] >= bands["truth_low"]).all()
 
 
 def test_a_constant_recall_has_zero_spread_and_a_point_interval():
@@ -214,11 +212,35 @@ def test_a_huge_expected_size_recall_has_its_finite_spread_on_both_paths(p):
     frame = evaluate(run, truth, "R@1", recall_form="expected_size").to_frame()
     expected = np.sqrt(1.0 / p - 1.0)
     assert recall["mean"].tolist() == frame["mean"].tolist() == [1.0]
-    assert recall["std"].item() == pytest.approx(expected, rel=1e-12)
+    assert recall["truth_std"].item() == pytest.approx(expected, rel=1e-12)
     assert frame["truth_std"].item() == pytest.approx(expected, rel=1e-12)
     # the default, exact recall: bounded by 1, its spread finite, both paths one number
     bands = precision_recall_bands(run, truth)
     exact = bands[bands["measure"] == "recall"]
     frame = evaluate(run, truth, "R@1").to_frame()
-    assert exact["std"].tolist() == frame["truth_std"].tolist()
-    assert 0 <= exact["std"].item() <= 0.5 and exact["mean"].item() <= 1
+    assert exact["truth_std"].tolist() == frame["truth_std"].tolist()
+    assert 0 <= exact["truth_std"].item() <= 0.5 and exact["mean"].item() <= 1
+
+
+def test_one_querys_spread_over_the_truths_has_one_name_in_every_table():
+    """The bands, a curve's to_frame() and evaluate().to_frame() name one value's spread over
+    the truths truth_std/truth_low/truth_high; ci_low/ci_high mean an interval over queries
+    (aggregate(), compare()) wherever they appear. The bands and the curve said std, ci_low
+    and ci_high until 2026-11-28, so a table of bands beside one of evaluate() had one number
+    under two names and one name with two meanings."""
+    from fuzzytruth.datasets import santini_illustrative
+    from fuzzytruth.uncertain import precision_recall_curve
+
+    run = Run(["q"] * 3, ["a", "b", "c"], [3.0, 2.0, 1.0])
+    truth = ProbabilisticQrels(["q"] * 3, ["a", "b", "c"], [1.0, 0.5, 0.2])
+    bands = precision_recall_bands(run, truth, confidence_level=0.8)
+    frame = evaluate(run, truth, ["P@2", "R@2"], confidence_level=0.8).to_frame()
+    ex = santini_illustrative()
+    curve = precision_recall_curve(ex.membership, ex.results, category="people").to_frame(0.8)
+    spread = ["mean", "truth_std", "truth_low", "truth_high", "confidence_level", "p_undefined"]
+    for table in (bands, frame, curve):
+        assert set(spread) <= set(table.columns)
+        assert not {"std", "ci_low", "ci_high"} & set(table.columns)
+    at_two = as_bands(frame).set_index(["measure", "cutoff"])[spread]
+    np.testing.assert_allclose(bands.set_index(["measure", "cutoff"]).loc[at_two.index, spread],
+                               at_two, atol=1e-12)

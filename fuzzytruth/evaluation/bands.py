@@ -24,7 +24,7 @@ from fuzzytruth.truth.membership import Membership
 from fuzzytruth.truth.probabilistic_qrels import ProbabilisticQrels
 from fuzzytruth.truth.protocol import as_truth, estimand_label
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS
-from fuzzytruth.uncertain.cutoffs import SUMMARIES, cutoff_summaries
+from fuzzytruth.uncertain.cutoffs import SUMMARIES, TRUTH_COLUMNS, cutoff_summaries
 
 __all__ = ["precision_recall_bands"]
 
@@ -64,8 +64,10 @@ def precision_recall_bands(
     Returns
     -------
     pandas.DataFrame
-        ``system, query_id, cutoff, measure ("precision" or "recall"), mean, std, ci_low,
-        ci_high, confidence_level, p_undefined, method, estimand``: the estimand as
+        ``system, query_id, cutoff, measure ("precision" or "recall"), mean, truth_std,
+        truth_low, truth_high, confidence_level, p_undefined, method, estimand``: each value's
+        mean, standard deviation and central interval over the truths, named as in
+        :meth:`Evaluation.to_frame <fuzzytruth.evaluation.Evaluation.to_frame>`; the estimand as
         :func:`evaluate` names it, ``"collection"`` with the truth model of a fit
         (``"collection (truth model: irn)"``): the bands are the spread of each value over
         this collection's truth under that model.
@@ -149,7 +151,8 @@ def precision_recall_bands(
                         "query_id": np.repeat(queries, depth),
                         "cutoff": np.tile(np.arange(1, depth + 1), len(queries)),
                         "measure": measure,
-                        **{n: columns[n] for n in ("mean", "std", "ci_low", "ci_high")},
+                        "mean": columns["mean"],
+                        **{column: columns[n] for n, column in TRUTH_COLUMNS.items()},
                         "confidence_level": confidence_level,
                         "p_undefined": columns["p_undefined"],
                         "method": "exact",

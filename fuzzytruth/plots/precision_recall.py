@@ -26,7 +26,7 @@ from fuzzytruth.uncertain.categorical import CutoffDistributions
 
 __all__ = ["RECALL_LEVELS", "plot_pr_curves", "plot_system_pr", "system_pr_measures"]
 
-_PR_COLUMNS = ("system", "cutoff", "measure", "mean", "ci_low", "ci_high")
+_PR_COLUMNS = ("system", "cutoff", "measure", "mean", "truth_low", "truth_high")
 
 
 def _pr_frame(
@@ -72,8 +72,8 @@ def plot_pr_curves(
 
     For each system, the point at cutoff ``i`` is (mean recall, mean precision) of the first
     ``i`` results; the shaded band spans the equal-tailed interval of precision at each
-    cutoff (``ci_low`` to ``ci_high``). Means and intervals of an uncertain number are
-    conditional on it being defined (see :class:`Distribution`).
+    cutoff over the truths (``truth_low`` to ``truth_high``). Means and intervals of an
+    uncertain number are conditional on it being defined (see :class:`Distribution`).
 
     Parameters
     ----------
@@ -81,7 +81,7 @@ def plot_pr_curves(
         System → :class:`~fuzzytruth.uncertain.CutoffDistributions` (from
         :func:`~fuzzytruth.uncertain.precision_recall_curve`), in legend order; or a tidy
         table with a ``system`` column plus the :meth:`CutoffDistributions.to_frame` columns
-        (at least ``cutoff, measure, mean, ci_low, ci_high``, measures ``precision`` and
+        (at least ``cutoff, measure, mean, truth_low, truth_high``, measures ``precision`` and
         ``recall``), systems in order of appearance.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure when omitted.
@@ -120,7 +120,7 @@ def plot_pr_curves(
     >>> plt.close("all")
     """
     frame, level = _pr_frame(curves, confidence_level)
-    lines = {}  # system -> (recall mean, precision mean, precision ci_low, ci_high)
+    lines = {}  # system -> (recall mean, precision mean, precision truth_low, truth_high)
     for system in pd.unique(frame["system"]):
         rows = frame[frame["system"] == system]
         by_measure = {
@@ -143,7 +143,7 @@ def plot_pr_curves(
         lines[system] = (
             numeric(by_measure["recall"].loc[cutoffs], "curves", "mean"),
             numeric(precision, "curves", "mean"),
-            *interval_ends(precision, "curves", "ci_low", "ci_high"),
+            *interval_ends(precision, "curves", "truth_low", "truth_high"),
         )
     ax = axes(ax)
     colours = sns.color_palette(palette, len(lines))

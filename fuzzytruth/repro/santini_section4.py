@@ -88,15 +88,15 @@ def illustrative() -> None:
         print(f"  P(precision = {value:.1f}) = {prob:.4f}")
     curve = ft.precision_recall_curve(mem, ex.results, category="people", query=ex.query)
     bands = curve.to_frame().pivot(
-        index="cutoff", columns="measure", values=["mean", "ci_low", "ci_high"]
+        index="cutoff", columns="measure", values=["mean", "truth_low", "truth_high"]
     )
     print("P-R curve as distributions (category people): cutoff, mean and 95% interval")
     for cutoff, row in bands.iterrows():
         print(
             f"  @{cutoff:<3} precision {row['mean', 'precision']:.3f} "
-            f"[{row['ci_low', 'precision']:.2f}, {row['ci_high', 'precision']:.2f}]   "
+            f"[{row['truth_low', 'precision']:.2f}, {row['truth_high', 'precision']:.2f}]   "
             f"recall {row['mean', 'recall']:.3f} "
-            f"[{row['ci_low', 'recall']:.2f}, {row['ci_high', 'recall']:.2f}]"
+            f"[{row['truth_low', 'recall']:.2f}, {row['truth_high', 'recall']:.2f}]"
         )
 
 

@@ -38,6 +38,7 @@ from fuzzytruth.taxonomy import _show
 from fuzzytruth.truth.membership import Membership
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.closed_form import RECALL_FORMS
+from fuzzytruth.uncertain.cutoffs import TRUTH_COLUMNS
 from fuzzytruth.uncertain.distribution import Distribution
 
 __all__ = [
@@ -251,8 +252,10 @@ class CutoffDistributions:
     recall_form: str
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """Tidy bands: ``cutoff, measure, mean, std, ci_low, ci_high, confidence_level,
-        p_undefined`` (one row per cutoff and measure)."""
+        """Tidy bands: ``cutoff, measure, mean, truth_std, truth_low, truth_high,
+        confidence_level, p_undefined`` (one row per cutoff and measure): each value's mean,
+        standard deviation and central interval over the truths, named as in
+        :meth:`fuzzytruth.evaluation.Evaluation.to_frame`."""
         rows = []
         for measure, dists in (("precision", self.precision), ("recall", self.recall)):
             for cutoff, d in zip(self.cutoffs, dists, strict=True):
@@ -262,9 +265,7 @@ class CutoffDistributions:
                         "cutoff": int(cutoff),
                         "measure": measure,
                         "mean": s["mean"],
-                        "std": s["std"],
-                        "ci_low": s["ci_low"],
-                        "ci_high": s["ci_high"],
+                        **{column: s[name] for name, column in TRUTH_COLUMNS.items()},
                         "confidence_level": confidence_level,
                         "p_undefined": s["p_undefined"],
                     }

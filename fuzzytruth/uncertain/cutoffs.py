@@ -49,10 +49,15 @@ import numpy as np
 from fuzzytruth._validation import check_flag, tail_levels
 from fuzzytruth.uncertain.closed_form import _FN_TOLERANCE, _fn_pmf
 
-__all__ = ["SUMMARIES", "cutoff_summaries"]
+__all__ = ["SUMMARIES", "TRUTH_COLUMNS", "cutoff_summaries"]
 
 #: The summaries computed for each (query, cutoff) and measure.
 SUMMARIES = ("mean", "std", "ci_low", "ci_high", "p_undefined")
+
+#: The table column of each summary of one value's spread over the truths, as
+#: :meth:`fuzzytruth.evaluation.Evaluation.to_frame` names it (``ci_low``/``ci_high`` are
+#: intervals over queries or items wherever a table has them).
+TRUTH_COLUMNS = {"std": "truth_std", "ci_low": "truth_low", "ci_high": "truth_high"}
 
 _TOLERANCE = 1e-12  # CDF within this of the level counts as reaching it (as DistributionBatch)
 _NONE = 2**62  # an FN count no law reaches
