@@ -82,19 +82,28 @@ def first_copies(table: sparse.csr_array) -> np.ndarray:
     return copies
 
 
-def quadratic_forms(totals: np.ndarray, delta: np.ndarray) -> np.ndarray:
+def quadratic_forms(
+    totals: np.ndarray, delta: np.ndarray, at: np.ndarray | None = None
+) -> np.ndarray:
     """``(n_replicates,)`` values ``t δ tᵀ`` for every row ``t`` of ``totals``
-    (``(n_replicates, n_labels)``), with ``delta`` ``(n_labels, n_labels)``.
+    (``(n_replicates, n_labels)``), with ``delta`` ``(n_labels, n_labels)``, or, given
+    ``at`` (``(n_labels,)`` positions in a larger ``delta``), its rows and columns ``at``,
+    read in place: the same sums, in the same order, as with that block taken out.
 
     Examples
     --------
     >>> delta = np.array([[0.0, 2.0], [2.0, 0.0]])
     >>> quadratic_forms(np.array([[1.0, 3.0], [2.0, 2.0]]), delta).tolist()
     [12.0, 16.0]
+    >>> wider = np.array([[0.0, 5.0, 2.0], [5.0, 0.0, 7.0], [2.0, 7.0, 0.0]])
+    >>> quadratic_forms(np.array([[1.0, 3.0], [2.0, 2.0]]), wider, np.array([0, 2])).tolist()
+    [12.0, 16.0]
     """
     by_label = np.ascontiguousarray(np.asarray(totals, dtype=np.float64).T)
+    at = np.arange(by_label.shape[0]) if at is None else np.asarray(at, dtype=np.int64)
     out = np.zeros(by_label.shape[1])
-    _kernels()["quadratic_forms"](by_label, np.ascontiguousarray(delta, dtype=np.float64), out)
+    _kernels()["quadratic_forms"](by_label, np.ascontiguousarray(delta, dtype=np.float64), at,
+                                  out)
     return out
 
 
@@ -138,13 +147,14 @@ def _columns_equal_py(indptr, indices, data, columns, others, n_columns, same
                 same[k] = False
 
 
-def _quadratic_forms_py(by_label, delta, out):  # pragma: no cover - compiled
+def _quadratic_forms_py(by_label, delta, at, out):  # pragma: no cover - compiled
     n_labels, n_rows = by_label.shape
     acc = np.empty(n_rows)
     for a in range(n_labels):
         acc[:] = 0.0
+        row = at[a]
         for b in range(n_labels):
-            d = delta[a, b]
+            d = delta[row, at[b]]
             if d != 0.0:
                 for r in range(n_rows):
                     acc[r] += d * by_label[b, r]
