@@ -741,7 +741,8 @@ def test_bands_equal_the_foundation_curve_and_the_per_cutoff_measures():
         ours = bands[bands["measure"] == measure]
         theirs = foundation[foundation["measure"] == measure]
         np.testing.assert_allclose(ours["mean"], theirs["mean"], atol=1e-12)
-        np.testing.assert_allclose(ours["ci_high"], theirs["ci_high"], atol=1e-12)
+        for column in ("truth_std", "truth_low", "truth_high"):
+            np.testing.assert_allclose(ours[column], theirs[column], atol=1e-12)
     exact = precision_recall_bands(run, mem)
     per_cutoff = evaluate(run, mem, ["P@1", "P@2", "P@3", "R@1", "R@2", "R@3"], n_worlds=0)
     frame = per_cutoff.to_frame()
