@@ -3,7 +3,7 @@
 Part 1, shapes. ``agreement()`` and ``agreement_by_level()`` with 1,000 bootstrap replicates
 on 185,000 items and a taxonomy of about 1,000 nodes, on generated collections of several
 shapes: taxonomy depth and fan-out (flat 1,000 leaves; 10 × 10 × 10; 31 × 31; a binary tree
-of depth 9), labels per item (3, 5, 20, or 1–10 with single-annotator items), the annotator
+of depth 9; and ten times the nodes, 100 × 100), labels per item (3, 5, 20, or 1–10 with single-annotator items), the annotator
 pool (5 annotators labelling everything, 100, 5,000), skewed label use (Zipf-distributed true
 categories) and how much annotators agree. Each item has a true leaf; each of its annotators
 gives it (probability ``p_true``), a sibling leaf (0.15), its parent (0.1, a coarser answer)
@@ -101,6 +101,9 @@ SHAPES = [
     Shape("10x10x10, Zipf 1.1 categories", zipf=1.1),
     Shape("10x10x10, low agreement", p_true=0.1),
     Shape("flat 1000, 20 labels, low agreement", fanout=(1000,), labels=(20, 20), p_true=0.1),
+    # ten times the labels: taxonomy α's metric between 10,000 leaves (a (U, U) table of
+    # 800 MB before 2026-11-28, read in full by every replicate)
+    Shape("2 levels 100x100, 5 labels", fanout=(100, 100)),
 ]
 QUICK = [0, 1, 5]
 SHAPE_BY_NAME = {s.name: s for s in SHAPES}

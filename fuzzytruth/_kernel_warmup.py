@@ -111,9 +111,12 @@ def workload() -> None:
                   for k, name in enumerate(("x", "y"))}
     ft.stats.annotator_bootstrap(by_example, derm.rankings, ["P@5"], n_resamples=5,
                                  n_worlds=10, rng=0, truth_model="irn")
-    # agreement (collection._kernels) and label models' parameter draws (_random's gammas)
+    # agreement (collection._kernels: a tree's path metric, and a metric given as a table)
+    # and label models' parameter draws (_random's gammas)
     ft.agreement(collection.annotations, n_resamples=50, rng=0)
     ft.agreement_by_level(collection.annotations, n_resamples=20, rng=0)
+    ft.agreement(collection.annotations, n_resamples=20, rng=0,
+                 metric=collection.taxonomy.distance_matrix())
     fit = ft.DawidSkene().fit(collection.annotations)
     fit.sample_plausibilities(5, seed=0)
     fit.sample_labels(5, seed=0)

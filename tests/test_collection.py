@@ -216,9 +216,10 @@ def test_squared_path_on_a_chain_is_krippendorff_interval():
 
 @pytest.mark.parametrize("metric", ["path", "squared_path"])
 def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkeypatch, metric):
-    # a ternary tree of 3,280 nodes, 30 of them used: the metric comes from the distances
-    # between those 30, never from the (n_nodes, n_nodes) matrix (86 MB here), which the
-    # rule before built for every analysis with a path metric
+    # a ternary tree of 3,280 nodes, 30 of them used: the metric comes from the tree itself
+    # (subtree sums, no distance at all), never from the (n_nodes, n_nodes) matrix (86 MB
+    # here), which the rule before built for every analysis with a path metric; in a DAG from
+    # the distances between those 30 only
     tax, _ = ternary_tree(7)
     labels = list(tax.nodes[1 :: len(tax) // 30])
     whole = Taxonomy.distance_matrix
@@ -226,6 +227,7 @@ def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkey
     budgets = []
 
     def between_nodes_only(self, nodes=None, **options):
+        assert self.is_tree is False, "the tree's path lengths came from a search"
         assert nodes is not None, "the distances between all nodes were computed"
         budgets.append(options["memory_budget"])
         return whole(self, nodes, **options)
@@ -245,8 +247,15 @@ def test_path_metric_of_a_large_taxonomy_is_taken_between_the_labels_used(monkey
                                                         abs=1e-12)
     by_level = agreement_by_level(ann, metric=metric, n_resamples=0, memory_budget=2**20)
     assert len(by_level.to_frame()) > 0
+    assert not budgets
+    # the same labels in a DAG (the deepest label gets a second parent): the table of their
+    # distances, searched with the analysis' memory budget (it was the library's default)
+    deepest = max(labels, key=tax.depth)
+    dag = Taxonomy.from_edges([*tax.to_edges(), (tax.nodes[1], deepest)])
+    ann = random_annotations(5, taxonomy=dag, n_items=40, labels=labels)
+    agreement(ann, metric=metric, n_resamples=0)
+    agreement_by_level(ann, metric=metric, n_resamples=0, memory_budget=2**20)
     agreement(ann, metric=metric, n_resamples=0, memory_budget=3 * 2**20)
-    # the analysis' memory budget is the searches' too (it was the library's default)
     assert budgets[0] == MEMORY_BUDGET and budgets[-1] == 3 * 2**20
     assert set(budgets[1:-1]) == {2**20}
 

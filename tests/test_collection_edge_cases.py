@@ -466,22 +466,29 @@ def test_the_order_of_the_taxonomys_nodes_changes_no_bit(function):
 
 def test_a_path_metric_too_large_for_memory_is_named_and_nominal_still_runs(monkeypatch):
     """100,000 items over 50,000 used labels: metric='path' built a 50,000 x 50,000 distance
-    table (20 GB and more) and the process was killed. The table is sized first (the
-    machine's memory is set small here); the nominal coefficients need no table."""
+    table (20 GB and more) and the process was killed. In a DAG the table is sized first (the
+    machine's memory is set small here); the nominal coefficients need no table, nor do the
+    path metrics on a tree (since 2026-11-28: collection._label_metric.TreePath)."""
     import fuzzytruth._validation as validation
 
-    tax = Taxonomy.from_nested({"all": [f"c{i}" for i in range(6)]})
+    # c0 has two parents: a DAG, whose shortest paths come from the table
+    dag = Taxonomy.from_edges([("all", "p"), ("all", "q"), ("q", "c0"),
+                               *(("p", f"c{i}") for i in range(6))])
+    tree = Taxonomy.from_nested({"all": [f"c{i}" for i in range(6)]})
     frame = pd.DataFrame({"item_id": np.repeat(["x", "y", "z"], 2),
                           "annotator_id": ["a", "b"] * 3,
                           "label": ["c0", "c1", "c2", "c2", "c3", "c4"]})
-    annotations = Annotations.from_frame(frame, taxonomy=tax)
+    annotations = Annotations.from_frame(frame, taxonomy=dag)
     monkeypatch.setattr(validation, "physical_memory", lambda: 16 * 5 * 5 - 1)  # 5 labels used
     with pytest.raises(ValueError, match=r"^metric='path' compares every pair of the 5 labels "
                        r"used: \(labels x labels\) distance tables of 400 bytes, more than the "
-                       r"399 bytes of memory; metric='nominal' needs none$"):
+                       r"399 bytes of memory; metric='nominal' needs none, nor does a tree "
+                       r"\(this taxonomy is a DAG\)$"):
         agreement(annotations, n_resamples=0)
     nominal = agreement(annotations, n_resamples=0, metric="nominal")
     assert np.isfinite(nominal.estimate[:2]).all()
+    on_tree = agreement(Annotations.from_frame(frame, taxonomy=tree), n_resamples=0)
+    assert np.isfinite(on_tree.estimate[:3]).all()
 
 
 @pytest.mark.parametrize("by", ["kappa", "majority"])

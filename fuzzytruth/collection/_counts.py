@@ -114,16 +114,20 @@ def _check_table_fits(metric: str, n_labels: int, memory: float | None = None) -
     """The (labels x labels) distances of a taxonomy metric fit in ``memory`` (default: the
     physical memory; as floats, with the integer path lengths they come from), else an
     error naming their size: 50,000 labels made a 20 GB table and the process was killed.
+    (Only a DAG's path metrics need the table: on a tree they come from the tree,
+    :class:`~fuzzytruth.collection._label_metric.TreePath`.)
 
     >>> _check_table_fits("path", 50_000, memory=24e9)
     Traceback (most recent call last):
     ...
     ValueError: metric='path' compares every pair of the 50000 labels used: (labels x labels) \
-distance tables of 40 GB, more than the 24 GB of memory; metric='nominal' needs none
+distance tables of 40 GB, more than the 24 GB of memory; metric='nominal' needs none, nor does \
+a tree (this taxonomy is a DAG)
     """
     check_table_fits(16.0 * n_labels * n_labels,
                      f"metric={metric!r} compares every pair of the {n_labels} labels used: "
-                     "(labels x labels) distance tables", "; metric='nominal' needs none",
+                     "(labels x labels) distance tables",
+                     "; metric='nominal' needs none, nor does a tree (this taxonomy is a DAG)",
                      memory=memory)
 
 

@@ -1,6 +1,6 @@
 """Compiled passes of the agreement bootstrap: count-weighted column sums of a sparse per-item
 table, the table's repeated columns (summed once), and quadratic forms of label totals with a
-disagreement matrix.
+disagreement matrix or with a tree's path metric (:mod:`fuzzytruth.collection._label_metric`).
 
 Both compute each replicate's numbers on their own, in a fixed order of summation (items in
 row order; labels in column order), so a replicate is the same bits whatever the number of
@@ -107,6 +107,34 @@ def quadratic_forms(
     return out
 
 
+def tree_quadratic_forms(
+    totals: np.ndarray, label_node: np.ndarray, label_depth: np.ndarray, parent: np.ndarray,
+    depth: np.ndarray, squared: bool,
+) -> np.ndarray:
+    """``(n_replicates,)`` Σ_ab t_a t_b δ_ab for every row ``t`` of ``totals``
+    (``(n_replicates, n_labels)``), δ the path length between labels of a tree or its square,
+    from the totals at or below each node (:class:`~fuzzytruth.collection._label_metric.TreePath`,
+    whose arrays these are): one pass over the labels and one over the nodes per replicate.
+
+    Examples
+    --------
+    >>> # all -> a -> (a1, a2), all -> b; the nodes a, b, a1, a2; the labels a1, a2, b
+    >>> parent, depth = np.array([-1, -1, 0, 0]), np.array([1.0, 1.0, 2.0, 2.0])
+    >>> label_node, label_depth = np.array([2, 3, 1]), np.array([2.0, 2.0, 1.0])
+    >>> totals = np.array([[1.0, 3.0, 0.0], [1.0, 1.0, 1.0]])
+    >>> tree_quadratic_forms(totals, label_node, label_depth, parent, depth, False).tolist()
+    [12.0, 16.0]
+    """
+    totals = np.ascontiguousarray(totals, dtype=np.float64)
+    out = np.zeros(totals.shape[0])
+    _kernels()["tree_quadratic_forms"](
+        totals, np.ascontiguousarray(label_node, dtype=np.int64),
+        np.ascontiguousarray(label_depth, dtype=np.float64),
+        np.ascontiguousarray(parent, dtype=np.int64),
+        np.ascontiguousarray(depth, dtype=np.float64), bool(squared), out)
+    return out
+
+
 def _column_sums_py(indptr, indices, data, weights, out):  # pragma: no cover - compiled
     n_rows = weights.shape[0]
     w = np.empty(n_rows)
@@ -162,6 +190,48 @@ def _quadratic_forms_py(by_label, delta, at, out):  # pragma: no cover - compile
             out[r] += by_label[a, r] * acc[r]
 
 
+def _tree_quadratic_forms_py(totals, label_node, label_depth, parent, depth, squared,
+                             out):  # pragma: no cover - compiled
+    n_rows, n_labels = totals.shape
+    n_nodes = parent.shape[0]
+    below = np.empty(n_nodes)  # S_v: the totals at or below node v
+    weighted = np.empty(n_nodes)  # W_v: the same of t_a D_a
+    for r in range(n_rows):
+        below[:] = 0.0
+        weighted[:] = 0.0
+        total = 0.0
+        by_depth = 0.0
+        by_square = 0.0
+        for a in range(n_labels):
+            t = totals[r, a]
+            d = label_depth[a]
+            total += t
+            by_depth += t * d
+            by_square += t * d * d
+            v = label_node[a]
+            if v >= 0:
+                below[v] += t
+                weighted[v] += t * d
+        for v in range(n_nodes - 1, -1, -1):  # children come after their parents
+            p = parent[v]
+            if p >= 0:
+                below[p] += below[v]
+                weighted[p] += weighted[v]
+        if squared:
+            pairs = 0.0
+            cross = 0.0
+            for v in range(n_nodes):
+                pairs += (2.0 * depth[v] - 1.0) * below[v] * below[v]
+                cross += weighted[v] * below[v]
+            out[r] = (2.0 * total * by_square + 2.0 * by_depth * by_depth - 8.0 * cross
+                      + 4.0 * pairs)
+        else:
+            pairs = 0.0
+            for v in range(n_nodes):
+                pairs += below[v] * below[v]
+            out[r] = 2.0 * total * by_depth - 2.0 * pairs
+
+
 @functools.cache
 def _kernels() -> dict[str, Any]:
     """The compiled passes, built at first use (numba is slow to import)."""
@@ -170,4 +240,5 @@ def _kernels() -> dict[str, Any]:
     jit = numba.njit(cache=True, nogil=True)
     return {"column_sums": jit(_column_sums_py), "quadratic_forms": jit(_quadratic_forms_py),
             "column_signatures": jit(_column_signatures_py),
-            "columns_equal": jit(_columns_equal_py)}
+            "columns_equal": jit(_columns_equal_py),
+            "tree_quadratic_forms": jit(_tree_quadratic_forms_py)}

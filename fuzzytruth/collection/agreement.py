@@ -42,9 +42,9 @@ from fuzzytruth.collection._counts import (
 )
 from fuzzytruth.collection._kernels import (
     first_copies,
-    quadratic_forms,
     weighted_column_sums,
 )
+from fuzzytruth.collection._label_metric import MetricTable, TreePath
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
@@ -99,19 +99,20 @@ class _ItemStatistics:
     a_sizes: np.ndarray  # (n_a,) m_g of the group of each A column
     q_to_a: np.ndarray | None  # (n_q,) the A column of each Q column (per_category only)
     per_category: bool
-    delta: np.ndarray | None  # taxonomy metric between labels, at least the used; None: nominal
-    delta_at: np.ndarray | None  # (U,) the used labels' rows of delta; None: all, in order
+    metric: MetricTable | TreePath | None  # δ between labels, the used ones among them; None:
+    # nominal
+    metric_at: np.ndarray | None  # (U,) the used labels' positions in metric; None: all, in order
 
     @classmethod
     def build(
-        cls, counts: sparse.csr_array, delta: np.ndarray | None, *, per_category: bool,
-        memory_budget: float, delta_at: np.ndarray | None = None,
+        cls, counts: sparse.csr_array, metric: MetricTable | TreePath | None, *,
+        per_category: bool, memory_budget: float, metric_at: np.ndarray | None = None,
     ) -> tuple[_ItemStatistics, sparse.csr_array]:
         """The statistics and their ``(n_items, K)`` table, from ``(n_items, U)`` counts whose
-        columns are the labels used. ``delta_at`` (when given) places those labels in
-        ``delta``, a metric shared with other statistics (the depths of
-        :func:`agreement_by_level`): the ``(U, U)`` block is taken when it is read, not kept
-        per depth (a chain 1,000 deep held 2.7 GB of blocks for 2,000 items)."""
+        columns are the labels used. ``metric_at`` (when given) places those labels in
+        ``metric``, shared with other statistics (the depths of :func:`agreement_by_level`),
+        which read it in place: no ``(U, U)`` block kept per depth (a chain 1,000 deep held
+        2.7 GB of blocks for 2,000 items)."""
         n_items, u = counts.shape
         sizes, group = np.unique(counts.sum(axis=1), return_inverse=True)
         n_groups = len(sizes)
@@ -130,12 +131,10 @@ class _ItemStatistics:
             (row[repeated], n_a + q_col, value[repeated] * (value[repeated] - 1)),
             (np.arange(n_items), n_a + n_q + group, np.ones(n_items)),
         ]
-        if delta is not None:
-            used = delta if delta_at is None else delta[np.ix_(delta_at, delta_at)]
+        if metric is not None:
             parts.append((np.arange(n_items), n_a + n_q + n_groups + group,
-                          _observed(counts, used, memory_budget)))
-            del used
-        width = n_a + n_q + n_groups * (2 if delta is not None else 1)
+                          _observed(counts, metric, metric_at, memory_budget)))
+        width = n_a + n_q + n_groups * (2 if metric is not None else 1)
         index = np.int32 if max(n_items, width) < 2**31 else np.int64
         rows = np.concatenate([r for r, _, _ in parts]).astype(index)
         cols = np.concatenate([c for _, c, _ in parts]).astype(index)
@@ -147,7 +146,7 @@ class _ItemStatistics:
         a_group = a_keys // u
         q_to_a = None if q_keys is None else np.searchsorted(a_keys, q_keys)
         return cls(width, u, sizes, maps, a_group, sizes[a_group], q_to_a, per_category,
-                   delta, delta_at), table
+                   metric, metric_at), table
 
     @property
     def n_values(self) -> int:
@@ -193,16 +192,12 @@ class _ItemStatistics:
             nominal_expected = (totals * (n_total[:, None] - totals)).sum(axis=1)
             alpha = np.where(nominal_expected > 0,
                              1 - (n_total - 1) * observed / nominal_expected, np.nan)
-            if self.delta is None:
+            if self.metric is None:
                 taxonomy_alpha = alpha
             else:
                 metric_observed = _dot(sums[:, n_a + n_q + n_groups :], pairable / (safe - 1))
-                if point:
-                    delta = (self.delta if self.delta_at is None
-                             else self.delta[np.ix_(self.delta_at, self.delta_at)])
-                    expected = np.array([totals[0] @ delta @ totals[0]])
-                else:
-                    expected = quadratic_forms(totals, self.delta, self.delta_at)
+                expected = (np.array([self.metric.point_form(totals[0], self.metric_at)])
+                            if point else self.metric.quadratic_forms(totals, self.metric_at))
                 taxonomy_alpha = np.where(
                     expected > 0, 1 - (n_total - 1) * metric_observed / expected, np.nan
                 )
@@ -253,7 +248,10 @@ def _dot(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return (x * weights).sum(axis=1)
 
 
-def _observed(counts: sparse.csr_array, delta: np.ndarray, memory_budget: float) -> np.ndarray:
+def _observed(
+    counts: sparse.csr_array, metric: MetricTable | TreePath, at: np.ndarray | None,
+    memory_budget: float,
+) -> np.ndarray:
     """``(n_items,)`` n_i δ n_iᵀ of every row of ``counts`` (δ symmetric, zero diagonal: twice
     the sum over the pairs a < b of the item's labels), items with the same number k of
     stored labels together, ``(items, pairs)`` at a time in chunks sized from the budget
@@ -266,9 +264,11 @@ def _observed(counts: sparse.csr_array, delta: np.ndarray, memory_budget: float)
         step = max(1, int(memory_budget // (_BYTES_PER_PAIR * len(first))))
         for start in range(0, len(items), step):
             chunk = items[start : start + step]
-            at = counts.indptr[chunk][:, None] + np.arange(k)
-            value, label = counts.data[at], counts.indices[at]
-            terms = delta[label[:, first], label[:, second]]
+            entries = counts.indptr[chunk][:, None] + np.arange(k)
+            value, label = counts.data[entries], counts.indices[entries]
+            if at is not None:  # the labels' positions in the metric
+                label = at[label]
+            terms = metric.values(label[:, first], label[:, second])
             terms *= value[:, first]
             terms *= value[:, second]
             # pair by pair: a row sum's rounding depends on the array's layout, which fancy
@@ -390,14 +390,17 @@ def _compact(counts: sparse.csr_array, used: np.ndarray) -> sparse.csr_array:
     return compact
 
 
-def _delta(
+def _label_metric(
     metric: Metric, taxonomy: Taxonomy, nodes: np.ndarray, memory_budget: float
-) -> np.ndarray | None:
-    """The taxonomy metric between ``nodes`` (None for the nominal metric, which the
-    coefficients compute in closed form); path searches in blocks of ``memory_budget``."""
+) -> MetricTable | TreePath | None:
+    """The taxonomy metric between ``nodes``: None for the nominal metric (the coefficients
+    compute it in closed form), the tree itself for ``"path"`` and ``"squared_path"`` on a
+    tree, else a table (path searches in a DAG in blocks of ``memory_budget``)."""
     if isinstance(metric, str) and metric == "nominal":
         return None
-    return metric_matrix(metric, taxonomy, nodes, memory_budget=memory_budget)
+    if isinstance(metric, str) and metric in ("path", "squared_path") and taxonomy.is_tree:
+        return TreePath.of(taxonomy, nodes, squared=metric == "squared_path")
+    return MetricTable(metric_matrix(metric, taxonomy, nodes, memory_budget=memory_budget))
 
 
 # ---------------------------------------------------------------------------- results
@@ -681,8 +684,9 @@ def agreement(
     n_single, n_resamples = _check_pairable(counts, n_resamples, "agreement")
     used = _used(counts)  # taxonomy order, the order of the κ_j rows
     labels = _by_name(used, taxonomy)  # the order of the sums
-    delta = _delta(metric, taxonomy, labels, memory_budget)
-    problem = _ItemStatistics.build(_compact(counts, labels), delta, per_category=True,
+    problem = _ItemStatistics.build(_compact(counts, labels),
+                                    _label_metric(metric, taxonomy, labels, memory_budget),
+                                    per_category=True,
                                     memory_budget=memory_budget)
     (estimate,), (dist,) = _bootstrap([problem], n_resamples, as_generator(rng), memory_budget)
     # κ_j back in taxonomy order (used is labels sorted)
@@ -766,13 +770,13 @@ def agreement_by_level(
     # the labels left at each depth, in the order of the sums
     used = [_by_name(np.unique(target[raw]), taxonomy) for target in targets]
     nodes = np.unique(np.concatenate(used))
-    delta = _delta(metric, taxonomy, nodes, memory_budget)
+    between = _label_metric(metric, taxonomy, nodes, memory_budget)
     problems = []
     for target, u in zip(targets, used, strict=True):  # one depth's tables at a time
         at = np.searchsorted(nodes, u)
         problems.append(_ItemStatistics.build(
-            _compact(_collapse(counts, target), u), delta, per_category=False,
-            memory_budget=memory_budget, delta_at=at,
+            _compact(_collapse(counts, target), u), between, per_category=False,
+            memory_budget=memory_budget, metric_at=at,
         ))
     estimates, dists = _bootstrap(problems, n_resamples, as_generator(rng), memory_budget)
     return LevelAgreement(
