@@ -1,21 +1,20 @@
 """Benchmark: collection agreement at real size (issue 24), against peers, and on ImageNet ReaL.
 
-Part 1, shapes. ``agreement()`` and ``agreement_by_level()`` with 1,000 bootstrap replicates
-on 185,000 items and a taxonomy of about 1,000 nodes, on generated collections of several
-shapes: taxonomy depth and fan-out (flat 1,000 leaves; 10 × 10 × 10; 31 × 31; a binary tree
-of depth 9; and ten times the nodes, 100 × 100), labels per item (3, 5, 20, or 1–10 with single-annotator items), the annotator
-pool (5 annotators labelling everything, 100, 5,000), skewed label use (Zipf-distributed true
-categories) and how much annotators agree. Each item has a true leaf; each of its annotators
-gives it (probability ``p_true``), a sibling leaf (0.15), its parent (0.1, a coarser answer)
-or any leaf. Bars: peak RSS ≤ 1 GB and ≤ 10 s, on the worst shape. Each (shape, function)
-runs in a fresh process: the collection is built, the function is called once on a tiny
-collection (imports and the compiled passes loaded), freed heap is returned to the system
-(``malloc_trim``), the kernel's peak-RSS counter is reset (``/proc/self/clear_refs``), then
-the measured call. Reported: CPU time (``time.process_time``), wall time, the process's RSS
-before the call (interpreter, libraries and the collection: "base") and its peak during the
-call (``VmHWM``: "peak", the figure the bar is about), the peak traced by ``tracemalloc``
-during a second, untimed call ("traced": what the call itself allocates), and the load
-average.
+Part 1, shapes. ``agreement()`` and ``agreement_by_level()`` with 1,000 bootstrap replicates on
+185,000 items and a taxonomy of about 1,000 nodes, on generated collections of several shapes:
+taxonomy depth and fan-out (flat 1,000 leaves; 10 × 10 × 10; 31 × 31; a binary tree of depth 9;
+and ten times the nodes, 100 × 100), labels per item (3, 5, 20, or 1–10 with single-annotator
+items), the annotator pool (5 annotators labelling everything, 100, 5,000), skewed label use
+(Zipf-distributed true categories) and how much annotators agree. Each item has a true leaf;
+each of its annotators gives it (probability ``p_true``), a sibling leaf (0.15), its parent
+(0.1, a coarser answer) or any leaf. Bars: peak RSS ≤ 1 GB and ≤ 10 s, on the worst shape. Each
+(shape, function) runs in a fresh process: the collection is built, the function is called once
+on a tiny collection (imports and the compiled passes loaded), freed heap is returned to the
+system (``malloc_trim``), the kernel's peak-RSS counter is reset (``/proc/self/clear_refs``),
+then the measured call. Reported: CPU time (``time.process_time``), wall time, the process's RSS
+before the call (interpreter, libraries and the collection: "base") and its peak during the call
+(``VmHWM``: "peak", the figure the bar is about), the peak traced by ``tracemalloc`` during a
+second, untimed call ("traced": what the call itself allocates), and the load average.
 
 Part 2, items. The 10 × 10 × 10 shape from 23,125 to 370,000 items: what the call adds to
 the collection's own memory should stay flat, or grow with the number of labels only (blocks

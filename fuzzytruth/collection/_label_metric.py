@@ -39,6 +39,8 @@ class MetricTable:
     :func:`~fuzzytruth.collection.agreement_by_level` share one table."""
 
     delta: np.ndarray
+    #: bytes of the temporaries of one value of :meth:`values` (the value gathered)
+    bytes_per_value = 8
 
     def values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """δ between label positions ``a`` and ``b`` (broadcast), a new array."""
@@ -76,6 +78,10 @@ class TreePath:
         ``(n_labels, max depth + 1)`` int32: column k holds the label's ancestor at depth k
         (a node id shared by the labels below it) and -1 below the label's own depth.
     """
+
+    #: bytes of the temporaries of one value of :meth:`values` (the search's bounds, middle
+    #: and comparison, the two ancestors read, the path)
+    bytes_per_value = 48
 
     squared: bool
     label_node: np.ndarray

@@ -53,7 +53,8 @@ __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level
 MEASURES = ("fleiss_kappa", "krippendorff_alpha", "taxonomy_alpha")
 
 #: Bytes of the temporaries of one label pair of one item (the observed disagreement of a
-#: taxonomy metric is summed over the pairs of labels of each item, items in budgeted chunks).
+#: taxonomy metric is summed over the pairs of labels of each item, items in budgeted chunks),
+#: besides the metric's own (``bytes_per_value``).
 _BYTES_PER_PAIR = 40
 #: Bytes of the per-replicate temporaries of one column of an item table (its sum, the
 #: coefficients derived from it).
@@ -99,8 +100,7 @@ class _ItemStatistics:
     a_sizes: np.ndarray  # (n_a,) m_g of the group of each A column
     q_to_a: np.ndarray | None  # (n_q,) the A column of each Q column (per_category only)
     per_category: bool
-    metric: MetricTable | TreePath | None  # δ between labels, the used ones among them; None:
-    # nominal
+    metric: MetricTable | TreePath | None  # δ between (at least) the used labels; None: nominal
     metric_at: np.ndarray | None  # (U,) the used labels' positions in metric; None: all, in order
 
     @classmethod
@@ -261,7 +261,8 @@ def _observed(
     for k in np.unique(per_item[per_item >= 2]):
         items = np.flatnonzero(per_item == k)
         first, second = np.triu_indices(k, 1)
-        step = max(1, int(memory_budget // (_BYTES_PER_PAIR * len(first))))
+        per_pair = _BYTES_PER_PAIR + metric.bytes_per_value
+        step = max(1, int(memory_budget // (per_pair * len(first))))
         for start in range(0, len(items), step):
             chunk = items[start : start + step]
             entries = counts.indptr[chunk][:, None] + np.arange(k)
