@@ -26,7 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzzytruth.collection._kernels import quadratic_forms, tree_quadratic_forms
+from fuzzytruth.collection._kernels import (
+    quadratic_forms,
+    tree_path_values,
+    tree_quadratic_forms,
+)
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["MetricTable", "TreePath"]
@@ -79,9 +83,9 @@ class TreePath:
         (a node id shared by the labels below it) and -1 below the label's own depth.
     """
 
-    #: bytes of the temporaries of one value of :meth:`values` (the search's bounds, middle
-    #: and comparison, the two ancestors read, the path)
-    bytes_per_value = 48
+    #: bytes of the temporaries of one value of :meth:`values` (the value; the positions
+    #: as int64 when given otherwise)
+    bytes_per_value = 24
 
     squared: bool
     label_node: np.ndarray
@@ -123,17 +127,8 @@ class TreePath:
     def values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The path length (or its square) between label positions ``a`` and ``b``
         (broadcast): D_a + D_b − 2 L_ab, L_ab found by a binary search over the depths where
-        the two labels' ancestors are one node."""
-        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-        low = np.zeros(a.shape, dtype=np.int64)  # the root is common
-        high = np.minimum(self.label_depth[a], self.label_depth[b]).astype(np.int64)
-        while np.any(low < high):  # the deepest common depth lies in [low, high]
-            middle = (low + high + 1) // 2
-            same = self.slots[a, middle] == self.slots[b, middle]
-            low = np.where(same, middle, low)
-            high = np.where(same, high, middle - 1)
-        path = self.label_depth[a] + self.label_depth[b] - 2.0 * low
-        return path * path if self.squared else path
+        the two labels' ancestors are one node (a compiled pass)."""
+        return tree_path_values(a, b, self.slots, self.label_depth, self.squared)
 
     def quadratic_forms(self, totals: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:
         """``(B,)`` Σ_ab t_a t_b δ_ab of the rows of ``totals`` ``(B, U)``, label k at
