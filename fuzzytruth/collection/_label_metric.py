@@ -70,7 +70,8 @@ class TreePath:
     squared : bool
         The square of the path length.
     label_node : numpy.ndarray
-        ``(n_labels,)`` each label's row among the nodes below (-1: the label is the root).
+        ``(n_labels,)`` each label's row in ``parent`` and ``depth`` (-1: the label is the
+        root, which has no row).
     label_depth : numpy.ndarray
         ``(n_labels,)`` float, each label's depth.
     parent : numpy.ndarray
@@ -110,7 +111,7 @@ class TreePath:
         labels = np.asarray(labels, dtype=np.intp)
         _, table = taxonomy.ancestor_slots()  # a tree's slots are its depths
         slots = table[labels]  # (n_labels, max depth + 1): each label's ancestors by depth
-        nodes = np.unique(slots[:, 1:][slots[:, 1:] >= 0])  # the non-root nodes above
+        nodes = np.unique(slots[:, 1:][slots[:, 1:] >= 0])  # non-root, at or above a label
         depths = taxonomy.depths
         nodes = nodes[np.argsort(depths[nodes], kind="stable")]  # parents before children
         row = np.full(len(taxonomy), -1, dtype=np.int64)  # the root: no row
