@@ -369,7 +369,8 @@ def test_the_depths_share_one_label_metric_rather_than_a_block_each():
     whole metric: Σ_d U_d² values, cubic in the depth of a chain (1,000 deep, 2,000 items:
     3.3 GB peak, 0.7 GB now; 3,000 deep was killed for memory). The depths read their blocks
     in place now; on this chain 250 deep the blocks would be 42 MB, the whole call peaked at
-    56 MB with them and at 14 MB without (tracemalloc, 2026-11-28)."""
+    56 MB with them and at 14 MB without (tracemalloc, 2026-11-28). The metric is given as a
+    matrix: metric="path" on a tree no longer reads any table (collection._label_metric)."""
     import tracemalloc
 
     depth = 250
@@ -381,10 +382,11 @@ def test_the_depths_share_one_label_metric_rather_than_a_block_each():
             for a in range(2)]
     ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
                                                              "label"]), taxonomy=tax)
-    agreement_by_level(ann, n_resamples=2, rng=0)  # compiled kernels, cached imports
+    table = tax.distance_matrix().astype(float)  # the path lengths, as a table
+    agreement_by_level(ann, metric=table, n_resamples=2, rng=0)  # compiled, imports cached
     tracemalloc.start()
     try:
-        result = agreement_by_level(ann, n_resamples=10, rng=0)
+        result = agreement_by_level(ann, metric=table, n_resamples=10, rng=0)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
