@@ -258,6 +258,8 @@ BINARY_SPELLINGS = [
         "nDCG(ideal=list)@6",
         "nDCG(ideal=list,discount=jk)@25",
         "P(rel=2)@3",
+        "Rprec",
+        "Rprec(rel=2)",
         # cutoffs far past any list (trec_eval's recall_1000 on 100-document runs, and
         # beyond): their kernels and ideals were sized by k (nDCG@10**12 asked for a
         # 10**12 x 10**12 matrix; R@10,000 under a membership was killed for memory)
@@ -289,7 +291,7 @@ def test_binary_route_equals_the_registered_kernels(spelling):
     rg = RankedGains(np.zeros(n, dtype=object), relevant.astype(float), lengths, ideal)
     measure = parse_measure(spelling).resolve("trec")
     kernel = binary_kernel(measure, depth)
-    if measure.name == "P" and measure.params.get("rel") == 2:
+    if measure.name in ("P", "Rprec") and measure.params.get("rel") == 2:
         assert kernel is None  # grade-1 relevance never reaches rel = 2: the generic route
         return
     expected = measure.compute(rg)
@@ -325,7 +327,6 @@ def test_every_family_with_a_binary_kernel_is_checked_above():
 
 def test_binary_route_is_not_taken_without_a_closed_count_form():
     assert binary_kernel(Measure("nDCG").resolve("trec"), 10) is None  # no cutoff: ideal needed
-    assert binary_kernel(Measure("Rprec").resolve("trec"), 10) is None
 
 
 # ------------------------------------------------------------------- blocks, threads, oracles

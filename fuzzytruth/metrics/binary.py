@@ -1,8 +1,8 @@
 """Fast kernels of the ranking families on sampled 0/1 worlds (``MeasureFamily.binary``).
 
 In a world drawn from an uncertain truth every document is relevant or not (grade 1), and P, R,
-Success, RR, AP, DCG and nDCG@k depend only on which ranks are relevant and on the number R of
-relevant documents. A factory ``binary(depth, **params)`` returns a kernel
+Success, RR, AP, R-prec, DCG and nDCG@k depend only on which ranks are relevant and on the
+number R of relevant documents. A factory ``binary(depth, **params)`` returns a kernel
 
 ``kernel(relevant, ranks, lengths, n_relevant) -> (n_rows,) values``
 
@@ -40,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ap", "ap_sums", "counts", "dcg", "gained", "hits_within", "ndcg"]
+__all__ = ["ap", "ap_sums", "counts", "dcg", "gained", "hits_below", "hits_within", "ndcg",
+           "r_precision"]
 
 BinaryKernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -91,6 +92,36 @@ def counts(family: str) -> Callable[..., BinaryKernel | None]:
         return _reaching(kernel, k)
 
     return factory
+
+
+def hits_below(relevant: np.ndarray, ranks: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """``(n_rows,)`` float: per row, the relevant columns ranked above the row's own cutoff
+    ``cuts[row]`` (0-based ranks below it; whole numbers, exact), in one compiled pass.
+
+    >>> hits_below(np.array([[True, True], [True, False]]), np.array([[0], [3]]),
+    ...            np.array([4.0, 1.0])).tolist()
+    [2.0, 1.0]
+    """
+    hits = np.zeros(relevant.shape[1])
+    _compiled()["hits_below"](relevant, _as_ranks(ranks),
+                              np.ascontiguousarray(cuts, dtype=np.float64), hits)
+    return hits
+
+
+def r_precision(depth: int, *, rel: float) -> BinaryKernel | None:
+    """Factory for R-prec: the relevant ranks in the top R, over R (NaN when R = 0), as
+    :func:`~fuzzytruth.metrics.ranking.r_precision` divides them."""
+    from fuzzytruth.metrics.ranking import divide
+
+    if rel > 1:
+        return None
+
+    def kernel(
+        relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
+    ) -> np.ndarray:
+        return divide(hits_below(relevant, ranks, n_relevant), n_relevant)
+
+    return _reaching(kernel, None)
 
 
 def ap(
@@ -165,6 +196,25 @@ def _hits_py(relevant, ranks, cut, hits):  # pragma: no cover - compiled
                 rank = ranks[j, start:stop]
                 for i in range(stop - start):
                     acc[i] += rel[i] and rank[i] < cut
+
+
+def _hits_below_py(relevant, ranks, cuts, hits):  # pragma: no cover - compiled
+    """In place: per row, the number of relevant columns ranked below the row's ``cuts``."""
+    n = relevant.shape[1]
+    broadcast = ranks.shape[1] == 1
+    for start in range(0, n, _TILE):
+        stop = min(n, start + _TILE)
+        acc, cut = hits[start:stop], cuts[start:stop]
+        for j in range(relevant.shape[0]):
+            rel = relevant[j, start:stop]
+            if broadcast:
+                rank = ranks[j, 0]
+                for i in range(stop - start):
+                    acc[i] += rel[i] and rank < cut[i]
+            else:
+                rank_of = ranks[j, start:stop]
+                for i in range(stop - start):
+                    acc[i] += rel[i] and rank_of[i] < cut[i]
 
 
 def _first_py(relevant, ranks, cut, first):  # pragma: no cover - compiled
@@ -245,7 +295,7 @@ def _compiled() -> dict[str, Callable[..., None]]:
 
     jit = numba.njit(cache=True, nogil=True)
     return {"hits": jit(_hits_py), "first": jit(_first_py), "ap": jit(_ap_py),
-            "gained": jit(_gained_py)}
+            "gained": jit(_gained_py), "hits_below": jit(_hits_below_py)}
 
 
 def gained(relevant: np.ndarray, ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:

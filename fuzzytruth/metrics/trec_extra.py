@@ -457,7 +457,7 @@ def binary_rprec_mult(depth: int, *, rel: float, mult: float) -> Any:
         relevant: np.ndarray, ranks: np.ndarray, lengths: np.ndarray, n_relevant: np.ndarray
     ) -> np.ndarray:
         cut = rprec_cutoff(mult, n_relevant)
-        top = (relevant & (ranks < cut[None, :])).sum(axis=0)
+        top = binary.hits_below(relevant, ranks, cut)
         value = np.divide(top, cut, out=np.zeros(len(cut)), where=cut > 0)
         return np.where(n_relevant > 0, value, np.nan)
 

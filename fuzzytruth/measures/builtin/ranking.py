@@ -128,7 +128,7 @@ register("RR", reciprocal_rank, params=(REL, K), at="k", tie_averaged=True,
          exact=closed_form.reciprocal_rank_exact, binary=binary.counts("RR"),
          description="reciprocal rank of the first relevant document")
 register("Rprec", r_precision, params=(REL,), tie_averaged=True,
-         description="precision at rank R")
+         binary=binary.r_precision, description="precision at rank R")
 register("DCG", dcg, params=(K, GAIN, DISCOUNT, B), at="k", tie_averaged=True,
          binary=binary.dcg, uses_if=uses_judged, description="discounted cumulated gain")
 register("nDCG", ndcg, params=(K, GAIN, DISCOUNT, B, IDEAL), at="k", tie_averaged=True,
