@@ -12,7 +12,10 @@ annotators are fresh per item (``nested``) or drawn from a pool of 2.5 × per-it
 uncertain category (``own``) or for a given inner node or leaf (``given``); two systems rank
 100 items per query, the first by a noisy score of relevance to the query's true category, the
 second with twice the noise. ``annotator_bootstrap`` runs with its defaults (B = 1,000,
-``annotators="auto"``, ``n_worlds=200`` for measures without an exact form).
+``annotators="auto"``, ``n_worlds=200`` for measures without an exact form). The measures
+with an exact form take the exact path (column ``exact``), the others (AP, nDCG, R-prec) the
+replicates' worlds stacked on one axis (column ``stacked``; no bar in the issue: the last four
+shapes measure them).
 
 The peer is the general path (what every replicate cost before: the labels written out, a
 Membership built, ``evaluate()`` run with its worlds), on the same keyed replicates: it is
@@ -78,6 +81,9 @@ SHAPES = [
     Shape(1000, 20, 50, "flat", "nested", "given", ("P@10",)),
     Shape(5000, 10, 200, "deep", "nested", "own", ("P@10", "RR")),
     Shape(240, 5, 25, "flat", "nested", "given", ("P@10", "AP")),
+    Shape(240, 5, 25, "flat", "crossed", "own", ("AP", "nDCG@10")),
+    Shape(1000, 20, 50, "deep", "nested", "own", ("AP", "nDCG@10")),
+    Shape(1000, 20, 50, "wide", "crossed", "given", ("AP", "Rprec")),
 ]
 SHAPES = size(SHAPES, [replace(s, items=DEPTH, per_item=3, queries=8) for s in SHAPES])
 
@@ -185,7 +191,8 @@ def run_shape(shape: Shape) -> dict:
     return {
         "items": shape.items, "per_item": shape.per_item, "queries": shape.queries,
         "taxonomy": shape.taxonomy, "design": pop.annotators, "categories": shape.categories,
-        "measures": ",".join(shape.measures), "fast_path": ",".join(plan.fast) or "-",
+        "measures": ",".join(shape.measures), "exact": ",".join(plan.fast) or "-",
+        "stacked": ",".join(plan.stacked) or "-",
         "cpu_s": cpu, "wall_s": wall, "compare_cpu_s": cpu_ci, "peak_mb": peak,
         "general_cpu_s": general_cpu, "ratio": cpu / general_cpu, "max_diff": diff,
         "bar_s": shape.bar, "meets_bar": None if shape.bar is None else cpu <= shape.bar,

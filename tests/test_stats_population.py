@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from measure_variants import NO_CLOSED_FORM, variants
+from measure_variants import NO_CLOSED_FORM, refused, variants
 from registry_families import package_families
 
 from fuzzytruth import Annotations, Membership, Run, Taxonomy, evaluate
@@ -441,3 +441,100 @@ def test_fast_path_equals_the_general_path_for_every_parameter_variant(crossed, 
     # document is an item, judged)
     moved = [m for m in plan.measures if np.ptp(fast[m], axis=0).max() > 1e-9]
     assert len(moved) > len(plan.measures) // 2
+
+
+def _variants_without_an_exact_form() -> list[str]:
+    """Every parameter variant of every package family without an exact form."""
+    return [m for name, fam in package_families().items() if fam.exact is None
+            for m in variants(name, fam)]
+
+
+@pytest.mark.filterwarnings("ignore:1 system.s. answer only some")
+@pytest.mark.parametrize(("crossed", "scheme"), [(False, "within-items"), (True, "shared")])
+def test_stacked_worlds_equal_one_evaluation_per_replicate_for_every_family(crossed, scheme):
+    # the measures without an exact form (and the variants an exact form does not cover)
+    # run on the block's replicates stacked on one world axis; each replicate's scores are
+    # those of its own evaluate() on its written-out labels, worlds keyed alike
+    runs, ann, cats = _collection(crossed, seed=4)
+    measures = _variants_without_an_exact_form()
+    refusals = refused(measures, lambda ms: evaluate(
+        _tied(runs), Membership.from_annotations(ann), ms, query_categories=cats, n_worlds=2))
+    # parameters that conflict (b without discount='jk'), a grade scale below the grade 1
+    assert all("applies to" in why or "above gmax" in why for why in refusals.values())
+    measures = [str(m) for m in measures if str(m) not in refusals]
+    plan = plan_population(_tied(runs), AnnotatorResampler(ann),
+                           [*measures, "Utility(c=1)", "P@5"], scheme=scheme, seed=3,
+                           query_categories=cats, n_worlds=8, memory_budget=64e6)
+    assert plan.fast == ("P@5",) and set(plan.stacked) == set(plan.measures) - {"P@5"}
+    stacked = replicate_scores(plan, 1, 5)
+    general = replicate_scores(plan, 1, 5, fast=False)
+    for m in plan.measures:
+        assert stacked[m].shape == (4, 2, 7)
+        np.testing.assert_allclose(stacked[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    moved = [m for m in plan.stacked if np.ptp(stacked[m], axis=0).max() > 1e-9]
+    assert len(moved) > len(plan.stacked) // 2
+
+
+def test_stacked_worlds_are_each_replicates_own_worlds_in_any_block():
+    # a replicate's world values do not depend on the block it is stacked in, nor on the
+    # memory budget that cuts the stacked axis into chunks
+    runs, ann, cats = _collection(False, seed=5)
+    plan = plan_population(runs, AnnotatorResampler(ann), ["AP", "nDCG@5"],
+                           scheme="within-items", seed=9, query_categories=cats,
+                           n_worlds=30, memory_budget=64e6)
+    whole = replicate_scores(plan, 0, 6)
+    small = replace(plan, memory_budget=2e4)
+    parts = [replicate_scores(small, a, b) for a, b in ((0, 1), (1, 4), (4, 6))]
+    for m in plan.measures:
+        assert np.array_equal(np.concatenate([p[m] for p in parts]), whole[m])
+
+
+def test_literal_weights_and_refitted_models_do_not_stack_worlds():
+    # a target drawn from literal weights is keyed by the truth's own seed: such worlds cannot
+    # be stacked (the sampler refuses), and a refitted model's membership is not the shares
+    from fuzzytruth.truth.protocol import as_truth
+
+    runs, ann, cats = _collection(False)
+    bound = as_truth(Membership.from_annotations(ann), weights="literal")
+    worlds = bound.prepare(np.array(["i0", "i1"], dtype=object)).worlds("annotator")
+    assert worlds.draws_targets
+    with pytest.raises(ValueError, match="no target drawn"):
+        worlds.drawing_from(None)
+    plan = plan_population(runs, AnnotatorResampler(ann), ["AP"], scheme="within-items",
+                           seed=2, query_categories=cats, n_worlds=5, memory_budget=64e6,
+                           membership_of=Membership.from_annotations)
+    assert plan.stacked == () and plan.worlds is None
+
+
+def test_stacked_label_tables_draw_each_memberships_own_labels():
+    # two label tables of the same items, one a reweighting of the other with some labels at
+    # share 0 (in the middle of an item's labels, too): the stacked draws are each
+    # membership's sample_labels under its own seed, world by world
+    from fuzzytruth._order import name_order, ranks
+    from fuzzytruth._random import draw_seed, unit_keys
+    from fuzzytruth.truth.categorical_worlds import StackedLabelTables, sample_labels
+
+    ann = _collection(False, seed=6)[1]
+    resampler = AnnotatorResampler(ann)
+    mult = resampler.multiplicities(11, "within-items", np.arange(2))
+    members = [Membership.from_annotations(resampler.annotations(m)) for m in mult]
+    dropped = (members[0].direct == 0) & (members[1].direct > 0)
+    assert dropped.any()
+    rank = ranks(name_order(members[0].categories))
+    union = (members[0].direct > 0) | (members[1].direct > 0)
+    width = int(union.sum(axis=1).max())
+    labels = np.zeros((len(members[0].items), width), dtype=np.int16)
+    shares = np.zeros((2, *labels.shape))
+    for i, row in enumerate(union):
+        nodes = np.flatnonzero(row)
+        nodes = nodes[np.argsort(rank[nodes])]
+        labels[i, : len(nodes)] = nodes
+        for t in range(2):
+            shares[t, i, : len(nodes)] = members[t].direct[i, nodes]
+    tables = StackedLabelTables(unit_keys(np.asarray(members[0].items)), labels, shares,
+                                [draw_seed(20), draw_seed(21)], 50, padding=len(rank))
+    drawn = tables.draw(0, np.arange(100))
+    for t in range(2):
+        expected = sample_labels(members[t], 50, rng=20 + t).T
+        assert np.array_equal(drawn[:, 50 * t : 50 * (t + 1)], expected)
+    assert np.array_equal(tables.draw(0, np.arange(40, 70)), drawn[:, 40:70])

@@ -19,8 +19,15 @@ fast (every family with an exact form, under the annotators' shares)
     p(ω|d)); Success@k and RR are polynomials in them, R@k, F and E need the joint law of
     the relevant documents retrieved and missed. All are computed the same way, without
     writing the resampled labels out or drawing worlds.
-general (families without an exact form — AP, nDCG, R-prec, the shape measures... — and every
-family when the membership comes from a refitted truth model)
+stacked worlds (families without an exact form — AP, nDCG, R-prec, the shape measures... —
+under the annotators' shares)
+    the worlds of a replicate read its labels through the items' direct shares only, which
+    are again one product for the whole block: the block's replicates are stacked on one
+    world axis and the world engine runs once on it
+    (:mod:`fuzzytruth.stats._population_worlds`), each replicate's worlds keyed as its own
+    :func:`fuzzytruth.evaluate` keys them.
+general (every family when the membership comes from a refitted truth model, and every
+family of classifiers)
     the resampled labels are written out (:meth:`AnnotatorResampler.annotations`), turned
     into a membership (the shares, or ``membership_of`` — a function from annotations to a
     :class:`~fuzzytruth.Membership`, e.g. a truth model refitted per replicate), and
@@ -41,6 +48,11 @@ import numpy as np
 from fuzzytruth._random import index_counts, named_stream
 from fuzzytruth._resampling import BOOTSTRAP_STREAM
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats._population_worlds import (
+    WorldsGeometry,
+    stacked_world_scores,
+    worlds_geometry,
+)
 from fuzzytruth.stats.scores import evaluation_scores
 
 __all__ = ["PopulationPlan", "plan_population", "replicate_block", "replicate_scores"]
@@ -113,6 +125,8 @@ class PopulationPlan:
     geometry: _Geometry | None
     reads_rest: bool
     reads_groups: bool = False
+    stacked: tuple[str, ...] = ()  # the measures computed on the block's stacked worlds
+    worlds: WorldsGeometry | None = None
 
     @property
     def n_queries(self) -> int:
@@ -124,6 +138,8 @@ class PopulationPlan:
         n_items = self.resampler.n_items
         out = 8.0 * (3 * self.resampler.n_pairs + n_items
                      + 3 * len(self.measures) * len(self.systems) * (self.n_queries + 8))
+        if self.stacked:
+            out += self.worlds.bytes_per_replicate(len(self.stacked), self.n_worlds)
         if geo is None or not self.fast:
             return out
         n_comp = len(geo.comp_query)
@@ -154,7 +170,9 @@ def plan_population(
 
     ``membership_of`` (annotations -> Membership) replaces the annotators' shares by another
     truth refitted on each replicate's labels; every measure then takes the general path, as
-    it does for classifiers (runs that are not :class:`~fuzzytruth.Run`). ``observed``: the
+    it does for classifiers (runs that are not :class:`~fuzzytruth.Run`). Under the shares,
+    the measures without an exact form take the stacked worlds (``n_worlds`` > 0, and no
+    query's target drawn from literal weights). ``observed``: the
     systems and queries of the evaluation of the observed labels, which every replicate keeps
     (needed for classifiers; checked against the runs' otherwise).
     """
@@ -174,7 +192,8 @@ def plan_population(
              and membership_of is None)
     probes = {n: _probe(m) for n, m in resolved.items() if exact and m.family.exact is not None}
     fast = tuple(n for n in resolved if probes.get(n, (False, False, False))[0])
-    geometry = None
+    stacked = tuple(n for n in resolved if exact and n_worlds > 0 and n not in fast)
+    geometry = worlds = None
     if ranked:
         bound = as_truth(Membership.from_annotations(resampler.annotations_in),
                          query_categories=query_categories, weights="direct",
@@ -192,16 +211,19 @@ def plan_population(
         raise ValueError("observed (systems, queries) is needed for classifiers")
     else:
         systems, queries = tuple(observed[0]), tuple(observed[1])
-    if fast:
+    if fast or stacked:
         prepared = bound.prepare(evaluated)
         docs = tuple(prepared.doc_index(r.on(evaluated), run) for r, run in rankings.values())
-        geometry = _geometry(resampler, prepared, docs)
+        geometry = _geometry(resampler, prepared, docs) if fast else None
+        worlds = worlds_geometry(resampler, prepared, docs) if stacked else None
+        stacked = stacked if worlds is not None else ()
     return PopulationPlan(
         runs=runs, resampler=resampler, scheme=scheme, seed=seed, measures=tuple(measures),
         fast=fast, resolved=resolved, systems=tuple(systems), queries=tuple(queries),
         query_categories=query_categories, n_worlds=n_worlds, memory_budget=memory_budget,
         membership_of=membership_of, geometry=geometry,
         reads_rest=any(probes[n][1] for n in fast), reads_groups=any(probes[n][2] for n in fast),
+        stacked=stacked, worlds=worlds,
     )
 
 
@@ -282,12 +304,20 @@ def replicate_scores(
 ) -> dict[str, np.ndarray]:
     """``(stop - start, n_systems, n_queries)`` expected per-query scores of replicates
     ``start .. stop - 1``, per measure; ``fast=False`` sends every measure down the general
-    path (the reference the fast path is tested against)."""
+    path, one :func:`~fuzzytruth.evaluate` per replicate (the reference the exact forms and
+    the stacked worlds are tested against)."""
     replicates = np.arange(start, stop)
     mult = plan.resampler.multiplicities(plan.seed, plan.scheme, replicates)
     quick = plan.fast if fast else ()
     out = _fast_scores(plan, mult, quick) if quick else {}
-    general = [m for m in plan.measures if m not in quick]
+    stacked = plan.stacked if fast else ()
+    if stacked:
+        values = stacked_world_scores(
+            plan.worlds, plan.resampler, mult, replicates,
+            [plan.resolved[m] for m in stacked], seed=plan.seed, n_worlds=plan.n_worlds,
+            memory_budget=plan.memory_budget)
+        out.update(zip(stacked, values, strict=True))
+    general = [m for m in plan.measures if m not in quick and m not in stacked]
     if general:
         out.update(_general_scores(plan, mult, replicates, general))
     return {m: out[m] for m in plan.measures}

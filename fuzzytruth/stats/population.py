@@ -60,10 +60,17 @@ queries 0.68 s; P@10, R@10, Success@10 and RR together on 1,000 × 20 × 50 take
 every shape (flat, deep or wide taxonomy, given or own categories), 20-170 × faster than the
 general path. Only the (item, node) cells some label reaches get a share, the counts by share
 are sparse rows, and P, Success and RR give their means without their laws. The
-others (AP, nDCG...) cost one :func:`~fuzzytruth.evaluate` per replicate on the rewritten
-labels, with ``n_worlds`` worlds keyed by the replicate; both paths give the same numbers on
-the same replicates (to 1e-12, tested). What is kept per measure is ``(B, n_systems)`` means
-and ``(B, n_systems, n_systems)`` second moments.
+others (AP, nDCG, R-prec...) take ``n_worlds`` worlds per replicate, keyed by the replicate:
+a replicate's worlds read its labels through the items' direct shares only, so a block's
+replicates are stacked on one world axis and the world engine runs once per block
+(:mod:`fuzzytruth.stats._population_worlds`; at load 1.1-1.4, AP beside P@10 on 240 × 5 × 25
+2.5-3.2 s, AP and nDCG@10 or R-prec on 1,000 × 20 × 50 8.6-9.8 s, where one ``evaluate()``
+per replicate took 18-85 s).
+Under a refitted truth model, and for classifiers, every replicate costs one
+:func:`~fuzzytruth.evaluate` on its written-out labels. Every path gives the numbers of that
+one evaluation per replicate on the same replicates (to 1e-12, tested for every registered
+family). What is kept per measure is ``(B, n_systems)`` means and ``(B, n_systems,
+n_systems)`` second moments.
 """
 
 from __future__ import annotations
@@ -190,8 +197,8 @@ def annotator_bootstrap(
         Measures to rebuild in every replicate (the keys of the result are their canonical
         names, as in :func:`~fuzzytruth.evaluate`).
     n_resamples : int
-        Number of replicates B (each costs one :func:`~fuzzytruth.evaluate` for the measures
-        without an exact form; see the module docstring). Each keeps ``8 (S² + 2S)`` bytes
+        Number of replicates B (each draws ``n_worlds`` worlds for the measures without an
+        exact form; see the module docstring). Each keeps ``8 (S² + 2S)`` bytes
         per measure for S systems; a B whose replicates cannot fit in this machine's memory
         is refused after the observed evaluation, before any replicate is drawn.
     annotators : {"auto", "shared", "within-items"}
@@ -200,11 +207,13 @@ def annotator_bootstrap(
         Passed to :func:`~fuzzytruth.evaluate`.
     n_worlds : int
         Worlds per replicate for each query's expected score of the measures without an
-        exact form (passed to :func:`~fuzzytruth.evaluate`; their Monte Carlo error is part of
-        the replicate spread). The measures with one use none.
+        exact form (keyed as :func:`~fuzzytruth.evaluate` keys them; their Monte Carlo error
+        is part of the replicate spread). The measures with one use none.
     memory_budget : float
-        Bytes of working memory per block of replicates (and per
-        :func:`~fuzzytruth.evaluate`).
+        Bytes of working memory per block of replicates (what the block keeps, its stacked
+        worlds' values included), and again for the world engine's blocks of queries × worlds
+        within it (as in :func:`~fuzzytruth.evaluate`, whose budget it is on the general
+        path).
     rng : numpy.random.Generator or int, optional
         Seed or generator; the annotator draws, the query counts and the worlds are keyed
         draws under one seed taken from it (independent streams), so a replicate's numbers do

@@ -38,7 +38,9 @@ it (Bernoulli), straight into the kernels' layout.
 
 from __future__ import annotations
 
+import copy
 import functools
+import itertools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -55,7 +57,8 @@ from fuzzytruth.uncertain.worlds import RankedDocs
 if TYPE_CHECKING:
     from fuzzytruth.taxonomy import Taxonomy
 
-__all__ = ["CategoricalWorlds", "CategoryShares", "LabelModel", "sample_labels"]
+__all__ = ["CategoricalWorlds", "CategoryShares", "LabelModel", "StackedLabelTables",
+           "sample_labels"]
 
 # streams of the keyed draws (shared numbering with the qrels worlds)
 _LABELS, _TARGETS, _MEMBERS = 1, 2, 3
@@ -190,6 +193,71 @@ class _LabelTable:
         return np.concatenate([labels, np.full((1, len(worlds)), padding, labels.dtype)])
 
 
+class StackedLabelTables:
+    """Several label tables of the same items on one world axis: world ``j`` is world
+    ``j % n_worlds`` of table ``j // n_worlds``, drawn with that table's own seed, as the
+    worlds of one truth draw theirs — the worlds of several truths over the same items (the
+    population bootstrap's replicates, :mod:`fuzzytruth.stats._population_worlds`) computed
+    as the worlds of one (:meth:`CategoricalWorlds.drawing_from`).
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        ``(n_items,)`` the items' keys (:func:`~fuzzytruth._random.unit_keys`).
+    labels : numpy.ndarray
+        ``(n_items, width)`` each item's possible labels (node indices) in name order
+        (:func:`fuzzytruth._order.name_order`), padded with any node.
+    shares : numpy.ndarray
+        ``(n_tables, n_items, width)`` each table's shares of those labels (0 for the
+        padding), every item's adding up to 1. Their running sums, left to right, are a
+        table's cumulative shares, as :class:`_LabelTable` adds them (a label of share 0 adds
+        0.0: the same sums), +inf from the last label of positive share on.
+    seeds : sequence of int
+        ``(n_tables,)`` the seed of each table's keyed draws.
+    n_worlds : int
+        Worlds per table.
+    padding : int
+        The node that stands for no label in :attr:`nodes` (``n_nodes``).
+
+    Examples
+    --------
+    >>> tables = StackedLabelTables(np.arange(2, dtype=np.uint64), np.array([[0, 1], [1, 0]]),
+    ...                             np.array([[[1.0, 0.0], [0.5, 0.5]],
+    ...                                       [[0.0, 1.0], [0.5, 0.5]]]), [3, 4], 2, padding=2)
+    >>> tables.draw(0, np.arange(4))[0].tolist()   # item 0: label 0 in table 0, 1 in table 1
+    [0, 0, 1, 1]
+    """
+
+    def __init__(self, keys: np.ndarray, labels: np.ndarray, shares: np.ndarray,
+                 seeds: Sequence[int], n_worlds: int, padding: int) -> None:
+        positive = shares > 0
+        width = shares.shape[2]
+        last = width - 1 - np.argmax(positive[..., ::-1], axis=2)  # the last positive label
+        cum = np.cumsum(shares, axis=2)
+        cum[np.arange(width) >= last[..., None]] = np.inf
+        self.keys, self.labels, self.cum = keys, labels, cum
+        self.seeds, self.n_worlds = [int(s) for s in seeds], int(n_worlds)
+        # an item's labels up to the last one some table can draw, then padding: what the
+        # reachable items' pass reads (it stops at the first padding)
+        self.nodes = np.where(np.arange(width) <= last.max(axis=0)[:, None], labels,
+                              padding).astype(labels.dtype)
+
+    def draw(self, seed: int, worlds: np.ndarray, *, padding: int | None = None) -> np.ndarray:
+        """``(n_items, n_worlds)`` labels (one more row of ``padding`` when given) of the
+        stacked ``worlds``, each table's from its own seed (``seed`` is not read)."""
+        worlds = np.asarray(worlds)
+        table = worlds // self.n_worlds
+        out = np.empty((len(self.keys) + (padding is not None), len(worlds)), self.labels.dtype)
+        bounds = np.flatnonzero(np.diff(table, prepend=-1, append=-1))  # runs of one table
+        for a, b in itertools.pairwise(bounds):
+            out[: len(self.keys), a:b] = categorical_draws(
+                self.seeds[table[a]], _LABELS, self.keys, self.cum[table[a]],
+                worlds[a:b] % self.n_worlds, values=self.labels)
+        if padding is not None:
+            out[-1] = padding
+        return out
+
+
 class CategoricalWorlds:
     """Worlds of a categorical truth: which items belong to each query's target category.
 
@@ -261,6 +329,7 @@ class CategoricalWorlds:
         self._mixture = self._mixture_table()
         self._query_targets = self._target_table()
         self._own = np.unique(components[0]) if self.own_label else None  # own-label queries
+        self._stacked: StackedLabelTables | None = None
 
     @functools.cached_property
     def _matrix(self) -> np.ndarray:
@@ -309,6 +378,29 @@ class CategoricalWorlds:
         table[query, given[query] + np.arange(len(order)) - start[query]] = comp_node[order]
         return table
 
+    @property
+    def draws_targets(self) -> bool:
+        """Whether some query's target is drawn from its weights (keyed by this truth's seed)
+        rather than given or read from its item's label."""
+        return self._mixture is not None
+
+    def drawing_from(self, tables: StackedLabelTables) -> CategoricalWorlds:
+        """These worlds with their labels drawn from ``tables`` (annotator model, the
+        annotators' shares, no target drawn): the worlds of every table, stacked on the world
+        axis, each as this truth's worlds under that table's shares and seed.
+
+        The queries, their targets and what can be relevant are this truth's; each table's
+        labels must be some of this truth's labels of the item (a table is this truth's
+        annotators reweighted), so that an item this truth cannot make relevant to a query
+        is not relevant under any table.
+        """
+        if self.world_model != "annotator" or self.model is not None or self.draws_targets:
+            raise ValueError("stacked label tables replace the annotators' shares of the "
+                             "annotator model, with no target drawn")
+        out = copy.copy(self)
+        out._stacked = tables
+        return out
+
     def plan(self, systems: Sequence[RankedDocs]) -> None:
         """Every known item can be relevant to some target: the candidates are all of them."""
 
@@ -322,7 +414,9 @@ class CategoricalWorlds:
         self.n_worlds = n_worlds
         n_items, n_nodes = len(self.membership.items), len(self.membership.categories)
         if self.world_model == "annotator":
-            if self.model is None:
+            if self._stacked is not None:
+                self._labels = self._stacked
+            elif self.model is None:
                 _check_direct(self.membership)
                 self._labels = _LabelTable(self.membership.direct, self._item_keys,
                                            self._rank)
@@ -368,14 +462,12 @@ class CategoricalWorlds:
         n_nodes = len(self.membership.categories)
         if self.world_model == "annotator":
             labels = self._chunk_labels(worlds)  # (n_items + 1, n_w)
-            # world by world: no (n_items, n_w) int64 temporary (4x the labels)
-            label_counts = np.empty((n_w, n_nodes + 1), dtype=np.int64)
-            for w in range(n_w):
-                label_counts[w] = np.bincount(labels[:, w], minlength=n_nodes + 1)
-            # the items at or below each node: whole numbers, exact in float64
-            closed = self.membership.taxonomy.close_over_ancestors(label_counts[:, :n_nodes])
-            sizes = closed.astype(np.int64)
-            return {"worlds": worlds, "labels": labels, "sizes": sizes.T}  # (n_nodes, n_w)
+            # the items at or below each node, counted in one compiled pass: no
+            # (n_items, n_w) int64 temporary (4x the labels), no call per world
+            sizes = np.zeros((n_nodes, n_w), dtype=np.int64)
+            _compiled()["node_sizes"](*self._anc[1:],
+                                      labels.view(np.dtype(f"u{labels.itemsize}")), sizes)
+            return {"worlds": worlds, "labels": labels, "sizes": sizes}  # (n_nodes, n_w)
         sizes = member_sums(
             self.seed, _MEMBERS, self._item_keys, self._matrix, self._rank[self._possible],
             worlds,
@@ -565,6 +657,27 @@ def _relevance_py(slot, table, width, labels, docs, targets, out):  # pragma: no
                 row[w] = table[np.uint64(label[w]) * width + at[w]] == target[w]
 
 
+def _node_sizes_py(table, width, labels, out):  # pragma: no cover - compiled
+    """``out[a, w]`` (zeros on entry): the number of items whose label in world ``w``
+    (``labels[i, w]``; the padding label ``n_nodes`` counts nowhere) is ``a`` or lies under
+    it: the labels counted per world, then each count added to the label's ancestors, read
+    in its ancestor slots (``table`` flat, ``width`` slots per label)."""
+    n_nodes, n_w = out.shape
+    counts = np.zeros((n_nodes + 1, n_w), dtype=np.int64)
+    for i in range(labels.shape[0]):
+        row = labels[i]
+        for w in range(n_w):
+            counts[row[w], w] += 1
+    for label in range(n_nodes):
+        count = counts[label]
+        for k in range(width):
+            node = table[label * width + k]
+            if node >= 0:
+                total = out[node]
+                for w in range(n_w):
+                    total[w] += count[w]
+
+
 def _reachable_py(table, docs, columns, out):  # pragma: no cover - compiled
     """``out[q, c] = docs[q, c]`` when ``table[docs[q, c], columns[q, k]] > 0`` for some k,
     else -1 (columns past the table's last are padding)."""
@@ -638,4 +751,4 @@ def _compiled() -> dict[str, Callable[..., Any]]:
     jit = numba.njit(cache=True, nogil=True)
     return {"relevance": jit(_relevance_py), "reachable": jit(_reachable_py),
             "reachable_labels": jit(_reachable_labels_py), "label_counts": jit(_label_counts_py),
-            "label_table": jit(_label_table_py)}
+            "label_table": jit(_label_table_py), "node_sizes": jit(_node_sizes_py)}

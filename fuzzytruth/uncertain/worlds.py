@@ -90,7 +90,8 @@ _ROW_BYTES = 48  # per (row, system): list length, relevant count, the kernels' 
 _VALUE_BYTES = 16  # per (row, system, measure): the values and their transposed copy
 _CELL_BYTES = 64  # working memory of the crisp kernels per (row, rank) cell
 _IDEAL_BYTES = 32  # per (row, ideal column) cell (nDCG sorts a float64 copy of the ideal)
-_WORLDS_PER_BLOCK = 256  # at most, so that a block's inner loops are long
+_WORLDS_PER_BLOCK = 256  # at least, so that a block's inner loops are long
+_ROWS_PER_BLOCK = 1 << 14  # at least (query, world) rows a block, when the worlds allow
 
 
 @dataclass(frozen=True, eq=False)
@@ -372,7 +373,11 @@ def _block_sizes(
     """Worlds per chunk and queries per block: a chunk's shared draws and its blocks in flight
     (one per thread) within ``budget`` bytes. Blocks favour worlds: the kernels' inner loops
     run over a block's worlds, so each (query, column)'s lookups (its unit, an item's labels
-    or probabilities) are shared by up to 256 worlds.
+    or probabilities) are shared by 256 worlds, or more when a thread's share of the queries
+    is small: a block then takes as many worlds as make 16,384 (query, world) rows, so that
+    each chunk's start (its shared draws, its threads) is paid for fewer, larger blocks (25
+    queries × 200,000 stacked worlds of the population bootstrap: 2.98 s wall on 2 threads in
+    chunks of 256 worlds, 2.41 s on one).
 
     >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 2)   # 256 worlds, 2,500 queries per block
     (256, 2500)
@@ -380,12 +385,15 @@ def _block_sizes(
     (256, 5000)
     >>> _block_sizes(1000, 20_000, 10_000_000, 10_000, 128e6, 2)  # large shared draws
     (6, 566)
+    >>> _block_sizes(200_000, 25, 500, 100, 128e6, 2)  # few queries: longer chunks
+    (1261, 13)
     """
-    n_chunk = min(n_worlds, _WORLDS_PER_BLOCK)
+    per_thread = -(-n_q // n_threads)
+    n_chunk = min(n_worlds, max(_WORLDS_PER_BLOCK, -(-_ROWS_PER_BLOCK // per_thread)))
     n_chunk = int(max(1, min(n_chunk, budget // (2 * (world_bytes + n_threads * cell_bytes)))))
     room = max(budget - n_chunk * world_bytes, n_threads * n_chunk * cell_bytes)
     n_block = int(room // (n_threads * n_chunk * cell_bytes))
-    return n_chunk, max(1, min(n_block, -(-n_q // n_threads)))
+    return n_chunk, max(1, min(n_block, per_thread))
 
 
 def binary_route(
