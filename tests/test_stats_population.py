@@ -12,6 +12,7 @@ from registry_families import package_families
 
 from fuzzytruth import Annotations, Membership, Run, Taxonomy, evaluate
 from fuzzytruth._resampling import BLOCK_RUNNER, BLOCKING
+from fuzzytruth.classify import Predictions
 from fuzzytruth.measures import families, family, get_preset, parse_measure
 from fuzzytruth.stats import annotator_bootstrap, compare
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
@@ -538,3 +539,66 @@ def test_stacked_label_tables_draw_each_memberships_own_labels():
         expected = sample_labels(members[t], 50, rng=20 + t).T
         assert np.array_equal(drawn[:, 50 * t : 50 * (t + 1)], expected)
     assert np.array_equal(tables.draw(0, np.arange(40, 70)), drawn[:, 40:70])
+
+
+CLASS_TREE = Taxonomy.from_nested({"all": {"g1": ["a", "b"], "g2": ["c", "d"]}})
+
+
+def _classifiers(crossed: bool, seed: int = 0):
+    """25 items labelled with leaves (and now and then the inner node g1) by 2-5 fresh
+    annotators each, or by subsets of 6 shared ones; two classifiers' probabilities over the
+    four leaves, with ties at the top, zeros and a one-hot row; one more item that no
+    classifier scores."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{k}" for k in range(26)]
+    rows = []
+    for item in items:
+        who = (rng.choice(6, size=rng.integers(2, 6), replace=False) if crossed
+               else range(rng.integers(2, 6)))
+        law = rng.dirichlet(np.full(5, 0.6))
+        for a in who:
+            label = rng.choice(["a", "b", "c", "d", "g1"], p=law)
+            rows.append((item, f"a{a}" if crossed else f"{item}-a{a}", label))
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                                 taxonomy=CLASS_TREE)
+    systems = {}
+    for name in ("A", "B"):
+        p = rng.dirichlet(np.ones(4), size=25)
+        p[0] = [0.4, 0.4, 0.2, 0.0]  # tied at the top, a zero
+        p[1] = [0.0, 1.0, 0.0, 0.0]  # one-hot
+        systems[name] = Predictions(p, items=items[:25], classes=["a", "b", "c", "d"],
+                                    name=name)
+    return systems, ann
+
+
+@pytest.mark.filterwarnings("ignore:1 item.s. of the truth missing")
+@pytest.mark.parametrize(("crossed", "scheme"), [(False, "within-items"), (True, "shared")])
+def test_classifier_means_equal_one_evaluation_per_replicate_for_every_family(crossed, scheme):
+    # every classifier family, with its parameters, takes its exact means or its point values
+    # on the block's shares where it needs no worlds, or one evaluate() per replicate; all
+    # give the numbers of that evaluation, replicate by replicate
+    from registry_families import classifier_families
+
+    systems, ann = _classifiers(crossed, seed=1)
+    truth = Membership.from_annotations(ann)
+    measures = [m for name, fam in classifier_families().items() for m in variants(name, fam)]
+    refusals = refused(measures, lambda ms: evaluate(systems, truth, ms, n_worlds=2))
+    measures = [str(m) for m in measures if str(m) not in refusals]
+    observed = evaluate(systems, truth, measures, n_worlds=2)
+    plan = plan_population(systems, AnnotatorResampler(ann), measures, scheme=scheme, seed=4,
+                           query_categories=None, n_worlds=10, memory_budget=64e6,
+                           observed=(observed.systems, observed.queries))
+    # what needs no worlds: the per-item families against the label (exact), everything
+    # against the shares or their top class (points, the collection statistics too); the
+    # collection statistics against the label draw worlds
+    general = set(plan.measures) - set(plan.classes.plans)
+    assert general and not any(plan.resolved[m].family.per_item for m in general)
+    assert {p.method for p in plan.classes.plans.values()} == {"exact", "point"}
+    per_item = set(plan.classes.plans)
+    fast = replicate_scores(plan, 1, 6)
+    general = replicate_scores(plan, 1, 6, fast=False)
+    for m in plan.measures:
+        assert fast[m].shape == (5, 2, 25)
+        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    moved = [m for m in per_item if np.ptp(fast[m], axis=0).max() > 1e-9]
+    assert len(moved) > len(per_item) // 2

@@ -89,7 +89,8 @@ from fuzzytruth.truth.protocol import TruthKind
 from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
 from fuzzytruth.uncertain.worlds import kernel_params
 
-__all__ = ["ClassWorlds", "as_classifiers", "evaluate_predictions", "evaluated_items"]
+__all__ = ["ClassWorlds", "MeasurePlan", "as_classifiers", "evaluate_predictions",
+           "evaluated_items", "measure_plan", "system_views"]
 
 #: Families that read a set-valued truth (label sets, as ImageNet ReaL's).
 SET_KERNELS = (kernels.accuracy,)
@@ -183,14 +184,16 @@ def evaluated_items(
 
 
 @dataclass(frozen=True)
-class _Plan:
+class MeasurePlan:
     """How one measure is computed: what it reads of a world, and by which method."""
 
     target: str  # "labels", "top1", "vectors", "sets"
     method: str  # "exact", "point", "worlds", "crisp"
 
 
-def _plan(measure: Measure, truth: PreparedClassTruth, method: str) -> _Plan:
+def measure_plan(measure: Measure, truth: PreparedClassTruth, method: str) -> MeasurePlan:
+    """The :class:`MeasurePlan` of a resolved measure under a prepared truth and the
+    evaluation's ``method`` (the module docstring)."""
     fam = measure.family
     params = kernel_params(measure)
     if truth.kind is TruthKind.CRISP:
@@ -200,14 +203,29 @@ def _plan(measure: Measure, truth: PreparedClassTruth, method: str) -> _Plan:
                 "plausible labels) gives accuracy only (Acc, ReaL): use a categorical truth "
                 "(a Membership or a fitted truth model)"
             )
-        return _Plan("sets", "crisp")
+        return MeasurePlan("sets", "crisp")
     target = params.get("target", "label")
     if target == "label":
         exact = fam.per_item and truth.law is not None and method != "worlds"
-        return _Plan("labels", "exact" if exact else "worlds")
+        return MeasurePlan("labels", "exact" if exact else "worlds")
     if target == "top1":
-        return _Plan("top1", "point" if truth.point is not None else "worlds")
-    return _Plan("vectors", "point" if truth.point is not None else "worlds")
+        return MeasurePlan("top1", "point" if truth.point is not None else "worlds")
+    return MeasurePlan("vectors", "point" if truth.point is not None else "worlds")
+
+
+def system_views(systems: Mapping[str, Predictions], items: list[str],
+                 prepared: PreparedClassTruth, measures: Iterable[Measure],
+                 memory_budget: float) -> list[SystemView]:
+    """Each classifier on the evaluated ``items`` as the measures read it: its classes mapped
+    to the truth's nodes (``prepared``, the truth on those items), ranked once for the
+    deepest top k of each tie rule."""
+    depths: dict[str, int] = {}  # each tie rule's deepest top k: one ranking serves every k
+    for m in measures:
+        params = kernel_params(m)
+        if m.family.kernel is kernels.accuracy:
+            depths[params["ties"]] = max(depths.get(params["ties"], 0), params["k"])
+    return [SystemView(p.subset(items), prepared, memory_budget, depths)
+            for p in systems.values()]
 
 
 def evaluate_predictions(
@@ -251,14 +269,8 @@ def evaluate_predictions(
     bound = class_truth(truth)
     items = evaluated_items(systems, bound, missing, complete)
     prepared = bound.prepare(items)
-    depths: dict[str, int] = {}  # each tie rule's deepest top k: one ranking serves every k
-    for m in measures:
-        params = kernel_params(m)
-        if m.family.kernel is kernels.accuracy:
-            depths[params["ties"]] = max(depths.get(params["ties"], 0), params["k"])
-    views = [SystemView(p.subset(items), prepared, memory_budget, depths)
-             for p in systems.values()]
-    plans = [_plan(m, prepared, method) for m in measures]
+    views = system_views(systems, items, prepared, measures, memory_budget)
+    plans = [measure_plan(m, prepared, method) for m in measures]
     crisp = prepared.kind is TruthKind.CRISP
     lacking = [n for n, p in zip(names, plans, strict=True) if p.method == "worlds"]
     if method == "exact" and lacking:
@@ -327,7 +339,7 @@ def evaluate_predictions(
     )
 
 
-def _check(view: SystemView, plan: _Plan, measure: Measure) -> None:
+def _check(view: SystemView, plan: MeasurePlan, measure: Measure) -> None:
     """Errors that do not depend on a world, raised before any is drawn: classes that are not
     taxonomy nodes, scores where probabilities are read, and true nodes with mass that no
     class meets where a measure compares distributions."""
@@ -375,7 +387,7 @@ def _warn_if_every_class_counts(view: SystemView, measure: Measure, k: int) -> N
         )
 
 
-def _point_target(truth: PreparedClassTruth, plan: _Plan) -> Target:
+def _point_target(truth: PreparedClassTruth, plan: MeasurePlan) -> Target:
     """The one row of a truth that is the same in every world."""
     if plan.target == "sets":
         return Target("sets", sets=truth.sets[None])
@@ -471,7 +483,7 @@ class ClassWorlds:
     def __init__(
         self,
         measures: list[Measure],
-        plans: list[_Plan],
+        plans: list[MeasurePlan],
         views: list[SystemView],
         truth: PreparedClassTruth,
         n_worlds: int,

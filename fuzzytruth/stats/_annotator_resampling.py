@@ -216,6 +216,28 @@ class AnnotatorResampler:
         cells = np.unique(closed.row.astype(np.int64) * len(nodes) + closed.col)
         return np.divmod(cells, len(nodes))
 
+    def direct_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (item, node) cells some label of positive weight is at (each item's direct
+        labels: every other direct share is 0 in every replicate), sorted by item then node
+        index (the taxonomy's order):
+        ``(items, nodes)``.
+
+        Examples
+        --------
+        >>> from fuzzytruth import Annotations, Taxonomy
+        >>> tax = Taxonomy.from_nested({"all": {"a": ["a1", "a2"], "b": None}})
+        >>> ann = Annotations.from_frame(pd.DataFrame({"item_id": ["x", "x", "y"],
+        ...     "annotator_id": ["p", "q", "p"], "label": ["a1", "b", "a2"]}), taxonomy=tax)
+        >>> items, nodes = AnnotatorResampler(ann).direct_cells()
+        >>> items.tolist(), [tax.nodes[n] for n in nodes]
+        ([0, 0, 1], ['b', 'a1', 'a2'])
+        """
+        n_nodes = len(self._nodes)
+        positive = self._weight > 0  # a label of weight 0 has no share
+        cells = np.unique(self._item[positive].astype(np.int64) * n_nodes
+                          + self._label[positive])
+        return np.divmod(cells, n_nodes)
+
     def vote_matrix(self, items: np.ndarray, nodes: np.ndarray, *, closed: bool
                      ) -> sparse.csr_matrix:
         """``(n_pairs, n_cells)`` sparse, cell ``c`` = (``items[c]``, ``nodes[c]``): pair ``s``

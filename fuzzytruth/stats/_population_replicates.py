@@ -26,8 +26,12 @@ under the annotators' shares)
     world axis and the world engine runs once on it
     (:mod:`fuzzytruth.stats._population_worlds`), each replicate's worlds keyed as its own
     :func:`fuzzytruth.evaluate` keys them.
-general (every family when the membership comes from a refitted truth model, and every
-family of classifiers)
+classifiers (every per-item classifier family, under the annotators' shares)
+    an exact measure's mean is the item's direct shares times the kernel's values at its
+    labels, computed once; a measure read against the shares is one kernel call with the
+    block's replicates as its rows (:mod:`fuzzytruth.stats._population_classifiers`).
+general (every family when the membership comes from a refitted truth model, and the
+classifiers' statistics of the whole collection)
     the resampled labels are written out (:meth:`AnnotatorResampler.annotations`), turned
     into a membership (the shares, or ``membership_of`` — a function from annotations to a
     :class:`~fuzzytruth.Membership`, e.g. a truth model refitted per replicate), and
@@ -48,6 +52,11 @@ import numpy as np
 from fuzzytruth._random import index_counts, named_stream
 from fuzzytruth._resampling import BOOTSTRAP_STREAM
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats._population_classifiers import (
+    ClassifierGeometry,
+    classifier_geometry,
+    classifier_scores,
+)
 from fuzzytruth.stats._population_worlds import (
     WorldsGeometry,
     stacked_world_scores,
@@ -127,6 +136,7 @@ class PopulationPlan:
     reads_groups: bool = False
     stacked: tuple[str, ...] = ()  # the measures computed on the block's stacked worlds
     worlds: WorldsGeometry | None = None
+    classes: ClassifierGeometry | None = None  # classifier measures computed without worlds
 
     @property
     def n_queries(self) -> int:
@@ -140,6 +150,8 @@ class PopulationPlan:
                      + 3 * len(self.measures) * len(self.systems) * (self.n_queries + 8))
         if self.stacked:
             out += self.worlds.bytes_per_replicate(len(self.stacked), self.n_worlds)
+        if self.classes is not None:
+            out += self.classes.bytes_per_replicate()
         if geo is None or not self.fast:
             return out
         n_comp = len(geo.comp_query)
@@ -170,9 +182,10 @@ def plan_population(
 
     ``membership_of`` (annotations -> Membership) replaces the annotators' shares by another
     truth refitted on each replicate's labels; every measure then takes the general path, as
-    it does for classifiers (runs that are not :class:`~fuzzytruth.Run`). Under the shares,
-    the measures without an exact form take the stacked worlds (``n_worlds`` > 0, and no
-    query's target drawn from literal weights). ``observed``: the
+    it does for the classifiers' statistics of the whole collection. Under the shares, the
+    ranked measures without an exact form take the stacked worlds (``n_worlds`` > 0, and no
+    query's target drawn from literal weights), the classifiers' per-item measures their
+    exact means or point values (``classes``). ``observed``: the
     systems and queries of the evaluation of the observed labels, which every replicate keeps
     (needed for classifiers; checked against the runs' otherwise).
     """
@@ -193,7 +206,7 @@ def plan_population(
     probes = {n: _probe(m) for n, m in resolved.items() if exact and m.family.exact is not None}
     fast = tuple(n for n in resolved if probes.get(n, (False, False, False))[0])
     stacked = tuple(n for n in resolved if exact and n_worlds > 0 and n not in fast)
-    geometry = worlds = None
+    geometry = worlds = classes = None
     if ranked:
         bound = as_truth(Membership.from_annotations(resampler.annotations_in),
                          query_categories=query_categories, weights="direct",
@@ -211,6 +224,8 @@ def plan_population(
         raise ValueError("observed (systems, queries) is needed for classifiers")
     else:
         systems, queries = tuple(observed[0]), tuple(observed[1])
+        if membership_of is None:
+            classes = classifier_geometry(runs, resampler, queries, resolved, memory_budget)
     if fast or stacked:
         prepared = bound.prepare(evaluated)
         docs = tuple(prepared.doc_index(r.on(evaluated), run) for r, run in rankings.values())
@@ -223,7 +238,7 @@ def plan_population(
         query_categories=query_categories, n_worlds=n_worlds, memory_budget=memory_budget,
         membership_of=membership_of, geometry=geometry,
         reads_rest=any(probes[n][1] for n in fast), reads_groups=any(probes[n][2] for n in fast),
-        stacked=stacked, worlds=worlds,
+        stacked=stacked, worlds=worlds, classes=classes,
     )
 
 
@@ -304,8 +319,8 @@ def replicate_scores(
 ) -> dict[str, np.ndarray]:
     """``(stop - start, n_systems, n_queries)`` expected per-query scores of replicates
     ``start .. stop - 1``, per measure; ``fast=False`` sends every measure down the general
-    path, one :func:`~fuzzytruth.evaluate` per replicate (the reference the exact forms and
-    the stacked worlds are tested against)."""
+    path, one :func:`~fuzzytruth.evaluate` per replicate (the reference the exact forms, the
+    stacked worlds and the classifiers' means are tested against)."""
     replicates = np.arange(start, stop)
     mult = plan.resampler.multiplicities(plan.seed, plan.scheme, replicates)
     quick = plan.fast if fast else ()
@@ -317,7 +332,11 @@ def replicate_scores(
             [plan.resolved[m] for m in stacked], seed=plan.seed, n_worlds=plan.n_worlds,
             memory_budget=plan.memory_budget)
         out.update(zip(stacked, values, strict=True))
-    general = [m for m in plan.measures if m not in quick and m not in stacked]
+    classified = tuple(plan.classes.plans) if fast and plan.classes is not None else ()
+    if classified:
+        out.update(classifier_scores(plan.classes, plan.resampler, mult, plan.resolved))
+    general = [m for m in plan.measures
+               if m not in quick and m not in stacked and m not in classified]
     if general:
         out.update(_general_scores(plan, mult, replicates, general))
     return {m: out[m] for m in plan.measures}

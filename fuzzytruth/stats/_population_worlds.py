@@ -69,14 +69,11 @@ def worlds_geometry(resampler: AnnotatorResampler, prepared: Any, docs: tuple
         return None
     categories = prepared.membership.categories
     n_nodes, n_items = len(categories), resampler.n_items
-    item, _, label, weight = resampler.annotations_in.codes()
-    positive = weight > 0  # a label of weight 0 has no share (Membership.from_annotations)
-    cells = np.unique(item[positive].astype(np.int64) * n_nodes + label[positive])
-    cell_item, cell_node = np.divmod(cells, n_nodes)
+    cell_item, cell_node = resampler.direct_cells()
     order = np.lexsort((ranks(name_order(categories))[cell_node], cell_item))
     cell_item, cell_node = cell_item[order], cell_node[order]
     count = np.bincount(cell_item, minlength=n_items)
-    column = np.arange(len(cells)) - np.repeat(np.cumsum(count) - count, count)
+    column = np.arange(len(cell_item)) - np.repeat(np.cumsum(count) - count, count)
     width = max(int(count.max(initial=1)), 1)
     labels = np.zeros((n_items, width), dtype=np.int16 if n_nodes < 2**15 else np.int32)
     labels[cell_item, column] = cell_node
