@@ -218,9 +218,8 @@ class AnnotatorResampler:
 
     def direct_cells(self) -> tuple[np.ndarray, np.ndarray]:
         """The (item, node) cells some label of positive weight is at (each item's direct
-        labels: every other direct share is 0 in every replicate), sorted by item then node
-        index (the taxonomy's order):
-        ``(items, nodes)``.
+        labels: every other direct share is 0 in every replicate), sorted by item then by
+        the node's index in the taxonomy: ``(items, nodes)``.
 
         Examples
         --------
