@@ -266,6 +266,22 @@ def _collection(crossed: bool, seed: int = 0):
     return runs, ann, cats
 
 
+def _paths_agree(plan, start: int, stop: int, shape: tuple) -> dict[str, np.ndarray]:
+    """Replicates ``start .. stop - 1`` by the plan's paths and by one evaluate() each: the
+    same scores within 1e-12 for every measure (returned: the plan's)."""
+    fast = replicate_scores(plan, start, stop)
+    general = replicate_scores(plan, start, stop, fast=False)
+    for m in plan.measures:
+        assert fast[m].shape == shape
+        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    return fast
+
+
+def _moved(scores: dict[str, np.ndarray], measures) -> list[str]:
+    """The measures whose scores move between replicates (the labels reach them)."""
+    return [m for m in measures if np.ptp(scores[m], axis=0).max() > 1e-9]
+
+
 def test_every_family_with_an_exact_form_is_in_the_equality_test():
     # the built-in ones: other tests register families of their own (test_one_definition)
     covered = {parse_measure(m).family.name for m in EXACT_MEASURES}
@@ -297,11 +313,7 @@ def test_fast_path_equals_the_general_path_on_the_same_replicates(crossed, schem
     plan = plan_population(runs, resampler, [*EXACT_MEASURES, "AP", "nDCG@5"], scheme=scheme,
                            seed=5, query_categories=cats, n_worlds=20, memory_budget=64e6)
     assert plan.fast == plan.measures[:-2] and plan.reads_rest
-    fast = replicate_scores(plan, 3, 15)
-    general = replicate_scores(plan, 3, 15, fast=False)
-    for m in plan.measures:
-        assert fast[m].shape == (12, 2, 7)
-        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    fast = _paths_agree(plan, 3, 15, (12, 2, 7))
     moved = np.ptp(fast["P@5"], axis=0)  # the labels move the scores between replicates
     assert (moved > 0).sum() >= 4
 
@@ -432,16 +444,11 @@ def test_fast_path_equals_the_general_path_for_every_parameter_variant(crossed, 
                 if NO_CLOSED_FORM.get(m.name, lambda _: False)(kernel_params(m.resolve(preset)))}
     assert rejected and set(plan.fast) == set(plan.measures) - rejected
     assert all(not _probe(plan.resolved[m])[0] for m in rejected)
-    fast = replicate_scores(plan, 2, 8)
-    general = replicate_scores(plan, 2, 8, fast=False)
-    for m in plan.measures:
-        assert fast[m].shape == (6, 2, 7)
-        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
+    fast = _paths_agree(plan, 2, 8, (6, 2, 7))
     # the labels move most variants' scores between replicates (not those of rel=2, rel=3:
     # categorical memberships have grade 1; nor NumQ, NumRet, Judged, Unjudged: every ranked
     # document is an item, judged)
-    moved = [m for m in plan.measures if np.ptp(fast[m], axis=0).max() > 1e-9]
-    assert len(moved) > len(plan.measures) // 2
+    assert len(_moved(fast, plan.measures)) > len(plan.measures) // 2
 
 
 def _variants_without_an_exact_form() -> list[str]:
@@ -467,13 +474,8 @@ def test_stacked_worlds_equal_one_evaluation_per_replicate_for_every_family(cros
                            [*measures, "Utility(c=1)", "P@5"], scheme=scheme, seed=3,
                            query_categories=cats, n_worlds=8, memory_budget=64e6)
     assert plan.fast == ("P@5",) and set(plan.stacked) == set(plan.measures) - {"P@5"}
-    stacked = replicate_scores(plan, 1, 5)
-    general = replicate_scores(plan, 1, 5, fast=False)
-    for m in plan.measures:
-        assert stacked[m].shape == (4, 2, 7)
-        np.testing.assert_allclose(stacked[m], general[m], rtol=0, atol=1e-12, err_msg=m)
-    moved = [m for m in plan.stacked if np.ptp(stacked[m], axis=0).max() > 1e-9]
-    assert len(moved) > len(plan.stacked) // 2
+    stacked = _paths_agree(plan, 1, 5, (4, 2, 7))
+    assert len(_moved(stacked, plan.stacked)) > len(plan.stacked) // 2
 
 
 def test_stacked_worlds_are_each_replicates_own_worlds_in_any_block():
@@ -595,10 +597,5 @@ def test_classifier_means_equal_one_evaluation_per_replicate_for_every_family(cr
     assert general and not any(plan.resolved[m].family.per_item for m in general)
     assert {p.method for p in plan.classes.plans.values()} == {"exact", "point"}
     per_item = set(plan.classes.plans)
-    fast = replicate_scores(plan, 1, 6)
-    general = replicate_scores(plan, 1, 6, fast=False)
-    for m in plan.measures:
-        assert fast[m].shape == (5, 2, 25)
-        np.testing.assert_allclose(fast[m], general[m], rtol=0, atol=1e-12, err_msg=m)
-    moved = [m for m in per_item if np.ptp(fast[m], axis=0).max() > 1e-9]
-    assert len(moved) > len(per_item) // 2
+    fast = _paths_agree(plan, 1, 6, (5, 2, 25))
+    assert len(_moved(fast, per_item)) > len(per_item) // 2
