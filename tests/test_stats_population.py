@@ -596,6 +596,6 @@ def test_classifier_means_equal_one_evaluation_per_replicate_for_every_family(cr
     general = set(plan.measures) - set(plan.classes.plans)
     assert general and not any(plan.resolved[m].family.per_item for m in general)
     assert {p.method for p in plan.classes.plans.values()} == {"exact", "point"}
-    per_item = set(plan.classes.plans)
+    without_worlds = set(plan.classes.plans)
     fast = _paths_agree(plan, 1, 6, (5, 2, 25))
-    assert len(_moved(fast, per_item)) > len(per_item) // 2
+    assert len(_moved(fast, without_worlds)) > len(without_worlds) // 2
