@@ -1,7 +1,8 @@
 """The population bootstrap's classifier measures, a block of replicates at once.
 
 Under the annotators' shares, a classifier evaluation (:mod:`fuzzytruth.evaluation.
-classifiers`) computes every per-item measure without worlds:
+classifiers`) computes without worlds every measure but the statistics of the whole collection
+read against the label:
 
 - a measure read against the item's label (``target="label"``: Acc, top-k, CE, Brier...) has
   an exact law, label ``c`` with the item's direct share p(c | item) as its mass, so its mean
@@ -15,8 +16,9 @@ classifiers`) computes every per-item measure without worlds:
 
 The shares of a whole block are one sparse product, multiplicities × votes
 (:meth:`~fuzzytruth.stats._annotator_resampling.AnnotatorResampler.shares`), as for the ranked
-measures. The statistics of the whole collection (ECE, soft micro-F1, entropy correlation)
-draw worlds and keep one :func:`~fuzzytruth.evaluate` per replicate. Each replicate's means
+measures. The statistics of the whole collection read against the label (ECE, soft
+micro-F1, entropy correlation with ``target="label"``) draw worlds and keep one
+:func:`~fuzzytruth.evaluate` per replicate. Each replicate's means
 are those of its own ``evaluate()`` (``undefined="zero"``), to rounding
 (``tests/test_stats_population.py``: 1e-12, every classifier family with its parameters).
 """

@@ -26,12 +26,13 @@ under the annotators' shares)
     world axis and the world engine runs once on it
     (:mod:`fuzzytruth.stats._population_worlds`), each replicate's worlds keyed as its own
     :func:`fuzzytruth.evaluate` keys them.
-classifiers (every per-item classifier family, under the annotators' shares)
+classifiers (every classifier family under the annotators' shares, but the statistics of the
+whole collection read against the label)
     an exact measure's mean is the item's direct shares times the kernel's values at its
     labels, computed once; a measure read against the shares is one kernel call with the
     block's replicates as its rows (:mod:`fuzzytruth.stats._population_classifiers`).
 general (every family when the membership comes from a refitted truth model, and the
-classifiers' statistics of the whole collection)
+classifiers' statistics of the whole collection read against the label)
     the resampled labels are written out (:meth:`AnnotatorResampler.annotations`), turned
     into a membership (the shares, or ``membership_of`` — a function from annotations to a
     :class:`~fuzzytruth.Membership`, e.g. a truth model refitted per replicate), and
@@ -182,12 +183,12 @@ def plan_population(
 
     ``membership_of`` (annotations -> Membership) replaces the annotators' shares by another
     truth refitted on each replicate's labels; every measure then takes the general path, as
-    it does for the classifiers' statistics of the whole collection. Under the shares, the
-    ranked measures without an exact form take the stacked worlds (``n_worlds`` > 0, and no
-    query's target drawn from literal weights), the classifiers' per-item measures their
-    exact means or point values (``classes``). ``observed``: the
-    systems and queries of the evaluation of the observed labels, which every replicate keeps
-    (needed for classifiers; checked against the runs' otherwise).
+    it does for the classifiers' statistics of the whole collection read against the label.
+    Under the shares, the ranked measures without an exact form take the stacked worlds
+    (``n_worlds`` > 0, and no query's target drawn from literal weights), the other classifier
+    measures their exact means or point values (``classes``). ``observed``: the systems and
+    queries of the evaluation of the observed labels, which every replicate keeps (needed
+    for classifiers; checked against the runs' otherwise).
     """
     from fuzzytruth.evaluation.engine import evaluated_queries, rank_runs
     from fuzzytruth.measures import get_preset, parse_measures

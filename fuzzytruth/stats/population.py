@@ -66,14 +66,15 @@ replicates are stacked on one world axis and the world engine runs once per bloc
 (:mod:`fuzzytruth.stats._population_worlds`; at load 1.1-1.4, AP beside P@10 on 240 × 5 × 25
 2.5-3.2 s, AP and nDCG@10 or R-prec on 1,000 × 20 × 50 8.6-9.8 s, where one ``evaluate()``
 per replicate took 18-85 s).
-A classifier's per-item measures need no worlds under the shares: an exact measure's mean is
-the item's shares times the kernel's values at its labels, computed once, and a measure read
-against the shares is one kernel call with the block's replicates as its rows
+A classifier's measures need no worlds under the shares, but for the statistics of the whole
+collection read against the label: an exact measure's mean is the item's shares times the
+kernel's values at its labels, computed once, and a measure read against the shares is one
+kernel call with the block's replicates as its rows
 (:mod:`fuzzytruth.stats._population_classifiers`; Acc, CE and Brier on 100 items × 5
 annotators: 0.11 s for 1,000 replicates, 17 s before; on 10,000 items × 10 classes 14.8 s,
 378 s before). Under a refitted truth model, and for the classifiers' statistics of the whole
-collection (ECE, soft micro-F1...), every replicate costs one :func:`~fuzzytruth.evaluate`
-on its written-out labels. Every path gives the numbers of that
+collection read against the label (ECE, soft micro-F1...), every replicate costs one
+:func:`~fuzzytruth.evaluate` on its written-out labels. Every path gives the numbers of that
 one evaluation per replicate on the same replicates (to 1e-12, tested for every registered
 family). What is kept per measure is ``(B, n_systems)`` means and ``(B, n_systems,
 n_systems)`` second moments.
