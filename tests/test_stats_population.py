@@ -599,3 +599,27 @@ def test_classifier_means_equal_one_evaluation_per_replicate_for_every_family(cr
     without_worlds = set(plan.classes.plans)
     fast = _paths_agree(plan, 1, 6, (5, 2, 25))
     assert len(_moved(fast, without_worlds)) > len(without_worlds) // 2
+
+
+def test_stacked_worlds_on_a_dag_equal_one_evaluation_per_replicate():
+    # labels under two parents (ab, and x below it): the stacked worlds read the ancestors of
+    # each drawn label as evaluate() does, the sizes of the targets a and ab too
+    tax = Taxonomy.from_edges([("all", "a"), ("all", "b"), ("a", "ab"), ("b", "ab"),
+                               ("a", "a1"), ("b", "b1"), ("ab", "x")])
+    rng = np.random.default_rng(0)
+    items = [f"i{k}" for k in range(40)]
+    rows = [(i, f"{i}-{a}", rng.choice(["ab", "x", "a1", "b1", "a", "b"]))
+            for i in items for a in range(rng.integers(2, 5))]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]), taxonomy=tax)
+    queries = ["i0", "i1", "i2", "q1", "q2"]
+    runs = {n: Run(np.repeat(queries, 15),
+                   np.concatenate([rng.choice(items, 15, replace=False) for _ in queries]),
+                   np.tile(np.arange(15.0, 0, -1), 5), name=n) for n in "AB"}
+    plan = plan_population(runs, AnnotatorResampler(ann), ["AP", "nDCG@5", "Rprec", "nDCG"],
+                           scheme="within-items", seed=1, query_categories={"q1": "a",
+                                                                            "q2": "ab"},
+                           n_worlds=30, memory_budget=64e6)
+    assert plan.stacked == plan.measures
+    stacked = _paths_agree(plan, 0, 8, (8, 2, 5))
+    assert _moved(stacked, plan.measures) == list(plan.measures)
