@@ -17,6 +17,13 @@ with an exact form take the exact path (column ``exact``), the others (AP, nDCG,
 replicates' worlds stacked on one axis (column ``stacked``; no bar in the issue: the last four
 shapes measure them).
 
+Classifiers (``CLASSIFIER_SHAPES``, a second table; no bar): items with a class law drawn from
+Dirichlet(0.7) over ``classes`` flat classes, 5 fresh annotators each drawing their label from
+it; two classifiers whose probabilities are softmax(log Dirichlet(1) + s on the first
+annotator's class), s = 2.0 and 1.5; Acc, CE and Brier (the exact law, the exact law, and
+Brier against the shares, its default: the two ways a classifier measure needs no worlds). Peer and
+figures as above.
+
 The peer is the general path (what every replicate cost before: the labels written out, a
 Membership built, ``evaluate()`` run with its worlds), on the same keyed replicates: it is
 timed on the first ``GENERAL_REPLICATES`` replicates and scaled to B (so the ratio is
@@ -47,6 +54,7 @@ from _smoke import size
 import fuzzytruth
 from fuzzytruth import Annotations, Run, Taxonomy
 from fuzzytruth._random import draw_seed
+from fuzzytruth.classify import Predictions
 from fuzzytruth.stats import annotator_bootstrap, compare
 from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
 from fuzzytruth.stats._population_replicates import plan_population, replicate_scores
@@ -86,6 +94,9 @@ SHAPES = [
     Shape(1000, 20, 50, "wide", "crossed", "given", ("AP", "Rprec")),
 ]
 SHAPES = size(SHAPES, [replace(s, items=DEPTH, per_item=3, queries=8) for s in SHAPES])
+CLASSIFIER_MEASURES = ("Acc", "CE", "Brier")
+#: (items, classes) of the classifier shapes
+CLASSIFIER_SHAPES = size([(100, 3), (10_000, 10), (2_000, 100)], [(30, 3), (40, 12)])
 
 
 def taxonomy(kind: str) -> tuple[Taxonomy, np.ndarray, dict[str, str]]:
@@ -160,6 +171,56 @@ def collection(shape: Shape, seed: int = 0) -> tuple[dict[str, Run], Annotations
     return runs, ann, cats
 
 
+def classifier_collection(items: int, classes: int, seed: int = 0
+                          ) -> tuple[dict[str, Predictions], Annotations]:
+    rng = np.random.default_rng(seed)
+    names = [f"c{j}" for j in range(classes)]
+    law = rng.dirichlet(np.full(classes, 0.7), size=items)
+    ids = [f"x{i:06d}" for i in range(items)]
+    labels = np.array([rng.choice(classes, size=5, p=p) for p in law])
+    ann = Annotations.from_frame(pd.DataFrame({
+        "item_id": np.repeat(ids, 5),
+        "annotator_id": [f"{i}-{a}" for i in range(items) for a in range(5)],
+        "label": np.array(names)[labels.ravel()],
+    }), taxonomy=Taxonomy.flat(names))
+    systems = {}
+    for name, shift in (("A", 2.0), ("B", 1.5)):
+        logit = np.log(rng.dirichlet(np.ones(classes), size=items))
+        logit[np.arange(items), labels[:, 0]] += shift
+        p = np.exp(logit)
+        systems[name] = Predictions(p / p.sum(axis=1, keepdims=True), items=ids, classes=names,
+                                    name=name)
+    return systems, ann
+
+
+def run_classifier_shape(items: int, classes: int) -> dict:
+    systems, ann = classifier_collection(items, classes)
+    measures = list(CLASSIFIER_MEASURES)
+    load = os.getloadavg()[0]
+    pop, cpu, wall = timed(annotator_bootstrap, systems, ann, measures,
+                           n_resamples=N_RESAMPLES, rng=1, progress=False)
+    tracemalloc.start()
+    annotator_bootstrap(systems, ann, measures, n_resamples=N_RESAMPLES, rng=1, progress=False)
+    peak = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    first = next(iter(pop.scores.values()))
+    resampler = AnnotatorResampler(ann)
+    plan = plan_population(systems, resampler, measures, scheme=resampler.scheme,
+                           seed=draw_seed(1), query_categories=None, n_worlds=200,
+                           memory_budget=200e6, observed=(first.systems, first.queries))
+    fast = replicate_scores(plan, 0, GENERAL_REPLICATES)
+    general, cpu_g, _ = timed(replicate_scores, plan, 0, GENERAL_REPLICATES, fast=False)
+    general_cpu = cpu_g / GENERAL_REPLICATES * N_RESAMPLES
+    return {
+        "items": items, "classes": classes, "measures": ",".join(measures),
+        "without_worlds": ",".join(plan.classes.plans) if plan.classes else "-",
+        "cpu_s": cpu, "wall_s": wall, "peak_mb": peak, "general_cpu_s": general_cpu,
+        "ratio": cpu / general_cpu,
+        "max_diff": max(float(np.abs(fast[m] - general[m]).max()) for m in plan.measures),
+        "load_before": load, "load_after": os.getloadavg()[0],
+    }
+
+
 def timed(function, *args, **kwargs):
     cpu, wall = time.process_time(), time.perf_counter()
     result = function(*args, **kwargs)
@@ -223,6 +284,18 @@ def main() -> None:
           f"{worst['design']}, {worst['items']} items, {worst['measures']}); largest "
           f"|fast - general| {table['max_diff'].max():.2g}; peak RSS of the process "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f} MB")
+    print("\nclassifiers (5 annotators per item):")
+    rows = []
+    for items, classes in CLASSIFIER_SHAPES:
+        rows.append(run_classifier_shape(items, classes))
+        print(f"  {items} items x {classes} classes: {rows[-1]['cpu_s']:.3g} s CPU, ratio "
+              f"{rows[-1]['ratio']:.3g}", flush=True)
+    table = pd.DataFrame(rows)
+    with pd.option_context("display.width", 250, "display.max_columns", 30,
+                           "display.float_format", "{:.3g}".format):
+        print(table.to_string(index=False))
+    print(f"worst ratio fast / general {table['ratio'].max():.3g}; largest |fast - general| "
+          f"{table['max_diff'].max():.2g}")
 
 
 if __name__ == "__main__":
