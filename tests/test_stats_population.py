@@ -627,3 +627,30 @@ def test_stacked_worlds_on_a_dag_equal_one_evaluation_per_replicate():
     assert plan.stacked == plan.measures
     stacked = _paths_agree(plan, 0, 8, (8, 2, 5))
     assert _moved(stacked, plan.measures) == list(plan.measures)
+
+
+@pytest.mark.filterwarnings("ignore::fuzzytruth.stats.procedures.UnreliableInferenceWarning")
+@pytest.mark.filterwarnings("ignore:1 (system|item).s. ")
+@pytest.mark.parametrize("kind", ["runs", "classifiers"])
+def test_annotator_bootstrap_defaults_equal_one_evaluation_per_replicate(kind, monkeypatch):
+    # what a user gets: annotator_bootstrap with its defaults (n_worlds, annotators="auto",
+    # memory budget, blocks) through the exact forms, the stacked worlds and the classifiers'
+    # means, against the same call with every replicate sent through one evaluate()
+    from fuzzytruth.stats import _population_replicates as replicates
+
+    if kind == "runs":
+        runs, ann, cats = _collection(True, seed=7)
+        measures, options = ["P@5", "AP", "nDCG@5"], {"query_categories": cats}
+    else:
+        runs, ann = _classifiers(True, seed=7)
+        measures, options = ["Acc", "CE(level=1)", "ECE"], {}  # g1 labels: CE at level 1
+    fast = annotator_bootstrap(runs, ann, measures, n_resamples=12, rng=3, **options)
+    general = replicates.replicate_scores
+    monkeypatch.setattr(replicates, "replicate_scores",
+                        lambda plan, start, stop: general(plan, start, stop, fast=False))
+    slow = annotator_bootstrap(runs, ann, measures, n_resamples=12, rng=3, **options)
+    for m in fast.replicates:
+        np.testing.assert_allclose(fast.replicates[m], slow.replicates[m], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(fast.annotators_only[m], slow.annotators_only[m], rtol=0,
+                                   atol=1e-12)
+    assert np.ptp(fast.replicates["AP" if kind == "runs" else "CE(level=1)"], axis=0).max() > 0
