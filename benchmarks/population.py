@@ -195,30 +195,9 @@ def classifier_collection(items: int, classes: int, seed: int = 0
 
 def run_classifier_shape(items: int, classes: int) -> dict:
     systems, ann = classifier_collection(items, classes)
-    measures = list(CLASSIFIER_MEASURES)
-    load = os.getloadavg()[0]
-    pop, cpu, wall = timed(annotator_bootstrap, systems, ann, measures,
-                           n_resamples=N_RESAMPLES, rng=1, progress=False)
-    tracemalloc.start()
-    annotator_bootstrap(systems, ann, measures, n_resamples=N_RESAMPLES, rng=1, progress=False)
-    peak = tracemalloc.get_traced_memory()[1] / 1e6
-    tracemalloc.stop()
-    first = next(iter(pop.scores.values()))
-    resampler = AnnotatorResampler(ann)
-    plan = plan_population(systems, resampler, measures, scheme=resampler.scheme,
-                           seed=draw_seed(1), query_categories=None, n_worlds=200,
-                           memory_budget=200e6, observed=(first.systems, first.queries))
-    fast = replicate_scores(plan, 0, GENERAL_REPLICATES)
-    general, cpu_g, _ = timed(replicate_scores, plan, 0, GENERAL_REPLICATES, fast=False)
-    general_cpu = cpu_g / GENERAL_REPLICATES * N_RESAMPLES
-    return {
-        "items": items, "classes": classes, "measures": ",".join(measures),
-        "without_worlds": ",".join(plan.classes.plans) if plan.classes else "-",
-        "cpu_s": cpu, "wall_s": wall, "peak_mb": peak, "general_cpu_s": general_cpu,
-        "ratio": cpu / general_cpu,
-        "max_diff": max(float(np.abs(fast[m] - general[m]).max()) for m in plan.measures),
-        "load_before": load, "load_after": os.getloadavg()[0],
-    }
+    plan, row = measured(systems, ann, list(CLASSIFIER_MEASURES), None)
+    return {"items": items, "classes": classes,
+            "without_worlds": ",".join(plan.classes.plans) if plan.classes else "-", **row}
 
 
 def timed(function, *args, **kwargs):
@@ -229,34 +208,44 @@ def timed(function, *args, **kwargs):
 
 def run_shape(shape: Shape) -> dict:
     runs, ann, cats = collection(shape)
+    plan, row = measured(runs, ann, list(shape.measures), cats)
+    return {
+        "items": shape.items, "per_item": shape.per_item, "queries": shape.queries,
+        "taxonomy": shape.taxonomy, "design": plan.scheme, "categories": shape.categories,
+        "exact": ",".join(plan.fast) or "-", "stacked": ",".join(plan.stacked) or "-", **row,
+        "bar_s": shape.bar, "meets_bar": None if shape.bar is None else row["cpu_s"] <= shape.bar,
+    }
+
+
+def measured(systems: object, ann: Annotations, measures: list[str], cats: dict | None
+             ) -> tuple[object, dict]:
+    """One shape's figures: ``annotator_bootstrap`` with its defaults (CPU and wall time,
+    ``compare``'s CPU, peak traced memory of a second run), and the peer, the general path on
+    the same keyed replicates (``GENERAL_REPLICATES`` of them timed, scaled to B), with the
+    paths' largest difference; the plan of the replicates beside them."""
     load = os.getloadavg()[0]
     kwargs = {"query_categories": cats, "n_resamples": N_RESAMPLES, "rng": 1,
               "progress": False}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnreliableInferenceWarning)
-        pop, cpu, wall = timed(annotator_bootstrap, runs, ann, list(shape.measures), **kwargs)
+        pop, cpu, wall = timed(annotator_bootstrap, systems, ann, measures, **kwargs)
         _, cpu_ci, _ = timed(compare, pop)
         tracemalloc.start()
-        annotator_bootstrap(runs, ann, list(shape.measures), **kwargs)
+        annotator_bootstrap(systems, ann, measures, **kwargs)
         peak = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-    # the peer: the general path on the same keyed replicates, and the paths' difference
+    first = next(iter(pop.scores.values()))
     resampler = AnnotatorResampler(ann)
-    plan = plan_population(runs, resampler, list(shape.measures), scheme=resampler.scheme,
+    plan = plan_population(systems, resampler, measures, scheme=pop.annotators,
                            seed=draw_seed(1), query_categories=cats, n_worlds=200,
-                           memory_budget=200e6)
+                           memory_budget=200e6, observed=(first.systems, first.queries))
     fast = replicate_scores(plan, 0, GENERAL_REPLICATES)
     general, cpu_g, _ = timed(replicate_scores, plan, 0, GENERAL_REPLICATES, fast=False)
-    diff = max(float(np.abs(fast[m] - general[m]).max()) for m in plan.measures)
     general_cpu = cpu_g / GENERAL_REPLICATES * N_RESAMPLES
-    return {
-        "items": shape.items, "per_item": shape.per_item, "queries": shape.queries,
-        "taxonomy": shape.taxonomy, "design": pop.annotators, "categories": shape.categories,
-        "measures": ",".join(shape.measures), "exact": ",".join(plan.fast) or "-",
-        "stacked": ",".join(plan.stacked) or "-",
-        "cpu_s": cpu, "wall_s": wall, "compare_cpu_s": cpu_ci, "peak_mb": peak,
-        "general_cpu_s": general_cpu, "ratio": cpu / general_cpu, "max_diff": diff,
-        "bar_s": shape.bar, "meets_bar": None if shape.bar is None else cpu <= shape.bar,
+    return plan, {
+        "measures": ",".join(measures), "cpu_s": cpu, "wall_s": wall, "compare_cpu_s": cpu_ci,
+        "peak_mb": peak, "general_cpu_s": general_cpu, "ratio": cpu / general_cpu,
+        "max_diff": max(float(np.abs(fast[m] - general[m]).max()) for m in plan.measures),
         "load_before": load, "load_after": os.getloadavg()[0],
     }
 

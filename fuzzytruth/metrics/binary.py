@@ -201,8 +201,9 @@ def _hits_py(relevant, ranks, cut, hits):  # pragma: no cover - compiled
 def _hits_below_py(relevant, ranks, cuts, hits):  # pragma: no cover - compiled
     """In place: per row, the number of relevant columns ranked below the row's ``cuts``
     (:func:`_hits_py` with one cutoff per row: a column can no longer be skipped whole, and
-    the compare stays in the inner loop; P@10 through this pass took 3x as long on dense
-    columns, 1.25x on compressed ones)."""
+    the compare stays in the inner loop; P@10's kernel through this pass, 500,000 rows × 60
+    columns 30 % relevant, 2026-11-28: 0.029 s against 0.0096 s on dense columns, 0.048 s
+    against 0.037 s on compressed ones)."""
     n = relevant.shape[1]
     broadcast = ranks.shape[1] == 1
     for start in range(0, n, _TILE):

@@ -375,9 +375,10 @@ def _block_sizes(
     run over a block's worlds, so each (query, column)'s lookups (its unit, an item's labels
     or probabilities) are shared by 256 worlds, or more when a thread's share of the queries
     is small: a block then takes as many worlds as make 16,384 (query, world) rows, so that
-    each chunk's start (its shared draws, its threads) is paid for fewer, larger blocks (25
-    queries × 200,000 stacked worlds of the population bootstrap: 2.98 s wall on 2 threads in
-    chunks of 256 worlds, 2.41 s on one; 2.19 and 2.15 s in chunks of 1,261).
+    each chunk's start (its shared draws, its threads) is paid for fewer, larger blocks (AP on
+    25 queries × 200,000 stacked worlds: 1,000 replicates of ``benchmarks/population.py``'s
+    240 × 5 × 25 shape, its ``annotator_bootstrap`` call, 2026-11-28: 2.98 s wall on 2 threads
+    in chunks of 256 worlds, 2.41 s on one; 2.19 and 2.15 s in chunks of 1,261).
 
     >>> _block_sizes(1000, 20_000, 0, 100, 128e6, 2)   # 256 worlds, 2,500 queries per block
     (256, 2500)
