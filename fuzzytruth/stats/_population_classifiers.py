@@ -154,6 +154,8 @@ def classifier_scores(
                 defined = by_item(np.where(nan, 0.0, shares))
                 with np.errstate(invalid="ignore", divide="ignore"):
                     mean = np.where(defined > 0.0, total / defined, np.nan)
+                # evaluate()'s exact batch, for its rule of the undefined mass (the law itself
+                # is never built here: no builder)
                 batch = DeferredBatch(None, mean.ravel(), undefined.ravel(), "exact")
                 means = (batch.filled_mean(fill) if Undefined.ZERO.fills(fill)
                          else batch.mean())
