@@ -179,11 +179,19 @@ class Votes:
             raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
         return by_label / totals
 
+    @cached_property
+    def _by_pair(self) -> sparse.csr_matrix:
+        """:attr:`pairs` transposed, (annotator, label) pairs × items, made once: EM reads
+        it at every M-step, and scipy's ``.T`` builds a new matrix object per call (26 µs
+        against 8 µs for the product itself at 240 items, 2026-11-28; the same sums in the
+        same order, so the same bits)."""
+        return self.pairs.T.tocsr()
+
     def expected_counts(self, posterior: np.ndarray) -> np.ndarray:
         """``(n_annotators, n_classes, n_classes)``: ``[a, c, l]`` the posterior weight of
         class c over the items where annotator a said l."""
         n_annot, k = self.used.shape
-        counts = np.asarray(self.pairs.T @ posterior)  # (a * k + l, c)
+        counts = np.asarray(self._by_pair @ posterior)  # (a * k + l, c)
         return counts.reshape(n_annot, k, k).transpose(0, 2, 1)
 
     def log_likelihoods(self, log_errors: np.ndarray, log_priors: np.ndarray) -> np.ndarray:
