@@ -34,6 +34,7 @@ from fuzzytruth._validation import (
     check_choice,
     check_real_types,
     detached,
+    float_ids_error,
     id_text,
     real_array,
     same_rows,
@@ -191,18 +192,6 @@ def _to_arrow(values: Any, name: str) -> pa.Array | pa.ChunkedArray:
     if out.null_count:
         raise ValueError(f"{name} must not contain missing values")
     return out
-
-
-def float_ids_error(name: str, example: object) -> ValueError:
-    """The error for ids given as floating-point numbers: ids are matched as text, and the
-    float 1.0 reads "1.0" where a TREC file or an int says "1" (pandas reads a column of
-    integers with a missing value as floats), so every document would go unjudged."""
-    shown = repr(float(example)) if isinstance(example, float | np.floating) else "..."
-    return ValueError(
-        f"{name} must be str or int; got floating-point numbers such as {shown}: ids "
-        'are matched as text, and 1.0 reads "1.0" where a file or an int says "1"; convert '
-        "them (astype(int) or astype(str))"
-    )
 
 
 def as_ids(values: Any, name: str, *, in_blocks: bool = True) -> Any:

@@ -832,6 +832,43 @@ def check_confidence_level(confidence_level: object, name: str = "confidence_lev
     return float(confidence_level)
 
 
+def float_ids_error(name: str, example: object) -> ValueError:
+    """The error for ids given as floating-point numbers: ids are matched as text, and the
+    float 1.0 reads "1.0" where a TREC file or an int says "1" (pandas reads a column of
+    integers with a missing value as floats), so every document would go unjudged."""
+    shown = repr(float(example)) if isinstance(example, float | np.floating) else "..."
+    return ValueError(
+        f"{name} must be str or int; got floating-point numbers such as {shown}: ids "
+        'are matched as text, and 1.0 reads "1.0" where a file or an int says "1"; convert '
+        "them (astype(int) or astype(str))"
+    )
+
+
+def refuse_float_ids(ids: Any, name: str) -> None:
+    """A ValueError (:func:`float_ids_error`, naming ``name``) when ``ids`` (1-D: an array,
+    a pandas Index or Series, a list) hold a floating-point number: an annotations table or
+    a membership keyed by 1.0 would match no document "1" of a run, which refuses float ids.
+
+    >>> refuse_float_ids(["a", 1], "items")
+    >>> refuse_float_ids(np.array([1.0, 2.0]), "items")
+    Traceback (most recent call last):
+    ...
+    ValueError: items must be str or int; got floating-point numbers such as 1.0: ids are
+    matched as text, and 1.0 reads "1.0" where a file or an int says "1"; convert them
+    (astype(int) or astype(str))
+    """
+    import pandas as pd  # its C scan of the types; the module is imported without pandas
+
+    arr = np.asarray(ids)
+    if arr.dtype.kind == "f" and arr.size:
+        raise float_ids_error(name, arr.flat[0])
+    if arr.dtype == object and pd.api.types.infer_dtype(arr.ravel(), skipna=False) in (
+            "floating", "mixed-integer-float", "mixed"):
+        example = next((v for v in arr.flat if isinstance(v, float | np.floating)), None)
+        if example is not None:
+            raise float_ids_error(name, example)
+
+
 def text_names(mapping: Mapping[Any, Any], name: str, unit: str) -> list[str]:
     """The keys of ``mapping`` as text (``str``), in order: systems and classifiers are named
     by text, so two keys equal as text (``1`` and ``"1"``) would be one name and are refused

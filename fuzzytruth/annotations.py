@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._order import name_order, ranks, sorted_order
-from fuzzytruth._validation import check_choice, check_columns, id_text, text_names
+from fuzzytruth._validation import (
+    check_choice,
+    check_columns,
+    id_text,
+    refuse_float_ids,
+    text_names,
+)
 from fuzzytruth.taxonomy import Taxonomy, _show, closest_names, type_mismatch
 
 __all__ = ["Annotations", "labels_hint"]
@@ -126,7 +132,9 @@ class Annotations:
             Empty table, a missing column, a missing value, a label not in the taxonomy (the
             first offenders and the closest known names are listed), a duplicate label under
             ``duplicates="error"``, two item (or annotator) ids with the same text (``1`` and
-            ``"1"``: one id in every file and table), or a negative or non-finite annotator
+            ``"1"``: one id in every file and table), item or annotator ids given as
+            floating-point numbers (``1.0`` reads "1.0", which no run's document ``1`` or
+            ``"1"`` matches: convert them to int or str), or a negative or non-finite annotator
             weight.
         """
         check_columns(
@@ -172,6 +180,7 @@ class Annotations:
         item_codes, items = pd.factorize(df["item_id"])
         annot_codes, annotators = pd.factorize(df["annotator_id"])
         for given, ids in ((item, items), (annotator, annotators)):
+            refuse_float_ids(ids, f"frame column {given!r}")  # 1.0 reads "1.0": no run's "1"
             if ids.dtype == object:  # ids of several types: 1 and "1" would print alike
                 text_names(dict.fromkeys(ids.tolist()), f"frame column {given!r}", "id")
         pair = pd.Series(item_codes.astype(np.int64) * len(annotators) + annot_codes)

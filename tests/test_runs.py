@@ -73,6 +73,39 @@ def test_floating_point_ids_are_refused():
         == [1, 0]
 
 
+def test_floating_point_ids_are_refused_by_the_truth_as_by_runs():
+    # Annotations, a Membership, Rankings and query_categories kept 1.0 as the id "1.0":
+    # a run's document "1" was then "not an item of the membership", or its query had no
+    # category, with no word of the floats (the run itself refuses them, test above)
+    from fuzzytruth import Annotations, Membership, Taxonomy, evaluate
+    from fuzzytruth.io.rankings import Rankings
+
+    said = r"must be str or int; got floating-point numbers such as 1\.0"
+    tax = Taxonomy.flat(["cat", "dog"])
+    rows = {"item_id": [1, 1, 2], "annotator_id": ["a", "b", "a"], "label": ["cat"] * 3}
+    for column, floats in (("item_id", [1.0, 1.0, 2.0]), ("annotator_id", [1.0, 2.0, 1.0]),
+                           ("item_id", pd.array([1.0, 1.0, 2.0], dtype="Float64")),
+                           ("item_id", np.array([1.0, "x", "y"], dtype=object))):
+        with pytest.raises(ValueError, match=f"frame column '{column}' " + said):
+            Annotations.from_frame(pd.DataFrame({**rows, column: floats}), taxonomy=tax)
+    ann = Annotations.from_frame(pd.DataFrame(rows), taxonomy=tax)  # ints: matched as "1"
+    probabilities = pd.DataFrame({"cat": [1.0, 0.5], "dog": [0.0, 0.5]}, index=[1.0, 2.0])
+    with pytest.raises(ValueError, match="item ids " + said):
+        Membership.from_probabilities(probabilities, taxonomy=tax)
+    ranked = pd.DataFrame({"item_id": [1.0, 1.0], "reader_id": ["r", "r"],
+                           "class": ["cat", "dog"], "rank_group": [0, 1]})
+    with pytest.raises(ValueError, match="frame column 'item_id' " + said):
+        Rankings.from_frame(ranked, taxonomy=tax)
+    with pytest.raises(ValueError, match="items " + said):
+        Rankings.from_selectors([[[0], [1]]], classes=["cat", "dog"], items=[1.0])
+    run = Run(["q", "q"], [1, 2], [2.0, 1.0])
+    truth = Membership.from_annotations(ann)
+    with pytest.raises(ValueError, match=r"query_categories' keys \(query ids\) " + said):
+        evaluate(run, truth, "P@1", query_categories={1.0: "cat"})
+    assert evaluate(run, truth, "P@1", query_categories={"q": "cat"}).aggregate()["value"] \
+        .tolist() == [1.0]
+
+
 def test_bytes_ids_are_their_utf8_text_in_every_constructor():
     # a list of bytes ids was read as UTF-8 by Arrow, unless one id in the column was not
     # text (an int, bytes not UTF-8): then every id went through str(), b"a" became "b'a'"

@@ -45,7 +45,7 @@ import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import in_text_order, is_identity, name_order, ranks
-from fuzzytruth._pairs import as_ids, float_ids_error, integer_codes
+from fuzzytruth._pairs import as_ids, integer_codes
 from fuzzytruth._validation import (
     by_labels,
     check_columns,
@@ -59,6 +59,7 @@ from fuzzytruth._validation import (
     ordered_ids,
     plain,
     probability_tolerance,
+    refuse_float_ids,
 )
 from fuzzytruth.taxonomy import _show
 
@@ -72,9 +73,7 @@ def _ids(values: Iterable[Hashable], what: str) -> pd.Index:
         if missing:  # str() would name them "None"
             raise ValueError(f"{what} ids must not contain missing values (found at position "
                              f"{missing[0]})")
-        floats = [v for v in values if isinstance(v, float | np.floating)]
-        if floats:  # 1.0 would read "1.0", which the truth's ids (from a file, or ints) do not
-            raise float_ids_error(f"{what} ids", floats[0])
+        refuse_float_ids(values, f"{what} ids")  # 1.0 reads "1.0", no file's or int's id
         values = [id_text(v, f"{what} ids") for v in values]
     index = pd.Index(values, dtype=object, name=what)
     if index.has_duplicates:

@@ -48,6 +48,7 @@ from fuzzytruth._validation import (
     numeric_values,
     ordered_ids,
     plain,
+    refuse_float_ids,
     text_names,
 )
 from fuzzytruth.annotations import Annotations
@@ -176,6 +177,7 @@ class Rankings:
         })
         item_codes, item_ids = pd.factorize(table["item_id"])
         for given, ids in ((item, item_ids), (reader, pd.unique(table["reader_id"]))):
+            refuse_float_ids(ids, f"frame column {given!r}")  # 1.0 reads "1.0": no run's "1"
             if ids.dtype == object:  # ids of several types: 1 and "1" would print alike
                 text_names(dict.fromkeys(ids.tolist()), f"frame column {given!r}", "id")
         pair = pair_codes(item_codes, table["reader_id"])
@@ -245,6 +247,7 @@ class Rankings:
             if len(repeated):  # two items of one id would merge into one item's rankings
                 raise ValueError(f"items must be distinct ids; got {repeated[0]!r} more than "
                                  "once")
+            refuse_float_ids(items, "items")
             text_names(dict.fromkeys(items), "items", "item")  # 1 and "1": one id as text
         rows = _flatten(selectors, source)
         ids = np.array([r[3] for r in rows], dtype=np.int64) if rows else np.empty(0, np.int64)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import doc_positions
 from fuzzytruth._resampling import row_chunks
-from fuzzytruth._validation import text_names
+from fuzzytruth._validation import refuse_float_ids, text_names
 from fuzzytruth._warnings import warn
 from fuzzytruth.runs import Ranking, Run
 from fuzzytruth.taxonomy import _show
@@ -57,6 +57,7 @@ class CategoricalTruth(BoundTruth):
             self.truth_model = model.name
             self.independent = model.independent_items
         given = options.query_categories or {}  # keyed by text: 1 and "1" named once
+        refuse_float_ids(list(given), "query_categories' keys (query ids)")
         self.categories: Mapping[str, Hashable] = dict(zip(
             text_names(given, "query_categories", "query"), given.values(), strict=True))
         self._category_node: dict[str, int] = {}  # each named query's node, found once

@@ -24,6 +24,7 @@ from fuzzytruth._validation import (
     plain,
     probability_tolerance,
     real_array,
+    refuse_float_ids,
     text_names,
 )
 from fuzzytruth.annotations import Annotations, labels_hint
@@ -126,6 +127,7 @@ class Membership(ReadOnlyArrays):
             )
         if items.has_duplicates:
             raise ValueError(f"duplicate item ids: {_show(items[items.duplicated()].tolist())}")
+        refuse_float_ids(items, "item ids")  # 1.0 reads "1.0": no run's document "1"
         if items.inferred_type not in ("string", "integer", "empty"):  # ids of several types
             text_names(dict.fromkeys(items), "items", "item")  # 1 and "1": one id as text
         nodes = ("taxonomy nodes", taxonomy.nodes)
