@@ -850,6 +850,10 @@ def refuse_float_ids(ids: Any, name: str) -> None:
     a membership keyed by 1.0 would match no document "1" of a run, which refuses float ids.
 
     >>> refuse_float_ids(["a", 1], "items")
+    >>> refuse_float_ids(["a", 2.5], "items")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: items must be str or int; got floating-point numbers such as 2.5: ...
     >>> refuse_float_ids(np.array([1.0, 2.0]), "items")
     Traceback (most recent call last):
     ...
@@ -859,6 +863,11 @@ def refuse_float_ids(ids: Any, name: str) -> None:
     """
     import pandas as pd  # its C scan of the types; the module is imported without pandas
 
+    if isinstance(ids, list | tuple):  # NumPy would make ["a", 1.0] the text "1.0"
+        example = next((v for v in ids if isinstance(v, float | np.floating)), None)
+        if example is not None:
+            raise float_ids_error(name, example)
+        return
     arr = np.asarray(ids)
     if arr.dtype.kind == "f" and arr.size:
         raise float_ids_error(name, arr.flat[0])

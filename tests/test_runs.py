@@ -96,8 +96,14 @@ def test_floating_point_ids_are_refused_by_the_truth_as_by_runs():
                            "class": ["cat", "dog"], "rank_group": [0, 1]})
     with pytest.raises(ValueError, match="frame column 'item_id' " + said):
         Rankings.from_frame(ranked, taxonomy=tax)
-    with pytest.raises(ValueError, match="items " + said):
-        Rankings.from_selectors([[[0], [1]]], classes=["cat", "dog"], items=[1.0])
+    for items in ([1.0], ["x", 1.0][::-1]):  # a float beside text too (NumPy makes it "1.0")
+        with pytest.raises(ValueError, match="items " + said):
+            Rankings.from_selectors([[[0], [1]]] * len(items), classes=["cat", "dog"],
+                                    items=items)
+    from fuzzytruth.classify import Predictions
+
+    with pytest.raises(ValueError, match="item ids " + said):
+        Predictions(np.eye(2), items=["x", 1.0], classes=["a", "b"])
     run = Run(["q", "q"], [1, 2], [2.0, 1.0])
     truth = Membership.from_annotations(ann)
     with pytest.raises(ValueError, match=r"query_categories' keys \(query ids\) " + said):
