@@ -55,7 +55,8 @@ def test_floating_point_ids_are_refused():
             r'matched as text, and 1\.0 reads "1\.0" where a file or an int says "1"')
     frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": [1.0, 2.0], "score": [2.0, 1.0]})
     for docs in ([1.0, 2.0], np.array([1.0, 2.0]), pd.array([1.0, 2.0], dtype="Float64"),
-                 np.array([1.0, "b"], dtype=object), ["b", np.float64(1.0)][::-1]):
+                 np.array([1.0, "b"], dtype=object), ["b", np.float64(1.0)][::-1],
+                 np.array(["b", np.float32(1.0)], dtype=object)):  # not a Python float
         with pytest.raises(ValueError, match="doc_ids " + said):
             Run(["q", "q"], docs, [2.0, 1.0])
     with pytest.raises(ValueError, match="doc_ids " + said):
