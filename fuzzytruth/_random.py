@@ -1066,8 +1066,10 @@ def gammas(
     worlds = np.asarray(worlds, dtype=np.uint64)
     out = np.empty((len(worlds), len(base)))
     kernel = _kernels()["gammas"]  # resolved here, not in each thread
+    # a draw is 35-47 ns of compiled work (shapes 0.01 to 50, one thread, 2026-11-28), about
+    # 8 of the threshold's cheapest cells: a Dawid-Skene world block's 290,000 draws now split
     by_rows(lambda rows: kernel(base, shape, worlds[rows], out[rows], bool(log)), len(out),
-            out.size)
+            out.size, cost=8.0)
     return out
 
 

@@ -124,12 +124,15 @@ THREADED_CELLS = 1 << 20
 the pool's start costs more than a second core saves (a cell is 5-90 ns of compiled work)."""
 
 
-def by_rows(work: Callable[[slice], Any], n_rows: int, cells: int) -> list[Any]:
+def by_rows(
+    work: Callable[[slice], Any], n_rows: int, cells: int, *, cost: float = 1.0
+) -> list[Any]:
     """``work(rows)`` for consecutive slices of ``range(n_rows)`` (worlds, units or items), on
     :func:`default_threads` threads when the pass computes at least :data:`THREADED_CELLS`
-    ``cells`` in all, else in one call: for a compiled pass that releases the GIL and writes
-    each row of its output from that row's inputs alone (keyed draws, per-item sums), so that
-    the bits are those of one pass.
+    ``cells`` in all (each worth ``cost`` of them: a pass whose cell is dearer than the
+    cheapest, such as a Gamma draw, splits from fewer), else in one call: for a compiled pass
+    that releases the GIL and writes each row of its output from that row's inputs alone
+    (keyed draws, per-item sums), so that the bits are those of one pass.
 
     Examples
     --------
@@ -140,7 +143,7 @@ def by_rows(work: Callable[[slice], Any], n_rows: int, cells: int) -> list[Any]:
     >>> sum(by_rows(fill, len(out), out.size)), out[:, 0].tolist()
     (4, [0.0, 1.0, 2.0, 3.0])
     """
-    n_threads = min(default_threads(), n_rows) if cells >= THREADED_CELLS else 1
+    n_threads = min(default_threads(), n_rows) if cells * cost >= THREADED_CELLS else 1
     cuts = np.linspace(0, n_rows, max(n_threads, 1) + 1).astype(int).tolist()
     return run_in_threads(work, [slice(a, b) for a, b in itertools.pairwise(cuts)],
                           n_threads=n_threads)

@@ -296,6 +296,27 @@ def test_dermatology_plausibility_worlds_are_keyed_and_argmax_is_top1():
     assert ((unranked < top) | (np.arange(whole.shape[2]) == holders[..., None])).all()
 
 
+def test_gamma_draws_split_from_fewer_cells_than_cheap_passes(monkeypatch):
+    """A Gamma draw costs about 8 of the cheapest passes' cells (by_rows' ``cost``): a world
+    block of a Dawid-Skene fit's parameters, 200 worlds x 1,452 concentrations (290,400
+    draws, under THREADED_CELLS), splits over two threads, with the bits of one; a pass an
+    eighth of the threshold below does not."""
+    from fuzzytruth import _threads
+    from fuzzytruth._random import gammas
+
+    keys = np.arange(1452, dtype=np.uint64) * np.uint64(2654435761)
+    shape = np.linspace(1e-3, 40.0, 1452)
+    worlds = np.arange(200)
+    assert len(keys) * len(worlds) < _threads.THREADED_CELLS <= 8 * len(keys) * len(worlds)
+    one_and_many(monkeypatch, "2", lambda: (gammas(7, 4, keys, shape, worlds, log=True),), 1)
+    slices = []
+    pool = _threads.run_in_threads
+    monkeypatch.setattr(_threads, "run_in_threads", lambda work, blocks, n_threads: (
+        slices.append(len(blocks)) or pool(work, blocks, n_threads=n_threads)))
+    gammas(7, 4, keys, shape, worlds[: _threads.THREADED_CELLS // 8 // len(keys) - 1])
+    assert slices == [1]
+
+
 @pytest.mark.parametrize("threads", ["2", "3"])
 def test_keyed_passes_split_over_threads_give_the_bits_of_one(monkeypatch, threads):
     """gammas, gammas_below (split by worlds), categorical_draws (split by units) and PrIRN's
