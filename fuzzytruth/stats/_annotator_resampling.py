@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from fuzzytruth.annotations import Annotations
     from fuzzytruth.io.rankings import Rankings
 
-__all__ = ["ANNOTATOR_STREAM", "AnnotatorResampler"]
+__all__ = ["ANNOTATOR_STREAM", "AnnotatorResampler", "columns_within"]
 
 #: Keyed stream (:mod:`fuzzytruth._random`) of the annotator draws.
 ANNOTATOR_STREAM = 0x414E4E4F  # "ANNO"
@@ -275,6 +275,20 @@ class AnnotatorResampler:
                 "annotators of weight 0 were drawn for them"
             )
         return np.asarray(multiplicity @ votes) / totals[:, items]
+
+
+def columns_within(cell_item: np.ndarray, n_items: int) -> tuple[np.ndarray, int]:
+    """For cells sorted by item (:meth:`AnnotatorResampler.direct_cells`, in any order within
+    an item), each cell's column among its item's cells, and the most cells of one item (at
+    least 1): where an item's cells sit in an items × width table.
+
+    >>> column, width = columns_within(np.array([0, 0, 2, 2, 2]), 3)
+    >>> column.tolist(), width
+    ([0, 1, 0, 1, 2], 3)
+    """
+    count = np.bincount(cell_item, minlength=n_items)
+    column = np.arange(len(cell_item)) - (np.cumsum(count) - count)[cell_item]
+    return column, max(int(count.max(initial=1)), 1)
 
 
 class _RankRows:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats._annotator_resampling import AnnotatorResampler, columns_within
 
 __all__ = ["ClassifierGeometry", "classifier_geometry", "classifier_scores"]
 
@@ -96,10 +96,8 @@ def classifier_geometry(
     views = system_views(as_classifiers(runs), items, prepared, resolved.values(),
                          memory_budget)
     # each item's labels as rows of one kernel call (padded with the item's first label)
-    count = np.bincount(cell_item, minlength=len(items))
-    start = np.cumsum(count) - count
-    column = np.arange(len(cell_item)) - start[cell_item]
-    labels = np.repeat(cell_node[start][None, :], max(int(count.max(initial=1)), 1), axis=0)
+    column, width = columns_within(cell_item, len(items))
+    labels = np.repeat(cell_node[column == 0][None, :], width, axis=0)
     labels[column, cell_item] = cell_node
     values = {}
     for s, view in enumerate(views):

@@ -31,7 +31,7 @@ import numpy as np
 
 from fuzzytruth._order import name_order, ranks
 from fuzzytruth._random import draw_seed, named_stream, unit_keys
-from fuzzytruth.stats._annotator_resampling import AnnotatorResampler
+from fuzzytruth.stats._annotator_resampling import AnnotatorResampler, columns_within
 
 __all__ = ["WorldsGeometry", "stacked_world_scores", "worlds_geometry"]
 
@@ -72,9 +72,7 @@ def worlds_geometry(resampler: AnnotatorResampler, prepared: Any, docs: tuple
     cell_item, cell_node = resampler.direct_cells()
     order = np.lexsort((ranks(name_order(categories))[cell_node], cell_item))
     cell_item, cell_node = cell_item[order], cell_node[order]
-    count = np.bincount(cell_item, minlength=n_items)
-    column = np.arange(len(cell_item)) - np.repeat(np.cumsum(count) - count, count)
-    width = max(int(count.max(initial=1)), 1)
+    column, width = columns_within(cell_item, n_items)
     labels = np.zeros((n_items, width), dtype=np.int16 if n_nodes < 2**15 else np.int32)
     labels[cell_item, column] = cell_node
     return WorldsGeometry(
