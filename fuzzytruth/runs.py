@@ -650,8 +650,8 @@ def _warn_if_one_score(run: Run, ranking: Ranking, ties: str, score_dtype: str) 
     starts = (np.cumsum(ranking.lengths) - ranking.lengths)[long]
     ends = starts + ranking.lengths[long] - 1
     scores = run._values
-    first = scores[ranking.rows[starts]].astype(score_dtype)
-    if (first == scores[ranking.rows[ends]].astype(score_dtype)).all():
+    first = _score_key(scores[ranking.rows[starts]], score_dtype)
+    if (first == _score_key(scores[ranking.rows[ends]], score_dtype)).all():
         warn(
             f"run {run.name!r} gives every document of a query the same score, in each of its "
             f"{int(long.sum())} queries of two documents or more: they are ranked by document "

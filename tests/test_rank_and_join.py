@@ -492,3 +492,24 @@ def test_a_matrix_of_tied_rows_does_not_warn_of_a_rank_column():
         image_text_retrieval(np.zeros((2, 10)), text_to_image=np.repeat([0, 1], 5))
     with pytest.warns(TiedScoresWarning):
         rank(Run(["q", "q"], ["a", "b"], [1.0, 1.0]))
+
+
+def test_scores_beyond_float32_are_ranked_without_numpy_warnings():
+    """Scores past float32's range are +-inf in trec_eval's precision: ranked there without
+    numpy's overflow warning leaking to the user (the one-score check cast them bare), tied
+    in float32 and so ordered by document id, descending; a run whose scores all overflow to
+    one infinity is all tied and says so."""
+    import warnings
+
+    from fuzzytruth.runs import TiedScoresWarning
+
+    run = Run(["q"] * 4, ["a", "b", "c", "d"], [1e300, -1e300, 0.0, 1e39])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ranking = rank(run, score_dtype="float32")
+        assert ranking.rows.tolist() == [3, 0, 2, 1]  # d and a tied at +inf: "d" > "a"
+        assert rank(run, score_dtype="float64").rows.tolist() == [0, 3, 2, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.warns(TiedScoresWarning):
+            rank(Run(["q", "q"], ["a", "b"], [1e39, 1e40]), score_dtype="float32")
