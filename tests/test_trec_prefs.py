@@ -299,6 +299,32 @@ def test_preference_families_under_uncertain_truth_are_bounded_and_reproducible(
     assert set(np.unique(poss)) <= {0.0, 4.0, 6.0}
 
 
+def test_levels_beyond_float32_are_infinite_as_in_trec_eval_without_numpy_warnings():
+    """trec_eval holds levels and grades in a C float: 1e300 is +inf there, above every
+    finite level, and -1e300 is -inf. The readers of both routes (a preference file's levels,
+    a qrels' grades) give the numbers of the same order written small, and numpy's overflow
+    warning of the cast does not reach the user."""
+    run = Run(["q"] * 4, ["c", "a", "d", "b"], [4.0, 3, 2, 1])
+    names = ["Prefs", "Prefs(kind=pair)", "NumPrefs", "NumPrefs(kind=ful)"]
+
+    def values(ev):
+        return ev.aggregate().set_index("measure")["value"].to_dict()
+
+    def prefs(levels):
+        return Preferences(["q"] * 4, ["u"] * 4, ["s"] * 4, list("abcd"), levels)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        huge = evaluate_preferences(run, prefs([1e300, 1.0, -1e300, 1e39]), names)
+        small = evaluate_preferences(run, prefs([3.0, 1.0, -1.0, 3.0]), names)
+        assert values(huge) == values(small)
+        assert prefs([1e300, 1.0, -1e300, 1e39]).to_dataframe()["level"].tolist()[::2] == [
+            np.inf, -np.inf]
+        graded = evaluate(run, Qrels(["q"] * 4, list("abcd"), [1e300, 1, 0, 1e39]), names)
+        assert values(graded) == values(
+            evaluate(run, Qrels(["q"] * 4, list("abcd"), [3, 1, 0, 3]), names))
+
+
 # ---------------------------------------------------------------------------------------------
 # inputs and errors
 

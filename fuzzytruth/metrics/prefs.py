@@ -80,6 +80,7 @@ __all__ = [
     "prefs_kernel",
     "prefs_value",
     "relation_closure",
+    "trec_float",
 ]
 
 KINDS = ("simp", "pair", "avgjg", "avgjg_Rnonrel", "simp_ret", "pair_ret", "avgjg_ret",
@@ -93,6 +94,20 @@ COUNTS = ("ful_ret", "poss_ret", "ful_imp", "poss_imp", "notoccur", "num_rel", "
 """Per-JG counts: the five areas, the relevant and non-relevant documents (all, retrieved),
 and the recounts of ``avgjg_Rnonrel`` (``rc_``) and ``avgjg_Rnonrel_ret`` (``rcr_``) for when
 a JG has more non-relevant documents than relevant ones."""
+
+
+def trec_float(values: np.ndarray) -> np.ndarray:
+    """``values`` as trec_eval holds a preference level or a qrels grade, in a C ``float``
+    (float32), returned as float64: a value beyond float32's range becomes +-inf, as there,
+    without NumPy's overflow warning reaching the user.
+
+    Examples
+    --------
+    >>> trec_float(np.array([0.1, 1e300, -1e300])).tolist()
+    [0.10000000149011612, inf, -inf]
+    """
+    with np.errstate(over="ignore"):
+        return np.asarray(values, dtype=np.float32).astype(np.float64)
 
 
 def _pairs(n: np.ndarray) -> np.ndarray:
@@ -426,10 +441,10 @@ def _qrels_counts(rg: RankedGains) -> dict[str, np.ndarray]:
             "the preference measures read which documents are judged; build the RankedGains "
             "with ranked_gains(..., judged=True)"
         )
-    levels = np.asarray(rg.gains, dtype=np.float32).astype(np.float64)
+    levels = trec_float(rg.gains)
     shown = np.arange(rg.depth)[None, :] < rg.lengths[:, None]
     ret_levels = np.where(rg.judged & shown, levels, np.nan)
-    all_levels = np.asarray(rg.judged_grades, dtype=np.float32).astype(np.float64)
+    all_levels = trec_float(rg.judged_grades)
     return ec_counts(ret_levels, all_levels)
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 
 from fuzzytruth._pairs import check_columns
 from fuzzytruth._validation import ids_text, plain, real_array
+from fuzzytruth.metrics.prefs import trec_float
 from fuzzytruth.truth.qrels import Qrels
 
 __all__ = ["Preferences"]
@@ -89,7 +90,7 @@ class Preferences:
         if not np.isfinite(values).all():
             raise ValueError(f"{self._at(int(np.argmin(np.isfinite(values))))}: level must be a "
                              "finite number")
-        frame["level"] = values.astype(np.float32).astype(np.float64)
+        frame["level"] = trec_float(values)
         self._frame = frame
         self._check()
 
