@@ -253,3 +253,34 @@ def test_gains_that_would_overflow_their_sums_are_refused_not_scored_zero():
 
     with pytest.raises(ValueError, match=r"grade 200.0 a gain of inf"):
         _gain_values(np.array([[0.0, 200.0]], dtype=np.float32), "exp")
+
+
+def test_g_is_exact_up_to_2_53_and_refused_past_it_not_scored_zero():
+    """G's discount 2 + C - S is a difference of sums of gains in doubles: with grades of
+    1e17 (ideal cost past 2**53) the 2 was lost, the discount came out 0 and G scored 0.0
+    where it is 0.99999...; such lists are refused, naming the query. Below the limit the
+    value is trec_eval's formula (the module docstring) evaluated in exact integers."""
+    from fractions import Fraction
+
+    from fuzzytruth import evaluate
+
+    def g_by_hand(ranked, judged):
+        ideal = sorted((g for g in judged if g > 0), reverse=True)
+        total, cost, got = Fraction(0), 0, 0
+        for i, g in enumerate(ranked):
+            cost += max(ideal[i] if i < len(ideal) else 0, 1)
+            got += g
+            if g:
+                total += Fraction(g) / Fraction(math.log2(2 + cost - got))
+        return float(total / sum(ideal))
+
+    docs = list("abcdef")
+    run = Run(["q"] * 6, docs, [6.0, 5, 4, 3, 2, 1])
+    for top in (3, 10**15, 2**53 - 8):
+        grades = [top, 1, 0, 0, 3, 1]
+        got = evaluate(run, Qrels(["q"] * 6, docs, grades), ["G"]).aggregate()["value"].item()
+        assert got == pytest.approx(g_by_hand(grades, grades), rel=1e-12)
+    for top in (2**53 + 2, 10**17, 1e300):
+        with pytest.raises(ValueError, match=r"exact only up to 2\*\*53 .*query 'q' has "
+                                             r"ideal gains summing to \d"):
+            evaluate(run, Qrels(["q"] * 6, docs, [top, 1, 0, 0, 3, 1]), ["G"])

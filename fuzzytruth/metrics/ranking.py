@@ -345,7 +345,8 @@ GAIN_LIMIT = 1e300
 """The largest gain, in magnitude, that DCG and its kin take. Sums of larger gains over a list
 overflow the doubles: nDCG with gains of 1e308 (or ``gain="exp"`` on a grade of 1,100) was
 inf / inf and scored 0.0 where its value is 0.77; G and Rndcg alike. Below it, a list of 10**8
-documents sums to at most 4e306."""
+documents sums to at most 4e306. (G, which reads differences of such sums, has a tighter
+limit of its own: :data:`fuzzytruth.metrics.trec_gain.EXACT_COST`.)"""
 
 
 def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.ndarray:

@@ -42,7 +42,7 @@ import numpy as np
 from fuzzytruth.metrics.base import RankedGains
 from fuzzytruth.metrics.ranking import _discounts, _rank_gains, divide, ideal_gains
 
-__all__ = ["g_measure", "ideal_gains", "r_ndcg"]
+__all__ = ["EXACT_COST", "g_measure", "ideal_gains", "r_ndcg"]
 
 
 def _padded(values: np.ndarray, width: int) -> np.ndarray:
@@ -64,10 +64,36 @@ def g_measure(rg: RankedGains, *, gain: str | Mapping[float, float] = "linear") 
     gains = _rank_gains(rg, gain).astype(np.float64)
     ideal = ideal_gains(rg, gain)
     cost = np.cumsum(np.maximum(_padded(ideal, rg.depth), 1.0), axis=1)
+    _refuse_inexact_costs(rg, cost)
     got = np.cumsum(gains, axis=1)
     safe = np.where(gains != 0, 2.0 + cost - got, 2.0)
     total = np.where(gains != 0, gains / np.log2(safe), 0.0).sum(axis=1)
     return divide(total, ideal.sum(axis=1))
+
+
+EXACT_COST = 2.0**53
+"""The largest sum of a list's ideal gains G takes. Its discount, 2 + C - S, is the difference
+of two sums of gains computed in doubles (as trec_eval computes it): below 2**53 sums of whole
+gains are exact and of fractional ones off by far less than the 2 added, so the discount is
+>= 2; past it the units of the sums are lost, the discount may come out 0 or negative, and
+G was 0 or NaN where it is near 1 (grades of 1e17, ranked ideally but for one)."""
+
+
+def _refuse_inexact_costs(rg: RankedGains, cost: np.ndarray) -> None:
+    """A ValueError naming the first query whose ideal cost ``cost`` (per rank, cumulative)
+    passes :data:`EXACT_COST`."""
+    if not cost.shape[1]:
+        return
+    over = cost[:, -1] > EXACT_COST
+    if over.any():
+        row = int(np.argmax(over))
+        raise ValueError(
+            f"G reads its discount 2 + C - S from sums of gains in double precision (as "
+            f"trec_eval), exact only up to 2**53 (about 9.007e15); query "
+            f"{rg.query_ids[row]!r} has ideal gains summing to {float(cost[row, -1])!r} over "
+            "its list: use smaller grades or a gain map (G, unlike nDCG, changes when the "
+            "gains are scaled)"
+        )
 
 
 def r_ndcg(
