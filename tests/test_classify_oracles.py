@@ -313,6 +313,16 @@ def test_js_of_subnormal_probabilities_is_scipys_without_a_warning():
     assert ev.query_means("JS")[0] == pytest.approx(reference, abs=1e-15)
     assert ev.query_means("poJSD")[0] == pytest.approx(1 - reference, abs=1e-15)
     assert direct == pytest.approx(reference, abs=1e-15)
+    # the smallest subnormal: half of it is 0, so the mixture m of that class underflowed and
+    # JS was inf (scipy's jensenshannon still says inf); JS is eps / 2 there, 0 in doubles
+    y, q = np.array([[0.0, 1.0, 0.0]]), np.array([[5e-324, 1.0, 0.0]])
+    pred, truth = soft_case(y, q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev = evaluate(pred, truth, ["JS", "poJSD"], n_worlds=0)
+        assert js_divergence(y, q).tolist() == [0.0]
+    assert ev.query_means("JS")[0].tolist() == [0.0]
+    assert ev.query_means("poJSD")[0].tolist() == [1.0]
 
 def test_entropy_correlation_is_pearsons_r_on_normalised_entropies():
     rng = np.random.default_rng(2)
