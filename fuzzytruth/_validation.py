@@ -18,6 +18,7 @@ import numpy as np
 from fuzzytruth._lazy import lazy_names
 
 __all__ = [
+    "SCALE_LIMIT",
     "by_labels",
     "check_choice",
     "check_columns",
@@ -50,6 +51,19 @@ __all__ = [
     "tail_levels",
     "text_names",
 ]
+
+
+SCALE_LIMIT = 1e140
+"""The largest magnitude of a number that the evaluation squares: a score the statistics
+compare (and the reciprocal, the smallest largest one) and a gain (grades, gain maps), whose
+sums over a list are the values of DCG and its kin. Variances square differences of values and
+sum them over queries or worlds: with |value| at most 1e140 that stays below 1e300 for up to
+1e19 of them. Above it a t statistic came out 0 and its p-value 1 (scores scaled by 1e200), and
+the spread of DCG over the worlds of gains of 1e300 overflowed to inf behind a RuntimeWarning
+(and before any limit, nDCG with gains of 1e308 was inf / inf and scored 0.0 where it is 0.77);
+below the reciprocal the squares underflowed and every procedure returned NaN (scores scaled
+by 1e-200). G, which reads differences of sums of gains, has a tighter limit of its own
+(:data:`fuzzytruth.metrics.trec_gain.EXACT_COST`)."""
 
 # as_generator moved to fuzzytruth._random; importable from here for one release
 __getattr__, _ = lazy_names(

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from fuzzytruth._validation import SCALE_LIMIT
 from fuzzytruth.metrics.base import RankedGains, dot_rows, sum_in_order
 
 __all__ = [
@@ -341,14 +342,6 @@ def r_precision(rg: RankedGains, *, rel: float) -> np.ndarray:
     return divide(hits, n_rel)
 
 
-GAIN_LIMIT = 1e300
-"""The largest gain, in magnitude, that DCG and its kin take. Sums of larger gains over a list
-overflow the doubles: nDCG with gains of 1e308 (or ``gain="exp"`` on a grade of 1,100) was
-inf / inf and scored 0.0 where its value is 0.77; G and Rndcg alike. Below it, a list of 10**8
-documents sums to at most 4e306. (G, which reads differences of such sums, has a tighter
-limit of its own: :data:`fuzzytruth.metrics.trec_gain.EXACT_COST`.)"""
-
-
 def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.ndarray:
     if isinstance(gain, Mapping):
         out = np.where(grades > 0, grades, 0.0)  # NaN padding gives 0
@@ -361,13 +354,14 @@ def _gain_values(grades: np.ndarray, gain: str | Mapping[float, float]) -> np.nd
             out = np.where(grades > 0, np.exp2(grades) - 1.0, 0.0)
     else:
         raise ValueError(f"gain must be one of {list(GAINS)} or a mapping; got {gain!r}")
-    huge = np.abs(out).astype(np.float64, copy=False) > GAIN_LIMIT  # NaN padding is not
+    huge = np.abs(out).astype(np.float64, copy=False) > SCALE_LIMIT  # NaN padding is not
     if huge.any():
         at = tuple(np.argwhere(huge)[0])
         raise ValueError(
             f"gain={gain!r} gives grade {float(grades[at])!r} a gain of {float(out[at])!r}, "
-            f"beyond +-{GAIN_LIMIT:g}: sums of such gains overflow (nDCG would be inf / inf); "
-            "use smaller gains (nDCG is the same for any positive scaling of them)"
+            f"beyond +-{SCALE_LIMIT:g}: the values of DCG and its kin, sums of such gains, "
+            "would overflow when summed or squared (nDCG inf / inf, its spread over worlds "
+            "inf); use smaller gains (nDCG is the same for any positive scaling of them)"
         )
     return out
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from fuzzytruth._validation import (
     COLUMN_NAMES,
+    SCALE_LIMIT,
     check_choice,
     check_confidence_level,
     check_int,
@@ -134,12 +135,6 @@ def scaled_deviations(x: np.ndarray, axis: int) -> np.ndarray:
     return np.divide(c, top, out=np.zeros_like(c), where=top > 0)
 
 
-SCALE_LIMIT = 1e140
-"""The largest |score| the statistics accept (and the reciprocal, the smallest largest one).
-Variances square the differences of scores and sum them over queries: with |score| at most
-1e140 that stays below 1e300 for up to 1e19 queries; above it, a t statistic came out 0 and
-its p-value 1 (scores scaled by 1e200), and below the reciprocal the squares underflowed and
-every procedure returned NaN (scores scaled by 1e-200)."""
 
 
 _QUERY_AXES = frozenset({*COLUMN_NAMES["query_col"], *COLUMN_NAMES["item"], "queries",

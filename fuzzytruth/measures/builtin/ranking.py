@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fuzzytruth._validation import SCALE_LIMIT
 from fuzzytruth.measures.registry import (
     Param,
     finite_float,
@@ -23,7 +24,6 @@ from fuzzytruth.metrics.ranking import (
     AP_DENOMINATORS,
     DISCOUNTS,
     ELEVEN_LEVELS,
-    GAIN_LIMIT,
     GAINS,
     IDEALS,
     INTERPOLATIONS,
@@ -47,10 +47,10 @@ from fuzzytruth.uncertain import closed_form
 def gain_map(value: Any) -> Any:
     if isinstance(value, Mapping):
         out = {finite_float(g): finite_float(v) for g, v in value.items()}
-        huge = [v for v in out.values() if abs(v) > GAIN_LIMIT]
+        huge = [v for v in out.values() if abs(v) > SCALE_LIMIT]
         if huge:
-            raise ValueError(f"gains must be within +-{GAIN_LIMIT:g} (sums of larger ones "
-                             f"overflow); got {huge[0]!r}")
+            raise ValueError(f"gains must be within +-{SCALE_LIMIT:g} (sums of larger ones, "
+                             f"and their squares, overflow); got {huge[0]!r}")
         return out
     if value not in GAINS:
         raise ValueError(f"must be one of {list(GAINS)} or a mapping {{grade:gain}}; got {value!r}")
