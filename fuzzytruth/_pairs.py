@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fuzzytruth._frozen import ReadOnlyArrays
-from fuzzytruth._order import is_identity
+from fuzzytruth._order import code_order, is_identity
 from fuzzytruth._validation import (
     check_choice,
     check_real_types,
@@ -378,9 +378,7 @@ def _grouped(q_codes: np.ndarray, n_queries: int) -> np.ndarray | None:
     """A stable order grouping rows by query code, or None if they are grouped already."""
     if len(q_codes) < 2 or (q_codes[1:] >= q_codes[:-1]).all():
         return None
-    if n_queries <= np.iinfo(np.uint16).max:  # NumPy's stable sort of 16-bit keys is a radix
-        return np.argsort(q_codes.astype(np.uint16), kind="stable")
-    return np.argsort(q_codes, kind="stable")
+    return code_order(q_codes, n_queries)
 
 
 def query_blocks(q_codes: np.ndarray) -> Iterator[tuple[int, int]]:
