@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._order import ranges
+from fuzzytruth._order import code_order, ranges
 from fuzzytruth._random import group_counts, index_counts, unit_keys
 
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ class AnnotatorResampler:
         nodes = np.asarray(nodes, dtype=np.int64)
         n_rows = np.bincount(self._item, minlength=self.n_items)
         first = np.concatenate([[0], np.cumsum(n_rows)[:-1]])
-        by_item = np.argsort(self._item, kind="stable")  # rows grouped by item
+        by_item = code_order(self._item, self.n_items)  # rows grouped by item
         count = n_rows[items]
         cell = np.repeat(np.arange(len(items)), count)
         rows = by_item[ranges(first[items], count)]

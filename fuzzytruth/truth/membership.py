@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
+from fuzzytruth._order import code_order
 from fuzzytruth._resampling import block_rows, row_chunks
 from fuzzytruth._validation import (
     by_labels,
@@ -193,7 +194,7 @@ class Membership(ReadOnlyArrays):
         # the votes, sparse: one per (item, label) used, its rows' weights added in row order
         # (a stable sort groups the rows, already in item order, by label within the item)
         key = item.astype(np.int64) * n_nodes + label
-        order = np.argsort(key, kind="stable")
+        order = code_order(key, n_items * n_nodes)
         ordered = key[order]
         first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
         at = np.empty(len(key), dtype=np.int64)
