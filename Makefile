@@ -35,7 +35,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: $(STAMP) lint
-	@echo "make test: about 4,000 tests, doctests and notebooks included, the simulation studies not (make test-slow), on 2 cores (pytest-xdist). Measured on 2 cores on 2026-11-27 (4,326 tests), on a machine about twice as slow as that of the earlier figures: 3 min 52 s to 4 min 27 s after make docs in three fresh clones' CI (make docs executes the notebooks, whose outputs this then reads; the install step has compiled the numba kernels, which had cost the first run 25-40 s); 7 min 21 s and 8 min 18 s when the host's CPU was slow (the Performance page). The 15 slowest are listed at the end."
+	@echo "make test: about 4,500 tests, doctests and notebooks included, the simulation studies not (make test-slow), on 2 cores (pytest-xdist). Measured on 2 cores, after make docs in fresh clones' CI (make docs executes the notebooks, whose outputs this then reads; the install step has compiled the numba kernels): 2 min 22 s on 2026-11-28 evening (4,482 tests) in this machine's fast state, 5 min 4 s to 5 min 34 s that morning in its slow state, 7 min 21 s and 8 min 18 s on 2026-11-27 when the host's CPU was slowest (the Performance page). The 15 slowest are listed at the end."
 	$(PY) -m pytest -q -m "not slow" -n 2 --dist loadfile --durations=15
 
 test-slow: $(STAMP)
