@@ -197,3 +197,44 @@ def test_a_batch_asks_for_one_number_and_an_int_row_too():
         with pytest.raises(ValueError, match=rf"^row must be an int within \[0, 3\); got {row}$"):
             batch.distribution(row)
     assert batch.distribution(np.int64(2)).mean() == pytest.approx(6.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-10, 10), min_size=1, max_size=8, unique=True),
+       st.integers(-1000, 1000))
+def test_moments_scale_exactly_by_powers_of_two_up_to_the_largest_float(values, power):
+    """Law: scaling every value by 2**j scales the mean and the standard deviation by 2**j,
+    bit for bit, in each implementation, while the values stay normal floats (j from -1000
+    to 1000). Before the moments were scaled by powers of two (exact), values of 2**600 gave a
+    variance and a standard deviation of inf (a batch: NaN, inf - inf), behind a
+    RuntimeWarning."""
+    import warnings
+
+    support = np.sort(np.asarray(values))
+    probs = np.linspace(1.0, 2.0, support.size)
+    probs /= probs.sum()
+    scaled = np.ldexp(support, power)
+    if not (np.isfinite(scaled).all()
+            and (np.abs(scaled[support != 0]) >= np.finfo(float).tiny).all()):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for build in (lambda v: Distribution(v, probs),
+                      lambda v: DistributionBatch(v[None, :], probs[None, :], [0.0])):
+            base, big = build(support), build(scaled)
+            assert np.ravel(big.std())[0] == np.ldexp(np.ravel(base.std())[0], power)
+            assert np.ravel(big.mean())[0] == np.ldexp(np.ravel(base.mean())[0], power)
+            assert not np.isnan(np.ravel(big.var())[0])
+
+
+def test_the_variance_past_the_largest_float_is_inf_and_the_spread_finite():
+    # values 0 and 1e200: variance 2.5e399 (no float), standard deviation 5e199
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = Distribution(np.array([0.0, 1e200]), np.array([0.5, 0.5]))
+        batch = DistributionBatch(np.array([[0.0, 1e200]]), np.array([[0.5, 0.5]]), [0.0])
+        assert single.var() == batch.var()[0] == np.inf
+        assert single.std() == batch.std()[0] == 5e199
+        assert single.mean() == batch.mean()[0] == 5e199

@@ -25,6 +25,7 @@ from fuzzytruth._resampling import length_blocks
 from fuzzytruth._validation import check_confidence_level, one_real, real_array, tail_levels
 from fuzzytruth.uncertain.distribution import (
     Distribution,
+    _binary_scale,
     _invalid_mass,
     _read_only,
     monte_carlo_se,
@@ -267,31 +268,40 @@ class DistributionBatch:
         first = np.argmax(self.masses > 0, axis=1)
         return np.take_along_axis(self.values, first[:, None], axis=1)[:, 0]
 
-    def _central(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Moments about the reference value: a constant row gives exactly 0 spread."""
+    def _central(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Moments about the reference value (a constant row gives exactly 0 spread), of the
+        deviations times 2**-k, k per row (:func:`_binary_scale`: exact, and no square
+        overflows): the reference, the mean's offset from it, the variance times 2**-2k
+        (NaN for a row undefined with probability 1) and k."""
         total = self._defined_mass()
         ref = self._reference()
         shifted = self.values - ref[:, None]
+        k = _binary_scale(shifted, self.masses > 0)
+        scaled = np.ldexp(shifted, -k[:, None])
         with np.errstate(invalid="ignore", divide="ignore"):
-            first = (shifted * self.masses).sum(axis=1) / total
+            first = (scaled * self.masses).sum(axis=1) / total
             # d * (d * mass), not d**2 * mass: a deviation of 1e200 with mass 1e-200 (recall
-            # 1/p under recall_form="expected_size") would overflow as a square
-            second = (shifted * (shifted * self.masses)).sum(axis=1) / total
-        return ref, first, second
+            # 1/p under recall_form="expected_size") overflowed as a square before the
+            # scaling; the order is kept, and with it the bits
+            second = (scaled * (scaled * self.masses)).sum(axis=1) / total
+        spread = np.where(total > 0, np.maximum(second - first**2, 0.0), np.nan)
+        return ref, np.ldexp(first, k), spread, k
 
     def mean(self) -> np.ndarray:
         """Expected value of each row, given defined (NaN when undefined with probability 1)."""
-        ref, first, _ = self._central()
-        return np.where(self._defined_mass() > 0, ref + first, np.nan)
+        ref, offset, _, _ = self._central()
+        return np.where(self._defined_mass() > 0, ref + offset, np.nan)
 
     def var(self) -> np.ndarray:
-        """Variance of each row, given defined."""
-        _, first, second = self._central()
-        return np.where(self._defined_mass() > 0, np.maximum(second - first**2, 0.0), np.nan)
+        """Variance of each row, given defined; inf only past the largest float."""
+        _, _, spread, k = self._central()
+        with np.errstate(over="ignore"):
+            return np.ldexp(spread, 2 * k)
 
     def std(self) -> np.ndarray:
         """Standard deviation of each row, given defined."""
-        return np.sqrt(self.var())
+        _, _, spread, k = self._central()
+        return np.ldexp(np.sqrt(spread), k)
 
     def mc_standard_error(self) -> np.ndarray:
         """Monte Carlo standard error of :meth:`mean` (:func:`monte_carlo_se` of each row's

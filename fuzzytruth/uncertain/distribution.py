@@ -28,6 +28,18 @@ _METHODS = ("exact", "monte_carlo", "point")
 _CDF_TOLERANCE = 1e-12  # a cumulative probability within this of q counts as reaching q
 
 
+def _binary_scale(deviations: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """The exponent k of the largest |deviation| over the atoms ``held`` (along the last
+    axis; 0 where none is held, or where it is not finite): deviations times 2**-k are below 1,
+    so their squared moments cannot overflow, and scaling by a power of two is exact, so the
+    moments keep their bits wherever they did not overflow. Values of 1e200 made a variance
+    of inf (and a batch's NaN, inf - inf) with a RuntimeWarning; the standard deviation,
+    2**k times the scaled one, is finite whenever the values are."""
+    largest = np.abs(np.where(held, deviations, 0.0)).max(axis=-1, initial=0.0)
+    exponent = np.frexp(largest)[1]
+    return np.where(np.isfinite(largest), exponent, 0)
+
+
 def monte_carlo_se(std: np.ndarray | float, n_samples: int,
                    p_undefined: np.ndarray | float) -> np.ndarray:
     """The Monte Carlo standard error of a mean over draws, from the standard deviation of
@@ -279,18 +291,29 @@ class Distribution(ReadOnlyArrays):
         """Expected value (given defined)."""
         return float(self.support @ self.probabilities) if self._defined() else float("nan")
 
-    def var(self) -> float:
-        """Variance (given defined)."""
+    def _scaled_var(self) -> tuple[float, int]:
+        """The variance times 2**-2k and k (:func:`_binary_scale`); NaN when undefined."""
         if not self._defined():
-            return float("nan")
+            return float("nan"), 0
         centred = self.support - self.mean()
+        k = int(_binary_scale(centred, self.probabilities > 0))
+        centred = np.ldexp(centred, -k)
         # d @ (d * probability), not d**2 @ probability: a value of 1e200 with probability
-        # 1e-200 would overflow as a square (the order DistributionBatch._central uses too)
-        return float(np.maximum(centred @ (centred * self.probabilities), 0.0))
+        # 1e-200 overflowed as a square before the scaling; the order is kept, and with it the
+        # bits (DistributionBatch._central's order too)
+        return float(np.maximum(centred @ (centred * self.probabilities), 0.0)), k
+
+    def var(self) -> float:
+        """Variance (given defined); inf only when it is past the largest float (values of
+        1e200: the standard deviation is still finite)."""
+        scaled, k = self._scaled_var()
+        with np.errstate(over="ignore"):
+            return float(np.ldexp(scaled, 2 * k))
 
     def std(self) -> float:
         """Standard deviation (given defined)."""
-        return float(np.sqrt(self.var()))
+        scaled, k = self._scaled_var()
+        return float(np.ldexp(np.sqrt(scaled), k))
 
     def mc_standard_error(self) -> float:
         """Monte Carlo standard error of :meth:`mean` (:func:`monte_carlo_se` of its draws);
