@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fuzzytruth import Annotations, Taxonomy
@@ -102,3 +102,48 @@ def test_a_flat_taxonomy_of_60000_labels_needs_no_table():
     alpha = table.set_index("measure").loc[["krippendorff_alpha", "taxonomy_alpha"]]
     assert np.array_equal(alpha.iloc[0][["value", "ci_low", "ci_high"]].to_numpy(float),
                           alpha.iloc[1][["value", "ci_low", "ci_high"]].to_numpy(float))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), power=st.integers(-1070, 1024))
+@example(seed=0, power=-1070)  # every entry a few multiples of the smallest subnormal
+@example(seed=0, power=1024)  # the largest entries near the largest float
+def test_taxonomy_alpha_is_the_same_for_the_metric_scaled_by_any_power_of_two(seed, power):
+    """α reads ratios of sums of δ only: a metric matrix scaled by 2**j gives the same
+    coefficients and intervals, bit for bit, from the smallest subnormal scale (a metric of
+    5e-324 lost its digits in the sums: taxonomy α came out -0.032 where it is -0.028) to the
+    largest float (entries near 1.8e308 overflowed as the sum of the matrix and its
+    transpose)."""
+    import warnings
+
+    rng = np.random.default_rng(seed)
+    tax = Taxonomy.flat(["u", "v", "w", "x"])
+    rows = [(i, a, "uvwx"[rng.integers(0, 4)]) for i in range(25) for a in "abc"]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]), taxonomy=tax)
+    delta = rng.integers(1, 8, (5, 5)).astype(float)
+    delta = delta + delta.T
+    np.fill_diagonal(delta, 0.0)
+    scaled = np.ldexp(delta, power - int(np.frexp(delta.max())[1]))  # largest < 2**power
+    assert np.array_equal(np.ldexp(scaled, int(np.frexp(delta.max())[1]) - power), delta)
+    frames = [pd.DataFrame(d, index=tax.nodes, columns=tax.nodes) for d in (delta, scaled)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for function in (agreement, agreement_by_level):
+            unit, small = (function(ann, metric=f, n_resamples=30, rng=1).to_frame()
+                           for f in frames)
+            pd.testing.assert_frame_equal(unit, small)
+
+
+def test_taxonomy_alpha_of_a_metric_of_the_smallest_subnormal_is_the_unit_metrics():
+    # every two labels 5e-324 apart (2**-1074): the sums of δ lost their digits and taxonomy α
+    # came out -0.032 where the same metric written as ones gives -0.028
+    rng = np.random.default_rng(0)
+    tax = Taxonomy.flat(["u", "v", "w"])
+    rows = [(i, a, "uvw"[rng.integers(0, 3)]) for i in range(30) for a in "abcd"]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]), taxonomy=tax)
+    ones = 1.0 - np.eye(len(tax.nodes))
+    unit, tiny = (agreement(ann, metric=pd.DataFrame(d, index=tax.nodes, columns=tax.nodes),
+                            n_resamples=50, rng=0).to_frame() for d in (ones, ones * 5e-324))
+    pd.testing.assert_frame_equal(unit, tiny)

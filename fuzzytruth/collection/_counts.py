@@ -204,7 +204,9 @@ def metric_matrix(
                 got += f" and {float(delta[k, i])!r} for ({names[k]!r}, {names[i]!r})"
             raise ValueError(f"metric {rule}; got {got}")
     delta = delta if callable(metric) else delta[np.ix_(nodes, nodes)]
-    return (delta + delta.T) / 2
+    # halves added, not a sum halved: two entries near the largest float overflowed as a sum
+    # (the same bits wherever the sum did not: halving is exact above the subnormals)
+    return np.where(delta == delta.T, delta, 0.5 * delta + 0.5 * delta.T)
 
 
 def _by_labels(frame: pd.DataFrame, values: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
