@@ -473,6 +473,16 @@ def test_a_level_whose_alpha_rounds_to_0_or_1_is_refused_naming_confidence_level
                    rng=0).alpha == 1e-12
 
 
+@pytest.mark.parametrize("alpha", [1e-300, 4e-13, 1 - 1e-15])
+def test_an_alpha_that_rounds_to_0_or_1_is_refused_naming_alpha(scores, alpha):
+    # alpha=1e-300 passed alpha's own check, then made confidence_level 1.0, and the error
+    # named confidence_level, which the user had not given
+    with pytest.raises(ValueError, match=r"^alpha must differ from 0 and from 1 by more than "
+                                         rf"5e-13: .* which would be [01]; got {alpha!r}$"):
+        compare(scores, alpha=alpha)
+    assert compare(scores[:2], alpha=1e-12, n_resamples=99, rng=0).alpha == 1e-12
+
+
 @pytest.mark.parametrize("measure", [5, np.nan, ["AP"], b"AP"])
 def test_a_measure_name_that_is_not_a_str_is_refused(scores, measure):
     # measure=5 labelled the rows np.int64(5) and drew another random stream than the same

@@ -505,6 +505,12 @@ def compare(
     correction = check_choice("correction", correction, ALL_CORRECTIONS)
     if alpha is not None:
         alpha = check_alpha(alpha)
+        if not 0.0 < round(alpha, 12) < 1.0:  # significance_level's rule, named for alpha
+            raise ValueError(
+                "alpha must differ from 0 and from 1 by more than 5e-13: every test rejects "
+                f"when p < alpha, rounded to 12 decimals, which would be {round(alpha, 12):g}; "
+                f"got {alpha!r}"
+            )
     if confidence_level is None:  # alpha=0.01 alone asks for 99 % intervals
         confidence_level = 0.95 if alpha is None else round(1 - alpha, 12)
     level = check_confidence_level(confidence_level)
