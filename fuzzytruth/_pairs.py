@@ -245,6 +245,8 @@ def blocks(counts: np.ndarray, target: int | None = None) -> np.ndarray:
     total = np.cumsum(counts)
     if len(total) == 0:
         return np.zeros(1, dtype=np.int64)
+    if target >= total[-1]:  # one block (a target past int64, from a budget of 1e30 bytes,
+        return np.array([0, len(counts)], dtype=np.int64)  # made np.arange fail)
     cuts = np.searchsorted(total, np.arange(target, total[-1], target), side="left") + 1
     return np.unique(np.concatenate([[0], cuts, [len(counts)]])).astype(np.int64)
 

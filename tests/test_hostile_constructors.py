@@ -435,6 +435,37 @@ def test_a_memory_budget_that_is_not_a_positive_number_of_bytes_is_refused(call,
         BUDGETED[call](budget)
 
 
+PROBABILISTIC = ProbabilisticQrels(["q1"] * 3, ["d1", "d2", "d3"], [0.5, 0.2, 0.9])
+UNBOUNDED = {
+    **BUDGETED,
+    "evaluate, method auto": lambda b: evaluate(RUN, PROBABILISTIC, ["AP", "P@2"], rng=0,
+                                                memory_budget=b),
+    "evaluate in worlds": lambda b: evaluate(RUN, PROBABILISTIC, ["AP", "P@2"], n_worlds=30,
+                                             method="worlds", rng=0, memory_budget=b),
+}
+
+
+@pytest.mark.parametrize("call", list(UNBOUNDED))
+def test_a_memory_budget_past_any_machine_gives_the_numbers_of_the_default(call):
+    """A budget of 1e30 bytes (no limit, in effect) made a block target past int64 and
+    numpy's 'Maximum allowed size exceeded', naming nothing; every block is now the whole."""
+    def numbers(result):
+        frame = result.aggregate() if hasattr(result, "aggregate") else result
+        if hasattr(frame, "to_frame"):
+            frame = frame.to_frame()
+        return frame
+
+    default = UNBOUNDED[call](64e6)
+    for budget in (1e30, 1e300, 2.0**63):
+        got = UNBOUNDED[call](budget)
+        if isinstance(default, pd.DataFrame) or hasattr(default, "aggregate"):
+            pd.testing.assert_frame_equal(numbers(got), numbers(default))
+        else:
+            np.testing.assert_array_equal(np.asarray(got.rows if hasattr(got, "rows") else got),
+                                          np.asarray(default.rows if hasattr(default, "rows")
+                                                     else default))
+
+
 def test_evaluate_checks_progress_even_when_it_draws_no_bar():
     with pytest.raises(ValueError, match=r"progress must be True, False or None; got 'x'"):
         evaluate(RUN, QRELS, "AP", progress="x")
