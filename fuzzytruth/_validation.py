@@ -23,6 +23,7 @@ __all__ = [
     "check_choice",
     "check_columns",
     "check_confidence_level",
+    "check_fits",
     "check_flag",
     "check_int",
     "check_memory_budget",
@@ -1035,7 +1036,7 @@ Monte Carlo error of a p-value is then below 5e-5); got 1000000000000
             f"{n_resamples}"
         )
     if bytes_per_resample is not None:
-        _check_fits("n_resamples", n_resamples, bytes_per_resample, memory,
+        check_fits("n_resamples", n_resamples, bytes_per_resample, memory,
                     "resampled values", "resample")
     return n_resamples
 
@@ -1172,12 +1173,12 @@ world), more than the 16 GB of memory; at most 6666666 worlds fit
     else:
         n = check_int(name, n_worlds, minimum=minimum)
     if bytes_per_world is not None:
-        _check_fits(name, n, bytes_per_world, memory, "world values", "world")
+        check_fits(name, n, bytes_per_world, memory, "world values", "world")
     return n
 
 
-def _check_fits(name: str, n: int, bytes_each: float, memory: float | None, kept: str,
-                unit: str) -> None:
+def check_fits(name: str, n: int, bytes_each: float, memory: float | None, kept: str,
+               unit: str) -> None:
     """``n`` units of ``bytes_each`` kept bytes fit in ``memory`` (default: the physical
     memory; no limit where it is unknown), else an error with the size asked and the most
     units that fit."""

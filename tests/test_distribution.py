@@ -238,3 +238,14 @@ def test_the_variance_past_the_largest_float_is_inf_and_the_spread_finite():
         assert single.var() == batch.var()[0] == np.inf
         assert single.std() == batch.std()[0] == 5e199
         assert single.mean() == batch.mean()[0] == 5e199
+
+
+def test_draws_that_cannot_fit_in_memory_are_refused_naming_size():
+    # numpy's MemoryError named an array shape (10**13 draws: 72.8 TiB), not the parameter
+    d = Distribution(np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match=r"^size=10000000000000 would keep .* of draws .* "
+                                         r"more than the .* of memory; at most \d+ draws fit$"):
+        d.sample(10**13, rng=0)
+    with pytest.raises(ValueError, match=r"^size=10000000000000 would keep"):
+        d.sample((10**7, 10**6), rng=0)
+    assert d.sample((2, 3), rng=0).shape == (2, 3)

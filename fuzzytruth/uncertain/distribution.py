@@ -14,6 +14,7 @@ from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._random import as_generator
 from fuzzytruth._validation import (
     check_confidence_level,
+    check_fits,
     check_flag,
     one_real,
     real_array,
@@ -26,6 +27,7 @@ __all__ = ["Distribution"]
 Method = Literal["exact", "monte_carlo", "point"]
 _METHODS = ("exact", "monte_carlo", "point")
 _CDF_TOLERANCE = 1e-12  # a cumulative probability within this of q counts as reaching q
+_BYTES_PER_DRAW = 33  # Distribution.sample: a float64 draw and uniform, a flag, a choice
 
 
 def _binary_scale(deviations: np.ndarray, held: np.ndarray) -> np.ndarray:
@@ -384,6 +386,9 @@ class Distribution(ReadOnlyArrays):
             raise ValueError(f"size must be an int >= 0 or a tuple of them; got {size!r}")
         rng = as_generator(rng)
         n = int(np.prod(size))
+        # the draws, their uniforms, the defined flags and the choices: numpy's MemoryError
+        # named an array shape, not the parameter (size=10**13: 72.8 TiB)
+        check_fits("size", n, _BYTES_PER_DRAW, None, "draws", "draw")
         out = np.full(n, np.nan)
         if self._defined():
             defined = rng.random(n) >= self.p_undefined
