@@ -654,3 +654,19 @@ def test_annotator_bootstrap_defaults_equal_one_evaluation_per_replicate(kind, m
         np.testing.assert_allclose(fast.annotators_only[m], slow.annotators_only[m], rtol=0,
                                    atol=1e-12)
     assert np.ptp(fast.replicates["AP" if kind == "runs" else "CE(level=1)"], axis=0).max() > 0
+
+
+def test_a_population_interval_of_one_query_is_refused_in_the_users_terms():
+    # annotator_bootstrap on a run of one query failed with "scores must hold at least 2
+    # queries (last axis)", naming an array the user never gave
+    from fuzzytruth.datasets import santini_illustrative
+
+    annotations = santini_illustrative().annotations
+    items = list(annotations.items)
+    run = Run([items[0]] * len(items), items, np.arange(len(items), 0, -1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"^the evaluation holds 1 query; no statistic of "
+                                             r"the systems is defined on fewer than 2 "
+                                             r"\(a comparison needs 3\)$"):
+            annotator_bootstrap(run, annotations, ["P@5"], n_resamples=20, rng=0)

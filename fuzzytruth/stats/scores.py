@@ -278,12 +278,16 @@ def evaluation_scores(evaluation: object) -> dict[str, ScoreMatrix]:
         expected = evaluation.query_means(measure)
         keep = ~np.isnan(expected).any(axis=0)
         unit = "items" if "items" in evaluation.conventions else "queries"
-        if keep.sum() < MIN_QUERIES <= len(keep):
+        if keep.sum() < MIN_QUERIES:
+            one = {"queries": "query", "items": "item"}[unit]
+            held = (f"the evaluation holds {len(keep)} {one if len(keep) == 1 else unit}"
+                    if len(keep) < MIN_QUERIES else
+                    f"measure {measure!r} has a value on {int(keep.sum())} of the {len(keep)} "
+                    f"{unit} (the others are undefined under undefined='skip', or left out of "
+                    "the aggregates by the preset)")
             raise ValueError(
-                f"measure {measure!r} has a value on {int(keep.sum())} of the {len(keep)} "
-                f"{unit} (the others are undefined under undefined='skip', or left out of the "
-                "aggregates by the preset); no statistic of the systems is defined on fewer "
-                f"than {MIN_QUERIES} (a comparison needs {COMPARED_QUERIES})"
+                f"{held}; no statistic of the systems is defined on fewer than {MIN_QUERIES} "
+                f"(a comparison needs {COMPARED_QUERIES})"
             )
         values = evaluation.world_scores(measure)
         if not keep.all():  # a copy only when some query is left out
