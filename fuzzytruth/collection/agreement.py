@@ -31,6 +31,7 @@ from fuzzytruth._resampling import (
     resample_block,
     run_blocks,
 )
+from fuzzytruth._scaling import binary_exponent
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import (
     LabelCounts,
@@ -412,8 +413,7 @@ def _unit_scaled(delta: np.ndarray) -> np.ndarray:
     (5e-324 between every two labels) no longer loses its digits in the sums (taxonomy α came
     out -0.032 where it is -0.028, the value of every other scale) and one near the largest
     float no longer overflows them."""
-    largest = float(delta.max(initial=0.0))
-    return delta if largest == 0 else np.ldexp(delta, -np.frexp(largest)[1])
+    return np.ldexp(delta, -binary_exponent(delta.max(initial=0.0)))
 
 
 # ---------------------------------------------------------------------------- results

@@ -12,6 +12,7 @@ import pandas as pd
 from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import code_order
 from fuzzytruth._resampling import block_rows, row_chunks
+from fuzzytruth._scaling import binary_exponent
 from fuzzytruth._validation import (
     by_labels,
     check_columns,
@@ -190,7 +191,7 @@ class Membership(ReadOnlyArrays):
         # float (1e308 each) no longer overflow to inf / inf = nan, then 0
         largest = np.zeros(n_items)
         np.maximum.at(largest, item, weight)
-        weight = np.ldexp(weight, -np.frexp(largest)[1][item])
+        weight = np.ldexp(weight, -binary_exponent(largest)[item])
         # the votes, sparse: one per (item, label) used, its rows' weights added in row order
         # (a stable sort groups the rows, already in item order, by label within the item)
         key = item.astype(np.int64) * n_nodes + label

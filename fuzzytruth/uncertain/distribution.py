@@ -12,6 +12,7 @@ import pandas as pd
 
 from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._random import as_generator
+from fuzzytruth._scaling import binary_exponent
 from fuzzytruth._validation import (
     check_confidence_level,
     check_fits,
@@ -31,15 +32,13 @@ _BYTES_PER_DRAW = 33  # Distribution.sample: a float64 draw and uniform, a flag,
 
 
 def _binary_scale(deviations: np.ndarray, held: np.ndarray) -> np.ndarray:
-    """The exponent k of the largest |deviation| over the atoms ``held`` (along the last
-    axis; 0 where none is held, or where it is not finite): deviations times 2**-k are below 1,
-    so their squared moments cannot overflow, and scaling by a power of two is exact, so the
-    moments keep their bits wherever they did not overflow. Values of 1e200 made a variance
-    of inf (and a batch's NaN, inf - inf) with a RuntimeWarning; the standard deviation,
-    2**k times the scaled one, is finite whenever the values are."""
-    largest = np.abs(np.where(held, deviations, 0.0)).max(axis=-1, initial=0.0)
-    exponent = np.frexp(largest)[1]
-    return np.where(np.isfinite(largest), exponent, 0)
+    """The binary exponent k (:func:`~fuzzytruth._scaling.binary_exponent`) of the largest
+    |deviation| over the atoms ``held``, along the last axis: deviations times 2**-k are below
+    1, so their squared moments cannot overflow, and the moments keep their bits wherever they
+    did not. Values of 1e200 made a variance of inf (and a batch's NaN, inf - inf) with a
+    RuntimeWarning; the standard deviation, 2**k times the scaled one, is finite whenever the
+    values are."""
+    return binary_exponent(np.abs(np.where(held, deviations, 0.0)).max(axis=-1, initial=0.0))
 
 
 def monte_carlo_se(std: np.ndarray | float, n_samples: int,
