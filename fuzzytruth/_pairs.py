@@ -359,7 +359,8 @@ def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
     unified = values.unify_dictionaries()
     dictionary = unified.chunk(0).dictionary
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks])
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks],
+                           dtype=np.int64)
     # the dictionary's entries in order of first appearance, hashed from the first row of each
     # run of equal codes (a table for every row of a 10 M-row run is 0.1-0.3 s, fresh memory)
     heads = np.flatnonzero(codes[1:] != codes[:-1]) + 1
@@ -370,7 +371,7 @@ def _dictionary_query_codes(values: Any) -> tuple[np.ndarray, np.ndarray] | None
     if len(set(uniques.tolist())) != len(uniques):
         return None
     if is_identity(seen, len(seen)):  # each chunk's ids in order of first appearance
-        return codes.astype(np.int64), uniques
+        return codes, uniques
     rank = np.zeros(len(dictionary), dtype=np.int64)
     rank[seen] = np.arange(len(seen))
     return rank[codes], uniques

@@ -318,7 +318,10 @@ def _read_fast(
     if any(_has_empty_string(table.column(f)) for f in table.column_names if f != numeric):
         raise ValueError("an empty field: a space at a line's start or end, or two in a row")
     values = (_atol_values(table.column(numeric)) if atol
-              else table.column(numeric).to_numpy())
+              else np.concatenate([c.to_numpy() for c in table.column(numeric).chunks]))
+    # held by no one else: read-only, the constructors keep it without a copy (80 MB and
+    # 0.06-0.12 s at 10 M run rows)
+    values.flags.writeable = False
     if np.isinf(values).any():
         raise ValueError("an infinite value: the line reader tells inf from an overflow")
     cols = {f: values if f == numeric else table.column(f) if f in encoded
