@@ -90,6 +90,10 @@ def test_equal_to_crowdkit_on_random_small_collections(drawn, model, n_iter):
     try:
         fit = fit_quietly(model(max_iter=n_iter, tol=0.0), ann)
     except ValueError as err:
+        if "single label" in str(err):  # Dawid-Skene: every annotator gave one label
+            assert model is DawidSkene
+            event("refused: every annotator of one label")
+            return
         assert "needs items labelled by at least two annotators" in str(err)
         event("refused: no item of two annotators")
         return
@@ -137,7 +141,8 @@ def test_posteriors_and_worlds_are_distributions_under_any_weights(drawn, which,
             fit = MODELS[which].fit(ann)
         except ValueError as err:
             assert ("at least two annotators" in str(err)
-                    or "total annotator weight 0" in str(err)), err
+                    or "total annotator weight 0" in str(err)
+                    or "annotators with a weighted vote here did" in str(err)), err
             return
         assert_distributions(fit.posterior)
         worlds = fit.sample_plausibilities(3, seed=1)

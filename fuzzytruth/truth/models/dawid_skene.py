@@ -42,7 +42,10 @@ errors from the truth, and a ValueError says so (crowd-kit returns numbers that 
 supports). An annotator who shares no item with others is fitted as making no error (the
 maximum-likelihood value: nothing contradicts it). An annotator with few votes gets extreme
 confusion rows from them; one who used a single label has θ[c, l] = 1 for every class c, so
-its votes carry no information.
+its votes carry no information: an item voted on only by such annotators keeps the class
+priors as its posterior (a warning names it), and when every annotator is one (annotator ids
+that do not persist across items give that) the fit is refused (:func:`check_informative`).
+One-coin reads such votes (its accuracy covers every label); so does MACE.
 
 Worlds (``uncertainty``). ``"parameters"`` (default): per world, the priors and every
 annotator's confusion rows are drawn from the Dirichlet laws whose parameters are the final
@@ -249,6 +252,44 @@ def check_identifiable(votes: Votes, model: str) -> None:
         )
 
 
+def check_informative(votes: Votes, model: str) -> None:
+    """A ValueError when every annotator with a weighted vote gave a single label, and a
+    warning naming the items whose votes all come from such annotators.
+
+    Under Dawid–Skene an annotator who used one label l has θ[c, l] = 1 for every class c
+    (its rows normalised over the labels it used), so its votes are no evidence: an item
+    voted on only by such annotators gets the class priors as its posterior, and when every
+    annotator is one, every item does, whatever the votes say. That is what annotator ids
+    that do not persist across items give (a new id per item and vote, 1,200 annotators on
+    240 items: the fit's posterior was the same row for every item, without a word).
+    """
+    k = votes.n_classes
+    labels_used = votes.used.sum(axis=1)
+    if not (labels_used >= 2).any():
+        active = int(np.count_nonzero(labels_used))
+        raise ValueError(
+            f"{model} reads no evidence from an annotator who gave a single label (its "
+            f"confusion rows are all 1 on that label), and each of the {active} annotators "
+            "with a weighted vote here did: every item's posterior would be the class "
+            "priors, whatever its votes. Annotator ids that do not persist across items (a "
+            "new id per item) give this; use ids that name the same person on every item, or "
+            "a model that reads such votes: the shares, one-coin or MACE"
+        )
+    n_items = len(votes.items)
+    item = np.repeat(np.arange(n_items), np.diff(votes.pairs.indptr))
+    heard = np.bincount(item, weights=(labels_used >= 2)[votes.pairs.indices // k],
+                        minlength=n_items)
+    silent = np.flatnonzero(heard == 0)
+    if len(silent):
+        warn(
+            f"{model} reads no evidence from an annotator who gave a single label (its "
+            f"confusion rows are all 1 on that label): {len(silent)} of {n_items} "
+            f"items have votes only from such annotators ({_show(votes.items[silent])}), so "
+            "their posterior is the class priors, whatever their votes",
+            UserWarning,
+        )
+
+
 def check_settings(model: Any) -> None:
     """Validate the shared EM settings of ``model`` (a frozen dataclass), which then keeps
     the numbers the checks return (a NumPy scalar becomes a float or an int)."""
@@ -331,6 +372,9 @@ class DawidSkene:
 
     name: ClassVar[str] = "dawid-skene"
     _fit_class: ClassVar[type] = None  # type: ignore[assignment]  # set below the fit class
+    #: whether an annotator who gave one label has θ[c, l] = 1 for every class (its votes
+    #: no evidence): :func:`check_informative` then runs
+    _one_label_is_no_evidence: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         check_settings(self)
@@ -346,6 +390,8 @@ class DawidSkene:
                                 np.where(votes.used[:, :, None], 1.0, np.nan), [],
                                 Convergence(0, 0.0, True, self.tol, _CRITERION))
         check_identifiable(votes, self.name)
+        if self._one_label_is_no_evidence:
+            check_informative(votes, self.name)
         by_class = np.ascontiguousarray(posterior.T)  # class-major during EM
         priors = by_class.mean(axis=1)
         errors = self._m_step(votes, posterior)

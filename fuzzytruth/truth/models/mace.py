@@ -37,9 +37,11 @@ Dawid–Skene and one-coin.
 
 Worlds (``uncertainty="parameters"``): per world, each (spam, know) pair is drawn from the Beta
 law of its expected counts + ``prior``, each strategy from the Dirichlet law of its expected
-counts + ``prior``, and the item posteriors are recomputed (the confusion cells that votes read
-floored at 1e-10, as Dawid–Skene's: a draw that underflows to 0 would otherwise make a vote
-certain evidence against every class but one).
+counts + ``prior``, and the item posteriors are recomputed with the E-step's likelihood
+(:func:`log_confusion`: the confusion cells that votes read floored at 1e-10, as Dawid–Skene's,
+since a draw that underflows to 0 would otherwise make a vote certain evidence against every
+class but one; the rows not renormalised over the labels an annotator used, which made the
+votes of an annotator who gave one label no evidence in every world, where the fit reads them).
 """
 
 from __future__ import annotations
@@ -62,7 +64,6 @@ from fuzzytruth.truth.models.dawid_skene import (
     Votes,
     check_identifiable,
     check_settings,
-    normalise_errors,
     posterior_from,
     safe_log,
     warn_if_not_converged,
@@ -313,7 +314,9 @@ class MaceFit(DawidSkeneFit):
         strategy = dirichlet(seed, _PARAMETER_STREAM, strategy_keys, by_label + prior, worlds)
         k = len(self.classes)
         log_priors = np.full((len(worlds), k), -np.log(k))
-        # a drawn spam weight or strategy entry can underflow to 0: floor the cells that votes
-        # read (as Dawid-Skene's draws are), else safe_log would read log 0 as log 1
-        errors = normalise_errors(confusion(knowing, strategy), self.votes.used)
-        return self._world_posteriors(safe_log(errors), log_priors)
+        # the E-step's own cells (log_confusion: those that votes read floored, no row
+        # renormalised); renormalised over each annotator's labels, as Dawid-Skene's rows
+        # are, an annotator who gave one label had θ[c, l] = 1 for every class c in every
+        # world, its votes no evidence where the fit reads them as strong evidence
+        return self._world_posteriors(log_confusion(knowing, strategy, self.votes.used),
+                                      log_priors)

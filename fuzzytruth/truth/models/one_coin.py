@@ -70,6 +70,7 @@ class OneCoin(DawidSkene):
     """
 
     name: ClassVar[str] = "one-coin"
+    _one_label_is_no_evidence: ClassVar[bool] = False  # s_a reads every vote
 
     @staticmethod
     def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
