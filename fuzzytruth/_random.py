@@ -80,6 +80,7 @@ __all__ = [
     "permutations",
     "random_bytes",
     "recorded_seed",
+    "row_reduce",
     "stream_bases",
     "thresholds",
     "two_stage_sums",
@@ -1153,12 +1154,33 @@ def gammas_below(
     return out
 
 
+def row_reduce(ufunc: np.ufunc, x: np.ndarray, starts: np.ndarray | None) -> np.ndarray:
+    """``ufunc`` reduced over each row of ``x``, broadcast back to ``x``'s shape: the rows are
+    the last axis (``starts`` None), or runs of the second-to-last axis beginning at
+    ``starts`` (ascending, the first 0: a table ``(..., n, k)`` whose entries ``[s:t, j]``
+    form one row for each run ``s:t`` and column ``j``).
+
+    Examples
+    --------
+    >>> x = np.arange(6.0).reshape(3, 2)
+    >>> row_reduce(np.add, x, None).tolist(), row_reduce(np.add, x, np.array([0, 2])).tolist()
+    ([[1.0], [5.0], [9.0]], [[2.0, 4.0], [2.0, 4.0], [4.0, 5.0]])
+    """
+    if starts is None:
+        return ufunc.reduce(x, axis=-1, keepdims=True)
+    run = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, x.shape[-2])))
+    return ufunc.reduceat(x, starts, axis=-2)[..., run, :]
+
+
 def dirichlet(
-    seed: int, stream: int, keys: np.ndarray, concentration: np.ndarray, worlds: np.ndarray
+    seed: int, stream: int, keys: np.ndarray, concentration: np.ndarray, worlds: np.ndarray,
+    *, starts: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Keyed Dirichlet rows: ``(n_worlds, *concentration.shape)``, each row (last axis) the
-    normalised Gamma draws of its components; ``keys`` has one key per component
-    (``concentration.shape``). A row whose concentrations are all 0 stays all 0.
+    """Keyed Dirichlet rows: ``(n_worlds, *concentration.shape)``, each row the normalised
+    Gamma draws of its components; ``keys`` has one key per component
+    (``concentration.shape``). A row whose concentrations are all 0 stays all 0. A row is the
+    last axis, or with ``starts`` a run of the second-to-last (:func:`row_reduce`): a
+    Dawid–Skene confusion row is an annotator's entries for one class, one per label it used.
 
     The draws are taken in logs and scaled by each row's largest before the sum: a row of
     small concentrations (below about 0.003 each) would otherwise have every draw below the
@@ -1176,10 +1198,10 @@ def dirichlet(
     """
     flat = gammas(seed, stream, keys.ravel(), concentration.ravel(), worlds, log=True)
     draws = flat.reshape(len(worlds), *concentration.shape)
-    top = draws.max(axis=-1, keepdims=True)
+    top = row_reduce(np.maximum, draws, starts)
     draws -= np.where(np.isfinite(top), top, 0.0)  # a row of zero concentrations: -inf
     np.exp(draws, out=draws)
-    total = draws.sum(axis=-1, keepdims=True)
+    total = row_reduce(np.add, draws, starts)
     np.divide(draws, total, out=draws, where=total > 0)
     return draws
 

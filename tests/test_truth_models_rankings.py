@@ -165,6 +165,33 @@ def test_dirichlet_of_small_concentrations_keeps_its_proportions():
     assert np.all(np.abs(rows[:, 2].mean(axis=0) - mean) <= 5 * np.sqrt(var / n))
 
 
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(1, 5), min_size=1, max_size=6), k=st.integers(1, 4),
+       seed=st.integers(0, 2**32), small=st.booleans())
+def test_dirichlet_rows_as_runs_are_the_rows_on_the_last_axis(lengths, k, seed, small):
+    """``starts``: a row is a run of the second-to-last axis (Dawid–Skene's confusion rows in
+    a table of (annotator, label) pairs × classes). The oracle: the same components, with the
+    same keys, laid out as rows of the last axis; each variate equal to rounding (the sums
+    run in another order), rows summing to 1."""
+    from fuzzytruth._random import dirichlet
+
+    rng = np.random.default_rng(seed)
+    n = sum(lengths)
+    scale = 1e-6 if small else 3.0
+    a = rng.random((n, k)) * scale + (0 if small else 0.05)
+    keys = rng.integers(0, 2**63, (n, k)).astype(np.uint64)
+    starts = np.cumsum([0, *lengths[:-1]])
+    worlds = np.arange(7)
+    runs = dirichlet(seed, 3, keys, a, worlds, starts=starts)
+    for s0, length in zip(starts, lengths, strict=True):
+        cells = slice(s0, s0 + length)
+        rows = dirichlet(seed, 3, keys[cells].T, a[cells].T, worlds)  # (worlds, k, length)
+        np.testing.assert_allclose(runs[:, cells], rows.transpose(0, 2, 1), rtol=1e-12,
+                                   atol=1e-300)
+    np.testing.assert_allclose(
+        np.add.reduceat(runs, starts, axis=1), 1.0, rtol=1e-12)
+
+
 def test_formats_test_hand_values():
     """formats_test.py: selectors [[3], [1], [2]] and [[0], [4, 1, 2]] over 5 classes give
     their rankings/groups arrays; compared class by class (-1: unranked)."""

@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from fuzzytruth._random import dirichlet, unit_keys
+from fuzzytruth._random import dirichlet, row_reduce, unit_keys
 from fuzzytruth._validation import check_choice, check_int, check_number
 from fuzzytruth._warnings import warn
 from fuzzytruth.annotations import Annotations
@@ -117,16 +117,28 @@ _CRITERION = "max abs change of item posteriors between successive E-steps"
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Votes:
-    """Annotations as sparse counts for EM: items × (annotator, label) pairs.
+    """Annotations as sparse counts for EM: items × the (annotator, label) pairs given.
 
-    ``pairs[i, a * n_classes + l]`` is the total weight of annotator ``a``'s votes for class
-    position ``l`` on item ``i``; ``used[a, l]`` whether ``a`` ever gave ``l``.
+    ``pairs[i, p]`` is the total weight of the votes of annotator ``pair_annotator[p]`` for
+    class position ``pair_label[p]`` on item ``i``; the pairs are those with a vote of positive
+    weight, by annotator, then label; ``used[a, l]`` whether ``a`` ever gave ``l``.
+
+    The models hold an annotator's parameters as such tables too: ``(n_pairs, n_classes)``,
+    ``[p, c]`` the probability that the pair's annotator says the pair's label of an item of
+    class ``c`` (the labels an annotator never gave are never read). A confusion row, one
+    annotator's probabilities of its labels for one class, is then a run of entries of one
+    column (:attr:`row_starts`). An annotator who gave few of many labels costs those few:
+    1,000 annotators who each labelled 10 items of 100 classes are 9,539 pairs, where dense
+    ``(annotators, classes, classes)`` arrays held 10 million entries (every EM step and
+    every world a pass over each of them).
     """
 
     items: pd.Index
     annotators: pd.Index
     classes: tuple
     pairs: sparse.csr_matrix
+    pair_annotator: np.ndarray
+    pair_label: np.ndarray
     used: np.ndarray
 
     @classmethod
@@ -147,20 +159,27 @@ class Votes:
         from scipy import sparse
 
         n_classes, n_annot = len(used_cols), annotations.n_annotators
-        pairs = sparse.csr_matrix(
+        by_column = sparse.csr_matrix(
             (weight, (item, annot * n_classes + label)),
             shape=(annotations.n_items, n_annot * n_classes),
         )
-        pairs.sum_duplicates()
-        pairs.eliminate_zeros()
+        by_column.sum_duplicates()
+        by_column.eliminate_zeros()
+        given = np.unique(by_column.indices)  # (annotator, label) columns, ascending
+        pairs = sparse.csr_matrix(
+            (by_column.data, np.searchsorted(given, by_column.indices), by_column.indptr),
+            shape=(annotations.n_items, len(given)),
+        )
         used = np.zeros(n_annot * n_classes, dtype=bool)
-        used[pairs.indices] = True
+        used[given] = True
         tax = annotations.taxonomy
         return cls(
             items=annotations.items,
             annotators=annotations.annotators,
             classes=tuple(tax.nodes[c] for c in used_cols),
             pairs=pairs,
+            pair_annotator=given // n_classes,
+            pair_label=given % n_classes,
             used=used.reshape(n_annot, n_classes),
         )
 
@@ -169,52 +188,73 @@ class Votes:
         """Number of classes (labels used)."""
         return len(self.classes)
 
-    def shares(self) -> np.ndarray:
-        """``(n_items, n_classes)`` vote shares: the majority-vote proportions."""
+    def _one_hot(self, codes: np.ndarray, n: int) -> sparse.csr_matrix:
+        """pairs × ``n``: 1 at each pair's code."""
         from scipy import sparse
 
-        n_annot, k = self.used.shape
-        by_label = self.pairs @ sparse.kron(np.ones((n_annot, 1)), sparse.eye(k), format="csr")
-        by_label = np.asarray(by_label.todense())
+        return sparse.csr_matrix((np.ones(len(codes)), (np.arange(len(codes)), codes)),
+                                 shape=(len(codes), n))
+
+    def shares(self) -> np.ndarray:
+        """``(n_items, n_classes)`` vote shares: the majority-vote proportions."""
+        by_label = np.asarray((self.pairs @ self._one_hot(self.pair_label, self.n_classes))
+                              .todense())
         totals = by_label.sum(axis=1, keepdims=True)
         if np.any(totals <= 0):
             bad = self.items[totals[:, 0] <= 0].tolist()
             raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
         return by_label / totals
 
+    def annotators_per_item(self) -> np.ndarray:
+        """Number of annotators with a vote of positive weight on each item."""
+        by_annot = self.pairs @ self._one_hot(self.pair_annotator, len(self.annotators))
+        return np.diff((by_annot > 0).tocsr().indptr)
+
+    @cached_property
+    def row_starts(self) -> np.ndarray:
+        """The first pair of each annotator who gave a label: a confusion row of a
+        ``(n_pairs, n_classes)`` table is the run of one column from there to the next
+        (:func:`~fuzzytruth._random.row_reduce`)."""
+        new = np.ones(len(self.pair_annotator), dtype=bool)
+        new[1:] = self.pair_annotator[1:] != self.pair_annotator[:-1]
+        return np.flatnonzero(new)
+
     @cached_property
     def _by_pair(self) -> sparse.csr_matrix:
-        """:attr:`pairs` transposed, (annotator, label) pairs × items, made once: EM reads
-        it at every M-step, and scipy's ``.T`` builds a new matrix object per call (26 µs
-        against 8 µs for the product itself at 240 items, 2026-11-28; the same sums in the
-        same order, so the same bits)."""
+        """:attr:`pairs` transposed, pairs × items, made once: EM reads it at every M-step,
+        and scipy's ``.T`` builds a new matrix object per call (26 µs against 8 µs for the
+        product itself at 240 items, 2026-11-28; the same sums in the same order, so the
+        same bits)."""
         return self.pairs.T.tocsr()
 
     def expected_counts(self, posterior: np.ndarray) -> np.ndarray:
-        """``(n_annotators, n_classes, n_classes)``: ``[a, c, l]`` the posterior weight of
-        class c over the items where annotator a said l."""
-        n_annot, k = self.used.shape
-        counts = np.asarray(self._by_pair @ posterior)  # (a * k + l, c)
-        return counts.reshape(n_annot, k, k).transpose(0, 2, 1)
+        """``(n_pairs, n_classes)``: ``[p, c]`` the posterior weight of class c over the items
+        where the pair's annotator said its label."""
+        return np.asarray(self._by_pair @ posterior)
 
     def log_likelihoods(self, log_errors: np.ndarray, log_priors: np.ndarray) -> np.ndarray:
         """Class-major ``(n_classes, n_items)``: log π_c + Σ w log θ_a[c, l] over each
-        item's votes."""
-        n_annot, k = self.used.shape
-        table = log_errors.transpose(0, 2, 1).reshape(n_annot * k, -1)  # (a * k + l, c)
-        log_lik = np.ascontiguousarray(np.asarray(self.pairs @ table).T)
+        item's votes (``log_errors``: ``(n_pairs, n_classes)``)."""
+        log_lik = np.ascontiguousarray(np.asarray(self.pairs @ log_errors).T)
         log_lik += log_priors[:, None]
         return log_lik
 
+    def confusion_matrices(self, by_pair: np.ndarray) -> np.ndarray:
+        """``(n_annotators, K, K)`` matrices ``[a, c, l]`` of a ``(n_pairs, K)`` table: 0 for
+        the labels an annotator never gave, NaN rows for an annotator who gave none."""
+        n_annot, k = self.used.shape
+        out = np.zeros((n_annot, k, k))
+        out[~self.used.any(axis=1)] = np.nan
+        out[self.pair_annotator, :, self.pair_label] = by_pair
+        return out
 
-def normalise_errors(counts: np.ndarray, used: np.ndarray) -> np.ndarray:
-    """Confusion matrices from expected counts (or drawn ones): floored at :data:`EPS` on the
-    labels each annotator used, 0 elsewhere, each row ``[..., a, c, :]`` normalised to 1
-    (``counts``: ``(n_annotators, K, K)``, or with a leading axis of worlds). An annotator who
-    used no label (every vote of weight 0) has NaN rows, which no vote reads."""
-    floored = np.where(used[:, None, :], np.maximum(counts, EPS), 0.0)
-    total = floored.sum(axis=-1, keepdims=True)
-    return np.divide(floored, total, out=np.full_like(floored, np.nan), where=total > 0)
+
+def normalise_errors(counts: np.ndarray, votes: Votes) -> np.ndarray:
+    """Confusion rows from expected counts (or drawn ones), as ``(..., n_pairs, K)`` tables
+    (:class:`Votes`; a leading axis of worlds, or none): floored at :data:`EPS`, each row (an
+    annotator's labels for one class) normalised to 1."""
+    floored = np.maximum(counts, EPS)
+    return floored / row_reduce(np.add, floored, votes.row_starts)
 
 
 def posterior_from(log_lik: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -231,23 +271,13 @@ def posterior_from(log_lik: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return scaled, np.log(total) + top
 
 
-def safe_log(x: np.ndarray) -> np.ndarray:
-    """log x, with 0 where x == 0 (cells that no vote reads)."""
-    out = np.zeros_like(x)
-    np.log(x, out=out, where=x > 0)
-    return out
-
-
 def check_identifiable(votes: Votes, model: str) -> None:
     """A ValueError when no item has votes from two annotators."""
-    from scipy import sparse
-
-    n_annot, k = votes.used.shape
-    by_annot = votes.pairs @ sparse.kron(sparse.eye(n_annot), np.ones((k, 1)), format="csr")
-    if not np.any(np.diff((by_annot > 0).tocsr().indptr) >= 2):
+    if not np.any(votes.annotators_per_item() >= 2):
         raise ValueError(
             f"{model} needs items labelled by at least two annotators (of weight above 0): "
-            f"here no item is ({votes.pairs.shape[0]} items, {n_annot} annotator(s)), so "
+            f"here no item is ({votes.pairs.shape[0]} items, {len(votes.annotators)} "
+            "annotator(s)), so "
             "nothing tells an annotator's errors from the truth; use the Shares() model"
         )
 
@@ -263,7 +293,6 @@ def check_informative(votes: Votes, model: str) -> None:
     that do not persist across items give (a new id per item and vote, 1,200 annotators on
     240 items: the fit's posterior was the same row for every item, without a word).
     """
-    k = votes.n_classes
     labels_used = votes.used.sum(axis=1)
     if not (labels_used >= 2).any():
         active = int(np.count_nonzero(labels_used))
@@ -277,7 +306,7 @@ def check_informative(votes: Votes, model: str) -> None:
         )
     n_items = len(votes.items)
     item = np.repeat(np.arange(n_items), np.diff(votes.pairs.indptr))
-    heard = np.bincount(item, weights=(labels_used >= 2)[votes.pairs.indices // k],
+    heard = np.bincount(item, weights=(labels_used >= 2)[votes.pair_annotator[votes.pairs.indices]],
                         minlength=n_items)
     silent = np.flatnonzero(heard == 0)
     if len(silent):
@@ -387,7 +416,7 @@ class DawidSkene:
         k = votes.n_classes
         if k == 1:
             return self._result(annotations, votes, posterior, np.ones(1),
-                                np.where(votes.used[:, :, None], 1.0, np.nan), [],
+                                np.ones((len(votes.pair_label), 1)), [],
                                 Convergence(0, 0.0, True, self.tol, _CRITERION))
         check_identifiable(votes, self.name)
         if self._one_label_is_no_evidence:
@@ -397,7 +426,7 @@ class DawidSkene:
         errors = self._m_step(votes, posterior)
         change, history, it = np.inf, [], 0
         for it in range(1, self.max_iter + 1):  # noqa: B007 - the count is the diagnostic
-            log_lik = votes.log_likelihoods(safe_log(errors), np.log(np.maximum(priors, EPS)))
+            log_lik = votes.log_likelihoods(np.log(errors), np.log(np.maximum(priors, EPS)))
             new, log_norm = posterior_from(log_lik)
             history.append(float(log_norm.sum()))
             change = float(np.abs(new - by_class).max())
@@ -414,12 +443,14 @@ class DawidSkene:
 
     @staticmethod
     def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
-        """The confusion matrices that maximise the expected complete likelihood."""
-        return normalise_errors(votes.expected_counts(posterior), votes.used)
+        """The confusion rows that maximise the expected complete likelihood, as a
+        ``(n_pairs, K)`` table (:class:`Votes`)."""
+        return normalise_errors(votes.expected_counts(posterior), votes)
 
     def _result(self, annotations, votes, posterior, priors, errors, history, convergence):
         return self._fit_class.of(self, annotations, votes, posterior, convergence,
-                                  priors=priors, errors=errors, history=history)
+                                  priors=priors, errors=votes.confusion_matrices(errors),
+                                  history=history)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -485,18 +516,23 @@ class DawidSkeneFit(FittedTruth):
 
     @cached_property
     def _parameter_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """The keys of the priors' draws and of each ``(pair, class)`` confusion entry's
+        (:class:`Votes`), named by annotator, class and label."""
         classes = [repr(c) for c in self.classes]
         annots = [repr(a) for a in self.annotators]
         prior_keys = unit_keys(np.array([f"prior\x1f{c}" for c in classes], dtype=object))
         error_keys = unit_keys(np.array(
-            [f"{a}\x1f{c}\x1f{label}" for a in annots for c in classes for label in classes],
+            [f"{annots[a]}\x1f{c}\x1f{classes[label]}"
+             for a, label in zip(self.votes.pair_annotator.tolist(),
+                                 self.votes.pair_label.tolist(), strict=True)
+             for c in classes],
             dtype=object,
-        )).reshape(self.errors.shape)
+        )).reshape(len(self.votes.pair_label), len(classes))
         return prior_keys, error_keys
 
     def _bytes_per_world(self) -> float:
         n, k = self.posterior.shape
-        return 8.0 * (4 * n * k + 3 * self.errors.size)
+        return 8.0 * (4 * n * k + 3 * len(self.votes.pair_label) * k)
 
     def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
         if self._point_posterior:
@@ -505,23 +541,22 @@ class DawidSkeneFit(FittedTruth):
         priors = dirichlet(seed, _PARAMETER_STREAM, prior_keys,
                            self.posterior.sum(axis=0) + self.settings["prior"], worlds)
         errors = self._drawn_errors(seed, worlds)
-        return self._world_posteriors(safe_log(errors), np.log(np.maximum(priors, EPS)))
+        return self._world_posteriors(np.log(errors), np.log(np.maximum(priors, EPS)))
 
     def _drawn_errors(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        """``(n_worlds, n_annotators, n_classes, n_classes)`` confusion matrices drawn from
-        their Dirichlet laws (expected counts + prior, on the labels each annotator used)."""
-        used = self.votes.used[:, None, :]
-        counts = self.votes.expected_counts(self.posterior)
-        concentration = np.where(used, counts + self.settings["prior"], 0.0)
+        """``(n_worlds, n_pairs, n_classes)`` confusion rows (:class:`Votes`) drawn from their
+        Dirichlet laws (expected counts + prior, on the labels each annotator used)."""
+        concentration = self.votes.expected_counts(self.posterior) + self.settings["prior"]
         errors = dirichlet(seed, _PARAMETER_STREAM, self._parameter_keys[1], concentration,
-                           worlds)
-        return normalise_errors(errors, self.votes.used)
+                           worlds, starts=self.votes.row_starts)
+        return normalise_errors(errors, self.votes)
 
     def _world_posteriors(self, log_errors: np.ndarray, log_priors: np.ndarray) -> np.ndarray:
-        """Per world, the item posteriors under that world's parameters (one sparse
-        product for the whole block)."""
-        n_worlds, n_annot, k, _ = log_errors.shape
-        table = log_errors.transpose(1, 3, 0, 2).reshape(n_annot * k, n_worlds * k)
+        """Per world, the item posteriors under that world's parameters (``log_errors``:
+        ``(n_worlds, n_pairs, n_classes)``, :class:`Votes`; one sparse product for the whole
+        block)."""
+        n_worlds, n_pairs, k = log_errors.shape
+        table = log_errors.transpose(1, 0, 2).reshape(n_pairs, n_worlds * k)
         log_lik = np.asarray(self.votes.pairs @ table).reshape(-1, n_worlds, k)
         # (class, world, item), laid out so: the softmax's passes then run along the items (in
         # the product's item-major layout its reductions ran over a short inner axis, twice

@@ -65,7 +65,6 @@ from fuzzytruth.truth.models.dawid_skene import (
     check_identifiable,
     check_settings,
     posterior_from,
-    safe_log,
     warn_if_not_converged,
 )
 
@@ -83,22 +82,24 @@ def confusion(knowing: np.ndarray, strategy: np.ndarray) -> np.ndarray:
     return spam[..., None, None] * strategy[..., None, :] + know[..., None, None] * np.eye(k)
 
 
-def log_confusion(knowing: np.ndarray, strategy: np.ndarray, used: np.ndarray) -> np.ndarray:
-    """log θ of the E-step: :func:`confusion`'s cells that votes read (the labels each annotator
-    used) floored at :data:`~fuzzytruth.truth.models.dawid_skene.EPS` before the log, the others
-    0 (no vote reads them).
+def log_confusion(knowing: np.ndarray, strategy: np.ndarray, votes: Votes) -> np.ndarray:
+    """log θ of the E-step, for the labels each annotator gave (``(..., n_pairs, K)``, as
+    :class:`~fuzzytruth.truth.models.dawid_skene.Votes` tables): :func:`confusion`'s
+    entries floored at :data:`~fuzzytruth.truth.models.dawid_skene.EPS` before the log.
 
-    A cell of a label an annotator gave is p ξ[l] for every class but that label: it is 0, or
-    below the smallest double, when the strategy gives the label no mass (a tiny
-    ``strategy_prior`` under VB: exp ψ(1e-300) = 0), and :func:`safe_log` read that 0 as log 1,
-    the vote as certain evidence *for* every other class. Floored, it is the strong evidence
-    against them that Dawid–Skene's floor gives (and MACE's own worlds). Rows are not
-    renormalised: under VB they sum to less than 1 by design. With the default settings every
-    cell a vote reads is above the floor (p ξ[l] >= about smoothing / votes), so no number
-    changes.
+    An entry of a label an annotator gave is p ξ[l] for every class but that label: it is 0,
+    or below the smallest double, when the strategy gives the label no mass (a tiny
+    ``strategy_prior`` under VB: exp ψ(1e-300) = 0), and a log of 0 read as 0 made the vote
+    certain evidence *for* every other class. Floored, it is the strong evidence against them
+    that Dawid–Skene's floor gives. Rows are not renormalised: under VB they sum to less than
+    1 by design. With the default settings every entry a vote reads is above the floor
+    (p ξ[l] >= about smoothing / votes), so no number changes.
     """
-    theta = confusion(knowing, strategy)
-    return safe_log(np.where(used[:, None, :], np.maximum(theta, EPS), 0.0))
+    a, label = votes.pair_annotator, votes.pair_label
+    spam, know = knowing[..., a, 0, None], knowing[..., a, 1, None]
+    said = strategy[..., a, label][..., None]  # ξ[l] of each pair's label
+    same = np.arange(votes.n_classes)[None, :] == label[:, None]
+    return np.log(np.maximum(spam * said + know * same, EPS))
 
 
 def spam_counts(
@@ -111,9 +112,12 @@ def spam_counts(
     r_al = p_a ξ_a[l] / (p_a ξ_a[l] + q_a) is the chance that a vote for l was spam when l is
     the true class.
     """
-    counts = votes.expected_counts(posterior)  # [a, c, l]
-    said = counts.sum(axis=1)  # [a, l]: vote weight per label
-    agree = np.diagonal(counts, axis1=1, axis2=2)  # [a, l]: expected weight where c == l
+    counts = votes.expected_counts(posterior)  # [pair, class]
+    a, label = votes.pair_annotator, votes.pair_label
+    said = np.zeros(votes.used.shape)  # [a, l]: vote weight per label
+    said[a, label] = counts.sum(axis=1)
+    agree = np.zeros(votes.used.shape)  # [a, l]: expected weight where c == l
+    agree[a, label] = counts[np.arange(len(counts)), label]
     hit = knowing[:, :1] * strategy
     ratio = np.divide(hit, hit + knowing[:, 1:], out=np.zeros_like(hit),
                       where=hit + knowing[:, 1:] > 0)
@@ -203,12 +207,12 @@ class Mace:
         k = votes.n_classes
         log_priors = np.full(k, -np.log(k))
         by_class, log_norm = posterior_from(
-            votes.log_likelihoods(log_confusion(knowing, strategy, votes.used), log_priors))
+            votes.log_likelihoods(log_confusion(knowing, strategy, votes), log_priors))
         history, change, it = [float(log_norm.sum())], np.inf, 0
         for it in range(1, self.max_iter + 1):  # noqa: B007 - the count is the diagnostic
             knowing, strategy = self._m_step(votes, by_class.T, knowing, strategy)
             new, log_norm = posterior_from(
-                votes.log_likelihoods(log_confusion(knowing, strategy, votes.used), log_priors))
+                votes.log_likelihoods(log_confusion(knowing, strategy, votes), log_priors))
             history.append(float(log_norm.sum()))
             change = float(np.abs(new - by_class).max())
             by_class = new
@@ -318,5 +322,5 @@ class MaceFit(DawidSkeneFit):
         # renormalised); renormalised over each annotator's labels, as Dawid-Skene's rows
         # are, an annotator who gave one label had θ[c, l] = 1 for every class c in every
         # world, its votes no evidence where the fit reads them as strong evidence
-        return self._world_posteriors(log_confusion(knowing, strategy, self.votes.used),
+        return self._world_posteriors(log_confusion(knowing, strategy, self.votes),
                                       log_priors)

@@ -32,20 +32,35 @@ from fuzzytruth.truth.models.dawid_skene import (
 __all__ = ["OneCoin", "OneCoinFit"]
 
 
+def _one_coin(skills: np.ndarray, same: np.ndarray, n_classes: int) -> np.ndarray:
+    """θ[c, l] = s if c == l else (1 - s)/(K - 1), clipped to [1e-10, 1 - 1e-10]: ``skills``
+    broadcast against ``same`` (whether the class is the label)."""
+    off = (1.0 - skills) / (n_classes - 1)
+    return np.clip(np.where(same, skills, off), EPS, 1.0 - EPS)
+
+
 def errors_from_skills(skills: np.ndarray, n_classes: int) -> np.ndarray:
     """``(..., n_annotators, K, K)`` one-coin confusion matrices of ``(..., n_annotators)``
-    accuracies, clipped to [1e-10, 1 - 1e-10]."""
-    off = (1.0 - skills) / (n_classes - 1)
-    eye = np.eye(n_classes, dtype=bool)
-    errors = np.where(eye, skills[..., None, None], off[..., None, None])
-    return np.clip(errors, EPS, 1.0 - EPS)
+    accuracies, every label's column (the model's matrices: :attr:`DawidSkeneFit.errors`)."""
+    return _one_coin(skills[..., None, None], np.eye(n_classes, dtype=bool), n_classes)
+
+
+def pair_errors(skills: np.ndarray, votes: Votes) -> np.ndarray:
+    """``(..., n_pairs, K)`` the same entries for the labels each annotator gave, as
+    :class:`~fuzzytruth.truth.models.dawid_skene.Votes` tables (what the votes read)."""
+    k = votes.n_classes
+    same = np.arange(k)[None, :] == votes.pair_label[:, None]
+    return _one_coin(skills[..., votes.pair_annotator, None], same, k)
 
 
 def expected_accuracy(votes: Votes, posterior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per annotator, the expected number of correct votes and its total vote weight."""
-    counts = votes.expected_counts(posterior)
-    correct = np.trace(counts, axis1=1, axis2=2)
-    return correct, counts.sum(axis=(1, 2))
+    counts = votes.expected_counts(posterior)  # [pair, class]
+    n_annot = len(votes.annotators)
+    said_truth = counts[np.arange(len(counts)), votes.pair_label]
+    correct = np.bincount(votes.pair_annotator, weights=said_truth, minlength=n_annot)
+    total = np.bincount(votes.pair_annotator, weights=counts.sum(axis=1), minlength=n_annot)
+    return correct, total
 
 
 def expected_skills(votes: Votes, posterior: np.ndarray) -> np.ndarray:
@@ -74,7 +89,17 @@ class OneCoin(DawidSkene):
 
     @staticmethod
     def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
-        return errors_from_skills(expected_skills(votes, posterior), votes.n_classes)
+        return pair_errors(expected_skills(votes, posterior), votes)
+
+    def _result(self, annotations, votes, posterior, priors, errors, history, convergence):
+        if votes.n_classes == 1:  # every matrix [[1]]: Dawid-Skene's rule
+            return super()._result(annotations, votes, posterior, priors, errors, history,
+                                   convergence)
+        # the model's matrices, every label's column, from the skills of the last M-step
+        return self._fit_class.of(
+            self, annotations, votes, posterior, convergence, priors=priors,
+            errors=errors_from_skills(expected_skills(votes, posterior), votes.n_classes),
+            history=history)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -96,7 +121,7 @@ class OneCoinFit(DawidSkeneFit):
             [f"{a!r}\\x1fskill\\x1f{j}" for a in self.annotators for j in (0, 1)], dtype=object
         )).reshape(concentration.shape)
         skills = dirichlet(seed, _PARAMETER_STREAM, keys, concentration, worlds)[..., 0]
-        return errors_from_skills(skills, len(self.classes))
+        return pair_errors(skills, self.votes)
 
 
 OneCoin._fit_class = OneCoinFit
