@@ -47,6 +47,7 @@ votes of an annotator who gave one label no evidence in every world, where the f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -300,19 +301,26 @@ class MaceFit(DawidSkeneFit):
         spam = self.knowing[:, 0] / self.knowing.sum(axis=1)
         return pd.Series(spam, index=self.annotators, name="spamming")
 
-    def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
-        if self._point_posterior:
-            return super()._plausibility_block(seed, worlds)
-        spammed, known, by_label = spam_counts(self.votes, self.posterior, self.knowing,
-                                               self.strategy)
-        prior = self.settings["prior"]
+    @cached_property
+    def _mace_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """The keys of the (spam, know) draws and of the strategies' entries, named by
+        annotator (and class), made once for every block of worlds."""
         names = [repr(a) for a in self.annotators]
         knowing_keys = unit_keys(np.array(
             [f"{a}\x1fspam\x1f{j}" for a in names for j in (0, 1)], dtype=object
         )).reshape(-1, 2)
         strategy_keys = unit_keys(np.array(
             [f"{a}\x1fstrategy\x1f{c!r}" for a in names for c in self.classes], dtype=object
-        )).reshape(by_label.shape)
+        )).reshape(len(names), len(self.classes))
+        return knowing_keys, strategy_keys
+
+    def _plausibility_block(self, seed: int, worlds: np.ndarray) -> np.ndarray:
+        if self._point_posterior:
+            return super()._plausibility_block(seed, worlds)
+        spammed, known, by_label = spam_counts(self.votes, self.posterior, self.knowing,
+                                               self.strategy)
+        prior = self.settings["prior"]
+        knowing_keys, strategy_keys = self._mace_keys
         knowing = np.stack([spammed, known], axis=1) + prior
         knowing = dirichlet(seed, _PARAMETER_STREAM, knowing_keys, knowing, worlds)
         strategy = dirichlet(seed, _PARAMETER_STREAM, strategy_keys, by_label + prior, worlds)
