@@ -355,6 +355,21 @@ def test_a_refitted_truth_model_takes_the_general_path():
     np.testing.assert_allclose(refit["P@5"], fast["P@5"], rtol=0, atol=1e-12)
 
 
+def test_a_refitted_model_warns_of_the_observed_labels_once():
+    """A model's warnings about the collection (one-coin: annotators who labelled one item,
+    here every annotator, fresh per item) come from the fit of the observed labels, once;
+    the replicates' refits repeat nothing (they were all swallowed before)."""
+    runs, ann, cats = _collection(False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        annotator_bootstrap(runs, ann, ["P@5"], truth_model="one-coin", n_resamples=4,
+                            query_categories=cats, n_worlds=5, rng=0, progress=False)
+    said = [str(w.message) for w in caught if "labelled a single item" in str(w.message)]
+    assert len(said) == 1
+    assert f"{ann.n_annotators} of {ann.n_annotators} annotators" in said[0]
+    assert caught[[str(w.message) for w in caught].index(said[0])].filename == __file__
+
+
 def _geometry_of(runs, ann, cats):
     resampler = AnnotatorResampler(ann)
     return plan_population(runs, resampler, ["P@5"], scheme="within-items", seed=2,

@@ -417,8 +417,31 @@ def test_dawid_skene_warns_of_items_voted_on_only_by_one_label_annotators():
     assert not np.allclose(fit.posterior[:6], fit.priors)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        OneCoin().fit(ann)  # reads every vote: no warning
         DawidSkene().fit(image_collection().annotations)
+
+
+def test_one_coin_warns_of_annotators_who_labelled_one_item():
+    """One-coin's accuracy of an annotator who labelled one item comes from that vote and
+    goes to 0 or 1 under EM (the oracle: every such skill within 1e-6 of 0 or 1), pushing the
+    posteriors of its items to 0 or 1: a warning counts them and names the items. The
+    bundled image collection (10 annotators of 300 items each) does not warn."""
+    ann = _fresh_annotators()
+    with pytest.warns(UserWarning, match=r"one-coin .* 320 of 320 annotators labelled a "
+                                         r"single item.* the 80 items they labelled"):
+        fit = OneCoin().fit(ann)
+    skills = fit.skills.to_numpy()
+    assert np.all(np.minimum(skills, 1 - skills) < 1e-6)
+    assert (fit.posterior.max(axis=1) > 1 - 1e-6).all()  # certain, where the votes are not
+    rows = [(i, a, "ab"[(i + (a == "c")) % 2]) for i in range(6) for a in "abc"]
+    rows += [(6, "x", "a"), (6, "y", "a"), (7, "z", "b"), (7, "x", "a")]
+    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    few = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b"]))
+    with pytest.warns(UserWarning, match=r"2 of 6 annotators .* 2 items they labelled "
+                                         r"\(6, 7\)"):
+        OneCoin().fit(few)  # y and z; x labelled two items
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        OneCoin().fit(image_collection().annotations)
 
 
 def test_parameter_worlds_of_the_point_posterior():

@@ -127,7 +127,9 @@ class Refitter:
     annotators' shares as a :class:`~fuzzytruth.Membership` (no model: the truth as a table);
     the fits that stop at their iteration limit are counted, and :meth:`warn_and_name` says
     how many, and the largest last change among them, in one :class:`NonConvergenceWarning`
-    instead of one per fit.
+    instead of one per fit. The model's other warnings (votes it cannot read as evidence,
+    parameters from one vote) are given for the first fit, the observed labels, whose
+    collection they describe, and not repeated for each replicate.
 
     Examples
     --------
@@ -142,6 +144,7 @@ class Refitter:
         self.model = None if truth_model is None else as_truth_model(truth_model)
         self.not_converged = 0
         self.largest_change = 0.0  # the largest last change of the fits that did not converge
+        self.fits = 0
 
     def truth(self, annotations: Any) -> Any:
         """The truth of ``annotations``: the model's fit, or the shares' membership."""
@@ -155,6 +158,11 @@ class Refitter:
         if any(issubclass(w.category, NonConvergenceWarning) for w in caught):
             self.not_converged += 1
             self.largest_change = max(self.largest_change, fit.convergence.last_change)
+        if not self.fits:
+            for w in caught:
+                if not issubclass(w.category, NonConvergenceWarning):
+                    warn(str(w.message), w.category)
+        self.fits += 1
         return fit
 
     def warn_and_name(self, n_fits: int) -> str | None:

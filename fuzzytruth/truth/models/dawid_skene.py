@@ -205,10 +205,19 @@ class Votes:
             raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
         return by_label / totals
 
+    @cached_property
+    def _voted(self) -> sparse.csr_matrix:
+        """items × annotators: whether the annotator has a vote of positive weight there."""
+        by_annot = self.pairs @ self._one_hot(self.pair_annotator, len(self.annotators))
+        return (by_annot > 0).tocsr()
+
     def annotators_per_item(self) -> np.ndarray:
         """Number of annotators with a vote of positive weight on each item."""
-        by_annot = self.pairs @ self._one_hot(self.pair_annotator, len(self.annotators))
-        return np.diff((by_annot > 0).tocsr().indptr)
+        return np.diff(self._voted.indptr)
+
+    def items_per_annotator(self) -> np.ndarray:
+        """Number of items on which each annotator has a vote of positive weight."""
+        return np.bincount(self._voted.indices, minlength=len(self.annotators))
 
     @cached_property
     def row_starts(self) -> np.ndarray:
@@ -401,9 +410,6 @@ class DawidSkene:
 
     name: ClassVar[str] = "dawid-skene"
     _fit_class: ClassVar[type] = None  # type: ignore[assignment]  # set below the fit class
-    #: whether an annotator who gave one label has θ[c, l] = 1 for every class (its votes
-    #: no evidence): :func:`check_informative` then runs
-    _one_label_is_no_evidence: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         check_settings(self)
@@ -419,8 +425,7 @@ class DawidSkene:
                                 np.ones((len(votes.pair_label), 1)), [],
                                 Convergence(0, 0.0, True, self.tol, _CRITERION))
         check_identifiable(votes, self.name)
-        if self._one_label_is_no_evidence:
-            check_informative(votes, self.name)
+        self._check_evidence(votes)
         by_class = np.ascontiguousarray(posterior.T)  # class-major during EM
         priors = by_class.mean(axis=1)
         errors = self._m_step(votes, posterior)
@@ -440,6 +445,11 @@ class DawidSkene:
                                   self.tol, _CRITERION)
         warn_if_not_converged(self.name, convergence, self.max_iter)
         return self._result(annotations, votes, posterior, priors, errors, history, convergence)
+
+    def _check_evidence(self, votes: Votes) -> None:
+        """Refuse, or warn of, votes that the model cannot read as evidence
+        (:func:`check_informative`: an annotator who gave one label)."""
+        check_informative(votes, self.name)
 
     @staticmethod
     def _m_step(votes: Votes, posterior: np.ndarray) -> np.ndarray:
