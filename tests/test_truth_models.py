@@ -400,14 +400,20 @@ def test_dawid_skene_refuses_annotators_who_each_gave_one_label():
         assert len(np.unique(fit_quietly(model, ann).posterior.round(6), axis=0)) > 1
 
 
+def _one_label_annotators() -> Annotations:
+    """Items 0-5 labelled by a, b and c (each gives both labels); items 6 and 7 by x (two
+    items, label a), y (item 6) and z (item 7): x, y and z each gave one label."""
+    rows = [(i, a, "ab"[(i + (a == "c")) % 2]) for i in range(6) for a in "abc"]
+    rows += [(6, "x", "a"), (6, "y", "a"), (7, "z", "b"), (7, "x", "a")]
+    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+    return Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b"]))
+
+
 def test_dawid_skene_warns_of_items_voted_on_only_by_one_label_annotators():
     """Items 6 and 7 are voted on only by annotators x, y and z, who each gave one label: the
     warning names them, and their posterior is the class priors (the oracle: the E-step's
     product of θ[c, l] = 1 leaves the priors); the other items' votes decide."""
-    rows = [(i, a, "ab"[(i + (a == "c")) % 2]) for i in range(6) for a in "abc"]
-    rows += [(6, "x", "a"), (6, "y", "a"), (7, "z", "b"), (7, "x", "a")]
-    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
-    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b"]))
+    ann = _one_label_annotators()
     with pytest.warns(UserWarning, match=r"2 of 8 items have votes only from such "
                                          r"annotators \(6, 7\)"):
         fit = DawidSkene().fit(ann)
@@ -432,10 +438,7 @@ def test_one_coin_warns_of_annotators_who_labelled_one_item():
     skills = fit.skills.to_numpy()
     assert np.all(np.minimum(skills, 1 - skills) < 1e-6)
     assert (fit.posterior.max(axis=1) > 1 - 1e-6).all()  # certain, where the votes are not
-    rows = [(i, a, "ab"[(i + (a == "c")) % 2]) for i in range(6) for a in "abc"]
-    rows += [(6, "x", "a"), (6, "y", "a"), (7, "z", "b"), (7, "x", "a")]
-    df = pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
-    few = Annotations.from_frame(df, taxonomy=Taxonomy.flat(["a", "b"]))
+    few = _one_label_annotators()
     with pytest.warns(UserWarning, match=r"2 of 6 annotators .* 2 items they labelled "
                                          r"\(6, 7\)"):
         OneCoin().fit(few)  # y and z; x labelled two items
