@@ -207,12 +207,34 @@ def test_pairwise_kappa_matches_sklearn(seed):
         shared = (labels[:, a] >= 0) & (labels[:, b] >= 0)
         assert res.n_shared[a, b] == shared.sum()
         x, y = labels[shared, a], labels[shared, b]
-        if shared.sum() == 0 or (len(set(x)) == 1 and set(x) == set(y)):
+        # one shared item: sklearn's 0 (they disagree) or NaN (they agree), not a measure
+        if shared.sum() < 2 or (len(set(x)) == 1 and set(x) == set(y)):
             assert np.isnan(res.pairwise_kappa[a, b])
         else:
             assert res.pairwise_kappa[a, b] == pytest.approx(cohen_kappa_score(x, y), abs=1e-12)
             assert res.pairwise_kappa[b, a] == res.pairwise_kappa[a, b]
     assert np.isnan(np.diag(res.pairwise_kappa)).all()
+
+
+def test_pairs_sharing_one_item_have_no_kappa():
+    """Fresh annotators per item (each pair shares at most one item): κ of one item is 0
+    when two disagree and undefined when they agree, so averaging the defined ones read
+    every annotator as agreeing at chance (mean κ 0 for all 320, every weight 0, a warning
+    that nobody agrees beyond chance) where Fleiss' κ of the same labels is 0.46. Now no
+    pair of one item has a κ, every mean is undefined, and the weights are the neutral
+    undefined weight with a warning that says why; the leave-one-out majority is defined."""
+    rng = np.random.default_rng(0)
+    rows = [(i, f"{i}-{a}", "abcd"[t if rng.random() < 0.8 else (t + 1) % 4])
+            for i, t in enumerate(rng.integers(0, 4, 80)) for a in range(4)]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                                 taxonomy=Taxonomy.flat(list("abcd")))
+    res = annotator_agreement(ann)
+    assert (res.n_shared.max() == 1) and np.isnan(res.pairwise_kappa).all()
+    assert np.isnan(res.mean_kappa).all() and np.isfinite(res.majority_agreement).all()
+    with pytest.warns(UserWarning, match="no two annotators share two items"):
+        weights = annotator_weights(res)
+    assert set(weights.values()) == {1.0}
+    assert set(annotator_weights(res, by="majority").values()) != {1.0}
 
 
 def test_fleiss_raters_1_and_2_kappa():

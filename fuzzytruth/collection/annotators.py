@@ -38,7 +38,7 @@ class AnnotatorAgreement:
         Items of the annotator that have at least one other annotator.
     pairwise_kappa : numpy.ndarray
         ``(n_annotators, n_annotators)`` Cohen's κ over shared items; NaN on the diagonal and
-        where undefined (no shared item, or chance agreement 1).
+        where undefined (fewer than two shared items, or chance agreement 1).
     n_shared : numpy.ndarray
         ``(n_annotators, n_annotators)`` number of items both annotators labelled.
     """
@@ -199,7 +199,7 @@ def _pairwise_kappa(
     # of 1 − 1e-5 keeps 11 digits)
     squared = shared * shared
     with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = np.where((shared > 0) & (chance_pairs < squared),
+        kappa = np.where((shared > 1) & (chance_pairs < squared),
                          (shared * agree - chance_pairs) / (squared - chance_pairs), np.nan)
     np.fill_diagonal(kappa, np.nan)
     return kappa, shared.astype(np.int64)
@@ -231,10 +231,15 @@ def annotator_agreement(annotations: Annotations) -> AnnotatorAgreement:
     **Pairwise Cohen's κ.** For two annotators, over the items both labelled:
     κ = (p_o − p_e)/(1 − p_e) with p_o the share of identical labels and p_e = Σ_c of the
     product of the two annotators' label shares on those items (Cohen 1960; as
-    ``sklearn.metrics.cohen_kappa_score``). Undefined (NaN) without a shared item or when
-    p_e = 1 (both used one and the same label throughout). ``mean_kappa`` averages the defined
-    values with equal weight per partner. Memory grows as n_annotators² (the pairwise tables)
-    plus the (annotator, label, co-annotator) triples that occur.
+    ``sklearn.metrics.cohen_kappa_score``). Undefined (NaN) with fewer than two shared items
+    or when p_e = 1 (both used one and the same label throughout). On a single shared item κ
+    is 0 when the two disagree and undefined when they agree (sklearn's values): not a
+    measurement of either, and averaging its zeros alone read every annotator of a collection
+    of fresh annotators per item as agreeing at chance (mean κ 0.000, every
+    :func:`annotator_weights` weight 0, where the labels agree with κ = 0.46), so such pairs
+    are left out. ``mean_kappa`` averages the defined values with equal weight per partner.
+    Memory grows as n_annotators² (the pairwise tables) plus the (annotator, label,
+    co-annotator) triples that occur.
 
     The result's arrays follow :attr:`Annotations.annotators`; its tables go from the least to
     the most reliable annotator (:meth:`AnnotatorAgreement.to_frame`). Every number is the
@@ -294,9 +299,10 @@ def annotator_weights(
         chance counts linearly. ``"majority"``: weight = leave-one-out majority agreement
         (a share in [0, 1]; not chance-corrected, so it favours annotators of frequent labels).
     undefined : float, optional
-        Weight of an annotator whose agreement is undefined (no shared item). Default: the
-        median of the defined weights (1.0 if none is defined), a neutral choice that neither
-        trusts nor ignores an annotator nobody can be checked against.
+        Weight of an annotator whose agreement is undefined (no shared item; for ``"kappa"``,
+        no partner with two shared items). Default: the median of the defined weights (1.0 if
+        none is defined, with a warning), a neutral choice that neither trusts nor ignores an
+        annotator nobody can be checked against.
 
     Returns
     -------
@@ -324,6 +330,12 @@ def annotator_weights(
         ))
     raw = np.maximum(result.mean_kappa, 0.0) if by == "kappa" else result.majority_agreement
     defined = np.isfinite(raw)
+    if len(raw) and not defined.any():
+        why = ("no two annotators share two items, and Cohen's kappa needs them; "
+               "by='majority' reads a single shared item" if by == "kappa"
+               else "no annotator shares an item with another")
+        warn(f"every annotator's agreement is undefined ({why}): every weight is the "
+             f"undefined weight, {1.0 if undefined is None else undefined:g}", UserWarning)
     if undefined is None:
         undefined = float(np.median(raw[defined])) if defined.any() else 1.0
     weights = np.where(defined, raw, undefined)
