@@ -447,6 +447,38 @@ def test_one_coin_warns_of_annotators_who_labelled_one_item():
         OneCoin().fit(image_collection().annotations)
 
 
+def test_a_fit_far_from_the_votes_warns():
+    """300 annotators who each labelled 10 of 600 items of 30 classes, right with probability
+    0.7: Dawid–Skene's confusion matrices (an entry per class and label used, about 25 times
+    the votes) let EM raise the likelihood by moving the posteriors away from the votes. The
+    oracle is the generating truth: the majority finds it on most items, the fit on far
+    fewer, and the fit warns with the share of items where it keeps a most frequent label.
+    One-coin and MACE (one or two numbers per annotator) stay with the votes and do not."""
+    rng = np.random.default_rng(0)
+    n_classes, n_items = 30, 600
+    truth = rng.integers(0, n_classes, n_items)
+    item = np.concatenate([rng.choice(n_items, 10, replace=False) for _ in range(300)])
+    said = np.where(rng.random(len(item)) < 0.7, truth[item],
+                    rng.integers(0, n_classes, len(item)))
+    classes = [f"c{k:02d}" for k in range(n_classes)]
+    df = pd.DataFrame({"item_id": item, "annotator_id": np.repeat(np.arange(300), 10),
+                       "label": np.asarray(classes, dtype=object)[said]})
+    ann = Annotations.from_frame(df, taxonomy=Taxonomy.flat(classes))
+
+    def right(fit) -> float:  # share of items whose most probable class is the truth
+        found = np.asarray(fit.classes)[fit.posterior.argmax(axis=1)]
+        return float((found == np.asarray(classes)[truth[fit.items.to_numpy(int)]]).mean())
+
+    with pytest.warns(UserWarning, match=r"dawid-skene's most probable class is one of the "
+                                         r"annotators' most frequent labels on 4\d% of the 596"):
+        fit = DawidSkene().fit(ann)
+    assert right(fit) < 0.5 < 0.8 < right(Shares().fit(ann))
+    for model in (OneCoin(), Mace()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert right(model.fit(ann)) > 0.8
+
+
 def test_parameter_worlds_of_the_point_posterior():
     ann = image_collection().annotations
     point = DawidSkene(uncertainty="posterior").fit(ann)

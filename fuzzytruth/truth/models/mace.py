@@ -66,6 +66,7 @@ from fuzzytruth.truth.models.dawid_skene import (
     check_identifiable,
     check_settings,
     posterior_from,
+    warn_if_far_from_votes,
     warn_if_not_converged,
 )
 
@@ -222,8 +223,10 @@ class Mace:
         convergence = Convergence(it if self.max_iter else 0, change, change <= self.tol,
                                   self.tol, _CRITERION)
         warn_if_not_converged(self.name, convergence, self.max_iter)
-        return self._result(annotations, votes, np.ascontiguousarray(by_class.T), knowing,
-                            strategy, history, convergence)
+        posterior = np.ascontiguousarray(by_class.T)
+        warn_if_far_from_votes(self.name, votes, posterior)
+        return self._result(annotations, votes, posterior, knowing, strategy, history,
+                            convergence)
 
     def _m_step(self, votes, posterior, knowing, strategy):
         spammed, known, by_label = spam_counts(votes, posterior, knowing, strategy)
