@@ -24,15 +24,15 @@ to 1.0e-10 / 1.6e-14 (the fit's time the same before and after the per-pair para
 s in interleaved runs).
 
 Casual annotators (``casual_annotators``: 1,000 annotators who each labelled 10 of 2,000
-items, 100 classes; 9,539 (annotator, label) pairs given), 2026-11-28 at load 1.1-1.5: 20
+items, 100 classes; 9,590 (annotator, label) pairs given), 2026-11-28 at load 1.1-1.5: 20
 iterations of Dawid–Skene 0.23 s against crowd-kit's 2.72 s, one-coin 0.59 s against 834 s
 (measured once; its side-by-side is left out of the run), posteriors equal to 1e-10; 100
 worlds of labels (parameters drawn) 9.2 s CPU / 6.9 s wall (Dawid–Skene), 1.3 s (one-coin),
 8.4 s, then 1.6 s with MACE's keys made once (MACE). Before the models held their
 parameters per pair given (``Votes``), as dense annotators × classes × classes arrays:
 Dawid–Skene's fit (50 iterations) 6.69 s, 20 worlds 13.6 s; one-coin 5.95 s / 5.34 s; MACE
-9.22 s / 4.33 s; after: 0.73 / 2.56 s, 0.58 / 0.44 s, 0.77 / 0.39 s (a /tmp script, the same
-data).
+9.22 s / 4.33 s; after: 0.73 / 2.56 s, 0.58 / 0.44 s, 0.77 / 0.39 s (a /tmp script's
+collection of the same design: 1,985 items, 9,539 pairs).
 
 PrIRN (CPU seconds per 1,000 worlds; before = f26c0f9 and
 after = this tree, run alternately twice at load 7.4-7.9, peaks traced; the by-blocks row and

@@ -132,9 +132,9 @@ class Votes:
     class ``c`` (the labels an annotator never gave are never read). A confusion row, one
     annotator's probabilities of its labels for one class, is then a run of entries of one
     column (:attr:`row_starts`). An annotator who gave few of many labels costs those few:
-    1,000 annotators who each labelled 10 items of 100 classes are 9,539 pairs, where dense
-    ``(annotators, classes, classes)`` arrays held 10 million entries (every EM step and
-    every world a pass over each of them).
+    1,000 annotators who each labelled 10 items of 100 classes are about 9,600 pairs, where
+    dense ``(annotators, classes, classes)`` arrays held 10 million entries (every EM step
+    and every world a pass over each of them).
     """
 
     items: pd.Index
