@@ -330,19 +330,25 @@ def annotator_weights(
         ))
     raw = np.maximum(result.mean_kappa, 0.0) if by == "kappa" else result.majority_agreement
     defined = np.isfinite(raw)
-    if len(raw) and not defined.any():
-        why = ("no two annotators share two items, and Cohen's kappa needs them; "
-               "by='majority' reads a single shared item" if by == "kappa"
-               else "no annotator shares an item with another")
-        warn(f"every annotator's agreement is undefined ({why}): every weight is the "
-             f"undefined weight, {1.0 if undefined is None else undefined:g}", UserWarning)
     if undefined is None:
         undefined = float(np.median(raw[defined])) if defined.any() else 1.0
     weights = np.where(defined, raw, undefined)
-    if len(weights) and not weights.any():
-        why = ("no annotator agrees with the others beyond chance (mean Cohen's kappa at most "
-               "0); by='majority' weighs by agreement not corrected for chance" if by == "kappa"
-               else "no annotator ever agrees with the leave-one-out majority")
-        warn(f"every annotator weight is 0, so Membership.from_annotations would "
-             f"refuse every item: {why}", UserWarning)
+    if len(weights) and not (defined.any() and weights.any()):
+        warn(_weights_warning(by, bool(defined.any()), undefined), UserWarning)
     return {a: float(w) for a, w in zip(result.annotators, weights, strict=True)}
+
+
+def _weights_warning(by: str, any_defined: bool, undefined: float) -> str:
+    """What :func:`annotator_weights` says when no annotator's agreement is defined, or every
+    weight is 0."""
+    refused = "Membership.from_annotations would refuse every item"
+    if not any_defined:
+        why = ("no two annotators share two items, and Cohen's kappa needs them; "
+               "by='majority' reads a single shared item" if by == "kappa"
+               else "no annotator shares an item with another")
+        return (f"every annotator's agreement is undefined ({why}): every weight is the "
+                f"undefined weight, {undefined:g}" + (f", so {refused}" if undefined == 0 else ""))
+    why = ("no annotator agrees with the others beyond chance (mean Cohen's kappa at most "
+           "0); by='majority' weighs by agreement not corrected for chance" if by == "kappa"
+           else "no annotator ever agrees with the leave-one-out majority")
+    return f"every annotator weight is 0, so {refused}: {why}"
