@@ -223,6 +223,11 @@ class Votes:
         """Number of items on which each annotator has a vote of positive weight."""
         return np.bincount(self._voted.indices, minlength=len(self.annotators))
 
+    def voters_among(self, annotators: np.ndarray) -> np.ndarray:
+        """Per item, how many of the ``annotators`` (a bool per annotator) have a vote of
+        positive weight on it."""
+        return np.asarray(self._voted @ annotators.astype(np.int64)).ravel()
+
     @cached_property
     def row_starts(self) -> np.ndarray:
         """The first pair of each annotator who gave a label: a confusion row of a
@@ -317,15 +322,11 @@ def check_informative(votes: Votes, model: str) -> None:
             "new id per item) give this; use ids that name the same person on every item, or "
             "a model that reads such votes: the shares, one-coin or MACE"
         )
-    n_items = len(votes.items)
-    item = np.repeat(np.arange(n_items), np.diff(votes.pairs.indptr))
-    heard = np.bincount(item, weights=(labels_used >= 2)[votes.pair_annotator[votes.pairs.indices]],
-                        minlength=n_items)
-    silent = np.flatnonzero(heard == 0)
+    silent = np.flatnonzero(votes.voters_among(labels_used >= 2) == 0)
     if len(silent):
         warn(
             f"{model} reads no evidence from an annotator who gave a single label (its "
-            f"confusion rows are all 1 on that label): {len(silent)} of {n_items} "
+            f"confusion rows are all 1 on that label): {len(silent)} of {len(votes.items)} "
             f"items have votes only from such annotators ({_show(votes.items[silent])}), so "
             "their posterior is the class priors, whatever their votes",
             UserWarning,

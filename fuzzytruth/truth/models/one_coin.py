@@ -102,8 +102,7 @@ class OneCoin(DawidSkene):
         once = votes.items_per_annotator() == 1
         if not once.any():
             return
-        items = np.flatnonzero(np.asarray(votes._voted[:, np.flatnonzero(once)].sum(axis=1))
-                               .ravel())
+        items = np.flatnonzero(votes.voters_among(once))
         warn(
             f"one-coin estimates each annotator's accuracy from the items it labelled: "
             f"{int(once.sum())} of {len(once)} annotators labelled a single item, and an "
