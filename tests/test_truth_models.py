@@ -254,6 +254,26 @@ def test_dawid_skene_posterior_is_the_brute_force_e_step_and_likelihood_rises():
     assert fit.membership.probability("t4", "yes") == pytest.approx(fit.posterior[3, 1])
 
 
+@pytest.mark.parametrize("model", [DawidSkene, OneCoin, Mace, partial(Mace, method="vb")],
+                         ids=["dawid-skene", "one-coin", "mace-em", "mace-vb"])
+def test_public_confusion_matrices_give_the_fitted_posterior(model):
+    """The fits read per-(annotator, label) tables (``Votes``) and publish dense
+    ``errors``; one more E-step from the published matrices, brute force, is the fitted
+    posterior (a fixed point within the fit's tol), at the defaults, on the toy and on 40
+    image-collection items where no annotator gives every one of the 20 labels."""
+    image = image_collection().annotations
+    first = image.to_frame()
+    first = first[first["item_id"].isin(image.items[:40])]
+    sparse = Annotations.from_frame(first[["item_id", "annotator_id", "label"]],
+                                    taxonomy=image.taxonomy)
+    for ann in (toy_annotations(), sparse):
+        fit = fit_quietly(model(), ann)
+        if ann is sparse:
+            assert not fit.votes.used.all(axis=1).any()  # no annotator gave every label
+        np.testing.assert_allclose(brute_force_posterior(ann, fit.priors, fit.errors),
+                                   fit.posterior, atol=1e-5)
+
+
 def test_finds_imagenet_real_rater_145():
     fit = DawidSkene().fit(imagenet_real().annotations)
     assert fit.convergence.converged

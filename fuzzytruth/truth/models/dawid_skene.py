@@ -125,7 +125,8 @@ class Votes:
 
     ``pairs[i, p]`` is the total weight of the votes of annotator ``pair_annotator[p]`` for
     class position ``pair_label[p]`` on item ``i``; the pairs are those with a vote of positive
-    weight, by annotator, then label; ``used[a, l]`` whether ``a`` ever gave ``l``.
+    weight, by annotator, then label; :attr:`used` says the same as an
+    ``(n_annotators, n_classes)`` table.
 
     The models hold an annotator's parameters as such tables too: ``(n_pairs, n_classes)``,
     ``[p, c]`` the probability that the pair's annotator says the pair's label of an item of
@@ -143,7 +144,6 @@ class Votes:
     pairs: sparse.csr_matrix
     pair_annotator: np.ndarray
     pair_label: np.ndarray
-    used: np.ndarray
 
     @classmethod
     def from_annotations(cls, annotations: Annotations) -> Votes:
@@ -174,8 +174,6 @@ class Votes:
             (by_column.data, np.searchsorted(given, by_column.indices), by_column.indptr),
             shape=(annotations.n_items, len(given)),
         )
-        used = np.zeros(n_annot * n_classes, dtype=bool)
-        used[given] = True
         tax = annotations.taxonomy
         return cls(
             items=annotations.items,
@@ -184,13 +182,20 @@ class Votes:
             pairs=pairs,
             pair_annotator=given // n_classes,
             pair_label=given % n_classes,
-            used=used.reshape(n_annot, n_classes),
         )
 
     @property
     def n_classes(self) -> int:
         """Number of classes (labels used)."""
         return len(self.classes)
+
+    @cached_property
+    def used(self) -> np.ndarray:
+        """``(n_annotators, n_classes)``: ``[a, l]`` whether annotator ``a`` gave label ``l``
+        (a vote of positive weight), the pairs as a table."""
+        out = np.zeros((len(self.annotators), self.n_classes), dtype=bool)
+        out[self.pair_annotator, self.pair_label] = True
+        return out
 
     def _one_hot(self, codes: np.ndarray, n: int) -> sparse.csr_matrix:
         """pairs × ``n``: 1 at each pair's code."""
