@@ -3,7 +3,8 @@
 Part 1, shapes. ``agreement()`` and ``agreement_by_level()`` with 1,000 bootstrap replicates on
 185,000 items and a taxonomy of about 1,000 nodes, on generated collections of several shapes:
 taxonomy depth and fan-out (flat 1,000 leaves; 10 × 10 × 10; 31 × 31; a binary tree of depth 9;
-and ten times the nodes, 100 × 100), labels per item (3, 5, 20, or 1–10 with single-annotator
+ten times the nodes, 100 × 100; deep: a chain of 100 one-child nodes above 10 × 10 × 10, and a
+caterpillar 500 deep, a new partition of the labels at every depth), labels per item (3, 5, 20, or 1–10 with single-annotator
 items), the annotator pool (5 annotators labelling everything, 100, 5,000), skewed label use
 (Zipf-distributed true categories) and how much annotators agree. Each item has a true leaf;
 each of its annotators gives it (probability ``p_true``), a sibling leaf (0.15), its parent
@@ -85,6 +86,7 @@ class Shape:
     zipf: float = 0.0
     p_true: float = 0.5
     p_coarse: float = 0.1  # the parent of the true leaf, when the taxonomy has one
+    spine: int = 0  # > 0: a caterpillar, a path of this many nodes each with one leaf
 
 
 SHAPES = [
@@ -103,15 +105,27 @@ SHAPES = [
     # ten times the labels: taxonomy α's metric between 10,000 leaves (a (U, U) table of
     # 800 MB before 2026-11-28, read in full by every replicate)
     Shape("2 levels 100x100, 5 labels", fanout=(100, 100)),
+    # deep: a chain of one-child nodes above 10 x 10 x 10 (one category at each of its 100
+    # depths), and a caterpillar 500 deep (a leaf beside each node of a path, two at its end:
+    # at depth d the d leaves above it and the path's node, every depth a new partition)
+    Shape("chain of 100 above 10x10x10", fanout=(1,) * 100 + (10, 10, 10)),
+    Shape("caterpillar 500 deep, 5 labels", fanout=(2,), spine=500),
 ]
 QUICK = [0, 1, 5]
 SHAPE_BY_NAME = {s.name: s for s in SHAPES}
 
 
-def make_taxonomy(fanout: tuple[int, ...]):
-    """Nodes ``root``, ``n1_0``, ``n1_1``, ...: level ``d`` has ``prod(fanout[:d])`` nodes."""
+def make_taxonomy(fanout: tuple[int, ...], spine: int = 0):
+    """Nodes ``root``, ``n1_0``, ``n1_1``, ...: level ``d`` has ``prod(fanout[:d])`` nodes;
+    given ``spine``, a caterpillar instead (path nodes ``s0`` ... and leaves ``l0`` ...)."""
     from fuzzytruth import Taxonomy
 
+    if spine:
+        path = ["root"] + [f"s{d}" for d in range(spine)]
+        edges = [(path[d], node) for d in range(spine) for node in (path[d + 1], f"l{d}")]
+        edges += [(path[-1], f"l{spine}"), (path[-1], f"l{spine + 1}")]
+        tax = Taxonomy.from_edges(edges)
+        return tax, len(tax.leaves)
     edges, level = [], ["root"]
     for depth, k in enumerate(fanout, start=1):
         children = [f"n{depth}_{j}" for j in range(len(level) * k)]
@@ -125,7 +139,7 @@ def make_annotations(shape: Shape, n_items: int, seed: int = 0):
     from fuzzytruth import Annotations
 
     rng = np.random.default_rng(seed)
-    tax, n_leaves = make_taxonomy(shape.fanout)
+    tax, n_leaves = make_taxonomy(shape.fanout, shape.spine)
     nodes = np.array(tax.nodes, dtype=object)
     leaf_cols = tax.indices(tax.leaves)
     parent_col = np.array([tax.index(tax.parents(n)[0]) if tax.parents(n) else 0

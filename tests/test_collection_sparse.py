@@ -15,7 +15,11 @@ from thread_splits import one_and_many
 from fuzzytruth import Annotations, Taxonomy
 from fuzzytruth._resampling import resample_block, resample_chunks
 from fuzzytruth.collection import agreement, agreement_by_level
-from fuzzytruth.collection._kernels import first_copies, quadratic_forms, weighted_column_sums
+from fuzzytruth.collection._kernels import (
+    DistinctColumns,
+    quadratic_forms,
+    weighted_column_sums,
+)
 from fuzzytruth.stats.procedures import UnreliableInferenceWarning
 
 
@@ -199,41 +203,39 @@ def test_quadratic_forms_are_tdt_and_do_not_depend_on_the_block(seed, n_labels, 
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 12), st.booleans())
-def test_first_copies_are_the_first_equal_columns(seed, n_items, width, repeated):
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 12), st.integers(1, 3),
+       st.booleans())
+def test_distinct_columns_are_the_first_equal_columns(seed, n_items, width, n_tables, repeated):
     rng = np.random.default_rng(seed)
     # few columns to pick from, so that many repeat (the empty column among them)
     pool = rng.integers(0, 3, size=(n_items, 4)) * (rng.random((n_items, 4)) < 0.5) / 2
     dense = pool[:, rng.integers(0, 4, size=width)]
-    table = sparse.csr_array(dense)
-    if repeated:  # the same entries, each value split in two entries of its row
-        coo = table.tocoo()
-        table = sparse.csr_array((np.r_[coo.data / 2, coo.data / 2],
-                                  (np.r_[coo.row, coo.row], np.r_[coo.col, coo.col])),
-                                 shape=table.shape)
-        table.has_canonical_format = False
-    copies = first_copies(table)
-    expected = [next(k for k in range(width) if np.array_equal(dense[:, k], dense[:, j]))
-                for j in range(width)]
-    assert copies.tolist() == expected
+    columns = DistinctColumns(n_items)
+    for part in np.array_split(np.arange(width), n_tables):  # added a table at a time
+        table = sparse.csr_array(dense[:, part])
+        if repeated:  # the same entries, each value split in two entries of its row, and
+            coo = table.tocoo()  # an explicit zero
+            table = sparse.csr_array((np.r_[coo.data / 2, coo.data / 2, 0.0],
+                                      (np.r_[coo.row, coo.row, 0], np.r_[coo.col, coo.col, 0])),
+                                     shape=table.shape)
+            table.has_canonical_format = False
+        columns.add(table)
+    first = [next(k for k in range(width) if np.array_equal(dense[:, k], dense[:, j]))
+             for j in range(width)]
+    distinct = sorted(set(first))
+    assert columns.copies.tolist() == [distinct.index(k) for k in first]
+    np.testing.assert_array_equal(columns.table().toarray(), dense[:, distinct])
 
 
-def test_a_column_with_the_same_signature_but_other_values_stays_its_own(monkeypatch):
-    # the signatures only propose candidates: made all equal, the row-by-row pass decides
-    from fuzzytruth.collection import _kernels
-
-    dense = np.array([[1.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0], [2.0, 2.0, 2.0, 0.0]])
-    kernels = dict(_kernels._kernels())
-    kernels["column_signatures"] = lambda indptr, indices, data, out: None  # all zero
-    monkeypatch.setattr(_kernels, "_kernels", lambda: kernels)
-    assert first_copies(sparse.csr_array(dense)).tolist() == [0, 0, 2, 3]
-
-
-def levels_collection(n_items: int) -> Annotations:
-    """1 to 10 labels per item on a 3 × 3 × 3 tree, mostly near a true leaf."""
+def levels_collection(n_items: int, chain: int = 0) -> Annotations:
+    """1 to 10 labels per item on a 3 × 3 × 3 tree, mostly near a true leaf; ``chain``
+    one-child nodes between the root and the tree's first level."""
     rng = np.random.default_rng(7)
-    tax = Taxonomy.from_nested({"root": {f"g{a}": {f"g{a}{b}": [f"g{a}{b}{c}" for c in range(3)]
-                                                    for b in range(3)} for a in range(3)}})
+    tree = {f"g{a}": {f"g{a}{b}": [f"g{a}{b}{c}" for c in range(3)] for b in range(3)}
+            for a in range(3)}
+    for link in range(chain):
+        tree = {f"chain{link}": tree}
+    tax = Taxonomy.from_nested({"root": tree})
     leaves = [n for n in tax.nodes if n.startswith("g") and len(n) == 4]
     rows = []
     for item in range(n_items):
@@ -256,20 +258,59 @@ def test_equal_columns_summed_once_give_the_bits_of_the_whole_table(monkeypatch,
 
     module = importlib.import_module("fuzzytruth.collection.agreement")
     ann = levels_collection(1000)
+    found = []
+
+    class Recorded(DistinctColumns):
+        def table(self):
+            found.append(len(self.copies) - self.table_width())
+            return super().table()
+
+        def table_width(self):
+            return len(set(self.copies.tolist()))
+
+    monkeypatch.setattr(module, "DistinctColumns", Recorded)
     summed_once = function(ann, metric=metric, n_resamples=200, rng=3)
-    seen = []
 
-    def none_equal(table):
-        seen.append((first_copies(table) != np.arange(table.shape[1])).any())
-        return np.arange(table.shape[1])
+    class EveryColumn:  # the tables side by side, every column summed
+        def __init__(self, n_rows):
+            self.tables, self.nbytes = [], 0
 
-    monkeypatch.setattr(module, "first_copies", none_equal)
+        def add(self, table):
+            self.tables.append(sparse.csr_array(table))
+
+        @property
+        def copies(self):
+            return np.arange(sum(t.shape[1] for t in self.tables))
+
+        def table(self):
+            return sparse.csr_array(sparse.hstack(self.tables, format="csr"))
+
+    monkeypatch.setattr(module, "DistinctColumns", EveryColumn)
     every_column = function(ann, metric=metric, n_resamples=200, rng=3)
-    assert len(seen) == 1  # one table, its copies (always some, for the levels) summed once
-    assert seen[0] or function is agreement
+    assert found and (max(found) > 0 or function is agreement)  # the levels repeat columns
     np.testing.assert_array_equal(summed_once.estimate, every_column.estimate)
     np.testing.assert_array_equal(summed_once.bootstrap_distribution,
                                   every_column.bootstrap_distribution)
+
+
+@pytest.mark.parametrize("metric", ["path", "squared_path", "nominal"])
+def test_a_chain_above_the_categories_shifts_the_depths(metric):
+    """A chain of one-child nodes between the root and the categories leaves one category at
+    each of its depths (every coefficient undefined, not computed) and moves every other depth
+    down by its length, with the same bits: a path between labels below the chain does not
+    reach it. Small memory budgets put the depths in several batches, on the same draws."""
+    plain = agreement_by_level(levels_collection(400), metric=metric, n_resamples=50, rng=2)
+    for budget in (1e9, 3e4):
+        chained = agreement_by_level(levels_collection(400, chain=4), metric=metric,
+                                     n_resamples=50, rng=2, memory_budget=budget)
+        top = chained.depth <= 4
+        assert (chained.n_categories[top] == 1).all()
+        assert np.isnan(chained.estimate[top]).all()
+        assert np.isnan(chained.bootstrap_distribution[top]).all()
+        np.testing.assert_array_equal(chained.depth[~top] - 4, plain.depth)
+        np.testing.assert_array_equal(chained.estimate[~top], plain.estimate)
+        np.testing.assert_array_equal(chained.bootstrap_distribution[~top],
+                                      plain.bootstrap_distribution)
 
 
 def test_the_coefficients_are_the_same_bits_whatever_the_layout_of_the_sums(monkeypatch):
@@ -283,17 +324,20 @@ def test_the_coefficients_are_the_same_bits_whatever_the_layout_of_the_sums(monk
     problems = []
     bootstrap = module._bootstrap
 
-    def keep(given, *args):
-        problems.extend(given)
-        return bootstrap(given, *args)
+    def keep(stats, columns, *args):
+        problems.append((stats, columns.table(), columns.copies))
+        return bootstrap(stats, columns, *args)
 
     monkeypatch.setattr(module, "_bootstrap", keep)
     agreement_by_level(levels_collection(300), metric="path", n_resamples=0)
     assert problems
-    for stats, table in problems:
+    for stats, table, copies in problems:
         sums = weighted_column_sums(table, resample_block(table.shape[0], 5, 0, 200))
-        np.testing.assert_array_equal(stats.estimate(np.asfortranarray(sums), table.shape[0]),
-                                      stats.estimate(sums, table.shape[0]))
+        for depth, part in zip(stats, module._split(sums[:, copies], stats), strict=True):
+            assert not part.flags.c_contiguous
+            np.testing.assert_array_equal(depth.estimate(part, table.shape[0]),
+                                          depth.estimate(np.ascontiguousarray(part),
+                                                         table.shape[0]))
 
 
 def wide_collection(n_items: int = 3000, n_labels: int = 9000) -> Annotations:

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import sparse
 
 from fuzzytruth._order import name_order, ranks
-from fuzzytruth._random import as_generator, draw_seed
+from fuzzytruth._random import draw_seed
 from fuzzytruth._resampling import (
     BYTES_PER_DRAW,
     MEMORY_BUDGET,
@@ -41,10 +41,7 @@ from fuzzytruth.collection._counts import (
     format_estimate,
     metric_matrix,
 )
-from fuzzytruth.collection._kernels import (
-    first_copies,
-    weighted_column_sums,
-)
+from fuzzytruth.collection._kernels import DistinctColumns, weighted_column_sums
 from fuzzytruth.collection._label_metric import MetricTable, TreePath
 from fuzzytruth.taxonomy import Taxonomy
 
@@ -283,32 +280,32 @@ def _observed(
 
 
 def _bootstrap(
-    problems: list[tuple[_ItemStatistics, sparse.csr_array]],
+    stats: list[_ItemStatistics],
+    columns: DistinctColumns,
     n_resamples: int,
-    rng: np.random.Generator,
+    seed: int,
     memory_budget: float,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Point estimates and bootstrap distributions (``(n_values, n_resamples)``) of several
-    problems (statistics and their tables) over the same items; every problem sees the same
-    resamples (paired), and their tables side by side are summed in one pass. Blocks of
+    problems over the same items (their statistics, and their tables side by side as
+    ``columns``: each distinct column summed once, with the same bits, since a column's sums
+    do not depend on the others); every problem sees the resamples of ``seed`` (paired, also
+    with another call's problems given the same seed: the draws are keyed). Blocks of
     replicates are computed by :func:`~fuzzytruth._resampling.run_blocks` (here, or on a Dask
     cluster under :func:`fuzzytruth.distributed.agreement`)."""
-    stats = [p for p, _ in problems]
-    table = sparse.csr_array(sparse.hstack([t for _, t in problems], format="csr"))
-    del problems
+    table = columns.table()
     n_items = table.shape[0]
+    # the distinct column of each of a problem's columns
+    copies = [c[0] for c in _split(columns.copies[None, :], stats)]
     point = np.asarray(table.sum(axis=0))[None, :]
-    estimates = [p.estimate(part, n_items, point=True)[0]
-                 for p, part in zip(stats, _split(point, stats), strict=True)]
-    per_replicate = BYTES_PER_DRAW * n_items + _BYTES_PER_COLUMN * table.shape[1]
+    estimates = [p.estimate(point[:, c], n_items, point=True)[0]
+                 for p, c in zip(stats, copies, strict=True)]
+    # the distinct sums of a replicate, and one problem's columns at a time
+    widest = max(p.n_columns for p in stats)
+    per_replicate = (BYTES_PER_DRAW * n_items + 8 * table.shape[1]
+                     + _BYTES_PER_COLUMN * widest)
     blocks = replicate_blocks(n_resamples, per_replicate, memory_budget)
-    # tables side by side repeat columns (every depth of agreement_by_level counts the items
-    # per number of labels; a label no depth below collapses keeps its column): each is
-    # summed once, with the same bits (a column's sums do not depend on the others)
-    distinct, copies = np.unique(first_copies(table), return_inverse=True)
-    if len(distinct) < table.shape[1]:
-        table = sparse.csr_array(table[:, distinct])
-    parts = run_blocks(_replicate_block, (stats, table, copies, draw_seed(rng)), blocks)
+    parts = run_blocks(_replicate_block, (stats, table, copies, seed), blocks)
     dists = [
         np.concatenate([np.empty((p.n_values, 0)), *(part[i] for part in parts)], axis=1)
         for i, p in enumerate(stats)
@@ -323,18 +320,18 @@ def _split(sums: np.ndarray, stats: list[_ItemStatistics]) -> list[np.ndarray]:
 
 
 def _replicate_block(
-    shared: tuple[list[_ItemStatistics], sparse.csr_array, np.ndarray, int], start: int,
-    stop: int,
+    shared: tuple[list[_ItemStatistics], sparse.csr_array, list[np.ndarray], int],
+    start: int, stop: int,
 ) -> list[np.ndarray]:
     """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``
-    (``shared``: the statistics, the table's distinct columns, which of them each column of
-    the problems' tables is, the seed)."""
+    (``shared``: the statistics, the table's distinct columns, which of them each problem's
+    columns are, the seed)."""
     stats, table, copies, seed = shared
     n_items = table.shape[0]
     sums = weighted_column_sums(table, resample_block(n_items, seed, start, stop))
-    sums = np.take(sums, copies, axis=1)  # C order (x[:, index] is F order: a copy more)
-    return [p.estimate(part, n_items).T for p, part in zip(stats, _split(sums, stats),
-                                                             strict=True)]
+    # one problem's columns at a time, in C order (x[:, index] is F order: a copy more)
+    return [p.estimate(np.take(sums, c, axis=1), n_items).T
+            for p, c in zip(stats, copies, strict=True)]
 
 
 def _check_pairable(counts: sparse.csr_array, n_resamples: int, analysis: str
@@ -697,11 +694,15 @@ def agreement(
     n_single, n_resamples = _check_pairable(counts, n_resamples, "agreement")
     used = _used(counts)  # taxonomy order, the order of the κ_j rows
     labels = _by_name(used, taxonomy)  # the order of the sums
-    problem = _ItemStatistics.build(_compact(counts, labels),
-                                    _label_metric(metric, taxonomy, labels, memory_budget),
-                                    per_category=True,
-                                    memory_budget=memory_budget)
-    (estimate,), (dist,) = _bootstrap([problem], n_resamples, as_generator(rng), memory_budget)
+    stats, table = _ItemStatistics.build(_compact(counts, labels),
+                                         _label_metric(metric, taxonomy, labels, memory_budget),
+                                         per_category=True,
+                                         memory_budget=memory_budget)
+    columns = DistinctColumns(counts.shape[0])
+    columns.add(table)
+    del table
+    (estimate,), (dist,) = _bootstrap([stats], columns, n_resamples, draw_seed(rng),
+                                      memory_budget)
     # κ_j back in taxonomy order (used is labels sorted)
     rows = np.r_[np.arange(len(MEASURES)), len(MEASURES) + np.argsort(labels)]
     estimate, dist = estimate[rows], dist[rows]
@@ -784,14 +785,29 @@ def agreement_by_level(
     used = [_by_name(np.unique(target[raw]), taxonomy) for target in targets]
     nodes = np.unique(np.concatenate(used))
     between = _label_metric(metric, taxonomy, nodes, memory_budget)
-    problems = []
-    for target, u in zip(targets, used, strict=True):  # one depth's tables at a time
-        at = np.searchsorted(nodes, u)
-        problems.append(_ItemStatistics.build(
-            _compact(_collapse(counts, target), u), between, per_category=False,
-            memory_budget=memory_budget, metric_at=at,
-        ))
-    estimates, dists = _bootstrap(problems, n_resamples, as_generator(rng), memory_budget)
+    # a depth with one category left has every coefficient undefined: not computed (a chain
+    # of one-child nodes above the categories is as many such depths)
+    several = [i for i, u in enumerate(used) if len(u) > 1]
+    estimates = [np.full(len(MEASURES), np.nan) for _ in depths]
+    dists = [np.full((len(MEASURES), n_resamples), np.nan) for _ in depths]
+    seed, batch = draw_seed(rng), []
+    columns = DistinctColumns(counts.shape[0])
+    for i in several:  # one depth's table at a time, kept as the columns no depth before had
+        depth, table = _ItemStatistics.build(
+            _compact(_collapse(counts, targets[i]), used[i]), between, per_category=False,
+            memory_budget=memory_budget, metric_at=np.searchsorted(nodes, used[i]),
+        )
+        batch.append((i, depth))
+        columns.add(table)
+        del table
+        # depths in batches whose distinct columns fit the budget, each batch bootstrapped on
+        # the same (keyed) resamples: a taxonomy 500 deep held 500 per-item tables
+        if columns.nbytes > memory_budget or i == several[-1]:
+            found = _bootstrap([s for _, s in batch], columns, n_resamples, seed,
+                               memory_budget)
+            for (j, _), estimate, dist in zip(batch, *found, strict=True):
+                estimates[j], dists[j] = estimate, dist
+            batch, columns = [], DistinctColumns(counts.shape[0])
     return LevelAgreement(
         depth=np.repeat(depths, len(MEASURES)),
         measure=MEASURES * len(depths),
