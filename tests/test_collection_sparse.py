@@ -161,6 +161,27 @@ def test_sparse_levels_equal_the_dense_brute_force_on_collapsed_labels(case):
                 assert_close(values[row], expected[res.measure[row]])
 
 
+@settings(max_examples=40, deadline=None)
+@given(collections(), st.sampled_from(["path", "nominal"]))
+def test_levels_on_a_tree_are_the_bits_of_each_depths_own_table(case, metric):
+    """On a tree, the nominal and path metrics read every depth from one per-item table
+    (steps and second differences over the depths): whole numbers, the same bits as the
+    collapsed table of each depth, point estimates and every replicate."""
+    import importlib
+    from unittest import mock
+
+    module = importlib.import_module("fuzzytruth.collection.agreement")
+    ann = case[0]
+    if (dense_counts(ann).sum(axis=1) >= 2).sum() < 2:
+        return
+    one_table = agreement_by_level(ann, metric=metric, n_resamples=40, rng=9)
+    with mock.patch.object(module, "_levels_on_tree", module._levels_by_tables):
+        own_tables = agreement_by_level(ann, metric=metric, n_resamples=40, rng=9)
+    np.testing.assert_array_equal(one_table.estimate, own_tables.estimate)
+    np.testing.assert_array_equal(one_table.bootstrap_distribution,
+                                  own_tables.bootstrap_distribution)
+
+
 # ---------------------------------------------------------------------------- compiled passes
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 9), st.integers(1, 12))
@@ -257,6 +278,8 @@ def test_equal_columns_summed_once_give_the_bits_of_the_whole_table(monkeypatch,
     import importlib
 
     module = importlib.import_module("fuzzytruth.collection.agreement")
+    # the depths' own tables, as for a DAG or a metric other than path and nominal
+    monkeypatch.setattr(module, "_levels_on_tree", module._levels_by_tables)
     ann = levels_collection(1000)
     found = []
 
@@ -321,6 +344,7 @@ def test_the_coefficients_are_the_same_bits_whatever_the_layout_of_the_sums(monk
     import importlib
 
     module = importlib.import_module("fuzzytruth.collection.agreement")
+    monkeypatch.setattr(module, "_levels_on_tree", module._levels_by_tables)
     problems = []
     bootstrap = module._bootstrap
 

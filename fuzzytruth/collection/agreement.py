@@ -43,6 +43,7 @@ from fuzzytruth.collection._counts import (
 )
 from fuzzytruth.collection._kernels import DistinctColumns, weighted_column_sums
 from fuzzytruth.collection._label_metric import MetricTable, TreePath
+from fuzzytruth.collection._levels import LevelTable
 from fuzzytruth.taxonomy import Taxonomy
 
 __all__ = ["AgreementResult", "LevelAgreement", "agreement", "agreement_by_level"]
@@ -120,10 +121,10 @@ class _ItemStatistics:
         repeated = value >= 2
         if per_category:
             q_keys, q_col = np.unique(key[repeated], return_inverse=True)
-            q_group = q_keys // u
         else:
-            q_keys, q_col, q_group = None, group[row[repeated]], np.arange(n_groups)
-        n_a, n_q = len(a_keys), len(q_group)
+            q_keys, q_col = None, group[row[repeated]]
+        stats = cls.of_keys(sizes, u, a_keys, metric, metric_at=metric_at, q_keys=q_keys)
+        n_a, n_q = len(a_keys), stats.maps["q_sum"].shape[1]
         parts = [
             (row, a_col, value),
             (row[repeated], n_a + q_col, value[repeated] * (value[repeated] - 1)),
@@ -132,19 +133,30 @@ class _ItemStatistics:
         if metric is not None:
             parts.append((np.arange(n_items), n_a + n_q + n_groups + group,
                           _observed(counts, metric, metric_at, memory_budget)))
-        width = n_a + n_q + n_groups * (2 if metric is not None else 1)
-        index = np.int32 if max(n_items, width) < 2**31 else np.int64
+        index = np.int32 if max(n_items, stats.n_columns) < 2**31 else np.int64
         rows = np.concatenate([r for r, _, _ in parts]).astype(index)
         cols = np.concatenate([c for _, c, _ in parts]).astype(index)
         vals = np.concatenate([v for _, _, v in parts])
         del parts
-        table = sparse.csr_array((vals, (rows, cols)), shape=(n_items, width))
+        table = sparse.csr_array((vals, (rows, cols)), shape=(n_items, stats.n_columns))
         table.eliminate_zeros()
-        maps = _maps(sizes, u, a_keys, q_group)
+        return stats, table
+
+    @classmethod
+    def of_keys(
+        cls, sizes: np.ndarray, u: int, a_keys: np.ndarray,
+        metric: MetricTable | TreePath | None, *, metric_at: np.ndarray | None = None,
+        q_keys: np.ndarray | None = None,
+    ) -> _ItemStatistics:
+        """The statistics of a table whose items fall in groups of ``sizes`` labels, with
+        the A columns ``a_keys`` (group × ``u`` + label, ascending) and, per label
+        (``per_category``), the Q columns ``q_keys`` (else one per group)."""
+        q_group = np.arange(len(sizes)) if q_keys is None else q_keys // u
+        width = len(a_keys) + len(q_group) + len(sizes) * (2 if metric is not None else 1)
         a_group = a_keys // u
         q_to_a = None if q_keys is None else np.searchsorted(a_keys, q_keys)
-        return cls(width, u, sizes, maps, a_group, sizes[a_group], q_to_a, per_category,
-                   metric, metric_at), table
+        return cls(width, u, sizes, _maps(sizes, u, a_keys, q_group), a_group, sizes[a_group],
+                   q_to_a, q_keys is not None, metric, metric_at)
 
     @property
     def n_values(self) -> int:
@@ -717,6 +729,98 @@ def agreement(
     )
 
 
+def _levels_by_tables(
+    counts: sparse.csr_array, taxonomy: Taxonomy, targets: np.ndarray, used: list[np.ndarray],
+    several: list[int], nodes: np.ndarray, between: MetricTable | TreePath | None,
+    n_resamples: int, seed: int, memory_budget: float,
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The estimates and bootstrap distributions of the depths ``several`` (indices into
+    ``targets`` and ``used``), each from its own collapsed table: one depth's table at a time,
+    kept as the columns no depth before had, in batches whose distinct columns fit the budget,
+    each batch bootstrapped on the same (keyed) resamples (a taxonomy 500 deep held 500
+    per-item tables side by side)."""
+    found, batch = {}, []
+    columns = DistinctColumns(counts.shape[0])
+    for i in several:
+        depth, table = _ItemStatistics.build(
+            _compact(_collapse(counts, targets[i]), used[i]), between, per_category=False,
+            memory_budget=memory_budget, metric_at=np.searchsorted(nodes, used[i]),
+        )
+        batch.append((i, depth))
+        columns.add(table)
+        del table
+        if columns.nbytes > memory_budget or i == several[-1]:
+            done = _bootstrap([s for _, s in batch], columns, n_resamples, seed, memory_budget)
+            found.update(zip([j for j, _ in batch], zip(*done, strict=True), strict=True))
+            batch, columns = [], DistinctColumns(counts.shape[0])
+    return found
+
+
+def _levels_on_tree(
+    counts: sparse.csr_array, taxonomy: Taxonomy, targets: np.ndarray, used: list[np.ndarray],
+    several: list[int], nodes: np.ndarray, between: TreePath | None, n_resamples: int,
+    seed: int, memory_budget: float,
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """As :func:`_levels_by_tables`, on a tree with the nominal or path metric: every depth's
+    sums from one per-item table (:class:`~fuzzytruth.collection._levels.LevelTable`), the
+    same whole numbers, so the same bits."""
+    if not counts.has_canonical_format:
+        counts = counts.copy()
+        counts.sum_duplicates()
+    n_items, n_nodes = counts.shape
+    sizes, group = np.unique(counts.sum(axis=1), return_inverse=True)
+    levels = LevelTable.build(counts, group, len(sizes), taxonomy, path=between is not None,
+                              memory_budget=memory_budget)
+    label_group = levels.label_keys // n_nodes
+    label_node = levels.label_keys % n_nodes
+    stats, maps = [], []
+    for i in several:
+        position = np.full(n_nodes, -1, dtype=np.int64)
+        position[used[i]] = np.arange(len(used[i]))
+        # each label column's A column at this depth: (group, its ancestor's place)
+        keys = label_group * len(used[i]) + position[targets[i][label_node]]
+        a_keys, a_col = np.unique(keys, return_inverse=True)
+        stats.append(_ItemStatistics.of_keys(sizes, len(used[i]), a_keys, between,
+                                             metric_at=np.searchsorted(nodes, used[i])))
+        maps.append(sparse.csr_array((np.ones(len(keys)), (a_col, np.arange(len(keys)))),
+                                     shape=(len(a_keys), len(keys))))
+    shared = (levels, stats, maps, np.asarray(several), seed)
+    point = _level_values(shared, np.ones((1, n_items)), point=True)
+    widest = max(p.n_columns for p in stats)
+    per_replicate = (BYTES_PER_DRAW * n_items + 32 * levels.table.shape[1]  # sums, cumsums
+                     + _BYTES_PER_COLUMN * widest)
+    parts = run_blocks(_level_block, shared,
+                       replicate_blocks(n_resamples, per_replicate, memory_budget))
+    return {i: (point[k][0], np.concatenate([np.empty((len(MEASURES), 0)),
+                                             *(part[k] for part in parts)], axis=1))
+            for k, i in enumerate(several)}
+
+
+def _level_block(shared: tuple, start: int, stop: int) -> list[np.ndarray]:
+    """Every depth's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``
+    (``shared``: the level table, each depth's statistics and label map, the depths' indices,
+    the seed)."""
+    n_items = shared[0].table.shape[0]
+    weights = resample_block(n_items, shared[-1], start, stop)
+    return [values.T for values in _level_values(shared, weights)]
+
+
+def _level_values(shared: tuple, weights: np.ndarray, *, point: bool = False
+                  ) -> list[np.ndarray]:
+    """Every depth's coefficients ``(B, n_values)`` for the item weights ``(B, n_items)``."""
+    levels, stats, maps, depth_at, _ = shared
+    n_items = levels.table.shape[0]
+    labels, in_group, pairs, paths = levels.depth_sums(
+        weighted_column_sums(levels.table, weights))
+    out = []
+    for p, to_depth, d in zip(stats, maps, depth_at.tolist(), strict=True):
+        columns = [_through(to_depth, labels), pairs[:, :, d], in_group]
+        if paths is not None:
+            columns.append(paths[:, :, d])
+        out.append(p.estimate(np.concatenate(columns, axis=1), n_items, point=point))
+    return out
+
+
 def agreement_by_level(
     annotations: Annotations | LabelCounts,
     *,
@@ -790,24 +894,14 @@ def agreement_by_level(
     several = [i for i, u in enumerate(used) if len(u) > 1]
     estimates = [np.full(len(MEASURES), np.nan) for _ in depths]
     dists = [np.full((len(MEASURES), n_resamples), np.nan) for _ in depths]
-    seed, batch = draw_seed(rng), []
-    columns = DistinctColumns(counts.shape[0])
-    for i in several:  # one depth's table at a time, kept as the columns no depth before had
-        depth, table = _ItemStatistics.build(
-            _compact(_collapse(counts, targets[i]), used[i]), between, per_category=False,
-            memory_budget=memory_budget, metric_at=np.searchsorted(nodes, used[i]),
-        )
-        batch.append((i, depth))
-        columns.add(table)
-        del table
-        # depths in batches whose distinct columns fit the budget, each batch bootstrapped on
-        # the same (keyed) resamples: a taxonomy 500 deep held 500 per-item tables
-        if columns.nbytes > memory_budget or i == several[-1]:
-            found = _bootstrap([s for _, s in batch], columns, n_resamples, seed,
-                               memory_budget)
-            for (j, _), estimate, dist in zip(batch, *found, strict=True):
-                estimates[j], dists[j] = estimate, dist
-            batch, columns = [], DistinctColumns(counts.shape[0])
+    on_tree = taxonomy.is_tree and (
+        between is None or (isinstance(between, TreePath) and not between.squared))
+    levels = _levels_on_tree if on_tree else _levels_by_tables
+    seed = draw_seed(rng)
+    found = levels(counts, taxonomy, targets, used, several, nodes, between, n_resamples, seed,
+                   memory_budget) if several else {}
+    for i, (estimate, dist) in found.items():
+        estimates[i], dists[i] = estimate, dist
     return LevelAgreement(
         depth=np.repeat(depths, len(MEASURES)),
         measure=MEASURES * len(depths),
