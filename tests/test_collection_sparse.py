@@ -162,11 +162,11 @@ def test_sparse_levels_equal_the_dense_brute_force_on_collapsed_labels(case):
 
 
 @settings(max_examples=40, deadline=None)
-@given(collections(), st.sampled_from(["path", "nominal"]))
+@given(collections(), st.sampled_from(["path", "squared_path", "nominal"]))
 def test_levels_on_a_tree_are_the_bits_of_each_depths_own_table(case, metric):
     """On a tree, the nominal and path metrics read every depth from one per-item table
-    (steps and second differences over the depths): whole numbers, the same bits as the
-    collapsed table of each depth, point estimates and every replicate."""
+    (steps and differences over the depths): whole numbers, the same bits as the collapsed
+    table of each depth, point estimates and every replicate."""
     import importlib
     from unittest import mock
 
@@ -321,11 +321,18 @@ def test_a_chain_above_the_categories_shifts_the_depths(metric):
     """A chain of one-child nodes between the root and the categories leaves one category at
     each of its depths (every coefficient undefined, not computed) and moves every other depth
     down by its length, with the same bits: a path between labels below the chain does not
-    reach it. Small memory budgets put the depths in several batches, on the same draws."""
+    reach it. With each depth's own table, small memory budgets put the depths in several
+    batches, on the same draws."""
+    import importlib
+    from unittest import mock
+
+    module = importlib.import_module("fuzzytruth.collection.agreement")
     plain = agreement_by_level(levels_collection(400), metric=metric, n_resamples=50, rng=2)
-    for budget in (1e9, 3e4):
-        chained = agreement_by_level(levels_collection(400, chain=4), metric=metric,
-                                     n_resamples=50, rng=2, memory_budget=budget)
+    for budget, tables in ((1e9, False), (3e4, False), (3e4, True)):
+        with mock.patch.object(module, "_levels_on_tree",  # each depth's own table
+                               module._levels_by_tables if tables else module._levels_on_tree):
+            chained = agreement_by_level(levels_collection(400, chain=4), metric=metric,
+                                         n_resamples=50, rng=2, memory_budget=budget)
         top = chained.depth <= 4
         assert (chained.n_categories[top] == 1).all()
         assert np.isnan(chained.estimate[top]).all()

@@ -140,6 +140,52 @@ def quadratic_forms(
     return out
 
 
+def level_pair_entries(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, group: np.ndarray,
+    at_depths: np.ndarray, node_depth: np.ndarray, steps: int, differences: int, power: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (row, column, value) entries that the pairs of labels of each item give the level
+    table of :class:`~fuzzytruth.collection._levels.LevelTable` (see its module): for item
+    ``i`` of ``counts`` (CSR ``indptr``, ``indices`` the tree's nodes, ``data``), in group
+    ``g``, the steps of Σ_c n_ic (n_ic − 1) at column ``steps + g D + (d − 1)`` for each depth
+    d where it changes (its value at depth 1 in the first), and, for ``power`` 1 (the path)
+    or 2 (its square), the differences of order ``power + 1`` over the depths of
+    Σ_{c≠c'} n_ic n_ic' path(c, c') ** power from column ``differences + g D`` (none for
+    ``power`` 0); equal columns of an item added up, zeros left out. D is ``at_depths``'
+    number of rows minus one (:meth:`~fuzzytruth.taxonomy.Taxonomy.ancestors_at_depths`);
+    each pair's lowest common ancestor is found by a binary search over the depths.
+
+    Examples
+    --------
+    >>> # all -> a -> (a1, a2), all -> b: nodes 0 all, 1 a, 2 b, 3 a1, 4 a2 (depths 0 1 1 2 2)
+    >>> at = np.array([[0, 0, 0, 0, 0], [0, 1, 2, 1, 1], [0, 1, 2, 3, 4]])
+    >>> depth = np.array([0, 1, 1, 2, 2])
+    >>> # one item: a1 twice, a2 once; the pair (a1, a2) meets at depth 1
+    >>> rows, cols, vals = level_pair_entries(np.array([0, 2]), np.array([3, 4]),
+    ...                                       np.array([2.0, 1.0]), np.array([0]), at, depth,
+    ...                                       0, 2, 1)
+    >>> sorted(zip(cols.tolist(), vals.tolist()))
+    [(0, 6.0), (1, -4.0), (3, 8.0)]
+    """
+    n_depths = at_depths.shape[0] - 1
+    per_item = np.diff(indptr)
+    pairs = per_item * (per_item - 1) // 2
+    # at most one entry per depth, or per change, for each item and kind
+    bound = np.minimum(1 + pairs, n_depths) + (
+        np.minimum(3 * (power + 1) * pairs, n_depths) if power else 0)
+    size = int(bound[per_item >= 1].sum())
+    rows = np.empty(size, dtype=np.int64)
+    cols = np.empty(size, dtype=np.int64)
+    vals = np.empty(size)
+    used = _kernels()["level_pair_entries"](
+        np.ascontiguousarray(indptr, dtype=np.int64), np.ascontiguousarray(indices, dtype=np.int64),
+        np.ascontiguousarray(data, dtype=np.float64), np.ascontiguousarray(group, dtype=np.int64),
+        np.ascontiguousarray(at_depths, dtype=np.int64),
+        np.ascontiguousarray(node_depth, dtype=np.int64), steps, differences, power, rows,
+        cols, vals)
+    return rows[:used], cols[:used], vals[:used]
+
+
 def tree_quadratic_forms(
     totals: np.ndarray, label_node: np.ndarray, label_depth: np.ndarray, parent: np.ndarray,
     depth: np.ndarray, squared: bool,
@@ -280,6 +326,105 @@ def _tree_path_values_py(a, b, slots, label_depth, squared, out):  # pragma: no 
         out[i] = path * path if squared else path
 
 
+def _level_pair_entries_py(indptr, indices, data, group, at_depths, node_depth, steps,
+                           differences, power, rows, cols, vals
+                           ):  # pragma: no cover - compiled
+    n_depths = at_depths.shape[0] - 1
+    order = power + 1  # the path's power is a piecewise polynomial of that degree less one
+    binomial = np.ones(order + 1)  # (-1)^k C(order, k)
+    for k in range(1, order + 1):
+        binomial[k] = -binomial[k - 1] * (order - k + 1) / k
+    step_buffer = np.zeros(n_depths)
+    difference_buffer = np.zeros(n_depths)
+    touched = np.zeros(2 * n_depths, dtype=np.int64)
+    marked = np.zeros(2 * n_depths, dtype=np.bool_)
+    done = np.zeros(3 * order, dtype=np.int64)  # the depths a pair has set already
+    used = 0
+    for i in range(len(indptr) - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        if stop == start:
+            continue
+        n_touched = 0
+        constant = 0.0
+        for p in range(start, stop):
+            constant += data[p] * (data[p] - 1.0)
+        for p in range(start, stop):
+            a = indices[p]
+            depth_a = node_depth[a]
+            for q in range(p + 1, stop):
+                b = indices[q]
+                depth_b = node_depth[b]
+                both = 2.0 * data[p] * data[q]
+                meet, high = 0, min(depth_a, depth_b)
+                while meet < high:  # the deepest depth where their ancestors are one node
+                    middle = (meet + high + 1) // 2
+                    if at_depths[middle, a] == at_depths[middle, b]:
+                        meet = middle
+                    else:
+                        high = middle - 1
+                constant += both  # met at depth 1 ...
+                if meet < n_depths:  # ... apart past the meeting depth
+                    slot = meet
+                    if not marked[slot]:
+                        marked[slot] = True
+                        touched[n_touched] = slot
+                        n_touched += 1
+                    step_buffer[slot] -= both
+                if power == 0:
+                    continue
+                # the order-th differences of path_d ** power, nonzero only just past its
+                # breaks (the meeting depth and the two labels' depths)
+                n_done = 0
+                for corner in (meet, depth_a, depth_b):
+                    for ahead in range(1, order + 1):
+                        depth = corner + ahead
+                        if depth > n_depths:
+                            continue
+                        seen = False
+                        for k in range(n_done):
+                            seen = seen or done[k] == depth
+                        if seen:
+                            continue
+                        done[n_done] = depth
+                        n_done += 1
+                        value = 0.0
+                        for k in range(order + 1):
+                            at = depth - k
+                            if at > meet:
+                                length = min(depth_a, at) + min(depth_b, at) - 2 * meet
+                                value += binomial[k] * float(length) ** power
+                        if value != 0.0:
+                            slot = n_depths + depth - 1
+                            if not marked[slot]:
+                                marked[slot] = True
+                                touched[n_touched] = slot
+                                n_touched += 1
+                            difference_buffer[depth - 1] += both * value
+        if n_depths > 0:
+            step_buffer[0] += constant
+            if not marked[0]:
+                marked[0] = True
+                touched[n_touched] = 0
+                n_touched += 1
+        for k in range(n_touched):
+            slot = touched[k]
+            marked[slot] = False
+            if slot < n_depths:
+                value = step_buffer[slot]
+                step_buffer[slot] = 0.0
+                column = steps + group[i] * n_depths + slot
+            else:
+                value = difference_buffer[slot - n_depths]
+                difference_buffer[slot - n_depths] = 0.0
+                column = differences + group[i] * n_depths + slot - n_depths
+            if value != 0.0:
+                rows[used] = i
+                cols[used] = column
+                vals[used] = value
+                used += 1
+    return used
+
+
 @functools.cache
 def _kernels() -> dict[str, Any]:
     """The compiled passes, built at first use (numba is slow to import)."""
@@ -288,4 +433,5 @@ def _kernels() -> dict[str, Any]:
     jit = numba.njit(cache=True, nogil=True)
     return {"column_sums": jit(_column_sums_py), "quadratic_forms": jit(_quadratic_forms_py),
             "tree_quadratic_forms": jit(_tree_quadratic_forms_py),
+            "level_pair_entries": jit(_level_pair_entries_py),
             "tree_path_values": jit(_tree_path_values_py)}
