@@ -4,9 +4,10 @@ Part 1, shapes. ``agreement()`` and ``agreement_by_level()`` with 1,000 bootstra
 185,000 items and a taxonomy of about 1,000 nodes, on generated collections of several shapes:
 taxonomy depth and fan-out (flat 1,000 leaves; 10 × 10 × 10; 31 × 31; a binary tree of depth 9;
 ten times the nodes, 100 × 100; deep: a chain of 100 one-child nodes above 10 × 10 × 10, and a
-caterpillar 500 deep, a new partition of the labels at every depth), labels per item (3, 5, 20, or 1–10 with single-annotator
-items), the annotator pool (5 annotators labelling everything, 100, 5,000), skewed label use
-(Zipf-distributed true categories) and how much annotators agree. Each item has a true leaf;
+caterpillar 500 deep, a new partition of the labels at every depth), labels per item (3, 5,
+20, or 1–10 with single-annotator items), the annotator pool (5 annotators labelling
+everything, 100, 5,000), skewed label use (Zipf-distributed true categories) and how much
+annotators agree. Each item has a true leaf;
 each of its annotators gives it (probability ``p_true``), a sibling leaf (0.15), its parent
 (0.1, a coarser answer) or any leaf. Bars: peak RSS ≤ 1 GB and ≤ 10 s, on the worst shape. Each
 (shape, function) runs in a fresh process: the collection is built, the function is called once
