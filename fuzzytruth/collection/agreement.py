@@ -387,7 +387,11 @@ def _by_name(columns: np.ndarray, taxonomy: Taxonomy) -> np.ndarray:
     """``columns`` (taxonomy nodes) in name order (:func:`~fuzzytruth._order.name_order`):
     every sum over labels runs in that order, so that the order of the taxonomy's nodes,
     which follows the order its edges were given in, changes no bit."""
-    rank = ranks(name_order(taxonomy.nodes))
+    return _in_rank_order(columns, ranks(name_order(taxonomy.nodes)))
+
+
+def _in_rank_order(columns: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """``columns`` sorted by ``rank`` (each node's place in name order)."""
     return columns[np.argsort(rank[columns], kind="stable")]
 
 
@@ -905,7 +909,8 @@ def agreement_by_level(
     raw = _used(counts)
     targets = taxonomy.ancestors_at_depths()[depths]
     # the labels left at each depth, in the order of the sums
-    used = [_by_name(np.unique(target[raw]), taxonomy) for target in targets]
+    rank = ranks(name_order(taxonomy.nodes))
+    used = [_in_rank_order(np.unique(target[raw]), rank) for target in targets]
     nodes = np.unique(np.concatenate(used))
     between = _label_metric(metric, taxonomy, nodes, memory_budget)
     # a depth with one category left has every coefficient undefined: not computed (a chain
