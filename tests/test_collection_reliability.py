@@ -417,6 +417,44 @@ def test_membership_columns_in_blocks_of_items_are_the_whole_matrix_sums(seed, b
                 np.testing.assert_array_equal(getattr(table, column), values, err_msg=column)
 
 
+@pytest.mark.parametrize("budget", [1.0, 2_000.0])
+def test_closed_kappa_in_blocks_of_items_is_the_one_pass_kappa(monkeypatch, budget):
+    # the closed counts are made for blocks of items; each block's terms are added to the
+    # running sums entry by entry, as one pass adds them: the same bits for any block size
+    from fuzzytruth.collection import reliability as module
+
+    ann = random_annotations(3, n_items=80, n_annotators=4)
+    whole = category_reliability(ann).closed_kappa
+    assert np.isfinite(whole).sum() >= 3
+    monkeypatch.setattr(module, "MEMORY_BUDGET", budget)
+    np.testing.assert_array_equal(category_reliability(ann).closed_kappa, whole)
+
+
+def test_reliability_of_annotations_builds_no_items_by_nodes_membership():
+    # 8,000 items x 3,280 nodes: Membership.from_annotations holds two 210 MB matrices; the
+    # shares are closed a block of items at a time from the sparse votes instead
+    from trees import ternary_tree
+
+    tax, leaves = ternary_tree(7)
+    rng = np.random.default_rng(1)
+    picked = rng.integers(0, len(leaves), (8000, 3))
+    rows = [(f"i{i}", f"r{a}", leaves[j]) for i in range(8000) for a, j in enumerate(picked[i])]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+                                                             "label"]), taxonomy=tax)
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        table = category_reliability(ann)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 250e6, peak
+    mem = Membership.from_annotations(ann)
+    for column, values in _whole_matrix_columns(mem.matrix, mem.matrix > 0).items():
+        np.testing.assert_array_equal(getattr(table, column), values, err_msg=column)
+
+
 def test_reliability_of_a_large_membership_holds_blocks_not_whole_matrices():
     # 4,000 items × 3,280 nodes (the membership: 105 MB): the entropies' temporaries were
     # five items × nodes float arrays and an outside Membership was copied in sorted order

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +15,7 @@ from fuzzytruth._validation import check_int, check_number
 from fuzzytruth.annotations import Annotations
 from fuzzytruth.collection._counts import label_counts, require_annotations
 from fuzzytruth.taxonomy import Taxonomy
-from fuzzytruth.truth.membership import Membership
+from fuzzytruth.truth.membership import Membership, closed_shares, weighted_votes
 
 __all__ = ["CategoryReliability", "category_reliability", "sibling_confusions"]
 
@@ -218,26 +218,26 @@ copy of each summand beside its running total."""
 
 
 def _item_sums(
-    p: np.ndarray, voted: np.ndarray, order: np.ndarray | None, low: float, high: float
+    n_items: int, n_nodes: int,
+    block: Callable[[slice], tuple[np.ndarray, np.ndarray]], low: float, high: float,
 ) -> tuple[np.ndarray, ...]:
-    """Per node, over the items (rows of ``p``, in ``order`` when given): ``(size, n_voted,
-    Σ p over the voted, Σ H(p) over the voted, n ambiguous voted)``, in blocks of items sized
-    from :data:`MEMORY_BUDGET` (the entropies' temporaries were five items × nodes float
-    arrays: 7.9 GB at 20,000 items × 9,841 nodes). Each float sum folds its block, running
-    total first, along the items (NumPy adds a matrix's rows in turn for an axis-0 sum), so
-    the blocks give the bits of one sum over every item; with a single node, the root's
-    values are whole numbers, whose sums are exact in any order."""
-    n_items, n_nodes = p.shape
+    """Per node, over the items (``block(rows)``: the membership of a block of consecutive
+    items and whether each was voted into each node): ``(size, n_voted, Σ p over the voted,
+    Σ H(p) over the voted, n ambiguous voted)``, in blocks of items sized from
+    :data:`MEMORY_BUDGET` (the entropies' temporaries were five items × nodes float arrays:
+    7.9 GB at 20,000 items × 9,841 nodes). Each float sum folds its block, running total
+    first, along the items (NumPy adds a matrix's rows in turn for an axis-0 sum), so the
+    blocks give the bits of one sum over every item; with a single node, the root's values
+    are whole numbers, whose sums are exact in any order."""
     floats = np.zeros((3, n_nodes))
     counts = np.zeros((2, n_nodes), dtype=np.int64)
     size = block_rows(n_nodes, MEMORY_BUDGET, bytes_per_unit=_CELL_BYTES)
     for rows in row_chunks(n_items, size):
-        at = rows if order is None else order[rows]
-        block, in_block = p[at], voted[at]
-        for k, terms in enumerate((block, block * in_block, _binary_entropy(block) * in_block)):
+        p, in_block = block(rows)
+        for k, terms in enumerate((p, p * in_block, _binary_entropy(p) * in_block)):
             floats[k] = np.add.reduce(np.concatenate([floats[k][None], terms]), axis=0)
         counts[0] += in_block.sum(axis=0)
-        counts[1] += ((block > low) & (block < high) & in_block).sum(axis=0)
+        counts[1] += ((p > low) & (p < high) & in_block).sum(axis=0)
     return floats[0], counts[0], floats[1], floats[2], counts[1]
 
 
@@ -249,23 +249,33 @@ def _binary_entropy(p: np.ndarray) -> np.ndarray:
 
 def _closed_kappa(counts: sparse.csr_array, taxonomy: Taxonomy) -> np.ndarray:
     """Fleiss' κ_ω of the dichotomy "in ω or not" per node, from closed label counts, with
-    unequal numbers of annotators handled as in :func:`~fuzzytruth.collection.agreement`."""
+    unequal numbers of annotators handled as in :func:`~fuzzytruth.collection.agreement`.
+    The closed counts are made for blocks of items sized from :data:`MEMORY_BUDGET` (a
+    caterpillar 500 deep closed 185,000 items into 74 M entries, 5 GB with its temporaries),
+    each block's terms added to the running sums in item order, as one pass would."""
     n = counts.sum(axis=1)
     pairable = n >= 2
-    if not pairable.any():
-        return np.full(len(taxonomy), np.nan)
-    # closed[i, w]: labels of item i at w or below (sparse: only the labels' ancestors)
-    closed = taxonomy.close_over_ancestors(counts).tocoo()
-    m, k = closed.data, n[closed.row]
-    safe = np.where(pairable, n, 2.0)[closed.row]
-    pair_disagreement = np.where(k >= 2, m * (k - m) / (safe * (safe - 1)), 0.0)
     n_nodes = len(taxonomy)
-    disagreement = np.bincount(closed.col, pair_disagreement, n_nodes) / pairable.sum()
-    p = np.bincount(closed.col, m / k, n_nodes) / len(n)
+    if not pairable.any():
+        return np.full(n_nodes, np.nan)
+    safe = np.where(pairable, n, 2.0)
+    # Σ pair disagreements, Σ m / k, the items with a label at or below ω, Σ (k − m) / k
+    sums = np.zeros((4, n_nodes))
+    size = block_rows(n_nodes, MEMORY_BUDGET, bytes_per_unit=_CELL_BYTES)
+    for rows in row_chunks(counts.shape[0], size):
+        # closed[i, w]: labels of item i at w or below (sparse: only the labels' ancestors)
+        closed = taxonomy.close_over_ancestors(counts[rows]).tocoo()
+        row = closed.row + rows.start
+        m, k, s = closed.data, n[row], safe[row]
+        terms = (np.where(k >= 2, m * (k - m) / (s * (s - 1)), 0.0), m / k, np.ones(len(m)),
+                 (k - m) / k)
+        for total, term in zip(sums, terms, strict=True):
+            np.add.at(total, closed.col, term)  # in entry order, as np.bincount adds
+    disagreement = sums[0] / pairable.sum()
+    p = sums[1] / len(n)
     # 1 − p from the labels outside ω (an item with none inside counts 1), not from p, which
     # may be 1 − 1e-6: a difference of whole numbers before the division
-    outside = (len(n) - np.bincount(closed.col, None, n_nodes)
-               + np.bincount(closed.col, (k - m) / k, n_nodes))
+    outside = len(n) - sums[2] + sums[3]
     pq = p * (outside / len(n))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(pq > 0, 1 - disagreement / pq, np.nan)
@@ -431,29 +441,35 @@ def category_reliability(
         # items in sorted order: Annotations keep their rows canonical
         annotations = require_annotations(data, analysis="category_reliability", name="data",
                                           accepts="an Annotations or a Membership")
-        if truth_model is None:
-            membership = Membership.from_annotations(annotations)
-        else:
+        membership, order = None, None
+        if truth_model is not None:
             from fuzzytruth.truth.models import fit_truth
 
             membership = fit_truth(annotations, truth_model).membership
-        order = None
-    p = membership.matrix
-    taxonomy = membership.taxonomy
+    taxonomy = (membership if annotations is None else annotations).taxonomy
+    n_items = len(membership.items) if annotations is None else annotations.n_items
     counts = None if annotations is None else label_counts(
         annotations, analysis="category_reliability", name="data"
     )
-    if truth_model is None:
-        voted = p > 0
+    if membership is None:  # the annotators' shares, closed block by block from the votes:
+        votes = weighted_votes(annotations)  # no items x nodes matrix (185,000 x 1,003
+        items = annotations.items  # nodes: two of 1.5 GB each)
+
+        def block(rows: slice) -> tuple[np.ndarray, np.ndarray]:
+            p = closed_shares(taxonomy, votes[rows], items[rows])[0]
+            return p, p > 0
+    elif truth_model is None:
+        def block(rows: slice) -> tuple[np.ndarray, np.ndarray]:
+            p = membership.matrix[rows if order is None else order[rows]]
+            return p, p > 0
     else:  # the items some annotator placed in the node (the shares' p > 0), from the
-        # sparse closure of their counts: no dense float copy of it
-        closed = taxonomy.close_over_ancestors(counts).tocoo()
-        voted = np.zeros(p.shape, dtype=bool)
-        placed = closed.data > 0
-        voted[closed.row[placed], closed.col[placed]] = True
-        del closed, placed
-    size, n_voted, p_sum, entropy_sum, n_ambiguous = _item_sums(p, voted, order, low, high)
-    del voted
+        # sparse closure of their counts
+        closed = taxonomy.close_over_ancestors(counts)
+
+        def block(rows: slice) -> tuple[np.ndarray, np.ndarray]:
+            return membership.matrix[rows], closed[rows].toarray() > 0
+    size, n_voted, p_sum, entropy_sum, n_ambiguous = _item_sums(
+        n_items, len(taxonomy), block, low, high)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_membership = np.where(n_voted > 0, p_sum / n_voted, np.nan)
         entropy = np.where(n_voted > 0, entropy_sum / n_voted, np.nan)

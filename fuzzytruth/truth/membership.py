@@ -177,50 +177,17 @@ class Membership(ReadOnlyArrays):
         Annotator weights of ``annotations`` are applied; an item whose annotators all have
         weight 0 is an error.
         """
-        from scipy import sparse
 
         if not isinstance(annotations, Annotations):
             raise ValueError(f"annotations must be an Annotations; got "
                              f"{type(annotations).__name__}{labels_hint(annotations)}")
         tax = annotations.taxonomy
-        item, _, label, weight = annotations.codes()
-        n_items, n_nodes = annotations.n_items, len(tax)
-        _check_dense_fits(n_items, n_nodes)
-        # each item's weights scaled by a power of two that brings their largest below 1: the
-        # shares are unchanged to the last bit, and finite weights summing past the largest
-        # float (1e308 each) no longer overflow to inf / inf = nan, then 0
-        largest = np.zeros(n_items)
-        np.maximum.at(largest, item, weight)
-        weight = np.ldexp(weight, -binary_exponent(largest)[item])
-        # the votes, sparse: one per (item, label) used, its rows' weights added in row order
-        # (a stable sort groups the rows, already in item order, by label within the item)
-        key = item.astype(np.int64) * n_nodes + label
-        order = code_order(key, n_items * n_nodes)
-        ordered = key[order]
-        first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
-        at = np.empty(len(key), dtype=np.int64)
-        at[order] = np.cumsum(first) - 1  # each row's (item, label) cell
-        row, column = np.divmod(ordered[first], n_nodes)
-        summed = np.bincount(at, weight, minlength=int(first.sum()))
-        votes = sparse.csr_array(
-            (summed, column, np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_items))])),
-            shape=(n_items, n_nodes),
-        )
-        # a vote for l counts once for each node that is l or an ancestor of l, however many
-        # DAG paths lead there. A vote split between labels (duplicates="split") gives each
-        # label a share, so a shared ancestor gets it once. The root's closed votes are the
-        # item's total; every closed sum is correctly rounded (Taxonomy.close_over_ancestors),
-        # so a node whose exact share is 1/2 of an exact total gets 0.5.
-        matrix = tax.close_over_ancestors(votes, dense=True)
-        totals = matrix[:, tax.index(tax.root)].copy()
-        if np.any(totals <= 0):
-            bad = annotations.items[totals <= 0].tolist()
-            raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
-        matrix /= totals[:, None]
-        np.minimum(matrix, 1.0, out=matrix)
-        matrix[:, tax.index(tax.root)] = 1.0
-        direct = np.zeros((n_items, n_nodes))
-        direct[row, column] = summed / totals[row]
+        _check_dense_fits(annotations.n_items, len(tax))
+        votes = weighted_votes(annotations)
+        matrix, totals = closed_shares(tax, votes, annotations.items)
+        row = np.repeat(np.arange(votes.shape[0]), np.diff(votes.indptr))
+        direct = np.zeros(votes.shape)
+        direct[row, votes.indices] = votes.data / totals[row]
         return cls._owning(tax, annotations.items, matrix, direct)
 
     @classmethod
@@ -594,3 +561,55 @@ def _check_direct(taxonomy: Taxonomy, items: pd.Index, matrix: np.ndarray,
                 f"{plain(items[rows][row])!r}, node {taxonomy.nodes[col]!r}: matrix "
                 f"{float(matrix[rows][row, col])!r}, closure of direct {float(closure)!r}"
             )
+
+
+def weighted_votes(annotations: Annotations) -> Any:
+    """``(n_items, n_nodes)`` sparse CSR of each item's annotator weights per label given
+    (rows in item order, labels sorted), each item's weights scaled by the power of two that
+    brings their largest below 1: the shares they give are unchanged to the last bit, and
+    finite weights summing past the largest float (1e308 each) no longer overflow to
+    inf / inf = nan, then 0. The weights of an item's rows for one label are added in row
+    order."""
+    from scipy import sparse
+
+    item, _, label, weight = annotations.codes()
+    n_items, n_nodes = annotations.n_items, len(annotations.taxonomy)
+    largest = np.zeros(n_items)
+    np.maximum.at(largest, item, weight)
+    weight = np.ldexp(weight, -binary_exponent(largest)[item])
+    # one vote per (item, label) used (a stable sort groups the rows, already in item order,
+    # by label within the item)
+    key = item.astype(np.int64) * n_nodes + label
+    order = code_order(key, n_items * n_nodes)
+    ordered = key[order]
+    first = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+    at = np.empty(len(key), dtype=np.int64)
+    at[order] = np.cumsum(first) - 1  # each row's (item, label) cell
+    row, column = np.divmod(ordered[first], n_nodes)
+    summed = np.bincount(at, weight, minlength=int(first.sum()))
+    return sparse.csr_array(
+        (summed, column, np.concatenate([[0], np.cumsum(np.bincount(row, minlength=n_items))])),
+        shape=(n_items, n_nodes),
+    )
+
+
+def closed_shares(taxonomy: Taxonomy, votes: Any, items: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """The closed membership ``(n_rows, n_nodes)`` of the rows of ``votes``
+    (:func:`weighted_votes`, or a block of its rows; ``items`` their ids, for the error) and
+    each row's total weight. A vote for l counts once for each node that is l or an ancestor
+    of l, however many DAG paths lead there; a vote split between labels
+    (``duplicates="split"``) gives each label a share, so a shared ancestor gets it once. The
+    root's closed votes are the item's total; every closed sum is correctly rounded
+    (:meth:`Taxonomy.close_over_ancestors <fuzzytruth.Taxonomy.close_over_ancestors>`), so a
+    node whose exact share is 1/2 of an exact total gets 0.5, and a row's values do not depend
+    on the other rows."""
+    matrix = taxonomy.close_over_ancestors(votes, dense=True)
+    root = taxonomy.index(taxonomy.root)
+    totals = matrix[:, root].copy()
+    if np.any(totals <= 0):
+        bad = items[totals <= 0].tolist()
+        raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
+    matrix /= totals[:, None]
+    np.minimum(matrix, 1.0, out=matrix)
+    matrix[:, root] = 1.0
+    return matrix, totals
