@@ -430,25 +430,34 @@ def test_closed_kappa_in_blocks_of_items_is_the_one_pass_kappa(monkeypatch, budg
     np.testing.assert_array_equal(category_reliability(ann).closed_kappa, whole)
 
 
-def test_reliability_of_annotations_builds_no_items_by_nodes_membership():
-    # 8,000 items x 3,280 nodes: Membership.from_annotations holds two 210 MB matrices; the
-    # shares are closed a block of items at a time from the sparse votes instead
+def _ternary_collection(n_items: int, seed: int) -> Annotations:
+    """3 labels per item, leaves of a ternary tree 7 deep (3,280 nodes)."""
     from trees import ternary_tree
 
     tax, leaves = ternary_tree(7)
-    rng = np.random.default_rng(1)
-    picked = rng.integers(0, len(leaves), (8000, 3))
-    rows = [(f"i{i}", f"r{a}", leaves[j]) for i in range(8000) for a, j in enumerate(picked[i])]
-    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
+    picked = np.random.default_rng(seed).integers(0, len(leaves), (n_items, 3))
+    rows = [(f"i{i}", f"r{a}", leaves[j]) for i in range(n_items)
+            for a, j in enumerate(picked[i])]
+    return Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
                                                              "label"]), taxonomy=tax)
+
+
+def _traced_peak(call):
+    """``call()``'s result and the peak of the memory it traced (tracemalloc)."""
     import tracemalloc
 
     tracemalloc.start()
     try:
-        table = category_reliability(ann)
-        peak = tracemalloc.get_traced_memory()[1]
+        return call(), tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def test_reliability_of_annotations_builds_no_items_by_nodes_membership():
+    # 8,000 items x 3,280 nodes: Membership.from_annotations holds two 210 MB matrices (524 MB
+    # traced before); the shares are closed a block of items at a time from the sparse votes
+    ann = _ternary_collection(8000, seed=1)
+    table, peak = _traced_peak(lambda: category_reliability(ann))
     assert peak < 250e6, peak
     mem = Membership.from_annotations(ann)
     for column, values in _whole_matrix_columns(mem.matrix, mem.matrix > 0).items():
@@ -459,23 +468,8 @@ def test_reliability_of_a_large_membership_holds_blocks_not_whole_matrices():
     # 4,000 items × 3,280 nodes (the membership: 105 MB): the entropies' temporaries were
     # five items × nodes float arrays and an outside Membership was copied in sorted order
     # (about 630 MB at the peak, tracemalloc); blocks of items hold about the memory budget
-    from trees import ternary_tree
-
-    tax, leaves = ternary_tree(7)
-    rng = np.random.default_rng(0)
-    picked = rng.integers(0, len(leaves), (4000, 3))
-    rows = [(f"i{i}", f"r{a}", leaves[j]) for i in range(4000) for a, j in enumerate(picked[i])]
-    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id",
-                                                             "label"]), taxonomy=tax)
-    mem = Membership.from_annotations(ann)
-    outside = Membership(tax, np.asarray(mem.items)[::-1], mem.matrix[::-1])
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        table = category_reliability(outside)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    mem = Membership.from_annotations(_ternary_collection(4000, seed=0))
+    outside = Membership(mem.taxonomy, np.asarray(mem.items)[::-1], mem.matrix[::-1])
+    table, peak = _traced_peak(lambda: category_reliability(outside))
     assert peak < 300e6, peak
     np.testing.assert_array_equal(table.n_voted, (mem.matrix > 0).sum(axis=0)[1:])
