@@ -232,7 +232,7 @@ def test_distinct_columns_are_the_first_equal_columns(seed, n_items, width, n_ta
     pool = rng.integers(0, 3, size=(n_items, 4)) * (rng.random((n_items, 4)) < 0.5) / 2
     dense = pool[:, rng.integers(0, 4, size=width)]
     columns = DistinctColumns(n_items)
-    for part in np.array_split(np.arange(width), n_tables):  # added a table at a time
+    for part in np.array_split(np.arange(width), min(n_tables, width)):  # a table at a time
         table = sparse.csr_array(dense[:, part])
         if repeated:  # the same entries, each value split in two entries of its row, and
             coo = table.tocoo()  # an explicit zero
@@ -246,6 +246,8 @@ def test_distinct_columns_are_the_first_equal_columns(seed, n_items, width, n_ta
     distinct = sorted(set(first))
     assert columns.copies.tolist() == [distinct.index(k) for k in first]
     np.testing.assert_array_equal(columns.table().toarray(), dense[:, distinct])
+    # the bytes kept, which size the batches: each distinct entry's row (int32) and value once
+    assert columns.nbytes == 12 * np.count_nonzero(dense[:, distinct])
 
 
 def levels_collection(n_items: int, chain: int = 0) -> Annotations:
