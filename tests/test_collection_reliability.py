@@ -430,6 +430,22 @@ def test_closed_kappa_in_blocks_of_items_is_the_one_pass_kappa(monkeypatch, budg
     np.testing.assert_array_equal(category_reliability(ann).closed_kappa, whole)
 
 
+def test_reliability_names_every_item_of_weight_0_whatever_the_blocks(monkeypatch):
+    # the shares are closed a block of items at a time (one item per block here); the items
+    # whose annotators all weigh 0 are found before, all of them named
+    from fuzzytruth.collection import reliability as module
+
+    rows = [("p", "B", "a"), ("q", "A", "a"), ("q", "B", "b"), ("r", "A", "b"),
+            ("r", "C", "b"), ("s", "B", "b"), ("z", "C", "a")]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                                 taxonomy=Taxonomy.flat(["a", "b"]))
+    ann = ann.with_annotator_weights({"A": 1.0, "B": 0.0, "C": 0.0})
+    monkeypatch.setattr(module, "MEMORY_BUDGET", 1.0)
+    with pytest.raises(ValueError, match=r"^item\(s\) 'p', 's', 'z' have total annotator "
+                                         "weight 0$"):
+        category_reliability(ann)
+
+
 def _ternary_collection(n_items: int, seed: int) -> Annotations:
     """3 labels per item, leaves of a ternary tree 7 deep (3,280 nodes)."""
     from trees import ternary_tree

@@ -453,10 +453,9 @@ def category_reliability(
     )
     if membership is None:  # the annotators' shares, closed block by block from the votes:
         votes = weighted_votes(annotations)  # no items x nodes matrix (185,000 x 1,003
-        items = annotations.items  # nodes: two of 1.5 GB each)
 
-        def block(rows: slice) -> tuple[np.ndarray, np.ndarray]:
-            p = closed_shares(taxonomy, votes[rows], items[rows])[0]
+        def block(rows: slice) -> tuple[np.ndarray, np.ndarray]:  # nodes: two of 1.5 GB)
+            p = closed_shares(taxonomy, votes[rows])[0]
             return p, p > 0
     elif truth_model is None:
         def block(rows: slice) -> tuple[np.ndarray, np.ndarray]:

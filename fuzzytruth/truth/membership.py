@@ -184,7 +184,7 @@ class Membership(ReadOnlyArrays):
         tax = annotations.taxonomy
         _check_dense_fits(annotations.n_items, len(tax))
         votes = weighted_votes(annotations)
-        matrix, totals = closed_shares(tax, votes, annotations.items)
+        matrix, totals = closed_shares(tax, votes)
         row = np.repeat(np.arange(votes.shape[0]), np.diff(votes.indptr))
         direct = np.zeros(votes.shape)
         direct[row, votes.indices] = votes.data / totals[row]
@@ -569,13 +569,17 @@ def weighted_votes(annotations: Annotations) -> Any:
     brings their largest below 1: the shares they give are unchanged to the last bit, and
     finite weights summing past the largest float (1e308 each) no longer overflow to
     inf / inf = nan, then 0. The weights of an item's rows for one label are added in row
-    order."""
+    order. An item whose annotators all weigh 0 is an error naming it (and every other such
+    item)."""
     from scipy import sparse
 
     item, _, label, weight = annotations.codes()
     n_items, n_nodes = annotations.n_items, len(annotations.taxonomy)
     largest = np.zeros(n_items)
     np.maximum.at(largest, item, weight)
+    if np.any(largest <= 0):  # every annotator of the item weighs 0: no share is defined
+        bad = annotations.items[largest <= 0].tolist()
+        raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
     weight = np.ldexp(weight, -binary_exponent(largest)[item])
     # one vote per (item, label) used (a stable sort groups the rows, already in item order,
     # by label within the item)
@@ -593,10 +597,10 @@ def weighted_votes(annotations: Annotations) -> Any:
     )
 
 
-def closed_shares(taxonomy: Taxonomy, votes: Any, items: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+def closed_shares(taxonomy: Taxonomy, votes: Any) -> tuple[np.ndarray, np.ndarray]:
     """The closed membership ``(n_rows, n_nodes)`` of the rows of ``votes``
-    (:func:`weighted_votes`, or a block of its rows; ``items`` their ids, for the error) and
-    each row's total weight. A vote for l counts once for each node that is l or an ancestor
+    (:func:`weighted_votes`, or a block of its rows: each with a positive weight) and each
+    row's total weight. A vote for l counts once for each node that is l or an ancestor
     of l, however many DAG paths lead there; a vote split between labels
     (``duplicates="split"``) gives each label a share, so a shared ancestor gets it once. The
     root's closed votes are the item's total; every closed sum is correctly rounded
@@ -606,9 +610,6 @@ def closed_shares(taxonomy: Taxonomy, votes: Any, items: pd.Index) -> tuple[np.n
     matrix = taxonomy.close_over_ancestors(votes, dense=True)
     root = taxonomy.index(taxonomy.root)
     totals = matrix[:, root].copy()
-    if np.any(totals <= 0):
-        bad = items[totals <= 0].tolist()
-        raise ValueError(f"item(s) {_show(bad)} have total annotator weight 0")
     matrix /= totals[:, None]
     np.minimum(matrix, 1.0, out=matrix)
     matrix[:, root] = 1.0
