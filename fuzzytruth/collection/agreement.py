@@ -113,7 +113,7 @@ class _ItemStatistics:
         which read it in place: no ``(U, U)`` block kept per depth (a chain 1,000 deep held
         2.7 GB of blocks for 2,000 items)."""
         n_items, u = counts.shape
-        sizes, group = np.unique(counts.sum(axis=1), return_inverse=True)
+        sizes, group = _groups_by_size(counts)
         n_groups = len(sizes)
         row = np.repeat(np.arange(n_items), np.diff(counts.indptr))
         value, key = counts.data, group[row] * u + counts.indices  # key: (group, label)
@@ -220,6 +220,12 @@ class _ItemStatistics:
                 mean_disagreement = _through(maps["share"], label_pairs) / n_pairable[:, None]
                 columns.append(np.where(pq > 0, 1 - mean_disagreement / pq, np.nan))
         return np.column_stack(columns)
+
+
+def _groups_by_size(counts: sparse.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    """The items' groups by number of labels: the sizes m_g, ascending, and each item's
+    group (the grouping of every item table of the coefficients, and of the level table)."""
+    return np.unique(counts.sum(axis=1), return_inverse=True)
 
 
 def _maps(
@@ -774,7 +780,7 @@ def _levels_on_tree(
         counts = counts.copy()
         counts.sum_duplicates()
     n_items, n_nodes = counts.shape
-    sizes, group = np.unique(counts.sum(axis=1), return_inverse=True)
+    sizes, group = _groups_by_size(counts)
     power = 0 if between is None else 2 if between.squared else 1
     levels = LevelTable.build(counts, group, len(sizes), taxonomy, power=power)
     label_group = levels.label_keys // n_nodes
