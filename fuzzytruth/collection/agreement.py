@@ -13,8 +13,9 @@ per item; nothing of size items × nodes):
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -315,41 +316,63 @@ def _bootstrap(
     n_items = table.shape[0]
     # the distinct column of each of a problem's columns
     copies = [c[0] for c in _split(columns.copies[None, :], stats)]
-    point = np.asarray(table.sum(axis=0))[None, :]
-    estimates = [p.estimate(point[:, c], n_items, point=True)[0]
-                 for p, c in zip(stats, copies, strict=True)]
-    # the distinct sums of a replicate, and one problem's columns at a time
-    widest = max(p.n_columns for p in stats)
-    per_replicate = (BYTES_PER_DRAW * n_items + 8 * table.shape[1]
-                     + _BYTES_PER_COLUMN * widest)
-    blocks = replicate_blocks(n_resamples, per_replicate, memory_budget)
-    parts = run_blocks(_replicate_block, (stats, table, copies, seed), blocks)
-    dists = [
-        np.concatenate([np.empty((p.n_values, 0)), *(part[i] for part in parts)], axis=1)
-        for i, p in enumerate(stats)
-    ]
-    return estimates, dists
+
+    def values(sums: np.ndarray, *, point: bool = False) -> list[np.ndarray]:
+        # one problem's columns at a time, in C order (x[:, index] is F order: a copy more)
+        return [p.estimate(np.take(sums, c, axis=1), n_items, point=point)
+                for p, c in zip(stats, copies, strict=True)]
+
+    point = values(np.asarray(table.sum(axis=0))[None, :], point=True)
+    return ([e[0] for e in point],
+            _replicates(table, seed, values, stats, n_resamples, memory_budget))
+
+
+def _replicates(
+    table: sparse.csr_array, seed: int, values: Callable[[np.ndarray], list[np.ndarray]],
+    stats: list[_ItemStatistics], n_resamples: int, memory_budget: float,
+) -> list[np.ndarray]:
+    """Every problem's ``(n_values, n_resamples)`` bootstrap values: the column sums of
+    ``table`` (its items weighted by the resamples of ``seed``) in blocks of replicates sized
+    by the draws, computed by :func:`~fuzzytruth._resampling.run_blocks` (here, or on a Dask
+    cluster under :func:`fuzzytruth.distributed.agreement`), and ``values(sums)`` (each
+    problem's ``(B, n_values)``) on runs of those blocks sized by the sums' width: a call per
+    problem and run (a caterpillar 500 deep made 18,500 calls in blocks of 27 replicates, 8 s
+    of its 12, where runs of 1,000 make 500). A replicate's values do not depend on the
+    replicates computed with it."""
+    n_items, width = table.shape
+    sum_blocks = replicate_blocks(n_resamples, BYTES_PER_DRAW * n_items + 8 * width,
+                                  memory_budget)
+    per_estimate = 32 * width + _BYTES_PER_COLUMN * max(p.n_columns for p in stats)
+    runs = _runs_of(sum_blocks, max(1, int(memory_budget // per_estimate)))
+    parts = [values(np.concatenate(run_blocks(_column_sums, (table, seed), run)))
+             for run in runs]
+    return [np.concatenate([np.empty((0, p.n_values)), *(part[k] for part in parts)]).T
+            for k, p in enumerate(stats)]
+
+
+def _runs_of(blocks: list[tuple[int, int]], most: int) -> list[list[tuple[int, int]]]:
+    """Consecutive ``blocks`` of replicates grouped into runs of at most ``most`` replicates
+    (a block larger than that a run of its own)."""
+    runs: list[list[tuple[int, int]]] = []
+    for start, stop in blocks:
+        if runs and stop - runs[-1][0][0] <= most:
+            runs[-1].append((start, stop))
+        else:
+            runs.append([(start, stop)])
+    return runs
+
+
+def _column_sums(shared: tuple[sparse.csr_array, int], start: int, stop: int) -> np.ndarray:
+    """``(stop - start, n_columns)`` column sums of the table of ``shared`` (with the seed)
+    on replicates ``start .. stop-1``."""
+    table, seed = shared
+    return weighted_column_sums(table, resample_block(table.shape[0], seed, start, stop))
 
 
 def _split(sums: np.ndarray, stats: list[_ItemStatistics]) -> list[np.ndarray]:
     """The column sums of tables side by side, cut back into each problem's."""
     edges = np.cumsum([0] + [p.n_columns for p in stats])
     return [sums[:, a:b] for a, b in itertools.pairwise(edges)]
-
-
-def _replicate_block(
-    shared: tuple[list[_ItemStatistics], sparse.csr_array, list[np.ndarray], int],
-    start: int, stop: int,
-) -> list[np.ndarray]:
-    """Every problem's ``(n_values, stop - start)`` values on replicates ``start .. stop-1``
-    (``shared``: the statistics, the table's distinct columns, which of them each problem's
-    columns are, the seed)."""
-    stats, table, copies, seed = shared
-    n_items = table.shape[0]
-    sums = weighted_column_sums(table, resample_block(n_items, seed, start, stop))
-    # one problem's columns at a time, in C order (x[:, index] is F order: a copy more)
-    return [p.estimate(np.take(sums, c, axis=1), n_items).T
-            for p, c in zip(stats, copies, strict=True)]
 
 
 def _check_pairable(counts: sparse.csr_array, n_resamples: int, analysis: str
@@ -796,53 +819,22 @@ def _levels_on_tree(
                                              metric_at=np.searchsorted(nodes, used[i])))
         maps.append(sparse.csr_array((np.ones(len(keys)), (a_col, np.arange(len(keys)))),
                                      shape=(len(a_keys), len(keys))))
-    shared = (levels, stats, maps, np.asarray(several), seed)
-    point = _level_values(shared, weighted_column_sums(levels.table, np.ones((1, n_items))),
-                          point=True)
-    # column sums in blocks of replicates sized by the draws; the depths' coefficients from
-    # runs of those blocks sized by the sums' width (a call per depth and run: a caterpillar
-    # 500 deep made 18,500 calls in blocks of 27 replicates, 8 s of its 12)
-    width = levels.table.shape[1]
-    sum_blocks = replicate_blocks(n_resamples, BYTES_PER_DRAW * n_items + 8 * width,
-                                  memory_budget)
-    per_estimate = 32 * width + _BYTES_PER_COLUMN * max(p.n_columns for p in stats)
-    runs = _runs_of(sum_blocks, max(1, int(memory_budget // per_estimate)))
-    parts = [_level_values(shared, np.concatenate(run_blocks(_level_block, shared, run)))
-             for run in runs]
-    return {i: (point[k][0], np.concatenate([np.empty((0, len(MEASURES))),
-                                             *(part[k] for part in parts)]).T)
-            for k, i in enumerate(several)}
-
-
-def _runs_of(blocks: list[tuple[int, int]], most: int) -> list[list[tuple[int, int]]]:
-    """Consecutive ``blocks`` of replicates grouped into runs of at most ``most`` replicates
-    (a block larger than that a run of its own)."""
-    runs: list[list[tuple[int, int]]] = []
-    for start, stop in blocks:
-        if runs and stop - runs[-1][0][0] <= most:
-            runs[-1].append((start, stop))
-        else:
-            runs.append([(start, stop)])
-    return runs
-
-
-def _level_block(shared: tuple, start: int, stop: int) -> np.ndarray:
-    """The level table's column sums ``(stop - start, width)`` on replicates
-    ``start .. stop-1`` (``shared``: the level table, each depth's statistics and label map,
-    the depths' indices, the seed)."""
-    table = shared[0].table
-    return weighted_column_sums(table, resample_block(table.shape[0], shared[-1], start, stop))
+    values = functools.partial(_level_values, (levels, stats, maps, several))
+    point = values(weighted_column_sums(levels.table, np.ones((1, n_items))), point=True)
+    dists = _replicates(levels.table, seed, values, stats, n_resamples, memory_budget)
+    return {i: (point[k][0], dists[k]) for k, i in enumerate(several)}
 
 
 def _level_values(shared: tuple, sums: np.ndarray, *, point: bool = False) -> list[np.ndarray]:
     """Every depth's coefficients ``(B, n_values)`` from the level table's column sums
-    ``(B, width)``."""
-    levels, stats, maps, depth_at, _ = shared
+    ``(B, width)`` (``shared``: the level table, each depth's statistics and label map, the
+    depths' indices into the sums)."""
+    levels, stats, maps, depth_at = shared
     n_items = levels.table.shape[0]
     labels, in_group, pairs, paths = levels.depth_sums(sums)
     by_label = np.ascontiguousarray(labels.T)  # as _through reads them, once for all depths
     out = []
-    for p, to_depth, d in zip(stats, maps, depth_at.tolist(), strict=True):
+    for p, to_depth, d in zip(stats, maps, depth_at, strict=True):
         columns = [np.ascontiguousarray((to_depth @ by_label).T), pairs[:, :, d], in_group]
         if paths is not None:
             columns.append(paths[:, :, d])
