@@ -5,13 +5,17 @@ and RR together) in <= 5 s; on 240 items × 5 annotators × 25 queries, P@10, <=
 
 Each shape is a simulated collection: items with a true leaf of a taxonomy (``flat``: 10
 leaves under the root; ``deep``: 4 × 4 × 4 = 64 leaves three levels down; ``wide``: 1,000
-leaves under 25 inner nodes); each annotator gives the true leaf with probability 0.6-0.95
-(its own accuracy), else the true leaf's parent (0.4 of the errors) or a uniformly drawn leaf;
+leaves under 25 inner nodes; ``binary8``: a binary tree 8 deep, 256 leaves; ``caterpillar60``:
+a path 60 deep with two leaves beside each of its nodes); each annotator gives the true leaf
+with probability 0.6-0.95 (its own accuracy), else the true leaf's parent (0.4 of the errors)
+or a uniformly drawn leaf, and with ``coarse`` labels half the annotators' labels are then
+replaced by a node drawn uniformly from the true leaf's ancestors (below the root);
 annotators are fresh per item (``nested``) or drawn from a pool of 2.5 × per-item annotators
 (``crossed``, each item labelled by a random subset). Queries are items that ask for their own
 uncertain category (``own``) or for a given inner node or leaf (``given``); two systems rank
 100 items per query, the first by a noisy score of relevance to the query's true category, the
-second with twice the noise. ``annotator_bootstrap`` runs with its defaults (B = 1,000,
+second with twice the noise (``listed``: 100 items per list, or the whole collection).
+``annotator_bootstrap`` runs with its defaults (B = 1,000,
 ``annotators="auto"``, ``n_worlds=200`` for measures without an exact form). The measures
 with an exact form take the exact path (column ``exact``), the others (AP, nDCG, R-prec) the
 replicates' worlds stacked on one axis (column ``stacked``; no bar in the issue: the last four
@@ -76,6 +80,8 @@ class Shape:
     categories: str
     measures: tuple[str, ...]
     bar: float | None = None
+    listed: int | None = None  # items per list (None: DEPTH)
+    coarse: bool = False  # half the labels an ancestor of the true leaf
 
 
 SHAPES = [
@@ -92,8 +98,14 @@ SHAPES = [
     Shape(240, 5, 25, "flat", "crossed", "own", ("AP", "nDCG@10")),
     Shape(1000, 20, 50, "deep", "nested", "own", ("AP", "nDCG@10")),
     Shape(1000, 20, 50, "wide", "crossed", "given", ("AP", "Rprec")),
+    # shapes added on 2026-11-29, from a probe of generators this script did not have: lists
+    # of the whole collection, coarse labels on deeper trees
+    Shape(1000, 20, 50, "deep", "nested", "own", tuple(FOUR), bar=5.0, listed=1000),
+    Shape(1000, 20, 50, "binary8", "crossed", "own", tuple(FOUR), bar=5.0, coarse=True),
+    Shape(1000, 20, 50, "caterpillar60", "nested", "own", tuple(FOUR), bar=5.0, coarse=True),
 ]
-SHAPES = size(SHAPES, [replace(s, items=DEPTH, per_item=3, queries=8) for s in SHAPES])
+SHAPES = size(SHAPES, [replace(s, items=DEPTH, per_item=3, queries=8,
+                               listed=None if s.listed is None else DEPTH) for s in SHAPES])
 CLASSIFIER_MEASURES = ("Acc", "CE", "Brier")
 #: (items, classes) of the classifier shapes
 CLASSIFIER_SHAPES = size([(100, 3), (10_000, 10), (2_000, 100)], [(30, 3), (40, 12)])
@@ -106,8 +118,18 @@ def taxonomy(kind: str) -> tuple[Taxonomy, np.ndarray, dict[str, str]]:
     elif kind == "deep":
         tree = {"all": {f"a{i}": {f"a{i}b{j}": [f"a{i}b{j}c{k}" for k in range(4)]
                                   for j in range(4)} for i in range(4)}}
-    else:
+    elif kind == "wide":
         tree = {"all": {f"g{i}": [f"g{i}l{j}" for j in range(40)] for i in range(25)}}
+    elif kind == "binary8":
+        def halves(name: str, depth: int) -> dict | None:
+            return None if depth == 0 else {name + b: halves(name + b, depth - 1) for b in "01"}
+        tree = {"all": halves("n", 8)}
+    else:  # caterpillar60
+        tree = {"all": {}}
+        spine = tree["all"]
+        for d in range(60):
+            spine[f"s{d}"] = {f"s{d}l{j}": None for j in range(2)}
+            spine = spine[f"s{d}"]
     tax = Taxonomy.from_nested(tree)
     parents = {}
 
@@ -144,6 +166,14 @@ def collection(shape: Shape, seed: int = 0) -> tuple[dict[str, Run], Annotations
     labels = np.where(right, truth[:, None],
                       np.where(to_parent, parent_of[:, None],
                                rng.choice(leaves, size=accuracy.shape)))
+    if shape.coarse:  # half the labels replaced by an ancestor of the true leaf
+        labels = labels.astype(object)  # an ancestor's name may be longer than the leaves'
+        paths = {leaf: [n for n in tax.ancestors(leaf) if n != tax.root] for leaf in leaves}
+        coarse = rng.random(accuracy.shape) < 0.5
+        for i, a in zip(*np.nonzero(coarse), strict=True):
+            path = paths[truth[i]]
+            if path:
+                labels[i, a] = path[rng.integers(len(path))]
     frame = pd.DataFrame({
         "item_id": np.repeat(items, shape.per_item),
         "annotator_id": annotators.ravel().astype(str),
@@ -159,12 +189,13 @@ def collection(shape: Shape, seed: int = 0) -> tuple[dict[str, Run], Annotations
         cats = {q: (t if j % 2 else parents[t]) for j, (q, t) in enumerate(zip(queries, target,
                                                                            strict=True))}
     runs = {}
+    listed = shape.listed or DEPTH
     for name, noise in (("A", 1.0), ("B", 2.0)):
         qs, ds, ss = [], [], []
         for q, t in zip(queries, target, strict=True):
-            docs = rng.choice(shape.items, size=DEPTH, replace=False)
-            score = (truth[docs] == t) + noise * rng.standard_normal(DEPTH)
-            qs += [q] * DEPTH
+            docs = rng.choice(shape.items, size=listed, replace=False)
+            score = (truth[docs] == t) + noise * rng.standard_normal(listed)
+            qs += [q] * listed
             ds += list(items[docs])
             ss += list(score)
         runs[name] = Run(qs, ds, ss, name=name)
@@ -211,7 +242,8 @@ def run_shape(shape: Shape) -> dict:
     plan, row = measured(runs, ann, list(shape.measures), cats)
     return {
         "items": shape.items, "per_item": shape.per_item, "queries": shape.queries,
-        "taxonomy": shape.taxonomy, "design": plan.scheme, "categories": shape.categories,
+        "taxonomy": shape.taxonomy + (" coarse" if shape.coarse else ""),
+        "listed": shape.listed or DEPTH, "design": plan.scheme, "categories": shape.categories,
         "exact": ",".join(plan.fast) or "-", "stacked": ",".join(plan.stacked) or "-", **row,
         "bar_s": shape.bar, "meets_bar": None if shape.bar is None else row["cpu_s"] <= shape.bar,
     }

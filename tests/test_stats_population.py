@@ -294,14 +294,44 @@ def test_recall_replicates_read_the_share_groups_not_an_items_table():
     # the (replicate, component, item) table of them is read by F and E only, and sizes the
     # blocks only then (built for every recall, 1,000 replicates of the deep design of
     # benchmarks/population.py took 13.5 s wall instead of 3.5 s, in blocks six times smaller)
-    reads = {m: _probe(parse_measure(m))[1:] for m in ("R@5", "R", "P@5", "RR", "F@5", "E@5")}
-    assert reads == {"R@5": (False, True), "R": (False, True), "P@5": (False, False),
-                     "RR": (False, False), "F@5": (True, False), "E@5": (True, False)}
+    # (P, Success, RR and that mean read only the ranks that may hold a relevant document)
+    reads = {m: _probe(parse_measure(m))[1:] for m in ("R@5", "R", "P@5", "RR", "Success@3",
+                                                       "F@5", "E@5", "NumRelRet")}
+    assert reads == {"R@5": (False, True, False), "R": (False, True, False),
+                     "P@5": (False, False, False), "RR": (False, False, False),
+                     "Success@3": (False, False, False), "F@5": (True, False, True),
+                     "E@5": (True, False, True), "NumRelRet": (False, False, True)}
     runs, ann, cats = _collection(False)
     plan = plan_population(runs, AnnotatorResampler(ann), ["P@5", "R@5", "R", "RR"],
                            scheme="within-items", seed=5, query_categories=cats, n_worlds=0,
                            memory_budget=64e6)
     assert plan.fast == plan.measures and not plan.reads_rest and plan.reads_groups
+
+
+def test_lists_of_the_whole_collection_read_only_the_ranks_holding_a_cell():
+    # every item ranked for every query: the means of P, Success, RR and the recall read the
+    # ranks whose item has a label at or below the component's node (the others have share 0
+    # in every replicate), and the blocks are sized from those; the numbers are the general
+    # path's, and NumRelRet (every rank) sizes the blocks from the whole lists again
+    _, ann, cats = _collection(False, seed=2)
+    items = list(ann.items)
+    rng = np.random.default_rng(3)
+    whole = {name: Run(np.repeat(["i0", "i4", "x1", "x2"], len(items)),
+                       np.concatenate([rng.permutation(items) for _ in range(4)]),
+                       np.tile(np.arange(len(items), 0, -1.0), 4), name=name)
+             for name in ("A", "B")}
+    measures = ["P@5", "P", "Success@3", "RR", "RR@4", "R@5", "R"]
+    plan = plan_population(whole, AnnotatorResampler(ann), measures, scheme="within-items",
+                           seed=5, query_categories=cats, n_worlds=20, memory_budget=64e6)
+    assert plan.fast == plan.measures and not plan.reads_ranks
+    cells, ranks = plan.geometry.hit_cells(0, None)
+    assert cells.shape[1] < len(items) - 1  # fewer ranks than the lists hold are read
+    assert (np.diff(ranks, axis=1) >= 0).all()  # in rank order, the padding past the lists
+    _paths_agree(plan, 0, 8, (8, 2, 4))
+    every = plan_population(whole, AnnotatorResampler(ann), [*measures, "NumRelRet"],
+                            scheme="within-items", seed=5, query_categories=cats, n_worlds=20,
+                            memory_budget=64e6)
+    assert every.reads_ranks and every.bytes_per_replicate() > plan.bytes_per_replicate()
 
 
 @pytest.mark.parametrize(("crossed", "scheme"), [(False, "within-items"), (True, "shared"),

@@ -665,6 +665,14 @@ class ExactInput:
         ``fn_counts(rel, k) -> (values, counts, certain)``: the relevant documents outside the
         top ``k`` grouped by probability, as :func:`fn_counts` (which is the default, from
         ``probabilities`` and ``rest``); a caller that knows the groups gives them directly.
+    ranked : callable, optional
+        ``ranked(rel, k) -> (p, ranks)``: the documents of the top ``k`` (every rank without
+        ``k``) that may be relevant at threshold ``rel``, in rank order: their probabilities
+        ``(n_rows, m)`` (0 in the padding) and ranks (``(n_rows, m)`` or ``(m,)``, from 1).
+        The means of P, Success, RR and the grouped recall read only these, since a document
+        of probability 0 adds nothing to them; default: every rank of ``probabilities`` up to
+        ``k``. A caller that knows which ranks hold probability 0 in every row (the population
+        bootstrap: a ranked item with no label at or below the target node) leaves them out.
 
     Examples
     --------
@@ -684,6 +692,7 @@ class ExactInput:
         judged: np.ndarray | None = None,
         means_only: bool = False,
         fn_counts: Any = None,
+        ranked: Any = None,
     ) -> None:
         check_choice("recall_form", recall_form, RECALL_FORMS)
         self._probabilities = probabilities
@@ -695,6 +704,7 @@ class ExactInput:
         self.judged = judged
         self.means_only = means_only
         self._fn_counts = fn_counts
+        self._ranked = ranked
 
     @classmethod
     def from_arrays(
@@ -730,6 +740,18 @@ class ExactInput:
         key = ("p", rel)
         if key not in self._cache:
             self._cache[key] = self._probabilities(rel)
+        return self._cache[key]
+
+    def ranked(self, rel: float, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(p, ranks)``: the documents of the top ``k`` that may be relevant at threshold
+        ``rel``, in rank order (cached; see the ``ranked`` parameter)."""
+        key = ("ranked", rel, k)
+        if key not in self._cache:
+            if self._ranked is not None:
+                self._cache[key] = self._ranked(rel, k)
+            else:
+                top = _top(self.probabilities(rel), k)
+                self._cache[key] = (top, np.arange(1, top.shape[1] + 1))
         return self._cache[key]
 
     def rest(self, rel: float) -> tuple[np.ndarray, np.ndarray]:
@@ -774,17 +796,45 @@ def _rows(lengths: np.ndarray | None, rows: Any) -> np.ndarray | None:
     return None if lengths is None else lengths[rows]
 
 
-def _precision_rows(p: np.ndarray, k: int | None, lengths: np.ndarray | None,
+class _Ranks:
+    """The probabilities of every rank at one threshold, ``(n_rows, depth)``, taken from the
+    context when a law first asks for them (``array()``): a caller asking for means only never
+    gathers them when the means read :meth:`ExactInput.ranked` (the population bootstrap on
+    rankings of the whole collection: 1,000 ranks per component, most of probability 0 in
+    every replicate). Pickled as the array."""
+
+    __slots__ = ("_array", "_source")
+
+    def __init__(self, ctx: ExactInput, rel: float) -> None:
+        self._source: Any = functools.partial(ctx.probabilities, rel)
+        self._array: np.ndarray | None = None
+
+    @classmethod
+    def of_array(cls, p: np.ndarray) -> _Ranks:
+        out = cls.__new__(cls)
+        out._source, out._array = None, p
+        return out
+
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            self._array, self._source = self._source(), None
+        return self._array
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _Ranks.of_array, (self.array(),)
+
+
+def _precision_rows(p: _Ranks, k: int | None, lengths: np.ndarray | None,
                     rows: Any) -> DistributionBatch:
-    return precision(p[rows], k=k, lengths=_rows(lengths, rows))
+    return precision(p.array()[rows], k=k, lengths=_rows(lengths, rows))
 
 
-def _success_rows(p: np.ndarray, k: int | None, rows: Any) -> DistributionBatch:
-    return success(p[rows], k=k)
+def _success_rows(p: _Ranks, k: int | None, rows: Any) -> DistributionBatch:
+    return success(p.array()[rows], k=k)
 
 
-def _reciprocal_rank_rows(p: np.ndarray, k: int | None, rows: Any) -> DistributionBatch:
-    return reciprocal_rank(p[rows], k=k)
+def _reciprocal_rank_rows(p: _Ranks, k: int | None, rows: Any) -> DistributionBatch:
+    return reciprocal_rank(p.array()[rows], k=k)
 
 
 class _Outside:
@@ -821,16 +871,16 @@ class _Outside:
         return _Outside.of_arrays, self.arrays()
 
 
-def _recall_rows(p: np.ndarray, k: int | None, outside: _Outside,
+def _recall_rows(p: _Ranks, k: int | None, outside: _Outside,
                  rows: Any) -> DistributionBatch:
     rest_p, certain = outside.arrays()
-    return recall(p[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
+    return recall(p.array()[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
 
 
-def _f_measure_rows(p: np.ndarray, k: int | None, beta: float, lengths: np.ndarray | None,
+def _f_measure_rows(p: _Ranks, k: int | None, beta: float, lengths: np.ndarray | None,
                     outside: _Outside, rows: Any) -> DistributionBatch:
     rest_p, certain = outside.arrays()
-    return f_measure(p[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
+    return f_measure(p.array()[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
                      rest_p=rest_p[rows], rest_certain=certain[rows])
 
 
@@ -847,11 +897,10 @@ def precision_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``P``: :func:`precision` on the context; its mean is linear in the
     probabilities (E[TP] is their sum over the top k)."""
-    p = ctx.probabilities(rel)
-    n = k if k is not None else _lengths(p, ctx.lengths)
+    n = k if k is not None else np.asarray(ctx.lengths, dtype=np.int64)
     return _means_first(
-        ctx, functools.partial(_precision_rows, p, k, ctx.lengths),
-        lambda: np.nan_to_num(divide(_top(p, k).sum(axis=1), n)))
+        ctx, functools.partial(_precision_rows, _Ranks(ctx, rel), k, ctx.lengths),
+        lambda: np.nan_to_num(divide(ctx.ranked(rel, k)[0].sum(axis=1), n)))
 
 
 def success_exact(
@@ -859,41 +908,41 @@ def success_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``Success``: :func:`success` on the context; its mean is
     1 − Π_{i≤k}(1 − p_i)."""
-    p = ctx.probabilities(rel)
-    return _means_first(ctx, functools.partial(_success_rows, p, k),
-                        lambda: 1.0 - np.prod(1.0 - _top(p, k), axis=1))
+    return _means_first(ctx, functools.partial(_success_rows, _Ranks(ctx, rel), k),
+                        lambda: 1.0 - np.prod(1.0 - ctx.ranked(rel, k)[0], axis=1))
 
 
 def reciprocal_rank_exact(
     ctx: ExactInput, *, rel: float, k: int | None = None
 ) -> DistributionBatch | DeferredBatch:
     """Family ``RR``: :func:`reciprocal_rank` on the context; its mean is
-    Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i."""
-    p = ctx.probabilities(rel)
+    Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i (over the ranks :meth:`ExactInput.ranked` gives: one of
+    probability 0 adds nothing and leaves the product as it is)."""
 
     def mean() -> np.ndarray:
-        top = _top(p, k)
+        top, ranks = ctx.ranked(rel, k)
         survive = np.ones_like(top)
         np.cumprod(1.0 - top[:, :-1], axis=1, out=survive[:, 1:])
-        return (top * survive / np.arange(1, top.shape[1] + 1)).sum(axis=1)
+        return (top * survive / ranks).sum(axis=1)
 
-    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, p, k), mean)
+    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _Ranks(ctx, rel), k),
+                        mean)
 
 
 def recall_exact(
     ctx: ExactInput, *, rel: float, k: int | None = None
 ) -> DistributionBatch | DeferredBatch:
     """Family ``R``: exact recall, or Santini's printed TP/E|ω| when ``ctx.recall_form`` says."""
-    p = ctx.probabilities(rel)
     if ctx.recall_form == "expected_size":
-        return recall(p, k=k, expected_size=ctx.expected_size())
+        return recall(ctx.probabilities(rel), k=k, expected_size=ctx.expected_size())
     if not ctx.means_only:
         rest_p, certain = ctx.rest(rel)
-        return recall(p, k=k, rest_p=rest_p, rest_certain=certain)
+        return recall(ctx.probabilities(rel), k=k, rest_p=rest_p, rest_certain=certain)
     # the mean without the joint law of (TP, FN); the law on demand
-    outside = _Outside(functools.partial(ctx.rest, rel), len(p))
-    mean, undefined = (recall_mean(p, k, *ctx.fn_counts(rel, k))
-                       if ctx.grouped else recall_mean_of_laws(p, k, *outside.arrays()))
+    p = _Ranks(ctx, rel)
+    outside = _Outside(functools.partial(ctx.rest, rel), len(ctx.lengths))
+    mean, undefined = (recall_mean(ctx.ranked(rel, k)[0], None, *ctx.fn_counts(rel, k))
+                       if ctx.grouped else recall_mean_of_laws(p.array(), k, *outside.arrays()))
     return _deferred_joint(p, k, outside, mean, undefined,
                            functools.partial(_recall_rows, p, k, outside))
 
@@ -903,7 +952,7 @@ def _per_row(certain: Any, n_rows: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(certain, dtype=np.int64), (n_rows,))
 
 
-def _deferred_joint(p: np.ndarray, k: int | None, outside: _Outside, mean: np.ndarray,
+def _deferred_joint(p: _Ranks, k: int | None, outside: _Outside, mean: np.ndarray,
                     undefined: np.ndarray, law: functools.partial) -> DeferredBatch:
     """A :class:`DeferredBatch` of a measure of the joint law of (TP, FN) (recall, F): its
     means, and ``law(rows)`` of the rows asked for, whose atoms are at most TP's counts
@@ -913,9 +962,9 @@ def _deferred_joint(p: np.ndarray, k: int | None, outside: _Outside, mean: np.nd
                          widths=functools.partial(_joint_widths, p, k, outside))
 
 
-def _joint_widths(p: np.ndarray, k: int | None, outside: _Outside) -> np.ndarray:
+def _joint_widths(p: _Ranks, k: int | None, outside: _Outside) -> np.ndarray:
     """Each row's bound on the atoms of the joint law of (TP, FN) (:func:`_deferred_joint`)."""
-    rest_p = outside.arrays()[0]
+    rest_p, p = outside.arrays()[0], p.array()
     beyond = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
     return ((_top(p, k) > 0).sum(axis=1) + 1) * (((beyond > 0) & (beyond < 1)).sum(axis=1) + 1)
 
@@ -925,12 +974,12 @@ def f_measure_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``F``: :func:`f_measure` on the context (always the exact recall); with
     ``ctx.means_only``, its mean now (:func:`f_measure_mean_of_laws`) and the law on demand."""
-    p = ctx.probabilities(rel)
-    outside = _Outside(functools.partial(ctx.rest, rel), len(p))
+    p = _Ranks(ctx, rel)
+    outside = _Outside(functools.partial(ctx.rest, rel), len(ctx.lengths))
     law = functools.partial(_f_measure_rows, p, k, beta, ctx.lengths, outside)
     if not ctx.means_only:
         return law(slice(None))
-    mean, undefined = f_measure_mean_of_laws(p, k, *outside.arrays(), beta=beta,
+    mean, undefined = f_measure_mean_of_laws(p.array(), k, *outside.arrays(), beta=beta,
                                              lengths=ctx.lengths)
     return _deferred_joint(p, k, outside, mean, undefined, law)
 
