@@ -103,6 +103,8 @@ SHAPES = [
     Shape(1000, 20, 50, "deep", "nested", "own", tuple(FOUR), bar=5.0, listed=1000),
     Shape(1000, 20, 50, "binary8", "crossed", "own", tuple(FOUR), bar=5.0, coarse=True),
     Shape(1000, 20, 50, "caterpillar60", "nested", "own", tuple(FOUR), bar=5.0, coarse=True),
+    Shape(1000, 20, 50, "binary8", "crossed", "own", tuple(FOUR), bar=5.0, listed=1000,
+          coarse=True),
 ]
 SHAPES = size(SHAPES, [replace(s, items=DEPTH, per_item=3, queries=8,
                                listed=None if s.listed is None else DEPTH) for s in SHAPES])

@@ -35,6 +35,7 @@ KERNEL_FACTORIES = (
     "fuzzytruth.stats._order_statistics:_kernels",
     "fuzzytruth.truth.categorical_worlds:_compiled",
     "fuzzytruth.truth.models.rankings:_compiled",
+    "fuzzytruth.uncertain.closed_form:_compiled",
     "fuzzytruth.uncertain.cutoffs:_kernel",
     "fuzzytruth.uncertain.poibin:_compiled",
 )

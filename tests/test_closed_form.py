@@ -426,3 +426,62 @@ def test_cutoffs_past_the_lists_are_the_whole_lists(rows, rest):
     np.testing.assert_allclose(past.mean() * HUGE, at_depth.mean() * depth, rtol=1e-12,
                                atol=1e-9)
     assert closed_form.tp_pmf(p, k=HUGE).shape == (len(p), depth + 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_means_read_from_the_ranks_that_may_hold_a_relevant_document(data):
+    # P, Success, RR and the grouped recall read their means from ExactInput.ranked: a
+    # caller that leaves out the ranks of probability 0 (the population bootstrap) gets the
+    # means of the laws built from every rank (independent code: the Poisson-binomial laws),
+    # and RR's compiled pass, which stops at a certain document, the same bits either way
+    n_rows = data.draw(st.integers(1, 5), label="rows")
+    depth = data.draw(st.integers(1, 9), label="depth")
+    values = st.sampled_from([0.0, 0.0, 0.1, 0.5, 0.9, 1.0, 1e-9])
+    p = np.array(data.draw(st.lists(st.lists(values, min_size=depth, max_size=depth),
+                                    min_size=n_rows, max_size=n_rows)))
+    k = data.draw(st.one_of(st.none(), st.integers(1, depth + 2)), label="k")
+    rest = np.full((n_rows, 2), 0.5)
+
+    def packed(rel, k):  # each row's ranks holding a probability above 0, left-packed
+        top = p[:, :k]
+        width = max(int((top > 0).sum(axis=1).max()), 1)
+        out, ranks = np.zeros((n_rows, width)), np.full((n_rows, width), depth + 1)
+        for i, row in enumerate(top):
+            at = np.flatnonzero(row > 0)
+            out[i, :len(at)], ranks[i, :len(at)] = row[at], at + 1
+        return out, ranks
+
+    def grouped(rel, k):
+        return closed_form.fn_counts(p, k, rest, 0)
+
+    ctx = closed_form.ExactInput(lambda rel: p, np.full(n_rows, depth),
+                                 lambda rel: (rest, np.zeros(n_rows, dtype=np.int64)),
+                                 lambda: None, means_only=True, fn_counts=grouped,
+                                 ranked=packed)
+    forms = {"P": (closed_form.precision_exact, closed_form.precision),
+             "Success": (closed_form.success_exact, closed_form.success),
+             "RR": (closed_form.reciprocal_rank_exact, closed_form.reciprocal_rank)}
+    for name, (exact, law) in forms.items():
+        np.testing.assert_allclose(exact(ctx, rel=1, k=k).mean(), law(p, k=k).mean(),
+                                   rtol=1e-12, atol=1e-15, err_msg=name)
+    recall = closed_form.recall(p, k=k, rest_p=rest, rest_certain=0)
+    np.testing.assert_allclose(closed_form.recall_exact(ctx, rel=1, k=k).mean(),
+                               recall.mean(), rtol=1e-12, err_msg="R")
+    every = closed_form._top(p, k)
+    np.testing.assert_array_equal(
+        closed_form.reciprocal_rank_means(*packed(1, k)),
+        closed_form.reciprocal_rank_means(every, np.arange(1, every.shape[1] + 1)))
+
+
+def test_reciprocal_rank_means_repeat_their_ranks_and_stop_at_a_certain_document():
+    # rows repeating two components' ranks (replicates), and a row whose second document is
+    # relevant for sure: nothing after it counts, though the product is then 0 exactly
+    p = np.array([[0.5, 1.0, 0.7], [0.2, 0.0, 0.4], [0.5, 1.0, 0.7], [0.2, 0.0, 0.4]])
+    ranks = np.array([[1, 2, 3], [2, 5, 7]])
+    got = closed_form.reciprocal_rank_means(p, ranks)
+    first = 0.5 + 0.5 * 1.0 / 2  # the third document is never reached
+    second = 0.2 / 2 + 0.8 * 0.4 / 7
+    np.testing.assert_allclose(got, [first, second, first, second], rtol=1e-15)
+    with pytest.raises(ValueError, match="ranks must be"):
+        closed_form.reciprocal_rank_means(p, np.ones((3, 3), dtype=np.int64))

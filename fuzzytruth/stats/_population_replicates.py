@@ -566,6 +566,14 @@ class _BlockShares:
         return out
 
 
+def _gathered(shares: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``(n_rep * n_comp, m)``: the block's shares ``(n_rep, n_cells + 1)`` of the cells
+    ``(n_comp, m)``, row ``r * n_comp + c`` for replicate r and component c. (``np.take`` of
+    the raveled cells: five times the speed of ``shares[:, cells]``, the same values.)"""
+    return np.take(shares, cells.ravel(), axis=1).reshape(len(shares) * len(cells),
+                                                          cells.shape[1])
+
+
 def _stacked_input(block: _BlockShares, system: int) -> Any:
     """One system's :class:`ExactInput` over a block: row ``r * n_comp + c`` is component
     ``c`` in replicate ``r`` (what ``PreparedCategorical`` gives for one truth). The documents
@@ -588,7 +596,7 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
     def probabilities(rel: float) -> np.ndarray:
         if rel > 1:  # categorical membership has grade 1
             return np.zeros((n_rows, ranked.shape[1]))
-        return shares[:, cells].reshape(n_rows, ranked.shape[1])
+        return _gathered(shares, cells)
 
     def rest(rel: float) -> tuple[np.ndarray, np.ndarray]:
         if rel > 1:
@@ -611,7 +619,7 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
         hit, ranks = geo.hit_cells(system, k)
         if rel > 1:
             hit, ranks = hit[:, :0], ranks[:, :0]
-        return shares[:, hit].reshape(n_rows, hit.shape[1]), np.tile(ranks, (n_rep, 1))
+        return _gathered(shares, hit), ranks  # the ranks of every replicate's rows
 
     def fn_counts(rel: float, k: int | None) -> tuple[np.ndarray, Any, np.ndarray]:
         groups = block.groups
@@ -624,14 +632,14 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
         comp, at = np.nonzero(taken < geo.n_cells)
         taken = taken[comp, at]
         rows = np.arange(n_rep)[:, None] * n_comp + comp  # (n_rep, n_taken)
-        column = groups.column[:, taken]
+        column = np.take(groups.column, taken, axis=1)
         kept = column >= 0
         less = sparse.csr_matrix((np.ones(int(kept.sum())), (rows[kept], column[kept])),
                                  shape=(n_rows, len(groups.values)))
         certain = (groups.certain[:, col].ravel()
-                   - np.bincount(rows[shares[:, taken] == 1], minlength=n_rows))
+                   - np.bincount(rows[np.take(shares, taken, axis=1) == 1], minlength=n_rows))
         return groups.values, _MissedCounts(groups.counts, node_rows, less), certain
 
     return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
-                      judged=np.tile(ranked >= 0, (n_rep, 1)), means_only=True,
+                      judged=lambda: np.tile(ranked >= 0, (n_rep, 1)), means_only=True,
                       fn_counts=fn_counts, ranked=hits)

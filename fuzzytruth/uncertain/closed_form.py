@@ -654,9 +654,9 @@ class ExactInput:
         ``expected_size() -> (n_rows,)``: E|relevant| (Santini's |ω|, eq. 9).
     recall_form : {"exact", "expected_size"}
         Which recall ``R`` means (see :func:`recall`).
-    judged : numpy.ndarray, optional
+    judged : numpy.ndarray or callable, optional
         ``(n_rows, depth)`` bool: the ranked document is judged (known to the truth), for the
-        families that read judged status.
+        families that read judged status (a callable giving it: built when first read).
     means_only : bool, default False
         Means first (the evaluation and the population bootstrap): a form may then return a
         :class:`~fuzzytruth.uncertain.batch.DeferredBatch` whose law is built on demand (P,
@@ -668,7 +668,9 @@ class ExactInput:
     ranked : callable, optional
         ``ranked(rel, k) -> (p, ranks)``: the documents of the top ``k`` (every rank without
         ``k``) that may be relevant at threshold ``rel``, in rank order: their probabilities
-        ``(n_rows, m)`` (0 in the padding) and ranks (``(n_rows, m)`` or ``(m,)``, from 1).
+        ``(n_rows, m)`` (0 in the padding) and ranks from 1, ``(n, m)`` integers for an ``n``
+        that divides ``n_rows``: row ``i`` has the ranks ``ranks[i % n]`` (rows that repeat
+        ``n`` components, as replicates of them do).
         The means of P, Success, RR and the grouped recall read only these, since a document
         of probability 0 adds nothing to them; default: every rank of ``probabilities`` up to
         ``k``. A caller that knows which ranks hold probability 0 in every row (the population
@@ -701,7 +703,7 @@ class ExactInput:
         self._cache: dict[Any, Any] = {}
         self.lengths = lengths
         self.recall_form = recall_form
-        self.judged = judged
+        self._judged = judged
         self.means_only = means_only
         self._fn_counts = fn_counts
         self._ranked = ranked
@@ -729,6 +731,13 @@ class ExactInput:
         )
 
     @property
+    def judged(self) -> np.ndarray | None:
+        """``(n_rows, depth)`` bool, or None (see the ``judged`` parameter)."""
+        if callable(self._judged):
+            self._judged = self._judged()
+        return self._judged
+
+    @property
     def grouped(self) -> bool:
         """Whether the caller groups the documents by probability (``fn_counts`` given): the
         exact recall's mean is then read from the groups (:func:`recall_mean`), else from the
@@ -751,7 +760,7 @@ class ExactInput:
                 self._cache[key] = self._ranked(rel, k)
             else:
                 top = _top(self.probabilities(rel), k)
-                self._cache[key] = (top, np.arange(1, top.shape[1] + 1))
+                self._cache[key] = (top, np.arange(1, top.shape[1] + 1)[None, :])
         return self._cache[key]
 
     def rest(self, rel: float) -> tuple[np.ndarray, np.ndarray]:
@@ -919,14 +928,55 @@ def reciprocal_rank_exact(
     Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i (over the ranks :meth:`ExactInput.ranked` gives: one of
     probability 0 adds nothing and leaves the product as it is)."""
 
-    def mean() -> np.ndarray:
-        top, ranks = ctx.ranked(rel, k)
-        survive = np.ones_like(top)
-        np.cumprod(1.0 - top[:, :-1], axis=1, out=survive[:, 1:])
-        return (top * survive / ranks).sum(axis=1)
-
     return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _Ranks(ctx, rel), k),
-                        mean)
+                        lambda: reciprocal_rank_means(*ctx.ranked(rel, k)))
+
+
+def reciprocal_rank_means(p: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """E[RR] of each row, Σ_i p_i Π_{j<i}(1 − p_j) / r_i, over its documents in rank order
+    (``p``: ``(n_rows, m)``; ``ranks``: ``(n, m)``, row i's ranks ``ranks[i % n]``; see
+    :class:`ExactInput`'s ``ranked``), in one compiled pass per row that stops where the
+    product reaches 0 (a document relevant for sure: what follows adds 0). A document of
+    probability 0 adds 0 and leaves the product as it is, so rows with and without such
+    documents give the same bits.
+
+    Examples
+    --------
+    >>> reciprocal_rank_means(np.array([[0.5, 0.0, 1.0, 0.5]]), np.array([[1, 2, 3, 4]]))
+    array([0.66666667])
+    """
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    ranks = np.ascontiguousarray(np.atleast_2d(ranks), dtype=np.int64)
+    if ranks.shape[1] != p.shape[1] or len(p) % max(len(ranks), 1):
+        raise ValueError(f"ranks must be (n, {p.shape[1]}) with n dividing {len(p)}; got "
+                         f"{ranks.shape}")
+    out = np.zeros(len(p))
+    if len(p) and p.shape[1]:
+        _compiled()(p, ranks, out)
+    return out
+
+
+def _reciprocal_rank_means_py(p: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> None:
+    """The loop of :func:`reciprocal_rank_means` (compiled by :func:`_compiled`)."""
+    n_rows, m = p.shape
+    period = ranks.shape[0]
+    for i in range(n_rows):
+        rank = ranks[i % period]
+        survive, total = 1.0, 0.0
+        for j in range(m):
+            total += p[i, j] * survive / rank[j]
+            survive *= 1.0 - p[i, j]
+            if survive == 0.0:
+                break
+        out[i] = total
+
+
+@functools.cache
+def _compiled() -> Any:
+    """:func:`_reciprocal_rank_means_py` compiled by numba at its first use."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_reciprocal_rank_means_py)
 
 
 def recall_exact(
