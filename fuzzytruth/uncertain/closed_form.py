@@ -805,7 +805,7 @@ def _rows(lengths: np.ndarray | None, rows: Any) -> np.ndarray | None:
     return None if lengths is None else lengths[rows]
 
 
-class _Ranks:
+class _EveryRank:
     """The probabilities of every rank at one threshold, ``(n_rows, depth)``, taken from the
     context when a law first asks for them (``array()``): a caller asking for means only never
     gathers them when the means read :meth:`ExactInput.ranked` (the population bootstrap on
@@ -819,7 +819,7 @@ class _Ranks:
         self._array: np.ndarray | None = None
 
     @classmethod
-    def of_array(cls, p: np.ndarray) -> _Ranks:
+    def of_array(cls, p: np.ndarray) -> _EveryRank:
         out = cls.__new__(cls)
         out._source, out._array = None, p
         return out
@@ -830,19 +830,19 @@ class _Ranks:
         return self._array
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _Ranks.of_array, (self.array(),)
+        return _EveryRank.of_array, (self.array(),)
 
 
-def _precision_rows(p: _Ranks, k: int | None, lengths: np.ndarray | None,
+def _precision_rows(p: _EveryRank, k: int | None, lengths: np.ndarray | None,
                     rows: Any) -> DistributionBatch:
     return precision(p.array()[rows], k=k, lengths=_rows(lengths, rows))
 
 
-def _success_rows(p: _Ranks, k: int | None, rows: Any) -> DistributionBatch:
+def _success_rows(p: _EveryRank, k: int | None, rows: Any) -> DistributionBatch:
     return success(p.array()[rows], k=k)
 
 
-def _reciprocal_rank_rows(p: _Ranks, k: int | None, rows: Any) -> DistributionBatch:
+def _reciprocal_rank_rows(p: _EveryRank, k: int | None, rows: Any) -> DistributionBatch:
     return reciprocal_rank(p.array()[rows], k=k)
 
 
@@ -880,13 +880,13 @@ class _Outside:
         return _Outside.of_arrays, self.arrays()
 
 
-def _recall_rows(p: _Ranks, k: int | None, outside: _Outside,
+def _recall_rows(p: _EveryRank, k: int | None, outside: _Outside,
                  rows: Any) -> DistributionBatch:
     rest_p, certain = outside.arrays()
     return recall(p.array()[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
 
 
-def _f_measure_rows(p: _Ranks, k: int | None, beta: float, lengths: np.ndarray | None,
+def _f_measure_rows(p: _EveryRank, k: int | None, beta: float, lengths: np.ndarray | None,
                     outside: _Outside, rows: Any) -> DistributionBatch:
     rest_p, certain = outside.arrays()
     return f_measure(p.array()[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
@@ -908,7 +908,7 @@ def precision_exact(
     probabilities (E[TP] is their sum over the top k)."""
     n = k if k is not None else np.asarray(ctx.lengths, dtype=np.int64)
     return _means_first(
-        ctx, functools.partial(_precision_rows, _Ranks(ctx, rel), k, ctx.lengths),
+        ctx, functools.partial(_precision_rows, _EveryRank(ctx, rel), k, ctx.lengths),
         lambda: np.nan_to_num(divide(ctx.ranked(rel, k)[0].sum(axis=1), n)))
 
 
@@ -917,7 +917,7 @@ def success_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``Success``: :func:`success` on the context; its mean is
     1 − Π_{i≤k}(1 − p_i)."""
-    return _means_first(ctx, functools.partial(_success_rows, _Ranks(ctx, rel), k),
+    return _means_first(ctx, functools.partial(_success_rows, _EveryRank(ctx, rel), k),
                         lambda: 1.0 - np.prod(1.0 - ctx.ranked(rel, k)[0], axis=1))
 
 
@@ -927,8 +927,7 @@ def reciprocal_rank_exact(
     """Family ``RR``: :func:`reciprocal_rank` on the context; its mean is
     Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i (over the ranks :meth:`ExactInput.ranked` gives: one of
     probability 0 adds nothing and leaves the product as it is)."""
-
-    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _Ranks(ctx, rel), k),
+    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _EveryRank(ctx, rel), k),
                         lambda: reciprocal_rank_means(*ctx.ranked(rel, k)))
 
 
@@ -947,7 +946,7 @@ def reciprocal_rank_means(p: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """
     p = np.ascontiguousarray(p, dtype=np.float64)
     ranks = np.ascontiguousarray(np.atleast_2d(ranks), dtype=np.int64)
-    if ranks.shape[1] != p.shape[1] or len(p) % max(len(ranks), 1):
+    if ranks.shape[1] != p.shape[1] or (len(p) and (not len(ranks) or len(p) % len(ranks))):
         raise ValueError(f"ranks must be (n, {p.shape[1]}) with n dividing {len(p)}; got "
                          f"{ranks.shape}")
     out = np.zeros(len(p))
@@ -989,7 +988,7 @@ def recall_exact(
         rest_p, certain = ctx.rest(rel)
         return recall(ctx.probabilities(rel), k=k, rest_p=rest_p, rest_certain=certain)
     # the mean without the joint law of (TP, FN); the law on demand
-    p = _Ranks(ctx, rel)
+    p = _EveryRank(ctx, rel)
     outside = _Outside(functools.partial(ctx.rest, rel), len(ctx.lengths))
     mean, undefined = (recall_mean(ctx.ranked(rel, k)[0], None, *ctx.fn_counts(rel, k))
                        if ctx.grouped else recall_mean_of_laws(p.array(), k, *outside.arrays()))
@@ -1002,7 +1001,7 @@ def _per_row(certain: Any, n_rows: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(certain, dtype=np.int64), (n_rows,))
 
 
-def _deferred_joint(p: _Ranks, k: int | None, outside: _Outside, mean: np.ndarray,
+def _deferred_joint(p: _EveryRank, k: int | None, outside: _Outside, mean: np.ndarray,
                     undefined: np.ndarray, law: functools.partial) -> DeferredBatch:
     """A :class:`DeferredBatch` of a measure of the joint law of (TP, FN) (recall, F): its
     means, and ``law(rows)`` of the rows asked for, whose atoms are at most TP's counts
@@ -1012,7 +1011,7 @@ def _deferred_joint(p: _Ranks, k: int | None, outside: _Outside, mean: np.ndarra
                          widths=functools.partial(_joint_widths, p, k, outside))
 
 
-def _joint_widths(p: _Ranks, k: int | None, outside: _Outside) -> np.ndarray:
+def _joint_widths(p: _EveryRank, k: int | None, outside: _Outside) -> np.ndarray:
     """Each row's bound on the atoms of the joint law of (TP, FN) (:func:`_deferred_joint`)."""
     rest_p, p = outside.arrays()[0], p.array()
     beyond = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
@@ -1024,7 +1023,7 @@ def f_measure_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``F``: :func:`f_measure` on the context (always the exact recall); with
     ``ctx.means_only``, its mean now (:func:`f_measure_mean_of_laws`) and the law on demand."""
-    p = _Ranks(ctx, rel)
+    p = _EveryRank(ctx, rel)
     outside = _Outside(functools.partial(ctx.rest, rel), len(ctx.lengths))
     law = functools.partial(_f_measure_rows, p, k, beta, ctx.lengths, outside)
     if not ctx.means_only:
