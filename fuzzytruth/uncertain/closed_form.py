@@ -805,91 +805,75 @@ def _rows(lengths: np.ndarray | None, rows: Any) -> np.ndarray | None:
     return None if lengths is None else lengths[rows]
 
 
-class _EveryRank:
-    """The probabilities of every rank at one threshold, ``(n_rows, depth)``, taken from the
-    context when a law first asks for them (``array()``): a caller asking for means only never
-    gathers them when the means read :meth:`ExactInput.ranked` (the population bootstrap on
-    rankings of the whole collection: 1,000 ranks per component, most of probability 0 in
-    every replicate). Pickled as the array."""
+class _OnDemand:
+    """A value built by ``source()`` when first asked for (``value()``) and kept; pickled as
+    the value (an evaluation sent to a Dask worker carries its inputs, not the context). What a
+    deferred law reads of its context: the probabilities of every rank, and the relevant
+    documents outside the lists (:func:`_outside`). A caller asking for means only never builds
+    them when the means read :meth:`ExactInput.ranked` and the probability groups: the
+    population bootstrap, where they are a (replicate, component, rank) and a (replicate,
+    component, item) table per block (built eagerly, 1,000 replicates of the deep design of
+    ``benchmarks/population.py`` took 13.5 s wall against 3.5 s, 2026-11-28; lists of the
+    whole collection, 17.1 s against 3.5 s, 2026-11-29)."""
 
-    __slots__ = ("_array", "_source")
+    __slots__ = ("_source", "_value")
 
-    def __init__(self, ctx: ExactInput, rel: float) -> None:
-        self._source: Any = functools.partial(ctx.probabilities, rel)
-        self._array: np.ndarray | None = None
+    def __init__(self, source: Any) -> None:
+        self._source: Any = source
+        self._value: Any = None
 
     @classmethod
-    def of_array(cls, p: np.ndarray) -> _EveryRank:
-        out = cls.__new__(cls)
-        out._source, out._array = None, p
+    def of(cls, value: Any) -> _OnDemand:
+        """A value already known."""
+        out = cls(None)
+        out._value = value
         return out
 
-    def array(self) -> np.ndarray:
-        if self._array is None:
-            self._array, self._source = self._source(), None
-        return self._array
+    def value(self) -> Any:
+        if self._source is not None:
+            self._value, self._source = self._source(), None
+        return self._value
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _EveryRank.of_array, (self.array(),)
+        return _OnDemand.of, (self.value(),)
 
 
-def _precision_rows(p: _EveryRank, k: int | None, lengths: np.ndarray | None,
+def _every_rank(ctx: ExactInput, rel: float) -> _OnDemand:
+    """The probabilities of every rank of ``ctx`` at threshold ``rel``, built on demand."""
+    return _OnDemand(functools.partial(ctx.probabilities, rel))
+
+
+def _outside(ctx: ExactInput, rel: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(rest_p, certain)`` of ``ctx`` at threshold ``rel``: ``(n_rows, m)`` probabilities of
+    the uncertain relevant documents outside the lists and ``(n_rows,)`` counts of the certain
+    ones."""
+    rest_p, certain = ctx.rest(rel)
+    return rest_p, _per_row(certain, len(ctx.lengths))
+
+
+def _precision_rows(p: _OnDemand, k: int | None, lengths: np.ndarray | None,
                     rows: Any) -> DistributionBatch:
-    return precision(p.array()[rows], k=k, lengths=_rows(lengths, rows))
+    return precision(p.value()[rows], k=k, lengths=_rows(lengths, rows))
 
 
-def _success_rows(p: _EveryRank, k: int | None, rows: Any) -> DistributionBatch:
-    return success(p.array()[rows], k=k)
+def _success_rows(p: _OnDemand, k: int | None, rows: Any) -> DistributionBatch:
+    return success(p.value()[rows], k=k)
 
 
-def _reciprocal_rank_rows(p: _EveryRank, k: int | None, rows: Any) -> DistributionBatch:
-    return reciprocal_rank(p.array()[rows], k=k)
+def _reciprocal_rank_rows(p: _OnDemand, k: int | None, rows: Any) -> DistributionBatch:
+    return reciprocal_rank(p.value()[rows], k=k)
 
 
-class _Outside:
-    """The relevant documents outside the lists at one threshold, per row: the uncertain ones'
-    probabilities and the certain ones' count (``ExactInput.rest``), taken from the context when
-    first asked for. A recall whose mean is read from the probability groups
-    (``ExactInput.grouped``) needs them only for its law: the population bootstrap, which asks
-    for means only, then never builds them (a replicates × components × items table per block;
-    built eagerly, 1,000 replicates of the deep design of ``benchmarks/population.py`` took
-    13.5 s wall against 3.5 s, 2026-11-28). Pickled as the arrays (an evaluation sent to a Dask
-    worker carries its inputs)."""
-
-    __slots__ = ("_arrays", "_source")
-
-    def __init__(self, source: Any, n_rows: int) -> None:
-        self._source = (source, n_rows)  # (rest, n_rows): rest() -> (rest_p, certain)
-        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
-
-    @classmethod
-    def of_arrays(cls, rest_p: np.ndarray, certain: Any) -> _Outside:
-        """Documents already known."""
-        return cls(lambda: (rest_p, certain), len(rest_p))
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(rest_p, certain)``: ``(n_rows, m)`` probabilities and ``(n_rows,)`` counts."""
-        if self._arrays is None:
-            rest, n_rows = self._source
-            rest_p, certain = rest()
-            self._arrays = (rest_p, _per_row(certain, n_rows))
-            self._source = None
-        return self._arrays
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return _Outside.of_arrays, self.arrays()
-
-
-def _recall_rows(p: _EveryRank, k: int | None, outside: _Outside,
+def _recall_rows(p: _OnDemand, k: int | None, outside: _OnDemand,
                  rows: Any) -> DistributionBatch:
-    rest_p, certain = outside.arrays()
-    return recall(p.array()[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
+    rest_p, certain = outside.value()
+    return recall(p.value()[rows], k=k, rest_p=rest_p[rows], rest_certain=certain[rows])
 
 
-def _f_measure_rows(p: _EveryRank, k: int | None, beta: float, lengths: np.ndarray | None,
-                    outside: _Outside, rows: Any) -> DistributionBatch:
-    rest_p, certain = outside.arrays()
-    return f_measure(p.array()[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
+def _f_measure_rows(p: _OnDemand, k: int | None, beta: float, lengths: np.ndarray | None,
+                    outside: _OnDemand, rows: Any) -> DistributionBatch:
+    rest_p, certain = outside.value()
+    return f_measure(p.value()[rows], k=k, beta=beta, lengths=_rows(lengths, rows),
                      rest_p=rest_p[rows], rest_certain=certain[rows])
 
 
@@ -908,7 +892,7 @@ def precision_exact(
     probabilities (E[TP] is their sum over the top k)."""
     n = k if k is not None else np.asarray(ctx.lengths, dtype=np.int64)
     return _means_first(
-        ctx, functools.partial(_precision_rows, _EveryRank(ctx, rel), k, ctx.lengths),
+        ctx, functools.partial(_precision_rows, _every_rank(ctx, rel), k, ctx.lengths),
         lambda: np.nan_to_num(divide(ctx.ranked(rel, k)[0].sum(axis=1), n)))
 
 
@@ -917,7 +901,7 @@ def success_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``Success``: :func:`success` on the context; its mean is
     1 − Π_{i≤k}(1 − p_i)."""
-    return _means_first(ctx, functools.partial(_success_rows, _EveryRank(ctx, rel), k),
+    return _means_first(ctx, functools.partial(_success_rows, _every_rank(ctx, rel), k),
                         lambda: 1.0 - np.prod(1.0 - ctx.ranked(rel, k)[0], axis=1))
 
 
@@ -927,7 +911,7 @@ def reciprocal_rank_exact(
     """Family ``RR``: :func:`reciprocal_rank` on the context; its mean is
     Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i (over the ranks :meth:`ExactInput.ranked` gives: one of
     probability 0 adds nothing and leaves the product as it is)."""
-    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _EveryRank(ctx, rel), k),
+    return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _every_rank(ctx, rel), k),
                         lambda: reciprocal_rank_means(*ctx.ranked(rel, k)))
 
 
@@ -988,10 +972,10 @@ def recall_exact(
         rest_p, certain = ctx.rest(rel)
         return recall(ctx.probabilities(rel), k=k, rest_p=rest_p, rest_certain=certain)
     # the mean without the joint law of (TP, FN); the law on demand
-    p = _EveryRank(ctx, rel)
-    outside = _Outside(functools.partial(ctx.rest, rel), len(ctx.lengths))
+    p = _every_rank(ctx, rel)
+    outside = _OnDemand(functools.partial(_outside, ctx, rel))
     mean, undefined = (recall_mean(ctx.ranked(rel, k)[0], None, *ctx.fn_counts(rel, k))
-                       if ctx.grouped else recall_mean_of_laws(p.array(), k, *outside.arrays()))
+                       if ctx.grouped else recall_mean_of_laws(p.value(), k, *outside.value()))
     return _deferred_joint(p, k, outside, mean, undefined,
                            functools.partial(_recall_rows, p, k, outside))
 
@@ -1001,7 +985,7 @@ def _per_row(certain: Any, n_rows: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(certain, dtype=np.int64), (n_rows,))
 
 
-def _deferred_joint(p: _EveryRank, k: int | None, outside: _Outside, mean: np.ndarray,
+def _deferred_joint(p: _OnDemand, k: int | None, outside: _OnDemand, mean: np.ndarray,
                     undefined: np.ndarray, law: functools.partial) -> DeferredBatch:
     """A :class:`DeferredBatch` of a measure of the joint law of (TP, FN) (recall, F): its
     means, and ``law(rows)`` of the rows asked for, whose atoms are at most TP's counts
@@ -1011,9 +995,9 @@ def _deferred_joint(p: _EveryRank, k: int | None, outside: _Outside, mean: np.nd
                          widths=functools.partial(_joint_widths, p, k, outside))
 
 
-def _joint_widths(p: _EveryRank, k: int | None, outside: _Outside) -> np.ndarray:
+def _joint_widths(p: _OnDemand, k: int | None, outside: _OnDemand) -> np.ndarray:
     """Each row's bound on the atoms of the joint law of (TP, FN) (:func:`_deferred_joint`)."""
-    rest_p, p = outside.arrays()[0], p.array()
+    rest_p, p = outside.value()[0], p.value()
     beyond = np.concatenate([p[:, k:] if k is not None else p[:, :0], rest_p], axis=1)
     return ((_top(p, k) > 0).sum(axis=1) + 1) * (((beyond > 0) & (beyond < 1)).sum(axis=1) + 1)
 
@@ -1023,12 +1007,12 @@ def f_measure_exact(
 ) -> DistributionBatch | DeferredBatch:
     """Family ``F``: :func:`f_measure` on the context (always the exact recall); with
     ``ctx.means_only``, its mean now (:func:`f_measure_mean_of_laws`) and the law on demand."""
-    p = _EveryRank(ctx, rel)
-    outside = _Outside(functools.partial(ctx.rest, rel), len(ctx.lengths))
+    p = _every_rank(ctx, rel)
+    outside = _OnDemand(functools.partial(_outside, ctx, rel))
     law = functools.partial(_f_measure_rows, p, k, beta, ctx.lengths, outside)
     if not ctx.means_only:
         return law(slice(None))
-    mean, undefined = f_measure_mean_of_laws(p.array(), k, *outside.arrays(), beta=beta,
+    mean, undefined = f_measure_mean_of_laws(p.value(), k, *outside.value(), beta=beta,
                                              lengths=ctx.lengths)
     return _deferred_joint(p, k, outside, mean, undefined, law)
 
