@@ -9,9 +9,10 @@ Sections (all by default; name some to run only those, e.g. ``thresholds`` or ``
     method against the tree for lists of annotator shares with D distinct values strictly
     between 0 and 1 (``_ITEMS_PER_GROUP``, the items per group from which grouping pays).
 ``table``
-    One list, n = 10 .. 10^6, six input shapes (uniform p; p near 0, log-uniform on
+    One list, n = 10 .. 10^6, ten input shapes (uniform p; p near 0, log-uniform on
     [1e-8, 0.1]; p near 1, one minus that; shares j/5 and j/20 of 5 or 20 annotators; a
-    mixture: 40 % U(0, 0.02), 30 % Beta(0.6, 1.2), 15 % exactly 0 or 1, 15 % U(0.98, 1)).
+    mixture: 40 % U(0, 0.02), 30 % Beta(0.6, 1.2), 15 % exactly 0 or 1, 15 % U(0.98, 1); every
+    p 0.5; every p 1e-3; Beta(0.1, 0.1); half 0.3, half 0.7).
     CPU and wall time of ``poibin.pmf(p)`` (the default method) and of fast-poibin as its
     README shows (``PoiBin(p).pmf``), ratios, and the max absolute error of both against a
     reference; then the worst ratio per n. Bar (issue 24): ratio <= 1.2 at every n, error
@@ -190,6 +191,12 @@ SHAPES: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
     "shares j/5": lambda rng, n: rng.integers(0, 6, n) / 5,
     "shares j/20": lambda rng, n: rng.integers(0, 21, n) / 20,
     "mixture": mixture,
+    # added on 2026-11-29 (shapes this table did not make): a binomial, a constant small p,
+    # U-shaped p, two values
+    "all 0.5": lambda rng, n: np.full(n, 0.5),
+    "all 1e-3": lambda rng, n: np.full(n, 1e-3),
+    "Beta(0.1, 0.1)": lambda rng, n: rng.beta(0.1, 0.1, n),
+    "two values": lambda rng, n: np.where(rng.random(n) < 0.5, 0.3, 0.7),
 }
 
 
