@@ -25,6 +25,7 @@ from fuzzytruth._random import (
     thresholds,
     unit_keys,
 )
+from fuzzytruth._resampling import MEMORY_BUDGET, block_rows, row_chunks
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.worlds import RankedDocs, candidate_columns
 
@@ -32,6 +33,12 @@ __all__ = ["QrelsWorlds"]
 
 # streams of the keyed draws (shared numbering with the categorical worlds)
 _PAIRS, _REST = 4, 5
+
+_KEY_BYTES_PER_PAIR = 64.0
+"""Bytes of temporaries per pair while the pairs' keys are made (:func:`~fuzzytruth._random.
+pair_keys`: the ids taken, their codes, the query and document keys; 57 measured with
+tracemalloc, 5 M pairs). Made for all the drawn pairs at once, they were the peak of an
+evaluation with 1,000 judged documents per query: 20,000 queries added 3.2 GB."""
 
 
 class QrelsWorlds:
@@ -133,10 +140,16 @@ class QrelsWorlds:
         return judged
 
     def draw(self, n_worlds: int, seed: int) -> None:
-        """The seed, and the start of every drawn pair's draws (the same in every block)."""
+        """The seed, and the start of every drawn pair's draws (the same in every block), made
+        for blocks of pairs sized from the memory budget: each pair's key is a function of
+        its ids alone, so the blocks give the same bases as one pass."""
         self.seed = seed
-        self._bases = stream_bases(seed, _PAIRS, self._keys(self._drawn))
-        self._thresholds = thresholds(self.probability[self._drawn])
+        drawn = self._drawn
+        self._bases = np.empty(len(drawn), dtype=np.uint64)
+        size = block_rows(1, MEMORY_BUDGET, bytes_per_unit=_KEY_BYTES_PER_PAIR)
+        for rows in row_chunks(len(drawn), size):
+            self._bases[rows] = stream_bases(seed, _PAIRS, self._keys(drawn[rows]))
+        self._thresholds = thresholds(self.probability[drawn])
 
     def _level(self, rel: float | None) -> tuple[np.ndarray, np.ndarray, float | None]:
         """``(stop, certain, same)`` per query at the relevance threshold ``rel`` (None: any
