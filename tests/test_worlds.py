@@ -676,6 +676,16 @@ def test_families_with_a_relevance_level_read_grades_only_through_it():
     assert checked >= 10
 
 
+def _every_pair_judged(rng: np.random.Generator, n_q: int, n_d: int, *, judged: float
+                       ) -> tuple[ProbabilisticQrels, Run]:
+    """``n_q`` queries ranking the same ``n_d`` documents in random orders, every pair in the
+    probabilistic qrels: a uniform probability on a share ``judged`` of them, 0 elsewhere."""
+    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
+    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
+    pq = ProbabilisticQrels(q, d, rng.random(len(q)) * (rng.random(len(q)) < judged))
+    return pq, Run(q, d, rng.permutation(len(q)).astype(float))
+
+
 def test_aggregates_of_kept_worlds_do_not_depend_on_their_blocks(monkeypatch):
     """The aggregates read kept worlds in blocks sized from the memory budget: one or seven
     worlds per block give the same bits as every world in one block, and both agree with sums of the
@@ -683,12 +693,8 @@ def test_aggregates_of_kept_worlds_do_not_depend_on_their_blocks(monkeypatch):
     from fuzzytruth._resampling import MEMORY_BUDGET
     from fuzzytruth.evaluation import result
 
-    rng = np.random.default_rng(12)
-    n_q, n_d = 30, 10
-    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
-    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
-    pq = ProbabilisticQrels(q, d, rng.random(len(q)) * (rng.random(len(q)) < 0.6))
-    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    n_q = 30
+    pq, run = _every_pair_judged(np.random.default_rng(12), n_q, 10, judged=0.6)
     names = ["AP", "nDCG", "GMAP"]  # means (AP undefined in some worlds) and a geometric mean
 
     def run_with(bytes_per_value):
@@ -713,12 +719,7 @@ def test_pair_draws_do_not_depend_on_the_blocks_their_keys_are_made_in(monkeypat
     gives the same worlds, bit for bit, as every pair in one block."""
     from fuzzytruth.truth import pair_worlds
 
-    rng = np.random.default_rng(4)
-    n_q, n_d = 12, 9
-    q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
-    d = np.tile([f"d{j}" for j in range(n_d)], n_q)
-    pq = ProbabilisticQrels(q, d, rng.random(len(q)) * (rng.random(len(q)) < 0.7))
-    run = Run(q, d, rng.permutation(len(q)).astype(float))
+    pq, run = _every_pair_judged(np.random.default_rng(4), 12, 9, judged=0.7)
     worlds = {}
     for per_pair in (1e-6, 1e12):  # every pair in one block; one pair per block
         monkeypatch.setattr(pair_worlds, "_KEY_BYTES_PER_PAIR", per_pair)
