@@ -474,9 +474,13 @@ def recall_mean(
         # einsum's own loops, not a BLAS product: the population bootstrap calls this once per
         # block of replicates and system, and OpenBLAS's threads spun between the calls (the
         # deep design of benchmarks/population.py: 7.8 s CPU, 4.1 s wall with BLAS; 3.5 / 3.4 s
-        # so, 2026-11-28); each row's sums are then also the same whatever the rows beside it
-        moments[rows] = np.einsum("rn,nt->rt", g * w,
-                                  (x[:, None] ** np.arange(top)).reshape(len(x), top))
+        # so, 2026-11-28; on one BLAS thread, which a library cannot choose once numpy is
+        # loaded, the caterpillar below took 10.5-11.2 s); each row's sums are then also the
+        # same whatever the rows beside it. The weights are folded into the nodes' powers, not
+        # into g: one (row, node) pass less (the caterpillar 60 deep of population.py:
+        # 12.1-12.6 -> 11.4-11.5 s, interleaved, 2026-11-29)
+        moments[rows] = np.einsum("rn,nt->rt", g,
+                                  (w[:, None] * x[:, None] ** np.arange(top)).reshape(len(x), top))
     defined_part = (tp[:, 1:] * np.arange(1, top + 1) * moments).sum(axis=1)
     # P(TP = FN = 0) as a logarithm, so that P(defined) = 1 - it keeps its digits when it is
     # tiny (1 - 0.99999999208 lost half of them: a mean of 1 + 6.6e-9 for two documents of
