@@ -73,6 +73,7 @@ __all__ = [
     "recall_mean_of_laws",
     "reciprocal_rank",
     "reciprocal_rank_exact",
+    "reciprocal_rank_means",
     "success",
     "success_exact",
     "tp_pmf",
