@@ -439,14 +439,15 @@ def test_population_defaults_are_the_same_in_any_blocks_and_on_a_runner():
             assert (pop.annotators_only[m] == whole.annotators_only[m]).all()
 
 
-def test_share_groups_code_every_share_and_count_them_by_node():
+@pytest.mark.parametrize("dense", [0, 64])
+def test_share_groups_code_every_share_and_count_them_by_node(dense):
     from fuzzytruth.stats._population_replicates import _share_groups
 
     rng = np.random.default_rng(4)
     shares = rng.integers(0, 6, (4, 30)) / 5.0  # 30 cells of 3 nodes, 4 replicates
     shares[1:] = np.where(rng.random((3, 30)) < 0.3, 1 / 3, shares[1:])  # not in replicate 0
     cell_col = rng.integers(0, 3, 30)
-    groups = _share_groups(shares, cell_col, 3)
+    groups = _share_groups(shares, cell_col, 3, dense)  # 5 shares: sparse, then written out
     inner = np.unique(shares[(shares > 0) & (shares < 1)])
     assert np.array_equal(groups.values, inner)
     kept = groups.column >= 0
@@ -454,7 +455,9 @@ def test_share_groups_code_every_share_and_count_them_by_node():
     assert np.array_equal(groups.values[groups.column[kept]], shares[kept])
     brute = np.array([[[((shares[r] == v) & (cell_col == n)).sum() for v in inner]
                        for n in range(3)] for r in range(4)])
-    assert np.array_equal(groups.counts.toarray(), brute.reshape(12, len(inner)))
+    assert isinstance(groups.counts, np.ndarray) == (dense > 0)
+    counts = groups.counts if dense else groups.counts.toarray()
+    assert np.array_equal(counts, brute.reshape(12, len(inner)))
     ones = np.array([[((shares[r] == 1) & (cell_col == n)).sum() for n in range(3)]
                      for r in range(4)])
     assert np.array_equal(groups.certain, ones) and ones.sum() > 0

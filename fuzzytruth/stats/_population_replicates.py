@@ -79,6 +79,10 @@ _REST_BYTES_PER_CELL = 96.0
 #: The same for each (replicate, component, cell of its node) of the counts by share of the
 #: relevant documents missed, and the Gauss-Legendre integral of the recall's mean.
 _GROUP_BYTES_PER_CELL = 64.0
+#: Counts by share are written out only up to this many shares, past which products with
+#: the sparse counts cost less than with the written-out rows (a coarse binary tree 8 deep of
+#: benchmarks/population.py, 270 shares: 7.7 s sparse, 10.5 s written out, 2026-11-29).
+_DENSE_SHARES = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,6 +141,14 @@ class _Geometry:
     def node_cells(self) -> np.ndarray:
         """``(n_nodes,)`` number of cells of each target node."""
         return np.bincount(self.cell_col, minlength=self.n_nodes)
+
+    def dense_shares(self) -> int:
+        """The most distinct shares whose counts are written out, a row of floats per
+        (replicate, node) and per (replicate, component) (at most as many nodes as components),
+        within what :meth:`PopulationPlan.bytes_per_replicate` gives the components' counts by
+        share; past it (weighted annotators, many annotator counts) they stay sparse."""
+        given = _GROUP_BYTES_PER_CELL * (self.node_cells()[self.comp_col] + 16).sum()
+        return min(_DENSE_SHARES, int(given // (2 * 8 * max(len(self.comp_col), 1))))
 
 
 @dataclass(frozen=True, eq=False)
@@ -469,7 +481,8 @@ class _ShareGroups:
     by share instead of listing them: the distinct shares strictly between 0 and 1 ``(V,)``;
     each cell's column among them ``(n_rep, n_cells)`` (-1 for a share of 0 or 1); per
     (replicate, node) row ``r * n_nodes + node`` the number of its cells of each share
-    ``(n_rep * n_nodes, V)`` sparse, and of share 1 ``(n_rep, n_nodes)``."""
+    ``(n_rep * n_nodes, V)``, an array (sparse past :meth:`_Geometry.dense_shares`), and
+    of share 1 ``(n_rep, n_nodes)``."""
 
     values: np.ndarray
     column: np.ndarray
@@ -477,10 +490,11 @@ class _ShareGroups:
     certain: np.ndarray
 
 
-def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int) -> _ShareGroups:
+def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int,
+                  dense: int) -> _ShareGroups:
     """The groups of a block's cell shares ``(n_rep, n_cells)``, ``cell_col`` each cell's
     node (see :class:`_ShareGroups`): annotators' shares take few values (votes over
-    annotators)."""
+    annotators). The counts are an array when there are at most ``dense`` shares."""
     from scipy import sparse
 
     n_rep = len(shares)
@@ -497,51 +511,16 @@ def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int) -> _Sh
     column = np.where(uncertain, np.cumsum(uncertain) - 1, -1)[code].reshape(shares.shape)
     node_row = np.arange(n_rep)[:, None] * n_nodes + cell_col[None, :]
     kept = column >= 0
-    counts = sparse.csr_matrix(  # duplicates (cells of one node and share) are summed
-        (np.ones(int(kept.sum())), (node_row[kept], column[kept])),
-        shape=(n_rep * n_nodes, int(uncertain.sum())))
+    n_values = int(uncertain.sum())
+    if n_values <= dense:
+        counts = np.bincount(node_row[kept] * n_values + column[kept],
+                             minlength=n_rep * n_nodes * n_values).reshape(-1, n_values)
+        counts = counts.astype(np.float64)
+    else:  # duplicates (cells of one node and share) are summed
+        counts = sparse.csr_matrix((np.ones(int(kept.sum())), (node_row[kept], column[kept])),
+                                   shape=(n_rep * n_nodes, n_values))
     certain = np.bincount(node_row[shares == 1], minlength=n_rep * n_nodes)
     return _ShareGroups(values[uncertain], column, counts, certain.reshape(n_rep, n_nodes))
-
-
-class _MissedCounts:
-    """The relevant documents a system misses, counted by share, per (replicate, component)
-    row, never written out: the counts of the row's node (row ``node_rows[i]`` of
-    ``node_counts``, sparse ``(n_rep * n_nodes, V)``) less those of its top k and its query
-    item (``less``, sparse ``(n_rows, V)``). What
-    :func:`~fuzzytruth.uncertain.closed_form.recall_mean` reads of its ``counts``: row sums,
-    a subset of rows, and products with a ``(V, m)`` matrix, each a node's product computed
-    once for all the components (of every system) that target it.
-
-    Examples
-    --------
-    >>> from scipy import sparse
-    >>> nodes = sparse.csr_matrix(np.array([[2.0, 1.0], [0.0, 3.0]]))
-    >>> less = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]))
-    >>> counts = _MissedCounts(nodes, np.array([0, 1, 0]), less)
-    >>> counts.sum(axis=1).tolist(), (counts[[2, 1]] @ np.eye(2)).tolist()
-    ([2.0, 2.0, 3.0], [[2.0, 1.0], [0.0, 2.0]])
-    """
-
-    def __init__(self, node_counts: Any, node_rows: np.ndarray, less: Any) -> None:
-        self.node_counts, self.node_rows, self.less = node_counts, node_rows, less
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.less.shape
-
-    def sum(self, axis: int) -> np.ndarray:
-        if axis != 1:
-            raise ValueError(f"axis must be 1 (row sums); got {axis!r}")
-        nodes = np.asarray(self.node_counts.sum(axis=1)).reshape(-1)
-        return nodes[self.node_rows] - np.asarray(self.less.sum(axis=1)).reshape(-1)
-
-    def __getitem__(self, rows: Any) -> _MissedCounts:
-        return _MissedCounts(self.node_counts, self.node_rows[rows], self.less[rows])
-
-    def __matmul__(self, other: np.ndarray) -> np.ndarray:
-        used, at = np.unique(self.node_rows, return_inverse=True)
-        return (self.node_counts[used] @ other)[at] - self.less @ other
 
 
 class _BlockShares:
@@ -556,7 +535,8 @@ class _BlockShares:
 
     @functools.cached_property
     def groups(self) -> _ShareGroups:
-        return _share_groups(self.shares[:, :-1], self.geo.cell_col, self.geo.n_nodes)
+        geo = self.geo
+        return _share_groups(self.shares[:, :-1], geo.cell_col, geo.n_nodes, geo.dense_shares())
 
     @functools.cached_property
     def dense(self) -> np.ndarray:
@@ -634,11 +614,20 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
         rows = np.arange(n_rep)[:, None] * n_comp + comp  # (n_rep, n_taken)
         column = np.take(groups.column, taken, axis=1)
         kept = column >= 0
-        less = sparse.csr_matrix((np.ones(int(kept.sum())), (rows[kept], column[kept])),
-                                 shape=(n_rows, len(groups.values)))
         certain = (groups.certain[:, col].ravel()
                    - np.bincount(rows[np.take(shares, taken, axis=1) == 1], minlength=n_rows))
-        return groups.values, _MissedCounts(groups.counts, node_rows, less), certain
+        n_values = len(groups.values)
+        # the counts of the row's node less those of its top k and its query item: written out
+        # when the shares are few (as the nodes' are), else sparse; either way each product
+        # then sums its terms in the order of the shares (counts_product), and a block's
+        # numbers do not depend on which its number of shares chose
+        if isinstance(groups.counts, np.ndarray):
+            less = np.bincount(rows[kept] * n_values + column[kept],
+                               minlength=n_rows * n_values).reshape(n_rows, n_values)
+            return groups.values, groups.counts[node_rows] - less, certain
+        less = sparse.csr_matrix((np.ones(int(kept.sum())), (rows[kept], column[kept])),
+                                 shape=(n_rows, n_values))
+        return groups.values, (groups.counts[node_rows] - less).tocsr(), certain
 
     return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
                       judged=lambda: np.tile(ranked >= 0, (n_rep, 1)), means_only=True,

@@ -56,6 +56,7 @@ from fuzzytruth.metrics.ranking import DISCOUNTS, beta_squared, dcg, divide
 from fuzzytruth.metrics.user_models import residual
 from fuzzytruth.uncertain import poibin
 from fuzzytruth.uncertain.batch import DeferredBatch, DistributionBatch
+from fuzzytruth.uncertain.pgf_moments import counts_product, pgf_moments
 
 __all__ = [
     "ExactInput",
@@ -422,14 +423,6 @@ def fn_counts(
     return values[keep], counts[:, keep].astype(float), np.broadcast_to(certain, (len(p),))
 
 
-@functools.lru_cache(maxsize=8)
-def _unit_gauss(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Legendre nodes and weights on [0, 1]: exact for polynomials of degree < 2n
-    (cached: an eigenvalue problem of size n)."""
-    nodes, weights = np.polynomial.legendre.leggauss(n)
-    return (nodes + 1.0) / 2.0, weights / 2.0
-
-
 def recall_mean(
     p: np.ndarray, k: int | None, values: np.ndarray, counts: np.ndarray, certain: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -440,8 +433,9 @@ def recall_mean(
     TP (in the top ``k``) and FN (outside) are independent, and t / (t + f) = t ∫₀¹ x^(t+f-1)
     dx, so E[TP/(TP+FN); TP > 0] = Σ_t P(TP = t) t ∫₀¹ x^(t-1) G(x) dx with G the probability
     generating function of FN, Π (1 - q + q x) over its documents: a polynomial, integrated
-    exactly by Gauss–Legendre (rows grouped by the degree of their polynomial), whose logarithm
-    at the nodes is one product of the counts with log(1 - v (1 - x)). Recall is undefined
+    by Gauss–Legendre rules (:func:`~fuzzytruth.uncertain.pgf_moments.pgf_moments`: exact, or
+    on [1 - δ, 1] within a proven relative 2⁻⁵⁵ when G is peaked there), whose logarithm at
+    the nodes is one product of the counts with log(1 - v (1 - x)). Recall is undefined
     when TP = FN = 0. The same numbers as :func:`recall`'s law (to rounding) at the cost of
     TP's law and one matrix product: no joint law of (TP, FN), whose rows hold k × width(FN)
     atoms.
@@ -456,39 +450,16 @@ def recall_mean(
     tp = tp_pmf(p, k=k)
     top = tp.shape[1] - 1
     certain = np.asarray(certain, dtype=np.int64)
-    # each row's integrand has degree (its documents outside the top k) + top - 1: rows are
-    # integrated in groups of about equal degree, each with the nodes it needs (a power of 2);
     # a row whose TP is 0 for sure has nothing to integrate (its defined part is 0)
-    n_fn = np.asarray(counts.sum(axis=1)).reshape(-1).astype(np.int64)  # a matrix if sparse
-    need = (n_fn + certain + top) // 2 + 1
-    size = np.maximum(16, 2 ** np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64))
-    live = (tp[:, 1:] > 0).any(axis=1)
-    moments = np.zeros((len(tp), top))
-    for n in np.unique(size[live]).tolist():
-        rows = np.flatnonzero(live & (size == n))
-        x, w = _unit_gauss(n)
-        log_g = counts[rows] @ np.log1p(-np.outer(values, 1.0 - x))
-        log_g += certain[rows, None] * np.log(x)
-        # below e^-700 a node's term is 0 to double precision (and exp would go through
-        # slow subnormals)
-        g = np.exp(log_g, where=log_g > -700.0, out=np.zeros_like(log_g))
-        # einsum's own loops, not a BLAS product: the population bootstrap calls this once per
-        # block of replicates and system, and OpenBLAS's threads spun between the calls (the
-        # deep design of benchmarks/population.py: 7.8 s CPU, 4.1 s wall with BLAS; 3.5 / 3.4 s
-        # so, 2026-11-28; on one BLAS thread, which a library cannot choose once numpy is
-        # loaded, the caterpillar below took 10.5-11.2 s); each row's sums are then also the
-        # same whatever the rows beside it. The weights are folded into the nodes' powers, not
-        # into g: one (row, node) pass less (the caterpillar 60 deep of population.py:
-        # 12.1-12.6 -> 11.4-11.5 s, interleaved, 2026-11-29)
-        moments[rows] = np.einsum("rn,nt->rt", g,
-                                  (w[:, None] * x[:, None] ** np.arange(top)).reshape(len(x), top))
+    live = np.flatnonzero((tp[:, 1:] > 0).any(axis=1))
+    moments = pgf_moments(values, counts, certain, top, live)
     defined_part = (tp[:, 1:] * np.arange(1, top + 1) * moments).sum(axis=1)
     # P(TP = FN = 0) as a logarithm, so that P(defined) = 1 - it keeps its digits when it is
     # tiny (1 - 0.99999999208 lost half of them: a mean of 1 + 6.6e-9 for two documents of
     # probability 4e-9)
     with np.errstate(divide="ignore"):  # a document relevant for sure: log1p(-1) = -inf
         log_none = np.log1p(-_top(np.asarray(p, dtype=np.float64), k)).sum(axis=1)
-    log_none = np.where(certain == 0, log_none + counts @ np.log1p(-values), -np.inf)
+    log_none = np.where(certain == 0, log_none + counts_product(counts, np.log1p(-values)), -np.inf)
     undefined, defined = np.exp(log_none), -np.expm1(log_none)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(defined > 0.0, defined_part / defined, np.nan)
