@@ -19,16 +19,18 @@ The bound (h(x) = x^(t + c) G(x), nonnegative and nondecreasing on [0, 1]; Φ(s)
 (1 − s)^c Π_v (1 − v s)^(n_v), so that h(1 − s) = (1 − s)^t Φ(s)):
 
 * the part kept, K = ∫ over [1 − δ, 1], is at least δ' h(1 − δ') ≥ δ' (1 − δ')^(top − 1) Φ(δ')
-  for any 0 < δ' ≤ δ (the row's best δ' is chosen, about 1/μ);
+  for any 0 < δ' ≤ δ;
 * the part dropped, ∫ over [0, 1 − δ], is at most (1 − δ) h(1 − δ) ≤ (1 − δ) Φ(δ);
 * the error of the m-node rule on [1 − δ, 1] is at most (δ/2) (64/15) M ρ^(−2m) / (ρ² − 1)
   for any ρ > 1 (Trefethen, *Approximation Theory and Approximation Practice*, Theorem 19.3),
   M the largest |h| on the Bernstein ellipse E_ρ mapped onto the interval, where
   |1 − x| ≤ σ = δ (1 + (ρ + 1/ρ)/2) / 2, so M ≤ (1 + σ)^(top − 1 + c) Π_v (1 + v σ)^(n_v).
 
-Each of the two ratios to K must be at most 2⁻⁵⁶. The candidates: δ a power of 4 down to
-4⁻⁹, δ' a power of 2, ρ from a short list; the node counts are rounded up to powers of 2 (rows
-are integrated in groups that share their nodes). A row's rule depends on that row alone.
+Each of the two ratios to K must be at most 2⁻⁵⁶. They are read through μ alone:
+log Φ(δ) ≤ −μ δ, log Φ(δ') ≥ −μ δ' / (1 − δ') and log M ≤ (top − 1) log(1 + σ) + μ σ. The
+candidates: δ a power of 2 down to 2⁻¹⁹, δ' = min(1/2, 1/(μ + top)), ρ = 4 or 8; the node
+counts are rounded up to powers of 2 (rows are integrated in groups that share their nodes).
+A row's rule depends on that row alone.
 """
 
 from __future__ import annotations
@@ -109,32 +111,30 @@ def _rules(mu: np.ndarray, top: int, exact: np.ndarray) -> tuple[np.ndarray, np.
     """Per row, the span δ and node count of the cheapest rule: ``exact`` nodes on [0, 1],
     or the fewest the bound above proves enough on [1 − δ, 1], the bound read through the
     row's expected count ``mu`` = c + Σ n_v v alone (log(1 − v s) ≤ −v s,
-    log(1 − v s) ≥ −v s / (1 − s) and log(1 + v σ) ≤ v σ). The part dropped shrinks and the
-    rule's error bound grows with δ, so the best span is the smallest that drops little
-    enough."""
-    spans = _SPANS[None, :]
-    mu = mu[:, None]
+    log(1 − v s) ≥ −v s / (1 − s) and log(1 + v σ) ≤ v σ).
 
-    def below(span: np.ndarray) -> np.ndarray:
-        """−log of the part kept's lower bound, at a δ' ≤ δ near the best (about 1/μ)."""
-        inner = np.minimum(np.minimum(span, 0.5), 1.0 / (mu + top))
-        return -np.log(inner) - (top - 1) * np.log1p(-inner) + mu * inner / (1.0 - inner)
-
+    The part kept is bounded below at δ' = min(1/2, 1/(μ + top)), near the best δ' (about
+    1/μ); below δ' the bound on the part dropped over the part kept exceeds e^−1 (−log δ' ≥
+    log 2, log(1 − δ) > −log 2 and μ δ < 1), so every span proven to drop little enough
+    holds δ'. The part dropped shrinks and the rule's error bound grows with δ: the best span
+    is the smallest that drops little enough."""
+    inner = np.minimum(0.5, 1.0 / (mu + top))
+    below = -np.log(inner) - (top - 1) * np.log1p(-inner) + mu * inner / (1.0 - inner)
     with np.errstate(divide="ignore"):  # δ = 1 drops nothing
-        dropped = np.log1p(-spans) - mu * spans + below(spans)
+        dropped = np.log1p(-_SPANS) - mu[:, None] * _SPANS + below[:, None]
     # the spans descend: the last one that drops little enough
     best = len(_SPANS) - 1 - np.argmax((dropped <= _LOG_TOLERANCE)[:, ::-1], axis=1)
-    span = _SPANS[best][:, None]
+    span = _SPANS[best]
     nodes = np.full(span.shape, np.inf)
     for log_trefethen, semi_major, rho in zip(_LOG_TREFETHEN, _SEMI_MAJOR, _RHO, strict=True):
         sigma = span * (1.0 + semi_major) / 2.0
         log_error = (np.log(span / 2.0) + log_trefethen + (top - 1) * np.log1p(sigma)
-                     + mu * sigma + below(span))
+                     + mu * sigma + below)
         np.minimum(nodes, np.ceil((log_error - _LOG_TOLERANCE) / (2.0 * np.log(rho))),
                    out=nodes)
-    fewest = np.maximum(nodes[:, 0], 1.0)
+    fewest = np.maximum(nodes, 1.0)
     bounded = fewest < exact
-    return np.where(bounded, span[:, 0], 1.0), np.where(bounded, fewest, exact).astype(np.int64)
+    return np.where(bounded, span, 1.0), np.where(bounded, fewest, exact).astype(np.int64)
 
 
 def pgf_moments(values: np.ndarray, counts: Any, certain: np.ndarray, top: int,
