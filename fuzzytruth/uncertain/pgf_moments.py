@@ -28,7 +28,7 @@ The bound (h(x) = x^(t + c) G(x), nonnegative and nondecreasing on [0, 1]; Φ(s)
 
 Each of the two ratios to K must be at most 2⁻⁵⁶. They are read through μ alone:
 log Φ(δ) ≤ −μ δ, log Φ(δ') ≥ −μ δ' / (1 − δ') and log M ≤ (top − 1) log(1 + σ) + μ σ. The
-candidates: δ a power of 2 down to 2⁻¹⁹, δ' = min(1/2, 1/(μ + top)), ρ = 4 or 8; the node
+candidates: δ a power of 2 down to 2⁻⁶⁰, δ' = min(1/2, 1/(μ + top)), ρ = 4 or 8; the node
 counts are rounded up to powers of 2 (rows are integrated in groups that share their nodes).
 A row's rule depends on that row alone.
 """
@@ -43,7 +43,7 @@ import numpy as np
 __all__ = ["counts_product", "pgf_moments"]
 
 _LOG_TOLERANCE = -56 * np.log(2.0)  # each of the two ratios to the part kept
-_SPANS = 2.0 ** -np.arange(20)  # δ: the interval [1 - δ, 1] (δ = 1: the whole of [0, 1])
+_FINEST = 60  # δ: the interval [1 - δ, 1], a power of 2 from 1 (the whole of [0, 1]) to 2^-60
 _RHO = np.array([4.0, 8.0])  # Bernstein ellipses of the error bound
 _LOG_TREFETHEN = np.log(64.0 / 15.0 / (_RHO**2 - 1.0))
 _SEMI_MAJOR = (_RHO + 1.0 / _RHO) / 2.0
@@ -120,11 +120,14 @@ def _rules(mu: np.ndarray, top: int, exact: np.ndarray) -> tuple[np.ndarray, np.
     is the smallest that drops little enough."""
     inner = np.minimum(0.5, 1.0 / (mu + top))
     below = -np.log(inner) - (top - 1) * np.log1p(-inner) + mu * inner / (1.0 - inner)
-    with np.errstate(divide="ignore"):  # δ = 1 drops nothing
-        dropped = np.log1p(-_SPANS) - mu[:, None] * _SPANS + below[:, None]
-    # the spans descend: the last one that drops little enough
-    best = len(_SPANS) - 1 - np.argmax((dropped <= _LOG_TOLERANCE)[:, ::-1], axis=1)
-    span = _SPANS[best]
+    # a span drops little enough when μ δ − log(1 − δ) ≥ need; that grows with δ, and
+    # −log(1 − δ) > δ: the smallest power of 2 with μ δ ≥ need does, and half of it may
+    need = below - _LOG_TOLERANCE
+    with np.errstate(divide="ignore"):
+        power = np.clip(np.floor(np.log2(mu / need)), 0, _FINEST)
+    half = np.minimum(power + 1, _FINEST)
+    fits = mu * 2.0**-half - np.log1p(-(2.0**-half)) >= need
+    span = 2.0 ** -np.where(fits & (half > power), half, power)
     nodes = np.full(span.shape, np.inf)
     for log_trefethen, semi_major, rho in zip(_LOG_TREFETHEN, _SEMI_MAJOR, _RHO, strict=True):
         sigma = span * (1.0 + semi_major) / 2.0
