@@ -485,3 +485,18 @@ def test_reciprocal_rank_means_repeat_their_ranks_and_stop_at_a_certain_document
     np.testing.assert_allclose(got, [first, second, first, second], rtol=1e-15)
     with pytest.raises(ValueError, match="ranks must be"):
         closed_form.reciprocal_rank_means(p, np.ones((3, 3), dtype=np.int64))
+
+
+def test_reciprocal_rank_means_stop_only_where_the_rest_changes_no_bit():
+    # long lists of probable documents: the pass stops once the survival product is below
+    # 2^-60 of the sum; the whole sum, term after term to the end, has the same bits
+    rng = np.random.default_rng(60)
+    p = rng.beta(rng.uniform(0.2, 3, (50, 1)), 1.0, (50, 1000)) * (rng.random((50, 1000)) < 0.9)
+    ranks = np.sort(rng.choice(np.arange(1, 3000), (50, 1000)), axis=1)
+    whole = np.zeros(50)
+    for i in range(50):
+        survive = 1.0
+        for j in range(1000):
+            whole[i] += p[i, j] * survive / ranks[i, j]
+            survive *= 1.0 - p[i, j]
+    np.testing.assert_array_equal(closed_form.reciprocal_rank_means(p, ranks), whole)

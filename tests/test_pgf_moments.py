@@ -10,16 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
+from test_closed_form import _count_law  # the Poisson-binomial law by the recursion
 
 from fuzzytruth.uncertain import closed_form, pgf_moments
 from fuzzytruth.uncertain.pgf_moments import unit_gauss
-
-
-def _count_law(probabilities):
-    law = np.array([1.0])
-    for x in probabilities:
-        law = np.append(law * (1 - x), 0.0) + np.append(0.0, law * x)
-    return law
 
 
 def _recursion_mean(p, k, rest):

@@ -894,10 +894,10 @@ def reciprocal_rank_exact(
 def reciprocal_rank_means(p: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """E[RR] of each row, Σ_i p_i Π_{j<i}(1 − p_j) / r_i, over its documents in rank order
     (``p``: ``(n_rows, m)``; ``ranks``: ``(n, m)``, row i's ranks ``ranks[i % n]``; see
-    :class:`ExactInput`'s ``ranked``), in one compiled pass per row that stops where the
-    product reaches 0 (a document relevant for sure: what follows adds 0). A document of
-    probability 0 adds 0 and leaves the product as it is, so rows with and without such
-    documents give the same bits.
+    :class:`ExactInput`'s ``ranked``), in one compiled pass per row that stops where what is
+    left could no longer change the sum's bits (a document relevant for sure, or the product
+    below 2⁻⁶⁰ of the sum times the rank). A document of probability 0 adds 0 and leaves the
+    product as it is, so rows with and without such documents give the same bits.
 
     Examples
     --------
@@ -923,10 +923,13 @@ def _reciprocal_rank_means_py(p: np.ndarray, ranks: np.ndarray, out: np.ndarray)
         rank = ranks[i % period]
         survive, total = 1.0, 0.0
         for j in range(m):
+            # what is left is at most survive / rank[j]: each of its terms is then below half
+            # a unit in the last place of the total, and adding it would leave the total's
+            # bits as they are (2^-60 < 2^-54 of any double), so stopping changes nothing
+            if survive <= 2.0**-60 * total * rank[j]:
+                break
             total += p[i, j] * survive / rank[j]
             survive *= 1.0 - p[i, j]
-            if survive == 0.0:
-                break
         out[i] = total
 
 
