@@ -170,6 +170,8 @@ def pgf_moments(values: np.ndarray, counts: Any, certain: np.ndarray, top: int,
     [[0.354166666666667, 0.258333333333333]]
     """
     moments = np.zeros((len(certain), top))
+    if not len(rows) or not top:
+        return moments
     certain = np.asarray(certain, dtype=np.int64)
     degree = np.asarray(counts.sum(axis=1)).reshape(-1).astype(np.int64) + certain + top - 1
     exact = degree // 2 + 1
@@ -177,16 +179,21 @@ def pgf_moments(values: np.ndarray, counts: Any, certain: np.ndarray, top: int,
     peaked = rows[exact[rows] > _FEWEST_NODES]
     if len(peaked):
         span, needed = span.copy(), exact.copy()
-        mu = counts_product(counts[peaked], values[:, None])[:, 0] + certain[peaked]
-        span[peaked], needed[peaked] = _rules(mu, top, exact[peaked])
+        mu = counts_product(counts, values[:, None])[:, 0] + certain
+        span[peaked], needed[peaked] = _rules(mu[peaked], top, exact[peaked])
     size = np.maximum(_FEWEST_NODES, 2 ** np.ceil(np.log2(np.maximum(needed, 1))).astype(np.int64))
-    groups = np.zeros(len(certain), bool)
-    groups[rows] = True
-    for n, delta in sorted(set(zip(size[rows].tolist(), span[rows].tolist(), strict=True))):
-        at = np.flatnonzero(groups & (size == n) & (span == delta))
+    # the rows in order of their rule (node count, then span): each rule's rows are then one
+    # slice of a single copy of the counts, not a selection of them each
+    rule = size[rows] * 64 - np.log2(span[rows]).astype(np.int64)  # spans from 2^0 to 2^-60
+    order = np.argsort(rule, kind="stable")
+    ordered, rows, rule = counts[rows[order]], rows[order], rule[order]
+    bounds = np.r_[0, np.flatnonzero(np.diff(rule)) + 1, len(rule)]
+    for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        at = rows[first:last]
+        n, delta = int(size[at[0]]), float(span[at[0]])
         s, w = unit_gauss(n)
         s = delta * s
-        log_g = counts_product(counts[at], np.log1p(-np.outer(values, s)))
+        log_g = counts_product(ordered[first:last], np.log1p(-np.outer(values, s)))
         log_g += certain[at, None] * np.log1p(-s)
         # below e^-700 a node's term is 0 to double precision (and exp would go through slow
         # subnormals)
