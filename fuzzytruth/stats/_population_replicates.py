@@ -81,7 +81,8 @@ _REST_BYTES_PER_CELL = 96.0
 _GROUP_BYTES_PER_CELL = 64.0
 #: Counts by share are written out only up to this many shares, past which products with
 #: the sparse counts cost less than with the written-out rows (a coarse binary tree 8 deep of
-#: benchmarks/population.py, 270 shares: 7.7 s sparse, 10.5 s written out, 2026-11-29).
+#: benchmarks/population.py with whole-collection lists, 270 shares: 7.1-7.8 s sparse,
+#: 13.4 s written out, 2026-11-29).
 _DENSE_SHARES = 64
 
 
