@@ -718,3 +718,31 @@ def test_a_population_interval_of_one_query_is_refused_in_the_users_terms():
                                              r"the systems is defined on fewer than 2 "
                                              r"\(a comparison needs 3\)$"):
             annotator_bootstrap(run, annotations, ["P@5"], n_resamples=20, rng=0)
+
+
+@pytest.mark.parametrize("crossed", [False, True])
+def test_counts_by_share_written_out_or_sparse_give_the_same_replicates(crossed, monkeypatch):
+    # a block writes its counts by share out when they are few, else keeps them sparse; the
+    # recall's replicates must not depend on which (blocks of one run may choose differently)
+    import fuzzytruth.stats._population_replicates as replicates
+
+    runs, ann, cats = _collection(crossed, seed=7)
+    measures = ["R@5", "R", "P@5"]
+    share_groups, made = replicates._share_groups, []
+
+    def recorded(*args):
+        made.append(share_groups(*args))
+        return made[-1]
+
+    monkeypatch.setattr(replicates, "_share_groups", recorded)
+    runs_of = {}
+    for limit in (10**6, 0):  # every block written out (as far as memory allows), then sparse
+        monkeypatch.setattr(replicates, "_DENSE_SHARES", limit)
+        made.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnreliableInferenceWarning)
+            runs_of[limit] = annotator_bootstrap(runs, ann, measures, n_resamples=20,
+                                                 query_categories=cats, rng=3)
+        assert made and any(isinstance(g.counts, np.ndarray) for g in made) == (limit > 0)
+    for m in measures:
+        assert (runs_of[0].replicates[m] == runs_of[10**6].replicates[m]).all()

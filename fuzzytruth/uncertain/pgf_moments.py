@@ -148,9 +148,9 @@ def pgf_moments(values: np.ndarray, counts: Any, certain: np.ndarray, top: int,
     ----------
     values : ndarray, shape (V,)
         The distinct probabilities, each in (0, 1).
-    counts : ndarray or sparse matrix, shape (n_rows, V)
-        How many documents of each probability a row's G multiplies (anything with ``sum``,
-        row indexing and a product with a ``(V, m)`` matrix).
+    counts : ndarray or SciPy sparse matrix, shape (n_rows, V)
+        How many documents of each probability a row's G multiplies (products through
+        :func:`counts_product`).
     certain : ndarray of int, shape (n_rows,)
         The row's c: documents of probability 1.
     top : int
