@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from fuzzytruth._random import index_counts, named_stream
 from fuzzytruth._resampling import BOOTSTRAP_STREAM
@@ -499,17 +500,14 @@ def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int,
     from scipy import sparse
 
     n_rep = len(shares)
-    flat = shares.ravel()
-    values = np.unique(shares[0])  # the first replicate's values, then any the others add
-    code = np.minimum(np.searchsorted(values, flat), len(values) - 1)
-    missing = np.flatnonzero(values[code] != flat)
-    if len(missing):  # one more search, of the missing shares only; the others renumbered
-        more = np.union1d(values, flat[missing])
-        code = np.searchsorted(more, values)[code]
-        code[missing] = np.searchsorted(more, flat[missing])
-        values = more
+    # the distinct shares by hashing (a binary search of each share among a few values cost
+    # 3-6 times as much: its branches mispredict), then put in increasing order
+    code, values = pd.factorize(shares.ravel())
+    order = np.argsort(values)
+    values, rank = values[order], np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
     uncertain = (values > 0) & (values < 1)
-    column = np.where(uncertain, np.cumsum(uncertain) - 1, -1)[code].reshape(shares.shape)
+    column = np.where(uncertain, np.cumsum(uncertain) - 1, -1)[rank][code].reshape(shares.shape)
     node_row = np.arange(n_rep)[:, None] * n_nodes + cell_col[None, :]
     kept = column >= 0
     n_values = int(uncertain.sum())
