@@ -746,3 +746,37 @@ def test_counts_by_share_written_out_or_sparse_give_the_same_replicates(crossed,
         assert made and any(isinstance(g.counts, np.ndarray) for g in made) == (limit > 0)
     for m in measures:
         assert (runs_of[0].replicates[m] == runs_of[10**6].replicates[m]).all()
+
+
+def test_fast_path_equals_the_general_path_where_the_recall_integrals_are_bounded(monkeypatch):
+    # 400 items, most under "animal": the recall's rows at that node hold ~200 documents
+    # outside the top 5, so their integrals take the bounded rule on [1 - δ, 1] (fewer nodes
+    # than exactness needs), not the exact one the small collections above get; the general
+    # path (one evaluate() each, the recall's mean from the laws of TP and FN) agrees
+    from fuzzytruth.uncertain import pgf_moments
+
+    rng = np.random.default_rng(8)
+    items = [f"i{k}" for k in range(400)]
+    true = rng.choice(NODES, size=400, p=[0.1, 0.3, 0.3, 0.1, 0.1, 0.1])
+    rows = [(item, f"{item}-a{a}", label if rng.random() < 0.7 else rng.choice(NODES))
+            for item, label in zip(items, true, strict=True) for a in range(5)]
+    ann = Annotations.from_frame(pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"]),
+                                 taxonomy=TREE)
+    runs = {name: Run(np.repeat(["x1", "x2", "i0"], 20),
+                      np.concatenate([rng.choice(items, 20, replace=False) for _ in range(3)]),
+                      np.tile(np.arange(20, 0, -1.0), 3), name=name) for name in ("A", "B")}
+    rules, chosen = pgf_moments._rules, []
+
+    def recorded(mu, top, exact):
+        chosen.append((*rules(mu, top, exact), exact))
+        return chosen[-1][:2]
+
+    monkeypatch.setattr(pgf_moments, "_rules", recorded)
+    plan = plan_population(runs, AnnotatorResampler(ann), ["R@5", "R", "P@5", "RR"],
+                           scheme="within-items", seed=5,
+                           query_categories={"x1": "animal", "x2": "cat"}, n_worlds=10,
+                           memory_budget=64e6)
+    assert plan.fast == plan.measures
+    _paths_agree(plan, 0, 3, (3, 2, 3))
+    assert any((span < 1).any() for span, _, _ in chosen)
+    assert any((nodes < exact).any() for _, nodes, exact in chosen)
