@@ -497,8 +497,6 @@ def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int,
     """The groups of a block's cell shares ``(n_rep, n_cells)``, ``cell_col`` each cell's
     node (see :class:`_ShareGroups`): annotators' shares take few values (votes over
     annotators). The counts are an array when there are at most ``dense`` shares."""
-    from scipy import sparse
-
     n_rep = len(shares)
     # the distinct shares, in increasing order, by hashing (a binary search of each share
     # among a few values cost 3-6 times as much: its branches mispredict)
@@ -508,15 +506,26 @@ def _share_groups(shares: np.ndarray, cell_col: np.ndarray, n_nodes: int,
     node_row = np.arange(n_rep)[:, None] * n_nodes + cell_col[None, :]
     kept = column >= 0
     n_values = int(uncertain.sum())
-    if n_values <= dense:
-        counts = np.bincount(node_row[kept] * n_values + column[kept],
-                             minlength=n_rep * n_nodes * n_values).reshape(-1, n_values)
-        counts = counts.astype(np.float64)
-    else:  # duplicates (cells of one node and share) are summed
-        counts = sparse.csr_matrix((np.ones(int(kept.sum())), (node_row[kept], column[kept])),
-                                   shape=(n_rep * n_nodes, n_values))
+    counts = _pair_counts(node_row[kept], column[kept], (n_rep * n_nodes, n_values),
+                          written=n_values <= dense)
     certain = np.bincount(node_row[shares == 1], minlength=n_rep * n_nodes)
     return _ShareGroups(values[uncertain], column, counts, certain.reshape(n_rep, n_nodes))
+
+
+def _pair_counts(rows: np.ndarray, columns: np.ndarray, shape: tuple[int, int],
+                 written: bool) -> Any:
+    """How many times each (row, column) pair occurs, ``shape``: an array when ``written``,
+    else a SciPy CSR matrix (repeated pairs summed).
+
+    >>> _pair_counts(np.array([0, 1, 1]), np.array([1, 0, 0]), (2, 2), True).tolist()
+    [[0.0, 1.0], [2.0, 0.0]]
+    """
+    if written:
+        flat = np.bincount(rows * shape[1] + columns, minlength=shape[0] * shape[1])
+        return flat.reshape(shape).astype(np.float64)
+    from scipy import sparse
+
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=shape)
 
 
 class _BlockShares:
@@ -556,8 +565,6 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
     outside the top k are counted by share (the cells of the target node, less those ranked in
     the top k and the excluded query item): the exact recall's mean then needs no
     (replicate, component, item) matrix."""
-    from scipy import sparse
-
     from fuzzytruth.uncertain.closed_form import ExactInput
 
     geo, shares = block.geo, block.shares
@@ -612,18 +619,14 @@ def _stacked_input(block: _BlockShares, system: int) -> Any:
         kept = column >= 0
         certain = (groups.certain[:, col].ravel()
                    - np.bincount(rows[np.take(shares, taken, axis=1) == 1], minlength=n_rows))
-        n_values = len(groups.values)
-        # the counts of the row's node less those of its top k and its query item: written out
-        # when the shares are few (as the nodes' are), else sparse; either way each product
-        # then sums its terms in the order of the shares (counts_product), and a block's
-        # numbers do not depend on which its number of shares chose
-        if isinstance(groups.counts, np.ndarray):
-            less = np.bincount(rows[kept] * n_values + column[kept],
-                               minlength=n_rows * n_values).reshape(n_rows, n_values)
-            return groups.values, groups.counts[node_rows] - less, certain
-        less = sparse.csr_matrix((np.ones(int(kept.sum())), (rows[kept], column[kept])),
-                                 shape=(n_rows, n_values))
-        return groups.values, (groups.counts[node_rows] - less).tocsr(), certain
+        # the counts of the row's node less those of its top k and its query item, written out
+        # as the nodes' are (or sparse); either way each product then sums its terms in the
+        # order of the shares (counts_product), and a block's numbers do not depend on which
+        # its number of shares chose
+        written = isinstance(groups.counts, np.ndarray)
+        less = _pair_counts(rows[kept], column[kept], (n_rows, len(groups.values)), written)
+        missed = groups.counts[node_rows] - less
+        return groups.values, missed if written else missed.tocsr(), certain
 
     return ExactInput(probabilities, np.tile(docs.lengths[q], n_rep), rest, expected_size,
                       judged=lambda: np.tile(ranked >= 0, (n_rep, 1)), means_only=True,
