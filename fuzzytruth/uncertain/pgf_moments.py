@@ -86,9 +86,11 @@ def unit_gauss(n: int) -> tuple[np.ndarray, np.ndarray]:
 def counts_product(counts: Any, matrix: np.ndarray) -> np.ndarray:
     """``counts @ matrix``, each sum taken term after term in the order of ``counts``'s
     columns, whatever their number: a SciPy sparse matrix's own product does (over its
-    nonzeros); an array's through einsum's own loops (which sum so for a matrix of more than
-    one column, and not through BLAS, whose threads spun between the population bootstrap's
-    many small products), a vector's one column at a time. Columns of zeros then change
+    nonzeros); an array's through einsum's own loops, not BLAS (whose threads spun between
+    the population bootstrap's many small products) — einsum sums so for a matrix of more
+    than one column (observed with NumPy 2.4, not documented by it: for a vector it
+    unrolls, so a vector goes one column at a time; tests/test_stats_population.py compares
+    the written-out and the sparse counts bit for bit). Columns of zeros then change
     nothing, and the population bootstrap's blocks give the same numbers however many shares
     each holds.
 
