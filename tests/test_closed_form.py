@@ -500,3 +500,24 @@ def test_reciprocal_rank_means_stop_only_where_the_rest_changes_no_bit():
             whole[i] += p[i, j] * survive / ranks[i, j]
             survive *= 1.0 - p[i, j]
     np.testing.assert_array_equal(closed_form.reciprocal_rank_means(p, ranks), whole)
+
+
+def test_reciprocal_rank_means_read_through_cells_give_the_bits_of_the_written_out_matrix():
+    # the population bootstrap's form: replicates' shares (a table) read at each component's
+    # cells; the pass reads only the cells before its stop, and gives the bits of the same pass
+    # over the matrix written out (and of the whole sum, by the test above)
+    rng = np.random.default_rng(61)
+    table = rng.beta(0.5, 1.0, (4, 301)) * (rng.random((4, 301)) < 0.8)
+    table[:, -1] = 0.0  # the padding cell
+    table[1, 7] = 1.0  # a document relevant for sure in one replicate
+    cells = rng.integers(0, 301, (5, 400))
+    cells[3, 200:] = 300
+    ranks = np.sort(rng.choice(np.arange(1, 2000), (5, 400)), axis=1)
+    gathered = closed_form.Gathered(table, cells)
+    written = gathered.matrix()
+    assert written.shape == (20, 400)
+    np.testing.assert_array_equal(written[2 * 5 + 3], table[2, cells[3]])  # row r * n + c
+    np.testing.assert_array_equal(closed_form.reciprocal_rank_means(gathered, ranks),
+                                  closed_form.reciprocal_rank_means(written, ranks))
+    with pytest.raises(ValueError, match="ranks must be"):
+        closed_form.reciprocal_rank_means(gathered, ranks[:3])

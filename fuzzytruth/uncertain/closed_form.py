@@ -45,7 +45,7 @@ Examples
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,6 +60,7 @@ from fuzzytruth.uncertain.pgf_moments import counts_product, pgf_moments
 
 __all__ = [
     "ExactInput",
+    "Gathered",
     "e_measure_exact",
     "expected_dcg",
     "f_measure",
@@ -609,6 +610,32 @@ def expected_dcg(
 RECALL_FORMS = ("exact", "expected_size")
 
 
+class Gathered(NamedTuple):
+    """Probabilities read through an index instead of written out: row ``i`` of the
+    ``(len(table) * n, m)`` matrix they stand for is ``table[i // n, cells[i % n]]``, for
+    ``cells`` of shape ``(n, m)`` (rows that repeat ``n`` components over the rows of
+    ``table``: the population bootstrap's replicates over its cells' shares). A pass that may
+    stop early (:func:`reciprocal_rank_means`) reads only what it needs.
+
+    Examples
+    --------
+    >>> Gathered(np.array([[0.1, 0.2, 0.0], [0.3, 0.4, 0.0]]), np.array([[1, 0], [2, 2]])).matrix()
+    array([[0.2, 0.1],
+           [0. , 0. ],
+           [0.4, 0.3],
+           [0. , 0. ]])
+    """
+
+    table: np.ndarray
+    cells: np.ndarray
+
+    def matrix(self) -> np.ndarray:
+        """The ``(len(table) * n, m)`` probabilities written out (``np.take`` of the raveled
+        cells: five times the speed of ``table[:, cells]``, the same values)."""
+        return np.take(self.table, self.cells.ravel(), axis=1).reshape(
+            len(self.table) * len(self.cells), self.cells.shape[1])
+
+
 class ExactInput:
     """What an exact form reads about one system's ranked lists under an uncertain truth.
 
@@ -644,9 +671,9 @@ class ExactInput:
     ranked : callable, optional
         ``ranked(rel, k) -> (p, ranks)``: the documents of the top ``k`` (every rank without
         ``k``) that may be relevant at threshold ``rel``, in rank order: their probabilities
-        ``(n_rows, m)`` (0 in the padding) and ranks from 1, ``(n, m)`` integers for an ``n``
-        that divides ``n_rows``: row ``i`` has the ranks ``ranks[i % n]`` (rows that repeat
-        ``n`` components, as replicates of them do).
+        ``(n_rows, m)`` (0 in the padding; or a :class:`Gathered` standing for them) and ranks
+        from 1, ``(n, m)`` integers for an ``n`` that divides ``n_rows``: row ``i`` has the
+        ranks ``ranks[i % n]`` (rows that repeat ``n`` components, as replicates of them do).
         The means of P, Success, RR and the grouped recall read only these, since a document
         of probability 0 adds nothing to them; default: every rank of ``probabilities`` up to
         ``k``. A caller that knows which ranks hold probability 0 in every row (the population
@@ -729,7 +756,19 @@ class ExactInput:
 
     def ranked(self, rel: float, k: int | None) -> tuple[np.ndarray, np.ndarray]:
         """``(p, ranks)``: the documents of the top ``k`` that may be relevant at threshold
-        ``rel``, in rank order (cached; see the ``ranked`` parameter)."""
+        ``rel``, in rank order, their probabilities written out (cached; see the ``ranked``
+        parameter)."""
+        p, ranks = self.ranked_as_given(rel, k)
+        if not isinstance(p, Gathered):
+            return p, ranks
+        key = ("ranked, written out", rel, k)
+        if key not in self._cache:
+            self._cache[key] = (p.matrix(), ranks)
+        return self._cache[key]
+
+    def ranked_as_given(self, rel: float, k: int | None) -> tuple[Any, np.ndarray]:
+        """:meth:`ranked`, the probabilities as the ``ranked`` parameter gives them: a matrix,
+        or a :class:`Gathered` (cached)."""
         key = ("ranked", rel, k)
         if key not in self._cache:
             if self._ranked is not None:
@@ -888,48 +927,59 @@ def reciprocal_rank_exact(
     Σ_{i≤k} p_i Π_{j<i}(1 − p_j) / i (over the ranks :meth:`ExactInput.ranked` gives: one of
     probability 0 adds nothing and leaves the product as it is)."""
     return _means_first(ctx, functools.partial(_reciprocal_rank_rows, _every_rank(ctx, rel), k),
-                        lambda: reciprocal_rank_means(*ctx.ranked(rel, k)))
+                        lambda: reciprocal_rank_means(*ctx.ranked_as_given(rel, k)))
 
 
-def reciprocal_rank_means(p: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+def reciprocal_rank_means(p: np.ndarray | Gathered, ranks: np.ndarray) -> np.ndarray:
     """E[RR] of each row, Σ_i p_i Π_{j<i}(1 − p_j) / r_i, over its documents in rank order
-    (``p``: ``(n_rows, m)``; ``ranks``: ``(n, m)``, row i's ranks ``ranks[i % n]``; see
-    :class:`ExactInput`'s ``ranked``), in one compiled pass per row that stops where what is
-    left could no longer change the sum's bits (a document relevant for sure, or the product
-    below 2⁻⁶⁰ of the sum times the rank). A document of probability 0 adds 0 and leaves the
-    product as it is, so rows with and without such documents give the same bits.
+    (``p``: ``(n_rows, m)``, or a :class:`Gathered` standing for them; ``ranks``: ``(n, m)``,
+    row i's ranks ``ranks[i % n]``; see :class:`ExactInput`'s ``ranked``), in one compiled
+    pass per row that stops where what is left could no longer change the sum's bits (a
+    document relevant for sure, or the product below 2⁻⁶⁰ of the sum times the rank). A
+    document of probability 0 adds 0 and leaves the product as it is, so rows with and without
+    such documents give the same bits; a :class:`Gathered` gives those of its matrix, reading
+    only the documents before the stop (on lists of the whole collection, most are after it).
 
     Examples
     --------
     >>> reciprocal_rank_means(np.array([[0.5, 0.0, 1.0, 0.5]]), np.array([[1, 2, 3, 4]]))
     array([0.66666667])
     """
-    p = np.ascontiguousarray(p, dtype=np.float64)
+    if not isinstance(p, Gathered):
+        p = np.asarray(p, dtype=np.float64)
+        if p.ndim != 2:
+            raise ValueError(f"p must be 2-D (n_rows, depth); got {p.ndim}-D")
+        p = Gathered(p, np.arange(p.shape[1])[None, :])
+    table = np.ascontiguousarray(p.table, dtype=np.float64)
+    cells = np.ascontiguousarray(p.cells, dtype=np.int64)
+    n_rows, m = len(table) * len(cells), cells.shape[1]
     ranks = np.ascontiguousarray(np.atleast_2d(ranks), dtype=np.int64)
-    if ranks.shape[1] != p.shape[1] or (len(p) and (not len(ranks) or len(p) % len(ranks))):
-        raise ValueError(f"ranks must be (n, {p.shape[1]}) with n dividing {len(p)}; got "
+    if ranks.shape[1] != m or (n_rows and (not len(ranks) or n_rows % len(ranks))):
+        raise ValueError(f"ranks must be (n, {m}) with n dividing {n_rows}; got "
                          f"{ranks.shape}")
-    out = np.zeros(len(p))
-    if len(p) and p.shape[1]:
-        _compiled()(p, ranks, out)
+    out = np.zeros(n_rows)
+    if n_rows and m:
+        _compiled()(table, cells, ranks, out)
     return out
 
 
-def _reciprocal_rank_means_py(p: np.ndarray, ranks: np.ndarray, out: np.ndarray) -> None:
-    """The loop of :func:`reciprocal_rank_means` (compiled by :func:`_compiled`)."""
-    n_rows, m = p.shape
-    period = ranks.shape[0]
-    for i in range(n_rows):
-        rank = ranks[i % period]
+def _reciprocal_rank_means_py(table: np.ndarray, cells: np.ndarray, ranks: np.ndarray,
+                              out: np.ndarray) -> None:
+    """The loop of :func:`reciprocal_rank_means` (compiled by :func:`_compiled`): row ``i``'s
+    probabilities read from ``table[i // len(cells)]`` at ``cells[i % len(cells)]``."""
+    n_cells, period = cells.shape[0], ranks.shape[0]
+    for i in range(out.shape[0]):
+        row, cell, rank = table[i // n_cells], cells[i % n_cells], ranks[i % period]
         survive, total = 1.0, 0.0
-        for j in range(m):
+        for j in range(cell.shape[0]):
             # what is left is at most survive / rank[j]: each of its terms is then below half
             # a unit in the last place of the total, and adding it would leave the total's
             # bits as they are (2^-60 < 2^-54 of any double), so stopping changes nothing
             if survive <= 2.0**-60 * total * rank[j]:
                 break
-            total += p[i, j] * survive / rank[j]
-            survive *= 1.0 - p[i, j]
+            p = row[cell[j]]
+            total += p * survive / rank[j]
+            survive *= 1.0 - p
         out[i] = total
 
 
