@@ -521,3 +521,9 @@ def test_reciprocal_rank_means_read_through_cells_give_the_bits_of_the_written_o
                                   closed_form.reciprocal_rank_means(written, ranks))
     with pytest.raises(ValueError, match="ranks must be"):
         closed_form.reciprocal_rank_means(gathered, ranks[:3])
+    # the compiled pass reads through the cells unchecked: a cell outside the table is refused
+    for bad in (301, -1):
+        outside = cells.copy()
+        outside[1, 5] = bad
+        with pytest.raises(ValueError, match="cells must be columns of its table"):
+            closed_form.reciprocal_rank_means(closed_form.Gathered(table, outside), ranks)

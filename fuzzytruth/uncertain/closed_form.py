@@ -952,6 +952,13 @@ def reciprocal_rank_means(p: np.ndarray | Gathered, ranks: np.ndarray) -> np.nda
         p = Gathered(p, np.arange(p.shape[1])[None, :])
     table = np.ascontiguousarray(p.table, dtype=np.float64)
     cells = np.ascontiguousarray(p.cells, dtype=np.int64)
+    # the compiled pass reads table[r, cells[c, j]] unchecked: every index must be a column
+    if table.ndim != 2 or cells.ndim != 2:
+        raise ValueError(f"a Gathered's table and cells must be 2-D; got shapes {table.shape} "
+                         f"and {cells.shape}")
+    if cells.size and (cells.min() < 0 or cells.max() >= table.shape[1]):
+        raise ValueError(f"a Gathered's cells must be columns of its table, in [0, "
+                         f"{table.shape[1]}); got values from {cells.min()} to {cells.max()}")
     n_rows, m = len(table) * len(cells), cells.shape[1]
     ranks = np.ascontiguousarray(np.atleast_2d(ranks), dtype=np.int64)
     if ranks.shape[1] != m or (n_rows and (not len(ranks) or n_rows % len(ranks))):
