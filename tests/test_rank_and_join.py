@@ -102,15 +102,20 @@ def patched(module, name: str, value):
        st.sampled_from(["float32", "float64"]), st.sampled_from(["dataframe", "objects",
                                                                  "lists"]),
        st.sampled_from([None, 96, 96 * 6]), st.sampled_from([None, 1, 3]),
-       st.sampled_from([None, 0.0, 1.0]))
-def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk, tied_share):
+       st.sampled_from([None, 0.0, 1.0]), st.sampled_from([None, 1, 5]))
+def test_rank_is_a_sort_per_query(rows, ties, score_dtype, form, budget, chunk, tied_share,
+                                  cap):
     with patched(pairs, "_CONVERT_ROWS", chunk):
         run = as_run(rows, form)
     # the default budget ranks every query in one block; 96 bytes is one row per block (each
     # query a block of its own), 96 * 6 blocks of a few queries, equal or not in length; tied
-    # entries sorted again with the whole block (tied share 0) or by themselves (share 1)
+    # entries sorted again with the whole block (tied share 0) or by themselves (share 1); the
+    # cap on a block's rows (runs._RANK_BLOCK_ROWS, 65,536) made 1 or 5 splits the default
+    # budget's blocks as a run of more rows than the cap would be, the path a user's large
+    # run takes
     options = {} if budget is None else {"memory_budget": budget}
-    with patched(runs_module, "_TIED_SHARE", tied_share):
+    with (patched(runs_module, "_TIED_SHARE", tied_share),
+          patched(runs_module, "_RANK_BLOCK_ROWS", cap)):
         ranking = rank(run, ties=ties, score_dtype=score_dtype, **options)
     expected = brute_rank(rows, ties, score_dtype)
     got = [ranking.rows[ranking.query == i].tolist() for i in range(len(ranking.query_ids))]
