@@ -237,7 +237,7 @@ _BLOCK_ROWS = 1 << 11
 """Rows per block of queries in the block-wise hashing of document ids (the duplicate
 check): tables of that size stay in the CPU's nearest caches (several times faster than one
 table for all rows). The duplicate check of 10 M run rows, best of two passes
-(2026-11-29): 0.37 s in blocks of 2,048 rows against 0.41, 0.46, 0.47 and 0.53 s in blocks
+(2026-11-29): 0.37 s in blocks of 2,048 rows against 0.41, 0.46, 0.46 and 0.53 s in blocks
 of 1,024, 512, 4,096 and 16,384 (100k queries, tied scores); URL ids 0.48 s against 0.71 s at
 16,384, UUIDs 0.43 s against 0.55 s; whole evaluations from DataFrames and TREC files, three
 interleaved rounds each, 0.1-0.5 s faster of 1.5-6 s."""

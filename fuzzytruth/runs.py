@@ -674,7 +674,7 @@ _RANK_BLOCK_ROWS = 1 << 16
 temporaries then stay in the CPU's caches. Ranking 10 M rows (2026-11-29, two passes each)
 in blocks sized from budgets of 1, 2, 4, 8, 16 and 128 MB (11 k to 1.4 M rows): numeric ids
 0.20, 0.20-0.21, 0.21-0.23, 0.22-0.23, 0.25 and 0.45-0.53 s; tied scores 1.00-1.06,
-0.94, 0.90-0.92, 0.90-1.03, 0.92-1.05 and 1.38 s (0.77, 0.71, 0.69-0.70, 0.67-0.69,
+0.94, 0.90-0.92, 0.90-1.03, 0.92-1.05 and 1.38 s (0.77-0.78, 0.71, 0.69-0.70, 0.67-0.69,
 0.69-0.70 and 1.15-1.19 s at 100k queries)."""
 
 _TIED_SHARE = 0.5

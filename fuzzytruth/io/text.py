@@ -560,7 +560,7 @@ def load_text(
 _SCAN_BLOCK = 2**18
 """Bytes per block of :func:`plain_file`'s scan, which makes several one-byte searches in
 each and two byte masks (:class:`_Spacing`). On a 1.06 GB run of 10 M UUID lines, three
-passes each (2026-11-29): 0.26-0.27 s in blocks of 128 and 256 KiB, 0.27-0.29 s in 512 KiB,
+passes each (2026-11-29): 0.27-0.28 s in 128 KiB, 0.26 s in 256 KiB, 0.27-0.29 s in 512 KiB,
 0.34-0.35 s in 1 MiB, 0.45 s in 4 MiB (a block of 256 KiB and its two masks stay in the
 nearer caches); on 330 MB of numeric ids 0.08-0.09 s against 0.11 s in 1 MiB. (Measured before the
 spacing masks, 2026-11-25: 0.212 s in blocks of 1 MiB, 0.246 s in 64 KiB and 0.241 s in

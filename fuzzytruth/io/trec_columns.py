@@ -240,8 +240,8 @@ jemalloc's pool (:func:`~fuzzytruth.io.text.parser_pool`), ``Run.from_trec`` in 
 processes, three interleaved rounds (CPU s at 16, 8, 4 and 2 MiB): 10 M lines of URL ids
 (1.66 GB) 3.92-4.87, 3.59-3.77, 3.41-3.91, 4.61-4.87 (4.77-5.21 at 1 MiB: a column in
 ~1,600 chunks); of UUIDs 2.90-2.95, 2.68-2.77, 2.59-2.97, 2.58-2.61; of numeric ids
-1.75-1.78, 1.71-1.76, 1.63-1.65, 1.61-1.64; their qrels (2.2-5 M lines) likewise 2-10 %
-faster at 4 MiB than at 16. (Before the pool, 2026-11-24, 16 MiB had beaten the default
+1.75-1.78, 1.71-1.76, 1.63-1.65, 1.61-1.64; their qrels (2.0-5.5 M lines) 7-10 % faster
+at 4 MiB than at 16. (Before the pool, 2026-11-24, 16 MiB had beaten the default
 on URL ids: 2.2-3.9 s against 5.6-6.8 s.) A block is parsed by one thread: a file of a few
 blocks is still parsed on as many cores."""
 
