@@ -69,13 +69,18 @@ def collections(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(collections(), st.sampled_from([None, 96 * 3]), st.booleans())
-def test_chunks_give_what_one_chunk_gives(data, budget, small):
+@given(collections(), st.sampled_from([None, 96 * 3]), st.booleans(), st.sampled_from([1, 16]))
+def test_chunks_give_what_one_chunk_gives(data, budget, small, stretch):
+    # small: the duplicate check's and the join's blocks of one or two rows, and the join's
+    # spans of one query (the side in another query order sliced from its chunks a query at
+    # a time, stretch by stretch, or taken row by row when stretches of 16 are asked)
     rows, truth, cuts = data
     run1, qrels1, run_n, qrels_n = frames(rows, truth, cuts)
-    saved = pairs._BLOCK_ROWS, judged_pairs._JOIN_BLOCK
+    saved = (pairs._BLOCK_ROWS, judged_pairs._JOIN_BLOCK, judged_pairs._SPAN_BYTES,
+             pairs._STRETCH_ROWS)
     if small:
-        pairs._BLOCK_ROWS, judged_pairs._JOIN_BLOCK = 1, 2
+        pairs._BLOCK_ROWS, judged_pairs._JOIN_BLOCK, judged_pairs._SPAN_BYTES = 1, 2, 1
+    pairs._STRETCH_ROWS = stretch
     try:
         a, b = Run.from_dataframe(run1), Run.from_dataframe(run_n)
         options = {} if budget is None else {"memory_budget": budget}
@@ -88,7 +93,44 @@ def test_chunks_give_what_one_chunk_gives(data, budget, small):
             got = evaluate(b, Qrels.from_dataframe(qrels_n), MEASURES).to_frame()
         pd.testing.assert_frame_equal(got, expected)
     finally:
-        pairs._BLOCK_ROWS, judged_pairs._JOIN_BLOCK = saved
+        (pairs._BLOCK_ROWS, judged_pairs._JOIN_BLOCK, judged_pairs._SPAN_BYTES,
+         pairs._STRETCH_ROWS) = saved
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=6), st.data(),
+       st.sampled_from([1, 16]))
+def test_stretches_sliced_from_chunks_are_the_rows_taken(sizes, data, stretch):
+    """``take_stretches`` gives ``ids[rows]`` (stretches of consecutive rows in any order,
+    within a chunk or across chunks, empty chunks included), or None when the stretches are
+    short (never when stretches of one row are long enough)."""
+    values = [f"d{i}" for i in range(sum(sizes))]
+    pieces, at = [], 0
+    for n in sizes:
+        pieces.append(pa.array(values[at:at + n], type=pa.large_string()))
+        at += n
+    ids = pa.chunked_array(pieces, type=pa.large_string())
+    cuts = data.draw(st.lists(st.integers(0, len(values)), max_size=6))
+    bounds = sorted({0, len(values), *cuts})
+    stretches = data.draw(st.permutations(list(itertools.pairwise(bounds))))
+    kept = data.draw(st.lists(st.booleans(), min_size=len(stretches),
+                              max_size=len(stretches)))
+    rows = np.array([r for (a, b), keep in zip(stretches, kept, strict=True) if keep
+                     for r in range(a, b)], dtype=np.int64)
+    saved = pairs._STRETCH_ROWS
+    pairs._STRETCH_ROWS = stretch
+    try:
+        got_chunked = pairs.take_stretches(ids, rows)
+        got_whole = pairs.take_stretches(ids.combine_chunks(), rows)
+    finally:
+        pairs._STRETCH_ROWS = saved
+    for got in (got_chunked, got_whole):
+        n_stretches = 1 + int(np.count_nonzero(rows[1:] != rows[:-1] + 1)) if len(rows) else 0
+        if got is None:
+            assert stretch > 1 and n_stretches - 1 > max(len(rows) // stretch, 1)
+        else:
+            assert got.to_pylist() == [values[r] for r in rows]
+            assert got.type == pa.large_string()
 
 
 @settings(max_examples=60, deadline=None)
@@ -140,6 +182,33 @@ def test_a_grouped_run_keeps_the_chunks_it_was_given():
     # and the numbers are those of the same run in one chunk
     one = evaluate(Run.from_dataframe(frame.assign(doc_id=docs)), qrels, ["P@10", "AP"])
     pd.testing.assert_frame_equal(table, one.to_frame().set_index(["query_id", "measure"]))
+
+
+def test_a_grouped_run_in_another_query_order_than_the_qrels_keeps_its_chunks(monkeypatch):
+    """The join reads the smaller side in the larger one's query order: a run grouped by query,
+    in chunks, beside larger qrels listing the queries the other way round is sliced from its
+    chunks a span of queries at a time (spans of a few queries here), never joined into one
+    array, and every run row gets the grade the qrels give it."""
+    monkeypatch.setattr(judged_pairs, "_SPAN_BYTES", 64)
+    monkeypatch.setattr(pairs, "_BLOCK_ROWS", 1)  # chunks of any length are kept
+    n_q, depth = 30, 40
+    queries = [f"q{i:02d}" for i in range(n_q)]
+    docs = [f"doc-{(i * 7) % 97}" for i in range(n_q * depth)]
+    column = chunked(docs, [100, 450, 451, 900])
+    frame = pd.DataFrame({"query_id": np.repeat(queries, depth), "doc_id": column,
+                          "score": np.arange(n_q * depth, 0, -1.0)})
+    run = Run.from_dataframe(frame)
+    assert pairs.arrow_strings(run._docs).num_chunks == 5
+    judged = [(q, f"doc-{j}") for q in reversed(queries) for j in range(0, 97, 2)]
+    grade = {pair: (hash(pair) % 3) for pair in judged}
+    qrels = Qrels([q for q, _ in judged], [d for _, d in judged], [grade[p] for p in judged])
+    assert len(qrels) > len(run)
+    grades, hit = judged_pairs.grades_by_row(run, qrels)
+    rows = list(zip(np.repeat(queries, depth).tolist(), docs, strict=True))
+    assert grades.tolist() == [float(grade.get(p, 0)) for p in rows]
+    assert hit.tolist() == [p in grade for p in rows]
+    held = pairs.arrow_strings(run._docs)
+    assert isinstance(held, pa.ChunkedArray) and held.num_chunks == 5
 
 
 def test_an_ungrouped_run_joins_its_chunks_once(monkeypatch):

@@ -213,14 +213,16 @@ def judged(draw, rows):
 @settings(max_examples=100, deadline=None)
 @given(st.data(), st.sampled_from(["dataframe", "objects", "lists", "dicts"]),
        st.sampled_from(["dataframe", "objects", "dicts"]), st.sampled_from([None, 1, 40, 120]),
-       st.sampled_from([None, 1, 4]))
-def test_join_is_a_lookup(data, run_form, qrels_form, join_block, chunk):
+       st.sampled_from([None, 1, 4]), st.sampled_from([None, 1, 100]))
+def test_join_is_a_lookup(data, run_form, qrels_form, join_block, chunk, span):
     """Every run row's grade is the dict lookup, with the join's blocks of queries of the
     default size (every query in one) or small (one or a few queries per block): a document
     judged for two queries of a block and retrieved for one takes the blocks' second path.
-    Ids given as Python objects are converted in one chunk or in many."""
+    Ids given as Python objects are converted in one chunk or in many. The join's spans of
+    queries (``_SPAN_BYTES``) hold every query, one, or a few."""
     with (patched(judged_pairs, "_JOIN_BLOCK", join_block),
-          patched(pairs, "_CONVERT_ROWS", chunk)):
+          patched(pairs, "_CONVERT_ROWS", chunk),
+          patched(judged_pairs, "_SPAN_BYTES", span)):
         _join_is_a_lookup(data, run_form, qrels_form)
 
 
