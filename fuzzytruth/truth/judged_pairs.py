@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fuzzytruth._order import ranges
+from fuzzytruth._order import is_identity, ranges
 from fuzzytruth._pairs import PairTable, arrow_strings, blocks, rows_of
 from fuzzytruth._random import pair_keys, unit_keys
 from fuzzytruth._warnings import warn
@@ -150,15 +150,18 @@ class _Layout:
     fresh pages; the whole evaluation 7.3-7.7 s and a peak of 1.78 GB against 8.8-10.0 s and
     2.22 GB, reading included)."""
 
-    def __init__(self, table: PairTable, queries: np.ndarray) -> None:
+    def __init__(self, table: PairTable, queries: pd.Index) -> None:
         self.table = table
-        code = pd.Index(queries).get_indexer(table._q_uniques)  # the table's query -> place
+        code = queries.get_indexer(table._q_uniques)  # the table's query -> place
         self.as_is = (table._group_order is None and bool((code >= 0).all())
                       and bool((code[1:] > code[:-1]).all()))
         if self.as_is:
             self.docs = arrow_strings(table._docs)
-            self.place = code[table._q_codes]
-            count = np.bincount(self.place, minlength=len(queries))
+            # the larger side's places are its query codes (``queries`` is its order)
+            self.place = (table._q_codes if is_identity(code, len(code))
+                          else code[table._q_codes])
+            count = np.zeros(len(queries), dtype=np.int64)
+            count[code] = np.diff(table._query_ranges[1])
         else:
             self.judgments = _Judgments(queries, table)
             count = self.judgments.counts()
@@ -191,7 +194,7 @@ def grades_by_row(
     about :data:`_SPAN_BYTES` of ids): a run sorted by query id as strings beside qrels in
     numeric order copies neither side's ids whole."""
     values = qrels._values if values is None else values
-    queries = (qrels if len(qrels) >= len(run) else run)._q_uniques
+    queries = (qrels if len(qrels) >= len(run) else run)._query_ranges[0]
     run_side, qrels_side = _Layout(run, queries), _Layout(qrels, queries)
     # each block's grades written in place, at its rows' places, read through the judged
     # rows' qrels rows: no row-length temporary beside the result
