@@ -158,8 +158,8 @@ class _Layout:
         if self.as_is:
             self.docs = arrow_strings(table._docs)
             # the larger side's places are its query codes (``queries`` is its order)
-            self.place = (table._q_codes if is_identity(code, len(code))
-                          else code[table._q_codes])
+            self.place = (table._q_codes.astype(np.int64, copy=False)
+                          if is_identity(code, len(code)) else code[table._q_codes])
             count = np.zeros(len(queries), dtype=np.int64)
             count[code] = np.diff(table._query_ranges[1])
         else:
