@@ -152,21 +152,19 @@ class _Layout:
 
     def __init__(self, table: PairTable, queries: pd.Index) -> None:
         self.table = table
-        code = queries.get_indexer(table._q_uniques)  # the table's query -> place
-        self.as_is = (table._group_order is None and bool((code >= 0).all())
-                      and bool((code[1:] > code[:-1]).all()))
+        self.judgments = _Judgments(queries, table)
+        self.count = self.judgments.counts()
+        self.start = np.concatenate([[0], np.cumsum(self.count)])
+        listed = np.flatnonzero(self.judgments._code >= 0)  # the places of the table's queries
+        # as it is: grouped by query, its queries in the order asked (their codes, which number
+        # them in order of first appearance, then follow their places)
+        self.as_is = (table._group_order is None and len(listed) == len(table._q_uniques)
+                      and is_identity(self.judgments._code[listed], len(listed)))
         if self.as_is:
             self.docs = arrow_strings(table._docs)
             # the larger side's places are its query codes (``queries`` is its order)
             self.place = (table._q_codes.astype(np.int64, copy=False)
-                          if is_identity(code, len(code)) else code[table._q_codes])
-            count = np.zeros(len(queries), dtype=np.int64)
-            count[code] = np.diff(table._query_ranges[1])
-        else:
-            self.judgments = _Judgments(queries, table)
-            count = self.judgments.counts()
-        self.count = count
-        self.start = np.concatenate([[0], np.cumsum(count)])
+                          if is_identity(listed, len(listed)) else listed[table._q_codes])
 
     def part(self, q0: int, q1: int) -> tuple[pa.Array | pa.ChunkedArray, np.ndarray,
                                                np.ndarray | None]:
