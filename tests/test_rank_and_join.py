@@ -257,6 +257,19 @@ def _join_is_a_lookup(data, run_form, qrels_form):
     assert matched.tolist() == [(q, d) in truth for q, d, _ in rows]
 
 
+def test_join_of_an_empty_side_is_empty():
+    """A run with no rows gets no grades, and a run beside qrels with no rows gets none
+    judged (the join's spans are sized from the ids' bytes, none here), with the warning
+    that nothing it retrieves is judged only when the qrels name one of its queries."""
+    empty_run = Run(np.array([], dtype=object), np.array([], dtype=object), np.array([]))
+    grades, hit = grades_by_row(empty_run, Qrels(["q"], ["d"], [1]))
+    assert grades.tolist() == [] and hit.tolist() == []
+    run = Run(["q", "q"], ["a", "b"], [2.0, 1.0])
+    empty_qrels = Qrels(np.array([], dtype=object), np.array([], dtype=object), np.array([]))
+    grades, hit = grades_by_row(run, empty_qrels)
+    assert grades.tolist() == [0.0, 0.0] and hit.tolist() == [False, False]
+
+
 @pytest.mark.parametrize("join_block", [None, 1])
 def test_join_finds_a_document_judged_first_for_another_query(join_block):
     """d1 is judged for q1 (first in the block) and for q2, and retrieved for q2 and q3: the

@@ -106,9 +106,10 @@ class _Judgments:
 
     def counts(self) -> np.ndarray:
         """The number of table rows of each query (0 for one the table does not list)."""
-        has = self._code >= 0
-        code = np.where(has, self._code, 0)
-        return np.where(has, self._start[code + 1] - self._start[code], 0)
+        code = self._code[self._code >= 0]
+        count = np.zeros(len(self._code), dtype=np.int64)
+        count[self._code >= 0] = self._start[code + 1] - self._start[code]
+        return count
 
 
 def _gains_of(
