@@ -133,6 +133,16 @@ def test_stretches_sliced_from_chunks_are_the_rows_taken(sizes, data, stretch):
             assert got.type == pa.large_string()
 
 
+@pytest.mark.parametrize("rows", [[3, 4, 5], [-1, 0, 1], [5]])
+def test_stretches_outside_the_ids_are_refused(rows):
+    """A slice clips a row past the end, and a negative chunk index wraps round: a row outside
+    the ids is an error, not a shorter or other array."""
+    ids = pa.chunked_array([["a", "b"], ["c", "d", "e"]])
+    for source in (ids, ids.combine_chunks()):
+        with pytest.raises(ValueError, match=r"rows must be in \[0, 5\)"):
+            pairs.take_stretches(source, np.array(rows))
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(DOCS[:5])),
                 min_size=1, max_size=25),

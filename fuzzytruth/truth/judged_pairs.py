@@ -88,28 +88,23 @@ class _Judgments:
     (no id hashed, no sort: ranges of the table grouped by query)."""
 
     def __init__(self, query_ids: np.ndarray, table: PairTable) -> None:
-        index, self._start = table._query_ranges
-        self._code = index.get_indexer(query_ids)  # -1: none listed
+        index, start = table._query_ranges
+        self.code = index.get_indexer(query_ids)  # the table's code of each query; -1: none
+        listed = self.code >= 0
+        self.first = np.zeros(len(self.code), dtype=np.int64)  # grouped position of its rows
+        self.first[listed] = start[self.code[listed]]
+        self.count = np.zeros(len(self.code), dtype=np.int64)  # its rows (0: none listed)
+        self.count[listed] = start[self.code[listed] + 1] - self.first[listed]
         self._order = table._group_order  # positions grouped by query -> table rows
 
     def of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each table row of the queries at ``rows``: its query's place in ``rows`` and its
         row, query by query in the order of ``rows``, each query's in the table's order."""
-        code = self._code[rows]
-        has = code >= 0
-        first = np.where(has, self._start[code], 0)
-        count = np.where(has, self._start[code + 1] - first, 0)
-        at = ranges(first, count)
+        count = self.count[rows]
+        at = ranges(self.first[rows], count)
         if self._order is not None:
             at = self._order[at]
         return np.repeat(np.arange(len(rows), dtype=np.int64), count), at
-
-    def counts(self) -> np.ndarray:
-        """The number of table rows of each query (0 for one the table does not list)."""
-        code = self._code[self._code >= 0]
-        count = np.zeros(len(self._code), dtype=np.int64)
-        count[self._code >= 0] = self._start[code + 1] - self._start[code]
-        return count
 
 
 def _gains_of(
@@ -154,13 +149,13 @@ class _Layout:
     def __init__(self, table: PairTable, queries: pd.Index) -> None:
         self.table = table
         self.judgments = _Judgments(queries, table)
-        self.count = self.judgments.counts()
+        self.count = self.judgments.count
         self.start = np.concatenate([[0], np.cumsum(self.count)])
-        listed = np.flatnonzero(self.judgments._code >= 0)  # the places of the table's queries
+        listed = np.flatnonzero(self.judgments.code >= 0)  # the places of the table's queries
         # as it is: grouped by query, its queries in the order asked (their codes, which number
         # them in order of first appearance, then follow their places)
         self.as_is = (table._group_order is None and len(listed) == len(table._q_uniques)
-                      and is_identity(self.judgments._code[listed], len(listed)))
+                      and is_identity(self.judgments.code[listed], len(listed)))
         if self.as_is:
             self.docs = arrow_strings(table._docs)
             # the larger side's places are its query codes (``queries`` is its order)

@@ -631,7 +631,8 @@ class Gathered(NamedTuple):
 
     def matrix(self) -> np.ndarray:
         """The ``(len(table) * n, m)`` probabilities written out (``np.take`` of the raveled
-        cells: five times the speed of ``table[:, cells]``, the same values)."""
+        cells: five times the speed of ``table[:, cells]`` on a (3, 7,000) table and
+        (300, 800) cells, the same values; 50085d1, 2026-11-29)."""
         return np.take(self.table, self.cells.ravel(), axis=1).reshape(
             len(self.table) * len(self.cells), self.cells.shape[1])
 
