@@ -261,13 +261,20 @@ def test_join_of_an_empty_side_is_empty():
     """A run with no rows gets no grades, and a run beside qrels with no rows gets none
     judged (the join's spans are sized from the ids' bytes, none here), with the warning
     that nothing it retrieves is judged only when the qrels name one of its queries."""
+    import warnings
+
     empty_run = Run(np.array([], dtype=object), np.array([], dtype=object), np.array([]))
-    grades, hit = grades_by_row(empty_run, Qrels(["q"], ["d"], [1]))
-    assert grades.tolist() == [] and hit.tolist() == []
     run = Run(["q", "q"], ["a", "b"], [2.0, 1.0])
     empty_qrels = Qrels(np.array([], dtype=object), np.array([], dtype=object), np.array([]))
-    grades, hit = grades_by_row(run, empty_qrels)
-    assert grades.tolist() == [0.0, 0.0] and hit.tolist() == [False, False]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # neither names a query the other has: no warning
+        grades, hit = grades_by_row(empty_run, Qrels(["q"], ["d"], [1]))
+        assert grades.tolist() == [] and hit.tolist() == []
+        grades, hit = grades_by_row(run, empty_qrels)
+        assert grades.tolist() == [0.0, 0.0] and hit.tolist() == [False, False]
+    with pytest.warns(UserWarning, match="retrieves no judged document"):
+        grades, hit = grades_by_row(run, Qrels(["q"], ["z"], [1]))  # q named, nothing judged
+    assert hit.tolist() == [False, False]
 
 
 @pytest.mark.parametrize("join_block", [None, 1])
