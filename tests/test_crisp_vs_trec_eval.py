@@ -8,6 +8,10 @@ unretrieved relevant documents, unjudged retrieved ones, queries without any rel
 them).
 """
 
+import contextlib
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +19,11 @@ import trec_eval_peer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fuzzytruth._pairs
+import fuzzytruth.io.text
+import fuzzytruth.io.trec_columns
+import fuzzytruth.runs
+import fuzzytruth.truth.judged_pairs
 from fuzzytruth.evaluation import evaluate
 from fuzzytruth.measures import parse_measure
 from fuzzytruth.runs import Qrels, Run
@@ -96,11 +105,13 @@ def _peer_process():
     trec_eval_peer.close()
 
 
-def check_agreement(run_df, qrels_df):
+def check_agreement(run_df, qrels_df, built=None):
+    """Every measure of PAIRS, per query and averaged, as pytrec_eval gives it; the run and
+    qrels are built from the DataFrames by default, or are ``built`` (from the same rows in
+    another input form)."""
+    run, qrels = built or (Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df))
     with pytest.warns(UserWarning, match="not evaluated, as trec_eval does"):
-        ev = evaluate(
-            Run.from_dataframe(run_df), Qrels.from_dataframe(qrels_df), [m for m, _ in PAIRS]
-        )
+        ev = evaluate(run, qrels, [m for m, _ in PAIRS])
     ours = ev.to_frame()
     theirs = pytrec_values(run_df, qrels_df, TREC_MEASURES)
     for x in SET_F_PARAMS:
@@ -251,3 +262,67 @@ def test_block_wise_join_with_many_blocks_and_shuffled_rows(monkeypatch):
     run_df = run_df.sample(frac=1.0, random_state=1).reset_index(drop=True)
     qrels_df = qrels_df.sample(frac=1.0, random_state=2).reset_index(drop=True)
     check_agreement(run_df, qrels_df)
+
+
+# Every block size of the crisp path, each either its default or small enough that a block
+# holds one or a few queries or rows: the duplicate check's blocks, the join's blocks and spans,
+# the stretches it slices, the chunks Python objects are converted in, the ranking's blocks,
+# and the TREC reader's parse blocks and scan blocks.
+BLOCK_SIZES = {
+    (fuzzytruth._pairs, "_BLOCK_ROWS"): (1, 2, 7),
+    (fuzzytruth.truth.judged_pairs, "_JOIN_BLOCK"): (1, 3, 50),
+    (fuzzytruth.truth.judged_pairs, "_SPAN_BYTES"): (1, 40),
+    (fuzzytruth._pairs, "_STRETCH_ROWS"): (1,),
+    (fuzzytruth._pairs, "_CONVERT_ROWS"): (1, 3),
+    (fuzzytruth.runs, "_RANK_BLOCK_ROWS"): (1, 5),
+    (fuzzytruth.io.trec_columns, "_PARSE_BLOCK"): (64,),
+    (fuzzytruth.io.text, "_SCAN_BLOCK"): (3,),
+}
+
+
+def _in_form(form, run_df, qrels_df, folder):
+    """The run and qrels built from the DataFrames' rows in another input form."""
+    def rows(df):
+        return [df[c].tolist() for c in df]
+
+    if form == "lists":
+        return Run(*rows(run_df)), Qrels(*rows(qrels_df))
+    if form == "object arrays":
+        return (Run(*(np.array(c, dtype=object) for c in rows(run_df)[:2]), run_df["score"]),
+                Qrels(*(np.array(c, dtype=object) for c in rows(qrels_df)[:2]),
+                      qrels_df["relevance"].to_numpy()))
+    if form == "dicts":
+        run, qrels = {}, {}
+        for q, d, s in run_df.itertuples(index=False):
+            run.setdefault(q, {})[d] = float(s)
+        for q, d, g in qrels_df.itertuples(index=False):
+            qrels.setdefault(q, {})[d] = int(g)
+        return Run.from_dict(run), Qrels.from_dict(qrels)
+    run_path, qrels_path = Path(folder, "run.trec"), Path(folder, "qrels.trec")
+    run_path.write_text("".join(f"{q} Q0 {d} {i} {s!r} tag\n" for i, (q, d, s)
+                                in enumerate(run_df.itertuples(index=False), 1)))
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in
+                                  qrels_df.itertuples(index=False)))
+    return Run.from_trec(run_path), Qrels.from_trec(qrels_path)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1),
+       form=st.sampled_from(["dataframes", "lists", "object arrays", "dicts", "trec files"]),
+       shuffled=st.booleans(), data=st.data())
+def test_agrees_with_pytrec_eval_with_small_blocks_in_every_input_form(seed, form, shuffled,
+                                                                       data):
+    """The block-wise paths together (each size its default or small, drawn), from every
+    input form, rows grouped by query or not: the same values as pytrec_eval."""
+    run_df, qrels_df = random_collection(np.random.default_rng(seed), n_queries=8, n_docs=30)
+    if shuffled:
+        run_df = run_df.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
+        qrels_df = qrels_df.sample(frac=1.0, random_state=seed % 999).reset_index(drop=True)
+    with contextlib.ExitStack() as stack:
+        for (module, name), small in BLOCK_SIZES.items():
+            size = data.draw(st.sampled_from([None, *small]), label=name)
+            if size is not None:
+                stack.enter_context(pytest.MonkeyPatch.context()).setattr(module, name, size)
+        folder = stack.enter_context(tempfile.TemporaryDirectory())
+        built = None if form == "dataframes" else _in_form(form, run_df, qrels_df, folder)
+        check_agreement(run_df, qrels_df, built)
