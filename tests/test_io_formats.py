@@ -238,6 +238,26 @@ def test_a_single_spaced_file_converts_only_what_is_returned(tmp_path, monkeypat
     assert calls[:4] == [("Q0", "rank", "tag"), ("Q0", "rank", "tag"), ("iter",), ()]
 
 
+def test_a_single_spaced_file_is_not_searched_for_empty_fields(tmp_path, monkeypatch):
+    # plain_file's single spacing rules out an empty field, so the parse's search for one
+    # (a pass over every id's length) runs only for a file not known to be single-spaced:
+    # there it finds the field two spaces make, and the file is read as whitespace-separated
+    from fuzzytruth.io import trec_columns
+
+    searched = []
+    search = trec_columns._has_empty_string
+    monkeypatch.setattr(trec_columns, "_has_empty_string",
+                        lambda column: searched.append(len(column)) or search(column))
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 2 u\n")
+    assert Run.from_trec(path).name == "u"
+    assert searched == []
+    path.write_text("q1 Q0 d1 1 2.5 t\nq1 Q0  d2 2 2 u\n")  # not single-spaced
+    run = Run.from_trec(path)
+    assert searched
+    assert run.doc_ids.tolist() == ["d1", "d2"] and run.scores.tolist() == [2.5, 2.0]
+
+
 def _qrels_file(folder):
     path = folder / "qrels.txt"
     path.write_text("q1 0 d1 1\n")
