@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import ArrayLike
 
 from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._order import code_order, is_identity
@@ -508,7 +509,7 @@ class PairTable(ReadOnlyArrays):
         *,
         duplicates: str,
         source: str | None,
-        line_numbers: np.ndarray | None,
+        line_numbers: ArrayLike | None,
     ) -> None:
         check_choice("duplicates", duplicates, DUPLICATES)
         same_rows({"query_ids": query_ids, "doc_ids": doc_ids, self._value_name: values})
@@ -613,7 +614,7 @@ class PairTable(ReadOnlyArrays):
         queries: Any,
         docs: Any,
         source: str | None,
-        line_numbers: np.ndarray | None,
+        line_numbers: ArrayLike | None,
     ) -> np.ndarray:
         rows = np.flatnonzero(dup)
         if duplicates == "error":

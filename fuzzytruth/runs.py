@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import ArrayLike
 
 from fuzzytruth._lazy import lazy_names
 from fuzzytruth._order import is_identity, ranges
@@ -109,7 +110,7 @@ class Run(PairTable):
         highest score (the earliest among equal scores), or keep the first or last row.
     source : str, optional
         Where the rows came from (a file name), used in error messages.
-    line_numbers : numpy.ndarray, optional
+    line_numbers : array-like of int, optional
         1-based line number of each row in ``source``, used in error messages.
 
     Examples
@@ -136,7 +137,7 @@ class Run(PairTable):
         name: str = "run",
         duplicates: str = "error",
         source: str | None = None,
-        line_numbers: np.ndarray | None = None,
+        line_numbers: ArrayLike | None = None,
     ) -> None:
         super().__init__(
             query_ids,

@@ -8,6 +8,7 @@ import lzma
 import re
 import zipfile
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -30,7 +31,7 @@ from fuzzytruth.io import (
 )
 from fuzzytruth.io.delimited import read_delimited
 from fuzzytruth.io.text import load_text, plain_file
-from fuzzytruth.io.trec_columns import RUN_FIELDS, _read_slow, read_columns
+from fuzzytruth.io.trec_columns import RUN_FIELDS, ConsecutiveLines, _read_slow, read_columns
 from fuzzytruth.runs import Qrels, Run
 from fuzzytruth.uncertain import ProbabilisticQrels
 
@@ -256,6 +257,44 @@ def test_a_single_spaced_file_is_not_searched_for_empty_fields(tmp_path, monkeyp
     run = Run.from_trec(path)
     assert searched
     assert run.doc_ids.tolist() == ["d1", "d2"] and run.scores.tolist() == [2.5, 2.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 30), st.data())
+def test_consecutive_lines_index_as_their_array(n, data):
+    # what the readers hand the constructors instead of numpy.arange(1, n + 1): every index a
+    # message or a reader uses (an int, a slice, an int array, a mask) gives what the array
+    # gives, and an index out of range is the array's IndexError
+    lines, array = ConsecutiveLines(n), np.arange(1, n + 1)
+    assert len(lines) == n and np.asarray(lines).tolist() == lines.tolist() == array.tolist()
+    i = data.draw(st.integers(-n - 2, n + 1))
+    if -n <= i < n:
+        assert lines[i] == array[i] and lines[np.int64(i)] == array[i]
+    else:
+        with pytest.raises(IndexError):
+            lines[i]
+    cut = slice(*data.draw(st.tuples(*[st.one_of(st.none(), st.integers(-n - 2, n + 2))] * 2,
+                                     st.sampled_from([None, 1, 2, -1, -3]))))
+    assert lines[cut].tolist() == array[cut].tolist()
+    picks = np.array(data.draw(st.lists(st.integers(-n - 1, n), max_size=6)), dtype=np.int64)
+    if ((picks >= -n) & (picks < n)).all():
+        assert lines[picks].tolist() == array[picks].tolist()
+    else:
+        with pytest.raises(IndexError):
+            lines[picks]
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    assert lines[mask].tolist() == array[mask].tolist()
+
+
+def test_a_file_parsed_from_disk_names_the_lines_of_its_rows(tmp_path):
+    # a plain file's rows are its lines: read without an array of line numbers, an error
+    # about two of its rows still names their lines
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d1 3 1 t\n")
+    assert isinstance(read_columns(path, RUN_FIELDS, "score").lines, ConsecutiveLines)
+    with pytest.raises(ValueError, match=r"run\.txt, line 4: document 'd1' is listed 2 times "
+                                         r"for query 'q1' \(lines 1, 4\)"):
+        Run.from_trec(path)
 
 
 def _qrels_file(folder):

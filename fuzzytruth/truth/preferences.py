@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from fuzzytruth._pairs import check_columns
 from fuzzytruth._validation import ids_text, plain, real_array
@@ -47,7 +48,7 @@ class Preferences:
         Each line's level (finite; stored in float32, as trec_eval reads it).
     source : str, optional
         Where the lines came from, used in error messages.
-    line_numbers : numpy.ndarray, optional
+    line_numbers : array-like of int, optional
         1-based line of each row in ``source``.
 
     Raises
@@ -67,7 +68,7 @@ class Preferences:
         levels: Any,
         *,
         source: str | None = None,
-        line_numbers: np.ndarray | None = None,
+        line_numbers: ArrayLike | None = None,
     ) -> None:
         columns = {}
         for column, name, given in (("query_id", "query_ids", query_ids),

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from fuzzytruth._frozen import ReadOnlyArrays
 from fuzzytruth._validation import check_columns, detached, real_array, same_rows
@@ -56,7 +57,7 @@ class ProbabilisticQrels(ReadOnlyArrays):
         grade: Any = None,
         *,
         source: str | None = None,
-        line_numbers: np.ndarray | None = None,
+        line_numbers: ArrayLike | None = None,
     ) -> None:
         same_rows({"query_ids": query_ids, "doc_ids": doc_ids, "probability": probability,
                    "grade": grade})

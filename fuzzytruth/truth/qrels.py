@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from fuzzytruth._pairs import PairTable, check_columns
 from fuzzytruth._validation import check_choice, check_flag, ids_text, text_names
@@ -57,7 +58,7 @@ class Qrels(PairTable):
         What to do with a document judged twice for one query.
     source : str, optional
         Where the rows came from, used in error messages.
-    line_numbers : numpy.ndarray, optional
+    line_numbers : array-like of int, optional
         1-based line number of each row in ``source``, used in error messages.
 
     Examples
@@ -77,7 +78,7 @@ class Qrels(PairTable):
         *,
         duplicates: str = "error",
         source: str | None = None,
-        line_numbers: np.ndarray | None = None,
+        line_numbers: ArrayLike | None = None,
     ) -> None:
         super().__init__(
             query_ids,
