@@ -8,7 +8,7 @@ lists are converted once. Query ids are factorised once (a column grouped by que
 qrels usually are, costs one comparison of neighbours and the hashing of one id per query;
 integers are factorised as integers); document ids are hashed a block of queries at a time
 (:func:`blocks`), where the hash tables fit the CPU cache, by the duplicate check here and by
-the join with the judgments (:func:`fuzzytruth.truth.judged_pairs.grades_by_row`). Each block
+the join with the judgments (:func:`fuzzytruth.truth.judged_pairs.judged_rows`). Each block
 is one array (:func:`rows_of`: a view, or a copy of the block's rows when it spans two chunks);
 whole queries in another order are sliced from the chunks (:func:`take_stretches`), while a
 take in any order needs the whole column as one array, which a table not grouped by query

@@ -213,10 +213,10 @@ def test_a_grouped_run_in_another_query_order_than_the_qrels_keeps_its_chunks(mo
     grade = {pair: (hash(pair) % 3) for pair in judged}
     qrels = Qrels([q for q, _ in judged], [d for _, d in judged], [grade[p] for p in judged])
     assert len(qrels) > len(run)
-    grades, hit = judged_pairs.grades_by_row(run, qrels)
+    judging = judged_pairs.judged_rows(run, qrels)
     rows = list(zip(np.repeat(queries, depth).tolist(), docs, strict=True))
-    assert grades.tolist() == [float(grade.get(p, 0)) for p in rows]
-    assert hit.tolist() == [p in grade for p in rows]
+    assert [judged[r] if r >= 0 else None for r in judging.tolist()] == [
+        p if p in grade else None for p in rows]
     held = pairs.arrow_strings(run._docs)
     assert isinstance(held, pa.ChunkedArray) and held.num_chunks == 5
 

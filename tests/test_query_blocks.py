@@ -204,11 +204,11 @@ def test_uncertain_blocks_join_each_run_once(monkeypatch):
     budget = 64.0 * 12
     assert len(_padding_blocks({"run": (rank(run), run)}, budget)) >= 3
     calls = []
-    for module, name in ((judged_pairs, "grades_by_row"), (categorical, "doc_positions")):
+    for module, name in ((judged_pairs, "judged_rows"), (categorical, "doc_positions")):
         original = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k:
                             calls.append(_n) or _f(*a, **k))
-    for truth, join in ((pq, "grades_by_row"), (membership, "doc_positions")):
+    for truth, join in ((pq, "judged_rows"), (membership, "doc_positions")):
         for options in ({}, {"memory_budget": budget}):
             calls.clear()
             evaluate(run, truth, ["P@2", "R@3"], n_worlds=20, rng=0, **options)

@@ -2,7 +2,7 @@
 and prepared forms (:mod:`fuzzytruth.truth.protocol`) of crisp and probabilistic qrels.
 
 Documents are looked up for every ranked row of a run in one block-wise join
-(:func:`grades_by_row`), never one Python object per document.
+(:func:`judged_rows`), never one Python object per document.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = [
     "PreparedPairs",
     "PreparedProbabilisticQrels",
     "PreparedQrels",
-    "grades_by_row",
+    "judged_rows",
     "qrels_gains",
 ]
 
@@ -73,13 +73,14 @@ def qrels_gains_blocks(
     block then costs its own lists and judgments only (no pass over every query or every
     judgment per block: 1 M queries of 10 documents took 36 s in five blocks, 2.6 s for the
     same 10 M rows as 10,000 queries)."""
-    grades, in_qrels = grades_by_row(run, qrels)
+    judging = judged_rows(run, qrels)
     judgments = _Judgments(ranking.query_ids, qrels)
     row_blocks = ranking.row_blocks(CRISP_BYTES_PER_CELL, memory_budget)
     for rows in row_blocks or [None]:  # None: every query, the ranking itself
         part = ranking if rows is None else ranking.take(rows)
         place, at = judgments.of(np.arange(len(ranking.query_ids)) if rows is None else rows)
-        yield rows, _gains_of(part, grades, in_qrels, place, qrels._values[at], judged=judged)
+        yield rows, _gains_of(part, judging, qrels._values, place, qrels._values[at],
+                              judged=judged)
 
 
 class _Judgments:
@@ -108,16 +109,20 @@ class _Judgments:
 
 
 def _gains_of(
-    ranking: Ranking, grades: np.ndarray, in_qrels: np.ndarray, qrow: np.ndarray,
+    ranking: Ranking, judging: np.ndarray, values: np.ndarray, qrow: np.ndarray,
     qvalues: np.ndarray, *, judged: bool,
 ) -> RankedGains:
-    """:func:`qrels_gains` from the run's rows already joined (:func:`grades_by_row`) and the
-    judgments of the ranking's queries (row of each, grade of each)."""
+    """:func:`qrels_gains` from the run's rows already joined (``judging``: the qrels row of
+    each, :func:`judged_rows`; ``values`` the qrels' grades) and the judgments of the
+    ranking's queries (row of each, grade of each)."""
     n_rows = len(ranking.query_ids)
-    gains = ranking.matrix(grades, fill=0.0)
+    at = ranking.matrix(judging, fill=-1)
+    found = at >= 0
+    gains = np.zeros(at.shape)
+    gains[found] = values[at[found]]
     judged_matrix = n_judged = judged_grades = None
     if judged:
-        judged_matrix = ranking.matrix(in_qrels, fill=False)
+        judged_matrix = found
         n_judged = np.bincount(qrow, minlength=n_rows).astype(np.int64)
         judged_grades = judged_grade_matrix(qrow, qvalues, n_rows)
     positive = qvalues > 0
@@ -175,25 +180,23 @@ class _Layout:
         return self.table._doc_rows(rows), place, rows
 
 
-def grades_by_row(
-    run: Run, qrels: PairTable, values: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Grade of each row of ``run`` (0 if unjudged) and whether it is in the qrels, in the
-    run's row order. ``values`` replaces the qrels' grades (one per qrels row), e.g. row
-    numbers to find each run row's judgment.
+def judged_rows(run: Run, qrels: PairTable) -> np.ndarray:
+    """The row of ``qrels`` (any table of judged pairs) judging each row of ``run`` (its query
+    and document), -1 where none does, in the run's row order: int32 (int64 for a table past
+    2**31 - 1 rows), the one array the join writes (a run of 10 M rows: 40 MB, where a grade
+    and a flag per row were 90 MB and the rows as floats 170 MB more).
 
     Both sides are read query by query in the order of the larger one's queries, so that
     the larger is read as it is (grouped by query, the usual case) and only the smaller one
     is taken in another order, a span of queries at a time (:class:`_Layout`; spans of
     about :data:`_SPAN_BYTES` of ids): a run sorted by query id as strings beside qrels in
     numeric order copies neither side's ids whole."""
-    values = qrels._values if values is None else values
     queries = (qrels if len(qrels) >= len(run) else run)._query_ranges[0]
     run_side, qrels_side = _Layout(run, queries), _Layout(qrels, queries)
-    # each block's grades written in place, at its rows' places, read through the judged
-    # rows' qrels rows: no row-length temporary beside the result
-    grades = np.zeros(len(run))
-    hit = np.zeros(len(run), dtype=bool)
+    # each block's judged rows written in place, at its run rows' places: no row-length
+    # temporary beside the result
+    out = np.full(len(run), -1, dtype=np.int32 if len(qrels) < 2**31 else np.int64)
+    any_judged = False
     id_bytes = max((run._docs.nbytes + qrels._docs.nbytes) / max(len(run) + len(qrels), 1), 1)
     spans = blocks(run_side.count + qrels_side.count, max(1, int(_SPAN_BYTES // id_bytes)))
     for q0, q1 in itertools.pairwise(spans.tolist()):
@@ -207,15 +210,15 @@ def grades_by_row(
             blocks(run_count + _RUN_ROWS_PER_JUDGED * qrels_count, _JOIN_BLOCK),
         ):
             found = np.flatnonzero(at >= 0)
+            any_judged = any_judged or len(found) > 0
             rows = (run_side.start[q0] + a + found if run_rows is None
                     else run_rows[a + found])
-            hit[rows] = True
             judged = at[found]
-            grades[rows] = values[qrels_side.start[q0] + judged if qrels_rows is None
-                                  else qrels_rows[judged]]
-    if len(hit) and not hit.any():
+            out[rows] = (qrels_side.start[q0] + judged if qrels_rows is None
+                         else qrels_rows[judged])
+    if len(out) and not any_judged:
         _warn_none_judged(run, qrels)
-    return grades, hit
+    return out
 
 
 NONE_JUDGED = "retrieves no judged document in any query"
@@ -345,13 +348,6 @@ class PairsTruth(BoundTruth):
 
     def join(self, run: Run) -> np.ndarray:
         return judged_rows(run, self.pairs)
-
-
-def judged_rows(run: Run, pairs: PairTable) -> np.ndarray:
-    """The row of ``pairs`` judging each row of ``run`` (its query and document), -1 where
-    none does."""
-    rows, hit = grades_by_row(run, pairs, np.arange(len(pairs), dtype=float))
-    return np.where(hit, rows, -1).astype(np.int64)
 
 
 def pair_order(pairs: PairTable, queries: np.ndarray, grade: np.ndarray) -> dict[str, Any]:
