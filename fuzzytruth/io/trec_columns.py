@@ -291,8 +291,9 @@ def _read_fast(
     otherwise: :func:`atol_disagrees`). The fields ``unconverted`` (neither returned nor
     ``numeric``) are split off but not converted, so not checked: only for a file known to
     have no empty field (:attr:`~fuzzytruth.io.text.PlainFile.single_spaced`); such a file is
-    also not searched for empty fields when ``single_spaced`` says it is one (10 M run lines
-    and their qrels: 0.03-0.09 s of a pass over every id's length). Returns
+    also not searched for empty fields when ``single_spaced`` says it is one (the search, a
+    pass over every id's length, took 0.03-0.09 s for the 10 M-line tied and UUID runs of
+    ``benchmarks/crisp.py`` at 100k x 100 and their qrels, 2026-11-29). Returns
     ``columns`` (those in ``encoded`` as pyarrow dictionary arrays, in chunks), the last
     row's value (a list of one string) of every other field converted, and the number of
     rows, one per line of ``data``."""
@@ -368,12 +369,13 @@ def _read_kept(
 class ConsecutiveLines:
     """The 1-based line numbers ``1, 2, ..., n`` of ``n`` rows read one per line, standing for
     ``numpy.arange(1, n + 1)`` without holding it: only a message about a row reads its line,
-    and the array would be 80 MB of fresh memory for a run of 10 M lines (0.05-0.2 s of CPU
-    on this machine, mostly page faults, in a whole evaluation of 4-5 s).
+    and the array would be 80 MB of fresh memory for a run of 10 M lines (0.19 s of CPU in a
+    line profile of ``Run.from_trec`` on the tied run of ``benchmarks/crisp.py`` at 100k x 100,
+    2026-11-29, mostly page faults, of 2.5-2.8 s).
 
-    Indexed as that array is: an int gives an int (negative from the end), a slice, an array
-    of ints or a boolean mask an int64 array; an index out of range is an IndexError.
-    ``numpy.asarray`` and :meth:`tolist` make the array or the list.
+    Indexed as that array is by what its readers pass: an int gives an int (negative from the
+    end), a slice or an array of ints an int64 array; an index out of range, or of another
+    kind, is an IndexError. ``numpy.asarray`` and :meth:`tolist` make the array or the list.
 
     Examples
     --------
@@ -410,10 +412,6 @@ class ConsecutiveLines:
         if not isinstance(index, np.ndarray | list | tuple):
             return numbers[index]  # an int (or anything with __index__); else range's error
         index = np.asarray(index)
-        if index.dtype == bool:
-            if index.shape != (self._n,):
-                raise IndexError(f"boolean index of shape {index.shape} for {self._n} lines")
-            return np.flatnonzero(index) + 1
         if index.dtype.kind not in "iu":
             raise IndexError(f"line numbers are indexed by integers; got {index.dtype}")
         index = index.astype(np.int64)
