@@ -48,11 +48,12 @@ PAIRS = [
     ("F(beta=0.5)", "set_F_0.25"),
     ("P", "set_P"),
     ("R", "set_recall"),
+    ("Bpref", "bpref"),  # reads the judged flags (ranked_gains(..., judged=True))
 ]
 PAIRS += [(f"iP@{p}", f"iprec_at_recall_{p:.2f}") for p in np.round(np.arange(0, 1.01, 0.1), 1)]
 TREC_MEASURES = {
     "map", "map_cut.5", "P.5,10", "recall.5,10", "ndcg", "ndcg_cut.5,10", "Rprec", "recip_rank",
-    "success.5", "11pt_avg", "set_P", "set_recall", "iprec_at_recall",
+    "success.5", "11pt_avg", "set_P", "set_recall", "iprec_at_recall", "bpref",
 }
 # pytrec_eval reports every set_F.x under the one key 'set_F', so each x is run on its own
 SET_F_PARAMS = ("1", "4", "0.25")
