@@ -282,8 +282,11 @@ def test_consecutive_lines_index_as_their_array(n, data):
     else:
         with pytest.raises(IndexError):
             lines[picks]
-    with pytest.raises(IndexError, match="indexed by integers"):
-        lines[np.ones(n, dtype=bool)]
+    for other in (np.ones(n, dtype=bool), 1.5, "1", None):  # indices no reader passes
+        with pytest.raises(IndexError, match="indexed by integers"):
+            lines[other]
+    with pytest.raises(ValueError, match="holds no array"):  # NumPy 2's copy=False
+        np.asarray(lines, copy=False)
 
 
 def test_a_file_parsed_from_disk_names_the_lines_of_its_rows(tmp_path):

@@ -398,6 +398,8 @@ class ConsecutiveLines:
         return f"ConsecutiveLines({self._n})"
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if copy is False:  # NumPy 2's protocol: no array is held, so one must be made
+            raise ValueError("ConsecutiveLines holds no array: numpy.asarray must make one")
         return np.arange(1, self._n + 1, dtype=np.int64 if dtype is None else dtype)
 
     def tolist(self) -> list[int]:
@@ -410,7 +412,11 @@ class ConsecutiveLines:
             part = numbers[index]
             return np.arange(part.start, part.stop, part.step, dtype=np.int64)
         if not isinstance(index, np.ndarray | list | tuple):
-            return numbers[index]  # an int (or anything with __index__); else range's error
+            try:
+                return numbers[index]  # an int, or anything with __index__
+            except TypeError:
+                raise IndexError("line numbers are indexed by integers; got "
+                                 f"{type(index).__name__}") from None
         index = np.asarray(index)
         if index.dtype.kind not in "iu":
             raise IndexError(f"line numbers are indexed by integers; got {index.dtype}")
