@@ -18,7 +18,7 @@ from test_trec_measures import per_query, pytrec_values, random_collection, trec
 from trec_eval_files import expected_lines, input_file, printed
 
 from fuzzytruth import Annotations, Membership, ProbabilisticQrels, Taxonomy
-from fuzzytruth.evaluation import evaluate, evaluate_per_annotator
+from fuzzytruth.evaluation import engine, evaluate, evaluate_per_annotator
 from fuzzytruth.io import read_trec_qrels, read_trec_qrels_jg, read_trec_run
 from fuzzytruth.measures import Measure, parse_measure
 from fuzzytruth.measures.names import alias_table, canonical, expand
@@ -405,6 +405,22 @@ def test_the_truncation_of_fractional_grades_is_said_where_the_preset_makes_it(t
         warnings.simplefilter("error")
         evaluate(run, qrels, "ndcg", preset="textbook")  # kept as given: nothing to say
         evaluate(run, Qrels(["q"], ["a"], [2.0]), "ndcg")  # whole grades
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 16])
+def test_fractional_grades_are_counted_and_the_first_named_whatever_the_check_blocks(
+    monkeypatch, block
+):
+    # the grades are checked a block at a time: every block counts, the first one found is
+    # named, and blocks without one say nothing
+    monkeypatch.setattr(engine, "_CHECK_ROWS", block)
+    grades = [1.0, 2.0, 0.25, 3.0, 4.0, -1.5, 7.75, 2.0]
+    qrels = Qrels(["q"] * 8, list("abcdefgh"), grades)
+    with pytest.warns(UserWarning, match=r"^3 fractional grade\(s\) .* \(0\.25 is grade 0\)"):
+        evaluate(Run(["q"], ["a"], [1.0]), qrels, "P@5")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(Run(["q"], ["a"], [1.0]), Qrels(["q"] * 3, list("abc"), [1.0, 0, 2]), "P@5")
 
 
 @pytest.mark.parametrize("seed", range(4))

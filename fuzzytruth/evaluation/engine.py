@@ -468,16 +468,26 @@ def warn_if_truncated(truth: object, preset: str) -> None:
         grades, source = truth.grade, getattr(truth.pairs, "_source", None)
     else:
         return
-    fractional = grades[grades != np.trunc(grades)]
-    if len(fractional):
-        x = float(fractional[0])
+    count, x = 0, 0.0
+    for a in range(0, len(grades), _CHECK_ROWS):  # no grade-length temporary
+        block = grades[a:a + _CHECK_ROWS]
+        fractional = block[block != np.trunc(block)]
+        if len(fractional) and not count:
+            x = float(fractional[0])
+        count += len(fractional)
+    if count:
         warn(
-            f"{f'{source}: ' if source else ''}{len(fractional)} fractional grade(s) read as "
+            f"{f'{source}: ' if source else ''}{count} fractional grade(s) read as "
             f"trec_eval reads them, truncated toward zero under preset={preset!r} ({x:g} is "
             f"grade {np.trunc(x) + 0.0:g}); preset='textbook' keeps them as given",
             UserWarning,
         )
 
+
+_CHECK_ROWS = 1 << 16
+"""Grades checked a block at a time by :func:`warn_if_truncated`: for 5 M judgments, two
+grade-length temporaries were 45 MB of fresh memory and 0.10 s in a line profile
+(2026-11-29), the blocks' a few milliseconds."""
 
 #: Bytes per (query, rank) cell of one system in the uncertain path: the ranked documents,
 #: their probabilities per target component, the worlds' temporaries

@@ -74,13 +74,13 @@ def qrels_gains_blocks(
     judgment per block: 1 M queries of 10 documents took 36 s in five blocks, 2.6 s for the
     same 10 M rows as 10,000 queries)."""
     judging = judged_rows(run, qrels)
-    grades = np.append(qrels._values, 0.0)  # the last, 0, read by the rows judged by none (-1)
     judgments = _Judgments(ranking.query_ids, qrels)
     row_blocks = ranking.row_blocks(CRISP_BYTES_PER_CELL, memory_budget)
     for rows in row_blocks or [None]:  # None: every query, the ranking itself
         part = ranking if rows is None else ranking.take(rows)
         place, at = judgments.of(np.arange(len(ranking.query_ids)) if rows is None else rows)
-        yield rows, _gains_of(part, judging, grades, place, qrels._values[at], judged=judged)
+        yield rows, _gains_of(part, judging, qrels._values, place, qrels._values[at],
+                              judged=judged)
 
 
 class _Judgments:
@@ -113,14 +113,18 @@ def _gains_of(
     qvalues: np.ndarray, *, judged: bool,
 ) -> RankedGains:
     """:func:`qrels_gains` from the run's rows already joined (``judging``: the qrels row of
-    each, -1 for none, :func:`judged_rows`; ``grades`` the qrels' grades and a last 0, which
-    row -1 reads) and the judgments of the ranking's queries (row of each, grade of each)."""
+    each, -1 for none, :func:`judged_rows`; ``grades`` the qrels' grades, read in place: a
+    copy ending in a 0 for row -1 to read was 40 MB of fresh memory for 5 M judgments, 0.10 s
+    in a line profile, 2026-11-29) and the judgments of the ranking's queries (row of each,
+    grade of each)."""
     n_rows = len(ranking.query_ids)
     at = ranking.matrix(judging, fill=-1)
-    gains = grades[at]
+    unjudged = at < 0
+    gains = grades[at] if len(grades) else np.zeros(at.shape)
+    gains[unjudged] = 0.0  # row -1 read the last grade
     judged_matrix = n_judged = judged_grades = None
     if judged:
-        judged_matrix = at >= 0
+        judged_matrix = ~unjudged
         n_judged = np.bincount(qrow, minlength=n_rows).astype(np.int64)
         judged_grades = judged_grade_matrix(qrow, qvalues, n_rows)
     positive = qvalues > 0
