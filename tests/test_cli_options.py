@@ -559,3 +559,22 @@ def test_a_command_or_choice_spelled_otherwise_is_offered_the_one_meant(capsys, 
     with pytest.raises(SystemExit):
         main(["compare", "--method", "zzz"])
     assert "did you mean" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["evaluate", "-v"], "trec_eval's -v prints its version; fuzzytruth --version prints"),
+    (["evaluate", "-D3", "qrels", "run"], "trec_eval's -D sets its debug level"),
+    (["evaluate", "qrels", "run", "-D", "1"], "trec_eval's -D sets its debug level"),
+])
+def test_trec_eval_flags_without_a_counterpart_say_so(capsys, argv, said):
+    """trec_eval's -v and -D were argparse's bare "unrecognized arguments"; the error now
+    says what they are in trec_eval and what fuzzytruth has instead, and nothing for a flag
+    trec_eval does not have."""
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments:" in err and said in err
+    with pytest.raises(SystemExit):
+        main(["evaluate", "-x"])
+    assert "trec_eval's" not in capsys.readouterr().err

@@ -111,8 +111,34 @@ class _Parser(argparse.ArgumentParser):
         return super().format_usage()
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{_meant_choice(message)} (see "
-                              f"{self.prog} --help)\n")
+        hint = _meant_choice(message) + _trec_eval_only(message)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} --help)\n")
+
+
+_TREC_EVAL_ONLY = {
+    "-v": "trec_eval's -v prints its version; fuzzytruth --version prints this tool's",
+    "-D": "trec_eval's -D sets its debug level; fuzzytruth has no debug output",
+}
+"""trec_eval's flags that have no counterpart here, and what to say to a user who types one
+(its other flags are this command's own, or spelled as its long options:
+:data:`~fuzzytruth.cli._options.TREC_EVAL_LONG`)."""
+
+
+def _trec_eval_only(message: str) -> str:
+    """What argparse's "unrecognized arguments: ..." means for a trec_eval flag among them
+    that fuzzytruth does not have (:data:`_TREC_EVAL_ONLY`), else ''.
+
+    >>> _trec_eval_only("unrecognized arguments: -v")
+    " (trec_eval's -v prints its version; fuzzytruth --version prints this tool's)"
+    >>> _trec_eval_only("unrecognized arguments: -x")
+    ''
+    """
+    if not message.startswith("unrecognized arguments: "):
+        return ""
+    given = message.removeprefix("unrecognized arguments: ").split()
+    said = [text for flag, text in _TREC_EVAL_ONLY.items()
+            if any(g[:2] == flag for g in given)]  # -D3: getopt's value joined
+    return "".join(f" ({text})" for text in said)
 
 
 def _meant_choice(message: str) -> str:
