@@ -474,6 +474,24 @@ def test_the_join_holds_few_temporaries_per_run_row():
     assert peak / len(run) < 8, peak / len(run)
 
 
+def test_the_gains_read_the_grades_in_place_and_an_unjudged_row_is_zero():
+    # the gains read the qrels' grades where they are (no copy ending in a 0 for row -1):
+    # a row judged by none reads 0, not the last grade, even when the qrels hold no judgment
+    # of the ranked queries or none at all (a direct call with the run's whole ranking)
+    run = Run(["q", "q", "q", "r"], ["a", "b", "c", "a"], [3.0, 2.0, 1.0, 1.0])
+    ranking = rank(run)
+    none = [[False] * 3] * 2
+    for qrels, expected, judged in [
+        (Qrels(["q", "q"], ["a", "c"], [0.0, 1.0]), [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]],
+         [[True, False, True], [False] * 3]),
+        (Qrels(["x"], ["a"], [5.0]), [[0.0] * 3] * 2, none),
+        (Qrels([], [], []), [[0.0] * 3] * 2, none),
+    ]:
+        gains = judged_pairs.qrels_gains(ranking, run, qrels, judged=True)
+        assert gains.gains.tolist() == expected
+        assert gains.judged.tolist() == judged
+
+
 def test_a_run_of_one_score_per_query_warns_that_document_ids_order_it():
     """A system that wrote its order only in the rank column (a constant score, as some do)
     is ranked by document id, as trec_eval and pytrec_eval rank it, with a warning; a run with
