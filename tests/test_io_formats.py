@@ -282,7 +282,7 @@ def test_consecutive_lines_index_as_their_array(n, data):
     else:
         with pytest.raises(IndexError):
             lines[picks]
-    for other in (np.ones(n, dtype=bool), 1.5, "1", None):  # indices no reader passes
+    for other in (np.ones(n, dtype=bool), 1.5, "1", None, (0,), (0, 1)):  # no reader's
         with pytest.raises(IndexError, match="indexed by integers"):
             lines[other]
     with pytest.raises(ValueError, match="holds no array"):  # NumPy 2's copy=False

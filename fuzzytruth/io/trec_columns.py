@@ -411,7 +411,9 @@ class ConsecutiveLines:
         if isinstance(index, slice):
             part = numbers[index]
             return np.arange(part.start, part.stop, part.step, dtype=np.int64)
-        if not isinstance(index, np.ndarray | list | tuple):
+        if isinstance(index, tuple):  # the array's multi-axis index: no reader's
+            raise IndexError("line numbers are indexed by integers; got a tuple")
+        if not isinstance(index, np.ndarray | list):
             try:
                 return numbers[index]  # an int, or anything with __index__
             except TypeError:
